@@ -1,0 +1,182 @@
+/*
+ * pcwt.h - public C API of libpcwt, a lossless wavelet-tree image codec (PCWT, "Parallel Coding
+ * of Wavelet Trees") for medical images. This is the only public header of the library.
+ *
+ * Shape of the API (after CharLS and TurboJPEG): opaque encoder/decoder handles, a plain image
+ * descriptor, one call per job, every call returns a pcwt_status, and each handle keeps a
+ * human-readable message for its last error. There is no global state: separate handles may be
+ * used from separate threads at the same time; one handle must not be used by two threads at once.
+ *
+ * The codestream format is specified in docs/FORMAT.md.
+ */
+#ifndef PCWT_H
+#define PCWT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PCWT_VERSION_MAJOR 0
+#define PCWT_VERSION_MINOR 1
+#define PCWT_VERSION_PATCH 0
+#define PCWT_VERSION_STRING "0.1.0"
+
+/* Codestream format version written by this library (docs/FORMAT.md). */
+#define PCWT_FORMAT_VERSION 1
+
+#if defined(__GNUC__) || defined(__clang__)
+#define PCWT_CHECK_RESULT __attribute__((warn_unused_result))
+#else
+#define PCWT_CHECK_RESULT
+#endif
+
+typedef enum pcwt_status {
+    PCWT_OK = 0,
+    PCWT_ERR_INVALID_ARGUMENT = 1, /* a NULL pointer, bad descriptor or parameter */
+    PCWT_ERR_UNSUPPORTED = 2,      /* valid request the codec does not do (e.g. 32-bit samples) */
+    PCWT_ERR_OUT_OF_MEMORY = 3,
+    PCWT_ERR_BUFFER_TOO_SMALL = 4, /* destination buffer smaller than needed */
+    PCWT_ERR_TRUNCATED = 5,        /* codestream ends before its declared content */
+    PCWT_ERR_CORRUPT = 6,          /* codestream content is inconsistent */
+    PCWT_ERR_CRC_MISMATCH = 7,     /* header or payload checksum does not match */
+    PCWT_ERR_LIMIT_EXCEEDED = 8,   /* image larger than the decoder's configured limits */
+    PCWT_ERR_BAD_MAGIC = 9,        /* not a PCWT codestream */
+    PCWT_ERR_BAD_VERSION = 10,     /* format version or profile this library does not know */
+    PCWT_ERR_BACKEND_UNAVAILABLE = 11 /* the requested backend (GPU) is not built or present */
+} pcwt_status;
+
+/* Static text for a status code (never NULL). */
+const char *pcwt_status_string(pcwt_status status);
+
+/* Library version as "major.minor.patch" (the one the binary was built from). */
+const char *pcwt_version_string(void);
+
+/* Description of one frame of samples in memory.
+ * Samples are in host byte order, one uint8_t (bits_allocated 8) or one uint16_t/int16_t
+ * (bits_allocated 16) per sample, row by row without padding. For components == 3 the
+ * layout is pixel-interleaved (RGBRGB...) when planar == 0, or three whole planes when planar == 1.
+ * Every bit of every stored word is preserved, including bits above bits_stored. */
+typedef struct pcwt_image_desc {
+    uint32_t width;         /* columns, >= 1 */
+    uint32_t height;        /* rows, >= 1 */
+    uint32_t components;    /* 1 or 3 */
+    uint32_t bits_allocated;/* 8 or 16 */
+    uint32_t bits_stored;   /* 1 .. bits_allocated */
+    uint32_t is_signed;     /* 0: unsigned, 1: two's complement in bits_stored bits */
+    uint32_t planar;        /* 0: pixel-interleaved, 1: planar (only meaningful for 3 components) */
+} pcwt_image_desc;
+
+/* Bytes occupied by the samples of one frame described by desc (0 if desc is invalid). */
+size_t pcwt_image_size(const pcwt_image_desc *desc);
+
+typedef enum pcwt_profile {
+    PCWT_PROFILE_BASELINE = 0 /* seed 000 element and group coding, raw bits */
+} pcwt_profile;
+
+typedef enum pcwt_backend {
+    PCWT_BACKEND_AUTO = 0, /* GPU when built and a device is present, else CPU */
+    PCWT_BACKEND_CPU = 1,
+    PCWT_BACKEND_GPU = 2
+} pcwt_backend;
+
+#define PCWT_DEFAULT_LEVELS 6
+#define PCWT_DEFAULT_GROUP 32
+#define PCWT_MAX_LEVELS 10
+#define PCWT_MAX_GROUP 256
+/* A level is applied only while the low band keeps at least this many real (unpadded) samples
+ * in each dimension. */
+#define PCWT_DEFAULT_MIN_LL 2
+
+typedef struct pcwt_encode_params {
+    uint32_t levels;     /* requested wavelet levels, 0..PCWT_MAX_LEVELS (capped by image size) */
+    uint32_t group_rows; /* elements per group vertically, 1..PCWT_MAX_GROUP */
+    uint32_t group_cols; /* elements per group horizontally, 1..PCWT_MAX_GROUP */
+    uint32_t min_ll;     /* minimum low-band size, >= 1 (see PCWT_DEFAULT_MIN_LL) */
+    pcwt_profile profile;
+    pcwt_backend backend;
+} pcwt_encode_params;
+
+/* Fill params with the defaults (6 levels, 32x32 groups, baseline profile, automatic backend). */
+void pcwt_encode_params_default(pcwt_encode_params *params);
+
+typedef struct pcwt_encoder pcwt_encoder;
+typedef struct pcwt_decoder pcwt_decoder;
+
+/* Handles. create returns NULL only when memory is exhausted. */
+pcwt_encoder *pcwt_encoder_create(void);
+void pcwt_encoder_destroy(pcwt_encoder *enc);
+PCWT_CHECK_RESULT pcwt_status pcwt_encoder_set_params(pcwt_encoder *enc,
+                                                      const pcwt_encode_params *params);
+/* Message describing the last error of this handle ("" when none). */
+const char *pcwt_encoder_last_error(const pcwt_encoder *enc);
+
+/* Upper bound of the codestream size for one frame (0 if desc is invalid). */
+size_t pcwt_encode_bound(const pcwt_image_desc *desc);
+
+/* Encode one frame. samples_size must be pcwt_image_size(desc); dst_capacity of
+ * pcwt_encode_bound(desc) always suffices. *written receives the codestream size. */
+PCWT_CHECK_RESULT pcwt_status pcwt_encode(pcwt_encoder *enc, const pcwt_image_desc *desc,
+                                          const void *samples, size_t samples_size, void *dst,
+                                          size_t dst_capacity, size_t *written);
+
+/* One frame of a batch: inputs, the caller's output buffer, and per-frame results. */
+typedef struct pcwt_frame_job {
+    pcwt_image_desc desc;
+    const void *samples;
+    size_t samples_size;
+    void *dst;
+    size_t dst_capacity;
+    size_t written;     /* out */
+    pcwt_status status; /* out */
+} pcwt_frame_job;
+
+/* Encode count frames (sizes may differ). Returns PCWT_OK when every frame succeeded, otherwise
+ * the status of the first failing frame; each job's status says how it went. */
+PCWT_CHECK_RESULT pcwt_status pcwt_encode_batch(pcwt_encoder *enc, pcwt_frame_job *jobs,
+                                                size_t count);
+
+/* What a codestream header says, read without decoding the payload. */
+typedef struct pcwt_header_info {
+    uint32_t format_version;
+    pcwt_profile profile;
+    pcwt_image_desc desc;
+    uint32_t levels;      /* wavelet levels actually applied */
+    uint32_t group_rows, group_cols;
+    uint32_t plane_count; /* coded planes: one per component, plus high-bit planes if needed */
+    struct {
+        uint32_t component;
+        uint32_t kind;    /* 0: sample values, 1: bits above bits_stored */
+        int32_t qmax;
+        uint64_t payload_length;
+        uint32_t payload_crc32;
+    } planes[6];
+    size_t header_length;    /* bytes before the first payload */
+    size_t codestream_length;/* header plus all payloads */
+} pcwt_header_info;
+
+/* Parse and validate the header (including its CRC). Does not touch the payloads. */
+PCWT_CHECK_RESULT pcwt_status pcwt_read_header(const void *src, size_t src_size,
+                                               pcwt_header_info *info);
+
+pcwt_decoder *pcwt_decoder_create(void);
+void pcwt_decoder_destroy(pcwt_decoder *dec);
+const char *pcwt_decoder_last_error(const pcwt_decoder *dec);
+
+/* Refuse codestreams declaring more than max_samples samples (width * height * components).
+ * Default: 1 << 30. Memory is only ever allocated after this check. */
+PCWT_CHECK_RESULT pcwt_status pcwt_decoder_set_max_samples(pcwt_decoder *dec, uint64_t max_samples);
+PCWT_CHECK_RESULT pcwt_status pcwt_decoder_set_backend(pcwt_decoder *dec, pcwt_backend backend);
+
+/* Decode a whole codestream into dst, in the layout its header describes (desc.planar).
+ * dst_capacity must be at least pcwt_image_size(&info.desc). */
+PCWT_CHECK_RESULT pcwt_status pcwt_decode(pcwt_decoder *dec, const void *src, size_t src_size,
+                                          void *dst, size_t dst_capacity);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PCWT_H */

@@ -1,0 +1,181 @@
+/* container.c - the codestream header (docs/FORMAT.md): fixed fields, one record per plane, and
+ * a CRC-32 of the header. All integers little-endian. Parsing validates every field before the
+ * caller allocates anything. */
+#include "internal.h"
+
+#include <string.h>
+#include <zlib.h>
+
+static const uint8_t MAGIC[4] = {'P', 'C', 'W', 'T'};
+
+uint32_t pcwt_crc32(const uint8_t *data, size_t size)
+{
+    uLong crc = crc32(0L, Z_NULL, 0);
+    while (size) { /* zlib takes uInt lengths */
+        const uInt chunk = size > 0x40000000u ? 0x40000000u : (uInt)size;
+        crc = crc32(crc, data, chunk);
+        data += chunk;
+        size -= chunk;
+    }
+    return (uint32_t)crc;
+}
+
+static void put16(uint8_t *d, uint32_t v)
+{
+    d[0] = (uint8_t)v;
+    d[1] = (uint8_t)(v >> 8);
+}
+static void put32(uint8_t *d, uint32_t v)
+{
+    put16(d, v);
+    put16(d + 2, v >> 16);
+}
+static void put64(uint8_t *d, uint64_t v)
+{
+    put32(d, (uint32_t)v);
+    put32(d + 4, (uint32_t)(v >> 32));
+}
+static uint32_t get16(const uint8_t *s) { return (uint32_t)s[0] | (uint32_t)s[1] << 8; }
+static uint32_t get32(const uint8_t *s) { return get16(s) | get16(s + 2) << 16; }
+static uint64_t get64(const uint8_t *s) { return get32(s) | (uint64_t)get32(s + 4) << 32; }
+
+void pcwt_header_write(const pcwt_header_info *info, uint8_t *d)
+{
+    const size_t hs = pcwt_header_size(info->plane_count);
+    memset(d, 0, hs);
+    memcpy(d, MAGIC, 4);
+    d[4] = PCWT_FORMAT_VERSION;
+    d[5] = (uint8_t)info->profile;
+    put16(d + 6, (uint32_t)hs);
+    put32(d + 8, info->desc.width);
+    put32(d + 12, info->desc.height);
+    d[16] = (uint8_t)info->desc.components;
+    d[17] = (uint8_t)info->desc.bits_allocated;
+    d[18] = (uint8_t)info->desc.bits_stored;
+    d[19] = (uint8_t)((info->desc.is_signed ? 1u : 0u) | (info->desc.planar ? 2u : 0u));
+    d[20] = (uint8_t)info->levels;
+    d[21] = (uint8_t)info->plane_count;
+    put16(d + 22, info->group_rows);
+    put16(d + 24, info->group_cols);
+    for (uint32_t i = 0; i < info->plane_count; i++) {
+        uint8_t *r = d + PCWT_HEADER_FIXED + PCWT_PLANE_RECORD * i;
+        r[0] = (uint8_t)info->planes[i].component;
+        r[1] = (uint8_t)info->planes[i].kind;
+        r[2] = (uint8_t)(int8_t)info->planes[i].qmax;
+        put64(r + 4, info->planes[i].payload_length);
+        put32(r + 12, info->planes[i].payload_crc32);
+    }
+    put32(d + hs - 4, pcwt_crc32(d, hs - 4));
+}
+
+#define FAIL(code, ...)                                                                            \
+    do {                                                                                           \
+        pcwt_set_error(err, err_size, __VA_ARGS__);                                                \
+        return code;                                                                               \
+    } while (0)
+
+pcwt_status pcwt_header_parse(const uint8_t *s, size_t size, pcwt_header_info *info, char *err,
+                              size_t err_size)
+{
+    memset(info, 0, sizeof *info);
+    if (size < 4 || memcmp(s, MAGIC, 4) != 0) {
+        if (size < 4 && memcmp(s, MAGIC, size) == 0)
+            FAIL(PCWT_ERR_TRUNCATED, "codestream truncated: %zu bytes", size);
+        FAIL(PCWT_ERR_BAD_MAGIC, "not a PCWT codestream (bad magic)");
+    }
+    if (size < PCWT_HEADER_FIXED)
+        FAIL(PCWT_ERR_TRUNCATED, "codestream truncated in its header (%zu bytes)", size);
+    if (s[4] != PCWT_FORMAT_VERSION)
+        FAIL(PCWT_ERR_BAD_VERSION, "format version %u not supported (this library reads %u)",
+             s[4], PCWT_FORMAT_VERSION);
+    if (s[5] != PCWT_PROFILE_BASELINE)
+        FAIL(PCWT_ERR_BAD_VERSION, "profile %u not supported", s[5]);
+    const uint32_t planes = s[21];
+    if (planes < 1 || planes > PCWT_MAX_PLANES)
+        FAIL(PCWT_ERR_CORRUPT, "invalid plane count %u", planes);
+    const size_t hs = pcwt_header_size(planes);
+    if (get16(s + 6) != hs)
+        FAIL(PCWT_ERR_CORRUPT, "header size %u does not match %u planes", get16(s + 6), planes);
+    if (size < hs)
+        FAIL(PCWT_ERR_TRUNCATED, "codestream truncated in its header (%zu of %zu bytes)", size, hs);
+#ifndef PCWT_FUZZING_SKIP_CRC
+    if (get32(s + hs - 4) != pcwt_crc32(s, hs - 4))
+        FAIL(PCWT_ERR_CRC_MISMATCH, "header checksum mismatch");
+#endif
+    info->format_version = s[4];
+    info->profile = (pcwt_profile)s[5];
+    pcwt_image_desc *d = &info->desc;
+    d->width = get32(s + 8);
+    d->height = get32(s + 12);
+    d->components = s[16];
+    d->bits_allocated = s[17];
+    d->bits_stored = s[18];
+    d->is_signed = s[19] & 1u;
+    d->planar = (s[19] >> 1) & 1u;
+    info->levels = s[20];
+    info->plane_count = planes;
+    info->group_rows = get16(s + 22);
+    info->group_cols = get16(s + 24);
+    if (d->width < 1 || d->width > PCWT_MAX_SIDE || d->height < 1 || d->height > PCWT_MAX_SIDE)
+        FAIL(PCWT_ERR_CORRUPT, "invalid image size %ux%u", d->width, d->height);
+    if (d->components != 1 && d->components != 3)
+        FAIL(PCWT_ERR_CORRUPT, "invalid component count %u", d->components);
+    if (d->bits_allocated != 8 && d->bits_allocated != 16)
+        FAIL(PCWT_ERR_CORRUPT, "invalid bits allocated %u", d->bits_allocated);
+    if (d->bits_stored < 1 || d->bits_stored > d->bits_allocated)
+        FAIL(PCWT_ERR_CORRUPT, "invalid bits stored %u", d->bits_stored);
+    if ((s[19] & ~3u) || (d->planar && d->components == 1) || get16(s + 26) != 0)
+        FAIL(PCWT_ERR_CORRUPT, "reserved header bits set");
+    if (info->levels > PCWT_MAX_LEVELS)
+        FAIL(PCWT_ERR_CORRUPT, "invalid level count %u", info->levels);
+    if (info->group_rows < 1 || info->group_rows > PCWT_MAX_GROUP || info->group_cols < 1 ||
+        info->group_cols > PCWT_MAX_GROUP)
+        FAIL(PCWT_ERR_CORRUPT, "invalid group size %ux%u", info->group_rows, info->group_cols);
+
+    pcwt_plan plan;
+    pcwt_plan_make(&plan, d->height, d->width, info->levels);
+    uint64_t total = hs;
+    uint32_t expect_comp = 0;
+    for (uint32_t i = 0; i < planes; i++) {
+        const uint8_t *r = s + PCWT_HEADER_FIXED + PCWT_PLANE_RECORD * i;
+        const uint32_t comp = r[0], kind = r[1];
+        const int qmax = (int8_t)r[2];
+        /* Planes: each component's value plane, optionally followed by its high-bit plane. */
+        const int next_value = kind == 0 && comp == expect_comp;
+        const int high = kind == 1 && i > 0 && comp + 1 == expect_comp && (r - PCWT_PLANE_RECORD)[1] == 0 &&
+                         d->bits_stored < d->bits_allocated;
+        if (!next_value && !high)
+            FAIL(PCWT_ERR_CORRUPT, "plane %u: unexpected component %u kind %u", i, comp, kind);
+        if (next_value)
+            expect_comp++;
+        if (r[3] != 0)
+            FAIL(PCWT_ERR_CORRUPT, "plane %u: reserved byte set", i);
+        if (qmax < -1 || qmax > PCWT_MAX_QMAX)
+            FAIL(PCWT_ERR_CORRUPT, "plane %u: invalid Qmax %d", i, qmax);
+        const uint64_t len = get64(r + 4);
+        const uint64_t max = pcwt_payload_max_size(&plan, qmax, info->group_rows, info->group_cols);
+        if (len > max)
+            FAIL(PCWT_ERR_CORRUPT, "plane %u: payload length %llu exceeds the maximum %llu", i,
+                 (unsigned long long)len, (unsigned long long)max);
+        info->planes[i].component = comp;
+        info->planes[i].kind = kind;
+        info->planes[i].qmax = qmax;
+        info->planes[i].payload_length = len;
+        info->planes[i].payload_crc32 = get32(r + 12);
+        total += len;
+    }
+    if (expect_comp != d->components)
+        FAIL(PCWT_ERR_CORRUPT, "%u value planes for %u components", expect_comp, d->components);
+    if (total > SIZE_MAX)
+        FAIL(PCWT_ERR_LIMIT_EXCEEDED, "codestream too large for this platform");
+    info->header_length = hs;
+    info->codestream_length = (size_t)total;
+    return PCWT_OK;
+}
+
+pcwt_status pcwt_read_header(const void *src, size_t src_size, pcwt_header_info *info)
+{
+    if (!src || !info)
+        return PCWT_ERR_INVALID_ARGUMENT;
+    return pcwt_header_parse((const uint8_t *)src, src_size, info, NULL, 0);
+}

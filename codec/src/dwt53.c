@@ -1,0 +1,135 @@
+/* dwt53.c - B-LDWT+B on the CPU: reversible integer (5,3) lifting (JPEG 2000's filter), rows then
+ * columns per level, with whole-sample symmetric extension (x[-1] = x[1], x[n] = x[n-2]) at every
+ * edge. The GPU splits the work into blocks with halos; the result is the same as this whole-row,
+ * whole-column reference, which is what makes the two bit-identical.
+ *
+ * Forward:  H[i] = x[2i+1] - floor((x[2i] + x[2i+2]) / 2)
+ *           L[i] = x[2i]   + floor((H[i-1] + H[i] + 2) / 4)      with H[-1] = H[0]
+ * The inverse undoes the two steps in the opposite order. It uses wrapping 32-bit arithmetic so
+ * that hostile coefficients decode to garbage (caught by the range check) rather than to
+ * undefined behaviour; valid data never wraps. */
+#include "internal.h"
+
+#include <string.h>
+
+static inline int32_t wadd(int32_t a, int32_t b) { return (int32_t)((uint32_t)a + (uint32_t)b); }
+static inline int32_t wsub(int32_t a, int32_t b) { return (int32_t)((uint32_t)a - (uint32_t)b); }
+
+void pcwt_dwt53_forward_1d(const int32_t *x, uint32_t n, int32_t *low, int32_t *high)
+{
+    const uint32_t N = n / 2;
+    for (uint32_t i = 0; i < N; i++) {
+        const int32_t right = (2 * i + 2 < n) ? x[2 * i + 2] : x[2 * i];
+        high[i] = x[2 * i + 1] - ((x[2 * i] + right) >> 1);
+    }
+    for (uint32_t i = 0; i < N; i++) {
+        const int32_t left = high[i ? i - 1 : 0];
+        low[i] = x[2 * i] + ((left + high[i] + 2) >> 2);
+    }
+}
+
+void pcwt_dwt53_inverse_1d(const int32_t *low, const int32_t *high, uint32_t n, int32_t *x)
+{
+    const uint32_t N = n / 2;
+    for (uint32_t i = 0; i < N; i++) {
+        const int32_t left = high[i ? i - 1 : 0];
+        x[2 * i] = wsub(low[i], wadd(wadd(left, high[i]), 2) >> 2);
+    }
+    for (uint32_t i = 0; i < N; i++) {
+        const int32_t right = (2 * i + 2 < n) ? x[2 * i + 2] : x[2 * i];
+        x[2 * i + 1] = wadd(high[i], wadd(x[2 * i], right) >> 1);
+    }
+}
+
+/* Vertical forward over whole rows (cache friendly): a is r x w, lo/hi are br x w. */
+static void forward_columns(const int32_t *a, uint32_t r, uint32_t w, int32_t *lo, int32_t *hi,
+                            uint32_t br)
+{
+    const uint32_t N = r / 2;
+    for (uint32_t i = 0; i < N; i++) {
+        const int32_t *e = a + (size_t)(2 * i) * w;
+        const int32_t *o = e + w;
+        const int32_t *e2 = (2 * i + 2 < r) ? o + w : e;
+        int32_t *h = hi + (size_t)i * w;
+        for (uint32_t j = 0; j < w; j++)
+            h[j] = o[j] - ((e[j] + e2[j]) >> 1);
+    }
+    for (uint32_t i = 0; i < N; i++) {
+        const int32_t *e = a + (size_t)(2 * i) * w;
+        const int32_t *h0 = hi + (size_t)(i ? i - 1 : 0) * w;
+        const int32_t *h1 = hi + (size_t)i * w;
+        int32_t *l = lo + (size_t)i * w;
+        for (uint32_t j = 0; j < w; j++)
+            l[j] = e[j] + ((h0[j] + h1[j] + 2) >> 2);
+    }
+    if (br > N) { /* lazy even padding: one zero row */
+        memset(lo + (size_t)N * w, 0, sizeof(int32_t) * w);
+        memset(hi + (size_t)N * w, 0, sizeof(int32_t) * w);
+    }
+}
+
+/* Vertical inverse: lo/hi rows have stride w, only the first m columns are needed. */
+static void inverse_columns(const int32_t *lo, const int32_t *hi, uint32_t w, uint32_t m, uint32_t r,
+                            int32_t *a)
+{
+    const uint32_t N = r / 2;
+    for (uint32_t i = 0; i < N; i++) {
+        const int32_t *l = lo + (size_t)i * w;
+        const int32_t *h0 = hi + (size_t)(i ? i - 1 : 0) * w;
+        const int32_t *h1 = hi + (size_t)i * w;
+        int32_t *e = a + (size_t)(2 * i) * w;
+        for (uint32_t j = 0; j < m; j++)
+            e[j] = wsub(l[j], wadd(wadd(h0[j], h1[j]), 2) >> 2);
+    }
+    for (uint32_t i = 0; i < N; i++) {
+        const int32_t *h = hi + (size_t)i * w;
+        const int32_t *e = a + (size_t)(2 * i) * w;
+        const int32_t *e2 = (2 * i + 2 < r) ? e + 2 * (size_t)w : e;
+        int32_t *o = a + (size_t)(2 * i + 1) * w;
+        for (uint32_t j = 0; j < m; j++)
+            o[j] = wadd(h[j], wadd(e[j], e2[j]) >> 1);
+    }
+}
+
+static const int32_t *level_input(const pcwt_pyramid *p, uint32_t l)
+{
+    return l == 1 ? p->image : p->ll[l - 2];
+}
+
+void pcwt_dwt53_forward(pcwt_pyramid *p)
+{
+    const uint32_t L = p->plan.levels;
+    for (uint32_t l = 1; l <= L; l++) {
+        const pcwt_level_size *s = &p->plan.lv[l - 1];
+        const uint32_t r = s->level_r, c = s->level_c, bc = s->band_c;
+        const int32_t *x = level_input(p, l);
+        int32_t *lh_tmp = p->tmp, *hh_tmp = p->tmp + (size_t)r * bc;
+        for (uint32_t i = 0; i < r; i++) {
+            int32_t *lrow = lh_tmp + (size_t)i * bc, *hrow = hh_tmp + (size_t)i * bc;
+            pcwt_dwt53_forward_1d(x + (size_t)i * c, c, lrow, hrow);
+            if (bc > c / 2)
+                lrow[c / 2] = hrow[c / 2] = 0;
+        }
+        forward_columns(lh_tmp, r, bc, p->ll[l - 1], p->band[pcwt_band_index(L, l, 1)].coef,
+                        s->band_r);
+        forward_columns(hh_tmp, r, bc, p->band[pcwt_band_index(L, l, 0)].coef,
+                        p->band[pcwt_band_index(L, l, 2)].coef, s->band_r);
+    }
+}
+
+void pcwt_dwt53_inverse(pcwt_pyramid *p)
+{
+    const uint32_t L = p->plan.levels;
+    for (uint32_t l = L; l >= 1; l--) {
+        const pcwt_level_size *s = &p->plan.lv[l - 1];
+        const uint32_t r = s->level_r, c = s->level_c, bc = s->band_c, m = c / 2;
+        int32_t *x = (int32_t *)level_input(p, l);
+        int32_t *lh_tmp = p->tmp, *hh_tmp = p->tmp + (size_t)r * bc;
+        inverse_columns(p->ll[l - 1], p->band[pcwt_band_index(L, l, 1)].coef, bc, m, r, lh_tmp);
+        inverse_columns(p->band[pcwt_band_index(L, l, 0)].coef,
+                        p->band[pcwt_band_index(L, l, 2)].coef, bc, m, r, hh_tmp);
+        for (uint32_t i = 0; i < r; i++)
+            pcwt_dwt53_inverse_1d(lh_tmp + (size_t)i * bc, hh_tmp + (size_t)i * bc, c,
+                                  x + (size_t)i * c);
+    }
+}

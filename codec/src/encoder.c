@@ -1,0 +1,227 @@
+/* encoder.c - sequences the encoder stages for each plane: samples -> B-LDWT+B -> MQD/Qmax ->
+ * element and group coding, then writes the header. The stages live in their own files. */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct pcwt_encoder {
+    pcwt_encode_params params;
+    pcwt_pyramid pyr; /* reused across calls */
+    char err[256];
+};
+
+void pcwt_encode_params_default(pcwt_encode_params *p)
+{
+    if (!p)
+        return;
+    p->levels = PCWT_DEFAULT_LEVELS;
+    p->group_rows = PCWT_DEFAULT_GROUP;
+    p->group_cols = PCWT_DEFAULT_GROUP;
+    p->min_ll = PCWT_DEFAULT_MIN_LL;
+    p->profile = PCWT_PROFILE_BASELINE;
+    p->backend = PCWT_BACKEND_AUTO;
+}
+
+pcwt_encoder *pcwt_encoder_create(void)
+{
+    pcwt_encoder *e = calloc(1, sizeof *e);
+    if (e)
+        pcwt_encode_params_default(&e->params);
+    return e;
+}
+
+void pcwt_encoder_destroy(pcwt_encoder *e)
+{
+    if (!e)
+        return;
+    pcwt_pyramid_free(&e->pyr);
+    free(e);
+}
+
+const char *pcwt_encoder_last_error(const pcwt_encoder *e) { return e ? e->err : ""; }
+
+pcwt_status pcwt_encoder_set_params(pcwt_encoder *e, const pcwt_encode_params *p)
+{
+    if (!e)
+        return PCWT_ERR_INVALID_ARGUMENT;
+    e->err[0] = 0;
+    if (!p) {
+        pcwt_set_error(e->err, sizeof e->err, "no parameters");
+        return PCWT_ERR_INVALID_ARGUMENT;
+    }
+    if (p->levels > PCWT_MAX_LEVELS) {
+        pcwt_set_error(e->err, sizeof e->err, "levels %u out of range 0..%d", p->levels,
+                       PCWT_MAX_LEVELS);
+        return PCWT_ERR_INVALID_ARGUMENT;
+    }
+    if (p->group_rows < 1 || p->group_rows > PCWT_MAX_GROUP || p->group_cols < 1 ||
+        p->group_cols > PCWT_MAX_GROUP) {
+        pcwt_set_error(e->err, sizeof e->err, "group size %ux%u out of range 1..%d",
+                       p->group_rows, p->group_cols, PCWT_MAX_GROUP);
+        return PCWT_ERR_INVALID_ARGUMENT;
+    }
+    if (p->min_ll < 1) {
+        pcwt_set_error(e->err, sizeof e->err, "min_ll must be at least 1");
+        return PCWT_ERR_INVALID_ARGUMENT;
+    }
+    if (p->profile != PCWT_PROFILE_BASELINE) {
+        pcwt_set_error(e->err, sizeof e->err, "profile %d not supported", (int)p->profile);
+        return PCWT_ERR_UNSUPPORTED;
+    }
+    if (p->backend == PCWT_BACKEND_GPU) {
+        pcwt_set_error(e->err, sizeof e->err, "GPU backend not available in this build");
+        return PCWT_ERR_BACKEND_UNAVAILABLE;
+    }
+    if (p->backend != PCWT_BACKEND_AUTO && p->backend != PCWT_BACKEND_CPU) {
+        pcwt_set_error(e->err, sizeof e->err, "unknown backend %d", (int)p->backend);
+        return PCWT_ERR_INVALID_ARGUMENT;
+    }
+    e->params = *p;
+    return PCWT_OK;
+}
+
+/* Coefficient growth: each lifting pass at most doubles a magnitude (plus one), so a plane of
+ * b-bit values has QL <= b + 2 * levels. */
+static int qmax_bound(uint32_t bits, uint32_t levels)
+{
+    const uint32_t q = bits + 2 * levels + 1;
+    return q > PCWT_MAX_QMAX ? PCWT_MAX_QMAX : (int)q;
+}
+
+size_t pcwt_encode_bound(const pcwt_image_desc *d)
+{
+    if (pcwt_desc_check(d, NULL, 0) != PCWT_OK)
+        return 0;
+    const uint32_t max_levels = pcwt_plan_max_levels(d->height, d->width, 1);
+    uint64_t worst = 0;
+    for (uint32_t L = 0; L <= max_levels; L++) {
+        pcwt_plan plan;
+        pcwt_plan_make(&plan, d->height, d->width, L);
+        uint64_t n = pcwt_payload_max_size(&plan, qmax_bound(d->bits_stored, L), 1, 1);
+        if (d->bits_stored < d->bits_allocated)
+            n += pcwt_payload_max_size(&plan, qmax_bound(d->bits_allocated - d->bits_stored, L), 1,
+                                       1);
+        if (n > worst)
+            worst = n;
+    }
+    const uint64_t total = pcwt_header_size(2 * d->components) + worst * d->components;
+    return total > SIZE_MAX ? 0 : (size_t)total;
+}
+
+static pcwt_status encode_frame(pcwt_encoder *e, const pcwt_image_desc *din, const void *samples,
+                                size_t samples_size, void *dst, size_t cap, size_t *written)
+{
+    char *err = e->err;
+    const size_t es = sizeof e->err;
+    if (written)
+        *written = 0;
+    pcwt_status st = pcwt_desc_check(din, err, es);
+    if (st != PCWT_OK)
+        return st;
+    if (!samples || !dst || !written) {
+        pcwt_set_error(err, es, "NULL buffer");
+        return PCWT_ERR_INVALID_ARGUMENT;
+    }
+    pcwt_image_desc d = *din;
+    if (d.components == 1)
+        d.planar = 0;
+    if (samples_size != pcwt_image_size(&d)) {
+        pcwt_set_error(err, es, "sample buffer is %zu bytes, the image needs %zu", samples_size,
+                       pcwt_image_size(&d));
+        return PCWT_ERR_INVALID_ARGUMENT;
+    }
+    const pcwt_encode_params *p = &e->params;
+    const uint32_t max_levels = pcwt_plan_max_levels(d.height, d.width, p->min_ll);
+    pcwt_header_info info;
+    memset(&info, 0, sizeof info);
+    info.format_version = PCWT_FORMAT_VERSION;
+    info.profile = p->profile;
+    info.desc = d;
+    info.levels = p->levels < max_levels ? p->levels : max_levels;
+    info.group_rows = p->group_rows;
+    info.group_cols = p->group_cols;
+    for (uint32_t c = 0; c < d.components; c++) {
+        info.planes[info.plane_count].component = c;
+        info.planes[info.plane_count++].kind = 0;
+        if (pcwt_plane_has_high_bits(&d, samples, c)) {
+            info.planes[info.plane_count].component = c;
+            info.planes[info.plane_count++].kind = 1;
+        }
+    }
+    const size_t hs = pcwt_header_size(info.plane_count);
+    if (cap < hs) {
+        pcwt_set_error(err, es, "destination buffer of %zu bytes too small", cap);
+        return PCWT_ERR_BUFFER_TOO_SMALL;
+    }
+    pcwt_plan plan;
+    pcwt_plan_make(&plan, d.height, d.width, info.levels);
+    pcwt_pyramid *pyr = &e->pyr;
+    if (pcwt_pyramid_prepare(pyr, &plan) != PCWT_OK) {
+        pcwt_set_error(err, es, "out of memory for a %ux%u image", d.width, d.height);
+        return PCWT_ERR_OUT_OF_MEMORY;
+    }
+    uint8_t *out = (uint8_t *)dst;
+    size_t off = hs;
+    const uint32_t stride = pcwt_even_up(d.width), rows = pcwt_even_up(d.height);
+    for (uint32_t i = 0; i < info.plane_count; i++) {
+        /* zero padding to even size: one column and/or one row */
+        if (stride != d.width)
+            for (uint32_t r = 0; r < d.height; r++)
+                pyr->image[(size_t)r * stride + d.width] = 0;
+        if (rows != d.height)
+            memset(pyr->image + (size_t)d.height * stride, 0, sizeof(int32_t) * stride);
+        pcwt_plane_extract(&d, samples, info.planes[i].component, info.planes[i].kind,
+                           pyr->image, stride);
+        pcwt_dwt53_forward(pyr);
+        const int qmax = pcwt_mqd_compute(pyr);
+        if (qmax > PCWT_MAX_QMAX) {
+            pcwt_set_error(err, es, "coefficients too large (Qmax %d > %d)", qmax, PCWT_MAX_QMAX);
+            return PCWT_ERR_UNSUPPORTED;
+        }
+        const uint64_t size = pcwt_payload_size(pyr, qmax, p->group_rows, p->group_cols);
+        if (size > cap - off) {
+            pcwt_set_error(err, es, "destination buffer of %zu bytes too small (see pcwt_encode_bound)",
+                           cap);
+            return PCWT_ERR_BUFFER_TOO_SMALL;
+        }
+        pcwt_payload_encode(pyr, qmax, p->group_rows, p->group_cols, out + off);
+        info.planes[i].qmax = qmax;
+        info.planes[i].payload_length = size;
+        info.planes[i].payload_crc32 = pcwt_crc32(out + off, (size_t)size);
+        off += (size_t)size;
+    }
+    pcwt_header_write(&info, out);
+    *written = off;
+    return PCWT_OK;
+}
+
+pcwt_status pcwt_encode(pcwt_encoder *e, const pcwt_image_desc *desc, const void *samples,
+                        size_t samples_size, void *dst, size_t cap, size_t *written)
+{
+    if (!e)
+        return PCWT_ERR_INVALID_ARGUMENT;
+    e->err[0] = 0;
+    return encode_frame(e, desc, samples, samples_size, dst, cap, written);
+}
+
+pcwt_status pcwt_encode_batch(pcwt_encoder *e, pcwt_frame_job *jobs, size_t count)
+{
+    if (!e || (!jobs && count))
+        return PCWT_ERR_INVALID_ARGUMENT;
+    e->err[0] = 0;
+    pcwt_status first = PCWT_OK;
+    char first_err[sizeof e->err] = "";
+    for (size_t i = 0; i < count; i++) {
+        pcwt_frame_job *j = &jobs[i];
+        j->status = encode_frame(e, &j->desc, j->samples, j->samples_size, j->dst,
+                                 j->dst_capacity, &j->written);
+        if (j->status != PCWT_OK && first == PCWT_OK) {
+            first = j->status;
+            memcpy(first_err, e->err, sizeof first_err);
+        }
+    }
+    if (first != PCWT_OK)
+        memcpy(e->err, first_err, sizeof first_err);
+    return first;
+}

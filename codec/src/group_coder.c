@@ -1,0 +1,201 @@
+/* group_coder.c - group coding of one plane, baseline profile (seed 000, Sec. 3.5).
+ * Bands in coding order (LL, HL, LH, HH of the top level, then HL, LH, HH of each finer level);
+ * each band's MQD grid tiled into groups of gr x gc elements in raster order (edge groups hold
+ * only the elements that exist); per group a little-endian u32 bit length, then the element codes
+ * packed MSB first and padded with zero bits to a whole byte. */
+#include "element.h"
+
+#include <string.h>
+
+static inline int is_top(const pcwt_pyramid *p, uint32_t b)
+{
+    return p->plan.levels ? b < 4 : b == 0;
+}
+
+/* Reference of element (x,y) of band b: Qmax on the top level, else the parent's MQD. */
+static inline int reference(const pcwt_pyramid *p, uint32_t b, int qmax, uint32_t x, uint32_t y)
+{
+    if (is_top(p, b))
+        return qmax;
+    const pcwt_band *parent = &p->band[b - 3];
+    return parent->mqd[(size_t)(x / 2) * parent->mcols + y / 2];
+}
+
+static inline uint64_t div_up(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+uint64_t pcwt_group_count(const pcwt_pyramid *p, uint32_t gr, uint32_t gc)
+{
+    uint64_t n = 0;
+    for (uint32_t b = 0; b < p->band_count; b++)
+        n += div_up(p->band[b].mrows, gr) * div_up(p->band[b].mcols, gc);
+    return n;
+}
+
+static uint64_t group_bits(const pcwt_pyramid *p, uint32_t b, int qmax, uint32_t gx, uint32_t gy,
+                           uint32_t gr, uint32_t gc)
+{
+    const pcwt_band *band = &p->band[b];
+    const uint32_t xe = gx + gr < band->mrows ? gx + gr : band->mrows;
+    const uint32_t ye = gy + gc < band->mcols ? gy + gc : band->mcols;
+    uint64_t bits = 0;
+    for (uint32_t x = gx; x < xe; x++)
+        for (uint32_t y = gy; y < ye; y++)
+            bits += pcwt_element_bits(reference(p, b, qmax, x, y),
+                                      band->mqd[(size_t)x * band->mcols + y]);
+    return bits;
+}
+
+uint64_t pcwt_payload_size(const pcwt_pyramid *p, int qmax, uint32_t gr, uint32_t gc)
+{
+    uint64_t bytes = 0;
+    for (uint32_t b = 0; b < p->band_count; b++) {
+        const pcwt_band *band = &p->band[b];
+        for (uint32_t gx = 0; gx < band->mrows; gx += gr)
+            for (uint32_t gy = 0; gy < band->mcols; gy += gc)
+                bytes += 4 + div_up(group_bits(p, b, qmax, gx, gy, gr, gc), 8);
+    }
+    return bytes;
+}
+
+uint64_t pcwt_payload_max_size(const pcwt_plan *plan, int qmax, uint32_t gr, uint32_t gc)
+{
+    /* Worst element: m = r = qmax, 4 * qmax + 9 bits; every group may add 7 padding bits. */
+    const uint64_t per_element = qmax >= 0 ? 4u * (uint64_t)qmax + 9u : 0u;
+    uint64_t elements = (uint64_t)(plan->ll_r / 2) * (plan->ll_c / 2);
+    uint64_t groups = div_up(plan->ll_r / 2, gr) * div_up(plan->ll_c / 2, gc);
+    for (uint32_t l = 0; l < plan->levels; l++) {
+        const pcwt_level_size *s = &plan->lv[l];
+        elements += 3u * (uint64_t)s->mqd_r * s->mqd_c;
+        groups += 3u * div_up(s->mqd_r, gr) * div_up(s->mqd_c, gc);
+    }
+    return groups * 5u + div_up(elements * per_element, 8);
+}
+
+static inline void put_le32(uint8_t *d, uint32_t v)
+{
+    d[0] = (uint8_t)v;
+    d[1] = (uint8_t)(v >> 8);
+    d[2] = (uint8_t)(v >> 16);
+    d[3] = (uint8_t)(v >> 24);
+}
+
+static inline void element_coefs(const pcwt_band *band, uint32_t x, uint32_t y, int32_t c[4])
+{
+    const int32_t *r0 = band->coef + (size_t)(2 * x) * band->cols + 2 * y;
+    const int32_t *r1 = r0 + band->cols;
+    c[0] = r0[0];
+    c[1] = r0[1];
+    c[2] = r1[0];
+    c[3] = r1[1];
+}
+
+void pcwt_payload_encode(const pcwt_pyramid *p, int qmax, uint32_t gr, uint32_t gc, uint8_t *dst)
+{
+    for (uint32_t b = 0; b < p->band_count; b++) {
+        const pcwt_band *band = &p->band[b];
+        for (uint32_t gx = 0; gx < band->mrows; gx += gr) {
+            const uint32_t xe = gx + gr < band->mrows ? gx + gr : band->mrows;
+            for (uint32_t gy = 0; gy < band->mcols; gy += gc) {
+                const uint32_t ye = gy + gc < band->mcols ? gy + gc : band->mcols;
+                uint8_t *len = dst;
+                pcwt_bitwriter w;
+                pcwt_bw_init(&w, dst + 4);
+                uint64_t bits = 0;
+                for (uint32_t x = gx; x < xe; x++) {
+                    for (uint32_t y = gy; y < ye; y++) {
+                        const int r = reference(p, b, qmax, x, y);
+                        const int m = band->mqd[(size_t)x * band->mcols + y];
+                        int32_t c[4];
+                        element_coefs(band, x, y, c);
+                        pcwt_element_encode(&w, r, m, c);
+                        bits += pcwt_element_bits(r, m);
+                    }
+                }
+                dst = pcwt_bw_flush(&w);
+                put_le32(len, (uint32_t)bits);
+            }
+        }
+    }
+}
+
+pcwt_status pcwt_payload_decode(pcwt_pyramid *p, int qmax, uint32_t gr, uint32_t gc,
+                                const uint8_t *src, size_t size, char *err, size_t err_size)
+{
+    size_t pos = 0;
+    uint64_t group_index = 0;
+    for (uint32_t b = 0; b < p->band_count; b++) {
+        pcwt_band *band = &p->band[b];
+        memset(band->coef, 0, sizeof(int32_t) * (size_t)band->rows * band->cols);
+        for (uint32_t gx = 0; gx < band->mrows; gx += gr) {
+            const uint32_t xe = gx + gr < band->mrows ? gx + gr : band->mrows;
+            for (uint32_t gy = 0; gy < band->mcols; gy += gc, group_index++) {
+                const uint32_t ye = gy + gc < band->mcols ? gy + gc : band->mcols;
+                if (size - pos < 4) {
+                    pcwt_set_error(err, err_size, "payload ends before group %llu",
+                                   (unsigned long long)group_index);
+                    return PCWT_ERR_TRUNCATED;
+                }
+                const uint32_t nbits = (uint32_t)src[pos] | (uint32_t)src[pos + 1] << 8 |
+                                       (uint32_t)src[pos + 2] << 16 | (uint32_t)src[pos + 3] << 24;
+                pos += 4;
+                const size_t nbytes = (size_t)div_up(nbits, 8);
+                if (nbytes > size - pos) {
+                    pcwt_set_error(err, err_size, "group %llu declares %u bits, beyond the payload",
+                                   (unsigned long long)group_index, nbits);
+                    return PCWT_ERR_CORRUPT;
+                }
+                pcwt_bitreader rd;
+                pcwt_br_init(&rd, src + pos, nbytes);
+                for (uint32_t x = gx; x < xe; x++) {
+                    for (uint32_t y = gy; y < ye; y++) {
+                        int32_t c[4];
+                        const int m = pcwt_element_decode(&rd, reference(p, b, qmax, x, y), c);
+                        if (m < -1) {
+                            pcwt_set_error(err, err_size, "invalid coefficient code in group %llu",
+                                           (unsigned long long)group_index);
+                            return PCWT_ERR_CORRUPT;
+                        }
+                        band->mqd[(size_t)x * band->mcols + y] = (int8_t)m;
+                        int32_t *r0 = band->coef + (size_t)(2 * x) * band->cols + 2 * y;
+                        int32_t *r1 = r0 + band->cols;
+                        r0[0] = c[0];
+                        r0[1] = c[1];
+                        r1[0] = c[2];
+                        r1[1] = c[3];
+                    }
+                    if (rd.consumed > nbits)
+                        break; /* reported below; stops a hostile group from spinning */
+                }
+                if (rd.consumed != nbits) {
+                    pcwt_set_error(err, err_size,
+                                   "group %llu: %u bits declared, %llu decoded",
+                                   (unsigned long long)group_index, nbits,
+                                   (unsigned long long)rd.consumed);
+                    return PCWT_ERR_CORRUPT;
+                }
+                pos += nbytes;
+            }
+        }
+        if (is_top(p, b) && b + 1 == (p->plan.levels ? 4u : 1u)) {
+            /* Qmax must be the largest top-level MQD, as the encoder computes it. */
+            int top = -1;
+            for (uint32_t t = 0; t <= b; t++) {
+                const size_t n = (size_t)p->band[t].mrows * p->band[t].mcols;
+                for (size_t k = 0; k < n; k++)
+                    if (p->band[t].mqd[k] > top)
+                        top = p->band[t].mqd[k];
+            }
+            if (top != qmax) {
+                pcwt_set_error(err, err_size, "Qmax %d does not match the top-level MQDs (%d)",
+                               qmax, top);
+                return PCWT_ERR_CORRUPT;
+            }
+        }
+    }
+    if (pos != size) {
+        pcwt_set_error(err, err_size, "payload has %llu bytes after its last group",
+                       (unsigned long long)(size - pos));
+        return PCWT_ERR_CORRUPT;
+    }
+    return PCWT_OK;
+}

@@ -1,0 +1,127 @@
+/* internal.h - types shared by the stages of the CPU codec (not part of the public API). */
+#ifndef PCWT_INTERNAL_H
+#define PCWT_INTERNAL_H
+
+#include "pcwt.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Largest image side the format accepts (DICOM Rows/Columns are 16-bit). */
+#define PCWT_MAX_SIDE 65535u
+/* Largest quantisation level the format accepts: magnitudes stay below 2^31. */
+#define PCWT_MAX_QMAX 30
+/* Most planes a codestream holds: 3 components, each with an optional high-bit plane. */
+#define PCWT_MAX_PLANES 6
+/* Bands of a pyramid: LL plus HL, LH, HH per level. */
+#define PCWT_MAX_BANDS (1 + 3 * PCWT_MAX_LEVELS)
+
+/* Sizes of one decomposition level (seed 000, Fig. 3.2): the level's input (even), each of its
+ * four bands (even, zero padded lazily), and the MQD bands (half the band). */
+typedef struct pcwt_level_size {
+    uint32_t level_r, level_c;
+    uint32_t band_r, band_c;
+    uint32_t mqd_r, mqd_c;
+} pcwt_level_size;
+
+typedef struct pcwt_plan {
+    uint32_t rows, cols; /* image */
+    uint32_t levels;
+    pcwt_level_size lv[PCWT_MAX_LEVELS + 1]; /* lv[l-1] for level l = 1..levels */
+    uint32_t ll_r, ll_c;                      /* top-level LL band (padded image if levels == 0) */
+} pcwt_plan;
+
+static inline uint32_t pcwt_even_up(uint32_t n) { return n + (n & 1u); }
+
+/* plan.c */
+uint32_t pcwt_plan_max_levels(uint32_t rows, uint32_t cols, uint32_t min_ll);
+void pcwt_plan_make(pcwt_plan *plan, uint32_t rows, uint32_t cols, uint32_t levels);
+
+/* A band of coefficients with its MQD band. Orientation index o: 0 = HL, 1 = LH, 2 = HH. */
+typedef struct pcwt_band {
+    int32_t *coef; /* rows x cols, dense */
+    int8_t *mqd;   /* mrows x mcols, dense */
+    uint32_t rows, cols, mrows, mcols;
+    uint32_t level; /* 1 = finest; the LL band has the top level (0 when no transform) */
+} pcwt_band;
+
+/* The whole decomposition of one plane, bands indexed in coding order:
+ * 0 = LL, 1..3 = HL, LH, HH of the top level, then HL, LH, HH of each finer level. */
+typedef struct pcwt_pyramid {
+    pcwt_plan plan;
+    uint32_t band_count;
+    pcwt_band band[PCWT_MAX_BANDS];
+    int32_t *image;                      /* even_up(rows) x even_up(cols), zero padded */
+    int32_t *ll[PCWT_MAX_LEVELS + 1];    /* ll[l-1]: LL output of level l (ll[levels-1] is coded) */
+    int32_t *tmp;                        /* transform scratch */
+    void *mem;
+    size_t mem_size;
+} pcwt_pyramid;
+
+static inline uint32_t pcwt_band_index(uint32_t levels, uint32_t level, uint32_t orient)
+{
+    return 1u + 3u * (levels - level) + orient;
+}
+
+/* pyramid.c-like helpers live in plan.c: (re)allocate for a plan, reusing memory. */
+pcwt_status pcwt_pyramid_prepare(pcwt_pyramid *p, const pcwt_plan *plan);
+void pcwt_pyramid_free(pcwt_pyramid *p);
+
+/* dwt53.c: reversible (5,3) lifting with whole-sample symmetric extension. */
+void pcwt_dwt53_forward_1d(const int32_t *x, uint32_t n, int32_t *low, int32_t *high);
+void pcwt_dwt53_inverse_1d(const int32_t *low, const int32_t *high, uint32_t n, int32_t *x);
+void pcwt_dwt53_forward(pcwt_pyramid *p);
+void pcwt_dwt53_inverse(pcwt_pyramid *p);
+
+/* mqd.c: MQD bands (backward, finest level first) and Qmax. */
+static inline int pcwt_ql_of_magnitude(uint32_t a)
+{
+    return a ? 31 - __builtin_clz(a) : -1;
+}
+static inline uint32_t pcwt_magnitude(int32_t c)
+{
+    return c < 0 ? 0u - (uint32_t)c : (uint32_t)c;
+}
+void pcwt_mqd_band(const int32_t *coef, uint32_t cols, int8_t *mqd, uint32_t mrows,
+                   uint32_t mcols, const int8_t *child, uint32_t crows, uint32_t ccols);
+int pcwt_mqd_compute(pcwt_pyramid *p); /* returns Qmax (-1 for an all-zero plane) */
+
+/* group_coder.c: element and group coding of one plane (baseline profile). */
+uint64_t pcwt_group_count(const pcwt_pyramid *p, uint32_t gr, uint32_t gc);
+uint64_t pcwt_payload_size(const pcwt_pyramid *p, int qmax, uint32_t gr, uint32_t gc);
+uint64_t pcwt_payload_max_size(const pcwt_plan *plan, int qmax, uint32_t gr, uint32_t gc);
+void pcwt_payload_encode(const pcwt_pyramid *p, int qmax, uint32_t gr, uint32_t gc, uint8_t *dst);
+pcwt_status pcwt_payload_decode(pcwt_pyramid *p, int qmax, uint32_t gr, uint32_t gc,
+                                const uint8_t *src, size_t size, char *err, size_t err_size);
+
+/* container.c: the codestream header (docs/FORMAT.md). */
+#define PCWT_HEADER_FIXED 28u
+#define PCWT_PLANE_RECORD 16u
+static inline size_t pcwt_header_size(uint32_t planes)
+{
+    return PCWT_HEADER_FIXED + PCWT_PLANE_RECORD * planes + 4u;
+}
+void pcwt_header_write(const pcwt_header_info *info, uint8_t *dst);
+pcwt_status pcwt_header_parse(const uint8_t *src, size_t size, pcwt_header_info *info,
+                              char *err, size_t err_size);
+uint32_t pcwt_crc32(const uint8_t *data, size_t size);
+
+/* planes.c: samples <-> int32 planes. kind 0: the value in bits_stored bits (sign-extended when
+ * signed); kind 1: the bits above bits_stored that differ from the canonical extension. */
+pcwt_status pcwt_desc_check(const pcwt_image_desc *desc, char *err, size_t err_size);
+int pcwt_plane_has_high_bits(const pcwt_image_desc *d, const void *samples, uint32_t comp);
+void pcwt_plane_extract(const pcwt_image_desc *d, const void *samples, uint32_t comp,
+                        uint32_t kind, int32_t *dst, uint32_t stride);
+/* Stores a decoded plane; returns 0 when a value is out of the declared range. */
+int pcwt_plane_store(const pcwt_image_desc *d, void *samples, uint32_t comp, uint32_t kind,
+                     const int32_t *src, uint32_t stride);
+
+/* status.c */
+void pcwt_set_error(char *buf, size_t size, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+#endif /* PCWT_INTERNAL_H */

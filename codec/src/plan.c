@@ -1,0 +1,113 @@
+/* plan.c - level, band and MQD sizes (seed 000, Sec. 3.1 / Fig. 3.2) and the pyramid's memory.
+ * Sizes are computed per dimension: the level input is even (the image is padded with one zero
+ * row/column when odd), each band is roundup_even(level / 2), and the next level's input is the
+ * LL band including its zero padding. */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+uint32_t pcwt_plan_max_levels(uint32_t rows, uint32_t cols, uint32_t min_ll)
+{
+    uint32_t r = pcwt_even_up(rows), c = pcwt_even_up(cols), levels = 0;
+    if (min_ll == 0)
+        min_ll = 1;
+    /* A level runs only while its low band keeps min_ll real samples in both dimensions. */
+    while (levels < PCWT_MAX_LEVELS && r / 2 >= min_ll && c / 2 >= min_ll) {
+        r = pcwt_even_up(r / 2);
+        c = pcwt_even_up(c / 2);
+        levels++;
+    }
+    return levels;
+}
+
+void pcwt_plan_make(pcwt_plan *plan, uint32_t rows, uint32_t cols, uint32_t levels)
+{
+    memset(plan, 0, sizeof *plan);
+    plan->rows = rows;
+    plan->cols = cols;
+    plan->levels = levels;
+    uint32_t r = pcwt_even_up(rows), c = pcwt_even_up(cols);
+    for (uint32_t l = 0; l < levels; l++) {
+        pcwt_level_size *s = &plan->lv[l];
+        s->level_r = r;
+        s->level_c = c;
+        s->band_r = pcwt_even_up(r / 2);
+        s->band_c = pcwt_even_up(c / 2);
+        s->mqd_r = s->band_r / 2;
+        s->mqd_c = s->band_c / 2;
+        r = s->band_r;
+        c = s->band_c;
+    }
+    plan->ll_r = r;
+    plan->ll_c = c;
+}
+
+/* Carves every buffer of the pyramid out of one allocation, grown only when needed. */
+pcwt_status pcwt_pyramid_prepare(pcwt_pyramid *p, const pcwt_plan *plan)
+{
+    const uint32_t L = plan->levels;
+    const size_t img = (size_t)pcwt_even_up(plan->rows) * pcwt_even_up(plan->cols);
+    size_t ints = img, bytes8 = 0, tmp = 0;
+    for (uint32_t l = 0; l < L; l++) {
+        const pcwt_level_size *s = &plan->lv[l];
+        const size_t band = (size_t)s->band_r * s->band_c;
+        ints += 4 * band; /* HL, LH, HH and this level's LL */
+        bytes8 += 3 * (size_t)s->mqd_r * s->mqd_c;
+        const size_t t = 2 * (size_t)s->level_r * s->band_c;
+        if (t > tmp)
+            tmp = t;
+    }
+    bytes8 += (size_t)(plan->ll_r / 2) * (plan->ll_c / 2);
+    ints += tmp;
+    const size_t need = ints * sizeof(int32_t) + bytes8 + 64;
+    if (need > p->mem_size) {
+        void *m = malloc(need);
+        if (!m)
+            return PCWT_ERR_OUT_OF_MEMORY;
+        free(p->mem);
+        p->mem = m;
+        p->mem_size = need;
+    }
+    p->plan = *plan;
+    int32_t *ip = (int32_t *)p->mem;
+    int8_t *bp = (int8_t *)(ip + ints);
+    p->image = ip;
+    ip += img;
+    p->tmp = ip;
+    ip += tmp;
+    p->band_count = 1 + 3 * L;
+    for (uint32_t l = 1; l <= L; l++) {
+        const pcwt_level_size *s = &plan->lv[l - 1];
+        const size_t band = (size_t)s->band_r * s->band_c;
+        for (uint32_t o = 0; o < 3; o++) {
+            pcwt_band *b = &p->band[pcwt_band_index(L, l, o)];
+            b->coef = ip;
+            ip += band;
+            b->rows = s->band_r;
+            b->cols = s->band_c;
+            b->mrows = s->mqd_r;
+            b->mcols = s->mqd_c;
+            b->mqd = bp;
+            bp += (size_t)s->mqd_r * s->mqd_c;
+            b->level = l;
+        }
+        p->ll[l - 1] = ip;
+        ip += band;
+    }
+    pcwt_band *ll = &p->band[0];
+    ll->coef = L ? p->ll[L - 1] : p->image;
+    ll->rows = plan->ll_r;
+    ll->cols = plan->ll_c;
+    ll->mrows = plan->ll_r / 2;
+    ll->mcols = plan->ll_c / 2;
+    ll->mqd = bp;
+    ll->level = L;
+    return PCWT_OK;
+}
+
+void pcwt_pyramid_free(pcwt_pyramid *p)
+{
+    free(p->mem);
+    memset(p, 0, sizeof *p);
+}

@@ -1,0 +1,159 @@
+/* planes.c - samples in memory <-> the int32 planes the codec transforms.
+ * Kind 0 holds each sample's value in bits_stored bits (sign-extended when signed). Kind 1 holds
+ * the bits above bits_stored wherever they differ from that value's canonical bits_allocated
+ * representation (zero-extended or sign-extended): some scanners leave garbage there, and every
+ * stored word must come back exactly. Kind 1 is coded only when some sample needs it. */
+#include "internal.h"
+
+#include <string.h>
+
+pcwt_status pcwt_desc_check(const pcwt_image_desc *d, char *err, size_t err_size)
+{
+    if (!d) {
+        pcwt_set_error(err, err_size, "no image descriptor");
+        return PCWT_ERR_INVALID_ARGUMENT;
+    }
+    if (d->width < 1 || d->height < 1) {
+        pcwt_set_error(err, err_size, "invalid image size %ux%u", d->width, d->height);
+        return PCWT_ERR_INVALID_ARGUMENT;
+    }
+    if (d->width > PCWT_MAX_SIDE || d->height > PCWT_MAX_SIDE) {
+        pcwt_set_error(err, err_size, "image size %ux%u exceeds %u per side", d->width, d->height,
+                       PCWT_MAX_SIDE);
+        return PCWT_ERR_UNSUPPORTED;
+    }
+    if (d->components != 1 && d->components != 3) {
+        pcwt_set_error(err, err_size, "%u components not supported (1 or 3)", d->components);
+        return PCWT_ERR_UNSUPPORTED;
+    }
+    if (d->bits_allocated != 8 && d->bits_allocated != 16) {
+        pcwt_set_error(err, err_size, "bits allocated %u not supported (8 or 16)",
+                       d->bits_allocated);
+        return PCWT_ERR_UNSUPPORTED;
+    }
+    if (d->bits_stored < 1 || d->bits_stored > d->bits_allocated) {
+        pcwt_set_error(err, err_size, "bits stored %u invalid for %u bits allocated",
+                       d->bits_stored, d->bits_allocated);
+        return PCWT_ERR_INVALID_ARGUMENT;
+    }
+    if (d->is_signed > 1 || d->planar > 1) {
+        pcwt_set_error(err, err_size, "is_signed and planar must be 0 or 1");
+        return PCWT_ERR_INVALID_ARGUMENT;
+    }
+    return PCWT_OK;
+}
+
+size_t pcwt_image_size(const pcwt_image_desc *d)
+{
+    if (pcwt_desc_check(d, NULL, 0) != PCWT_OK)
+        return 0;
+    return (size_t)d->width * d->height * d->components * (d->bits_allocated / 8);
+}
+
+typedef struct layout {
+    size_t first, pixel_step; /* index of sample (comp, 0, 0); step between pixels */
+} layout;
+
+static layout layout_of(const pcwt_image_desc *d, uint32_t comp)
+{
+    layout l;
+    if (d->components > 1 && d->planar) {
+        l.first = (size_t)comp * d->width * d->height;
+        l.pixel_step = 1;
+    } else {
+        l.first = comp;
+        l.pixel_step = d->components;
+    }
+    return l;
+}
+
+/* memcpy keeps 16-bit access valid for buffers of any alignment; compilers emit a plain load. */
+static inline uint32_t word_at(const pcwt_image_desc *d, const void *s, size_t i)
+{
+    if (d->bits_allocated == 8)
+        return ((const uint8_t *)s)[i];
+    uint16_t w;
+    memcpy(&w, (const uint8_t *)s + 2 * i, 2);
+    return w;
+}
+
+/* The value of a stored word: its low bits_stored bits, sign-extended when signed. */
+static inline int32_t value_of(uint32_t word, uint32_t stored, uint32_t is_signed)
+{
+    const uint32_t v = word & ((1u << stored) - 1u);
+    if (is_signed && (v >> (stored - 1)))
+        return (int32_t)v - (int32_t)(1u << stored);
+    return (int32_t)v;
+}
+
+static inline uint32_t canonical_word(int32_t value, uint32_t allocated)
+{
+    return (uint32_t)value & ((1u << allocated) - 1u);
+}
+
+int pcwt_plane_has_high_bits(const pcwt_image_desc *d, const void *samples, uint32_t comp)
+{
+    if (d->bits_stored == d->bits_allocated)
+        return 0;
+    const layout l = layout_of(d, comp);
+    const size_t n = (size_t)d->width * d->height;
+    for (size_t k = 0; k < n; k++) {
+        const uint32_t w = word_at(d, samples, l.first + k * l.pixel_step);
+        if (w != canonical_word(value_of(w, d->bits_stored, d->is_signed), d->bits_allocated))
+            return 1;
+    }
+    return 0;
+}
+
+void pcwt_plane_extract(const pcwt_image_desc *d, const void *samples, uint32_t comp,
+                        uint32_t kind, int32_t *dst, uint32_t stride)
+{
+    const layout l = layout_of(d, comp);
+    const uint32_t stored = d->bits_stored;
+    for (uint32_t i = 0; i < d->height; i++) {
+        size_t k = l.first + (size_t)i * d->width * l.pixel_step;
+        int32_t *row = dst + (size_t)i * stride;
+        for (uint32_t j = 0; j < d->width; j++, k += l.pixel_step) {
+            const uint32_t w = word_at(d, samples, k);
+            const int32_t v = value_of(w, stored, d->is_signed);
+            row[j] = kind == 0 ? v
+                               : (int32_t)((w ^ canonical_word(v, d->bits_allocated)) >> stored);
+        }
+    }
+}
+
+int pcwt_plane_store(const pcwt_image_desc *d, void *samples, uint32_t comp, uint32_t kind,
+                     const int32_t *src, uint32_t stride)
+{
+    const layout l = layout_of(d, comp);
+    const uint32_t stored = d->bits_stored, alloc = d->bits_allocated;
+    int32_t lo, hi;
+    if (kind == 0) {
+        lo = d->is_signed ? -(int32_t)(1u << (stored - 1)) : 0;
+        hi = d->is_signed ? (int32_t)(1u << (stored - 1)) - 1 : (int32_t)((1u << stored) - 1u);
+    } else {
+        lo = 0;
+        hi = (int32_t)((1u << (alloc - stored)) - 1u);
+    }
+    for (uint32_t i = 0; i < d->height; i++) {
+        size_t k = l.first + (size_t)i * d->width * l.pixel_step;
+        const int32_t *row = src + (size_t)i * stride;
+        for (uint32_t j = 0; j < d->width; j++, k += l.pixel_step) {
+            const int32_t v = row[j];
+            if (v < lo || v > hi)
+                return 0;
+            uint32_t w;
+            if (kind == 0)
+                w = canonical_word(v, alloc);
+            else
+                w = word_at(d, samples, k) ^ ((uint32_t)v << stored);
+            if (alloc == 8) {
+                ((uint8_t *)samples)[k] = (uint8_t)w;
+            } else {
+                const uint16_t w16 = (uint16_t)w;
+                memcpy((uint8_t *)samples + 2 * k, &w16, 2);
+            }
+        }
+    }
+    return 1;
+}
