@@ -1,0 +1,121 @@
+// The (5,3) lifting: against a direct evaluation of the filter equations with mirrored edges,
+// and exact inversion of the whole multi-level pyramid on many sizes and bit depths.
+#include <gtest/gtest.h>
+
+extern "C" {
+#include "internal.h"
+}
+#include "test_util.h"
+
+namespace {
+
+// Direct evaluation: x[-i] = x[i], x[n-1+i] = x[n-1-i] (whole-sample symmetric).
+void direct_forward(const std::vector<int32_t> &x, std::vector<int32_t> &L, std::vector<int32_t> &H)
+{
+    const int n = static_cast<int>(x.size());
+    auto X = [&](int i) {
+        if (i < 0) i = -i;
+        if (i >= n) i = 2 * (n - 1) - i;
+        return x[i];
+    };
+    const int N = n / 2;
+    H.assign(N, 0);
+    L.assign(N, 0);
+    auto Hs = [&](int i) { // H extended symmetrically: H[-1] = H[0]
+        const int j = i < 0 ? 0 : i;
+        return X(2 * j + 1) - ((X(2 * j) + X(2 * j + 2)) >> 1);
+    };
+    for (int i = 0; i < N; i++) H[i] = Hs(i);
+    for (int i = 0; i < N; i++) L[i] = X(2 * i) + ((Hs(i - 1) + Hs(i) + 2) >> 2);
+}
+
+TEST(Dwt53, OneDimensionMatchesFilterEquationsAndInverts)
+{
+    Rng rng(1);
+    for (uint32_t n = 2; n <= 64; n += 2) {
+        for (int bits : {1, 8, 12, 16}) {
+            std::vector<int32_t> x(n), L(n / 2), H(n / 2), back(n), dl, dh;
+            for (auto &v : x) v = static_cast<int32_t>(rng.below(1u << bits)) - (1 << (bits - 1));
+            pcwt_dwt53_forward_1d(x.data(), n, L.data(), H.data());
+            direct_forward(x, dl, dh);
+            ASSERT_EQ(L, dl) << "n=" << n;
+            ASSERT_EQ(H, dh) << "n=" << n;
+            pcwt_dwt53_inverse_1d(L.data(), H.data(), n, back.data());
+            ASSERT_EQ(x, back) << "n=" << n;
+        }
+    }
+}
+
+TEST(Dwt53, ConstantSignalHasZeroHighBand)
+{
+    std::vector<int32_t> x(10, 77), L(5), H(5);
+    pcwt_dwt53_forward_1d(x.data(), 10, L.data(), H.data());
+    for (int i = 0; i < 5; i++) {
+        EXPECT_EQ(H[i], 0);
+        EXPECT_EQ(L[i], 77);
+    }
+}
+
+struct Size { uint32_t r, c, levels; };
+
+TEST(Dwt53, PyramidInvertsExactly)
+{
+    const Size sizes[] = {{1, 1, 0},   {1, 1, 3},   {1, 17, 2},  {17, 1, 2},  {2, 2, 1},
+                          {3, 5, 2},   {7, 13, 3},  {31, 37, 4}, {61, 67, 6}, {64, 64, 5},
+                          {128, 96, 10}, {257, 263, 6}, {1000, 999, 6}, {4, 1024, 7}};
+    Rng rng(2);
+    pcwt_pyramid p{};
+    for (const Size &s : sizes) {
+        for (int bits : {1, 8, 16}) {
+            for (int sgn = 0; sgn < 2; sgn++) {
+                pcwt_plan plan;
+                pcwt_plan_make(&plan, s.r, s.c, s.levels);
+                ASSERT_EQ(pcwt_pyramid_prepare(&p, &plan), PCWT_OK);
+                const uint32_t stride = pcwt_even_up(s.c), rows = pcwt_even_up(s.r);
+                std::vector<int32_t> img(static_cast<size_t>(stride) * rows, 0);
+                for (uint32_t i = 0; i < s.r; i++)
+                    for (uint32_t j = 0; j < s.c; j++) {
+                        int32_t v = static_cast<int32_t>(rng.below(1u << bits));
+                        if (sgn) v -= 1 << (bits - 1);
+                        img[static_cast<size_t>(i) * stride + j] = v;
+                    }
+                std::memcpy(p.image, img.data(), img.size() * sizeof(int32_t));
+                pcwt_dwt53_forward(&p);
+                if (plan.levels) // the inverse must rewrite the whole image
+                    std::memset(p.image, 0x5a, img.size() * sizeof(int32_t));
+                pcwt_dwt53_inverse(&p);
+                ASSERT_EQ(0, std::memcmp(p.image, img.data(), img.size() * sizeof(int32_t)))
+                    << s.r << "x" << s.c << " levels " << s.levels << " bits " << bits;
+            }
+        }
+    }
+    pcwt_pyramid_free(&p);
+}
+
+TEST(Plan, ReproducesFig32)
+{
+    // Seed 000, Fig. 3.2: a 4104-sample dimension, 5 levels.
+    pcwt_plan plan;
+    pcwt_plan_make(&plan, 4104, 4104, 5);
+    const uint32_t level[] = {4104, 2052, 1026, 514, 258};
+    const uint32_t band[] = {2052, 1026, 514, 258, 130};
+    const uint32_t mqd[] = {1026, 513, 257, 129, 65};
+    for (int l = 0; l < 5; l++) {
+        EXPECT_EQ(plan.lv[l].level_c, level[l]);
+        EXPECT_EQ(plan.lv[l].band_c, band[l]);
+        EXPECT_EQ(plan.lv[l].mqd_c, mqd[l]);
+    }
+    EXPECT_EQ(plan.ll_c, 130u);
+}
+
+TEST(Plan, LevelsCappedByMinimumLowBand)
+{
+    EXPECT_EQ(pcwt_plan_max_levels(1024, 1024, 64), 4u); // the seed's MADL example
+    EXPECT_EQ(pcwt_plan_max_levels(512, 512, 2), 8u);
+    EXPECT_EQ(pcwt_plan_max_levels(1, 1, 2), 0u);
+    EXPECT_EQ(pcwt_plan_max_levels(1, 1000, 2), 0u);
+    EXPECT_EQ(pcwt_plan_max_levels(4, 4, 2), 1u);
+    EXPECT_EQ(pcwt_plan_max_levels(65535, 65535, 1), static_cast<uint32_t>(PCWT_MAX_LEVELS));
+}
+
+} // namespace
