@@ -90,16 +90,27 @@ typedef enum pcwt_backend {
  * in each dimension. */
 #define PCWT_DEFAULT_MIN_LL 2
 
+typedef enum pcwt_codec {
+    PCWT_CODEC_PCWT = 0,  /* the PCWT codestream of docs/FORMAT.md */
+    PCWT_CODEC_JPEGLS = 1 /* standard JPEG-LS lossless (ITU-T T.87), the interoperable fallback */
+} pcwt_codec;
+
 typedef struct pcwt_encode_params {
+    pcwt_codec codec;    /* what pcwt_encode writes; the fields below marked PCWT apply to PCWT */
     uint32_t levels;     /* requested wavelet levels, 0..PCWT_MAX_LEVELS (capped by image size) */
     uint32_t group_rows; /* elements per group vertically, 1..PCWT_MAX_GROUP */
     uint32_t group_cols; /* elements per group horizontally, 1..PCWT_MAX_GROUP */
     uint32_t min_ll;     /* minimum low-band size, >= 1 (see PCWT_DEFAULT_MIN_LL) */
     pcwt_profile profile;
     pcwt_backend backend;
+    /* JPEG-LS only: interleave mode for 3 components (0 none, 1 line, 2 sample; as CharLS's
+     * charls_interleave_mode) and the restart interval in lines (0: none, the default). */
+    uint32_t jpegls_interleave;
+    uint32_t jpegls_restart_interval;
 } pcwt_encode_params;
 
-/* Fill params with the defaults (6 levels, 32x32 groups, baseline profile, automatic backend). */
+/* Fill params with the defaults (PCWT codec, 6 levels, 32x32 groups, baseline profile, automatic
+ * backend; for JPEG-LS no interleave and no restart markers). */
 void pcwt_encode_params_default(pcwt_encode_params *params);
 
 typedef struct pcwt_encoder pcwt_encoder;

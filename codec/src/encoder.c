@@ -15,6 +15,8 @@ void pcwt_encode_params_default(pcwt_encode_params *p)
 {
     if (!p)
         return;
+    memset(p, 0, sizeof *p);
+    p->codec = PCWT_CODEC_PCWT;
     p->levels = PCWT_DEFAULT_LEVELS;
     p->group_rows = PCWT_DEFAULT_GROUP;
     p->group_cols = PCWT_DEFAULT_GROUP;
@@ -63,6 +65,10 @@ pcwt_status pcwt_encoder_set_params(pcwt_encoder *e, const pcwt_encode_params *p
     }
     if (p->min_ll < 1) {
         pcwt_set_error(e->err, sizeof e->err, "min_ll must be at least 1");
+        return PCWT_ERR_INVALID_ARGUMENT;
+    }
+    if (p->codec != PCWT_CODEC_PCWT && p->codec != PCWT_CODEC_JPEGLS) {
+        pcwt_set_error(e->err, sizeof e->err, "unknown codec %d", (int)p->codec);
         return PCWT_ERR_INVALID_ARGUMENT;
     }
     if (p->profile != PCWT_PROFILE_BASELINE) {
@@ -132,6 +138,8 @@ static pcwt_status encode_frame(pcwt_encoder *e, const pcwt_image_desc *din, con
         return PCWT_ERR_INVALID_ARGUMENT;
     }
     const pcwt_encode_params *p = &e->params;
+    if (p->codec == PCWT_CODEC_JPEGLS)
+        return pcwt_jpegls_encode_frame(p, &d, samples, dst, cap, written, err, es);
     const uint32_t max_levels = pcwt_plan_max_levels(d.height, d.width, p->min_ll);
     pcwt_header_info info;
     memset(&info, 0, sizeof info);

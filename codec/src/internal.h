@@ -117,6 +117,12 @@ void pcwt_plane_extract(const pcwt_image_desc *d, const void *samples, uint32_t 
 int pcwt_plane_store(const pcwt_image_desc *d, void *samples, uint32_t comp, uint32_t kind,
                      const int32_t *src, uint32_t stride);
 
+/* jpegls_encoder.c: the JPEG-LS codec behind pcwt_encode when params->codec is JPEGLS.
+ * samples match d (validated); writes a complete JPEG-LS codestream (SOI .. EOI). */
+pcwt_status pcwt_jpegls_encode_frame(const pcwt_encode_params *params, const pcwt_image_desc *d,
+                                     const void *samples, void *dst, size_t cap, size_t *written,
+                                     char *err, size_t err_size);
+
 /* status.c */
 void pcwt_set_error(char *buf, size_t size, const char *fmt, ...)
 #if defined(__GNUC__)

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs the Debian (bookworm) packages the project needs, only those missing.
+#   packaging/install-deps.sh build   compiler, CMake, zlib: enough to build libpcwt and the CLI
+#   packaging/install-deps.sh test    + GoogleTest, CharLS, clang/libFuzzer, pydicom, numpy, GDCM
+# Runs apt-get as root (directly, or through sudo when not root).
+set -euo pipefail
+what=${1:-build}
+pkgs=(build-essential cmake ninja-build pkg-config zlib1g-dev)
+if [[ $what == test ]]; then
+  pkgs+=(googletest libgtest-dev libcharls-dev clang libclang-rt-14-dev
+         python3 python3-pydicom python3-numpy libgdcm-tools)
+fi
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]} == 0)); then
+  echo "install-deps: all ${#pkgs[@]} packages present"
+  exit 0
+fi
+sudo=()
+if [[ $(id -u) != 0 ]]; then
+  command -v sudo >/dev/null || { echo "install-deps: need root to install: ${missing[*]}" >&2; exit 1; }
+  sudo=(sudo)
+fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" apt-get update -qq
+"${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
