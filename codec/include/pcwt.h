@@ -121,7 +121,8 @@ pcwt_encoder *pcwt_encoder_create(void);
 void pcwt_encoder_destroy(pcwt_encoder *enc);
 PCWT_CHECK_RESULT pcwt_status pcwt_encoder_set_params(pcwt_encoder *enc,
                                                       const pcwt_encode_params *params);
-/* Message describing the last error of this handle ("" when none). */
+/* Message describing the last error of this handle ("" when none). After a successful call it
+ * may hold a notice, e.g. that frames too large for the GPU's memory were encoded on the CPU. */
 const char *pcwt_encoder_last_error(const pcwt_encoder *enc);
 
 /* Upper bound of the codestream size for one frame (0 if desc is invalid). */
@@ -185,6 +186,28 @@ PCWT_CHECK_RESULT pcwt_status pcwt_decoder_set_backend(pcwt_decoder *dec, pcwt_b
  * dst_capacity must be at least pcwt_image_size(&info.desc). */
 PCWT_CHECK_RESULT pcwt_status pcwt_decode(pcwt_decoder *dec, const void *src, size_t src_size,
                                           void *dst, size_t dst_capacity);
+
+typedef struct pcwt_decode_job {
+    const void *src;
+    size_t src_size;
+    void *dst;
+    size_t dst_capacity;
+    pcwt_status status; /* out */
+} pcwt_decode_job;
+
+/* Decode count codestreams (the GPU backend decodes them together). Returns PCWT_OK when every
+ * job succeeded, otherwise the status of the first failing one. */
+PCWT_CHECK_RESULT pcwt_status pcwt_decode_batch(pcwt_decoder *dec, pcwt_decode_job *jobs,
+                                                size_t count);
+
+/* The backend a handle resolved to: PCWT_BACKEND_CPU or PCWT_BACKEND_GPU. AUTO means the GPU
+ * when this build has CUDA and a device is present. The environment variable PCWT_BACKEND
+ * (cpu, gpu or auto), read when a handle is created, decides for handles left on AUTO. */
+pcwt_backend pcwt_encoder_backend(const pcwt_encoder *enc);
+pcwt_backend pcwt_decoder_backend(const pcwt_decoder *dec);
+
+/* 1 when this build includes the CUDA backend. */
+int pcwt_has_cuda(void);
 
 #ifdef __cplusplus
 }

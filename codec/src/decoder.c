@@ -3,13 +3,22 @@
  * buffer. Every byte of the codestream is treated as untrusted. */
 #include "internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef PCWT_HAVE_CUDA
+#include "gpu_backend.h"
+#endif
+
 struct pcwt_decoder {
     uint64_t max_samples;
-    pcwt_backend backend;
-    pcwt_pyramid pyr; /* reused across calls */
+    pcwt_backend env_backend; /* PCWT_BACKEND at creation */
+    pcwt_backend backend;     /* resolved: CPU or GPU */
+    pcwt_pyramid pyr;         /* reused across calls */
+#ifdef PCWT_HAVE_CUDA
+    pcwt_gpu *gpu; /* created on first use */
+#endif
     char err[256];
 };
 
@@ -18,7 +27,8 @@ pcwt_decoder *pcwt_decoder_create(void)
     pcwt_decoder *d = calloc(1, sizeof *d);
     if (d) {
         d->max_samples = (uint64_t)1 << 30;
-        d->backend = PCWT_BACKEND_AUTO;
+        d->env_backend = pcwt_backend_from_env();
+        d->backend = pcwt_backend_resolve(PCWT_BACKEND_AUTO, d->env_backend);
     }
     return d;
 }
@@ -28,6 +38,9 @@ void pcwt_decoder_destroy(pcwt_decoder *d)
     if (!d)
         return;
     pcwt_pyramid_free(&d->pyr);
+#ifdef PCWT_HAVE_CUDA
+    pcwt_gpu_destroy(d->gpu);
+#endif
     free(d);
 }
 
@@ -46,24 +59,31 @@ pcwt_status pcwt_decoder_set_backend(pcwt_decoder *d, pcwt_backend backend)
     if (!d)
         return PCWT_ERR_INVALID_ARGUMENT;
     d->err[0] = 0;
-    if (backend == PCWT_BACKEND_GPU) {
-        pcwt_set_error(d->err, sizeof d->err, "GPU backend not available in this build");
-        return PCWT_ERR_BACKEND_UNAVAILABLE;
-    }
-    if (backend != PCWT_BACKEND_AUTO && backend != PCWT_BACKEND_CPU)
+    if (backend != PCWT_BACKEND_AUTO && backend != PCWT_BACKEND_CPU && backend != PCWT_BACKEND_GPU)
         return PCWT_ERR_INVALID_ARGUMENT;
-    d->backend = backend;
+    const pcwt_backend b = pcwt_backend_resolve(backend, d->env_backend);
+    if (b == PCWT_BACKEND_GPU) {
+#ifdef PCWT_HAVE_CUDA
+        if (!pcwt_gpu_available()) {
+            pcwt_set_error(d->err, sizeof d->err, "GPU backend requested but no CUDA device is present");
+            return PCWT_ERR_BACKEND_UNAVAILABLE;
+        }
+#else
+        pcwt_set_error(d->err, sizeof d->err, "GPU backend requested but this build has no CUDA");
+        return PCWT_ERR_BACKEND_UNAVAILABLE;
+#endif
+    }
+    d->backend = b;
     return PCWT_OK;
 }
 
-pcwt_status pcwt_decode(pcwt_decoder *dec, const void *src, size_t src_size, void *dst,
-                        size_t dst_capacity)
+pcwt_backend pcwt_decoder_backend(const pcwt_decoder *d) { return d ? d->backend : PCWT_BACKEND_CPU; }
+
+static pcwt_status decode_cpu(pcwt_decoder *dec, const void *src, size_t src_size, void *dst,
+                              size_t dst_capacity)
 {
-    if (!dec)
-        return PCWT_ERR_INVALID_ARGUMENT;
     char *err = dec->err;
     const size_t es = sizeof dec->err;
-    err[0] = 0;
     if (!src || !dst) {
         pcwt_set_error(err, es, "NULL buffer");
         return PCWT_ERR_INVALID_ARGUMENT;
@@ -124,4 +144,73 @@ pcwt_status pcwt_decode(pcwt_decoder *dec, const void *src, size_t src_size, voi
         }
     }
     return PCWT_OK;
+}
+
+#ifdef PCWT_HAVE_CUDA
+static pcwt_status decode_batch_gpu(pcwt_decoder *dec, pcwt_decode_job *jobs, size_t count)
+{
+    if (!dec->gpu) {
+        const pcwt_status st = pcwt_gpu_create(&dec->gpu, dec->err, sizeof dec->err);
+        if (st != PCWT_OK)
+            return st;
+    }
+    for (size_t i = 0; i < count; i++)
+        if (!jobs[i].src || !jobs[i].dst) {
+            pcwt_set_error(dec->err, sizeof dec->err, "job %zu: NULL buffer", i);
+            return PCWT_ERR_INVALID_ARGUMENT;
+        }
+    pcwt_status st = pcwt_gpu_decode_batch(dec->gpu, dec->max_samples, jobs, count, dec->err,
+                                           sizeof dec->err);
+    if (st == PCWT_ERR_OUT_OF_MEMORY || st == PCWT_OK) {
+        /* Codestreams the device had no memory for are decoded on the CPU. */
+        st = PCWT_OK;
+        for (size_t i = 0; i < count; i++) {
+            if (jobs[i].status == PCWT_ERR_OUT_OF_MEMORY)
+                jobs[i].status = decode_cpu(dec, jobs[i].src, jobs[i].src_size, jobs[i].dst,
+                                            jobs[i].dst_capacity);
+            if (st == PCWT_OK)
+                st = jobs[i].status;
+        }
+    }
+    return st;
+}
+#endif
+
+pcwt_status pcwt_decode(pcwt_decoder *dec, const void *src, size_t src_size, void *dst,
+                        size_t dst_capacity)
+{
+    if (!dec)
+        return PCWT_ERR_INVALID_ARGUMENT;
+    dec->err[0] = 0;
+#ifdef PCWT_HAVE_CUDA
+    if (dec->backend == PCWT_BACKEND_GPU) {
+        pcwt_decode_job job = {src, src_size, dst, dst_capacity, PCWT_OK};
+        return decode_batch_gpu(dec, &job, 1);
+    }
+#endif
+    return decode_cpu(dec, src, src_size, dst, dst_capacity);
+}
+
+pcwt_status pcwt_decode_batch(pcwt_decoder *dec, pcwt_decode_job *jobs, size_t count)
+{
+    if (!dec || (!jobs && count))
+        return PCWT_ERR_INVALID_ARGUMENT;
+    dec->err[0] = 0;
+#ifdef PCWT_HAVE_CUDA
+    if (dec->backend == PCWT_BACKEND_GPU)
+        return decode_batch_gpu(dec, jobs, count);
+#endif
+    pcwt_status first = PCWT_OK;
+    char first_err[sizeof dec->err] = "";
+    for (size_t i = 0; i < count; i++) {
+        jobs[i].status = decode_cpu(dec, jobs[i].src, jobs[i].src_size, jobs[i].dst,
+                                    jobs[i].dst_capacity);
+        if (jobs[i].status != PCWT_OK && first == PCWT_OK) {
+            first = jobs[i].status;
+            memcpy(first_err, dec->err, sizeof first_err);
+        }
+    }
+    if (first != PCWT_OK)
+        memcpy(dec->err, first_err, sizeof first_err);
+    return first;
 }

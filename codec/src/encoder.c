@@ -2,12 +2,22 @@
  * element and group coding, then writes the header. The stages live in their own files. */
 #include "internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef PCWT_HAVE_CUDA
+#include "gpu_backend.h"
+#endif
+
 struct pcwt_encoder {
     pcwt_encode_params params;
-    pcwt_pyramid pyr; /* reused across calls */
+    pcwt_backend env_backend; /* PCWT_BACKEND at creation */
+    pcwt_backend backend;     /* resolved: CPU or GPU */
+    pcwt_pyramid pyr;         /* reused across calls */
+#ifdef PCWT_HAVE_CUDA
+    pcwt_gpu *gpu; /* created on first use */
+#endif
     char err[256];
 };
 
@@ -28,8 +38,11 @@ void pcwt_encode_params_default(pcwt_encode_params *p)
 pcwt_encoder *pcwt_encoder_create(void)
 {
     pcwt_encoder *e = calloc(1, sizeof *e);
-    if (e)
+    if (e) {
         pcwt_encode_params_default(&e->params);
+        e->env_backend = pcwt_backend_from_env();
+        e->backend = pcwt_backend_resolve(PCWT_BACKEND_AUTO, e->env_backend);
+    }
     return e;
 }
 
@@ -38,6 +51,9 @@ void pcwt_encoder_destroy(pcwt_encoder *e)
     if (!e)
         return;
     pcwt_pyramid_free(&e->pyr);
+#ifdef PCWT_HAVE_CUDA
+    pcwt_gpu_destroy(e->gpu);
+#endif
     free(e);
 }
 
@@ -75,15 +91,25 @@ pcwt_status pcwt_encoder_set_params(pcwt_encoder *e, const pcwt_encode_params *p
         pcwt_set_error(e->err, sizeof e->err, "profile %d not supported", (int)p->profile);
         return PCWT_ERR_UNSUPPORTED;
     }
-    if (p->backend == PCWT_BACKEND_GPU) {
-        pcwt_set_error(e->err, sizeof e->err, "GPU backend not available in this build");
-        return PCWT_ERR_BACKEND_UNAVAILABLE;
-    }
-    if (p->backend != PCWT_BACKEND_AUTO && p->backend != PCWT_BACKEND_CPU) {
+    if (p->backend != PCWT_BACKEND_AUTO && p->backend != PCWT_BACKEND_CPU &&
+        p->backend != PCWT_BACKEND_GPU) {
         pcwt_set_error(e->err, sizeof e->err, "unknown backend %d", (int)p->backend);
         return PCWT_ERR_INVALID_ARGUMENT;
     }
+    const pcwt_backend b = pcwt_backend_resolve(p->backend, e->env_backend);
+    if (b == PCWT_BACKEND_GPU) {
+#ifdef PCWT_HAVE_CUDA
+        if (!pcwt_gpu_available()) {
+            pcwt_set_error(e->err, sizeof e->err, "GPU backend requested but no CUDA device is present");
+            return PCWT_ERR_BACKEND_UNAVAILABLE;
+        }
+#else
+        pcwt_set_error(e->err, sizeof e->err, "GPU backend requested but this build has no CUDA");
+        return PCWT_ERR_BACKEND_UNAVAILABLE;
+#endif
+    }
     e->params = *p;
+    e->backend = b;
     return PCWT_OK;
 }
 
@@ -204,12 +230,109 @@ static pcwt_status encode_frame(pcwt_encoder *e, const pcwt_image_desc *din, con
     return PCWT_OK;
 }
 
+pcwt_backend pcwt_encoder_backend(const pcwt_encoder *e)
+{
+    return e ? e->backend : PCWT_BACKEND_CPU;
+}
+
+#ifdef PCWT_HAVE_CUDA
+/* The GPU path: jobs are validated here, the device codes the valid ones together, and frames
+ * the device has no memory for are coded on the CPU. */
+static pcwt_status encode_batch_gpu(pcwt_encoder *e, pcwt_frame_job *jobs, size_t count)
+{
+    if (!e->gpu) {
+        const pcwt_status st = pcwt_gpu_create(&e->gpu, e->err, sizeof e->err);
+        if (st != PCWT_OK)
+            return st;
+    }
+    pcwt_frame_job *valid = malloc(sizeof *valid * (count ? count : 1));
+    size_t *where = malloc(sizeof *where * (count ? count : 1));
+    if (!valid || !where) {
+        free(valid);
+        free(where);
+        pcwt_set_error(e->err, sizeof e->err, "out of memory");
+        return PCWT_ERR_OUT_OF_MEMORY;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < count; i++) {
+        pcwt_frame_job *j = &jobs[i];
+        j->written = 0;
+        j->status = pcwt_desc_check(&j->desc, e->err, sizeof e->err);
+        if (j->status == PCWT_OK && (!j->samples || !j->dst)) {
+            pcwt_set_error(e->err, sizeof e->err, "frame %zu: NULL buffer", i);
+            j->status = PCWT_ERR_INVALID_ARGUMENT;
+        }
+        if (j->status == PCWT_OK && j->samples_size != pcwt_image_size(&j->desc)) {
+            pcwt_set_error(e->err, sizeof e->err, "frame %zu: sample buffer is %zu bytes, the image needs %zu",
+                           i, j->samples_size, pcwt_image_size(&j->desc));
+            j->status = PCWT_ERR_INVALID_ARGUMENT;
+        }
+        if (j->status == PCWT_OK) {
+            valid[n] = *j;
+            where[n++] = i;
+        }
+    }
+    char gerr[256] = "";
+    const pcwt_status gst = pcwt_gpu_encode_batch(e->gpu, &e->params, valid, n, gerr, sizeof gerr);
+    size_t on_cpu = 0;
+    for (size_t k = 0; k < n; k++) {
+        pcwt_frame_job *j = &jobs[where[k]];
+        if (gst == PCWT_ERR_BACKEND_UNAVAILABLE) {
+            j->status = gst;
+            continue;
+        }
+        if (valid[k].status == PCWT_ERR_OUT_OF_MEMORY ||
+            (gst == PCWT_ERR_OUT_OF_MEMORY && valid[k].status == PCWT_OK && !valid[k].written)) {
+            j->status = encode_frame(e, &j->desc, j->samples, j->samples_size, j->dst,
+                                     j->dst_capacity, &j->written);
+            on_cpu++;
+            continue;
+        }
+        j->status = valid[k].status;
+        j->written = valid[k].written;
+        if (j->status != PCWT_OK)
+            pcwt_set_error(e->err, sizeof e->err, "frame %zu: %s", where[k], pcwt_status_string(j->status));
+    }
+    free(valid);
+    free(where);
+    if (gst == PCWT_ERR_BACKEND_UNAVAILABLE)
+        pcwt_set_error(e->err, sizeof e->err, "%s", gerr);
+    pcwt_status first = PCWT_OK;
+    for (size_t i = 0; i < count && first == PCWT_OK; i++)
+        first = jobs[i].status;
+    if (first == PCWT_OK && on_cpu)
+        pcwt_set_error(e->err, sizeof e->err,
+                       "notice: %zu frame(s) did not fit in GPU memory and were encoded on the CPU",
+                       on_cpu);
+    return first;
+}
+#endif
+
+#ifdef PCWT_HAVE_CUDA
+static int use_gpu(const pcwt_encoder *e)
+{
+    return e->backend == PCWT_BACKEND_GPU && e->params.codec == PCWT_CODEC_PCWT;
+}
+#endif
+
 pcwt_status pcwt_encode(pcwt_encoder *e, const pcwt_image_desc *desc, const void *samples,
                         size_t samples_size, void *dst, size_t cap, size_t *written)
 {
     if (!e)
         return PCWT_ERR_INVALID_ARGUMENT;
     e->err[0] = 0;
+#ifdef PCWT_HAVE_CUDA
+    if (use_gpu(e)) {
+        if (!desc || !written) {
+            pcwt_set_error(e->err, sizeof e->err, "NULL argument");
+            return PCWT_ERR_INVALID_ARGUMENT;
+        }
+        pcwt_frame_job job = {*desc, samples, samples_size, dst, cap, 0, PCWT_OK};
+        const pcwt_status st = encode_batch_gpu(e, &job, 1);
+        *written = job.written;
+        return st;
+    }
+#endif
     return encode_frame(e, desc, samples, samples_size, dst, cap, written);
 }
 
@@ -218,6 +341,10 @@ pcwt_status pcwt_encode_batch(pcwt_encoder *e, pcwt_frame_job *jobs, size_t coun
     if (!e || (!jobs && count))
         return PCWT_ERR_INVALID_ARGUMENT;
     e->err[0] = 0;
+#ifdef PCWT_HAVE_CUDA
+    if (use_gpu(e))
+        return encode_batch_gpu(e, jobs, count);
+#endif
     pcwt_status first = PCWT_OK;
     char first_err[sizeof e->err] = "";
     for (size_t i = 0; i < count; i++) {

@@ -123,6 +123,10 @@ pcwt_status pcwt_jpegls_encode_frame(const pcwt_encode_params *params, const pcw
                                      const void *samples, void *dst, size_t cap, size_t *written,
                                      char *err, size_t err_size);
 
+/* backend.c: resolving AUTO/CPU/GPU, with the PCWT_BACKEND environment variable. */
+pcwt_backend pcwt_backend_resolve(pcwt_backend requested, pcwt_backend env_choice);
+pcwt_backend pcwt_backend_from_env(void);
+
 /* status.c */
 void pcwt_set_error(char *buf, size_t size, const char *fmt, ...)
 #if defined(__GNUC__)

@@ -1,0 +1,115 @@
+/* cmd_info.c - pcwt info: print what a codestream header says, without decoding the payloads. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli_args.h"
+#include "cli_commands.h"
+#include "cli_report.h"
+#include "file_io.h"
+#include "pcwt.h"
+
+static const char *profile_name(pcwt_profile profile)
+{
+    return profile == PCWT_PROFILE_BASELINE ? "baseline" : "unknown";
+}
+
+static const char *layout_name(const pcwt_image_desc *desc)
+{
+    if (desc->components == 1)
+        return "single component";
+    return desc->planar ? "planar" : "pixel-interleaved";
+}
+
+static const char *kind_name(uint32_t kind)
+{
+    return kind == 0 ? "samples" : kind == 1 ? "high bits" : "unknown";
+}
+
+static void print_header(const char *path, const pcwt_header_info *h, size_t file_size)
+{
+    uint32_t p, planes = h->plane_count;
+    const size_t max_planes = sizeof h->planes / sizeof h->planes[0];
+    printf("file:             %s\n", path);
+    printf("format version:   %u\n", (unsigned)h->format_version);
+    printf("profile:          %s (%d)\n", profile_name(h->profile), (int)h->profile);
+    printf("width:            %u\n", (unsigned)h->desc.width);
+    printf("height:           %u\n", (unsigned)h->desc.height);
+    printf("components:       %u\n", (unsigned)h->desc.components);
+    printf("bits allocated:   %u\n", (unsigned)h->desc.bits_allocated);
+    printf("bits stored:      %u\n", (unsigned)h->desc.bits_stored);
+    printf("signed:           %s\n", h->desc.is_signed ? "yes" : "no");
+    printf("layout:           %s\n", layout_name(&h->desc));
+    printf("levels:           %u\n", (unsigned)h->levels);
+    printf("group size:       %ux%u (rows x columns)\n", (unsigned)h->group_rows,
+           (unsigned)h->group_cols);
+    printf("planes:           %u\n", (unsigned)planes);
+    if (planes > max_planes)
+        planes = (uint32_t)max_planes;
+    for (p = 0; p < planes; p++)
+        printf("  plane %u: component %u, kind %u (%s), qmax %d, payload %" PRIu64
+               " bytes, crc32 0x%08" PRIx32 "\n",
+               (unsigned)p, (unsigned)h->planes[p].component, (unsigned)h->planes[p].kind,
+               kind_name(h->planes[p].kind), (int)h->planes[p].qmax, h->planes[p].payload_length,
+               h->planes[p].payload_crc32);
+    printf("header length:    %zu bytes\n", h->header_length);
+    printf("total length:     %zu bytes\n", h->codestream_length);
+    printf("file size:        %zu bytes", file_size);
+    if (file_size < h->codestream_length)
+        printf(" (truncated: %zu bytes missing)\n", h->codestream_length - file_size);
+    else if (file_size > h->codestream_length)
+        printf(" (%zu bytes after the codestream)\n", file_size - h->codestream_length);
+    else
+        printf("\n");
+    printf("payload CRCs:     not checked (info reads only the header; decode verifies them)\n");
+}
+
+int cli_info(int argc, char **argv)
+{
+    const char *path = NULL;
+    int ended = 0, i, rc = CLI_EXIT_OK;
+    cli_buffer src;
+    pcwt_header_info info;
+    pcwt_status st;
+
+    for (i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        int kind = cli_arg_is_option(arg, &ended);
+        if (kind < 0)
+            continue;
+        if (kind > 0 && (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0)) {
+            cli_print_help(stdout);
+            return CLI_EXIT_OK;
+        }
+        if (kind > 0) {
+            cli_error("info: unknown option '%s'; see pcwt --help", arg);
+            return CLI_EXIT_USAGE;
+        }
+        if (path) {
+            cli_error("info: too many arguments ('%s'); see pcwt --help", arg);
+            return CLI_EXIT_USAGE;
+        }
+        path = arg;
+    }
+    if (!path) {
+        cli_error("info: needs a codestream file: pcwt info IN");
+        return CLI_EXIT_USAGE;
+    }
+    if (cli_read_file(path, CLI_MAX_INPUT_BYTES, &src) != 0)
+        return CLI_EXIT_RUNTIME;
+    memset(&info, 0, sizeof info);
+    st = pcwt_read_header(src.data, src.size, &info);
+    if (st != PCWT_OK) {
+        cli_header_error(path, st);
+        rc = CLI_EXIT_RUNTIME;
+    } else {
+        print_header(path, &info, src.size);
+        if (src.size < info.codestream_length) {
+            cli_error("'%s' is truncated: the header declares %zu bytes, the file has %zu", path,
+                      info.codestream_length, src.size);
+            rc = CLI_EXIT_RUNTIME;
+        }
+    }
+    cli_buffer_free(&src);
+    return rc;
+}

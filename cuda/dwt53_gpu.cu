@@ -1,0 +1,245 @@
+// dwt53_gpu.cu - B-LDWT+B on the GPU, the twin of codec/src/dwt53.c and mqd.c.
+// Each thread gathers the samples its outputs need through whole-sample symmetric index
+// mirroring, so any partition of the work gives exactly the CPU's whole-row/column result.
+// Forward, per level: a row pass (level input -> row-low / row-high halves) and a column pass
+// that writes the four bands and, fused, their MQDs (with the finer level's MQDs as children)
+// and, on the top level, the plane's Qmax. Inverse: columns, then rows, wrapping arithmetic
+// as on the CPU.
+#include "gpu_check.h"
+#include "gpu_kernels.h"
+
+namespace {
+
+constexpr int TX = 32, TY = 8;
+
+__device__ inline int32_t wadd(int32_t a, int32_t b) { return int32_t(uint32_t(a) + uint32_t(b)); }
+__device__ inline int32_t wsub(int32_t a, int32_t b) { return int32_t(uint32_t(a) - uint32_t(b)); }
+__device__ inline uint32_t mag(int32_t c) { return c < 0 ? 0u - uint32_t(c) : uint32_t(c); }
+__device__ inline int ql(uint32_t a) { return a ? 31 - __clz(a) : -1; }
+
+// Lifting outputs L[i], H[i] of a sequence read through get(k), k already mirrored by the caller.
+template <typename Get>
+__device__ inline void lift_pair(Get get, int i, int n, int32_t &lo, int32_t &hi)
+{
+    const int32_t x0 = get(mirror(2 * i, n)), x1 = get(mirror(2 * i + 1, n));
+    const int32_t x2 = get(mirror(2 * i + 2, n));
+    hi = x1 - ((x0 + x2) >> 1);
+    int32_t hm1 = hi;
+    if (i > 0) {
+        const int32_t xm1 = get(mirror(2 * i - 1, n)), xm2 = get(mirror(2 * i - 2, n));
+        hm1 = xm1 - ((xm2 + x0) >> 1);
+    }
+    lo = x0 + ((hm1 + hi + 2) >> 2);
+}
+
+__global__ void fwd_rows(const GpuLevel *levels, int32_t *i32)
+{
+    const GpuLevel e = levels[blockIdx.y];
+    const uint32_t tiles_x = (e.bc + TX - 1) / TX;
+    const uint32_t j = (blockIdx.x % tiles_x) * TX + threadIdx.x;
+    const uint32_t row = (blockIdx.x / tiles_x) * TY + threadIdx.y;
+    if (row >= e.r || j >= e.bc)
+        return;
+    const int32_t *x = i32 + e.in + uint64_t(row) * e.c;
+    int32_t lo = 0, hi = 0;
+    if (j < e.c / 2)
+        lift_pair([x](int k) { return x[k]; }, int(j), int(e.c), lo, hi);
+    i32[e.tmp_lo + uint64_t(row) * e.bc + j] = lo; // the padding column gets 0
+    i32[e.tmp_hi + uint64_t(row) * e.bc + j] = hi;
+}
+
+// Largest child MQD among (2x+dx, 2y+dy), ignoring positions outside the child band.
+__device__ inline int child_max(const GpuBand *bands, const int8_t *i8, int child, uint32_t x,
+                                uint32_t y)
+{
+    if (child < 0)
+        return -1;
+    const GpuBand c = bands[child];
+    int m = -1;
+    for (uint32_t dx = 0; dx < 2; dx++)
+        for (uint32_t dy = 0; dy < 2; dy++) {
+            const uint32_t xx = 2 * x + dx, yy = 2 * y + dy;
+            if (xx < c.mrows && yy < c.mcols)
+                m = max(m, int(i8[c.mqd + uint64_t(xx) * c.mcols + yy]));
+        }
+    return m;
+}
+
+__device__ inline void warp_qmax(int m, int32_t *qmax)
+{
+    for (int off = 16; off > 0; off >>= 1)
+        m = max(m, __shfl_xor_sync(0xffffffffu, m, off));
+    if ((threadIdx.x & 31) == 0 && m > -1)
+        atomicMax(qmax, m);
+}
+
+// One thread per MQD element (x, y) of the level: the 2x2 coefficients of all four bands.
+__global__ void fwd_cols_mqd(const GpuLevel *levels, const GpuBand *bands, GpuPlaneState *state,
+                             int32_t *i32, int8_t *i8)
+{
+    const GpuLevel e = levels[blockIdx.y];
+    const uint32_t mr = e.br / 2, mc = e.bc / 2;
+    const uint32_t tiles_x = (mc + TX - 1) / TX;
+    const uint32_t y = (blockIdx.x % tiles_x) * TX + threadIdx.x;
+    const uint32_t x = (blockIdx.x / tiles_x) * TY + threadIdx.y;
+    const bool live = x < mr && y < mc;
+    int top_m = -1;
+    if (live) {
+        const uint32_t N = e.r / 2;
+        uint32_t a_ll = 0, a_hl = 0, a_lh = 0, a_hh = 0;
+        for (uint32_t half = 0; half < 2; half++) { // 0: row-low -> LL, LH; 1: row-high -> HL, HH
+            const int32_t *src = i32 + (half ? e.tmp_hi : e.tmp_lo);
+            const uint64_t lo_off = half ? bands[e.b_hl].coef : e.ll;
+            const uint64_t hi_off = half ? bands[e.b_hh].coef : bands[e.b_lh].coef;
+            for (uint32_t dy = 0; dy < 2; dy++) {
+                const uint32_t j = 2 * y + dy;
+                for (uint32_t dx = 0; dx < 2; dx++) {
+                    const uint32_t i = 2 * x + dx;
+                    int32_t lo = 0, hi = 0;
+                    if (i < N)
+                        lift_pair([src, j, &e](int k) { return src[uint64_t(k) * e.bc + j]; },
+                                  int(i), int(e.r), lo, hi);
+                    i32[lo_off + uint64_t(i) * e.bc + j] = lo;
+                    i32[hi_off + uint64_t(i) * e.bc + j] = hi;
+                    if (half) {
+                        a_hl |= mag(lo);
+                        a_hh |= mag(hi);
+                    } else {
+                        a_ll |= mag(lo);
+                        a_lh |= mag(hi);
+                    }
+                }
+            }
+        }
+        const uint64_t mi = uint64_t(x) * mc + y;
+        const int m_hl = max(ql(a_hl), child_max(bands, i8, e.child_hl, x, y));
+        const int m_lh = max(ql(a_lh), child_max(bands, i8, e.child_lh, x, y));
+        const int m_hh = max(ql(a_hh), child_max(bands, i8, e.child_hh, x, y));
+        i8[bands[e.b_hl].mqd + mi] = int8_t(m_hl);
+        i8[bands[e.b_lh].mqd + mi] = int8_t(m_lh);
+        i8[bands[e.b_hh].mqd + mi] = int8_t(m_hh);
+        if (e.top) {
+            const int m_ll = ql(a_ll);
+            i8[bands[e.b_ll].mqd + mi] = int8_t(m_ll);
+            top_m = max(max(m_ll, m_hl), max(m_lh, m_hh));
+        }
+    }
+    if (e.top) // uniform per block: every thread of the block takes part in the warp reduction
+        warp_qmax(top_m, &state[e.plane].qmax);
+}
+
+// Planes coded without a transform: the LL band is the padded image (type-1 MQDs only).
+__global__ void mqd_level0(const uint32_t *plane_ids, const GpuPlane *planes, const GpuBand *bands,
+                           GpuPlaneState *state, const int32_t *i32, int8_t *i8)
+{
+    const GpuPlane p = planes[plane_ids[blockIdx.y]];
+    const GpuBand b = bands[p.band_first];
+    const uint32_t tiles_x = (b.mcols + TX - 1) / TX;
+    const uint32_t y = (blockIdx.x % tiles_x) * TX + threadIdx.x;
+    const uint32_t x = (blockIdx.x / tiles_x) * TY + threadIdx.y;
+    int m = -1;
+    if (x < b.mrows && y < b.mcols) {
+        const int32_t *r0 = i32 + b.coef + uint64_t(2 * x) * b.cols + 2 * y;
+        const int32_t *r1 = r0 + b.cols;
+        m = ql(mag(r0[0]) | mag(r0[1]) | mag(r1[0]) | mag(r1[1]));
+        i8[b.mqd + uint64_t(x) * b.mcols + y] = int8_t(m);
+    }
+    warp_qmax(m, &state[plane_ids[blockIdx.y]].qmax);
+}
+
+// Inverse columns: rows 2i, 2i+1 of the row-low and row-high halves, for the first c/2 columns.
+__global__ void inv_cols(const GpuLevel *levels, const GpuBand *bands, int32_t *i32)
+{
+    const GpuLevel e = levels[blockIdx.y];
+    const uint32_t N = e.r / 2, M = e.c / 2;
+    const uint32_t tiles_x = (M + TX - 1) / TX;
+    const uint32_t j = (blockIdx.x % tiles_x) * TX + threadIdx.x;
+    const uint32_t i = (blockIdx.x / tiles_x) * TY + threadIdx.y;
+    if (i >= N || j >= M)
+        return;
+    for (uint32_t half = 0; half < 2; half++) {
+        const int32_t *L = i32 + (half ? bands[e.b_hl].coef : e.ll) + j;
+        const int32_t *H = i32 + (half ? bands[e.b_hh].coef : bands[e.b_lh].coef) + j;
+        const uint64_t s = e.bc;
+        const int32_t hi = H[i * s], hm1 = i ? H[(i - 1) * s] : hi;
+        const int32_t x0 = wsub(L[i * s], wadd(wadd(hm1, hi), 2) >> 2);
+        int32_t x2 = x0; // x[2N] = x[2N-2]
+        if (i + 1 < N)
+            x2 = wsub(L[(i + 1) * s], wadd(wadd(hi, H[(i + 1) * s]), 2) >> 2);
+        const int32_t x1 = wadd(hi, wadd(x0, x2) >> 1);
+        int32_t *out = i32 + (half ? e.tmp_hi : e.tmp_lo) + j;
+        out[uint64_t(2 * i) * s] = x0;
+        out[uint64_t(2 * i + 1) * s] = x1;
+    }
+}
+
+__global__ void inv_rows(const GpuLevel *levels, int32_t *i32)
+{
+    const GpuLevel e = levels[blockIdx.y];
+    const uint32_t M = e.c / 2;
+    const uint32_t tiles_x = (M + TX - 1) / TX;
+    const uint32_t j = (blockIdx.x % tiles_x) * TX + threadIdx.x;
+    const uint32_t row = (blockIdx.x / tiles_x) * TY + threadIdx.y;
+    if (row >= e.r || j >= M)
+        return;
+    const int32_t *L = i32 + e.tmp_lo + uint64_t(row) * e.bc;
+    const int32_t *H = i32 + e.tmp_hi + uint64_t(row) * e.bc;
+    const int32_t hi = H[j], hm1 = j ? H[j - 1] : hi;
+    const int32_t x0 = wsub(L[j], wadd(wadd(hm1, hi), 2) >> 2);
+    int32_t x2 = x0;
+    if (j + 1 < M)
+        x2 = wsub(L[j + 1], wadd(wadd(hi, H[j + 1]), 2) >> 2);
+    int32_t *out = i32 + e.in + uint64_t(row) * e.c;
+    out[2 * j] = x0;
+    out[2 * j + 1] = wadd(hi, wadd(x0, x2) >> 1);
+}
+
+uint32_t tiles(uint32_t rows, uint32_t cols) { return ((cols + TX - 1) / TX) * ((rows + TY - 1) / TY); }
+
+// Launches over up to 65535 entries per grid row.
+template <typename F> void for_entries(uint32_t count, F launch)
+{
+    for (uint32_t first = 0; first < count; first += 65535)
+        launch(first, count - first < 65535 ? count - first : 65535);
+}
+
+} // namespace
+
+void gpu_dwt_forward_level(const DeviceBatch &b, const GpuLevel *lv, uint32_t count, uint32_t max_r,
+                           uint32_t max_bc, cudaStream_t s)
+{
+    const dim3 block(TX, TY);
+    for_entries(count, [&](uint32_t first, uint32_t n) {
+        fwd_rows<<<dim3(tiles(max_r, max_bc), n), block, 0, s>>>(lv + first, b.i32);
+        CUDA_CHECK_LAUNCH();
+    });
+    for_entries(count, [&](uint32_t first, uint32_t n) {
+        fwd_cols_mqd<<<dim3(tiles(max_r / 2, max_bc / 2), n), block, 0, s>>>(lv + first, b.bands,
+                                                                            b.state, b.i32, b.i8);
+        CUDA_CHECK_LAUNCH();
+    });
+}
+
+void gpu_mqd_level0(const DeviceBatch &b, uint32_t count, uint32_t max_mr, uint32_t max_mc,
+                    cudaStream_t s)
+{
+    for_entries(count, [&](uint32_t first, uint32_t n) {
+        mqd_level0<<<dim3(tiles(max_mr, max_mc), n), dim3(TX, TY), 0, s>>>(
+            b.level0 + first, b.planes, b.bands, b.state, b.i32, b.i8);
+        CUDA_CHECK_LAUNCH();
+    });
+}
+
+void gpu_dwt_inverse_level(const DeviceBatch &b, const GpuLevel *lv, uint32_t count, uint32_t max_r,
+                           uint32_t max_bc, cudaStream_t s)
+{
+    const dim3 block(TX, TY);
+    for_entries(count, [&](uint32_t first, uint32_t n) {
+        inv_cols<<<dim3(tiles(max_r / 2, max_bc), n), block, 0, s>>>(lv + first, b.bands, b.i32);
+        CUDA_CHECK_LAUNCH();
+    });
+    for_entries(count, [&](uint32_t first, uint32_t n) {
+        inv_rows<<<dim3(tiles(max_r, max_bc), n), block, 0, s>>>(lv + first, b.i32);
+        CUDA_CHECK_LAUNCH();
+    });
+}

@@ -1,0 +1,57 @@
+// gpu_kernels.h - host launchers of the CUDA stages (one .cu file per stage, named as in codec/src).
+#pragma once
+
+#include "gpu_layout.h"
+#include "gpu_types.h"
+
+#include <cuda_runtime.h>
+
+struct DeviceBatch {            // device copies of a BatchLayout's tables and its arenas
+    GpuFrame *frames;
+    GpuPlane *planes;
+    GpuBand *bands;
+    GpuLevel *levels;           // all levels, grouped by l (offsets in level_first)
+    uint32_t *steps;            // decode steps' band indices (offsets in step_first)
+    uint32_t *level0;
+    GpuGroup *groups;
+    GpuPlaneState *state;
+    uint64_t *group_size;       // encode: record bytes, then their exclusive scan
+    int32_t *i32;
+    int8_t *i8;
+    uint8_t *samples;
+    uint8_t *stream;            // codestreams (decode input / encode output)
+    uint32_t *flags;            // encode: high-bit flags per frame and component
+};
+
+// planes_gpu.cu
+void gpu_high_bit_flags(const DeviceBatch &b, const GpuFrame *host_frames, uint32_t frame_count,
+                        cudaStream_t s);
+void gpu_import_planes(const DeviceBatch &b, uint32_t plane_count, uint32_t max_rows,
+                       uint32_t max_cols, cudaStream_t s);
+void gpu_export_planes(const DeviceBatch &b, uint32_t plane_count, uint32_t kind,
+                       uint32_t max_rows, uint32_t max_cols, cudaStream_t s);
+
+// dwt53_gpu.cu
+void gpu_dwt_forward_level(const DeviceBatch &b, const GpuLevel *dev_levels, uint32_t count,
+                           uint32_t max_r, uint32_t max_bc, cudaStream_t s);
+void gpu_mqd_level0(const DeviceBatch &b, uint32_t count, uint32_t max_mr, uint32_t max_mc,
+                    cudaStream_t s);
+void gpu_dwt_inverse_level(const DeviceBatch &b, const GpuLevel *dev_levels, uint32_t count,
+                           uint32_t max_r, uint32_t max_bc, cudaStream_t s);
+
+// group_coder_gpu.cu
+void gpu_group_sizes(const DeviceBatch &b, uint64_t groups, uint32_t band_count, cudaStream_t s);
+void gpu_group_offsets(const DeviceBatch &b, uint64_t groups, uint32_t band_count,
+                       void *scan_tmp, size_t scan_tmp_size, cudaStream_t s);
+size_t gpu_scan_tmp_size(uint64_t groups);
+void gpu_group_encode(const DeviceBatch &b, uint64_t groups, uint32_t band_count, cudaStream_t s);
+void gpu_group_walk(const DeviceBatch &b, uint32_t plane_count, cudaStream_t s);
+void gpu_group_decode(const DeviceBatch &b, const uint32_t *dev_bands, uint32_t band_count,
+                      uint32_t max_groups, cudaStream_t s);
+void gpu_check_qmax(const DeviceBatch &b, uint32_t plane_count, cudaStream_t s);
+
+// crc32_gpu.cu
+void gpu_crc_init();
+void gpu_group_crcs(const DeviceBatch &b, uint64_t groups, uint32_t band_count, cudaStream_t s);
+void gpu_plane_crcs(const DeviceBatch &b, uint32_t plane_count, int verify, cudaStream_t s);
+void gpu_write_headers(const DeviceBatch &b, uint32_t frame_count, cudaStream_t s);

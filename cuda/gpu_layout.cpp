@@ -1,0 +1,167 @@
+// gpu_layout.cpp - builds the batch tables (see gpu_layout.h). Sizes follow codec/src/plan.c.
+#include "gpu_layout.h"
+
+extern "C" {
+#include "internal.h"
+}
+
+namespace {
+
+uint64_t div_up(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+uint32_t add_band(BatchLayout &L, uint32_t plane, uint32_t level, uint32_t rows, uint32_t cols,
+                  uint32_t gr, uint32_t gc, uint64_t coef)
+{
+    GpuBand b{};
+    b.coef = coef;
+    b.rows = rows;
+    b.cols = cols;
+    b.mrows = rows / 2;
+    b.mcols = cols / 2;
+    b.mqd = L.i8_size;
+    L.i8_size += uint64_t(b.mrows) * b.mcols;
+    b.plane = plane;
+    b.level = level;
+    b.parent = -1;
+    b.gcols = uint32_t(div_up(b.mcols, gc));
+    b.group_count = uint32_t(div_up(b.mrows, gr) * b.gcols);
+    L.bands.push_back(b);
+    return uint32_t(L.bands.size() - 1);
+}
+
+} // namespace
+
+void gpu_build_layout(const std::vector<FrameSpec> &frames, BatchLayout &L)
+{
+    L = BatchLayout{};
+    for (const FrameSpec &f : frames) {
+        const pcwt_image_desc &d = f.desc;
+        GpuFrame fr{};
+        fr.plane_first = uint32_t(L.planes.size());
+        fr.width = d.width;
+        fr.height = d.height;
+        fr.components = d.components;
+        fr.bits_alloc = d.bits_allocated;
+        fr.bits_stored = d.bits_stored;
+        fr.is_signed = d.is_signed;
+        fr.planar = d.components > 1 ? d.planar : 0;
+        fr.levels = f.levels;
+        fr.gr = f.gr;
+        fr.gc = f.gc;
+        fr.sample_off = f.sample_off;
+        fr.sample_size = pcwt_image_size(&d);
+        pcwt_plan plan;
+        pcwt_plan_make(&plan, d.height, d.width, f.levels);
+        for (uint32_t c = 0; c < d.components; c++) {
+            for (uint32_t kind = 0; kind < 2; kind++) {
+                if (kind == 1 && !f.high[c])
+                    continue;
+                GpuPlane p{};
+                const uint32_t pi = uint32_t(L.planes.size());
+                p.frame = uint32_t(L.frames.size());
+                p.comp = c;
+                p.kind = kind;
+                p.rows = d.height;
+                p.cols = d.width;
+                p.levels = f.levels;
+                p.gr = f.gr;
+                p.gc = f.gc;
+                p.sample_off = f.sample_off;
+                p.components = d.components;
+                p.bits_alloc = d.bits_allocated;
+                p.bits_stored = d.bits_stored;
+                p.is_signed = d.is_signed;
+                p.planar = fr.planar;
+                p.image = L.i32_size;
+                L.i32_size += uint64_t(pcwt_even_up(d.height)) * pcwt_even_up(d.width);
+                // Row-transform scratch, sized for level 1 (the largest) and reused by every level.
+                uint64_t tmp_lo = 0, tmp_hi = 0;
+                if (f.levels) {
+                    const uint64_t t = uint64_t(plan.lv[0].level_r) * plan.lv[0].band_c;
+                    tmp_lo = L.i32_size;
+                    tmp_hi = L.i32_size + t;
+                    L.i32_size += 2 * t;
+                }
+                // Bands in coding order: LL, then HL, LH, HH from the top level down.
+                p.band_first = uint32_t(L.bands.size());
+                std::vector<uint64_t> ll_off(f.levels + 1, 0);
+                std::vector<uint64_t> band_off(3 * f.levels + 3, 0);
+                for (uint32_t l = 1; l <= f.levels; l++) { // allocate coefficient storage
+                    const pcwt_level_size &s = plan.lv[l - 1];
+                    const uint64_t n = uint64_t(s.band_r) * s.band_c;
+                    for (uint32_t o = 0; o < 3; o++) {
+                        band_off[3 * l + o] = L.i32_size;
+                        L.i32_size += n;
+                    }
+                    ll_off[l] = L.i32_size;
+                    L.i32_size += n;
+                }
+                const uint64_t ll_coef = f.levels ? ll_off[f.levels] : p.image;
+                add_band(L, pi, f.levels, plan.ll_r, plan.ll_c, f.gr, f.gc, ll_coef);
+                for (uint32_t l = f.levels; l >= 1; l--) {
+                    const pcwt_level_size &s = plan.lv[l - 1];
+                    for (uint32_t o = 0; o < 3; o++) {
+                        const uint32_t b = add_band(L, pi, l, s.band_r, s.band_c, f.gr, f.gc,
+                                                    band_off[3 * l + o]);
+                        if (l < f.levels)
+                            L.bands[b].parent = int32_t(b - 3);
+                    }
+                }
+                p.band_count = uint32_t(L.bands.size()) - p.band_first;
+                if (L.levels.size() < f.levels)
+                    L.levels.resize(f.levels);
+                if (L.decode_steps.size() < f.levels + 1u)
+                    L.decode_steps.resize(f.levels + 1u);
+                L.decode_steps[0].push_back(p.band_first);
+                for (uint32_t l = 1; l <= f.levels; l++) {
+                    const pcwt_level_size &s = plan.lv[l - 1];
+                    GpuLevel e{};
+                    e.plane = pi;
+                    e.r = s.level_r;
+                    e.c = s.level_c;
+                    e.br = s.band_r;
+                    e.bc = s.band_c;
+                    e.in = l == 1 ? p.image : ll_off[l - 1];
+                    e.tmp_lo = tmp_lo;
+                    e.tmp_hi = tmp_hi;
+                    e.ll = ll_off[l];
+                    e.b_ll = p.band_first;
+                    e.b_hl = pcwt_band_index(f.levels, l, 0) + p.band_first;
+                    e.b_lh = pcwt_band_index(f.levels, l, 1) + p.band_first;
+                    e.b_hh = pcwt_band_index(f.levels, l, 2) + p.band_first;
+                    e.child_hl = l > 1 ? int32_t(pcwt_band_index(f.levels, l - 1, 0) + p.band_first) : -1;
+                    e.child_lh = l > 1 ? int32_t(pcwt_band_index(f.levels, l - 1, 1) + p.band_first) : -1;
+                    e.child_hh = l > 1 ? int32_t(pcwt_band_index(f.levels, l - 1, 2) + p.band_first) : -1;
+                    e.top = l == f.levels;
+                    L.levels[l - 1].push_back(e);
+                    const uint32_t step = f.levels - l; // top level: step 0, with LL
+                    for (uint32_t o = 0; o < 3; o++)
+                        L.decode_steps[step].push_back(e.b_hl + o);
+                }
+                if (!f.levels)
+                    L.level0_planes.push_back(pi);
+                L.planes.push_back(p);
+            }
+        }
+        fr.plane_count = uint32_t(L.planes.size()) - fr.plane_first;
+        fr.header_size = uint32_t(pcwt_header_size(fr.plane_count));
+        fr.hdr_prefix = (L.frames.empty() ? 0 : L.frames.back().hdr_prefix) + fr.header_size;
+        if (f.levels > L.max_levels)
+            L.max_levels = f.levels;
+        L.frames.push_back(fr);
+    }
+    // Groups: flat, in codestream order (frame, plane, band, raster).
+    uint64_t g = 0;
+    for (GpuPlane &p : L.planes) {
+        p.group_first = g;
+        for (uint32_t b = p.band_first; b < p.band_first + p.band_count; b++) {
+            L.bands[b].group_first = g;
+            g += L.bands[b].group_count;
+        }
+        p.group_count = uint32_t(g - p.group_first);
+    }
+    L.groups = g;
+    // 16-byte alignment of the arenas' ends keeps vector loads possible later.
+    L.i32_size = (L.i32_size + 3) & ~uint64_t(3);
+    L.i8_size = (L.i8_size + 15) & ~uint64_t(15);
+}

@@ -1,0 +1,41 @@
+// gpu_layout.h - host-side description of one batch of planes: where every image, band, MQD band
+// and group lives in the device arenas, which the kernels read from the tables in gpu_types.h.
+// Encoder and decoder build the same layout from the frames' sizes, levels and group sizes.
+#pragma once
+
+#include "gpu_types.h"
+
+#include "pcwt.h"
+
+#include <cstdint>
+#include <vector>
+
+struct GpuFrame {
+    uint32_t plane_first, plane_count;
+    uint32_t header_size;
+    uint32_t width, height, components, bits_alloc, bits_stored, is_signed, planar;
+    uint32_t levels, gr, gc;
+    uint64_t sample_off, sample_size; // in the sample buffer
+    uint64_t hdr_prefix;              // header bytes of frames 0..this one (encode layout)
+    uint64_t out_start, out_end;      // encode: the frame's codestream in the output buffer
+};
+
+struct FrameSpec {              // what the layout needs to know about one frame
+    pcwt_image_desc desc;
+    uint32_t levels, gr, gc;
+    uint32_t high[3];           // component c has a high-bit plane
+    uint64_t sample_off;
+};
+
+struct BatchLayout {
+    std::vector<GpuFrame> frames;
+    std::vector<GpuPlane> planes;
+    std::vector<GpuBand> bands;
+    std::vector<std::vector<GpuLevel>> levels;      // [l-1]: level l of every plane that has it
+    std::vector<std::vector<uint32_t>> decode_steps; // bands by depth from the top (coarse first)
+    std::vector<uint32_t> level0_planes;            // planes coded without a transform
+    uint64_t i32_size = 0, i8_size = 0, groups = 0;
+    uint32_t max_levels = 0;
+};
+
+void gpu_build_layout(const std::vector<FrameSpec> &frames, BatchLayout &out);

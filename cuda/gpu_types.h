@@ -1,0 +1,87 @@
+// gpu_types.h - the tables that describe a batch to the kernels, built on the host
+// (gpu_layout.cpp) and copied to the device once per batch. Offsets index the batch's arenas:
+// `i32` (coefficients and images), `i8` (MQDs), the sample buffer and the codestream buffer.
+#pragma once
+
+#include <cstdint>
+
+#ifdef __CUDACC__
+#define PCWT_HD __host__ __device__
+#else
+#define PCWT_HD
+#endif
+
+struct GpuPlane {
+    uint32_t frame, comp, kind;   // kind 0: values, 1: bits above bits_stored
+    uint32_t rows, cols, levels;  // image size, levels applied
+    uint32_t gr, gc;              // group size
+    uint64_t image;               // i32 offset: even(rows) x even(cols)
+    uint32_t band_first, band_count;
+    uint64_t group_first;
+    uint32_t group_count;
+    // the frame's samples
+    uint64_t sample_off;          // byte offset in the sample buffer
+    uint32_t components, bits_alloc, bits_stored, is_signed, planar;
+    // codestream position of this plane's payload (decode: known from the header; encode: from
+    // the scan of group sizes)
+    uint64_t payload_off, payload_len;
+    uint32_t crc_expected;        // decode: from the header
+    int32_t qmax;                 // decode: from the header
+};
+
+struct GpuBand {
+    uint64_t coef;                // i32 offset, rows x cols
+    uint64_t mqd;                 // i8 offset, mrows x mcols
+    uint32_t rows, cols, mrows, mcols;
+    uint32_t plane, level;
+    int32_t parent;               // band index one level coarser, same orientation; -1: top level
+    uint32_t gcols;               // groups per row of groups
+    uint64_t group_first;
+    uint32_t group_count;
+};
+
+struct GpuLevel {                 // one decomposition level of one plane
+    uint32_t plane;
+    uint32_t r, c, br, bc;        // level input size, band size
+    uint64_t in;                  // i32 offset of the level input (r x c)
+    uint64_t tmp_lo, tmp_hi;      // i32 offsets, r x bc each (row-transformed halves)
+    uint32_t b_ll, b_hl, b_lh, b_hh; // band indices (b_ll: the LL output, a band only at the top)
+    uint64_t ll;                  // i32 offset of this level's LL output (br x bc)
+    int32_t child_hl, child_lh, child_hh; // band indices one level finer, -1 at level 1
+    uint32_t top;                 // 1 on the plane's top level
+};
+
+struct GpuGroup {                 // filled on the device
+    uint64_t offset;              // byte offset of the group record in the codestream buffer
+    uint32_t bits;                // bits of the group's bit string
+    uint32_t crc;                 // CRC-32 of the record (length word + bytes)
+};
+
+// Per-plane results and error flags written by the kernels.
+struct GpuPlaneState {
+    int32_t qmax;                 // encode: Qmax; decode: largest decoded top-level MQD
+    uint32_t crc;                 // CRC-32 of the payload
+    uint32_t error;               // decode: nonzero = first error code (GpuError)
+    uint32_t pad;
+    uint64_t payload_off, payload_len; // encode: where the plane's payload landed
+};
+
+enum GpuError : uint32_t {
+    GPU_OK = 0,
+    GPU_ERR_GROUP_BOUNDS = 1,     // a group length runs past the payload
+    GPU_ERR_GROUP_BITS = 2,       // decoded bits differ from the declared length
+    GPU_ERR_NEG_ZERO = 3,         // invalid coefficient code
+    GPU_ERR_QMAX = 4,             // Qmax is not the largest top-level MQD
+    GPU_ERR_RANGE = 5,            // decoded sample out of range
+    GPU_ERR_CRC = 6,              // payload CRC mismatch
+    GPU_ERR_TRAILING = 7          // bytes after the last group
+};
+
+// Whole-sample symmetric extension of an index into [0, n): x[-i] = x[i], x[n-1+i] = x[n-1-i].
+PCWT_HD inline int mirror(int i, int n)
+{
+    if (i < 0) i = -i;
+    if (i >= n) i = 2 * (n - 1) - i;
+    if (i < 0) i = -i; // n == 2 and i == 3 or -2
+    return i;
+}

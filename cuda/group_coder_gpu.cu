@@ -1,0 +1,380 @@
+// group_coder_gpu.cu - element and group coding on the GPU, the twin of codec/src/group_coder.c.
+// Encode: a warp per group sums its element code lengths; an exclusive scan of the record sizes
+// places every group; then a block per group writes its record: each thread codes a few
+// consecutive elements, a block scan gives each thread its bit offset, the bits are OR-ed into a
+// shared-memory word buffer and copied out as bytes (long groups in chunks, carrying the partial
+// byte). Decode: a thread per plane walks the length words to locate the groups, then, level by
+// level from the top, a thread per group decodes its elements (parents first).
+#include "gpu_check.h"
+#include "gpu_kernels.h"
+
+#include <cub/block/block_scan.cuh>
+#include <cub/device/device_scan.cuh>
+
+namespace {
+
+__device__ inline uint32_t mag(int32_t c) { return c < 0 ? 0u - uint32_t(c) : uint32_t(c); }
+
+__device__ inline uint32_t find_band(const GpuBand *bands, uint32_t n, uint64_t g)
+{
+    uint32_t lo = 0, hi = n; // last band with group_first <= g
+    while (hi - lo > 1) {
+        const uint32_t mid = (lo + hi) / 2;
+        if (bands[mid].group_first <= g) lo = mid; else hi = mid;
+    }
+    return lo;
+}
+
+struct GroupPos {
+    uint32_t gx, gy, vr, vc; // first element and valid extent
+};
+
+__device__ inline GroupPos group_pos(const GpuBand &b, const GpuPlane &p, uint64_t g)
+{
+    const uint32_t k = uint32_t(g - b.group_first);
+    GroupPos q;
+    q.gx = (k / b.gcols) * p.gr;
+    q.gy = (k % b.gcols) * p.gc;
+    q.vr = min(p.gr, b.mrows - q.gx);
+    q.vc = min(p.gc, b.mcols - q.gy);
+    return q;
+}
+
+__device__ inline int reference(const GpuBand &b, const GpuBand *bands, const int8_t *i8, int qmax,
+                                uint32_t x, uint32_t y)
+{
+    if (b.parent < 0)
+        return qmax;
+    const GpuBand &pb = bands[b.parent];
+    return i8[pb.mqd + uint64_t(x / 2) * pb.mcols + y / 2];
+}
+
+__device__ inline uint32_t element_bits(int r, int m)
+{
+    return m >= 0 ? uint32_t(r - m + 1 + 4 * (m + 2)) : uint32_t(r + 1);
+}
+
+__global__ void group_sizes(const GpuBand *bands, uint32_t band_count, const GpuPlane *planes,
+                            const GpuPlaneState *state, const int8_t *i8, GpuGroup *groups,
+                            uint64_t *sizes, uint64_t n)
+{
+    const uint64_t g = (uint64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+    const uint32_t lane = threadIdx.x & 31;
+    if (g >= n)
+        return;
+    const GpuBand b = bands[find_band(bands, band_count, g)];
+    const GpuPlane p = planes[b.plane];
+    const int qmax = state[b.plane].qmax;
+    const GroupPos q = group_pos(b, p, g);
+    uint32_t bits = 0;
+    for (uint32_t e = lane; e < q.vr * q.vc; e += 32) {
+        const uint32_t x = q.gx + e / q.vc, y = q.gy + e % q.vc;
+        bits += element_bits(reference(b, bands, i8, qmax, x, y), i8[b.mqd + uint64_t(x) * b.mcols + y]);
+    }
+    for (int off = 16; off > 0; off >>= 1)
+        bits += __shfl_xor_sync(0xffffffffu, bits, off);
+    if (lane == 0) {
+        groups[g].bits = bits;
+        sizes[g] = 4 + (bits + 7) / 8;
+    }
+}
+
+__global__ void group_offsets(const GpuBand *bands, uint32_t band_count, const GpuPlane *planes,
+                              const GpuFrame *frames, const uint64_t *scan, GpuGroup *groups,
+                              uint64_t n)
+{
+    const uint64_t g = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (g >= n)
+        return;
+    const GpuBand &b = bands[find_band(bands, band_count, g)];
+    groups[g].offset = scan[g] + frames[planes[b.plane].frame].hdr_prefix;
+}
+
+constexpr int ENC_THREADS = 256, ENC_EPT = 4, ENC_CHUNK = ENC_THREADS * ENC_EPT;
+constexpr int ENC_MAX_BITS = 31 + 4 * 32; // an element with r <= 30
+constexpr int ENC_WORDS = ENC_CHUNK * ENC_MAX_BITS / 32 + 2;
+
+// ORs the low n bits of v (n <= 32) at stream bit position pos of the shared word buffer.
+__device__ inline void put_bits(uint32_t *w, uint32_t pos, uint32_t v, uint32_t n)
+{
+    if (!n)
+        return;
+    const uint32_t i = pos >> 5, s = pos & 31;
+    if (s + n <= 32) {
+        atomicOr(&w[i], v << (32 - s - n));
+    } else {
+        atomicOr(&w[i], v >> (s + n - 32));
+        atomicOr(&w[i + 1], v << (64 - s - n));
+    }
+}
+
+__global__ void __launch_bounds__(ENC_THREADS) group_encode(
+    const GpuBand *bands, uint32_t band_count, const GpuPlane *planes, const GpuPlaneState *state,
+    const GpuGroup *groups, const int32_t *i32, const int8_t *i8, uint8_t *stream)
+{
+    using Scan = cub::BlockScan<uint32_t, ENC_THREADS>;
+    __shared__ typename Scan::TempStorage scan_tmp;
+    __shared__ uint32_t words[ENC_WORDS];
+    __shared__ uint32_t chunk_total;
+
+    const uint64_t g = blockIdx.x;
+    const GpuBand b = bands[find_band(bands, band_count, g)];
+    const GpuPlane p = planes[b.plane];
+    const int qmax = state[b.plane].qmax;
+    const GroupPos q = group_pos(b, p, g);
+    const GpuGroup grp = groups[g];
+    uint8_t *out = stream + grp.offset;
+    if (threadIdx.x < 4)
+        out[threadIdx.x] = uint8_t(grp.bits >> (8 * threadIdx.x));
+    uint8_t *dst = out + 4;
+
+    const uint32_t ne = q.vr * q.vc;
+    uint32_t carry_bits = 0, carry_byte = 0, written = 0;
+    for (uint32_t first = 0; first < ne; first += ENC_CHUNK) {
+        for (uint32_t k = threadIdx.x; k < ENC_WORDS; k += ENC_THREADS)
+            words[k] = 0;
+        // This thread's elements: their references, MQDs and total bits.
+        int r[ENC_EPT], m[ENC_EPT];
+        uint32_t x[ENC_EPT], y[ENC_EPT], bits = 0;
+#pragma unroll
+        for (int k = 0; k < ENC_EPT; k++) {
+            const uint32_t e = first + threadIdx.x * ENC_EPT + k;
+            m[k] = -2;
+            if (e < ne) {
+                x[k] = q.gx + e / q.vc;
+                y[k] = q.gy + e % q.vc;
+                r[k] = reference(b, bands, i8, qmax, x[k], y[k]);
+                m[k] = i8[b.mqd + uint64_t(x[k]) * b.mcols + y[k]];
+                bits += element_bits(r[k], m[k]);
+            }
+        }
+        uint32_t pos, total;
+        Scan(scan_tmp).ExclusiveSum(bits, pos, total);
+        if (threadIdx.x == 0)
+            chunk_total = total;
+        __syncthreads(); // words zeroed, chunk_total visible
+        if (threadIdx.x == 0 && carry_bits)
+            atomicOr(&words[0], carry_byte << 24); // others OR into word 0 at the same time
+        pos += carry_bits;
+#pragma unroll
+        for (int k = 0; k < ENC_EPT; k++) {
+            if (m[k] == -2)
+                continue;
+            if (m[k] < 0) {
+                pos += uint32_t(r[k] + 1); // r + 1 zero bits
+                continue;
+            }
+            const uint32_t lead = uint32_t(r[k] - m[k] + 1);
+            put_bits(words, pos, 1u, lead);
+            pos += lead;
+            const uint32_t nb = uint32_t(m[k]) + 2;
+            const int32_t *c0 = i32 + b.coef + uint64_t(2 * x[k]) * b.cols + 2 * y[k];
+            const int32_t c[4] = {c0[0], c0[1], c0[b.cols], c0[b.cols + 1]};
+#pragma unroll
+            for (int t = 0; t < 4; t++) {
+                put_bits(words, pos, (mag(c[t]) << 1) | uint32_t(c[t] > 0), nb);
+                pos += nb;
+            }
+        }
+        __syncthreads();
+        const uint32_t avail = carry_bits + chunk_total, full = avail / 8;
+        for (uint32_t k = threadIdx.x; k < full; k += ENC_THREADS)
+            dst[written + k] = uint8_t(words[k >> 2] >> (24 - 8 * (k & 3)));
+        carry_bits = avail & 7;
+        carry_byte = carry_bits ? (words[full >> 2] >> (24 - 8 * (full & 3))) & 0xffu : 0u;
+        written += full;
+        __syncthreads(); // before the next chunk clears the buffer
+    }
+    if (threadIdx.x == 0 && carry_bits)
+        dst[written] = uint8_t(carry_byte);
+}
+
+// Decode: locate every group of a plane by walking its length words (a thread per plane).
+__global__ void group_walk(const GpuPlane *planes, uint32_t count, GpuPlaneState *state,
+                           const uint8_t *stream, GpuGroup *groups)
+{
+    const uint32_t pi = blockIdx.x * blockDim.x + threadIdx.x;
+    if (pi >= count)
+        return;
+    const GpuPlane p = planes[pi];
+    uint64_t pos = p.payload_off;
+    const uint64_t end = p.payload_off + p.payload_len;
+    for (uint64_t g = p.group_first; g < p.group_first + p.group_count; g++) {
+        if (end - pos < 4) {
+            state[pi].error = GPU_ERR_GROUP_BOUNDS;
+            return;
+        }
+        const uint8_t *s = stream + pos;
+        const uint32_t bits = uint32_t(s[0]) | uint32_t(s[1]) << 8 | uint32_t(s[2]) << 16 | uint32_t(s[3]) << 24;
+        const uint64_t nbytes = (uint64_t(bits) + 7) / 8;
+        if (nbytes > end - pos - 4) {
+            state[pi].error = GPU_ERR_GROUP_BOUNDS;
+            return;
+        }
+        groups[g].offset = pos;
+        groups[g].bits = bits;
+        pos += 4 + nbytes;
+    }
+    if (pos != end)
+        state[pi].error = GPU_ERR_TRAILING;
+}
+
+struct BitReader {
+    const uint8_t *p, *end;
+    uint64_t acc;
+    uint32_t n;
+    uint32_t consumed;
+    __device__ void refill()
+    {
+        while (n <= 56) {
+            const uint64_t byte = p < end ? *p++ : 0u;
+            acc |= byte << (56 - n);
+            n += 8;
+        }
+    }
+    __device__ uint32_t get(uint32_t nbits) // 1..32
+    {
+        if (n < 32) refill();
+        const uint32_t v = uint32_t(acc >> (64 - nbits));
+        acc <<= nbits;
+        n -= nbits;
+        consumed += nbits;
+        return v;
+    }
+    __device__ uint32_t zeros()
+    {
+        if (n < 32) refill();
+        return acc ? uint32_t(__clzll(acc)) : 64u;
+    }
+    __device__ void skip(uint32_t nbits)
+    {
+        acc = nbits < 64 ? acc << nbits : 0;
+        n -= nbits;
+        consumed += nbits;
+    }
+};
+
+__global__ void group_decode(const uint32_t *band_ids, const GpuBand *bands, const GpuPlane *planes,
+                             GpuPlaneState *state, const GpuGroup *groups, const uint8_t *stream,
+                             int32_t *i32, int8_t *i8)
+{
+    const GpuBand b = bands[band_ids[blockIdx.y]];
+    const uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= b.group_count)
+        return;
+    const uint64_t g = b.group_first + k;
+    const GpuPlane p = planes[b.plane];
+    const GroupPos q = group_pos(b, p, g);
+    const GpuGroup grp = groups[g];
+    BitReader rd{stream + grp.offset + 4, stream + grp.offset + 4 + (uint64_t(grp.bits) + 7) / 8, 0, 0, 0};
+    uint32_t err = 0;
+    int top = -1;
+    for (uint32_t x = q.gx; x < q.gx + q.vr && !err; x++) {
+        for (uint32_t y = q.gy; y < q.gy + q.vc; y++) {
+            const int r = reference(b, bands, i8, p.qmax, x, y);
+            int32_t c[4] = {0, 0, 0, 0};
+            int m = -1;
+            if (r >= 0) {
+                const uint32_t z = rd.zeros();
+                if (z > uint32_t(r)) {
+                    rd.skip(uint32_t(r) + 1);
+                } else {
+                    rd.skip(z + 1);
+                    m = r - int(z);
+                    const uint32_t nb = uint32_t(m) + 2;
+                    for (int t = 0; t < 4; t++) {
+                        const uint32_t v = rd.get(nb);
+                        const uint32_t a = v >> 1;
+                        c[t] = (v & 1u) ? int32_t(a) : -int32_t(a);
+                        if (v == 1u)
+                            err = GPU_ERR_NEG_ZERO;
+                    }
+                }
+            }
+            i8[b.mqd + uint64_t(x) * b.mcols + y] = int8_t(m);
+            top = max(top, m);
+            int32_t *c0 = i32 + b.coef + uint64_t(2 * x) * b.cols + 2 * y;
+            c0[0] = c[0];
+            c0[1] = c[1];
+            c0[b.cols] = c[2];
+            c0[b.cols + 1] = c[3];
+        }
+        if (rd.consumed > grp.bits)
+            err = GPU_ERR_GROUP_BITS;
+    }
+    if (!err && rd.consumed != grp.bits)
+        err = GPU_ERR_GROUP_BITS;
+    if (err)
+        atomicCAS(&state[b.plane].error, 0u, err);
+    if (b.parent < 0 && top >= 0)
+        atomicMax(&state[b.plane].qmax, top);
+}
+
+__global__ void check_qmax(const GpuPlane *planes, uint32_t count, GpuPlaneState *state)
+{
+    const uint32_t pi = blockIdx.x * blockDim.x + threadIdx.x;
+    if (pi < count && state[pi].qmax != planes[pi].qmax)
+        atomicCAS(&state[pi].error, 0u, uint32_t(GPU_ERR_QMAX));
+}
+
+uint32_t blocks(uint64_t n, uint32_t per) { return uint32_t((n + per - 1) / per); }
+
+} // namespace
+
+void gpu_group_sizes(const DeviceBatch &b, uint64_t groups, uint32_t band_count, cudaStream_t s)
+{
+    group_sizes<<<blocks(groups * 32, 256), 256, 0, s>>>(b.bands, band_count, b.planes, b.state,
+                                                          b.i8, b.groups, b.group_size, groups);
+    CUDA_CHECK_LAUNCH();
+}
+
+size_t gpu_scan_tmp_size(uint64_t groups)
+{
+    size_t bytes = 0;
+    CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, static_cast<uint64_t *>(nullptr),
+                                             static_cast<uint64_t *>(nullptr), groups));
+    return bytes;
+}
+
+void gpu_group_offsets(const DeviceBatch &b, uint64_t groups, uint32_t band_count, void *tmp,
+                       size_t tmp_size, cudaStream_t s)
+{
+    // In-place exclusive scan of the record sizes.
+    CUDA_CHECK(cub::DeviceScan::ExclusiveSum(tmp, tmp_size, b.group_size, b.group_size, groups, s));
+    group_offsets<<<blocks(groups, 256), 256, 0, s>>>(b.bands, band_count, b.planes, b.frames,
+                                                      b.group_size, b.groups, groups);
+    CUDA_CHECK_LAUNCH();
+}
+
+void gpu_group_encode(const DeviceBatch &b, uint64_t groups, uint32_t band_count, cudaStream_t s)
+{
+    if (!groups)
+        return;
+    group_encode<<<uint32_t(groups), ENC_THREADS, 0, s>>>(b.bands, band_count, b.planes, b.state,
+                                                          b.groups, b.i32, b.i8, b.stream);
+    CUDA_CHECK_LAUNCH();
+}
+
+void gpu_group_walk(const DeviceBatch &b, uint32_t plane_count, cudaStream_t s)
+{
+    group_walk<<<blocks(plane_count, 128), 128, 0, s>>>(b.planes, plane_count, b.state, b.stream,
+                                                        b.groups);
+    CUDA_CHECK_LAUNCH();
+}
+
+void gpu_group_decode(const DeviceBatch &b, const uint32_t *dev_bands, uint32_t band_count,
+                      uint32_t max_groups, cudaStream_t s)
+{
+    for (uint32_t first = 0; first < band_count; first += 65535) {
+        const uint32_t n = band_count - first < 65535 ? band_count - first : 65535;
+        group_decode<<<dim3(blocks(max_groups, 64), n), 64, 0, s>>>(
+            dev_bands + first, b.bands, b.planes, b.state, b.groups, b.stream, b.i32, b.i8);
+        CUDA_CHECK_LAUNCH();
+    }
+}
+
+void gpu_check_qmax(const DeviceBatch &b, uint32_t plane_count, cudaStream_t s)
+{
+    check_qmax<<<blocks(plane_count, 128), 128, 0, s>>>(b.planes, plane_count, b.state);
+    CUDA_CHECK_LAUNCH();
+}

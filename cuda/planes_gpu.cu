@@ -1,0 +1,139 @@
+// planes_gpu.cu - samples <-> int32 planes on the GPU, the twin of codec/src/planes.c:
+// the high-bit check (which components need a kind-1 plane), import with zero padding to even
+// sizes, and the range-checked export that rebuilds every stored word.
+#include "gpu_check.h"
+#include "gpu_kernels.h"
+
+namespace {
+
+constexpr int TX = 32, TY = 8;
+
+__device__ inline uint32_t load_word(const uint8_t *s, uint32_t alloc, uint64_t i)
+{
+    return alloc == 8 ? s[i] : uint32_t(s[2 * i]) | uint32_t(s[2 * i + 1]) << 8;
+}
+
+__device__ inline int32_t value_of(uint32_t w, uint32_t stored, uint32_t is_signed)
+{
+    const uint32_t v = w & ((1u << stored) - 1u);
+    return (is_signed && (v >> (stored - 1))) ? int32_t(v) - int32_t(1u << stored) : int32_t(v);
+}
+
+__device__ inline uint32_t canonical(int32_t v, uint32_t alloc) { return uint32_t(v) & ((1u << alloc) - 1u); }
+
+// Sample index of (component c, pixel k) in a frame.
+__device__ inline uint64_t sample_index(uint32_t comps, uint32_t planar, uint64_t pixels, uint32_t c,
+                                        uint64_t k)
+{
+    return planar ? c * pixels + k : k * comps + c;
+}
+
+__global__ void high_bit_flags(const GpuFrame *frames, uint32_t *flags, const uint8_t *samples)
+{
+    const GpuFrame f = frames[blockIdx.y];
+    const uint64_t n = uint64_t(f.width) * f.height * f.components;
+    for (uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+         i += uint64_t(gridDim.x) * blockDim.x) {
+        const uint32_t w = load_word(samples + f.sample_off, f.bits_alloc, i);
+        if (w != canonical(value_of(w, f.bits_stored, f.is_signed), f.bits_alloc)) {
+            const uint32_t c = f.planar ? uint32_t(i / (uint64_t(f.width) * f.height))
+                                        : uint32_t(i % f.components);
+            atomicOr(&flags[blockIdx.y * 3 + c], 1u);
+        }
+    }
+}
+
+__global__ void import_planes(const GpuPlane *planes, const uint8_t *samples, int32_t *i32)
+{
+    const GpuPlane p = planes[blockIdx.y];
+    const uint32_t W = p.cols + (p.cols & 1), H = p.rows + (p.rows & 1);
+    const uint32_t tiles_x = (W + TX - 1) / TX;
+    const uint32_t j = (blockIdx.x % tiles_x) * TX + threadIdx.x;
+    const uint32_t i = (blockIdx.x / tiles_x) * TY + threadIdx.y;
+    if (i >= H || j >= W)
+        return;
+    int32_t v = 0;
+    if (i < p.rows && j < p.cols) {
+        const uint64_t pixels = uint64_t(p.rows) * p.cols;
+        const uint64_t k = sample_index(p.components, p.planar, pixels, p.comp, uint64_t(i) * p.cols + j);
+        const uint32_t w = load_word(samples + p.sample_off, p.bits_alloc, k);
+        v = value_of(w, p.bits_stored, p.is_signed);
+        if (p.kind)
+            v = int32_t((w ^ canonical(v, p.bits_alloc)) >> p.bits_stored);
+    }
+    i32[p.image + uint64_t(i) * W + j] = v;
+}
+
+__global__ void export_planes(const GpuPlane *planes, GpuPlaneState *state, uint32_t kind,
+                              const int32_t *i32, uint8_t *samples)
+{
+    const GpuPlane p = planes[blockIdx.y];
+    if (p.kind != kind)
+        return;
+    const uint32_t W = p.cols + (p.cols & 1);
+    const uint32_t tiles_x = (p.cols + TX - 1) / TX;
+    const uint32_t j = (blockIdx.x % tiles_x) * TX + threadIdx.x;
+    const uint32_t i = (blockIdx.x / tiles_x) * TY + threadIdx.y;
+    if (i >= p.rows || j >= p.cols)
+        return;
+    const int32_t v = i32[p.image + uint64_t(i) * W + j];
+    int32_t lo, hi;
+    if (kind == 0) {
+        lo = p.is_signed ? -int32_t(1u << (p.bits_stored - 1)) : 0;
+        hi = p.is_signed ? int32_t(1u << (p.bits_stored - 1)) - 1 : int32_t((1u << p.bits_stored) - 1u);
+    } else {
+        lo = 0;
+        hi = int32_t((1u << (p.bits_alloc - p.bits_stored)) - 1u);
+    }
+    if (v < lo || v > hi) {
+        atomicCAS(&state[blockIdx.y].error, 0u, uint32_t(GPU_ERR_RANGE));
+        return;
+    }
+    const uint64_t pixels = uint64_t(p.rows) * p.cols;
+    const uint64_t k = sample_index(p.components, p.planar, pixels, p.comp, uint64_t(i) * p.cols + j);
+    uint8_t *s = samples + p.sample_off;
+    uint32_t w = kind == 0 ? canonical(v, p.bits_alloc)
+                           : load_word(s, p.bits_alloc, k) ^ (uint32_t(v) << p.bits_stored);
+    if (p.bits_alloc == 8) {
+        s[k] = uint8_t(w);
+    } else {
+        s[2 * k] = uint8_t(w);
+        s[2 * k + 1] = uint8_t(w >> 8);
+    }
+}
+
+uint32_t tiles(uint32_t rows, uint32_t cols) { return ((cols + TX - 1) / TX) * ((rows + TY - 1) / TY); }
+
+} // namespace
+
+void gpu_high_bit_flags(const DeviceBatch &b, const GpuFrame *, uint32_t frame_count, cudaStream_t s)
+{
+    CUDA_CHECK(cudaMemsetAsync(b.flags, 0, sizeof(uint32_t) * 3 * frame_count, s));
+    for (uint32_t first = 0; first < frame_count; first += 65535) {
+        const uint32_t n = frame_count - first < 65535 ? frame_count - first : 65535;
+        high_bit_flags<<<dim3(64, n), 256, 0, s>>>(b.frames + first, b.flags + 3 * first, b.samples);
+        CUDA_CHECK_LAUNCH();
+    }
+}
+
+void gpu_import_planes(const DeviceBatch &b, uint32_t count, uint32_t max_rows, uint32_t max_cols,
+                       cudaStream_t s)
+{
+    for (uint32_t first = 0; first < count; first += 65535) {
+        const uint32_t n = count - first < 65535 ? count - first : 65535;
+        import_planes<<<dim3(tiles(max_rows + 1, max_cols + 1), n), dim3(TX, TY), 0, s>>>(
+            b.planes + first, b.samples, b.i32);
+        CUDA_CHECK_LAUNCH();
+    }
+}
+
+void gpu_export_planes(const DeviceBatch &b, uint32_t count, uint32_t kind, uint32_t max_rows,
+                       uint32_t max_cols, cudaStream_t s)
+{
+    for (uint32_t first = 0; first < count; first += 65535) {
+        const uint32_t n = count - first < 65535 ? count - first : 65535;
+        export_planes<<<dim3(tiles(max_rows, max_cols), n), dim3(TX, TY), 0, s>>>(
+            b.planes + first, b.state + first, kind, b.i32, b.samples);
+        CUDA_CHECK_LAUNCH();
+    }
+}

@@ -1,0 +1,59 @@
+# Tests of the pcwt command-line tool: POSIX sh scripts that run the real binary on inputs made
+# by pcwt_testgen (a small C helper, so no Python is needed). Included from tests/CMakeLists.txt.
+find_program(PCWT_SH sh REQUIRED)
+
+add_executable(pcwt_testgen ${CMAKE_CURRENT_LIST_DIR}/pcwt_testgen.c)
+target_compile_options(pcwt_testgen PRIVATE ${PCWT_WARNINGS})
+
+set(_cli_dir ${CMAKE_CURRENT_LIST_DIR})
+set(_cli_work ${CMAKE_CURRENT_BINARY_DIR}/cli_work)
+
+# pcwt_cli_test(NAME SCRIPT ARGS...): run SCRIPT with the tool, the helper and a scratch folder.
+function(pcwt_cli_test name script)
+  add_test(NAME cli_${name}
+    COMMAND ${PCWT_SH} ${_cli_dir}/${script} $<TARGET_FILE:pcwt_cli> $<TARGET_FILE:pcwt_testgen>
+            ${_cli_work}/${name} ${ARGN})
+  set_tests_properties(cli_${name} PROPERTIES LABELS cli TIMEOUT 120)
+endfunction()
+
+# Command line: --help, --version, usage errors.
+pcwt_cli_test(misc misc.sh ${PROJECT_VERSION})
+
+# Raw round trips, bit-exact: W H C BITS STORED SIGNED garbage|clean [encode options].
+pcwt_cli_test(raw_u8         roundtrip_raw.sh 67 45 1  8  8 0 clean)
+pcwt_cli_test(raw_u8_low     roundtrip_raw.sh 40 33 1  8  5 0 garbage)
+pcwt_cli_test(raw_s8         roundtrip_raw.sh 31 29 1  8  8 1 clean)
+pcwt_cli_test(raw_u16        roundtrip_raw.sh 50 41 1 16 16 0 clean)
+pcwt_cli_test(raw_s16        roundtrip_raw.sh 53 37 1 16 16 1 clean)
+pcwt_cli_test(raw_u12_garbage roundtrip_raw.sh 64 40 1 16 12 0 garbage)
+pcwt_cli_test(raw_s12_garbage roundtrip_raw.sh 48 35 1 16 12 1 garbage)
+pcwt_cli_test(raw_s12        roundtrip_raw.sh 48 35 1 16 12 1 clean)
+pcwt_cli_test(raw_rgb_interleaved roundtrip_raw.sh 33 21 3  8  8 0 clean)
+pcwt_cli_test(raw_rgb_planar  roundtrip_raw.sh 33 21 3  8  8 0 clean --planar)
+pcwt_cli_test(raw_rgb16_planar roundtrip_raw.sh 17 26 3 16 10 0 garbage --planar)
+pcwt_cli_test(raw_1x1        roundtrip_raw.sh  1  1 1  8  8 0 clean)
+pcwt_cli_test(raw_1x1_16     roundtrip_raw.sh  1  1 1 16 16 1 clean)
+pcwt_cli_test(raw_1xN        roundtrip_raw.sh  1 77 1 16 16 0 clean)
+pcwt_cli_test(raw_Nx1        roundtrip_raw.sh 77  1 1  8  8 0 clean)
+pcwt_cli_test(raw_2x2        roundtrip_raw.sh  2  2 3  8  8 0 clean)
+pcwt_cli_test(raw_odd        roundtrip_raw.sh 37 23 1 16 16 1 clean)
+pcwt_cli_test(raw_levels0    roundtrip_raw.sh 37 23 1  8  8 0 clean --levels 0)
+pcwt_cli_test(raw_levels3    roundtrip_raw.sh 64 48 1 16 12 0 clean --levels 3)
+pcwt_cli_test(raw_group4x8   roundtrip_raw.sh 45 39 1  8  8 0 clean --group 4x8)
+pcwt_cli_test(raw_group1     roundtrip_raw.sh 20 12 3  8  8 0 clean --group 1x1 --levels 1 --planar)
+
+# PGM/PPM round trips: W H C MAXVAL.
+pcwt_cli_test(pgm8   roundtrip_pnm.sh 41 27 1 255)
+pcwt_cli_test(pgm16  roundtrip_pnm.sh 41 27 1 65535)
+pcwt_cli_test(pgm12  roundtrip_pnm.sh 29 31 1 4095)
+pcwt_cli_test(ppm8   roundtrip_pnm.sh 23 19 3 255)
+pcwt_cli_test(ppm16  roundtrip_pnm.sh 23 19 3 65535)
+
+# info.
+pcwt_cli_test(info info.sh)
+
+# Failures: exit code, one-line message, no output and no temporary file left.
+foreach(scenario raw_size missing_input corrupt corrupt_header truncated not_pcwt keep_existing
+                 bad_output write_fails pnm_hostile pnm_options pnm_refused)
+  pcwt_cli_test(err_${scenario} errors.sh ${scenario})
+endforeach()
