@@ -1,0 +1,294 @@
+// bench_gpu.cpp - GPU benchmark of the PCWT backend against CharLS on all CPU cores, in one run
+// (issue: CUDA backend). Not a test. Inputs: a folder of CPU-made PCWT codestreams of the corpus
+// (tests/gpu/pack_corpus.sh), decoded on the CPU here:
+//   (a) 512x512 16-bit CT slices, replicated to at least --ct-bytes (default 1 GiB)
+//   (b) 2000x2500 12-bit radiographs, cut from the corpus's largest 10-16-bit images, --rad-frames
+//   (c) one 512x512 slice alone
+// For each: device-resident encode and decode (CUDA events, median of repeats, after warm-up),
+// end-to-end host-to-host (pcwt_encode_batch / pcwt_decode_batch, median), CharLS 2.4.1 with one
+// thread per frame on every core (median), compression ratios, and each round trip checked.
+//   pcwt_bench_gpu CORPUS_DIR [--ct-bytes N] [--rad-frames N] [--repeats N]
+#include "pcwt.h"
+
+extern "C" {
+#include "gpu_backend.h"
+}
+
+#include <charls/charls.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <dirent.h>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+struct Frame {
+    pcwt_image_desc d;
+    std::vector<uint8_t> px;
+};
+
+double now_ms()
+{
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+template <typename F> double median_ms(int repeats, F f)
+{
+    f(); // warm-up
+    std::vector<double> t;
+    for (int r = 0; r < repeats; r++) {
+        const double a = now_ms();
+        f();
+        t.push_back(now_ms() - a);
+    }
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+}
+
+[[noreturn]] void die(const std::string &m)
+{
+    std::fprintf(stderr, "pcwt_bench_gpu: %s\n", m.c_str());
+    std::exit(1);
+}
+
+std::vector<Frame> load_corpus(const std::string &dir)
+{
+    std::vector<Frame> out;
+    DIR *dd = opendir(dir.c_str());
+    if (!dd)
+        die("cannot open " + dir);
+    std::vector<std::string> names;
+    while (dirent *e = readdir(dd)) {
+        const std::string n = e->d_name;
+        if (n.size() > 5 && n.substr(n.size() - 5) == ".pcwt")
+            names.push_back(n);
+    }
+    closedir(dd);
+    std::sort(names.begin(), names.end());
+    pcwt_decoder *dec = pcwt_decoder_create();
+    if (pcwt_decoder_set_backend(dec, PCWT_BACKEND_CPU) != PCWT_OK)
+        die("CPU decoder");
+    for (const std::string &n : names) {
+        std::ifstream in(dir + "/" + n, std::ios::binary);
+        std::vector<uint8_t> cs((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        pcwt_header_info h;
+        if (pcwt_read_header(cs.data(), cs.size(), &h) != PCWT_OK)
+            die("bad codestream " + n);
+        Frame f{h.desc, std::vector<uint8_t>(pcwt_image_size(&h.desc))};
+        if (pcwt_decode(dec, cs.data(), cs.size(), f.px.data(), f.px.size()) != PCWT_OK)
+            die("cannot decode " + n);
+        out.push_back(std::move(f));
+    }
+    pcwt_decoder_destroy(dec);
+    return out;
+}
+
+// A 2000x2500 frame cut from a larger-or-smaller source by mirrored tiling, masked to 12 bits.
+Frame radiograph_from(const Frame &s)
+{
+    Frame f{{2000, 2500, 1, 16, 12, 0, 0}, std::vector<uint8_t>(2000 * 2500 * 2)};
+    auto at = [&](uint32_t i, uint32_t j) {
+        const uint32_t H = s.d.height, W = s.d.width;
+        uint32_t ii = i % (2 * H), jj = j % (2 * W);
+        if (ii >= H) ii = 2 * H - 1 - ii;
+        if (jj >= W) jj = 2 * W - 1 - jj;
+        uint16_t w;
+        std::memcpy(&w, &s.px[2 * (size_t(ii) * W + jj)], 2);
+        const uint32_t v = s.d.is_signed ? uint32_t(int32_t(int16_t(w)) + 32768) : w;
+        return uint16_t((v >> (s.d.bits_stored > 12 ? s.d.bits_stored - 12 : 0)) & 0xFFF);
+    };
+    for (uint32_t i = 0; i < 2500; i++)
+        for (uint32_t j = 0; j < 2000; j++) {
+            const uint16_t w = at(i, j);
+            std::memcpy(&f.px[2 * (size_t(i) * 2000 + j)], &w, 2);
+        }
+    return f;
+}
+
+struct Result {
+    std::string name;
+    size_t frames = 0;
+    double pixels = 0, raw_bytes = 0, coded = 0, charls_coded = 0;
+    double dev_enc = 0, dev_dec = 0, e2e_enc = 0, e2e_dec = 0, cl_enc = 0, cl_dec = 0;
+};
+
+void charls_run(const std::vector<Frame> &fr, int repeats, Result &r)
+{
+    const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+    std::vector<std::vector<uint8_t>> enc(fr.size());
+    std::vector<std::vector<uint8_t>> dec(fr.size());
+    auto pool = [&](auto job) {
+        std::atomic<size_t> next{0};
+        std::vector<std::thread> ts;
+        for (unsigned t = 0; t < threads; t++)
+            ts.emplace_back([&]() {
+                for (size_t i; (i = next++) < fr.size();)
+                    job(i);
+            });
+        for (auto &t : ts)
+            t.join();
+    };
+    auto encode_one = [&](size_t i) {
+        const Frame &f = fr[i];
+        charls_jpegls_encoder *e = charls_jpegls_encoder_create();
+        charls_frame_info fi{f.d.width, f.d.height, int32_t(f.d.bits_stored), int32_t(f.d.components)};
+        charls_jpegls_encoder_set_frame_info(e, &fi);
+        size_t cap = 0;
+        charls_jpegls_encoder_get_estimated_destination_size(e, &cap);
+        enc[i].resize(cap);
+        charls_jpegls_encoder_set_destination_buffer(e, enc[i].data(), cap);
+        // JPEG-LS has no sign: code the stored bits_stored-bit pattern, as DICOM does.
+        std::vector<uint8_t> px = f.px;
+        if (f.d.bits_allocated == 16)
+            for (size_t k = 0; k < px.size(); k += 2) {
+                uint16_t w;
+                std::memcpy(&w, &px[k], 2);
+                w &= uint16_t((1u << f.d.bits_stored) - 1);
+                std::memcpy(&px[k], &w, 2);
+            }
+        if (charls_jpegls_encoder_encode_from_buffer(e, px.data(), px.size(), 0) != charls_jpegls_errc{})
+            die("CharLS encode failed");
+        size_t n = 0;
+        charls_jpegls_encoder_get_bytes_written(e, &n);
+        enc[i].resize(n);
+        charls_jpegls_encoder_destroy(e);
+    };
+    auto decode_one = [&](size_t i) {
+        charls_jpegls_decoder *d = charls_jpegls_decoder_create();
+        charls_jpegls_decoder_set_source_buffer(d, enc[i].data(), enc[i].size());
+        charls_jpegls_decoder_read_header(d);
+        dec[i].resize(fr[i].px.size());
+        if (charls_jpegls_decoder_decode_to_buffer(d, dec[i].data(), dec[i].size(), 0) != charls_jpegls_errc{})
+            die("CharLS decode failed");
+        charls_jpegls_decoder_destroy(d);
+    };
+    r.cl_enc = median_ms(repeats, [&]() { pool(encode_one); });
+    r.cl_dec = median_ms(repeats, [&]() { pool(decode_one); });
+    for (const auto &e : enc)
+        r.charls_coded += double(e.size());
+}
+
+Result run(const std::string &name, const std::vector<Frame> &fr, int repeats)
+{
+    Result r;
+    r.name = name;
+    r.frames = fr.size();
+    for (const Frame &f : fr) {
+        r.pixels += double(f.d.width) * f.d.height * f.d.components;
+        r.raw_bytes += double(f.px.size());
+    }
+    pcwt_encoder *enc = pcwt_encoder_create();
+    pcwt_decoder *dec = pcwt_decoder_create();
+    pcwt_encode_params p;
+    pcwt_encode_params_default(&p);
+    p.backend = PCWT_BACKEND_GPU;
+    if (pcwt_encoder_set_params(enc, &p) != PCWT_OK || pcwt_decoder_set_backend(dec, PCWT_BACKEND_GPU) != PCWT_OK)
+        die("no GPU backend");
+    std::vector<std::vector<uint8_t>> out(fr.size()), back(fr.size());
+    std::vector<pcwt_frame_job> jobs(fr.size());
+    for (size_t i = 0; i < fr.size(); i++) {
+        out[i].resize(pcwt_encode_bound(&fr[i].d));
+        jobs[i] = {fr[i].d, fr[i].px.data(), fr[i].px.size(), out[i].data(), out[i].size(), 0, PCWT_OK};
+    }
+    r.e2e_enc = median_ms(repeats, [&]() {
+        if (pcwt_encode_batch(enc, jobs.data(), jobs.size()) != PCWT_OK)
+            die(std::string("GPU encode: ") + pcwt_encoder_last_error(enc));
+    });
+    std::vector<pcwt_decode_job> djobs(fr.size());
+    for (size_t i = 0; i < fr.size(); i++) {
+        out[i].resize(jobs[i].written);
+        r.coded += double(jobs[i].written);
+        back[i].assign(fr[i].px.size(), 0);
+        djobs[i] = {out[i].data(), out[i].size(), back[i].data(), back[i].size(), PCWT_OK};
+    }
+    r.e2e_dec = median_ms(repeats, [&]() {
+        if (pcwt_decode_batch(dec, djobs.data(), djobs.size()) != PCWT_OK)
+            die(std::string("GPU decode: ") + pcwt_decoder_last_error(dec));
+    });
+    for (size_t i = 0; i < fr.size(); i++)
+        if (back[i] != fr[i].px)
+            die("round trip mismatch in " + name + " frame " + std::to_string(i));
+    // Device-resident: inputs already on the device, only the device work timed (CUDA events).
+    pcwt_gpu *g = nullptr;
+    char err[256];
+    if (pcwt_gpu_create(&g, err, sizeof err) != PCWT_OK)
+        die(err);
+    for (size_t i = 0; i < fr.size(); i++)
+        out[i].resize(pcwt_encode_bound(&fr[i].d)); // capacity for the job table
+    if (pcwt_gpu_bench_encode(g, &p, jobs.data(), jobs.size(), repeats, &r.dev_enc, err, sizeof err) != PCWT_OK)
+        die(err);
+    for (size_t i = 0; i < fr.size(); i++)
+        out[i].resize(jobs[i].written);
+    if (pcwt_gpu_bench_decode(g, djobs.data(), djobs.size(), repeats, &r.dev_dec, err, sizeof err) != PCWT_OK)
+        die(err);
+    pcwt_gpu_destroy(g);
+    pcwt_encoder_destroy(enc);
+    pcwt_decoder_destroy(dec);
+    charls_run(fr, repeats, r);
+    return r;
+}
+
+void print(const Result &r)
+{
+    auto gps = [&](double ms) { return r.pixels / (ms * 1e6); };
+    auto gbs = [&](double ms) { return r.raw_bytes / (ms * 1e6); };
+    std::printf("| %s | %zu | %.0f MB | %.3f | %.3f | %.2f (%.1f GB/s) | %.2f (%.1f GB/s) | %.2f | %.2f | %.3f | %.3f | %.1fx | %.1fx |\n",
+                r.name.c_str(), r.frames, r.raw_bytes / 1e6, r.raw_bytes / r.coded, r.raw_bytes / r.charls_coded,
+                gps(r.dev_enc), gbs(r.dev_enc), gps(r.dev_dec), gbs(r.dev_dec), gps(r.e2e_enc), gps(r.e2e_dec),
+                gps(r.cl_enc), gps(r.cl_dec), r.cl_enc / r.e2e_enc, r.cl_dec / r.e2e_dec);
+    std::printf("  ms: device enc %.3f dec %.3f | end-to-end enc %.3f dec %.3f | CharLS enc %.3f dec %.3f\n",
+                r.dev_enc, r.dev_dec, r.e2e_enc, r.e2e_dec, r.cl_enc, r.cl_dec);
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        die("usage: pcwt_bench_gpu CORPUS_DIR [--ct-bytes N] [--rad-frames N] [--repeats N]");
+    double ct_bytes = double(1u << 30);
+    int rad_frames = 48, repeats = 5;
+    for (int i = 2; i + 1 < argc; i += 2) {
+        const std::string o = argv[i];
+        if (o == "--ct-bytes") ct_bytes = std::atof(argv[i + 1]);
+        else if (o == "--rad-frames") rad_frames = std::atoi(argv[i + 1]);
+        else if (o == "--repeats") repeats = std::atoi(argv[i + 1]);
+        else die("unknown option " + o);
+    }
+    const std::vector<Frame> corpus = load_corpus(argv[1]);
+    std::vector<Frame> ct, rad_src, one;
+    for (const Frame &f : corpus)
+        if (f.d.width == 512 && f.d.height == 512 && f.d.bits_allocated == 16 && f.d.components == 1)
+            ct.push_back(f);
+    for (const Frame &f : corpus)
+        if (f.d.bits_allocated == 16 && f.d.components == 1 && f.d.width >= 1000 && f.d.height >= 1000)
+            rad_src.push_back(f);
+    if (ct.empty() || rad_src.empty())
+        die("corpus lacks 512x512 CT slices or large radiographs");
+    one.push_back(ct.front());
+    const size_t slices = ct.size();
+    for (size_t i = 0; double(ct.size()) * 512 * 512 * 2 < ct_bytes; i++)
+        ct.push_back(ct[i % slices]);
+    std::vector<Frame> rad;
+    for (int i = 0; i < rad_frames; i++)
+        rad.push_back(radiograph_from(rad_src[size_t(i) % rad_src.size()]));
+    std::printf("pcwt_bench_gpu: %u CPU threads for CharLS; %zu distinct CT slices replicated to %zu; "
+                "%zu radiograph sources\n", std::max(1u, std::thread::hardware_concurrency()), slices, ct.size(),
+                rad_src.size());
+    std::printf("| batch | frames | raw | PCWT ratio | CharLS ratio | GPU device enc Gpx/s | GPU device dec Gpx/s | "
+                "GPU e2e enc Gpx/s | GPU e2e dec Gpx/s | CharLS enc Gpx/s | CharLS dec Gpx/s | e2e enc vs CharLS | e2e dec vs CharLS |\n");
+    std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    print(run("(c) one 512x512 CT slice", one, std::max(repeats, 20)));
+    print(run("(b) 2000x2500 12-bit radiographs", rad, repeats));
+    print(run("(a) 512x512 16-bit CT slices", ct, repeats));
+    return 0;
+}

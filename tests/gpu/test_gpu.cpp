@@ -1,0 +1,269 @@
+// GPU backend tests (ctest label "gpu"): the CUDA encoder must write byte-identical codestreams to
+// the CPU reference and the CUDA decoder must return every sample, for random images of many
+// sizes and depths, batches that mix sizes, and every corpus image. Without CUDA or a device they
+// skip and say why.
+#include <gtest/gtest.h>
+
+#include "pcwt.h"
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <dirent.h>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct Rng {
+    uint64_t s;
+    explicit Rng(uint64_t seed) : s(seed * 0x9E3779B97F4A7C15ull + 7) {}
+    uint32_t next()
+    {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        return uint32_t(s >> 16);
+    }
+};
+
+std::string skip_reason()
+{
+    if (!pcwt_has_cuda())
+        return "this build has no CUDA backend (configure with nvcc present)";
+    pcwt_decoder *d = pcwt_decoder_create();
+    const pcwt_status st = pcwt_decoder_set_backend(d, PCWT_BACKEND_GPU);
+    std::string why = st == PCWT_OK ? "" : std::string("no usable CUDA device: ") + pcwt_decoder_last_error(d);
+    pcwt_decoder_destroy(d);
+    return why;
+}
+
+#define SKIP_WITHOUT_GPU()                                                                         \
+    do {                                                                                           \
+        const std::string why_ = skip_reason();                                                    \
+        if (!why_.empty())                                                                         \
+            GTEST_SKIP() << "GPU test skipped: " << why_;                                          \
+    } while (0)
+
+struct Codec {
+    pcwt_encoder *cpu = pcwt_encoder_create(), *gpu = pcwt_encoder_create();
+    pcwt_decoder *dcpu = pcwt_decoder_create(), *dgpu = pcwt_decoder_create();
+    Codec(uint32_t levels = PCWT_DEFAULT_LEVELS, uint32_t gr = 32, uint32_t gc = 32, uint32_t min_ll = 2)
+    {
+        pcwt_encode_params p;
+        pcwt_encode_params_default(&p);
+        p.levels = levels;
+        p.group_rows = gr;
+        p.group_cols = gc;
+        p.min_ll = min_ll;
+        p.backend = PCWT_BACKEND_CPU;
+        EXPECT_EQ(pcwt_encoder_set_params(cpu, &p), PCWT_OK);
+        p.backend = PCWT_BACKEND_GPU;
+        EXPECT_EQ(pcwt_encoder_set_params(gpu, &p), PCWT_OK) << pcwt_encoder_last_error(gpu);
+        EXPECT_EQ(pcwt_decoder_set_backend(dcpu, PCWT_BACKEND_CPU), PCWT_OK);
+        EXPECT_EQ(pcwt_decoder_set_backend(dgpu, PCWT_BACKEND_GPU), PCWT_OK);
+        EXPECT_EQ(pcwt_encoder_backend(gpu), PCWT_BACKEND_GPU);
+    }
+    ~Codec()
+    {
+        pcwt_encoder_destroy(cpu);
+        pcwt_encoder_destroy(gpu);
+        pcwt_decoder_destroy(dcpu);
+        pcwt_decoder_destroy(dgpu);
+    }
+    static std::vector<uint8_t> enc(pcwt_encoder *e, const pcwt_image_desc &d, const std::vector<uint8_t> &img)
+    {
+        std::vector<uint8_t> out(pcwt_encode_bound(&d));
+        size_t n = 0;
+        const pcwt_status st = pcwt_encode(e, &d, img.data(), img.size(), out.data(), out.size(), &n);
+        EXPECT_EQ(st, PCWT_OK) << pcwt_encoder_last_error(e);
+        out.resize(st == PCWT_OK ? n : 0);
+        return out;
+    }
+    // Encodes on both, decodes the GPU stream on the GPU; all must agree with the input.
+    void check(const pcwt_image_desc &d, const std::vector<uint8_t> &img, const std::string &what)
+    {
+        const auto a = enc(cpu, d, img), b = enc(gpu, d, img);
+        ASSERT_FALSE(a.empty()) << what;
+        ASSERT_EQ(a.size(), b.size()) << what << ": GPU codestream length differs";
+        for (size_t k = 0; k < a.size(); k++)
+            ASSERT_EQ(a[k], b[k]) << what << ": first differing byte " << k << " of " << a.size();
+        std::vector<uint8_t> back(img.size(), 0xA5);
+        ASSERT_EQ(pcwt_decode(dgpu, b.data(), b.size(), back.data(), back.size()), PCWT_OK)
+            << what << ": " << pcwt_decoder_last_error(dgpu);
+        ASSERT_TRUE(back == img) << what << ": GPU decode differs from the input";
+    }
+};
+
+std::vector<uint8_t> random_image(const pcwt_image_desc &d, Rng &rng, int pattern)
+{
+    std::vector<uint8_t> img(pcwt_image_size(&d));
+    const uint32_t mask = (1u << d.bits_stored) - 1, amask = (1u << d.bits_allocated) - 1;
+    const size_t n = img.size() / (d.bits_allocated / 8);
+    for (size_t k = 0; k < n; k++) {
+        const uint32_t px = uint32_t(k / d.components), i = px / d.width, j = px % d.width;
+        uint32_t v;
+        switch (pattern) {
+        case 0: v = rng.next(); break;                                  // noise
+        case 1: v = (i * 3 + j * 5 + (rng.next() & 7)) & mask; break;   // smooth + noise
+        case 2: v = ((i / 7 + j / 5) & 1) ? mask : 0; break;            // checkerboard
+        default: v = (rng.next() % 97 == 0) ? rng.next() : 0; break;    // sparse
+        }
+        v &= mask;
+        if (d.is_signed && (v >> (d.bits_stored - 1)))
+            v |= ~mask;
+        if (pattern == 0 && d.bits_stored < d.bits_allocated && rng.next() % 11 == 0)
+            v ^= rng.next() << d.bits_stored; // garbage above bits_stored
+        v &= amask;
+        if (d.bits_allocated == 8) {
+            img[k] = uint8_t(v);
+        } else {
+            const uint16_t w = uint16_t(v);
+            std::memcpy(&img[2 * k], &w, 2);
+        }
+    }
+    return img;
+}
+
+TEST(Gpu, RandomImagesMatchCpuBytes)
+{
+    SKIP_WITHOUT_GPU();
+    Codec c;
+    Rng rng(1);
+    const uint32_t sizes[][2] = {{1, 1},   {1, 2},     {2, 1},    {3, 3},     {1, 513},  {513, 1},
+                                 {7, 5},   {31, 29},   {64, 64},  {127, 131}, {257, 263}, {512, 512},
+                                 {1021, 769}, {2000, 2500}, {4093, 4099}};
+    int n = 0;
+    for (const auto &s : sizes)
+        for (uint32_t alloc : {8u, 16u})
+            for (uint32_t stored : {alloc, alloc - 3})
+                for (uint32_t sgn : {0u, 1u}) {
+                    const int pattern = n++ % 4;
+                    pcwt_image_desc d{s[0], s[1], 1, alloc, stored, sgn, 0};
+                    const auto img = random_image(d, rng, pattern);
+                    c.check(d, img, std::to_string(s[0]) + "x" + std::to_string(s[1]) + " " +
+                                        std::to_string(alloc) + "/" + std::to_string(stored) +
+                                        (sgn ? "s" : "u") + " pattern " + std::to_string(pattern));
+                }
+}
+
+TEST(Gpu, LargestImage)
+{
+    SKIP_WITHOUT_GPU();
+    Codec c;
+    Rng rng(2);
+    pcwt_image_desc d{8192, 8192, 1, 16, 12, 0, 0};
+    c.check(d, random_image(d, rng, 1), "8192x8192 12-bit");
+}
+
+TEST(Gpu, ColourAndParameters)
+{
+    SKIP_WITHOUT_GPU();
+    Rng rng(3);
+    for (uint32_t planar : {0u, 1u})
+        for (uint32_t alloc : {8u, 16u}) {
+            Codec c;
+            pcwt_image_desc d{301, 199, 3, alloc, alloc, 0, planar};
+            c.check(d, random_image(d, rng, 1), "rgb");
+        }
+    const uint32_t params[][4] = {{0, 32, 32, 2}, {1, 1, 1, 1}, {3, 7, 3, 1}, {10, 256, 256, 1},
+                                  {6, 256, 1, 2}, {4, 64, 64, 2}};
+    for (const auto &p : params) {
+        Codec c(p[0], p[1], p[2], p[3]);
+        pcwt_image_desc d{333, 222, 1, 16, 16, 1, 0};
+        c.check(d, random_image(d, rng, 0), "levels " + std::to_string(p[0]) + " group " +
+                                               std::to_string(p[1]) + "x" + std::to_string(p[2]));
+    }
+}
+
+TEST(Gpu, BatchesMixingSizesMatchCpu)
+{
+    SKIP_WITHOUT_GPU();
+    Codec c;
+    Rng rng(4);
+    std::vector<pcwt_image_desc> descs;
+    const uint32_t sizes[][2] = {{512, 512}, {3, 7}, {2000, 2500}, {1, 1}, {640, 480}, {512, 512}, {129, 17}};
+    for (int rep = 0; rep < 3; rep++)
+        for (const auto &s : sizes)
+            descs.push_back({s[0], s[1], rep == 2 ? 3u : 1u, 16, rep == 1 ? 12u : 16u, uint32_t(rep & 1), 0});
+    std::vector<std::vector<uint8_t>> imgs, outs;
+    std::vector<pcwt_frame_job> jobs;
+    for (const auto &d : descs) {
+        imgs.push_back(random_image(d, rng, 1));
+        outs.emplace_back(pcwt_encode_bound(&d));
+    }
+    for (size_t i = 0; i < descs.size(); i++)
+        jobs.push_back({descs[i], imgs[i].data(), imgs[i].size(), outs[i].data(), outs[i].size(), 0, PCWT_OK});
+    ASSERT_EQ(pcwt_encode_batch(c.gpu, jobs.data(), jobs.size()), PCWT_OK) << pcwt_encoder_last_error(c.gpu);
+    std::vector<std::vector<uint8_t>> back(descs.size());
+    std::vector<pcwt_decode_job> djobs;
+    for (size_t i = 0; i < descs.size(); i++) {
+        outs[i].resize(jobs[i].written);
+        ASSERT_EQ(outs[i], Codec::enc(c.cpu, descs[i], imgs[i])) << "frame " << i;
+        back[i].assign(imgs[i].size(), 0x5A);
+        djobs.push_back({outs[i].data(), outs[i].size(), back[i].data(), back[i].size(), PCWT_OK});
+    }
+    ASSERT_EQ(pcwt_decode_batch(c.dgpu, djobs.data(), djobs.size()), PCWT_OK) << pcwt_decoder_last_error(c.dgpu);
+    for (size_t i = 0; i < descs.size(); i++)
+        EXPECT_TRUE(back[i] == imgs[i]) << "frame " << i;
+}
+
+TEST(Gpu, CorruptStreamsRejectedInABatch)
+{
+    SKIP_WITHOUT_GPU();
+    Codec c;
+    Rng rng(5);
+    pcwt_image_desc d{200, 150, 1, 16, 16, 1, 0};
+    const auto img = random_image(d, rng, 1);
+    const auto good = Codec::enc(c.cpu, d, img);
+    auto flipped = good, cut = good;
+    flipped[good.size() / 2] ^= 0x10;
+    cut.resize(good.size() - 5);
+    std::vector<uint8_t> o1(img.size()), o2(img.size()), o3(img.size());
+    std::vector<pcwt_decode_job> jobs = {{flipped.data(), flipped.size(), o1.data(), o1.size(), PCWT_OK},
+                                         {good.data(), good.size(), o2.data(), o2.size(), PCWT_OK},
+                                         {cut.data(), cut.size(), o3.data(), o3.size(), PCWT_OK}};
+    EXPECT_NE(pcwt_decode_batch(c.dgpu, jobs.data(), jobs.size()), PCWT_OK);
+    EXPECT_EQ(jobs[0].status, PCWT_ERR_CRC_MISMATCH);
+    EXPECT_EQ(jobs[1].status, PCWT_OK);
+    EXPECT_TRUE(o2 == img);
+    EXPECT_EQ(jobs[2].status, PCWT_ERR_TRUNCATED);
+}
+
+// Every corpus frame: PCWT_GPU_CORPUS names a folder of CPU-made codestreams (*.pcwt, made by
+// tests/gpu/pack_corpus.sh from shared/testdata); the GPU must re-encode each decoded image to
+// the same bytes and decode each to the CPU's samples.
+TEST(Gpu, CorpusMatchesCpu)
+{
+    SKIP_WITHOUT_GPU();
+    const char *dir = std::getenv("PCWT_GPU_CORPUS");
+    if (!dir)
+        GTEST_SKIP() << "GPU corpus test skipped: set PCWT_GPU_CORPUS to a folder made by tests/gpu/pack_corpus.sh";
+    DIR *dd = opendir(dir);
+    ASSERT_NE(dd, nullptr) << "cannot open " << dir;
+    std::vector<std::string> files;
+    while (dirent *e = readdir(dd)) {
+        const std::string n = e->d_name;
+        if (n.size() > 5 && n.substr(n.size() - 5) == ".pcwt")
+            files.push_back(std::string(dir) + "/" + n);
+    }
+    closedir(dd);
+    ASSERT_GT(files.size(), 10u) << "too few corpus codestreams in " << dir;
+    for (const std::string &f : files) {
+        std::ifstream in(f, std::ios::binary);
+        const std::vector<uint8_t> cs((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        pcwt_header_info h;
+        ASSERT_EQ(pcwt_read_header(cs.data(), cs.size(), &h), PCWT_OK) << f;
+        Codec c(h.levels, h.group_rows, h.group_cols, 1);
+        std::vector<uint8_t> img(pcwt_image_size(&h.desc)), g(img.size(), 0x33);
+        ASSERT_EQ(pcwt_decode(c.dcpu, cs.data(), cs.size(), img.data(), img.size()), PCWT_OK) << f;
+        ASSERT_EQ(Codec::enc(c.gpu, h.desc, img), cs) << f << ": GPU codestream differs from the CPU's";
+        ASSERT_EQ(pcwt_decode(c.dgpu, cs.data(), cs.size(), g.data(), g.size()), PCWT_OK) << f;
+        ASSERT_TRUE(g == img) << f << ": GPU decode differs";
+    }
+    std::printf("GPU corpus: %zu codestreams identical on CPU and GPU\n", files.size());
+}
+
+} // namespace
