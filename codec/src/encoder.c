@@ -1,6 +1,7 @@
 /* encoder.c - sequences the encoder stages for each plane: samples -> B-LDWT+B -> MQD/Qmax ->
  * element and group coding, then writes the header. The stages live in their own files. */
 #include "internal.h"
+#include "jpegls_encoder.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,7 +138,12 @@ size_t pcwt_encode_bound(const pcwt_image_desc *d)
         if (n > worst)
             worst = n;
     }
-    const uint64_t total = pcwt_header_size(2 * d->components) + worst * d->components;
+    uint64_t total = pcwt_header_size(2 * d->components) + worst * d->components;
+    /* The same bound must also hold when the encoder writes JPEG-LS (interleave none with a
+     * restart marker every line is its largest form). */
+    const uint64_t jls = pcwt_jpegls_encode_bound(d, 0, 1);
+    if (jls > total)
+        total = jls;
     return total > SIZE_MAX ? 0 : (size_t)total;
 }
 
