@@ -15,6 +15,7 @@ extern "C" {
 }
 
 #include <charls/charls.h>
+#include <cuda_runtime.h>
 
 #include <algorithm>
 #include <atomic>
@@ -59,6 +60,25 @@ template <typename F> double median_ms(int repeats, F f)
     std::fprintf(stderr, "pcwt_bench_gpu: %s\n", m.c_str());
     std::exit(1);
 }
+
+#define CL(call)                                                                                   \
+    do {                                                                                           \
+        if ((call) != charls_jpegls_errc{})                                                        \
+            die("CharLS call failed: " #call);                                                     \
+    } while (0)
+
+// Page-locked host buffer (pcwt_host_alloc): the end-to-end numbers are for pinned buffers.
+struct Pinned {
+    uint8_t *p = nullptr;
+    size_t n = 0;
+    explicit Pinned(size_t size) : p(static_cast<uint8_t *>(pcwt_host_alloc(size))), n(size)
+    {
+        if (!p) die("out of host memory");
+    }
+    Pinned(Pinned &&o) noexcept : p(o.p), n(o.n) { o.p = nullptr; }
+    Pinned(const Pinned &) = delete;
+    ~Pinned() { pcwt_host_free(p); }
+};
 
 std::vector<Frame> load_corpus(const std::string &dir)
 {
@@ -141,11 +161,11 @@ void charls_run(const std::vector<Frame> &fr, int repeats, Result &r)
         const Frame &f = fr[i];
         charls_jpegls_encoder *e = charls_jpegls_encoder_create();
         charls_frame_info fi{f.d.width, f.d.height, int32_t(f.d.bits_stored), int32_t(f.d.components)};
-        charls_jpegls_encoder_set_frame_info(e, &fi);
+        CL(charls_jpegls_encoder_set_frame_info(e, &fi));
         size_t cap = 0;
-        charls_jpegls_encoder_get_estimated_destination_size(e, &cap);
+        CL(charls_jpegls_encoder_get_estimated_destination_size(e, &cap));
         enc[i].resize(cap);
-        charls_jpegls_encoder_set_destination_buffer(e, enc[i].data(), cap);
+        CL(charls_jpegls_encoder_set_destination_buffer(e, enc[i].data(), cap));
         // JPEG-LS has no sign: code the stored bits_stored-bit pattern, as DICOM does.
         std::vector<uint8_t> px = f.px;
         if (f.d.bits_allocated == 16)
@@ -158,14 +178,14 @@ void charls_run(const std::vector<Frame> &fr, int repeats, Result &r)
         if (charls_jpegls_encoder_encode_from_buffer(e, px.data(), px.size(), 0) != charls_jpegls_errc{})
             die("CharLS encode failed");
         size_t n = 0;
-        charls_jpegls_encoder_get_bytes_written(e, &n);
+        CL(charls_jpegls_encoder_get_bytes_written(e, &n));
         enc[i].resize(n);
         charls_jpegls_encoder_destroy(e);
     };
     auto decode_one = [&](size_t i) {
         charls_jpegls_decoder *d = charls_jpegls_decoder_create();
-        charls_jpegls_decoder_set_source_buffer(d, enc[i].data(), enc[i].size());
-        charls_jpegls_decoder_read_header(d);
+        CL(charls_jpegls_decoder_set_source_buffer(d, enc[i].data(), enc[i].size()));
+        CL(charls_jpegls_decoder_read_header(d));
         dec[i].resize(fr[i].px.size());
         if (charls_jpegls_decoder_decode_to_buffer(d, dec[i].data(), dec[i].size(), 0) != charls_jpegls_errc{})
             die("CharLS decode failed");
@@ -193,11 +213,14 @@ Result run(const std::string &name, const std::vector<Frame> &fr, int repeats)
     p.backend = PCWT_BACKEND_GPU;
     if (pcwt_encoder_set_params(enc, &p) != PCWT_OK || pcwt_decoder_set_backend(dec, PCWT_BACKEND_GPU) != PCWT_OK)
         die("no GPU backend");
-    std::vector<std::vector<uint8_t>> out(fr.size()), back(fr.size());
+    std::vector<Pinned> in, out, back;
     std::vector<pcwt_frame_job> jobs(fr.size());
     for (size_t i = 0; i < fr.size(); i++) {
-        out[i].resize(pcwt_encode_bound(&fr[i].d));
-        jobs[i] = {fr[i].d, fr[i].px.data(), fr[i].px.size(), out[i].data(), out[i].size(), 0, PCWT_OK};
+        in.emplace_back(fr[i].px.size());
+        std::memcpy(in[i].p, fr[i].px.data(), fr[i].px.size());
+        out.emplace_back(pcwt_encode_bound(&fr[i].d));
+        back.emplace_back(fr[i].px.size());
+        jobs[i] = {fr[i].d, in[i].p, in[i].n, out[i].p, out[i].n, 0, PCWT_OK};
     }
     r.e2e_enc = median_ms(repeats, [&]() {
         if (pcwt_encode_batch(enc, jobs.data(), jobs.size()) != PCWT_OK)
@@ -205,29 +228,24 @@ Result run(const std::string &name, const std::vector<Frame> &fr, int repeats)
     });
     std::vector<pcwt_decode_job> djobs(fr.size());
     for (size_t i = 0; i < fr.size(); i++) {
-        out[i].resize(jobs[i].written);
         r.coded += double(jobs[i].written);
-        back[i].assign(fr[i].px.size(), 0);
-        djobs[i] = {out[i].data(), out[i].size(), back[i].data(), back[i].size(), PCWT_OK};
+        std::memset(back[i].p, 0, back[i].n);
+        djobs[i] = {out[i].p, jobs[i].written, back[i].p, back[i].n, PCWT_OK};
     }
     r.e2e_dec = median_ms(repeats, [&]() {
         if (pcwt_decode_batch(dec, djobs.data(), djobs.size()) != PCWT_OK)
             die(std::string("GPU decode: ") + pcwt_decoder_last_error(dec));
     });
     for (size_t i = 0; i < fr.size(); i++)
-        if (back[i] != fr[i].px)
+        if (std::memcmp(back[i].p, fr[i].px.data(), fr[i].px.size()) != 0)
             die("round trip mismatch in " + name + " frame " + std::to_string(i));
     // Device-resident: inputs already on the device, only the device work timed (CUDA events).
     pcwt_gpu *g = nullptr;
     char err[256];
     if (pcwt_gpu_create(&g, err, sizeof err) != PCWT_OK)
         die(err);
-    for (size_t i = 0; i < fr.size(); i++)
-        out[i].resize(pcwt_encode_bound(&fr[i].d)); // capacity for the job table
     if (pcwt_gpu_bench_encode(g, &p, jobs.data(), jobs.size(), repeats, &r.dev_enc, err, sizeof err) != PCWT_OK)
         die(err);
-    for (size_t i = 0; i < fr.size(); i++)
-        out[i].resize(jobs[i].written);
     if (pcwt_gpu_bench_decode(g, djobs.data(), djobs.size(), repeats, &r.dev_dec, err, sizeof err) != PCWT_OK)
         die(err);
     pcwt_gpu_destroy(g);
@@ -284,6 +302,19 @@ int main(int argc, char **argv)
     std::printf("pcwt_bench_gpu: %u CPU threads for CharLS; %zu distinct CT slices replicated to %zu; "
                 "%zu radiograph sources\n", std::max(1u, std::thread::hardware_concurrency()), slices, ct.size(),
                 rad_src.size());
+    { // PCIe ceiling: pinned 1 GiB copies each way, the bound on end-to-end throughput
+        const size_t n = size_t(1) << 30;
+        Pinned h(n);
+        void *d = nullptr;
+        if (cudaMalloc(&d, n) != cudaSuccess)
+            die("cudaMalloc for the PCIe test");
+        std::memset(h.p, 1, n);
+        const double up = median_ms(3, [&]() { if (cudaMemcpy(d, h.p, n, cudaMemcpyHostToDevice) != cudaSuccess) die("H2D"); });
+        const double down = median_ms(3, [&]() { if (cudaMemcpy(h.p, d, n, cudaMemcpyDeviceToHost) != cudaSuccess) die("D2H"); });
+        cudaFree(d);
+        std::printf("PCIe (pinned, 1 GiB): host to device %.1f GB/s, device to host %.1f GB/s\n", n / (up * 1e6),
+                    n / (down * 1e6));
+    }
     std::printf("| batch | frames | raw | PCWT ratio | CharLS ratio | GPU device enc Gpx/s | GPU device dec Gpx/s | "
                 "GPU e2e enc Gpx/s | GPU e2e dec Gpx/s | CharLS enc Gpx/s | CharLS dec Gpx/s | e2e enc vs CharLS | e2e dec vs CharLS |\n");
     std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");

@@ -34,9 +34,10 @@ struct DecodeSet {
     std::vector<pcwt_header_info> info;
 };
 
-// Host side of a pass: headers -> layout, codestreams -> device.
-void prepare_decode(pcwt_gpu *g, pcwt_decode_job *jobs, const DecodeSet &set)
+// Host side of a chunk: headers -> layout, codestreams -> device (copy_in stream).
+void upload_chunk(pcwt_gpu *g, Slot &sl, pcwt_decode_job *jobs, const DecodeSet &set)
 {
+    cudaStream_t s = g->copy_in;
     std::vector<FrameSpec> specs;
     std::vector<uint64_t> cs_off;
     uint64_t stream_bytes = 0, sample_bytes = 0;
@@ -56,8 +57,8 @@ void prepare_decode(pcwt_gpu *g, pcwt_decode_job *jobs, const DecodeSet &set)
         cs_off.push_back(stream_bytes);
         stream_bytes = align_up(stream_bytes + h.codestream_length);
     }
-    gpu_build_layout(specs, g->layout);
-    BatchLayout &L = g->layout;
+    gpu_build_layout(specs, sl.layout);
+    BatchLayout &L = sl.layout;
     for (size_t k = 0; k < set.idx.size(); k++) { // payload positions from the headers
         const pcwt_header_info &h = set.info[k];
         uint64_t off = cs_off[k] + h.header_length;
@@ -70,49 +71,60 @@ void prepare_decode(pcwt_gpu *g, pcwt_decode_job *jobs, const DecodeSet &set)
             off += h.planes[i].payload_length;
         }
     }
-    gpu_upload_layout(g);
-    g->h_stream.ensure(stream_bytes ? stream_bytes : 1);
-    for (size_t k = 0; k < set.idx.size(); k++)
-        std::memcpy(g->h_stream.as<uint8_t>() + cs_off[k], jobs[set.idx[k]].src,
-                    set.info[k].codestream_length);
-    g->stream_buf.ensure(stream_bytes ? stream_bytes : 1);
-    CUDA_CHECK(cudaMemcpyAsync(g->stream_buf.p, g->h_stream.p, stream_bytes, cudaMemcpyHostToDevice,
-                               g->stream));
-    g->samples.ensure(sample_bytes ? sample_bytes : 1);
-    g->dev.stream = g->stream_buf.as<uint8_t>();
-    g->dev.samples = g->samples.as<uint8_t>();
+    // Slack after the last codestream: the group decoder reads aligned 8-byte windows.
+    sl.stream_buf.ensure(stream_bytes + 256);
+    bool staged = false;
+    for (size_t i : set.idx)
+        staged |= !gpu_is_pinned(jobs[i].src);
+    if (staged)
+        sl.h_stream.ensure(stream_bytes ? stream_bytes : 1);
+    for (size_t k = 0; k < set.idx.size(); k++) {
+        const void *src = jobs[set.idx[k]].src;
+        const size_t n = set.info[k].codestream_length;
+        if (!gpu_is_pinned(src)) {
+            std::memcpy(sl.h_stream.as<uint8_t>() + cs_off[k], src, n);
+            src = sl.h_stream.as<uint8_t>() + cs_off[k];
+        }
+        CUDA_CHECK(cudaMemcpyAsync(sl.stream_buf.as<uint8_t>() + cs_off[k], src, n,
+                                   cudaMemcpyHostToDevice, s));
+    }
+    gpu_upload_layout(g, sl, s);
+    sl.samples.ensure(sample_bytes ? sample_bytes : 1);
+    sl.dev.stream = sl.stream_buf.as<uint8_t>();
+    sl.dev.samples = sl.samples.as<uint8_t>();
+    sl.idx = set.idx;
+    CUDA_CHECK(cudaEventRecord(sl.uploaded, s));
 }
 
-// Group location and CRC verification (the kernels after it rely on valid group positions).
-void run_device_check(pcwt_gpu *g)
+// The device work of a chunk. A plane whose groups cannot be located or whose CRC fails is
+// flagged and skipped by the later kernels; no host round trip in between.
+void run_device_decode(pcwt_gpu *g, Slot &sl)
 {
-    const BatchLayout &L = g->layout;
-    const uint32_t np = uint32_t(L.planes.size());
-    gpu_group_walk(g->dev, np, g->stream);
-    gpu_group_crcs(g->dev, L.groups, uint32_t(L.bands.size()), g->stream);
-    gpu_plane_crcs(g->dev, np, 1, g->stream);
-}
-
-void run_device_decode(pcwt_gpu *g)
-{
-    const BatchLayout &L = g->layout;
-    DeviceBatch &d = g->dev;
+    const BatchLayout &L = sl.layout;
+    DeviceBatch &d = sl.dev;
     cudaStream_t s = g->stream;
     const uint32_t np = uint32_t(L.planes.size());
+    gpu_group_walk(d, np, s);
+    gpu_mark(g, "locate groups");
+    gpu_group_crcs(d, L.groups, uint32_t(L.bands.size()), s);
+    gpu_plane_crcs(d, np, 1, s);
+    gpu_mark(g, "verify CRCs");
     for (size_t st = 0; st < L.decode_steps.size(); st++) {
         uint32_t max_groups = 0;
         for (uint32_t b : L.decode_steps[st])
             max_groups = std::max(max_groups, L.bands[b].group_count);
-        gpu_group_decode(d, d.steps + g->step_first[st], uint32_t(L.decode_steps[st].size()),
+        gpu_group_decode(d, d.steps + sl.step_first[st], uint32_t(L.decode_steps[st].size()),
                          max_groups, s);
     }
     gpu_check_qmax(d, np, s);
+    gpu_mark(g, "decode groups");
     for (uint32_t l = L.max_levels; l >= 1; l--) {
         const auto &lv = L.levels[l - 1];
         uint32_t mr, mbc;
         gpu_level_max(lv, mr, mbc);
-        gpu_dwt_inverse_level(d, d.levels + g->level_first[l - 1], uint32_t(lv.size()), mr, mbc, s);
+        gpu_dwt_inverse_level(d, d.levels + sl.level_first[l - 1], uint32_t(lv.size()), mr, mbc, s);
     }
+    gpu_mark(g, "inverse DWT");
     uint32_t max_r = 0, max_c = 0;
     for (const GpuPlane &p : L.planes) {
         max_r = std::max(max_r, p.rows);
@@ -120,39 +132,69 @@ void run_device_decode(pcwt_gpu *g)
     }
     gpu_export_planes(d, np, 0, max_r, max_c, s); // values first, then XOR in the high bits
     gpu_export_planes(d, np, 1, max_r, max_c, s);
+    gpu_mark(g, "export samples");
 }
 
-std::vector<GpuPlaneState> read_states(pcwt_gpu *g)
+void compute_chunk(pcwt_gpu *g, Slot &sl)
 {
-    std::vector<GpuPlaneState> st(g->layout.planes.size());
-    if (!st.empty())
-        CUDA_CHECK(cudaMemcpyAsync(st.data(), g->state.p, sizeof(GpuPlaneState) * st.size(),
-                                   cudaMemcpyDeviceToHost, g->stream));
-    CUDA_CHECK(cudaStreamSynchronize(g->stream));
-    return st;
+    CUDA_CHECK(cudaStreamWaitEvent(g->stream, sl.uploaded, 0));
+    run_device_decode(g, sl);
+    const size_t np = sl.layout.planes.size();
+    sl.h_state.ensure(sizeof(GpuPlaneState) * (np + 1));
+    CUDA_CHECK(cudaMemcpyAsync(sl.h_state.p, sl.state.p, sizeof(GpuPlaneState) * np,
+                               cudaMemcpyDeviceToHost, g->stream));
+    CUDA_CHECK(cudaEventRecord(sl.computed, g->stream));
+    sl.busy = true;
 }
 
-// Marks jobs whose planes report an error; returns true when all are fine.
-bool collect_errors(pcwt_gpu *g, pcwt_decode_job *jobs, const DecodeSet &set,
-                    const std::vector<GpuPlaneState> &st, char *err, size_t err_size)
+// Samples back to the callers (copy_out stream), straight into pinned destinations.
+void download_chunk(pcwt_gpu *g, Slot &sl, pcwt_decode_job *jobs)
 {
-    bool ok = true;
-    const BatchLayout &L = g->layout;
-    for (size_t k = 0; k < set.idx.size(); k++) {
+    cudaStream_t s = g->copy_out;
+    CUDA_CHECK(cudaStreamWaitEvent(s, sl.computed, 0));
+    const BatchLayout &L = sl.layout;
+    uint64_t total = 0;
+    for (const GpuFrame &f : L.frames)
+        total = std::max(total, f.sample_off + f.sample_size);
+    sl.direct.assign(sl.idx.size(), 0);
+    bool staged = false;
+    for (size_t k = 0; k < sl.idx.size(); k++) {
+        pcwt_decode_job &j = jobs[sl.idx[k]];
+        sl.direct[k] = gpu_is_pinned(j.dst);
+        staged |= !sl.direct[k];
+        if (sl.direct[k])
+            CUDA_CHECK(cudaMemcpyAsync(j.dst, sl.samples.as<uint8_t>() + L.frames[k].sample_off,
+                                       L.frames[k].sample_size, cudaMemcpyDeviceToHost, s));
+    }
+    if (staged) {
+        sl.h_samples.ensure(total ? total : 1);
+        CUDA_CHECK(cudaMemcpyAsync(sl.h_samples.p, sl.samples.p, total, cudaMemcpyDeviceToHost, s));
+    }
+    CUDA_CHECK(cudaEventRecord(sl.downloaded, s));
+}
+
+// Marks the jobs whose planes failed; copies staged samples of the others.
+void finish_chunk(Slot &sl, pcwt_decode_job *jobs, char *err, size_t err_size)
+{
+    if (!sl.busy)
+        return;
+    CUDA_CHECK(cudaEventSynchronize(sl.downloaded));
+    const BatchLayout &L = sl.layout;
+    for (size_t k = 0; k < sl.idx.size(); k++) {
+        pcwt_decode_job &j = jobs[sl.idx[k]];
         const GpuFrame &f = L.frames[k];
         for (uint32_t pl = f.plane_first; pl < f.plane_first + f.plane_count; pl++) {
-            if (st[pl].error) {
-                pcwt_decode_job &j = jobs[set.idx[k]];
-                if (j.status == PCWT_OK) {
-                    j.status = st[pl].error == GPU_ERR_CRC ? PCWT_ERR_CRC_MISMATCH : PCWT_ERR_CORRUPT;
-                    std::snprintf(err, err_size, "plane %u: %s", pl - f.plane_first,
-                                  gpu_error_text(st[pl].error));
-                }
-                ok = false;
+            const uint32_t e = sl.state_host()[pl].error;
+            if (e && j.status == PCWT_OK) {
+                j.status = e == GPU_ERR_CRC ? PCWT_ERR_CRC_MISMATCH : PCWT_ERR_CORRUPT;
+                std::snprintf(err, err_size, "plane %u: %s", pl - f.plane_first, gpu_error_text(e));
             }
         }
+        // A failed frame's buffer may hold partial samples, as on the CPU path.
+        if (j.status == PCWT_OK && !sl.direct[k])
+            std::memcpy(j.dst, sl.h_samples.as<uint8_t>() + f.sample_off, f.sample_size);
     }
-    return ok;
+    sl.busy = false;
 }
 
 // Validates headers on the host; returns the jobs that can go to the device.
@@ -191,42 +233,6 @@ DecodeSet validate(pcwt_decode_job *jobs, size_t count, uint64_t max_samples, ch
     return set;
 }
 
-pcwt_status decode_set(pcwt_gpu *g, pcwt_decode_job *jobs, DecodeSet set, char *err,
-                       size_t err_size)
-{
-    while (!set.idx.empty()) {
-        prepare_decode(g, jobs, set);
-        run_device_check(g);
-        if (!collect_errors(g, jobs, set, read_states(g), err, err_size)) {
-            DecodeSet good; // drop the damaged ones and go again with the rest
-            for (size_t k = 0; k < set.idx.size(); k++)
-                if (jobs[set.idx[k]].status == PCWT_OK) {
-                    good.idx.push_back(set.idx[k]);
-                    good.info.push_back(set.info[k]);
-                }
-            set = good;
-            continue;
-        }
-        run_device_decode(g);
-        const std::vector<GpuPlaneState> st = read_states(g);
-        collect_errors(g, jobs, set, st, err, err_size);
-        const BatchLayout &L = g->layout;
-        uint64_t total = 0;
-        for (const GpuFrame &f : L.frames)
-            total = std::max(total, f.sample_off + f.sample_size);
-        g->h_samples.ensure(total ? total : 1);
-        CUDA_CHECK(cudaMemcpyAsync(g->h_samples.p, g->samples.p, total, cudaMemcpyDeviceToHost, g->stream));
-        CUDA_CHECK(cudaStreamSynchronize(g->stream));
-        for (size_t k = 0; k < set.idx.size(); k++) {
-            pcwt_decode_job &j = jobs[set.idx[k]];
-            if (j.status == PCWT_OK)
-                std::memcpy(j.dst, g->h_samples.as<uint8_t>() + L.frames[k].sample_off, L.frames[k].sample_size);
-        }
-        break;
-    }
-    return PCWT_OK;
-}
-
 } // namespace
 
 extern "C" pcwt_status pcwt_gpu_decode_batch(pcwt_gpu *g, uint64_t max_samples,
@@ -235,19 +241,21 @@ extern "C" pcwt_status pcwt_gpu_decode_batch(pcwt_gpu *g, uint64_t max_samples,
 {
     try {
         DecodeSet all = validate(jobs, count, max_samples, err, err_size);
-        // Passes that fit in device memory.
+        // Chunks: each fits in half the device memory budget; a big batch is cut into about eight
+        // so that transfers overlap compute.
         size_t free_b = 0, total_b = 0;
         CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-        const size_t held = g->i32.cap + g->i8.cap + g->samples.cap + g->stream_buf.cap;
-        const size_t budget = (free_b + held) / 10 * 8;
-        DecodeSet pass;
+        size_t held = g->i32.cap + g->i8.cap;
+        for (const Slot &s : g->slot)
+            held += s.samples.cap + s.stream_buf.cap + s.groups.cap + s.group_size.cap;
+        const size_t budget = (free_b + held) / 10 * 8 / 2;
+        uint64_t total_samples = 0;
+        for (const pcwt_header_info &h : all.info)
+            total_samples += pcwt_image_size(&h.desc);
+        const uint64_t chunk_samples = std::max<uint64_t>(total_samples / 8, 32u << 20);
+        std::vector<DecodeSet> chunks(1);
         size_t used = 0;
-        auto flush = [&]() {
-            if (!pass.idx.empty())
-                decode_set(g, jobs, pass, err, err_size);
-            pass = DecodeSet{};
-            used = 0;
-        };
+        uint64_t samples = 0;
         for (size_t k = 0; k < all.idx.size(); k++) {
             const pcwt_header_info &h = all.info[k];
             FrameSpec f{};
@@ -263,16 +271,35 @@ extern "C" pcwt_status pcwt_gpu_decode_batch(pcwt_gpu *g, uint64_t max_samples,
                 jobs[all.idx[k]].status = PCWT_ERR_OUT_OF_MEMORY;
                 continue;
             }
-            if (used + need > budget)
-                flush();
-            pass.idx.push_back(all.idx[k]);
-            pass.info.push_back(h);
+            if (!chunks.back().idx.empty() && (used + need > budget || samples >= chunk_samples)) {
+                chunks.emplace_back();
+                used = 0;
+                samples = 0;
+            }
+            chunks.back().idx.push_back(all.idx[k]);
+            chunks.back().info.push_back(h);
             used += need;
+            samples += pcwt_image_size(&h.desc);
         }
-        flush();
+        if (chunks.back().idx.empty())
+            chunks.pop_back();
+        for (size_t c = 0; c < chunks.size(); c++) {
+            Slot &sl = g->slot[c % 2], &prev = g->slot[(c + 1) % 2];
+            finish_chunk(sl, jobs, err, err_size);
+            upload_chunk(g, sl, jobs, chunks[c]);
+            compute_chunk(g, sl);
+            if (c > 0)
+                download_chunk(g, prev, jobs);
+        }
+        if (!chunks.empty())
+            download_chunk(g, g->slot[(chunks.size() - 1) % 2], jobs);
+        for (Slot &sl : g->slot)
+            finish_chunk(sl, jobs, err, err_size);
     } catch (const pcwt_gpu_detail::CudaError &e) {
         std::snprintf(err, err_size, "%s", e.what.c_str());
         cudaGetLastError();
+        for (Slot &sl : g->slot)
+            sl.busy = false;
         return e.code == cudaErrorMemoryAllocation ? PCWT_ERR_OUT_OF_MEMORY
                                                    : PCWT_ERR_BACKEND_UNAVAILABLE;
     }
@@ -289,20 +316,22 @@ extern "C" pcwt_status pcwt_gpu_bench_decode(pcwt_gpu *g, pcwt_decode_job *jobs,
         DecodeSet set = validate(jobs, count, ~uint64_t(0), err, err_size);
         if (set.idx.size() != count)
             return PCWT_ERR_CORRUPT;
-        prepare_decode(g, jobs, set);
+        Slot &sl = g->slot[0];
+        upload_chunk(g, sl, jobs, set);
+        CUDA_CHECK(cudaStreamSynchronize(g->copy_in));
+        std::vector<GpuPlaneState> fresh(sl.layout.planes.size());
+        for (auto &x : fresh) {
+            std::memset(&x, 0, sizeof x);
+            x.qmax = -1;
+        }
         std::vector<float> t;
         for (int r = 0; r < repeats + 1; r++) {
-            std::vector<GpuPlaneState> st(g->layout.planes.size());
-            for (auto &x : st) {
-                std::memset(&x, 0, sizeof x);
-                x.qmax = -1;
-            }
-            CUDA_CHECK(cudaMemcpyAsync(g->state.p, st.data(), sizeof(GpuPlaneState) * st.size(),
+            CUDA_CHECK(cudaMemcpyAsync(sl.state.p, fresh.data(), sizeof(GpuPlaneState) * fresh.size(),
                                        cudaMemcpyHostToDevice, g->stream));
-            CUDA_CHECK(cudaStreamSynchronize(g->stream));
             CUDA_CHECK(cudaEventRecord(g->ev_start, g->stream));
-            run_device_check(g);
-            run_device_decode(g);
+            gpu_mark_begin(g);
+            run_device_decode(g, sl);
+            gpu_mark_report(g, "decode");
             CUDA_CHECK(cudaEventRecord(g->ev_stop, g->stream));
             CUDA_CHECK(cudaEventSynchronize(g->ev_stop));
             float m = 0;
@@ -312,7 +341,8 @@ extern "C" pcwt_status pcwt_gpu_bench_decode(pcwt_gpu *g, pcwt_decode_job *jobs,
         }
         std::sort(t.begin(), t.end());
         *ms = t.empty() ? 0 : t[t.size() / 2];
-        const std::vector<GpuPlaneState> st = read_states(g);
+        std::vector<GpuPlaneState> st(fresh.size());
+        CUDA_CHECK(cudaMemcpy(st.data(), sl.state.p, sizeof(GpuPlaneState) * st.size(), cudaMemcpyDeviceToHost));
         for (const auto &x : st)
             if (x.error)
                 return PCWT_ERR_CORRUPT;

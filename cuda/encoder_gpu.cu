@@ -1,7 +1,9 @@
 // encoder_gpu.cu - sequences the GPU encoder for a batch of frames (the twin of
 // codec/src/encoder.c): upload, high-bit check, import, B-LDWT+B with fused MQD/Qmax per level,
-// group sizes, scan, group coding, CRCs, headers, download. Frames are split into passes that
-// fit in device memory.
+// group sizes, scan, group coding, CRCs, headers, download. The batch is cut into chunks that
+// alternate between two slots, so that a chunk's upload (copy_in stream) and the previous chunk's
+// download (copy_out stream) overlap the compute of the current one (compute stream). Frames that
+// do not fit in device memory are reported as PCWT_ERR_OUT_OF_MEMORY for the caller's CPU path.
 #include "gpu_context.h"
 
 extern "C" {
@@ -14,11 +16,6 @@ namespace {
 
 constexpr uint64_t ALIGN = 256;
 uint64_t align_up(uint64_t v) { return (v + ALIGN - 1) & ~(ALIGN - 1); }
-
-struct EncodePass {
-    std::vector<FrameSpec> specs;
-    uint64_t sample_bytes = 0;
-};
 
 FrameSpec spec_of(const pcwt_encode_params *p, const pcwt_image_desc &d, uint64_t sample_off)
 {
@@ -34,11 +31,11 @@ FrameSpec spec_of(const pcwt_encode_params *p, const pcwt_image_desc &d, uint64_
     return f;
 }
 
-// The device work of one pass, after the samples are on the device. Leaves headers written.
-void run_device_encode(pcwt_gpu *g)
+// The device work of one chunk, after its samples and tables are on the device.
+void run_device_encode(pcwt_gpu *g, Slot &sl)
 {
-    const BatchLayout &L = g->layout;
-    DeviceBatch &d = g->dev;
+    const BatchLayout &L = sl.layout;
+    DeviceBatch &d = sl.dev;
     cudaStream_t s = g->stream;
     uint32_t max_r = 0, max_c = 0;
     for (const GpuPlane &p : L.planes) {
@@ -46,13 +43,13 @@ void run_device_encode(pcwt_gpu *g)
         max_c = std::max(max_c, p.cols);
     }
     const uint32_t np = uint32_t(L.planes.size());
-    // Plane states back to Qmax -1 (repeat runs in benchmarks start clean).
     gpu_import_planes(d, np, max_r, max_c, s);
+    gpu_mark(g, "import");
     for (uint32_t l = 1; l <= L.max_levels; l++) {
         const auto &lv = L.levels[l - 1];
         uint32_t mr, mbc;
         gpu_level_max(lv, mr, mbc);
-        gpu_dwt_forward_level(d, d.levels + g->level_first[l - 1], uint32_t(lv.size()), mr, mbc, s);
+        gpu_dwt_forward_level(d, d.levels + sl.level_first[l - 1], uint32_t(lv.size()), mr, mbc, s);
     }
     if (!L.level0_planes.empty()) {
         uint32_t mr = 0, mc = 0;
@@ -62,90 +59,165 @@ void run_device_encode(pcwt_gpu *g)
         }
         gpu_mqd_level0(d, uint32_t(L.level0_planes.size()), mr, mc, s);
     }
+    gpu_mark(g, "DWT + MQD + Qmax");
     const uint32_t nb = uint32_t(L.bands.size());
     gpu_group_sizes(d, L.groups, nb, s);
-    gpu_group_offsets(d, L.groups, nb, g->scan_tmp.p, g->scan_tmp.cap, s);
+    gpu_group_offsets(d, L.groups, nb, sl.scan_tmp.p, sl.scan_tmp.cap, s);
+    gpu_mark(g, "group sizes + scan");
     gpu_group_encode(d, L.groups, nb, s);
+    gpu_mark(g, "group coding");
     gpu_group_crcs(d, L.groups, nb, s);
     gpu_plane_crcs(d, np, 0, s);
     gpu_write_headers(d, uint32_t(L.frames.size()), s);
+    gpu_mark(g, "CRCs + headers");
 }
 
-// Fresh plane states (Qmax -1) before each device run.
-void reset_states(pcwt_gpu *g)
+// Host side of a chunk: samples to the device (directly from pinned memory), the high-bit check,
+// the layout and its tables. Runs on the copy_in stream; the compute stream waits for it.
+void upload_chunk(pcwt_gpu *g, Slot &sl, const pcwt_encode_params *p, pcwt_frame_job *jobs)
 {
-    std::vector<GpuPlaneState> st(g->layout.planes.size());
-    for (auto &x : st) {
-        std::memset(&x, 0, sizeof x);
-        x.qmax = -1;
-    }
-    if (!st.empty()) {
-        CUDA_CHECK(cudaMemcpyAsync(g->state.p, st.data(), sizeof(GpuPlaneState) * st.size(),
-                                   cudaMemcpyHostToDevice, g->stream));
-        CUDA_CHECK(cudaStreamSynchronize(g->stream));
-    }
-}
-
-// Uploads the samples of jobs[first, last), builds the layout (with the high-bit check).
-void prepare_pass(pcwt_gpu *g, const pcwt_encode_params *p, pcwt_frame_job *jobs,
-                  const std::vector<size_t> &idx)
-{
+    cudaStream_t s = g->copy_in;
     std::vector<FrameSpec> specs;
     uint64_t off = 0;
-    for (size_t i : idx) {
+    for (size_t i : sl.idx) {
         specs.push_back(spec_of(p, jobs[i].desc, off));
         off = align_up(off + jobs[i].samples_size);
     }
-    g->h_samples.ensure(off ? off : 1);
-    for (size_t k = 0; k < idx.size(); k++)
-        std::memcpy(g->h_samples.as<uint8_t>() + specs[k].sample_off, jobs[idx[k]].samples,
-                    jobs[idx[k]].samples_size);
-    g->samples.ensure(off ? off : 1);
-    CUDA_CHECK(cudaMemcpyAsync(g->samples.p, g->h_samples.p, off, cudaMemcpyHostToDevice, g->stream));
-    g->dev.samples = g->samples.as<uint8_t>();
+    sl.samples.ensure(off ? off : 1);
+    bool staged = false;
+    for (size_t i : sl.idx)
+        staged |= !gpu_is_pinned(jobs[i].samples);
+    if (staged)
+        sl.h_samples.ensure(off ? off : 1);
+    for (size_t k = 0; k < sl.idx.size(); k++) {
+        const pcwt_frame_job &j = jobs[sl.idx[k]];
+        const void *src = j.samples;
+        if (!gpu_is_pinned(src)) {
+            std::memcpy(sl.h_samples.as<uint8_t>() + specs[k].sample_off, src, j.samples_size);
+            src = sl.h_samples.as<uint8_t>() + specs[k].sample_off;
+        }
+        CUDA_CHECK(cudaMemcpyAsync(sl.samples.as<uint8_t>() + specs[k].sample_off, src, j.samples_size,
+                                   cudaMemcpyHostToDevice, s));
+    }
+    sl.dev.samples = sl.samples.as<uint8_t>();
     bool any_high = false;
     for (const FrameSpec &f : specs)
         any_high |= f.desc.bits_stored < f.desc.bits_allocated;
-    if (any_high) { // which components carry bits above bits_stored
-        gpu_build_layout(specs, g->layout);
-        gpu_upload_layout(g);
-        g->flags.ensure(sizeof(uint32_t) * 3 * specs.size());
-        g->dev.flags = g->flags.as<uint32_t>();
-        gpu_high_bit_flags(g->dev, nullptr, uint32_t(specs.size()), g->stream);
+    if (any_high) { // which components carry bits above bits_stored: ask the device
+        gpu_build_layout(specs, sl.layout);
+        gpu_upload_layout(g, sl, s);
+        sl.flags.ensure(sizeof(uint32_t) * 3 * specs.size());
+        sl.dev.flags = sl.flags.as<uint32_t>();
+        gpu_high_bit_flags(sl.dev, nullptr, uint32_t(specs.size()), s);
         std::vector<uint32_t> flags(3 * specs.size());
-        CUDA_CHECK(cudaMemcpyAsync(flags.data(), g->flags.p, sizeof(uint32_t) * flags.size(),
-                                   cudaMemcpyDeviceToHost, g->stream));
-        CUDA_CHECK(cudaStreamSynchronize(g->stream));
+        CUDA_CHECK(cudaMemcpyAsync(flags.data(), sl.flags.p, sizeof(uint32_t) * flags.size(),
+                                   cudaMemcpyDeviceToHost, s));
+        CUDA_CHECK(cudaStreamSynchronize(s));
         for (size_t k = 0; k < specs.size(); k++)
             for (uint32_t c = 0; c < 3; c++)
                 specs[k].high[c] = flags[3 * k + c];
     }
-    gpu_build_layout(specs, g->layout);
-    gpu_upload_layout(g);
-    const size_t scan = gpu_scan_tmp_size(g->layout.groups ? g->layout.groups : 1);
-    g->scan_tmp.ensure(scan);
-    // Upper bound of the output: every group record at its largest.
-    uint64_t out = 0;
-    for (const GpuFrame &f : g->layout.frames) {
+    gpu_build_layout(specs, sl.layout);
+    gpu_upload_layout(g, sl, s);
+    sl.scan_tmp.ensure(gpu_scan_tmp_size(sl.layout.groups ? sl.layout.groups : 1));
+    uint64_t out = 0; // every group record at its largest
+    for (const GpuFrame &f : sl.layout.frames) {
         pcwt_image_desc dd{f.width, f.height, f.components, f.bits_alloc, f.bits_stored, f.is_signed, f.planar};
         out += pcwt_encode_bound(&dd);
     }
-    g->stream_buf.ensure(out ? out : 1);
-    g->dev.stream = g->stream_buf.as<uint8_t>();
+    sl.stream_buf.ensure(out ? out : 1);
+    sl.dev.stream = sl.stream_buf.as<uint8_t>();
+    CUDA_CHECK(cudaEventRecord(sl.uploaded, s));
 }
 
-// Splits jobs into passes whose device memory fits, in order.
-std::vector<std::vector<size_t>> plan_passes(pcwt_gpu *g, const pcwt_encode_params *p,
+// Compute of a chunk, then its small result tables back to the host (compute stream).
+void compute_chunk(pcwt_gpu *g, Slot &sl)
+{
+    CUDA_CHECK(cudaStreamWaitEvent(g->stream, sl.uploaded, 0));
+    run_device_encode(g, sl);
+    const BatchLayout &L = sl.layout;
+    sl.h_frames.ensure(sizeof(GpuFrame) * (L.frames.size() + 1));
+    sl.h_state.ensure(sizeof(GpuPlaneState) * (L.planes.size() + 1));
+    CUDA_CHECK(cudaMemcpyAsync(sl.h_frames.p, sl.frames.p, sizeof(GpuFrame) * L.frames.size(),
+                               cudaMemcpyDeviceToHost, g->stream));
+    CUDA_CHECK(cudaMemcpyAsync(sl.h_state.p, sl.state.p, sizeof(GpuPlaneState) * L.planes.size(),
+                               cudaMemcpyDeviceToHost, g->stream));
+    CUDA_CHECK(cudaEventRecord(sl.computed, g->stream));
+    sl.busy = true;
+}
+
+// Once a chunk is computed: its codestreams to the host (copy_out stream), straight into pinned
+// destinations, else through staging.
+void download_chunk(pcwt_gpu *g, Slot &sl, pcwt_frame_job *jobs)
+{
+    CUDA_CHECK(cudaEventSynchronize(sl.computed)); // h_frames is valid from here
+    cudaStream_t s = g->copy_out;
+    CUDA_CHECK(cudaStreamWaitEvent(s, sl.computed, 0));
+    const size_t nf = sl.layout.frames.size();
+    const uint64_t total = nf ? sl.frames_host()[nf - 1].out_end : 0;
+    sl.direct.assign(sl.idx.size(), 0);
+    bool staged = false;
+    for (size_t k = 0; k < sl.idx.size(); k++) {
+        const GpuFrame &f = sl.frames_host()[k];
+        const pcwt_frame_job &j = jobs[sl.idx[k]];
+        sl.direct[k] = gpu_is_pinned(j.dst) && f.out_end - f.out_start <= j.dst_capacity;
+        staged |= !sl.direct[k];
+        if (sl.direct[k])
+            CUDA_CHECK(cudaMemcpyAsync(j.dst, sl.stream_buf.as<uint8_t>() + f.out_start,
+                                       f.out_end - f.out_start, cudaMemcpyDeviceToHost, s));
+    }
+    if (staged) {
+        sl.h_stream.ensure(total ? total : 1);
+        CUDA_CHECK(cudaMemcpyAsync(sl.h_stream.p, sl.stream_buf.p, total, cudaMemcpyDeviceToHost, s));
+    }
+    CUDA_CHECK(cudaEventRecord(sl.downloaded, s));
+}
+
+// Waits for a chunk's download and hands each frame's result to its job.
+void finish_chunk(Slot &sl, pcwt_frame_job *jobs)
+{
+    if (!sl.busy)
+        return;
+    CUDA_CHECK(cudaEventSynchronize(sl.downloaded));
+    for (size_t k = 0; k < sl.idx.size(); k++) {
+        pcwt_frame_job &j = jobs[sl.idx[k]];
+        const GpuFrame &f = sl.frames_host()[k];
+        bool too_big = false;
+        for (uint32_t pl = f.plane_first; pl < f.plane_first + f.plane_count; pl++)
+            too_big |= sl.state_host()[pl].qmax > PCWT_MAX_QMAX;
+        const uint64_t n = f.out_end - f.out_start;
+        if (too_big) {
+            j.status = PCWT_ERR_UNSUPPORTED;
+        } else if (n > j.dst_capacity) {
+            j.status = PCWT_ERR_BUFFER_TOO_SMALL;
+        } else {
+            if (!sl.direct[k])
+                std::memcpy(j.dst, sl.h_stream.as<uint8_t>() + f.out_start, n);
+            j.written = n;
+        }
+    }
+    sl.busy = false;
+}
+
+// Cuts the jobs into chunks: each fits in (half of) the device memory budget, and a large batch
+// is cut into several chunks so that transfers overlap compute.
+std::vector<std::vector<size_t>> plan_chunks(pcwt_gpu *g, const pcwt_encode_params *p,
                                              pcwt_frame_job *jobs, size_t count)
 {
     size_t free_b = 0, total_b = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-    // Memory already held by this context is reusable.
-    size_t held = g->i32.cap + g->i8.cap + g->samples.cap + g->stream_buf.cap + g->groups.cap +
-                  g->group_size.cap;
-    const size_t budget = (free_b + held) / 10 * 8;
-    std::vector<std::vector<size_t>> passes(1);
+    size_t held = g->i32.cap + g->i8.cap;
+    for (const Slot &s : g->slot)
+        held += s.samples.cap + s.stream_buf.cap + s.groups.cap + s.group_size.cap;
+    const size_t budget = (free_b + held) / 10 * 8 / 2; // two chunks in flight
+    uint64_t total_samples = 0;
+    for (size_t i = 0; i < count; i++)
+        total_samples += jobs[i].samples_size;
+    // About eight chunks for a big batch, none smaller than 32 MB of samples.
+    const uint64_t chunk_samples = std::max<uint64_t>(total_samples / 8, 32u << 20);
+    std::vector<std::vector<size_t>> chunks(1);
     size_t used = 0;
+    uint64_t samples = 0;
     for (size_t i = 0; i < count; i++) {
         if (jobs[i].status != PCWT_OK)
             continue;
@@ -158,14 +230,18 @@ std::vector<std::vector<size_t>> plan_passes(pcwt_gpu *g, const pcwt_encode_para
             jobs[i].status = PCWT_ERR_OUT_OF_MEMORY;
             continue;
         }
-        if (used + need > budget && !passes.back().empty()) {
-            passes.emplace_back();
+        if (!chunks.back().empty() && (used + need > budget || samples >= chunk_samples)) {
+            chunks.emplace_back();
             used = 0;
+            samples = 0;
         }
-        passes.back().push_back(i);
+        chunks.back().push_back(i);
         used += need;
+        samples += jobs[i].samples_size;
     }
-    return passes;
+    if (chunks.back().empty())
+        chunks.pop_back();
+    return chunks;
 }
 
 } // namespace
@@ -179,43 +255,25 @@ extern "C" pcwt_status pcwt_gpu_encode_batch(pcwt_gpu *g, const pcwt_encode_para
             jobs[i].written = 0;
             jobs[i].status = PCWT_OK;
         }
-        for (const std::vector<size_t> &idx : plan_passes(g, p, jobs, count)) {
-            if (idx.empty())
-                continue;
-            prepare_pass(g, p, jobs, idx);
-            run_device_encode(g);
-            BatchLayout &L = g->layout;
-            std::vector<GpuPlaneState> st(L.planes.size());
-            CUDA_CHECK(cudaMemcpyAsync(L.frames.data(), g->frames.p, sizeof(GpuFrame) * L.frames.size(),
-                                       cudaMemcpyDeviceToHost, g->stream));
-            CUDA_CHECK(cudaMemcpyAsync(st.data(), g->state.p, sizeof(GpuPlaneState) * st.size(),
-                                       cudaMemcpyDeviceToHost, g->stream));
-            CUDA_CHECK(cudaStreamSynchronize(g->stream));
-            const uint64_t total = L.frames.back().out_end;
-            g->h_stream.ensure(total ? total : 1);
-            CUDA_CHECK(cudaMemcpyAsync(g->h_stream.p, g->stream_buf.p, total, cudaMemcpyDeviceToHost,
-                                       g->stream));
-            CUDA_CHECK(cudaStreamSynchronize(g->stream));
-            for (size_t k = 0; k < idx.size(); k++) {
-                pcwt_frame_job &j = jobs[idx[k]];
-                const GpuFrame &f = L.frames[k];
-                bool too_big = false;
-                for (uint32_t pl = f.plane_first; pl < f.plane_first + f.plane_count; pl++)
-                    too_big |= st[pl].qmax > PCWT_MAX_QMAX;
-                const uint64_t n = f.out_end - f.out_start;
-                if (too_big) {
-                    j.status = PCWT_ERR_UNSUPPORTED;
-                } else if (n > j.dst_capacity) {
-                    j.status = PCWT_ERR_BUFFER_TOO_SMALL;
-                } else {
-                    std::memcpy(j.dst, g->h_stream.as<uint8_t>() + f.out_start, n);
-                    j.written = n;
-                }
-            }
+        const auto chunks = plan_chunks(g, p, jobs, count);
+        for (size_t c = 0; c < chunks.size(); c++) {
+            Slot &sl = g->slot[c % 2], &prev = g->slot[(c + 1) % 2];
+            finish_chunk(sl, jobs); // chunk c-2 used this slot
+            sl.idx = chunks[c];
+            upload_chunk(g, sl, p, jobs);
+            compute_chunk(g, sl);
+            if (c > 0)
+                download_chunk(g, prev, jobs); // overlaps this chunk's compute
         }
+        if (!chunks.empty())
+            download_chunk(g, g->slot[(chunks.size() - 1) % 2], jobs);
+        for (Slot &sl : g->slot)
+            finish_chunk(sl, jobs);
     } catch (const pcwt_gpu_detail::CudaError &e) {
         std::snprintf(err, err_size, "%s", e.what.c_str());
-        cudaGetLastError(); // clear a sticky launch error where possible
+        cudaGetLastError(); // clear a launch error where possible
+        for (Slot &sl : g->slot)
+            sl.busy = false;
         return e.code == cudaErrorMemoryAllocation ? PCWT_ERR_OUT_OF_MEMORY
                                                    : PCWT_ERR_BACKEND_UNAVAILABLE;
     }
@@ -232,15 +290,25 @@ extern "C" pcwt_status pcwt_gpu_bench_encode(pcwt_gpu *g, const pcwt_encode_para
                                              double *ms, char *err, size_t err_size)
 {
     try {
-        std::vector<size_t> idx(count);
+        Slot &sl = g->slot[0];
+        sl.idx.resize(count);
         for (size_t i = 0; i < count; i++)
-            idx[i] = i;
-        prepare_pass(g, p, jobs, idx);
+            sl.idx[i] = i;
+        upload_chunk(g, sl, p, jobs);
+        CUDA_CHECK(cudaStreamSynchronize(g->copy_in));
+        std::vector<GpuPlaneState> fresh(sl.layout.planes.size());
+        for (auto &x : fresh) {
+            std::memset(&x, 0, sizeof x);
+            x.qmax = -1;
+        }
         std::vector<float> t;
         for (int r = 0; r < repeats + 1; r++) { // the first run is the warm-up
-            reset_states(g);
+            CUDA_CHECK(cudaMemcpyAsync(sl.state.p, fresh.data(), sizeof(GpuPlaneState) * fresh.size(),
+                                       cudaMemcpyHostToDevice, g->stream));
             CUDA_CHECK(cudaEventRecord(g->ev_start, g->stream));
-            run_device_encode(g);
+            gpu_mark_begin(g);
+            run_device_encode(g, sl);
+            gpu_mark_report(g, "encode");
             CUDA_CHECK(cudaEventRecord(g->ev_stop, g->stream));
             CUDA_CHECK(cudaEventSynchronize(g->ev_stop));
             float m = 0;

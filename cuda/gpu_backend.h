@@ -20,6 +20,10 @@ typedef struct pcwt_gpu pcwt_gpu;
 /* 1 when a CUDA device is usable by this process. */
 int pcwt_gpu_available(void);
 
+/* Page-locked host memory (NULL when no device); free returns 1 if ptr was such memory. */
+void *pcwt_gpu_host_alloc(size_t size);
+int pcwt_gpu_host_free(void *ptr);
+
 pcwt_status pcwt_gpu_create(pcwt_gpu **out, char *err, size_t err_size);
 void pcwt_gpu_destroy(pcwt_gpu *g);
 

@@ -1,24 +1,71 @@
 // gpu_context.cu - context lifetime and the upload of a batch layout (see gpu_context.h).
 #include "gpu_context.h"
 
+#include <cstdlib>
 #include <new>
+
+void Slot::release()
+{
+    for (DevBuf *b : {&frames, &planes, &bands, &levels, &steps, &level0, &groups, &state,
+                      &group_size, &samples, &stream_buf, &flags, &scan_tmp})
+        b->release();
+    for (PinnedBuf *b : {&h_samples, &h_stream, &h_frames, &h_state})
+        b->release();
+    for (cudaEvent_t e : {uploaded, computed, downloaded})
+        if (e)
+            cudaEventDestroy(e);
+}
 
 pcwt_gpu::~pcwt_gpu()
 {
-    for (DevBuf *b : {&frames, &planes, &bands, &levels, &steps, &level0, &groups, &state,
-                      &group_size, &i32, &i8, &samples, &stream_buf, &flags, &scan_tmp})
-        b->release();
-    for (PinnedBuf *b : {&h_samples, &h_stream, &h_small})
-        b->release();
+    if (stream)
+        cudaDeviceSynchronize(); // nothing of ours may still run when the buffers go
+    for (Slot &s : slot)
+        s.release();
+    i32.release();
+    i8.release();
+    for (cudaEvent_t e : marks)
+        cudaEventDestroy(e);
     if (ev_start) cudaEventDestroy(ev_start);
     if (ev_stop) cudaEventDestroy(ev_stop);
-    if (stream) cudaStreamDestroy(stream);
+    for (cudaStream_t s : {stream, copy_in, copy_out})
+        if (s)
+            cudaStreamDestroy(s);
 }
 
 extern "C" int pcwt_gpu_available(void)
 {
     int n = 0;
     return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
+}
+
+extern "C" void *pcwt_gpu_host_alloc(size_t size)
+{
+    if (!pcwt_gpu_available())
+        return nullptr;
+    void *p = nullptr;
+    if (cudaMallocHost(&p, size ? size : 1) != cudaSuccess) {
+        cudaGetLastError();
+        return nullptr;
+    }
+    return p;
+}
+
+extern "C" int pcwt_gpu_host_free(void *ptr)
+{
+    if (!gpu_is_pinned(ptr))
+        return 0;
+    return cudaFreeHost(ptr) == cudaSuccess;
+}
+
+bool gpu_is_pinned(const void *ptr)
+{
+    cudaPointerAttributes a{};
+    if (cudaPointerGetAttributes(&a, ptr) != cudaSuccess) {
+        cudaGetLastError();
+        return false;
+    }
+    return a.type == cudaMemoryTypeHost;
 }
 
 extern "C" pcwt_status pcwt_gpu_create(pcwt_gpu **out, char *err, size_t err_size)
@@ -35,11 +82,18 @@ extern "C" pcwt_status pcwt_gpu_create(pcwt_gpu **out, char *err, size_t err_siz
         }
         CUDA_CHECK(cudaGetDevice(&g->device));
         CUDA_CHECK(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking));
+        CUDA_CHECK(cudaStreamCreateWithFlags(&g->copy_in, cudaStreamNonBlocking));
+        CUDA_CHECK(cudaStreamCreateWithFlags(&g->copy_out, cudaStreamNonBlocking));
+        for (Slot &sl : g->slot)
+            for (cudaEvent_t *e : {&sl.uploaded, &sl.computed, &sl.downloaded})
+                CUDA_CHECK(cudaEventCreateWithFlags(e, cudaEventDisableTiming));
         CUDA_CHECK(cudaEventCreate(&g->ev_start));
         CUDA_CHECK(cudaEventCreate(&g->ev_stop));
         size_t free_b = 0;
         CUDA_CHECK(cudaMemGetInfo(&free_b, &g->total_mem));
         gpu_crc_init();
+        const char *prof = std::getenv("PCWT_GPU_PROFILE");
+        g->profile = prof && *prof && *prof != '0';
     } catch (const pcwt_gpu_detail::CudaError &e) {
         std::snprintf(err, err_size, "%s", e.what.c_str());
         delete g;
@@ -58,54 +112,58 @@ template <typename T> static void upload(DevBuf &d, const std::vector<T> &v, cud
         CUDA_CHECK(cudaMemcpyAsync(d.p, v.data(), sizeof(T) * v.size(), cudaMemcpyHostToDevice, s));
 }
 
-void gpu_upload_layout(pcwt_gpu *g)
+void gpu_upload_layout(pcwt_gpu *g, Slot &sl, cudaStream_t s)
 {
-    const BatchLayout &L = g->layout;
+    const BatchLayout &L = sl.layout;
     std::vector<GpuLevel> levels;
-    g->level_first.clear();
+    sl.level_first.clear();
     for (const auto &lv : L.levels) {
-        g->level_first.push_back(uint32_t(levels.size()));
+        sl.level_first.push_back(uint32_t(levels.size()));
         levels.insert(levels.end(), lv.begin(), lv.end());
     }
-    g->level_first.push_back(uint32_t(levels.size()));
+    sl.level_first.push_back(uint32_t(levels.size()));
     std::vector<uint32_t> steps;
-    g->step_first.clear();
+    sl.step_first.clear();
     for (const auto &st : L.decode_steps) {
-        g->step_first.push_back(uint32_t(steps.size()));
+        sl.step_first.push_back(uint32_t(steps.size()));
         steps.insert(steps.end(), st.begin(), st.end());
     }
-    g->step_first.push_back(uint32_t(steps.size()));
-    cudaStream_t s = g->stream;
-    // Pageable uploads of small tables: cudaMemcpyAsync stages them before returning.
-    upload(g->frames, L.frames, s);
-    upload(g->planes, L.planes, s);
-    upload(g->bands, L.bands, s);
-    upload(g->levels, levels, s);
-    upload(g->steps, steps, s);
-    upload(g->level0, L.level0_planes, s);
-    g->groups.ensure(sizeof(GpuGroup) * (L.groups ? L.groups : 1));
-    g->group_size.ensure(sizeof(uint64_t) * (L.groups ? L.groups : 1));
-    g->state.ensure(sizeof(GpuPlaneState) * (L.planes.size() ? L.planes.size() : 1));
-    g->i32.ensure(sizeof(int32_t) * (L.i32_size ? L.i32_size : 1));
-    g->i8.ensure(L.i8_size ? L.i8_size : 1);
+    sl.step_first.push_back(uint32_t(steps.size()));
     // Fresh plane states: Qmax -1, no error.
     std::vector<GpuPlaneState> st(L.planes.size());
     for (auto &x : st) {
         std::memset(&x, 0, sizeof x);
         x.qmax = -1;
     }
-    upload(g->state, st, s);
-    CUDA_CHECK(cudaStreamSynchronize(s)); // the host vectors above die here
-    DeviceBatch &d = g->dev;
-    d.frames = g->frames.as<GpuFrame>();
-    d.planes = g->planes.as<GpuPlane>();
-    d.bands = g->bands.as<GpuBand>();
-    d.levels = g->levels.as<GpuLevel>();
-    d.steps = g->steps.as<uint32_t>();
-    d.level0 = g->level0.as<uint32_t>();
-    d.groups = g->groups.as<GpuGroup>();
-    d.state = g->state.as<GpuPlaneState>();
-    d.group_size = g->group_size.as<uint64_t>();
+    // Pageable uploads of small tables; the stream is synchronised below, before the host
+    // vectors go away.
+    upload(sl.frames, L.frames, s);
+    upload(sl.planes, L.planes, s);
+    upload(sl.bands, L.bands, s);
+    upload(sl.levels, levels, s);
+    upload(sl.steps, steps, s);
+    upload(sl.level0, L.level0_planes, s);
+    upload(sl.state, st, s);
+    sl.groups.ensure(sizeof(GpuGroup) * (L.groups ? L.groups : 1));
+    sl.group_size.ensure(sizeof(uint64_t) * (L.groups ? L.groups : 1));
+    const size_t i32_need = sizeof(int32_t) * (L.i32_size ? L.i32_size : 1);
+    if (i32_need > g->i32.cap || (L.i8_size ? L.i8_size : 1) > g->i8.cap) {
+        // The arenas are shared with the other slot's compute: let it finish before a resize.
+        CUDA_CHECK(cudaStreamSynchronize(g->stream));
+        g->i32.ensure(i32_need);
+        g->i8.ensure(L.i8_size ? L.i8_size : 1);
+    }
+    CUDA_CHECK(cudaStreamSynchronize(s));
+    DeviceBatch &d = sl.dev;
+    d.frames = sl.frames.as<GpuFrame>();
+    d.planes = sl.planes.as<GpuPlane>();
+    d.bands = sl.bands.as<GpuBand>();
+    d.levels = sl.levels.as<GpuLevel>();
+    d.steps = sl.steps.as<uint32_t>();
+    d.level0 = sl.level0.as<uint32_t>();
+    d.groups = sl.groups.as<GpuGroup>();
+    d.state = sl.state.as<GpuPlaneState>();
+    d.group_size = sl.group_size.as<uint64_t>();
     d.i32 = g->i32.as<int32_t>();
     d.i8 = g->i8.as<int8_t>();
 }
@@ -124,4 +182,40 @@ void gpu_level_max(const std::vector<GpuLevel> &lv, uint32_t &max_r, uint32_t &m
         if (e.r > max_r) max_r = e.r;
         if (e.bc > max_bc) max_bc = e.bc;
     }
+}
+
+void gpu_mark_begin(pcwt_gpu *g)
+{
+    g->mark_count = 0;
+    g->mark_names.clear();
+    g->recording = g->profile;
+    gpu_mark(g, "start");
+}
+
+void gpu_mark(pcwt_gpu *g, const char *stage)
+{
+    if (!g->recording)
+        return;
+    if (g->mark_count == g->marks.size()) {
+        cudaEvent_t e;
+        CUDA_CHECK(cudaEventCreate(&e));
+        g->marks.push_back(e);
+    }
+    CUDA_CHECK(cudaEventRecord(g->marks[g->mark_count++], g->stream));
+    g->mark_names.push_back(stage);
+}
+
+void gpu_mark_report(pcwt_gpu *g, const char *what)
+{
+    if (!g->recording || g->mark_count < 2)
+        return;
+    g->recording = false;
+    CUDA_CHECK(cudaEventSynchronize(g->marks[g->mark_count - 1]));
+    std::fprintf(stderr, "pcwt gpu %s stages (ms):", what);
+    for (size_t i = 1; i < g->mark_count; i++) {
+        float ms = 0;
+        CUDA_CHECK(cudaEventElapsedTime(&ms, g->marks[i - 1], g->marks[i]));
+        std::fprintf(stderr, " %s %.3f;", g->mark_names[i], ms);
+    }
+    std::fprintf(stderr, "\n");
 }

@@ -219,76 +219,113 @@ __global__ void group_walk(const GpuPlane *planes, uint32_t count, GpuPlaneState
         state[pi].error = GPU_ERR_TRAILING;
 }
 
-struct BitReader {
-    const uint8_t *p, *end;
-    uint64_t acc;
-    uint32_t n;
-    uint32_t consumed;
-    __device__ void refill()
+// Big-endian 32-bit word of the stream starting at a 4-byte-aligned address.
+__device__ inline uint32_t be_word(const uint8_t *p4)
+{
+    return __byte_perm(*reinterpret_cast<const uint32_t *>(p4), 0, 0x0123);
+}
+
+// n (1..32) bits at bit position pos of the bit string starting at byte `base`. Reads aligned
+// words, possibly up to 7 bytes past the group: the stream buffer has slack for that.
+__device__ inline uint32_t bits_at(const uint8_t *base, uint64_t pos, uint32_t n)
+{
+    const uint64_t a = uint64_t(reinterpret_cast<uintptr_t>(base)) * 8 + pos; // absolute bit
+    const uint8_t *w = reinterpret_cast<const uint8_t *>(uintptr_t((a >> 5) << 2));
+    const uint32_t s = uint32_t(a & 31);
+    const uint64_t v = uint64_t(be_word(w)) << 32 | be_word(w + 4);
+    return uint32_t((v << s) >> (64 - n));
+}
+
+// Serial reader of MQD codes (lane 0): a 64-bit window refilled from aligned words.
+struct HeaderReader {
+    const uint8_t *base;
+    uint64_t pos; // bits consumed
+    __device__ uint32_t zeros_upto(uint32_t limit) // leading zeros in the next limit+1 <= 32 bits
     {
-        while (n <= 56) {
-            const uint64_t byte = p < end ? *p++ : 0u;
-            acc |= byte << (56 - n);
-            n += 8;
-        }
-    }
-    __device__ uint32_t get(uint32_t nbits) // 1..32
-    {
-        if (n < 32) refill();
-        const uint32_t v = uint32_t(acc >> (64 - nbits));
-        acc <<= nbits;
-        n -= nbits;
-        consumed += nbits;
-        return v;
-    }
-    __device__ uint32_t zeros()
-    {
-        if (n < 32) refill();
-        return acc ? uint32_t(__clzll(acc)) : 64u;
-    }
-    __device__ void skip(uint32_t nbits)
-    {
-        acc = nbits < 64 ? acc << nbits : 0;
-        n -= nbits;
-        consumed += nbits;
+        const uint32_t v = bits_at(base, pos, limit + 1);
+        return v ? uint32_t(__clz(v)) - (31 - limit) : limit + 1;
     }
 };
 
-__global__ void group_decode(const uint32_t *band_ids, const GpuBand *bands, const GpuPlane *planes,
-                             GpuPlaneState *state, const GpuGroup *groups, const uint8_t *stream,
-                             int32_t *i32, int8_t *i8)
+constexpr int DEC_WARPS = 4, DEC_CHUNK = 512;
+
+// A warp per group: lanes fetch the references of a chunk of elements, lane 0 walks the MQD codes
+// (recording where each element's coefficients start), then all lanes extract the coefficients.
+__global__ void __launch_bounds__(DEC_WARPS * 32) group_decode(
+    const uint32_t *band_ids, const GpuBand *bands, const GpuPlane *planes, GpuPlaneState *state,
+    const GpuGroup *groups, const uint8_t *__restrict__ stream, int32_t *__restrict__ i32,
+    int8_t *__restrict__ i8)
 {
+    __shared__ uint32_t s_off[DEC_WARPS][DEC_CHUNK];
+    __shared__ int8_t s_r[DEC_WARPS][DEC_CHUNK];
+    __shared__ int8_t s_m[DEC_WARPS][DEC_CHUNK];
+    const uint32_t warp = threadIdx.x / 32, lane = threadIdx.x & 31;
     const GpuBand b = bands[band_ids[blockIdx.y]];
-    const uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
-    if (k >= b.group_count)
-        return;
+    const uint32_t k = blockIdx.x * DEC_WARPS + warp;
+    if (k >= b.group_count || state[b.plane].error)
+        return; // whole warps leave together; a plane that failed its checks is not decoded
     const uint64_t g = b.group_first + k;
     const GpuPlane p = planes[b.plane];
     const GroupPos q = group_pos(b, p, g);
     const GpuGroup grp = groups[g];
-    BitReader rd{stream + grp.offset + 4, stream + grp.offset + 4 + (uint64_t(grp.bits) + 7) / 8, 0, 0, 0};
+    const uint8_t *base = stream + grp.offset + 4;
+    uint32_t *off = s_off[warp];
+    int8_t *rr = s_r[warp], *mm = s_m[warp];
+    const uint32_t ne = q.vr * q.vc;
+    uint64_t pos = 0; // bits parsed so far (the same in every lane after each chunk)
     uint32_t err = 0;
     int top = -1;
-    for (uint32_t x = q.gx; x < q.gx + q.vr && !err; x++) {
-        for (uint32_t y = q.gy; y < q.gy + q.vc; y++) {
-            const int r = reference(b, bands, i8, p.qmax, x, y);
-            int32_t c[4] = {0, 0, 0, 0};
-            int m = -1;
-            if (r >= 0) {
-                const uint32_t z = rd.zeros();
-                if (z > uint32_t(r)) {
-                    rd.skip(uint32_t(r) + 1);
-                } else {
-                    rd.skip(z + 1);
-                    m = r - int(z);
-                    const uint32_t nb = uint32_t(m) + 2;
-                    for (int t = 0; t < 4; t++) {
-                        const uint32_t v = rd.get(nb);
-                        const uint32_t a = v >> 1;
-                        c[t] = (v & 1u) ? int32_t(a) : -int32_t(a);
-                        if (v == 1u)
-                            err = GPU_ERR_NEG_ZERO;
+    for (uint32_t first = 0; first < ne && !err; first += DEC_CHUNK) {
+        const uint32_t n = min(uint32_t(DEC_CHUNK), ne - first);
+        for (uint32_t e = lane; e < n; e += 32) {
+            const uint32_t x = q.gx + (first + e) / q.vc, y = q.gy + (first + e) % q.vc;
+            rr[e] = int8_t(reference(b, bands, i8, p.qmax, x, y));
+        }
+        __syncwarp();
+        uint64_t end = pos;
+        if (lane == 0) {
+            HeaderReader h{base, pos};
+            for (uint32_t e = 0; e < n; e++) {
+                const int r = rr[e];
+                int m = -1;
+                if (r >= 0) {
+                    const uint32_t z = h.zeros_upto(uint32_t(r));
+                    if (z > uint32_t(r)) {
+                        h.pos += uint32_t(r) + 1;
+                    } else {
+                        h.pos += z + 1;
+                        m = r - int(z);
                     }
+                }
+                off[e] = uint32_t(h.pos - pos);
+                mm[e] = int8_t(m);
+                if (m >= 0)
+                    h.pos += 4u * uint32_t(m + 2);
+                if (h.pos > grp.bits) { // damaged: stop before wandering past the group
+                    err = GPU_ERR_GROUP_BITS;
+                    for (uint32_t t = e + 1; t < n; t++)
+                        mm[t] = -1;
+                    break;
+                }
+            }
+            end = h.pos;
+        }
+        __syncwarp();
+        end = __shfl_sync(0xffffffffu, end, 0);
+        err = __shfl_sync(0xffffffffu, err, 0);
+        for (uint32_t e = lane; e < n; e += 32) {
+            const uint32_t x = q.gx + (first + e) / q.vc, y = q.gy + (first + e) % q.vc;
+            const int m = mm[e];
+            int32_t c[4] = {0, 0, 0, 0};
+            if (m >= 0) {
+                const uint32_t nb = uint32_t(m) + 2;
+                uint64_t at = pos + off[e];
+                for (int t = 0; t < 4; t++, at += nb) {
+                    const uint32_t v = bits_at(base, at, nb);
+                    const uint32_t a = v >> 1;
+                    c[t] = (v & 1u) ? int32_t(a) : -int32_t(a);
+                    if (v == 1u)
+                        err = GPU_ERR_NEG_ZERO;
                 }
             }
             i8[b.mqd + uint64_t(x) * b.mcols + y] = int8_t(m);
@@ -299,15 +336,22 @@ __global__ void group_decode(const uint32_t *band_ids, const GpuBand *bands, con
             c0[b.cols] = c[2];
             c0[b.cols + 1] = c[3];
         }
-        if (rd.consumed > grp.bits)
-            err = GPU_ERR_GROUP_BITS;
+        __syncwarp(); // the shared arrays are rewritten by the next chunk
+        pos = end;
     }
-    if (!err && rd.consumed != grp.bits)
+    // Elements of a damaged group past the stop keep whatever was decoded; the error fails it.
+    if (!err && pos != grp.bits)
         err = GPU_ERR_GROUP_BITS;
-    if (err)
-        atomicCAS(&state[b.plane].error, 0u, err);
-    if (b.parent < 0 && top >= 0)
-        atomicMax(&state[b.plane].qmax, top);
+    for (int o = 16; o > 0; o >>= 1) {
+        err = max(err, __shfl_xor_sync(0xffffffffu, err, o));
+        top = max(top, __shfl_xor_sync(0xffffffffu, top, o));
+    }
+    if (lane == 0) {
+        if (err)
+            atomicCAS(&state[b.plane].error, 0u, err);
+        if (b.parent < 0 && top >= 0)
+            atomicMax(&state[b.plane].qmax, top);
+    }
 }
 
 __global__ void check_qmax(const GpuPlane *planes, uint32_t count, GpuPlaneState *state)
@@ -367,7 +411,7 @@ void gpu_group_decode(const DeviceBatch &b, const uint32_t *dev_bands, uint32_t 
 {
     for (uint32_t first = 0; first < band_count; first += 65535) {
         const uint32_t n = band_count - first < 65535 ? band_count - first : 65535;
-        group_decode<<<dim3(blocks(max_groups, 64), n), 64, 0, s>>>(
+        group_decode<<<dim3(blocks(max_groups, DEC_WARPS), n), DEC_WARPS * 32, 0, s>>>(
             dev_bands + first, b.bands, b.planes, b.state, b.groups, b.stream, b.i32, b.i8);
         CUDA_CHECK_LAUNCH();
     }

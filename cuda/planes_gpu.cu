@@ -68,8 +68,8 @@ __global__ void export_planes(const GpuPlane *planes, GpuPlaneState *state, uint
                               const int32_t *i32, uint8_t *samples)
 {
     const GpuPlane p = planes[blockIdx.y];
-    if (p.kind != kind)
-        return;
+    if (p.kind != kind || state[blockIdx.y].error)
+        return; // a failed plane's frame is reported, its samples are not written
     const uint32_t W = p.cols + (p.cols & 1);
     const uint32_t tiles_x = (p.cols + TX - 1) / TX;
     const uint32_t j = (blockIdx.x % tiles_x) * TX + threadIdx.x;

@@ -7,7 +7,7 @@ set -euo pipefail
 what=${1:-build}
 pkgs=(build-essential cmake ninja-build pkg-config zlib1g-dev)
 if [[ $what == test ]]; then
-  pkgs+=(googletest libgtest-dev libcharls-dev clang libclang-rt-14-dev
+  pkgs+=(googletest libgtest-dev libcharls-dev clang libclang-rt-14-dev dcmtk libdcmtk-dev
          python3 python3-pydicom python3-numpy libgdcm-tools)
 fi
 missing=()

@@ -19,7 +19,7 @@ ctest --test-dir build-test --output-on-failure -j"$jobs"
 
 echo "== build with ASan + UBSan"
 cmake -S . -B build-test-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPCWT_WERROR=ON \
-      -DPCWT_SANITIZE=address,undefined -DPCWT_BUILD_BENCH=OFF
+      -DPCWT_SANITIZE=address,undefined -DPCWT_BUILD_BENCH=OFF -DPCWT_WITH_CUDA=OFF
 cmake --build build-test-asan -j"$jobs"
 echo "== tests under ASan + UBSan"
 ctest --test-dir build-test-asan --output-on-failure -j"$jobs"

@@ -209,6 +209,12 @@ pcwt_backend pcwt_decoder_backend(const pcwt_decoder *dec);
 /* 1 when this build includes the CUDA backend. */
 int pcwt_has_cuda(void);
 
+/* Host memory for sample and codestream buffers. With the CUDA backend and a device present it
+ * is page-locked, so the GPU path transfers it directly, without staging copies; otherwise it is
+ * ordinary heap memory. Free it with pcwt_host_free (NULL is allowed). */
+void *pcwt_host_alloc(size_t size);
+void pcwt_host_free(void *ptr);
+
 #ifdef __cplusplus
 }
 #endif

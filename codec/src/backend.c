@@ -40,3 +40,24 @@ pcwt_backend pcwt_backend_resolve(pcwt_backend requested, pcwt_backend env_choic
 #endif
     return PCWT_BACKEND_CPU;
 }
+
+void *pcwt_host_alloc(size_t size)
+{
+#ifdef PCWT_HAVE_CUDA
+    void *p = pcwt_gpu_host_alloc(size);
+    if (p)
+        return p;
+#endif
+    return malloc(size ? size : 1);
+}
+
+void pcwt_host_free(void *ptr)
+{
+    if (!ptr)
+        return;
+#ifdef PCWT_HAVE_CUDA
+    if (pcwt_gpu_host_free(ptr))
+        return;
+#endif
+    free(ptr);
+}

@@ -1,0 +1,133 @@
+# libFuzzer targets for libpcwt (included from tests/CMakeLists.txt when PCWT_BUILD_FUZZERS=ON).
+#
+#   fuzz_decode     untrusted codestream -> pcwt_read_header / pcwt_decode (fuzz_decode.c)
+#   fuzz_roundtrip  arbitrary image + parameters -> encode -> decode, bit-exact (fuzz_roundtrip.c)
+#   pcwt_fuzz_make_seeds  writes the seed corpora (valid codestreams of small synthetic images)
+#
+# Configure with clang and sanitizers, e.g. (what tests/fuzz/run_fuzz.sh does):
+#   CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DPCWT_BUILD_FUZZERS=ON \
+#     -DPCWT_SANITIZE=address,undefined -DPCWT_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo
+# The top level applies -fsanitize=${PCWT_SANITIZE} to everything; here only -fsanitize=fuzzer
+# (targets) and -fsanitize=fuzzer-no-link (coverage instrumentation of the fuzzed library) are added.
+#
+# ctest: fuzz_make_seeds (fixture), then fuzz_decode_smoke and fuzz_roundtrip_smoke run each
+# fuzzer for PCWT_FUZZ_SECONDS / PCWT_FUZZ_ROUNDTRIP_SECONDS over a fresh copy of the seeds.
+# A crash leaves its reproducer in <build>/tests/fuzz/artifacts/ (re-run: fuzz_decode FILE).
+
+if(NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
+  message(FATAL_ERROR "PCWT_BUILD_FUZZERS=ON needs clang (libFuzzer); CMAKE_C_COMPILER_ID is "
+                      "'${CMAKE_C_COMPILER_ID}'. Configure with CC=clang CXX=clang++.")
+endif()
+if(NOT PCWT_SANITIZE MATCHES "address")
+  message(WARNING "fuzz: PCWT_SANITIZE='${PCWT_SANITIZE}'; fuzz with -DPCWT_SANITIZE=address,undefined "
+                  "or memory errors go unnoticed")
+endif()
+
+set(PCWT_FUZZ_SECONDS 60 CACHE STRING "Seconds fuzz_decode_smoke runs the decoder fuzzer")
+set(PCWT_FUZZ_ROUNDTRIP_SECONDS 30 CACHE STRING "Seconds fuzz_roundtrip_smoke runs the round-trip fuzzer")
+
+# --- The library as fuzzed -----------------------------------------------------------------------
+# A second copy of libpcwt, built from the same sources with the same settings as target pcwt,
+# plus:
+#  * PCWT_FUZZING_SKIP_CRC: the library then skips CRC comparison (header and payloads), so that
+#    mutated codestreams reach the parsing and decoding behind the checksums. This switch must only
+#    ever exist in fuzzer builds: it is set here, in PCWT_BUILD_FUZZERS=ON builds, and nowhere else.
+#    It is put on this copy rather than on target pcwt itself so that the normal library of the
+#    same build tree (GoogleTest suite, CLI) keeps verifying CRCs and its tests stay meaningful.
+#  * -fsanitize=fuzzer-no-link: coverage instrumentation, without which libFuzzer sees no
+#    feedback from the library code.
+get_target_property(_pcwt_src_dir pcwt SOURCE_DIR)
+get_target_property(_pcwt_sources pcwt SOURCES)
+set(_pcwt_fuzz_sources)
+foreach(_s IN LISTS _pcwt_sources)
+  if(NOT _s MATCHES "\\.c$")
+    continue() # C sources only (no CUDA / headers)
+  endif()
+  if(NOT IS_ABSOLUTE "${_s}")
+    set(_s "${_pcwt_src_dir}/${_s}")
+  endif()
+  list(APPEND _pcwt_fuzz_sources "${_s}")
+endforeach()
+add_library(pcwt_fuzzlib STATIC ${_pcwt_fuzz_sources})
+foreach(_prop INCLUDE_DIRECTORIES COMPILE_DEFINITIONS COMPILE_OPTIONS)
+  get_target_property(_v pcwt ${_prop})
+  if(_v)
+    set_property(TARGET pcwt_fuzzlib PROPERTY ${_prop} "${_v}")
+  endif()
+endforeach()
+get_target_property(_v pcwt INTERFACE_INCLUDE_DIRECTORIES)
+set_property(TARGET pcwt_fuzzlib PROPERTY INTERFACE_INCLUDE_DIRECTORIES "${_v}")
+get_target_property(_v pcwt LINK_LIBRARIES)
+if(_v)
+  # Imported targets (ZLIB::ZLIB, ...) found in codec/ are not visible from this directory:
+  # find their packages again here.
+  foreach(_lib IN LISTS _v)
+    if(_lib MATCHES "^([A-Za-z0-9_]+)::" AND NOT TARGET "${_lib}")
+      set(_pkg "${CMAKE_MATCH_1}")
+      if(_pkg STREQUAL "CUDA")
+        set(_pkg CUDAToolkit)
+      endif()
+      find_package(${_pkg} REQUIRED)
+    endif()
+  endforeach()
+  target_link_libraries(pcwt_fuzzlib PUBLIC ${_v})
+endif()
+target_compile_definitions(pcwt_fuzzlib PRIVATE PCWT_FUZZING_SKIP_CRC)
+target_compile_options(pcwt_fuzzlib PRIVATE -fsanitize=fuzzer-no-link)
+
+# --- Fuzzers and seed tool -----------------------------------------------------------------------
+foreach(_f fuzz_decode fuzz_roundtrip)
+  add_executable(${_f} ${CMAKE_CURRENT_LIST_DIR}/${_f}.c)
+  target_link_libraries(${_f} PRIVATE pcwt_fuzzlib)
+  target_compile_options(${_f} PRIVATE ${PCWT_WARNINGS} -fsanitize=fuzzer)
+  target_link_options(${_f} PRIVATE -fsanitize=fuzzer)
+endforeach()
+
+# fuzz_roundtrip also checks the JPEG-LS fallback encoder against CharLS when CharLS is present.
+find_package(PkgConfig QUIET)
+if(PkgConfig_FOUND)
+  pkg_check_modules(PCWT_FUZZ_CHARLS QUIET IMPORTED_TARGET charls)
+endif()
+if(TARGET PkgConfig::PCWT_FUZZ_CHARLS)
+  target_link_libraries(fuzz_roundtrip PRIVATE PkgConfig::PCWT_FUZZ_CHARLS)
+  target_compile_definitions(fuzz_roundtrip PRIVATE PCWT_FUZZ_HAVE_CHARLS)
+else()
+  message(STATUS "fuzz: CharLS not found; fuzz_roundtrip checks JPEG-LS output without decoding it")
+endif()
+
+add_executable(pcwt_fuzz_make_seeds ${CMAKE_CURRENT_LIST_DIR}/make_seeds.c)
+target_link_libraries(pcwt_fuzz_make_seeds PRIVATE pcwt) # the normal library (CRC written as usual)
+target_compile_options(pcwt_fuzz_make_seeds PRIVATE ${PCWT_WARNINGS})
+
+# --- ctest ---------------------------------------------------------------------------------------
+set(_fuzz_dir "${CMAKE_CURRENT_BINARY_DIR}/fuzz")
+file(MAKE_DIRECTORY "${_fuzz_dir}")
+add_test(NAME fuzz_make_seeds
+  COMMAND pcwt_fuzz_make_seeds "${_fuzz_dir}/seeds_decode" "${_fuzz_dir}/seeds_roundtrip")
+set_tests_properties(fuzz_make_seeds PROPERTIES FIXTURES_SETUP pcwt_fuzz_seeds LABELS fuzz)
+
+# Options common to both runs: -malloc_limit_mb reports any single allocation above 256 MB (far
+# more than a 2^22-sample image needs), -timeout flags inputs slower than 10 s.
+set(_fuzz_common -rss_limit_mb=2048 -malloc_limit_mb=256 -timeout=10 -print_final_stats=1)
+foreach(_f decode roundtrip)
+  if(_f STREQUAL "decode")
+    set(_secs ${PCWT_FUZZ_SECONDS})
+  else()
+    set(_secs ${PCWT_FUZZ_ROUNDTRIP_SECONDS})
+  endif()
+  math(EXPR _timeout "${_secs} * 2 + 120")
+  add_test(NAME fuzz_${_f}_smoke
+    COMMAND ${CMAKE_COMMAND}
+      -DFUZZER=$<TARGET_FILE:fuzz_${_f}>
+      -DSEEDS=${_fuzz_dir}/seeds_${_f}
+      -DCORPUS=${_fuzz_dir}/corpus_${_f}
+      -DARTIFACTS=${_fuzz_dir}/artifacts
+      -DSECONDS=${_secs}
+      "-DOPTIONS=${_fuzz_common}"
+      -P ${CMAKE_CURRENT_LIST_DIR}/run_smoke.cmake)
+  set_tests_properties(fuzz_${_f}_smoke PROPERTIES
+    FIXTURES_REQUIRED pcwt_fuzz_seeds
+    LABELS fuzz
+    TIMEOUT ${_timeout}
+    ENVIRONMENT "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1;ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:symbolize=1")
+endforeach()
