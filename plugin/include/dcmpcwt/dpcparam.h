@@ -1,0 +1,96 @@
+/*
+ *  Module:  dcmpcwt
+ *
+ *  Purpose: codec parameter class of the PCWT codecs: the process-wide settings every
+ *           encoder and decoder call receives (as dcmjpls' DJLSCodecParameter).
+ */
+
+#ifndef DCMPCWT_DPCPARAM_H
+#define DCMPCWT_DPCPARAM_H
+
+#include "dcmtk/config/osconfig.h"
+#include "dcmtk/dcmdata/dccodec.h" /* for DcmCodecParameter */
+#include "dcmpcwt/dputil.h"
+
+#include "pcwt.h"
+
+/** codec parameter for the PCWT encoders and decoders. Instances are immutable once registered,
+ *  so any number of threads may read them.
+ */
+class DPCWTCodecParameter : public DcmCodecParameter
+{
+public:
+
+  /** constructor.
+   *  @param uidCreation SOP Instance UID policy (default: keep, the coding is lossless)
+   *  @param convertToSC convert to Secondary Capture on compression (implies a new UID)
+   *  @param acceptLossyInput code images that were lossy compressed before
+   *    (LossyImageCompression "01"); refused by default
+   *  @param levels requested wavelet levels, 0 to PCWT_MAX_LEVELS
+   *  @param groupRows elements per group vertically, 1 to PCWT_MAX_GROUP
+   *  @param groupColumns elements per group horizontally, 1 to PCWT_MAX_GROUP
+   *  @param backend libpcwt backend for encoding and decoding
+   *  @param maxSamplesPerFrame decoder limit: frames with more samples (rows x columns x samples
+   *    per pixel) are refused before any memory is allocated
+   */
+  DPCWTCodecParameter(
+    DPCWT_UIDCreation uidCreation = EPCUC_default,
+    OFBool convertToSC = OFFalse,
+    OFBool acceptLossyInput = OFFalse,
+    Uint32 levels = PCWT_DEFAULT_LEVELS,
+    Uint32 groupRows = PCWT_DEFAULT_GROUP,
+    Uint32 groupColumns = PCWT_DEFAULT_GROUP,
+    pcwt_backend backend = PCWT_BACKEND_AUTO,
+    Uint64 maxSamplesPerFrame = OFstatic_cast(Uint64, 1) << 30);
+
+  /// copy constructor
+  DPCWTCodecParameter(const DPCWTCodecParameter& arg);
+
+  /// destructor
+  virtual ~DPCWTCodecParameter();
+
+  /** this methods creates a copy of type DcmCodecParameter *
+   *  it must be overweritten in every subclass.
+   *  @return copy of this object
+   */
+  virtual DcmCodecParameter *clone() const;
+
+  /** returns the class name as string.
+   *  can be used as poor man's RTTI replacement.
+   */
+  virtual const char *className() const;
+
+  /// @return SOP Instance UID policy
+  DPCWT_UIDCreation getUIDCreation() const { return uidCreation_; }
+
+  /// @return true if images are converted to Secondary Capture on compression
+  OFBool getConvertToSC() const { return convertToSC_; }
+
+  /// @return true if lossy compressed input may be coded
+  OFBool getAcceptLossyInput() const { return acceptLossyInput_; }
+
+  /// @return the libpcwt encoder parameters (codec PCWT) these settings describe
+  pcwt_encode_params getEncodeParams() const;
+
+  /// @return libpcwt backend
+  pcwt_backend getBackend() const { return backend_; }
+
+  /// @return the decoder's limit of samples per frame
+  Uint64 getMaxSamplesPerFrame() const { return maxSamplesPerFrame_; }
+
+private:
+
+  /// private undefined copy assignment operator
+  DPCWTCodecParameter& operator=(const DPCWTCodecParameter&);
+
+  const DPCWT_UIDCreation uidCreation_;
+  const OFBool convertToSC_;
+  const OFBool acceptLossyInput_;
+  const Uint32 levels_;
+  const Uint32 groupRows_;
+  const Uint32 groupColumns_;
+  const pcwt_backend backend_;
+  const Uint64 maxSamplesPerFrame_;
+};
+
+#endif

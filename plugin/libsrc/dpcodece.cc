@@ -1,0 +1,378 @@
+/*
+ *  Module:  dcmpcwt
+ *
+ *  Purpose: encoder codec classes: uncompressed pixel data to PCWT and to JPEG-LS Lossless.
+ */
+
+#include "dcmtk/config/osconfig.h"
+#include "dcmpcwt/dpcodece.h"
+
+#include "dcmtk/dcmdata/dcdatset.h"  /* for class DcmDataset */
+#include "dcmtk/dcmdata/dcdeftag.h"  /* for tag constants */
+#include "dcmtk/dcmdata/dcpixseq.h"  /* for class DcmPixelSequence */
+#include "dcmtk/dcmdata/dcpxitem.h"  /* for class DcmPixelItem */
+#include "dcmtk/dcmdata/dcswap.h"    /* for swapIfNecessary() */
+#include "dcmtk/dcmdata/dcuid.h"     /* for UID constants */
+
+#include "dcmpcwt/dpcparam.h"
+#include "dpjpegls.h"
+#include "dpmodule.h"
+
+#include <cstring>
+#include <memory>
+#include <sstream>
+#include <vector>
+
+E_TransferSyntax DPCWTEncoder::supportedTransferSyntax() const
+{
+  return DPCWT_CARRIER_XFER;
+}
+
+pcwt_dicom_target DPCWTEncoder::target() const
+{
+  return PCWT_DICOM_TARGET_PCWT;
+}
+
+E_TransferSyntax DPCWTJPEGLSEncoder::supportedTransferSyntax() const
+{
+  return EXS_JPEGLSLossless;
+}
+
+pcwt_dicom_target DPCWTJPEGLSEncoder::target() const
+{
+  return PCWT_DICOM_TARGET_JPEGLS;
+}
+
+// --------------------------------------------------------------------------
+
+DPCWTEncoderBase::DPCWTEncoderBase()
+: DcmCodec()
+{
+}
+
+DPCWTEncoderBase::~DPCWTEncoderBase()
+{
+}
+
+OFBool DPCWTEncoderBase::canChangeCoding(
+    const E_TransferSyntax oldRepType,
+    const E_TransferSyntax newRepType) const
+{
+  // this codec only handles conversion from uncompressed to its transfer syntax
+  DcmXfer oldRep(oldRepType);
+  return (oldRep.isNotEncapsulated() && (newRepType == supportedTransferSyntax()));
+}
+
+OFCondition DPCWTEncoderBase::decode(
+    const DcmRepresentationParameter * /* fromRepParam */,
+    DcmPixelSequence * /* pixSeq */,
+    DcmPolymorphOBOW& /* uncompressedPixelData */,
+    const DcmCodecParameter * /* cp */,
+    const DcmStack& /* objStack */,
+    OFBool& /* removeOldRep */) const
+{
+  // we are an encoder only
+  return EC_IllegalCall;
+}
+
+OFCondition DPCWTEncoderBase::decodeFrame(
+    const DcmRepresentationParameter * /* fromParam */,
+    DcmPixelSequence * /* fromPixSeq */,
+    const DcmCodecParameter * /* cp */,
+    DcmItem * /* dataset */,
+    Uint32 /* frameNo */,
+    Uint32& /* startFragment */,
+    void * /* buffer */,
+    Uint32 /* bufSize */,
+    OFString& /* decompressedColorModel */) const
+{
+  // we are an encoder only
+  return EC_IllegalCall;
+}
+
+OFCondition DPCWTEncoderBase::encode(
+    const E_TransferSyntax /* fromRepType */,
+    const DcmRepresentationParameter * /* fromRepParam */,
+    DcmPixelSequence * /* fromPixSeq */,
+    const DcmRepresentationParameter * /* toRepParam */,
+    DcmPixelSequence * & /* toPixSeq */,
+    const DcmCodecParameter * /* cp */,
+    DcmStack & /* objStack */,
+    OFBool& /* removeOldRep */) const
+{
+  // no transcoding: DcmPixelData then decodes to uncompressed and calls the other encode()
+  return EC_IllegalCall;
+}
+
+OFCondition DPCWTEncoderBase::determineDecompressedColorModel(
+    const DcmRepresentationParameter * /* fromParam */,
+    DcmPixelSequence * /* fromPixSeq */,
+    const DcmCodecParameter * /* cp */,
+    DcmItem * /* dataset */,
+    OFString & /* decompressedColorModel */) const
+{
+  return EC_IllegalCall;
+}
+
+#if PACKAGE_VERSION_NUMBER >= 370
+Uint16 DPCWTEncoderBase::decodedBitsAllocated(Uint16 bitsAllocated, Uint16 /* bitsStored */) const
+{
+  return bitsAllocated;
+}
+#endif
+
+/* the LossyImageCompression flag of the item or of the data set it belongs to */
+static OFBool wasLossyCompressed(DcmItem *item)
+{
+  OFString v;
+  if (item->findAndGetOFString(DCM_LossyImageCompression, v).good() && v == "01") return OFTrue;
+  DcmItem *root = item->getRootItem();
+  if (root != NULL && root != item &&
+      root->findAndGetOFString(DCM_LossyImageCompression, v).good() && v == "01") return OFTrue;
+  return OFFalse;
+}
+
+OFCondition DPCWTEncoderBase::encode(
+    const Uint16 * pixelData,
+    const Uint32 length,
+    const DcmRepresentationParameter * /* toRepParam */,
+    DcmPixelSequence * & pixSeq,
+    const DcmCodecParameter *cp,
+    DcmStack& objStack,
+    OFBool& removeOldRep) const
+{
+  pixSeq = NULL;
+  const DPCWTCodecParameter *pcp = dynamic_cast<const DPCWTCodecParameter *>(cp);
+  if (pcp == NULL) return EC_IllegalCall;
+
+  DcmItem *dataset = DPCWTItemFromStack(objStack);
+  if (dataset == NULL) return EC_InvalidTag;
+
+  // the image pixel module, checked for this target before anything else
+  pcwt_dicom_pixel_module module;
+  OFCondition result = DPCWTReadPixelModule(dataset, module);
+  if (result.good()) result = DPCWTValidatePixelModule(module, target());
+  if (result.bad())
+  {
+    DCMPCWT_ERROR("cannot encode: " << result.text());
+    return result;
+  }
+  DCMPCWT_DEBUG("encoding " << DPCWTDescribe(module) << " to "
+    << (target() == PCWT_DICOM_TARGET_PCWT ? DCMPCWT_TRANSFER_SYNTAX_NAME : "JPEG-LS Lossless"));
+
+  if (!pcp->getAcceptLossyInput() && wasLossyCompressed(dataset))
+  {
+    result = DPCWTMakeError(EPCEC_LossyInput,
+      "the image has been lossy compressed before (LossyImageCompression \"01\"): lossless coding "
+      "would only preserve those losses; accept it explicitly to code it anyway");
+    DCMPCWT_ERROR("cannot encode: " << result.text());
+    return result;
+  }
+
+  const Uint64 frameBytes = pcwt_dicom_frame_bytes(&module);
+  const Uint64 totalBytes = frameBytes * module.number_of_frames;
+  if (pixelData == NULL || OFstatic_cast(Uint64, length) < totalBytes)
+  {
+    std::ostringstream s;
+    s << "Pixel Data holds " << length << " bytes, but the image pixel module declares "
+      << totalBytes << " (" << module.number_of_frames << " frame(s) of " << frameBytes << " bytes)";
+    result = DPCWTMakeError(EPCEC_PixelDataTooShort, s.str().c_str());
+    DCMPCWT_ERROR("cannot encode: " << result.text());
+    return result;
+  }
+
+  // DCMTK keeps 8-bit samples in 16-bit words of local byte order; make them a byte sequence
+  const Uint8 *pixels = OFreinterpret_cast(const Uint8 *, pixelData);
+  std::vector<Uint8> swapped;
+  if (gLocalByteOrder == EBO_BigEndian && module.bits_allocated == 8)
+  {
+    swapped.assign(pixels, pixels + length);
+    swapIfNecessary(EBO_LittleEndian, gLocalByteOrder, swapped.data(), length, sizeof(Uint16));
+    pixels = swapped.data();
+  }
+
+  Uint64 compressedBytes = 0;
+  result = encodeFrames(pixels, module, pcp, pixSeq, compressedBytes);
+  if (result.bad())
+  {
+    DCMPCWT_ERROR("cannot encode: " << result.text());
+    return result;
+  }
+
+  // JPEG-LS: CP 1843 requires PlanarConfiguration 0 for RGB and YBR_FULL; the frames were
+  // converted to pixel-interleaved order, so the uncompressed representation no longer matches.
+  removeOldRep = OFFalse;
+  if (target() == PCWT_DICOM_TARGET_JPEGLS && module.samples_per_pixel == 3 &&
+      module.has_planar_configuration && module.planar_configuration == 1)
+  {
+    result = dataset->putAndInsertUint16(DCM_PlanarConfiguration, 0);
+    removeOldRep = OFTrue;
+  }
+
+  // SOP Common module: only on the main level of the data set (not for icons)
+  if (result.good() && dataset->ident() == EVR_dataset)
+  {
+    if (pcp->getConvertToSC() || pcp->getUIDCreation() == EPCUC_always)
+      result = DcmCodec::newInstance(dataset, "DCM", "121320", "Uncompressed predecessor");
+    if (result.good() && pcp->getConvertToSC())
+      result = DcmCodec::convertToSecondaryCapture(dataset);
+  }
+
+  if (result.good())
+  {
+    DCMPCWT_DEBUG("encoded " << totalBytes << " bytes to " << compressedBytes << " bytes, ratio "
+      << (compressedBytes ? OFstatic_cast(double, totalBytes) / OFstatic_cast(double, compressedBytes) : 0.0));
+  }
+  else
+  {
+    delete pixSeq;
+    pixSeq = NULL;
+  }
+  return result;
+}
+
+/* append one frame's codestream (made even: PCWT ignores trailing bytes, JPEG-LS is even already) */
+static OFCondition storeFrame(DcmPixelSequence *seq, DcmOffsetList& offsetList,
+                              std::vector<Uint8>& buf, size_t len, std::vector<Uint64>& lengths)
+{
+  if (len & 1)
+  {
+    if (buf.size() < len + 1) buf.resize(len + 1);
+    buf[len++] = 0;
+  }
+  if (len > PCWT_DICOM_MAX_VALUE_LENGTH)
+    return DPCWTMakeError(EPCEC_TooLarge, "a compressed frame exceeds the 4 GiB item limit");
+  lengths.push_back(len);
+  return seq->storeCompressedFrame(offsetList, buf.data(), OFstatic_cast(Uint32, len), 0 /* one fragment */);
+}
+
+OFCondition DPCWTEncoderBase::encodeFrames(
+    const Uint8 *pixels,
+    const pcwt_dicom_pixel_module& module,
+    const DPCWTCodecParameter *cp,
+    DcmPixelSequence *& pixSeq,
+    Uint64& compressedBytes) const
+{
+  pcwt_image_desc desc;
+  if (pcwt_dicom_image_desc(&module, &desc) != PCWT_DICOM_OK) return EC_IllegalCall;
+  const Uint64 frames = module.number_of_frames;
+  const size_t frameBytes = OFstatic_cast(size_t, pcwt_dicom_frame_bytes(&module));
+
+  std::unique_ptr<DcmPixelSequence> seq(new DcmPixelSequence(DCM_PixelSequenceTag));
+  DcmPixelItem *offsetTable = new DcmPixelItem(DCM_PixelItemTag);
+  seq->insert(offsetTable);
+  DcmOffsetList offsetList;
+  std::vector<Uint64> lengths;
+  lengths.reserve(OFstatic_cast(size_t, frames));
+  OFCondition result = EC_Normal;
+
+  if (target() == PCWT_DICOM_TARGET_PCWT)
+  {
+    pcwt_encoder *enc = pcwt_encoder_create();
+    if (enc == NULL) return EC_MemoryExhausted;
+    const pcwt_encode_params params = cp->getEncodeParams();
+    pcwt_status st = pcwt_encoder_set_params(enc, &params);
+    if (st != PCWT_OK)
+    {
+      result = DPCWTMakeError(EPCEC_CodecError, OFString("libpcwt: ") + pcwt_encoder_last_error(enc));
+      pcwt_encoder_destroy(enc);
+      return result;
+    }
+    // the frames go to libpcwt in batches (a GPU backend codes a batch at once), bounded in memory
+    const size_t bound = pcwt_encode_bound(&desc);
+    const size_t budget = OFstatic_cast(size_t, 256) << 20;
+    size_t batch = bound ? budget / bound : 1;
+    if (batch < 1) batch = 1;
+    if (batch > frames) batch = OFstatic_cast(size_t, frames);
+    std::vector<std::vector<Uint8> > out(batch);
+    std::vector<pcwt_frame_job> jobs(batch);
+    for (Uint64 first = 0; first < frames && result.good(); first += batch)
+    {
+      const size_t n = OFstatic_cast(size_t, (frames - first < batch) ? frames - first : batch);
+      for (size_t i = 0; i < n; ++i)
+      {
+        out[i].resize(bound + 1);
+        std::memset(&jobs[i], 0, sizeof jobs[i]);
+        jobs[i].desc = desc;
+        jobs[i].samples = pixels + (first + i) * frameBytes;
+        jobs[i].samples_size = frameBytes;
+        jobs[i].dst = out[i].data();
+        jobs[i].dst_capacity = bound;
+      }
+      st = pcwt_encode_batch(enc, jobs.data(), n);
+      for (size_t i = 0; i < n && result.good(); ++i)
+      {
+        if (jobs[i].status != PCWT_OK)
+        {
+          std::ostringstream s;
+          s << "libpcwt could not encode frame " << (first + i + 1) << ": "
+            << pcwt_status_string(jobs[i].status) << " (" << pcwt_encoder_last_error(enc) << ")";
+          result = DPCWTMakeError(EPCEC_CodecError, s.str().c_str());
+          break;
+        }
+        DCMPCWT_TRACE("PCWT frame " << (first + i + 1) << ": " << jobs[i].written << " bytes");
+        result = storeFrame(seq.get(), offsetList, out[i], jobs[i].written, lengths);
+      }
+      if (result.good() && st != PCWT_OK)
+        result = DPCWTMakeError(EPCEC_CodecError, OFString("libpcwt: ") + pcwt_status_string(st));
+    }
+    pcwt_encoder_destroy(enc);
+  }
+  else
+  {
+    // JPEG-LS codes BitsStored-bit samples, pixel-interleaved
+    const unsigned bps = desc.bits_allocated / 8;
+    const size_t pixelsPerFrame = OFstatic_cast(size_t, desc.width) * desc.height;
+    pcwt_image_desc jdesc = desc;
+    jdesc.planar = 0;
+    std::vector<Uint8> frame(frameBytes), masked(frameBytes), cs;
+    for (Uint64 f = 0; f < frames && result.good(); ++f)
+    {
+      const Uint8 *src = pixels + f * frameBytes;
+      if (desc.components == 3 && desc.planar)
+      {
+        pcwt_dicom_planar_to_interleaved(src, frame.data(), pixelsPerFrame, bps);
+        src = frame.data();
+      }
+      size_t bad = 0;
+      if (!pcwt_dicom_high_bits_clean(&jdesc, src, &bad))
+      {
+        const unsigned word = (bps == 1) ? src[bad] : OFreinterpret_cast(const Uint16 *, src)[bad];
+        std::ostringstream s;
+        s << "frame " << (f + 1) << ", sample " << bad << " has bits above BitsStored (" << desc.bits_stored
+          << ") set (stored word 0x" << std::hex << word << std::dec
+          << "): JPEG-LS cannot carry them; use the PCWT transfer syntax, which keeps every bit";
+        result = DPCWTMakeError(EPCEC_UnsupportedImage, s.str().c_str());
+        break;
+      }
+      if (desc.bits_stored < desc.bits_allocated)
+      {
+        pcwt_dicom_mask_to_bits_stored(&jdesc, src, masked.data());
+        src = masked.data();
+      }
+      result = DPCWTEncodeJPEGLSFrame(jdesc, src, cs);
+      if (result.good()) result = storeFrame(seq.get(), offsetList, cs, cs.size(), lengths);
+    }
+  }
+
+  // the Basic Offset Table: one entry per frame
+  if (result.good())
+  {
+    std::vector<uint32_t> offsets(lengths.size());
+    if (pcwt_dicom_bot_offsets(lengths.data(), lengths.size(), offsets.data()) != PCWT_DICOM_OK)
+      result = DPCWTMakeError(EPCEC_TooLarge, "frame offsets exceed the 32 bits of the Basic Offset Table");
+    else
+    {
+      std::vector<Uint8> bot(4 * offsets.size());
+      pcwt_dicom_bot_encode(offsets.data(), offsets.size(), bot.data());
+      result = offsetTable->putUint8Array(bot.data(), OFstatic_cast(unsigned long, bot.size()));
+    }
+  }
+  if (result.good())
+  {
+    compressedBytes = 0;
+    for (size_t i = 0; i < lengths.size(); ++i) compressedBytes += lengths[i];
+    pixSeq = seq.release();
+  }
+  return result;
+}

@@ -1,0 +1,274 @@
+// Every DICOM image of ../shared/testdata through the tools, checked against DCMTK's own decoding
+// of the original:
+//   PCWT:    dcmcpcwt --verify, then dcmdpcwt (explicit and implicit VR), stock dcmdjpls and dcmconv
+//            with libdcmpcwt_preload.so, and frame-wise decoding: the same pixels as the original
+//            (every bit), the same attributes; pydicom (up to the raw pixel data) and dcmdump read
+//            the PCWT file;
+//   JPEG-LS: dcmcpcwt +el --verify, decoded identically by stock dcmdjpls and gdcmconv.
+// Images that cannot be coded (32 bits allocated; bits above BitsStored for JPEG-LS) must be
+// refused with a message and no output. JPEG 2000 originals (DCMTK 3.6.7 has no decoder) must be
+// refused by dcmcpcwt; their 'gdcmconv --raw' copies then take the original's place.
+// Skips cleanly when the corpus is absent.
+#include "dicom_test_util.h"
+
+#include "dcmpcwt/dputil.h"
+
+#include <algorithm>
+
+using namespace dt;
+
+static ::testing::Environment *const g_env = ::testing::AddGlobalTestEnvironment(new CodecEnvironment);
+
+namespace {
+
+const std::string kCompress = DCMCPCWT_PATH;
+const std::string kDecompress = DCMDPCWT_PATH;
+const std::string kPython = PYTHON_PATH;
+const std::string kPydicomCheck = PYDICOM_CHECK_PATH;
+const std::string kTestdata = std::string(PCWT_SHARED_DIR) + "/testdata";
+
+struct CorpusFile {
+    std::string path;
+    std::string name; // a test name: the relative path with non-alphanumerics as '_'
+};
+
+std::vector<CorpusFile> corpusFiles()
+{
+    std::vector<CorpusFile> files;
+    std::error_code ec;
+    if (!fs::is_directory(kTestdata, ec))
+        return files;
+    for (auto it = fs::recursive_directory_iterator(kTestdata, ec); it != fs::recursive_directory_iterator();
+         it.increment(ec)) {
+        if (ec)
+            break;
+        if (!it->is_regular_file() || it->path().extension() != ".dcm")
+            continue;
+        std::string rel = fs::relative(it->path(), kTestdata).string();
+        std::string name = rel.substr(0, rel.size() - 4);
+        for (char &c : name)
+            if (!std::isalnum(static_cast<unsigned char>(c)))
+                c = '_';
+        files.push_back({it->path().string(), name});
+    }
+    std::sort(files.begin(), files.end(), [](const CorpusFile &a, const CorpusFile &b) { return a.name < b.name; });
+    return files;
+}
+
+// The original as DCMTK decodes it (the reference), or its gdcmconv --raw copy when DCMTK cannot.
+struct Original {
+    std::string input;                     // the file given to dcmcpcwt
+    Pixels ref;                            // DCMTK's decoding of it
+    std::unique_ptr<DcmDataset> dataset;   // its attributes after that decoding
+    bool convertedByGdcm = false;
+    std::string skip;                      // set when the test cannot go on (tool missing)
+};
+
+void loadOriginal(const CorpusFile &f, const TempDir &dir, Original &o)
+{
+    o.input = f.path;
+    DcmFileFormat ff;
+    ASSERT_TRUE(ff.loadFile(f.path.c_str()).good()) << f.path;
+    std::string err = decodePixels(ff.getDataset(), o.ref);
+    if (!err.empty()) {
+        // DCMTK 3.6.7 cannot decode it (JPEG 2000): dcmcpcwt must say so and leave nothing behind
+        const std::string out = dir / "refused.dcm";
+        const Proc p = run({kCompress, f.path, out});
+        EXPECT_NE(p.rc, 0) << describe({kCompress, f.path, out}, p);
+        EXPECT_NE(p.out.find("cannot decompress input transfer syntax"), std::string::npos) << p.out;
+        EXPECT_FALSE(exists(out));
+        if (!onPath("gdcmconv")) {
+            o.skip = "DCMTK cannot decode " + f.path + " and gdcmconv (libgdcm-tools) is not installed";
+            return;
+        }
+        o.input = dir / "native.dcm";
+        const Proc g = run({"gdcmconv", "--raw", f.path, o.input});
+        ASSERT_EQ(g.rc, 0) << g.out;
+        o.convertedByGdcm = true;
+        DcmFileFormat nf;
+        ASSERT_TRUE(nf.loadFile(o.input.c_str()).good());
+        err = decodePixels(nf.getDataset(), o.ref);
+        ASSERT_EQ(err, "") << o.input;
+        o.dataset.reset(static_cast<DcmDataset *>(nf.getDataset()->clone()));
+        return;
+    }
+    o.dataset.reset(static_cast<DcmDataset *>(ff.getDataset()->clone()));
+}
+
+std::string validateMessage(const pcwt_dicom_pixel_module &m, pcwt_dicom_target t)
+{
+    char msg[512];
+    return pcwt_dicom_validate(&m, t, msg, sizeof msg) == PCWT_DICOM_OK ? std::string() : std::string(msg);
+}
+
+class DicomCorpus : public ::testing::TestWithParam<CorpusFile> {};
+
+// How gtest prints a parameter (and so how ctest lists the test): its name.
+void PrintTo(const CorpusFile &f, std::ostream *os)
+{
+    *os << f.name;
+}
+
+} // namespace
+
+TEST(DicomCorpusPresent, Files)
+{
+    if (corpusFiles().empty())
+        GTEST_SKIP() << "no DICOM files under " << kTestdata << ": the corpus tests are skipped";
+}
+
+TEST_P(DicomCorpus, Pcwt)
+{
+    const CorpusFile &f = GetParam();
+    TempDir dir;
+    Original o;
+    ASSERT_NO_FATAL_FAILURE(loadOriginal(f, dir, o));
+    if (!o.skip.empty())
+        GTEST_SKIP() << o.skip;
+
+    const std::string p = dir / "pcwt.dcm";
+    const std::vector<std::string> compress = {kCompress, "-v", "--verify", o.input, p};
+    const Proc c = run(compress);
+    const std::string refusal = validateMessage(o.ref.module, PCWT_DICOM_TARGET_PCWT);
+    if (!refusal.empty()) {
+        EXPECT_NE(c.rc, 0) << describe(compress, c);
+        EXPECT_NE(c.out.find(refusal), std::string::npos) << "expected: " << refusal << "\n" << c.out;
+        EXPECT_FALSE(exists(p));
+        return;
+    }
+    ASSERT_EQ(c.rc, 0) << describe(compress, c);
+    EXPECT_NE(c.out.find("verification passed"), std::string::npos) << c.out;
+
+    // dcmdump reads it
+    Proc d = run({"dcmdump", p});
+    EXPECT_EQ(d.rc, 0) << d.out;
+    EXPECT_NE(d.out.find(PCWT_DICOM_TS_UID), std::string::npos);
+    EXPECT_NE(d.out.find("PixelSequence"), std::string::npos);
+
+    // pydicom reads it, up to the raw pixel data
+    if (access(kPython.c_str(), X_OK) == 0) {
+        d = run({kPython, kPydicomCheck, p, PCWT_DICOM_TS_UID});
+        if (d.rc != 77) {
+            EXPECT_EQ(d.rc, 0) << d.out;
+        }
+    }
+
+    const std::set<DcmTagKey> ignore = {DCM_PixelData};
+    // dcmdpcwt to Explicit VR Little Endian: every bit, every attribute
+    const std::string te = dir / "dec_te.dcm";
+    d = run({kDecompress, p, te});
+    ASSERT_EQ(d.rc, 0) << d.out;
+    {
+        DcmFileFormat dec;
+        Pixels px;
+        ASSERT_EQ(loadPixels(te, px, &dec), "");
+        EXPECT_TRUE(px.bytes == o.ref.bytes) << "pixel data differs from DCMTK's decoding of the original";
+        EXPECT_EQ(diffAttributes(o.dataset.get(), dec.getDataset(), ignore), "");
+    }
+    // to Implicit VR Little Endian: the pixels, and the attributes as stock dcmconv +ti writes them
+    // (implicit VR loses private VRs and the US/SS choice, for any writer)
+    const std::string ti = dir / "dec_ti.dcm";
+    d = run({kDecompress, "+ti", p, ti});
+    ASSERT_EQ(d.rc, 0) << d.out;
+    {
+        DcmFileFormat dec;
+        Pixels px;
+        ASSERT_EQ(loadPixels(ti, px, &dec), "");
+        EXPECT_TRUE(px.bytes == o.ref.bytes) << "+ti: pixel data differs from DCMTK's decoding of the original";
+        d = run({"dcmconv", "+ti", te, dir / "conv_ti.dcm"});
+        ASSERT_EQ(d.rc, 0) << d.out;
+        DcmFileFormat conv;
+        ASSERT_TRUE(conv.loadFile((dir / "conv_ti.dcm").c_str()).good());
+        EXPECT_EQ(diffAttributes(conv.getDataset(), dec.getDataset(), ignore), "") << "+ti";
+    }
+
+    // frame-wise decoding returns the same frames
+    {
+        DPCWTFileFormat ff;
+        ASSERT_TRUE(ff.loadFile(p.c_str()).good());
+        DcmElement *e = nullptr;
+        ASSERT_TRUE(ff.getDataset()->findAndGetElement(DCM_PixelData, e).good());
+        const size_t fb = size_t(pcwt_dicom_frame_bytes(&o.ref.module));
+        std::vector<uint8_t> buf(fb + 1);
+        for (Uint32 fr = 0; fr < o.ref.module.number_of_frames; ++fr) {
+            Uint32 start = 0;
+            OFString model;
+            const OFCondition r = static_cast<DcmPixelData *>(e)->getUncompressedFrame(
+                ff.getDataset(), fr, start, buf.data(), Uint32(buf.size()), model);
+            ASSERT_TRUE(r.good()) << "frame " << fr << ": " << r.text();
+            EXPECT_EQ(std::memcmp(buf.data(), o.ref.bytes.data() + size_t(fr) * fb, fb), 0) << "frame " << fr;
+        }
+    }
+
+    // stock DCMTK tools with the preload library decompress it identically
+    const std::vector<std::vector<std::string>> stock = {{"dcmdjpls", p, dir / "dj.dcm"},
+                                                         {"dcmconv", "+te", p, dir / "dc.dcm"}};
+    for (const auto &argv : stock) {
+        d = run(argv, preloadEnv());
+        ASSERT_EQ(d.rc, 0) << describe(argv, d);
+        DcmFileFormat dec;
+        Pixels px;
+        ASSERT_EQ(loadPixels(argv.back(), px, &dec), "");
+        EXPECT_TRUE(px.bytes == o.ref.bytes) << argv[0] << " with the preload library: pixel data differs";
+        EXPECT_EQ(diffAttributes(o.dataset.get(), dec.getDataset(), ignore), "") << argv[0];
+    }
+}
+
+TEST_P(DicomCorpus, Jpegls)
+{
+    const CorpusFile &f = GetParam();
+    TempDir dir;
+    Original o;
+    ASSERT_NO_FATAL_FAILURE(loadOriginal(f, dir, o));
+    if (!o.skip.empty())
+        GTEST_SKIP() << o.skip;
+
+    const std::string j = dir / "jls.dcm";
+    const std::vector<std::string> compress = {kCompress, "+el", "--verify", o.input, j};
+    const Proc c = run(compress);
+
+    // what JPEG-LS must refuse: the module, or bits above BitsStored in any frame
+    std::string refusal = validateMessage(o.ref.module, PCWT_DICOM_TARGET_JPEGLS);
+    if (refusal.empty()) {
+        pcwt_image_desc desc;
+        pcwt_dicom_image_desc(&o.ref.module, &desc);
+        const size_t fb = pcwt_image_size(&desc);
+        for (size_t fr = 0; fr < o.ref.module.number_of_frames; ++fr)
+            if (!pcwt_dicom_high_bits_clean(&desc, o.ref.bytes.data() + fr * fb, nullptr))
+                refusal = "bits above BitsStored";
+    }
+    if (!refusal.empty()) {
+        EXPECT_NE(c.rc, 0) << describe(compress, c);
+        EXPECT_NE(c.out.find(refusal), std::string::npos) << "expected: " << refusal << "\n" << c.out;
+        EXPECT_FALSE(exists(j));
+        return;
+    }
+    ASSERT_EQ(c.rc, 0) << describe(compress, c);
+    DcmFileFormat jf;
+    ASSERT_TRUE(jf.loadFile(j.c_str()).good());
+    EXPECT_EQ(metaTransferSyntax(jf), PCWT_DICOM_JPEGLS_LOSSLESS_UID);
+
+    // stock dcmdjpls (DCMTK's CharLS 1.0) and GDCM decode the same BitsStored-bit values
+    const std::vector<uint8_t> want = valuesInterleaved(o.ref);
+    Proc d = run({"dcmdjpls", j, dir / "dj.dcm"});
+    ASSERT_EQ(d.rc, 0) << d.out;
+    DcmFileFormat dj;
+    Pixels a;
+    ASSERT_EQ(loadPixels(dir / "dj.dcm", a, &dj), "");
+    EXPECT_TRUE(valuesInterleaved(a) == want) << "dcmdjpls decodes other values";
+    // attributes: only PlanarConfiguration may change (CP 1843: 0 for JPEG-LS colour)
+    EXPECT_EQ(diffAttributes(o.dataset.get(), dj.getDataset(), {DCM_PixelData, DCM_PlanarConfiguration}), "");
+
+    if (!onPath("gdcmconv"))
+        GTEST_SKIP() << "gdcmconv (libgdcm-tools) not installed: GDCM decoding not checked";
+    d = run({"gdcmconv", "--raw", j, dir / "gd.dcm"});
+    ASSERT_EQ(d.rc, 0) << d.out;
+    Pixels b;
+    ASSERT_EQ(loadPixels(dir / "gd.dcm", b), "");
+    EXPECT_TRUE(valuesInterleaved(b) == want) << "gdcmconv decodes other values";
+    EXPECT_TRUE(valuesInterleaved(a) == valuesInterleaved(b));
+}
+
+INSTANTIATE_TEST_SUITE_P(Corpus, DicomCorpus, ::testing::ValuesIn(corpusFiles()),
+                         [](const ::testing::TestParamInfo<CorpusFile> &i) { return i.param.name; });
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(DicomCorpus);
