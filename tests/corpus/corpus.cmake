@@ -68,3 +68,13 @@ set_tests_properties(corpus_wg04_ratio PROPERTIES
   SKIP_RETURN_CODE 77
   TIMEOUT 900
   LABELS corpus)
+
+# Every frame through the pcwt command-line tool (encode, decode, byte comparison).
+add_test(NAME corpus_cli_roundtrip
+  COMMAND bash "${CMAKE_CURRENT_LIST_DIR}/cli_roundtrip.sh" "$<TARGET_FILE:pcwt_cli>"
+          "${PCWT_CORPUS_OUT}/manifest.tsv" "${CMAKE_CURRENT_BINARY_DIR}/cli_roundtrip")
+set_tests_properties(corpus_cli_roundtrip PROPERTIES
+  FIXTURES_REQUIRED corpus
+  SKIP_RETURN_CODE 77
+  TIMEOUT 900
+  LABELS corpus)
