@@ -243,12 +243,7 @@ extern "C" pcwt_status pcwt_gpu_decode_batch(pcwt_gpu *g, uint64_t max_samples,
         DecodeSet all = validate(jobs, count, max_samples, err, err_size);
         // Chunks: each fits in half the device memory budget; a big batch is cut into about eight
         // so that transfers overlap compute.
-        size_t free_b = 0, total_b = 0;
-        CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-        size_t held = g->i32.cap + g->i8.cap;
-        for (const Slot &s : g->slot)
-            held += s.samples.cap + s.stream_buf.cap + s.groups.cap + s.group_size.cap;
-        const size_t budget = (free_b + held) / 10 * 8 / 2;
+        const size_t budget = gpu_memory_budget(g) / 2; // two chunks in flight
         uint64_t total_samples = 0;
         for (const pcwt_header_info &h : all.info)
             total_samples += pcwt_image_size(&h.desc);

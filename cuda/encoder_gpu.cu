@@ -204,12 +204,7 @@ void finish_chunk(Slot &sl, pcwt_frame_job *jobs)
 std::vector<std::vector<size_t>> plan_chunks(pcwt_gpu *g, const pcwt_encode_params *p,
                                              pcwt_frame_job *jobs, size_t count)
 {
-    size_t free_b = 0, total_b = 0;
-    CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-    size_t held = g->i32.cap + g->i8.cap;
-    for (const Slot &s : g->slot)
-        held += s.samples.cap + s.stream_buf.cap + s.groups.cap + s.group_size.cap;
-    const size_t budget = (free_b + held) / 10 * 8 / 2; // two chunks in flight
+    const size_t budget = gpu_memory_budget(g) / 2; // two chunks in flight
     uint64_t total_samples = 0;
     for (size_t i = 0; i < count; i++)
         total_samples += jobs[i].samples_size;

@@ -92,6 +92,8 @@ extern "C" pcwt_status pcwt_gpu_create(pcwt_gpu **out, char *err, size_t err_siz
         size_t free_b = 0;
         CUDA_CHECK(cudaMemGetInfo(&free_b, &g->total_mem));
         gpu_crc_init();
+        if (const char *cap = std::getenv("PCWT_GPU_MEMORY_BUDGET"))
+            g->memory_budget = size_t(std::strtoull(cap, nullptr, 10));
         const char *prof = std::getenv("PCWT_GPU_PROFILE");
         g->profile = prof && *prof && *prof != '0';
     } catch (const pcwt_gpu_detail::CudaError &e) {
@@ -218,4 +220,15 @@ void gpu_mark_report(pcwt_gpu *g, const char *what)
         std::fprintf(stderr, " %s %.3f;", g->mark_names[i], ms);
     }
     std::fprintf(stderr, "\n");
+}
+
+size_t gpu_memory_budget(pcwt_gpu *g)
+{
+    size_t free_b = 0, total_b = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+    size_t held = g->i32.cap + g->i8.cap;
+    for (const Slot &s : g->slot)
+        held += s.samples.cap + s.stream_buf.cap + s.groups.cap + s.group_size.cap;
+    const size_t budget = (free_b + held) / 10 * 8;
+    return g->memory_budget && g->memory_budget < budget ? g->memory_budget : budget;
 }

@@ -80,6 +80,7 @@ struct pcwt_gpu {
     cudaStream_t copy_out = nullptr; // device to host
     cudaEvent_t ev_start = nullptr, ev_stop = nullptr;
     size_t total_mem = 0;
+    size_t memory_budget = 0; // PCWT_GPU_MEMORY_BUDGET (bytes), 0: what the device has free
     DevBuf i32, i8; // coefficient and MQD arenas, shared by the slots (compute is serial)
     Slot slot[2];
     // Per-stage timing (PCWT_GPU_PROFILE=1): events recorded between stages, printed to stderr.
@@ -97,6 +98,9 @@ void gpu_upload_layout(pcwt_gpu *g, Slot &slot, cudaStream_t s);
 size_t gpu_batch_bytes(const BatchLayout &L, size_t sample_bytes, size_t stream_bytes);
 // Per-level launch sizes.
 void gpu_level_max(const std::vector<GpuLevel> &lv, uint32_t &max_r, uint32_t &max_bc);
+// Bytes a batch may use on the device: 80% of free plus what this context already holds, or the
+// PCWT_GPU_MEMORY_BUDGET cap (which tests use to force chunking and the CPU fallback).
+size_t gpu_memory_budget(pcwt_gpu *g);
 // True for page-locked host memory (cudaMallocHost / cudaHostRegister): direct DMA, no staging.
 bool gpu_is_pinned(const void *ptr);
 

@@ -267,3 +267,44 @@ TEST(Gpu, CorpusMatchesCpu)
 }
 
 } // namespace
+
+namespace {
+
+// A small device-memory budget (PCWT_GPU_MEMORY_BUDGET) forces many chunks through the two-slot
+// pipeline and sends a frame that cannot fit to the CPU path; the bytes must not change.
+TEST(Gpu, MemoryBudgetSplitsBatchAndFallsBackToCpu)
+{
+    SKIP_WITHOUT_GPU();
+    setenv("PCWT_GPU_MEMORY_BUDGET", "60000000", 1); // read when the GPU context is made (first use)
+    struct Unset { ~Unset() { unsetenv("PCWT_GPU_MEMORY_BUDGET"); } } unset;
+    Codec c;
+    Rng rng(6);
+    std::vector<pcwt_image_desc> descs;
+    for (int i = 0; i < 9; i++)
+        descs.push_back({512, 512, 1, 16, 12, 1, 0});
+    descs.push_back({3000, 3000, 1, 16, 16, 0, 0}); // over the budget: encoded on the CPU
+    std::vector<std::vector<uint8_t>> imgs, outs;
+    std::vector<pcwt_frame_job> jobs;
+    for (const auto &d : descs) {
+        imgs.push_back(random_image(d, rng, 1));
+        outs.emplace_back(pcwt_encode_bound(&d));
+    }
+    for (size_t i = 0; i < descs.size(); i++)
+        jobs.push_back({descs[i], imgs[i].data(), imgs[i].size(), outs[i].data(), outs[i].size(), 0, PCWT_OK});
+    ASSERT_EQ(pcwt_encode_batch(c.gpu, jobs.data(), jobs.size()), PCWT_OK) << pcwt_encoder_last_error(c.gpu);
+    EXPECT_NE(std::string(pcwt_encoder_last_error(c.gpu)).find("CPU"), std::string::npos)
+        << "the fallback should leave a notice: " << pcwt_encoder_last_error(c.gpu);
+    std::vector<std::vector<uint8_t>> back(descs.size());
+    std::vector<pcwt_decode_job> djobs;
+    for (size_t i = 0; i < descs.size(); i++) {
+        outs[i].resize(jobs[i].written);
+        ASSERT_EQ(outs[i], Codec::enc(c.cpu, descs[i], imgs[i])) << "frame " << i;
+        back[i].assign(imgs[i].size(), 0);
+        djobs.push_back({outs[i].data(), outs[i].size(), back[i].data(), back[i].size(), PCWT_OK});
+    }
+    ASSERT_EQ(pcwt_decode_batch(c.dgpu, djobs.data(), djobs.size()), PCWT_OK) << pcwt_decoder_last_error(c.dgpu);
+    for (size_t i = 0; i < descs.size(); i++)
+        EXPECT_TRUE(back[i] == imgs[i]) << "frame " << i;
+}
+
+} // namespace

@@ -6,6 +6,7 @@
 #include "test_util.h"
 
 #include <functional>
+#include <thread>
 
 namespace {
 
@@ -192,6 +193,40 @@ TEST(Batch, MixedSizesEachDecodes)
     EXPECT_EQ(jobs[2].status, PCWT_OK);
     EXPECT_STRNE(pcwt_encoder_last_error(e), "");
     pcwt_encoder_destroy(e);
+}
+
+} // namespace
+
+namespace {
+
+// Separate handles on separate threads at the same time: every result equals the one-thread
+// result (no shared state inside the library).
+TEST(Threads, SeparateHandlesInParallel)
+{
+    Rng rng(15);
+    std::vector<pcwt_image_desc> descs;
+    std::vector<std::vector<uint8_t>> imgs, expect;
+    for (int i = 0; i < 8; i++) {
+        descs.push_back(make_desc(97 + 13 * i, 61 + 7 * i, i % 3 == 2 ? 3 : 1, 16, 12 + i % 4, i & 1));
+        imgs.push_back(make_image(descs.back(), i % 2 ? Noise : Gradient, rng, i % 3 == 0));
+        expect.push_back(encode(descs.back(), imgs.back()));
+    }
+    std::vector<int> ok(descs.size(), 0);
+    std::vector<std::thread> threads;
+    for (size_t t = 0; t < descs.size(); t++)
+        threads.emplace_back([&, t]() {
+            int good = 1;
+            for (int rep = 0; rep < 20 && good; rep++) {
+                const auto cs = encode(descs[t], imgs[t]);
+                std::vector<uint8_t> back;
+                good = cs == expect[t] && decode(cs, back) == PCWT_OK && back == imgs[t];
+            }
+            ok[t] = good;
+        });
+    for (auto &th : threads)
+        th.join();
+    for (size_t t = 0; t < descs.size(); t++)
+        EXPECT_EQ(ok[t], 1) << "thread " << t;
 }
 
 } // namespace
