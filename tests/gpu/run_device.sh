@@ -22,7 +22,7 @@ fi
 if [[ $what == sanitize || $what == all ]]; then
   cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   "$cs" --tool memcheck --error-exitcode 3 build-gpu/tests/test_gpu \
-      --gtest_filter='Gpu.ColourAndParameters:Gpu.CorruptStreamsRejectedInABatch:Gpu.BatchesMixingSizesMatchCpu' \
+      --gtest_filter='Gpu.ColourAndParameters:Gpu.CorruptStreamsRejectedInABatch:Gpu.BatchesMixingSizesMatchCpu:Gpu.MemoryBudget*' \
       >"$out/memcheck.log" 2>&1; echo "memcheck exit $?" | tee -a "$out/memcheck.log"; tail -5 "$out/memcheck.log"
   "$cs" --tool racecheck --error-exitcode 3 build-gpu/tests/test_gpu \
       --gtest_filter='Gpu.ColourAndParameters' >"$out/racecheck.log" 2>&1
