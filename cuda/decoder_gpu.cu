@@ -314,29 +314,8 @@ extern "C" pcwt_status pcwt_gpu_bench_decode(pcwt_gpu *g, pcwt_decode_job *jobs,
         Slot &sl = g->slot[0];
         upload_chunk(g, sl, jobs, set);
         CUDA_CHECK(cudaStreamSynchronize(g->copy_in));
-        std::vector<GpuPlaneState> fresh(sl.layout.planes.size());
-        for (auto &x : fresh) {
-            std::memset(&x, 0, sizeof x);
-            x.qmax = -1;
-        }
-        std::vector<float> t;
-        for (int r = 0; r < repeats + 1; r++) {
-            CUDA_CHECK(cudaMemcpyAsync(sl.state.p, fresh.data(), sizeof(GpuPlaneState) * fresh.size(),
-                                       cudaMemcpyHostToDevice, g->stream));
-            CUDA_CHECK(cudaEventRecord(g->ev_start, g->stream));
-            gpu_mark_begin(g);
-            run_device_decode(g, sl);
-            gpu_mark_report(g, "decode");
-            CUDA_CHECK(cudaEventRecord(g->ev_stop, g->stream));
-            CUDA_CHECK(cudaEventSynchronize(g->ev_stop));
-            float m = 0;
-            CUDA_CHECK(cudaEventElapsedTime(&m, g->ev_start, g->ev_stop));
-            if (r)
-                t.push_back(m);
-        }
-        std::sort(t.begin(), t.end());
-        *ms = t.empty() ? 0 : t[t.size() / 2];
-        std::vector<GpuPlaneState> st(fresh.size());
+        *ms = gpu_median_ms(g, sl, repeats, "decode", [&]() { run_device_decode(g, sl); });
+        std::vector<GpuPlaneState> st(sl.layout.planes.size());
         CUDA_CHECK(cudaMemcpy(st.data(), sl.state.p, sizeof(GpuPlaneState) * st.size(), cudaMemcpyDeviceToHost));
         for (const auto &x : st)
             if (x.error)

@@ -291,28 +291,7 @@ extern "C" pcwt_status pcwt_gpu_bench_encode(pcwt_gpu *g, const pcwt_encode_para
             sl.idx[i] = i;
         upload_chunk(g, sl, p, jobs);
         CUDA_CHECK(cudaStreamSynchronize(g->copy_in));
-        std::vector<GpuPlaneState> fresh(sl.layout.planes.size());
-        for (auto &x : fresh) {
-            std::memset(&x, 0, sizeof x);
-            x.qmax = -1;
-        }
-        std::vector<float> t;
-        for (int r = 0; r < repeats + 1; r++) { // the first run is the warm-up
-            CUDA_CHECK(cudaMemcpyAsync(sl.state.p, fresh.data(), sizeof(GpuPlaneState) * fresh.size(),
-                                       cudaMemcpyHostToDevice, g->stream));
-            CUDA_CHECK(cudaEventRecord(g->ev_start, g->stream));
-            gpu_mark_begin(g);
-            run_device_encode(g, sl);
-            gpu_mark_report(g, "encode");
-            CUDA_CHECK(cudaEventRecord(g->ev_stop, g->stream));
-            CUDA_CHECK(cudaEventSynchronize(g->ev_stop));
-            float m = 0;
-            CUDA_CHECK(cudaEventElapsedTime(&m, g->ev_start, g->ev_stop));
-            if (r)
-                t.push_back(m);
-        }
-        std::sort(t.begin(), t.end());
-        *ms = t.empty() ? 0 : t[t.size() / 2];
+        *ms = gpu_median_ms(g, sl, repeats, "encode", [&]() { run_device_encode(g, sl); });
     } catch (const pcwt_gpu_detail::CudaError &e) {
         std::snprintf(err, err_size, "%s", e.what.c_str());
         return PCWT_ERR_BACKEND_UNAVAILABLE;

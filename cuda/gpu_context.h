@@ -7,10 +7,17 @@
 #include "gpu_kernels.h"
 #include "gpu_layout.h"
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
-struct DevBuf {
+inline cudaError_t device_alloc(void **p, size_t n) { return cudaMalloc(p, n); }
+inline cudaError_t device_free(void *p) { return cudaFree(p); }
+inline cudaError_t pinned_alloc(void **p, size_t n) { return cudaMallocHost(p, n); }
+inline cudaError_t pinned_free(void *p) { return cudaFreeHost(p); }
+
+// A grow-only buffer: device memory or page-locked host memory.
+template <cudaError_t (*Alloc)(void **, size_t), cudaError_t (*Free)(void *)> struct Buffer {
     void *p = nullptr;
     size_t cap = 0;
     template <typename T> T *as() const { return static_cast<T *>(p); }
@@ -20,39 +27,19 @@ struct DevBuf {
             return;
         release();
         const size_t want = n + n / 8; // some headroom for the next, slightly larger batch
-        CUDA_CHECK(cudaMalloc(&p, want));
+        CUDA_CHECK(Alloc(&p, want));
         cap = want;
     }
     void release()
     {
         if (p)
-            cudaFree(p);
+            Free(p);
         p = nullptr;
         cap = 0;
     }
 };
-
-struct PinnedBuf {
-    void *p = nullptr;
-    size_t cap = 0;
-    template <typename T> T *as() const { return static_cast<T *>(p); }
-    void ensure(size_t n)
-    {
-        if (n <= cap)
-            return;
-        release();
-        const size_t want = n + n / 8;
-        CUDA_CHECK(cudaMallocHost(&p, want));
-        cap = want;
-    }
-    void release()
-    {
-        if (p)
-            cudaFreeHost(p);
-        p = nullptr;
-        cap = 0;
-    }
-};
+using DevBuf = Buffer<device_alloc, device_free>;
+using PinnedBuf = Buffer<pinned_alloc, pinned_free>;
 
 // The per-batch state a pass needs: tables, samples, codestreams, and the host copies. Two slots
 // let the encoder overlap one chunk's transfers with another chunk's compute.
@@ -101,10 +88,40 @@ void gpu_level_max(const std::vector<GpuLevel> &lv, uint32_t &max_r, uint32_t &m
 // Bytes a batch may use on the device: 80% of free plus what this context already holds, or the
 // PCWT_GPU_MEMORY_BUDGET cap (which tests use to force chunking and the CPU fallback).
 size_t gpu_memory_budget(pcwt_gpu *g);
-// True for page-locked host memory (cudaMallocHost / cudaHostRegister): direct DMA, no staging.
-bool gpu_is_pinned(const void *ptr);
-
 void gpu_mark_begin(pcwt_gpu *g);
 void gpu_mark(pcwt_gpu *g, const char *stage);
 void gpu_mark_report(pcwt_gpu *g, const char *what);
+
+// Median milliseconds of `repeats` runs of `run` (device work on the compute stream, after a
+// warm-up run), each starting from fresh plane states; for the device-resident benchmarks.
+template <typename Run> double gpu_median_ms(pcwt_gpu *g, Slot &sl, int repeats, const char *what, Run run)
+{
+    std::vector<GpuPlaneState> fresh(sl.layout.planes.size());
+    for (auto &x : fresh) {
+        std::memset(&x, 0, sizeof x);
+        x.qmax = -1;
+    }
+    std::vector<float> t;
+    for (int r = 0; r < repeats + 1; r++) {
+        CUDA_CHECK(cudaMemcpyAsync(sl.state.p, fresh.data(), sizeof(GpuPlaneState) * fresh.size(),
+                                   cudaMemcpyHostToDevice, g->stream));
+        CUDA_CHECK(cudaEventRecord(g->ev_start, g->stream));
+        gpu_mark_begin(g);
+        run();
+        gpu_mark_report(g, what);
+        CUDA_CHECK(cudaEventRecord(g->ev_stop, g->stream));
+        CUDA_CHECK(cudaEventSynchronize(g->ev_stop));
+        float m = 0;
+        CUDA_CHECK(cudaEventElapsedTime(&m, g->ev_start, g->ev_stop));
+        if (r)
+            t.push_back(m);
+    }
+    std::sort(t.begin(), t.end());
+    return t.empty() ? 0 : t[t.size() / 2];
+}
+
+// True for page-locked host memory (cudaMallocHost / cudaHostRegister): direct DMA, no staging.
+bool gpu_is_pinned(const void *ptr);
+
+
 

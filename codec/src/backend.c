@@ -41,6 +41,30 @@ pcwt_backend pcwt_backend_resolve(pcwt_backend requested, pcwt_backend env_choic
     return PCWT_BACKEND_CPU;
 }
 
+pcwt_status pcwt_backend_select(pcwt_backend requested, pcwt_backend env_choice, pcwt_backend *out,
+                                char *err, size_t err_size)
+{
+    if (requested != PCWT_BACKEND_AUTO && requested != PCWT_BACKEND_CPU &&
+        requested != PCWT_BACKEND_GPU) {
+        pcwt_set_error(err, err_size, "unknown backend %d", (int)requested);
+        return PCWT_ERR_INVALID_ARGUMENT;
+    }
+    const pcwt_backend b = pcwt_backend_resolve(requested, env_choice);
+    if (b == PCWT_BACKEND_GPU) {
+#ifdef PCWT_HAVE_CUDA
+        if (!pcwt_gpu_available()) {
+            pcwt_set_error(err, err_size, "GPU backend requested but no CUDA device is present");
+            return PCWT_ERR_BACKEND_UNAVAILABLE;
+        }
+#else
+        pcwt_set_error(err, err_size, "GPU backend requested but this build has no CUDA");
+        return PCWT_ERR_BACKEND_UNAVAILABLE;
+#endif
+    }
+    *out = b;
+    return PCWT_OK;
+}
+
 void *pcwt_host_alloc(size_t size)
 {
 #ifdef PCWT_HAVE_CUDA

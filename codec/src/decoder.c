@@ -59,20 +59,10 @@ pcwt_status pcwt_decoder_set_backend(pcwt_decoder *d, pcwt_backend backend)
     if (!d)
         return PCWT_ERR_INVALID_ARGUMENT;
     d->err[0] = 0;
-    if (backend != PCWT_BACKEND_AUTO && backend != PCWT_BACKEND_CPU && backend != PCWT_BACKEND_GPU)
-        return PCWT_ERR_INVALID_ARGUMENT;
-    const pcwt_backend b = pcwt_backend_resolve(backend, d->env_backend);
-    if (b == PCWT_BACKEND_GPU) {
-#ifdef PCWT_HAVE_CUDA
-        if (!pcwt_gpu_available()) {
-            pcwt_set_error(d->err, sizeof d->err, "GPU backend requested but no CUDA device is present");
-            return PCWT_ERR_BACKEND_UNAVAILABLE;
-        }
-#else
-        pcwt_set_error(d->err, sizeof d->err, "GPU backend requested but this build has no CUDA");
-        return PCWT_ERR_BACKEND_UNAVAILABLE;
-#endif
-    }
+    pcwt_backend b;
+    const pcwt_status st = pcwt_backend_select(backend, d->env_backend, &b, d->err, sizeof d->err);
+    if (st != PCWT_OK)
+        return st;
     d->backend = b;
     return PCWT_OK;
 }

@@ -92,23 +92,10 @@ pcwt_status pcwt_encoder_set_params(pcwt_encoder *e, const pcwt_encode_params *p
         pcwt_set_error(e->err, sizeof e->err, "profile %d not supported", (int)p->profile);
         return PCWT_ERR_UNSUPPORTED;
     }
-    if (p->backend != PCWT_BACKEND_AUTO && p->backend != PCWT_BACKEND_CPU &&
-        p->backend != PCWT_BACKEND_GPU) {
-        pcwt_set_error(e->err, sizeof e->err, "unknown backend %d", (int)p->backend);
-        return PCWT_ERR_INVALID_ARGUMENT;
-    }
-    const pcwt_backend b = pcwt_backend_resolve(p->backend, e->env_backend);
-    if (b == PCWT_BACKEND_GPU) {
-#ifdef PCWT_HAVE_CUDA
-        if (!pcwt_gpu_available()) {
-            pcwt_set_error(e->err, sizeof e->err, "GPU backend requested but no CUDA device is present");
-            return PCWT_ERR_BACKEND_UNAVAILABLE;
-        }
-#else
-        pcwt_set_error(e->err, sizeof e->err, "GPU backend requested but this build has no CUDA");
-        return PCWT_ERR_BACKEND_UNAVAILABLE;
-#endif
-    }
+    pcwt_backend b;
+    const pcwt_status st = pcwt_backend_select(p->backend, e->env_backend, &b, e->err, sizeof e->err);
+    if (st != PCWT_OK)
+        return st;
     e->params = *p;
     e->backend = b;
     return PCWT_OK;

@@ -126,6 +126,9 @@ pcwt_status pcwt_jpegls_encode_frame(const pcwt_encode_params *params, const pcw
 /* backend.c: resolving AUTO/CPU/GPU, with the PCWT_BACKEND environment variable. */
 pcwt_backend pcwt_backend_resolve(pcwt_backend requested, pcwt_backend env_choice);
 pcwt_backend pcwt_backend_from_env(void);
+/* Validates a requested backend and resolves it; GPU without CUDA or a device is an error. */
+pcwt_status pcwt_backend_select(pcwt_backend requested, pcwt_backend env_choice, pcwt_backend *out,
+                                char *err, size_t err_size);
 
 /* status.c */
 void pcwt_set_error(char *buf, size_t size, const char *fmt, ...)
