@@ -22,6 +22,8 @@
 #include "dcmpcwt/dpfilefo.h"
 #include "dcmpcwt/dprparam.h"
 #include "dcmpcwt/dputil.h"
+#include "dpappio.h"
+#include "dpappopt.h"
 #include "dpapps.h"
 
 #include <chrono>
@@ -36,13 +38,8 @@ static OFLogger dcmcpcwtLogger = OFLog::getLogger("dcmtk.apps." OFFIS_CONSOLE_AP
 static char rcsid[] = "$dcmtk: " OFFIS_CONSOLE_APPLICATION " v"
   PCWT_VERSION_STRING " (DCMTK " OFFIS_DCMTK_VERSION ") $";
 
-// exit codes
-#define EXITCODE_NO_ERROR               0
-#define EXITCODE_ERROR                  1  /* cannot read, decode, encode or write */
+// exit codes besides EXITCODE_NO_ERROR and EXITCODE_ERROR (dpappio.h)
 #define EXITCODE_VERIFICATION_FAILED    2  /* --verify found a difference */
-
-#define SHORTCOL 3
-#define LONGCOL 21
 
 static Uint64 fileSize(const char *path)
 {
@@ -52,12 +49,7 @@ static Uint64 fileSize(const char *path)
 
 int main(int argc, char *argv[])
 {
-  const char *opt_ifname = NULL;
-  const char *opt_ofname = NULL;
-
-  // input options
-  E_FileReadMode opt_readMode = ERM_autoDetect;
-  E_TransferSyntax opt_ixfer = EXS_Unknown;
+  DPCWTAppOptions opt;
 
   // encoding options
   OFBool opt_jpegls = OFFalse;
@@ -70,38 +62,10 @@ int main(int argc, char *argv[])
   DPCWT_UIDCreation opt_uidcreation = EPCUC_default;
   OFBool opt_secondarycapture = OFFalse;
 
-  // output options
-  E_GrpLenEncoding opt_oglenc = EGL_recalcGL;
-  E_EncodingType opt_oenctype = EET_ExplicitLength;
-  E_PaddingEncoding opt_opadenc = EPD_noChange;
-  OFCmdUnsignedInt opt_filepad = 0;
-  OFCmdUnsignedInt opt_itempad = 0;
-
   OFConsoleApplication app(OFFIS_CONSOLE_APPLICATION,
     "Encode DICOM file to the PCWT lossless transfer syntax or JPEG-LS Lossless", rcsid);
   OFCommandLine cmd;
-  cmd.setOptionColumns(LONGCOL, SHORTCOL);
-  cmd.setParamColumn(LONGCOL + SHORTCOL + 4);
-
-  cmd.addParam("dcmfile-in",  "DICOM input filename to be converted");
-  cmd.addParam("dcmfile-out", "DICOM output filename");
-
-  cmd.addGroup("general options:", LONGCOL, SHORTCOL + 2);
-    cmd.addOption("--help",                     "-h",     "print this help text and exit", OFCommandLine::AF_Exclusive);
-    cmd.addOption("--version",                            "print version information and exit", OFCommandLine::AF_Exclusive);
-    OFLog::addOptions(cmd);
-
-  cmd.addGroup("input options:");
-    cmd.addSubGroup("input file format:");
-      cmd.addOption("--read-file",              "+f",     "read file format or data set (default)");
-      cmd.addOption("--read-file-only",         "+fo",    "read file format only\n(rejects PCWT input: DCMTK limitation)");
-      cmd.addOption("--read-dataset",           "-f",     "read data set without file meta information");
-    cmd.addSubGroup("input transfer syntax:");
-      cmd.addOption("--read-xfer-auto",         "-t=",    "use TS recognition (default)");
-      cmd.addOption("--read-xfer-detect",       "-td",    "ignore TS specified in the file meta header");
-      cmd.addOption("--read-xfer-little",       "-te",    "read with explicit VR little endian TS");
-      cmd.addOption("--read-xfer-big",          "-tb",    "read with explicit VR big endian TS");
-      cmd.addOption("--read-xfer-implicit",     "-ti",    "read with implicit VR little endian TS");
+  DPCWTAddInputOptions(cmd);
 
   cmd.addGroup("encoding options:");
     cmd.addSubGroup("output transfer syntax:");
@@ -132,72 +96,15 @@ int main(int argc, char *argv[])
       cmd.addOption("--uid-never",              "+un",    "never assign new UID");
 
   cmd.addGroup("output options:");
-    cmd.addSubGroup("group length encoding:");
-      cmd.addOption("--group-length-recalc",    "+g=",    "recalculate group lengths if present (default)");
-      cmd.addOption("--group-length-create",    "+g",     "always write with group length elements");
-      cmd.addOption("--group-length-remove",    "-g",     "always write without group length elements");
-    cmd.addSubGroup("length encoding in sequences and items:");
-      cmd.addOption("--length-explicit",        "+e",     "write with explicit lengths (default)");
-      cmd.addOption("--length-undefined",       "-e",     "write with undefined lengths");
-    cmd.addSubGroup("data set trailing padding:");
-      cmd.addOption("--padding-retain",         "-p=",    "do not change padding (default)");
-      cmd.addOption("--padding-off",            "-p",     "no padding");
-      cmd.addOption("--padding-create",         "+p",  2, "[f]ile-pad [i]tem-pad: integer",
-                                                          "align file on multiple of f bytes\nand items on multiple of i bytes");
+    DPCWTAddOutputOptions(cmd);
 
   /* evaluate command line */
   prepareCmdLineArgs(argc, argv, OFFIS_CONSOLE_APPLICATION);
   if (app.parseCommandLine(cmd, argc, argv))
   {
-    /* check exclusive options first */
-    if (cmd.hasExclusiveOption())
-    {
-      if (cmd.findOption("--version"))
-      {
-        app.printHeader(OFTrue /*print host identifier*/);
-        COUT << OFendl << "External libraries used:" << OFendl;
-        COUT << "- " << DPCWTEncoderRegistration::getLibraryVersionString() << OFendl;
-        COUT << OFendl << "PCWT transfer syntax UID: " << DCMPCWT_TRANSFER_SYNTAX_UID << OFendl;
-        return EXITCODE_NO_ERROR;
-      }
-    }
-
-    /* command line parameters */
-    cmd.getParam(1, opt_ifname);
-    cmd.getParam(2, opt_ofname);
-
-    // general options
-    OFLog::configureFromCommandLine(cmd, app);
-
-    // input file format
-    cmd.beginOptionBlock();
-    if (cmd.findOption("--read-file")) opt_readMode = ERM_autoDetect;
-    if (cmd.findOption("--read-file-only")) opt_readMode = ERM_fileOnly;
-    if (cmd.findOption("--read-dataset")) opt_readMode = ERM_dataset;
-    cmd.endOptionBlock();
-
-    // input transfer syntax
-    cmd.beginOptionBlock();
-    if (cmd.findOption("--read-xfer-auto"))
-      opt_ixfer = EXS_Unknown;
-    if (cmd.findOption("--read-xfer-detect"))
-      dcmAutoDetectDatasetXfer.set(OFTrue);
-    if (cmd.findOption("--read-xfer-little"))
-    {
-      app.checkDependence("--read-xfer-little", "--read-dataset", opt_readMode == ERM_dataset);
-      opt_ixfer = EXS_LittleEndianExplicit;
-    }
-    if (cmd.findOption("--read-xfer-big"))
-    {
-      app.checkDependence("--read-xfer-big", "--read-dataset", opt_readMode == ERM_dataset);
-      opt_ixfer = EXS_BigEndianExplicit;
-    }
-    if (cmd.findOption("--read-xfer-implicit"))
-    {
-      app.checkDependence("--read-xfer-implicit", "--read-dataset", opt_readMode == ERM_dataset);
-      opt_ixfer = EXS_LittleEndianImplicit;
-    }
-    cmd.endOptionBlock();
+    if (DPCWTPrintVersion(app, cmd, DPCWTEncoderRegistration::getLibraryVersionString()))
+      return EXITCODE_NO_ERROR;
+    DPCWTEvaluateOptions(app, cmd, opt);
 
     // output transfer syntax
     cmd.beginOptionBlock();
@@ -245,31 +152,6 @@ int main(int argc, char *argv[])
     if (cmd.findOption("--uid-always")) opt_uidcreation = EPCUC_always;
     if (cmd.findOption("--uid-never")) opt_uidcreation = EPCUC_never;
     cmd.endOptionBlock();
-
-    // group length encoding
-    cmd.beginOptionBlock();
-    if (cmd.findOption("--group-length-recalc")) opt_oglenc = EGL_recalcGL;
-    if (cmd.findOption("--group-length-create")) opt_oglenc = EGL_withGL;
-    if (cmd.findOption("--group-length-remove")) opt_oglenc = EGL_withoutGL;
-    cmd.endOptionBlock();
-
-    // length encoding in sequences and items
-    cmd.beginOptionBlock();
-    if (cmd.findOption("--length-explicit")) opt_oenctype = EET_ExplicitLength;
-    if (cmd.findOption("--length-undefined")) opt_oenctype = EET_UndefinedLength;
-    cmd.endOptionBlock();
-
-    // data set trailing padding
-    cmd.beginOptionBlock();
-    if (cmd.findOption("--padding-retain")) opt_opadenc = EPD_noChange;
-    if (cmd.findOption("--padding-off")) opt_opadenc = EPD_withoutPadding;
-    if (cmd.findOption("--padding-create"))
-    {
-      app.checkValue(cmd.getValueAndCheckMin(opt_filepad, 0));
-      app.checkValue(cmd.getValueAndCheckMin(opt_itempad, 0));
-      opt_opadenc = EPD_withPadding;
-    }
-    cmd.endOptionBlock();
   }
 
   /* print resource identifier */
@@ -281,42 +163,16 @@ int main(int argc, char *argv[])
     OFstatic_cast(Uint32, opt_levels), OFstatic_cast(Uint32, opt_groupRows),
     OFstatic_cast(Uint32, opt_groupColumns), opt_backend, OFTrue /* JPEG-LS */);
 
+  const pcwt_dicom_target target = opt_jpegls ? PCWT_DICOM_TARGET_JPEGLS : PCWT_DICOM_TARGET_PCWT;
   int status = EXITCODE_ERROR;
   do
   {
-    /* make sure data dictionary is loaded */
-    if (!dcmDataDict.isDictionaryLoaded())
-    {
-      OFLOG_WARN(dcmcpcwtLogger, "no data dictionary loaded, check environment variable: "
-        << DCM_DICT_ENVIRONMENT_VARIABLE);
-    }
-
-    if ((opt_ifname == NULL) || (strlen(opt_ifname) == 0) || (opt_ofname == NULL) || (strlen(opt_ofname) == 0))
-    {
-      OFLOG_FATAL(dcmcpcwtLogger, "invalid filename: <empty string>");
-      break;
-    }
-
+    if (!DPCWTCheckFileNames(dcmcpcwtLogger, opt)) break;
     const std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
-    OFLOG_INFO(dcmcpcwtLogger, "reading input file " << opt_ifname);
-
     DPCWTFileFormat fileformat;
-    OFCondition error = fileformat.loadFile(opt_ifname, opt_ixfer, EGL_noChange, DCM_MaxReadLength, opt_readMode);
-    if (error.bad())
-    {
-      OFLOG_FATAL(dcmcpcwtLogger, error.text() << ": reading file: " << opt_ifname);
-      break;
-    }
+    OFCondition error = DPCWTLoadInput(dcmcpcwtLogger, opt, fileformat);
+    if (error.bad()) break;
     DcmDataset *dataset = fileformat.getDataset();
-
-    // a transfer syntax DCMTK does not know (other than PCWT): its pixel data cannot be read
-    OFString tsuid;
-    if (fileformat.getMetaInfo()->findAndGetOFString(DCM_TransferSyntaxUID, tsuid).good() && !tsuid.empty() &&
-        !DPCWTFileFormat::isPCWTFile(fileformat) && DcmXfer(tsuid.c_str()).getXfer() == EXS_Unknown)
-    {
-      OFLOG_FATAL(dcmcpcwtLogger, "unsupported transfer syntax " << tsuid << ": " << opt_ifname);
-      break;
-    }
 
     OFString sopClass;
     if (fileformat.getMetaInfo()->findAndGetOFString(DCM_MediaStorageSOPClassUID, sopClass).good() &&
@@ -328,12 +184,12 @@ int main(int argc, char *argv[])
     if (dataset->tagExists(DCM_FloatPixelData) || dataset->tagExists(DCM_DoubleFloatPixelData))
     {
       OFLOG_FATAL(dcmcpcwtLogger, "Float Pixel Data and Double Float Pixel Data cannot be coded losslessly by "
-        << (opt_jpegls ? "JPEG-LS" : "PCWT") << ": " << opt_ifname);
+        << (opt_jpegls ? "JPEG-LS" : "PCWT") << ": " << opt.ifname);
       break;
     }
     if (!dataset->tagExists(DCM_PixelData))
     {
-      OFLOG_FATAL(dcmcpcwtLogger, "no Pixel Data (7FE0,0010) to compress: " << opt_ifname);
+      OFLOG_FATAL(dcmcpcwtLogger, "no Pixel Data (7FE0,0010) to compress: " << opt.ifname);
       break;
     }
 
@@ -342,12 +198,11 @@ int main(int argc, char *argv[])
     DcmXfer original_xfer(ixfer);
     if (original_xfer.isEncapsulated())
     {
-      const OFString xferName = (ixfer == DPCWT_CARRIER_XFER) ? OFString(DCMPCWT_TRANSFER_SYNTAX_NAME)
-                                                              : OFString(original_xfer.getXferName());
+      const OFString xferName = DPCWTXferName(ixfer);
       if (ixfer != DPCWT_CARRIER_XFER && original_xfer.isLossy() && !opt_acceptLossy)
       {
         OFLOG_FATAL(dcmcpcwtLogger, "input is lossy compressed (" << xferName << "): lossless coding would only "
-          "preserve those losses; use --accept-lossy to code it anyway: " << opt_ifname);
+          "preserve those losses; use --accept-lossy to code it anyway: " << opt.ifname);
         break;
       }
       OFLOG_INFO(dcmcpcwtLogger, "DICOM file is compressed (" << xferName << "), decompressing it first");
@@ -356,13 +211,13 @@ int main(int argc, char *argv[])
       {
         OFLOG_FATAL(dcmcpcwtLogger, error.text() << ": cannot decompress input transfer syntax " << xferName
           << " (DCMTK 3.6.7 decodes uncompressed, JPEG, JPEG-LS, RLE and PCWT; convert other syntaxes such as "
-          "JPEG 2000 first, e.g. with 'gdcmconv --raw'): " << opt_ifname);
+          "JPEG 2000 first, e.g. with 'gdcmconv --raw'): " << opt.ifname);
         break;
       }
     }
     else if (ixfer == EXS_Unknown)
     {
-      OFLOG_FATAL(dcmcpcwtLogger, "unknown transfer syntax: " << opt_ifname);
+      OFLOG_FATAL(dcmcpcwtLogger, "unknown transfer syntax: " << opt.ifname);
       break;
     }
 
@@ -371,24 +226,23 @@ int main(int argc, char *argv[])
     std::vector<unsigned char> originalPixels;
     if (opt_verify)
     {
-      error = DPCWTGetPixels(dataset, opt_jpegls ? PCWT_DICOM_TARGET_JPEGLS : PCWT_DICOM_TARGET_PCWT,
-        originalModule, originalPixels);
+      error = DPCWTGetPixels(dataset, target, originalModule, originalPixels);
       if (error.bad())
       {
-        OFLOG_FATAL(dcmcpcwtLogger, error.text() << ": " << opt_ifname);
+        OFLOG_FATAL(dcmcpcwtLogger, error.text() << ": " << opt.ifname);
         break;
       }
     }
 
     const E_TransferSyntax opt_oxfer = opt_jpegls ? EXS_JPEGLSLossless : DPCWT_CARRIER_XFER;
-    const char *oxferName = opt_jpegls ? DcmXfer(EXS_JPEGLSLossless).getXferName() : DCMPCWT_TRANSFER_SYNTAX_NAME;
+    const OFString oxferName = DPCWTXferName(opt_oxfer);
     OFLOG_INFO(dcmcpcwtLogger, "converting DICOM file to " << oxferName);
 
     DPCWTRepresentationParameter rp;
     error = dataset->chooseRepresentation(opt_oxfer, &rp);
     if (error.bad())
     {
-      OFLOG_FATAL(dcmcpcwtLogger, error.text() << ": encoding file: " << opt_ifname);
+      OFLOG_FATAL(dcmcpcwtLogger, error.text() << ": encoding file: " << opt.ifname);
       break;
     }
     if (!dataset->canWriteXfer(opt_oxfer))
@@ -397,22 +251,8 @@ int main(int argc, char *argv[])
       break;
     }
 
-    DPCWTOutputFile output(opt_ofname);
-    error = output.create();
-    if (error.bad())
-    {
-      OFLOG_FATAL(dcmcpcwtLogger, error.text() << ": writing file: " << opt_ofname);
-      break;
-    }
-    OFLOG_INFO(dcmcpcwtLogger, "creating output file " << opt_ofname);
-    fileformat.loadAllDataIntoMemory();
-    error = fileformat.saveFile(output.tempPath().c_str(), opt_oxfer, opt_oenctype, opt_oglenc, opt_opadenc,
-      OFstatic_cast(Uint32, opt_filepad), OFstatic_cast(Uint32, opt_itempad), EWM_updateMeta);
-    if (error.bad())
-    {
-      OFLOG_FATAL(dcmcpcwtLogger, error.text() << ": writing file: " << opt_ofname);
-      break;
-    }
+    DPCWTOutputFile output(opt.ofname);
+    if (DPCWTSaveOutput(dcmcpcwtLogger, opt, fileformat, opt_oxfer, output).bad()) break;
 
     if (opt_verify)
     {
@@ -423,20 +263,18 @@ int main(int argc, char *argv[])
       pcwt_dicom_pixel_module decodedModule;
       std::vector<unsigned char> decodedPixels;
       if (error.good())
-        error = DPCWTGetPixels(check.getDataset(), opt_jpegls ? PCWT_DICOM_TARGET_JPEGLS : PCWT_DICOM_TARGET_PCWT,
-          decodedModule, decodedPixels);
+        error = DPCWTGetPixels(check.getDataset(), target, decodedModule, decodedPixels);
       if (error.bad())
       {
         OFLOG_FATAL(dcmcpcwtLogger, error.text() << ": verification failed, cannot decode the output; "
-          "output not written: " << opt_ofname);
+          "output not written: " << opt.ofname);
         status = EXITCODE_VERIFICATION_FAILED;
         break;
       }
-      error = DPCWTCompareSamples(originalModule, originalPixels, decodedModule, decodedPixels,
-        opt_jpegls ? PCWT_DICOM_TARGET_JPEGLS : PCWT_DICOM_TARGET_PCWT);
+      error = DPCWTCompareSamples(originalModule, originalPixels, decodedModule, decodedPixels, target);
       if (error.bad())
       {
-        OFLOG_FATAL(dcmcpcwtLogger, error.text() << ": verification failed; output not written: " << opt_ofname);
+        OFLOG_FATAL(dcmcpcwtLogger, error.text() << ": verification failed; output not written: " << opt.ofname);
         status = EXITCODE_VERIFICATION_FAILED;
         break;
       }
@@ -444,14 +282,9 @@ int main(int argc, char *argv[])
     }
 
     const Uint64 outSize = fileSize(output.tempPath().c_str());
-    error = output.commit();
-    if (error.bad())
-    {
-      OFLOG_FATAL(dcmcpcwtLogger, error.text());
-      break;
-    }
+    if (DPCWTCommitOutput(dcmcpcwtLogger, opt, output).bad()) break;
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const Uint64 inSize = fileSize(opt_ifname);
+    const Uint64 inSize = fileSize(opt.ifname);
     OFLOG_INFO(dcmcpcwtLogger, "conversion successful: " << inSize << " -> " << outSize << " bytes (file ratio "
       << (outSize ? OFstatic_cast(double, inSize) / OFstatic_cast(double, outSize) : 0.0) << ") in "
       << seconds << " s");

@@ -40,7 +40,7 @@ struct DPCWTDecoder::Fragments
 };
 
 DPCWTDecoder::DPCWTDecoder(DPCWT_DecoderMode mode)
-: DcmCodec()
+: DPCWTCodecBase()
 , mode_(mode)
 {
 }
@@ -105,6 +105,15 @@ static OFCondition checkLimit(const pcwt_dicom_pixel_module& module, const DPCWT
   s << module.columns << "x" << module.rows << "x" << module.samples_per_pixel << " = " << samples
     << " samples per frame exceed the decoder's limit of " << cp->getMaxSamplesPerFrame();
   return DPCWTMakeError(EPCEC_TooLarge, s.str().c_str());
+}
+
+/* the image pixel module of dataset, checked for PCWT and against the decoder's limit */
+static OFCondition readModule(DcmItem *dataset, const DPCWTCodecParameter *cp, pcwt_dicom_pixel_module& module)
+{
+  OFCondition result = DPCWTReadPixelModule(dataset, module);
+  if (result.good()) result = DPCWTValidatePixelModule(module, PCWT_DICOM_TARGET_PCWT);
+  if (result.good()) result = checkLimit(module, cp);
+  return result;
 }
 
 OFCondition DPCWTDecoder::readFragments(DcmPixelSequence *pixSeq, Uint64 frames, Fragments& frags)
@@ -287,9 +296,7 @@ OFCondition DPCWTDecoder::decode(
   if (result.bad()) return result;
 
   pcwt_dicom_pixel_module module;
-  result = DPCWTReadPixelModule(dataset, module);
-  if (result.good()) result = DPCWTValidatePixelModule(module, PCWT_DICOM_TARGET_PCWT);
-  if (result.good()) result = checkLimit(module, pcp);
+  result = readModule(dataset, pcp, module);
   Fragments frags;
   if (result.good()) result = readFragments(pixSeq, module.number_of_frames, frags);
   if (result.bad())
@@ -373,9 +380,7 @@ OFCondition DPCWTDecoder::decodeFrame(
   if (result.bad()) return result;
 
   pcwt_dicom_pixel_module module;
-  result = DPCWTReadPixelModule(dataset, module);
-  if (result.good()) result = DPCWTValidatePixelModule(module, PCWT_DICOM_TARGET_PCWT);
-  if (result.good()) result = checkLimit(module, pcp);
+  result = readModule(dataset, pcp, module);
   if (result.good() && frameNo >= module.number_of_frames)
     result = DPCWTMakeError(EPCEC_InvalidImage, "frame number beyond NumberOfFrames");
   const Uint64 frameBytes = pcwt_dicom_frame_bytes(&module);
@@ -411,33 +416,6 @@ OFCondition DPCWTDecoder::decodeFrame(
   return result;
 }
 
-OFCondition DPCWTDecoder::encode(
-    const Uint16 * /* pixelData */,
-    const Uint32 /* length */,
-    const DcmRepresentationParameter * /* toRepParam */,
-    DcmPixelSequence * & /* pixSeq */,
-    const DcmCodecParameter * /* cp */,
-    DcmStack & /* objStack */,
-    OFBool& /* removeOldRep */) const
-{
-  // we are a decoder only
-  return EC_IllegalCall;
-}
-
-OFCondition DPCWTDecoder::encode(
-    const E_TransferSyntax /* fromRepType */,
-    const DcmRepresentationParameter * /* fromRepParam */,
-    DcmPixelSequence * /* fromPixSeq */,
-    const DcmRepresentationParameter * /* toRepParam */,
-    DcmPixelSequence * & /* toPixSeq */,
-    const DcmCodecParameter * /* cp */,
-    DcmStack & /* objStack */,
-    OFBool& /* removeOldRep */) const
-{
-  // we are a decoder only
-  return EC_IllegalCall;
-}
-
 OFCondition DPCWTDecoder::determineDecompressedColorModel(
     const DcmRepresentationParameter * /* fromParam */,
     DcmPixelSequence * /* fromPixSeq */,
@@ -459,10 +437,3 @@ OFCondition DPCWTDecoder::determineDecompressedColorModel(
   }
   return result;
 }
-
-#if PACKAGE_VERSION_NUMBER >= 370
-Uint16 DPCWTDecoder::decodedBitsAllocated(Uint16 bitsAllocated, Uint16 /* bitsStored */) const
-{
-  return bitsAllocated;
-}
-#endif

@@ -46,7 +46,7 @@ pcwt_dicom_target DPCWTJPEGLSEncoder::target() const
 // --------------------------------------------------------------------------
 
 DPCWTEncoderBase::DPCWTEncoderBase()
-: DcmCodec()
+: DPCWTCodecBase()
 {
 }
 
@@ -62,64 +62,6 @@ OFBool DPCWTEncoderBase::canChangeCoding(
   DcmXfer oldRep(oldRepType);
   return (oldRep.isNotEncapsulated() && (newRepType == supportedTransferSyntax()));
 }
-
-OFCondition DPCWTEncoderBase::decode(
-    const DcmRepresentationParameter * /* fromRepParam */,
-    DcmPixelSequence * /* pixSeq */,
-    DcmPolymorphOBOW& /* uncompressedPixelData */,
-    const DcmCodecParameter * /* cp */,
-    const DcmStack& /* objStack */,
-    OFBool& /* removeOldRep */) const
-{
-  // we are an encoder only
-  return EC_IllegalCall;
-}
-
-OFCondition DPCWTEncoderBase::decodeFrame(
-    const DcmRepresentationParameter * /* fromParam */,
-    DcmPixelSequence * /* fromPixSeq */,
-    const DcmCodecParameter * /* cp */,
-    DcmItem * /* dataset */,
-    Uint32 /* frameNo */,
-    Uint32& /* startFragment */,
-    void * /* buffer */,
-    Uint32 /* bufSize */,
-    OFString& /* decompressedColorModel */) const
-{
-  // we are an encoder only
-  return EC_IllegalCall;
-}
-
-OFCondition DPCWTEncoderBase::encode(
-    const E_TransferSyntax /* fromRepType */,
-    const DcmRepresentationParameter * /* fromRepParam */,
-    DcmPixelSequence * /* fromPixSeq */,
-    const DcmRepresentationParameter * /* toRepParam */,
-    DcmPixelSequence * & /* toPixSeq */,
-    const DcmCodecParameter * /* cp */,
-    DcmStack & /* objStack */,
-    OFBool& /* removeOldRep */) const
-{
-  // no transcoding: DcmPixelData then decodes to uncompressed and calls the other encode()
-  return EC_IllegalCall;
-}
-
-OFCondition DPCWTEncoderBase::determineDecompressedColorModel(
-    const DcmRepresentationParameter * /* fromParam */,
-    DcmPixelSequence * /* fromPixSeq */,
-    const DcmCodecParameter * /* cp */,
-    DcmItem * /* dataset */,
-    OFString & /* decompressedColorModel */) const
-{
-  return EC_IllegalCall;
-}
-
-#if PACKAGE_VERSION_NUMBER >= 370
-Uint16 DPCWTEncoderBase::decodedBitsAllocated(Uint16 bitsAllocated, Uint16 /* bitsStored */) const
-{
-  return bitsAllocated;
-}
-#endif
 
 /* the LossyImageCompression flag of the item or of the data set it belongs to */
 static OFBool wasLossyCompressed(DcmItem *item)

@@ -6,7 +6,7 @@
 // The frame list is only known at run time (the manifest is written by the fixture, after the build),
 // so one test loops over the frames and reports every failing file with ADD_FAILURE.
 //
-// Environment overrides: PCWT_CORPUS_MANIFEST (manifest.tsv), PCWT_CORPUS_TESTDATA (testdata dir).
+// Environment overrides: see corpus_gtest.hpp.
 #include <gtest/gtest.h>
 
 #include <sys/stat.h>
@@ -19,57 +19,16 @@
 #include <string>
 #include <vector>
 
-#include "corpus_manifest.hpp"
+#include "corpus_gtest.hpp"
 #include "pcwt.h"
-
-#ifndef PCWT_CORPUS_MANIFEST
-#define PCWT_CORPUS_MANIFEST PCWT_BINARY_DIR "/corpus/manifest.tsv"
-#endif
 
 namespace {
 
 using pcwt_corpus::Frame;
 using pcwt_corpus::Manifest;
-
-std::string env_or(const char *name, const char *fallback)
-{
-    const char *v = std::getenv(name);
-    return (v != nullptr && v[0] != '\0') ? std::string(v) : std::string(fallback);
-}
-
-std::string testdata_dir() { return env_or("PCWT_CORPUS_TESTDATA", PCWT_SHARED_DIR "/testdata"); }
-std::string manifest_path() { return env_or("PCWT_CORPUS_MANIFEST", PCWT_CORPUS_MANIFEST); }
-
-bool is_dir(const std::string &path)
-{
-    struct stat st;
-    return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-const Manifest &manifest()
-{
-    static const Manifest m = pcwt_corpus::load_manifest(manifest_path());
-    return m;
-}
-
-// Skips the calling test when the corpus is absent here, fails it when the corpus exists but the
-// manifest is missing, malformed or empty.
-#define REQUIRE_CORPUS()                                                                           \
-    do {                                                                                           \
-        if (!is_dir(testdata_dir()))                                                               \
-            GTEST_SKIP() << "shared/testdata not found at " << testdata_dir()                      \
-                         << ", corpus tests skipped";                                              \
-        const Manifest &m_ = manifest();                                                           \
-        ASSERT_TRUE(m_.found) << "manifest " << manifest_path() << " not found although "         \
-                              << testdata_dir()                                                    \
-                              << " exists: the corpus_export fixture should have written it";      \
-        if (m_.skipped)                                                                            \
-            GTEST_SKIP() << "corpus export skipped here: " << m_.status_line;                      \
-        ASSERT_EQ(m_.error, "");                                                                   \
-        ASSERT_FALSE(m_.frames.empty())                                                            \
-            << "manifest " << manifest_path() << " lists no frame although " << testdata_dir()    \
-            << " exists";                                                                          \
-    } while (0)
+using pcwt_corpus::manifest;
+using pcwt_corpus::manifest_path;
+using pcwt_corpus::testdata_dir;
 
 struct EncoderDeleter {
     void operator()(pcwt_encoder *e) const { pcwt_encoder_destroy(e); }

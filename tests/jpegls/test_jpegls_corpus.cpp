@@ -4,64 +4,21 @@
 // Frames with bits above BitsStored that are not the plain zero/sign extension must be refused
 // (JPEG-LS cannot carry them), and are never handed to CharLS (which would silently mask them).
 //
-// Environment overrides: PCWT_CORPUS_MANIFEST (manifest.tsv), PCWT_CORPUS_TESTDATA (testdata dir).
+// Environment overrides: see corpus_gtest.hpp.
 #include <gtest/gtest.h>
 
-#include <sys/stat.h>
-
 #include <cstdint>
-#include <cstdlib>
 #include <iostream>
 #include <string>
 #include <vector>
 
-#include "corpus_manifest.hpp"
+#include "corpus_gtest.hpp"
 #include "jpegls_test_util.hpp"
-
-#ifndef PCWT_CORPUS_MANIFEST
-#define PCWT_CORPUS_MANIFEST PCWT_BINARY_DIR "/corpus/manifest.tsv"
-#endif
 
 namespace {
 
 using pcwt_corpus::Frame;
-using pcwt_corpus::Manifest;
-
-std::string env_or(const char *name, const char *fallback)
-{
-    const char *v = std::getenv(name);
-    return (v != nullptr && v[0] != '\0') ? std::string(v) : std::string(fallback);
-}
-
-std::string testdata_dir() { return env_or("PCWT_CORPUS_TESTDATA", PCWT_SHARED_DIR "/testdata"); }
-std::string manifest_path() { return env_or("PCWT_CORPUS_MANIFEST", PCWT_CORPUS_MANIFEST); }
-
-bool is_dir(const std::string &path)
-{
-    struct stat st;
-    return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-const Manifest &manifest()
-{
-    static const Manifest m = pcwt_corpus::load_manifest(manifest_path());
-    return m;
-}
-
-#define REQUIRE_CORPUS()                                                                           \
-    do {                                                                                           \
-        if (!is_dir(testdata_dir()))                                                               \
-            GTEST_SKIP() << "shared/testdata not found at " << testdata_dir()                      \
-                         << ", JPEG-LS corpus tests skipped";                                      \
-        const Manifest &m_ = manifest();                                                           \
-        ASSERT_TRUE(m_.found) << "manifest " << manifest_path() << " not found although "         \
-                              << testdata_dir()                                                    \
-                              << " exists: the corpus_export fixture should have written it";      \
-        if (m_.skipped)                                                                            \
-            GTEST_SKIP() << "corpus export skipped here: " << m_.status_line;                      \
-        ASSERT_EQ(m_.error, "");                                                                   \
-        ASSERT_FALSE(m_.frames.empty()) << "manifest " << manifest_path() << " lists no frame";    \
-    } while (0)
+using pcwt_corpus::manifest;
 
 // Samples whose bits above bits_stored are neither zero nor (signed) the sign extension.
 size_t garbage_high_bits(const pcwt_image_desc &d, const std::vector<unsigned char> &samples)

@@ -8,7 +8,7 @@
 #define DCMPCWT_DPCODECD_H
 
 #include "dcmtk/config/osconfig.h"
-#include "dcmtk/dcmdata/dccodec.h" /* for class DcmCodec */
+#include "dcmpcwt/dpcodecb.h"
 #include "dcmpcwt/dputil.h"
 
 #include "pcwt_dicom.h"
@@ -23,9 +23,9 @@ class DPCWTCodecParameter;
  *  decoding (decodeFrame, used by DcmPixelData::getUncompressedFrame and DicomImage's partial
  *  access) both find a frame's fragments through the Basic Offset Table, check the codestream
  *  header against the image pixel module and allocate nothing before those checks pass.
- *  Thread-safe: each call uses its own libpcwt handle.
+ *  Thread-safe: each call uses its own libpcwt handle. Encoding is refused (DPCWTCodecBase).
  */
-class DPCWTDecoder : public DcmCodec
+class DPCWTDecoder : public DPCWTCodecBase
 {
 public:
 
@@ -86,31 +86,6 @@ public:
     Uint32 bufSize,
     OFString& decompressedColorModel) const;
 
-  /** compresses the given uncompressed DICOM image.
-   *  @return always EC_IllegalCall: this is a decoder
-   */
-  virtual OFCondition encode(
-    const Uint16 * pixelData,
-    const Uint32 length,
-    const DcmRepresentationParameter * toRepParam,
-    DcmPixelSequence * & pixSeq,
-    const DcmCodecParameter *cp,
-    DcmStack & objStack,
-    OFBool& removeOldRep) const;
-
-  /** transcodes (re-compresses) the given compressed DICOM image.
-   *  @return always EC_IllegalCall: this is a decoder
-   */
-  virtual OFCondition encode(
-    const E_TransferSyntax fromRepType,
-    const DcmRepresentationParameter * fromRepParam,
-    DcmPixelSequence * fromPixSeq,
-    const DcmRepresentationParameter * toRepParam,
-    DcmPixelSequence * & toPixSeq,
-    const DcmCodecParameter * cp,
-    DcmStack & objStack,
-    OFBool& removeOldRep) const;
-
   /** checks if this codec is able to convert from the
    *  given current transfer syntax to the given new
    *  transfer syntax
@@ -139,11 +114,6 @@ public:
     const DcmCodecParameter *cp,
     DcmItem *dataset,
     OFString &decompressedColorModel) const;
-
-#if PACKAGE_VERSION_NUMBER >= 370
-  /// DCMTK 3.7.0+: PCWT decodes to the stored bits allocated
-  virtual Uint16 decodedBitsAllocated(Uint16 bitsAllocated, Uint16 bitsStored) const;
-#endif
 
   /** @return true if the data set containing dataset (or its file) is of the PCWT transfer
    *  syntax: walks up to the DcmFileFormat and reads (0002,0010).

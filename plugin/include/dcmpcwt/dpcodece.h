@@ -9,7 +9,7 @@
 #define DCMPCWT_DPCODECE_H
 
 #include "dcmtk/config/osconfig.h"
-#include "dcmtk/dcmdata/dccodec.h" /* for class DcmCodec */
+#include "dcmpcwt/dpcodecb.h"
 #include "dcmpcwt/dputil.h"
 
 #include "pcwt_dicom.h"
@@ -21,7 +21,7 @@ class DPCWTCodecParameter;
  *  with a message naming the attribute. Every attribute is kept; no Lossy Image Compression
  *  attributes are added. Thread-safe: each call uses its own libpcwt handle.
  */
-class DPCWTEncoderBase : public DcmCodec
+class DPCWTEncoderBase : public DPCWTCodecBase
 {
 public:
 
@@ -31,30 +31,8 @@ public:
   /// destructor
   virtual ~DPCWTEncoderBase();
 
-  /** decompresses the given pixel sequence and stores the result in the given uncompressedPixelData element.
-   *  @return always EC_IllegalCall: this is an encoder
-   */
-  virtual OFCondition decode(
-    const DcmRepresentationParameter * fromRepParam,
-    DcmPixelSequence * pixSeq,
-    DcmPolymorphOBOW& uncompressedPixelData,
-    const DcmCodecParameter * cp,
-    const DcmStack& objStack,
-    OFBool& removeOldRep) const;
-
-  /** decompresses a single frame.
-   *  @return always EC_IllegalCall: this is an encoder
-   */
-  virtual OFCondition decodeFrame(
-    const DcmRepresentationParameter * fromParam,
-    DcmPixelSequence * fromPixSeq,
-    const DcmCodecParameter * cp,
-    DcmItem *dataset,
-    Uint32 frameNo,
-    Uint32& startFragment,
-    void *buffer,
-    Uint32 bufSize,
-    OFString& decompressedColorModel) const;
+  // the transcoding encode() stays DPCWTCodecBase's (refused), as do the decoding operations
+  using DPCWTCodecBase::encode;
 
   /** compresses the given uncompressed DICOM image and stores
    *  the result in the given pixSeq element.
@@ -83,19 +61,6 @@ public:
     DcmStack & objStack,
     OFBool& removeOldRep) const;
 
-  /** transcodes (re-compresses) the given compressed DICOM image.
-   *  @return always EC_IllegalCall: DCMTK then decodes and encodes
-   */
-  virtual OFCondition encode(
-    const E_TransferSyntax fromRepType,
-    const DcmRepresentationParameter * fromRepParam,
-    DcmPixelSequence * fromPixSeq,
-    const DcmRepresentationParameter * toRepParam,
-    DcmPixelSequence * & toPixSeq,
-    const DcmCodecParameter * cp,
-    DcmStack & objStack,
-    OFBool& removeOldRep) const;
-
   /** checks if this codec is able to convert from the
    *  given current transfer syntax to the given new
    *  transfer syntax
@@ -106,21 +71,6 @@ public:
   virtual OFBool canChangeCoding(
     const E_TransferSyntax oldRepType,
     const E_TransferSyntax newRepType) const;
-
-  /** determine color model of the decompressed image
-   *  @return always EC_IllegalCall: this is an encoder
-   */
-  virtual OFCondition determineDecompressedColorModel(
-    const DcmRepresentationParameter *fromParam,
-    DcmPixelSequence *fromPixSeq,
-    const DcmCodecParameter *cp,
-    DcmItem *dataset,
-    OFString &decompressedColorModel) const;
-
-#if PACKAGE_VERSION_NUMBER >= 370
-  /// DCMTK 3.7.0+: bits allocated of the decoded image (this encoder does not decode)
-  virtual Uint16 decodedBitsAllocated(Uint16 bitsAllocated, Uint16 bitsStored) const;
-#endif
 
   /** returns the transfer syntax that this particular codec
    *  is able to encode
