@@ -1,0 +1,532 @@
+/*
+ *  Module:  dcmpcwt
+ *
+ *  Purpose: (internal) pcwt-recompress: recompressing one file safely.
+ */
+
+#include "dcmtk/config/osconfig.h"
+#include "dprcfile.h"
+
+#include "dcmtk/dcmdata/dcdatset.h"
+#include "dcmtk/dcmdata/dcdeftag.h"
+#include "dcmtk/dcmdata/dcmetinf.h"
+#include "dcmtk/dcmdata/dcuid.h"
+#include "dcmtk/dcmdata/dcxfer.h"
+
+#include "dcmpcwt/dpfilefo.h"
+#include "dcmpcwt/dprparam.h"
+#include "dcmpcwt/dputil.h"
+#include "dpapps.h"
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <vector>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+const char *DPRCStatusName(DPRC_Status status)
+{
+  switch (status)
+  {
+    case DPRCST_done: return "recompressed";
+    case DPRCST_wouldDo: return "would-recompress";
+    case DPRCST_skippedDone: return "skipped-done";
+    case DPRCST_skippedNotDicom: return "skipped-not-dicom";
+    case DPRCST_skippedNonImage: return "skipped-non-image";
+    case DPRCST_skippedSymlink: return "skipped-symlink";
+    case DPRCST_unsupported: return "unsupported";
+    case DPRCST_failed: return "failed";
+  }
+  return "failed";
+}
+
+// ---------------------------------------------------------------------------------------------
+// the temporary files of the workers, removed by the signal handler
+
+#define DPRC_MAX_SLOTS 1024
+static char g_slotPath[DPRC_MAX_SLOTS][4096];
+static volatile sig_atomic_t g_slotActive[DPRC_MAX_SLOTS];
+static unsigned g_slots = 0;
+static const int g_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+
+extern "C" void dprcRemoveTempsOnSignal(int sig)
+{
+  for (unsigned i = 0; i < g_slots; ++i)
+    if (g_slotActive[i]) unlink(g_slotPath[i]);
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+void DPRCInstallSignalHandlers(unsigned workers)
+{
+  g_slots = workers < DPRC_MAX_SLOTS ? workers : DPRC_MAX_SLOTS;
+  struct sigaction sa;
+  std::memset(&sa, 0, sizeof sa);
+  sa.sa_handler = dprcRemoveTempsOnSignal;
+  sigemptyset(&sa.sa_mask);
+  for (int s : g_signals) sigaddset(&sa.sa_mask, s);
+  for (int s : g_signals) sigaction(s, &sa, NULL);
+}
+
+namespace {
+
+/// a temporary file next to its destination, registered for removal on signals
+class TempFile
+{
+public:
+  TempFile(unsigned slot) : slot_(slot < DPRC_MAX_SLOTS ? slot : DPRC_MAX_SLOTS) {}
+  ~TempFile() { discard(); }
+
+  bool create(const std::string& dir, const std::string& base, std::string& error)
+  {
+    std::string tmpl = DPRCTempTemplate(dir, base);
+    if (tmpl.size() >= sizeof g_slotPath[0])
+    {
+      error = "path too long for a temporary file: " + dir;
+      return false;
+    }
+    std::vector<char> buf(tmpl.begin(), tmpl.end());
+    buf.push_back('\0');
+    // register before the file exists, so that a signal between mkstemp and the registration
+    // cannot leave it behind (the handler's unlink of a not yet existing name is harmless)
+    const int fd = mkstemp(buf.data());
+    if (fd < 0)
+    {
+      const int e = errno;
+      error = std::string((e == EACCES || e == EROFS || e == EPERM) ? "read-only folder: " : "") +
+              "cannot create a temporary file in " + dir + ": " + std::strerror(e);
+      return false;
+    }
+    close(fd);
+    path_ = buf.data();
+    if (slot_ < g_slots)
+    {
+      std::strcpy(g_slotPath[slot_], path_.c_str());
+      g_slotActive[slot_] = 1;
+    }
+    return true;
+  }
+
+  const std::string& path() const { return path_; }
+
+  /// the file was renamed away: forget it
+  void released()
+  {
+    if (slot_ < g_slots) g_slotActive[slot_] = 0;
+    path_.clear();
+  }
+
+  void discard()
+  {
+    if (path_.empty()) return;
+    if (slot_ < g_slots) g_slotActive[slot_] = 0;
+    unlink(path_.c_str());
+    path_.clear();
+  }
+
+private:
+  unsigned slot_;
+  std::string path_;
+};
+
+std::string errnoText(const std::string& what)
+{
+  return what + ": " + std::strerror(errno);
+}
+
+bool fsyncPath(const std::string& path, bool directory, std::string& error)
+{
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | (directory ? O_DIRECTORY : 0));
+  if (fd < 0)
+  {
+    error = errnoText("cannot open " + path + " to flush it");
+    return false;
+  }
+  const int rc = fsync(fd);
+  const int e = errno;
+  close(fd);
+  if (rc != 0 && !(directory && (e == EINVAL || e == EBADF))) // some file systems cannot fsync folders
+  {
+    error = std::string("cannot flush ") + path + ": " + std::strerror(e);
+    return false;
+  }
+  return true;
+}
+
+std::string dirOf(const std::string& path)
+{
+  const size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+std::string baseOf(const std::string& path)
+{
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+bool isUncompressedUid(const std::string& ts)
+{
+  return ts == UID_LittleEndianImplicitTransferSyntax || ts == UID_LittleEndianExplicitTransferSyntax ||
+         ts == UID_BigEndianExplicitTransferSyntax || ts == UID_DeflatedExplicitVRLittleEndianTransferSyntax;
+}
+
+bool isTargetUid(const std::string& ts, DPRC_Target target)
+{
+  switch (target)
+  {
+    case DPRCT_pcwt: return ts == DCMPCWT_TRANSFER_SYNTAX_UID;
+    case DPRCT_jpegls: return ts == UID_JPEGLSLosslessTransferSyntax;
+    case DPRCT_uncompressed: return isUncompressedUid(ts);
+  }
+  return false;
+}
+
+std::string xferName(const std::string& uid)
+{
+  if (uid == DCMPCWT_TRANSFER_SYNTAX_UID) return DCMPCWT_TRANSFER_SYNTAX_NAME;
+  DcmXfer x(uid.c_str());
+  if (x.getXfer() == EXS_Unknown) return uid.empty() ? std::string("(none)") : uid;
+  return x.getXferName();
+}
+
+/// the uncompressed Pixel Data bytes of the top-level data set (after chooseRepresentation)
+OFCondition rawPixels(DcmDataset *ds, std::vector<unsigned char>& out)
+{
+  DcmElement *e = NULL;
+  if (ds->findAndGetElement(DCM_PixelData, e).bad() || e == NULL)
+    return makeOFCondition(OFM_dcmpcwt, 110, OF_error, "no Pixel Data (7FE0,0010)");
+  Uint8 *data = NULL;
+  const OFCondition c = e->getUint8Array(data);
+  if (c.bad()) return c;
+  out.assign(data, data + (data ? e->getLength() : 0));
+  return EC_Normal;
+}
+
+/// copy a file to dest atomically (temporary file, fsync, rename)
+bool copyFile(const std::string& src, const std::string& dest, unsigned slot, std::string& error)
+{
+  std::error_code ec;
+  fs::create_directories(dirOf(dest), ec);
+  if (ec)
+  {
+    error = "cannot create folder " + dirOf(dest) + ": " + ec.message();
+    return false;
+  }
+  TempFile tmp(slot);
+  if (!tmp.create(dirOf(dest), baseOf(dest), error)) return false;
+  const int in = open(src.c_str(), O_RDONLY | O_CLOEXEC);
+  if (in < 0)
+  {
+    error = errnoText("cannot read " + src);
+    return false;
+  }
+  const int out = open(tmp.path().c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+  if (out < 0)
+  {
+    error = errnoText("cannot write " + tmp.path());
+    close(in);
+    return false;
+  }
+  std::vector<char> buf(1 << 20);
+  bool ok = true;
+  for (;;)
+  {
+    const ssize_t n = read(in, buf.data(), buf.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0)
+    {
+      error = errnoText("cannot read " + src);
+      ok = false;
+      break;
+    }
+    if (n == 0) break;
+    ssize_t done = 0;
+    while (done < n)
+    {
+      const ssize_t w = write(out, buf.data() + done, static_cast<size_t>(n - done));
+      if (w < 0 && errno == EINTR) continue;
+      if (w < 0)
+      {
+        error = errnoText("cannot write " + tmp.path());
+        ok = false;
+        break;
+      }
+      done += w;
+    }
+    if (!ok) break;
+  }
+  if (ok && fsync(out) != 0)
+  {
+    error = errnoText("cannot flush " + tmp.path());
+    ok = false;
+  }
+  close(in);
+  close(out);
+  if (!ok) return false;
+  const mode_t mask = umask(0);
+  umask(mask);
+  (void)chmod(tmp.path().c_str(), 0666 & ~mask);
+  if (rename(tmp.path().c_str(), dest.c_str()) != 0)
+  {
+    error = errnoText("cannot rename " + tmp.path() + " to " + dest);
+    return false;
+  }
+  tmp.released();
+  return fsyncPath(dirOf(dest), true, error);
+}
+
+/// fail with a message
+DPRCResult& fail(DPRCResult& r, const std::string& message)
+{
+  r.status = DPRCST_failed;
+  r.message = message;
+  return r;
+}
+
+DPRCResult& finish(DPRCResult& r, DPRC_Status status, const std::string& message = std::string())
+{
+  r.status = status;
+  r.message = message;
+  return r;
+}
+
+/// is the condition from the PCWT codecs one that says "cannot code this image" (not an error)?
+bool unsupportedCondition(const OFCondition& c)
+{
+  return c.module() == OFM_dcmpcwt && (c.code() == EPCEC_UnsupportedImage || c.code() == EPCEC_LossyInput);
+}
+
+} // namespace
+
+std::string DPRCOutputPath(const DPRCEntry& entry, const DPRCOptions& options)
+{
+  if (options.outputDir.empty()) return entry.path;
+  return options.outputDir + "/" + entry.rel;
+}
+
+static DPRCResult& processInner(DPRCResult& r, const DPRCEntry& entry, const DPRCOptions& opt, unsigned slot);
+
+DPRCResult DPRCProcess(const DPRCEntry& entry, const DPRCOptions& opt, unsigned slot)
+{
+  const std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  DPRCResult r;
+  r.path = entry.path;
+  r.output = DPRCOutputPath(entry, opt);
+  r.inBytes = entry.size;
+  processInner(r, entry, opt, slot);
+  // mirrored output: files that are not recompressed are copied when asked
+  const bool mirror = !opt.outputDir.empty();
+  if (mirror && opt.copyOthers && !opt.dryRun &&
+      (r.status == DPRCST_skippedNotDicom || r.status == DPRCST_skippedNonImage || r.status == DPRCST_unsupported ||
+       (r.status == DPRCST_skippedDone && r.message.compare(0, 13, "output exists") != 0)))
+  {
+    std::string error;
+    if (!copyFile(entry.path, r.output, slot, error))
+      fail(r, "cannot copy to the output tree: " + error);
+    else
+      r.outBytes = r.inBytes;
+  }
+  else if (r.status != DPRCST_done && r.status != DPRCST_skippedDone)
+  {
+    r.output.clear();
+  }
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
+
+static DPRCResult& processInner(DPRCResult& r, const DPRCEntry& entry, const DPRCOptions& opt, unsigned slot)
+{
+  const bool mirror = !opt.outputDir.empty();
+  if (entry.symlink) return finish(r, DPRCST_skippedSymlink, "symbolic link, not followed");
+
+  struct stat st;
+  if (stat(entry.path.c_str(), &st) != 0) return fail(r, errnoText("cannot read"));
+  r.inBytes = static_cast<std::uint64_t>(st.st_size);
+
+  // a look at the file meta information first: most files of a second run stop here
+  std::string ts, sopClass, error;
+  const DPRC_Sniff sniff = DPRCSniff(entry.path, ts, sopClass, error);
+  if (sniff == DPRCS_unreadable) return fail(r, "unreadable file: " + error);
+  if (sniff == DPRCS_notDicom) return finish(r, DPRCST_skippedNotDicom, "not a DICOM file (no DICM prefix)");
+  r.inXfer = xferName(ts);
+  if (sopClass == UID_MediaStorageDirectoryStorage) return finish(r, DPRCST_skippedNonImage, "DICOMDIR");
+  if (isTargetUid(ts, opt.target))
+  {
+    r.outXfer = r.inXfer;
+    return finish(r, DPRCST_skippedDone, "already in the target transfer syntax");
+  }
+  if (mirror)
+  {
+    struct stat ost;
+    if (lstat(r.output.c_str(), &ost) == 0)
+    {
+      // outputs only ever appear complete (renamed from a verified temporary file)
+      r.outBytes = static_cast<std::uint64_t>(ost.st_size);
+      return finish(r, DPRCST_skippedDone, "output exists");
+    }
+  }
+  else
+  {
+    // in place: respect read-only files and folders (checked by mode bits too, for root)
+    if ((st.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) == 0 || access(entry.path.c_str(), W_OK) != 0)
+      return fail(r, "read-only file, left unchanged");
+    struct stat dst;
+    const std::string dir = dirOf(entry.path);
+    if (stat(dir.c_str(), &dst) == 0 &&
+        ((dst.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) == 0 || access(dir.c_str(), W_OK) != 0))
+      return fail(r, "read-only folder " + dir + ", file left unchanged");
+  }
+
+  // read the whole file
+  DPCWTFileFormat ff;
+  OFCondition c = ff.loadFile(entry.path.c_str());
+  if (c.bad()) return fail(r, std::string("cannot read DICOM data (truncated or corrupt file?): ") + c.text());
+  c = ff.loadAllDataIntoMemory();
+  if (c.bad()) return fail(r, std::string("cannot read DICOM data (truncated or corrupt file?): ") + c.text());
+  DcmDataset *ds = ff.getDataset();
+  if (ds->tagExists(DCM_FloatPixelData) || ds->tagExists(DCM_DoubleFloatPixelData))
+    return finish(r, DPRCST_unsupported, "Float or Double Float Pixel Data cannot be coded losslessly");
+  if (!ds->tagExists(DCM_PixelData)) return finish(r, DPRCST_skippedNonImage, "no Pixel Data");
+
+  // decode compressed input
+  const E_TransferSyntax ixfer = ds->getOriginalXfer();
+  DcmXfer ix(ixfer);
+  if (ixfer == EXS_Unknown)
+    return finish(r, DPRCST_unsupported, "unsupported transfer syntax " + r.inXfer);
+  if (ix.isEncapsulated())
+  {
+    if (opt.target != DPRCT_uncompressed && ixfer != DPCWT_CARRIER_XFER && ix.isLossy() && !opt.acceptLossy)
+      return finish(r, DPRCST_unsupported, "lossy compressed input (" + r.inXfer + "); --accept-lossy codes it anyway");
+    c = ds->chooseRepresentation(EXS_LittleEndianExplicit, NULL);
+    if (c.bad())
+    {
+      if (ixfer == DPCWT_CARRIER_XFER || ixfer == EXS_JPEGLSLossless || ixfer == EXS_JPEGLSLossy ||
+          ixfer == EXS_RLELossless || (ixfer >= EXS_JPEGProcess1 && ixfer <= EXS_JPEGProcess14SV1))
+        return fail(r, std::string("cannot decode the pixel data (corrupt or truncated?): ") + c.text());
+      return finish(r, DPRCST_unsupported, "cannot decode transfer syntax " + r.inXfer +
+                    " (DCMTK 3.6.7 has no decoder; convert it first, e.g. gdcmconv --raw)");
+    }
+  }
+
+  // the original samples
+  pcwt_dicom_pixel_module om;
+  std::vector<unsigned char> original;
+  const pcwt_dicom_target ptarget = (opt.target == DPRCT_jpegls) ? PCWT_DICOM_TARGET_JPEGLS : PCWT_DICOM_TARGET_PCWT;
+  if (opt.target == DPRCT_uncompressed)
+    c = rawPixels(ds, original);
+  else
+    c = DPCWTGetPixels(ds, ptarget, om, original);
+  if (c.bad())
+  {
+    if (unsupportedCondition(c)) return finish(r, DPRCST_unsupported, c.text());
+    return fail(r, c.text());
+  }
+  r.pixelBytes = original.size();
+
+  const E_TransferSyntax oxfer = opt.target == DPRCT_pcwt ? DPCWT_CARRIER_XFER
+                               : opt.target == DPRCT_jpegls ? EXS_JPEGLSLossless : EXS_LittleEndianExplicit;
+  r.outXfer = opt.target == DPRCT_pcwt ? std::string(DCMPCWT_TRANSFER_SYNTAX_NAME) : std::string(DcmXfer(oxfer).getXferName());
+  if (opt.dryRun) return finish(r, DPRCST_wouldDo);
+
+  // encode
+  if (opt.target != DPRCT_uncompressed)
+  {
+    DPCWTRepresentationParameter rp;
+    c = ds->chooseRepresentation(oxfer, &rp);
+    if (c.bad())
+    {
+      if (unsupportedCondition(c)) return finish(r, DPRCST_unsupported, c.text());
+      return fail(r, std::string("cannot encode: ") + c.text());
+    }
+  }
+  if (!ds->canWriteXfer(oxfer)) return finish(r, DPRCST_unsupported, "cannot be written in " + r.outXfer);
+
+  // write the temporary file next to the destination
+  const std::string destDir = dirOf(r.output);
+  if (mirror)
+  {
+    std::error_code ec;
+    fs::create_directories(destDir, ec);
+    if (ec) return fail(r, "cannot create folder " + destDir + ": " + ec.message());
+  }
+  TempFile tmp(slot);
+  if (!tmp.create(destDir, baseOf(r.output), error)) return fail(r, error);
+  c = ff.saveFile(tmp.path().c_str(), oxfer, EET_ExplicitLength, EGL_recalcGL, EPD_noChange, 0, 0, EWM_updateMeta);
+  if (c.bad()) return fail(r, std::string("cannot write ") + tmp.path() + ": " + c.text());
+  if (!fsyncPath(tmp.path(), false, error)) return fail(r, error);
+  // the permissions of the original (in place), or an ordinary file's (mkstemp makes 0600)
+  if (mirror)
+  {
+    const mode_t mask = umask(0);
+    umask(mask);
+    (void)chmod(tmp.path().c_str(), 0666 & ~mask);
+  }
+  else
+  {
+    (void)chmod(tmp.path().c_str(), st.st_mode & 07777);
+    if (chown(tmp.path().c_str(), st.st_uid, st.st_gid) != 0) { /* not ours to change: keep ours */ }
+  }
+
+  // verify: decode what is on disk and compare every sample
+  {
+    DPCWTFileFormat check;
+    c = check.loadFile(tmp.path().c_str());
+    if (c.good()) c = check.getDataset()->chooseRepresentation(EXS_LittleEndianExplicit, NULL);
+    std::vector<unsigned char> decoded;
+    pcwt_dicom_pixel_module dm;
+    if (c.good())
+      c = (opt.target == DPRCT_uncompressed) ? rawPixels(check.getDataset(), decoded)
+                                             : DPCWTGetPixels(check.getDataset(), ptarget, dm, decoded);
+    if (c.bad()) return fail(r, std::string("verification failed, cannot decode the new copy: ") + c.text());
+    if (opt.target == DPRCT_uncompressed)
+    {
+      if (decoded != original) return fail(r, "verification failed: decoded pixel data differs from the original");
+    }
+    else
+    {
+      c = DPCWTCompareSamples(om, original, dm, decoded, ptarget);
+      if (c.bad()) return fail(r, std::string("verification failed: ") + c.text());
+    }
+  }
+
+  struct stat tst;
+  if (stat(tmp.path().c_str(), &tst) == 0) r.outBytes = static_cast<std::uint64_t>(tst.st_size);
+
+  // keep the original (a hard link, put in place by an atomic rename)
+  if (!mirror && opt.keepOriginals)
+  {
+    const std::string keep = entry.path + DPRC_ORIG_SUFFIX;
+    std::string tl = DPRCTempTemplate(destDir, baseOf(keep));
+    // a name of the temporary pattern (a leftover is only a second name of the original and goes
+    // with the next run's cleanup); one per process and file
+    char suffix[16];
+    std::snprintf(suffix, sizeof suffix, "lk%04u", OFstatic_cast(unsigned, getpid() % 10000));
+    tl.replace(tl.size() - 6, 6, suffix);
+    unlink(tl.c_str());
+    if (link(entry.path.c_str(), tl.c_str()) != 0)
+      return fail(r, errnoText("cannot keep the original as " + keep));
+    if (rename(tl.c_str(), keep.c_str()) != 0)
+    {
+      unlink(tl.c_str());
+      return fail(r, errnoText("cannot keep the original as " + keep));
+    }
+  }
+
+  // the atomic step: the destination is the original (or absent) before, the verified copy after
+  if (rename(tmp.path().c_str(), r.output.c_str()) != 0)
+    return fail(r, errnoText("cannot rename " + tmp.path() + " to " + r.output));
+  tmp.released();
+  if (!fsyncPath(destDir, true, error)) return fail(r, error);
+  return finish(r, DPRCST_done);
+}

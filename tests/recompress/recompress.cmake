@@ -1,0 +1,22 @@
+# Tests of pcwt-recompress (plugin/apps/dcmrecmp.cc): real processes on copies of shared/testdata
+# in temporary trees; they skip when the corpus is absent. include()d from tests/CMakeLists.txt
+# when PCWT_WITH_DCMTK is on. Test names start with "recompress." (ctest -R recompress); label
+# recompress. dcmmkdir (dcmtk) makes the DICOMDIR file set when it is installed.
+
+find_package(Threads REQUIRED)
+find_package(DCMTK CONFIG REQUIRED) # imported targets are visible per directory
+
+add_executable(test_recompress ${CMAKE_CURRENT_LIST_DIR}/test_recompress.cpp)
+target_link_libraries(test_recompress PRIVATE dcmpcwt DCMTK::dcmjpeg DCMTK::dcmjpls DCMTK::dcmdata
+  GTest::gtest_main Threads::Threads)
+# dicom_test_util.h (processes, temporary folders, decoding, attribute comparison)
+target_include_directories(test_recompress PRIVATE ${CMAKE_CURRENT_LIST_DIR}/../dicom)
+target_compile_options(test_recompress PRIVATE ${PCWT_WARNINGS})
+target_compile_definitions(test_recompress PRIVATE
+  PCWT_SHARED_DIR="${PCWT_SHARED_DIR}"
+  RECOMPRESS_PATH="$<TARGET_FILE:pcwt-recompress>"
+  DCMDPCWT_PATH="$<TARGET_FILE:dcmdpcwt>"
+  PRELOAD_PATH="" PRELOAD_PREFIX="") # dicom_test_util.h's preloadEnv() is not used here
+add_dependencies(test_recompress pcwt-recompress dcmdpcwt)
+gtest_discover_tests(test_recompress TEST_PREFIX "recompress." DISCOVERY_TIMEOUT 60
+  PROPERTIES LABELS recompress TIMEOUT 300)

@@ -1,0 +1,469 @@
+// Tests of pcwt-recompress as a real process on real files: a temporary tree of corpus files
+// (CT and MR slices, multi-frame, RGB, JPEG-LS and JPEG lossless input, unsupported images, a
+// non-DICOM file, a DICOMDIR file set) recompressed in place and mirrored, resumed, dry-run,
+// sharded, reported, fed hostile and read-only files, and killed with SIGKILL mid-way.
+// Skips when ../shared/testdata is absent.
+#include "dicom_test_util.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <regex>
+#include <thread>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+using namespace dt;
+
+static ::testing::Environment *const g_env = ::testing::AddGlobalTestEnvironment(new CodecEnvironment);
+
+namespace {
+
+const std::string kTool = RECOMPRESS_PATH;
+const std::string kDecompress = DCMDPCWT_PATH;
+const std::string kTestdata = std::string(PCWT_SHARED_DIR) + "/testdata";
+const std::string kPcwtUid = PCWT_DICOM_TS_UID;
+
+// corpus files copied into the tree: source (below testdata) -> name in the tree
+const std::vector<std::pair<std::string, std::string>> kSet = {
+    {"debian-python3-pydicom/CT_small.dcm", "study1/ct/CT_small.dcm"},
+    {"debian-python3-pydicom/MR_small_bigendian.dcm", "study1/mr/MR_small_bigendian.dcm"},
+    {"pydicom-data/emri_small.dcm", "study1/mr/emri_small_10frames.dcm"},
+    {"pydicom-data/eCT_Supplemental.dcm", "study2/eCT_2frames.dcm"},
+    {"pydicom-data/color-pl_PC1.dcm", "study2/us/color_planar1.dcm"},
+    {"pydicom-data/US1_UNCR.dcm", "study2/us/US1_rgb.dcm"},
+    {"pylibjpeg-data/JPEGLosslessP14SV1_3s_2f_u_08_08_USRGB.dcm", "study2/us/jpeg_lossless_rgb.dcm"},
+    {"pylibjpeg-data/RG2_JLSL.dcm", "study3/RG2_jpegls.dcm"},
+    {"pydicom-data/SC_rgb_32bit.dcm", "study3/sc_rgb_32bit.dcm"},                // unsupported
+    {"pylibjpeg-data/TOSHIBA_J2K_SIZ1_PixRep0.dcm", "study3/toshiba_j2k.dcm"},   // no J2K decoder
+    {"MANIFEST.md", "study3/notes.txt"},                                         // not DICOM
+};
+
+bool haveCorpus()
+{
+    return exists(kTestdata + "/debian-python3-pydicom/CT_small.dcm") &&
+           exists(kTestdata + "/pydicom-data/emri_small.dcm");
+}
+
+#define REQUIRE_CORPUS()                                                                            \
+    do {                                                                                            \
+        if (!haveCorpus())                                                                          \
+            GTEST_SKIP() << "no corpus under " << kTestdata << ": the pcwt-recompress tests are skipped"; \
+    } while (0)
+
+void copyFile(const std::string &from, const std::string &to)
+{
+    fs::create_directories(fs::path(to).parent_path());
+    writeBytes(to, readBytes(from));
+    chmod(to.c_str(), 0644); // the corpus is read-only
+}
+
+// every regular file below root (relative path -> bytes)
+std::map<std::string, std::vector<uint8_t>> snapshot(const std::string &root)
+{
+    std::map<std::string, std::vector<uint8_t>> m;
+    for (const auto &e : fs::recursive_directory_iterator(root))
+        if (e.is_regular_file())
+            m[fs::relative(e.path(), root).string()] = readBytes(e.path().string());
+    return m;
+}
+
+std::vector<std::string> tempFilesBelow(const std::string &root)
+{
+    std::vector<std::string> r;
+    for (const auto &e : fs::recursive_directory_iterator(root))
+        if (e.path().filename().string().find(".pcwt-tmp.") != std::string::npos)
+            r.push_back(e.path().string());
+    return r;
+}
+
+// A tree of the corpus set (and a DICOMDIR file set made with dcmmkdir when it is installed).
+struct Tree {
+    TempDir dir;
+    std::string root;
+    bool dicomdir = false;
+    explicit Tree(const std::vector<std::pair<std::string, std::string>> &set = kSet, int copies = 1)
+    {
+        root = dir / "archive";
+        for (int c = 0; c < copies; ++c)
+            for (const auto &f : set) {
+                if (!exists(kTestdata + "/" + f.first))
+                    continue;
+                const std::string name = copies > 1 ? "copy" + std::to_string(c) + "/" + f.second : f.second;
+                copyFile(kTestdata + "/" + f.first, root + "/" + name);
+            }
+        if (copies == 1 && onPath("dcmmkdir")) {
+            // a file set with DICOM file IDs (upper case, no extension)
+            const std::string fsroot = root + "/cd";
+            copyFile(kTestdata + "/debian-python3-pydicom/CT_small.dcm", fsroot + "/IMAGES/CT1");
+            copyFile(kTestdata + "/pydicom-data/emri_small.dcm", fsroot + "/IMAGES/MR1");
+            const Proc p = run({"sh", "-c", "cd '" + fsroot + "' && dcmmkdir -q +I +id . IMAGES/CT1 IMAGES/MR1"});
+            dicomdir = p.rc == 0 && exists(fsroot + "/DICOMDIR");
+        }
+    }
+};
+
+// decoded pixels and the data set of every DICOM image below root, by relative path
+struct Original {
+    Pixels px;
+    std::unique_ptr<DcmFileFormat> ff;
+};
+
+std::map<std::string, Original> decodeAll(const std::string &root)
+{
+    std::map<std::string, Original> m;
+    for (const auto &e : fs::recursive_directory_iterator(root)) {
+        if (!e.is_regular_file() || e.path().filename() == "DICOMDIR")
+            continue;
+        Original o;
+        o.ff.reset(new DcmFileFormat());
+        if (loadPixels(e.path().string(), o.px, o.ff.get()).empty())
+            m[fs::relative(e.path(), root).string()] = std::move(o);
+    }
+    return m;
+}
+
+std::string tsOf(const std::string &path)
+{
+    DPCWTFileFormat ff;
+    if (ff.loadFile(path.c_str()).bad())
+        return "";
+    return metaTransferSyntax(ff);
+}
+
+// the file lines of a JSON report: path -> status
+std::map<std::string, std::string> reportStatus(const std::string &json)
+{
+    std::map<std::string, std::string> m;
+    const std::string text(reinterpret_cast<const char *>(readBytes(json).data()), readBytes(json).size());
+    static const std::regex line("\\{\"path\": \"([^\"]*)\", \"output\": \"[^\"]*\", \"status\": \"([a-z-]+)\"");
+    for (std::sregex_iterator it(text.begin(), text.end(), line), end; it != end; ++it)
+        m[(*it)[1]] = (*it)[2];
+    return m;
+}
+
+// every image of `originals` below `root` is in transfer syntax ts and decodes to the original
+// pixels (all bits, or the BitsStored values for JPEG-LS) and attributes
+void expectVerified(const std::string &root, const std::map<std::string, Original> &originals,
+                    const std::set<std::string> &unsupported, const std::string &ts, bool valuesOnly = false)
+{
+    for (const auto &o : originals) {
+        const std::string path = root + "/" + o.first;
+        ASSERT_TRUE(exists(path)) << path;
+        if (unsupported.count(o.first))
+            continue;
+        EXPECT_EQ(tsOf(path), ts) << path;
+        DcmFileFormat ff;
+        Pixels px;
+        ASSERT_EQ(loadPixels(path, px, &ff), "") << path;
+        if (valuesOnly)
+            EXPECT_TRUE(valuesInterleaved(px) == valuesInterleaved(o.second.px)) << "pixels differ: " << path;
+        else
+            EXPECT_TRUE(px.bytes == o.second.px.bytes) << "pixels differ: " << path;
+        std::set<DcmTagKey> ignore = {DCM_PixelData};
+        if (valuesOnly)
+            ignore.insert(DCM_PlanarConfiguration); // JPEG-LS output is interleaved (CP 1843)
+        EXPECT_EQ(diffAttributes(o.second.ff->getDataset(), ff.getDataset(), ignore), "") << path;
+    }
+}
+
+const std::set<std::string> kUnsupported = {"study3/sc_rgb_32bit.dcm", "study3/toshiba_j2k.dcm"};
+
+} // namespace
+
+TEST(Recompress, Help)
+{
+    const Proc p = run({kTool, "--help"});
+    EXPECT_EQ(p.rc, 0) << p.out;
+    for (const char *opt : {"--output", "--keep-originals", "--dry-run", "--shard", "--threads", "--report",
+                            "--decompress", "--encode-jpegls", "--gpus"})
+        EXPECT_NE(p.out.find(opt), std::string::npos) << opt;
+    EXPECT_NE(run({kTool, "--shard", "3/3", "/nonexistent"}).rc, 0);
+    EXPECT_NE(run({kTool, "--output"}).rc, 0);
+}
+
+TEST(Recompress, InPlaceVerifiedThenResumeSkipsEverything)
+{
+    REQUIRE_CORPUS();
+    Tree t;
+    const auto originals = decodeAll(t.root);
+    const auto before = snapshot(t.root);
+    const std::string report = t.dir / "report.json";
+    std::vector<std::string> argv = {kTool, "--threads", "2", "--keep-originals", "--report", report, t.root};
+    Proc p = run(argv);
+    ASSERT_EQ(p.rc, 0) << describe(argv, p);
+    expectVerified(t.root, originals, kUnsupported, kPcwtUid);
+    EXPECT_TRUE(tempFilesBelow(t.root).empty());
+
+    // the report lists every file, with its status
+    const auto status = reportStatus(report);
+    EXPECT_EQ(status.size(), before.size()) << p.out;
+    for (const auto &f : before) {
+        const std::string path = t.root + "/" + f.first;
+        ASSERT_TRUE(status.count(path)) << path;
+        const std::string &s = status.at(path);
+        std::string want = "recompressed";
+        if (f.first == "study3/notes.txt")
+            want = "skipped-not-dicom";
+        else if (f.first == "cd/DICOMDIR")
+            want = "skipped-non-image";
+        else if (kUnsupported.count(f.first))
+            want = "unsupported";
+        EXPECT_EQ(s, want) << path;
+        // unchanged files are byte-identical, kept originals are the originals
+        if (s != "recompressed") {
+            EXPECT_TRUE(readBytes(path) == f.second) << path;
+        } else {
+            EXPECT_TRUE(readBytes(path + ".pcwt-orig") == f.second) << path;
+        }
+    }
+    if (t.dicomdir) {
+        EXPECT_EQ(tsOf(t.root + "/cd/IMAGES/CT1"), kPcwtUid);
+    }
+
+    // one file through dcmdpcwt: the tool's output decodes with the stock path too
+    const std::string out = t.dir / "ct.dcm";
+    ASSERT_EQ(run({kDecompress, t.root + "/study1/ct/CT_small.dcm", out}).rc, 0);
+    Pixels px;
+    ASSERT_EQ(loadPixels(out, px), "");
+    EXPECT_TRUE(px.bytes == originals.at("study1/ct/CT_small.dcm").px.bytes);
+
+    // a second run finds everything done and changes nothing
+    const auto after = snapshot(t.root);
+    p = run(argv);
+    ASSERT_EQ(p.rc, 0) << describe(argv, p);
+    EXPECT_NE(p.out.find(" 0 recompressed"), std::string::npos) << p.out;
+    EXPECT_TRUE(snapshot(t.root) == after);
+    for (const auto &s : reportStatus(report))
+        EXPECT_NE(s.second, "recompressed") << s.first;
+}
+
+TEST(Recompress, MirroredJpegLsThenDecompressBack)
+{
+    REQUIRE_CORPUS();
+    Tree t;
+    const auto originals = decodeAll(t.root);
+    const auto before = snapshot(t.root);
+    const std::string jls = t.dir / "jls", back = t.dir / "back";
+    std::vector<std::string> argv = {kTool, "+el", "--output", jls, "--copy-others", "--no-progress", t.root};
+    Proc p = run(argv);
+    ASSERT_EQ(p.rc, 0) << describe(argv, p);
+    EXPECT_TRUE(snapshot(t.root) == before) << "the input tree changed";
+    // RG2 is JPEG-LS already: copied as it is
+    std::set<std::string> skip = kUnsupported;
+    expectVerified(jls, originals, skip, UID_JPEGLSLosslessTransferSyntax, true);
+    EXPECT_TRUE(exists(jls + "/study3/notes.txt"));
+
+    // and back to uncompressed: every sample value as in the original
+    argv = {kTool, "--decompress", "--output", back, "--no-progress", jls};
+    p = run(argv);
+    ASSERT_EQ(p.rc, 0) << describe(argv, p);
+    for (const auto &o : originals) {
+        if (skip.count(o.first))
+            continue;
+        EXPECT_EQ(tsOf(back + "/" + o.first), UID_LittleEndianExplicitTransferSyntax) << o.first;
+        Pixels px;
+        ASSERT_EQ(loadPixels(back + "/" + o.first, px), "") << o.first;
+        EXPECT_TRUE(valuesInterleaved(px) == valuesInterleaved(o.second.px)) << o.first;
+    }
+    // resumable in mirrored mode: outputs that exist are done
+    p = run(argv);
+    EXPECT_EQ(p.rc, 0) << p.out;
+    EXPECT_NE(p.out.find(" 0 recompressed"), std::string::npos) << p.out;
+}
+
+TEST(Recompress, DryRunChangesNothing)
+{
+    REQUIRE_CORPUS();
+    Tree t;
+    const auto before = snapshot(t.root);
+    const std::string report = t.dir / "dry.json";
+    const std::vector<std::string> argv = {kTool, "--dry-run", "--report", report, t.root};
+    const Proc p = run(argv);
+    ASSERT_EQ(p.rc, 0) << describe(argv, p);
+    EXPECT_TRUE(snapshot(t.root) == before);
+    const auto status = reportStatus(report);
+    EXPECT_EQ(status.at(t.root + "/study1/ct/CT_small.dcm"), "would-recompress");
+    EXPECT_EQ(status.at(t.root + "/study3/sc_rgb_32bit.dcm"), "unsupported");
+    EXPECT_EQ(status.size(), before.size());
+}
+
+TEST(Recompress, ShardsPartitionTheFiles)
+{
+    REQUIRE_CORPUS();
+    Tree t;
+    std::set<std::string> all;
+    for (const auto &f : snapshot(t.root))
+        all.insert(t.root + "/" + f.first);
+    std::set<std::string> seen;
+    size_t total = 0;
+    const unsigned n = 3;
+    for (unsigned i = 0; i < n; ++i) {
+        const std::string report = t.dir / ("shard" + std::to_string(i) + ".csv");
+        const std::vector<std::string> argv = {kTool, "-n", "--shard", std::to_string(i) + "/" + std::to_string(n),
+                                               "--report", report, t.root};
+        const Proc p = run(argv);
+        ASSERT_EQ(p.rc, 0) << describe(argv, p);
+        const std::vector<uint8_t> b = readBytes(report);
+        std::stringstream csv(std::string(b.begin(), b.end()));
+        std::string line;
+        std::getline(csv, line);
+        EXPECT_EQ(line.rfind("path,output,status,input_bytes,output_bytes,ratio", 0), 0u) << line;
+        while (std::getline(csv, line)) {
+            const std::string path = line.substr(0, line.find(','));
+            EXPECT_TRUE(seen.insert(path).second) << "in two shards: " << path;
+            ++total;
+        }
+    }
+    EXPECT_EQ(seen, all);
+    EXPECT_EQ(total, all.size());
+}
+
+TEST(Recompress, HostileFilesFailAndStayUntouched)
+{
+    REQUIRE_CORPUS();
+    TempDir d;
+    const std::string root = d / "in";
+    const std::vector<uint8_t> ct = readBytes(kTestdata + "/debian-python3-pydicom/CT_small.dcm");
+    fs::create_directories(root);
+    writeBytes(root + "/truncated.dcm", std::vector<uint8_t>(ct.begin(), ct.begin() + ct.size() * 2 / 3));
+    // a header declaring a far larger image than the pixel data holds
+    {
+        DcmFileFormat ff;
+        ASSERT_TRUE(ff.loadFile((kTestdata + "/debian-python3-pydicom/CT_small.dcm").c_str()).good());
+        ff.getDataset()->putAndInsertUint16(DCM_Rows, 46341);
+        ff.getDataset()->putAndInsertUint16(DCM_Columns, 46341);
+        ASSERT_TRUE(ff.saveFile((root + "/short_pixels.dcm").c_str(), EXS_LittleEndianExplicit).good());
+    }
+    copyFile(kTestdata + "/debian-python3-pydicom/CT_small.dcm", root + "/good.dcm");
+    const auto before = snapshot(root);
+    const std::string report = d / "r.json";
+    const std::vector<std::string> argv = {kTool, "--report", report, root};
+    const Proc p = run(argv);
+    EXPECT_EQ(p.rc, 2) << describe(argv, p);
+    EXPECT_LT(p.rc, 128) << "crashed";
+    const auto status = reportStatus(report);
+    EXPECT_EQ(status.at(root + "/truncated.dcm"), "failed");
+    EXPECT_EQ(status.at(root + "/short_pixels.dcm"), "failed");
+    EXPECT_EQ(status.at(root + "/good.dcm"), "recompressed");
+    EXPECT_NE(p.out.find("failed: " + root + "/truncated.dcm"), std::string::npos) << p.out;
+    EXPECT_TRUE(readBytes(root + "/truncated.dcm") == before.at("truncated.dcm"));
+    EXPECT_TRUE(readBytes(root + "/short_pixels.dcm") == before.at("short_pixels.dcm"));
+    EXPECT_TRUE(tempFilesBelow(root).empty());
+}
+
+TEST(Recompress, ReadOnlyFilesAndFoldersAreReported)
+{
+    REQUIRE_CORPUS();
+    TempDir d;
+    const std::string root = d / "in";
+    copyFile(kTestdata + "/debian-python3-pydicom/CT_small.dcm", root + "/rofile.dcm");
+    copyFile(kTestdata + "/debian-python3-pydicom/CT_small.dcm", root + "/rodir/ct.dcm");
+    copyFile(kTestdata + "/debian-python3-pydicom/CT_small.dcm", root + "/ok/ct.dcm");
+    chmod((root + "/rofile.dcm").c_str(), 0444);
+    chmod((root + "/rodir").c_str(), 0555);
+    const auto before = snapshot(root);
+    const std::vector<std::string> argv = {kTool, root};
+    const Proc p = run(argv);
+    chmod((root + "/rodir").c_str(), 0755);
+    EXPECT_EQ(p.rc, 2) << describe(argv, p);
+    EXPECT_NE(p.out.find("read-only file"), std::string::npos) << p.out;
+    EXPECT_NE(p.out.find("read-only folder"), std::string::npos) << p.out;
+    EXPECT_TRUE(readBytes(root + "/rofile.dcm") == before.at("rofile.dcm"));
+    EXPECT_TRUE(readBytes(root + "/rodir/ct.dcm") == before.at("rodir/ct.dcm"));
+    EXPECT_EQ(tsOf(root + "/ok/ct.dcm"), kPcwtUid);
+}
+
+TEST(Recompress, KillNineLeavesOriginalsOrVerifiedCopies)
+{
+    REQUIRE_CORPUS();
+    // ~40 files of 0.1 .. 1 MB
+    const std::vector<std::pair<std::string, std::string>> set = {
+        {"debian-python3-pydicom/CT_small.dcm", "a/ct_small.dcm"},
+        {"pydicom-data/693_UNCR_CT.dcm", "a/ct693.dcm"},
+        {"pydicom-data/emri_small.dcm", "b/emri.dcm"},
+        {"pydicom-data/MR-SIEMENS-DICOM-WithOverlays.dcm", "b/mr_overlays.dcm"},
+        {"pydicom-data/US1_UNCR.dcm", "c/us1.dcm"},
+        {"pydicom-data/eCT_Supplemental.dcm", "c/ect.dcm"},
+        {"wg04/dicom_unc/CT1_UNC.dcm", "d/ct1.dcm"},
+        {"wg04/dicom_unc/MR1_UNC.dcm", "d/mr1.dcm"},
+    };
+    Tree t(set, 5);
+    const auto originals = snapshot(t.root);
+    const auto decoded = decodeAll(t.root);
+    ASSERT_GE(originals.size(), 20u);
+    std::mt19937 rng(12345);
+    int killed = 0, midway = 0;
+    for (int round = 0; round < 4; ++round) {
+        const pid_t pid = fork();
+        if (pid == 0) {
+            const int devnull = open("/dev/null", O_WRONLY);
+            dup2(devnull, 1);
+            dup2(devnull, 2);
+            execl(kTool.c_str(), kTool.c_str(), "--threads", "1", "--no-progress", t.root.c_str(), (char *)nullptr);
+            _exit(127);
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(40 + rng() % 150));
+        if (kill(pid, SIGKILL) == 0)
+            ++killed;
+        int st = 0;
+        waitpid(pid, &st, 0);
+        // every file is the original or a complete copy that decodes to the original samples
+        size_t untouched = 0, converted = 0;
+        for (const auto &o : originals) {
+            const std::string path = t.root + "/" + o.first;
+            ASSERT_TRUE(exists(path)) << "lost: " << path;
+            const std::vector<uint8_t> now = readBytes(path);
+            if (now == o.second) {
+                ++untouched;
+                continue;
+            }
+            ++converted;
+            EXPECT_EQ(tsOf(path), kPcwtUid) << "neither original nor PCWT: " << path;
+            Pixels px;
+            ASSERT_EQ(loadPixels(path, px), "") << path;
+            EXPECT_TRUE(px.bytes == decoded.at(o.first).px.bytes) << "pixels differ: " << path;
+        }
+        if (untouched > 0 && converted > 0)
+            ++midway;
+        // the next round starts where this one stopped (and must cope with its temporary files)
+    }
+    EXPECT_GT(killed, 0);
+    EXPECT_GT(midway, 0) << "no kill landed mid-way through a run";
+    // a final run finishes the rest and removes the temporary files of the killed runs (and one
+    // planted here, in case no kill landed inside a write)
+    writeBytes(t.root + "/copy0/a/.ct_small.dcm.pcwt-tmp.AbC123", {1, 2, 3});
+    const std::string report = t.dir / "final.json";
+    const std::vector<std::string> argv = {kTool, "--threads", "2", "--report", report, t.root};
+    const Proc p = run(argv);
+    ASSERT_EQ(p.rc, 0) << describe(argv, p);
+    EXPECT_TRUE(tempFilesBelow(t.root).empty());
+    for (const auto &o : originals) {
+        const std::string path = t.root + "/" + o.first;
+        EXPECT_EQ(tsOf(path), kPcwtUid) << path;
+        Pixels px;
+        ASSERT_EQ(loadPixels(path, px), "") << path;
+        EXPECT_TRUE(px.bytes == decoded.at(o.first).px.bytes) << path;
+    }
+}
+
+TEST(Recompress, DicomdirReferencesAreFollowed)
+{
+    REQUIRE_CORPUS();
+    Tree t;
+    if (!t.dicomdir)
+        GTEST_SKIP() << "dcmmkdir (dcmtk) could not make a DICOMDIR";
+    const auto before = snapshot(t.root);
+    const std::string report = t.dir / "dd.json";
+    const std::vector<std::string> argv = {kTool, "--report", report, t.root + "/cd/DICOMDIR"};
+    const Proc p = run(argv);
+    ASSERT_EQ(p.rc, 0) << describe(argv, p);
+    const auto status = reportStatus(report);
+    EXPECT_EQ(status.size(), 3u) << p.out; // the DICOMDIR and the two files it references
+    EXPECT_EQ(status.at(t.root + "/cd/DICOMDIR"), "skipped-non-image");
+    EXPECT_EQ(status.at(t.root + "/cd/IMAGES/CT1"), "recompressed");
+    EXPECT_EQ(status.at(t.root + "/cd/IMAGES/MR1"), "recompressed");
+    EXPECT_EQ(tsOf(t.root + "/cd/IMAGES/MR1"), kPcwtUid);
+    EXPECT_TRUE(readBytes(t.root + "/study1/ct/CT_small.dcm") == before.at("study1/ct/CT_small.dcm"));
+}
