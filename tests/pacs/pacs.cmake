@@ -1,0 +1,24 @@
+# Tests of PACS ingestion (plugin/apps/dpstorscp.cc, dpstorscu.cc): pcwt-storescp and
+# pcwt-storescu as real processes on loopback (127.0.0.1, free ports picked at run time) with
+# stock DCMTK storescu/storescp (dcmtk package); they skip when the corpus or the stock tools are
+# absent. include()d from tests/CMakeLists.txt when PCWT_WITH_DCMTK is on. Test names start with
+# "pacs." (ctest -R pacs); label pacs.
+
+find_package(Threads REQUIRED)
+find_package(DCMTK CONFIG REQUIRED) # imported targets are visible per directory
+
+add_executable(test_pacs ${CMAKE_CURRENT_LIST_DIR}/test_pacs.cpp)
+target_link_libraries(test_pacs PRIVATE dcmpcwt DCMTK::dcmjpeg DCMTK::dcmjpls DCMTK::dcmdata
+  GTest::gtest_main Threads::Threads)
+# dicom_test_util.h (processes, temporary folders, decoding, attribute comparison)
+target_include_directories(test_pacs PRIVATE ${CMAKE_CURRENT_LIST_DIR}/../dicom)
+target_compile_options(test_pacs PRIVATE ${PCWT_WARNINGS})
+target_compile_definitions(test_pacs PRIVATE
+  PCWT_SHARED_DIR="${PCWT_SHARED_DIR}"
+  STORESCP_PATH="$<TARGET_FILE:pcwt-storescp>"
+  STORESCU_PATH="$<TARGET_FILE:pcwt-storescu>"
+  DCMCPCWT_PATH="$<TARGET_FILE:dcmcpcwt>"
+  PRELOAD_PATH="" PRELOAD_PREFIX="") # dicom_test_util.h's preloadEnv() is not used here
+add_dependencies(test_pacs pcwt-storescp pcwt-storescu dcmcpcwt)
+gtest_discover_tests(test_pacs TEST_PREFIX "pacs." DISCOVERY_TIMEOUT 60
+  PROPERTIES LABELS pacs TIMEOUT 120 RUN_SERIAL TRUE)

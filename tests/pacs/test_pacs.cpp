@@ -1,0 +1,434 @@
+// Tests of PACS ingestion as real processes on loopback (127.0.0.1, free ports picked at run
+// time): stock DCMTK storescu sends corpus files in several transfer syntaxes, from several
+// processes at once, to pcwt-storescp, which archives them compressed; failures are answered with
+// a failure status and the server keeps running; pcwt-storescu sends archive files to a stock
+// DCMTK storescp accepting only uncompressed, then one accepting JPEG-LS. Every server is killed
+// at the end of its test. Skips when ../shared/testdata or the stock tools are absent.
+#include "dicom_test_util.h"
+
+#include <chrono>
+#include <map>
+#include <thread>
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+
+using namespace dt;
+
+static ::testing::Environment *const g_env = ::testing::AddGlobalTestEnvironment(new CodecEnvironment);
+
+namespace {
+
+const std::string kStoreScp = STORESCP_PATH;
+const std::string kStoreScu = STORESCU_PATH;
+const std::string kCompress = DCMCPCWT_PATH;
+const std::string kTestdata = std::string(PCWT_SHARED_DIR) + "/testdata";
+const std::string kPcwtUid = PCWT_DICOM_TS_UID;
+
+bool haveCorpus()
+{
+    return exists(kTestdata + "/debian-python3-pydicom/CT_small.dcm") &&
+           exists(kTestdata + "/pydicom-data/US1_UNCR.dcm") && exists(kTestdata + "/pylibjpeg-data/RG2_JLSL.dcm");
+}
+
+#define REQUIRE_SETUP()                                                                             \
+    do {                                                                                            \
+        if (!haveCorpus())                                                                          \
+            GTEST_SKIP() << "no corpus under " << kTestdata << ": the PACS tests are skipped";      \
+        if (!onPath("storescu") || !onPath("storescp"))                                             \
+            GTEST_SKIP() << "stock DCMTK storescu/storescp not on PATH: the PACS tests are skipped"; \
+    } while (0)
+
+std::string td(const std::string &rel) { return kTestdata + "/" + rel; }
+
+// a port nobody listens on now (bound to port 0 and released)
+int freePort()
+{
+    const int s = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    a.sin_port = 0;
+    socklen_t len = sizeof a;
+    int port = 0;
+    if (bind(s, reinterpret_cast<sockaddr *>(&a), sizeof a) == 0 &&
+        getsockname(s, reinterpret_cast<sockaddr *>(&a), &len) == 0)
+        port = ntohs(a.sin_port);
+    close(s);
+    return port;
+}
+
+bool canConnect(int port)
+{
+    const int s = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    a.sin_port = htons(static_cast<uint16_t>(port));
+    const bool ok = connect(s, reinterpret_cast<sockaddr *>(&a), sizeof a) == 0;
+    close(s);
+    return ok;
+}
+
+// a server process in the background, its output in a log file; killed by stop() or the destructor
+class Server {
+public:
+    ~Server() { stop(); }
+
+    // start argv with "PORT" replaced by a free port; true once it accepts connections
+    bool start(std::vector<std::string> argv, const std::string &log)
+    {
+        log_ = log;
+        for (int attempt = 0; attempt < 3; ++attempt) {
+            port_ = freePort();
+            std::vector<std::string> a = argv;
+            for (std::string &s : a)
+                if (s == "PORT")
+                    s = std::to_string(port_);
+            pid_ = fork();
+            if (pid_ == 0) {
+                const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+                dup2(fd, 1);
+                dup2(fd, 2);
+                std::vector<char *> args;
+                for (const std::string &s : a)
+                    args.push_back(const_cast<char *>(s.c_str()));
+                args.push_back(nullptr);
+                execvp(args[0], args.data());
+                _exit(127);
+            }
+            for (int i = 0; i < 200; ++i) { // up to 10 s
+                if (canConnect(port_))
+                    return true;
+                if (!running())
+                    break;
+                std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            }
+            stop();
+        }
+        return false;
+    }
+
+    bool running()
+    {
+        if (pid_ <= 0)
+            return false;
+        int status = 0;
+        if (waitpid(pid_, &status, WNOHANG) == pid_) {
+            pid_ = -1;
+            return false;
+        }
+        return true;
+    }
+
+    void stop()
+    {
+        if (pid_ <= 0)
+            return;
+        kill(pid_, SIGTERM);
+        for (int i = 0; i < 100; ++i) { // up to 5 s
+            int status = 0;
+            if (waitpid(pid_, &status, WNOHANG) == pid_) {
+                pid_ = -1;
+                return;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
+        kill(pid_, SIGKILL);
+        waitpid(pid_, nullptr, 0);
+        pid_ = -1;
+    }
+
+    int port() const { return port_; }
+    std::string log() const { return std::string(reinterpret_cast<const char *>(readBytes(log_).data()), readBytes(log_).size()); }
+
+private:
+    pid_t pid_ = -1;
+    int port_ = 0;
+    std::string log_;
+};
+
+// run with a time limit (coreutils timeout)
+Proc runLimited(std::vector<std::string> argv, int seconds = 60)
+{
+    argv.insert(argv.begin(), {"timeout", "-k", "5", std::to_string(seconds)});
+    return run(argv);
+}
+
+// the archive path component rule of pcwt-storescp
+std::string sanitize(const std::string &v)
+{
+    std::string s;
+    for (char c : v) {
+        if (s.size() >= 64)
+            break;
+        const bool ok = std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_';
+        s += ok ? c : '_';
+    }
+    while (!s.empty() && s[0] == '.')
+        s[0] = '_';
+    return s.empty() ? "UNKNOWN" : s;
+}
+
+std::string attr(DcmDataset *ds, const DcmTagKey &key)
+{
+    OFString v;
+    ds->findAndGetOFString(key, v);
+    return v.c_str();
+}
+
+std::string archivePath(const std::string &root, const std::string &original)
+{
+    DcmFileFormat ff;
+    if (ff.loadFile(original.c_str()).bad())
+        return "";
+    DcmDataset *ds = ff.getDataset();
+    return root + "/" + sanitize(attr(ds, DCM_PatientID)) + "/" + sanitize(attr(ds, DCM_StudyInstanceUID)) + "/" +
+           sanitize(attr(ds, DCM_SeriesInstanceUID)) + "/" + sanitize(attr(ds, DCM_SOPInstanceUID)) + ".dcm";
+}
+
+std::vector<std::string> filesBelow(const std::string &dir)
+{
+    std::vector<std::string> r;
+    std::error_code ec;
+    if (!fs::exists(dir, ec))
+        return r;
+    for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+        if (it->is_regular_file())
+            r.push_back(it->path().string());
+    return r;
+}
+
+// the archived (or received) file decodes to the original's samples, with the same attributes;
+// jpegls: compare the BitsStored-bit values (what JPEG-LS carries)
+void expectSameImage(const std::string &original, const std::string &copy, bool jpegls = false)
+{
+    SCOPED_TRACE(original + " vs " + copy);
+    DPCWTFileFormat fo, fc;
+    ASSERT_TRUE(fo.loadFile(original.c_str()).good());
+    ASSERT_TRUE(fc.loadFile(copy.c_str()).good());
+    // (trailing padding is not content; JPEG-LS is pixel-interleaved: Planar Configuration 0)
+    std::set<DcmTagKey> ignore = {DCM_PixelData, DCM_DataSetTrailingPadding};
+    if (jpegls)
+        ignore.insert(DCM_PlanarConfiguration);
+    EXPECT_EQ(diffAttributes(fo.getDataset(), fc.getDataset(), ignore), "");
+    Pixels po, pc;
+    ASSERT_EQ(decodePixels(fo.getDataset(), po), "");
+    ASSERT_EQ(decodePixels(fc.getDataset(), pc), "");
+    if (jpegls)
+        EXPECT_TRUE(valuesInterleaved(po) == valuesInterleaved(pc)) << "samples differ";
+    else
+        EXPECT_TRUE(po.bytes == pc.bytes) << "samples differ";
+}
+
+std::string fileTransferSyntax(const std::string &path)
+{
+    DcmFileFormat ff;
+    if (ff.loadFile(path.c_str()).bad())
+        return "";
+    return metaTransferSyntax(ff);
+}
+
+} // namespace
+
+// Stock storescu, 4 processes at once, in explicit LE, implicit LE, JPEG-LS and JPEG lossless:
+// every instance archived once, in the private syntax, in its folder, same samples and attributes.
+TEST(PacsStoreScp, IngestsFromConcurrentStorescu)
+{
+    REQUIRE_SETUP();
+    TempDir tmp;
+    const std::string root = tmp / "archive";
+    fs::create_directories(root);
+    Server scp;
+    ASSERT_TRUE(scp.start({kStoreScp, "PORT", "-od", root, "-v"}, tmp / "scp.log")) << scp.log();
+    const std::string port = std::to_string(scp.port());
+
+    struct Batch {
+        std::string option;
+        std::vector<std::string> files;
+    };
+    const std::vector<Batch> batches = {
+        {"-xe", {td("dcm_qa_ct/GE_CT_series/01.dcm"), td("dcm_qa_ct/GE_CT_series/02.dcm"),
+                 td("wg04/dicom_unc/MR3_UNC.dcm"), td("pydicom-data/US1_UNCR.dcm"),
+                 td("pydicom-data/OBXXXX1A_2frame.dcm")}},
+        // (implicit VR: no private attributes here, whose VR would not survive the transfer)
+        {"-xi", {td("debian-python3-pydicom/MR_small_bigendian.dcm"), td("pydicom-data/gdcm-US-ALOKA-16.dcm")}},
+        {"-xt", {td("pylibjpeg-data/RG2_JLSL.dcm"), td("debian-python3-pydicom/CT_small.dcm")}},
+        {"-xs", {td("pylibjpeg-data/JPEGLosslessP14SV1_1s_1f_u_08_08_US8bit.dcm"), td("dcm_qa_ct/GE_CT_series/03.dcm")}},
+    };
+    std::vector<std::string> all;
+    std::vector<Proc> results(batches.size());
+    std::vector<std::thread> threads;
+    for (size_t i = 0; i < batches.size(); ++i) {
+        for (const std::string &f : batches[i].files)
+            if (exists(f))
+                all.push_back(f);
+        threads.emplace_back([&, i] {
+            std::vector<std::string> argv = {"storescu", batches[i].option, "127.0.0.1", port};
+            for (const std::string &f : batches[i].files)
+                if (exists(f))
+                    argv.push_back(f);
+            results[i] = runLimited(argv, 90);
+        });
+    }
+    for (std::thread &t : threads)
+        t.join();
+    for (size_t i = 0; i < batches.size(); ++i) {
+        EXPECT_EQ(results[i].rc, 0) << "storescu " << batches[i].option << ": " << results[i].out;
+        EXPECT_EQ(results[i].out.find("Store Failed"), std::string::npos) << results[i].out;
+    }
+    EXPECT_TRUE(scp.running()) << scp.log();
+
+    // every instance once, where it belongs, compressed and verified
+    std::vector<std::string> archived = filesBelow(root);
+    archived.erase(std::remove_if(archived.begin(), archived.end(),
+                                  [&](const std::string &p) { return p.find("/.incoming/") != std::string::npos; }),
+                   archived.end());
+    std::set<std::string> destinations; // (the corpus files are distinct instances)
+    for (const std::string &f : all)
+        destinations.insert(archivePath(root, f));
+    ASSERT_EQ(destinations.size(), all.size());
+    EXPECT_EQ(archived.size(), all.size()) << scp.log();
+    EXPECT_TRUE(filesBelow(root + "/.incoming").empty()) << "staging files left";
+    EXPECT_FALSE(fs::exists(root + "/failed")) << scp.log();
+    for (const std::string &f : all) {
+        const std::string dest = archivePath(root, f);
+        ASSERT_TRUE(exists(dest)) << f << " not archived as " << dest << "\n" << scp.log();
+        EXPECT_EQ(fileTransferSyntax(dest), kPcwtUid) << dest;
+        expectSameImage(f, dest);
+    }
+    scp.stop();
+}
+
+// --target jpegls: standard JPEG-LS Lossless in the archive; a non-image object is stored as received
+TEST(PacsStoreScp, TargetJpegls)
+{
+    REQUIRE_SETUP();
+    TempDir tmp;
+    const std::string root = tmp / "archive";
+    fs::create_directories(root);
+    Server scp;
+    ASSERT_TRUE(scp.start({kStoreScp, "--port", "PORT", "-od", root, "--target", "jpegls", "-aet", "ARCHIVE"},
+                          tmp / "scp.log"))
+        << scp.log();
+    const std::string ct = td("debian-python3-pydicom/CT_small.dcm");
+    const std::string rgb = td("pydicom-data/US1_UNCR.dcm");
+    const Proc p = runLimited({"storescu", "-aec", "ARCHIVE", "127.0.0.1", std::to_string(scp.port()), ct, rgb});
+    EXPECT_EQ(p.rc, 0) << p.out;
+    for (const std::string &f : {ct, rgb}) {
+        const std::string dest = archivePath(root, f);
+        ASSERT_TRUE(exists(dest)) << scp.log();
+        EXPECT_EQ(fileTransferSyntax(dest), UID_JPEGLSLosslessTransferSyntax);
+        expectSameImage(f, dest, true);
+    }
+    scp.stop();
+}
+
+// failures: an unsupported 32-bit image with --reject-unsupported, and an archive folder that
+// cannot be created; storescu sees a failure status, the received originals are kept under
+// failed/, and the server goes on storing
+TEST(PacsStoreScp, FailureStatusAndKeepsRunning)
+{
+    REQUIRE_SETUP();
+    TempDir tmp;
+    const std::string root = tmp / "archive";
+    fs::create_directories(root);
+    Server scp;
+    ASSERT_TRUE(scp.start({kStoreScp, "PORT", "-od", root, "--reject-unsupported"}, tmp / "scp.log")) << scp.log();
+    const std::string port = std::to_string(scp.port());
+
+    const std::string rgb32 = td("pydicom-data/SC_rgb_32bit.dcm");
+    // (storescu exits with the high byte of the last failure status)
+    Proc p = runLimited({"storescu", "-v", "127.0.0.1", port, rgb32});
+    EXPECT_EQ(p.rc, 0xc0) << p.out;
+    EXPECT_NE(p.out.find("Received Store Response (Error: CannotUnderstand)"), std::string::npos) << p.out;
+    EXPECT_FALSE(exists(archivePath(root, rgb32)));
+
+    // the patient folder of CT_small is a file: the archive path cannot be created
+    const std::string ct = td("debian-python3-pydicom/CT_small.dcm");
+    const std::string dest = archivePath(root, ct);
+    const std::string patientDir = dest.substr(0, dest.find('/', root.size() + 1));
+    writeBytes(patientDir, {'x'});
+    p = runLimited({"storescu", "-v", "127.0.0.1", port, ct});
+    EXPECT_EQ(p.rc, 0xa7) << p.out;
+    EXPECT_NE(p.out.find("Received Store Response (Refused: OutOfResources)"), std::string::npos) << p.out;
+
+    // both originals are kept under failed/, byte for byte what was received
+    const std::vector<std::string> failed = filesBelow(root + "/failed");
+    EXPECT_EQ(failed.size(), 2u) << scp.log();
+    for (const std::string &f : failed) {
+        Pixels px;
+        EXPECT_EQ(loadPixels(f, px), "") << f;
+    }
+
+    // and the server is still there
+    EXPECT_TRUE(scp.running()) << scp.log();
+    const std::string mr = td("debian-python3-pydicom/MR_small_bigendian.dcm");
+    p = runLimited({"storescu", "127.0.0.1", port, mr});
+    EXPECT_EQ(p.rc, 0) << p.out;
+    EXPECT_TRUE(exists(archivePath(root, mr))) << scp.log();
+    scp.stop();
+}
+
+// pcwt-storescu sends PCWT archive files to a stock storescp: one accepting only uncompressed,
+// then one preferring JPEG-LS; what arrives decodes to the originals' samples
+TEST(PacsStoreScu, ToStockStorescp)
+{
+    REQUIRE_SETUP();
+    TempDir tmp;
+    const std::string archive = tmp / "archive";
+    fs::create_directories(archive);
+    const std::vector<std::string> originals = {
+        td("debian-python3-pydicom/CT_small.dcm"), td("pydicom-data/US1_UNCR.dcm"),
+        td("pydicom-data/OBXXXX1A_2frame.dcm"), td("debian-python3-pydicom/MR_small_bigendian.dcm"),
+        td("pydicom-data/color-pl_PC1.dcm")};
+    std::map<std::string, std::string> bySop; // SOP Instance UID -> original
+    for (size_t i = 0; i < originals.size(); ++i) {
+        const std::string out = archive + "/" + std::to_string(i) + ".dcm";
+        const Proc c = run({kCompress, originals[i], out});
+        ASSERT_EQ(c.rc, 0) << c.out;
+        ASSERT_EQ(fileTransferSyntax(out), kPcwtUid);
+        DcmFileFormat ff;
+        ASSERT_TRUE(ff.loadFile(originals[i].c_str()).good());
+        bySop[attr(ff.getDataset(), DCM_SOPInstanceUID)] = originals[i];
+    }
+    // an unsupported image stays as it was (explicit VR little endian)
+    const std::string rgb32 = td("pydicom-data/SC_rgb_32bit.dcm");
+    writeBytes(archive + "/rgb32.dcm", readBytes(rgb32));
+    {
+        DcmFileFormat ff;
+        ASSERT_TRUE(ff.loadFile(rgb32.c_str()).good());
+        bySop[attr(ff.getDataset(), DCM_SOPInstanceUID)] = rgb32;
+    }
+
+    for (const bool jpegls : {false, true}) {
+        SCOPED_TRACE(jpegls ? "storescp +xt" : "storescp +xe");
+        const std::string recv = tmp / (jpegls ? "recv-jls" : "recv-unc");
+        fs::create_directories(recv);
+        Server stock;
+        ASSERT_TRUE(stock.start({"storescp", jpegls ? "+xt" : "+xe", "-od", recv, "PORT"}, recv + ".log"))
+            << stock.log();
+        const Proc s = runLimited({kStoreScu, "-v", "127.0.0.1", std::to_string(stock.port()), archive});
+        EXPECT_EQ(s.rc, 0) << s.out;
+        stock.stop();
+        const std::vector<std::string> got = filesBelow(recv);
+        EXPECT_EQ(got.size(), bySop.size()) << s.out << stock.log();
+        for (const std::string &g : got) {
+            DcmFileFormat ff;
+            ASSERT_TRUE(ff.loadFile(g.c_str()).good());
+            const std::string sop = attr(ff.getDataset(), DCM_SOPInstanceUID);
+            ASSERT_TRUE(bySop.count(sop)) << g;
+            const std::string ts = metaTransferSyntax(ff);
+            const bool isRgb32 = bySop[sop] == rgb32;
+            if (jpegls && !isRgb32)
+                EXPECT_EQ(ts, UID_JPEGLSLosslessTransferSyntax) << g;
+            else
+                EXPECT_TRUE(ts == UID_LittleEndianExplicitTransferSyntax || ts == UID_LittleEndianImplicitTransferSyntax)
+                    << g << ": " << ts;
+            expectSameImage(bySop[sop], g, jpegls && !isRgb32);
+        }
+    }
+}
