@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
 # Installs the Debian (bookworm) packages the project needs, only those missing.
-#   packaging/install-deps.sh build   compiler, CMake, zlib: enough to build libpcwt and the CLI
-#   packaging/install-deps.sh test    + GoogleTest, CharLS, clang/libFuzzer, pydicom, numpy, GDCM
+#   packaging/install-deps.sh build   compiler, CMake, zlib, DCMTK (library, headers, tools): enough to
+#                                     build libpcwt, the CLI and the DCMTK plugin and to run the demo
+#   packaging/install-deps.sh package + dpkg-dev and file (cpack -G DEB with dpkg-shlibdeps)
+#   packaging/install-deps.sh test    + those, GoogleTest, CharLS, clang/libFuzzer, pydicom, numpy, GDCM
 # Runs apt-get as root (directly, or through sudo when not root).
 set -euo pipefail
 what=${1:-build}
-pkgs=(build-essential cmake ninja-build pkg-config zlib1g-dev)
-if [[ $what == test ]]; then
-  pkgs+=(googletest libgtest-dev libcharls-dev clang libclang-rt-14-dev dcmtk libdcmtk-dev
-         python3 python3-pydicom python3-numpy libgdcm-tools)
-fi
+pkgs=(build-essential cmake ninja-build pkg-config zlib1g-dev libdcmtk-dev dcmtk)
+case $what in
+  build) ;;
+  package) pkgs+=(dpkg-dev file) ;;
+  test) pkgs+=(dpkg-dev file googletest libgtest-dev libcharls-dev clang libclang-rt-14-dev
+               python3 python3-pydicom python3-numpy libgdcm-tools) ;;
+  *) echo "usage: $0 build|package|test" >&2; exit 2 ;;
+esac
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -3,8 +3,11 @@
 //
 //   compress_example in.dcm out.dcm
 //
-// Built with the plugin (target dcmpcwt_compress_example); outside this tree:
-//   c++ -std=c++17 compress_example.cpp -ldcmpcwt -lpcwt -ldcmdata -loflog -lofstd
+// Built with the plugin (target dcmpcwt_compress_example). Against an installed PCWT (the Debian
+// package, or cmake --install), with CMake (find_package(dcmpcwt), see CMakeLists.txt here):
+//   cmake -S samples/dicom -B build-example && cmake --build build-example
+// or with pkg-config:
+//   c++ -std=c++17 compress_example.cpp $(pkg-config --cflags --libs dcmpcwt)
 #include "dcmtk/config/osconfig.h"
 #include "dcmtk/dcmdata/dcdatset.h"
 #include "dcmtk/dcmdata/dcdeftag.h"

@@ -234,7 +234,7 @@ std::string fileTransferSyntax(const std::string &path)
 
 } // namespace
 
-// Stock storescu, 4 processes at once, in explicit LE, implicit LE, JPEG-LS and JPEG lossless:
+// Stock storescu, 8 processes at once, in explicit LE, implicit LE, JPEG-LS and JPEG lossless:
 // every instance archived once, in the private syntax, in its folder, same samples and attributes.
 TEST(PacsStoreScp, IngestsFromConcurrentStorescu)
 {
@@ -258,6 +258,10 @@ TEST(PacsStoreScp, IngestsFromConcurrentStorescu)
         {"-xi", {td("debian-python3-pydicom/MR_small_bigendian.dcm"), td("pydicom-data/gdcm-US-ALOKA-16.dcm")}},
         {"-xt", {td("pylibjpeg-data/RG2_JLSL.dcm"), td("debian-python3-pydicom/CT_small.dcm")}},
         {"-xs", {td("pylibjpeg-data/JPEGLosslessP14SV1_1s_1f_u_08_08_US8bit.dcm"), td("dcm_qa_ct/GE_CT_series/03.dcm")}},
+        {"-xe", {td("dcm_qa_ct/GE_CT_series/04.dcm"), td("dcm_qa_ct/GE_CT_series/05.dcm")}},
+        {"-xe", {td("dcm_qa_ct/GE_CT_series/06.dcm"), td("wg04/dicom_unc/CT1_UNC.dcm")}},
+        {"-xe", {td("dcm_qa_ct/GE_CT_series/07.dcm"), td("wg04/dicom_unc/NM1_UNC.dcm")}},
+        {"-xe", {td("dcm_qa_ct/GE_CT_series/08.dcm"), td("wg04/dicom_unc/XA1_UNC.dcm")}},
     };
     std::vector<std::string> all;
     std::vector<Proc> results(batches.size());
