@@ -1,0 +1,34 @@
+// aggregate.cpp - see aggregate.hpp.
+#include "aggregate.hpp"
+
+#include <map>
+
+namespace pcwtbench {
+
+Aggregate aggregate_codec(const std::vector<Image> &images, const BenchResults &res, size_t c,
+                          const std::vector<size_t> &set)
+{
+    Aggregate a;
+    for (size_t i : set) {
+        const CodecResult &r = res.per_image[i][c];
+        if (r.status != Status::Ok)
+            continue;
+        ++a.images;
+        a.raw += static_cast<double>(images[i].raw_bytes());
+        a.coded += static_cast<double>(r.coded_bytes);
+        a.enc_s += r.enc_s;
+        a.dec_s += r.dec_s;
+    }
+    return a;
+}
+
+std::vector<std::pair<std::string, std::vector<size_t>>> by_modality(const std::vector<Image> &images,
+                                                                     const std::vector<size_t> &set)
+{
+    std::map<std::string, std::vector<size_t>> groups;
+    for (size_t i : set)
+        groups[images[i].modality].push_back(i);
+    return {groups.begin(), groups.end()};
+}
+
+} // namespace pcwtbench

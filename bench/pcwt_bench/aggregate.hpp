@@ -1,0 +1,30 @@
+// aggregate.hpp - totals over a set of images: ratio = total raw bytes / total coded bytes;
+// single-thread MB/s = total raw bytes / sum of the per-image median times.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "image.hpp"
+#include "results.hpp"
+
+namespace pcwtbench {
+
+struct Aggregate {
+    size_t images = 0;
+    double raw = 0.0, coded = 0.0, enc_s = 0.0, dec_s = 0.0;
+    double ratio() const { return coded > 0.0 ? raw / coded : 0.0; }
+    double enc_mbps() const { return enc_s > 0.0 ? raw / enc_s / 1e6 : 0.0; }
+    double dec_mbps() const { return dec_s > 0.0 ? raw / dec_s / 1e6 : 0.0; }
+};
+
+// Codec c over the images in set (those it coded exactly).
+Aggregate aggregate_codec(const std::vector<Image> &images, const BenchResults &res, size_t c,
+                          const std::vector<size_t> &set);
+
+// The images of set grouped by modality, modalities in alphabetical order.
+std::vector<std::pair<std::string, std::vector<size_t>>> by_modality(const std::vector<Image> &images,
+                                                                     const std::vector<size_t> &set);
+
+} // namespace pcwtbench

@@ -1,0 +1,294 @@
+// codec_pcwt.cpp - libpcwt: the PCWT codec on the CPU or the GPU backend, and libpcwt's JPEG-LS
+// encoder (its codestreams decoded by CharLS, the reference JPEG-LS decoder).
+#include "codecs.hpp"
+
+#include <pcwt.h>
+
+#include <memory>
+
+#include "charls_io.hpp"
+
+namespace pcwtbench {
+
+namespace {
+
+struct EncoderDeleter {
+    void operator()(pcwt_encoder *e) const { pcwt_encoder_destroy(e); }
+};
+struct DecoderDeleter {
+    void operator()(pcwt_decoder *d) const { pcwt_decoder_destroy(d); }
+};
+using EncoderPtr = std::unique_ptr<pcwt_encoder, EncoderDeleter>;
+using DecoderPtr = std::unique_ptr<pcwt_decoder, DecoderDeleter>;
+
+const char *backend_name(pcwt_backend b)
+{
+    return b == PCWT_BACKEND_GPU ? "GPU" : "CPU";
+}
+
+EncoderPtr make_encoder(const pcwt_encode_params &params)
+{
+    EncoderPtr enc(pcwt_encoder_create());
+    if (!enc)
+        throw CodecError("pcwt_encoder_create: out of memory");
+    const pcwt_status st = pcwt_encoder_set_params(enc.get(), &params);
+    if (st != PCWT_OK)
+        throw CodecError(std::string("pcwt_encoder_set_params: ") + pcwt_status_string(st) + " (" +
+                         pcwt_encoder_last_error(enc.get()) + ")");
+    return enc;
+}
+
+DecoderPtr make_decoder(pcwt_backend backend)
+{
+    DecoderPtr dec(pcwt_decoder_create());
+    if (!dec)
+        throw CodecError("pcwt_decoder_create: out of memory");
+    const pcwt_status st = pcwt_decoder_set_backend(dec.get(), backend);
+    if (st != PCWT_OK)
+        throw CodecError(std::string("pcwt_decoder_set_backend: ") + pcwt_status_string(st) + " (" +
+                         pcwt_decoder_last_error(dec.get()) + ")");
+    return dec;
+}
+
+[[noreturn]] void encode_failed(pcwt_status st, const pcwt_encoder *enc)
+{
+    throw CodecError(std::string("pcwt_encode: ") + pcwt_status_string(st) + " (" +
+                     pcwt_encoder_last_error(enc) + ")");
+}
+
+// ---------------------------------------------------------------------------------------------
+// PCWT (CPU or GPU backend)
+
+class PcwtSession : public CodecSession {
+public:
+    explicit PcwtSession(const pcwt_encode_params &params)
+        : enc_(make_encoder(params)), dec_(make_decoder(params.backend))
+    {
+    }
+    void encode(const Image &img, ByteBuffer &coded) override
+    {
+        const size_t bound = pcwt_encode_bound(&img.desc);
+        if (bound == 0)
+            throw CodecError("pcwt_encode_bound: descriptor refused");
+        size_t written = 0;
+        const pcwt_status st = pcwt_encode(enc_.get(), &img.desc, img.samples.data(), img.raw_bytes(),
+                                           coded.reserve(bound), bound, &written);
+        if (st != PCWT_OK)
+            encode_failed(st, enc_.get());
+        coded.resize(written);
+    }
+    void decode(const Image &img, const uint8_t *coded, size_t size, ByteBuffer &out) override
+    {
+        const pcwt_status st = pcwt_decode(dec_.get(), coded, size, out.resize(img.raw_bytes()), img.raw_bytes());
+        if (st != PCWT_OK)
+            throw CodecError(std::string("pcwt_decode: ") + pcwt_status_string(st) + " (" +
+                             pcwt_decoder_last_error(dec_.get()) + ")");
+    }
+
+private:
+    EncoderPtr enc_;
+    DecoderPtr dec_;
+};
+
+class PcwtCodec : public Codec {
+public:
+    explicit PcwtCodec(pcwt_backend backend)
+    {
+        pcwt_encode_params_default(&params_);
+        params_.backend = backend;
+        info_.id = backend == PCWT_BACKEND_GPU ? "pcwt-gpu" : "pcwt-cpu";
+        info_.family = "PCWT";
+        info_.library = std::string("libpcwt ") + pcwt_version_string() + " (" + backend_name(backend) + ")";
+        info_.settings = "baseline profile, " + std::to_string(params_.levels) + " levels, " +
+                         std::to_string(params_.group_rows) + "x" + std::to_string(params_.group_cols) +
+                         " groups; " +
+                         (backend == PCWT_BACKEND_GPU
+                              ? "GPU backend, host memory in and out (end to end); whole set: one batch call"
+                              : "CPU backend");
+        info_.gpu = backend == PCWT_BACKEND_GPU;
+    }
+    const CodecInfo &info() const override { return info_; }
+    std::string cannot_code(const Image &img) const override
+    {
+        return pcwt_encode_bound(&img.desc) == 0 ? "libpcwt refuses the descriptor" : "";
+    }
+    std::unique_ptr<CodecSession> open_session() const override
+    {
+        return std::make_unique<PcwtSession>(params_);
+    }
+    bool batches() const override { return info_.gpu; }
+
+    void encode_batch(const std::vector<const Image *> &images, std::vector<ByteBuffer> &coded) override
+    {
+        if (!batch_enc_)
+            batch_enc_ = make_encoder(params_);
+        coded.resize(images.size());
+        std::vector<pcwt_frame_job> jobs(images.size());
+        for (size_t i = 0; i < images.size(); ++i) {
+            const Image &img = *images[i];
+            const size_t bound = pcwt_encode_bound(&img.desc);
+            jobs[i].desc = img.desc;
+            jobs[i].samples = img.samples.data();
+            jobs[i].samples_size = img.raw_bytes();
+            jobs[i].dst = coded[i].reserve(bound);
+            jobs[i].dst_capacity = bound;
+        }
+        const pcwt_status st = pcwt_encode_batch(batch_enc_.get(), jobs.data(), jobs.size());
+        if (st != PCWT_OK)
+            throw CodecError(std::string("pcwt_encode_batch: ") + pcwt_status_string(st) + " (" +
+                             pcwt_encoder_last_error(batch_enc_.get()) + ")");
+        for (size_t i = 0; i < images.size(); ++i)
+            coded[i].resize(jobs[i].written);
+    }
+
+    void decode_batch(const std::vector<const Image *> &images, const std::vector<ByteBuffer> &coded,
+                      std::vector<ByteBuffer> &out) override
+    {
+        if (!batch_dec_)
+            batch_dec_ = make_decoder(params_.backend);
+        out.resize(images.size());
+        std::vector<pcwt_decode_job> jobs(images.size());
+        for (size_t i = 0; i < images.size(); ++i) {
+            jobs[i].src = coded[i].data();
+            jobs[i].src_size = coded[i].size();
+            jobs[i].dst = out[i].resize(images[i]->raw_bytes());
+            jobs[i].dst_capacity = images[i]->raw_bytes();
+        }
+        const pcwt_status st = pcwt_decode_batch(batch_dec_.get(), jobs.data(), jobs.size());
+        if (st != PCWT_OK)
+            throw CodecError(std::string("pcwt_decode_batch: ") + pcwt_status_string(st) + " (" +
+                             pcwt_decoder_last_error(batch_dec_.get()) + ")");
+    }
+
+private:
+    pcwt_encode_params params_{};
+    CodecInfo info_;
+    EncoderPtr batch_enc_;
+    DecoderPtr batch_dec_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// libpcwt's JPEG-LS encoder, decoded by CharLS
+
+// The descriptor the JPEG-LS encoder is given: the image's words read as img.peer says.
+pcwt_image_desc jls_desc(const Image &img)
+{
+    pcwt_image_desc d = img.desc;
+    d.bits_stored = img.peer.bits < 2 ? 2u : img.peer.bits;
+    d.is_signed = img.peer.is_signed ? 1u : 0u;
+    return d;
+}
+
+class PcwtJlsSession : public CodecSession {
+public:
+    explicit PcwtJlsSession(const pcwt_encode_params &params) : params_(params), enc_(make_encoder(params)) {}
+    void encode(const Image &img, ByteBuffer &coded) override
+    {
+        // The same interleave mode as the CharLS codec: sample for interleaved RGB, else none.
+        const uint32_t interleave = static_cast<uint32_t>(jls_interleave_for(img));
+        if (interleave != params_.jpegls_interleave) {
+            params_.jpegls_interleave = interleave;
+            const pcwt_status st = pcwt_encoder_set_params(enc_.get(), &params_);
+            if (st != PCWT_OK)
+                throw CodecError(std::string("pcwt_encoder_set_params: ") + pcwt_status_string(st));
+        }
+        const pcwt_image_desc d = jls_desc(img);
+        const size_t bound = pcwt_encode_bound(&d);
+        if (bound == 0)
+            throw CodecError("pcwt_encode_bound: descriptor refused");
+        size_t written = 0;
+        const pcwt_status st = pcwt_encode(enc_.get(), &d, img.samples.data(), img.raw_bytes(),
+                                           coded.reserve(bound), bound, &written);
+        if (st != PCWT_OK)
+            encode_failed(st, enc_.get());
+        coded.resize(written);
+    }
+    void decode(const Image &img, const uint8_t *coded, size_t size, ByteBuffer &out) override
+    {
+        charls_decode_image(img, coded, size, out);
+    }
+
+private:
+    pcwt_encode_params params_;
+    EncoderPtr enc_;
+};
+
+class PcwtJlsCodec : public Codec {
+public:
+    PcwtJlsCodec()
+    {
+        pcwt_encode_params_default(&params_);
+        params_.codec = PCWT_CODEC_JPEGLS;
+        params_.backend = PCWT_BACKEND_CPU;
+        info_.id = "pcwt-jpegls";
+        info_.family = "JPEG-LS";
+        info_.library = std::string("libpcwt ") + pcwt_version_string() + " JPEG-LS encoder + CharLS " +
+                        charls_version() + " decoder";
+        info_.settings = "lossless (NEAR 0), default coding parameters, no restart markers; "
+                         "interleave none (planar) or sample (RGB)";
+    }
+    const CodecInfo &info() const override { return info_; }
+    std::string cannot_code(const Image &img) const override
+    {
+        if (img.peer.is_signed && img.peer.bits < 2)
+            return "JPEG-LS: 1-bit signed samples";
+        const pcwt_image_desc d = jls_desc(img);
+        return pcwt_encode_bound(&d) == 0 ? "libpcwt refuses the descriptor" : "";
+    }
+    std::unique_ptr<CodecSession> open_session() const override
+    {
+        return std::make_unique<PcwtJlsSession>(params_);
+    }
+
+private:
+    pcwt_encode_params params_{};
+    CodecInfo info_;
+};
+
+} // namespace
+
+std::unique_ptr<Codec> make_pcwt_codec(bool gpu)
+{
+    return std::make_unique<PcwtCodec>(gpu ? PCWT_BACKEND_GPU : PCWT_BACKEND_CPU);
+}
+
+std::unique_ptr<Codec> make_pcwt_jpegls_codec()
+{
+    return std::make_unique<PcwtJlsCodec>();
+}
+
+std::string probe_pcwt_gpu()
+{
+    if (!pcwt_has_cuda())
+        return "libpcwt was built without CUDA";
+    try {
+        pcwt_encode_params p;
+        pcwt_encode_params_default(&p);
+        p.backend = PCWT_BACKEND_GPU;
+        EncoderPtr enc = make_encoder(p);
+        DecoderPtr dec = make_decoder(PCWT_BACKEND_GPU);
+        pcwt_image_desc d{64, 64, 1, 16, 12, 0, 0};
+        std::vector<uint16_t> samples(64 * 64);
+        for (size_t i = 0; i < samples.size(); ++i)
+            samples[i] = static_cast<uint16_t>((i * 37u) & 0xFFFu);
+        const size_t bound = pcwt_encode_bound(&d);
+        std::vector<uint8_t> coded(bound);
+        std::vector<uint16_t> back(samples.size());
+        size_t written = 0;
+        pcwt_status st = pcwt_encode(enc.get(), &d, samples.data(), samples.size() * 2, coded.data(), bound, &written);
+        if (st != PCWT_OK)
+            return std::string("GPU encode: ") + pcwt_status_string(st) + " (" + pcwt_encoder_last_error(enc.get()) + ")";
+        if (pcwt_encoder_backend(enc.get()) != PCWT_BACKEND_GPU)
+            return "the encoder did not resolve to the GPU backend";
+        st = pcwt_decode(dec.get(), coded.data(), written, back.data(), back.size() * 2);
+        if (st != PCWT_OK)
+            return std::string("GPU decode: ") + pcwt_status_string(st) + " (" + pcwt_decoder_last_error(dec.get()) + ")";
+        if (back != samples)
+            return "GPU round trip of a test image is not exact";
+    } catch (const CodecError &e) {
+        return e.what();
+    }
+    return "";
+}
+
+} // namespace pcwtbench

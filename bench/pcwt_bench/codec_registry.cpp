@@ -1,0 +1,62 @@
+// codec_registry.cpp - which codecs a run uses (see codecs.hpp).
+#include "codecs.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace pcwtbench {
+
+const std::vector<std::string> &all_codec_ids()
+{
+    static const std::vector<std::string> ids = {"pcwt-cpu", "pcwt-gpu", "pcwt-jpegls",
+                                                 "charls",   "openjpeg", "openjph"};
+    return ids;
+}
+
+CodecSelection select_codecs(const std::vector<std::string> &ids, const std::string &gpu)
+{
+    const std::vector<std::string> &known = all_codec_ids();
+    for (const std::string &id : ids)
+        if (std::find(known.begin(), known.end(), id) == known.end())
+            throw std::invalid_argument("unknown codec '" + id + "'");
+    auto wanted = [&](const std::string &id) {
+        return ids.empty() || std::find(ids.begin(), ids.end(), id) != ids.end();
+    };
+    CodecSelection sel;
+    bool use_gpu = false;
+    if (gpu == "off") {
+        sel.gpu_status = "not used (--gpu off)";
+    } else if (!wanted("pcwt-gpu")) {
+        sel.gpu_status = "not used (not in --codecs)";
+    } else {
+        const std::string why = probe_pcwt_gpu();
+        if (why.empty()) {
+            use_gpu = true;
+            sel.gpu_status = "used";
+        } else if (gpu == "on") {
+            sel.gpu_status = "required (--gpu on) but unavailable: " + why;
+            return sel;
+        } else {
+            sel.gpu_status = "not available: " + why;
+        }
+    }
+    for (const std::string &id : known) {
+        if (!wanted(id))
+            continue;
+        if (id == "pcwt-cpu")
+            sel.codecs.push_back(make_pcwt_codec(false));
+        else if (id == "pcwt-gpu" && use_gpu)
+            sel.codecs.push_back(make_pcwt_codec(true));
+        else if (id == "pcwt-jpegls")
+            sel.codecs.push_back(make_pcwt_jpegls_codec());
+        else if (id == "charls")
+            sel.codecs.push_back(make_charls_codec());
+        else if (id == "openjpeg")
+            sel.codecs.push_back(make_openjpeg_codec());
+        else if (id == "openjph")
+            sel.codecs.push_back(make_openjph_codec());
+    }
+    return sel;
+}
+
+} // namespace pcwtbench

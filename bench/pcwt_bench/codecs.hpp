@@ -1,0 +1,36 @@
+// codecs.hpp - the codecs pcwt-bench knows, and how to make them.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "codec.hpp"
+
+namespace pcwtbench {
+
+// libpcwt (codec_pcwt.cpp).
+std::unique_ptr<Codec> make_pcwt_codec(bool gpu);
+std::unique_ptr<Codec> make_pcwt_jpegls_codec();
+// Empty when the GPU backend works here (a small image round-trips on it), else why not.
+std::string probe_pcwt_gpu();
+
+// Peers (codec_peers.cpp).
+std::unique_ptr<Codec> make_charls_codec();
+std::unique_ptr<Codec> make_openjpeg_codec();
+std::unique_ptr<Codec> make_openjph_codec();
+
+// Every codec id, in report order.
+const std::vector<std::string> &all_codec_ids();
+
+struct CodecSelection {
+    std::vector<std::unique_ptr<Codec>> codecs;
+    std::string gpu_status; // "used", or why the GPU codec is not in the run
+};
+
+// Make the codecs asked for (ids; empty = all). gpu: "auto" (when a device works), "on"
+// (required: error text returned in gpu_status and no codecs), "off". Throws std::invalid_argument
+// for an unknown id.
+CodecSelection select_codecs(const std::vector<std::string> &ids, const std::string &gpu);
+
+} // namespace pcwtbench

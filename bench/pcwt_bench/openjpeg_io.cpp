@@ -1,0 +1,266 @@
+// openjpeg_io.cpp - OpenJPEG calls (see openjpeg_io.hpp). Codestreams go through memory streams;
+// OpenJPEG's messages are collected and the last error becomes the exception text.
+#include "openjpeg_io.hpp"
+
+#include <openjpeg.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+
+#include "codec.hpp"
+#include "sample_words.hpp"
+
+namespace pcwtbench {
+
+std::string openjpeg_version()
+{
+    return opj_version();
+}
+
+uint32_t j2k_levels_for(const Image &img)
+{
+    uint32_t levels = 5;
+    const uint32_t small = std::min(img.desc.width, img.desc.height);
+    while (levels > 0 && (small >> levels) == 0)
+        --levels;
+    return levels;
+}
+
+namespace {
+
+// Memory stream: reads from a buffer or writes to a ByteBuffer, with seeks (the encoder seeks back).
+struct MemStream {
+    const uint8_t *in = nullptr;
+    ByteBuffer *out = nullptr;
+    size_t size = 0; // input size, or bytes written so far
+    size_t pos = 0;
+};
+
+OPJ_SIZE_T mem_read(void *buf, OPJ_SIZE_T n, void *user)
+{
+    auto *s = static_cast<MemStream *>(user);
+    if (s->pos >= s->size)
+        return static_cast<OPJ_SIZE_T>(-1);
+    const size_t k = std::min<size_t>(n, s->size - s->pos);
+    std::memcpy(buf, s->in + s->pos, k);
+    s->pos += k;
+    return k;
+}
+
+OPJ_SIZE_T mem_write(void *buf, OPJ_SIZE_T n, void *user)
+{
+    auto *s = static_cast<MemStream *>(user);
+    const size_t end = s->pos + n;
+    if (end > s->size) {
+        size_t cap = std::max<size_t>(end, 2 * s->size + 65536);
+        s->out->reserve(cap);
+        s->out->resize(end);
+        s->size = end;
+    }
+    std::memcpy(s->out->data() + s->pos, buf, n);
+    s->pos = end;
+    return n;
+}
+
+OPJ_OFF_T mem_skip(OPJ_OFF_T n, void *user)
+{
+    auto *s = static_cast<MemStream *>(user);
+    const OPJ_OFF_T np = static_cast<OPJ_OFF_T>(s->pos) + n;
+    if (np < 0)
+        return -1;
+    s->pos = static_cast<size_t>(np);
+    return n;
+}
+
+OPJ_BOOL mem_seek(OPJ_OFF_T n, void *user)
+{
+    auto *s = static_cast<MemStream *>(user);
+    if (n < 0 || (s->in && static_cast<size_t>(n) > s->size))
+        return OPJ_FALSE;
+    s->pos = static_cast<size_t>(n);
+    return OPJ_TRUE;
+}
+
+opj_stream_t *make_stream(MemStream *ms, bool input)
+{
+    opj_stream_t *st = opj_stream_create(1u << 16, input ? OPJ_TRUE : OPJ_FALSE);
+    if (!st)
+        throw CodecError("OpenJPEG: cannot create a stream");
+    opj_stream_set_user_data(st, ms, nullptr);
+    if (input) {
+        opj_stream_set_user_data_length(st, ms->size);
+        opj_stream_set_read_function(st, mem_read);
+    } else {
+        opj_stream_set_write_function(st, mem_write);
+    }
+    opj_stream_set_skip_function(st, mem_skip);
+    opj_stream_set_seek_function(st, mem_seek);
+    return st;
+}
+
+void on_error(const char *msg, void *user)
+{
+    auto *last = static_cast<std::string *>(user);
+    *last = msg;
+    while (!last->empty() && (last->back() == '\n' || last->back() == ' '))
+        last->pop_back();
+}
+void on_quiet(const char *, void *) {}
+
+struct CodecDeleter {
+    void operator()(opj_codec_t *c) const { opj_destroy_codec(c); }
+};
+struct StreamDeleter {
+    void operator()(opj_stream_t *s) const { opj_stream_destroy(s); }
+};
+struct ImageDeleter {
+    void operator()(opj_image_t *i) const { opj_image_destroy(i); }
+};
+using CodecPtr = std::unique_ptr<opj_codec_t, CodecDeleter>;
+using StreamPtr = std::unique_ptr<opj_stream_t, StreamDeleter>;
+using ImagePtr = std::unique_ptr<opj_image_t, ImageDeleter>;
+
+CodecPtr make_codec(OPJ_CODEC_FORMAT format, bool decoder, std::string *last_error)
+{
+    CodecPtr c(decoder ? opj_create_decompress(format) : opj_create_compress(format));
+    if (!c)
+        throw CodecError("OpenJPEG: cannot create a codec");
+    opj_set_error_handler(c.get(), on_error, last_error);
+    opj_set_warning_handler(c.get(), on_quiet, nullptr);
+    opj_set_info_handler(c.get(), on_quiet, nullptr);
+    return c;
+}
+
+[[noreturn]] void fail(const char *what, const std::string &last_error)
+{
+    throw CodecError(std::string("OpenJPEG ") + what + (last_error.empty() ? "" : ": " + last_error));
+}
+
+// Decode into an opj_image (all components the same size, no subsampling).
+ImagePtr decode_to_image(const uint8_t *data, size_t size)
+{
+    if (!looks_like_j2k(data, size))
+        throw CodecError("OpenJPEG decode: not a JPEG 2000 codestream or JP2 file");
+    const bool jp2 = data[0] == 0x00;
+    std::string last_error;
+    CodecPtr codec = make_codec(jp2 ? OPJ_CODEC_JP2 : OPJ_CODEC_J2K, true, &last_error);
+    opj_dparameters_t p;
+    opj_set_default_decoder_parameters(&p);
+    if (!opj_setup_decoder(codec.get(), &p))
+        fail("setup", last_error);
+    opj_codec_set_threads(codec.get(), 1);
+    MemStream ms;
+    ms.in = data;
+    ms.size = size;
+    StreamPtr stream(make_stream(&ms, true));
+    opj_image_t *raw = nullptr;
+    if (!opj_read_header(stream.get(), codec.get(), &raw))
+        fail("read header", last_error);
+    ImagePtr image(raw);
+    if (!opj_decode(codec.get(), stream.get(), image.get()) ||
+        !opj_end_decompress(codec.get(), stream.get()))
+        fail("decode", last_error);
+    if (image->numcomps == 0)
+        throw CodecError("OpenJPEG decode: no components");
+    for (uint32_t c = 0; c < image->numcomps; ++c) {
+        const opj_image_comp_t &k = image->comps[c];
+        if (!k.data || k.w != image->comps[0].w || k.h != image->comps[0].h || k.dx != 1 || k.dy != 1)
+            throw CodecError("OpenJPEG decode: subsampled or missing components are not handled");
+    }
+    return image;
+}
+
+} // namespace
+
+bool looks_like_j2k(const uint8_t *data, size_t size)
+{
+    static const uint8_t j2c[4] = {0xFF, 0x4F, 0xFF, 0x51};
+    static const uint8_t jp2[12] = {0x00, 0x00, 0x00, 0x0C, 0x6A, 0x50, 0x20, 0x20, 0x0D, 0x0A, 0x87, 0x0A};
+    return (size >= 4 && std::memcmp(data, j2c, 4) == 0) ||
+           (size >= 12 && std::memcmp(data, jp2, 12) == 0);
+}
+
+J2kFrame openjpeg_decode_frame(const uint8_t *data, size_t size)
+{
+    ImagePtr image = decode_to_image(data, size);
+    J2kFrame f;
+    f.width = image->comps[0].w;
+    f.height = image->comps[0].h;
+    const size_t n = static_cast<size_t>(f.width) * f.height;
+    for (uint32_t c = 0; c < image->numcomps; ++c) {
+        const opj_image_comp_t &k = image->comps[c];
+        f.precision.push_back(k.prec);
+        f.is_signed.push_back(k.sgnd != 0);
+        f.planes.emplace_back(k.data, k.data + n);
+    }
+    return f;
+}
+
+void openjpeg_encode_image(const Image &img, ByteBuffer &coded)
+{
+    const pcwt_image_desc &d = img.desc;
+    const uint32_t nc = d.components;
+    std::string last_error;
+    CodecPtr codec = make_codec(OPJ_CODEC_J2K, false, &last_error);
+    opj_cparameters_t p;
+    opj_set_default_encoder_parameters(&p);
+    p.tcp_numlayers = 1;
+    p.tcp_rates[0] = 0.0f; // lossless
+    p.cp_disto_alloc = 1;
+    p.irreversible = 0;    // reversible 5/3
+    p.numresolution = static_cast<int>(j2k_levels_for(img)) + 1;
+    p.tcp_mct = nc == 3 ? 1 : 0; // reversible colour transform for RGB
+
+    std::vector<opj_image_cmptparm_t> cp(nc);
+    for (uint32_t c = 0; c < nc; ++c) {
+        std::memset(&cp[c], 0, sizeof cp[c]);
+        cp[c].dx = cp[c].dy = 1;
+        cp[c].w = d.width;
+        cp[c].h = d.height;
+        cp[c].prec = img.peer.bits;
+        cp[c].sgnd = img.peer.is_signed ? 1u : 0u;
+    }
+    ImagePtr image(opj_image_create(nc, cp.data(), nc == 3 ? OPJ_CLRSPC_SRGB : OPJ_CLRSPC_GRAY));
+    if (!image)
+        throw CodecError("OpenJPEG: cannot create an image");
+    image->x0 = image->y0 = 0;
+    image->x1 = d.width;
+    image->y1 = d.height;
+    const uint32_t ba = d.bits_allocated;
+    for (uint32_t c = 0; c < nc; ++c) {
+        OPJ_INT32 *dst = image->comps[c].data;
+        for (uint32_t y = 0; y < d.height; ++y)
+            for (uint32_t x = 0; x < d.width; ++x)
+                *dst++ = img.peer.value(load_word(img.samples.data(), ba, sample_index(d, y, x, c)));
+    }
+    if (!opj_setup_encoder(codec.get(), &p, image.get()))
+        fail("setup encoder", last_error);
+    opj_codec_set_threads(codec.get(), 1);
+    MemStream ms;
+    ms.out = &coded;
+    coded.resize(0);
+    StreamPtr stream(make_stream(&ms, false));
+    if (!opj_start_compress(codec.get(), image.get(), stream.get()) ||
+        !opj_encode(codec.get(), stream.get()) || !opj_end_compress(codec.get(), stream.get()))
+        fail("encode", last_error);
+    coded.resize(ms.size);
+}
+
+void openjpeg_decode_image(const Image &img, const uint8_t *data, size_t size, ByteBuffer &out)
+{
+    const pcwt_image_desc &d = img.desc;
+    ImagePtr image = decode_to_image(data, size);
+    if (image->numcomps != d.components || image->comps[0].w != d.width || image->comps[0].h != d.height)
+        throw CodecError("OpenJPEG decode: the stream's frame does not match the image");
+    const uint32_t ba = d.bits_allocated;
+    uint8_t *dst = out.resize(img.raw_bytes());
+    for (uint32_t c = 0; c < d.components; ++c) {
+        const OPJ_INT32 *src = image->comps[c].data;
+        for (uint32_t y = 0; y < d.height; ++y)
+            for (uint32_t x = 0; x < d.width; ++x)
+                store_word(dst, ba, sample_index(d, y, x, c), img.peer.word_from_value(*src++));
+    }
+}
+
+} // namespace pcwtbench

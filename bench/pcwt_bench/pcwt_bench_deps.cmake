@@ -1,0 +1,76 @@
+# Finds the libraries pcwt-bench needs and sets PCWT_BENCH_DEPS_FOUND (and, when something is
+# missing, PCWT_BENCH_DEPS_MISSING: what, with the Debian package). Included from
+# bench/pcwt_bench/CMakeLists.txt (to build the tool) and tests/bench/bench.cmake (to decide whether
+# its tests exist); finding twice is cheap (results are cached).
+#
+# Targets it makes available: DCMTK::dcmdata, DCMTK::dcmjpeg (DCMTK's CMake config), charls,
+# pcwt_bench_openjpeg, pcwt_bench_openjph, pcwt_bench_turbojpeg.
+set(PCWT_BENCH_DEPS_MISSING "")
+
+find_package(DCMTK CONFIG QUIET)
+if(NOT DCMTK_FOUND OR NOT TARGET DCMTK::dcmdata OR NOT TARGET DCMTK::dcmjpeg)
+  list(APPEND PCWT_BENCH_DEPS_MISSING "DCMTK (libdcmtk-dev)")
+endif()
+
+find_package(charls 2.4 CONFIG QUIET)
+if(NOT TARGET charls)
+  list(APPEND PCWT_BENCH_DEPS_MISSING "CharLS >= 2.4 (libcharls-dev)")
+endif()
+
+find_package(PkgConfig QUIET)
+if(PkgConfig_FOUND)
+  pkg_check_modules(PCWT_BENCH_OPJ QUIET libopenjp2>=2.5)
+  pkg_check_modules(PCWT_BENCH_TJ QUIET libturbojpeg)
+endif()
+
+# OpenJPEG 2.5 (JPEG 2000).
+if(NOT TARGET pcwt_bench_openjpeg)
+  find_path(PCWT_BENCH_OPENJPEG_INCLUDE openjpeg.h HINTS ${PCWT_BENCH_OPJ_INCLUDE_DIRS} PATH_SUFFIXES openjpeg-2.5)
+  find_library(PCWT_BENCH_OPENJPEG_LIBRARY openjp2 HINTS ${PCWT_BENCH_OPJ_LIBRARY_DIRS})
+  if(PCWT_BENCH_OPENJPEG_INCLUDE AND PCWT_BENCH_OPENJPEG_LIBRARY AND EXISTS "${PCWT_BENCH_OPENJPEG_INCLUDE}/opj_config.h")
+    file(STRINGS "${PCWT_BENCH_OPENJPEG_INCLUDE}/opj_config.h" _opj_minor REGEX "define OPJ_VERSION_MINOR")
+    string(REGEX MATCH "[0-9]+" _opj_minor "${_opj_minor}")
+    if(_opj_minor GREATER_EQUAL 5)
+      add_library(pcwt_bench_openjpeg INTERFACE IMPORTED)
+      target_include_directories(pcwt_bench_openjpeg SYSTEM INTERFACE "${PCWT_BENCH_OPENJPEG_INCLUDE}")
+      target_link_libraries(pcwt_bench_openjpeg INTERFACE "${PCWT_BENCH_OPENJPEG_LIBRARY}")
+    endif()
+  endif()
+endif()
+if(NOT TARGET pcwt_bench_openjpeg)
+  list(APPEND PCWT_BENCH_DEPS_MISSING "OpenJPEG >= 2.5 (libopenjp2-7-dev)")
+endif()
+
+# OpenJPH (HTJ2K). Debian's openjph.pc is empty, so look for the header and library directly.
+if(NOT TARGET pcwt_bench_openjph)
+  find_path(PCWT_BENCH_OPENJPH_INCLUDE openjph/ojph_codestream.h)
+  find_library(PCWT_BENCH_OPENJPH_LIBRARY openjph)
+  if(PCWT_BENCH_OPENJPH_INCLUDE AND PCWT_BENCH_OPENJPH_LIBRARY)
+    add_library(pcwt_bench_openjph INTERFACE IMPORTED)
+    target_include_directories(pcwt_bench_openjph SYSTEM INTERFACE "${PCWT_BENCH_OPENJPH_INCLUDE}")
+    target_link_libraries(pcwt_bench_openjph INTERFACE "${PCWT_BENCH_OPENJPH_LIBRARY}")
+  endif()
+endif()
+if(NOT TARGET pcwt_bench_openjph)
+  list(APPEND PCWT_BENCH_DEPS_MISSING "OpenJPH (libopenjph-dev)")
+endif()
+
+# libjpeg-turbo's TurboJPEG API (thumbnails).
+if(NOT TARGET pcwt_bench_turbojpeg)
+  find_path(PCWT_BENCH_TURBOJPEG_INCLUDE turbojpeg.h HINTS ${PCWT_BENCH_TJ_INCLUDE_DIRS})
+  find_library(PCWT_BENCH_TURBOJPEG_LIBRARY turbojpeg HINTS ${PCWT_BENCH_TJ_LIBRARY_DIRS})
+  if(PCWT_BENCH_TURBOJPEG_INCLUDE AND PCWT_BENCH_TURBOJPEG_LIBRARY)
+    add_library(pcwt_bench_turbojpeg INTERFACE IMPORTED)
+    target_include_directories(pcwt_bench_turbojpeg SYSTEM INTERFACE "${PCWT_BENCH_TURBOJPEG_INCLUDE}")
+    target_link_libraries(pcwt_bench_turbojpeg INTERFACE "${PCWT_BENCH_TURBOJPEG_LIBRARY}")
+  endif()
+endif()
+if(NOT TARGET pcwt_bench_turbojpeg)
+  list(APPEND PCWT_BENCH_DEPS_MISSING "TurboJPEG (libturbojpeg0-dev)")
+endif()
+
+if(PCWT_BENCH_DEPS_MISSING)
+  set(PCWT_BENCH_DEPS_FOUND OFF)
+else()
+  set(PCWT_BENCH_DEPS_FOUND ON)
+endif()

@@ -1,0 +1,247 @@
+// runner.cpp - see runner.hpp.
+#include "runner.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+#include "roundtrip_check.hpp"
+#include "thread_pool.hpp"
+#include "timing.hpp"
+
+namespace pcwtbench {
+
+const char *status_word(Status s)
+{
+    switch (s) {
+    case Status::Ok:
+        return "ok";
+    case Status::NotApplicable:
+        return "n/a";
+    case Status::Failed:
+        return "FAIL";
+    case Status::Mismatch:
+        return "MISMATCH";
+    case Status::NotRun:
+        break;
+    }
+    return "-";
+}
+
+namespace {
+
+void loud_mismatch(const std::string &codec, const std::string &what, const std::string &detail)
+{
+    std::fprintf(stderr,
+                 "\n!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n"
+                 "!!! ROUND TRIP MISMATCH: %s on %s: %s\n"
+                 "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n\n",
+                 codec.c_str(), what.c_str(), detail.c_str());
+}
+
+// Testing aid (--inject-mismatch): flip the lowest bit of the first word.
+void maybe_inject(bool inject, ByteBuffer &out)
+{
+    if (inject && !out.empty())
+        out.data()[0] ^= 1u;
+}
+
+CodecResult measure_one(const Image &img, const Codec &codec, CodecSession &session, const Options &opt,
+                        bool inject, ByteBuffer &coded, ByteBuffer &out)
+{
+    CodecResult r;
+    const std::string why = codec.cannot_code(img);
+    if (!why.empty()) {
+        r.status = Status::NotApplicable;
+        r.message = why;
+        return r;
+    }
+    const unsigned runs = opt.warmup + opt.repeats;
+    std::vector<double> te, td;
+    try {
+        for (unsigned k = 0; k < runs; ++k) {
+            const double t0 = now_seconds();
+            session.encode(img, coded);
+            const double t1 = now_seconds();
+            if (k >= opt.warmup)
+                te.push_back(t1 - t0);
+        }
+        r.coded_bytes = coded.size();
+        for (unsigned k = 0; k < runs; ++k) {
+            std::memset(out.resize(img.raw_bytes()), 0xA5, img.raw_bytes());
+            const double t0 = now_seconds();
+            session.decode(img, coded.data(), coded.size(), out);
+            const double t1 = now_seconds();
+            maybe_inject(inject, out);
+            std::string detail;
+            if (!same_words(img, out, detail)) {
+                r.status = Status::Mismatch;
+                r.message = detail;
+                loud_mismatch(codec.info().id, img.name, detail);
+                return r;
+            }
+            if (k >= opt.warmup)
+                td.push_back(t1 - t0);
+        }
+    } catch (const std::exception &e) {
+        r.status = Status::Failed;
+        r.message = e.what();
+        return r;
+    }
+    r.status = Status::Ok;
+    r.enc_s = median_of(te);
+    r.dec_s = median_of(td);
+    return r;
+}
+
+void progress_line(const Options &opt, size_t k, size_t n, const Image &img, const std::vector<CodecInfo> &infos,
+                   const std::vector<CodecResult> &row)
+{
+    if (!opt.progress)
+        return;
+    std::string line = "[" + std::to_string(k + 1) + "/" + std::to_string(n) + "] " + img.name + ":";
+    for (size_t c = 0; c < row.size(); ++c) {
+        char buf[64];
+        if (row[c].status == Status::Ok)
+            std::snprintf(buf, sizeof buf, " %s %.2f", infos[c].id.c_str(),
+                          static_cast<double>(img.raw_bytes()) / static_cast<double>(row[c].coded_bytes));
+        else
+            std::snprintf(buf, sizeof buf, " %s %s", infos[c].id.c_str(), status_word(row[c].status));
+        line += buf;
+    }
+    std::fprintf(stderr, "%s\n", line.c_str());
+}
+
+// The whole set on all threads (or one GPU batch) for one codec.
+ParallelResult measure_parallel(const std::vector<const Image *> &set, Codec &codec, ThreadPool &pool,
+                                const Options &opt, bool inject)
+{
+    ParallelResult r;
+    r.images = set.size();
+    for (const Image *img : set)
+        r.raw_bytes += static_cast<double>(img->raw_bytes());
+    r.mode = codec.batches() ? "GPU batch" : std::to_string(pool.size()) + " threads";
+    const size_t n = set.size();
+    std::vector<ByteBuffer> coded(n), out(n);
+    std::vector<double> te, td;
+    const unsigned runs = opt.warmup + opt.repeats;
+    try {
+        std::vector<std::unique_ptr<CodecSession>> sessions;
+        if (!codec.batches())
+            for (unsigned w = 0; w < pool.size(); ++w)
+                sessions.push_back(codec.open_session());
+        for (unsigned k = 0; k < runs; ++k) {
+            const double t0 = now_seconds();
+            if (codec.batches())
+                codec.encode_batch(set, coded);
+            else
+                pool.run(n, [&](size_t t, unsigned w) { sessions[w]->encode(*set[t], coded[t]); });
+            const double t1 = now_seconds();
+            if (k >= opt.warmup)
+                te.push_back(t1 - t0);
+        }
+        for (unsigned k = 0; k < runs; ++k) {
+            for (size_t t = 0; t < n; ++t)
+                std::memset(out[t].resize(set[t]->raw_bytes()), 0xA5, set[t]->raw_bytes());
+            const double t0 = now_seconds();
+            if (codec.batches())
+                codec.decode_batch(set, coded, out);
+            else
+                pool.run(n, [&](size_t t, unsigned w) {
+                    sessions[w]->decode(*set[t], coded[t].data(), coded[t].size(), out[t]);
+                });
+            const double t1 = now_seconds();
+            for (size_t t = 0; t < n; ++t) {
+                maybe_inject(inject, out[t]);
+                std::string detail;
+                if (!same_words(*set[t], out[t], detail)) {
+                    r.status = Status::Mismatch;
+                    r.message = set[t]->name + ": " + detail;
+                    loud_mismatch(codec.info().id, "the whole set (" + r.mode + ")", r.message);
+                    return r;
+                }
+            }
+            if (k >= opt.warmup)
+                td.push_back(t1 - t0);
+        }
+    } catch (const std::exception &e) {
+        r.status = Status::Failed;
+        r.message = e.what();
+        return r;
+    }
+    r.status = Status::Ok;
+    r.enc_s = median_of(te);
+    r.dec_s = median_of(td);
+    return r;
+}
+
+} // namespace
+
+BenchResults run_benchmark(const std::vector<Image> &images, const std::vector<std::unique_ptr<Codec>> &codecs,
+                           const Options &opt)
+{
+    BenchResults res;
+    for (const auto &c : codecs)
+        res.codecs.push_back(c->info());
+    const size_t nc = codecs.size();
+
+    // Single thread, image by image.
+    std::vector<std::unique_ptr<CodecSession>> sessions(nc);
+    std::vector<std::string> session_error(nc);
+    for (size_t c = 0; c < nc; ++c) {
+        try {
+            sessions[c] = codecs[c]->open_session();
+        } catch (const std::exception &e) {
+            session_error[c] = e.what();
+        }
+    }
+    ByteBuffer coded, out;
+    res.per_image.resize(images.size(), std::vector<CodecResult>(nc));
+    for (size_t i = 0; i < images.size(); ++i) {
+        for (size_t c = 0; c < nc; ++c) {
+            CodecResult &r = res.per_image[i][c];
+            if (!sessions[c]) {
+                r.status = Status::Failed;
+                r.message = session_error[c];
+            } else {
+                r = measure_one(images[i], *codecs[c], *sessions[c], opt, opt.inject_mismatch == res.codecs[c].id,
+                                coded, out);
+            }
+            res.mismatches += r.status == Status::Mismatch;
+            res.failures += r.status == Status::Failed;
+        }
+        progress_line(opt, i, images.size(), images[i], res.codecs, res.per_image[i]);
+    }
+    sessions.clear();
+
+    // The images every codec coded exactly: aggregates and the whole-set measurement use these.
+    for (size_t i = 0; i < images.size(); ++i) {
+        bool all = nc > 0;
+        for (size_t c = 0; c < nc; ++c)
+            all = all && res.per_image[i][c].status == Status::Ok;
+        if (all)
+            res.common.push_back(i);
+    }
+
+    res.parallel.resize(nc);
+    if (!opt.parallel || res.common.empty())
+        return res;
+    // Largest frames first, so that the threads finish at about the same time.
+    std::vector<const Image *> set;
+    for (size_t i : res.common)
+        set.push_back(&images[i]);
+    std::stable_sort(set.begin(), set.end(),
+                     [](const Image *a, const Image *b) { return a->raw_bytes() > b->raw_bytes(); });
+    ThreadPool pool(opt.threads);
+    for (size_t c = 0; c < nc; ++c) {
+        if (opt.progress)
+            std::fprintf(stderr, "whole set, %zu frames: %s on %s...\n", set.size(), res.codecs[c].id.c_str(),
+                         codecs[c]->batches() ? "the GPU in one batch" : (std::to_string(pool.size()) + " threads").c_str());
+        res.parallel[c] = measure_parallel(set, *codecs[c], pool, opt, opt.inject_mismatch == res.codecs[c].id);
+        res.mismatches += res.parallel[c].status == Status::Mismatch;
+        res.failures += res.parallel[c].status == Status::Failed;
+    }
+    return res;
+}
+
+} // namespace pcwtbench

@@ -1,0 +1,381 @@
+#!/usr/bin/python3
+"""Tests of pcwt-bench: run the tool, then check what it printed and wrote.
+
+usage: test_pcwt_bench.py MODE --tool PCWT_BENCH --work DIR [--testdata DIR]
+
+MODE:
+  usage     option errors, and a run where no frame can be read, exit with status 2 and say why;
+            --help and --version exit 0
+  raw_pgm   a directory of generated images (raw with 2 frames, PGM 8- and 16-bit, PPM) plus a
+            non-image file and a raw file of the wrong size: every codec lossless on every frame,
+            the words the tool read are those written (--save-frames), the bad raw reported
+  mismatch  --inject-mismatch charls: a MISMATCH row with lossless=false, an alert in the HTML,
+            a loud message on stderr and exit status 1; the other codec still lossless
+  corpus    a few small files of shared/testdata (CT, multi-frame MR, planar RGB, JPEG-LS, JPEG 2000
+            and JPEG lossless DICOM, a JPEG-LS codestream with its DICOM original beside it) plus
+            corrupted inputs, all CPU codecs: a lossless row per codec and frame, corrupted inputs
+            reported and not fatal, the HTML well-formed with every frame and a JPEG thumbnail each,
+            the JSON consistent, known WG04 ratios. Exit 77 (skip) without shared/testdata.
+
+Only the standard library is used (Debian's /usr/bin/python3).
+"""
+import argparse
+import base64
+import csv
+import html.parser
+import json
+import os
+import random
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+SKIP = 77
+CPU_CODECS = ['pcwt-cpu', 'pcwt-jpegls', 'charls', 'openjpeg', 'openjph']
+CSV_COLUMNS = ['image', 'file', 'frame', 'modality', 'photometric', 'source', 'width', 'height',
+               'components', 'bits_allocated', 'bits_stored', 'signed', 'planar', 'raw_bytes',
+               'peer_input', 'codec', 'status', 'lossless', 'coded_bytes', 'ratio', 'enc_ms', 'dec_ms',
+               'enc_mbps', 'dec_mbps', 'message']
+VOID_ELEMENTS = {'meta', 'img', 'br', 'link', 'hr', 'input', 'col', 'area', 'base', 'wbr'}
+
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print('FAIL: ' + what)
+    return cond
+
+
+def run(tool, args, expect_rc=None):
+    p = subprocess.run([tool] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if expect_rc is not None:
+        check(p.returncode == expect_rc, 'exit status %d, expected %d for %s\nstderr:\n%s' %
+              (p.returncode, expect_rc, ' '.join(args), p.stderr[-3000:]))
+    return p
+
+
+def fresh(work):
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+
+
+def read_csv(path):
+    with open(path, newline='') as f:
+        rows = list(csv.reader(f))
+    check(rows and rows[0] == CSV_COLUMNS, 'CSV header is %s' % (rows[0] if rows else None))
+    for r in rows[1:]:
+        check(len(r) == len(CSV_COLUMNS), 'CSV row with %d fields: %s' % (len(r), r))
+    return [dict(zip(CSV_COLUMNS, r)) for r in rows[1:]]
+
+
+def check_lossless_rows(rows, names, codecs):
+    """Exactly one row per frame and codec, each ok and lossless with a sane size and speed."""
+    for name in names:
+        for codec in codecs:
+            mine = [r for r in rows if r['image'] == name and r['codec'] == codec]
+            if not check(len(mine) == 1, '%d CSV rows for %s / %s' % (len(mine), name, codec)):
+                continue
+            r = mine[0]
+            check(r['status'] == 'ok' and r['lossless'] == 'true',
+                  '%s / %s: status %s lossless %s (%s)' % (name, codec, r['status'], r['lossless'],
+                                                          r['message']))
+            if r['status'] == 'ok':
+                raw, coded = int(r['raw_bytes']), int(r['coded_bytes'])
+                check(coded > 0 and abs(float(r['ratio']) - raw / coded) < 1e-3 * raw / coded,
+                      '%s / %s: ratio %s for %d / %d bytes' % (name, codec, r['ratio'], raw, coded))
+                check(float(r['enc_mbps']) > 0 and float(r['dec_mbps']) > 0,
+                      '%s / %s: no throughput' % (name, codec))
+
+
+class BalanceChecker(html.parser.HTMLParser):
+    """Every non-void element closed in order (html.parser itself accepts anything)."""
+
+    def __init__(self):
+        super().__init__()
+        self.stack, self.errors, self.tags = [], [], {}
+
+    def handle_starttag(self, tag, attrs):
+        self.tags[tag] = self.tags.get(tag, 0) + 1
+        if tag not in VOID_ELEMENTS:
+            self.stack.append(tag)
+
+    def handle_startendtag(self, tag, attrs):
+        self.tags[tag] = self.tags.get(tag, 0) + 1
+
+    def handle_endtag(self, tag):
+        if not self.stack or self.stack[-1] != tag:
+            self.errors.append('</%s> closes <%s>' % (tag, self.stack[-1] if self.stack else None))
+        else:
+            self.stack.pop()
+
+
+def check_html(path, names, problems=(), expect_alert=False):
+    text = open(path, encoding='utf-8').read()
+    try:
+        root = ET.fromstring(text)
+    except ET.ParseError as e:
+        check(False, 'HTML is not well-formed: %s' % e)
+        return
+    check(root.tag == 'html', 'root element is %s' % root.tag)
+    bc = BalanceChecker()
+    bc.feed(text)
+    bc.close()
+    check(not bc.errors and not bc.stack, 'unbalanced HTML: %s %s' % (bc.errors[:5], bc.stack))
+    # Self-contained: no scripts, no external resources.
+    check('<script' not in text and '<link' not in text, 'HTML has a script or a link')
+    urls = re.findall(r'(?:src|href)="(?!data:)[^"]*"', text)
+    check(not urls, 'HTML references external resources: %s' % urls[:3])
+    svg = '{http://www.w3.org/2000/svg}svg'
+    check(len(list(root.iter(svg))) >= 4, 'HTML has %d SVG charts' % len(list(root.iter(svg))))
+    # Every frame named, with a JPEG thumbnail.
+    alltext = ''.join(root.itertext())
+    for n in names:
+        check(n in alltext, 'HTML does not name %s' % n)
+    thumbs = {}
+    for img in root.iter('img'):
+        src, alt = img.get('src', ''), img.get('alt', '')
+        if check(src.startswith('data:image/jpeg;base64,'), 'thumbnail of %s is not a JPEG data URI' % alt):
+            data = base64.b64decode(src.split(',', 1)[1], validate=True)
+            check(data[:3] == b'\xff\xd8\xff' and data[-2:] == b'\xff\xd9', 'thumbnail of %s is not a JPEG' % alt)
+        thumbs[alt] = thumbs.get(alt, 0) + 1
+    for n in names:
+        check(thumbs.get(n) == 1, '%d thumbnails for %s' % (thumbs.get(n, 0), n))
+    check(len(thumbs) == len(names), '%d thumbnails for %d frames' % (len(thumbs), len(names)))
+    for p in problems:
+        check(p in alltext, 'HTML does not list the unread input %s' % p)
+    has_alert = 'class="alert"' in text and 'MISMATCH' in alltext
+    check(has_alert == expect_alert, 'HTML mismatch alert present: %s, expected %s' % (has_alert, expect_alert))
+
+
+def check_json(path, names, codecs, mismatches=0):
+    try:
+        d = json.load(open(path, encoding='utf-8'))
+    except ValueError as e:
+        check(False, 'JSON does not parse: %s' % e)
+        return None
+    check([i['name'] for i in d['images']] == names, 'JSON images %s' % [i['name'] for i in d['images']])
+    check([c['id'] for c in d['codecs']] == codecs, 'JSON codecs %s' % [c['id'] for c in d['codecs']])
+    check(d['summary']['mismatches'] == mismatches, 'JSON mismatches %s' % d['summary']['mismatches'])
+    for c in codecs:
+        s = d['summary']['codecs'].get(c)
+        if check(s is not None, 'JSON summary lacks %s' % c) and mismatches == 0:
+            check(s['ratio'] > 0 and s['enc_mbps_1thread'] > 0 and s['dec_mbps_1thread'] > 0,
+                  'JSON summary of %s: %s' % (c, s))
+            check(s['whole_set']['status'] == 'ok' and s['whole_set']['enc_mbps'] > 0,
+                  'JSON whole-set result of %s: %s' % (c, s['whole_set']))
+    return d
+
+
+# ------------------------------------------------------------------------------------------------
+
+def mode_usage(a):
+    fresh(a.work)
+    for args, why in [([], 'PATH'), (['--repeats', '0', 'x'], '--repeats'),
+                      (['--codecs', 'nosuch', 'x'], 'nosuch'), (['--raw', '12x', 'x'], '--raw'),
+                      (['--gpu', 'maybe', 'x'], '--gpu'), (['--frobnicate', 'x'], 'frobnicate')]:
+        p = run(a.tool, args, 2)
+        check(why in p.stderr, 'the error for %s does not mention %s: %r' % (args, why, p.stderr))
+    p = run(a.tool, ['-q', '-o', os.path.join(a.work, 'none'), os.path.join(a.work, 'absent.dcm')], 2)
+    check('no frame could be read' in p.stderr, 'a run without any frame says so: %r' % p.stderr)
+    p = run(a.tool, ['--help'], 0)
+    check('usage: pcwt-bench' in p.stdout and '--raw' in p.stdout, '--help text')
+    p = run(a.tool, ['--version'], 0)
+    check('pcwt-bench' in p.stdout, '--version text')
+
+
+def write_pgm(path, w, h, maxval, comps, values):
+    with open(path, 'wb') as f:
+        f.write(b'%s\n# made by test_pcwt_bench.py\n%d %d\n%d\n' % (b'P6' if comps == 3 else b'P5', w, h, maxval))
+        f.write(struct.pack('>%d%s' % (len(values), 'H' if maxval > 255 else 'B'), *values))
+
+
+def smooth_image(rng, w, h, comps, lo, hi):
+    out = []
+    for y in range(h):
+        for x in range(w):
+            for c in range(comps):
+                v = lo + (hi - lo) * ((x * 3 + y * 5 + c * 17) % 97) // 97 + rng.randint(-3, 3)
+                out.append(min(hi, max(lo, v)))
+    return out
+
+
+def mode_raw_pgm(a):
+    fresh(a.work)
+    rng = random.Random(7)
+    d = os.path.join(a.work, 'in')
+    os.makedirs(os.path.join(d, 'sub'))
+    g8 = smooth_image(rng, 37, 23, 1, 0, 255)
+    g16 = smooth_image(rng, 40, 30, 1, 0, 4095)
+    rgb = smooth_image(rng, 20, 17, 3, 0, 255)
+    write_pgm(os.path.join(d, 'a8.pgm'), 37, 23, 255, 1, g8)
+    write_pgm(os.path.join(d, 'sub', 'b12.pgm'), 40, 30, 4095, 1, g16)
+    write_pgm(os.path.join(d, 'c.ppm'), 20, 17, 255, 3, rgb)
+    # Two frames of 33x21 12-bit signed samples, sign-extended into 16-bit little-endian words.
+    raw_vals = smooth_image(rng, 33, 21 * 2, 1, -2048, 2047)
+    with open(os.path.join(d, 'd.raw'), 'wb') as f:
+        f.write(struct.pack('<%dh' % len(raw_vals), *raw_vals))
+    with open(os.path.join(d, 'notes.txt'), 'w') as f:
+        f.write('not an image\n')
+    bad_raw = os.path.join(a.work, 'short.raw')
+    with open(bad_raw, 'wb') as f:
+        f.write(b'\0' * 101)
+    out = os.path.join(a.work, 'report')
+    frames = os.path.join(a.work, 'frames')
+    p = run(a.tool, ['-n', '1', '-w', '0', '--codecs', ','.join(CPU_CODECS), '--raw', '33x21x12s',
+                     '--save-frames', frames, '-o', out, d, bad_raw], 0)
+    names = ['a8.pgm', 'c.ppm', 'd.raw#1', 'd.raw#2', 'sub/b12.pgm']
+    rows = read_csv(out + '.csv')
+    check_lossless_rows(rows, names, CPU_CODECS)
+    geo = {r['image']: r for r in rows if r['codec'] == 'pcwt-cpu'}
+    for n, (w, h, c, ba, bs, sg) in {'a8.pgm': (37, 23, 1, 8, 8, 'false'), 'sub/b12.pgm': (40, 30, 1, 16, 12, 'false'),
+                                     'c.ppm': (20, 17, 3, 8, 8, 'false'), 'd.raw#2': (33, 21, 1, 16, 12, 'true')}.items():
+        r = geo.get(n, {})
+        got = (r.get('width'), r.get('height'), r.get('components'), r.get('bits_allocated'), r.get('bits_stored'), r.get('signed'))
+        check(got == tuple(str(v) for v in (w, h, c, ba, bs, sg)), '%s read as %s' % (n, got))
+    bad = [r for r in rows if r['image'] == bad_raw]
+    check(len(bad) == 1 and bad[0]['status'].startswith('unreadable') and bad[0]['lossless'] == '',
+          'the short raw file is reported unreadable: %s' % bad)
+    check(bad_raw in p.stdout and 'unreadable' in p.stdout, 'the short raw file is in the terminal table')
+    check('notes.txt' not in open(out + '.csv').read(), 'a non-image file in a directory is not a row')
+    # The words the tool read are the words written (report order = names order).
+    expect = [struct.pack('<%dB' % len(g8), *g8), struct.pack('<%dB' % len(rgb), *rgb),
+              struct.pack('<%dh' % (33 * 21), *raw_vals[:33 * 21]),
+              struct.pack('<%dh' % (33 * 21), *raw_vals[33 * 21:]), struct.pack('<%dH' % len(g16), *g16)]
+    for i, (n, e) in enumerate(zip(names, expect)):
+        path = os.path.join(frames, '%04d.raw' % i)
+        check(os.path.exists(path) and open(path, 'rb').read() == e, 'words read from %s differ' % n)
+    check_html(out + '.html', names, problems=[bad_raw])
+    check_json(out + '.json', names, CPU_CODECS)
+
+
+def mode_mismatch(a):
+    fresh(a.work)
+    rng = random.Random(11)
+    img = os.path.join(a.work, 'm.pgm')
+    write_pgm(img, 48, 40, 1023, 1, smooth_image(rng, 48, 40, 1, 0, 1023))
+    out = os.path.join(a.work, 'report')
+    p = run(a.tool, ['-n', '1', '-w', '0', '--codecs', 'pcwt-cpu,charls', '--inject-mismatch', 'charls',
+                     '-o', out, img], 1)
+    check('ROUND TRIP MISMATCH' in p.stderr, 'no loud message on stderr')
+    check('MISMATCH' in p.stdout, 'no MISMATCH in the terminal table')
+    rows = read_csv(out + '.csv')
+    ch = [r for r in rows if r['codec'] == 'charls']
+    check(len(ch) == 1 and ch[0]['status'] == 'MISMATCH' and ch[0]['lossless'] == 'false' and
+          'differ' in ch[0]['message'], 'charls row: %s' % ch)
+    check_lossless_rows(rows, [img], ['pcwt-cpu'])
+    check_html(out + '.html', [img], expect_alert=True)
+    d = check_json(out + '.json', [img], ['pcwt-cpu', 'charls'], mismatches=1)
+    if d:
+        check(d['images'][0]['results']['charls']['lossless'] is False, 'JSON charls lossless is not false')
+
+
+CORPUS = [  # (file under testdata, where it goes under the input folder)
+    ('debian-python3-pydicom/CT_small.dcm', 'ct/CT_small.dcm'),
+    ('pydicom-data/emri_small.dcm', 'mr/emri_small.dcm'),
+    ('pydicom-data/color-pl_PC1.dcm', 'us/color-pl_PC1.dcm'),
+    ('pylibjpeg-data/RG2_JLSL.dcm', 'jls/RG2_JLSL.dcm'),
+    ('pylibjpeg-data/J2K_pixelrep_mismatch_CT13bit.dcm', 'j2k/J2K_CT13bit.dcm'),
+    ('pylibjpeg-data/JPEGLosslessP14SV1_1s_1f_u_08_08_US8bit.dcm', 'jpeg/US8bit.dcm'),
+    ('wg04/jls/CT2.JLS', 'wg04/jls/CT2.JLS'),
+    ('wg04/dicom_unc/CT2_UNC.dcm', 'wg04/dicom_unc/CT2_UNC.dcm'),
+]
+
+
+def mode_corpus(a):
+    missing = [src for src, _ in CORPUS if not os.path.exists(os.path.join(a.testdata, src))]
+    if missing:
+        print('SKIP: shared/testdata is absent or incomplete at %s (missing %s)' % (a.testdata, missing[:3]))
+        return SKIP
+    fresh(a.work)
+    d = os.path.join(a.work, 'in')
+    for src, dst in CORPUS:
+        os.makedirs(os.path.dirname(os.path.join(d, dst)), exist_ok=True)
+        shutil.copyfile(os.path.join(a.testdata, src), os.path.join(d, dst))
+    # Corrupted and unreadable inputs.
+    ct = open(os.path.join(a.testdata, 'debian-python3-pydicom/CT_small.dcm'), 'rb').read()
+    bad = os.path.join(d, 'bad')
+    os.makedirs(bad)
+    with open(os.path.join(bad, 'truncated.dcm'), 'wb') as f:
+        f.write(ct[:len(ct) * 3 // 5])
+    with open(os.path.join(bad, 'garbage.dcm'), 'wb') as f:
+        f.write(bytes(random.Random(3).randrange(256) for _ in range(5000)))
+    jls = open(os.path.join(a.testdata, 'wg04/jls/CT2.JLS'), 'rb').read()
+    with open(os.path.join(bad, 'truncated.jls'), 'wb') as f:
+        f.write(jls[:len(jls) // 3])
+    absent = os.path.join(a.work, 'does-not-exist.dcm')
+    out = os.path.join(a.work, 'report')
+    p = run(a.tool, ['-n', '1', '-w', '0', '-j', '2', '--gpu', 'off', '-o', out, d, absent], 0)
+
+    names = (['ct/CT_small.dcm', 'j2k/J2K_CT13bit.dcm', 'jls/RG2_JLSL.dcm', 'jpeg/US8bit.dcm'] +
+             ['mr/emri_small.dcm#%d' % k for k in range(1, 11)] +
+             ['us/color-pl_PC1.dcm', 'wg04/dicom_unc/CT2_UNC.dcm', 'wg04/jls/CT2.JLS'])
+    problems = ['bad/garbage.dcm', 'bad/truncated.dcm', 'bad/truncated.jls', absent]
+    rows = read_csv(out + '.csv')
+    check(sorted({r['image'] for r in rows if r['codec']}) == sorted(names),
+          'frames in the CSV: %s' % sorted({r['image'] for r in rows if r['codec']}))
+    check_lossless_rows(rows, names, CPU_CODECS)
+    for n in problems:
+        mine = [r for r in rows if r['image'] == n]
+        check(len(mine) == 1 and mine[0]['status'].startswith('unreadable') and mine[0]['codec'] == '' and
+              mine[0]['lossless'] == '', 'corrupted input %s: %s' % (n, mine))
+        check(n in p.stdout, 'corrupted input %s is not in the terminal table' % n)
+    check('Aggregate over the %d frames' % len(names) in p.stdout, 'terminal aggregate line')
+    by = {(r['image'], r['codec']): r for r in rows}
+    # What the readers found.
+    expect = {'ct/CT_small.dcm': ('CT', '128', '128', '1', '16', 'true'),
+              'mr/emri_small.dcm#3': ('MR', '64', '64', '1', '12', 'false'),
+              'us/color-pl_PC1.dcm': ('US', '256', '120', '3', '8', 'false'),
+              'jls/RG2_JLSL.dcm': ('CR', '1760', '2140', '1', '10', 'false'),
+              'j2k/J2K_CT13bit.dcm': ('CT', '512', '512', '1', '13', 'true'),
+              'jpeg/US8bit.dcm': ('US', '1024', '768', '1', '8', 'false'),
+              # sign and modality of the codestream from the identical DICOM beside it
+              'wg04/jls/CT2.JLS': ('CT', '512', '512', '1', '16', 'true')}
+    for n, e in expect.items():
+        r = by.get((n, 'pcwt-cpu'), {})
+        got = tuple(r.get(k) for k in ('modality', 'width', 'height', 'components', 'bits_stored', 'signed'))
+        check(got == e, '%s read as %s, expected %s' % (n, got, e))
+    check(by.get(('us/color-pl_PC1.dcm', 'pcwt-cpu'), {}).get('planar') == 'true', 'color-pl_PC1 not planar')
+    for n in names:
+        # libpcwt's JPEG-LS encoder is byte-identical to CharLS: same sizes.
+        a_, b_ = by.get((n, 'pcwt-jpegls'), {}), by.get((n, 'charls'), {})
+        check(a_.get('coded_bytes') == b_.get('coded_bytes'),
+              '%s: pcwt-jpegls %s bytes, charls %s' % (n, a_.get('coded_bytes'), b_.get('coded_bytes')))
+    # Known WG04 ratios (shared/notes/anchors-peers.md): CT2 JPEG-LS 4.54, J2K 4.38-4.39, HTJ2K 4.07.
+    for codec, want in [('charls', 4.539), ('openjpeg', 4.385), ('openjph', 4.073)]:
+        for n in ('wg04/jls/CT2.JLS', 'wg04/dicom_unc/CT2_UNC.dcm'):
+            got = float(by.get((n, codec), {}).get('ratio') or 0)
+            check(abs(got - want) < 0.01, '%s / %s ratio %.4f, expected about %.3f' % (n, codec, got, want))
+    check_html(out + '.html', names, problems=problems)
+    dj = check_json(out + '.json', names, CPU_CODECS)
+    if dj:
+        check(dj['summary']['common_frames'] == len(names), 'JSON common_frames %s' % dj['summary']['common_frames'])
+        check(sorted(p_['name'] for p_ in dj['problems']) == sorted(problems), 'JSON problems %s' % dj['problems'])
+        check(set(dj['summary']['by_modality']) == {'CT', 'MR', 'US', 'CR'}, 'JSON modalities %s' %
+              list(dj['summary']['by_modality']))
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('mode', choices=['usage', 'raw_pgm', 'mismatch', 'corpus'])
+    ap.add_argument('--tool', required=True)
+    ap.add_argument('--work', required=True)
+    ap.add_argument('--testdata', default='')
+    a = ap.parse_args()
+    rc = {'usage': mode_usage, 'raw_pgm': mode_raw_pgm, 'mismatch': mode_mismatch, 'corpus': mode_corpus}[a.mode](a)
+    if rc == SKIP:
+        return SKIP
+    if failures:
+        print('%d check(s) failed' % len(failures))
+        return 1
+    print('all checks passed')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
