@@ -12,8 +12,6 @@ extern "C" {
 
 namespace {
 
-constexpr uint64_t ALIGN = 256;
-uint64_t align_up(uint64_t v) { return (v + ALIGN - 1) & ~(ALIGN - 1); }
 
 const char *gpu_error_text(uint32_t e)
 {
@@ -27,6 +25,21 @@ const char *gpu_error_text(uint32_t e)
     case GPU_ERR_TRAILING: return "bytes after the last group";
     default: return "corrupt codestream";
     }
+}
+
+// What the batch layout needs of a frame, from its validated header.
+FrameSpec spec_from_header(const pcwt_header_info &h, uint64_t sample_off)
+{
+    FrameSpec f{};
+    f.desc = h.desc;
+    f.levels = h.levels;
+    f.gr = h.group_rows;
+    f.gc = h.group_cols;
+    for (uint32_t i = 0; i < h.plane_count; i++)
+        if (h.planes[i].kind == 1)
+            f.high[h.planes[i].component] = 1;
+    f.sample_off = sample_off;
+    return f;
 }
 
 struct DecodeSet {
@@ -43,15 +56,7 @@ void upload_chunk(pcwt_gpu *g, Slot &sl, pcwt_decode_job *jobs, const DecodeSet 
     uint64_t stream_bytes = 0, sample_bytes = 0;
     for (size_t k = 0; k < set.idx.size(); k++) {
         const pcwt_header_info &h = set.info[k];
-        FrameSpec f{};
-        f.desc = h.desc;
-        f.levels = h.levels;
-        f.gr = h.group_rows;
-        f.gc = h.group_cols;
-        for (uint32_t i = 0; i < h.plane_count; i++)
-            if (h.planes[i].kind == 1)
-                f.high[h.planes[i].component] = 1;
-        f.sample_off = sample_bytes;
+        const FrameSpec f = spec_from_header(h, sample_bytes);
         sample_bytes = align_up(sample_bytes + pcwt_image_size(&h.desc));
         specs.push_back(f);
         cs_off.push_back(stream_bytes);
@@ -73,21 +78,10 @@ void upload_chunk(pcwt_gpu *g, Slot &sl, pcwt_decode_job *jobs, const DecodeSet 
     }
     // Slack after the last codestream: the group decoder reads aligned 8-byte windows.
     sl.stream_buf.ensure(stream_bytes + 256);
-    bool staged = false;
-    for (size_t i : set.idx)
-        staged |= !gpu_is_pinned(jobs[i].src);
-    if (staged)
-        sl.h_stream.ensure(stream_bytes ? stream_bytes : 1);
-    for (size_t k = 0; k < set.idx.size(); k++) {
-        const void *src = jobs[set.idx[k]].src;
-        const size_t n = set.info[k].codestream_length;
-        if (!gpu_is_pinned(src)) {
-            std::memcpy(sl.h_stream.as<uint8_t>() + cs_off[k], src, n);
-            src = sl.h_stream.as<uint8_t>() + cs_off[k];
-        }
-        CUDA_CHECK(cudaMemcpyAsync(sl.stream_buf.as<uint8_t>() + cs_off[k], src, n,
-                                   cudaMemcpyHostToDevice, s));
-    }
+    std::vector<HostPiece> pieces;
+    for (size_t k = 0; k < set.idx.size(); k++)
+        pieces.push_back({jobs[set.idx[k]].src, set.info[k].codestream_length, cs_off[k]});
+    gpu_upload_pieces(sl.h_stream, sl.stream_buf.as<uint8_t>(), pieces, stream_bytes, s);
     gpu_upload_layout(g, sl, s);
     sl.samples.ensure(sample_bytes ? sample_bytes : 1);
     sl.dev.stream = sl.stream_buf.as<uint8_t>();
@@ -207,22 +201,8 @@ DecodeSet validate(pcwt_decode_job *jobs, size_t count, uint64_t max_samples, ch
         pcwt_header_info h;
         char why[200] = "";
         j.status = pcwt_header_parse(static_cast<const uint8_t *>(j.src), j.src_size, &h, why, sizeof why);
-        if (j.status == PCWT_OK) {
-            const uint64_t n = uint64_t(h.desc.width) * h.desc.height * h.desc.components;
-            if (n > max_samples) {
-                j.status = PCWT_ERR_LIMIT_EXCEEDED;
-                std::snprintf(why, sizeof why, "image of %llu samples exceeds the limit of %llu",
-                              (unsigned long long)n, (unsigned long long)max_samples);
-            } else if (j.src_size < h.codestream_length) {
-                j.status = PCWT_ERR_TRUNCATED;
-                std::snprintf(why, sizeof why, "codestream truncated: %zu of %zu bytes", j.src_size,
-                              h.codestream_length);
-            } else if (j.dst_capacity < pcwt_image_size(&h.desc)) {
-                j.status = PCWT_ERR_BUFFER_TOO_SMALL;
-                std::snprintf(why, sizeof why, "destination buffer of %zu bytes too small, %zu needed",
-                              j.dst_capacity, pcwt_image_size(&h.desc));
-            }
-        }
+        if (j.status == PCWT_OK) // the CPU decoder's checks, before anything is allocated
+            j.status = pcwt_decode_check(&h, j.src_size, j.dst_capacity, max_samples, why, sizeof why);
         if (j.status != PCWT_OK) {
             std::snprintf(err, err_size, "%s", why);
             continue;
@@ -253,12 +233,8 @@ extern "C" pcwt_status pcwt_gpu_decode_batch(pcwt_gpu *g, uint64_t max_samples,
         uint64_t samples = 0;
         for (size_t k = 0; k < all.idx.size(); k++) {
             const pcwt_header_info &h = all.info[k];
-            FrameSpec f{};
-            f.desc = h.desc;
-            f.levels = h.levels;
-            f.gr = h.group_rows;
-            f.gc = h.group_cols;
-            f.high[0] = f.high[1] = f.high[2] = 1;
+            FrameSpec f = spec_from_header(h, 0);
+            f.high[0] = f.high[1] = f.high[2] = 1; // the most a frame of this size can take
             BatchLayout one;
             gpu_build_layout({f}, one);
             const size_t need = gpu_batch_bytes(one, pcwt_image_size(&h.desc), h.codestream_length);

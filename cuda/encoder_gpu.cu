@@ -14,8 +14,6 @@ extern "C" {
 
 namespace {
 
-constexpr uint64_t ALIGN = 256;
-uint64_t align_up(uint64_t v) { return (v + ALIGN - 1) & ~(ALIGN - 1); }
 
 FrameSpec spec_of(const pcwt_encode_params *p, const pcwt_image_desc &d, uint64_t sample_off)
 {
@@ -84,21 +82,10 @@ void upload_chunk(pcwt_gpu *g, Slot &sl, const pcwt_encode_params *p, pcwt_frame
         off = align_up(off + jobs[i].samples_size);
     }
     sl.samples.ensure(off ? off : 1);
-    bool staged = false;
-    for (size_t i : sl.idx)
-        staged |= !gpu_is_pinned(jobs[i].samples);
-    if (staged)
-        sl.h_samples.ensure(off ? off : 1);
-    for (size_t k = 0; k < sl.idx.size(); k++) {
-        const pcwt_frame_job &j = jobs[sl.idx[k]];
-        const void *src = j.samples;
-        if (!gpu_is_pinned(src)) {
-            std::memcpy(sl.h_samples.as<uint8_t>() + specs[k].sample_off, src, j.samples_size);
-            src = sl.h_samples.as<uint8_t>() + specs[k].sample_off;
-        }
-        CUDA_CHECK(cudaMemcpyAsync(sl.samples.as<uint8_t>() + specs[k].sample_off, src, j.samples_size,
-                                   cudaMemcpyHostToDevice, s));
-    }
+    std::vector<HostPiece> pieces;
+    for (size_t k = 0; k < sl.idx.size(); k++)
+        pieces.push_back({jobs[sl.idx[k]].samples, jobs[sl.idx[k]].samples_size, specs[k].sample_off});
+    gpu_upload_pieces(sl.h_samples, sl.samples.as<uint8_t>(), pieces, off, s);
     sl.dev.samples = sl.samples.as<uint8_t>();
     bool any_high = false;
     for (const FrameSpec &f : specs)

@@ -232,3 +232,25 @@ size_t gpu_memory_budget(pcwt_gpu *g)
     const size_t budget = (free_b + held) / 10 * 8;
     return g->memory_budget && g->memory_budget < budget ? g->memory_budget : budget;
 }
+
+void gpu_upload_pieces(PinnedBuf &staging, uint8_t *dev, const std::vector<HostPiece> &pieces,
+                       uint64_t total, cudaStream_t s)
+{
+    std::vector<char> pinned(pieces.size());
+    bool staged = false;
+    for (size_t k = 0; k < pieces.size(); k++) {
+        pinned[k] = gpu_is_pinned(pieces[k].src);
+        staged |= !pinned[k];
+    }
+    if (staged)
+        staging.ensure(total ? total : 1);
+    for (size_t k = 0; k < pieces.size(); k++) {
+        const HostPiece &p = pieces[k];
+        const void *src = p.src;
+        if (!pinned[k]) {
+            std::memcpy(staging.as<uint8_t>() + p.off, src, p.size);
+            src = staging.as<uint8_t>() + p.off;
+        }
+        CUDA_CHECK(cudaMemcpyAsync(dev + p.off, src, p.size, cudaMemcpyHostToDevice, s));
+    }
+}

@@ -85,6 +85,19 @@ void gpu_upload_layout(pcwt_gpu *g, Slot &slot, cudaStream_t s);
 size_t gpu_batch_bytes(const BatchLayout &L, size_t sample_bytes, size_t stream_bytes);
 // Per-level launch sizes.
 void gpu_level_max(const std::vector<GpuLevel> &lv, uint32_t &max_r, uint32_t &max_bc);
+// Host buffers to device offsets on stream s: page-locked ones directly, the others through the
+// staging buffer (sized `total`, the extent of the offsets). Each pointer is queried once.
+struct HostPiece {
+    const void *src;
+    size_t size;
+    uint64_t off;
+};
+void gpu_upload_pieces(PinnedBuf &staging, uint8_t *dev, const std::vector<HostPiece> &pieces,
+                       uint64_t total, cudaStream_t s);
+
+// Frames sit at 256-byte boundaries in the sample and codestream buffers.
+inline uint64_t align_up(uint64_t v) { return (v + 255) & ~uint64_t(255); }
+
 // Bytes a batch may use on the device: 80% of free plus what this context already holds, or the
 // PCWT_GPU_MEMORY_BUDGET cap (which tests use to force chunking and the CPU fallback).
 size_t gpu_memory_budget(pcwt_gpu *g);

@@ -69,6 +69,29 @@ pcwt_status pcwt_decoder_set_backend(pcwt_decoder *d, pcwt_backend backend)
 
 pcwt_backend pcwt_decoder_backend(const pcwt_decoder *d) { return d ? d->backend : PCWT_BACKEND_CPU; }
 
+pcwt_status pcwt_decode_check(const pcwt_header_info *info, size_t src_size, size_t dst_capacity,
+                              uint64_t max_samples, char *err, size_t err_size)
+{
+    const pcwt_image_desc *d = &info->desc;
+    const uint64_t samples = (uint64_t)d->width * d->height * d->components;
+    if (samples > max_samples) {
+        pcwt_set_error(err, err_size, "image of %llu samples exceeds the limit of %llu",
+                       (unsigned long long)samples, (unsigned long long)max_samples);
+        return PCWT_ERR_LIMIT_EXCEEDED;
+    }
+    if (src_size < info->codestream_length) {
+        pcwt_set_error(err, err_size, "codestream truncated: %zu of %zu bytes", src_size,
+                       info->codestream_length);
+        return PCWT_ERR_TRUNCATED;
+    }
+    if (dst_capacity < pcwt_image_size(d)) {
+        pcwt_set_error(err, err_size, "destination buffer of %zu bytes too small, %zu needed",
+                       dst_capacity, pcwt_image_size(d));
+        return PCWT_ERR_BUFFER_TOO_SMALL;
+    }
+    return PCWT_OK;
+}
+
 static pcwt_status decode_cpu(pcwt_decoder *dec, const void *src, size_t src_size, void *dst,
                               size_t dst_capacity)
 {
@@ -84,22 +107,9 @@ static pcwt_status decode_cpu(pcwt_decoder *dec, const void *src, size_t src_siz
     if (st != PCWT_OK)
         return st;
     const pcwt_image_desc *d = &info.desc;
-    const uint64_t samples = (uint64_t)d->width * d->height * d->components;
-    if (samples > dec->max_samples) {
-        pcwt_set_error(err, es, "image of %llu samples exceeds the limit of %llu",
-                       (unsigned long long)samples, (unsigned long long)dec->max_samples);
-        return PCWT_ERR_LIMIT_EXCEEDED;
-    }
-    if (src_size < info.codestream_length) {
-        pcwt_set_error(err, es, "codestream truncated: %zu of %zu bytes", src_size,
-                       info.codestream_length);
-        return PCWT_ERR_TRUNCATED;
-    }
-    if (dst_capacity < pcwt_image_size(d)) {
-        pcwt_set_error(err, es, "destination buffer of %zu bytes too small, %zu needed",
-                       dst_capacity, pcwt_image_size(d));
-        return PCWT_ERR_BUFFER_TOO_SMALL;
-    }
+    st = pcwt_decode_check(&info, src_size, dst_capacity, dec->max_samples, err, es);
+    if (st != PCWT_OK)
+        return st;
     pcwt_plan plan;
     pcwt_plan_make(&plan, d->height, d->width, info.levels);
     pcwt_pyramid *pyr = &dec->pyr;

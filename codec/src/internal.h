@@ -107,6 +107,11 @@ pcwt_status pcwt_header_parse(const uint8_t *src, size_t size, pcwt_header_info 
                               char *err, size_t err_size);
 uint32_t pcwt_crc32(const uint8_t *data, size_t size);
 
+/* decoder.c: what a parsed header must satisfy before anything is allocated (limit, codestream
+ * length, destination size); shared by the CPU and GPU decoders. */
+pcwt_status pcwt_decode_check(const pcwt_header_info *info, size_t src_size, size_t dst_capacity,
+                              uint64_t max_samples, char *err, size_t err_size);
+
 /* planes.c: samples <-> int32 planes. kind 0: the value in bits_stored bits (sign-extended when
  * signed); kind 1: the bits above bits_stored that differ from the canonical extension. */
 pcwt_status pcwt_desc_check(const pcwt_image_desc *desc, char *err, size_t err_size);
