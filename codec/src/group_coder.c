@@ -100,17 +100,16 @@ void pcwt_payload_encode(const pcwt_pyramid *p, int qmax, uint32_t gr, uint32_t 
                 uint8_t *len = dst;
                 pcwt_bitwriter w;
                 pcwt_bw_init(&w, dst + 4);
-                uint64_t bits = 0;
                 for (uint32_t x = gx; x < xe; x++) {
                     for (uint32_t y = gy; y < ye; y++) {
-                        const int r = reference(p, b, qmax, x, y);
-                        const int m = band->mqd[(size_t)x * band->mcols + y];
                         int32_t c[4];
                         element_coefs(band, x, y, c);
-                        pcwt_element_encode(&w, r, m, c);
-                        bits += pcwt_element_bits(r, m);
+                        pcwt_element_encode(&w, reference(p, b, qmax, x, y),
+                                            band->mqd[(size_t)x * band->mcols + y], c);
                     }
                 }
+                /* bits written: whole bytes so far plus the pending ones */
+                const uint64_t bits = (uint64_t)(w.p - (dst + 4)) * 8u + w.n;
                 dst = pcwt_bw_flush(&w);
                 put_le32(len, (uint32_t)bits);
             }
