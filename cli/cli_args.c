@@ -108,6 +108,19 @@ int cli_parse_group(const char *text, uint32_t *rows, uint32_t *cols)
     return 0;
 }
 
+int cli_parse_profile(const char *text, pcwt_profile *profile)
+{
+    if (strcmp(text, "baseline") == 0 || strcmp(text, "0") == 0)
+        *profile = PCWT_PROFILE_BASELINE;
+    else if (strcmp(text, "entropy") == 0 || strcmp(text, "1") == 0)
+        *profile = PCWT_PROFILE_ENTROPY;
+    else {
+        cli_error("option --profile: '%s' is not baseline or entropy", text);
+        return -1;
+    }
+    return 0;
+}
+
 int cli_parse_backend(const char *text, pcwt_backend *backend)
 {
     if (strcmp(text, "auto") == 0)

@@ -32,5 +32,7 @@ int cli_parse_group(const char *text, uint32_t *rows, uint32_t *cols);
 
 /* Parse "auto", "cpu" or "gpu". */
 int cli_parse_backend(const char *text, pcwt_backend *backend);
+/* "baseline" (or 0) / "entropy" (or 1); prints the error and returns -1 otherwise. */
+int cli_parse_profile(const char *text, pcwt_profile *profile);
 
 #endif /* PCWT_CLI_ARGS_H */

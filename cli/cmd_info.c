@@ -11,7 +11,9 @@
 
 static const char *profile_name(pcwt_profile profile)
 {
-    return profile == PCWT_PROFILE_BASELINE ? "baseline" : "unknown";
+    return profile == PCWT_PROFILE_BASELINE  ? "baseline"
+           : profile == PCWT_PROFILE_ENTROPY ? "entropy"
+                                             : "unknown";
 }
 
 static const char *layout_name(const pcwt_image_desc *desc)

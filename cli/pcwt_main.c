@@ -25,6 +25,8 @@ void cli_print_help(FILE *out)
         "  --planar           3 components stored as whole planes (default: pixel-interleaved)\n"
         "  --levels N         wavelet levels, 0..10 (default 6; fewer for small images)\n"
         "  --group RxC        group size in elements, rows x columns, 1..256 (default 32x32)\n"
+        "  --profile P        baseline (raw bits, the default) or entropy (range-coded groups,\n"
+        "                     smaller; CPU only so far)\n"
         "  --backend B        auto, cpu or gpu (default auto); also a decode option\n"
         "\n"
         "Raw files hold one frame of little-endian samples, 1 byte each for 8 bits allocated,\n"

@@ -73,7 +73,10 @@ typedef struct pcwt_image_desc {
 size_t pcwt_image_size(const pcwt_image_desc *desc);
 
 typedef enum pcwt_profile {
-    PCWT_PROFILE_BASELINE = 0 /* seed 000 element and group coding, raw bits */
+    PCWT_PROFILE_BASELINE = 0, /* seed 000 element and group coding, raw bits */
+    PCWT_PROFILE_ENTROPY = 1   /* the same transform, MQDs and groups; an adaptive binary range
+                                  coder per group (docs/FORMAT.md Sec. 5). CPU backend only so far:
+                                  the GPU backend codes it on the CPU */
 } pcwt_profile;
 
 typedef enum pcwt_backend {

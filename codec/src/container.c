@@ -88,7 +88,7 @@ pcwt_status pcwt_header_parse(const uint8_t *s, size_t size, pcwt_header_info *i
     if (s[4] != PCWT_FORMAT_VERSION)
         FAIL(PCWT_ERR_BAD_VERSION, "format version %u not supported (this library reads %u)",
              s[4], PCWT_FORMAT_VERSION);
-    if (s[5] != PCWT_PROFILE_BASELINE)
+    if (s[5] != PCWT_PROFILE_BASELINE && s[5] != PCWT_PROFILE_ENTROPY)
         FAIL(PCWT_ERR_BAD_VERSION, "profile %u not supported", s[5]);
     const uint32_t planes = s[21];
     if (planes < 1 || planes > PCWT_MAX_PLANES)

@@ -130,8 +130,11 @@ static pcwt_status decode_cpu(pcwt_decoder *dec, const void *src, size_t src_siz
         }
 #endif
         char why[160];
-        st = pcwt_payload_decode(pyr, info.planes[i].qmax, info.group_rows, info.group_cols,
-                                 payload, len, why, sizeof why);
+        st = info.profile == PCWT_PROFILE_ENTROPY
+                 ? pcwt_ec_payload_decode(pyr, info.planes[i].qmax, info.group_rows,
+                                          info.group_cols, payload, len, why, sizeof why)
+                 : pcwt_payload_decode(pyr, info.planes[i].qmax, info.group_rows, info.group_cols,
+                                       payload, len, why, sizeof why);
         if (st != PCWT_OK) {
             pcwt_set_error(err, es, "plane %u: %s", i, why);
             return st;
@@ -144,6 +147,21 @@ static pcwt_status decode_cpu(pcwt_decoder *dec, const void *src, size_t src_siz
         }
     }
     return PCWT_OK;
+}
+
+/* The GPU backend decodes the baseline profile; codestreams of other profiles go to the CPU. */
+static inline int cpu_only_codestream(const void *src, size_t size)
+{
+    const uint8_t *s = (const uint8_t *)src;
+    return s && size > 5 && memcmp(s, "PCWT", 4) == 0 && s[5] != PCWT_PROFILE_BASELINE;
+}
+
+static inline int any_cpu_only(const pcwt_decode_job *jobs, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        if (cpu_only_codestream(jobs[i].src, jobs[i].src_size))
+            return 1;
+    return 0;
 }
 
 #ifdef PCWT_HAVE_CUDA
@@ -183,7 +201,7 @@ pcwt_status pcwt_decode(pcwt_decoder *dec, const void *src, size_t src_size, voi
         return PCWT_ERR_INVALID_ARGUMENT;
     dec->err[0] = 0;
 #ifdef PCWT_HAVE_CUDA
-    if (dec->backend == PCWT_BACKEND_GPU) {
+    if (dec->backend == PCWT_BACKEND_GPU && !cpu_only_codestream(src, src_size)) {
         pcwt_decode_job job = {src, src_size, dst, dst_capacity, PCWT_OK};
         return decode_batch_gpu(dec, &job, 1);
     }
@@ -197,7 +215,7 @@ pcwt_status pcwt_decode_batch(pcwt_decoder *dec, pcwt_decode_job *jobs, size_t c
         return PCWT_ERR_INVALID_ARGUMENT;
     dec->err[0] = 0;
 #ifdef PCWT_HAVE_CUDA
-    if (dec->backend == PCWT_BACKEND_GPU)
+    if (dec->backend == PCWT_BACKEND_GPU && !any_cpu_only(jobs, count))
         return decode_batch_gpu(dec, jobs, count);
 #endif
     pcwt_status first = PCWT_OK;

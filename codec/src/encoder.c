@@ -88,7 +88,7 @@ pcwt_status pcwt_encoder_set_params(pcwt_encoder *e, const pcwt_encode_params *p
         pcwt_set_error(e->err, sizeof e->err, "unknown codec %d", (int)p->codec);
         return PCWT_ERR_INVALID_ARGUMENT;
     }
-    if (p->profile != PCWT_PROFILE_BASELINE) {
+    if (p->profile != PCWT_PROFILE_BASELINE && p->profile != PCWT_PROFILE_ENTROPY) {
         pcwt_set_error(e->err, sizeof e->err, "profile %d not supported", (int)p->profile);
         return PCWT_ERR_UNSUPPORTED;
     }
@@ -96,6 +96,12 @@ pcwt_status pcwt_encoder_set_params(pcwt_encoder *e, const pcwt_encode_params *p
     const pcwt_status st = pcwt_backend_select(p->backend, e->env_backend, &b, e->err, sizeof e->err);
     if (st != PCWT_OK)
         return st;
+    if (p->codec == PCWT_CODEC_PCWT && p->profile == PCWT_PROFILE_ENTROPY &&
+        b == PCWT_BACKEND_GPU) {
+        /* The GPU backend does not code the entropy profile yet. */
+        b = PCWT_BACKEND_CPU;
+        pcwt_set_error(e->err, sizeof e->err, "notice: the entropy profile is coded on the CPU");
+    }
     e->params = *p;
     e->backend = b;
     return PCWT_OK;
@@ -206,13 +212,26 @@ static pcwt_status encode_frame(pcwt_encoder *e, const pcwt_image_desc *din, con
             pcwt_set_error(err, es, "coefficients too large (Qmax %d > %d)", qmax, PCWT_MAX_QMAX);
             return PCWT_ERR_UNSUPPORTED;
         }
-        const uint64_t size = pcwt_payload_size(pyr, qmax, p->group_rows, p->group_cols);
+        /* The entropy profile's payload is never larger than the baseline's. */
+        uint64_t size = pcwt_payload_size(pyr, qmax, p->group_rows, p->group_cols);
         if (size > cap - off) {
             pcwt_set_error(err, es, "destination buffer of %zu bytes too small (see pcwt_encode_bound)",
                            cap);
             return PCWT_ERR_BUFFER_TOO_SMALL;
         }
-        pcwt_payload_encode(pyr, qmax, p->group_rows, p->group_cols, out + off);
+        if (p->profile == PCWT_PROFILE_ENTROPY) {
+            size_t n = 0;
+            st = pcwt_ec_payload_encode(pyr, qmax, p->group_rows, p->group_cols, out + off,
+                                        (size_t)size, &n);
+            if (st != PCWT_OK) {
+                pcwt_set_error(err, es, "plane %u: entropy coding failed (%s)", i,
+                               pcwt_status_string(st));
+                return st;
+            }
+            size = n;
+        } else {
+            pcwt_payload_encode(pyr, qmax, p->group_rows, p->group_cols, out + off);
+        }
         info.planes[i].qmax = qmax;
         info.planes[i].payload_length = size;
         info.planes[i].payload_crc32 = pcwt_crc32(out + off, (size_t)size);

@@ -95,6 +95,13 @@ void pcwt_payload_encode(const pcwt_pyramid *p, int qmax, uint32_t gr, uint32_t 
 pcwt_status pcwt_payload_decode(pcwt_pyramid *p, int qmax, uint32_t gr, uint32_t gc,
                                 const uint8_t *src, size_t size, char *err, size_t err_size);
 
+/* group_coder_ec.c: element and group coding of one plane, entropy profile (profile 1). A
+ * plane's payload is never larger than pcwt_payload_size() of the baseline. */
+pcwt_status pcwt_ec_payload_encode(const pcwt_pyramid *p, int qmax, uint32_t gr, uint32_t gc,
+                                   uint8_t *dst, size_t cap, size_t *written);
+pcwt_status pcwt_ec_payload_decode(pcwt_pyramid *p, int qmax, uint32_t gr, uint32_t gc,
+                                   const uint8_t *src, size_t size, char *err, size_t err_size);
+
 /* container.c: the codestream header (docs/FORMAT.md). */
 #define PCWT_HEADER_FIXED 28u
 #define PCWT_PLANE_RECORD 16u

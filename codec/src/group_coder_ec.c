@@ -1,0 +1,464 @@
+/* group_coder_ec.c - element and group coding of one plane, entropy profile (profile 1,
+ * docs/FORMAT.md Sec. 5). Same bands, groups, MQDs and references as the baseline; each group is
+ * coded on its own (models reset at its start), so groups decode in parallel exactly as in the
+ * baseline. Per element, in raster order within the group:
+ *
+ *   MQD      d = r - m as truncated unary (bins "d > k", k = 0..r), model mqd[e][min(k,3)], e the
+ *            neighbour prediction (Sec. 5.3).
+ *   per coefficient c of TL, TR, BL, BR (only when m >= 0), q = QL(c):
+ *            t = m - q as truncated unary (bins "t > k", k = 0..m), model mag[min(m,3)][found][min(k,7)]
+ *            (found: an earlier coefficient of this element has q = m); skipped, q = m implied, for the
+ *            last coefficient of an LL or level-1 element when none of the first three reached m;
+ *            when q >= 1: bit q-1 of |c| with model mant[min(q,7)-1], bits q-2..0 raw;
+ *            when c != 0: the sign (1 = negative) with model sign[left sign][above sign].
+ *
+ * Modelled bits go to the group's range-coder stream, raw bits MSB first to its raw stream. A group
+ * whose entropy record would be larger than its baseline bit string is stored as that bit string
+ * (raw mode), so a plane is never larger than in the baseline profile. */
+#include "element.h"
+#include "rangecoder.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+    MQD_CTX = 5 * 4,
+    MAG_CTX = 4 * 2 * 8,
+    MANT_CTX = 7,
+    SIGN_CTX = 9,
+    ALL_CTX = MQD_CTX + MAG_CTX + MANT_CTX + SIGN_CTX
+};
+
+typedef struct group_models {
+    pcwt_bit_model m[ALL_CTX];
+} group_models;
+
+static inline pcwt_bit_model *mqd_model(group_models *g, int e, int k)
+{
+    return &g->m[e * 4 + (k < 3 ? k : 3)];
+}
+static inline pcwt_bit_model *mag_model(group_models *g, int m, int found, int k)
+{
+    return &g->m[MQD_CTX + ((m < 3 ? m : 3) * 2 + found) * 8 + (k < 7 ? k : 7)];
+}
+static inline pcwt_bit_model *mant_model(group_models *g, int q)
+{
+    return &g->m[MQD_CTX + MAG_CTX + (q < 7 ? q : 7) - 1];
+}
+static inline pcwt_bit_model *sign_model(group_models *g, int left, int above)
+{
+    return &g->m[MQD_CTX + MAG_CTX + MANT_CTX + (left + 1) * 3 + above + 1];
+}
+
+static inline int is_top(const pcwt_pyramid *p, uint32_t b)
+{
+    return p->plan.levels ? b < 4 : b == 0;
+}
+
+static inline int reference(const pcwt_pyramid *p, uint32_t b, int qmax, uint32_t x, uint32_t y)
+{
+    if (is_top(p, b))
+        return qmax;
+    const pcwt_band *parent = &p->band[b - 3];
+    return parent->mqd[(size_t)(x / 2) * parent->mcols + y / 2];
+}
+
+/* A group's region of elements: rows gx..xe-1, columns gy..ye-1. */
+typedef struct group_span {
+    uint32_t gx, gy, xe, ye;
+} group_span;
+
+/* Neighbour prediction of the MQD (element (x, y), group g): the largest MQD among left,
+ * above-left, above and above-right inside the group; e = min(max(r - that, 0), 3), or 4 when
+ * none of them is inside the group. */
+static inline int mqd_context(const pcwt_band *band, const group_span *g, uint32_t x, uint32_t y,
+                              int r)
+{
+    int pm = -2;
+    const int8_t *row = band->mqd + (size_t)x * band->mcols;
+    if (y > g->gy)
+        pm = row[y - 1];
+    if (x > g->gx) {
+        const int8_t *up = row - band->mcols;
+        if (up[y] > pm)
+            pm = up[y];
+        if (y > g->gy && up[y - 1] > pm)
+            pm = up[y - 1];
+        if (y + 1 < g->ye && up[y + 1] > pm)
+            pm = up[y + 1];
+    }
+    if (pm == -2)
+        return 4;
+    const int e = r - pm;
+    return e < 0 ? 0 : e > 3 ? 3 : e;
+}
+
+static inline int sign_of(int32_t v) { return (v > 0) - (v < 0); }
+
+/* Signs of the left and above coefficients (0 when outside the group). */
+static inline void sign_context(const pcwt_band *band, const group_span *g, uint32_t cx, uint32_t cy,
+                                int *left, int *above)
+{
+    const int32_t *c = band->coef + (size_t)cx * band->cols + cy;
+    *left = cy > 2 * g->gy ? sign_of(c[-1]) : 0;
+    *above = cx > 2 * g->gx ? sign_of(c[-(ptrdiff_t)band->cols]) : 0;
+}
+
+/* ---- sizes ---------------------------------------------------------------------------------- */
+
+static inline size_t leb128_size(uint64_t v)
+{
+    size_t n = 1;
+    while (v >= 0x80) {
+        v >>= 7;
+        n++;
+    }
+    return n;
+}
+
+static inline uint8_t *leb128_put(uint8_t *d, uint64_t v)
+{
+    while (v >= 0x80) {
+        *d++ = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    *d++ = (uint8_t)v;
+    return d;
+}
+
+/* Reads an unsigned LEB128 value below 2^32 in canonical (shortest) form; 0 on error. */
+static inline int leb128_get(const uint8_t *s, size_t size, size_t *pos, uint32_t *out)
+{
+    uint64_t v = 0;
+    for (uint32_t i = 0; i < 5; i++) {
+        if (*pos >= size)
+            return 0;
+        const uint8_t b = s[(*pos)++];
+        v |= (uint64_t)(b & 0x7F) << (7 * i);
+        if (!(b & 0x80)) {
+            if (i > 0 && b == 0)
+                return 0; /* overlong */
+            if (v > 0xFFFFFFFFu)
+                return 0;
+            *out = (uint32_t)v;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static uint64_t group_raw_bits(const pcwt_pyramid *p, uint32_t b, int qmax, const group_span *g)
+{
+    const pcwt_band *band = &p->band[b];
+    uint64_t bits = 0;
+    for (uint32_t x = g->gx; x < g->xe; x++)
+        for (uint32_t y = g->gy; y < g->ye; y++)
+            bits += pcwt_element_bits(reference(p, b, qmax, x, y),
+                                      band->mqd[(size_t)x * band->mcols + y]);
+    return bits;
+}
+
+/* ---- encoder -------------------------------------------------------------------------------- */
+
+static void encode_group_entropy(const pcwt_pyramid *p, uint32_t b, int qmax, const group_span *g,
+                                 group_models *gm, pcwt_rc_enc *rc, pcwt_bitwriter *raw)
+{
+    const pcwt_band *band = &p->band[b];
+    const int exact = b == 0 || band->level == 1; /* m is the largest QL of the element itself */
+    pcwt_model_reset(gm->m, ALL_CTX);
+    for (uint32_t x = g->gx; x < g->xe; x++) {
+        for (uint32_t y = g->gy; y < g->ye; y++) {
+            const int r = reference(p, b, qmax, x, y);
+            if (r < 0)
+                continue;
+            const int m = band->mqd[(size_t)x * band->mcols + y];
+            const int e = mqd_context(band, g, x, y, r);
+            const int d = r - m;
+            for (int k = 0; k <= r; k++) {
+                pcwt_rc_encode(rc, mqd_model(gm, e, k), d > k);
+                if (d <= k)
+                    break;
+            }
+            if (m < 0)
+                continue;
+            int found = 0;
+            for (uint32_t i = 0; i < 4; i++) {
+                const uint32_t cx = 2 * x + (i >> 1), cy = 2 * y + (i & 1);
+                const int32_t c = band->coef[(size_t)cx * band->cols + cy];
+                const uint32_t a = pcwt_magnitude(c);
+                const int q = pcwt_ql_of_magnitude(a);
+                if (!(exact && i == 3 && !found)) {
+                    const int t = m - q;
+                    for (int k = 0; k <= m; k++) {
+                        pcwt_rc_encode(rc, mag_model(gm, m, found, k), t > k);
+                        if (t <= k)
+                            break;
+                    }
+                }
+                if (q == m)
+                    found = 1;
+                if (q < 0)
+                    continue;
+                if (q >= 1) {
+                    pcwt_rc_encode(rc, mant_model(gm, q), (a >> (q - 1)) & 1u);
+                    if (q >= 2)
+                        pcwt_bw_put(raw, a & ((1u << (q - 1)) - 1u), (uint32_t)(q - 1));
+                }
+                int left, above;
+                sign_context(band, g, cx, cy, &left, &above);
+                pcwt_rc_encode(rc, sign_model(gm, left, above), c < 0);
+            }
+        }
+    }
+}
+
+/* Scratch for one group's two streams; sized for the largest baseline group of the plane. */
+typedef struct ec_scratch {
+    uint8_t *a, *r;
+    size_t cap;
+} ec_scratch;
+
+pcwt_status pcwt_ec_payload_encode(const pcwt_pyramid *p, int qmax, uint32_t gr, uint32_t gc,
+                                   uint8_t *dst, size_t cap, size_t *written)
+{
+    /* Raw-mode records are the baseline bit strings: a group's entropy record is kept only when
+     * it is not larger, so the raw group size bounds both scratch streams. */
+    const uint64_t per_element = qmax >= 0 ? 4u * (uint64_t)qmax + 9u : 1u;
+    const uint64_t scratch = ((uint64_t)gr * gc * per_element + 7) / 8 + 64;
+    ec_scratch s;
+    s.cap = (size_t)scratch;
+    s.a = malloc(2 * s.cap);
+    if (!s.a)
+        return PCWT_ERR_OUT_OF_MEMORY;
+    s.r = s.a + s.cap;
+    group_models gm;
+    size_t off = 0;
+    pcwt_status st = PCWT_OK;
+    for (uint32_t b = 0; b < p->band_count && st == PCWT_OK; b++) {
+        const pcwt_band *band = &p->band[b];
+        for (uint32_t gx = 0; gx < band->mrows && st == PCWT_OK; gx += gr) {
+            for (uint32_t gy = 0; gy < band->mcols; gy += gc) {
+                group_span g = {gx, gy, gx + gr < band->mrows ? gx + gr : band->mrows,
+                                gy + gc < band->mcols ? gy + gc : band->mcols};
+                const uint64_t raw_bits = group_raw_bits(p, b, qmax, &g);
+                const uint64_t raw_bytes = (raw_bits + 7) / 8;
+                const uint64_t raw_record = leb128_size(2 * raw_bits + 1) + raw_bytes;
+                pcwt_rc_enc rc;
+                pcwt_rc_enc_init(&rc, s.a, raw_record < s.cap ? (size_t)raw_record : s.cap);
+                pcwt_bitwriter bw;
+                pcwt_bw_init(&bw, s.r);
+                encode_group_entropy(p, b, qmax, &g, &gm, &rc, &bw);
+                const size_t alen = pcwt_rc_enc_finish(&rc, s.a);
+                const size_t rlen = (size_t)(pcwt_bw_flush(&bw) - s.r);
+                const uint64_t ent_record = leb128_size(2 * (uint64_t)alen) + leb128_size(rlen) +
+                                            alen + rlen;
+                const int entropy = !rc.overflow && ent_record <= raw_record;
+                const uint64_t need = entropy ? ent_record : raw_record;
+                if (need > cap - off) {
+                    st = PCWT_ERR_BUFFER_TOO_SMALL;
+                    break;
+                }
+                uint8_t *d = dst + off;
+                if (entropy) {
+                    d = leb128_put(d, 2 * (uint64_t)alen);
+                    d = leb128_put(d, rlen);
+                    memcpy(d, s.a, alen);
+                    memcpy(d + alen, s.r, rlen);
+                } else {
+                    d = leb128_put(d, 2 * raw_bits + 1);
+                    pcwt_bitwriter w;
+                    pcwt_bw_init(&w, d);
+                    for (uint32_t x = g.gx; x < g.xe; x++) {
+                        for (uint32_t y = g.gy; y < g.ye; y++) {
+                            const int32_t *r0 = band->coef + (size_t)(2 * x) * band->cols + 2 * y;
+                            const int32_t c[4] = {r0[0], r0[1], r0[band->cols], r0[band->cols + 1]};
+                            pcwt_element_encode(&w, reference(p, b, qmax, x, y),
+                                                band->mqd[(size_t)x * band->mcols + y], c);
+                        }
+                    }
+                    pcwt_bw_flush(&w);
+                }
+                off += (size_t)need;
+            }
+        }
+    }
+    free(s.a);
+    *written = off;
+    return st;
+}
+
+/* ---- decoder -------------------------------------------------------------------------------- */
+
+/* Decodes one entropy-mode group; returns 0 when the streams are inconsistent. */
+static int decode_group_entropy(pcwt_pyramid *p, uint32_t b, int qmax, const group_span *g,
+                                group_models *gm, const uint8_t *a, size_t alen, const uint8_t *rs,
+                                size_t rlen)
+{
+    pcwt_band *band = &p->band[b];
+    const int exact = b == 0 || band->level == 1;
+    if (alen && a[alen - 1] == 0)
+        return 0; /* trailing zero bytes are never written */
+    pcwt_model_reset(gm->m, ALL_CTX);
+    pcwt_rc_dec rc;
+    pcwt_rc_dec_init(&rc, a, alen);
+    pcwt_bitreader raw;
+    pcwt_br_init(&raw, rs, rlen);
+    for (uint32_t x = g->gx; x < g->xe; x++) {
+        for (uint32_t y = g->gy; y < g->ye; y++) {
+            const int r = reference(p, b, qmax, x, y);
+            int m = -1;
+            if (r >= 0) {
+                const int e = mqd_context(band, g, x, y, r);
+                int d = 0;
+                while (d <= r && pcwt_rc_decode(&rc, mqd_model(gm, e, d)))
+                    d++;
+                m = r - d;
+            }
+            band->mqd[(size_t)x * band->mcols + y] = (int8_t)m;
+            int32_t *r0 = band->coef + (size_t)(2 * x) * band->cols + 2 * y;
+            if (m < 0) {
+                r0[0] = r0[1] = r0[band->cols] = r0[band->cols + 1] = 0;
+                continue;
+            }
+            int found = 0;
+            for (uint32_t i = 0; i < 4; i++) {
+                const uint32_t cx = 2 * x + (i >> 1), cy = 2 * y + (i & 1);
+                int q = m;
+                if (!(exact && i == 3 && !found)) {
+                    int t = 0;
+                    while (t <= m && pcwt_rc_decode(&rc, mag_model(gm, m, found, t)))
+                        t++;
+                    q = m - t;
+                }
+                if (q == m)
+                    found = 1;
+                int32_t *dst = band->coef + (size_t)cx * band->cols + cy;
+                if (q < 0) {
+                    *dst = 0;
+                    continue;
+                }
+                uint32_t v = 1;
+                if (q >= 1) {
+                    v = (v << 1) | pcwt_rc_decode(&rc, mant_model(gm, q));
+                    if (q >= 2)
+                        v = (v << (q - 1)) | pcwt_br_get(&raw, (uint32_t)(q - 1));
+                }
+                int left, above;
+                sign_context(band, g, cx, cy, &left, &above);
+                *dst = pcwt_rc_decode(&rc, sign_model(gm, left, above)) ? -(int32_t)v : (int32_t)v;
+            }
+        }
+        if (raw.consumed > 8 * (uint64_t)rlen)
+            return 0; /* stops a hostile group early */
+    }
+    /* Both streams must end exactly where the encoder ended them. */
+    if (rc.code >= rc.range || rc.reads < alen)
+        return 0;
+    if ((raw.consumed + 7) / 8 != rlen)
+        return 0;
+    const uint32_t pad = (uint32_t)((8 - raw.consumed % 8) % 8);
+    if (pad && pcwt_br_get(&raw, pad) != 0)
+        return 0;
+    return 1;
+}
+
+/* Decodes one raw-mode group (baseline element codes); returns 0 on an inconsistency. */
+static int decode_group_raw(pcwt_pyramid *p, uint32_t b, int qmax, const group_span *g,
+                            const uint8_t *src, uint32_t nbits)
+{
+    pcwt_band *band = &p->band[b];
+    pcwt_bitreader rd;
+    pcwt_br_init(&rd, src, (nbits + 7u) / 8u);
+    for (uint32_t x = g->gx; x < g->xe; x++) {
+        for (uint32_t y = g->gy; y < g->ye; y++) {
+            int32_t c[4];
+            const int m = pcwt_element_decode(&rd, reference(p, b, qmax, x, y), c);
+            if (m < -1)
+                return 0;
+            band->mqd[(size_t)x * band->mcols + y] = (int8_t)m;
+            int32_t *r0 = band->coef + (size_t)(2 * x) * band->cols + 2 * y;
+            r0[0] = c[0];
+            r0[1] = c[1];
+            r0[band->cols] = c[2];
+            r0[band->cols + 1] = c[3];
+        }
+        if (rd.consumed > nbits)
+            return 0;
+    }
+    if (rd.consumed != nbits)
+        return 0;
+    const uint32_t pad = (8u - nbits % 8u) % 8u;
+    return !pad || pcwt_br_get(&rd, pad) == 0;
+}
+
+pcwt_status pcwt_ec_payload_decode(pcwt_pyramid *p, int qmax, uint32_t gr, uint32_t gc,
+                                   const uint8_t *src, size_t size, char *err, size_t err_size)
+{
+    size_t pos = 0;
+    uint64_t gi = 0;
+    group_models gm;
+    for (uint32_t b = 0; b < p->band_count; b++) {
+        pcwt_band *band = &p->band[b];
+        for (uint32_t gx = 0; gx < band->mrows; gx += gr) {
+            for (uint32_t gy = 0; gy < band->mcols; gy += gc, gi++) {
+                group_span g = {gx, gy, gx + gr < band->mrows ? gx + gr : band->mrows,
+                                gy + gc < band->mcols ? gy + gc : band->mcols};
+                uint32_t h;
+                if (!leb128_get(src, size, &pos, &h)) {
+                    pcwt_set_error(err, err_size, "group %llu: bad or missing length",
+                                   (unsigned long long)gi);
+                    return pos >= size ? PCWT_ERR_TRUNCATED : PCWT_ERR_CORRUPT;
+                }
+                int ok;
+                if (h & 1u) {
+                    const uint32_t nbits = h >> 1;
+                    const size_t nbytes = (nbits + 7u) / 8u;
+                    if (nbytes > size - pos) {
+                        pcwt_set_error(err, err_size, "group %llu declares %u bits, beyond the payload",
+                                       (unsigned long long)gi, nbits);
+                        return PCWT_ERR_CORRUPT;
+                    }
+                    ok = decode_group_raw(p, b, qmax, &g, src + pos, nbits);
+                    pos += nbytes;
+                } else {
+                    const size_t alen = h >> 1;
+                    uint32_t rlen;
+                    if (!leb128_get(src, size, &pos, &rlen) || alen > size - pos ||
+                        rlen > size - pos - alen) {
+                        pcwt_set_error(err, err_size, "group %llu: stream lengths beyond the payload",
+                                       (unsigned long long)gi);
+                        return PCWT_ERR_CORRUPT;
+                    }
+                    ok = decode_group_entropy(p, b, qmax, &g, &gm, src + pos, alen,
+                                              src + pos + alen, rlen);
+                    pos += alen + rlen;
+                }
+                if (!ok) {
+                    pcwt_set_error(err, err_size, "group %llu does not decode consistently",
+                                   (unsigned long long)gi);
+                    return PCWT_ERR_CORRUPT;
+                }
+            }
+        }
+        if (b + 1 == (p->plan.levels ? 4u : 1u)) {
+            int top = -1;
+            for (uint32_t t = 0; t <= b; t++) {
+                const size_t n = (size_t)p->band[t].mrows * p->band[t].mcols;
+                for (size_t k = 0; k < n; k++)
+                    if (p->band[t].mqd[k] > top)
+                        top = p->band[t].mqd[k];
+            }
+            if (top != qmax) {
+                pcwt_set_error(err, err_size, "Qmax %d does not match the top-level MQDs (%d)",
+                               qmax, top);
+                return PCWT_ERR_CORRUPT;
+            }
+        }
+    }
+    if (pos != size) {
+        pcwt_set_error(err, err_size, "payload has %llu bytes after its last group",
+                       (unsigned long long)(size - pos));
+        return PCWT_ERR_CORRUPT;
+    }
+    return PCWT_OK;
+}

@@ -1,0 +1,186 @@
+/* rangecoder.h - the binary range coder and adaptive bit models of the entropy profile
+ * (profile 1, docs/FORMAT.md Sec. 5). Integer-only and byte-exact, so that a GPU twin writes
+ * the same bytes:
+ *
+ *   model:   p = P(bit = 1) in 1/32768 units (1..32767, starts at 16384), n = updates so far;
+ *            coding uses pc = clamp(p, 32, 32736); after coding, with s = min(n + 1, 6):
+ *            bit 1: p += (32768 - p) >> s;  bit 0: p -= p >> s;  n = min(n + 1, 255).
+ *   coder:   LZMA-style range coder, 32-bit range, carry handled through a cached byte.
+ *            bound = (range >> 15) * pc; bit 1 takes [0, bound), bit 0 takes [bound, range).
+ *            The encoder does not write LZMA's always-zero first byte; its flush picks the value
+ *            in [low, low + range) with the most trailing zero bits, and trailing zero bytes
+ *            are dropped (the decoder reads zero bytes past the end of the stream).
+ */
+#ifndef PCWT_RANGECODER_H
+#define PCWT_RANGECODER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PCWT_RC_PBITS 15
+#define PCWT_RC_PONE (1u << PCWT_RC_PBITS)
+#define PCWT_RC_PMIN 32u
+#define PCWT_RC_PMAX (PCWT_RC_PONE - 32u)
+#define PCWT_RC_MAXSHIFT 6u
+#define PCWT_RC_TOP (1u << 24)
+
+typedef struct pcwt_bit_model {
+    uint16_t p; /* P(1) << 15 */
+    uint8_t n;  /* updates so far, saturating */
+} pcwt_bit_model;
+
+static inline void pcwt_model_reset(pcwt_bit_model *m, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        m[i].p = (uint16_t)(PCWT_RC_PONE / 2);
+        m[i].n = 0;
+    }
+}
+
+static inline uint32_t pcwt_model_p(const pcwt_bit_model *m)
+{
+    const uint32_t p = m->p;
+    return p < PCWT_RC_PMIN ? PCWT_RC_PMIN : p > PCWT_RC_PMAX ? PCWT_RC_PMAX : p;
+}
+
+static inline void pcwt_model_update(pcwt_bit_model *m, uint32_t bit)
+{
+    const uint32_t s = m->n + 1u < PCWT_RC_MAXSHIFT ? m->n + 1u : PCWT_RC_MAXSHIFT;
+    const uint32_t p = m->p;
+    m->p = (uint16_t)(bit ? p + ((PCWT_RC_PONE - p) >> s) : p - (p >> s));
+    if (m->n < 255)
+        m->n++;
+}
+
+typedef struct pcwt_rc_enc {
+    uint64_t low;   /* up to 33 bits: bit 32 is a carry into the cached byte */
+    uint32_t range;
+    uint32_t cache; /* the byte not yet written (a carry may still change it) */
+    uint64_t cache_size;
+    int first;      /* the first byte of an LZMA stream is always 0 and is not written */
+    uint8_t *p, *end;
+    int overflow;   /* set when the output would pass end; nothing is written past it */
+} pcwt_rc_enc;
+
+static inline void pcwt_rc_enc_init(pcwt_rc_enc *e, uint8_t *dst, size_t cap)
+{
+    e->low = 0;
+    e->range = 0xFFFFFFFFu;
+    e->cache = 0;
+    e->cache_size = 1;
+    e->first = 1;
+    e->p = dst;
+    e->end = dst + cap;
+    e->overflow = 0;
+}
+
+static inline void pcwt_rc_put_byte(pcwt_rc_enc *e, uint32_t b)
+{
+    if (e->first) {
+        e->first = 0;
+        return;
+    }
+    if (e->p == e->end) {
+        e->overflow = 1;
+        return;
+    }
+    *e->p++ = (uint8_t)b;
+}
+
+static inline void pcwt_rc_shift_low(pcwt_rc_enc *e)
+{
+    if ((uint32_t)e->low < 0xFF000000u || (e->low >> 32) != 0) {
+        const uint32_t carry = (uint32_t)(e->low >> 32);
+        uint32_t temp = e->cache;
+        do {
+            pcwt_rc_put_byte(e, (temp + carry) & 0xFFu);
+            temp = 0xFF;
+        } while (--e->cache_size != 0);
+        e->cache = (uint32_t)(e->low >> 24) & 0xFFu;
+    }
+    e->cache_size++;
+    e->low = (e->low & 0x00FFFFFFu) << 8;
+}
+
+static inline void pcwt_rc_encode(pcwt_rc_enc *e, pcwt_bit_model *m, uint32_t bit)
+{
+    const uint32_t bound = (e->range >> PCWT_RC_PBITS) * pcwt_model_p(m);
+    if (bit) {
+        e->range = bound;
+    } else {
+        e->low += bound;
+        e->range -= bound;
+    }
+    pcwt_model_update(m, bit);
+    while (e->range < PCWT_RC_TOP) {
+        e->range <<= 8;
+        pcwt_rc_shift_low(e);
+    }
+}
+
+/* Ends the stream; returns its length in bytes (trailing zero bytes dropped). */
+static inline size_t pcwt_rc_enc_finish(pcwt_rc_enc *e, uint8_t *start)
+{
+    /* The value in [low, low + range) with the most trailing zero bits. */
+    const uint64_t hi = e->low + e->range - 1u;
+    uint64_t v = hi;
+    for (uint32_t s = 32; s > 0; s--) {
+        const uint64_t c = hi & ~(((uint64_t)1 << s) - 1u);
+        if (c >= e->low) {
+            v = c;
+            break;
+        }
+    }
+    e->low = v;
+    for (int i = 0; i < 5; i++)
+        pcwt_rc_shift_low(e);
+    uint8_t *q = e->p;
+    while (q > start && q[-1] == 0)
+        q--;
+    return (size_t)(q - start);
+}
+
+typedef struct pcwt_rc_dec {
+    uint32_t range, code;
+    const uint8_t *p, *end;
+    uint64_t reads; /* bytes taken, including the zero bytes past the end */
+} pcwt_rc_dec;
+
+static inline uint32_t pcwt_rc_next_byte(pcwt_rc_dec *d)
+{
+    d->reads++;
+    return d->p < d->end ? *d->p++ : 0u;
+}
+
+static inline void pcwt_rc_dec_init(pcwt_rc_dec *d, const uint8_t *src, size_t size)
+{
+    d->p = src;
+    d->end = src + size;
+    d->reads = 0;
+    d->range = 0xFFFFFFFFu;
+    d->code = 0;
+    for (int i = 0; i < 4; i++)
+        d->code = (d->code << 8) | pcwt_rc_next_byte(d);
+}
+
+static inline uint32_t pcwt_rc_decode(pcwt_rc_dec *d, pcwt_bit_model *m)
+{
+    const uint32_t bound = (d->range >> PCWT_RC_PBITS) * pcwt_model_p(m);
+    uint32_t bit;
+    if (d->code < bound) {
+        d->range = bound;
+        bit = 1;
+    } else {
+        d->code -= bound;
+        d->range -= bound;
+        bit = 0;
+    }
+    pcwt_model_update(m, bit);
+    while (d->range < PCWT_RC_TOP) {
+        d->range <<= 8;
+        d->code = (d->code << 8) | pcwt_rc_next_byte(d);
+    }
+    return bit;
+}
+
+#endif /* PCWT_RANGECODER_H */
