@@ -7,7 +7,9 @@
 // For each: device-resident encode and decode (CUDA events, median of repeats, after warm-up),
 // end-to-end host-to-host (pcwt_encode_batch / pcwt_decode_batch, median), CharLS 2.4.1 with one
 // thread per frame on every core (median), compression ratios, and each round trip checked.
-//   pcwt_bench_gpu CORPUS_DIR [--ct-bytes N] [--rad-frames N] [--repeats N]
+// With --codec jpegls it measures the GPU JPEG-LS encoder instead (encode only; every codestream
+// compared byte for byte with CharLS's).
+//   pcwt_bench_gpu CORPUS_DIR [--ct-bytes N] [--rad-frames N] [--repeats N] [--codec pcwt|jpegls]
 #include "pcwt.h"
 
 extern "C" {
@@ -141,7 +143,9 @@ struct Result {
     double dev_enc = 0, dev_dec = 0, e2e_enc = 0, e2e_dec = 0, cl_enc = 0, cl_dec = 0;
 };
 
-void charls_run(const std::vector<Frame> &fr, int repeats, Result &r)
+// CharLS on every core, one frame per thread; its codestreams are left in *streams when asked.
+void charls_run(const std::vector<Frame> &fr, int repeats, Result &r,
+                std::vector<std::vector<uint8_t>> *streams = nullptr)
 {
     const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
     std::vector<std::vector<uint8_t>> enc(fr.size());
@@ -195,6 +199,87 @@ void charls_run(const std::vector<Frame> &fr, int repeats, Result &r)
     r.cl_dec = median_ms(repeats, [&]() { pool(decode_one); });
     for (const auto &e : enc)
         r.charls_coded += double(e.size());
+    if (streams)
+        *streams = std::move(enc);
+}
+
+// The GPU JPEG-LS encoder (issue: JPEG-LS fallback) against CharLS on every core: device-resident
+// and end-to-end encode, and every GPU codestream compared byte for byte with CharLS's.
+Result run_jpegls(const std::string &name, const std::vector<Frame> &fr, int repeats)
+{
+    Result r;
+    r.name = name;
+    r.frames = fr.size();
+    for (const Frame &f : fr) {
+        r.pixels += double(f.d.width) * f.d.height * f.d.components;
+        r.raw_bytes += double(f.px.size());
+    }
+    pcwt_encoder *enc = pcwt_encoder_create();
+    pcwt_encode_params p;
+    pcwt_encode_params_default(&p);
+    p.codec = PCWT_CODEC_JPEGLS;
+    p.backend = PCWT_BACKEND_GPU;
+    if (pcwt_encoder_set_params(enc, &p) != PCWT_OK)
+        die("no GPU backend");
+    std::vector<Pinned> in, out;
+    std::vector<pcwt_frame_job> jobs(fr.size());
+    for (size_t i = 0; i < fr.size(); i++) {
+        in.emplace_back(fr[i].px.size());
+        std::memcpy(in[i].p, fr[i].px.data(), fr[i].px.size());
+        out.emplace_back(pcwt_encode_bound(&fr[i].d));
+        jobs[i] = {fr[i].d, in[i].p, in[i].n, out[i].p, out[i].n, 0, PCWT_OK};
+    }
+    r.e2e_enc = median_ms(repeats, [&]() {
+        if (pcwt_encode_batch(enc, jobs.data(), jobs.size()) != PCWT_OK)
+            die(std::string("GPU JPEG-LS encode: ") + pcwt_encoder_last_error(enc));
+    });
+    for (const pcwt_frame_job &j : jobs)
+        r.coded += double(j.written);
+    pcwt_gpu *g = nullptr;
+    char err[256];
+    if (pcwt_gpu_create(&g, 0, err, sizeof err) != PCWT_OK)
+        die(err);
+    if (pcwt_gpu_bench_encode(g, &p, jobs.data(), jobs.size(), repeats, &r.dev_enc, err, sizeof err) != PCWT_OK)
+        die(err);
+    pcwt_gpu_destroy(g);
+    pcwt_encoder_destroy(enc);
+    std::vector<std::vector<uint8_t>> ref;
+    charls_run(fr, repeats, r, &ref);
+    for (size_t i = 0; i < fr.size(); i++)
+        if (jobs[i].written != ref[i].size() || std::memcmp(out[i].p, ref[i].data(), ref[i].size()) != 0)
+            die("GPU JPEG-LS codestream differs from CharLS's in " + name + " frame " + std::to_string(i));
+    return r;
+}
+
+void print_jpegls(const Result &r)
+{
+    auto gps = [&](double ms) { return r.pixels / (ms * 1e6); };
+    std::printf("| %s | %zu | %.0f MB | %.3f | %.2f | %.2f | %.3f | %.1fx | %.1fx | identical |\n",
+                r.name.c_str(), r.frames, r.raw_bytes / 1e6, r.raw_bytes / r.coded, gps(r.dev_enc),
+                gps(r.e2e_enc), gps(r.cl_enc), r.cl_enc / r.dev_enc, r.cl_enc / r.e2e_enc);
+    std::printf("  ms: device enc %.3f | end-to-end enc %.3f | CharLS enc %.3f\n", r.dev_enc, r.e2e_enc,
+                r.cl_enc);
+}
+
+// Frames JPEG-LS can carry (no bits above BitsStored other than sign extension).
+std::vector<Frame> jpegls_codable(const std::vector<Frame> &fr)
+{
+    pcwt_encoder *e = pcwt_encoder_create();
+    pcwt_encode_params p;
+    pcwt_encode_params_default(&p);
+    p.codec = PCWT_CODEC_JPEGLS;
+    p.backend = PCWT_BACKEND_CPU;
+    if (pcwt_encoder_set_params(e, &p) != PCWT_OK)
+        die("CPU JPEG-LS encoder");
+    std::vector<Frame> ok;
+    for (const Frame &f : fr) {
+        std::vector<uint8_t> o(pcwt_encode_bound(&f.d));
+        size_t n = 0;
+        if (pcwt_encode(e, &f.d, f.px.data(), f.px.size(), o.data(), o.size(), &n) == PCWT_OK)
+            ok.push_back(f);
+    }
+    pcwt_encoder_destroy(e);
+    return ok;
 }
 
 Result run(const std::string &name, const std::vector<Frame> &fr, int repeats)
@@ -242,7 +327,7 @@ Result run(const std::string &name, const std::vector<Frame> &fr, int repeats)
     // Device-resident: inputs already on the device, only the device work timed (CUDA events).
     pcwt_gpu *g = nullptr;
     char err[256];
-    if (pcwt_gpu_create(&g, err, sizeof err) != PCWT_OK)
+    if (pcwt_gpu_create(&g, 0, err, sizeof err) != PCWT_OK)
         die(err);
     if (pcwt_gpu_bench_encode(g, &p, jobs.data(), jobs.size(), repeats, &r.dev_enc, err, sizeof err) != PCWT_OK)
         die(err);
@@ -272,17 +357,21 @@ void print(const Result &r)
 int main(int argc, char **argv)
 {
     if (argc < 2)
-        die("usage: pcwt_bench_gpu CORPUS_DIR [--ct-bytes N] [--rad-frames N] [--repeats N]");
+        die("usage: pcwt_bench_gpu CORPUS_DIR [--ct-bytes N] [--rad-frames N] [--repeats N] [--codec pcwt|jpegls]");
     double ct_bytes = double(1u << 30);
     int rad_frames = 48, repeats = 5;
+    std::string codec = "pcwt";
     for (int i = 2; i + 1 < argc; i += 2) {
         const std::string o = argv[i];
         if (o == "--ct-bytes") ct_bytes = std::atof(argv[i + 1]);
         else if (o == "--rad-frames") rad_frames = std::atoi(argv[i + 1]);
         else if (o == "--repeats") repeats = std::atoi(argv[i + 1]);
+        else if (o == "--codec") codec = argv[i + 1];
         else die("unknown option " + o);
     }
-    const std::vector<Frame> corpus = load_corpus(argv[1]);
+    const std::vector<Frame> all = load_corpus(argv[1]);
+    // JPEG-LS cannot carry bits above BitsStored: its batches use the frames it can code
+    const std::vector<Frame> corpus = codec == "jpegls" ? jpegls_codable(all) : all;
     std::vector<Frame> ct, rad_src, one;
     for (const Frame &f : corpus)
         if (f.d.width == 512 && f.d.height == 512 && f.d.bits_allocated == 16 && f.d.components == 1)
@@ -314,6 +403,16 @@ int main(int argc, char **argv)
         cudaFree(d);
         std::printf("PCIe (pinned, 1 GiB): host to device %.1f GB/s, device to host %.1f GB/s\n", n / (up * 1e6),
                     n / (down * 1e6));
+    }
+    if (codec == "jpegls") {
+        std::printf("JPEG-LS: GPU round encoder vs CharLS 2.4.1 (one frame per thread on %u threads)\n",
+                    std::max(1u, std::thread::hardware_concurrency()));
+        std::printf("| batch | frames | raw | ratio | GPU device enc Gpx/s | GPU e2e enc Gpx/s | CharLS enc Gpx/s | "
+                    "device vs CharLS | e2e vs CharLS | bytes vs CharLS |\n|---|---|---|---|---|---|---|---|---|---|\n");
+        print_jpegls(run_jpegls("(c) one 512x512 CT slice", one, std::max(repeats, 20)));
+        print_jpegls(run_jpegls("(b) 2000x2500 12-bit radiographs", rad, repeats));
+        print_jpegls(run_jpegls("(a) 512x512 16-bit CT slices", ct, repeats));
+        return 0;
     }
     std::printf("| batch | frames | raw | PCWT ratio | CharLS ratio | GPU device enc Gpx/s | GPU device dec Gpx/s | "
                 "GPU e2e enc Gpx/s | GPU e2e dec Gpx/s | CharLS enc Gpx/s | CharLS dec Gpx/s | e2e enc vs CharLS | e2e dec vs CharLS |\n");

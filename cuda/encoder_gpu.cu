@@ -233,6 +233,7 @@ extern "C" pcwt_status pcwt_gpu_encode_batch(pcwt_gpu *g, const pcwt_encode_para
                                              size_t err_size)
 {
     try {
+        CUDA_CHECK(cudaSetDevice(g->device)); // the context's device, on any thread
         for (size_t i = 0; i < count; i++) {
             jobs[i].written = 0;
             jobs[i].status = PCWT_OK;
@@ -271,7 +272,10 @@ extern "C" pcwt_status pcwt_gpu_bench_encode(pcwt_gpu *g, const pcwt_encode_para
                                              pcwt_frame_job *jobs, size_t count, int repeats,
                                              double *ms, char *err, size_t err_size)
 {
+    if (p->codec == PCWT_CODEC_JPEGLS)
+        return pcwt_gpu_jpegls_bench_encode(g, p, jobs, count, repeats, ms, err, err_size);
     try {
+        CUDA_CHECK(cudaSetDevice(g->device)); // the context's device, on any thread
         Slot &sl = g->slot[0];
         sl.idx.resize(count);
         for (size_t i = 0; i < count; i++)

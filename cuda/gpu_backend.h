@@ -19,12 +19,16 @@ typedef struct pcwt_gpu pcwt_gpu;
 
 /* 1 when a CUDA device is usable by this process. */
 int pcwt_gpu_available(void);
+/* The number of CUDA devices (0 when none or no driver). */
+int pcwt_gpu_device_count(void);
 
 /* Page-locked host memory (NULL when no device); free returns 1 if ptr was such memory. */
 void *pcwt_gpu_host_alloc(size_t size);
 int pcwt_gpu_host_free(void *ptr);
 
-pcwt_status pcwt_gpu_create(pcwt_gpu **out, char *err, size_t err_size);
+/* A context on CUDA device `device` (cudaSetDevice at creation and at the start of every entry
+ * point, so that handles on several devices can be used from several threads). */
+pcwt_status pcwt_gpu_create(pcwt_gpu **out, int device, char *err, size_t err_size);
 void pcwt_gpu_destroy(pcwt_gpu *g);
 
 /* Encodes a batch of frames from host memory into the jobs' host buffers (end to end). Frames
@@ -33,14 +37,26 @@ void pcwt_gpu_destroy(pcwt_gpu *g);
 pcwt_status pcwt_gpu_encode_batch(pcwt_gpu *g, const pcwt_encode_params *p, pcwt_frame_job *jobs,
                                   size_t count, char *err, size_t err_size);
 
+/* Encodes a batch of frames as JPEG-LS (p->codec PCWT_CODEC_JPEGLS) on the device, byte-identical
+ * to the CPU encoder. Takes grey frames and 3-component frames with interleave none (one scan per
+ * component), with or without restart intervals; the caller codes the other frames on the CPU. A
+ * frame the device has no memory for returns PCWT_ERR_OUT_OF_MEMORY in its job. */
+pcwt_status pcwt_gpu_jpegls_encode_batch(pcwt_gpu *g, const pcwt_encode_params *p,
+                                         pcwt_frame_job *jobs, size_t count, char *err,
+                                         size_t err_size);
+pcwt_status pcwt_gpu_jpegls_bench_encode(pcwt_gpu *g, const pcwt_encode_params *p,
+                                         pcwt_frame_job *jobs, size_t count, int repeats,
+                                         double *ms, char *err, size_t err_size);
+
 /* Decodes count codestreams into the callers' buffers. */
 
 pcwt_status pcwt_gpu_decode_batch(pcwt_gpu *g, uint64_t max_samples, pcwt_decode_job *jobs,
                                   size_t count, char *err, size_t err_size);
 
 /* Device-resident benchmark entry points: the samples (encode) or codestreams (decode) are
- * uploaded once by *_prepare, then *_run repeats only the device work, timed with CUDA events.
- * Returns the median milliseconds of `repeats` runs in *ms. */
+ * uploaded once, then only the device work is repeated, timed with CUDA events. Returns the median
+ * milliseconds of `repeats` runs in *ms. pcwt_gpu_bench_encode runs the JPEG-LS encoder when
+ * p->codec is PCWT_CODEC_JPEGLS (and then leaves the last run's codestreams in the jobs). */
 pcwt_status pcwt_gpu_bench_encode(pcwt_gpu *g, const pcwt_encode_params *p, pcwt_frame_job *jobs,
                                   size_t count, int repeats, double *ms, char *err, size_t err_size);
 pcwt_status pcwt_gpu_bench_decode(pcwt_gpu *g, pcwt_decode_job *jobs, size_t count,

@@ -18,10 +18,12 @@ void Slot::release()
 
 pcwt_gpu::~pcwt_gpu()
 {
+    cudaSetDevice(device); // the buffers and streams belong to the context's device
     if (stream)
         cudaDeviceSynchronize(); // nothing of ours may still run when the buffers go
     for (Slot &s : slot)
         s.release();
+    jls_gpu_free(jls);
     i32.release();
     i8.release();
     for (cudaEvent_t e : marks)
@@ -35,8 +37,17 @@ pcwt_gpu::~pcwt_gpu()
 
 extern "C" int pcwt_gpu_available(void)
 {
+    return pcwt_gpu_device_count() > 0;
+}
+
+extern "C" int pcwt_gpu_device_count(void)
+{
     int n = 0;
-    return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return n;
 }
 
 extern "C" void *pcwt_gpu_host_alloc(size_t size)
@@ -68,7 +79,7 @@ bool gpu_is_pinned(const void *ptr)
     return a.type == cudaMemoryTypeHost;
 }
 
-extern "C" pcwt_status pcwt_gpu_create(pcwt_gpu **out, char *err, size_t err_size)
+extern "C" pcwt_status pcwt_gpu_create(pcwt_gpu **out, int device, char *err, size_t err_size)
 {
     *out = nullptr;
     pcwt_gpu *g = new (std::nothrow) pcwt_gpu;
@@ -80,7 +91,15 @@ extern "C" pcwt_status pcwt_gpu_create(pcwt_gpu **out, char *err, size_t err_siz
             std::snprintf(err, err_size, "no CUDA device available");
             return PCWT_ERR_BACKEND_UNAVAILABLE;
         }
-        CUDA_CHECK(cudaGetDevice(&g->device));
+        const int devices = pcwt_gpu_device_count();
+        if (device < 0 || device >= devices) {
+            delete g;
+            std::snprintf(err, err_size, "CUDA device %d requested but %d device(s) are present", device,
+                          devices);
+            return PCWT_ERR_BACKEND_UNAVAILABLE;
+        }
+        g->device = device;
+        CUDA_CHECK(cudaSetDevice(device));
         CUDA_CHECK(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking));
         CUDA_CHECK(cudaStreamCreateWithFlags(&g->copy_in, cudaStreamNonBlocking));
         CUDA_CHECK(cudaStreamCreateWithFlags(&g->copy_out, cudaStreamNonBlocking));
@@ -229,6 +248,7 @@ size_t gpu_memory_budget(pcwt_gpu *g)
     size_t held = g->i32.cap + g->i8.cap;
     for (const Slot &s : g->slot)
         held += s.samples.cap + s.stream_buf.cap + s.groups.cap + s.group_size.cap;
+    held += jls_gpu_held(g->jls);
     const size_t budget = (free_b + held) / 10 * 8;
     return g->memory_budget && g->memory_budget < budget ? g->memory_budget : budget;
 }

@@ -60,6 +60,10 @@ struct Slot {
     void release();
 };
 
+struct JlsGpu; // the JPEG-LS encoder's buffers (jpegls_encoder_gpu.cu), made on first use
+void jls_gpu_free(JlsGpu *j);
+size_t jls_gpu_held(const JlsGpu *j); // device bytes it holds
+
 struct pcwt_gpu {
     int device = 0;
     cudaStream_t stream = nullptr;   // compute
@@ -70,6 +74,7 @@ struct pcwt_gpu {
     size_t memory_budget = 0; // PCWT_GPU_MEMORY_BUDGET (bytes), 0: what the device has free
     DevBuf i32, i8; // coefficient and MQD arenas, shared by the slots (compute is serial)
     Slot slot[2];
+    JlsGpu *jls = nullptr;
     // Per-stage timing (PCWT_GPU_PROFILE=1): events recorded between stages, printed to stderr.
     bool profile = false;
     std::vector<cudaEvent_t> marks;

@@ -19,6 +19,7 @@ struct pcwt_encoder {
 #ifdef PCWT_HAVE_CUDA
     pcwt_gpu *gpu; /* created on first use */
 #endif
+    int device; /* pcwt_encoder_set_device */
     char err[256];
 };
 
@@ -59,6 +60,24 @@ void pcwt_encoder_destroy(pcwt_encoder *e)
 }
 
 const char *pcwt_encoder_last_error(const pcwt_encoder *e) { return e ? e->err : ""; }
+
+pcwt_status pcwt_encoder_set_device(pcwt_encoder *e, int device)
+{
+    if (!e)
+        return PCWT_ERR_INVALID_ARGUMENT;
+    e->err[0] = 0;
+    const pcwt_status st = pcwt_device_check(device, e->err, sizeof e->err);
+    if (st != PCWT_OK)
+        return st;
+#ifdef PCWT_HAVE_CUDA
+    if (e->gpu && device != e->device) {
+        pcwt_gpu_destroy(e->gpu);
+        e->gpu = NULL;
+    }
+#endif
+    e->device = device;
+    return PCWT_OK;
+}
 
 pcwt_status pcwt_encoder_set_params(pcwt_encoder *e, const pcwt_encode_params *p)
 {
@@ -248,12 +267,22 @@ pcwt_backend pcwt_encoder_backend(const pcwt_encoder *e)
 }
 
 #ifdef PCWT_HAVE_CUDA
+/* Frames the device encoders take: all for PCWT; for JPEG-LS grey frames and colour with
+ * interleave none, at least 2 bits (the CPU encoder gives the errors for the rest). */
+static int gpu_takes(const pcwt_encode_params *p, const pcwt_image_desc *d)
+{
+    if (p->codec != PCWT_CODEC_JPEGLS)
+        return 1;
+    return d->bits_stored >= 2 && p->jpegls_interleave <= 2 &&
+           (d->components == 1 || p->jpegls_interleave == 0);
+}
+
 /* The GPU path: jobs are validated here, the device codes the valid ones together, and frames
  * the device has no memory for are coded on the CPU. */
 static pcwt_status encode_batch_gpu(pcwt_encoder *e, pcwt_frame_job *jobs, size_t count)
 {
     if (!e->gpu) {
-        const pcwt_status st = pcwt_gpu_create(&e->gpu, e->err, sizeof e->err);
+        const pcwt_status st = pcwt_gpu_create(&e->gpu, e->device, e->err, sizeof e->err);
         if (st != PCWT_OK)
             return st;
     }
@@ -265,7 +294,7 @@ static pcwt_status encode_batch_gpu(pcwt_encoder *e, pcwt_frame_job *jobs, size_
         pcwt_set_error(e->err, sizeof e->err, "out of memory");
         return PCWT_ERR_OUT_OF_MEMORY;
     }
-    size_t n = 0;
+    size_t n = 0, cpu_only = 0;
     for (size_t i = 0; i < count; i++) {
         pcwt_frame_job *j = &jobs[i];
         j->written = 0;
@@ -279,13 +308,22 @@ static pcwt_status encode_batch_gpu(pcwt_encoder *e, pcwt_frame_job *jobs, size_
                            i, j->samples_size, pcwt_image_size(&j->desc));
             j->status = PCWT_ERR_INVALID_ARGUMENT;
         }
+        if (j->status == PCWT_OK && !gpu_takes(&e->params, &j->desc)) {
+            j->status = encode_frame(e, &j->desc, j->samples, j->samples_size, j->dst,
+                                     j->dst_capacity, &j->written);
+            cpu_only++;
+            continue;
+        }
         if (j->status == PCWT_OK) {
             valid[n] = *j;
             where[n++] = i;
         }
     }
     char gerr[256] = "";
-    const pcwt_status gst = pcwt_gpu_encode_batch(e->gpu, &e->params, valid, n, gerr, sizeof gerr);
+    const pcwt_status gst =
+        e->params.codec == PCWT_CODEC_JPEGLS
+            ? pcwt_gpu_jpegls_encode_batch(e->gpu, &e->params, valid, n, gerr, sizeof gerr)
+            : pcwt_gpu_encode_batch(e->gpu, &e->params, valid, n, gerr, sizeof gerr);
     size_t on_cpu = 0;
     for (size_t k = 0; k < n; k++) {
         pcwt_frame_job *j = &jobs[where[k]];
@@ -303,7 +341,8 @@ static pcwt_status encode_batch_gpu(pcwt_encoder *e, pcwt_frame_job *jobs, size_
         j->status = valid[k].status;
         j->written = valid[k].written;
         if (j->status != PCWT_OK)
-            pcwt_set_error(e->err, sizeof e->err, "frame %zu: %s", where[k], pcwt_status_string(j->status));
+            pcwt_set_error(e->err, sizeof e->err, "frame %zu: %s", where[k],
+                           gerr[0] ? gerr : pcwt_status_string(j->status));
     }
     free(valid);
     free(where);
@@ -316,6 +355,11 @@ static pcwt_status encode_batch_gpu(pcwt_encoder *e, pcwt_frame_job *jobs, size_
         pcwt_set_error(e->err, sizeof e->err,
                        "notice: %zu frame(s) did not fit in GPU memory and were encoded on the CPU",
                        on_cpu);
+    else if (first == PCWT_OK && cpu_only)
+        pcwt_set_error(e->err, sizeof e->err,
+                       "notice: %zu frame(s) were encoded on the CPU (the GPU JPEG-LS encoder codes "
+                       "grey frames and colour with interleave none)",
+                       cpu_only);
     return first;
 }
 #endif
@@ -323,7 +367,7 @@ static pcwt_status encode_batch_gpu(pcwt_encoder *e, pcwt_frame_job *jobs, size_
 #ifdef PCWT_HAVE_CUDA
 static int use_gpu(const pcwt_encoder *e)
 {
-    return e->backend == PCWT_BACKEND_GPU && e->params.codec == PCWT_CODEC_PCWT;
+    return e->backend == PCWT_BACKEND_GPU;
 }
 #endif
 

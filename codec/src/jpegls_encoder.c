@@ -1,6 +1,5 @@
 /* jpegls_encoder.c - JPEG-LS lossless encoder (ITU-T T.87): checks the request, then writes the
- * frame: SOI, SOF55, an LSE preset-parameters segment for P > 12 (CharLS 2.4.1 writes one by
- * default then, with the default values), DRI when a restart interval is asked for, one scan per
+ * frame: the frame header (jls_write_frame_header: SOI, SOF55, LSE for P > 12, DRI), one scan per
  * component (interleave none) or a single scan of all components (line or sample), and EOI.
  * For default parameters the output is byte-identical to CharLS 2.4.1's encoder.
  *
@@ -90,12 +89,8 @@ pcwt_status pcwt_jpegls_encode_frame(const pcwt_encode_params *params, const pcw
     jls_source_init(&src, d, samples);
     uint8_t *out = (uint8_t *)dst;
     size_t pos = 0;
-    int ok = jls_write_marker(out, cap, &pos, JLS_MARKER_SOI) &&
-             jls_write_sof(out, cap, &pos, d->bits_stored, d->width, d->height, d->components);
-    if (ok && p.bits > 12)
-        ok = jls_write_lse_preset(out, cap, &pos, &p);
-    if (ok && restart)
-        ok = jls_write_dri(out, cap, &pos, restart);
+    int ok = jls_write_frame_header(out, cap, &pos, d->bits_stored, d->width, d->height,
+                                    d->components, restart);
     const uint32_t scans = interleave == 0 ? d->components : 1u;
     for (uint32_t s = 0; ok && s < scans; s++) {
         jls_scan_job job;

@@ -80,3 +80,20 @@ int jls_write_sos(uint8_t *dst, size_t cap, size_t *pos, uint32_t first_id, uint
     put8(dst, pos, 0);          /* point transform */
     return 1;
 }
+
+int jls_write_frame_header(uint8_t *dst, size_t cap, size_t *pos, uint32_t bits, uint32_t width,
+                           uint32_t height, uint32_t components, uint32_t restart)
+{
+    if (!jls_write_marker(dst, cap, pos, JLS_MARKER_SOI) ||
+        !jls_write_sof(dst, cap, pos, bits, width, height, components))
+        return 0;
+    if (bits > 12) {
+        jls_params p;
+        p.maxval = (int32_t)((1u << bits) - 1u);
+        p.reset = JLS_DEFAULT_RESET;
+        jls_default_thresholds(p.maxval, &p.t1, &p.t2, &p.t3);
+        if (!jls_write_lse_preset(dst, cap, pos, &p))
+            return 0;
+    }
+    return !restart || jls_write_dri(dst, cap, pos, restart);
+}

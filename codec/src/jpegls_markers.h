@@ -45,4 +45,10 @@ int jls_write_dri(uint8_t *dst, size_t cap, size_t *pos, uint32_t interval);
 int jls_write_sos(uint8_t *dst, size_t cap, size_t *pos, uint32_t first_id, uint32_t count,
                   uint32_t interleave);
 
+/* Everything before the first SOS: SOI, SOF55, an LSE preset-parameters segment for P > 12 (CharLS
+ * 2.4.1 writes one by default then, with the default values) and DRI when restart is not 0. Shared
+ * by the CPU and GPU encoders so that their headers cannot differ. */
+int jls_write_frame_header(uint8_t *dst, size_t cap, size_t *pos, uint32_t bits, uint32_t width,
+                           uint32_t height, uint32_t components, uint32_t restart);
+
 #endif /* PCWT_JPEGLS_MARKERS_H */

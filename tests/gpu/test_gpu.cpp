@@ -4,6 +4,7 @@
 // skip and say why.
 #include <gtest/gtest.h>
 
+#include "gpu_test_util.h"
 #include "pcwt.h"
 
 #include <cstdint>
@@ -16,36 +17,6 @@
 #include <vector>
 
 namespace {
-
-struct Rng {
-    uint64_t s;
-    explicit Rng(uint64_t seed) : s(seed * 0x9E3779B97F4A7C15ull + 7) {}
-    uint32_t next()
-    {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        return uint32_t(s >> 16);
-    }
-};
-
-std::string skip_reason()
-{
-    if (!pcwt_has_cuda())
-        return "this build has no CUDA backend (configure with nvcc present)";
-    pcwt_decoder *d = pcwt_decoder_create();
-    const pcwt_status st = pcwt_decoder_set_backend(d, PCWT_BACKEND_GPU);
-    std::string why = st == PCWT_OK ? "" : std::string("no usable CUDA device: ") + pcwt_decoder_last_error(d);
-    pcwt_decoder_destroy(d);
-    return why;
-}
-
-#define SKIP_WITHOUT_GPU()                                                                         \
-    do {                                                                                           \
-        const std::string why_ = skip_reason();                                                    \
-        if (!why_.empty())                                                                         \
-            GTEST_SKIP() << "GPU test skipped: " << why_;                                          \
-    } while (0)
 
 struct Codec {
     pcwt_encoder *cpu = pcwt_encoder_create(), *gpu = pcwt_encoder_create();
@@ -241,19 +212,10 @@ TEST(Gpu, CorpusMatchesCpu)
     const char *dir = std::getenv("PCWT_GPU_CORPUS");
     if (!dir)
         GTEST_SKIP() << "GPU corpus test skipped: set PCWT_GPU_CORPUS to a folder made by tests/gpu/pack_corpus.sh";
-    DIR *dd = opendir(dir);
-    ASSERT_NE(dd, nullptr) << "cannot open " << dir;
-    std::vector<std::string> files;
-    while (dirent *e = readdir(dd)) {
-        const std::string n = e->d_name;
-        if (n.size() > 5 && n.substr(n.size() - 5) == ".pcwt")
-            files.push_back(std::string(dir) + "/" + n);
-    }
-    closedir(dd);
+    const std::vector<std::string> files = gpu_corpus_files(dir);
     ASSERT_GT(files.size(), 10u) << "too few corpus codestreams in " << dir;
     for (const std::string &f : files) {
-        std::ifstream in(f, std::ios::binary);
-        const std::vector<uint8_t> cs((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        const std::vector<uint8_t> cs = read_file(f);
         pcwt_header_info h;
         ASSERT_EQ(pcwt_read_header(cs.data(), cs.size(), &h), PCWT_OK) << f;
         Codec c(h.levels, h.group_rows, h.group_cols, 1);

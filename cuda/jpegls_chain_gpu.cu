@@ -1,0 +1,235 @@
+// jpegls_chain_gpu.cu - stages 2 and 3 of the GPU JPEG-LS encoder (see jpegls_gpu.h).
+// Stage 2: RUNindex is one sequence over all runs of a segment, so one thread per segment walks
+// them (a few thousand per 512x512 slice) and writes each run-length codeword and the J[RUNindex]
+// that the following interruption sample's code limit needs.
+// Stage 3 is the round encoder of seed 003 without rounds: a stable sort by (segment, context)
+// turns each context's samples into a contiguous chain in raster order, and one thread per chain
+// replays exactly the sequential updates of T.87 A.6 / A.7 (same order, same inputs), so every
+// codeword equals the sequential encoder's.
+#include "gpu_check.h"
+#include "jpegls_gpu.h"
+
+#include <cub/cub.cuh>
+
+namespace {
+
+__constant__ uint8_t c_run_j[32] = {0, 0, 0, 0, 1, 1, 1,  1,  2,  2,  2,  2,  3,  3,  3,  3,
+                                    4, 4, 5, 5, 6, 6, 7, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+
+__global__ void k_runs(JlsDev d)
+{
+    const uint32_t s = blockIdx.x * blockDim.x + threadIdx.x;
+    if (s >= d.seg_count)
+        return;
+    const JlsSeg &sg = d.segs[s];
+    uint32_t ri = 0;
+    for (uint32_t r = sg.run_first; r < sg.run_end; r++) {
+        const uint32_t v = d.run_len[r];
+        uint32_t len = v & 0x7FFFFFFFu, ones = 0;
+        while (len >= (1u << c_run_j[ri])) {
+            ones++;
+            len -= 1u << c_run_j[ri];
+            if (ri < 31)
+                ri++;
+        }
+        if (v >> 31) { // end of line: a single 1 for a partial last segment
+            d.run_code[r] = jls_code_pack(1, ones, len ? 1u : 0u, len ? 1u : 0u);
+        } else { // a 0, then the remainder in J[RUNindex] bits
+            d.run_code[r] = jls_code_pack(1, ones, c_run_j[ri] + 1u, len);
+            d.run_j[r] = c_run_j[ri];
+            if (ri > 0)
+                ri--;
+        }
+    }
+}
+
+__global__ void k_iota(uint32_t *v, uint32_t n)
+{
+    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        v[i] = i;
+}
+
+// The least k with n * 2^k >= a (A.5.1), from the bit lengths and one correction.
+__device__ inline uint32_t golomb_k(int32_t n, int32_t a)
+{
+    int32_t k = (31 - __clz(a)) - (31 - __clz(n));
+    if (k < 0)
+        k = 0;
+    if ((n << k) < a)
+        k++;
+    return (uint32_t)k;
+}
+
+// LG(k, glimit) of m (A.5.3) as a packed codeword.
+__device__ inline uint32_t golomb_code(uint32_t m, uint32_t k, uint32_t glimit, uint32_t qbpp)
+{
+    const uint32_t high = m >> k, max_high = glimit - qbpp - 1u;
+    if (high < max_high)
+        return jls_code_pack(0, high, k + 1u, (1u << k) | (m & ((1u << k) - 1u)));
+    return jls_code_pack(0, max_high, qbpp + 1u, (1u << qbpp) | ((m - 1u) & ((1u << qbpp) - 1u)));
+}
+
+__device__ inline int32_t mod_range(int32_t e, int32_t range)
+{
+    const int32_t half = range >> 1;
+    return ((e + half) & (range - 1)) - half;
+}
+
+constexpr int32_t kReset = 64, kMinC = -128, kMaxC = 127;
+
+__device__ void regular_chain(const JlsDev &d, const JlsParams &p, const uint32_t *idx, uint32_t n)
+{
+    int32_t A = p.a_init, B = 0, C = 0, N = 1;
+    uint32_t next = n ? idx[0] : 0;
+    uint64_t rec = n ? d.ctx_rec[next] : 0;
+    for (uint32_t j = 0; j < n; j++) {
+        const uint32_t i = next;
+        const uint64_t cur = rec;
+        if (j + 1 < n) { // prefetch the next sample of the chain
+            next = idx[j + 1];
+            rec = d.ctx_rec[next];
+        }
+        const int32_t x = (int32_t)(cur & 0xFFFFu), px = (int32_t)((cur >> 16) & 0xFFFFu);
+        const bool neg = (cur >> 32) & 1u;
+        const uint32_t k = golomb_k(N, A);
+        int32_t pred = neg ? px - C : px + C;
+        pred = pred < 0 ? 0 : (pred > p.maxval ? p.maxval : pred);
+        const int32_t e = mod_range(neg ? pred - x : x - pred, p.range);
+        const int32_t em = (k == 0 && 2 * B + N - 1 < 0) ? -e - 1 : e;
+        const uint32_t m = em >= 0 ? 2u * (uint32_t)em : 2u * (uint32_t)(-em) - 1u;
+        d.ctx_code[i] = golomb_code(m, k, (uint32_t)p.limit, (uint32_t)p.qbpp);
+        A += e >= 0 ? e : -e;
+        B += e;
+        if (N == kReset) {
+            A >>= 1;
+            B = B >= 0 ? B >> 1 : -((1 - B) >> 1);
+            N >>= 1;
+        }
+        N++;
+        if (B + N <= 0) {
+            B += N;
+            if (B <= -N)
+                B = 1 - N;
+            if (C > kMinC)
+                C--;
+        } else if (B > 0) {
+            B -= N;
+            if (B > 0)
+                B = 0;
+            if (C < kMaxC)
+                C++;
+        }
+    }
+}
+
+__device__ void interruption_chain(const JlsDev &d, const JlsParams &p, int32_t ritype,
+                                   const uint32_t *idx, uint32_t n)
+{
+    int32_t A = p.a_init, N = 1, Nn = 0;
+    for (uint32_t j = 0; j < n; j++) {
+        const uint32_t i = idx[j];
+        const uint64_t cur = d.ctx_rec[i];
+        const int32_t x = (int32_t)(cur & 0xFFFFu), px = (int32_t)((cur >> 16) & 0xFFFFu);
+        const bool neg = (cur >> 32) & 1u;
+        const uint32_t glimit = (uint32_t)p.limit - d.run_j[cur >> 33] - 1u;
+        const int32_t e = mod_range(neg ? px - x : x - px, p.range);
+        const uint32_t k = golomb_k(N, A + (ritype ? N >> 1 : 0));
+        int32_t map;
+        if (e < 0)
+            map = (k != 0 || 2 * Nn >= N) ? 1 : 0;
+        else
+            map = (k == 0 && e > 0 && 2 * Nn < N) ? 1 : 0;
+        const int32_t em = 2 * (e < 0 ? -e : e) - ritype - map;
+        d.ctx_code[i] = golomb_code((uint32_t)em, k, glimit, (uint32_t)p.qbpp);
+        if (e < 0)
+            Nn++;
+        A += (em + 1 - ritype) >> 1;
+        if (N == kReset) {
+            A >>= 1;
+            N >>= 1;
+            Nn >>= 1;
+        }
+        N++;
+    }
+}
+
+__global__ void k_chains(JlsDev d, const uint32_t *chain_key, const uint32_t *chain_len,
+                         const uint32_t *chain_off, const uint32_t *chain_count)
+{
+    const uint32_t c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= *chain_count)
+        return;
+    const uint32_t key = chain_key[c];
+    const uint32_t slot = key % kJlsContexts;
+    const JlsParams p = jls_gpu_params(d.segs[key / kJlsContexts].bits);
+    const uint32_t *idx = d.order + chain_off[c];
+    if (slot < kJlsRunCtx)
+        regular_chain(d, p, idx, chain_len[c]);
+    else
+        interruption_chain(d, p, (int32_t)(slot - kJlsRunCtx), idx, chain_len[c]);
+}
+
+uint32_t key_bits(uint32_t seg_count)
+{
+    const uint64_t keys = (uint64_t)seg_count * kJlsContexts;
+    uint32_t b = 1;
+    while ((uint64_t(1) << b) < keys)
+        b++;
+    return b;
+}
+
+size_t sort_scratch(uint32_t n, uint32_t seg_count)
+{
+    size_t a = 0, b = 0, c = 0;
+    cub::DoubleBuffer<uint32_t> k(nullptr, nullptr), v(nullptr, nullptr);
+    CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, a, k, v, n, 0, key_bits(seg_count)));
+    CUDA_CHECK(cub::DeviceRunLengthEncode::Encode(nullptr, b, (uint32_t *)nullptr,
+                                                  (uint32_t *)nullptr, (uint32_t *)nullptr,
+                                                  (uint32_t *)nullptr, n));
+    CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, c, (uint32_t *)nullptr, (uint32_t *)nullptr,
+                                             seg_count * kJlsContexts));
+    return std::max(a, std::max(b, c));
+}
+
+} // namespace
+
+void jls_gpu_runs(const JlsDev &d, cudaStream_t s)
+{
+    k_runs<<<(d.seg_count + 63) / 64, 64, 0, s>>>(d);
+    CUDA_CHECK_LAUNCH();
+}
+
+size_t jls_gpu_chain_scratch(uint32_t ctx_count, uint32_t seg_count)
+{
+    return sort_scratch(ctx_count ? ctx_count : 1, seg_count ? seg_count : 1);
+}
+
+void jls_gpu_chains(const JlsDev &d, uint32_t n, void *tmp, size_t tmp_size, cudaStream_t s)
+{
+    if (!n)
+        return;
+    k_iota<<<(n + 255) / 256, 256, 0, s>>>(d.order_alt, n);
+    CUDA_CHECK_LAUNCH();
+    // Stable LSD radix sort: within a (segment, context) key the samples stay in raster order.
+    cub::DoubleBuffer<uint32_t> keys(d.ctx_key, d.key_alt), vals(d.order_alt, d.order);
+    size_t bytes = tmp_size;
+    CUDA_CHECK(cub::DeviceRadixSort::SortPairs(tmp, bytes, keys, vals, n, 0,
+                                               key_bits(d.seg_count), s));
+    if (vals.Current() != d.order)
+        CUDA_CHECK(cudaMemcpyAsync(d.order, vals.Current(), sizeof(uint32_t) * n,
+                                   cudaMemcpyDeviceToDevice, s));
+    const uint32_t max_chains = d.seg_count * kJlsContexts;
+    bytes = tmp_size;
+    // entries past the number of chains stay 0, so the scan below reads defined values
+    CUDA_CHECK(cudaMemsetAsync(d.chain_len, 0, sizeof(uint32_t) * max_chains, s));
+    CUDA_CHECK(cub::DeviceRunLengthEncode::Encode(tmp, bytes, keys.Current(), d.chain_key,
+                                                  d.chain_len, d.chain_count, n, s));
+    bytes = tmp_size;
+    CUDA_CHECK(cub::DeviceScan::ExclusiveSum(tmp, bytes, d.chain_len, d.chain_off,
+                                             max_chains, s));
+    const uint32_t chains = max_chains < n ? max_chains : n;
+    k_chains<<<(chains + 127) / 128, 128, 0, s>>>(d, d.chain_key, d.chain_len, d.chain_off,
+                                                 d.chain_count);
+    CUDA_CHECK_LAUNCH();
+}

@@ -1,0 +1,399 @@
+// jpegls_encoder_gpu.cu - sequencing of the GPU JPEG-LS encoder (stages in jpegls_gpu.h) and its
+// entry points behind libpcwt's API: cuts a batch into chunks that fit the device, builds the
+// segment tables, runs the stages, and writes each frame's codestream with the CPU encoder's
+// marker writers around the scan data the device produced.
+#include "gpu_context.h"
+#include "jpegls_gpu.h"
+
+#include <cub/cub.cuh>
+
+#include <array>
+#include <cstdio>
+#include <vector>
+
+extern "C" {
+#include "jpegls_markers.h"
+}
+
+struct JlsGpu {
+    DevBuf samples, segs, line_seg, line_counts, frame_flags, ctx_key, key_alt, ctx_rec,
+        runs_before, run_len, run_attach, run_code, run_j, order, order_alt, chain_key, chain_len,
+        chain_off, chain_count, ctx_code, ctx_bits, run_bits, words, out, tmp;
+    PinnedBuf staging, h_segs, h_out, h_small;
+    std::vector<JlsSeg> segs_host;
+    std::vector<uint32_t> line_seg_host;
+    std::vector<size_t> idx; // the jobs of the chunk
+    uint32_t frames = 0;
+    uint32_t nc = 0, nr = 0; // context-coded samples and runs of the chunk
+    uint64_t out_bytes = 0;  // extent of the output arena
+    std::array<DevBuf *, 25> device_buffers()
+    {
+        return {&samples, &segs, &line_seg, &line_counts, &frame_flags, &ctx_key, &key_alt,
+                &ctx_rec, &runs_before, &run_len, &run_attach, &run_code, &run_j, &order,
+                &order_alt, &chain_key, &chain_len, &chain_off, &chain_count, &ctx_code,
+                &ctx_bits, &run_bits, &words, &out, &tmp};
+    }
+    ~JlsGpu()
+    {
+        for (DevBuf *b : device_buffers())
+            b->release();
+        for (PinnedBuf *b : {&staging, &h_segs, &h_out, &h_small})
+            b->release();
+    }
+};
+
+void jls_gpu_free(JlsGpu *j) { delete j; }
+
+size_t jls_gpu_held(const JlsGpu *j)
+{
+    size_t n = 0;
+    if (j)
+        for (const DevBuf *b : const_cast<JlsGpu *>(j)->device_buffers())
+            n += b->cap;
+    return n;
+}
+
+namespace {
+
+constexpr uint64_t kMaxChunkSamples = uint64_t(1) << 29; // keeps every index in 32 bits
+constexpr uint64_t kDeviceBytesPerSample = 72;            // worst case of the stage arrays
+
+JlsGpu &state(pcwt_gpu *g)
+{
+    if (!g->jls)
+        g->jls = new JlsGpu;
+    return *g->jls;
+}
+
+uint64_t samples_of(const pcwt_image_desc &d) { return (uint64_t)d.width * d.height * d.components; }
+
+// Segment tables and the sample upload of a chunk.
+void upload_chunk(pcwt_gpu *g, JlsGpu &J, const pcwt_encode_params *p, const pcwt_frame_job *jobs)
+{
+    J.segs_host.clear();
+    J.line_seg_host.clear();
+    std::vector<HostPiece> pieces;
+    uint64_t total = 0;
+    for (size_t k = 0; k < J.idx.size(); k++) {
+        const pcwt_frame_job &job = jobs[J.idx[k]];
+        const pcwt_image_desc &d = job.desc;
+        const uint64_t off = align_up(total);
+        pieces.push_back({job.samples, job.samples_size, off});
+        total = off + job.samples_size;
+        const uint32_t wb = d.bits_allocated / 8, comps = d.components;
+        const uint32_t step = comps > 1 && !d.planar ? comps : 1;
+        const uint32_t restart = p->jpegls_restart_interval < d.height ? p->jpegls_restart_interval : d.height;
+        const uint32_t stripe = restart ? restart : d.height;
+        for (uint32_t c = 0; c < comps; c++) {
+            const uint64_t comp_first = comps > 1 ? (d.planar ? (uint64_t)c * d.width * d.height : c) : 0;
+            for (uint32_t row0 = 0; row0 < d.height; row0 += stripe) {
+                JlsSeg s{};
+                s.first = off + wb * (comp_first + (uint64_t)row0 * d.width * step);
+                s.step = step;
+                s.row_words = d.width * step;
+                s.width = d.width;
+                s.rows = std::min(stripe, d.height - row0);
+                s.word_bytes = wb;
+                s.bits = d.bits_stored;
+                s.is_signed = d.is_signed;
+                s.alloc_bits = d.bits_allocated;
+                s.line_first = (uint32_t)J.line_seg_host.size();
+                s.frame = (uint32_t)k;
+                J.line_seg_host.insert(J.line_seg_host.end(), s.rows, (uint32_t)J.segs_host.size());
+                J.segs_host.push_back(s);
+            }
+        }
+    }
+    J.frames = (uint32_t)J.idx.size();
+    cudaStream_t s = g->stream;
+    J.samples.ensure(total ? total : 1);
+    gpu_upload_pieces(J.staging, J.samples.as<uint8_t>(), pieces, total, s);
+    J.segs.ensure(sizeof(JlsSeg) * J.segs_host.size());
+    J.line_seg.ensure(sizeof(uint32_t) * J.line_seg_host.size());
+    J.h_segs.ensure(sizeof(JlsSeg) * J.segs_host.size() + sizeof(uint32_t) * (J.line_seg_host.size() + J.frames));
+    // through pinned memory, so that the copies are truly asynchronous
+    uint8_t *h = J.h_segs.as<uint8_t>();
+    std::memcpy(h, J.segs_host.data(), sizeof(JlsSeg) * J.segs_host.size());
+    std::memcpy(h + sizeof(JlsSeg) * J.segs_host.size(), J.line_seg_host.data(),
+                sizeof(uint32_t) * J.line_seg_host.size());
+    CUDA_CHECK(cudaMemcpyAsync(J.segs.p, h, sizeof(JlsSeg) * J.segs_host.size(),
+                               cudaMemcpyHostToDevice, s));
+    CUDA_CHECK(cudaMemcpyAsync(J.line_seg.p, h + sizeof(JlsSeg) * J.segs_host.size(),
+                               sizeof(uint32_t) * J.line_seg_host.size(), cudaMemcpyHostToDevice, s));
+}
+
+JlsDev dev_view(JlsGpu &J)
+{
+    JlsDev d{};
+    d.samples = J.samples.as<uint8_t>();
+    d.segs = J.segs.as<JlsSeg>();
+    d.seg_count = (uint32_t)J.segs_host.size();
+    d.line_count = (uint32_t)J.line_seg_host.size();
+    d.line_seg = J.line_seg.as<uint32_t>();
+    d.line_counts = J.line_counts.as<uint64_t>();
+    d.frame_flags = J.frame_flags.as<uint32_t>();
+    d.ctx_key = J.ctx_key.as<uint32_t>();
+    d.ctx_rec = J.ctx_rec.as<uint64_t>();
+    d.ctx_runs_before = J.runs_before.as<uint32_t>();
+    d.run_len = J.run_len.as<uint32_t>();
+    d.run_attach = J.run_attach.as<uint32_t>();
+    d.run_code = J.run_code.as<uint32_t>();
+    d.run_j = J.run_j.as<uint8_t>();
+    d.key_alt = J.key_alt.as<uint32_t>();
+    d.order_alt = J.order_alt.as<uint32_t>();
+    d.order = J.order.as<uint32_t>();
+    d.chain_key = J.chain_key.as<uint32_t>();
+    d.chain_len = J.chain_len.as<uint32_t>();
+    d.chain_off = J.chain_off.as<uint32_t>();
+    d.chain_count = J.chain_count.as<uint32_t>();
+    d.ctx_code = J.ctx_code.as<uint32_t>();
+    d.ctx_bits = J.ctx_bits.as<uint64_t>();
+    d.run_bits = J.run_bits.as<uint64_t>();
+    d.words = J.words.as<uint32_t>();
+    d.out = J.out.as<uint8_t>();
+    return d;
+}
+
+// Copies n values from the device to the context's small pinned buffer and waits for them.
+template <typename T> T fetch(pcwt_gpu *g, JlsGpu &J, const void *src)
+{
+    J.h_small.ensure(64);
+    CUDA_CHECK(cudaMemcpyAsync(J.h_small.p, src, sizeof(T), cudaMemcpyDeviceToHost, g->stream));
+    CUDA_CHECK(cudaStreamSynchronize(g->stream));
+    return *J.h_small.as<T>();
+}
+
+// All device stages of a chunk whose samples and tables are uploaded. Two small reads back size
+// the arrays (records per line, then the total bit count).
+void run_device_encode(pcwt_gpu *g, JlsGpu &J)
+{
+    cudaStream_t s = g->stream;
+    const uint32_t S = (uint32_t)J.segs_host.size(), L = (uint32_t)J.line_seg_host.size();
+    J.line_counts.ensure(sizeof(uint64_t) * (L + 1));
+    J.frame_flags.ensure(sizeof(uint32_t) * (J.frames + 1));
+    size_t scan_bytes = 0;
+    CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, (uint64_t *)nullptr,
+                                             (uint64_t *)nullptr, L + 1));
+    J.tmp.ensure(scan_bytes);
+    JlsDev d = dev_view(J);
+    CUDA_CHECK(cudaMemsetAsync(d.line_counts, 0, sizeof(uint64_t) * (L + 1), s));
+    CUDA_CHECK(cudaMemsetAsync(d.frame_flags, 0, sizeof(uint32_t) * (J.frames + 1), s));
+    gpu_mark(g, "jls setup");
+    jls_gpu_lines_count(d, s);
+    gpu_mark(g, "jls lines (count)");
+    size_t bytes = J.tmp.cap;
+    CUDA_CHECK(cub::DeviceScan::ExclusiveSum(J.tmp.p, bytes, d.line_counts, d.line_counts, L + 1, s));
+    jls_gpu_seg_ranges(d, s);
+    const uint64_t totals = fetch<uint64_t>(g, J, d.line_counts + L);
+    J.nc = (uint32_t)(totals >> 32);
+    J.nr = (uint32_t)totals;
+    const uint32_t nc = J.nc, nr = J.nr;
+    gpu_mark(g, "jls scan lines");
+
+    const size_t n1 = nc ? nc : 1, r1 = nr ? nr : 1, chains = (size_t)S * kJlsContexts;
+    J.ctx_key.ensure(4 * n1);
+    J.key_alt.ensure(4 * n1);
+    J.ctx_rec.ensure(8 * n1);
+    J.runs_before.ensure(4 * n1);
+    J.order.ensure(4 * n1);
+    J.order_alt.ensure(4 * n1);
+    J.ctx_code.ensure(4 * n1);
+    J.ctx_bits.ensure(8 * (n1 + 1));
+    J.run_len.ensure(4 * r1);
+    J.run_attach.ensure(4 * r1);
+    J.run_code.ensure(4 * r1);
+    J.run_j.ensure(r1);
+    J.run_bits.ensure(8 * (r1 + 1));
+    J.chain_key.ensure(4 * chains);
+    J.chain_len.ensure(4 * chains);
+    J.chain_off.ensure(4 * chains);
+    J.chain_count.ensure(4);
+    J.tmp.ensure(std::max(jls_gpu_chain_scratch(nc, S), jls_gpu_offsets_scratch(nc, nr)));
+    d = dev_view(J);
+    jls_gpu_lines_emit(d, s);
+    gpu_mark(g, "jls lines (emit)");
+    jls_gpu_runs(d, s);
+    gpu_mark(g, "jls runs");
+    jls_gpu_chains(d, nc, J.tmp.p, J.tmp.cap, s);
+    gpu_mark(g, "jls sort + chains");
+    jls_gpu_bit_offsets(d, nc, nr, J.tmp.p, J.tmp.cap, s);
+    J.h_small.ensure(64);
+    CUDA_CHECK(cudaMemcpyAsync(J.h_small.as<uint64_t>(), d.ctx_bits + nc, 8, cudaMemcpyDeviceToHost, s));
+    CUDA_CHECK(cudaMemcpyAsync(J.h_small.as<uint64_t>() + 1, d.run_bits + nr, 8, cudaMemcpyDeviceToHost, s));
+    CUDA_CHECK(cudaStreamSynchronize(s));
+    const uint64_t bits = J.h_small.as<uint64_t>()[0] + J.h_small.as<uint64_t>()[1];
+    gpu_mark(g, "jls bit offsets");
+
+    const uint64_t words = bits / 32 + 4;
+    J.out_bytes = bits / 7 + 4ull * S + 16;
+    J.words.ensure(4 * words);
+    J.out.ensure(J.out_bytes);
+    d = dev_view(J);
+    CUDA_CHECK(cudaMemsetAsync(d.words, 0, 4 * words, s));
+    jls_gpu_pack(d, nc, nr, s);
+    gpu_mark(g, "jls pack");
+    jls_gpu_stuff(d, s);
+    gpu_mark(g, "jls stuff");
+}
+
+// The scan data, segment table and flags back to the host, then each frame's codestream.
+void finish_chunk(pcwt_gpu *g, JlsGpu &J, const pcwt_encode_params *p, pcwt_frame_job *jobs,
+                  char *err, size_t err_size)
+{
+    cudaStream_t s = g->stream;
+    const size_t S = J.segs_host.size();
+    J.h_out.ensure(J.out_bytes);
+    J.h_segs.ensure(sizeof(JlsSeg) * S + sizeof(uint32_t) * (J.frames + 1));
+    JlsSeg *hs = J.h_segs.as<JlsSeg>();
+    uint32_t *flags = reinterpret_cast<uint32_t *>(hs + S);
+    CUDA_CHECK(cudaMemcpyAsync(hs, J.segs.p, sizeof(JlsSeg) * S, cudaMemcpyDeviceToHost, s));
+    CUDA_CHECK(cudaMemcpyAsync(flags, J.frame_flags.p, sizeof(uint32_t) * J.frames,
+                               cudaMemcpyDeviceToHost, s));
+    CUDA_CHECK(cudaMemcpyAsync(J.h_out.p, J.out.p, J.out_bytes, cudaMemcpyDeviceToHost, s));
+    CUDA_CHECK(cudaStreamSynchronize(s));
+    size_t seg = 0;
+    for (uint32_t k = 0; k < J.frames; k++) {
+        pcwt_frame_job &job = jobs[J.idx[k]];
+        const pcwt_image_desc &d = job.desc;
+        const uint32_t restart = p->jpegls_restart_interval < d.height ? p->jpegls_restart_interval : d.height;
+        const uint32_t stripes = restart ? (d.height + restart - 1) / restart : 1;
+        const size_t first = seg;
+        seg += (size_t)stripes * d.components;
+        if (flags[k]) {
+            std::snprintf(err, err_size,
+                          "bits above BitsStored are set; JPEG-LS cannot preserve them (bits_stored "
+                          "%u of %u)", d.bits_stored, d.bits_allocated);
+            job.status = PCWT_ERR_UNSUPPORTED;
+            continue;
+        }
+        uint8_t *dst = static_cast<uint8_t *>(job.dst);
+        const size_t cap = job.dst_capacity;
+        size_t pos = 0;
+        int ok = jls_write_frame_header(dst, cap, &pos, d.bits_stored, d.width, d.height,
+                                        d.components, restart);
+        for (uint32_t c = 0; ok && c < d.components; c++) {
+            ok = jls_write_sos(dst, cap, &pos, c + 1, 1, 0);
+            for (uint32_t i = 0; ok && i < stripes; i++) {
+                if (i > 0)
+                    ok = jls_write_marker(dst, cap, &pos, JLS_MARKER_RST0 + ((i - 1) & 7u));
+                const JlsSeg &sg = hs[first + (size_t)c * stripes + i];
+                if (ok && (pos > cap || cap - pos < sg.out_size))
+                    ok = 0;
+                if (ok) {
+                    std::memcpy(dst + pos, J.h_out.as<uint8_t>() + sg.out_off, sg.out_size);
+                    pos += sg.out_size;
+                }
+            }
+        }
+        if (ok)
+            ok = jls_write_marker(dst, cap, &pos, JLS_MARKER_EOI);
+        if (!ok) {
+            std::snprintf(err, err_size, "destination buffer of %zu bytes too small for the JPEG-LS codestream", cap);
+            job.status = PCWT_ERR_BUFFER_TOO_SMALL;
+            continue;
+        }
+        job.written = pos;
+    }
+}
+
+// Chunks: by samples (indices stay in 32 bits) and by the device memory budget.
+std::vector<std::vector<size_t>> plan_chunks(pcwt_gpu *g, pcwt_frame_job *jobs, size_t count)
+{
+    const uint64_t budget = gpu_memory_budget(g);
+    std::vector<std::vector<size_t>> chunks(1);
+    uint64_t used = 0, samples = 0;
+    for (size_t i = 0; i < count; i++) {
+        const uint64_t n = samples_of(jobs[i].desc);
+        const uint64_t need = n * kDeviceBytesPerSample + jobs[i].samples_size + 4096;
+        if (need > budget || n > kMaxChunkSamples) {
+            jobs[i].status = PCWT_ERR_OUT_OF_MEMORY; // coded on the CPU by the caller
+            continue;
+        }
+        if (!chunks.back().empty() && (used + need > budget || samples + n > kMaxChunkSamples)) {
+            chunks.emplace_back();
+            used = samples = 0;
+        }
+        chunks.back().push_back(i);
+        used += need;
+        samples += n;
+    }
+    if (chunks.back().empty())
+        chunks.pop_back();
+    return chunks;
+}
+
+pcwt_status fail(const pcwt_gpu_detail::CudaError &e, char *err, size_t err_size)
+{
+    std::snprintf(err, err_size, "%s", e.what.c_str());
+    cudaGetLastError();
+    return e.code == cudaErrorMemoryAllocation ? PCWT_ERR_OUT_OF_MEMORY : PCWT_ERR_BACKEND_UNAVAILABLE;
+}
+
+} // namespace
+
+extern "C" pcwt_status pcwt_gpu_jpegls_encode_batch(pcwt_gpu *g, const pcwt_encode_params *p,
+                                                    pcwt_frame_job *jobs, size_t count, char *err,
+                                                    size_t err_size)
+{
+    try {
+        CUDA_CHECK(cudaSetDevice(g->device));
+        for (size_t i = 0; i < count; i++) {
+            jobs[i].written = 0;
+            jobs[i].status = PCWT_OK;
+        }
+        JlsGpu &J = state(g);
+        for (const auto &chunk : plan_chunks(g, jobs, count)) {
+            J.idx = chunk;
+            upload_chunk(g, J, p, jobs);
+            gpu_mark_begin(g);
+            run_device_encode(g, J);
+            gpu_mark_report(g, "jpeg-ls encode");
+            finish_chunk(g, J, p, jobs, err, err_size);
+        }
+    } catch (const pcwt_gpu_detail::CudaError &e) {
+        return fail(e, err, err_size);
+    }
+    pcwt_status first = PCWT_OK;
+    for (size_t i = 0; i < count && first == PCWT_OK; i++)
+        first = jobs[i].status;
+    return first;
+}
+
+extern "C" pcwt_status pcwt_gpu_jpegls_bench_encode(pcwt_gpu *g, const pcwt_encode_params *p,
+                                                    pcwt_frame_job *jobs, size_t count, int repeats,
+                                                    double *ms, char *err, size_t err_size)
+{
+    try {
+        CUDA_CHECK(cudaSetDevice(g->device));
+        JlsGpu &J = state(g);
+        J.idx.resize(count);
+        for (size_t i = 0; i < count; i++)
+            J.idx[i] = i;
+        upload_chunk(g, J, p, jobs);
+        CUDA_CHECK(cudaStreamSynchronize(g->stream));
+        std::vector<float> t;
+        for (int r = 0; r < repeats + 1; r++) {
+            CUDA_CHECK(cudaEventRecord(g->ev_start, g->stream));
+            gpu_mark_begin(g);
+            run_device_encode(g, J);
+            gpu_mark_report(g, "jpeg-ls encode");
+            CUDA_CHECK(cudaEventRecord(g->ev_stop, g->stream));
+            CUDA_CHECK(cudaEventSynchronize(g->ev_stop));
+            float m = 0;
+            CUDA_CHECK(cudaEventElapsedTime(&m, g->ev_start, g->ev_stop));
+            if (r)
+                t.push_back(m);
+        }
+        std::sort(t.begin(), t.end());
+        *ms = t.empty() ? 0 : t[t.size() / 2];
+        // the last run's codestreams, so that callers can check them
+        for (size_t i = 0; i < count; i++) {
+            jobs[i].written = 0;
+            jobs[i].status = PCWT_OK;
+        }
+        finish_chunk(g, J, p, jobs, err, err_size);
+    } catch (const pcwt_gpu_detail::CudaError &e) {
+        return fail(e, err, err_size);
+    }
+    return PCWT_OK;
+}

@@ -1,0 +1,155 @@
+// jpegls_gpu.h - the JPEG-LS encoder on the GPU: the round encoder of seed 003 with every phase
+// on the device, batched over many frames (shared/notes/jpegls-rounds-seed003.md, section 7).
+//
+// A "segment" is what the sequential encoder codes with one set of contexts and one RUNindex: one
+// component of a frame (interleave none), or one restart interval of it. Segments are independent,
+// so a batch is just many segments. Per segment the stages are:
+//   1. lines   (jpegls_lines_gpu.cu): a warp per line computes every sample's context and MED
+//      prediction and walks the line's run/regular automaton with ballots; it writes one record per
+//      context-coded sample (regular or run interruption) and one per run, in raster order;
+//   2. runs    (jpegls_chain_gpu.cu): one thread per segment walks its runs in order: RUNindex,
+//      the run-length codewords and each interruption sample's J[RUNindex];
+//   3. chains  (jpegls_chain_gpu.cu): a stable sort by (segment, context) makes every context's
+//      samples contiguous in raster order; one thread per context replays the standard's context
+//      updates and writes each sample's codeword. A context sees the same updates in the same order
+//      as in the sequential encoder, so the codewords are the same;
+//   4. packing (jpegls_pack_gpu.cu): prefix sums of codeword lengths give bit positions, codewords
+//      are OR-ed into an unstuffed bit string, and a warp per segment inserts the 0xFF stuffing.
+// The markers around the scans are written on the host by the CPU encoder's own writers
+// (codec/src/jpegls_markers.c), so headers are identical by construction.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include <cuda_runtime.h>
+
+constexpr uint32_t kJlsContexts = 366; // 364 regular (|Q| = 1..364) + 2 run interruption
+constexpr uint32_t kJlsRunCtx = 364;   // context slot of RItype 0 (RItype 1 is 365)
+
+struct JlsSeg {
+    // set by the host
+    uint64_t first;      // byte offset in the sample buffer of the segment's sample (0, 0)
+    uint32_t step;       // words between horizontally neighbouring samples of the component
+    uint32_t row_words;  // words between vertically neighbouring samples
+    uint32_t width, rows;
+    uint32_t word_bytes; // 1 or 2
+    uint32_t bits;       // P (bits stored)
+    uint32_t is_signed;  // for the check of the bits above P
+    uint32_t alloc_bits; // bits allocated
+    uint32_t line_first; // global index of the segment's first line
+    uint32_t frame;      // the frame (job) it belongs to, in the chunk
+    // set by the device
+    uint32_t ctx_first, ctx_end; // its context-coded samples
+    uint32_t run_first, run_end; // its runs
+    uint64_t bit_first, bit_end; // its codewords in the unstuffed bit string
+    uint64_t out_off;            // its stuffed bytes in the output arena
+    uint32_t out_size;
+    uint32_t pad_;
+};
+
+// Coding parameters derived from P (T.87 A.2.1, C.2.4.1.1; default thresholds, RESET 64).
+struct JlsParams {
+    int32_t maxval, range, qbpp, limit, t1, t2, t3, a_init;
+};
+
+__host__ __device__ inline int32_t jls_gpu_clamp_t(int32_t i, int32_t j, int32_t maxval)
+{
+    return (i > maxval || i < j) ? j : i;
+}
+
+__host__ __device__ inline JlsParams jls_gpu_params(uint32_t bits)
+{
+    JlsParams p;
+    p.maxval = (int32_t)((1u << bits) - 1u);
+    p.range = p.maxval + 1;
+    p.qbpp = (int32_t)bits;
+    const int32_t bpp = bits < 2 ? 2 : (int32_t)bits;
+    p.limit = 2 * (bpp + (bpp > 8 ? bpp : 8));
+    if (p.maxval >= 128) {
+        const int32_t f = ((p.maxval < 4095 ? p.maxval : 4095) + 128) / 256;
+        p.t1 = jls_gpu_clamp_t(f * 1 + 2, 1, p.maxval);
+        p.t2 = jls_gpu_clamp_t(f * 4 + 3, p.t1, p.maxval);
+        p.t3 = jls_gpu_clamp_t(f * 17 + 4, p.t2, p.maxval);
+    } else {
+        const int32_t f = 256 / (p.maxval + 1);
+        const int32_t a = 3 / f, b = 7 / f, c = 21 / f;
+        p.t1 = jls_gpu_clamp_t(a > 2 ? a : 2, 1, p.maxval);
+        p.t2 = jls_gpu_clamp_t(b > 3 ? b : 3, p.t1, p.maxval);
+        p.t3 = jls_gpu_clamp_t(c > 4 ? c : 4, p.t2, p.maxval);
+    }
+    p.a_init = (p.range + 32) / 64 > 2 ? (p.range + 32) / 64 : 2;
+    return p;
+}
+
+// A codeword, packed in 32 bits: `count` copies of the fill bit, then the `tail_bits` low bits of
+// `tail`. Golomb codewords are zeros + (1, k bits); run-length codes are ones + (0, J bits) or 1.
+__host__ __device__ inline uint32_t jls_code_pack(uint32_t fill, uint32_t count, uint32_t tail_bits,
+                                                  uint32_t tail)
+{
+    return fill << 31 | count << 25 | tail_bits << 20 | tail;
+}
+__host__ __device__ inline uint32_t jls_code_fill(uint32_t c) { return c >> 31; }
+__host__ __device__ inline uint32_t jls_code_count(uint32_t c) { return (c >> 25) & 63u; }
+__host__ __device__ inline uint32_t jls_code_tail_bits(uint32_t c) { return (c >> 20) & 31u; }
+__host__ __device__ inline uint32_t jls_code_tail(uint32_t c) { return c & 0xFFFFFu; }
+__host__ __device__ inline uint32_t jls_code_length(uint32_t c)
+{
+    return jls_code_count(c) + jls_code_tail_bits(c);
+}
+
+// Device arrays of one chunk (sizes in brackets; Nc context-coded samples, Nr runs, S segments,
+// L lines).
+struct JlsDev {
+    const uint8_t *samples;
+    JlsSeg *segs;           // [S]
+    uint32_t seg_count;
+    uint32_t line_count;
+    uint32_t *line_seg;     // [L] the segment of each line
+    uint64_t *line_counts;  // [L + 1] (context samples << 32 | runs), then their exclusive scan
+    uint32_t *frame_flags;  // [frames] 1: bits above P that JPEG-LS cannot carry
+    // stage 1 outputs
+    uint32_t *ctx_key;      // [Nc] segment * 366 + context slot
+    uint64_t *ctx_rec;      // [Nc] x | px << 16 | negate << 32 | run index << 33 (interruptions)
+    uint32_t *ctx_runs_before; // [Nc] runs before the sample in the batch
+    uint32_t *run_len;      // [Nr] length | end-of-line << 31
+    uint32_t *run_attach;   // [Nr] context samples before the run in the batch
+    // stage 2
+    uint32_t *run_code;     // [Nr]
+    uint8_t *run_j;         // [Nr] J[RUNindex] of the interruption sample after the run
+    // stage 3
+    uint32_t *key_alt;      // [Nc] sort scratch
+    uint32_t *order_alt;    // [Nc] sort scratch
+    uint32_t *order;        // [Nc] sample indices, sorted by key
+    uint32_t *chain_key;    // [S * 366] the (segment, context) of each chain
+    uint32_t *chain_len;    // [S * 366]
+    uint32_t *chain_off;    // [S * 366] first entry of each chain in order
+    uint32_t *chain_count;  // [1]
+    uint32_t *ctx_code;     // [Nc]
+    // stage 4
+    uint64_t *ctx_bits;     // [Nc + 1] lengths, then bit offsets (exclusive scan)
+    uint64_t *run_bits;     // [Nr + 1]
+    uint32_t *words;        // unstuffed bit string, MSB first
+    uint8_t *out;           // stuffed scan data of every segment at segs[s].out_off
+};
+
+// jpegls_lines_gpu.cu
+void jls_gpu_lines_count(const JlsDev &d, cudaStream_t s);
+void jls_gpu_lines_emit(const JlsDev &d, cudaStream_t s);
+void jls_gpu_seg_ranges(const JlsDev &d, cudaStream_t s);
+
+// jpegls_chain_gpu.cu
+void jls_gpu_runs(const JlsDev &d, cudaStream_t s);
+// Sorts the samples by (segment, context) and codes every context chain. tmp/tmp_size: scratch
+// from jls_gpu_chain_scratch.
+void jls_gpu_chains(const JlsDev &d, uint32_t ctx_count, void *tmp, size_t tmp_size,
+                    cudaStream_t s);
+size_t jls_gpu_chain_scratch(uint32_t ctx_count, uint32_t seg_count);
+
+// jpegls_pack_gpu.cu
+// Codeword lengths and their prefix sums; segment bit ranges and output offsets.
+void jls_gpu_bit_offsets(const JlsDev &d, uint32_t ctx_count, uint32_t run_count, void *tmp,
+                         size_t tmp_size, cudaStream_t s);
+size_t jls_gpu_offsets_scratch(uint32_t ctx_count, uint32_t run_count);
+void jls_gpu_pack(const JlsDev &d, uint32_t ctx_count, uint32_t run_count, cudaStream_t s);
+void jls_gpu_stuff(const JlsDev &d, cudaStream_t s);

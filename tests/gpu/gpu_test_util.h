@@ -1,0 +1,65 @@
+// gpu_test_util.h - what the GPU tests share: a seeded generator, the skip rule (no CUDA in the
+// build or no device: skip and say why), and the packed corpus (PCWT_GPU_CORPUS).
+#pragma once
+
+#include "pcwt.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <dirent.h>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+struct Rng {
+    uint64_t s;
+    explicit Rng(uint64_t seed) : s(seed * 0x9E3779B97F4A7C15ull + 7) {}
+    uint32_t next()
+    {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        return uint32_t(s >> 16);
+    }
+};
+
+inline std::string skip_reason()
+{
+    if (!pcwt_has_cuda())
+        return "this build has no CUDA backend (configure with nvcc present)";
+    pcwt_decoder *d = pcwt_decoder_create();
+    const pcwt_status st = pcwt_decoder_set_backend(d, PCWT_BACKEND_GPU);
+    std::string why = st == PCWT_OK ? "" : std::string("no usable CUDA device: ") + pcwt_decoder_last_error(d);
+    pcwt_decoder_destroy(d);
+    return why;
+}
+
+#define SKIP_WITHOUT_GPU()                                                                         \
+    do {                                                                                           \
+        const std::string why_ = skip_reason();                                                    \
+        if (!why_.empty())                                                                         \
+            GTEST_SKIP() << "GPU test skipped: " << why_;                                          \
+    } while (0)
+
+inline std::vector<uint8_t> read_file(const std::string &path)
+{
+    std::ifstream in(path, std::ios::binary);
+    return std::vector<uint8_t>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// The *.pcwt codestreams of tests/gpu/pack_corpus.sh's folder (CPU-made from shared/testdata).
+inline std::vector<std::string> gpu_corpus_files(const char *dir)
+{
+    std::vector<std::string> files;
+    if (DIR *dd = opendir(dir)) {
+        while (dirent *e = readdir(dd)) {
+            const std::string n = e->d_name;
+            if (n.size() > 5 && n.substr(n.size() - 5) == ".pcwt")
+                files.push_back(std::string(dir) + "/" + n);
+        }
+        closedir(dd);
+    }
+    return files;
+}
