@@ -220,6 +220,7 @@ extern "C" pcwt_status pcwt_gpu_decode_batch(pcwt_gpu *g, uint64_t max_samples,
                                              size_t err_size)
 {
     try {
+        CUDA_CHECK(cudaSetDevice(g->device)); // the context's device, on any thread
         DecodeSet all = validate(jobs, count, max_samples, err, err_size);
         // Chunks: each fits in half the device memory budget; a big batch is cut into about eight
         // so that transfers overlap compute.
@@ -284,6 +285,7 @@ extern "C" pcwt_status pcwt_gpu_bench_decode(pcwt_gpu *g, pcwt_decode_job *jobs,
                                              int repeats, double *ms, char *err, size_t err_size)
 {
     try {
+        CUDA_CHECK(cudaSetDevice(g->device)); // the context's device, on any thread
         DecodeSet set = validate(jobs, count, ~uint64_t(0), err, err_size);
         if (set.idx.size() != count)
             return PCWT_ERR_CORRUPT;

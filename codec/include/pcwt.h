@@ -209,6 +209,14 @@ PCWT_CHECK_RESULT pcwt_status pcwt_decode_batch(pcwt_decoder *dec, pcwt_decode_j
 pcwt_backend pcwt_encoder_backend(const pcwt_encoder *enc);
 pcwt_backend pcwt_decoder_backend(const pcwt_decoder *dec);
 
+/* The GPU (CUDA device number, 0 .. count-1) a handle's GPU backend uses; default 0. The handle's
+ * GPU context is made on that device (a context on another device is released), and every GPU
+ * call of the handle runs there, so that one process can drive several GPUs with one handle per
+ * device (each used by one thread). A device that is not present is refused with
+ * PCWT_ERR_BACKEND_UNAVAILABLE: without CUDA (or without a device) only 0 is accepted. */
+PCWT_CHECK_RESULT pcwt_status pcwt_encoder_set_device(pcwt_encoder *enc, int device);
+PCWT_CHECK_RESULT pcwt_status pcwt_decoder_set_device(pcwt_decoder *dec, int device);
+
 /* 1 when this build includes the CUDA backend. */
 int pcwt_has_cuda(void);
 

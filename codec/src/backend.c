@@ -65,6 +65,27 @@ pcwt_status pcwt_backend_select(pcwt_backend requested, pcwt_backend env_choice,
     return PCWT_OK;
 }
 
+pcwt_status pcwt_device_check(int device, char *err, size_t err_size)
+{
+    if (device < 0) {
+        pcwt_set_error(err, err_size, "device %d: device numbers start at 0", device);
+        return PCWT_ERR_INVALID_ARGUMENT;
+    }
+    if (device == 0)
+        return PCWT_OK;
+#ifdef PCWT_HAVE_CUDA
+    const int n = pcwt_gpu_device_count();
+    if (device >= n) {
+        pcwt_set_error(err, err_size, "GPU %d requested but %d CUDA device(s) are present", device, n);
+        return PCWT_ERR_BACKEND_UNAVAILABLE;
+    }
+    return PCWT_OK;
+#else
+    pcwt_set_error(err, err_size, "GPU %d requested but this build has no CUDA", device);
+    return PCWT_ERR_BACKEND_UNAVAILABLE;
+#endif
+}
+
 void *pcwt_host_alloc(size_t size)
 {
 #ifdef PCWT_HAVE_CUDA

@@ -19,6 +19,7 @@ struct pcwt_decoder {
 #ifdef PCWT_HAVE_CUDA
     pcwt_gpu *gpu; /* created on first use */
 #endif
+    int device; /* pcwt_decoder_set_device */
     char err[256];
 };
 
@@ -68,6 +69,24 @@ pcwt_status pcwt_decoder_set_backend(pcwt_decoder *d, pcwt_backend backend)
 }
 
 pcwt_backend pcwt_decoder_backend(const pcwt_decoder *d) { return d ? d->backend : PCWT_BACKEND_CPU; }
+
+pcwt_status pcwt_decoder_set_device(pcwt_decoder *d, int device)
+{
+    if (!d)
+        return PCWT_ERR_INVALID_ARGUMENT;
+    d->err[0] = 0;
+    const pcwt_status st = pcwt_device_check(device, d->err, sizeof d->err);
+    if (st != PCWT_OK)
+        return st;
+#ifdef PCWT_HAVE_CUDA
+    if (d->gpu && device != d->device) {
+        pcwt_gpu_destroy(d->gpu);
+        d->gpu = NULL;
+    }
+#endif
+    d->device = device;
+    return PCWT_OK;
+}
 
 pcwt_status pcwt_decode_check(const pcwt_header_info *info, size_t src_size, size_t dst_capacity,
                               uint64_t max_samples, char *err, size_t err_size)
@@ -168,7 +187,7 @@ static inline int any_cpu_only(const pcwt_decode_job *jobs, size_t count)
 static pcwt_status decode_batch_gpu(pcwt_decoder *dec, pcwt_decode_job *jobs, size_t count)
 {
     if (!dec->gpu) {
-        const pcwt_status st = pcwt_gpu_create(&dec->gpu, dec->err, sizeof dec->err);
+        const pcwt_status st = pcwt_gpu_create(&dec->gpu, dec->device, dec->err, sizeof dec->err);
         if (st != PCWT_OK)
             return st;
     }

@@ -142,6 +142,9 @@ pcwt_backend pcwt_backend_from_env(void);
 pcwt_status pcwt_backend_select(pcwt_backend requested, pcwt_backend env_choice, pcwt_backend *out,
                                 char *err, size_t err_size);
 
+/* Checks a device number for pcwt_*_set_device: 0 always, others only when present. */
+pcwt_status pcwt_device_check(int device, char *err, size_t err_size);
+
 /* status.c */
 void pcwt_set_error(char *buf, size_t size, const char *fmt, ...)
 #if defined(__GNUC__)

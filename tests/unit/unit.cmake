@@ -6,3 +6,11 @@ pcwt_gtest(test_unit
   ${CMAKE_CURRENT_LIST_DIR}/test_group.cpp
   ${CMAKE_CURRENT_LIST_DIR}/test_container.cpp
   ${CMAKE_CURRENT_LIST_DIR}/test_roundtrip.cpp)
+
+# pcwt_*_set_device: what every build does (DeviceApi.*), and on a CUDA machine coding on every
+# device (GpuDevice.*, label gpu, skipped without a device).
+add_executable(test_device ${CMAKE_CURRENT_LIST_DIR}/test_device.cpp)
+target_link_libraries(test_device PRIVATE pcwt GTest::gtest_main)
+target_include_directories(test_device PRIVATE ${PROJECT_SOURCE_DIR}/tests)
+gtest_discover_tests(test_device TEST_FILTER "DeviceApi.*" DISCOVERY_TIMEOUT 60)
+gtest_discover_tests(test_device TEST_FILTER "GpuDevice.*" DISCOVERY_TIMEOUT 60 PROPERTIES LABELS gpu)
