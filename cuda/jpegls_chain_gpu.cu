@@ -78,18 +78,36 @@ __device__ inline int32_t mod_range(int32_t e, int32_t range)
 
 constexpr int32_t kReset = 64, kMinC = -128, kMaxC = 127;
 
-__device__ void regular_chain(const JlsDev &d, const JlsParams &p, const uint32_t *idx, uint32_t n)
+// The chains read their samples' records from `recs` (gathered in chain order) and write their
+// codewords to `codes` in the same order: each thread streams through its own slice of both. The
+// records of the next group of 8 are loaded while a group is coded, hiding memory latency behind
+// the serial context updates.
+constexpr uint32_t kGroup = 8;
+
+template <typename Step>
+__device__ inline void stream_chain(const uint64_t *recs, uint32_t *codes, uint32_t n, Step step)
+{
+    uint64_t cur[kGroup], nxt[kGroup];
+#pragma unroll
+    for (uint32_t u = 0; u < kGroup; u++)
+        nxt[u] = u < n ? recs[u] : 0;
+    for (uint32_t j = 0; j < n; j += kGroup) {
+#pragma unroll
+        for (uint32_t u = 0; u < kGroup; u++) {
+            cur[u] = nxt[u];
+            nxt[u] = j + kGroup + u < n ? recs[j + kGroup + u] : 0;
+        }
+#pragma unroll
+        for (uint32_t u = 0; u < kGroup; u++)
+            if (j + u < n)
+                codes[j + u] = step(cur[u]);
+    }
+}
+
+__device__ void regular_chain(const JlsParams &p, const uint64_t *recs, uint32_t *codes, uint32_t n)
 {
     int32_t A = p.a_init, B = 0, C = 0, N = 1;
-    uint32_t next = n ? idx[0] : 0;
-    uint64_t rec = n ? d.ctx_rec[next] : 0;
-    for (uint32_t j = 0; j < n; j++) {
-        const uint32_t i = next;
-        const uint64_t cur = rec;
-        if (j + 1 < n) { // prefetch the next sample of the chain
-            next = idx[j + 1];
-            rec = d.ctx_rec[next];
-        }
+    stream_chain(recs, codes, n, [&](uint64_t cur) {
         const int32_t x = (int32_t)(cur & 0xFFFFu), px = (int32_t)((cur >> 16) & 0xFFFFu);
         const bool neg = (cur >> 32) & 1u;
         const uint32_t k = golomb_k(N, A);
@@ -98,7 +116,6 @@ __device__ void regular_chain(const JlsDev &d, const JlsParams &p, const uint32_
         const int32_t e = mod_range(neg ? pred - x : x - pred, p.range);
         const int32_t em = (k == 0 && 2 * B + N - 1 < 0) ? -e - 1 : e;
         const uint32_t m = em >= 0 ? 2u * (uint32_t)em : 2u * (uint32_t)(-em) - 1u;
-        d.ctx_code[i] = golomb_code(m, k, (uint32_t)p.limit, (uint32_t)p.qbpp);
         A += e >= 0 ? e : -e;
         B += e;
         if (N == kReset) {
@@ -120,19 +137,18 @@ __device__ void regular_chain(const JlsDev &d, const JlsParams &p, const uint32_
             if (C < kMaxC)
                 C++;
         }
-    }
+        return golomb_code(m, k, (uint32_t)p.limit, (uint32_t)p.qbpp);
+    });
 }
 
-__device__ void interruption_chain(const JlsDev &d, const JlsParams &p, int32_t ritype,
-                                   const uint32_t *idx, uint32_t n)
+__device__ void interruption_chain(const JlsParams &p, int32_t ritype, const uint64_t *recs,
+                                   uint32_t *codes, uint32_t n)
 {
     int32_t A = p.a_init, N = 1, Nn = 0;
-    for (uint32_t j = 0; j < n; j++) {
-        const uint32_t i = idx[j];
-        const uint64_t cur = d.ctx_rec[i];
+    stream_chain(recs, codes, n, [&](uint64_t cur) {
         const int32_t x = (int32_t)(cur & 0xFFFFu), px = (int32_t)((cur >> 16) & 0xFFFFu);
         const bool neg = (cur >> 32) & 1u;
-        const uint32_t glimit = (uint32_t)p.limit - d.run_j[cur >> 33] - 1u;
+        const uint32_t glimit = (uint32_t)p.limit - (uint32_t)(cur >> 33) - 1u; // J, see k_gather
         const int32_t e = mod_range(neg ? px - x : x - px, p.range);
         const uint32_t k = golomb_k(N, A + (ritype ? N >> 1 : 0));
         int32_t map;
@@ -141,7 +157,6 @@ __device__ void interruption_chain(const JlsDev &d, const JlsParams &p, int32_t 
         else
             map = (k == 0 && e > 0 && 2 * Nn < N) ? 1 : 0;
         const int32_t em = 2 * (e < 0 ? -e : e) - ritype - map;
-        d.ctx_code[i] = golomb_code((uint32_t)em, k, glimit, (uint32_t)p.qbpp);
         if (e < 0)
             Nn++;
         A += (em + 1 - ritype) >> 1;
@@ -151,23 +166,43 @@ __device__ void interruption_chain(const JlsDev &d, const JlsParams &p, int32_t 
             Nn >>= 1;
         }
         N++;
-    }
+        return golomb_code((uint32_t)em, k, glimit, (uint32_t)p.qbpp);
+    });
 }
 
-__global__ void k_chains(JlsDev d, const uint32_t *chain_key, const uint32_t *chain_len,
-                         const uint32_t *chain_off, const uint32_t *chain_count)
+__global__ void k_chains(JlsDev d, const uint64_t *recs, uint32_t *codes)
 {
     const uint32_t c = blockIdx.x * blockDim.x + threadIdx.x;
-    if (c >= *chain_count)
+    if (c >= *d.chain_count)
         return;
-    const uint32_t key = chain_key[c];
+    const uint32_t key = d.chain_key[c];
     const uint32_t slot = key % kJlsContexts;
     const JlsParams p = jls_gpu_params(d.segs[key / kJlsContexts].bits);
-    const uint32_t *idx = d.order + chain_off[c];
+    const uint32_t off = d.chain_off[c], n = d.chain_len[c];
     if (slot < kJlsRunCtx)
-        regular_chain(d, p, idx, chain_len[c]);
+        regular_chain(p, recs + off, codes + off, n);
     else
-        interruption_chain(d, p, (int32_t)(slot - kJlsRunCtx), idx, chain_len[c]);
+        interruption_chain(p, (int32_t)(slot - kJlsRunCtx), recs + off, codes + off, n);
+}
+
+// Records in chain order; an interruption sample's run index becomes its J[RUNindex].
+__global__ void k_gather(JlsDev d, uint64_t *recs, uint32_t n)
+{
+    const uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= n)
+        return;
+    const uint32_t i = d.order[j];
+    uint64_t r = d.ctx_rec[i];
+    if (d.ctx_key[i] % kJlsContexts >= kJlsRunCtx)
+        r = (r & 0x1FFFFFFFFull) | (uint64_t)d.run_j[r >> 33] << 33;
+    recs[j] = r;
+}
+
+__global__ void k_scatter(JlsDev d, const uint32_t *codes, uint32_t n)
+{
+    const uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j < n)
+        d.ctx_code[d.order[j]] = codes[j];
 }
 
 uint32_t key_bits(uint32_t seg_count)
@@ -209,10 +244,13 @@ void jls_gpu_chains(const JlsDev &d, uint32_t n, void *tmp, size_t tmp_size, cud
 {
     if (!n)
         return;
-    k_iota<<<(n + 255) / 256, 256, 0, s>>>(d.order_alt, n);
+    const uint32_t blocks = (n + 255) / 256;
+    k_iota<<<blocks, 256, 0, s>>>(d.order_alt, n);
     CUDA_CHECK_LAUNCH();
-    // Stable LSD radix sort: within a (segment, context) key the samples stay in raster order.
-    cub::DoubleBuffer<uint32_t> keys(d.ctx_key, d.key_alt), vals(d.order_alt, d.order);
+    // Stable LSD radix sort of copies of the keys: within a (segment, context) key the samples stay
+    // in raster order. ctx_key itself is kept (k_gather reads it).
+    CUDA_CHECK(cudaMemcpyAsync(d.key_alt, d.ctx_key, sizeof(uint32_t) * n, cudaMemcpyDeviceToDevice, s));
+    cub::DoubleBuffer<uint32_t> keys(d.key_alt, d.order_code), vals(d.order_alt, d.order);
     size_t bytes = tmp_size;
     CUDA_CHECK(cub::DeviceRadixSort::SortPairs(tmp, bytes, keys, vals, n, 0,
                                                key_bits(d.seg_count), s));
@@ -228,8 +266,14 @@ void jls_gpu_chains(const JlsDev &d, uint32_t n, void *tmp, size_t tmp_size, cud
     bytes = tmp_size;
     CUDA_CHECK(cub::DeviceScan::ExclusiveSum(tmp, bytes, d.chain_len, d.chain_off,
                                              max_chains, s));
+    // ctx_bits (filled only later, by the bit-offset stage) holds the gathered records meanwhile,
+    // and order_code (free after the sort) the codewords in chain order.
+    uint64_t *recs = d.ctx_bits;
+    k_gather<<<blocks, 256, 0, s>>>(d, recs, n);
+    CUDA_CHECK_LAUNCH();
     const uint32_t chains = max_chains < n ? max_chains : n;
-    k_chains<<<(chains + 127) / 128, 128, 0, s>>>(d, d.chain_key, d.chain_len, d.chain_off,
-                                                 d.chain_count);
+    k_chains<<<(chains + 63) / 64, 64, 0, s>>>(d, recs, d.order_code);
+    CUDA_CHECK_LAUNCH();
+    k_scatter<<<blocks, 256, 0, s>>>(d, d.order_code, n);
     CUDA_CHECK_LAUNCH();
 }

@@ -17,7 +17,7 @@ extern "C" {
 
 struct JlsGpu {
     DevBuf samples, segs, line_seg, line_counts, frame_flags, ctx_key, key_alt, ctx_rec,
-        runs_before, run_len, run_attach, run_code, run_j, order, order_alt, chain_key, chain_len,
+        runs_before, run_len, run_attach, run_code, run_j, order, order_alt, order_code, chain_key, chain_len,
         chain_off, chain_count, ctx_code, ctx_bits, run_bits, words, out, tmp;
     PinnedBuf staging, h_segs, h_out, h_small;
     std::vector<JlsSeg> segs_host;
@@ -26,11 +26,11 @@ struct JlsGpu {
     uint32_t frames = 0;
     uint32_t nc = 0, nr = 0; // context-coded samples and runs of the chunk
     uint64_t out_bytes = 0;  // extent of the output arena
-    std::array<DevBuf *, 25> device_buffers()
+    std::array<DevBuf *, 26> device_buffers()
     {
         return {&samples, &segs, &line_seg, &line_counts, &frame_flags, &ctx_key, &key_alt,
                 &ctx_rec, &runs_before, &run_len, &run_attach, &run_code, &run_j, &order,
-                &order_alt, &chain_key, &chain_len, &chain_off, &chain_count, &ctx_code,
+                &order_alt, &order_code, &chain_key, &chain_len, &chain_off, &chain_count, &ctx_code,
                 &ctx_bits, &run_bits, &words, &out, &tmp};
     }
     ~JlsGpu()
@@ -56,7 +56,7 @@ size_t jls_gpu_held(const JlsGpu *j)
 namespace {
 
 constexpr uint64_t kMaxChunkSamples = uint64_t(1) << 29; // keeps every index in 32 bits
-constexpr uint64_t kDeviceBytesPerSample = 72;            // worst case of the stage arrays
+constexpr uint64_t kDeviceBytesPerSample = 80;            // worst case of the stage arrays
 
 JlsGpu &state(pcwt_gpu *g)
 {
@@ -141,6 +141,7 @@ JlsDev dev_view(JlsGpu &J)
     d.run_j = J.run_j.as<uint8_t>();
     d.key_alt = J.key_alt.as<uint32_t>();
     d.order_alt = J.order_alt.as<uint32_t>();
+    d.order_code = J.order_code.as<uint32_t>();
     d.order = J.order.as<uint32_t>();
     d.chain_key = J.chain_key.as<uint32_t>();
     d.chain_len = J.chain_len.as<uint32_t>();
@@ -197,6 +198,7 @@ void run_device_encode(pcwt_gpu *g, JlsGpu &J)
     J.runs_before.ensure(4 * n1);
     J.order.ensure(4 * n1);
     J.order_alt.ensure(4 * n1);
+    J.order_code.ensure(4 * n1);
     J.ctx_code.ensure(4 * n1);
     J.ctx_bits.ensure(8 * (n1 + 1));
     J.run_len.ensure(4 * r1);
@@ -232,7 +234,7 @@ void run_device_encode(pcwt_gpu *g, JlsGpu &J)
     CUDA_CHECK(cudaMemsetAsync(d.words, 0, 4 * words, s));
     jls_gpu_pack(d, nc, nr, s);
     gpu_mark(g, "jls pack");
-    jls_gpu_stuff(d, s);
+    jls_gpu_stuff(d, words, s);
     gpu_mark(g, "jls stuff");
 }
 

@@ -118,7 +118,8 @@ struct JlsDev {
     uint32_t *run_code;     // [Nr]
     uint8_t *run_j;         // [Nr] J[RUNindex] of the interruption sample after the run
     // stage 3
-    uint32_t *key_alt;      // [Nc] sort scratch
+    uint32_t *key_alt;      // [Nc] sort keys
+    uint32_t *order_code;   // [Nc] sort scratch, then the codewords in chain order
     uint32_t *order_alt;    // [Nc] sort scratch
     uint32_t *order;        // [Nc] sample indices, sorted by key
     uint32_t *chain_key;    // [S * 366] the (segment, context) of each chain
@@ -152,4 +153,4 @@ void jls_gpu_bit_offsets(const JlsDev &d, uint32_t ctx_count, uint32_t run_count
                          size_t tmp_size, cudaStream_t s);
 size_t jls_gpu_offsets_scratch(uint32_t ctx_count, uint32_t run_count);
 void jls_gpu_pack(const JlsDev &d, uint32_t ctx_count, uint32_t run_count, cudaStream_t s);
-void jls_gpu_stuff(const JlsDev &d, cudaStream_t s);
+void jls_gpu_stuff(const JlsDev &d, uint64_t word_count, cudaStream_t s);

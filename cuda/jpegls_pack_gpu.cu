@@ -6,8 +6,8 @@
 // codewords before it) + (bits of the runs before it). Segments follow each other in both arrays,
 // so one unstuffed bit string holds the whole batch.
 // Stuffing (T.87 A.1: after a 0xFF byte the next byte carries 7 bits) is sequential over bytes; a
-// warp per segment cuts 32 bytes at a time assuming no 0xFF among them, keeps them up to and
-// including the first 0xFF, and goes on from there: 32 bytes per step on ordinary data, at least
+// warp per segment cuts 128 bytes at a time assuming no 0xFF among them, keeps them up to and
+// including the first 0xFF, and goes on from there: 128 bytes per step on ordinary data, at least
 // one on runs of ones.
 #include "gpu_check.h"
 #include "jpegls_gpu.h"
@@ -76,46 +76,77 @@ __global__ void k_pack(JlsDev d, uint32_t nc, uint32_t nr)
         put_code(d.words, d.ctx_bits[d.run_attach[i]] + d.run_bits[i], d.run_code[i]);
 }
 
-// `width` (<= 8) bits at bit position pos, bits at or past `end` read as 0.
-__device__ inline uint32_t read_bits(const uint32_t *words, uint64_t pos, uint32_t width,
-                                     uint64_t end)
+constexpr uint32_t kWindow = 1024; // words of the bit string a warp holds in shared memory
+constexpr uint32_t kStep = 128;    // bytes a warp cuts per step (4 per lane)
+
+// `width` (<= 8) bits at bit position pos from the window starting at word `base`; bits at or
+// past `end` read as 0.
+__device__ inline uint32_t window_bits(const uint32_t *win, uint64_t base, uint64_t pos,
+                                       uint32_t width, uint64_t end)
 {
-    const uint64_t w = pos >> 5;
-    const uint64_t x = (uint64_t)words[w] << 32 | words[w + 1];
+    const uint32_t w = (uint32_t)((pos >> 5) - base);
+    const uint64_t x = (uint64_t)win[w] << 32 | win[w + 1];
     uint32_t b = (uint32_t)(x >> (64u - width - (uint32_t)(pos & 31u))) & ((1u << width) - 1u);
     if (pos + width > end)
         b &= ~((1u << (uint32_t)(pos + width - end)) - 1u);
     return b;
 }
 
-__global__ void k_stuff(JlsDev d)
+// A warp per segment. Each step cuts up to 128 bytes assuming no 0xFF among them (byte 0 takes 7
+// bits after a 0xFF, the others 8), keeps them up to and including the first 0xFF, and goes on
+// from there. The bit string is read through a shared-memory window refilled as it is consumed.
+__global__ void k_stuff(JlsDev d, uint64_t word_count)
 {
+    __shared__ uint32_t window[4][kWindow + 2];
     const uint32_t s = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     const uint32_t lane = threadIdx.x & 31u;
     if (s >= d.seg_count)
         return;
+    uint32_t *win = window[threadIdx.x >> 5];
     JlsSeg &sg = d.segs[s];
     const uint64_t end = sg.bit_end;
     uint8_t *out = d.out + sg.out_off;
-    uint64_t pos = sg.bit_first;
+    uint64_t pos = sg.bit_first, base = 0;
+    bool loaded = false;
     uint32_t n = 0;
     bool ff = false;
     while (pos < end) {
+        if (!loaded || pos + 8u * (kStep + 2u) > (base + kWindow) * 32u) {
+            __syncwarp();
+            base = pos >> 5;
+            for (uint32_t k = lane; k < kWindow + 2; k += 32)
+                win[k] = base + k < word_count ? d.words[base + k] : 0u;
+            __syncwarp();
+            loaded = true;
+        }
         const uint32_t w0 = ff ? 7u : 8u;
-        const uint64_t start = lane ? pos + w0 + 8u * (lane - 1u) : pos;
-        const uint32_t width = lane ? 8u : w0;
-        const bool valid = start < end;
-        const uint32_t byte = valid ? read_bits(d.words, start, width, end) : 0u;
-        const uint32_t fmask = __ballot_sync(~0u, valid && byte == 0xFFu);
-        const uint32_t vmask = __ballot_sync(~0u, valid);
-        const uint32_t take = fmask ? (fmask & (0u - fmask)) * 2u - 1u : vmask; // up to the first 0xFF
-        if ((take >> lane) & 1u)
-            out[n + lane] = (uint8_t)byte;
-        const uint32_t last = 31u - __clz(take);
-        const uint64_t last_end = __shfl_sync(~0u, start + width, last);
-        ff = __shfl_sync(~0u, byte, last) == 0xFFu;
-        n += __popc(take);
-        pos = last_end;
+        uint32_t bytes[4];
+        int first_ff = -1;
+#pragma unroll
+        for (uint32_t u = 0; u < 4; u++) {
+            const uint32_t q = 4u * lane + u;
+            const uint64_t start = q ? pos + w0 + 8u * (q - 1u) : pos;
+            bytes[u] = start < end ? window_bits(win, base, start, q ? 8u : w0, end) : 0u;
+            if (start < end && bytes[u] == 0xFFu && first_ff < 0)
+                first_ff = (int)u;
+        }
+        const uint32_t fmask = __ballot_sync(~0u, first_ff >= 0);
+        uint32_t total; // bytes kept this step
+        if (fmask) {
+            const uint32_t f = __ffs(fmask) - 1;
+            total = 4u * f + (uint32_t)__shfl_sync(~0u, first_ff, f) + 1u;
+        } else {
+            const int64_t after = (int64_t)(end - pos) - (int64_t)w0; // bits past byte 0
+            const uint64_t more = after > 0 ? ((uint64_t)after + 7u) / 8u : 0u;
+            total = 1u + (uint32_t)(more < kStep - 1u ? more : kStep - 1u);
+        }
+#pragma unroll
+        for (uint32_t u = 0; u < 4; u++)
+            if (4u * lane + u < total)
+                out[n + 4u * lane + u] = (uint8_t)bytes[u];
+        n += total;
+        pos += w0 + 8u * (total - 1u);
+        ff = fmask != 0; // the last byte kept is the first 0xFF, or there was none
     }
     if (ff && lane == 0) // a segment never ends on a whole 0xFF byte (T.87 / CharLS)
         out[n] = 0;
@@ -158,8 +189,8 @@ void jls_gpu_pack(const JlsDev &d, uint32_t nc, uint32_t nr, cudaStream_t s)
     CUDA_CHECK_LAUNCH();
 }
 
-void jls_gpu_stuff(const JlsDev &d, cudaStream_t s)
+void jls_gpu_stuff(const JlsDev &d, uint64_t word_count, cudaStream_t s)
 {
-    k_stuff<<<(d.seg_count + 3) / 4, 128, 0, s>>>(d);
+    k_stuff<<<(d.seg_count + 3) / 4, 128, 0, s>>>(d, word_count);
     CUDA_CHECK_LAUNCH();
 }
