@@ -17,7 +17,7 @@
  * With no inputs: every JPEG-LS file of <shared>/testdata/wg04/jls plus
  * <shared>/testdata/wg04/dicom_unc/MR1_UNC.dcm (the WG04 set: MR1 has no JPEG-LS copy).
  *
- * Usage: pcwt_bench_cpu [-n REPEATS] [--levels L] [--group G] [inputs...]
+ * Usage: pcwt_bench_cpu [-n REPEATS] [--levels L] [--group G] [--profile baseline|entropy] [inputs...]
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -844,7 +844,8 @@ static double mbps(size_t bytes, double seconds)
 static void usage(void)
 {
     fprintf(stderr,
-            "usage: pcwt_bench_cpu [-n REPEATS] [--levels L] [--group G] [inputs...]\n"
+            "usage: pcwt_bench_cpu [-n REPEATS] [--levels L] [--group G] [--profile baseline|entropy]\n"
+            "                      [inputs...]\n"
             "  inputs: .jls/.JLS (decoded with CharLS), native .dcm, directories of those,\n"
             "          or --raw PATH,W,H,C,BITS_ALLOCATED,BITS_STORED,SIGNED[,PLANAR]\n"
             "  default: %s/testdata/wg04/jls and %s/testdata/wg04/dicom_unc/MR1_UNC.dcm\n",
@@ -882,6 +883,16 @@ int main(int argc, char **argv)
             g_params.levels = parse_u32(argv[++i], a);
         } else if (strcmp(a, "--group") == 0 && i + 1 < argc) {
             g_params.group_rows = g_params.group_cols = parse_u32(argv[++i], a);
+        } else if (strcmp(a, "--profile") == 0 && i + 1 < argc) {
+            const char *v = argv[++i];
+            if (strcmp(v, "baseline") == 0) {
+                g_params.profile = PCWT_PROFILE_BASELINE;
+            } else if (strcmp(v, "entropy") == 0) {
+                g_params.profile = PCWT_PROFILE_ENTROPY;
+            } else {
+                usage();
+                die("bad value '%s' for --profile", v);
+            }
         } else if (strcmp(a, "--raw") == 0 && i + 1 < argc) {
             load_raw(argv[++i]);
             ++inputs;
@@ -906,9 +917,11 @@ int main(int argc, char **argv)
         die("no images");
     }
 
-    printf("libpcwt %s (CPU backend, %u levels, %ux%u groups, min_ll %u) vs CharLS %s "
+    printf("libpcwt %s (CPU backend, %s profile, %u levels, %ux%u groups, min_ll %u) vs CharLS %s "
            "(near_lossless 0, default parameters)\n",
-           pcwt_version_string(), g_params.levels, g_params.group_rows, g_params.group_cols,
+           pcwt_version_string(),
+           g_params.profile == PCWT_PROFILE_ENTROPY ? "entropy" : "baseline", g_params.levels,
+           g_params.group_rows, g_params.group_cols,
            g_params.min_ll, charls_get_version_string());
     printf("Single-threaded; 1 warm-up + median of %d runs; MB/s = raw input bytes / 1e6 / s; "
            "ratio = raw bytes / coded bytes. Every round trip checked sample-exact.\n\n",

@@ -15,6 +15,7 @@
  * Modelled bits go to the group's range-coder stream, raw bits MSB first to its raw stream. A group
  * whose entropy record would be larger than its baseline bit string is stored as that bit string
  * (raw mode), so a plane is never larger than in the baseline profile. */
+#include "ec_tables.h"
 #include "element.h"
 #include "rangecoder.h"
 
@@ -32,6 +33,23 @@ enum {
 typedef struct group_models {
     pcwt_bit_model m[ALL_CTX];
 } group_models;
+
+_Static_assert(ALL_CTX == PCWT_EC_CONTEXTS, "context layout of ec_tables.h");
+
+/* Band class of the initial probabilities: 0 LL, 1 level 1, 2 level 2, 3 levels 3 and up. */
+static inline int band_class(const pcwt_band *band, uint32_t b)
+{
+    return b == 0 ? 0 : band->level < 3 ? (int)band->level : 3;
+}
+
+static inline void models_reset(group_models *g, int cls)
+{
+    const uint16_t *init = pcwt_ec_init_p[cls];
+    for (int i = 0; i < ALL_CTX; i++) {
+        g->m[i].p = init[i];
+        g->m[i].s = PCWT_EC_INIT_N + 1;
+    }
+}
 
 static inline pcwt_bit_model *mqd_model(group_models *g, int e, int k)
 {
@@ -165,7 +183,7 @@ static void encode_group_entropy(const pcwt_pyramid *p, uint32_t b, int qmax, co
 {
     const pcwt_band *band = &p->band[b];
     const int exact = b == 0 || band->level == 1; /* m is the largest QL of the element itself */
-    pcwt_model_reset(gm->m, ALL_CTX);
+    models_reset(gm, band_class(band, b));
     for (uint32_t x = g->gx; x < g->xe; x++) {
         for (uint32_t y = g->gy; y < g->ye; y++) {
             const int r = reference(p, b, qmax, x, y);
@@ -189,8 +207,9 @@ static void encode_group_entropy(const pcwt_pyramid *p, uint32_t b, int qmax, co
                 const int q = pcwt_ql_of_magnitude(a);
                 if (!(exact && i == 3 && !found)) {
                     const int t = m - q;
+                    pcwt_bit_model *mm = mag_model(gm, m, found, 0);
                     for (int k = 0; k <= m; k++) {
-                        pcwt_rc_encode(rc, mag_model(gm, m, found, k), t > k);
+                        pcwt_rc_encode(rc, mm + (k < 7 ? k : 7), t > k);
                         if (t <= k)
                             break;
                     }
@@ -298,7 +317,7 @@ static int decode_group_entropy(pcwt_pyramid *p, uint32_t b, int qmax, const gro
     const int exact = b == 0 || band->level == 1;
     if (alen && a[alen - 1] == 0)
         return 0; /* trailing zero bytes are never written */
-    pcwt_model_reset(gm->m, ALL_CTX);
+    models_reset(gm, band_class(band, b));
     pcwt_rc_dec rc;
     pcwt_rc_dec_init(&rc, a, alen);
     pcwt_bitreader raw;
@@ -325,8 +344,9 @@ static int decode_group_entropy(pcwt_pyramid *p, uint32_t b, int qmax, const gro
                 const uint32_t cx = 2 * x + (i >> 1), cy = 2 * y + (i & 1);
                 int q = m;
                 if (!(exact && i == 3 && !found)) {
+                    pcwt_bit_model *mm = mag_model(gm, m, found, 0);
                     int t = 0;
-                    while (t <= m && pcwt_rc_decode(&rc, mag_model(gm, m, found, t)))
+                    while (t <= m && pcwt_rc_decode(&rc, mm + (t < 7 ? t : 7)))
                         t++;
                     q = m - t;
                 }
@@ -352,7 +372,7 @@ static int decode_group_entropy(pcwt_pyramid *p, uint32_t b, int qmax, const gro
             return 0; /* stops a hostile group early */
     }
     /* Both streams must end exactly where the encoder ended them. */
-    if (rc.code >= rc.range || rc.reads < alen)
+    if (rc.code >= rc.range || (size_t)(rc.p - a) + rc.reads < alen)
         return 0;
     if ((raw.consumed + 7) / 8 != rlen)
         return 0;

@@ -2,9 +2,10 @@
  * (profile 1, docs/FORMAT.md Sec. 5). Integer-only and byte-exact, so that a GPU twin writes
  * the same bytes:
  *
- *   model:   p = P(bit = 1) in 1/32768 units (1..32767, starts at 16384), n = updates so far;
- *            coding uses pc = clamp(p, 32, 32736); after coding, with s = min(n + 1, 6):
- *            bit 1: p += (32768 - p) >> s;  bit 0: p -= p >> s;  n = min(n + 1, 255).
+ *   model:   p = P(bit = 1) in 1/32768 units, always in 32..32736 (initial value from
+ *            ec_tables.h), n = updates so far (starts at PCWT_EC_INIT_N); after coding a bit with
+ *            p, with s = min(n + 1, 6):
+ *            bit 1: p += (32736 - p) >> s;  bit 0: p -= (p - 32) >> s;  n = n + 1.
  *   coder:   LZMA-style range coder, 32-bit range, carry handled through a cached byte.
  *            bound = (range >> 15) * pc; bit 1 takes [0, bound), bit 0 takes [bound, range).
  *            The encoder does not write LZMA's always-zero first byte; its flush picks the value
@@ -24,32 +25,22 @@
 #define PCWT_RC_MAXSHIFT 6u
 #define PCWT_RC_TOP (1u << 24)
 
+/* The adaptation shift min(n + 1, 6) is kept instead of n: s starts at n0 + 1 and grows by one
+ * per update up to 6, which is the same rule. */
 typedef struct pcwt_bit_model {
     uint16_t p; /* P(1) << 15 */
-    uint8_t n;  /* updates so far, saturating */
+    uint16_t s; /* shift of the next update */
 } pcwt_bit_model;
 
-static inline void pcwt_model_reset(pcwt_bit_model *m, size_t count)
-{
-    for (size_t i = 0; i < count; i++) {
-        m[i].p = (uint16_t)(PCWT_RC_PONE / 2);
-        m[i].n = 0;
-    }
-}
-
-static inline uint32_t pcwt_model_p(const pcwt_bit_model *m)
-{
-    const uint32_t p = m->p;
-    return p < PCWT_RC_PMIN ? PCWT_RC_PMIN : p > PCWT_RC_PMAX ? PCWT_RC_PMAX : p;
-}
+static inline uint32_t pcwt_model_p(const pcwt_bit_model *m) { return m->p; }
 
 static inline void pcwt_model_update(pcwt_bit_model *m, uint32_t bit)
 {
-    const uint32_t s = m->n + 1u < PCWT_RC_MAXSHIFT ? m->n + 1u : PCWT_RC_MAXSHIFT;
+    const uint32_t s = m->s;
     const uint32_t p = m->p;
-    m->p = (uint16_t)(bit ? p + ((PCWT_RC_PONE - p) >> s) : p - (p >> s));
-    if (m->n < 255)
-        m->n++;
+    const uint32_t up = p + ((PCWT_RC_PMAX - p) >> s), down = p - ((p - PCWT_RC_PMIN) >> s);
+    m->p = (uint16_t)(bit ? up : down);
+    m->s = (uint16_t)(s + (s < PCWT_RC_MAXSHIFT));
 }
 
 typedef struct pcwt_rc_enc {
@@ -105,12 +96,9 @@ static inline void pcwt_rc_shift_low(pcwt_rc_enc *e)
 static inline void pcwt_rc_encode(pcwt_rc_enc *e, pcwt_bit_model *m, uint32_t bit)
 {
     const uint32_t bound = (e->range >> PCWT_RC_PBITS) * pcwt_model_p(m);
-    if (bit) {
-        e->range = bound;
-    } else {
-        e->low += bound;
-        e->range -= bound;
-    }
+    const uint32_t keep = 0u - bit; /* all ones when the bit is 1 */
+    e->low += bound & ~keep;
+    e->range = (bound & keep) | ((e->range - bound) & ~keep);
     pcwt_model_update(m, bit);
     while (e->range < PCWT_RC_TOP) {
         e->range <<= 8;
@@ -143,13 +131,15 @@ static inline size_t pcwt_rc_enc_finish(pcwt_rc_enc *e, uint8_t *start)
 typedef struct pcwt_rc_dec {
     uint32_t range, code;
     const uint8_t *p, *end;
-    uint64_t reads; /* bytes taken, including the zero bytes past the end */
+    uint64_t reads; /* zero bytes taken past the end */
 } pcwt_rc_dec;
 
 static inline uint32_t pcwt_rc_next_byte(pcwt_rc_dec *d)
 {
-    d->reads++;
-    return d->p < d->end ? *d->p++ : 0u;
+    if (d->p < d->end)
+        return *d->p++;
+    d->reads++; /* zero bytes past the end */
+    return 0u;
 }
 
 static inline void pcwt_rc_dec_init(pcwt_rc_dec *d, const uint8_t *src, size_t size)
@@ -166,19 +156,18 @@ static inline void pcwt_rc_dec_init(pcwt_rc_dec *d, const uint8_t *src, size_t s
 static inline uint32_t pcwt_rc_decode(pcwt_rc_dec *d, pcwt_bit_model *m)
 {
     const uint32_t bound = (d->range >> PCWT_RC_PBITS) * pcwt_model_p(m);
-    uint32_t bit;
-    if (d->code < bound) {
-        d->range = bound;
-        bit = 1;
-    } else {
-        d->code -= bound;
-        d->range -= bound;
-        bit = 0;
-    }
+    const uint32_t bit = d->code < bound;
+    const uint32_t keep = 0u - bit; /* all ones when the bit is 1 */
+    d->code -= bound & ~keep;
+    d->range = (bound & keep) | ((d->range - bound) & ~keep);
     pcwt_model_update(m, bit);
-    while (d->range < PCWT_RC_TOP) {
+    if (d->range < PCWT_RC_TOP) {
         d->range <<= 8;
         d->code = (d->code << 8) | pcwt_rc_next_byte(d);
+        if (d->range < PCWT_RC_TOP) {
+            d->range <<= 8;
+            d->code = (d->code << 8) | pcwt_rc_next_byte(d);
+        }
     }
     return bit;
 }
