@@ -17,6 +17,7 @@
 #include "dcmtk/dcmdata/dcvrpobw.h"  /* for class DcmPolymorphOBOW */
 
 #include "dcmpcwt/dpcparam.h"
+#include "dcmpcwt/dpthrcod.h"
 #include "dpmodule.h"
 
 #include <cstring>
@@ -314,8 +315,11 @@ OFCondition DPCWTDecoder::decode(
   std::vector<FrameSource> sources(frames);
   for (size_t f = 0; f < frames && result.good(); ++f)
     result = locateFrame(frags, module, pcp, f, sources[f]);
-  pcwt_decoder *dec = NULL;
-  if (result.good()) dec = createDecoder(pcp, result);
+  // the decoder the application lent this thread (dpthrcod.h), or one of our own
+  DPCWTThreadCoder *lent = DPCWTGetThreadCoder();
+  pcwt_decoder *lentDecoder = lent ? lent->decoder() : NULL;
+  pcwt_decoder *dec = lentDecoder;
+  if (result.good() && dec == NULL) dec = createDecoder(pcp, result);
 
   Uint16 *words = NULL;
   if (result.good())
@@ -346,7 +350,7 @@ OFCondition DPCWTDecoder::decode(
       result = swapIfNecessary(gLocalByteOrder, EBO_LittleEndian, words,
                                OFstatic_cast(Uint32, (totalBytes + 1) & ~OFstatic_cast(Uint64, 1)), sizeof(Uint16));
   }
-  if (dec) pcwt_decoder_destroy(dec);
+  if (dec && dec != lentDecoder) pcwt_decoder_destroy(dec);
   if (result.bad())
   {
     DCMPCWT_ERROR("cannot decode: " << result.text());

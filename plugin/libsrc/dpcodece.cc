@@ -15,6 +15,7 @@
 #include "dcmtk/dcmdata/dcuid.h"     /* for UID constants */
 
 #include "dcmpcwt/dpcparam.h"
+#include "dcmpcwt/dpthrcod.h"
 #include "dpjpegls.h"
 #include "dpmodule.h"
 
@@ -210,15 +211,23 @@ OFCondition DPCWTEncoderBase::encodeFrames(
 
   if (target() == PCWT_DICOM_TARGET_PCWT)
   {
-    pcwt_encoder *enc = pcwt_encoder_create();
-    if (enc == NULL) return EC_MemoryExhausted;
+    // the frames go to the coder the application lent this thread (dpthrcod.h), or to a handle of our own
+    DPCWTThreadCoder *lent = DPCWTGetThreadCoder();
+    OFString lentMessage;
     const pcwt_encode_params params = cp->getEncodeParams();
-    pcwt_status st = pcwt_encoder_set_params(enc, &params);
-    if (st != PCWT_OK)
+    pcwt_status st = PCWT_OK;
+    pcwt_encoder *enc = NULL;
+    if (lent == NULL)
     {
-      result = DPCWTMakeError(EPCEC_CodecError, OFString("libpcwt: ") + pcwt_encoder_last_error(enc));
-      pcwt_encoder_destroy(enc);
-      return result;
+      enc = pcwt_encoder_create();
+      if (enc == NULL) return EC_MemoryExhausted;
+      st = pcwt_encoder_set_params(enc, &params);
+      if (st != PCWT_OK)
+      {
+        result = DPCWTMakeError(EPCEC_CodecError, OFString("libpcwt: ") + pcwt_encoder_last_error(enc));
+        pcwt_encoder_destroy(enc);
+        return result;
+      }
     }
     // the frames go to libpcwt in batches (a GPU backend codes a batch at once), bounded in memory
     const size_t bound = pcwt_encode_bound(&desc);
@@ -241,14 +250,14 @@ OFCondition DPCWTEncoderBase::encodeFrames(
         jobs[i].dst = out[i].data();
         jobs[i].dst_capacity = bound;
       }
-      st = pcwt_encode_batch(enc, jobs.data(), n);
+      st = lent ? lent->encodeBatch(params, jobs.data(), n, lentMessage) : pcwt_encode_batch(enc, jobs.data(), n);
       for (size_t i = 0; i < n && result.good(); ++i)
       {
         if (jobs[i].status != PCWT_OK)
         {
           std::ostringstream s;
           s << "libpcwt could not encode frame " << (first + i + 1) << ": "
-            << pcwt_status_string(jobs[i].status) << " (" << pcwt_encoder_last_error(enc) << ")";
+            << pcwt_status_string(jobs[i].status) << " (" << (lent ? lentMessage.c_str() : pcwt_encoder_last_error(enc)) << ")";
           result = DPCWTMakeError(EPCEC_CodecError, s.str().c_str());
           break;
         }
@@ -258,7 +267,7 @@ OFCondition DPCWTEncoderBase::encodeFrames(
       if (result.good() && st != PCWT_OK)
         result = DPCWTMakeError(EPCEC_CodecError, OFString("libpcwt: ") + pcwt_status_string(st));
     }
-    pcwt_encoder_destroy(enc);
+    if (enc) pcwt_encoder_destroy(enc);
   }
   else
   {
