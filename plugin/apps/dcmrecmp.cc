@@ -23,10 +23,10 @@
 #include "dpappopt.h"
 #include "dpapps.h"
 #include "dprcfile.h"
+#include "dprcpipe.h"
 #include "dprcrep.h"
 #include "dprcwalk.h"
 
-#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -65,6 +65,55 @@ static bool parseShard(const char *s, unsigned& index, unsigned& count)
   return true;
 }
 
+/** --gpus: a count N (0: the CPU codec; N: devices 0 .. N-1) or a list of device numbers with
+ *  at least one comma ("0,2"; a single device d is "d,")
+ */
+static bool parseGpus(const char *s, std::vector<int>& devices, std::string& error)
+{
+  devices.clear();
+  const std::string v = s ? s : "";
+  if (v.find(',') == std::string::npos)
+  {
+    unsigned long n = 0;
+    char extra = 0;
+    if (std::sscanf(v.c_str(), "%lu%c", &n, &extra) != 1 || n > 64)
+    {
+      error = "--gpus needs a count 0..64 or a list of device numbers such as 0,2";
+      return false;
+    }
+    for (unsigned long d = 0; d < n; ++d) devices.push_back(static_cast<int>(d));
+    return true;
+  }
+  size_t at = 0;
+  while (at < v.size())
+  {
+    const size_t comma = v.find(',', at);
+    const std::string item = v.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+    at = comma == std::string::npos ? v.size() : comma + 1;
+    if (item.empty()) continue;
+    unsigned long d = 0;
+    char extra = 0;
+    if (std::sscanf(item.c_str(), "%lu%c", &d, &extra) != 1 || d > 1023)
+    {
+      error = "--gpus: \"" + item + "\" is not a device number";
+      return false;
+    }
+    for (int known : devices)
+      if (known == static_cast<int>(d))
+      {
+        error = "--gpus: device " + item + " is named twice";
+        return false;
+      }
+    devices.push_back(static_cast<int>(d));
+  }
+  if (devices.empty())
+  {
+    error = "--gpus: no device in \"" + v + "\"";
+    return false;
+  }
+  return true;
+}
+
 /// whether path lies at or below root (both made absolute)
 static bool isBelow(const std::string& path, const std::string& root)
 {
@@ -87,7 +136,9 @@ int main(int argc, char *argv[])
   if (opt_threads == 0) opt_threads = 2;
   unsigned opt_shardIndex = 0, opt_shardCount = 1;
   pcwt_backend opt_backend = PCWT_BACKEND_AUTO;
-  long opt_gpus = -1;
+  const char *opt_gpus = NULL;
+  std::vector<int> opt_devices;
+  OFCmdUnsignedInt opt_batchFrames = 1024, opt_batchMB = 256, opt_batchWait = 20;
   int opt_progress = -1; // -1 auto
   const char *opt_report = NULL;
   std::vector<std::string> inputs;
@@ -116,6 +167,7 @@ int main(int argc, char *argv[])
     cmd.addOption("--output",                   "+od", 1, "[d]irectory: string",
                                                           "write into a mirrored tree below d instead;\nthe inputs are not changed");
     cmd.addOption("--copy-others",              "+co",    "with --output: copy files that are not\nrecompressed unchanged");
+    cmd.addOption("--keep-smaller",             "+ks",    "keep the original where the verified copy is not\nsmaller (status kept-original-not-smaller;\nwith --output the original is copied there)");
     cmd.addOption("--dry-run",                  "-n",     "report what would be done, write nothing");
 
   cmd.addGroup("processing options:");
@@ -126,8 +178,14 @@ int main(int argc, char *argv[])
     cmd.addOption("--backend-auto",             "+ba",    "GPU when available, else CPU (default)");
     cmd.addOption("--backend-cpu",              "+bc",    "always use the CPU codec");
     cmd.addOption("--backend-gpu",              "+bg",    "always use the GPU codec (fail without one)");
-    cmd.addOption("--gpus",                     "+g",  1, "[n]umber: integer",
-                                                          "0: CPU codec; 1 or more: GPU codec (one GPU\nper process: see docs/recompress.md)");
+    cmd.addOption("--gpus",                     "+g",  1, "[n]umber or [l]ist: 0, N or d,d,...",
+                                                          "0: CPU codec; N: GPUs 0..N-1; a list (with a\ncomma, e.g. 0,2 or 1,): those GPUs; one batch\ncoder per GPU");
+    cmd.addOption("--batch-frames",             "+bf", 1, "[n]umber: integer (default: 1024)",
+                                                          "PCWT: code up to n frames of several files in\none libpcwt call (0: each file on its own)");
+    cmd.addOption("--batch-mb",                 "+bm", 1, "[n]umber: integer (default: 256)",
+                                                          "... and up to about n MB of samples");
+    cmd.addOption("--batch-wait",               "+bw", 1, "[m]illiseconds: integer (default: 20)",
+                                                          "how long a batch that is not full waits for\nthe next file");
 
   cmd.addGroup("progress and report:");
     cmd.addOption("--progress-auto",            "+pa",    "a bar on a terminal, else lines (default)");
@@ -180,6 +238,7 @@ int main(int argc, char *argv[])
       opt.copyOthers = true;
     }
     if (cmd.findOption("--dry-run")) opt.dryRun = true;
+    if (cmd.findOption("--keep-smaller")) opt.keepSmaller = true;
 
     if (cmd.findOption("--threads"))
     {
@@ -201,11 +260,14 @@ int main(int argc, char *argv[])
     cmd.endOptionBlock();
     if (cmd.findOption("--gpus"))
     {
-      OFCmdSignedInt g = 0;
-      app.checkValue(cmd.getValueAndCheckMinMax(g, 0, 64));
-      opt_gpus = static_cast<long>(g);
-      opt_backend = opt_gpus == 0 ? PCWT_BACKEND_CPU : PCWT_BACKEND_GPU;
+      app.checkValue(cmd.getValue(opt_gpus));
+      std::string error;
+      if (!parseGpus(opt_gpus, opt_devices, error)) app.printError(error.c_str());
+      opt_backend = opt_devices.empty() ? PCWT_BACKEND_CPU : PCWT_BACKEND_GPU;
     }
+    if (cmd.findOption("--batch-frames")) app.checkValue(cmd.getValueAndCheckMinMax(opt_batchFrames, 0, 1000000));
+    if (cmd.findOption("--batch-mb")) app.checkValue(cmd.getValueAndCheckMinMax(opt_batchMB, 1, 1048576));
+    if (cmd.findOption("--batch-wait")) app.checkValue(cmd.getValueAndCheckMinMax(opt_batchWait, 0, 600000));
 
     cmd.beginOptionBlock();
     if (cmd.findOption("--progress-auto")) opt_progress = -1;
@@ -219,9 +281,32 @@ int main(int argc, char *argv[])
   OFLOG_DEBUG(recmpLogger, rcsid << OFendl);
   if (!dcmDataDict.isDictionaryLoaded())
     OFLOG_WARN(recmpLogger, "no data dictionary loaded, check environment variable: " << DCM_DICT_ENVIRONMENT_VARIABLE);
-  if (opt_gpus > 1)
-    OFLOG_WARN(recmpLogger, "--gpus " << opt_gpus << ": one process drives one GPU; run one process per GPU "
-      "with CUDA_VISIBLE_DEVICES and --shard (docs/recompress.md)");
+  // --gpus: every GPU named must be there; without CUDA the CPU codes
+  if (!opt_devices.empty())
+  {
+    if (!pcwt_has_cuda())
+    {
+      OFLOG_WARN(recmpLogger, "--gpus " << opt_gpus << ": this build has no CUDA backend; one CPU worker set "
+        "codes on the CPU");
+      opt_devices.clear();
+      opt_backend = PCWT_BACKEND_CPU;
+    }
+    else
+    {
+      pcwt_encoder *probe = pcwt_encoder_create();
+      for (int d : opt_devices)
+      {
+        if (probe == NULL || pcwt_encoder_set_device(probe, d) != PCWT_OK)
+        {
+          OFLOG_FATAL(recmpLogger, "--gpus " << opt_gpus << ": GPU " << d << " is not available ("
+            << (probe ? pcwt_encoder_last_error(probe) : "out of memory") << ")");
+          pcwt_encoder_destroy(probe);
+          return EXITCODE_FATAL;
+        }
+      }
+      pcwt_encoder_destroy(probe);
+    }
+  }
 
   // refuse an output tree inside an input: a later run would find the outputs as inputs
   if (!opt.outputDir.empty())
@@ -284,20 +369,26 @@ int main(int argc, char *argv[])
                                               : static_cast<DPRC_ProgressMode>(opt_progress);
     DPRCProgress progress(mode, walk.files.size(), totalBytes);
     std::vector<DPRCResult> results(walk.files.size());
-    const unsigned workers = static_cast<unsigned>(
-      std::max<size_t>(1, std::min<size_t>(opt_threads, walk.files.size())));
-    DPRCInstallSignalHandlers(workers);
-    std::atomic<size_t> next(0);
+    DPRCPipelineOptions popt;
+    popt.readers = static_cast<unsigned>(std::max<size_t>(1, std::min<size_t>(opt_threads, walk.files.size())));
+    popt.writers = popt.readers;
+    popt.cpuCoderThreads = opt_threads;
+    popt.batchFrames = static_cast<size_t>(opt_batchFrames);
+    popt.batchBytes = static_cast<std::uint64_t>(opt_batchMB) << 20;
+    popt.batchWaitMs = static_cast<unsigned>(opt_batchWait);
+    popt.backend = opt_backend;
+    popt.devices = opt_devices;
+    popt.params.levels = PCWT_DEFAULT_LEVELS;
+    popt.params.group_rows = popt.params.group_cols = PCWT_DEFAULT_GROUP;
+    OFLOG_INFO(recmpLogger, (popt.batchFrames && opt.target == DPRCT_pcwt
+      ? "batches of up to " + std::to_string(popt.batchFrames) + " frames / " + std::to_string(opt_batchMB) +
+        " MB, " + (opt_devices.empty() ? std::string("one batch coder")
+                                       : std::to_string(opt_devices.size()) + " GPU batch coder(s)")
+      : std::string("no batch coder: each file coded on its own")));
+    DPRCPipelineStats pstats;
+    std::string perror;
     progress.start();
-    std::vector<std::thread> pool;
-    for (unsigned w = 0; w < workers; ++w)
-    {
-      pool.emplace_back([&, w]() {
-        for (;;)
-        {
-          const size_t i = next.fetch_add(1);
-          if (i >= walk.files.size()) break;
-          DPRCResult r = DPRCProcess(walk.files[i], opt, w);
+    const bool started = DPRCRunPipeline(walk.files, opt, popt, [&](size_t i, DPRCResult& r) {
           progress.add(r);
           progress.print([&]() {
             switch (r.status)
@@ -312,6 +403,9 @@ int main(int argc, char *argv[])
                 OFLOG_INFO(recmpLogger, "recompressed: " << r.path << " (" << r.inBytes << " -> " << r.outBytes
                   << " bytes, " << r.inXfer << " -> " << r.outXfer << ")");
                 break;
+              case DPRCST_keptOriginal:
+                OFLOG_INFO(recmpLogger, "kept the original: " << r.path << ": " << r.message);
+                break;
               case DPRCST_wouldDo:
                 OFLOG_INFO(recmpLogger, "would recompress: " << r.path << " (" << r.inXfer << " -> " << r.outXfer << ")");
                 break;
@@ -321,14 +415,57 @@ int main(int argc, char *argv[])
             }
           });
           results[i] = std::move(r);
-        }
-      });
+        }, pstats, perror);
+    if (!started)
+    {
+      progress.stop();
+      OFLOG_FATAL(recmpLogger, "cannot start: " << perror);
+      DPCWTEncoderRegistration::cleanup();
+      DPCWTCleanupDecoders();
+      return EXITCODE_FATAL;
     }
-    for (std::thread& t : pool) t.join();
+    OFLOG_DEBUG(recmpLogger, "batch coder: " << pstats.calls << " calls, " << pstats.frames << " frames of "
+      << pstats.files << " files; the writers took " << pstats.framesTaken << " frames from batches and coded "
+      << pstats.framesCodedByWriters << " themselves");
     progress.stop();
+
+    // DICOMDIRs: records of files now in the target transfer syntax get its UID (also those of an
+    // interrupted earlier run; nothing changes when nothing is to change)
+    std::uint64_t dicomdirRecords = 0;
+    for (size_t k = 0; k < walk.dicomdirs.size() && k < walk.dicomdirRels.size(); ++k)
+    {
+      DPRCEntry de;
+      de.path = walk.dicomdirs[k];
+      de.rel = walk.dicomdirRels[k];
+      de.size = 0;
+      de.symlink = false;
+      const std::string target = DPRCOutputPath(de, opt);
+      struct stat dst;
+      if (lstat(target.c_str(), &dst) != 0 || !S_ISREG(dst.st_mode))
+      {
+        OFLOG_INFO(recmpLogger, "DICOMDIR " << target << " not there"
+          << (opt.outputDir.empty() ? std::string() : std::string(" (--copy-others copies it into the output tree)"))
+          << ": not updated");
+        continue;
+      }
+      const DPRCDicomdirUpdate u = DPRCUpdateDicomdir(target, opt.target, opt.dryRun, 0);
+      if (!u.error.empty())
+      {
+        OFLOG_ERROR(recmpLogger, "failed: DICOMDIR " << target << ": " << u.error << " (left as it was)");
+        status = EXITCODE_FILES_FAILED;
+      }
+      else if (u.records)
+        OFLOG_INFO(recmpLogger, (opt.dryRun ? "would update " : "updated ") << u.records
+          << " record(s) of DICOMDIR " << target << " to the new transfer syntax");
+      dicomdirRecords += u.records;
+    }
 
     DPRCSummary sum = progress.summary();
     sum.cleanedTemps = cleaned;
+    sum.codeCalls = pstats.calls;
+    sum.codedFrames = pstats.frames;
+    sum.codedFiles = pstats.files;
+    sum.dicomdirRecords = dicomdirRecords;
     if (sum.byStatus[DPRCST_failed]) status = EXITCODE_FILES_FAILED;
     COUT << DPRCSummaryText(sum, opt.dryRun) << OFendl;
     if (opt_report)

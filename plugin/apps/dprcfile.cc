@@ -8,6 +8,8 @@
 #include "dprcfile.h"
 
 #include "dcmtk/dcmdata/dcdatset.h"
+#include "dcmtk/dcmdata/dcdicdir.h"
+#include "dcmtk/dcmdata/dcdirrec.h"
 #include "dcmtk/dcmdata/dcdeftag.h"
 #include "dcmtk/dcmdata/dcmetinf.h"
 #include "dcmtk/dcmdata/dcuid.h"
@@ -18,6 +20,7 @@
 #include "dcmpcwt/dputil.h"
 #include "dpapps.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -27,6 +30,7 @@
 #include <vector>
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -42,6 +46,7 @@ const char *DPRCStatusName(DPRC_Status status)
     case DPRCST_skippedNotDicom: return "skipped-not-dicom";
     case DPRCST_skippedNonImage: return "skipped-non-image";
     case DPRCST_skippedSymlink: return "skipped-symlink";
+    case DPRCST_keptOriginal: return "kept-original-not-smaller";
     case DPRCST_unsupported: return "unsupported";
     case DPRCST_failed: return "failed";
   }
@@ -315,44 +320,99 @@ std::string DPRCOutputPath(const DPRCEntry& entry, const DPRCOptions& options)
   return options.outputDir + "/" + entry.rel;
 }
 
-static DPRCResult& processInner(DPRCResult& r, const DPRCEntry& entry, const DPRCOptions& opt, unsigned slot);
-
-DPRCResult DPRCProcess(const DPRCEntry& entry, const DPRCOptions& opt, unsigned slot)
+/// the end of every file's processing: copies of files that are not recompressed (--copy-others),
+/// the output path, the time; the job's data released
+static void complete(DPRCJob& job, const DPRCOptions& opt, unsigned slot)
 {
-  const std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
-  DPRCResult r;
-  r.path = entry.path;
-  r.output = DPRCOutputPath(entry, opt);
-  r.inBytes = entry.size;
-  processInner(r, entry, opt, slot);
-  // mirrored output: files that are not recompressed are copied when asked
+  DPRCResult& r = job.result;
+  job.file.reset();
+  std::vector<unsigned char>().swap(job.original);
+  std::vector<std::vector<unsigned char> >().swap(job.coded);
+  // mirrored output: files that are not recompressed are copied when asked (and originals kept
+  // by --keep-smaller always, so that the output tree is complete)
   const bool mirror = !opt.outputDir.empty();
-  if (mirror && opt.copyOthers && !opt.dryRun &&
-      (r.status == DPRCST_skippedNotDicom || r.status == DPRCST_skippedNonImage || r.status == DPRCST_unsupported ||
-       (r.status == DPRCST_skippedDone && r.message.compare(0, 13, "output exists") != 0)))
+  if (mirror && !opt.dryRun &&
+      (r.status == DPRCST_keptOriginal ||
+       (opt.copyOthers &&
+        (r.status == DPRCST_skippedNotDicom || r.status == DPRCST_skippedNonImage || r.status == DPRCST_unsupported ||
+         (r.status == DPRCST_skippedDone && r.message.compare(0, 13, "output exists") != 0)))))
   {
     std::string error;
-    if (!copyFile(entry.path, r.output, slot, error))
+    if (!copyFile(job.entry.path, r.output, slot, error))
       fail(r, "cannot copy to the output tree: " + error);
     else
       r.outBytes = r.inBytes;
   }
-  else if (r.status != DPRCST_done && r.status != DPRCST_skippedDone)
+  else if (r.status != DPRCST_done && r.status != DPRCST_skippedDone && r.status != DPRCST_keptOriginal)
   {
     r.output.clear();
   }
-  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return r;
+  r.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - job.start).count();
 }
 
-static DPRCResult& processInner(DPRCResult& r, const DPRCEntry& entry, const DPRCOptions& opt, unsigned slot)
+static DPRCResult& prepareInner(DPRCJob& job, const DPRCOptions& opt);
+static DPRCResult& finishInner(DPRCJob& job, const DPRCOptions& opt, unsigned slot);
+
+bool DPRCPrepare(DPRCJob& job, const DPRCEntry& entry, const DPRCOptions& opt, unsigned slot)
 {
+  job.start = std::chrono::steady_clock::now();
+  job.entry = entry;
+  job.result = DPRCResult();
+  DPRCResult& r = job.result;
+  r.path = entry.path;
+  r.output = DPRCOutputPath(entry, opt);
+  r.inBytes = entry.size;
+  r.status = DPRCST_wouldDo;
+  prepareInner(job, opt);
+  if (r.status == DPRCST_wouldDo && !opt.dryRun)
+  {
+    // to be finished (maybe on another thread): its time so far counts
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - job.start).count();
+    return true;
+  }
+  complete(job, opt, slot);
+  return false;
+}
+
+void DPRCFinish(DPRCJob& job, const DPRCOptions& opt, unsigned slot)
+{
+  job.start = std::chrono::steady_clock::now();
+  finishInner(job, opt, slot);
+  complete(job, opt, slot);
+}
+
+DPRCResult DPRCProcess(const DPRCEntry& entry, const DPRCOptions& opt, unsigned slot)
+{
+  DPRCJob job;
+  if (DPRCPrepare(job, entry, opt, slot)) DPRCFinish(job, opt, slot);
+  return job.result;
+}
+
+static pcwt_dicom_target dicomTarget(const DPRCOptions& opt)
+{
+  return (opt.target == DPRCT_jpegls) ? PCWT_DICOM_TARGET_JPEGLS : PCWT_DICOM_TARGET_PCWT;
+}
+
+static E_TransferSyntax outputXfer(const DPRCOptions& opt)
+{
+  return opt.target == DPRCT_pcwt ? DPCWT_CARRIER_XFER
+       : opt.target == DPRCT_jpegls ? EXS_JPEGLSLossless : EXS_LittleEndianExplicit;
+}
+
+/// everything up to the original samples; status wouldDo when the file is to be coded
+static DPRCResult& prepareInner(DPRCJob& job, const DPRCOptions& opt)
+{
+  DPRCResult& r = job.result;
+  const DPRCEntry& entry = job.entry;
   const bool mirror = !opt.outputDir.empty();
   if (entry.symlink) return finish(r, DPRCST_skippedSymlink, "symbolic link, not followed");
 
   struct stat st;
   if (stat(entry.path.c_str(), &st) != 0) return fail(r, errnoText("cannot read"));
   r.inBytes = static_cast<std::uint64_t>(st.st_size);
+  job.mode = static_cast<unsigned>(st.st_mode);
+  job.uid = static_cast<unsigned>(st.st_uid);
+  job.gid = static_cast<unsigned>(st.st_gid);
 
   // a look at the file meta information first: most files of a second run stop here
   std::string ts, sopClass, error;
@@ -389,7 +449,8 @@ static DPRCResult& processInner(DPRCResult& r, const DPRCEntry& entry, const DPR
   }
 
   // read the whole file
-  DPCWTFileFormat ff;
+  job.file.reset(new DPCWTFileFormat());
+  DPCWTFileFormat& ff = *job.file;
   OFCondition c = ff.loadFile(entry.path.c_str());
   if (c.bad()) return fail(r, std::string("cannot read DICOM data (truncated or corrupt file?): ") + c.text());
   c = ff.loadAllDataIntoMemory();
@@ -418,28 +479,44 @@ static DPRCResult& processInner(DPRCResult& r, const DPRCEntry& entry, const DPR
                     " (DCMTK 3.6.7 has no decoder; convert it first, e.g. gdcmconv --raw)");
     }
   }
+  // lossy before (LossyImageCompression "01"): the codec refuses it too, but before its frames are coded
+  OFString lossy;
+  if (opt.target != DPRCT_uncompressed && !opt.acceptLossy &&
+      ds->findAndGetOFString(DCM_LossyImageCompression, lossy).good() && lossy == "01")
+    return finish(r, DPRCST_unsupported, "the image has been lossy compressed before (LossyImageCompression \"01\"); "
+                  "--accept-lossy codes it anyway");
 
   // the original samples
-  pcwt_dicom_pixel_module om;
-  std::vector<unsigned char> original;
-  const pcwt_dicom_target ptarget = (opt.target == DPRCT_jpegls) ? PCWT_DICOM_TARGET_JPEGLS : PCWT_DICOM_TARGET_PCWT;
   if (opt.target == DPRCT_uncompressed)
-    c = rawPixels(ds, original);
+    c = rawPixels(ds, job.original);
   else
-    c = DPCWTGetPixels(ds, ptarget, om, original);
+    c = DPCWTGetPixels(ds, dicomTarget(opt), job.module, job.original);
   if (c.bad())
   {
     if (unsupportedCondition(c)) return finish(r, DPRCST_unsupported, c.text());
     return fail(r, c.text());
   }
-  r.pixelBytes = original.size();
+  r.pixelBytes = job.original.size();
+  r.outXfer = opt.target == DPRCT_pcwt ? std::string(DCMPCWT_TRANSFER_SYNTAX_NAME)
+                                       : std::string(DcmXfer(outputXfer(opt)).getXferName());
+  return finish(r, DPRCST_wouldDo);
+}
 
-  const E_TransferSyntax oxfer = opt.target == DPRCT_pcwt ? DPCWT_CARRIER_XFER
-                               : opt.target == DPRCT_jpegls ? EXS_JPEGLSLossless : EXS_LittleEndianExplicit;
-  r.outXfer = opt.target == DPRCT_pcwt ? std::string(DCMPCWT_TRANSFER_SYNTAX_NAME) : std::string(DcmXfer(oxfer).getXferName());
-  if (opt.dryRun) return finish(r, DPRCST_wouldDo);
+/// code, write, verify and rename
+static DPRCResult& finishInner(DPRCJob& job, const DPRCOptions& opt, unsigned slot)
+{
+  DPRCResult& r = job.result;
+  const DPRCEntry& entry = job.entry;
+  const bool mirror = !opt.outputDir.empty();
+  if (!job.file) return fail(r, "internal error: the file was not read");
+  DPCWTFileFormat& ff = *job.file;
+  DcmDataset *ds = ff.getDataset();
+  const E_TransferSyntax oxfer = outputXfer(opt);
+  const pcwt_dicom_target ptarget = dicomTarget(opt);
+  std::string error;
 
-  // encode
+  // encode (PCWT frames coded ahead by a batch coder come in through the thread's coder)
+  OFCondition c = EC_Normal;
   if (opt.target != DPRCT_uncompressed)
   {
     DPCWTRepresentationParameter rp;
@@ -464,6 +541,7 @@ static DPRCResult& processInner(DPRCResult& r, const DPRCEntry& entry, const DPR
   if (!tmp.create(destDir, baseOf(r.output), error)) return fail(r, error);
   c = ff.saveFile(tmp.path().c_str(), oxfer, EET_ExplicitLength, EGL_recalcGL, EPD_noChange, 0, 0, EWM_updateMeta);
   if (c.bad()) return fail(r, std::string("cannot write ") + tmp.path() + ": " + c.text());
+  job.file.reset(); // the coded data set is on disk: its memory goes before the verification's
   if (!fsyncPath(tmp.path(), false, error)) return fail(r, error);
   // the permissions of the original (in place), or an ordinary file's (mkstemp makes 0600)
   if (mirror)
@@ -474,8 +552,8 @@ static DPRCResult& processInner(DPRCResult& r, const DPRCEntry& entry, const DPR
   }
   else
   {
-    (void)chmod(tmp.path().c_str(), st.st_mode & 07777);
-    if (chown(tmp.path().c_str(), st.st_uid, st.st_gid) != 0) { /* not ours to change: keep ours */ }
+    (void)chmod(tmp.path().c_str(), static_cast<mode_t>(job.mode & 07777));
+    if (chown(tmp.path().c_str(), static_cast<uid_t>(job.uid), static_cast<gid_t>(job.gid)) != 0) { /* not ours to change: keep ours */ }
   }
 
   // verify: decode what is on disk and compare every sample
@@ -491,17 +569,29 @@ static DPRCResult& processInner(DPRCResult& r, const DPRCEntry& entry, const DPR
     if (c.bad()) return fail(r, std::string("verification failed, cannot decode the new copy: ") + c.text());
     if (opt.target == DPRCT_uncompressed)
     {
-      if (decoded != original) return fail(r, "verification failed: decoded pixel data differs from the original");
+      if (decoded != job.original) return fail(r, "verification failed: decoded pixel data differs from the original");
     }
     else
     {
-      c = DPCWTCompareSamples(om, original, dm, decoded, ptarget);
+      c = DPCWTCompareSamples(job.module, job.original, dm, decoded, ptarget);
       if (c.bad()) return fail(r, std::string("verification failed: ") + c.text());
     }
   }
 
   struct stat tst;
   if (stat(tmp.path().c_str(), &tst) == 0) r.outBytes = static_cast<std::uint64_t>(tst.st_size);
+
+  // --keep-smaller: a copy that is not smaller is not worth the original's place
+  if (opt.keepSmaller && r.outBytes >= r.inBytes)
+  {
+    tmp.discard();
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "the verified copy (%llu bytes) is not smaller than the original (%llu bytes)",
+                  static_cast<unsigned long long>(r.outBytes), static_cast<unsigned long long>(r.inBytes));
+    r.outXfer = r.inXfer;
+    r.outBytes = 0;
+    return finish(r, DPRCST_keptOriginal, buf);
+  }
 
   // keep the original (a hard link, put in place by an atomic rename)
   if (!mirror && opt.keepOriginals)
@@ -529,4 +619,149 @@ static DPRCResult& processInner(DPRCResult& r, const DPRCEntry& entry, const DPR
   tmp.released();
   if (!fsyncPath(destDir, true, error)) return fail(r, error);
   return finish(r, DPRCST_done);
+}
+
+// ---------------------------------------------------------------------------------------------
+// DICOMDIR records
+
+namespace {
+
+/// the records below rec whose referenced file is now in the target syntax get its UID
+std::uint64_t updateRecords(DcmDirectoryRecord *rec, const std::string& dir, DPRC_Target target, bool apply)
+{
+  std::uint64_t changed = 0;
+  if (rec == NULL) return 0;
+  for (unsigned long i = 0; i < rec->cardSub(); ++i)
+  {
+    DcmDirectoryRecord *sub = rec->getSub(i);
+    if (sub == NULL) continue;
+    OFString id;
+    if (sub->findAndGetOFStringArray(DCM_ReferencedFileID, id).good() && !id.empty())
+    {
+      std::string r = id.c_str();
+      std::replace(r.begin(), r.end(), '\\', '/');
+      std::string ts, sopClass, error;
+      OFString recorded;
+      if (DPRCSniff(dir + "/" + r, ts, sopClass, error) == DPRCS_dicom && isTargetUid(ts, target) &&
+          (sub->findAndGetOFString(DCM_ReferencedTransferSyntaxUIDInFile, recorded).bad() ||
+           ts != recorded.c_str()))
+      {
+        ++changed;
+        if (apply) sub->putAndInsertString(DCM_ReferencedTransferSyntaxUIDInFile, ts.c_str());
+      }
+    }
+    changed += updateRecords(sub, dir, target, apply);
+  }
+  return changed;
+}
+
+/// an exclusive lock of a folder (flock), released on destruction
+class FolderLock
+{
+public:
+  explicit FolderLock(const std::string& dir) : fd_(open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC))
+  {
+    if (fd_ >= 0) while (flock(fd_, LOCK_EX) != 0 && errno == EINTR) {}
+  }
+  ~FolderLock() { if (fd_ >= 0) close(fd_); }
+  bool good() const { return fd_ >= 0; }
+private:
+  int fd_;
+};
+
+} // namespace
+
+DPRCDicomdirUpdate DPRCUpdateDicomdir(const std::string& dicomdir, DPRC_Target target, bool dryRun, unsigned slot)
+{
+  DPRCDicomdirUpdate u;
+  const std::string dir = dirOf(dicomdir);
+  FolderLock lock(dir);
+  if (!lock.good())
+  {
+    u.error = errnoText("cannot open the folder " + dir);
+    return u;
+  }
+  struct stat st;
+  if (stat(dicomdir.c_str(), &st) != 0)
+  {
+    u.error = errnoText("cannot read " + dicomdir);
+    return u;
+  }
+  {
+    // what would change (read only; DcmDicomDir makes an empty one of a file it cannot read)
+    DcmFileFormat check;
+    OFCondition c = check.loadFile(dicomdir.c_str());
+    if (c.bad())
+    {
+      u.error = std::string("cannot read DICOMDIR: ") + c.text();
+      return u;
+    }
+    DcmDicomDir look(dicomdir.c_str());
+    if (look.error().bad())
+    {
+      u.error = std::string("cannot read DICOMDIR: ") + look.error().text();
+      return u;
+    }
+    u.records = updateRecords(&look.getRootRecord(), dir, target, false);
+  }
+  if (u.records == 0 || dryRun) return u;
+
+  // a copy next to it (a name of the temporary pattern, one per process), updated and written by
+  // DcmDicomDir (which writes COPY.tmp and renames it over the copy), flushed, then renamed over
+  // the DICOMDIR
+  std::string error;
+  std::string copy = DPRCTempTemplate(dir, baseOf(dicomdir));
+  char suffix[16];
+  std::snprintf(suffix, sizeof suffix, "dd%04u", OFstatic_cast(unsigned, getpid() % 10000));
+  copy.replace(copy.size() - 6, 6, suffix);
+  struct Cleanup
+  {
+    std::string path;
+    ~Cleanup()
+    {
+      if (path.empty()) return;
+      unlink(path.c_str());
+      unlink((path + DICOMDIR_TEMP_SUFFIX).c_str());
+      unlink((path + DICOMDIR_BACKUP_SUFFIX).c_str());
+    }
+  } cleanup;
+  cleanup.path = copy;
+  if (!copyFile(dicomdir, copy, slot, error))
+  {
+    u.records = 0;
+    u.error = error;
+    return u;
+  }
+  {
+    DcmDicomDir dd(copy.c_str());
+    OFCondition c = dd.error();
+    if (c.good())
+    {
+      u.records = updateRecords(&dd.getRootRecord(), dir, target, true);
+      c = dd.write(DICOMDIR_DEFAULT_TRANSFERSYNTAX, EET_UndefinedLength, EGL_withoutGL);
+    }
+    if (c.bad())
+    {
+      u.records = 0;
+      u.error = std::string("cannot write the updated DICOMDIR: ") + c.text();
+      return u;
+    }
+  }
+  if (!fsyncPath(copy, false, error))
+  {
+    u.records = 0;
+    u.error = error;
+    return u;
+  }
+  (void)chmod(copy.c_str(), st.st_mode & 07777);
+  if (chown(copy.c_str(), st.st_uid, st.st_gid) != 0) { /* not ours to change: keep ours */ }
+  if (rename(copy.c_str(), dicomdir.c_str()) != 0)
+  {
+    u.records = 0;
+    u.error = errnoText("cannot rename " + copy + " to " + dicomdir);
+    return u;
+  }
+  cleanup.path.clear();
+  if (!fsyncPath(dir, true, error)) u.error = error;
+  return u;
 }

@@ -179,6 +179,8 @@ std::string DPRCSummaryText(const DPRCSummary& s, bool dryRun)
     << s.byStatus[DPRCST_skippedNonImage] << " without pixel data, " << s.byStatus[DPRCST_skippedSymlink]
     << " symbolic links), " << s.byStatus[DPRCST_unsupported] << " unsupported, " << s.byStatus[DPRCST_failed]
     << " failed";
+  if (s.byStatus[DPRCST_keptOriginal])
+    o << ", " << s.byStatus[DPRCST_keptOriginal] << " kept as they were (the copy was not smaller)";
   if (!dryRun && s.byStatus[DPRCST_done])
   {
     char buf[256];
@@ -189,6 +191,10 @@ std::string DPRCSummaryText(const DPRCSummary& s, bool dryRun)
                   DPRCBytes(s.seconds > 0 ? double(s.inBytes) / s.seconds : 0.0).c_str());
     o << buf;
   }
+  if (s.codeCalls)
+    o << "\nbatch coder: " << s.codedFrames << " frames of " << s.codedFiles << " files in " << s.codeCalls
+      << " calls";
+  if (s.dicomdirRecords) o << "\n" << s.dicomdirRecords << " DICOMDIR records updated to the new transfer syntax";
   if (s.cleanedTemps) o << "\nremoved " << s.cleanedTemps << " temporary files of an interrupted run";
   return o.str();
 }
@@ -271,7 +277,9 @@ bool DPRCWriteReport(const std::string& path, const std::vector<DPRCResult>& res
       std::snprintf(sec, sizeof sec, "%.3f", s.seconds);
       f << ", \"input_bytes\": " << s.inBytes << ", \"recompressed_input_bytes\": " << s.doneInBytes
         << ", \"recompressed_output_bytes\": " << s.doneOutBytes << ", \"pixel_bytes\": " << s.pixelBytes
-        << ", \"removed_temporary_files\": " << s.cleanedTemps << ", \"seconds\": " << sec << "},\n  \"files\": [";
+        << ", \"removed_temporary_files\": " << s.cleanedTemps << ", \"batch_coder_calls\": " << s.codeCalls
+        << ", \"batch_coded_frames\": " << s.codedFrames << ", \"batch_coded_files\": " << s.codedFiles
+        << ", \"dicomdir_records_updated\": " << s.dicomdirRecords << ", \"seconds\": " << sec << "},\n  \"files\": [";
       for (size_t i = 0; i < results.size(); ++i)
       {
         const DPRCResult& r = results[i];

@@ -31,6 +31,10 @@ struct DPRCSummary
   std::uint64_t doneOutBytes = 0;  // and after
   std::uint64_t pixelBytes = 0;    // uncompressed pixel data of the recompressed files
   std::uint64_t cleanedTemps = 0;  // temporary files of interrupted runs removed
+  std::uint64_t codeCalls = 0;     // batch coder: pcwt_encode_batch calls (with the GPU: one per batch)
+  std::uint64_t codedFrames = 0;   //   frames and files they coded together
+  std::uint64_t codedFiles = 0;
+  std::uint64_t dicomdirRecords = 0; // DICOMDIR records updated to the new transfer syntax
   double seconds = 0.0;
 };
 

@@ -29,14 +29,19 @@ namespace fs = std::filesystem;
 const char *const DPRC_ORIG_SUFFIX = ".pcwt-orig";
 static const char *const TEMP_MARK = ".pcwt-tmp.";
 
+static bool endsWith(const std::string& s, const char *suffix);
+
 std::string DPRCTempTemplate(const std::string& dir, const std::string& base)
 {
   return dir + "/." + base + TEMP_MARK + "XXXXXX";
 }
 
-bool DPRCIsTempName(const std::string& name, std::string *base)
+bool DPRCIsTempName(const std::string& name0, std::string *base)
 {
-  // "." base ".pcwt-tmp." + 6 characters
+  // "." base ".pcwt-tmp." + 6 characters (+ ".tmp" or ".$$$": DcmDicomDir's names for its own
+  // temporary and backup files when it rewrites our copy of a DICOMDIR)
+  std::string name = name0;
+  if (endsWith(name, ".tmp") || endsWith(name, ".$$$")) name.resize(name.size() - 4);
   const size_t mark = std::strlen(TEMP_MARK);
   if (name.size() < 1 + 1 + mark + 6 || name[0] != '.') return false;
   const size_t pos = name.size() - 6 - mark;
@@ -163,6 +168,7 @@ struct Walker
   void readDicomdir(const std::string& path, const std::string& relPrefix)
   {
     result.dicomdirs.push_back(path);
+    result.dicomdirRels.push_back(joinRel(relPrefix, fs::path(path).filename().string()));
     DcmFileFormat ff;
     OFCondition c = ff.loadFile(path.c_str());
     if (c.bad())

@@ -41,8 +41,10 @@ struct DPRCWalkResult
   std::uint64_t otherShards = 0;
   /// problems met during the walk (unreadable folders, missing DICOMDIR references), one a line
   std::vector<std::string> problems;
-  /// the DICOMDIR files that were read
+  /// the DICOMDIR files that were read (whatever their shard), and their paths relative to the
+  /// input root (as DPRCEntry::rel: their place in a mirrored output tree)
   std::vector<std::string> dicomdirs;
+  std::vector<std::string> dicomdirRels;
 };
 
 /// the suffix of an original kept by --keep-originals

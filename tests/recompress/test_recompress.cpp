@@ -5,9 +5,15 @@
 // Skips when ../shared/testdata is absent.
 #include "dicom_test_util.h"
 
+#include "dcmtk/dcmdata/dcdicdir.h"
+#include "dcmtk/dcmdata/dcdirrec.h"
+#include "pcwt.h"
+
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <map>
+#include <memory>
 #include <thread>
 
 #include <fcntl.h>
@@ -179,6 +185,64 @@ void expectVerified(const std::string &root, const std::map<std::string, Origina
 
 const std::set<std::string> kUnsupported = {"study3/sc_rgb_32bit.dcm", "study3/toshiba_j2k.dcm"};
 
+// the records of a DICOMDIR that reference a file: file ID (with '/') -> Referenced Transfer Syntax
+// UID in File. The records are read through DcmDicomDir's tree (which follows the record offsets)
+// and must be exactly the records of the flat sequence: a DICOMDIR rewritten with stale offsets
+// fails here.
+std::map<std::string, std::string> dicomdirRecords(const std::string &path)
+{
+    std::map<std::string, std::string> m;
+    DcmFileFormat flat;
+    EXPECT_TRUE(flat.loadFile(path.c_str()).good()) << path;
+    DcmSequenceOfItems *seq = nullptr;
+    EXPECT_TRUE(flat.getDataset()->findAndGetSequence(DCM_DirectoryRecordSequence, seq).good() && seq) << path;
+    const unsigned long flatCount = seq ? seq->card() : 0;
+    DcmDicomDir dir(path.c_str());
+    EXPECT_TRUE(dir.error().good()) << path;
+    unsigned long treeCount = 0;
+    std::function<void(DcmDirectoryRecord *)> walk = [&](DcmDirectoryRecord *rec) {
+        for (unsigned long i = 0; rec && i < rec->cardSub(); ++i) {
+            DcmDirectoryRecord *sub = rec->getSub(i);
+            ++treeCount;
+            OFString id, ts;
+            if (sub->findAndGetOFStringArray(DCM_ReferencedFileID, id).good() && !id.empty()) {
+                std::string r = id.c_str();
+                std::replace(r.begin(), r.end(), '\\', '/');
+                sub->findAndGetOFString(DCM_ReferencedTransferSyntaxUIDInFile, ts);
+                m[r] = ts.c_str();
+            }
+            walk(sub);
+        }
+    };
+    walk(&dir.getRootRecord());
+    EXPECT_EQ(treeCount, flatCount) << "the record tree of " << path << " does not hold every record";
+    return m;
+}
+
+// a JSON report's summary number `key` (-1 when absent)
+long long reportSummary(const std::string &json, const std::string &key)
+{
+    const auto bytes = readBytes(json);
+    const std::string text(bytes.begin(), bytes.end());
+    const size_t at = text.find("\"" + key + "\": ");
+    if (at == std::string::npos)
+        return -1;
+    return std::atoll(text.c_str() + at + key.size() + 4);
+}
+
+// a 16-bit image of noise in every bit: no lossless coder makes it smaller
+void writeNoiseImage(const std::string &path)
+{
+    ImageSpec s;
+    s.rows = 128;
+    s.columns = 96;
+    s.fill = ImageSpec::Random;
+    s.seed = 99;
+    std::unique_ptr<DcmFileFormat> ff(makeFile(s, makeSamples(s)));
+    fs::create_directories(fs::path(path).parent_path());
+    ASSERT_TRUE(ff->saveFile(path.c_str(), EXS_LittleEndianExplicit).good()) << path;
+}
+
 } // namespace
 
 TEST(Recompress, Help)
@@ -186,7 +250,8 @@ TEST(Recompress, Help)
     const Proc p = run({kTool, "--help"});
     EXPECT_EQ(p.rc, 0) << p.out;
     for (const char *opt : {"--output", "--keep-originals", "--dry-run", "--shard", "--threads", "--report",
-                            "--decompress", "--encode-jpegls", "--gpus"})
+                            "--decompress", "--encode-jpegls", "--gpus", "--batch-frames", "--batch-mb",
+                            "--batch-wait", "--keep-smaller"})
         EXPECT_NE(p.out.find(opt), std::string::npos) << opt;
     EXPECT_NE(run({kTool, "--shard", "3/3", "/nonexistent"}).rc, 0);
     EXPECT_NE(run({kTool, "--output"}).rc, 0);
@@ -220,8 +285,13 @@ TEST(Recompress, InPlaceVerifiedThenResumeSkipsEverything)
         else if (kUnsupported.count(f.first))
             want = "unsupported";
         EXPECT_EQ(s, want) << path;
-        // unchanged files are byte-identical, kept originals are the originals
-        if (s != "recompressed") {
+        // unchanged files are byte-identical (but the DICOMDIR, whose records now name the new
+        // transfer syntax), kept originals are the originals
+        if (f.first == "cd/DICOMDIR") {
+            const auto records = dicomdirRecords(path);
+            EXPECT_EQ(records.at("IMAGES/CT1"), kPcwtUid);
+            EXPECT_EQ(records.at("IMAGES/MR1"), kPcwtUid);
+        } else if (s != "recompressed") {
             EXPECT_TRUE(readBytes(path) == f.second) << path;
         } else {
             EXPECT_TRUE(readBytes(path + ".pcwt-orig") == f.second) << path;
@@ -410,7 +480,9 @@ TEST(Recompress, KillNineLeavesOriginalsOrVerifiedCopies)
             const int devnull = open("/dev/null", O_WRONLY);
             dup2(devnull, 1);
             dup2(devnull, 2);
-            execl(kTool.c_str(), kTool.c_str(), "--threads", "1", "--no-progress", t.root.c_str(), (char *)nullptr);
+            // small batches (writes between codings) and, every other round, the default batches
+            execl(kTool.c_str(), kTool.c_str(), "--threads", "1", "--no-progress", "--batch-frames",
+                  round % 2 ? "1024" : "3", t.root.c_str(), (char *)nullptr);
             _exit(127);
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(40 + rng() % 150));
@@ -475,4 +547,211 @@ TEST(Recompress, DicomdirReferencesAreFollowed)
     EXPECT_EQ(status.at(t.root + "/cd/IMAGES/MR1"), "recompressed");
     EXPECT_EQ(tsOf(t.root + "/cd/IMAGES/MR1"), kPcwtUid);
     EXPECT_TRUE(readBytes(t.root + "/study1/ct/CT_small.dcm") == before.at("study1/ct/CT_small.dcm"));
+}
+
+TEST(Recompress, FramesOfSeveralFilesAreCodedTogetherIntoTheSameFiles)
+{
+    REQUIRE_CORPUS();
+    // the same tree twice: batches across files (one reader, batches waiting long enough to
+    // collect every file) and each file on its own; the files must come out byte for byte equal
+    Tree a(kSet, 3), b(kSet, 3);
+    const auto originals = decodeAll(a.root);
+    const std::string ra = a.dir / "batched.json", rb = b.dir / "single.json";
+    std::vector<std::string> argv = {kTool, "--threads", "1", "--batch-wait", "5000", "--batch-frames", "1000",
+                                     "--no-progress", "--report", ra, a.root};
+    Proc p = run(argv);
+    ASSERT_EQ(p.rc, 0) << describe(argv, p);
+    std::set<std::string> unsupported;
+    for (const auto &u : kUnsupported)
+        for (int c = 0; c < 3; ++c)
+            unsupported.insert("copy" + std::to_string(c) + "/" + u);
+    expectVerified(a.root, originals, unsupported, kPcwtUid);
+    EXPECT_TRUE(tempFilesBelow(a.root).empty());
+
+    const long long calls = reportSummary(ra, "batch_coder_calls");
+    const long long files = reportSummary(ra, "batch_coded_files");
+    const long long frames = reportSummary(ra, "batch_coded_frames");
+    const long long recompressed = reportSummary(ra, "recompressed");
+    EXPECT_GE(recompressed, 20) << p.out;
+    // every recompressed file went through the batch coder, several files per libpcwt call
+    EXPECT_EQ(files, recompressed) << p.out;
+    EXPECT_GE(calls, 1);
+    EXPECT_LT(calls * 4, files) << "files were not batched together: " << p.out;
+    EXPECT_GT(frames, files) << "the multi-frame files' frames are coded too";
+    EXPECT_NE(p.out.find("batch coder: "), std::string::npos) << p.out;
+
+    argv = {kTool, "--threads", "2", "--batch-frames", "0", "--no-progress", "--report", rb, b.root};
+    p = run(argv);
+    ASSERT_EQ(p.rc, 0) << describe(argv, p);
+    EXPECT_EQ(reportSummary(rb, "batch_coder_calls"), 0);
+    EXPECT_EQ(reportSummary(rb, "recompressed"), recompressed);
+    const auto sa = snapshot(a.root), sb = snapshot(b.root);
+    ASSERT_EQ(sa.size(), sb.size());
+    for (const auto &f : sa) {
+        if (f.first.find("DICOMDIR") != std::string::npos)
+            continue;
+        ASSERT_TRUE(sb.count(f.first)) << f.first;
+        EXPECT_TRUE(f.second == sb.at(f.first)) << "batched and single-file outputs differ: " << f.first;
+    }
+}
+
+TEST(Recompress, SmallBatchesAndMirroredOutputAgree)
+{
+    REQUIRE_CORPUS();
+    // batches cut after 2 frames (multi-frame files alone), several readers, a mirrored tree
+    Tree t;
+    const auto before = snapshot(t.root);
+    const std::string out = t.dir / "out", report = t.dir / "r.json";
+    const std::vector<std::string> argv = {kTool, "--threads", "3", "--batch-frames", "2", "--batch-mb", "1",
+                                           "--output", out, "--no-progress", "--report", report, t.root};
+    const Proc p = run(argv);
+    ASSERT_EQ(p.rc, 0) << describe(argv, p);
+    EXPECT_TRUE(snapshot(t.root) == before);
+    std::map<std::string, Original> images; // the unsupported ones are not copied (no --copy-others)
+    for (auto &o : decodeAll(t.root))
+        if (!kUnsupported.count(o.first))
+            images[o.first] = std::move(o.second);
+    ASSERT_GE(images.size(), 8u);
+    expectVerified(out, images, {}, kPcwtUid);
+    EXPECT_GE(reportSummary(report, "batch_coder_calls"), 2);
+    EXPECT_EQ(reportSummary(report, "batch_coded_files"), reportSummary(report, "recompressed"));
+}
+
+TEST(Recompress, GpusOptionIsCheckedAndExplained)
+{
+    REQUIRE_CORPUS();
+    TempDir d;
+    const std::string root = d / "in";
+    copyFile(kTestdata + "/debian-python3-pydicom/CT_small.dcm", root + "/ct.dcm");
+    const auto before = snapshot(root);
+    // malformed lists are command line errors, nothing is touched
+    for (const char *bad : {"x", "1,1", "0,,-2", "65", ","}) {
+        const Proc p = run({kTool, "--gpus", bad, root});
+        EXPECT_EQ(p.rc, 1) << bad << ": " << p.out;
+        EXPECT_NE(p.out.find("--gpus"), std::string::npos) << p.out;
+    }
+    EXPECT_TRUE(snapshot(root) == before);
+    if (!pcwt_has_cuda()) {
+        // a CPU-only build says so and codes on the CPU
+        const std::vector<std::string> argv = {kTool, "--gpus", "2", "--no-progress", root};
+        const Proc p = run(argv);
+        EXPECT_EQ(p.rc, 0) << describe(argv, p);
+        EXPECT_NE(p.out.find("no CUDA backend"), std::string::npos) << p.out;
+        EXPECT_EQ(tsOf(root + "/ct.dcm"), kPcwtUid);
+    } else {
+        // more GPUs than the machine has: a clear error before any file is touched
+        const std::vector<std::string> argv = {kTool, "--gpus", "0,63", "--no-progress", root};
+        const Proc p = run(argv);
+        EXPECT_EQ(p.rc, 1) << describe(argv, p);
+        EXPECT_NE(p.out.find("GPU 63 is not available"), std::string::npos) << p.out;
+        EXPECT_TRUE(snapshot(root) == before);
+    }
+}
+
+TEST(Recompress, DicomdirRecordsFollowTheConvertedFiles)
+{
+    REQUIRE_CORPUS();
+    Tree t;
+    if (!t.dicomdir)
+        GTEST_SKIP() << "dcmmkdir (dcmtk) could not make a DICOMDIR";
+    const std::string dd = t.root + "/cd/DICOMDIR";
+    const auto records0 = dicomdirRecords(dd);
+    ASSERT_EQ(records0.size(), 2u);
+    EXPECT_EQ(records0.at("IMAGES/CT1"), UID_LittleEndianExplicitTransferSyntax);
+    const std::string ddBefore = t.dir / "DICOMDIR.before";
+    writeBytes(ddBefore, readBytes(dd));
+
+    // mirrored with --copy-others: the output DICOMDIR is updated, the input one is not
+    const std::string out = t.dir / "out";
+    std::vector<std::string> argv = {kTool, "--output", out, "--copy-others", "--no-progress", dd};
+    Proc p = run(argv);
+    ASSERT_EQ(p.rc, 0) << describe(argv, p);
+    EXPECT_TRUE(readBytes(dd) == readBytes(ddBefore)) << "the input DICOMDIR changed";
+    auto records = dicomdirRecords(out + "/DICOMDIR");
+    EXPECT_EQ(records.at("IMAGES/CT1"), kPcwtUid);
+    EXPECT_EQ(records.at("IMAGES/MR1"), kPcwtUid);
+    EXPECT_EQ(tsOf(out + "/IMAGES/MR1"), kPcwtUid);
+
+    // in place, one referenced file read-only (fails, not converted): only the other record changes
+    chmod((t.root + "/cd/IMAGES/MR1").c_str(), 0444);
+    const std::string report = t.dir / "dd.json";
+    argv = {kTool, "--no-progress", "--report", report, dd};
+    p = run(argv);
+    chmod((t.root + "/cd/IMAGES/MR1").c_str(), 0644);
+    EXPECT_EQ(p.rc, 2) << describe(argv, p);
+    EXPECT_EQ(reportStatus(report).at(t.root + "/cd/IMAGES/CT1"), "recompressed");
+    EXPECT_EQ(reportStatus(report).at(t.root + "/cd/IMAGES/MR1"), "failed");
+    records = dicomdirRecords(dd);
+    EXPECT_EQ(records.at("IMAGES/CT1"), kPcwtUid);
+    EXPECT_EQ(records.at("IMAGES/MR1"), records0.at("IMAGES/MR1"));
+    EXPECT_EQ(reportSummary(report, "dicomdir_records_updated"), 1);
+    EXPECT_TRUE(tempFilesBelow(t.root).empty());
+    // its permissions are kept (the tree's files are 0644)
+    struct stat st;
+    ASSERT_EQ(stat(dd.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 07777, 0644u);
+
+    // the rerun converts the rest and updates its record; a third run changes nothing
+    p = run(argv);
+    ASSERT_EQ(p.rc, 0) << describe(argv, p);
+    records = dicomdirRecords(dd);
+    EXPECT_EQ(records.at("IMAGES/MR1"), kPcwtUid);
+    EXPECT_EQ(reportSummary(report, "dicomdir_records_updated"), 1);
+    const auto after = readBytes(dd);
+    p = run(argv);
+    ASSERT_EQ(p.rc, 0) << describe(argv, p);
+    EXPECT_EQ(reportSummary(report, "dicomdir_records_updated"), 0);
+    EXPECT_TRUE(readBytes(dd) == after);
+    // the updated DICOMDIR is still read by DCMTK's own tools
+    if (onPath("dcmdump")) {
+        const Proc dump = run({"dcmdump", "-q", dd});
+        EXPECT_EQ(dump.rc, 0) << dump.out;
+        EXPECT_NE(dump.out.find(kPcwtUid), std::string::npos) << dump.out;
+    }
+}
+
+TEST(Recompress, KeepSmallerKeepsOriginalsThatDoNotShrink)
+{
+    REQUIRE_CORPUS();
+    TempDir d;
+    const std::string root = d / "in";
+    writeNoiseImage(root + "/noise.dcm");
+    copyFile(kTestdata + "/debian-python3-pydicom/CT_small.dcm", root + "/ct.dcm");
+    const auto before = snapshot(root);
+
+    // without the option the noise image is replaced by a larger copy: the case is real
+    {
+        TempDir d2;
+        const std::string r2 = d2 / "in";
+        copyFile(root + "/noise.dcm", r2 + "/noise.dcm");
+        const std::string report = d2 / "r.json";
+        const Proc p = run({kTool, "--no-progress", "--report", report, r2});
+        ASSERT_EQ(p.rc, 0) << p.out;
+        EXPECT_EQ(reportStatus(report).at(r2 + "/noise.dcm"), "recompressed");
+        EXPECT_GT(fs::file_size(r2 + "/noise.dcm"), before.at("noise.dcm").size());
+    }
+
+    // mirrored: the original goes to the output tree as it is
+    const std::string out = d / "out", mreport = d / "m.json";
+    std::vector<std::string> argv = {kTool, "--keep-smaller", "--output", out, "--no-progress", "--report", mreport, root};
+    Proc p = run(argv);
+    ASSERT_EQ(p.rc, 0) << describe(argv, p);
+    EXPECT_EQ(reportStatus(mreport).at(root + "/noise.dcm"), "kept-original-not-smaller");
+    EXPECT_TRUE(readBytes(out + "/noise.dcm") == before.at("noise.dcm"));
+    EXPECT_EQ(tsOf(out + "/ct.dcm"), kPcwtUid);
+
+    // in place
+    const std::string report = d / "r.json";
+    argv = {kTool, "--keep-smaller", "--no-progress", "--report", report, root};
+    p = run(argv);
+    ASSERT_EQ(p.rc, 0) << describe(argv, p);
+    const auto status = reportStatus(report);
+    EXPECT_EQ(status.at(root + "/noise.dcm"), "kept-original-not-smaller");
+    EXPECT_EQ(status.at(root + "/ct.dcm"), "recompressed");
+    EXPECT_EQ(reportSummary(report, "kept-original-not-smaller"), 1);
+    EXPECT_TRUE(readBytes(root + "/noise.dcm") == before.at("noise.dcm"));
+    EXPECT_EQ(tsOf(root + "/ct.dcm"), kPcwtUid);
+    EXPECT_LT(fs::file_size(root + "/ct.dcm"), before.at("ct.dcm").size());
+    EXPECT_NE(p.out.find("kept as they were"), std::string::npos) << p.out;
+    EXPECT_TRUE(tempFilesBelow(root).empty());
 }

@@ -1,0 +1,524 @@
+/*
+ *  Module:  dcmpcwt
+ *
+ *  Purpose: (internal) pcwt-recompress: readers -> batch coders -> writers (dprcpipe.h).
+ */
+
+#include "dcmtk/config/osconfig.h"
+#include "dprcpipe.h"
+
+#include "dcmpcwt/dpthrcod.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+namespace {
+
+/// one file in the pipeline
+struct Work
+{
+  std::size_t index = 0;
+  DPRCJob job;
+  /// bytes reserved in the memory budget
+  std::uint64_t reserved = 0;
+};
+
+/// a queue between stages; pop fails once it is closed and empty
+class Queue
+{
+public:
+  void push(Work *w)
+  {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      items_.push_back(w);
+    }
+    cv_.notify_one();
+  }
+
+  bool pop(Work *& w)
+  {
+    std::unique_lock<std::mutex> lock(mutex_);
+    cv_.wait(lock, [this]() { return !items_.empty() || closed_; });
+    if (items_.empty()) return false;
+    w = items_.front();
+    items_.pop_front();
+    return true;
+  }
+
+  /// an item within the time (true), or none: timed out or closed and empty
+  bool popFor(Work *& w, std::chrono::milliseconds wait)
+  {
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (!cv_.wait_for(lock, wait, [this]() { return !items_.empty() || closed_; }) || items_.empty()) return false;
+    w = items_.front();
+    items_.pop_front();
+    return true;
+  }
+
+  void close()
+  {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      closed_ = true;
+    }
+    cv_.notify_all();
+  }
+
+private:
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  std::deque<Work *> items_;
+  bool closed_ = false;
+};
+
+/// the bytes of files between reading and writing: readers wait while the pipeline holds enough
+class Budget
+{
+public:
+  explicit Budget(std::uint64_t limit) : limit_(limit) {}
+
+  void acquire(std::uint64_t n)
+  {
+    std::unique_lock<std::mutex> lock(mutex_);
+    cv_.wait(lock, [&]() { return used_ == 0 || used_ + n <= limit_; });
+    used_ += n;
+  }
+
+  /// take more without waiting (a file turned out larger once decoded)
+  void grow(std::uint64_t n)
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    used_ += n;
+  }
+
+  void release(std::uint64_t n)
+  {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      used_ -= std::min(used_, n);
+    }
+    cv_.notify_all();
+  }
+
+private:
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  std::uint64_t used_ = 0;
+  const std::uint64_t limit_;
+};
+
+/// the parameters that decide the codestream (the backend does not: every backend writes the same bytes)
+bool sameCoding(const pcwt_encode_params& a, const pcwt_encode_params& b)
+{
+  return a.codec == b.codec && a.levels == b.levels && a.group_rows == b.group_rows &&
+         a.group_cols == b.group_cols && a.min_ll == b.min_ll && a.profile == b.profile;
+}
+
+bool sameDesc(const pcwt_image_desc& a, const pcwt_image_desc& b)
+{
+  return a.width == b.width && a.height == b.height && a.components == b.components &&
+         a.bits_allocated == b.bits_allocated && a.bits_stored == b.bits_stored && a.is_signed == b.is_signed &&
+         a.planar == b.planar;
+}
+
+pcwt_decoder *makeDecoder(pcwt_backend backend, int device, std::string& error)
+{
+  pcwt_decoder *d = pcwt_decoder_create();
+  if (d == NULL)
+  {
+    error = "out of memory";
+    return NULL;
+  }
+  if (pcwt_decoder_set_backend(d, backend) != PCWT_OK ||
+      (pcwt_decoder_backend(d) == PCWT_BACKEND_GPU && pcwt_decoder_set_device(d, device) != PCWT_OK))
+  {
+    error = std::string("libpcwt decoder: ") + pcwt_decoder_last_error(d);
+    pcwt_decoder_destroy(d);
+    return NULL;
+  }
+  return d;
+}
+
+pcwt_encoder *makeEncoder(const pcwt_encode_params& params, pcwt_backend backend, int device, std::string& error)
+{
+  pcwt_encoder *e = pcwt_encoder_create();
+  if (e == NULL)
+  {
+    error = "out of memory";
+    return NULL;
+  }
+  pcwt_encode_params p = params;
+  p.backend = backend;
+  if (pcwt_encoder_set_params(e, &p) != PCWT_OK ||
+      (pcwt_encoder_backend(e) == PCWT_BACKEND_GPU && pcwt_encoder_set_device(e, device) != PCWT_OK))
+  {
+    error = std::string("libpcwt encoder: ") + pcwt_encoder_last_error(e);
+    pcwt_encoder_destroy(e);
+    return NULL;
+  }
+  return e;
+}
+
+/** what a reader or writer thread lends the codecs: the frames of its current job coded ahead,
+ *  an encoder for any other frame (icons, a job the batch could not code, every frame without
+ *  the batch coder), and a decoder, both kept across files (with their GPU contexts)
+ */
+class ThreadCoder : public DPCWTThreadCoder
+{
+public:
+  ThreadCoder() {}
+  ~ThreadCoder()
+  {
+    if (decoder_) pcwt_decoder_destroy(decoder_);
+    if (fallback_) pcwt_encoder_destroy(fallback_);
+  }
+
+  bool init(pcwt_backend backend, int device, std::string& error)
+  {
+    backend_ = backend;
+    device_ = device;
+    decoder_ = makeDecoder(backend, device, error);
+    return decoder_ != NULL;
+  }
+
+  void setJob(DPRCJob *job)
+  {
+    job_ = job;
+    next_ = 0;
+    if (job_ && !job_->coded.empty())
+    {
+      frameBytes_ = static_cast<std::size_t>(pcwt_dicom_frame_bytes(&job_->module));
+      if (pcwt_dicom_image_desc(&job_->module, &desc_) != PCWT_DICOM_OK) job_ = NULL;
+    }
+  }
+
+  virtual pcwt_status encodeBatch(const pcwt_encode_params& params, pcwt_frame_job *jobs, size_t count,
+                                  OFString& message)
+  {
+    pcwt_status first = PCWT_OK;
+    for (size_t i = 0; i < count; ++i)
+    {
+      pcwt_frame_job& j = jobs[i];
+      j.written = 0;
+      if (job_ && next_ < job_->coded.size() && sameCoding(params, job_->codedParams) && sameDesc(j.desc, desc_) &&
+          j.samples_size == frameBytes_ && j.samples != NULL &&
+          std::memcmp(j.samples, job_->original.data() + next_ * frameBytes_, frameBytes_) == 0 &&
+          job_->coded[next_].size() <= j.dst_capacity)
+      {
+        // the frame coded ahead in the batch, for exactly these samples
+        const std::vector<unsigned char>& cs = job_->coded[next_++];
+        std::memcpy(j.dst, cs.data(), cs.size());
+        j.written = cs.size();
+        j.status = PCWT_OK;
+        ++taken;
+        continue;
+      }
+      // any other frame: coded here, as the codec would have
+      std::string error;
+      if (fallback_ == NULL || !sameCoding(params, fallbackParams_))
+      {
+        if (fallback_) pcwt_encoder_destroy(fallback_);
+        fallback_ = makeEncoder(params, backend_, device_, error);
+        fallbackParams_ = params;
+      }
+      if (fallback_ == NULL)
+      {
+        j.status = PCWT_ERR_OUT_OF_MEMORY;
+        message = error.c_str();
+      }
+      else
+      {
+        j.status = pcwt_encode(fallback_, &j.desc, j.samples, j.samples_size, j.dst, j.dst_capacity, &j.written);
+        if (j.status != PCWT_OK) message = pcwt_encoder_last_error(fallback_);
+        ++codedHere;
+      }
+      if (first == PCWT_OK) first = j.status;
+    }
+    return first;
+  }
+
+  virtual pcwt_decoder *decoder() { return decoder_; }
+
+  std::uint64_t taken = 0;
+  std::uint64_t codedHere = 0;
+
+private:
+  DPRCJob *job_ = NULL;
+  std::size_t next_ = 0;
+  std::size_t frameBytes_ = 0;
+  pcwt_image_desc desc_;
+  pcwt_decoder *decoder_ = NULL;
+  pcwt_encoder *fallback_ = NULL;
+  pcwt_encode_params fallbackParams_;
+  pcwt_backend backend_ = PCWT_BACKEND_AUTO;
+  int device_ = 0;
+};
+
+/// codes the frames of several files in one pcwt_encode_batch call (on the CPU: split over threads)
+class BatchCoder
+{
+public:
+  ~BatchCoder()
+  {
+    for (pcwt_encoder *e : encoders_) pcwt_encoder_destroy(e);
+    pcwt_host_free(arena_);
+  }
+
+  bool init(const DPRCPipelineOptions& p, int device, std::string& error)
+  {
+    params_ = p.params;
+    pcwt_encoder *e = makeEncoder(p.params, p.backend, device, error);
+    if (e == NULL) return false;
+    encoders_.push_back(e);
+    // the GPU codes a batch at once; the CPU codec one frame after another, so split the batch
+    if (pcwt_encoder_backend(e) == PCWT_BACKEND_CPU)
+    {
+      for (unsigned t = 1; t < p.cpuCoderThreads; ++t)
+      {
+        e = makeEncoder(p.params, PCWT_BACKEND_CPU, 0, error);
+        if (e == NULL) return false;
+        encoders_.push_back(e);
+      }
+    }
+    return true;
+  }
+
+  /// code every frame of the batch; a file whose frames all succeed gets them in job.coded
+  void code(const std::vector<Work *>& batch, DPRCPipelineStats& stats)
+  {
+    struct Frame { std::size_t work; std::size_t offset; };
+    std::vector<pcwt_frame_job> jobs;
+    std::vector<Frame> where;
+    std::size_t total = 0;
+    for (std::size_t w = 0; w < batch.size(); ++w)
+    {
+      DPRCJob& job = batch[w]->job;
+      pcwt_image_desc desc;
+      if (pcwt_dicom_image_desc(&job.module, &desc) != PCWT_DICOM_OK) continue;
+      const std::size_t frameBytes = static_cast<std::size_t>(pcwt_dicom_frame_bytes(&job.module));
+      const std::size_t frames = static_cast<std::size_t>(job.module.number_of_frames);
+      const std::size_t bound = pcwt_encode_bound(&desc);
+      if (bound == 0 || frameBytes == 0 || job.original.size() < frames * frameBytes) continue;
+      for (std::size_t f = 0; f < frames; ++f)
+      {
+        pcwt_frame_job j;
+        std::memset(&j, 0, sizeof j);
+        j.desc = desc;
+        j.samples = job.original.data() + f * frameBytes;
+        j.samples_size = frameBytes;
+        j.dst_capacity = bound;
+        jobs.push_back(j);
+        where.push_back(Frame{w, total});
+        total += (bound + 63) & ~std::size_t(63);
+      }
+    }
+    if (jobs.empty()) return;
+    // one output arena (page-locked with a GPU), kept for the next batches
+    if (total > arenaSize_)
+    {
+      pcwt_host_free(arena_);
+      arena_ = static_cast<unsigned char *>(pcwt_host_alloc(total));
+      arenaSize_ = arena_ ? total : 0;
+      if (arena_ == NULL) return; // the writers' codecs code these files themselves
+    }
+    for (std::size_t k = 0; k < jobs.size(); ++k) jobs[k].dst = arena_ + where[k].offset;
+
+    if (encoders_.size() == 1)
+    {
+      const pcwt_status st = pcwt_encode_batch(encoders_[0], jobs.data(), jobs.size());
+      (void)st; // the per-frame statuses below decide
+      ++stats.calls;
+    }
+    else
+    {
+      // contiguous parts of about equal sample bytes, one per thread
+      const std::size_t parts = std::min(encoders_.size(), jobs.size());
+      std::uint64_t bytes = 0;
+      for (const pcwt_frame_job& j : jobs) bytes += j.samples_size;
+      std::vector<std::size_t> cut(1, 0);
+      std::uint64_t acc = 0;
+      for (std::size_t k = 0; k < jobs.size() && cut.size() < parts; ++k)
+      {
+        acc += jobs[k].samples_size;
+        if (acc * parts >= bytes * cut.size() && k + 1 < jobs.size()) cut.push_back(k + 1);
+      }
+      cut.push_back(jobs.size());
+      std::vector<std::thread> threads;
+      for (std::size_t t = 0; t + 1 < cut.size(); ++t)
+        threads.emplace_back([&, t]() {
+          const pcwt_status st = pcwt_encode_batch(encoders_[t], jobs.data() + cut[t], cut[t + 1] - cut[t]);
+          (void)st; // the per-frame statuses decide
+        });
+      for (std::thread& th : threads) th.join();
+      stats.calls += threads.size();
+    }
+
+    // the codestreams go with their files; a file with a failed frame is coded again by the
+    // writer's codec, which reports the failure as for a single file
+    std::vector<bool> ok(batch.size(), true), any(batch.size(), false);
+    for (std::size_t k = 0; k < jobs.size(); ++k)
+    {
+      any[where[k].work] = true;
+      if (jobs[k].status != PCWT_OK) ok[where[k].work] = false;
+    }
+    for (std::size_t k = 0; k < jobs.size(); ++k)
+    {
+      const std::size_t w = where[k].work;
+      if (!ok[w]) continue;
+      DPRCJob& job = batch[w]->job;
+      const unsigned char *cs = static_cast<const unsigned char *>(jobs[k].dst);
+      job.coded.push_back(std::vector<unsigned char>(cs, cs + jobs[k].written));
+      job.codedParams = params_;
+    }
+    for (std::size_t w = 0; w < batch.size(); ++w)
+      if (ok[w] && any[w]) ++stats.files;
+    stats.frames += jobs.size();
+  }
+
+private:
+  pcwt_encode_params params_;
+  std::vector<pcwt_encoder *> encoders_;
+  unsigned char *arena_ = NULL;
+  std::size_t arenaSize_ = 0;
+};
+
+} // namespace
+
+bool DPRCRunPipeline(const std::vector<DPRCEntry>& files, const DPRCOptions& opt, const DPRCPipelineOptions& p,
+                     const std::function<void(std::size_t, DPRCResult&)>& done, DPRCPipelineStats& stats,
+                     std::string& error)
+{
+  const unsigned readers = std::max(1u, p.readers);
+  const unsigned writers = (opt.dryRun || files.empty()) ? 0u : std::max(1u, p.writers);
+  const bool batching = p.batchFrames > 0 && opt.target == DPRCT_pcwt && !opt.dryRun && !files.empty();
+  const std::vector<int> devices = p.devices.empty() ? std::vector<int>(1, 0) : p.devices;
+
+  // every handle is made before the first file is touched: a missing GPU stops the run here
+  std::vector<std::unique_ptr<BatchCoder> > coders;
+  if (batching)
+  {
+    for (int d : devices)
+    {
+      coders.emplace_back(new BatchCoder());
+      if (!coders.back()->init(p, d, error)) return false;
+    }
+  }
+  std::vector<std::unique_ptr<ThreadCoder> > lent;
+  for (unsigned t = 0; t < readers + writers; ++t)
+  {
+    lent.emplace_back(new ThreadCoder());
+    if (!lent.back()->init(p.backend, devices[t % devices.size()], error)) return false;
+  }
+
+  // temporary file slots: writers 0 .. writers-1, readers after them (--copy-others copies)
+  DPRCInstallSignalHandlers(writers + readers);
+  Queue toCoder, toWriter;
+  Budget budget(std::max<std::uint64_t>(p.batchBytes, 64u << 20) * 3);
+  std::atomic<std::size_t> next(0);
+  std::atomic<unsigned> readersLeft(readers), codersLeft(static_cast<unsigned>(coders.size()));
+  std::mutex statsMutex;
+
+  std::vector<std::thread> threads;
+  for (unsigned r = 0; r < readers; ++r)
+  {
+    threads.emplace_back([&, r]() {
+      ThreadCoder& tc = *lent[writers + r];
+      DPCWTSetThreadCoder(&tc);
+      for (;;)
+      {
+        const std::size_t i = next.fetch_add(1);
+        if (i >= files.size()) break;
+        std::unique_ptr<Work> w(new Work());
+        w->index = i;
+        w->reserved = std::max<std::uint64_t>(files[i].size, 1);
+        budget.acquire(w->reserved);
+        if (!DPRCPrepare(w->job, files[i], opt, writers + r))
+        {
+          budget.release(w->reserved);
+          done(i, w->job.result);
+          continue;
+        }
+        // decoded, the file may hold more than its size on disk
+        const std::uint64_t held = w->job.original.size();
+        if (held > w->reserved)
+        {
+          budget.grow(held - w->reserved);
+          w->reserved = held;
+        }
+        if (batching) toCoder.push(w.release());
+        else toWriter.push(w.release());
+      }
+      DPCWTSetThreadCoder(NULL);
+      if (--readersLeft == 0)
+      {
+        if (batching) toCoder.close();
+        else toWriter.close();
+      }
+    });
+  }
+  for (std::size_t c = 0; c < coders.size(); ++c)
+  {
+    threads.emplace_back([&, c]() {
+      DPRCPipelineStats local;
+      for (;;)
+      {
+        std::vector<Work *> batch;
+        Work *w = NULL;
+        if (!toCoder.pop(w)) break;
+        std::uint64_t frames = 0, bytes = 0;
+        for (;;)
+        {
+          batch.push_back(w);
+          frames += w->job.module.number_of_frames;
+          bytes += w->job.original.size();
+          // more files while the batch has room and they come soon (readers keep up with a GPU
+          // only in bursts: a short wait fills the batch)
+          if (frames >= p.batchFrames || bytes >= p.batchBytes) break;
+          if (!toCoder.popFor(w, std::chrono::milliseconds(p.batchWaitMs))) break;
+        }
+        coders[c]->code(batch, local);
+        for (Work *x : batch) toWriter.push(x);
+      }
+      {
+        std::lock_guard<std::mutex> lock(statsMutex);
+        stats.calls += local.calls;
+        stats.frames += local.frames;
+        stats.files += local.files;
+      }
+      if (--codersLeft == 0) toWriter.close();
+    });
+  }
+  for (unsigned wi = 0; wi < writers; ++wi)
+  {
+    threads.emplace_back([&, wi]() {
+      ThreadCoder& tc = *lent[wi];
+      DPCWTSetThreadCoder(&tc);
+      Work *x = NULL;
+      while (toWriter.pop(x))
+      {
+        std::unique_ptr<Work> w(x);
+        tc.setJob(&w->job);
+        DPRCFinish(w->job, opt, wi);
+        tc.setJob(NULL);
+        budget.release(w->reserved);
+        done(w->index, w->job.result);
+      }
+      DPCWTSetThreadCoder(NULL);
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  for (const std::unique_ptr<ThreadCoder>& tc : lent)
+  {
+    stats.framesTaken += tc->taken;
+    stats.framesCodedByWriters += tc->codedHere;
+  }
+  return true;
+}

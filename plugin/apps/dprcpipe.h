@@ -1,0 +1,80 @@
+/*
+ *  Module:  dcmpcwt
+ *
+ *  Purpose: (internal) pcwt-recompress: the pipeline that keeps a GPU busy. Reader threads read,
+ *           decode and check files (DPRCPrepare); a batch coder per device gives the PCWT frames
+ *           of several files to one pcwt_encode_batch call; writer threads write, flush, verify
+ *           and rename each file (DPRCFinish) while the next batch is coded:
+ *
+ *             readers -> batch coder (one per GPU) -> writers/verifiers
+ *
+ *           The codecs do the DICOM side as for a single file: a writer lends its thread a
+ *           DPCWTThreadCoder (dcmpcwt/dpthrcod.h) that hands the codec the codestreams coded
+ *           ahead, for frames whose samples, description and parameters are the ones coded, and
+ *           codes any other frame itself. Every safety step of DPRCFinish stays as it is.
+ */
+
+#ifndef DCMPCWT_DPRCPIPE_H
+#define DCMPCWT_DPRCPIPE_H
+
+#include "dcmtk/config/osconfig.h"
+
+#include "dprcfile.h"
+#include "pcwt.h"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+/// how the pipeline runs
+struct DPRCPipelineOptions
+{
+  /// threads reading, decoding and checking files
+  unsigned readers = 1;
+  /// threads writing, verifying and renaming files
+  unsigned writers = 1;
+  /** a batch: at most this many frames ... (0: no batch coder; the codec codes each file in the
+   *  writer threads, one pcwt_encode_batch call per file)
+   */
+  std::size_t batchFrames = 1024;
+  /// ... and about this many bytes of uncompressed samples (a single larger file is one batch)
+  std::uint64_t batchBytes = std::uint64_t(256) << 20;
+  /// how long a batch that is not full waits for the next file (milliseconds)
+  unsigned batchWaitMs = 20;
+  /// the libpcwt backend of the batch coders and the verifying decoders
+  pcwt_backend backend = PCWT_BACKEND_AUTO;
+  /// CUDA devices: one batch coder per device (empty: one coder on the default device)
+  std::vector<int> devices;
+  /// the PCWT parameters the codecs were registered with (backend aside)
+  pcwt_encode_params params;
+  /// CPU backend: threads that code one batch together
+  unsigned cpuCoderThreads = 1;
+
+  DPRCPipelineOptions() { pcwt_encode_params_default(&params); }
+};
+
+/// what the batch coders did
+struct DPRCPipelineStats
+{
+  /// pcwt_encode_batch calls (per device and batch), the frames and files they coded
+  std::uint64_t calls = 0;
+  std::uint64_t frames = 0;
+  std::uint64_t files = 0;
+  /// frames the writers' codecs took from a batch, and frames they coded themselves
+  std::uint64_t framesTaken = 0;
+  std::uint64_t framesCodedByWriters = 0;
+};
+
+/** run every file through the pipeline; done(i, result) is called once for each file i, from
+ *  any thread, as soon as its result is final. The signal handlers for the temporary files are
+ *  installed here.
+ *  @return false (error says why) when a batch coder or decoder cannot be set up, e.g. a GPU
+ *    that is not present; no file has been touched then
+ */
+bool DPRCRunPipeline(const std::vector<DPRCEntry>& files, const DPRCOptions& options,
+                     const DPRCPipelineOptions& pipeline,
+                     const std::function<void(std::size_t, DPRCResult&)>& done,
+                     DPRCPipelineStats& stats, std::string& error);
+
+#endif
