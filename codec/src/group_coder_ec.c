@@ -308,6 +308,50 @@ pcwt_status pcwt_ec_payload_encode(const pcwt_pyramid *p, int qmax, uint32_t gr,
 
 /* ---- decoder -------------------------------------------------------------------------------- */
 
+/* MSB-first reader of a group's raw stream: whole 64-bit loads while 8 bytes remain, zero bits
+ * past the end; pos counts the bits taken. */
+typedef struct raw_reader {
+    const uint8_t *p, *end;
+    uint64_t acc; /* the next bits, MSB first; n of them are valid */
+    uint32_t n;
+    uint64_t pos;
+} raw_reader;
+
+static inline void raw_init(raw_reader *r, const uint8_t *src, size_t size)
+{
+    r->p = src;
+    r->end = src + size;
+    r->acc = 0;
+    r->n = 0;
+    r->pos = 0;
+}
+
+/* Reads nbits (1..30). */
+static inline uint32_t raw_get(raw_reader *r, uint32_t nbits)
+{
+    if (r->n < nbits) {
+        if (r->end - r->p >= 8) {
+            uint64_t w;
+            memcpy(&w, r->p, 8);
+            w = __builtin_bswap64(w);
+            r->acc |= w >> r->n;
+            r->p += (63 - r->n) >> 3;
+            r->n |= 56;
+        } else {
+            while (r->n <= 56) {
+                const uint64_t b = r->p < r->end ? *r->p++ : 0u;
+                r->acc |= b << (56 - r->n);
+                r->n += 8;
+            }
+        }
+    }
+    const uint32_t v = (uint32_t)(r->acc >> (64 - nbits));
+    r->acc <<= nbits;
+    r->n -= nbits;
+    r->pos += nbits;
+    return v;
+}
+
 /* Decodes one entropy-mode group; returns 0 when the streams are inconsistent. */
 static int decode_group_entropy(pcwt_pyramid *p, uint32_t b, int qmax, const group_span *g,
                                 group_models *gm, const uint8_t *a, size_t alen, const uint8_t *rs,
@@ -320,8 +364,8 @@ static int decode_group_entropy(pcwt_pyramid *p, uint32_t b, int qmax, const gro
     models_reset(gm, band_class(band, b));
     pcwt_rc_dec rc;
     pcwt_rc_dec_init(&rc, a, alen);
-    pcwt_bitreader raw;
-    pcwt_br_init(&raw, rs, rlen);
+    raw_reader raw;
+    raw_init(&raw, rs, rlen);
     for (uint32_t x = g->gx; x < g->xe; x++) {
         for (uint32_t y = g->gy; y < g->ye; y++) {
             const int r = reference(p, b, qmax, x, y);
@@ -361,23 +405,23 @@ static int decode_group_entropy(pcwt_pyramid *p, uint32_t b, int qmax, const gro
                 if (q >= 1) {
                     v = (v << 1) | pcwt_rc_decode(&rc, mant_model(gm, q));
                     if (q >= 2)
-                        v = (v << (q - 1)) | pcwt_br_get(&raw, (uint32_t)(q - 1));
+                        v = (v << (q - 1)) | raw_get(&raw, (uint32_t)(q - 1));
                 }
                 int left, above;
                 sign_context(band, g, cx, cy, &left, &above);
                 *dst = pcwt_rc_decode(&rc, sign_model(gm, left, above)) ? -(int32_t)v : (int32_t)v;
             }
         }
-        if (raw.consumed > 8 * (uint64_t)rlen)
+        if (raw.pos > 8 * (uint64_t)rlen)
             return 0; /* stops a hostile group early */
     }
     /* Both streams must end exactly where the encoder ended them. */
     if (rc.code >= rc.range || (size_t)(rc.p - a) + rc.reads < alen)
         return 0;
-    if ((raw.consumed + 7) / 8 != rlen)
+    if ((raw.pos + 7) / 8 != rlen)
         return 0;
-    const uint32_t pad = (uint32_t)((8 - raw.consumed % 8) % 8);
-    if (pad && pcwt_br_get(&raw, pad) != 0)
+    const uint32_t pad = (uint32_t)((8 - raw.pos % 8) % 8);
+    if (pad && raw_get(&raw, pad) != 0)
         return 0;
     return 1;
 }

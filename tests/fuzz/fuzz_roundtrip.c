@@ -4,7 +4,8 @@
  *
  * Input layout (all values reduced into range, so every input is a valid request):
  *   byte 0  flags: bit0 3 components, bit1 16-bit words, bit2 signed, bit3 planar,
- *           bit4 codec JPEG-LS (PCWT_CODEC_JPEGLS) instead of PCWT, bits5-6 JPEG-LS interleave
+ *           bit4 codec JPEG-LS (PCWT_CODEC_JPEGLS) instead of PCWT, bits5-6 JPEG-LS interleave;
+ *           PCWT: bit5 the entropy profile (PCWT_PROFILE_ENTROPY) instead of the baseline
  *   byte 1  bits_stored - 1 (mod bits_allocated)
  *   byte 2  width - 1  (mod 96)      byte 3  height - 1 (mod 96)
  *   byte 4  levels (mod PCWT_MAX_LEVELS + 1)
@@ -213,6 +214,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     p.min_ll = 1u + data[7] % 8u;
     p.backend = PCWT_BACKEND_CPU;
     const int jpegls = (data[0] & 0x10u) != 0;
+    if (!jpegls && (data[0] & 0x20u)) {
+        p.profile = PCWT_PROFILE_ENTROPY;
+    }
     if (jpegls) {
         p.codec = PCWT_CODEC_JPEGLS;
         p.jpegls_interleave = ((data[0] >> 5) & 3u) == 3u ? 2u : (data[0] >> 5) & 3u;

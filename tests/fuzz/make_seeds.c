@@ -5,7 +5,8 @@
  *
  * DECODE_SEEDS_DIR receives small valid codestreams of synthetic images covering the header
  * variants (8 and 16 bit, signed and unsigned, bits above bits_stored set, 1 and 3 components,
- * interleaved and planar, odd and degenerate sizes, several levels / group sizes); libFuzzer
+ * interleaved and planar, odd and degenerate sizes, several levels / group sizes), each in the
+ * baseline and in the entropy profile; libFuzzer
  * mutates them, which exercises the decoder behind a valid header. ROUNDTRIP_SEEDS_DIR receives
  * inputs in fuzz_roundtrip's format. Everything is deterministic (fixed PRNG).
  */
@@ -174,6 +175,9 @@ static const uint8_t k_roundtrip_seeds[][8] = {
     {0x16, 15, 39, 8, 0, 0, 0, 3},      /* JPEG-LS 16-bit signed, restart every 3 lines */
     {0x31, 7, 20, 18, 0, 0, 0, 0},      /* JPEG-LS rgb 8-bit, line interleave */
     {0x5B, 9, 14, 6, 0, 0, 0, 0},       /* JPEG-LS rgb 16-bit 10-bit planar input, sample interleave */
+    {0x22, 11, 32, 30, 6, 31, 31, 1},   /* entropy profile, 16-bit 12-bit unsigned 33x31 */
+    {0x26, 15, 39, 8, 3, 7, 7, 1},      /* entropy profile, 16-bit signed 16 */
+    {0x2B, 9, 14, 6, 6, 3, 4, 1},       /* entropy profile, rgb 16-bit 10-bit planar */
 };
 
 int main(int argc, char **argv)
@@ -191,8 +195,10 @@ int main(int argc, char **argv)
         return 1;
     }
     int failures = 0;
-    for (size_t k = 0; k < sizeof k_seeds / sizeof k_seeds[0]; ++k) {
-        const seed_spec *s = &k_seeds[k];
+    /* Every seed in both profiles: baseline, then the entropy profile. */
+    const size_t nseeds = sizeof k_seeds / sizeof k_seeds[0];
+    for (size_t k = 0; k < 2 * nseeds; ++k) {
+        const seed_spec *s = &k_seeds[k % nseeds];
         pcwt_encode_params p;
         pcwt_encode_params_default(&p);
         p.levels = s->levels;
@@ -200,6 +206,7 @@ int main(int argc, char **argv)
         p.group_cols = s->group_cols;
         p.min_ll = s->min_ll;
         p.backend = PCWT_BACKEND_CPU;
+        p.profile = k < nseeds ? PCWT_PROFILE_BASELINE : PCWT_PROFILE_ENTROPY;
         size_t size = pcwt_image_size(&s->desc);
         size_t bound = pcwt_encode_bound(&s->desc);
         if (size == 0 || bound == 0) {
@@ -225,7 +232,7 @@ int main(int argc, char **argv)
             ++failures;
         } else {
             char name[128];
-            snprintf(name, sizeof name, "%02zu_%s.pcwt", k, s->name);
+            snprintf(name, sizeof name, "%02zu_%s%s.pcwt", k, s->name, k < nseeds ? "" : "_entropy");
             if (write_file(argv[1], name, cs, written) != 0) {
                 ++failures;
             } else {
