@@ -168,6 +168,7 @@ static pcwt_status decode_cpu(pcwt_decoder *dec, const void *src, size_t src_siz
     return PCWT_OK;
 }
 
+#ifdef PCWT_HAVE_CUDA
 /* The GPU backend decodes the baseline profile; codestreams of other profiles go to the CPU. */
 static inline int cpu_only_codestream(const void *src, size_t size)
 {
@@ -183,7 +184,6 @@ static inline int any_cpu_only(const pcwt_decode_job *jobs, size_t count)
     return 0;
 }
 
-#ifdef PCWT_HAVE_CUDA
 static pcwt_status decode_batch_gpu(pcwt_decoder *dec, pcwt_decode_job *jobs, size_t count)
 {
     if (!dec->gpu) {
