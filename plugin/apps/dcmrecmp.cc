@@ -172,7 +172,7 @@ int main(int argc, char *argv[])
 
   cmd.addGroup("processing options:");
     cmd.addOption("--threads",                  "+j",  1, "[n]umber: integer (default: CPU cores)",
-                                                          "worker threads reading, coding, writing");
+                                                          "threads reading files, as many writing and\nverifying them (and CPU coding threads)");
     cmd.addOption("--shard",                    "+sh", 1, "[i]/[n]: shard i of n (0 <= i < n)",
                                                           "only the files whose relative path hashes\nto i modulo n (Slurm arrays, k8s Jobs)");
     cmd.addOption("--backend-auto",             "+ba",    "GPU when available, else CPU (default)");

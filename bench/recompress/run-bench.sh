@@ -1,0 +1,247 @@
+#!/usr/bin/env bash
+# Batch recompression benchmark: pcwt-recompress (PCWT, on the GPU when there is one) against
+# DCMTK's dcmcjpls (JPEG-LS lossless) run as `find | xargs -P16 -n 8`, on the same folder of CT and
+# radiograph DICOM files (copies of the corpus CT, CR and DX images; the corpus has no MG), in one
+# run. Prints and writes (RESULTS_DIR/recompress-bench-<host>-<time>.md) files/s, MB/s of raw
+# pixel data (Rows*Columns*SamplesPerPixel*BitsAllocated/8*frames) and the aggregate size ratios,
+# after checking that every output exists and that a sample of them decodes (dcmdpcwt, dcmdjpls)
+# to the original pixel data.
+#
+#   bench/recompress/run-bench.sh RESULTS_DIR [options]
+#     --size-gb G | --size-mb M   size of the input folder to build (default 2 GB)
+#     --work DIR                  where the input and output trees go (default /tmp/pcwt-recompress-bench;
+#                                 the input tree is kept and reused by the next run of the same size)
+#     --corpus DIR                the test corpus (default ../shared/testdata, else shared/testdata)
+#     --build DIR                 build folder holding plugin/pcwt-recompress and plugin/dcmdpcwt;
+#                                 configured and built there when missing (default build-recompress-bench)
+#     --gpus SPEC                 passed to pcwt-recompress (default: 1 when nvidia-smi sees a GPU, else none)
+#     --threads N                 pcwt-recompress --threads (default: its default, the CPU cores)
+#     --jobs P                    parallel dcmcjpls processes (xargs -P; default 16)
+#     --sample K                  outputs of each tool decoded and compared (default 24)
+#     --pcwt-args "ARGS"          more pcwt-recompress options (e.g. "--batch-frames 2048")
+#
+# The build it makes: cmake -DCMAKE_BUILD_TYPE=Release -DPCWT_WITH_DCMTK=ON -DPCWT_BUILD_TESTS=OFF
+# -DPCWT_BUILD_BENCH=OFF (CUDA when nvcc is found, CMAKE_CUDA_ARCHITECTURES=90 unless set in
+# CUDAARCHS). On the GPU machine first `source .devdeps/env.sh` (DCMTK, its tools and dictionary;
+# ../shared/device/prepare-deps.sh makes .devdeps); the script sources it itself when present.
+set -euo pipefail
+
+usage() { sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
+[[ $# -ge 1 && $1 != -* ]] || usage
+results=$1; shift
+size_mb=2048 work=/tmp/pcwt-recompress-bench corpus="" build=build-recompress-bench gpus=auto threads=""
+jobs=16 sample=24 pcwt_args=""
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --size-gb) size_mb=$(( $2 * 1024 )); shift 2 ;;
+    --size-mb) size_mb=$2; shift 2 ;;
+    --work) work=$2; shift 2 ;;
+    --corpus) corpus=$2; shift 2 ;;
+    --build) build=$2; shift 2 ;;
+    --gpus) gpus=$2; shift 2 ;;
+    --threads) threads=$2; shift 2 ;;
+    --jobs) jobs=$2; shift 2 ;;
+    --sample) sample=$2; shift 2 ;;
+    --pcwt-args) pcwt_args=$2; shift 2 ;;
+    -h|--help) usage 0 ;;
+    *) echo "run-bench.sh: unknown option $1" >&2; usage ;;
+  esac
+done
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top"
+[[ -f .devdeps/env.sh ]] && source .devdeps/env.sh
+mkdir -p "$results"
+results=$(cd "$results" && pwd)
+if [[ -z $corpus ]]; then
+  for c in ../shared/testdata shared/testdata; do [[ -d $c ]] && { corpus=$c; break; }; done
+fi
+[[ -n $corpus && -d $corpus ]] || { echo "run-bench.sh: no corpus (../shared/testdata); use --corpus" >&2; exit 1; }
+corpus=$(cd "$corpus" && pwd)
+for t in dcmcjpls dcmdjpls dcmdump; do
+  command -v $t >/dev/null || { echo "run-bench.sh: $t (DCMTK) not on PATH" >&2; exit 1; }
+done
+log() { echo "run-bench: $*" >&2; }
+
+# --- the tools -------------------------------------------------------------------------------
+if [[ ! -x $build/plugin/pcwt-recompress || ! -x $build/plugin/dcmdpcwt ]]; then
+  log "building pcwt-recompress and dcmdpcwt in $build"
+  gen=(); command -v ninja >/dev/null && gen=(-G Ninja)
+  cuda=(); command -v nvcc >/dev/null || [[ -x /usr/local/cuda/bin/nvcc ]] && cuda=(-DCMAKE_CUDA_ARCHITECTURES="${CUDAARCHS:-90}")
+  cmake -S . -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DPCWT_WITH_DCMTK=ON -DPCWT_BUILD_TESTS=OFF \
+        -DPCWT_BUILD_BENCH=OFF "${cuda[@]}" >"$results/bench-configure.log" 2>&1 \
+    || { tail -20 "$results/bench-configure.log"; exit 1; }
+  cmake --build "$build" -j"$(nproc)" --target pcwt-recompress dcmdpcwt >"$results/bench-build.log" 2>&1 \
+    || { grep -E "error" "$results/bench-build.log" | head -20; exit 1; }
+fi
+recompress=$(cd "$build/plugin" && pwd)/pcwt-recompress
+dcmdpcwt=$(cd "$build/plugin" && pwd)/dcmdpcwt
+
+# --- the source images: uncompressed CT, CR and DX ---------------------------------------------
+src=$work/src
+mkdir -p "$src"
+if [[ ! -f $src/.done ]]; then
+  rm -rf "$src"; mkdir -p "$src"
+  for f in dcm_qa_ct/GE_CT_series/*.dcm wg04/dicom_unc/CT1_UNC.dcm wg04/dicom_unc/CT2_UNC.dcm \
+           pydicom-data/693_UNCR_CT.dcm pydicom-data/eCT_Supplemental.dcm debian-python3-pydicom/CT_small.dcm; do
+    for g in "$corpus"/$f; do [[ -f $g ]] && cp "$g" "$src/ct_$(echo "${g#"$corpus"/}" | tr '/' '_')"; done
+  done
+  # CR (WG04 RG2): JPEG-LS in the corpus, decoded to uncompressed here
+  [[ -f $corpus/pylibjpeg-data/RG2_JLSL.dcm ]] && dcmdjpls "$corpus/pylibjpeg-data/RG2_JLSL.dcm" "$src/cr_RG2.dcm"
+  # DX: JPEG 2000 in the corpus (DCMTK 3.6.7 cannot decode it): uncompressed by GDCM when present
+  if [[ -f $corpus/pylibjpeg-data/966_fixed_DX.dcm ]] && command -v gdcmconv >/dev/null; then
+    gdcmconv --raw "$corpus/pylibjpeg-data/966_fixed_DX.dcm" "$src/dx_966.dcm"
+  fi
+  chmod 644 "$src"/*.dcm
+  touch "$src/.done"
+fi
+nsrc=$(ls "$src"/*.dcm | wc -l)
+[[ $nsrc -gt 0 ]] || { echo "run-bench.sh: no source images found in $corpus" >&2; exit 1; }
+
+# raw pixel bytes of one file (Rows*Columns*SamplesPerPixel*BitsAllocated/8*frames)
+rawbytes() {
+  dcmdump -q +P 0028,0010 +P 0028,0011 +P 0028,0002 +P 0028,0100 +P 0028,0008 "$1" 2>/dev/null | awk '
+    /\(0028,0010\)/ {r=$3} /\(0028,0011\)/ {c=$3} /\(0028,0002\)/ {s=$3} /\(0028,0100\)/ {b=$3}
+    /\(0028,0008\)/ {gsub(/[\[\]]/, "", $3); f=$3}
+    END {if (f == "") f = 1; printf "%.0f\n", r * c * s * b / 8 * f}'
+}
+declare -A rawof
+src_bytes=0 src_raw=0
+for f in "$src"/*.dcm; do
+  rawof[$(basename "$f")]=$(rawbytes "$f")
+  src_bytes=$(( src_bytes + $(stat -c %s "$f") ))
+  src_raw=$(( src_raw + ${rawof[$(basename "$f")]} ))
+done
+kinds=$(ls "$src" | sed -n 's/^\(ct\|cr\|dx\)_.*/\1/p' | sort | uniq -c | awk '{printf "%s%s %s", sep, $1, toupper($2); sep=", "}')
+
+# --- the input tree: copies of the source set until the size is reached ------------------------
+copies=$(( (size_mb * 1048576 + src_bytes - 1) / src_bytes ))
+input=$work/input-${size_mb}mb
+if [[ ! -f $input.done ]]; then
+  log "making $input: $copies copies of $nsrc files ($(( src_bytes / 1048576 )) MB each)"
+  rm -rf "$work"/input-* "$work"/out-*; mkdir -p "$input"
+  for ((i = 0; i < copies; i++)); do
+    d=$input/$(printf "study%05d" "$i"); mkdir -p "$d"; cp "$src"/*.dcm "$d/"
+  done
+  touch "$input.done"
+fi
+nfiles=$(( copies * nsrc ))
+in_bytes=$(( copies * src_bytes ))
+raw_bytes=$(( copies * src_raw ))
+log "input: $nfiles files, $(( in_bytes / 1048576 )) MB, $(( raw_bytes / 1048576 )) MB of raw pixel data ($kinds per copy)"
+
+# both tools read from the page cache
+find "$input" -name '*.dcm' -print0 | xargs -0 cat >/dev/null
+
+now() { date +%s.%N; }
+out_pcwt=$work/out-pcwt out_jls=$work/out-jls
+rm -rf "$out_pcwt" "$out_jls"
+
+# --- pcwt-recompress ---------------------------------------------------------------------------
+if [[ $gpus == auto ]]; then
+  gpus=""; command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null | grep -q GPU && gpus=1
+fi
+pcwt_cmd=("$recompress" --output "$out_pcwt" --no-progress --report "$work/pcwt-report.json")
+[[ -n $gpus ]] && pcwt_cmd+=(--gpus "$gpus")
+[[ -n $threads ]] && pcwt_cmd+=(--threads "$threads")
+# shellcheck disable=SC2206
+[[ -n $pcwt_args ]] && pcwt_cmd+=($pcwt_args)
+pcwt_cmd+=("$input")
+log "${pcwt_cmd[*]}"
+t0=$(now)
+set +e
+"${pcwt_cmd[@]}" >"$work/pcwt.log" 2>&1
+pcwt_rc=$?
+set -e
+t1=$(now)
+tail -4 "$work/pcwt.log" >&2
+
+# --- dcmcjpls with xargs -----------------------------------------------------------------------
+jls_cmd="find $input -name '*.dcm' | xargs -P$jobs -n 8 (dcmcjpls IN OUT for each)"
+log "$jls_cmd"
+t2=$(now)
+set +e
+(cd "$input" && find . -name '*.dcm' -print0 | xargs -0 -P"$jobs" -n 8 sh -c '
+  for f; do o="$0/${f#./}"; mkdir -p "${o%/*}"; dcmcjpls "$f" "$o" || echo "FAIL $f"; done' "$out_jls") \
+  >"$work/jls.log" 2>&1
+jls_rc=$?
+set -e
+t3=$(now)
+
+# --- checks: every output there, a sample decodes to the original pixels ----------------------
+problems=()
+count() { find "$1" -type f -name '*.dcm' 2>/dev/null | wc -l; }
+bytes() { find "$1" -type f -name '*.dcm' -printf '%s\n' 2>/dev/null | awk '{s += $1} END {printf "%.0f\n", s}'; }
+n_pcwt=$(count "$out_pcwt"); n_jls=$(count "$out_jls")
+[[ $pcwt_rc -eq 0 ]] || problems+=("pcwt-recompress exited with $pcwt_rc (see $work/pcwt.log)")
+grep -q FAIL "$work/jls.log" && problems+=("dcmcjpls failed on $(grep -c FAIL "$work/jls.log") files")
+[[ $n_pcwt -eq $nfiles ]] || problems+=("pcwt-recompress wrote $n_pcwt of $nfiles files")
+[[ $n_jls -eq $nfiles ]] || problems+=("dcmcjpls wrote $n_jls of $nfiles files")
+check=$work/check; rm -rf "$check"; mkdir -p "$check"
+pixels() { # file dir -> path of its raw pixel data
+  mkdir -p "$2"; dcmdump -q +W "$2" "$1" >/dev/null 2>&1; ls "$2"/*.raw 2>/dev/null | head -1
+}
+step=$(( nfiles / sample )); [[ $step -ge 1 ]] || step=1
+checked=0 k=0
+while IFS= read -r rel; do
+  k=$((k + 1)); (( (k - 1) % step == 0 )) || continue
+  [[ $checked -lt $sample ]] || break
+  rel=${rel#./}; c=$check/$checked
+  orig=$(pixels "$input/$rel" "$c/orig")
+  if ! "$dcmdpcwt" "$out_pcwt/$rel" "$c/pcwt.dcm" >/dev/null 2>&1; then
+    problems+=("dcmdpcwt cannot decode $out_pcwt/$rel")
+  elif ! cmp -s "$orig" "$(pixels "$c/pcwt.dcm" "$c/pcwt")"; then
+    problems+=("PCWT output differs from the original: $rel")
+  fi
+  if ! dcmdjpls "$out_jls/$rel" "$c/jls.dcm" >/dev/null 2>&1; then
+    problems+=("dcmdjpls cannot decode $out_jls/$rel")
+  elif ! cmp -s "$orig" "$(pixels "$c/jls.dcm" "$c/jls")"; then
+    problems+=("JPEG-LS output differs from the original: $rel")
+  fi
+  checked=$((checked + 1))
+done < <(cd "$input" && find . -name '*.dcm' | sort)
+
+# --- results -----------------------------------------------------------------------------------
+o_pcwt=$(bytes "$out_pcwt"); o_jls=$(bytes "$out_jls")
+row() { # name seconds outbytes
+  awk -v n="$1" -v s="$2" -v o="$3" -v f="$nfiles" -v raw="$raw_bytes" -v inb="$in_bytes" 'BEGIN {
+    printf "| %s | %d | %.1f | %.1f | %.1f | %.3f | %.3f |\n", n, f, s, f / s, raw / 1048576 / s,
+           (o > 0 ? inb / o : 0), (o > 0 ? raw / o : 0) }'
+}
+s_pcwt=$(awk -v a="$t0" -v b="$t1" 'BEGIN {print b - a}')
+s_jls=$(awk -v a="$t2" -v b="$t3" 'BEGIN {print b - a}')
+gpu=$(command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | paste -sd, - || true)
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+git diff --quiet HEAD 2>/dev/null || commit="$commit (with uncommitted changes)"
+summary=$(grep -E "^(batch coder|recompressed:)" "$work/pcwt.log" | tr '\n' ' ' || true)
+stamp=$(date -u +%Y%m%dT%H%M%SZ)
+md=$results/recompress-bench-$(hostname -s)-$stamp.md
+{
+  echo "# pcwt-recompress against dcmcjpls ($stamp)"
+  echo
+  echo "- machine: $(hostname -s); GPU: ${gpu:-none}; $(nproc) CPU threads ($(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -1))"
+  echo "- commit: $commit; DCMTK: $(dcmcjpls --version 2>/dev/null | head -1 | sed 's/^\$dcmtk: //; s/ \$$//')"
+  echo "- input: $nfiles files in $copies folders ($kinds per folder), $(( in_bytes / 1048576 )) MB on disk," \
+       "$(( raw_bytes / 1048576 )) MB of raw pixel data; read from the page cache"
+  echo "- pcwt-recompress: \`${pcwt_cmd[*]}\` (PCWT; every file written to a temporary file, flushed," \
+       "decoded and compared with the original before its rename)"
+  echo "- dcmcjpls: \`$jls_cmd\` (JPEG-LS lossless, DCMTK defaults; no verification, no flush)"
+  echo
+  echo "| tool | files | seconds | files/s | MB/s raw pixels | ratio (file bytes in/out) | ratio (raw pixels/out) |"
+  echo "|---|---|---|---|---|---|---|"
+  row "pcwt-recompress${gpus:+ --gpus $gpus}" "$s_pcwt" "$o_pcwt"
+  row "dcmcjpls x$jobs" "$s_jls" "$o_jls"
+  echo
+  echo "pcwt-recompress: $summary"
+  echo
+  echo "Checked: every output present ($n_pcwt and $n_jls of $nfiles); $checked files of each tool" \
+       "decoded (dcmdpcwt, dcmdjpls) and their pixel data compared byte for byte with the original's."
+  if [[ ${#problems[@]} -gt 0 ]]; then
+    echo; echo "**Problems:**"; for p in "${problems[@]}"; do echo "- $p"; done
+  else
+    echo "No problems."
+  fi
+} >"$md"
+cat "$md"
+log "written $md"
+[[ ${#problems[@]} -eq 0 ]]
