@@ -3,8 +3,9 @@
  * coded on its own (models reset at its start), so groups decode in parallel exactly as in the
  * baseline. Per element, in raster order within the group:
  *
- *   MQD      d = r - m as truncated unary (bins "d > k", k = 0..r), model mqd[e][min(k,3)], e the
- *            neighbour prediction (Sec. 5.3).
+ *   MQD      a bit "m = -1" with model zero[z]; then, when m >= 0, d = r - m as truncated unary
+ *            (bins "d > k", k = 0..r-1) with model mqd[e][min(k,3)]; z and e from the neighbouring
+ *            MQDs (Sec. 5.3).
  *   per coefficient c of TL, TR, BL, BR (only when m >= 0), q = QL(c):
  *            t = m - q as truncated unary (bins "t > k", k = 0..m), model mag[min(m,3)][found][min(k,7)]
  *            (found: an earlier coefficient of this element has q = m); skipped, q = m implied, for the
@@ -23,11 +24,12 @@
 #include <string.h>
 
 enum {
+    ZERO_CTX = 6,
     MQD_CTX = 5 * 4,
     MAG_CTX = 4 * 2 * 8,
     MANT_CTX = 7,
     SIGN_CTX = 9,
-    ALL_CTX = MQD_CTX + MAG_CTX + MANT_CTX + SIGN_CTX
+    ALL_CTX = ZERO_CTX + MQD_CTX + MAG_CTX + MANT_CTX + SIGN_CTX
 };
 
 typedef struct group_models {
@@ -51,21 +53,22 @@ static inline void models_reset(group_models *g, int cls)
     }
 }
 
+static inline pcwt_bit_model *zero_model(group_models *g, int z) { return &g->m[z]; }
 static inline pcwt_bit_model *mqd_model(group_models *g, int e, int k)
 {
-    return &g->m[e * 4 + (k < 3 ? k : 3)];
+    return &g->m[ZERO_CTX + e * 4 + (k < 3 ? k : 3)];
 }
 static inline pcwt_bit_model *mag_model(group_models *g, int m, int found, int k)
 {
-    return &g->m[MQD_CTX + ((m < 3 ? m : 3) * 2 + found) * 8 + (k < 7 ? k : 7)];
+    return &g->m[ZERO_CTX + MQD_CTX + ((m < 3 ? m : 3) * 2 + found) * 8 + (k < 7 ? k : 7)];
 }
 static inline pcwt_bit_model *mant_model(group_models *g, int q)
 {
-    return &g->m[MQD_CTX + MAG_CTX + (q < 7 ? q : 7) - 1];
+    return &g->m[ZERO_CTX + MQD_CTX + MAG_CTX + (q < 7 ? q : 7) - 1];
 }
 static inline pcwt_bit_model *sign_model(group_models *g, int left, int above)
 {
-    return &g->m[MQD_CTX + MAG_CTX + MANT_CTX + (left + 1) * 3 + above + 1];
+    return &g->m[ZERO_CTX + MQD_CTX + MAG_CTX + MANT_CTX + (left + 1) * 3 + above + 1];
 }
 
 static inline int is_top(const pcwt_pyramid *p, uint32_t b)
@@ -86,29 +89,47 @@ typedef struct group_span {
     uint32_t gx, gy, xe, ye;
 } group_span;
 
-/* Neighbour prediction of the MQD (element (x, y), group g): the largest MQD among left,
- * above-left, above and above-right inside the group; e = min(max(r - that, 0), 3), or 4 when
- * none of them is inside the group. */
-static inline int mqd_context(const pcwt_band *band, const group_span *g, uint32_t x, uint32_t y,
-                              int r)
+/* Contexts of the MQD of element (x, y) from its neighbours left, above-left, above and
+ * above-right that lie inside the group g: *e = min(max(r - their largest MQD, 0), 3), or 4 when
+ * none lies inside; *z from the count nz of those (na) with MQD -1: 5 when na = 0, else 0 when
+ * nz = 0, 4 when nz = na, otherwise 1 + floor(3 nz / na). */
+static inline void mqd_context(const pcwt_band *band, const group_span *g, uint32_t x, uint32_t y,
+                               int r, int *e, int *z)
 {
-    int pm = -2;
+    int pm = -2, na = 0, nz = 0;
     const int8_t *row = band->mqd + (size_t)x * band->mcols;
-    if (y > g->gy)
+    if (y > g->gy) {
         pm = row[y - 1];
+        na++;
+        nz += pm < 0;
+    }
     if (x > g->gx) {
         const int8_t *up = row - band->mcols;
-        if (up[y] > pm)
-            pm = up[y];
-        if (y > g->gy && up[y - 1] > pm)
-            pm = up[y - 1];
-        if (y + 1 < g->ye && up[y + 1] > pm)
-            pm = up[y + 1];
+        const int a = up[y];
+        pm = a > pm ? a : pm;
+        na++;
+        nz += a < 0;
+        if (y > g->gy) {
+            const int b = up[y - 1];
+            pm = b > pm ? b : pm;
+            na++;
+            nz += b < 0;
+        }
+        if (y + 1 < g->ye) {
+            const int c = up[y + 1];
+            pm = c > pm ? c : pm;
+            na++;
+            nz += c < 0;
+        }
     }
-    if (pm == -2)
-        return 4;
-    const int e = r - pm;
-    return e < 0 ? 0 : e > 3 ? 3 : e;
+    if (na == 0) {
+        *e = 4;
+        *z = 5;
+        return;
+    }
+    const int d = r - pm;
+    *e = d < 0 ? 0 : d > 3 ? 3 : d;
+    *z = nz == 0 ? 0 : nz == na ? 4 : 1 + 3 * nz / na;
 }
 
 static inline int sign_of(int32_t v) { return (v > 0) - (v < 0); }
@@ -190,15 +211,17 @@ static void encode_group_entropy(const pcwt_pyramid *p, uint32_t b, int qmax, co
             if (r < 0)
                 continue;
             const int m = band->mqd[(size_t)x * band->mcols + y];
-            const int e = mqd_context(band, g, x, y, r);
+            int e, z;
+            mqd_context(band, g, x, y, r, &e, &z);
+            pcwt_rc_encode(rc, zero_model(gm, z), m < 0);
+            if (m < 0)
+                continue;
             const int d = r - m;
-            for (int k = 0; k <= r; k++) {
+            for (int k = 0; k < r; k++) {
                 pcwt_rc_encode(rc, mqd_model(gm, e, k), d > k);
                 if (d <= k)
                     break;
             }
-            if (m < 0)
-                continue;
             int found = 0;
             for (uint32_t i = 0; i < 4; i++) {
                 const uint32_t cx = 2 * x + (i >> 1), cy = 2 * y + (i & 1);
@@ -371,11 +394,14 @@ static int decode_group_entropy(pcwt_pyramid *p, uint32_t b, int qmax, const gro
             const int r = reference(p, b, qmax, x, y);
             int m = -1;
             if (r >= 0) {
-                const int e = mqd_context(band, g, x, y, r);
-                int d = 0;
-                while (d <= r && pcwt_rc_decode(&rc, mqd_model(gm, e, d)))
-                    d++;
-                m = r - d;
+                int e, z;
+                mqd_context(band, g, x, y, r, &e, &z);
+                if (!pcwt_rc_decode(&rc, zero_model(gm, z))) {
+                    int d = 0;
+                    while (d < r && pcwt_rc_decode(&rc, mqd_model(gm, e, d)))
+                        d++;
+                    m = r - d;
+                }
             }
             band->mqd[(size_t)x * band->mcols + y] = (int8_t)m;
             int32_t *r0 = band->coef + (size_t)(2 * x) * band->cols + 2 * y;
