@@ -92,14 +92,17 @@ private:
 
 class PcwtCodec : public Codec {
 public:
-    explicit PcwtCodec(pcwt_backend backend)
+    explicit PcwtCodec(pcwt_backend backend, pcwt_profile profile = PCWT_PROFILE_BASELINE)
     {
         pcwt_encode_params_default(&params_);
         params_.backend = backend;
-        info_.id = backend == PCWT_BACKEND_GPU ? "pcwt-gpu" : "pcwt-cpu";
+        params_.profile = profile;
+        const bool entropy = profile == PCWT_PROFILE_ENTROPY;
+        info_.id = entropy ? "pcwt-entropy-cpu" : backend == PCWT_BACKEND_GPU ? "pcwt-gpu" : "pcwt-cpu";
         info_.family = "PCWT";
         info_.library = std::string("libpcwt ") + pcwt_version_string() + " (" + backend_name(backend) + ")";
-        info_.settings = "baseline profile, " + std::to_string(params_.levels) + " levels, " +
+        info_.settings = std::string(entropy ? "entropy" : "baseline") + " profile, " +
+                         std::to_string(params_.levels) + " levels, " +
                          std::to_string(params_.group_rows) + "x" + std::to_string(params_.group_cols) +
                          " groups; " +
                          (backend == PCWT_BACKEND_GPU
@@ -250,6 +253,11 @@ private:
 std::unique_ptr<Codec> make_pcwt_codec(bool gpu)
 {
     return std::make_unique<PcwtCodec>(gpu ? PCWT_BACKEND_GPU : PCWT_BACKEND_CPU);
+}
+
+std::unique_ptr<Codec> make_pcwt_entropy_codec()
+{
+    return std::make_unique<PcwtCodec>(PCWT_BACKEND_CPU, PCWT_PROFILE_ENTROPY);
 }
 
 std::unique_ptr<Codec> make_pcwt_jpegls_codec()

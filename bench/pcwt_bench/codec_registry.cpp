@@ -9,7 +9,8 @@ namespace pcwtbench {
 const std::vector<std::string> &all_codec_ids()
 {
     static const std::vector<std::string> ids = {"pcwt-cpu", "pcwt-gpu", "pcwt-jpegls",
-                                                 "charls",   "openjpeg", "openjph"};
+                                                 "charls",   "openjpeg", "openjph",
+                                                 "pcwt-entropy-cpu"};
     return ids;
 }
 
@@ -20,7 +21,9 @@ CodecSelection select_codecs(const std::vector<std::string> &ids, const std::str
         if (std::find(known.begin(), known.end(), id) == known.end())
             throw std::invalid_argument("unknown codec '" + id + "'");
     auto wanted = [&](const std::string &id) {
-        return ids.empty() || std::find(ids.begin(), ids.end(), id) != ids.end();
+        if (ids.empty()) // the default set; the entropy profile only when named
+            return id != "pcwt-entropy-cpu";
+        return std::find(ids.begin(), ids.end(), id) != ids.end();
     };
     CodecSelection sel;
     bool use_gpu = false;
@@ -55,6 +58,8 @@ CodecSelection select_codecs(const std::vector<std::string> &ids, const std::str
             sel.codecs.push_back(make_openjpeg_codec());
         else if (id == "openjph")
             sel.codecs.push_back(make_openjph_codec());
+        else if (id == "pcwt-entropy-cpu")
+            sel.codecs.push_back(make_pcwt_entropy_codec());
     }
     return sel;
 }

@@ -12,6 +12,8 @@ namespace pcwtbench {
 // libpcwt (codec_pcwt.cpp).
 std::unique_ptr<Codec> make_pcwt_codec(bool gpu);
 std::unique_ptr<Codec> make_pcwt_jpegls_codec();
+// PCWT's entropy profile on the CPU ("pcwt-entropy-cpu"; only when --codecs names it).
+std::unique_ptr<Codec> make_pcwt_entropy_codec();
 // Empty when the GPU backend works here (a small image round-trips on it), else why not.
 std::string probe_pcwt_gpu();
 

@@ -37,6 +37,7 @@ void print_usage(std::FILE *f)
         "  -j, --threads N       threads for the all-threads measurement (default: all hardware threads)\n"
         "      --no-parallel     skip the all-threads / GPU batch measurement\n"
         "      --codecs LIST     comma-separated subset of: pcwt-cpu,pcwt-gpu,pcwt-jpegls,charls,openjpeg,openjph\n"
+        "                        (default: all of those), or pcwt-entropy-cpu (PCWT's entropy profile)\n"
         "      --gpu auto|on|off PCWT on the GPU: when a device works (auto, default), required (on), or not\n"
         "      --raw WxHxBITS[s][xC[p]]\n"
         "                        geometry of raw files: BITS stored (1-16; 8-bit words up to 8, else 16),\n"

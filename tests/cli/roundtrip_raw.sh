@@ -32,6 +32,7 @@ while [ $# -gt 0 ]; do
     case $1 in
     --levels) expect_field levels "$2"; shift ;;
     --group) expect_field "group size" "$2 \\(rows x columns\\)"; shift ;;
+    --profile) expect_field profile "$2 \\(.\\)"; shift ;;
     --planar) [ "$C" = 3 ] && layout=planar ;;
     esac
     shift
