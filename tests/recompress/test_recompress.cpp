@@ -474,7 +474,17 @@ TEST(Recompress, KillNineLeavesOriginalsOrVerifiedCopies)
     ASSERT_GE(originals.size(), 20u);
     std::mt19937 rng(12345);
     int killed = 0, midway = 0;
+    // the size of every file when a round starts: a size that changes marks a rename of this round
+    auto sizes = [&]() {
+        std::map<std::string, uintmax_t> m;
+        for (const auto &o : originals) {
+            std::error_code ec;
+            m[o.first] = fs::file_size(t.root + "/" + o.first, ec);
+        }
+        return m;
+    };
     for (int round = 0; round < 4; ++round) {
+        const auto start = sizes();
         const pid_t pid = fork();
         if (pid == 0) {
             const int devnull = open("/dev/null", O_WRONLY);
@@ -485,11 +495,25 @@ TEST(Recompress, KillNineLeavesOriginalsOrVerifiedCopies)
                   round % 2 ? "1024" : "3", t.root.c_str(), (char *)nullptr);
             _exit(127);
         }
-        std::this_thread::sleep_for(std::chrono::milliseconds(40 + rng() % 150));
-        if (kill(pid, SIGKILL) == 0)
-            ++killed;
+        // the kill lands a little after this round's first rename (however fast the build: under
+        // sanitizers reading and batching take a while), or after 30 s
         int st = 0;
-        waitpid(pid, &st, 0);
+        bool exited = false;
+        for (int waited = 0; waited < 6000; ++waited) {
+            if (waitpid(pid, &st, WNOHANG) == pid) {
+                exited = true;
+                break;
+            }
+            if (sizes() != start)
+                break;
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        }
+        if (!exited) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(rng() % 40));
+            if (kill(pid, SIGKILL) == 0)
+                ++killed;
+            waitpid(pid, &st, 0);
+        }
         // every file is the original or a complete copy that decodes to the original samples
         size_t untouched = 0, converted = 0;
         for (const auto &o : originals) {
