@@ -139,6 +139,7 @@ int main(int argc, char *argv[])
   const char *opt_gpus = NULL;
   std::vector<int> opt_devices;
   OFCmdUnsignedInt opt_batchFrames = 1024, opt_batchMB = 256, opt_batchWait = 20;
+  bool opt_verifyGpu = false;
   int opt_progress = -1; // -1 auto
   const char *opt_report = NULL;
   std::vector<std::string> inputs;
@@ -186,6 +187,7 @@ int main(int argc, char *argv[])
                                                           "... and up to about n MB of samples");
     cmd.addOption("--batch-wait",               "+bw", 1, "[m]illiseconds: integer (default: 20)",
                                                           "how long a batch that is not full waits for\nthe next file");
+    cmd.addOption("--verify-gpu",               "+vg",    "verify (decode the new copies) with the coding\nbackend, e.g. the GPU (default: the CPU decoder)");
 
   cmd.addGroup("progress and report:");
     cmd.addOption("--progress-auto",            "+pa",    "a bar on a terminal, else lines (default)");
@@ -267,6 +269,7 @@ int main(int argc, char *argv[])
     }
     if (cmd.findOption("--batch-frames")) app.checkValue(cmd.getValueAndCheckMinMax(opt_batchFrames, 0, 1000000));
     if (cmd.findOption("--batch-mb")) app.checkValue(cmd.getValueAndCheckMinMax(opt_batchMB, 1, 1048576));
+    if (cmd.findOption("--verify-gpu")) opt_verifyGpu = true;
     if (cmd.findOption("--batch-wait")) app.checkValue(cmd.getValueAndCheckMinMax(opt_batchWait, 0, 600000));
 
     cmd.beginOptionBlock();
@@ -378,6 +381,7 @@ int main(int argc, char *argv[])
     popt.batchWaitMs = static_cast<unsigned>(opt_batchWait);
     popt.backend = opt_backend;
     popt.devices = opt_devices;
+    popt.decodeBackend = opt_verifyGpu ? opt_backend : PCWT_BACKEND_CPU;
     popt.params.levels = PCWT_DEFAULT_LEVELS;
     popt.params.group_rows = popt.params.group_cols = PCWT_DEFAULT_GROUP;
     OFLOG_INFO(recmpLogger, (popt.batchFrames && opt.target == DPRCT_pcwt

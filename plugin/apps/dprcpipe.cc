@@ -181,11 +181,11 @@ public:
     if (fallback_) pcwt_encoder_destroy(fallback_);
   }
 
-  bool init(pcwt_backend backend, int device, std::string& error)
+  bool init(pcwt_backend backend, pcwt_backend decodeBackend, int device, std::string& error)
   {
     backend_ = backend;
     device_ = device;
-    decoder_ = makeDecoder(backend, device, error);
+    decoder_ = makeDecoder(decodeBackend, device, error);
     return decoder_ != NULL;
   }
 
@@ -415,7 +415,7 @@ bool DPRCRunPipeline(const std::vector<DPRCEntry>& files, const DPRCOptions& opt
   for (unsigned t = 0; t < readers + writers; ++t)
   {
     lent.emplace_back(new ThreadCoder());
-    if (!lent.back()->init(p.backend, devices[t % devices.size()], error)) return false;
+    if (!lent.back()->init(p.backend, p.decodeBackend, devices[t % devices.size()], error)) return false;
   }
 
   // temporary file slots: writers 0 .. writers-1, readers after them (--copy-others copies)

@@ -42,8 +42,12 @@ struct DPRCPipelineOptions
   std::uint64_t batchBytes = std::uint64_t(256) << 20;
   /// how long a batch that is not full waits for the next file (milliseconds)
   unsigned batchWaitMs = 20;
-  /// the libpcwt backend of the batch coders and the verifying decoders
+  /// the libpcwt backend of the batch coders
   pcwt_backend backend = PCWT_BACKEND_AUTO;
+  /** the backend of the decoders of readers and writers (verification): the CPU by default, an
+   *  implementation independent of the GPU encoder's, which leaves the GPU to the coders
+   */
+  pcwt_backend decodeBackend = PCWT_BACKEND_CPU;
   /// CUDA devices: one batch coder per device (empty: one coder on the default device)
   std::vector<int> devices;
   /// the PCWT parameters the codecs were registered with (backend aside)

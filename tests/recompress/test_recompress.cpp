@@ -251,7 +251,7 @@ TEST(Recompress, Help)
     EXPECT_EQ(p.rc, 0) << p.out;
     for (const char *opt : {"--output", "--keep-originals", "--dry-run", "--shard", "--threads", "--report",
                             "--decompress", "--encode-jpegls", "--gpus", "--batch-frames", "--batch-mb",
-                            "--batch-wait", "--keep-smaller"})
+                            "--batch-wait", "--keep-smaller", "--verify-gpu"})
         EXPECT_NE(p.out.find(opt), std::string::npos) << opt;
     EXPECT_NE(run({kTool, "--shard", "3/3", "/nonexistent"}).rc, 0);
     EXPECT_NE(run({kTool, "--output"}).rc, 0);
@@ -626,8 +626,10 @@ TEST(Recompress, SmallBatchesAndMirroredOutputAgree)
     Tree t;
     const auto before = snapshot(t.root);
     const std::string out = t.dir / "out", report = t.dir / "r.json";
+    // (--verify-gpu: the coding backend verifies, the GPU where there is one)
     const std::vector<std::string> argv = {kTool, "--threads", "3", "--batch-frames", "2", "--batch-mb", "1",
-                                           "--output", out, "--no-progress", "--report", report, t.root};
+                                           "--verify-gpu", "--output", out, "--no-progress", "--report", report,
+                                           t.root};
     const Proc p = run(argv);
     ASSERT_EQ(p.rc, 0) << describe(argv, p);
     EXPECT_TRUE(snapshot(t.root) == before);
