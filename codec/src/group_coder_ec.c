@@ -285,6 +285,8 @@ pcwt_status pcwt_ec_payload_encode(const pcwt_pyramid *p, int qmax, uint32_t gr,
                 const uint64_t raw_bits = group_raw_bits(p, b, qmax, &g);
                 const uint64_t raw_bytes = (raw_bits + 7) / 8;
                 const uint64_t raw_record = leb128_size(2 * raw_bits + 1) + raw_bytes;
+                /* A range-coder stream longer than the raw record means raw mode anyway, so the
+                 * stream is only kept up to that length (overflow: it is longer). */
                 pcwt_rc_enc rc;
                 pcwt_rc_enc_init(&rc, s.a, raw_record < s.cap ? (size_t)raw_record : s.cap);
                 pcwt_bitwriter bw;

@@ -50,7 +50,9 @@ typedef struct pcwt_rc_enc {
     uint64_t cache_size;
     int first;      /* the first byte of an LZMA stream is always 0 and is not written */
     uint8_t *p, *end;
-    int overflow;   /* set when the output would pass end; nothing is written past it */
+    int overflow;   /* set when a nonzero byte falls at or past end; nothing is written past it
+                     * (zero bytes there do not count: the finished stream drops trailing zeros, so
+                     * without overflow the finished stream lies entirely before end) */
 } pcwt_rc_enc;
 
 static inline void pcwt_rc_enc_init(pcwt_rc_enc *e, uint8_t *dst, size_t cap)
@@ -72,7 +74,8 @@ static inline void pcwt_rc_put_byte(pcwt_rc_enc *e, uint32_t b)
         return;
     }
     if (e->p == e->end) {
-        e->overflow = 1;
+        if (b & 0xFFu)
+            e->overflow = 1;
         return;
     }
     *e->p++ = (uint8_t)b;

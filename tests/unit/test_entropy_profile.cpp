@@ -194,6 +194,42 @@ TEST(RangeCoder, OverflowIsReportedNotWritten)
         EXPECT_EQ(buf[k], 0xAB) << "byte " << k << " past the capacity was written";
 }
 
+TEST(RangeCoder, CapacityOfTheFinishedLengthIsEnough)
+{
+    // Trailing zero bytes past the capacity are not an overflow: a stream re-coded with exactly
+    // its finished length as capacity comes out identical (the raw/entropy choice of a group
+    // depends on that, FORMAT.md Sec. 5.1).
+    Rng rng(4);
+    for (int trial = 0; trial < 300; trial++) {
+        const size_t n = rng.below(300);
+        std::vector<uint32_t> bits(n);
+        for (auto &b : bits)
+            b = rng.below(100) < 3 + trial % 50 ? 1u : 0u;
+        auto run = [&](std::vector<uint8_t> &buf, size_t cap, bool *overflow) {
+            pcwt_bit_model m{16384, 3};
+            pcwt_rc_enc e;
+            pcwt_rc_enc_init(&e, buf.data(), cap);
+            for (uint32_t b : bits)
+                pcwt_rc_encode(&e, &m, b);
+            const size_t len = pcwt_rc_enc_finish(&e, buf.data());
+            *overflow = e.overflow != 0;
+            return len;
+        };
+        std::vector<uint8_t> full(n + 16), tight(n + 16, 0xCD);
+        bool ov;
+        const size_t len = run(full, full.size(), &ov);
+        ASSERT_FALSE(ov);
+        EXPECT_EQ(run(tight, len, &ov), len) << "trial " << trial;
+        EXPECT_FALSE(ov) << "trial " << trial << ": capacity " << len;
+        EXPECT_TRUE(std::equal(full.begin(), full.begin() + static_cast<std::ptrdiff_t>(len), tight.begin()));
+        EXPECT_EQ(tight[len], 0xCD) << "written past the capacity";
+        if (len > 0) {
+            run(tight, len - 1, &ov);
+            EXPECT_TRUE(ov) << "trial " << trial << ": one byte short must overflow";
+        }
+    }
+}
+
 TEST(EntropyProfile, SyntheticImagesEveryFormat)
 {
     Rng rng(21);
