@@ -1,6 +1,8 @@
 // Reference test vectors: the baseline profile must produce group payloads byte-identical to
 // shared/reference/pcwt_ref.py. The vectors (*.vec, format in README.md and gen_vectors.py) were
 // generated once from the model; this test needs no Python. Only the public API is used.
+// Built with PCWT_VECTOR_PROFILE=1 (test_vectors_entropy) it checks the entropy profile against
+// the vectors of tests/vectors/entropy, made by pcwt_ec_ref.py (FORMAT.md Sec. 5).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,6 +17,10 @@
 #include <vector>
 
 #include "pcwt.h"
+
+#ifndef PCWT_VECTOR_PROFILE
+#define PCWT_VECTOR_PROFILE 0
+#endif
 
 #ifndef PCWT_VECTOR_DIR
 #error "PCWT_VECTOR_DIR must name the directory holding the .vec files"
@@ -195,8 +201,35 @@ bool ParseVector(const std::string &path, Vector *v, std::string *err) {
 
 // Splits the expected payload into group records: start offset of each record's length word.
 // Returns false if the payload is not exactly a sequence of [u32 LE bits][ceil(bits/8) bytes].
+// Reads an unsigned LEB128 value (entropy profile group records).
+bool Leb128(const std::vector<uint8_t> &p, size_t *pos, uint64_t *v) {
+    *v = 0;
+    for (int i = 0; i < 5; ++i) {
+        if (*pos >= p.size()) return false;
+        const uint8_t b = p[(*pos)++];
+        *v |= static_cast<uint64_t>(b & 0x7f) << (7 * i);
+        if (!(b & 0x80)) return true;
+    }
+    return false;
+}
+
 bool GroupOffsets(const std::vector<uint8_t> &p, std::vector<size_t> *starts) {
     size_t pos = 0;
+    if (PCWT_VECTOR_PROFILE == PCWT_PROFILE_ENTROPY) {
+        while (pos < p.size()) {
+            starts->push_back(pos);
+            uint64_t h, r = 0;
+            if (!Leb128(p, &pos, &h)) return false;
+            uint64_t len = (h & 1) ? ((h >> 1) + 7) / 8 : (h >> 1);
+            if (!(h & 1)) {
+                if (!Leb128(p, &pos, &r)) return false;
+                len += r;
+            }
+            if (p.size() - pos < len) return false;
+            pos += static_cast<size_t>(len);
+        }
+        return true;
+    }
     while (pos < p.size()) {
         if (p.size() - pos < 4) return false;
         uint32_t bits = static_cast<uint32_t>(p[pos]) | (static_cast<uint32_t>(p[pos + 1]) << 8) |
@@ -291,7 +324,7 @@ TEST_P(ReferenceVector, MatchesModelAndRoundTrips) {
     params.group_rows = v.group_rows;
     params.group_cols = v.group_cols;
     params.min_ll = 1; // apply exactly the requested levels, as the model does
-    params.profile = PCWT_PROFILE_BASELINE;
+    params.profile = static_cast<pcwt_profile>(PCWT_VECTOR_PROFILE);
     params.backend = PCWT_BACKEND_CPU;
 
     pcwt_encoder *enc = pcwt_encoder_create();
@@ -316,7 +349,7 @@ TEST_P(ReferenceVector, MatchesModelAndRoundTrips) {
     std::memset(&info, 0, sizeof info);
     st = pcwt_read_header(stream.data(), stream.size(), &info);
     ASSERT_EQ(st, PCWT_OK) << pcwt_status_string(st);
-    EXPECT_EQ(info.profile, PCWT_PROFILE_BASELINE);
+    EXPECT_EQ(info.profile, static_cast<pcwt_profile>(PCWT_VECTOR_PROFILE));
     EXPECT_EQ(info.desc.width, v.cols);
     EXPECT_EQ(info.desc.height, v.rows);
     EXPECT_EQ(info.desc.components, 1u);
@@ -363,7 +396,8 @@ TEST_P(ReferenceVector, MatchesModelAndRoundTrips) {
             msg << "one is a prefix of the other; lengths differ from byte " << diff;
         }
         msg << ", in group record " << g << " of " << group_starts.size() << " at byte "
-            << in_group << (in_group < 4 ? " (the 32-bit length word)" : " (group bits)");
+            << in_group
+            << (PCWT_VECTOR_PROFILE != 0 ? "" : in_group < 4 ? " (the 32-bit length word)" : " (group bits)");
         ADD_FAILURE() << msg.str();
     }
 
