@@ -8,10 +8,14 @@
 # to the original pixel data.
 #
 #   bench/recompress/run-bench.sh RESULTS_DIR [options]
+#   bench/recompress/run-bench.sh --pack [DIR]     only pack the source images (about 12 MB) into
+#                                                   DIR (default .rcdata, git-ignored) for a machine
+#                                                   without the corpus, such as the GPU machine
 #     --size-gb G | --size-mb M   size of the input folder to build (default 2 GB)
 #     --work DIR                  where the input and output trees go (default /tmp/pcwt-recompress-bench;
 #                                 the input tree is kept and reused by the next run of the same size)
 #     --corpus DIR                the test corpus (default ../shared/testdata, else shared/testdata)
+#     --src DIR                   a source set made by --pack (default .rcdata when there is no corpus)
 #     --build DIR                 build folder holding plugin/pcwt-recompress and plugin/dcmdpcwt;
 #                                 configured and built there when missing (default build-recompress-bench)
 #     --gpus SPEC                 passed to pcwt-recompress (default: 1 when nvidia-smi sees a GPU, else none)
@@ -26,10 +30,16 @@
 # ../shared/device/prepare-deps.sh makes .devdeps); the script sources it itself when present.
 set -euo pipefail
 
-usage() { sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
-[[ $# -ge 1 && $1 != -* ]] || usage
-results=$1; shift
-size_mb=2048 work=/tmp/pcwt-recompress-bench corpus="" build=build-recompress-bench gpus=auto threads=""
+usage() { sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
+[[ $# -ge 1 ]] || usage
+pack=""
+if [[ $1 == --pack ]]; then
+  pack=${2:-.rcdata}; shift $(( $# >= 2 ? 2 : 1 )); results=""
+else
+  [[ $1 != -* ]] || usage
+  results=$1; shift
+fi
+size_mb=2048 work=/tmp/pcwt-recompress-bench corpus="" srcset="" build=build-recompress-bench gpus=auto threads=""
 jobs=16 sample=24 pcwt_args=""
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -37,6 +47,7 @@ while [[ $# -gt 0 ]]; do
     --size-mb) size_mb=$2; shift 2 ;;
     --work) work=$2; shift 2 ;;
     --corpus) corpus=$2; shift 2 ;;
+    --src) srcset=$2; shift 2 ;;
     --build) build=$2; shift 2 ;;
     --gpus) gpus=$2; shift 2 ;;
     --threads) threads=$2; shift 2 ;;
@@ -51,17 +62,50 @@ done
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
 [[ -f .devdeps/env.sh ]] && source .devdeps/env.sh
-mkdir -p "$results"
-results=$(cd "$results" && pwd)
-if [[ -z $corpus ]]; then
-  for c in ../shared/testdata shared/testdata; do [[ -d $c ]] && { corpus=$c; break; }; done
-fi
-[[ -n $corpus && -d $corpus ]] || { echo "run-bench.sh: no corpus (../shared/testdata); use --corpus" >&2; exit 1; }
-corpus=$(cd "$corpus" && pwd)
 for t in dcmcjpls dcmdjpls dcmdump; do
   command -v $t >/dev/null || { echo "run-bench.sh: $t (DCMTK) not on PATH" >&2; exit 1; }
 done
 log() { echo "run-bench: $*" >&2; }
+if [[ -z $corpus ]]; then
+  for c in ../shared/testdata shared/testdata; do [[ -d $c ]] && { corpus=$c; break; }; done
+fi
+[[ -z $srcset && -z $corpus && -z $pack && -d .rcdata ]] && srcset=.rcdata
+if [[ -z $srcset ]]; then
+  [[ -n $corpus && -d $corpus ]] || { echo "run-bench.sh: no corpus (../shared/testdata): use --corpus or --src" >&2; exit 1; }
+  corpus=$(cd "$corpus" && pwd)
+fi
+
+# the source images from the corpus: uncompressed CT, CR and DX (CR, DX as JPEG-LS when packing)
+corpus_set() { # DEST pack(0|1)
+  local dest=$1 packing=$2 f g
+  for f in dcm_qa_ct/GE_CT_series/*.dcm wg04/dicom_unc/CT1_UNC.dcm wg04/dicom_unc/CT2_UNC.dcm \
+           pydicom-data/693_UNCR_CT.dcm pydicom-data/eCT_Supplemental.dcm debian-python3-pydicom/CT_small.dcm; do
+    for g in "$corpus"/$f; do [[ -f $g ]] && cp "$g" "$dest/ct_$(echo "${g#"$corpus"/}" | tr '/' '_')"; done
+  done
+  # CR (WG04 RG2): JPEG-LS in the corpus
+  if [[ -f $corpus/pylibjpeg-data/RG2_JLSL.dcm ]]; then
+    if [[ $packing == 1 ]]; then cp "$corpus/pylibjpeg-data/RG2_JLSL.dcm" "$dest/cr_RG2.dcm"
+    else dcmdjpls "$corpus/pylibjpeg-data/RG2_JLSL.dcm" "$dest/cr_RG2.dcm"; fi
+  fi
+  # DX: JPEG 2000 in the corpus (DCMTK 3.6.7 cannot decode it): uncompressed by GDCM when present
+  if [[ -f $corpus/pylibjpeg-data/966_fixed_DX.dcm ]] && command -v gdcmconv >/dev/null; then
+    gdcmconv --raw "$corpus/pylibjpeg-data/966_fixed_DX.dcm" "$dest/dx_966.dcm"
+    if [[ $packing == 1 ]]; then dcmcjpls "$dest/dx_966.dcm" "$dest/dx_966.jls" && mv "$dest/dx_966.jls" "$dest/dx_966.dcm"; fi
+  fi
+  chmod 644 "$dest"/*.dcm
+}
+
+if [[ -n $pack ]]; then
+  rm -rf "$pack"; mkdir -p "$pack"
+  corpus_set "$pack" 1
+  top_rel=${pack#./}
+  [[ $top_rel == /* ]] || { grep -qxF "/$top_rel/" .git/info/exclude 2>/dev/null || echo "/$top_rel/" >> .git/info/exclude; }
+  log "packed $(ls "$pack"/*.dcm | wc -l) source images ($(du -sh "$pack" | cut -f1)) into $pack;" \
+      "carry it to the GPU machine and run there: bench/recompress/run-bench.sh RESULTS_DIR --src $pack"
+  exit 0
+fi
+mkdir -p "$results"
+results=$(cd "$results" && pwd)
 
 # --- the tools -------------------------------------------------------------------------------
 if [[ ! -x $build/plugin/pcwt-recompress || ! -x $build/plugin/dcmdpcwt ]]; then
@@ -79,24 +123,26 @@ dcmdpcwt=$(cd "$build/plugin" && pwd)/dcmdpcwt
 
 # --- the source images: uncompressed CT, CR and DX ---------------------------------------------
 src=$work/src
-mkdir -p "$src"
-if [[ ! -f $src/.done ]]; then
-  rm -rf "$src"; mkdir -p "$src"
-  for f in dcm_qa_ct/GE_CT_series/*.dcm wg04/dicom_unc/CT1_UNC.dcm wg04/dicom_unc/CT2_UNC.dcm \
-           pydicom-data/693_UNCR_CT.dcm pydicom-data/eCT_Supplemental.dcm debian-python3-pydicom/CT_small.dcm; do
-    for g in "$corpus"/$f; do [[ -f $g ]] && cp "$g" "$src/ct_$(echo "${g#"$corpus"/}" | tr '/' '_')"; done
-  done
-  # CR (WG04 RG2): JPEG-LS in the corpus, decoded to uncompressed here
-  [[ -f $corpus/pylibjpeg-data/RG2_JLSL.dcm ]] && dcmdjpls "$corpus/pylibjpeg-data/RG2_JLSL.dcm" "$src/cr_RG2.dcm"
-  # DX: JPEG 2000 in the corpus (DCMTK 3.6.7 cannot decode it): uncompressed by GDCM when present
-  if [[ -f $corpus/pylibjpeg-data/966_fixed_DX.dcm ]] && command -v gdcmconv >/dev/null; then
-    gdcmconv --raw "$corpus/pylibjpeg-data/966_fixed_DX.dcm" "$src/dx_966.dcm"
+from=${srcset:-$corpus}
+if [[ ! -f $src/.done || $(cat "$src/.done") != "$from" ]]; then
+  rm -rf "$src" "$work"/input-* "$work"/out-*; mkdir -p "$src"
+  if [[ -n $srcset ]]; then
+    # a packed set: JPEG-LS files decoded to uncompressed
+    for f in "$srcset"/*.dcm; do
+      if dcmdump -q -Un +P 0002,0010 "$f" 2>/dev/null | grep -q "\[1\.2\.840\.10008\.1\.2\.4\.80\]"; then
+        dcmdjpls "$f" "$src/$(basename "$f")"
+      else
+        cp "$f" "$src/"
+      fi
+    done
+    chmod 644 "$src"/*.dcm
+  else
+    corpus_set "$src" 0
   fi
-  chmod 644 "$src"/*.dcm
-  touch "$src/.done"
+  echo "$from" >"$src/.done"
 fi
-nsrc=$(ls "$src"/*.dcm | wc -l)
-[[ $nsrc -gt 0 ]] || { echo "run-bench.sh: no source images found in $corpus" >&2; exit 1; }
+nsrc=$(ls "$src"/*.dcm 2>/dev/null | wc -l)
+[[ $nsrc -gt 0 ]] || { echo "run-bench.sh: no source images found in $from" >&2; exit 1; }
 
 # raw pixel bytes of one file (Rows*Columns*SamplesPerPixel*BitsAllocated/8*frames)
 rawbytes() {
