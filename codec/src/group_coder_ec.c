@@ -134,6 +134,9 @@ static inline void mqd_context(const pcwt_band *band, const group_span *g, uint3
 
 static inline int sign_of(int32_t v) { return (v > 0) - (v < 0); }
 
+/* QL (Sec. 4.1) without a branch: floor(log2 a), -1 for 0. */
+static inline int ql_of(uint32_t a) { return 31 - __builtin_clz(a | 1u) - (a == 0); }
+
 /* Signs of the left and above coefficients (0 when outside the group). */
 static inline void sign_context(const pcwt_band *band, const group_span *g, uint32_t cx, uint32_t cy,
                                 int *left, int *above)
@@ -186,22 +189,15 @@ static inline int leb128_get(const uint8_t *s, size_t size, size_t *pos, uint32_
     return 0;
 }
 
-static uint64_t group_raw_bits(const pcwt_pyramid *p, uint32_t b, int qmax, const group_span *g)
-{
-    const pcwt_band *band = &p->band[b];
-    uint64_t bits = 0;
-    for (uint32_t x = g->gx; x < g->xe; x++)
-        for (uint32_t y = g->gy; y < g->ye; y++)
-            bits += pcwt_element_bits(reference(p, b, qmax, x, y),
-                                      band->mqd[(size_t)x * band->mcols + y]);
-    return bits;
-}
-
 /* ---- encoder -------------------------------------------------------------------------------- */
 
-static void encode_group_entropy(const pcwt_pyramid *p, uint32_t b, int qmax, const group_span *g,
-                                 group_models *gm, pcwt_rc_enc *rc, pcwt_bitwriter *raw)
+/* Codes one group in entropy mode; returns the length in bits of its baseline bit string (the
+ * raw-mode alternative). */
+static uint64_t encode_group_entropy(const pcwt_pyramid *p, uint32_t b, int qmax,
+                                     const group_span *g, group_models *gm, pcwt_rc_enc *rc,
+                                     pcwt_bitwriter *raw)
 {
+    uint64_t raw_bits = 0;
     const pcwt_band *band = &p->band[b];
     const int exact = b == 0 || band->level == 1; /* m is the largest QL of the element itself */
     models_reset(gm, band_class(band, b));
@@ -211,6 +207,7 @@ static void encode_group_entropy(const pcwt_pyramid *p, uint32_t b, int qmax, co
             if (r < 0)
                 continue;
             const int m = band->mqd[(size_t)x * band->mcols + y];
+            raw_bits += pcwt_element_bits(r, m);
             int e, z;
             mqd_context(band, g, x, y, r, &e, &z);
             pcwt_rc_encode(rc, zero_model(gm, z), m < 0);
@@ -227,7 +224,7 @@ static void encode_group_entropy(const pcwt_pyramid *p, uint32_t b, int qmax, co
                 const uint32_t cx = 2 * x + (i >> 1), cy = 2 * y + (i & 1);
                 const int32_t c = band->coef[(size_t)cx * band->cols + cy];
                 const uint32_t a = pcwt_magnitude(c);
-                const int q = pcwt_ql_of_magnitude(a);
+                const int q = ql_of(a);
                 if (!(exact && i == 3 && !found)) {
                     const int t = m - q;
                     pcwt_bit_model *mm = mag_model(gm, m, found, 0);
@@ -252,6 +249,7 @@ static void encode_group_entropy(const pcwt_pyramid *p, uint32_t b, int qmax, co
             }
         }
     }
+    return raw_bits;
 }
 
 /* Scratch for one group's two streams; sized for the largest baseline group of the plane. */
@@ -282,16 +280,15 @@ pcwt_status pcwt_ec_payload_encode(const pcwt_pyramid *p, int qmax, uint32_t gr,
             for (uint32_t gy = 0; gy < band->mcols; gy += gc) {
                 group_span g = {gx, gy, gx + gr < band->mrows ? gx + gr : band->mrows,
                                 gy + gc < band->mcols ? gy + gc : band->mcols};
-                const uint64_t raw_bits = group_raw_bits(p, b, qmax, &g);
-                const uint64_t raw_bytes = (raw_bits + 7) / 8;
-                const uint64_t raw_record = leb128_size(2 * raw_bits + 1) + raw_bytes;
-                /* A range-coder stream longer than the raw record means raw mode anyway, so the
-                 * stream is only kept up to that length (overflow: it is longer). */
+                /* The scratch holds any raw record of the plane: a range-coder stream that does
+                 * not fit (overflow) is longer than the raw record, which is then used. */
                 pcwt_rc_enc rc;
-                pcwt_rc_enc_init(&rc, s.a, raw_record < s.cap ? (size_t)raw_record : s.cap);
+                pcwt_rc_enc_init(&rc, s.a, s.cap);
                 pcwt_bitwriter bw;
                 pcwt_bw_init(&bw, s.r);
-                encode_group_entropy(p, b, qmax, &g, &gm, &rc, &bw);
+                const uint64_t raw_bits = encode_group_entropy(p, b, qmax, &g, &gm, &rc, &bw);
+                const uint64_t raw_bytes = (raw_bits + 7) / 8;
+                const uint64_t raw_record = leb128_size(2 * raw_bits + 1) + raw_bytes;
                 const size_t alen = pcwt_rc_enc_finish(&rc, s.a);
                 const size_t rlen = (size_t)(pcwt_bw_flush(&bw) - s.r);
                 const uint64_t ent_record = leb128_size(2 * (uint64_t)alen) + leb128_size(rlen) +
