@@ -705,6 +705,13 @@ DPRCDicomdirUpdate DPRCUpdateDicomdir(const std::string& dicomdir, DPRC_Target t
     u.records = updateRecords(&look.getRootRecord(), dir, target, false);
   }
   if (u.records == 0 || dryRun) return u;
+  // a read-only DICOMDIR is left alone, as read-only files are (checked by mode bits too, for root)
+  if ((st.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) == 0 || access(dicomdir.c_str(), W_OK) != 0)
+  {
+    u.error = "read-only DICOMDIR, " + std::to_string(u.records) + " record(s) not updated";
+    u.records = 0;
+    return u;
+  }
 
   // a copy next to it (a name of the temporary pattern, one per process), updated and written by
   // DcmDicomDir (which writes COPY.tmp and renames it over the copy), flushed, then renamed over

@@ -717,7 +717,17 @@ TEST(Recompress, DicomdirRecordsFollowTheConvertedFiles)
     ASSERT_EQ(stat(dd.c_str(), &st), 0);
     EXPECT_EQ(st.st_mode & 07777, 0644u);
 
-    // the rerun converts the rest and updates its record; a third run changes nothing
+    // a read-only DICOMDIR is reported and left alone (the files are converted all the same)
+    chmod(dd.c_str(), 0444);
+    const auto roBefore = readBytes(dd);
+    p = run(argv);
+    chmod(dd.c_str(), 0644);
+    EXPECT_EQ(p.rc, 2) << describe(argv, p);
+    EXPECT_NE(p.out.find("read-only DICOMDIR"), std::string::npos) << p.out;
+    EXPECT_TRUE(readBytes(dd) == roBefore);
+    EXPECT_EQ(tsOf(t.root + "/cd/IMAGES/MR1"), kPcwtUid);
+
+    // the next run updates the record of the file converted meanwhile; a third run changes nothing
     p = run(argv);
     ASSERT_EQ(p.rc, 0) << describe(argv, p);
     records = dicomdirRecords(dd);
