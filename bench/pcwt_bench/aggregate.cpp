@@ -18,6 +18,16 @@ Aggregate aggregate_codec(const std::vector<Image> &images, const BenchResults &
         a.coded += static_cast<double>(r.coded_bytes);
         a.enc_s += r.enc_s;
         a.dec_s += r.dec_s;
+        if (r.dev_enc.status == Status::Ok) {
+            ++a.dev_enc_images;
+            a.dev_enc_raw += r.dev_enc.raw_bytes;
+            a.dev_enc_s += r.dev_enc.s;
+        }
+        if (r.dev_dec.status == Status::Ok) {
+            ++a.dev_dec_images;
+            a.dev_dec_raw += r.dev_dec.raw_bytes;
+            a.dev_dec_s += r.dev_dec.s;
+        }
     }
     return a;
 }

@@ -17,6 +17,11 @@ struct Aggregate {
     double ratio() const { return coded > 0.0 ? raw / coded : 0.0; }
     double enc_mbps() const { return enc_s > 0.0 ? raw / enc_s / 1e6 : 0.0; }
     double dec_mbps() const { return dec_s > 0.0 ? raw / dec_s / 1e6 : 0.0; }
+    // Device-resident, one frame at a time (GPU codecs): over the frames that have the figure.
+    size_t dev_enc_images = 0, dev_dec_images = 0;
+    double dev_enc_raw = 0.0, dev_enc_s = 0.0, dev_dec_raw = 0.0, dev_dec_s = 0.0;
+    double dev_enc_mbps() const { return dev_enc_s > 0.0 ? dev_enc_raw / dev_enc_s / 1e6 : 0.0; }
+    double dev_dec_mbps() const { return dev_dec_s > 0.0 ? dev_dec_raw / dev_dec_s / 1e6 : 0.0; }
 };
 
 // Codec c over the images in set (those it coded exactly).

@@ -59,6 +59,37 @@ public:
     {
         throw CodecError("no batch decoding");
     }
+    // Whether the whole-set decode is one batch call too (else: sessions on the thread pool, e.g.
+    // the GPU JPEG-LS encoder, whose codestreams CharLS decodes).
+    virtual bool batch_decodes() const { return batches(); }
+
+    // Device-resident throughput (GPU codecs; see device_resident.hpp): the frames (encode) or
+    // codestreams (decode) are put on the device once, then only the device work is repeated,
+    // timed with CUDA events. Only called for codecs with info().gpu.
+    // Empty when the codec has a device-resident encoder (decoder) in this build, else why not.
+    virtual std::string device_encode_unavailable() const { return "not a GPU codec"; }
+    virtual std::string device_decode_unavailable() const { return "not a GPU codec"; }
+    // Empty when the device-resident encoder takes img (a frame the end-to-end call coded exactly).
+    virtual std::string device_cannot_encode(const Image & /*img*/) const { return ""; }
+    // Whether device_encode gives the codestreams of its last run back (then they are compared
+    // byte for byte with the end-to-end ones).
+    virtual bool device_encode_gives_streams() const { return false; }
+    // Median seconds of `repeats` device-resident encodes of all the images at once; coded gets
+    // one buffer per image (the codestreams when device_encode_gives_streams()). Throws CodecError.
+    virtual double device_encode(const std::vector<const Image *> & /*images*/, unsigned /*repeats*/,
+                                 std::vector<ByteBuffer> & /*coded*/)
+    {
+        throw CodecError("no device-resident encoder");
+    }
+    // Median seconds of `repeats` device-resident decodes of the codestreams (coded[i] of images[i]);
+    // out[i] is a buffer of images[i]->raw_bytes() the call may use. Throws CodecError (also when the
+    // device reports a corrupt codestream).
+    virtual double device_decode(const std::vector<const Image *> & /*images*/,
+                                 const std::vector<const ByteBuffer *> & /*coded*/,
+                                 std::vector<ByteBuffer> & /*out*/, unsigned /*repeats*/)
+    {
+        throw CodecError("no device-resident decoder");
+    }
 };
 
 } // namespace pcwtbench

@@ -1,5 +1,6 @@
 // codec_pcwt.cpp - libpcwt: the PCWT codec on the CPU or the GPU backend, and libpcwt's JPEG-LS
-// encoder (its codestreams decoded by CharLS, the reference JPEG-LS decoder).
+// encoder on the CPU or the GPU backend (its codestreams decoded by CharLS, the reference JPEG-LS
+// decoder). The GPU codecs also measure device-resident throughput (device_resident.hpp).
 #include "codecs.hpp"
 
 #include <pcwt.h>
@@ -7,6 +8,7 @@
 #include <memory>
 
 #include "charls_io.hpp"
+#include "device_resident.hpp"
 
 namespace pcwtbench {
 
@@ -163,11 +165,47 @@ public:
                              pcwt_decoder_last_error(batch_dec_.get()) + ")");
     }
 
+    std::string device_encode_unavailable() const override
+    {
+        return info_.gpu ? device_resident_unavailable() : "not a GPU codec";
+    }
+    std::string device_decode_unavailable() const override { return device_encode_unavailable(); }
+
+    double device_encode(const std::vector<const Image *> &images, unsigned repeats,
+                         std::vector<ByteBuffer> &coded) override
+    {
+        // The PCWT device-resident encoder gives no codestreams back: no destinations needed.
+        coded.resize(images.size());
+        std::vector<pcwt_frame_job> jobs(images.size());
+        for (size_t i = 0; i < images.size(); ++i) {
+            jobs[i].desc = images[i]->desc;
+            jobs[i].samples = images[i]->samples.data();
+            jobs[i].samples_size = images[i]->raw_bytes();
+            coded[i].resize(0);
+        }
+        return device_.encode(params_, jobs.data(), jobs.size(), repeats);
+    }
+
+    double device_decode(const std::vector<const Image *> &images, const std::vector<const ByteBuffer *> &coded,
+                         std::vector<ByteBuffer> &out, unsigned repeats) override
+    {
+        out.resize(images.size());
+        std::vector<pcwt_decode_job> jobs(images.size());
+        for (size_t i = 0; i < images.size(); ++i) {
+            jobs[i].src = coded[i]->data();
+            jobs[i].src_size = coded[i]->size();
+            jobs[i].dst = out[i].reserve(images[i]->raw_bytes());
+            jobs[i].dst_capacity = images[i]->raw_bytes();
+        }
+        return device_.decode(jobs.data(), jobs.size(), repeats);
+    }
+
 private:
     pcwt_encode_params params_{};
     CodecInfo info_;
     EncoderPtr batch_enc_;
     DecoderPtr batch_dec_;
+    DeviceBench device_;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -216,19 +254,32 @@ private:
     EncoderPtr enc_;
 };
 
+// Frames the GPU JPEG-LS encoder takes (as libpcwt's encode_batch_gpu decides): grey frames, and
+// colour with interleave none; the public API codes the others on the CPU.
+bool jls_gpu_takes(const Image &img)
+{
+    return img.desc.components == 1 || jls_interleave_for(img) == 0;
+}
+
 class PcwtJlsCodec : public Codec {
 public:
-    PcwtJlsCodec()
+    explicit PcwtJlsCodec(pcwt_backend backend)
     {
         pcwt_encode_params_default(&params_);
         params_.codec = PCWT_CODEC_JPEGLS;
-        params_.backend = PCWT_BACKEND_CPU;
-        info_.id = "pcwt-jpegls";
+        params_.backend = backend;
+        const bool gpu = backend == PCWT_BACKEND_GPU;
+        info_.id = gpu ? "pcwt-jpegls-gpu" : "pcwt-jpegls";
         info_.family = "JPEG-LS";
-        info_.library = std::string("libpcwt ") + pcwt_version_string() + " JPEG-LS encoder + CharLS " +
-                        charls_version() + " decoder";
+        info_.library = std::string("libpcwt ") + pcwt_version_string() + " JPEG-LS encoder (" + backend_name(backend) +
+                        ") + CharLS " + charls_version() + " decoder";
         info_.settings = "lossless (NEAR 0), default coding parameters, no restart markers; "
                          "interleave none (planar) or sample (RGB)";
+        if (gpu)
+            info_.settings += "; GPU backend, host memory in and out (end to end; pixel-interleaved RGB is coded "
+                              "on the CPU by libpcwt); whole set: one batch call per interleave mode to encode, "
+                              "CharLS on the thread pool to decode (there is no GPU JPEG-LS decoder)";
+        info_.gpu = gpu;
     }
     const CodecInfo &info() const override { return info_; }
     std::string cannot_code(const Image &img) const override
@@ -243,9 +294,96 @@ public:
         return std::make_unique<PcwtJlsSession>(params_);
     }
 
+    // The GPU encoder codes the whole set in batch calls (one per interleave mode); CharLS decodes.
+    bool batches() const override { return info_.gpu; }
+    bool batch_decodes() const override { return false; }
+
+    void encode_batch(const std::vector<const Image *> &images, std::vector<ByteBuffer> &coded) override
+    {
+        coded.resize(images.size());
+        for (int interleave : {0, 2}) {
+            std::vector<pcwt_frame_job> jobs;
+            std::vector<size_t> where;
+            for (size_t i = 0; i < images.size(); ++i) {
+                const Image &img = *images[i];
+                if (jls_interleave_for(img) != interleave)
+                    continue;
+                const pcwt_image_desc d = jls_desc(img);
+                const size_t bound = pcwt_encode_bound(&d);
+                pcwt_frame_job j{};
+                j.desc = d;
+                j.samples = img.samples.data();
+                j.samples_size = img.raw_bytes();
+                j.dst = coded[i].reserve(bound);
+                j.dst_capacity = bound;
+                jobs.push_back(j);
+                where.push_back(i);
+            }
+            if (jobs.empty())
+                continue;
+            EncoderPtr &enc = batch_enc_[interleave ? 1 : 0];
+            if (!enc) {
+                pcwt_encode_params p = params_;
+                p.jpegls_interleave = static_cast<uint32_t>(interleave);
+                enc = make_encoder(p);
+            }
+            const pcwt_status st = pcwt_encode_batch(enc.get(), jobs.data(), jobs.size());
+            if (st != PCWT_OK)
+                throw CodecError(std::string("pcwt_encode_batch: ") + pcwt_status_string(st) + " (" +
+                                 pcwt_encoder_last_error(enc.get()) + ")");
+            for (size_t k = 0; k < jobs.size(); ++k)
+                coded[where[k]].resize(jobs[k].written);
+        }
+    }
+
+    std::string device_encode_unavailable() const override
+    {
+        return info_.gpu ? device_resident_unavailable() : "not a GPU codec";
+    }
+    std::string device_decode_unavailable() const override
+    {
+        return info_.gpu ? "no GPU JPEG-LS decoder (CharLS decodes on the CPU)" : "not a GPU codec";
+    }
+    std::string device_cannot_encode(const Image &img) const override
+    {
+        return jls_gpu_takes(img) ? "" : "the GPU JPEG-LS encoder codes grey frames and colour with interleave none "
+                                         "(pixel-interleaved RGB is coded on the CPU)";
+    }
+    bool device_encode_gives_streams() const override { return true; }
+
+    double device_encode(const std::vector<const Image *> &images, unsigned repeats,
+                         std::vector<ByteBuffer> &coded) override
+    {
+        coded.resize(images.size());
+        std::vector<pcwt_frame_job> jobs(images.size());
+        for (size_t i = 0; i < images.size(); ++i) {
+            if (!jls_gpu_takes(*images[i]))
+                throw CodecError(device_cannot_encode(*images[i]));
+            const pcwt_image_desc d = jls_desc(*images[i]);
+            const size_t bound = pcwt_encode_bound(&d);
+            jobs[i].desc = d;
+            jobs[i].samples = images[i]->samples.data();
+            jobs[i].samples_size = images[i]->raw_bytes();
+            jobs[i].dst = coded[i].reserve(bound);
+            jobs[i].dst_capacity = bound;
+        }
+        pcwt_encode_params p = params_;
+        p.jpegls_interleave = 0;
+        const double s = device_.encode(p, jobs.data(), jobs.size(), repeats);
+        for (size_t i = 0; i < images.size(); ++i) {
+            if (jobs[i].status != PCWT_OK)
+                throw CodecError(std::string("pcwt_gpu_bench_encode: frame ") + std::to_string(i) + ": " +
+                                 pcwt_status_string(jobs[i].status));
+            coded[i].resize(jobs[i].written);
+        }
+        return s;
+    }
+
 private:
     pcwt_encode_params params_{};
     CodecInfo info_;
+    EncoderPtr batch_enc_[2]; // interleave none, sample
+    DeviceBench device_;
 };
 
 } // namespace
@@ -260,9 +398,9 @@ std::unique_ptr<Codec> make_pcwt_entropy_codec()
     return std::make_unique<PcwtCodec>(PCWT_BACKEND_CPU, PCWT_PROFILE_ENTROPY);
 }
 
-std::unique_ptr<Codec> make_pcwt_jpegls_codec()
+std::unique_ptr<Codec> make_pcwt_jpegls_codec(bool gpu)
 {
-    return std::make_unique<PcwtJlsCodec>();
+    return std::make_unique<PcwtJlsCodec>(gpu ? PCWT_BACKEND_GPU : PCWT_BACKEND_CPU);
 }
 
 std::string probe_pcwt_gpu()

@@ -8,11 +8,19 @@ namespace pcwtbench {
 
 const std::vector<std::string> &all_codec_ids()
 {
-    static const std::vector<std::string> ids = {"pcwt-cpu", "pcwt-gpu", "pcwt-jpegls",
-                                                 "charls",   "openjpeg", "openjph",
-                                                 "pcwt-entropy-cpu"};
+    static const std::vector<std::string> ids = {"pcwt-cpu", "pcwt-gpu", "pcwt-jpegls", "pcwt-jpegls-gpu",
+                                                 "charls",   "openjpeg", "openjph",     "pcwt-entropy-cpu"};
     return ids;
 }
+
+namespace {
+
+bool is_gpu_codec(const std::string &id)
+{
+    return id == "pcwt-gpu" || id == "pcwt-jpegls-gpu";
+}
+
+} // namespace
 
 CodecSelection select_codecs(const std::vector<std::string> &ids, const std::string &gpu)
 {
@@ -27,9 +35,11 @@ CodecSelection select_codecs(const std::vector<std::string> &ids, const std::str
     };
     CodecSelection sel;
     bool use_gpu = false;
+    std::string gpu_why; // why the GPU codecs are not run
     if (gpu == "off") {
         sel.gpu_status = "not used (--gpu off)";
-    } else if (!wanted("pcwt-gpu")) {
+        gpu_why = "--gpu off";
+    } else if (!wanted("pcwt-gpu") && !wanted("pcwt-jpegls-gpu")) {
         sel.gpu_status = "not used (not in --codecs)";
     } else {
         const std::string why = probe_pcwt_gpu();
@@ -41,17 +51,24 @@ CodecSelection select_codecs(const std::vector<std::string> &ids, const std::str
             return sel;
         } else {
             sel.gpu_status = "not available: " + why;
+            gpu_why = "no GPU: " + why;
         }
     }
     for (const std::string &id : known) {
         if (!wanted(id))
             continue;
+        if (is_gpu_codec(id) && !use_gpu) {
+            sel.skipped.emplace_back(id, gpu_why);
+            continue;
+        }
         if (id == "pcwt-cpu")
             sel.codecs.push_back(make_pcwt_codec(false));
-        else if (id == "pcwt-gpu" && use_gpu)
+        else if (id == "pcwt-gpu")
             sel.codecs.push_back(make_pcwt_codec(true));
         else if (id == "pcwt-jpegls")
-            sel.codecs.push_back(make_pcwt_jpegls_codec());
+            sel.codecs.push_back(make_pcwt_jpegls_codec(false));
+        else if (id == "pcwt-jpegls-gpu")
+            sel.codecs.push_back(make_pcwt_jpegls_codec(true));
         else if (id == "charls")
             sel.codecs.push_back(make_charls_codec());
         else if (id == "openjpeg")

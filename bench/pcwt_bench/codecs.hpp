@@ -3,6 +3,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "codec.hpp"
@@ -11,7 +12,8 @@ namespace pcwtbench {
 
 // libpcwt (codec_pcwt.cpp).
 std::unique_ptr<Codec> make_pcwt_codec(bool gpu);
-std::unique_ptr<Codec> make_pcwt_jpegls_codec();
+// libpcwt's JPEG-LS encoder on the CPU ("pcwt-jpegls") or the GPU ("pcwt-jpegls-gpu").
+std::unique_ptr<Codec> make_pcwt_jpegls_codec(bool gpu);
 // PCWT's entropy profile on the CPU ("pcwt-entropy-cpu"; only when --codecs names it).
 std::unique_ptr<Codec> make_pcwt_entropy_codec();
 // Empty when the GPU backend works here (a small image round-trips on it), else why not.
@@ -27,11 +29,13 @@ const std::vector<std::string> &all_codec_ids();
 
 struct CodecSelection {
     std::vector<std::unique_ptr<Codec>> codecs;
-    std::string gpu_status; // "used", or why the GPU codec is not in the run
+    std::string gpu_status; // "used", or why the GPU codecs are not in the run
+    std::vector<std::pair<std::string, std::string>> skipped; // codecs asked for but not run: id, why
 };
 
-// Make the codecs asked for (ids; empty = all). gpu: "auto" (when a device works), "on"
-// (required: error text returned in gpu_status and no codecs), "off". Throws std::invalid_argument
+// Make the codecs asked for (ids; empty = all). gpu: "auto" (the GPU codecs pcwt-gpu and
+// pcwt-jpegls-gpu when a device works; otherwise they are listed in `skipped`), "on" (required:
+// error text returned in gpu_status and no codecs), "off". Throws std::invalid_argument
 // for an unknown id.
 CodecSelection select_codecs(const std::vector<std::string> &ids, const std::string &gpu);
 

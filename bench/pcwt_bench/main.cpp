@@ -48,6 +48,8 @@ int main(int argc, char **argv)
         for (const auto &c : sel.codecs)
             std::fprintf(stderr, " %s", c->info().id.c_str());
         std::fprintf(stderr, " (GPU: %s)\n", sel.gpu_status.c_str());
+        for (const auto &sk : sel.skipped)
+            std::fprintf(stderr, "  codec %s not run: %s\n", sk.first.c_str(), sk.second.c_str());
         for (const InputProblem &p : in.problems)
             std::fprintf(stderr, "  not read: %s: %s\n", p.name.c_str(), p.status.c_str());
     }
@@ -72,6 +74,7 @@ int main(int argc, char **argv)
     run.repeats = opt.repeats;
     run.warmup = opt.warmup;
     run.gpu_status = sel.gpu_status;
+    run.skipped_codecs = sel.skipped;
     run.pcwt_version = pcwt_version_string();
     run.command_line = opt.command_line;
     run.ignored_files = in.ignored_files;

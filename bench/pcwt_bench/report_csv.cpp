@@ -1,6 +1,9 @@
 // report_csv.cpp - the CSV: one row per frame and codec, one per input that gave no frame
 // (codec empty, status saying why). lossless is true/false where the round trip ran, else empty.
+// dev_*: the frame alone device-resident (GPU codecs), empty where there is no such figure
+// (CPU codecs; dev_message says why for a GPU codec).
 #include <fstream>
+#include <utility>
 
 #include "reports.hpp"
 #include "text_format.hpp"
@@ -27,7 +30,7 @@ bool write_csv_report(const std::string &path, const ReportInput &in, std::strin
 {
     std::string s = "image,file,frame,modality,photometric,source,width,height,components,bits_allocated,"
                     "bits_stored,signed,planar,raw_bytes,peer_input,codec,status,lossless,coded_bytes,ratio,"
-                    "enc_ms,dec_ms,enc_mbps,dec_mbps,message\n";
+                    "enc_ms,dec_ms,enc_mbps,dec_mbps,dev_enc_ms,dev_dec_ms,dev_enc_mbps,dev_dec_mbps,message,dev_message\n";
     const BenchResults &res = in.res;
     for (size_t i = 0; i < in.images.size(); ++i) {
         const Image &img = in.images[i];
@@ -58,12 +61,23 @@ bool write_csv_report(const std::string &path, const ReportInput &in, std::strin
             } else {
                 s += ",,,,";
             }
-            s += csv_field(r.message) + "\n";
+            auto dev_ms = [](const DeviceTime &t) { return t.status == Status::Ok ? fixed(t.s * 1e3, 4) : ""; };
+            auto dev_mbps = [](const DeviceTime &t) { return t.status == Status::Ok ? fixed(t.mbps(), 2) : ""; };
+            s += dev_ms(r.dev_enc) + "," + dev_ms(r.dev_dec) + "," + dev_mbps(r.dev_enc) + "," + dev_mbps(r.dev_dec) +
+                 ",";
+            std::string dev_note;
+            for (const auto &[what, t] : {std::pair<const char *, const DeviceTime *>{"encode", &r.dev_enc},
+                                          std::pair<const char *, const DeviceTime *>{"decode", &r.dev_dec}})
+                if (!t->message.empty())
+                    dev_note += (dev_note.empty() ? "" : "; ") + std::string(what) + ": " +
+                                (t->status == Status::Ok ? "" : std::string(status_word(t->status)) + ": ") +
+                                t->message;
+            s += csv_field(r.message) + "," + csv_field(dev_note) + "\n";
         }
     }
     for (const InputProblem &p : in.problems)
         s += csv_field(p.name) + "," + csv_field(p.path) + ",,,,,,,,,,,,,,," + csv_field(p.status) +
-             ",,,,,,,," + csv_field(p.status) + "\n";
+             ",,,,,,,,,,,," + csv_field(p.status) + ",\n";
     return write_text_file(path, s, why);
 }
 

@@ -19,7 +19,8 @@ std::string codec_color(const std::string &id, size_t index)
 {
     static const std::map<std::string, std::string> known = {
         {"pcwt-cpu", "#d95f02"}, {"pcwt-gpu", "#e7298a"}, {"pcwt-jpegls", "#7570b3"},
-        {"charls", "#1b9e77"},   {"openjpeg", "#66a61e"}, {"openjph", "#377eb8"}};
+        {"pcwt-jpegls-gpu", "#b15928"}, {"charls", "#1b9e77"}, {"openjpeg", "#66a61e"},
+        {"openjph", "#377eb8"}};
     static const char *const spare[] = {"#a6761d", "#666666", "#e6ab02"};
     const auto it = known.find(id);
     return it != known.end() ? it->second : spare[index % 3];
@@ -77,6 +78,20 @@ double mbps(double bytes, double s)
     return s > 0 ? bytes / s / 1e6 : NAN;
 }
 
+// A device-resident figure as a table cell: MB/s, or n/a / MISMATCH with the reason on hover.
+std::string device_td(const DeviceTime &t, bool gpu_codec)
+{
+    if (t.status == Status::Ok) {
+        std::string title = std::to_string(t.images) + " frame(s), median " + fixed(t.s * 1e3, 3) + " ms";
+        if (!t.message.empty())
+            title += "; " + t.message;
+        return td(fixed(t.raw_bytes / t.s / 1e6, 1), "", title);
+    }
+    if (t.status == Status::Mismatch)
+        return td("MISMATCH", "bad", t.message);
+    return td("n/a", "na", gpu_codec ? t.message : "CPU codec: no device-resident figure");
+}
+
 std::string geometry(const Image &img)
 {
     const pcwt_image_desc &d = img.desc;
@@ -103,10 +118,13 @@ std::string section_summary(const ReportInput &in)
     s += "<p>Over the " + std::to_string(res.common.size()) + " of " + std::to_string(in.images.size()) +
          " frames that every codec coded exactly (" +
          std::to_string(in.images.size() - res.common.size()) + " left out). Ratio = total raw bytes / total coded "
-         "bytes. Throughput in MB/s of raw samples (1 MB = 10<sup>6</sup> bytes).</p>\n";
+         "bytes. Throughput in MB/s of raw samples (1 MB = 10<sup>6</sup> bytes). Whole set: end to end, host "
+         "memory in and out. Device-resident (GPU codecs): the whole set already on the GPU, only the device work "
+         "timed with CUDA events; n/a for CPU codecs and where there is no device path (hover for the reason).</p>\n";
     s += "<table>\n<tr>" + th("codec", "l") + th("library", "l") + th("ratio") + th("encode MB/s<br/>1 thread") +
          th("decode MB/s<br/>1 thread") + th("whole set", "l") + th("encode MB/s<br/>whole set") +
-         th("decode MB/s<br/>whole set") + th("frames ok") + th("n/a") + th("FAIL") + th("MISMATCH") + "</tr>\n";
+         th("decode MB/s<br/>whole set") + th("encode MB/s<br/>device-resident") +
+         th("decode MB/s<br/>device-resident") + th("frames ok") + th("n/a") + th("FAIL") + th("MISMATCH") + "</tr>\n";
     double best = 0;
     for (size_t c = 0; c < nc; ++c)
         best = std::max(best, aggregate_codec(in.images, res, c, res.common).ratio());
@@ -125,11 +143,15 @@ std::string section_summary(const ReportInput &in)
              td(fixed(a.enc_mbps(), 1)) + td(fixed(a.dec_mbps(), 1)) + td(esc(p.mode.empty() ? "-" : p.mode), "l") +
              td(pok ? fixed(mbps(p.raw_bytes, p.enc_s), 1) : status_word(p.status), pcls, p.message) +
              td(pok ? fixed(mbps(p.raw_bytes, p.dec_s), 1) : status_word(p.status), pcls, p.message) +
+             device_td(p.dev_enc, res.codecs[c].gpu) + device_td(p.dev_dec, res.codecs[c].gpu) +
              td(std::to_string(counts[static_cast<int>(Status::Ok)])) +
              td(std::to_string(counts[static_cast<int>(Status::NotApplicable)])) +
              td(std::to_string(fails), fails ? "bad" : "") + td(std::to_string(mism), mism ? "bad" : "") + "</tr>\n";
     }
-    return s + "</table>\n";
+    s += "</table>\n";
+    for (const auto &sk : in.run.skipped_codecs)
+        s += "<p class=\"small\">Codec " + esc(sk.first) + " not run: " + esc(sk.second) + ".</p>\n";
+    return s;
 }
 
 std::string section_charts(const ReportInput &in)
@@ -180,15 +202,29 @@ std::string section_charts(const ReportInput &in)
         }
     speed.series = {{"encode, 1 thread", "#9ecae1"},
                     {"decode, 1 thread", "#3182bd"},
-                    {"encode, " + whole, "#fdae6b"},
-                    {"decode, " + whole, "#e6550d"}};
+                    {"encode, " + whole + " (end to end)", "#fdae6b"},
+                    {"decode, " + whole + " (end to end)", "#e6550d"}};
+    bool any_device = false;
+    for (size_t c = 0; c < nc; ++c)
+        any_device = any_device || res.parallel[c].dev_enc.status == Status::Ok ||
+                     res.parallel[c].dev_dec.status == Status::Ok;
+    if (any_device) {
+        speed.title += "; GPU codecs also device-resident";
+        speed.series.push_back({"encode, whole set device-resident (GPU)", "#a1d99b"});
+        speed.series.push_back({"decode, whole set device-resident (GPU)", "#31a354"});
+    }
     for (size_t c = 0; c < nc; ++c) {
         const ParallelResult &p = res.parallel[c];
         const bool pok = p.status == Status::Ok;
-        speed.groups.push_back({res.codecs[c].id,
-                                {agg[c].enc_mbps(), agg[c].dec_mbps(), pok ? mbps(p.raw_bytes, p.enc_s) : NAN,
-                                 pok ? mbps(p.raw_bytes, p.dec_s) : NAN},
-                                {}});
+        BarGroup g{res.codecs[c].id,
+                   {agg[c].enc_mbps(), agg[c].dec_mbps(), pok ? mbps(p.raw_bytes, p.enc_s) : NAN,
+                    pok ? mbps(p.raw_bytes, p.dec_s) : NAN},
+                   {}};
+        if (any_device) {
+            g.values.push_back(p.dev_enc.status == Status::Ok ? p.dev_enc.mbps() : NAN);
+            g.values.push_back(p.dev_dec.status == Status::Ok ? p.dev_dec.mbps() : NAN);
+        }
+        speed.groups.push_back(g);
     }
     s += render_bar_chart(speed) + "\n";
 
@@ -294,9 +330,18 @@ std::string section_images(const ReportInput &in, bool thumbnails)
             const CodecResult &r = res.per_image[i][c];
             if (r.status == Status::Ok) {
                 const double ratio_v = raw / static_cast<double>(r.coded_bytes);
-                s += td(fixed(ratio_v, 3), ratio_v >= best - 1e-12 ? "best" : "",
-                        std::to_string(r.coded_bytes) + " bytes; encode " + fixed(mbps(raw, r.enc_s), 1) +
-                            " MB/s, decode " + fixed(mbps(raw, r.dec_s), 1) + " MB/s (1 thread)");
+                std::string title = std::to_string(r.coded_bytes) + " bytes; encode " + fixed(mbps(raw, r.enc_s), 1) +
+                                    " MB/s, decode " + fixed(mbps(raw, r.dec_s), 1) + " MB/s (1 thread)";
+                if (res.codecs[c].gpu) {
+                    auto dev = [](const DeviceTime &t) {
+                        return t.status == Status::Ok ? fixed(t.mbps(), 1) + " MB/s" : std::string(status_word(t.status));
+                    };
+                    title += "; device-resident encode " + dev(r.dev_enc) + ", decode " + dev(r.dev_dec);
+                }
+                const bool dev_bad = r.dev_enc.status == Status::Mismatch;
+                s += td(dev_bad ? "MISMATCH" : fixed(ratio_v, 3),
+                        dev_bad ? "bad" : ratio_v >= best - 1e-12 ? "best" : "",
+                        dev_bad ? r.dev_enc.message : title);
             } else if (r.status == Status::NotApplicable || r.status == Status::NotRun) {
                 s += td(status_word(r.status), "na", r.message);
             } else {
@@ -341,8 +386,18 @@ std::string section_method(const ReportInput &in)
     s += "<li>1 thread: one frame at a time. Aggregate = total raw bytes / sum of the per-frame medians.</li>\n";
     s += "<li>Whole set: all frames at once, " + std::to_string(run.threads) +
          " worker threads taking frames from a queue, largest first (one codec session per thread) for the CPU codecs; one batch "
-         "call (pcwt_encode_batch / pcwt_decode_batch) for PCWT on the GPU, host memory in and out (end to end). "
-         "Throughput = total raw bytes / median wall time.</li>\n";
+         "call (pcwt_encode_batch / pcwt_decode_batch) for PCWT on the GPU, host memory in and out (end to end); "
+         "for libpcwt's JPEG-LS encoder on the GPU, one pcwt_encode_batch call per interleave mode to encode and "
+         "CharLS on the worker threads to decode. Throughput = total raw bytes / median wall time.</li>\n";
+    s += "<li>Device-resident (GPU codecs only): after the end-to-end measurements were exact, the frames (encode) "
+         "or their codestreams (decode) are uploaded to the GPU once, then only the device work is repeated and timed "
+         "with CUDA events (one warm-up, median of " +
+         std::to_string(run.repeats) +
+         " runs), through libpcwt's internal benchmark entry points pcwt_gpu_bench_encode / pcwt_gpu_bench_decode: "
+         "the whole set in one batch (summary and chart), and each frame alone (hover over a frame's cell). The "
+         "JPEG-LS codestreams the device encoder gives back are compared byte for byte with the end-to-end ones; "
+         "the device decoder checks each codestream. n/a where there is no such path (CPU codecs, JPEG-LS decode, "
+         "pixel-interleaved RGB for the GPU JPEG-LS encoder, a build without CUDA) or it reported an error.</li>\n";
     s += "<li>libpcwt codes the stored words themselves, bits above BitsStored included. JPEG-LS, JPEG 2000 and HTJ2K "
          "are given BitsStored-bit samples when the words are their plain sign or zero extension (JPEG-LS: the two's "
          "complement pattern), otherwise the whole words (the image's 'peer codecs given' line says which).</li>\n";
@@ -368,6 +423,8 @@ bool write_html_report(const std::string &path, const ReportInput &in, bool thum
     meta("date (UTC)", run.date_utc);
     meta("machine", run.host + ": " + run.cpu_model + ", " + std::to_string(run.hardware_threads) + " hardware threads");
     meta("GPU", run.gpu_status);
+    for (const auto &sk : run.skipped_codecs)
+        meta("not run", sk.first + ": " + sk.second);
     meta("libpcwt", run.pcwt_version);
     meta("frames", std::to_string(in.images.size()) + " (" + std::to_string(in.problems.size()) + " inputs not read)");
     meta("timing", std::to_string(run.warmup) + " warm-up + median of " + std::to_string(run.repeats) + " runs; whole set on " +

@@ -1,5 +1,8 @@
 // report_json.cpp - the JSON file: the run, the codecs, every frame with every codec's result,
-// the inputs not read, and the aggregates (per codec, whole set, per modality).
+// the inputs not read, and the aggregates (per codec, whole set, per modality). Device-resident
+// figures (GPU codecs): dev_enc_mbps / dev_dec_mbps per frame and codec, and per codec
+// summary.codecs.ID.device_resident (the whole set in one device batch, enc_mbps / dec_mbps, and
+// the per-frame aggregate, *_1frame); null where there is none, with *_message saying why.
 #include "aggregate.hpp"
 #include "reports.hpp"
 #include "text_format.hpp"
@@ -28,6 +31,22 @@ std::string boolean(bool b)
     return b ? "true" : "false";
 }
 
+// A device-resident figure: its MB/s (null when there is none), status, and why where it says.
+std::string device_fields(const std::string &prefix, const DeviceTime &t, bool frames)
+{
+    const bool ok = t.status == Status::Ok;
+    std::string s = kv(prefix + "mbps", ok ? num(t.mbps()) : "null");
+    if (t.status != Status::NotRun)
+        s += ", " + kv(prefix + "status", str(status_word(t.status)));
+    if (ok)
+        s += ", " + kv(prefix + "s", num(t.s));
+    if (ok && frames)
+        s += ", " + kv(prefix + "frames", num(static_cast<double>(t.images)));
+    if (!t.message.empty())
+        s += ", " + kv(prefix + "message", str(t.message));
+    return s;
+}
+
 } // namespace
 
 bool write_json_report(const std::string &path, const ReportInput &in, std::string &why)
@@ -43,7 +62,11 @@ bool write_json_report(const std::string &path, const ReportInput &in, std::stri
          kv("repeats", num(run.repeats)) + ", " + kv("warmup", num(run.warmup)) + ", " +
          kv("gpu", str(run.gpu_status)) + ", " + kv("libpcwt", str(run.pcwt_version)) + ", " +
          kv("command", str(run.command_line)) + ", " + kv("ignored_files", num(static_cast<double>(run.ignored_files))) +
-         "},\n";
+         ", \"skipped_codecs\": [";
+    for (size_t k = 0; k < run.skipped_codecs.size(); ++k)
+        s += std::string(k ? ", " : "") + "{" + kv("id", str(run.skipped_codecs[k].first)) + ", " +
+             kv("why", str(run.skipped_codecs[k].second)) + "}";
+    s += "]},\n";
     s += "  \"codecs\": [\n";
     for (size_t c = 0; c < nc; ++c) {
         const CodecInfo &ci = res.codecs[c];
@@ -77,6 +100,7 @@ bool write_json_report(const std::string &path, const ReportInput &in, std::stri
                      kv("enc_mbps", num(raw / r.enc_s / 1e6)) + ", " + kv("dec_mbps", num(raw / r.dec_s / 1e6));
             if (!r.message.empty())
                 s += ", " + kv("message", str(r.message));
+            s += ", " + device_fields("dev_enc_", r.dev_enc, false) + ", " + device_fields("dev_dec_", r.dev_dec, false);
             s += "}";
         }
         s += "}}" + std::string(i + 1 < in.images.size() ? "," : "") + "\n";
@@ -104,7 +128,11 @@ bool write_json_report(const std::string &path, const ReportInput &in, std::stri
                  kv("dec_mbps", num(p.raw_bytes / p.dec_s / 1e6));
         if (!p.message.empty())
             s += ", " + kv("message", str(p.message));
-        s += "}}" + std::string(c + 1 < nc ? "," : "") + "\n";
+        s += "},\n        \"device_resident\": {" + device_fields("enc_", p.dev_enc, true) + ", " +
+             device_fields("dec_", p.dev_dec, true) + ", " +
+             kv("enc_mbps_1frame", a.dev_enc_images ? num(a.dev_enc_mbps()) : "null") + ", " +
+             kv("dec_mbps_1frame", a.dev_dec_images ? num(a.dev_dec_mbps()) : "null") + "}";
+        s += "}" + std::string(c + 1 < nc ? "," : "") + "\n";
     }
     s += "    },\n    \"by_modality\": {\n";
     const auto groups = by_modality(in.images, res.common);

@@ -46,7 +46,86 @@ void maybe_inject(bool inject, ByteBuffer &out)
         out.data()[0] ^= 1u;
 }
 
-CodecResult measure_one(const Image &img, const Codec &codec, CodecSession &session, const Options &opt,
+// Device-resident measurements of a GPU codec (nothing for a CPU codec: NotRun) over `set`, one
+// frame or the whole set, whose end-to-end codestreams are coded[i]. Errors of the device-resident
+// entry points leave the figure n/a with the reason; codestreams the device encoder gives back are
+// compared byte for byte with the end-to-end ones (a difference is a MISMATCH).
+void measure_device(const std::vector<const Image *> &set, const std::vector<const ByteBuffer *> &coded, Codec &codec,
+                    const Options &opt, const std::string &what, DeviceTime &enc, DeviceTime &dec)
+{
+    if (!codec.info().gpu || set.empty())
+        return;
+    // Encode: the frames the device encoder takes.
+    std::string why = codec.device_encode_unavailable();
+    std::vector<const Image *> eset;
+    std::vector<size_t> eidx;
+    std::string left_out;
+    if (why.empty()) {
+        for (size_t i = 0; i < set.size(); ++i) {
+            const std::string no = codec.device_cannot_encode(*set[i]);
+            if (no.empty()) {
+                eset.push_back(set[i]);
+                eidx.push_back(i);
+            } else if (left_out.empty()) {
+                left_out = no;
+            }
+        }
+        if (eset.empty())
+            why = left_out;
+    }
+    if (!why.empty()) {
+        enc.status = Status::NotApplicable;
+        enc.message = why;
+    } else {
+        try {
+            std::vector<ByteBuffer> streams;
+            enc.s = codec.device_encode(eset, opt.repeats, streams);
+            enc.images = eset.size();
+            for (const Image *img : eset)
+                enc.raw_bytes += static_cast<double>(img->raw_bytes());
+            enc.status = Status::Ok;
+            if (eset.size() < set.size())
+                enc.message = "over the " + std::to_string(eset.size()) + " of " + std::to_string(set.size()) +
+                              " frames the device encoder takes (" + left_out + ")";
+            if (codec.device_encode_gives_streams())
+                for (size_t k = 0; k < eset.size() && enc.status == Status::Ok; ++k) {
+                    const ByteBuffer &a = streams[k], &b = *coded[eidx[k]];
+                    if (a.size() != b.size() || (a.size() && std::memcmp(a.data(), b.data(), a.size()) != 0)) {
+                        enc.status = Status::Mismatch;
+                        enc.message = eset[k]->name + ": the device-resident codestream (" + std::to_string(a.size()) +
+                                      " bytes) differs from the end-to-end one (" + std::to_string(b.size()) +
+                                      " bytes)";
+                        loud_mismatch(codec.info().id, what + " (device-resident encode)", enc.message);
+                    }
+                }
+        } catch (const std::exception &e) {
+            enc = DeviceTime{};
+            enc.status = Status::NotApplicable;
+            enc.message = e.what();
+        }
+    }
+    // Decode: the end-to-end codestreams.
+    why = codec.device_decode_unavailable();
+    if (!why.empty()) {
+        dec.status = Status::NotApplicable;
+        dec.message = why;
+        return;
+    }
+    try {
+        std::vector<ByteBuffer> out;
+        dec.s = codec.device_decode(set, coded, out, opt.repeats);
+        dec.images = set.size();
+        for (const Image *img : set)
+            dec.raw_bytes += static_cast<double>(img->raw_bytes());
+        dec.status = Status::Ok;
+    } catch (const std::exception &e) {
+        dec = DeviceTime{};
+        dec.status = Status::NotApplicable;
+        dec.message = e.what();
+    }
+}
+
+CodecResult measure_one(const Image &img, Codec &codec, CodecSession &session, const Options &opt,
                         bool inject, ByteBuffer &coded, ByteBuffer &out)
 {
     CodecResult r;
@@ -91,7 +170,16 @@ CodecResult measure_one(const Image &img, const Codec &codec, CodecSession &sess
     r.status = Status::Ok;
     r.enc_s = median_of(te);
     r.dec_s = median_of(td);
+    measure_device({&img}, {&coded}, codec, opt, img.name, r.dev_enc, r.dev_dec);
     return r;
+}
+
+std::string parallel_mode(const Codec &codec, unsigned threads)
+{
+    const std::string pool = std::to_string(threads) + " threads";
+    if (!codec.batches())
+        return pool;
+    return codec.batch_decodes() ? "GPU batch" : "GPU batch / " + pool; // encode / decode
 }
 
 void progress_line(const Options &opt, size_t k, size_t n, const Image &img, const std::vector<CodecInfo> &infos,
@@ -120,19 +208,20 @@ ParallelResult measure_parallel(const std::vector<const Image *> &set, Codec &co
     r.images = set.size();
     for (const Image *img : set)
         r.raw_bytes += static_cast<double>(img->raw_bytes());
-    r.mode = codec.batches() ? "GPU batch" : std::to_string(pool.size()) + " threads";
+    r.mode = parallel_mode(codec, pool.size());
+    const bool benc = codec.batches(), bdec = codec.batches() && codec.batch_decodes();
     const size_t n = set.size();
     std::vector<ByteBuffer> coded(n), out(n);
     std::vector<double> te, td;
     const unsigned runs = opt.warmup + opt.repeats;
     try {
         std::vector<std::unique_ptr<CodecSession>> sessions;
-        if (!codec.batches())
+        if (!benc || !bdec)
             for (unsigned w = 0; w < pool.size(); ++w)
                 sessions.push_back(codec.open_session());
         for (unsigned k = 0; k < runs; ++k) {
             const double t0 = now_seconds();
-            if (codec.batches())
+            if (benc)
                 codec.encode_batch(set, coded);
             else
                 pool.run(n, [&](size_t t, unsigned w) { sessions[w]->encode(*set[t], coded[t]); });
@@ -144,7 +233,7 @@ ParallelResult measure_parallel(const std::vector<const Image *> &set, Codec &co
             for (size_t t = 0; t < n; ++t)
                 std::memset(out[t].resize(set[t]->raw_bytes()), 0xA5, set[t]->raw_bytes());
             const double t0 = now_seconds();
-            if (codec.batches())
+            if (bdec)
                 codec.decode_batch(set, coded, out);
             else
                 pool.run(n, [&](size_t t, unsigned w) {
@@ -172,7 +261,16 @@ ParallelResult measure_parallel(const std::vector<const Image *> &set, Codec &co
     r.status = Status::Ok;
     r.enc_s = median_of(te);
     r.dec_s = median_of(td);
+    std::vector<const ByteBuffer *> streams;
+    for (const ByteBuffer &b : coded)
+        streams.push_back(&b);
+    measure_device(set, streams, codec, opt, "the whole set", r.dev_enc, r.dev_dec);
     return r;
+}
+
+size_t device_mismatches(const DeviceTime &enc, const DeviceTime &dec)
+{
+    return (enc.status == Status::Mismatch) + (dec.status == Status::Mismatch);
 }
 
 } // namespace
@@ -207,7 +305,7 @@ BenchResults run_benchmark(const std::vector<Image> &images, const std::vector<s
                 r = measure_one(images[i], *codecs[c], *sessions[c], opt, opt.inject_mismatch == res.codecs[c].id,
                                 coded, out);
             }
-            res.mismatches += r.status == Status::Mismatch;
+            res.mismatches += (r.status == Status::Mismatch) + device_mismatches(r.dev_enc, r.dev_dec);
             res.failures += r.status == Status::Failed;
         }
         progress_line(opt, i, images.size(), images[i], res.codecs, res.per_image[i]);
@@ -236,9 +334,10 @@ BenchResults run_benchmark(const std::vector<Image> &images, const std::vector<s
     for (size_t c = 0; c < nc; ++c) {
         if (opt.progress)
             std::fprintf(stderr, "whole set, %zu frames: %s on %s...\n", set.size(), res.codecs[c].id.c_str(),
-                         codecs[c]->batches() ? "the GPU in one batch" : (std::to_string(pool.size()) + " threads").c_str());
+                         parallel_mode(*codecs[c], pool.size()).c_str());
         res.parallel[c] = measure_parallel(set, *codecs[c], pool, opt, opt.inject_mismatch == res.codecs[c].id);
-        res.mismatches += res.parallel[c].status == Status::Mismatch;
+        res.mismatches += (res.parallel[c].status == Status::Mismatch) +
+                          device_mismatches(res.parallel[c].dev_enc, res.parallel[c].dev_dec);
         res.failures += res.parallel[c].status == Status::Failed;
     }
     return res;

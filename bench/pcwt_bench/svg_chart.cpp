@@ -123,16 +123,36 @@ std::string svg_open(double height, const std::string &title)
            text(10, 20, title, "class=\"ctitle\"");
 }
 
-std::string legend(const std::vector<ChartSeries> &series, double y)
+const double kLegendLine = 16;
+
+// The legend from baseline y, wrapped onto further lines where it would leave the chart; *lines
+// gets the number of lines used.
+std::string legend(const std::vector<ChartSeries> &series, double y, int *lines = nullptr)
 {
     std::string s;
     double x = 12;
+    int n = series.empty() ? 0 : 1;
     for (const ChartSeries &c : series) {
+        const double w = 24 + 6.5 * static_cast<double>(c.name.size());
+        if (x > 12 && x + w - 10 > kWidth - 10) {
+            x = 12;
+            y += kLegendLine;
+            ++n;
+        }
         s += "<rect x=\"" + num(x) + "\" y=\"" + num(y - 9) + "\" width=\"10\" height=\"10\" fill=\"" + c.color + "\"/>";
         s += text(x + 14, y, c.name, "class=\"small\"");
-        x += 24 + 6.5 * static_cast<double>(c.name.size());
+        x += w;
     }
+    if (lines)
+        *lines = n;
     return s;
+}
+
+int legend_lines(const std::vector<ChartSeries> &series)
+{
+    int n = 0;
+    legend(series, 0, &n);
+    return n;
 }
 
 } // namespace
@@ -142,7 +162,7 @@ std::string render_bar_chart(const BarChart &chart)
     const double bar_h = 12, bar_gap = 2, group_gap = 12;
     const double left = 170, right = 80;
     const bool has_legend = chart.series.size() > 1;
-    const double top = has_legend ? 52 : 34;
+    const double top = has_legend ? 52 + kLegendLine * (legend_lines(chart.series) - 1) : 34;
     double mn = INFINITY, mx = 0;
     for (const BarGroup &g : chart.groups)
         for (double v : g.values)
@@ -201,7 +221,8 @@ std::string render_bar_chart(const BarChart &chart)
 
 std::string render_scatter(const ScatterChart &chart)
 {
-    const double left = 60, right = 30, top = 56, plot_h = 330;
+    const double left = 60, right = 30, plot_h = 330;
+    const double top = 56 + kLegendLine * std::max(0, legend_lines(chart.legend) - 1);
     const double height = top + plot_h + 50;
     double xmn = INFINITY, xmx = 0, ymn = INFINITY, ymx = 0;
     for (const ScatterPoint &p : chart.points) {

@@ -3,7 +3,10 @@
 # tests/CMakeLists.txt; only when pcwt-bench is built (PCWT_BUILD_BENCH and all its libraries).
 #   bench_tool_usage      option errors exit 2, --help works
 #   bench_tool_raw_pgm    raw (2 frames), PGM 8/16-bit, PPM in a directory: every codec lossless,
-#                         the words read are the words written (--save-frames), a bad raw reported
+#                         the words read are the words written (--save-frames), a bad raw reported;
+#                         the device-resident columns (dev_*) empty / n/a without GPU codecs, and the
+#                         default codec set: GPU codecs listed as not run without a device, or with
+#                         one lossless with device-resident figures
 #   bench_tool_mismatch   an injected decode error is reported as MISMATCH, lossless=false, exit 1
 #   bench_tool_corpus     CT, multi-frame MR, RGB, JPEG-LS, JPEG 2000, JPEG lossless corpus files
 #                         plus corrupted inputs: rows, ratios, HTML well-formed with every image

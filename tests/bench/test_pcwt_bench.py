@@ -8,7 +8,12 @@ MODE:
             --help and --version exit 0
   raw_pgm   a directory of generated images (raw with 2 frames, PGM 8- and 16-bit, PPM) plus a
             non-image file and a raw file of the wrong size: every codec lossless on every frame,
-            the words the tool read are those written (--save-frames), the bad raw reported
+            the words the tool read are those written (--save-frames), the bad raw reported, the
+            device-resident columns (dev_*) present and empty / n/a for the CPU codecs; then the
+            default codec set: without a GPU the GPU codecs (pcwt-gpu, pcwt-jpegls-gpu) are listed as
+            not run and every device-resident cell is empty / n/a; with one, they are lossless and
+            pcwt-gpu has device-resident figures (pcwt-jpegls-gpu: encode a figure or n/a with why,
+            decode n/a: no GPU JPEG-LS decoder)
   mismatch  --inject-mismatch charls: a MISMATCH row with lossless=false, an alert in the HTML,
             a loud message on stderr and exit status 1; the other codec still lossless
   corpus    a few small files of shared/testdata (CT, multi-frame MR, planar RGB, JPEG-LS, JPEG 2000
@@ -38,7 +43,10 @@ CPU_CODECS = ['pcwt-cpu', 'pcwt-jpegls', 'charls', 'openjpeg', 'openjph']
 CSV_COLUMNS = ['image', 'file', 'frame', 'modality', 'photometric', 'source', 'width', 'height',
                'components', 'bits_allocated', 'bits_stored', 'signed', 'planar', 'raw_bytes',
                'peer_input', 'codec', 'status', 'lossless', 'coded_bytes', 'ratio', 'enc_ms', 'dec_ms',
-               'enc_mbps', 'dec_mbps', 'message']
+               'enc_mbps', 'dec_mbps', 'dev_enc_ms', 'dev_dec_ms', 'dev_enc_mbps', 'dev_dec_mbps', 'message',
+               'dev_message']
+DEV_COLUMNS = ['dev_enc_ms', 'dev_dec_ms', 'dev_enc_mbps', 'dev_dec_mbps']
+GPU_CODECS = ['pcwt-gpu', 'pcwt-jpegls-gpu']
 VOID_ELEMENTS = {'meta', 'img', 'br', 'link', 'hr', 'input', 'col', 'area', 'base', 'wbr'}
 
 failures = []
@@ -90,6 +98,47 @@ def check_lossless_rows(rows, names, codecs):
                       '%s / %s: ratio %s for %d / %d bytes' % (name, codec, r['ratio'], raw, coded))
                 check(float(r['enc_mbps']) > 0 and float(r['dec_mbps']) > 0,
                       '%s / %s: no throughput' % (name, codec))
+
+
+def check_no_device_figures(rows, d, stdout, html_path):
+    """CPU codecs (and every codec of a run without GPU codecs) have no device-resident figures:
+    empty CSV cells, null in the JSON, n/a in the terminal table and the HTML summary."""
+    for r in rows:
+        if r['codec'] and r['codec'] not in GPU_CODECS:
+            check(all(r[k] == '' for k in DEV_COLUMNS) and r['dev_message'] == '',
+                  '%s / %s: device-resident cells not empty: %s' % (r['image'], r['codec'],
+                                                                     [r[k] for k in DEV_COLUMNS + ['dev_message']]))
+    if d:
+        for img in d['images']:
+            for cid, res in img['results'].items():
+                if cid not in GPU_CODECS and res['status'] == 'ok':
+                    check(res.get('dev_enc_mbps', 0) is None and res.get('dev_dec_mbps', 0) is None,
+                          'JSON %s / %s device-resident: %s %s' % (img['name'], cid, res.get('dev_enc_mbps', 0),
+                                                                   res.get('dev_dec_mbps', 0)))
+        for cid, sm in d['summary']['codecs'].items():
+            if cid not in GPU_CODECS:
+                dr = sm.get('device_resident', {})
+                check(dr.get('enc_mbps', 0) is None and dr.get('dec_mbps', 0) is None,
+                      'JSON summary device_resident of %s: %s' % (cid, dr))
+    lines = stdout.splitlines()
+    head = [k for k, l in enumerate(lines) if l.startswith('codec ') and 'dev enc' in l and 'dev dec' in l]
+    if check(len(head) == 1, 'terminal aggregate header with dev enc / dev dec columns'):
+        h = lines[head[0]]
+        ends = [h.index(col) + len(col) for col in ('dev enc', 'dev dec')]  # right-aligned, 9 wide
+        seen = 0
+        for line in lines[head[0] + 1:]:
+            cid = line.split(' ', 1)[0]
+            if not line or cid not in (d['summary']['codecs'] if d else {}):
+                break
+            seen += 1
+            if cid not in GPU_CODECS:
+                cells = [line[e - 9:e].strip() for e in ends]
+                check(cells == ['n/a', 'n/a'], 'terminal device-resident cells of %s: %s' % (cid, cells))
+        check(seen == (len(d['summary']['codecs']) if d else 0), 'terminal aggregate rows: %d' % seen)
+    text = open(html_path, encoding='utf-8').read()
+    check('encode MB/s<br/>device-resident' in text and 'decode MB/s<br/>device-resident' in text,
+          'HTML summary has the device-resident columns')
+    check('CPU codec: no device-resident figure' in text, 'HTML device-resident n/a cells of the CPU codecs')
 
 
 class BalanceChecker(html.parser.HTMLParser):
@@ -250,7 +299,52 @@ def mode_raw_pgm(a):
         path = os.path.join(frames, '%04d.raw' % i)
         check(os.path.exists(path) and open(path, 'rb').read() == e, 'words read from %s differ' % n)
     check_html(out + '.html', names, problems=[bad_raw])
-    check_json(out + '.json', names, CPU_CODECS)
+    dj = check_json(out + '.json', names, CPU_CODECS)
+    check_no_device_figures(rows, dj, p.stdout, out + '.html')
+    check(dj is not None and dj['run']['skipped_codecs'] == [], 'codecs not asked for are not listed as skipped')
+
+    # The default codec set: the GPU codecs (PCWT and libpcwt's JPEG-LS encoder on the GPU) when a
+    # device works, with end-to-end and device-resident figures; otherwise left out with the reason
+    # and every device-resident cell n/a (CSV: empty).
+    out2 = os.path.join(a.work, 'default')
+    two = [os.path.join(d, 'sub', 'b12.pgm'), os.path.join(d, 'c.ppm')]  # named as given
+    p = run(a.tool, ['-n', '2', '-w', '1', '-o', out2] + two, 0)
+    dj = json.load(open(out2 + '.json', encoding='utf-8'))
+    rows = read_csv(out2 + '.csv')
+    ids = [c['id'] for c in dj['codecs']]
+    if dj['run']['gpu'] != 'used':
+        skipped = {x['id']: x['why'] for x in dj['run']['skipped_codecs']}
+        check(sorted(skipped) == GPU_CODECS and all(skipped.values()),
+              'without a GPU the GPU codecs are listed as not run, with why: %s' % dj['run']['skipped_codecs'])
+        check(ids == CPU_CODECS, 'codecs of a run without GPU: %s' % ids)
+        for cid in GPU_CODECS:
+            check('codec %s not run' % cid in p.stdout, 'the terminal says %s was not run' % cid)
+            check(cid in open(out2 + '.html', encoding='utf-8').read(), 'the HTML says %s was not run' % cid)
+        check('dev enc / dev dec: n/a' in p.stdout, 'the terminal says why the device-resident columns are n/a')
+        check_no_device_figures(rows, dj, p.stdout, out2 + '.html')
+        check_lossless_rows(rows, two, CPU_CODECS)
+    else:
+        check(all(c in ids for c in GPU_CODECS), 'codecs of a run with a GPU: %s' % ids)
+        check_lossless_rows(rows, two, ids)
+        check_no_device_figures(rows, dj, p.stdout, out2 + '.html')
+        by = {(r['image'], r['codec']): r for r in rows}
+        for n in two:
+            g = by.get((n, 'pcwt-gpu'), {})
+            check(float(g.get('dev_enc_mbps') or 0) > 0 and float(g.get('dev_dec_mbps') or 0) > 0,
+                  '%s / pcwt-gpu device-resident: %s' % (n, g))
+            j = by.get((n, 'pcwt-jpegls-gpu'), {})
+            check(j.get('dev_dec_mbps') == '' and 'no GPU JPEG-LS decoder' in j.get('dev_message', ''),
+                  '%s / pcwt-jpegls-gpu has no device-resident decode: %s' % (n, j))
+            check(j.get('coded_bytes') == by.get((n, 'charls'), {}).get('coded_bytes'),
+                  '%s: the GPU JPEG-LS encoder writes what CharLS writes' % n)
+        dr = dj['summary']['codecs']['pcwt-gpu']['device_resident']
+        check(dr['enc_status'] == 'ok' and dr['enc_mbps'] > 0 and dr['dec_status'] == 'ok' and dr['dec_mbps'] > 0,
+              'pcwt-gpu whole-set device-resident: %s' % dr)
+        dr = dj['summary']['codecs']['pcwt-jpegls-gpu']['device_resident']
+        check(dr['dec_mbps'] is None and dr.get('dec_message'), 'pcwt-jpegls-gpu whole-set device decode: %s' % dr)
+        # The device JPEG-LS encode is a figure, or n/a with the reason (never a failure).
+        check(dr['enc_status'] in ('ok', 'n/a') and (dr['enc_status'] == 'ok' or dr.get('enc_message')),
+              'pcwt-jpegls-gpu whole-set device encode: %s' % dr)
 
 
 def mode_mismatch(a):
@@ -352,7 +446,11 @@ def mode_corpus(a):
             check(abs(got - want) < 0.01, '%s / %s ratio %.4f, expected about %.3f' % (n, codec, got, want))
     check_html(out + '.html', names, problems=problems)
     dj = check_json(out + '.json', names, CPU_CODECS)
+    check_no_device_figures(rows, dj, p.stdout, out + '.html')
     if dj:
+        check(sorted(x['id'] for x in dj['run']['skipped_codecs']) == GPU_CODECS and
+              all(x['why'] == '--gpu off' for x in dj['run']['skipped_codecs']),
+              'JSON skipped codecs with --gpu off: %s' % dj['run']['skipped_codecs'])
         check(dj['summary']['common_frames'] == len(names), 'JSON common_frames %s' % dj['summary']['common_frames'])
         check(sorted(p_['name'] for p_ in dj['problems']) == sorted(problems), 'JSON problems %s' % dj['problems'])
         check(set(dj['summary']['by_modality']) == {'CT', 'MR', 'US', 'CR'}, 'JSON modalities %s' %
