@@ -375,12 +375,11 @@ static inline uint32_t raw_get(raw_reader *r, uint32_t nbits)
 }
 
 /* Decodes one entropy-mode group; returns 0 when the streams are inconsistent. */
-static int decode_group_entropy(pcwt_pyramid *p, uint32_t b, int qmax, const group_span *g,
+static inline int decode_group_entropy(pcwt_pyramid *p, uint32_t b, int qmax, const group_span *g,
                                 group_models *gm, const uint8_t *a, size_t alen, const uint8_t *rs,
-                                size_t rlen)
+                                size_t rlen, const int exact)
 {
     pcwt_band *band = &p->band[b];
-    const int exact = b == 0 || band->level == 1;
     if (alen && a[alen - 1] == 0)
         return 0; /* trailing zero bytes are never written */
     models_reset(gm, band_class(band, b));
@@ -518,8 +517,13 @@ pcwt_status pcwt_ec_payload_decode(pcwt_pyramid *p, int qmax, uint32_t gr, uint3
                                        (unsigned long long)gi);
                         return PCWT_ERR_CORRUPT;
                     }
-                    ok = decode_group_entropy(p, b, qmax, &g, &gm, src + pos, alen,
-                                              src + pos + alen, rlen);
+                    /* exact: m is the largest QL of the element's own coefficients (LL, level
+                     * 1); two instances of the decoder, one per case */
+                    ok = b == 0 || band->level == 1
+                             ? decode_group_entropy(p, b, qmax, &g, &gm, src + pos, alen,
+                                                    src + pos + alen, rlen, 1)
+                             : decode_group_entropy(p, b, qmax, &g, &gm, src + pos, alen,
+                                                    src + pos + alen, rlen, 0);
                     pos += alen + rlen;
                 }
                 if (!ok) {
