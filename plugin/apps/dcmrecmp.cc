@@ -35,6 +35,9 @@
 #include <vector>
 
 #include <unistd.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #ifndef OFFIS_CONSOLE_APPLICATION
 #define OFFIS_CONSOLE_APPLICATION "pcwt-recompress"
@@ -131,6 +134,12 @@ static bool isBelow(const std::string& path, const std::string& root)
 
 int main(int argc, char *argv[])
 {
+#ifdef __GLIBC__
+  // every file allocates (and frees) buffers of megabytes on many threads: keep them in the heap
+  // instead of a fresh mmap, page faults and zeroing by the kernel, and a munmap per buffer
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+#endif
   DPRCOptions opt;
   unsigned opt_threads = std::thread::hardware_concurrency();
   if (opt_threads == 0) opt_threads = 2;
