@@ -70,6 +70,10 @@ if [[ -z $corpus ]]; then
   for c in ../shared/testdata shared/testdata; do [[ -d $c ]] && { corpus=$c; break; }; done
 fi
 [[ -z $srcset && -z $corpus && -z $pack && -d .rcdata ]] && srcset=.rcdata
+# a folder of flat *.dcm files (what --pack writes) given as --corpus is a source set
+if [[ -z $srcset && -z $pack && -n $corpus && ! -d $corpus/dcm_qa_ct ]] && compgen -G "$corpus/*.dcm" >/dev/null; then
+  srcset=$corpus corpus=""
+fi
 if [[ -z $srcset ]]; then
   [[ -n $corpus && -d $corpus ]] || { echo "run-bench.sh: no corpus (../shared/testdata): use --corpus or --src" >&2; exit 1; }
   corpus=$(cd "$corpus" && pwd)
