@@ -111,18 +111,14 @@ void gpu_mark(pcwt_gpu *g, const char *stage);
 void gpu_mark_report(pcwt_gpu *g, const char *what);
 
 // Median milliseconds of `repeats` runs of `run` (device work on the compute stream, after a
-// warm-up run), each starting from fresh plane states; for the device-resident benchmarks.
-template <typename Run> double gpu_median_ms(pcwt_gpu *g, Slot &sl, int repeats, const char *what, Run run)
+// warm-up run), timed with CUDA events; `prepare` runs before each, untimed. For the
+// device-resident benchmarks.
+template <typename Prepare, typename Run>
+double gpu_median_event_ms(pcwt_gpu *g, int repeats, const char *what, Prepare prepare, Run run)
 {
-    std::vector<GpuPlaneState> fresh(sl.layout.planes.size());
-    for (auto &x : fresh) {
-        std::memset(&x, 0, sizeof x);
-        x.qmax = -1;
-    }
     std::vector<float> t;
     for (int r = 0; r < repeats + 1; r++) {
-        CUDA_CHECK(cudaMemcpyAsync(sl.state.p, fresh.data(), sizeof(GpuPlaneState) * fresh.size(),
-                                   cudaMemcpyHostToDevice, g->stream));
+        prepare();
         CUDA_CHECK(cudaEventRecord(g->ev_start, g->stream));
         gpu_mark_begin(g);
         run();
@@ -136,6 +132,24 @@ template <typename Run> double gpu_median_ms(pcwt_gpu *g, Slot &sl, int repeats,
     }
     std::sort(t.begin(), t.end());
     return t.empty() ? 0 : t[t.size() / 2];
+}
+
+// The same for a PCWT slot: each run starts from fresh plane states.
+template <typename Run> double gpu_median_ms(pcwt_gpu *g, Slot &sl, int repeats, const char *what, Run run)
+{
+    std::vector<GpuPlaneState> fresh(sl.layout.planes.size());
+    for (auto &x : fresh) {
+        std::memset(&x, 0, sizeof x);
+        x.qmax = -1;
+    }
+    return gpu_median_event_ms(
+        g, repeats, what,
+        [&]() {
+            CUDA_CHECK(cudaMemcpyAsync(sl.state.p, fresh.data(),
+                                       sizeof(GpuPlaneState) * fresh.size(),
+                                       cudaMemcpyHostToDevice, g->stream));
+        },
+        run);
 }
 
 // True for page-locked host memory (cudaMallocHost / cudaHostRegister): direct DMA, no staging.

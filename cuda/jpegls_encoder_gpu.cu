@@ -453,21 +453,8 @@ extern "C" pcwt_status pcwt_gpu_jpegls_bench_encode(pcwt_gpu *g, const pcwt_enco
             in.idx[i] = i;
         upload_chunk(g, in, p, jobs);
         CUDA_CHECK(cudaStreamSynchronize(g->copy_in));
-        std::vector<float> t;
-        for (int r = 0; r < repeats + 1; r++) {
-            CUDA_CHECK(cudaEventRecord(g->ev_start, g->stream));
-            gpu_mark_begin(g);
-            run_device_encode(g, J, in);
-            gpu_mark_report(g, "jpeg-ls encode");
-            CUDA_CHECK(cudaEventRecord(g->ev_stop, g->stream));
-            CUDA_CHECK(cudaEventSynchronize(g->ev_stop));
-            float m = 0;
-            CUDA_CHECK(cudaEventElapsedTime(&m, g->ev_start, g->ev_stop));
-            if (r)
-                t.push_back(m);
-        }
-        std::sort(t.begin(), t.end());
-        *ms = t.empty() ? 0 : t[t.size() / 2];
+        *ms = gpu_median_event_ms(g, repeats, "jpeg-ls encode", []() {},
+                                  [&]() { run_device_encode(g, J, in); });
         // the last run's codestreams, so that callers can check them
         for (size_t i = 0; i < count; i++) {
             jobs[i].written = 0;

@@ -43,6 +43,35 @@ inline std::string skip_reason()
             GTEST_SKIP() << "GPU test skipped: " << why_;                                          \
     } while (0)
 
+// pcwt_encode into a buffer of pcwt_encode_bound bytes, expecting status `want`; the codestream,
+// or nothing when the encode failed.
+inline std::vector<uint8_t> encode_with(pcwt_encoder *e, const pcwt_image_desc &d,
+                                        const std::vector<uint8_t> &img, pcwt_status want = PCWT_OK)
+{
+    std::vector<uint8_t> out(pcwt_encode_bound(&d));
+    size_t n = 0;
+    const pcwt_status st = pcwt_encode(e, &d, img.data(), img.size(), out.data(), out.size(), &n);
+    EXPECT_EQ(st, want) << pcwt_encoder_last_error(e);
+    out.resize(st == PCWT_OK ? n : 0);
+    return out;
+}
+
+// The CPU codestream `a` is not empty and the GPU codestream `b` has the same bytes (else the
+// first difference).
+inline ::testing::AssertionResult same_codestream(const std::vector<uint8_t> &a,
+                                                  const std::vector<uint8_t> &b)
+{
+    if (a.empty())
+        return ::testing::AssertionFailure() << "empty CPU codestream";
+    if (a.size() != b.size())
+        return ::testing::AssertionFailure() << "GPU codestream length differs (" << b.size()
+                                             << " vs " << a.size() << ")";
+    for (size_t k = 0; k < a.size(); k++)
+        if (a[k] != b[k])
+            return ::testing::AssertionFailure() << "first differing byte " << k << " of " << a.size();
+    return ::testing::AssertionSuccess();
+}
+
 inline std::vector<uint8_t> read_file(const std::string &path)
 {
     std::ifstream in(path, std::ios::binary);

@@ -46,21 +46,13 @@ struct Codec {
     }
     static std::vector<uint8_t> enc(pcwt_encoder *e, const pcwt_image_desc &d, const std::vector<uint8_t> &img)
     {
-        std::vector<uint8_t> out(pcwt_encode_bound(&d));
-        size_t n = 0;
-        const pcwt_status st = pcwt_encode(e, &d, img.data(), img.size(), out.data(), out.size(), &n);
-        EXPECT_EQ(st, PCWT_OK) << pcwt_encoder_last_error(e);
-        out.resize(st == PCWT_OK ? n : 0);
-        return out;
+        return encode_with(e, d, img);
     }
     // Encodes on both, decodes the GPU stream on the GPU; all must agree with the input.
     void check(const pcwt_image_desc &d, const std::vector<uint8_t> &img, const std::string &what)
     {
         const auto a = enc(cpu, d, img), b = enc(gpu, d, img);
-        ASSERT_FALSE(a.empty()) << what;
-        ASSERT_EQ(a.size(), b.size()) << what << ": GPU codestream length differs";
-        for (size_t k = 0; k < a.size(); k++)
-            ASSERT_EQ(a[k], b[k]) << what << ": first differing byte " << k << " of " << a.size();
+        ASSERT_TRUE(same_codestream(a, b)) << what;
         std::vector<uint8_t> back(img.size(), 0xA5);
         ASSERT_EQ(pcwt_decode(dgpu, b.data(), b.size(), back.data(), back.size()), PCWT_OK)
             << what << ": " << pcwt_decoder_last_error(dgpu);

@@ -36,20 +36,11 @@ struct JlsPair {
     static std::vector<uint8_t> enc(pcwt_encoder *e, const pcwt_image_desc &d,
                                     const std::vector<uint8_t> &img, pcwt_status want = PCWT_OK)
     {
-        std::vector<uint8_t> out(pcwt_encode_bound(&d));
-        size_t n = 0;
-        const pcwt_status st = pcwt_encode(e, &d, img.data(), img.size(), out.data(), out.size(), &n);
-        EXPECT_EQ(st, want) << pcwt_encoder_last_error(e);
-        out.resize(st == PCWT_OK ? n : 0);
-        return out;
+        return encode_with(e, d, img, want);
     }
     void check(const pcwt_image_desc &d, const std::vector<uint8_t> &img, const std::string &what)
     {
-        const auto a = enc(cpu, d, img), b = enc(gpu, d, img);
-        ASSERT_FALSE(a.empty()) << what;
-        ASSERT_EQ(a.size(), b.size()) << what << ": GPU codestream length differs";
-        for (size_t k = 0; k < a.size(); k++)
-            ASSERT_EQ(a[k], b[k]) << what << ": first differing byte " << k << " of " << a.size();
+        ASSERT_TRUE(same_codestream(enc(cpu, d, img), enc(gpu, d, img))) << what;
     }
 };
 
