@@ -42,7 +42,6 @@ struct JlsGpu {
     cudaEvent_t downloaded = nullptr; // the last chunk's scan data is on the host
     bool download_pending = false;
     std::vector<Staged> staged;
-    uint32_t nc = 0, nr = 0; // context-coded samples and runs of the chunk
     uint64_t out_bytes = 0;  // extent of the output arena
     std::array<DevBuf *, 29> device_buffers()
     {
@@ -216,9 +215,7 @@ void run_device_encode(pcwt_gpu *g, JlsGpu &J, JlsIn &in)
     CUDA_CHECK(cub::DeviceScan::ExclusiveSum(J.tmp.p, bytes, d.line_counts, d.line_counts, L + 1, s));
     jls_gpu_seg_ranges(d, s);
     const uint64_t totals = fetch<uint64_t>(g, J, d.line_counts + L);
-    J.nc = (uint32_t)(totals >> 32);
-    J.nr = (uint32_t)totals;
-    const uint32_t nc = J.nc, nr = J.nr;
+    const uint32_t nc = (uint32_t)(totals >> 32), nr = (uint32_t)totals; // context samples, runs
     gpu_mark(g, "jls scan lines");
 
     const size_t n1 = nc ? nc : 1, r1 = nr ? nr : 1, chains = (size_t)S * kJlsContexts;
