@@ -3,13 +3,9 @@
 // `i32` (coefficients and images), `i8` (MQDs), the sample buffer and the codestream buffer.
 #pragma once
 
-#include <cstdint>
+#include "hostdev.h"
 
-#ifdef __CUDACC__
-#define PCWT_HD __host__ __device__
-#else
-#define PCWT_HD
-#endif
+#include <cstdint>
 
 struct GpuPlane {
     uint32_t frame, comp, kind;   // kind 0: values, 1: bits above bits_stored

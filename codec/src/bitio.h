@@ -3,6 +3,8 @@
 #ifndef PCWT_BITIO_H
 #define PCWT_BITIO_H
 
+#include "hostdev.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -12,7 +14,7 @@ typedef struct pcwt_bitwriter {
     uint32_t n;
 } pcwt_bitwriter;
 
-static inline void pcwt_bw_init(pcwt_bitwriter *w, uint8_t *dst)
+static inline PCWT_HD void pcwt_bw_init(pcwt_bitwriter *w, uint8_t *dst)
 {
     w->p = dst;
     w->acc = 0;
@@ -20,7 +22,7 @@ static inline void pcwt_bw_init(pcwt_bitwriter *w, uint8_t *dst)
 }
 
 /* Appends the low nbits (0..32) of v, which must have no higher bits set. */
-static inline void pcwt_bw_put(pcwt_bitwriter *w, uint32_t v, uint32_t nbits)
+static inline PCWT_HD void pcwt_bw_put(pcwt_bitwriter *w, uint32_t v, uint32_t nbits)
 {
     w->acc = (w->acc << nbits) | v;
     w->n += nbits;
@@ -31,7 +33,7 @@ static inline void pcwt_bw_put(pcwt_bitwriter *w, uint32_t v, uint32_t nbits)
 }
 
 /* Pads the last byte with zero bits; returns the end of the written bytes. */
-static inline uint8_t *pcwt_bw_flush(pcwt_bitwriter *w)
+static inline PCWT_HD uint8_t *pcwt_bw_flush(pcwt_bitwriter *w)
 {
     if (w->n)
         *w->p++ = (uint8_t)(w->acc << (8 - w->n));

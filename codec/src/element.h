@@ -10,7 +10,7 @@
 #include "bitio.h"
 #include "internal.h"
 
-static inline uint32_t pcwt_element_bits(int r, int m)
+static inline PCWT_HD uint32_t pcwt_element_bits(int r, int m)
 {
     return m >= 0 ? (uint32_t)(r - m + 1 + 4 * (m + 2)) : (uint32_t)(r + 1);
 }

@@ -2,6 +2,7 @@
 #ifndef PCWT_INTERNAL_H
 #define PCWT_INTERNAL_H
 
+#include "hostdev.h"
 #include "pcwt.h"
 
 #include <stdarg.h>
@@ -79,7 +80,7 @@ static inline int pcwt_ql_of_magnitude(uint32_t a)
 {
     return a ? 31 - __builtin_clz(a) : -1;
 }
-static inline uint32_t pcwt_magnitude(int32_t c)
+static inline PCWT_HD uint32_t pcwt_magnitude(int32_t c)
 {
     return c < 0 ? 0u - (uint32_t)c : (uint32_t)c;
 }

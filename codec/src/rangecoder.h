@@ -15,6 +15,8 @@
 #ifndef PCWT_RANGECODER_H
 #define PCWT_RANGECODER_H
 
+#include "hostdev.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,9 +34,9 @@ typedef struct pcwt_bit_model {
     uint16_t s; /* shift of the next update */
 } pcwt_bit_model;
 
-static inline uint32_t pcwt_model_p(const pcwt_bit_model *m) { return m->p; }
+static inline PCWT_HD uint32_t pcwt_model_p(const pcwt_bit_model *m) { return m->p; }
 
-static inline void pcwt_model_update(pcwt_bit_model *m, uint32_t bit)
+static inline PCWT_HD void pcwt_model_update(pcwt_bit_model *m, uint32_t bit)
 {
     const uint32_t s = m->s;
     const uint32_t p = m->p;
@@ -55,7 +57,7 @@ typedef struct pcwt_rc_enc {
                      * without overflow the finished stream lies entirely before end) */
 } pcwt_rc_enc;
 
-static inline void pcwt_rc_enc_init(pcwt_rc_enc *e, uint8_t *dst, size_t cap)
+static inline PCWT_HD void pcwt_rc_enc_init(pcwt_rc_enc *e, uint8_t *dst, size_t cap)
 {
     e->low = 0;
     e->range = 0xFFFFFFFFu;
@@ -67,7 +69,7 @@ static inline void pcwt_rc_enc_init(pcwt_rc_enc *e, uint8_t *dst, size_t cap)
     e->overflow = 0;
 }
 
-static inline void pcwt_rc_put_byte(pcwt_rc_enc *e, uint32_t b)
+static inline PCWT_HD void pcwt_rc_put_byte(pcwt_rc_enc *e, uint32_t b)
 {
     if (e->first) {
         e->first = 0;
@@ -81,7 +83,7 @@ static inline void pcwt_rc_put_byte(pcwt_rc_enc *e, uint32_t b)
     *e->p++ = (uint8_t)b;
 }
 
-static inline void pcwt_rc_shift_low(pcwt_rc_enc *e)
+static inline PCWT_HD void pcwt_rc_shift_low(pcwt_rc_enc *e)
 {
     if ((uint32_t)e->low < 0xFF000000u || (e->low >> 32) != 0) {
         const uint32_t carry = (uint32_t)(e->low >> 32);
@@ -96,7 +98,7 @@ static inline void pcwt_rc_shift_low(pcwt_rc_enc *e)
     e->low = (e->low & 0x00FFFFFFu) << 8;
 }
 
-static inline void pcwt_rc_encode(pcwt_rc_enc *e, pcwt_bit_model *m, uint32_t bit)
+static inline PCWT_HD void pcwt_rc_encode(pcwt_rc_enc *e, pcwt_bit_model *m, uint32_t bit)
 {
     const uint32_t bound = (e->range >> PCWT_RC_PBITS) * pcwt_model_p(m);
     const uint32_t keep = 0u - bit; /* all ones when the bit is 1 */
@@ -110,7 +112,7 @@ static inline void pcwt_rc_encode(pcwt_rc_enc *e, pcwt_bit_model *m, uint32_t bi
 }
 
 /* Ends the stream; returns its length in bytes (trailing zero bytes dropped). */
-static inline size_t pcwt_rc_enc_finish(pcwt_rc_enc *e, uint8_t *start)
+static inline PCWT_HD size_t pcwt_rc_enc_finish(pcwt_rc_enc *e, uint8_t *start)
 {
     /* The value in [low, low + range) with the most trailing zero bits. */
     const uint64_t hi = e->low + e->range - 1u;
@@ -137,7 +139,7 @@ typedef struct pcwt_rc_dec {
     uint64_t reads; /* zero bytes taken past the end */
 } pcwt_rc_dec;
 
-static inline uint32_t pcwt_rc_next_byte(pcwt_rc_dec *d)
+static inline PCWT_HD uint32_t pcwt_rc_next_byte(pcwt_rc_dec *d)
 {
     if (d->p < d->end)
         return *d->p++;
@@ -145,7 +147,7 @@ static inline uint32_t pcwt_rc_next_byte(pcwt_rc_dec *d)
     return 0u;
 }
 
-static inline void pcwt_rc_dec_init(pcwt_rc_dec *d, const uint8_t *src, size_t size)
+static inline PCWT_HD void pcwt_rc_dec_init(pcwt_rc_dec *d, const uint8_t *src, size_t size)
 {
     d->p = src;
     d->end = src + size;
@@ -156,7 +158,7 @@ static inline void pcwt_rc_dec_init(pcwt_rc_dec *d, const uint8_t *src, size_t s
         d->code = (d->code << 8) | pcwt_rc_next_byte(d);
 }
 
-static inline uint32_t pcwt_rc_decode(pcwt_rc_dec *d, pcwt_bit_model *m)
+static inline PCWT_HD uint32_t pcwt_rc_decode(pcwt_rc_dec *d, pcwt_bit_model *m)
 {
     const uint32_t bound = (d->range >> PCWT_RC_PBITS) * pcwt_model_p(m);
     const uint32_t bit = d->code < bound;

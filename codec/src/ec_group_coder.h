@@ -1,0 +1,377 @@
+/* ec_group_coder.h - one group of the entropy profile (profile 1, docs/FORMAT.md Sec. 5), the
+ * part that the CPU codec (group_coder_ec.c, a group at a time) and the CUDA twin
+ * (cuda/group_coder_ec_gpu.cu, a thread per group) share, so that both write and accept the same
+ * bytes. Per element, in raster order within the group:
+ *
+ *   MQD      a bit "m = -1" with model zero[z]; then, when m >= 0, d = r - m as truncated unary
+ *            (bins "d > k", k = 0..r-1) with model mqd[e][min(k,3)]; z and e from the neighbouring
+ *            MQDs (Sec. 5.3).
+ *   per coefficient c of TL, TR, BL, BR (only when m >= 0), q = QL(c):
+ *            t = m - q as truncated unary (bins "t > k", k = 0..m), model mag[min(m,3)][found][min(k,7)]
+ *            (found: an earlier coefficient of this element has q = m); skipped, q = m implied, for the
+ *            last coefficient of an LL or level-1 element when none of the first three reached m;
+ *            when q >= 1: bit q-1 of |c| with model mant[min(q,7)-1], bits q-2..0 raw;
+ *            when c != 0: the sign (1 = negative) with model sign[left sign][above sign].
+ *
+ * Modelled bits go to the group's range-coder stream, raw bits MSB first to its raw stream. The
+ * 106 bit models of a group are reached through a base pointer and a stride (1 on the CPU; the
+ * block size on the GPU, where the models of a block's threads are interleaved in shared memory
+ * so that neighbouring threads hit different banks). */
+#ifndef PCWT_EC_GROUP_CODER_H
+#define PCWT_EC_GROUP_CODER_H
+
+#include "ec_tables.h"
+#include "element.h"
+#include "rangecoder.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum {
+    PCWT_EC_ZERO = 0,                    /* ZERO[z], z = 0..5 */
+    PCWT_EC_MQD = 6,                     /* MQD[e][min(k,3)], e = 0..4 */
+    PCWT_EC_MAG = PCWT_EC_MQD + 5 * 4,   /* MAG[min(m,3)][found][min(k,7)] */
+    PCWT_EC_MANT = PCWT_EC_MAG + 4 * 2 * 8, /* MANT[min(q,7)-1] */
+    PCWT_EC_SIGN = PCWT_EC_MANT + 7,     /* SIGN[left+1][above+1] */
+    PCWT_EC_ALL = PCWT_EC_SIGN + 9
+};
+
+/* What coding one group needs to know of its band. */
+typedef struct pcwt_ec_band {
+    int32_t *coef;          /* the band's coefficients, row stride cols */
+    int8_t *mqd;            /* its MQDs, row stride mcols */
+    const int8_t *parent;   /* the parent band's MQDs (row stride pcols); NULL on the top level */
+    uint32_t cols, mcols, pcols;
+    int qmax;               /* reference of the top level */
+    int cls;                /* class of the initial probabilities (Sec. 5.4) */
+    int exact;              /* LL and level 1: m is the largest QL of the element itself */
+} pcwt_ec_band;
+
+/* A group's region of elements: rows gx..xe-1, columns gy..ye-1. */
+typedef struct pcwt_ec_span {
+    uint32_t gx, gy, xe, ye;
+} pcwt_ec_span;
+
+/* Band class of the initial probabilities: 0 LL, 1 level 1, 2 level 2, 3 levels 3 and up. */
+static inline PCWT_HD int pcwt_ec_class(int is_ll, uint32_t level)
+{
+    return is_ll ? 0 : level < 3 ? (int)level : 3;
+}
+
+static inline PCWT_HD void pcwt_ec_models_reset(pcwt_bit_model *m, uint32_t ms, const uint16_t *init)
+{
+    for (int i = 0; i < PCWT_EC_ALL; i++) {
+        m[i * ms].p = init[i];
+        m[i * ms].s = PCWT_EC_INIT_N + 1;
+    }
+}
+
+static inline PCWT_HD int pcwt_ec_ref(const pcwt_ec_band *b, uint32_t x, uint32_t y)
+{
+    return b->parent ? b->parent[(size_t)(x / 2) * b->pcols + y / 2] : b->qmax;
+}
+
+/* Contexts of the MQD of element (x, y) from its neighbours left, above-left, above and
+ * above-right that lie inside the group g: *e = min(max(r - their largest MQD, 0), 3), or 4 when
+ * none lies inside; *z from the count nz of those (na) with MQD -1: 5 when na = 0, else 0 when
+ * nz = 0, 4 when nz = na, otherwise 1 + floor(3 nz / na). */
+static inline PCWT_HD void pcwt_ec_mqd_context(const pcwt_ec_band *b, const pcwt_ec_span *g,
+                                               uint32_t x, uint32_t y, int r, int *e, int *z)
+{
+    int pm = -2, na = 0, nz = 0;
+    const int8_t *row = b->mqd + (size_t)x * b->mcols;
+    if (y > g->gy) {
+        pm = row[y - 1];
+        na++;
+        nz += pm < 0;
+    }
+    if (x > g->gx) {
+        const int8_t *up = row - b->mcols;
+        const int a = up[y];
+        pm = a > pm ? a : pm;
+        na++;
+        nz += a < 0;
+        if (y > g->gy) {
+            const int c = up[y - 1];
+            pm = c > pm ? c : pm;
+            na++;
+            nz += c < 0;
+        }
+        if (y + 1 < g->ye) {
+            const int c = up[y + 1];
+            pm = c > pm ? c : pm;
+            na++;
+            nz += c < 0;
+        }
+    }
+    if (na == 0) {
+        *e = 4;
+        *z = 5;
+        return;
+    }
+    const int d = r - pm;
+    *e = d < 0 ? 0 : d > 3 ? 3 : d;
+    *z = nz == 0 ? 0 : nz == na ? 4 : 1 + 3 * nz / na;
+}
+
+static inline PCWT_HD int pcwt_ec_sign_of(int32_t v) { return (v > 0) - (v < 0); }
+
+/* Model index of the sign of coefficient (cx, cy): the signs of its left and above neighbours,
+ * 0 when outside the group's coefficient area. */
+static inline PCWT_HD int pcwt_ec_sign_ctx(const pcwt_ec_band *b, const pcwt_ec_span *g,
+                                           uint32_t cx, uint32_t cy)
+{
+    const int32_t *c = b->coef + (size_t)cx * b->cols + cy;
+    const int left = cy > 2 * g->gy ? pcwt_ec_sign_of(c[-1]) : 0;
+    const int above = cx > 2 * g->gx ? pcwt_ec_sign_of(c[-(ptrdiff_t)b->cols]) : 0;
+    return PCWT_EC_SIGN + (left + 1) * 3 + above + 1;
+}
+
+static inline PCWT_HD int pcwt_ec_min(int a, int b) { return a < b ? a : b; }
+
+/* Codes one group in entropy mode (models reset from init); returns the length in bits of its
+ * baseline bit string, the raw-mode alternative. */
+static inline PCWT_HD uint64_t pcwt_ec_encode_group(const pcwt_ec_band *b, const pcwt_ec_span *g,
+                                                    const uint16_t *init, pcwt_bit_model *m,
+                                                    uint32_t ms, pcwt_rc_enc *rc,
+                                                    pcwt_bitwriter *raw)
+{
+    uint64_t raw_bits = 0;
+    pcwt_ec_models_reset(m, ms, init);
+    for (uint32_t x = g->gx; x < g->xe; x++) {
+        for (uint32_t y = g->gy; y < g->ye; y++) {
+            const int r = pcwt_ec_ref(b, x, y);
+            if (r < 0)
+                continue;
+            const int mq = b->mqd[(size_t)x * b->mcols + y];
+            raw_bits += pcwt_element_bits(r, mq);
+            int e, z;
+            pcwt_ec_mqd_context(b, g, x, y, r, &e, &z);
+            pcwt_rc_encode(rc, &m[(PCWT_EC_ZERO + z) * ms], mq < 0);
+            if (mq < 0)
+                continue;
+            const int d = r - mq;
+            for (int k = 0; k < r; k++) {
+                pcwt_rc_encode(rc, &m[(PCWT_EC_MQD + e * 4 + pcwt_ec_min(k, 3)) * ms], d > k);
+                if (d <= k)
+                    break;
+            }
+            int found = 0;
+            for (uint32_t i = 0; i < 4; i++) {
+                const uint32_t cx = 2 * x + (i >> 1), cy = 2 * y + (i & 1);
+                const int32_t c = b->coef[(size_t)cx * b->cols + cy];
+                const uint32_t a = pcwt_magnitude(c);
+                const int q = a ? PCWT_LOG2(a) : -1;
+                if (!(b->exact && i == 3 && !found)) {
+                    const int t = mq - q;
+                    pcwt_bit_model *mm = &m[(PCWT_EC_MAG + (pcwt_ec_min(mq, 3) * 2 + found) * 8) * ms];
+                    for (int k = 0; k <= mq; k++) {
+                        pcwt_rc_encode(rc, &mm[pcwt_ec_min(k, 7) * ms], t > k);
+                        if (t <= k)
+                            break;
+                    }
+                }
+                if (q == mq)
+                    found = 1;
+                if (q < 0)
+                    continue;
+                if (q >= 1) {
+                    pcwt_rc_encode(rc, &m[(PCWT_EC_MANT + pcwt_ec_min(q, 7) - 1) * ms],
+                                   (a >> (q - 1)) & 1u);
+                    if (q >= 2)
+                        pcwt_bw_put(raw, a & ((1u << (q - 1)) - 1u), (uint32_t)(q - 1));
+                }
+                pcwt_rc_encode(rc, &m[pcwt_ec_sign_ctx(b, g, cx, cy) * ms], c < 0);
+            }
+        }
+    }
+    return raw_bits;
+}
+
+/* ---- group records (Sec. 5.1) --------------------------------------------------------------- */
+
+static inline PCWT_HD uint32_t pcwt_leb128_size(uint64_t v)
+{
+    uint32_t n = 1;
+    while (v >= 0x80) {
+        v >>= 7;
+        n++;
+    }
+    return n;
+}
+
+static inline PCWT_HD uint8_t *pcwt_leb128_put(uint8_t *d, uint64_t v)
+{
+    while (v >= 0x80) {
+        *d++ = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    *d++ = (uint8_t)v;
+    return d;
+}
+
+/* Reads an unsigned LEB128 value below 2^32 in canonical (shortest) form; 0 on error. */
+static inline PCWT_HD int pcwt_leb128_get(const uint8_t *s, size_t size, size_t *pos, uint32_t *out)
+{
+    uint64_t v = 0;
+    for (uint32_t i = 0; i < 5; i++) {
+        if (*pos >= size)
+            return 0;
+        const uint8_t c = s[(*pos)++];
+        v |= (uint64_t)(c & 0x7F) << (7 * i);
+        if (!(c & 0x80)) {
+            if (i > 0 && c == 0)
+                return 0; /* overlong */
+            if (v > 0xFFFFFFFFu)
+                return 0;
+            *out = (uint32_t)v;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static inline PCWT_HD uint64_t pcwt_ec_raw_record(uint64_t raw_bits)
+{
+    return pcwt_leb128_size(2 * raw_bits + 1) + (raw_bits + 7) / 8;
+}
+
+static inline PCWT_HD uint64_t pcwt_ec_entropy_record(uint64_t alen, uint64_t rlen)
+{
+    return pcwt_leb128_size(2 * alen) + pcwt_leb128_size(rlen) + alen + rlen;
+}
+
+/* Scratch bytes of each of a group's two streams while it is coded: a range-coder stream that
+ * does not fit is longer than the raw record (which is then used), and the raw stream holds a
+ * subset of the baseline bits. */
+static inline PCWT_HD uint64_t pcwt_ec_scratch(uint64_t raw_bits)
+{
+    return (raw_bits + 7) / 8 + 16;
+}
+
+/* ---- decoder -------------------------------------------------------------------------------- */
+
+/* MSB-first reader of a group's raw stream: zero bits past the end; pos counts the bits taken. */
+typedef struct pcwt_ec_raw_reader {
+    const uint8_t *p, *end;
+    uint64_t acc; /* the next bits, MSB first; n of them are valid */
+    uint32_t n;
+    uint64_t pos;
+} pcwt_ec_raw_reader;
+
+static inline PCWT_HD void pcwt_ec_raw_init(pcwt_ec_raw_reader *r, const uint8_t *src, size_t size)
+{
+    r->p = src;
+    r->end = src + size;
+    r->acc = 0;
+    r->n = 0;
+    r->pos = 0;
+}
+
+/* Reads nbits (1..30). */
+static inline PCWT_HD uint32_t pcwt_ec_raw_get(pcwt_ec_raw_reader *r, uint32_t nbits)
+{
+    if (r->n < nbits) {
+#ifndef __CUDA_ARCH__
+        if (r->end - r->p >= 8) { /* one unaligned big-endian load */
+            uint64_t w;
+            __builtin_memcpy(&w, r->p, 8);
+            w = __builtin_bswap64(w);
+            r->acc |= w >> r->n;
+            r->p += (63 - r->n) >> 3;
+            r->n |= 56;
+        } else
+#endif
+        {
+            while (r->n <= 56) {
+                const uint64_t c = r->p < r->end ? *r->p++ : 0u;
+                r->acc |= c << (56 - r->n);
+                r->n += 8;
+            }
+        }
+    }
+    const uint32_t v = (uint32_t)(r->acc >> (64 - nbits));
+    r->acc <<= nbits;
+    r->n -= nbits;
+    r->pos += nbits;
+    return v;
+}
+
+/* Decodes one entropy-mode group from its range-coder stream a (alen bytes) and raw stream rs
+ * (rlen bytes), storing each element's MQD and coefficients as soon as it has them (the contexts
+ * of later elements read them); returns 0 when the streams are inconsistent. */
+static inline PCWT_HD int pcwt_ec_decode_group(const pcwt_ec_band *b, const pcwt_ec_span *g,
+                                               const uint16_t *init, pcwt_bit_model *m, uint32_t ms,
+                                               const uint8_t *a, size_t alen, const uint8_t *rs,
+                                               size_t rlen)
+{
+    if (alen && a[alen - 1] == 0)
+        return 0; /* trailing zero bytes are never written */
+    pcwt_ec_models_reset(m, ms, init);
+    pcwt_rc_dec rc;
+    pcwt_rc_dec_init(&rc, a, alen);
+    pcwt_ec_raw_reader raw;
+    pcwt_ec_raw_init(&raw, rs, rlen);
+    for (uint32_t x = g->gx; x < g->xe; x++) {
+        for (uint32_t y = g->gy; y < g->ye; y++) {
+            const int r = pcwt_ec_ref(b, x, y);
+            int mq = -1;
+            if (r >= 0) {
+                int e, z;
+                pcwt_ec_mqd_context(b, g, x, y, r, &e, &z);
+                if (!pcwt_rc_decode(&rc, &m[(PCWT_EC_ZERO + z) * ms])) {
+                    int d = 0;
+                    while (d < r && pcwt_rc_decode(&rc, &m[(PCWT_EC_MQD + e * 4 + pcwt_ec_min(d, 3)) * ms]))
+                        d++;
+                    mq = r - d;
+                }
+            }
+            b->mqd[(size_t)x * b->mcols + y] = (int8_t)mq;
+            int32_t *r0 = b->coef + (size_t)(2 * x) * b->cols + 2 * y;
+            if (mq < 0) {
+                r0[0] = r0[1] = r0[b->cols] = r0[b->cols + 1] = 0;
+                continue;
+            }
+            int found = 0;
+            for (uint32_t i = 0; i < 4; i++) {
+                const uint32_t cx = 2 * x + (i >> 1), cy = 2 * y + (i & 1);
+                int q = mq;
+                if (!(b->exact && i == 3 && !found)) {
+                    pcwt_bit_model *mm = &m[(PCWT_EC_MAG + (pcwt_ec_min(mq, 3) * 2 + found) * 8) * ms];
+                    int t = 0;
+                    while (t <= mq && pcwt_rc_decode(&rc, &mm[pcwt_ec_min(t, 7) * ms]))
+                        t++;
+                    q = mq - t;
+                }
+                if (q == mq)
+                    found = 1;
+                int32_t *dst = b->coef + (size_t)cx * b->cols + cy;
+                if (q < 0) {
+                    *dst = 0;
+                    continue;
+                }
+                uint32_t v = 1;
+                if (q >= 1) {
+                    v = (v << 1) | pcwt_rc_decode(&rc, &m[(PCWT_EC_MANT + pcwt_ec_min(q, 7) - 1) * ms]);
+                    if (q >= 2)
+                        v = (v << (q - 1)) | pcwt_ec_raw_get(&raw, (uint32_t)(q - 1));
+                }
+                const int neg = (int)pcwt_rc_decode(&rc, &m[pcwt_ec_sign_ctx(b, g, cx, cy) * ms]);
+                *dst = neg ? -(int32_t)v : (int32_t)v;
+            }
+        }
+        if (raw.pos > 8 * (uint64_t)rlen)
+            return 0; /* stops a hostile group early */
+    }
+    /* Both streams must end exactly where the encoder ended them. */
+    if (rc.code >= rc.range || (size_t)(rc.p - a) + rc.reads < alen)
+        return 0;
+    if ((raw.pos + 7) / 8 != rlen)
+        return 0;
+    const uint32_t pad = (uint32_t)((8 - raw.pos % 8) % 8);
+    if (pad && pcwt_ec_raw_get(&raw, pad) != 0)
+        return 0;
+    return 1;
+}
+
+#endif /* PCWT_EC_GROUP_CODER_H */
