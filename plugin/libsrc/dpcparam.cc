@@ -15,7 +15,8 @@ DPCWTCodecParameter::DPCWTCodecParameter(
     Uint32 groupRows,
     Uint32 groupColumns,
     pcwt_backend backend,
-    Uint64 maxSamplesPerFrame)
+    Uint64 maxSamplesPerFrame,
+    pcwt_profile profile)
 : DcmCodecParameter()
 , uidCreation_(uidCreation)
 , convertToSC_(convertToSC)
@@ -25,6 +26,7 @@ DPCWTCodecParameter::DPCWTCodecParameter(
 , groupColumns_(groupColumns)
 , backend_(backend)
 , maxSamplesPerFrame_(maxSamplesPerFrame)
+, profile_(profile)
 {
 }
 
@@ -38,6 +40,7 @@ DPCWTCodecParameter::DPCWTCodecParameter(const DPCWTCodecParameter& arg)
 , groupColumns_(arg.groupColumns_)
 , backend_(arg.backend_)
 , maxSamplesPerFrame_(arg.maxSamplesPerFrame_)
+, profile_(arg.profile_)
 {
 }
 
@@ -63,6 +66,7 @@ pcwt_encode_params DPCWTCodecParameter::getEncodeParams() const
   p.levels = levels_;
   p.group_rows = groupRows_;
   p.group_cols = groupColumns_;
+  p.profile = profile_;
   p.backend = backend_;
   return p;
 }

@@ -34,12 +34,13 @@ void DPCWTEncoderRegistration::registerCodecs(
     Uint32 groupRows,
     Uint32 groupColumns,
     pcwt_backend backend,
-    OFBool registerJPEGLS)
+    OFBool registerJPEGLS,
+    pcwt_profile profile)
 {
   std::lock_guard<std::mutex> lock(encoderRegistrationMutex());
   if (registered_) return;
   cp_ = new DPCWTCodecParameter(uidCreation, convertToSC, acceptLossyInput, levels, groupRows,
-                                groupColumns, backend);
+                                groupColumns, backend, OFstatic_cast(Uint64, 1) << 30, profile);
   encoder_ = new DPCWTEncoder();
   OFCondition result = DcmCodecList::registerCodec(encoder_, NULL, cp_);
   if (result.good() && registerJPEGLS)

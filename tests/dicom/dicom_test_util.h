@@ -435,6 +435,61 @@ inline DcmPixelSequence *pixelSequence(DcmDataset *ds, E_TransferSyntax key,
     return seq;
 }
 
+// The headers of the PCWT codestreams of a file of the private syntax, one per frame (fragment),
+// read with libpcwt's pcwt_read_header; bytes receives the sum of the codestream lengths. Returns
+// an error message ("" on success).
+inline std::string codestreamHeaders(const std::string &path, std::vector<pcwt_header_info> &headers,
+                                     uint64_t *bytes = nullptr)
+{
+    headers.clear();
+    if (bytes)
+        *bytes = 0;
+    DPCWTFileFormat ff;
+    const OFCondition c = ff.loadFile(path.c_str());
+    if (c.bad())
+        return std::string("loadFile: ") + c.text();
+    if (metaTransferSyntax(ff) != PCWT_DICOM_TS_UID)
+        return "not the PCWT transfer syntax: " + metaTransferSyntax(ff);
+    DcmPixelSequence *seq = pixelSequence(ff.getDataset(), ff.getDataset()->getOriginalXfer());
+    if (!seq)
+        return "no encapsulated Pixel Data";
+    // item 0 is the Basic Offset Table; one fragment per frame follows
+    for (unsigned long i = 1; i < seq->card(); ++i) {
+        DcmPixelItem *item = nullptr;
+        Uint8 *cs = nullptr;
+        if (seq->getItem(item, i).bad() || !item || item->getUint8Array(cs).bad() || !cs)
+            return "cannot read fragment " + std::to_string(i);
+        pcwt_header_info info;
+        const pcwt_status st = pcwt_read_header(cs, item->getLength(), &info);
+        if (st != PCWT_OK)
+            return "fragment " + std::to_string(i) + ": " + pcwt_status_string(st);
+        headers.push_back(info);
+        if (bytes)
+            *bytes += info.codestream_length;
+    }
+    if (headers.empty())
+        return "no fragments";
+    return "";
+}
+
+// "" when every frame of the PCWT file at path is a codestream of the given profile (and there is
+// one per frame), else what is not.
+inline std::string expectProfile(const std::string &path, pcwt_profile profile, uint64_t frames,
+                                 uint64_t *bytes = nullptr)
+{
+    std::vector<pcwt_header_info> headers;
+    const std::string err = codestreamHeaders(path, headers, bytes);
+    if (!err.empty())
+        return err;
+    if (headers.size() != frames)
+        return std::to_string(headers.size()) + " codestreams for " + std::to_string(frames) + " frames";
+    for (size_t i = 0; i < headers.size(); ++i)
+        if (headers[i].profile != profile)
+            return "frame " + std::to_string(i + 1) + " has profile " + std::to_string(int(headers[i].profile)) +
+                   ", expected " + std::to_string(int(profile));
+    return "";
+}
+
 } // namespace dt
 
 #endif

@@ -289,6 +289,61 @@ TEST_P(PluginRoundTrip, JpeglsLossless)
     EXPECT_TRUE(valuesInterleaved(px) == valuesInterleaved(original));
 }
 
+namespace {
+
+// the encoders registered with the entropy profile for the scope, the defaults again afterwards
+class EntropyEncoders {
+public:
+    EntropyEncoders()
+    {
+        DPCWTEncoderRegistration::cleanup();
+        DPCWTEncoderRegistration::registerCodecs(EPCUC_default, OFFalse, OFFalse, PCWT_DEFAULT_LEVELS,
+                                                 PCWT_DEFAULT_GROUP, PCWT_DEFAULT_GROUP, PCWT_BACKEND_AUTO,
+                                                 OFTrue, PCWT_PROFILE_ENTROPY);
+    }
+    ~EntropyEncoders()
+    {
+        DPCWTEncoderRegistration::cleanup();
+        DPCWTEncoderRegistration::registerCodecs();
+    }
+};
+
+} // namespace
+
+// Encoders registered with PCWT_PROFILE_ENTROPY: every frame's codestream declares profile 1, the
+// file decodes to the same words (every bit) and keeps every attribute; the default registration
+// writes profile 0 for the same image.
+TEST_P(PluginRoundTrip, EntropyProfile)
+{
+    const ImageSpec &s = GetParam().spec;
+    const std::vector<uint8_t> samples = makeSamples(s);
+    TempDir dir;
+    uint64_t bytes[2] = {0, 0};
+    for (const pcwt_profile profile : {PCWT_PROFILE_BASELINE, PCWT_PROFILE_ENTROPY}) {
+        SCOPED_TRACE(profile == PCWT_PROFILE_ENTROPY ? "entropy" : "baseline (default registration)");
+        std::unique_ptr<EntropyEncoders> entropy(profile == PCWT_PROFILE_ENTROPY ? new EntropyEncoders : nullptr);
+        std::unique_ptr<DcmFileFormat> src(makeFile(s, samples));
+        DcmDataset *ds = src->getDataset();
+        std::unique_ptr<DcmDataset> before(static_cast<DcmDataset *>(ds->clone()));
+        DPCWTRepresentationParameter rp;
+        OFCondition c = ds->chooseRepresentation(DPCWT_CARRIER_XFER, &rp);
+        ASSERT_TRUE(c.good()) << c.text();
+        const std::string path = dir / (profile == PCWT_PROFILE_ENTROPY ? "entropy.dcm" : "baseline.dcm");
+        DPCWTFileFormat out(ds);
+        ASSERT_TRUE(out.saveFile(path.c_str(), DPCWT_CARRIER_XFER).good());
+        EXPECT_EQ(expectProfile(path, profile, uint64_t(s.frames), &bytes[profile]), "");
+
+        DPCWTFileFormat in;
+        ASSERT_TRUE(in.loadFile(path.c_str()).good());
+        Pixels px;
+        ASSERT_EQ(decodePixels(in.getDataset(), px), "");
+        EXPECT_TRUE(px.bytes == samples) << "decoded pixels differ";
+        EXPECT_EQ(diffAttributes(before.get(), in.getDataset(), {DCM_PixelData}), "");
+    }
+    // a profile-1 plane is never larger than the baseline plane (docs/FORMAT.md Sec. 5.1)
+    EXPECT_LE(bytes[PCWT_PROFILE_ENTROPY], bytes[PCWT_PROFILE_BASELINE]);
+}
+
 INSTANTIATE_TEST_SUITE_P(Images, PluginRoundTrip, ::testing::ValuesIn(cases()),
                          [](const ::testing::TestParamInfo<Case> &i) { return std::string(i.param.name); });
 
@@ -398,6 +453,30 @@ TEST(PluginUidPolicy, KeptByDefaultNewWhenAsked)
     EXPECT_FALSE(b->getDataset()->tagExists(DCM_LossyImageCompression));
     DPCWTEncoderRegistration::cleanup();
     DPCWTEncoderRegistration::registerCodecs();
+}
+
+TEST(PluginCodecParameter, Profile)
+{
+    const DPCWTCodecParameter byDefault;
+    EXPECT_EQ(byDefault.getProfile(), PCWT_PROFILE_BASELINE);
+    EXPECT_EQ(byDefault.getEncodeParams().profile, PCWT_PROFILE_BASELINE);
+    const DPCWTCodecParameter entropy(EPCUC_default, OFFalse, OFFalse, 3, 16, 8, PCWT_BACKEND_CPU,
+                                      OFstatic_cast(Uint64, 1) << 20, PCWT_PROFILE_ENTROPY);
+    EXPECT_EQ(entropy.getProfile(), PCWT_PROFILE_ENTROPY);
+    const pcwt_encode_params p = entropy.getEncodeParams();
+    EXPECT_EQ(p.profile, PCWT_PROFILE_ENTROPY);
+    EXPECT_EQ(p.codec, PCWT_CODEC_PCWT);
+    EXPECT_EQ(p.levels, 3u);
+    EXPECT_EQ(p.group_rows, 16u);
+    EXPECT_EQ(p.group_cols, 8u);
+    EXPECT_EQ(p.backend, PCWT_BACKEND_CPU);
+    // copies keep it
+    std::unique_ptr<DcmCodecParameter> clone(entropy.clone());
+    ASSERT_STREQ(clone->className(), "DPCWTCodecParameter");
+    EXPECT_EQ(static_cast<DPCWTCodecParameter *>(clone.get())->getProfile(), PCWT_PROFILE_ENTROPY);
+    EXPECT_EQ(static_cast<DPCWTCodecParameter *>(clone.get())->getEncodeParams().profile, PCWT_PROFILE_ENTROPY);
+    const DPCWTCodecParameter copy(entropy);
+    EXPECT_EQ(copy.getProfile(), PCWT_PROFILE_ENTROPY);
 }
 
 // ------------------------------------------------------------------------------------------------

@@ -32,6 +32,9 @@ public:
    *  @param backend libpcwt backend for encoding and decoding
    *  @param maxSamplesPerFrame decoder limit: frames with more samples (rows x columns x samples
    *    per pixel) are refused before any memory is allocated
+   *  @param profile coding profile of the PCWT encoder: PCWT_PROFILE_BASELINE (the default) or
+   *    PCWT_PROFILE_ENTROPY (range-coded groups, smaller and slower; docs/FORMAT.md Sec. 5).
+   *    The decoder reads the profile from each codestream: this setting only affects encoding.
    */
   DPCWTCodecParameter(
     DPCWT_UIDCreation uidCreation = EPCUC_default,
@@ -41,7 +44,8 @@ public:
     Uint32 groupRows = PCWT_DEFAULT_GROUP,
     Uint32 groupColumns = PCWT_DEFAULT_GROUP,
     pcwt_backend backend = PCWT_BACKEND_AUTO,
-    Uint64 maxSamplesPerFrame = OFstatic_cast(Uint64, 1) << 30);
+    Uint64 maxSamplesPerFrame = OFstatic_cast(Uint64, 1) << 30,
+    pcwt_profile profile = PCWT_PROFILE_BASELINE);
 
   /// copy constructor
   DPCWTCodecParameter(const DPCWTCodecParameter& arg);
@@ -78,6 +82,9 @@ public:
   /// @return the decoder's limit of samples per frame
   Uint64 getMaxSamplesPerFrame() const { return maxSamplesPerFrame_; }
 
+  /// @return coding profile of the PCWT encoder
+  pcwt_profile getProfile() const { return profile_; }
+
 private:
 
   /// private undefined copy assignment operator
@@ -91,6 +98,7 @@ private:
   const Uint32 groupColumns_;
   const pcwt_backend backend_;
   const Uint64 maxSamplesPerFrame_;
+  const pcwt_profile profile_;
 };
 
 #endif
