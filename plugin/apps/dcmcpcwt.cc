@@ -56,6 +56,7 @@ int main(int argc, char *argv[])
   OFCmdUnsignedInt opt_levels = PCWT_DEFAULT_LEVELS;
   OFCmdUnsignedInt opt_groupRows = PCWT_DEFAULT_GROUP;
   OFCmdUnsignedInt opt_groupColumns = PCWT_DEFAULT_GROUP;
+  pcwt_profile opt_profile = PCWT_PROFILE_BASELINE;
   pcwt_backend opt_backend = PCWT_BACKEND_AUTO;
   OFBool opt_acceptLossy = OFFalse;
   OFBool opt_verify = OFFalse;
@@ -76,6 +77,7 @@ int main(int argc, char *argv[])
                                                           "wavelet levels (fewer for small images)");
       cmd.addOption("--group-size",             "+gs", 2, "[r]ows [c]olumns: integer (1..256, default: 32 32)",
                                                           "elements per independently coded group");
+      DPCWTAddProfileOption(cmd);
       cmd.addOption("--backend-auto",           "+ba",    "GPU when available, else CPU (default)");
       cmd.addOption("--backend-cpu",            "+bc",    "always use the CPU codec");
       cmd.addOption("--backend-gpu",            "+bg",    "always use the GPU codec (fail without one)");
@@ -124,6 +126,7 @@ int main(int argc, char *argv[])
       app.checkValue(cmd.getValueAndCheckMinMax(opt_groupRows, 1, PCWT_MAX_GROUP));
       app.checkValue(cmd.getValueAndCheckMinMax(opt_groupColumns, 1, PCWT_MAX_GROUP));
     }
+    DPCWTEvaluateProfileOption(app, cmd, opt_profile, "--encode-jpegls", opt_jpegls);
     cmd.beginOptionBlock();
     if (cmd.findOption("--backend-auto")) opt_backend = PCWT_BACKEND_AUTO;
     if (cmd.findOption("--backend-cpu")) opt_backend = PCWT_BACKEND_CPU;
@@ -161,7 +164,7 @@ int main(int argc, char *argv[])
   DPCWTRegisterDecoders(OFstatic_cast(unsigned long, 1) << 30, OFFalse);
   DPCWTEncoderRegistration::registerCodecs(opt_uidcreation, opt_secondarycapture, opt_acceptLossy,
     OFstatic_cast(Uint32, opt_levels), OFstatic_cast(Uint32, opt_groupRows),
-    OFstatic_cast(Uint32, opt_groupColumns), opt_backend, OFTrue /* JPEG-LS */);
+    OFstatic_cast(Uint32, opt_groupColumns), opt_backend, OFTrue /* JPEG-LS */, opt_profile);
 
   const pcwt_dicom_target target = opt_jpegls ? PCWT_DICOM_TARGET_JPEGLS : PCWT_DICOM_TARGET_PCWT;
   int status = EXITCODE_ERROR;
@@ -236,7 +239,11 @@ int main(int argc, char *argv[])
 
     const E_TransferSyntax opt_oxfer = opt_jpegls ? EXS_JPEGLSLossless : DPCWT_CARRIER_XFER;
     const OFString oxferName = DPCWTXferName(opt_oxfer);
-    OFLOG_INFO(dcmcpcwtLogger, "converting DICOM file to " << oxferName);
+    if (opt_jpegls)
+      OFLOG_INFO(dcmcpcwtLogger, "converting DICOM file to " << oxferName);
+    else
+      OFLOG_INFO(dcmcpcwtLogger, "converting DICOM file to " << oxferName << " (" << DPCWTProfileName(opt_profile)
+        << " profile)");
 
     DPCWTRepresentationParameter rp;
     error = dataset->chooseRepresentation(opt_oxfer, &rp);

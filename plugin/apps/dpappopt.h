@@ -2,7 +2,8 @@
  *  Module:  dcmpcwt
  *
  *  Purpose: (internal) the command line dcmcpcwt and dcmdpcwt share: the two file parameters, the
- *           general and input options, the output encoding options and --version.
+ *           general and input options, the output encoding options and --version; and the PCWT
+ *           coding options of the encoding tools (dcmcpcwt, pcwt-storescp, pcwt-recompress).
  */
 
 #ifndef DCMPCWT_DPAPPOPT_H
@@ -11,6 +12,8 @@
 #include "dcmtk/config/osconfig.h"
 #include "dcmtk/dcmdata/dcfilefo.h"  /* for E_FileReadMode */
 #include "dcmtk/ofstd/ofconapp.h"
+
+#include "pcwt.h"
 
 /// what the shared options set
 struct DPCWTAppOptions
@@ -51,5 +54,25 @@ OFBool DPCWTPrintVersion(OFConsoleApplication& app, OFCommandLine& cmd, const OF
 
 /// evaluate the parameters, the logging options and the shared input and output options
 void DPCWTEvaluateOptions(OFConsoleApplication& app, OFCommandLine& cmd, DPCWTAppOptions& opt);
+
+/** add --profile (+pr) to the current group or subgroup: the PCWT coding profile, baseline
+ *  (default) or entropy
+ */
+void DPCWTAddProfileOption(OFCommandLine& cmd);
+
+/** evaluate --profile: baseline or entropy, anything else is a command line error (one line,
+ *  exit status 1). The profile applies to PCWT output only: given together with the option that
+ *  selects JPEG-LS output, it is reported as a conflict.
+ *  @param profile receives the profile when --profile was given (left alone otherwise)
+ *  @param jpeglsOption the tool's option that selects JPEG-LS output
+ *  @param jpegls OFTrue when the tool writes JPEG-LS
+ */
+void DPCWTEvaluateProfileOption(OFConsoleApplication& app, OFCommandLine& cmd, pcwt_profile& profile,
+                                const char *jpeglsOption, OFBool jpegls);
+
+/** @param profile a coding profile
+ *  @return its name as --profile takes it ("baseline", "entropy"; "unknown" for other values)
+ */
+const char *DPCWTProfileName(pcwt_profile profile);
 
 #endif

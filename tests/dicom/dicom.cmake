@@ -3,7 +3,8 @@
 # "dicom." (ctest -R dicom):
 #   dicom.Dicom*         test_dicom_c: pcwt_dicom.h (UID, validation, layout, offset table)
 #   dicom.Plugin*        test_dicom_plugin: codecs, DPCWTFileFormat, frame-wise decoding, threads
-#   dicom.DicomTools.*   test_dicom_tools: dcmcpcwt/dcmdpcwt conventions; DicomHostile.*: hostile
+#   dicom.DicomTools.*   test_dicom_tools: dcmcpcwt/dcmdpcwt conventions, --profile (on synthetic
+#                        images and the sample CT study of samples/); DicomHostile.*: hostile
 #                        inputs (error, non-zero exit, nothing at the output path)
 #   dicom.Corpus/*       test_dicom_corpus: every image of shared/testdata (skips when absent)
 # The tools tests run stock dcmdjpls/dcmconv/dcmdump (dcmtk), gdcmconv (libgdcm-tools) and
@@ -39,6 +40,7 @@ function(pcwt_dicom_gtest name)
   target_compile_options(${name} PRIVATE ${PCWT_WARNINGS})
   target_compile_definitions(${name} PRIVATE
     PCWT_SHARED_DIR="${PCWT_SHARED_DIR}"
+    PCWT_SAMPLES_DIR="${PROJECT_SOURCE_DIR}/samples"
     DCMCPCWT_PATH="$<TARGET_FILE:dcmcpcwt>"
     DCMDPCWT_PATH="$<TARGET_FILE:dcmdpcwt>"
     PRELOAD_PATH="$<TARGET_FILE:dcmpcwt_preload>"

@@ -4,6 +4,9 @@
 //            with libdcmpcwt_preload.so, and frame-wise decoding: the same pixels as the original
 //            (every bit), the same attributes; pydicom (up to the raw pixel data) and dcmdump read
 //            the PCWT file;
+//   entropy: dcmcpcwt --profile entropy --verify: every frame a profile-1 codestream (libpcwt and
+//            pydicom read the headers), never larger than the baseline's and smaller on CT images;
+//            dcmdpcwt decodes it to the same pixels (every bit) and attributes;
 //   JPEG-LS: dcmcpcwt +el --verify, decoded identically by stock dcmdjpls and gdcmconv.
 // Images that cannot be coded (32 bits allocated; bits above BitsStored for JPEG-LS) must be
 // refused with a message and no output. JPEG 2000 originals (DCMTK 3.6.7 has no decoder) must be
@@ -227,6 +230,55 @@ TEST_P(DicomCorpus, Pcwt)
         EXPECT_TRUE(px.bytes == o.ref.bytes) << argv[0] << " with the preload library: pixel data differs";
         EXPECT_EQ(diffAttributes(o.dataset.get(), dec.getDataset(), ignore), "") << argv[0];
     }
+}
+
+TEST_P(DicomCorpus, PcwtEntropy)
+{
+    const std::string e = dir / "entropy.dcm";
+    const std::string refusal = validateMessage(o.ref.module, PCWT_DICOM_TARGET_PCWT);
+    Proc c;
+    if (!compressed({kCompress, "-v", "--verify", "--profile", "entropy", o.input, e}, refusal, c))
+        return;
+    EXPECT_NE(c.out.find("(entropy profile)"), std::string::npos) << c.out;
+    EXPECT_NE(c.out.find("verification passed"), std::string::npos) << c.out;
+
+    // every frame a profile-1 codestream: read by libpcwt, and by pydicom from the raw bytes
+    uint64_t entropyBytes = 0;
+    EXPECT_EQ(expectProfile(e, PCWT_PROFILE_ENTROPY, o.ref.module.number_of_frames, &entropyBytes), "");
+    if (access(kPython.c_str(), X_OK) == 0) {
+        const Proc d = run({kPython, kPydicomCheck, e, PCWT_DICOM_TS_UID, "1"});
+        if (d.rc != 77) {
+            EXPECT_EQ(d.rc, 0) << d.out;
+        }
+    }
+
+    // dcmdpcwt: every bit of every sample, every attribute
+    const std::string te = dir / "dec_entropy.dcm";
+    Proc d = run({kDecompress, e, te});
+    ASSERT_EQ(d.rc, 0) << d.out;
+    {
+        DcmFileFormat dec;
+        Pixels px;
+        ASSERT_EQ(loadPixels(te, px, &dec), "");
+        EXPECT_TRUE(px.bytes == o.ref.bytes) << "pixel data differs from DCMTK's decoding of the original";
+        EXPECT_EQ(diffAttributes(o.dataset.get(), dec.getDataset(), {DCM_PixelData}), "");
+    }
+
+    // against the baseline profile: never larger (docs/FORMAT.md Sec. 5.1), smaller on CT images
+    const std::string b = dir / "baseline.dcm";
+    d = run({kCompress, "--profile", "baseline", o.input, b});
+    ASSERT_EQ(d.rc, 0) << d.out;
+    uint64_t baselineBytes = 0;
+    EXPECT_EQ(expectProfile(b, PCWT_PROFILE_BASELINE, o.ref.module.number_of_frames, &baselineBytes), "");
+    EXPECT_LE(entropyBytes, baselineBytes);
+    OFString modality;
+    o.dataset->findAndGetOFString(DCM_Modality, modality);
+    if (modality == "CT") {
+        EXPECT_LT(entropyBytes, baselineBytes) << "CT image: the entropy profile is not smaller";
+    }
+    std::printf("%s (%s): codestreams %llu bytes (entropy) vs %llu (baseline)\n", GetParam().name.c_str(),
+                modality.c_str(), static_cast<unsigned long long>(entropyBytes),
+                static_cast<unsigned long long>(baselineBytes));
 }
 
 TEST_P(DicomCorpus, Jpegls)

@@ -1,5 +1,6 @@
 // Tests of the tools dcmcpcwt and dcmdpcwt and of libdcmpcwt_preload.so with stock DCMTK tools, on
-// synthetic files: the DCMTK option conventions, --verify, the SOP Instance UID policy, and hostile
+// synthetic files: the DCMTK option conventions, --verify, the SOP Instance UID policy, the coding
+// profile (--profile, also on the sample CT study shipped in samples/ct_study), and hostile
 // inputs (truncated files, short pixel data, corrupt fragments, 46341 x 46341, unsupported transfer
 // syntaxes), which must give an error, a non-zero exit and nothing at the output path.
 #include "dicom_test_util.h"
@@ -17,6 +18,9 @@ namespace {
 
 const std::string kCompress = DCMCPCWT_PATH;
 const std::string kDecompress = DCMDPCWT_PATH;
+const std::string kPython = PYTHON_PATH;
+const std::string kPydicomCheck = PYDICOM_CHECK_PATH;
+const std::string kSamples = PCWT_SAMPLES_DIR;
 
 // A native 16-bit image written to dir/name (Explicit VR Little Endian).
 std::vector<uint8_t> writeNative(const TempDir &dir, const std::string &name, ImageSpec s)
@@ -53,6 +57,29 @@ void expectRefusal(const TempDir &dir, const std::vector<std::string> &argv, con
     EXPECT_TRUE(dir.others(keep).empty()) << "temporary files left behind";
 }
 
+// The lines of a tool's output that start with "error:" (OFConsoleApplication::printError)
+std::vector<std::string> errorLines(const std::string &out)
+{
+    std::vector<std::string> r;
+    std::istringstream in(out);
+    std::string line;
+    while (std::getline(in, line))
+        if (line.compare(0, 6, "error:") == 0)
+            r.push_back(line);
+    return r;
+}
+
+// pydicom (an independent reader) finds one codestream per frame, each declaring profile
+void expectPydicomProfile(const std::string &path, pcwt_profile profile)
+{
+    if (access(kPython.c_str(), X_OK) != 0)
+        return;
+    const Proc p = run({kPython, kPydicomCheck, path, PCWT_DICOM_TS_UID, std::to_string(int(profile))});
+    if (p.rc != 77) {
+        EXPECT_EQ(p.rc, 0) << p.out;
+    }
+}
+
 } // namespace
 
 TEST(DicomTools, HelpVersionAndOptionErrors)
@@ -60,7 +87,7 @@ TEST(DicomTools, HelpVersionAndOptionErrors)
     Proc p = run({kCompress, "--help"});
     EXPECT_EQ(p.rc, 0);
     for (const char *opt : {"--encode-pcwt", "--encode-jpegls", "--verify", "--uid-always", "--accept-lossy",
-                            "--levels", "--verbose", "--debug"})
+                            "--levels", "--profile", "baseline | entropy", "--verbose", "--debug"})
         EXPECT_NE(p.out.find(opt), std::string::npos) << opt;
     p = run({kCompress, "--version"});
     EXPECT_EQ(p.rc, 0);
@@ -310,4 +337,185 @@ TEST(DicomHostile, UnsupportedTransferSyntaxes)
     ASSERT_TRUE(ff->saveFile((dir / "b32.dcm").c_str(), EXS_LittleEndianExplicit).good());
     const std::set<std::string> keep3 = {"in.dcm", "j.dcm", "u.dcm", "x.dcm", "in8.dcm", "lossy.dcm", "ok.dcm", "b32.dcm"};
     expectRefusal(dir, {kCompress, dir / "b32.dcm", dir / "o.dcm"}, dir / "o.dcm", keep3, "BitsAllocated 32");
+}
+
+// --profile entropy: every frame coded in profile 1 (read from each codestream's header, by libpcwt
+// and by pydicom), decoded back by dcmdpcwt to the same words, every bit, with the same attributes;
+// on synthetic images of the kinds the codec takes. --profile baseline and the default: profile 0.
+TEST(DicomTools, ProfileEntropyRoundTrip)
+{
+    struct Case {
+        const char *name;
+        ImageSpec spec;
+        std::vector<std::string> options;
+    };
+    std::vector<Case> cases;
+    cases.push_back({"ct12_3frames", ct(3), {}});
+    {
+        ImageSpec s = ct(2);
+        s.pr = 1;
+        s.fill = ImageSpec::SignExtended;
+        cases.push_back({"signed12_sign_extended", s, {}});
+    }
+    {
+        ImageSpec s = ct();
+        s.fill = ImageSpec::DirtyHighBits;
+        cases.push_back({"u12_dirty_high_bits", s, {}});
+    }
+    {
+        ImageSpec s = ct();
+        s.bs = 16;
+        s.hb = 15;
+        s.pr = 1;
+        s.fill = ImageSpec::Random;
+        cases.push_back({"s16_random", s, {}});
+    }
+    {
+        ImageSpec s = ct();
+        s.ba = s.bs = 8;
+        s.hb = 7;
+        cases.push_back({"mono8", s, {}});
+    }
+    for (uint16_t planar : {uint16_t(0), uint16_t(1)}) {
+        ImageSpec s = ct(2);
+        s.spp = 3;
+        s.ba = s.bs = 8;
+        s.hb = 7;
+        s.photometric = "RGB";
+        s.planar = planar;
+        cases.push_back({planar ? "rgb8_planar" : "rgb8_interleaved", s, {}});
+    }
+    cases.push_back({"ct12_levels0_groups4x8", ct(2), {"+lv", "0", "+gs", "4", "8", "+bc"}});
+
+    for (const Case &c : cases) {
+        SCOPED_TRACE(c.name);
+        TempDir dir;
+        const std::vector<uint8_t> samples = writeNative(dir, "in.dcm", c.spec);
+        DcmFileFormat in;
+        ASSERT_TRUE(in.loadFile((dir / "in.dcm").c_str()).good());
+        const uint64_t frames = uint64_t(c.spec.frames);
+        uint64_t bytes[2] = {0, 0};
+        struct Run {
+            std::vector<std::string> profileArgs;
+            pcwt_profile expected;
+            const char *out;
+        };
+        const Run runs[] = {{{"--profile", "entropy"}, PCWT_PROFILE_ENTROPY, "e.dcm"},
+                            {{"+pr", "baseline"}, PCWT_PROFILE_BASELINE, "b.dcm"},
+                            {{}, PCWT_PROFILE_BASELINE, "d.dcm"}};
+        for (const Run &r : runs) {
+            SCOPED_TRACE(r.out);
+            std::vector<std::string> argv = {kCompress, "-v", "--verify"};
+            argv.insert(argv.end(), c.options.begin(), c.options.end());
+            argv.insert(argv.end(), r.profileArgs.begin(), r.profileArgs.end());
+            argv.push_back(dir / "in.dcm");
+            argv.push_back(dir / r.out);
+            Proc p = run(argv);
+            ASSERT_EQ(p.rc, 0) << describe(argv, p);
+            EXPECT_NE(p.out.find("verification passed"), std::string::npos) << p.out;
+            EXPECT_NE(p.out.find(r.expected == PCWT_PROFILE_ENTROPY ? "(entropy profile)" : "(baseline profile)"),
+                      std::string::npos)
+                << p.out;
+            uint64_t cs = 0;
+            EXPECT_EQ(expectProfile(dir / r.out, r.expected, frames, &cs), "");
+            if (r.profileArgs.size())
+                bytes[r.expected] = cs;
+            if (r.expected == PCWT_PROFILE_ENTROPY)
+                expectPydicomProfile(dir / r.out, r.expected);
+
+            // dcmdpcwt decodes it to the original words and attributes
+            const std::string dec = dir / (std::string("dec_") + r.out);
+            p = run({kDecompress, dir / r.out, dec});
+            ASSERT_EQ(p.rc, 0) << p.out;
+            DcmFileFormat df;
+            Pixels px;
+            ASSERT_EQ(loadPixels(dec, px, &df), "");
+            EXPECT_TRUE(px.bytes == samples) << "pixel data differs from the original";
+            EXPECT_EQ(diffAttributes(in.getDataset(), df.getDataset(), {DCM_PixelData}), "");
+        }
+        // a profile-1 plane is never larger than the baseline plane (docs/FORMAT.md Sec. 5.1)
+        EXPECT_LE(bytes[PCWT_PROFILE_ENTROPY], bytes[PCWT_PROFILE_BASELINE]);
+    }
+}
+
+// The real CT slices shipped in samples/ct_study: the entropy profile gives profile-1 codestreams
+// that are smaller than the baseline's, and both decode to DCMTK's reading of the original.
+TEST(DicomTools, ProfileEntropySmallerOnSampleCT)
+{
+    const std::string study = kSamples + "/ct_study";
+    std::vector<std::string> files;
+    std::error_code ec;
+    for (const auto &e : fs::directory_iterator(study, ec))
+        if (e.path().extension() == ".dcm")
+            files.push_back(e.path().string());
+    std::sort(files.begin(), files.end());
+    ASSERT_FALSE(files.empty()) << "no sample CT slices under " << study;
+    for (const std::string &f : files) {
+        SCOPED_TRACE(f);
+        TempDir dir;
+        Pixels ref;
+        DcmFileFormat orig;
+        ASSERT_EQ(loadPixels(f, ref, &orig), "");
+        OFString modality;
+        orig.getDataset()->findAndGetOFString(DCM_Modality, modality);
+        ASSERT_EQ(std::string(modality.c_str()), "CT");
+        uint64_t cs[2] = {0, 0}, fileBytes[2] = {0, 0};
+        for (const pcwt_profile profile : {PCWT_PROFILE_BASELINE, PCWT_PROFILE_ENTROPY}) {
+            const std::string name = profile == PCWT_PROFILE_ENTROPY ? "entropy" : "baseline";
+            const std::string out = dir / (name + ".dcm");
+            Proc p = run({kCompress, "--verify", "--profile", name, f, out});
+            ASSERT_EQ(p.rc, 0) << p.out;
+            EXPECT_EQ(expectProfile(out, profile, ref.module.number_of_frames, &cs[profile]), "");
+            fileBytes[profile] = readBytes(out).size();
+            p = run({kDecompress, out, dir / ("dec_" + name + ".dcm")});
+            ASSERT_EQ(p.rc, 0) << p.out;
+            Pixels px;
+            ASSERT_EQ(loadPixels(dir / ("dec_" + name + ".dcm"), px), "");
+            EXPECT_TRUE(px.bytes == ref.bytes) << name << ": pixel data differs from the original";
+        }
+        expectPydicomProfile(dir / "entropy.dcm", PCWT_PROFILE_ENTROPY);
+        EXPECT_LT(cs[PCWT_PROFILE_ENTROPY], cs[PCWT_PROFILE_BASELINE]);
+        EXPECT_LT(fileBytes[PCWT_PROFILE_ENTROPY], fileBytes[PCWT_PROFILE_BASELINE]);
+        std::printf("%s: codestream %llu bytes (entropy) vs %llu (baseline)\n", fs::path(f).filename().c_str(),
+                    static_cast<unsigned long long>(cs[PCWT_PROFILE_ENTROPY]),
+                    static_cast<unsigned long long>(cs[PCWT_PROFILE_BASELINE]));
+    }
+}
+
+// An unknown profile, a missing value, or --profile with JPEG-LS output: a one-line error, a
+// non-zero exit, nothing at the output path.
+TEST(DicomTools, ProfileOptionErrors)
+{
+    TempDir dir;
+    writeNative(dir, "in.dcm", ct());
+    const std::string out = dir / "o.dcm";
+    struct Bad {
+        std::vector<std::string> args;
+        std::string needle;
+    };
+    const Bad bad[] = {{{"--profile", "fast"}, "'fast'"},
+                       {{"+pr", "1"}, "'1'"},
+                       {{"--profile", "Entropy"}, "'Entropy'"},
+                       {{"--profile", ""}, "''"},
+                       {{"+el", "--profile", "entropy"}, "--encode-jpegls"}};
+    for (const Bad &b : bad) {
+        std::vector<std::string> argv = {kCompress};
+        argv.insert(argv.end(), b.args.begin(), b.args.end());
+        argv.push_back(dir / "in.dcm");
+        argv.push_back(out);
+        const Proc p = run(argv);
+        EXPECT_NE(p.rc, 0) << describe(argv, p);
+        EXPECT_LT(p.rc, 128) << "crashed: " << describe(argv, p);
+        const std::vector<std::string> errors = errorLines(p.out);
+        ASSERT_EQ(errors.size(), 1u) << describe(argv, p);
+        EXPECT_NE(errors[0].find("--profile"), std::string::npos) << errors[0];
+        EXPECT_NE(errors[0].find(b.needle), std::string::npos) << errors[0];
+        EXPECT_FALSE(exists(out)) << describe(argv, p);
+        EXPECT_TRUE(dir.others({"in.dcm"}).empty()) << "files left behind: " << describe(argv, p);
+    }
+    // the value missing altogether
+    const Proc p = run({kCompress, dir / "in.dcm", out, "--profile"});
+    EXPECT_NE(p.rc, 0) << p.out;
+    EXPECT_EQ(errorLines(p.out).size(), 1u) << p.out;
+    EXPECT_FALSE(exists(out));
 }
