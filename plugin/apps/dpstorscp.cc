@@ -70,6 +70,7 @@ struct StoreSettings
   DPRC_Target target = DPRCT_pcwt;
   bool rejectUnsupported = false;
   bool acceptLossy = false;
+  pcwt_profile profile = PCWT_PROFILE_BASELINE;
   unsigned slots = 8;
 };
 
@@ -379,6 +380,7 @@ int main(int argc, char *argv[])
                                                           "archive root (required)");
     cmd.addOption("--target",                   "+t",  1, "[s]yntax: pcwt | jpegls (default: pcwt)",
                                                           "transfer syntax of archived images");
+    DPCWTAddProfileOption(cmd);
     cmd.addOption("--reject-unsupported",       "+ru",    "answer a failure for images that cannot be\ncompressed (default: store them as received)");
     cmd.addOption("--accept-lossy",             "+al",    "also compress images received in a lossy\nsyntax (default: store them as received)");
 
@@ -413,6 +415,7 @@ int main(int argc, char *argv[])
       else if (strcmp(t, "jpegls") == 0) g_settings.target = DPRCT_jpegls;
       else app.printError("--target must be pcwt or jpegls");
     }
+    DPCWTEvaluateProfileOption(app, cmd, g_settings.profile, "--target jpegls", g_settings.target == DPRCT_jpegls);
     if (cmd.findOption("--reject-unsupported")) g_settings.rejectUnsupported = true;
     if (cmd.findOption("--accept-lossy")) g_settings.acceptLossy = true;
     if (opt_port == 0) app.printError("missing port (parameter or --port)");
@@ -453,7 +456,9 @@ int main(int argc, char *argv[])
   DPRCInstallSignalHandlers(g_settings.slots);
 
   DPCWTRegisterDecoders(OFstatic_cast(unsigned long, 1) << 30, OFFalse);
-  DPCWTEncoderRegistration::registerCodecs(EPCUC_default, OFFalse, g_settings.acceptLossy ? OFTrue : OFFalse);
+  DPCWTEncoderRegistration::registerCodecs(EPCUC_default, OFFalse, g_settings.acceptLossy ? OFTrue : OFFalse,
+    PCWT_DEFAULT_LEVELS, PCWT_DEFAULT_GROUP, PCWT_DEFAULT_GROUP, PCWT_BACKEND_AUTO, OFTrue /* JPEG-LS */,
+    g_settings.profile);
 
   DcmSCPPool<DPCWTStoreSCP> pool;
   pool.setMaxThreads(OFstatic_cast(Uint16, opt_maxAssoc));
@@ -482,7 +487,8 @@ int main(int argc, char *argv[])
   cfg.addPresentationContext(UID_VerificationSOPClass, echoXfers);
 
   OFLOG_INFO(scpLogger, "listening on port " << opt_port << " as " << opt_aetitle << ", archive "
-             << g_settings.root << ", target " << (g_settings.target == DPRCT_jpegls ? "JPEG-LS" : "PCWT"));
+             << g_settings.root << ", target " << (g_settings.target == DPRCT_jpegls ? "JPEG-LS" : "PCWT")
+             << (g_settings.target == DPRCT_jpegls ? "" : OFString(" (") + DPCWTProfileName(g_settings.profile) + " profile)"));
   const OFCondition cond = pool.listen();
   if (cond.bad()) OFLOG_FATAL(scpLogger, "cannot listen: " << cond.text());
 

@@ -3,7 +3,8 @@
 // processes at once, to pcwt-storescp, which archives them compressed; failures are answered with
 // a failure status and the server keeps running; pcwt-storescu sends archive files to a stock
 // DCMTK storescp accepting only uncompressed, then one accepting JPEG-LS. Every server is killed
-// at the end of its test. Skips when ../shared/testdata or the stock tools are absent.
+// at the end of its test. --profile entropy archives profile-1 codestreams. Skips when
+// ../shared/testdata or the stock tools are absent.
 #include "dicom_test_util.h"
 
 #include <chrono>
@@ -329,6 +330,64 @@ TEST(PacsStoreScp, TargetJpegls)
         expectSameImage(f, dest, true);
     }
     scp.stop();
+}
+
+// --profile entropy: every archived frame is a profile-1 codestream; same samples and attributes
+TEST(PacsStoreScp, ProfileEntropy)
+{
+    REQUIRE_SETUP();
+    TempDir tmp;
+    const std::string root = tmp / "archive";
+    fs::create_directories(root);
+    Server scp;
+    ASSERT_TRUE(scp.start({kStoreScp, "PORT", "-od", root, "--profile", "entropy", "-v"}, tmp / "scp.log"))
+        << scp.log();
+    const std::vector<std::string> files = {td("debian-python3-pydicom/CT_small.dcm"), td("pydicom-data/US1_UNCR.dcm"),
+                                            td("pydicom-data/OBXXXX1A_2frame.dcm")};
+    std::vector<std::string> argv = {"storescu", "127.0.0.1", std::to_string(scp.port())};
+    for (const std::string &f : files)
+        if (exists(f))
+            argv.push_back(f);
+    const Proc p = runLimited(argv);
+    EXPECT_EQ(p.rc, 0) << p.out;
+    EXPECT_NE(scp.log().find("(entropy profile)"), std::string::npos) << scp.log();
+    for (size_t i = 3; i < argv.size(); ++i) {
+        const std::string dest = archivePath(root, argv[i]);
+        ASSERT_TRUE(exists(dest)) << argv[i] << " not archived\n" << scp.log();
+        EXPECT_EQ(fileTransferSyntax(dest), kPcwtUid) << dest;
+        DcmFileFormat ff;
+        ASSERT_TRUE(ff.loadFile(argv[i].c_str()).good());
+        pcwt_dicom_pixel_module m;
+        readModule(ff.getDataset(), m);
+        EXPECT_EQ(expectProfile(dest, PCWT_PROFILE_ENTROPY, m.number_of_frames), "") << dest;
+        expectSameImage(argv[i], dest);
+    }
+    scp.stop();
+}
+
+// an unknown --profile, or --profile with --target jpegls: a one-line error and a non-zero exit
+// before anything listens
+TEST(PacsStoreScp, ProfileOptionErrors)
+{
+    TempDir tmp;
+    const std::vector<std::vector<std::string>> bad = {
+        {kStoreScp, "--profile", "fast", "-od", tmp.path(), "11112"},
+        {kStoreScp, "--target", "jpegls", "--profile", "entropy", "-od", tmp.path(), "11112"}};
+    for (const auto &argv : bad) {
+        const Proc p = runLimited(argv, 20);
+        EXPECT_NE(p.rc, 0) << describe(argv, p);
+        EXPECT_LT(p.rc, 124) << describe(argv, p);
+        size_t errors = 0;
+        std::istringstream in(p.out);
+        std::string line;
+        while (std::getline(in, line))
+            if (line.compare(0, 6, "error:") == 0) {
+                ++errors;
+                EXPECT_NE(line.find("--profile"), std::string::npos) << line;
+            }
+        EXPECT_EQ(errors, 1u) << describe(argv, p);
+    }
+    EXPECT_TRUE(filesBelow(tmp.path()).empty());
 }
 
 // failures: an unsupported 32-bit image with --reject-unsupported, and an archive folder that
