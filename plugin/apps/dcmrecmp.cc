@@ -147,8 +147,9 @@ int main(int argc, char *argv[])
   pcwt_backend opt_backend = PCWT_BACKEND_AUTO;
   const char *opt_gpus = NULL;
   std::vector<int> opt_devices;
-  OFCmdUnsignedInt opt_batchFrames = 1024, opt_batchMB = 256, opt_batchWait = 20;
+  OFCmdUnsignedInt opt_batchFrames = 1024, opt_batchMB = 256, opt_batchWait = 20, opt_commitGroup = 16;
   bool opt_verifyGpu = false;
+  bool opt_stats = false;
   int opt_progress = -1; // -1 auto
   const char *opt_report = NULL;
   std::vector<std::string> inputs;
@@ -196,6 +197,8 @@ int main(int argc, char *argv[])
                                                           "... and up to about n MB of samples");
     cmd.addOption("--batch-wait",               "+bw", 1, "[m]illiseconds: integer (default: 20)",
                                                           "how long a batch that is not full waits for\nthe next file");
+    cmd.addOption("--commit-group",             "+cg", 1, "[n]umber: integer (default: 16)",
+                                                          "a writer flushes and renames up to n verified\ncopies together, then flushes their folders\nonce (1: each file on its own)");
     cmd.addOption("--verify-gpu",               "+vg",    "verify (decode the new copies) with the coding\nbackend, e.g. the GPU (default: the CPU decoder)");
 
   cmd.addGroup("progress and report:");
@@ -205,6 +208,7 @@ int main(int argc, char *argv[])
     cmd.addOption("--no-progress",              "-p",     "no progress display");
     cmd.addOption("--report",                   "+r",  1, "[f]ilename: string",
                                                           "write a report of every file:\nCSV when f ends in .csv, JSON otherwise");
+    cmd.addOption("--stats",                    "+st",    "print the time of each stage (read, code,\nwrite, flush, verify, ...) after the summary");
 
   prepareCmdLineArgs(argc, argv, OFFIS_CONSOLE_APPLICATION);
   if (app.parseCommandLine(cmd, argc, argv))
@@ -279,6 +283,7 @@ int main(int argc, char *argv[])
     if (cmd.findOption("--batch-frames")) app.checkValue(cmd.getValueAndCheckMinMax(opt_batchFrames, 0, 1000000));
     if (cmd.findOption("--batch-mb")) app.checkValue(cmd.getValueAndCheckMinMax(opt_batchMB, 1, 1048576));
     if (cmd.findOption("--verify-gpu")) opt_verifyGpu = true;
+    if (cmd.findOption("--commit-group")) app.checkValue(cmd.getValueAndCheckMinMax(opt_commitGroup, 1, 4096));
     if (cmd.findOption("--batch-wait")) app.checkValue(cmd.getValueAndCheckMinMax(opt_batchWait, 0, 600000));
 
     cmd.beginOptionBlock();
@@ -288,6 +293,7 @@ int main(int argc, char *argv[])
     if (cmd.findOption("--no-progress")) opt_progress = DPRCPM_none;
     cmd.endOptionBlock();
     if (cmd.findOption("--report")) app.checkValue(cmd.getValue(opt_report));
+    if (cmd.findOption("--stats")) opt_stats = true;
   }
 
   OFLOG_DEBUG(recmpLogger, rcsid << OFendl);
@@ -388,6 +394,7 @@ int main(int argc, char *argv[])
     popt.batchFrames = static_cast<size_t>(opt_batchFrames);
     popt.batchBytes = static_cast<std::uint64_t>(opt_batchMB) << 20;
     popt.batchWaitMs = static_cast<unsigned>(opt_batchWait);
+    popt.commitGroup = static_cast<unsigned>(opt_commitGroup);
     popt.backend = opt_backend;
     popt.devices = opt_devices;
     popt.decodeBackend = opt_verifyGpu ? opt_backend : PCWT_BACKEND_CPU;
@@ -479,8 +486,13 @@ int main(int argc, char *argv[])
     sum.codedFrames = pstats.frames;
     sum.codedFiles = pstats.files;
     sum.dicomdirRecords = dicomdirRecords;
+    sum.stageSeconds = DPRCStageSeconds();
     if (sum.byStatus[DPRCST_failed]) status = EXITCODE_FILES_FAILED;
     COUT << DPRCSummaryText(sum, opt.dryRun) << OFendl;
+    if (opt_stats)
+      COUT << DPRCStageText(sum, popt.readers, (popt.batchFrames && opt.target == DPRCT_pcwt && !opt.dryRun)
+                              ? static_cast<unsigned>(std::max<size_t>(1, opt_devices.size())) : 0u,
+                            opt.dryRun ? 0u : popt.writers) << OFendl;
     if (opt_report)
     {
       std::string error;

@@ -21,6 +21,7 @@
 #include "dpapps.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -54,12 +55,42 @@ const char *DPRCStatusName(DPRC_Status status)
 }
 
 // ---------------------------------------------------------------------------------------------
+// stage times (--stats)
+
+static std::atomic<std::int64_t> g_stageNs[DPRCSG_count];
+
+const char *DPRCStageName(DPRC_Stage stage)
+{
+  static const char *const names[DPRCSG_count] = {
+    "check", "load", "decode-input", "samples", "reader-wait", "coder-wait", "code", "writer-wait",
+    "encode", "save", "flush", "verify-load", "verify-decode", "verify-compare", "rename", "dir-flush"};
+  return stage >= 0 && stage < DPRCSG_count ? names[stage] : "?";
+}
+
+void DPRCStageAdd(DPRC_Stage stage, std::chrono::steady_clock::duration d)
+{
+  if (stage >= 0 && stage < DPRCSG_count)
+    g_stageNs[stage].fetch_add(std::chrono::duration_cast<std::chrono::nanoseconds>(d).count(),
+                               std::memory_order_relaxed);
+}
+
+std::vector<double> DPRCStageSeconds()
+{
+  std::vector<double> s(DPRCSG_count);
+  for (int i = 0; i < DPRCSG_count; ++i) s[i] = double(g_stageNs[i].load(std::memory_order_relaxed)) * 1e-9;
+  return s;
+}
+
+// ---------------------------------------------------------------------------------------------
 // the temporary files of the workers, removed by the signal handler
 
-#define DPRC_MAX_SLOTS 1024
-static char g_slotPath[DPRC_MAX_SLOTS][4096];
-static volatile sig_atomic_t g_slotActive[DPRC_MAX_SLOTS];
-static unsigned g_slots = 0;
+// allocated by DPRCInstallSignalHandlers before the workers start (a later, larger call allocates
+// anew and leaves the old arrays in place: a handler may be reading them)
+#define DPRC_MAX_SLOTS 65536
+#define DPRC_SLOT_PATH 4096
+static char (*volatile g_slotPath)[DPRC_SLOT_PATH] = NULL;
+static volatile sig_atomic_t *volatile g_slotActive = NULL;
+static volatile unsigned g_slots = 0;
 static const int g_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 
 extern "C" void dprcRemoveTempsOnSignal(int sig)
@@ -72,7 +103,17 @@ extern "C" void dprcRemoveTempsOnSignal(int sig)
 
 void DPRCInstallSignalHandlers(unsigned workers)
 {
-  g_slots = workers < DPRC_MAX_SLOTS ? workers : DPRC_MAX_SLOTS;
+  const unsigned n = workers < DPRC_MAX_SLOTS ? workers : DPRC_MAX_SLOTS;
+  if (n > g_slots)
+  {
+    // untouched pages of the paths cost no memory; the flags start cleared
+    char (*paths)[DPRC_SLOT_PATH] = new char[n][DPRC_SLOT_PATH];
+    volatile sig_atomic_t *active = new sig_atomic_t[n]();
+    g_slots = 0;
+    g_slotPath = paths;
+    g_slotActive = active;
+    g_slots = n;
+  }
   struct sigaction sa;
   std::memset(&sa, 0, sizeof sa);
   sa.sa_handler = dprcRemoveTempsOnSignal;
@@ -93,7 +134,7 @@ public:
   bool create(const std::string& dir, const std::string& base, std::string& error)
   {
     std::string tmpl = DPRCTempTemplate(dir, base);
-    if (tmpl.size() >= sizeof g_slotPath[0])
+    if (tmpl.size() >= DPRC_SLOT_PATH)
     {
       error = "path too long for a temporary file: " + dir;
       return false;
@@ -121,6 +162,17 @@ public:
   }
 
   const std::string& path() const { return path_; }
+
+  /// start writing the file's data back to disk, without waiting (a hint: flush() waits)
+  void startWriteback() const
+  {
+    const int fd = open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+#ifdef SYNC_FILE_RANGE_WRITE
+    (void)sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+#endif
+    close(fd);
+  }
 
   /// the file was renamed away: forget it
   void released()
@@ -314,6 +366,13 @@ bool unsupportedCondition(const OFCondition& c)
 
 } // namespace
 
+/// a temporary file of a verified copy, waiting for its commit (removed when dropped before)
+class DPRCTempFile : public TempFile
+{
+public:
+  explicit DPRCTempFile(unsigned slot) : TempFile(slot) {}
+};
+
 std::string DPRCOutputPath(const DPRCEntry& entry, const DPRCOptions& options)
 {
   if (options.outputDir.empty()) return entry.path;
@@ -351,7 +410,7 @@ static void complete(DPRCJob& job, const DPRCOptions& opt, unsigned slot)
 }
 
 static DPRCResult& prepareInner(DPRCJob& job, const DPRCOptions& opt);
-static DPRCResult& finishInner(DPRCJob& job, const DPRCOptions& opt, unsigned slot);
+static DPRCResult& writeInner(DPRCJob& job, const DPRCOptions& opt, unsigned slot);
 
 bool DPRCPrepare(DPRCJob& job, const DPRCEntry& entry, const DPRCOptions& opt, unsigned slot)
 {
@@ -374,11 +433,103 @@ bool DPRCPrepare(DPRCJob& job, const DPRCEntry& entry, const DPRCOptions& opt, u
   return false;
 }
 
-void DPRCFinish(DPRCJob& job, const DPRCOptions& opt, unsigned slot)
+bool DPRCWriteVerified(DPRCJob& job, const DPRCOptions& opt, unsigned slot)
 {
   job.start = std::chrono::steady_clock::now();
-  finishInner(job, opt, slot);
+  writeInner(job, opt, slot);
+  if (job.result.status == DPRCST_wouldDo && job.temp)
+  {
+    // verified, waiting for DPRCCommit: the samples and the data set are no longer needed
+    job.file.reset();
+    std::vector<unsigned char>().swap(job.original);
+    std::vector<std::vector<unsigned char> >().swap(job.coded);
+    job.result.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - job.start).count();
+    return true;
+  }
+  job.temp.reset();
   complete(job, opt, slot);
+  return false;
+}
+
+void DPRCCommit(const std::vector<DPRCJob *>& jobs, const DPRCOptions& opt)
+{
+  const std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  const bool mirror = !opt.outputDir.empty();
+  DPRCStageTimer timer(DPRCSG_flush);
+  // 1. every verified copy on disk (its write-back was started when it was written)
+  for (DPRCJob *job : jobs)
+  {
+    std::string error;
+    if (!job->temp) fail(job->result, "internal error: no verified copy to commit");
+    else if (!fsyncPath(job->temp->path(), false, error)) fail(job->result, error);
+    if (job->result.status == DPRCST_failed) job->temp.reset(); // removes it
+  }
+  // 2. the atomic steps: each destination is the original (or absent) before, the verified
+  //    copy after (the original first given its second name with --keep-originals)
+  timer.next(DPRCSG_rename);
+  std::vector<std::string> dirs;
+  for (DPRCJob *job : jobs)
+  {
+    if (!job->temp) continue;
+    DPRCResult& r = job->result;
+    if (!mirror && opt.keepOriginals)
+    {
+      const std::string keep = job->entry.path + DPRC_ORIG_SUFFIX;
+      std::string tl = DPRCTempTemplate(job->destDir, baseOf(keep));
+      // a name of the temporary pattern (a leftover is only a second name of the original and goes
+      // with the next run's cleanup); one per process and file
+      char suffix[16];
+      std::snprintf(suffix, sizeof suffix, "lk%04u", OFstatic_cast(unsigned, getpid() % 10000));
+      tl.replace(tl.size() - 6, 6, suffix);
+      unlink(tl.c_str());
+      if (link(job->entry.path.c_str(), tl.c_str()) != 0)
+      {
+        fail(r, errnoText("cannot keep the original as " + keep));
+        job->temp.reset();
+        continue;
+      }
+      if (rename(tl.c_str(), keep.c_str()) != 0)
+      {
+        fail(r, errnoText("cannot keep the original as " + keep));
+        unlink(tl.c_str());
+        job->temp.reset();
+        continue;
+      }
+    }
+    if (rename(job->temp->path().c_str(), r.output.c_str()) != 0)
+    {
+      fail(r, errnoText("cannot rename " + job->temp->path() + " to " + r.output));
+      job->temp.reset();
+      continue;
+    }
+    job->temp->released();
+    if (std::find(dirs.begin(), dirs.end(), job->destDir) == dirs.end()) dirs.push_back(job->destDir);
+  }
+  // 3. each folder flushed once, for all the files renamed into it
+  timer.next(DPRCSG_dirFlush);
+  std::vector<std::string> dirErrors(dirs.size());
+  for (size_t d = 0; d < dirs.size(); ++d) fsyncPath(dirs[d], true, dirErrors[d]);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  for (DPRCJob *job : jobs)
+  {
+    DPRCResult& r = job->result;
+    if (job->temp)
+    {
+      job->temp.reset();
+      const size_t d = static_cast<size_t>(std::find(dirs.begin(), dirs.end(), job->destDir) - dirs.begin());
+      if (d < dirs.size() && !dirErrors[d].empty()) fail(r, dirErrors[d]);
+      else finish(r, DPRCST_done);
+    }
+    else if (r.status == DPRCST_wouldDo)
+      fail(r, "internal error: no verified copy to commit");
+    r.seconds += seconds;
+    if (r.status != DPRCST_done) r.output.clear();
+  }
+}
+
+void DPRCFinish(DPRCJob& job, const DPRCOptions& opt, unsigned slot)
+{
+  if (DPRCWriteVerified(job, opt, slot)) DPRCCommit(std::vector<DPRCJob *>(1, &job), opt);
 }
 
 DPRCResult DPRCProcess(const DPRCEntry& entry, const DPRCOptions& opt, unsigned slot)
@@ -407,6 +558,7 @@ static DPRCResult& prepareInner(DPRCJob& job, const DPRCOptions& opt)
   const bool mirror = !opt.outputDir.empty();
   if (entry.symlink) return finish(r, DPRCST_skippedSymlink, "symbolic link, not followed");
 
+  DPRCStageTimer timer(DPRCSG_check);
   struct stat st;
   if (stat(entry.path.c_str(), &st) != 0) return fail(r, errnoText("cannot read"));
   r.inBytes = static_cast<std::uint64_t>(st.st_size);
@@ -449,6 +601,7 @@ static DPRCResult& prepareInner(DPRCJob& job, const DPRCOptions& opt)
   }
 
   // read the whole file
+  timer.next(DPRCSG_load);
   job.file.reset(new DPCWTFileFormat());
   DPCWTFileFormat& ff = *job.file;
   OFCondition c = ff.loadFile(entry.path.c_str());
@@ -461,6 +614,7 @@ static DPRCResult& prepareInner(DPRCJob& job, const DPRCOptions& opt)
   if (!ds->tagExists(DCM_PixelData)) return finish(r, DPRCST_skippedNonImage, "no Pixel Data");
 
   // decode compressed input
+  timer.next(DPRCSG_decodeInput);
   const E_TransferSyntax ixfer = ds->getOriginalXfer();
   DcmXfer ix(ixfer);
   if (ixfer == EXS_Unknown)
@@ -487,6 +641,7 @@ static DPRCResult& prepareInner(DPRCJob& job, const DPRCOptions& opt)
                   "--accept-lossy codes it anyway");
 
   // the original samples
+  timer.next(DPRCSG_samples);
   if (opt.target == DPRCT_uncompressed)
     c = rawPixels(ds, job.original);
   else
@@ -502,11 +657,10 @@ static DPRCResult& prepareInner(DPRCJob& job, const DPRCOptions& opt)
   return finish(r, DPRCST_wouldDo);
 }
 
-/// code, write, verify and rename
-static DPRCResult& finishInner(DPRCJob& job, const DPRCOptions& opt, unsigned slot)
+/// code, write and verify; the verified copy goes to job.temp (status still wouldDo) for DPRCCommit
+static DPRCResult& writeInner(DPRCJob& job, const DPRCOptions& opt, unsigned slot)
 {
   DPRCResult& r = job.result;
-  const DPRCEntry& entry = job.entry;
   const bool mirror = !opt.outputDir.empty();
   if (!job.file) return fail(r, "internal error: the file was not read");
   DPCWTFileFormat& ff = *job.file;
@@ -516,6 +670,7 @@ static DPRCResult& finishInner(DPRCJob& job, const DPRCOptions& opt, unsigned sl
   std::string error;
 
   // encode (PCWT frames coded ahead by a batch coder come in through the thread's coder)
+  DPRCStageTimer timer(DPRCSG_encode);
   OFCondition c = EC_Normal;
   if (opt.target != DPRCT_uncompressed)
   {
@@ -537,12 +692,17 @@ static DPRCResult& finishInner(DPRCJob& job, const DPRCOptions& opt, unsigned sl
     fs::create_directories(destDir, ec);
     if (ec) return fail(r, "cannot create folder " + destDir + ": " + ec.message());
   }
-  TempFile tmp(slot);
+  timer.next(DPRCSG_save);
+  std::shared_ptr<DPRCTempFile> temp(new DPRCTempFile(slot));
+  DPRCTempFile& tmp = *temp;
   if (!tmp.create(destDir, baseOf(r.output), error)) return fail(r, error);
   c = ff.saveFile(tmp.path().c_str(), oxfer, EET_ExplicitLength, EGL_recalcGL, EPD_noChange, 0, 0, EWM_updateMeta);
   if (c.bad()) return fail(r, std::string("cannot write ") + tmp.path() + ": " + c.text());
   job.file.reset(); // the coded data set is on disk: its memory goes before the verification's
-  if (!fsyncPath(tmp.path(), false, error)) return fail(r, error);
+  // on its way to the disk while it is verified (DPRCCommit waits for it before the rename)
+  timer.next(DPRCSG_flush);
+  tmp.startWriteback();
+  timer.next(DPRCSG_rename);
   // the permissions of the original (in place), or an ordinary file's (mkstemp makes 0600)
   if (mirror)
   {
@@ -558,9 +718,12 @@ static DPRCResult& finishInner(DPRCJob& job, const DPRCOptions& opt, unsigned sl
 
   // verify: decode what is on disk and compare every sample
   {
+    timer.next(DPRCSG_verifyLoad);
     DPCWTFileFormat check;
     c = check.loadFile(tmp.path().c_str());
+    timer.next(DPRCSG_verifyDecode);
     if (c.good()) c = check.getDataset()->chooseRepresentation(EXS_LittleEndianExplicit, NULL);
+    timer.next(DPRCSG_verifyCompare);
     std::vector<unsigned char> decoded;
     pcwt_dicom_pixel_module dm;
     if (c.good())
@@ -578,6 +741,7 @@ static DPRCResult& finishInner(DPRCJob& job, const DPRCOptions& opt, unsigned sl
     }
   }
 
+  timer.next(DPRCSG_rename);
   struct stat tst;
   if (stat(tmp.path().c_str(), &tst) == 0) r.outBytes = static_cast<std::uint64_t>(tst.st_size);
 
@@ -593,32 +757,10 @@ static DPRCResult& finishInner(DPRCJob& job, const DPRCOptions& opt, unsigned sl
     return finish(r, DPRCST_keptOriginal, buf);
   }
 
-  // keep the original (a hard link, put in place by an atomic rename)
-  if (!mirror && opt.keepOriginals)
-  {
-    const std::string keep = entry.path + DPRC_ORIG_SUFFIX;
-    std::string tl = DPRCTempTemplate(destDir, baseOf(keep));
-    // a name of the temporary pattern (a leftover is only a second name of the original and goes
-    // with the next run's cleanup); one per process and file
-    char suffix[16];
-    std::snprintf(suffix, sizeof suffix, "lk%04u", OFstatic_cast(unsigned, getpid() % 10000));
-    tl.replace(tl.size() - 6, 6, suffix);
-    unlink(tl.c_str());
-    if (link(entry.path.c_str(), tl.c_str()) != 0)
-      return fail(r, errnoText("cannot keep the original as " + keep));
-    if (rename(tl.c_str(), keep.c_str()) != 0)
-    {
-      unlink(tl.c_str());
-      return fail(r, errnoText("cannot keep the original as " + keep));
-    }
-  }
-
-  // the atomic step: the destination is the original (or absent) before, the verified copy after
-  if (rename(tmp.path().c_str(), r.output.c_str()) != 0)
-    return fail(r, errnoText("cannot rename " + tmp.path() + " to " + r.output));
-  tmp.released();
-  if (!fsyncPath(destDir, true, error)) return fail(r, error);
-  return finish(r, DPRCST_done);
+  // verified: flushed and renamed by DPRCCommit
+  job.destDir = destDir;
+  job.temp = temp;
+  return r;
 }
 
 // ---------------------------------------------------------------------------------------------

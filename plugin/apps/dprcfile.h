@@ -95,6 +95,9 @@ struct DPRCResult
   double seconds = 0.0;
 };
 
+/// the temporary file of a verified copy (dprcfile.cc); removed when dropped before its commit
+class DPRCTempFile;
+
 /** one file on its way through the steps of DPRCPrepare() and DPRCFinish(), which a pipeline
  *  may run on different threads, with the frames coded in between by a batch coder
  */
@@ -116,6 +119,9 @@ struct DPRCJob
    */
   std::vector<std::vector<unsigned char> > coded;
   pcwt_encode_params codedParams;
+  /// the verified copy waiting for DPRCCommit (DPRCWriteVerified), and its folder
+  std::shared_ptr<DPRCTempFile> temp;
+  std::string destDir;
 };
 
 /** the first steps for one file: look at it, read it, decode its pixel data, check it and get
@@ -125,12 +131,30 @@ struct DPRCJob
  */
 bool DPRCPrepare(DPRCJob& job, const DPRCEntry& entry, const DPRCOptions& options, unsigned slot);
 
-/** the last steps for a prepared job: code (or take the frames coded ahead, through the codecs'
- *  thread coder), write the temporary file, flush, verify, rename; job.result is then final and
- *  the job's data released
+/** the last steps for a prepared job: DPRCWriteVerified() and, for a verified copy, DPRCCommit()
+ *  of this job alone; job.result is then final and the job's data released
  *  @param slot the worker's slot for the temporary file registry
  */
 void DPRCFinish(DPRCJob& job, const DPRCOptions& options, unsigned slot);
+
+/** the writing steps for a prepared job: code (or take the frames coded ahead, through the codecs'
+ *  thread coder), write the temporary file (its write-back to disk started, not waited for), give
+ *  it the original's permissions, read it back, decode it and compare every sample with the
+ *  original (--keep-smaller: and compare the sizes)
+ *  @param slot the worker's slot for the temporary file registry; it stays taken by job.temp
+ *    until the job is committed
+ *  @return true when the verified copy waits in job.temp for DPRCCommit() (the job's samples and
+ *    data set released); false when job.result is final (failed, unsupported, kept)
+ */
+bool DPRCWriteVerified(DPRCJob& job, const DPRCOptions& options, unsigned slot);
+
+/** the last steps for jobs whose verified copies wait (DPRCWriteVerified() returned true): every
+ *  temporary file flushed to disk (fsync), then each renamed over its destination (with
+ *  --keep-originals the original first given its second name), then each folder flushed once for
+ *  all the files renamed into it. A file that fails a step is left as it was (its temporary file
+ *  removed) and does not hold up the others. Every job's result is final afterwards.
+ */
+void DPRCCommit(const std::vector<DPRCJob *>& jobs, const DPRCOptions& options);
 
 /** install the handlers that remove the temporary files of all workers on SIGINT, SIGTERM,
  *  SIGHUP, SIGQUIT (SIGKILL cannot be caught: the next run removes what is left)
@@ -161,6 +185,56 @@ struct DPRCDicomdirUpdate
  *  @param slot the temporary file slot (see DPRCInstallSignalHandlers)
  */
 DPRCDicomdirUpdate DPRCUpdateDicomdir(const std::string& dicomdir, DPRC_Target target, bool dryRun, unsigned slot);
+
+/// the stages of a file's way through pcwt-recompress, timed for --stats (thread-seconds)
+enum DPRC_Stage
+{
+  DPRCSG_check,        // reader: stat, the file meta information, permissions
+  DPRCSG_load,         // reader: DCMTK reads the whole file
+  DPRCSG_decodeInput,  // reader: compressed input decoded
+  DPRCSG_samples,      // reader: the original samples taken and checked
+  DPRCSG_readerWait,   // reader: waiting for room in the memory budget
+  DPRCSG_coderWait,    // batch coder: waiting for files
+  DPRCSG_code,         // batch coder: pcwt_encode_batch
+  DPRCSG_writerWait,   // writer: waiting for a coded file
+  DPRCSG_encode,       // writer: chooseRepresentation (frames taken from the batch, or coded)
+  DPRCSG_save,         // writer: the temporary file written
+  DPRCSG_flush,        // writer: the temporary file flushed to disk
+  DPRCSG_verifyLoad,   // writer: the new copy read back
+  DPRCSG_verifyDecode, // writer: ... decoded
+  DPRCSG_verifyCompare,// writer: ... its samples taken and compared with the original
+  DPRCSG_rename,       // writer: permissions, the original kept (--keep-originals), the rename
+  DPRCSG_dirFlush,     // writer: the folder flushed
+  DPRCSG_count
+};
+
+/// the short name of a stage ("load", "verify-decode", ...)
+const char *DPRCStageName(DPRC_Stage stage);
+
+/// add time to a stage (thread-safe)
+void DPRCStageAdd(DPRC_Stage stage, std::chrono::steady_clock::duration d);
+
+/// the seconds of every stage so far (index: DPRC_Stage), summed over threads
+std::vector<double> DPRCStageSeconds();
+
+/// times the scope (or up to next()) into a stage
+class DPRCStageTimer
+{
+public:
+  explicit DPRCStageTimer(DPRC_Stage stage) : stage_(stage), t0_(std::chrono::steady_clock::now()) {}
+  ~DPRCStageTimer() { DPRCStageAdd(stage_, std::chrono::steady_clock::now() - t0_); }
+  /// end the current stage here and time the next one from here
+  void next(DPRC_Stage stage)
+  {
+    const std::chrono::steady_clock::time_point t = std::chrono::steady_clock::now();
+    DPRCStageAdd(stage_, t - t0_);
+    stage_ = stage;
+    t0_ = t;
+  }
+private:
+  DPRC_Stage stage_;
+  std::chrono::steady_clock::time_point t0_;
+};
 
 /// the output path of an entry under options (the entry's path when in place)
 std::string DPRCOutputPath(const DPRCEntry& entry, const DPRCOptions& options);

@@ -53,6 +53,16 @@ public:
     return true;
   }
 
+  /// an item at once (true), or none
+  bool tryPop(Work *& w)
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (items_.empty()) return false;
+    w = items_.front();
+    items_.pop_front();
+    return true;
+  }
+
   /// an item within the time (true), or none: timed out or closed and empty
   bool popFor(Work *& w, std::chrono::milliseconds wait)
   {
@@ -418,8 +428,10 @@ bool DPRCRunPipeline(const std::vector<DPRCEntry>& files, const DPRCOptions& opt
     if (!lent.back()->init(p.backend, p.decodeBackend, devices[t % devices.size()], error)) return false;
   }
 
-  // temporary file slots: writers 0 .. writers-1, readers after them (--copy-others copies)
-  DPRCInstallSignalHandlers(writers + readers);
+  // temporary file slots: group slots for each writer (its verified copies waiting for their
+  // commit), readers after them (--copy-others copies)
+  const unsigned group = std::max(1u, p.commitGroup);
+  DPRCInstallSignalHandlers(writers * group + readers);
   Queue toCoder, toWriter;
   Budget budget(std::max<std::uint64_t>(p.batchBytes, 64u << 20) * 3);
   std::atomic<std::size_t> next(0);
@@ -439,8 +451,11 @@ bool DPRCRunPipeline(const std::vector<DPRCEntry>& files, const DPRCOptions& opt
         std::unique_ptr<Work> w(new Work());
         w->index = i;
         w->reserved = std::max<std::uint64_t>(files[i].size, 1);
-        budget.acquire(w->reserved);
-        if (!DPRCPrepare(w->job, files[i], opt, writers + r))
+        {
+          DPRCStageTimer wait(DPRCSG_readerWait);
+          budget.acquire(w->reserved);
+        }
+        if (!DPRCPrepare(w->job, files[i], opt, writers * group + r))
         {
           budget.release(w->reserved);
           done(i, w->job.result);
@@ -472,6 +487,7 @@ bool DPRCRunPipeline(const std::vector<DPRCEntry>& files, const DPRCOptions& opt
       {
         std::vector<Work *> batch;
         Work *w = NULL;
+        DPRCStageTimer timer(DPRCSG_coderWait);
         if (!toCoder.pop(w)) break;
         std::uint64_t frames = 0, bytes = 0;
         for (;;)
@@ -484,6 +500,7 @@ bool DPRCRunPipeline(const std::vector<DPRCEntry>& files, const DPRCOptions& opt
           if (frames >= p.batchFrames || bytes >= p.batchBytes) break;
           if (!toCoder.popFor(w, std::chrono::milliseconds(p.batchWaitMs))) break;
         }
+        timer.next(DPRCSG_code);
         coders[c]->code(batch, local);
         for (Work *x : batch) toWriter.push(x);
       }
@@ -501,16 +518,41 @@ bool DPRCRunPipeline(const std::vector<DPRCEntry>& files, const DPRCOptions& opt
     threads.emplace_back([&, wi]() {
       ThreadCoder& tc = *lent[wi];
       DPCWTSetThreadCoder(&tc);
+      // verified copies wait here for their commit: flushed, renamed and their folders flushed
+      // together, when the group is full or no coded file is waiting
+      std::vector<std::unique_ptr<Work> > pending;
+      auto commit = [&]() {
+        if (pending.empty()) return;
+        std::vector<DPRCJob *> jobs;
+        for (const std::unique_ptr<Work>& w : pending) jobs.push_back(&w->job);
+        DPRCCommit(jobs, opt);
+        for (const std::unique_ptr<Work>& w : pending) done(w->index, w->job.result);
+        pending.clear();
+      };
       Work *x = NULL;
-      while (toWriter.pop(x))
+      for (;;)
       {
+        if (!toWriter.tryPop(x))
+        {
+          commit();
+          DPRCStageTimer wait(DPRCSG_writerWait);
+          if (!toWriter.pop(x)) break;
+        }
         std::unique_ptr<Work> w(x);
         tc.setJob(&w->job);
-        DPRCFinish(w->job, opt, wi);
+        // the slot of the next waiting copy (a file that is not kept frees its slot at once)
+        const bool verified = DPRCWriteVerified(w->job, opt, wi * group + static_cast<unsigned>(pending.size()));
         tc.setJob(NULL);
-        budget.release(w->reserved);
-        done(w->index, w->job.result);
+        budget.release(w->reserved); // its samples and data set are released
+        if (verified)
+        {
+          pending.push_back(std::move(w));
+          if (pending.size() >= group) commit();
+        }
+        else
+          done(w->index, w->job.result);
       }
+      commit();
       DPCWTSetThreadCoder(NULL);
     });
   }

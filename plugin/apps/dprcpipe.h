@@ -3,8 +3,9 @@
  *
  *  Purpose: (internal) pcwt-recompress: the pipeline that keeps a GPU busy. Reader threads read,
  *           decode and check files (DPRCPrepare); a batch coder per device gives the PCWT frames
- *           of several files to one pcwt_encode_batch call; writer threads write, flush, verify
- *           and rename each file (DPRCFinish) while the next batch is coded:
+ *           of several files to one pcwt_encode_batch call; writer threads write and verify
+ *           each file (DPRCWriteVerified), then flush and rename several together (DPRCCommit)
+ *           while the next batch is coded:
  *
  *             readers -> batch coder (one per GPU) -> writers/verifiers
  *
@@ -54,6 +55,10 @@ struct DPRCPipelineOptions
   pcwt_encode_params params;
   /// CPU backend: threads that code one batch together
   unsigned cpuCoderThreads = 1;
+  /** a writer commits (flushes, renames, flushes the folders of) up to this many verified copies
+   *  together, and whatever it holds when no coded file is waiting (1: each file on its own)
+   */
+  unsigned commitGroup = 16;
 
   DPRCPipelineOptions() { pcwt_encode_params_default(&params); }
 };

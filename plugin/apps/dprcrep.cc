@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <iomanip>
 #include <sstream>
 
 #include <unistd.h>
@@ -199,6 +200,32 @@ std::string DPRCSummaryText(const DPRCSummary& s, bool dryRun)
   return o.str();
 }
 
+std::string DPRCStageText(const DPRCSummary& s, unsigned readers, unsigned coders, unsigned writers)
+{
+  std::ostringstream o;
+  if (s.stageSeconds.size() != DPRCSG_count) return o.str();
+  struct Group { const char *name; unsigned threads; int first, last; };
+  const Group groups[] = {{"readers", readers, DPRCSG_check, DPRCSG_readerWait},
+                          {"batch coders", coders, DPRCSG_coderWait, DPRCSG_code},
+                          {"writers", writers, DPRCSG_writerWait, DPRCSG_dirFlush}};
+  o << "stage times (thread-seconds; % of the threads' time over " << std::fixed << std::setprecision(2)
+    << s.seconds << " s):";
+  for (const Group& g : groups)
+  {
+    if (g.threads == 0) continue;
+    const double avail = s.seconds * g.threads;
+    o << "\n  " << g.name << " (" << g.threads << "):";
+    for (int st = g.first; st <= g.last; ++st)
+    {
+      char buf[96];
+      std::snprintf(buf, sizeof buf, " %s %.2f (%.0f%%)", DPRCStageName(static_cast<DPRC_Stage>(st)),
+                    s.stageSeconds[st], avail > 0 ? 100.0 * s.stageSeconds[st] / avail : 0.0);
+      o << buf;
+    }
+  }
+  return o.str();
+}
+
 static std::string jsonString(const std::string& v)
 {
   std::string o = "\"";
@@ -279,7 +306,18 @@ bool DPRCWriteReport(const std::string& path, const std::vector<DPRCResult>& res
         << ", \"recompressed_output_bytes\": " << s.doneOutBytes << ", \"pixel_bytes\": " << s.pixelBytes
         << ", \"removed_temporary_files\": " << s.cleanedTemps << ", \"batch_coder_calls\": " << s.codeCalls
         << ", \"batch_coded_frames\": " << s.codedFrames << ", \"batch_coded_files\": " << s.codedFiles
-        << ", \"dicomdir_records_updated\": " << s.dicomdirRecords << ", \"seconds\": " << sec << "},\n  \"files\": [";
+        << ", \"dicomdir_records_updated\": " << s.dicomdirRecords << ", \"seconds\": " << sec;
+      if (s.stageSeconds.size() == DPRCSG_count)
+      {
+        f << ", \"stage_seconds\": {";
+        for (int st = 0; st < DPRCSG_count; ++st)
+        {
+          std::snprintf(sec, sizeof sec, "%.6f", s.stageSeconds[st]);
+          f << (st ? ", " : "") << jsonString(DPRCStageName(static_cast<DPRC_Stage>(st))) << ": " << sec;
+        }
+        f << "}";
+      }
+      f << "},\n  \"files\": [";
       for (size_t i = 0; i < results.size(); ++i)
       {
         const DPRCResult& r = results[i];

@@ -36,6 +36,8 @@ struct DPRCSummary
   std::uint64_t codedFiles = 0;
   std::uint64_t dicomdirRecords = 0; // DICOMDIR records updated to the new transfer syntax
   double seconds = 0.0;
+  /// thread-seconds per stage (index: DPRC_Stage; empty: not recorded)
+  std::vector<double> stageSeconds;
 };
 
 /// how progress is shown
@@ -89,6 +91,11 @@ private:
 
 /// a human readable summary, several lines
 std::string DPRCSummaryText(const DPRCSummary& s, bool dryRun);
+
+/** the time of each stage (--stats): thread-seconds and their share of the threads of its kind
+ *  (readers, batch coders, writers) over the run's seconds, several lines
+ */
+std::string DPRCStageText(const DPRCSummary& s, unsigned readers, unsigned coders, unsigned writers);
 
 /** write the report: CSV when path ends in .csv, JSON otherwise (written to a temporary file
  *  and renamed)

@@ -604,7 +604,9 @@ TEST(Recompress, FramesOfSeveralFilesAreCodedTogetherIntoTheSameFiles)
     EXPECT_GT(frames, files) << "the multi-frame files' frames are coded too";
     EXPECT_NE(p.out.find("batch coder: "), std::string::npos) << p.out;
 
-    argv = {kTool, "--threads", "2", "--batch-frames", "0", "--no-progress", "--report", rb, b.root};
+    // (and each verified copy flushed and renamed on its own, not in commit groups)
+    argv = {kTool, "--threads", "2", "--batch-frames", "0", "--commit-group", "1", "--no-progress", "--report", rb,
+            b.root};
     p = run(argv);
     ASSERT_EQ(p.rc, 0) << describe(argv, p);
     EXPECT_EQ(reportSummary(rb, "batch_coder_calls"), 0);
@@ -790,4 +792,162 @@ TEST(Recompress, KeepSmallerKeepsOriginalsThatDoNotShrink)
     EXPECT_LT(fs::file_size(root + "/ct.dcm"), before.at("ct.dcm").size());
     EXPECT_NE(p.out.find("kept as they were"), std::string::npos) << p.out;
     EXPECT_TRUE(tempFilesBelow(root).empty());
+}
+
+namespace {
+
+// the file system calls of one thread of an strace -ff log: a verified copy (a temporary file
+// renamed over a destination) must have been flushed after its last write and before its
+// rename, and every folder that received a file must be flushed after it, on the same thread
+struct CommitTrace {
+    int renames = 0, folderFlushes = 0;
+    std::vector<std::string> problems;
+};
+
+// the first quoted string of a strace line after `from`, and where it ends
+std::string quoted(const std::string &line, size_t from, size_t *end = nullptr)
+{
+    const size_t a = line.find('"', from);
+    const size_t b = a == std::string::npos ? a : line.find('"', a + 1);
+    if (b == std::string::npos)
+        return "";
+    if (end)
+        *end = b + 1;
+    return line.substr(a + 1, b - a - 1);
+}
+
+long resultOf(const std::string &line)
+{
+    const size_t eq = line.rfind(" = ");
+    return eq == std::string::npos ? -1 : std::atol(line.c_str() + eq + 3);
+}
+
+void traceThread(const std::string &log, CommitTrace &t)
+{
+    const auto bytes = readBytes(log);
+    std::istringstream in(std::string(bytes.begin(), bytes.end()));
+    std::map<long, std::string> fdPath;
+    std::set<std::string> flushed, unflushedFolders;
+    std::string line;
+    while (std::getline(in, line)) {
+        const long rc = resultOf(line);
+        if (line.rfind("openat(", 0) == 0 && rc >= 0) {
+            const std::string path = quoted(line, 0);
+            fdPath[rc] = path;
+            if (line.find("O_WRONLY") != std::string::npos || line.find("O_RDWR") != std::string::npos)
+                flushed.erase(path); // written (again) after any earlier flush
+        } else if ((line.rfind("fsync(", 0) == 0 || line.rfind("fdatasync(", 0) == 0) && rc == 0) {
+            const std::string path = fdPath[std::atol(line.c_str() + line.find('(') + 1)];
+            flushed.insert(path);
+            if (unflushedFolders.erase(path))
+                ++t.folderFlushes;
+        } else if (line.rfind("close(", 0) == 0) {
+            fdPath.erase(std::atol(line.c_str() + 6));
+        } else if (line.rfind("rename", 0) == 0 && rc == 0) {
+            size_t end = 0;
+            const std::string from = quoted(line, 0, &end), to = quoted(line, end);
+            // verified copies only (not a temporary name given to another, not the second name
+            // of a kept original, which is the original itself)
+            if (from.find(".pcwt-tmp.") == std::string::npos || to.find(".pcwt-tmp.") != std::string::npos ||
+                to.size() < 10 || to.compare(to.size() - 10, 10, ".pcwt-orig") == 0)
+                continue;
+            ++t.renames;
+            if (!flushed.count(from))
+                t.problems.push_back("renamed without a flush after its last write: " + from + " -> " + to);
+            unflushedFolders.insert(fs::path(to).parent_path().string());
+        }
+    }
+    for (const std::string &d : unflushedFolders)
+        t.problems.push_back("folder not flushed after a file was renamed into it: " + d + " (" + log + ")");
+}
+
+bool straceWorks()
+{
+    return onPath("strace") && run({"strace", "-f", "-o", "/dev/null", "true"}).rc == 0;
+}
+
+} // namespace
+
+TEST(Recompress, CommitGroupsFlushEachCopyBeforeItsRenameAndEachFolderAfter)
+{
+    REQUIRE_CORPUS();
+    if (!straceWorks())
+        GTEST_SKIP() << "strace is not installed or cannot trace here";
+    // in place and mirrored, in commit groups (the default) and one file at a time: every verified
+    // copy is flushed before its rename and every folder after its files' renames; groups flush a
+    // folder once for several files
+    std::vector<std::pair<std::string, std::string>> set;
+    for (int i = 0; i < 10; ++i) {
+        set.push_back({"debian-python3-pydicom/CT_small.dcm", "a/ct" + std::to_string(i) + ".dcm"});
+        set.push_back({"pydicom-data/emri_small.dcm", "b/mr" + std::to_string(i) + ".dcm"});
+    }
+    set.push_back({"pydicom-data/eCT_Supplemental.dcm", "b/ect.dcm"});
+    for (const std::string group : {"16", "1"}) {
+        for (const bool mirror : {false, true}) {
+            Tree t(set);
+            const auto originals = decodeAll(t.root);
+            const std::string trace = t.dir / "trace", out = t.dir / "out";
+            fs::create_directories(trace);
+            std::vector<std::string> argv = {"strace", "-f", "-ff", "-s", "4096", "-o", trace + "/t", "-e",
+                                             "trace=openat,close,fsync,fdatasync,rename,renameat,renameat2",
+                                             kTool, "--threads", "1", "--batch-wait", "2000", "--commit-group", group,
+                                             "--no-progress"};
+            if (mirror) {
+                argv.push_back("--output");
+                argv.push_back(out);
+            }
+            argv.push_back(t.root);
+            const Proc p = run(argv);
+            ASSERT_EQ(p.rc, 0) << describe(argv, p);
+            expectVerified(mirror ? out : t.root, originals, {}, kPcwtUid);
+            CommitTrace ct;
+            for (const auto &e : fs::directory_iterator(trace))
+                traceThread(e.path().string(), ct);
+            const std::string what = "--commit-group " + group + (mirror ? " --output" : " in place");
+            EXPECT_TRUE(ct.problems.empty()) << what << ": " << ct.problems.size() << " problem(s), the first: "
+                                             << (ct.problems.empty() ? "" : ct.problems[0]);
+            EXPECT_GE(ct.renames, 20) << what;
+            EXPECT_GE(ct.folderFlushes, 1) << what;
+            if (group == "1")
+                EXPECT_EQ(ct.folderFlushes, ct.renames) << what << ": one folder flush per file";
+            else
+                EXPECT_LT(ct.folderFlushes * 2, ct.renames) << what << ": a folder flush for several files";
+        }
+    }
+}
+
+TEST(Recompress, StatsShowTheStagesAndCommitGroupIsChecked)
+{
+    REQUIRE_CORPUS();
+    TempDir d;
+    const std::string root = d / "in", report = d / "r.json";
+    copyFile(kTestdata + "/debian-python3-pydicom/CT_small.dcm", root + "/a/ct.dcm");
+    copyFile(kTestdata + "/pydicom-data/eCT_Supplemental.dcm", root + "/b/ect.dcm");
+    const auto before = snapshot(root);
+    for (const char *bad : {"0", "x", "4097"}) {
+        const Proc p = run({kTool, "--commit-group", bad, "--no-progress", root});
+        EXPECT_EQ(p.rc, 1) << bad << ": " << p.out;
+        EXPECT_NE(p.out.find("commit-group"), std::string::npos) << p.out;
+    }
+    EXPECT_TRUE(snapshot(root) == before);
+    const std::vector<std::string> argv = {kTool, "--stats", "--no-progress", "--report", report, root};
+    const Proc p = run(argv);
+    ASSERT_EQ(p.rc, 0) << describe(argv, p);
+    EXPECT_EQ(reportSummary(report, "recompressed"), 2);
+    EXPECT_NE(p.out.find("stage times"), std::string::npos) << p.out;
+    for (const char *stage : {"load", "code", "save", "flush", "verify-decode", "rename", "dir-flush"}) {
+        EXPECT_NE(p.out.find(std::string(" ") + stage + " "), std::string::npos) << stage << ": " << p.out;
+        EXPECT_GE(reportSummary(report, stage), 0) << stage;
+    }
+    // the files were read, coded, flushed and verified: those stages took time
+    const auto bytes = readBytes(report);
+    const std::string text(bytes.begin(), bytes.end());
+    const size_t at = text.find("\"stage_seconds\": {");
+    ASSERT_NE(at, std::string::npos) << text;
+    for (const char *stage : {"load", "code", "save", "flush", "verify-decode", "rename"}) {
+        const std::string key = std::string("\"") + stage + "\": ";
+        const size_t k = text.find(key, at);
+        ASSERT_NE(k, std::string::npos) << stage;
+        EXPECT_GT(std::strtod(text.c_str() + k + key.size(), nullptr), 0.0) << stage;
+    }
 }
