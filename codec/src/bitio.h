@@ -10,7 +10,7 @@
 
 typedef struct pcwt_bitwriter {
     uint8_t *p;
-    uint64_t acc; /* the low n bits are pending */
+    uint64_t acc; /* the low n bits are pending (n < 8 on a device, n < 32 on the host) */
     uint32_t n;
 } pcwt_bitwriter;
 
@@ -26,15 +26,28 @@ static inline PCWT_HD void pcwt_bw_put(pcwt_bitwriter *w, uint32_t v, uint32_t n
 {
     w->acc = (w->acc << nbits) | v;
     w->n += nbits;
+#ifndef __CUDA_ARCH__
+    if (w->n >= 32) { /* four whole bytes at once, big-endian: the same bytes */
+        w->n -= 32;
+        const uint32_t word = __builtin_bswap32((uint32_t)(w->acc >> w->n));
+        __builtin_memcpy(w->p, &word, 4);
+        w->p += 4;
+    }
+#else
     while (w->n >= 8) {
         w->n -= 8;
         *w->p++ = (uint8_t)(w->acc >> w->n);
     }
+#endif
 }
 
 /* Pads the last byte with zero bits; returns the end of the written bytes. */
 static inline PCWT_HD uint8_t *pcwt_bw_flush(pcwt_bitwriter *w)
 {
+    while (w->n >= 8) {
+        w->n -= 8;
+        *w->p++ = (uint8_t)(w->acc >> w->n);
+    }
     if (w->n)
         *w->p++ = (uint8_t)(w->acc << (8 - w->n));
     w->n = 0;

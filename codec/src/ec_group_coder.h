@@ -74,19 +74,19 @@ static inline PCWT_HD int pcwt_ec_ref(const pcwt_ec_band *b, uint32_t x, uint32_
 /* Contexts of the MQD of element (x, y) from its neighbours left, above-left, above and
  * above-right that lie inside the group g: *e = min(max(r - their largest MQD, 0), 3), or 4 when
  * none lies inside; *z from the count nz of those (na) with MQD -1: 5 when na = 0, else 0 when
- * nz = 0, 4 when nz = na, otherwise 1 + floor(3 nz / na). */
-static inline PCWT_HD void pcwt_ec_mqd_context(const pcwt_ec_band *b, const pcwt_ec_span *g,
-                                               uint32_t x, uint32_t y, int r, int *e, int *z)
+ * nz = 0, 4 when nz = na, otherwise 1 + floor(3 nz / na) (= nz + 1 for na = 2, 3; nz for na = 4). */
+static inline PCWT_HD void pcwt_ec_mqd_context(const int8_t *row, ptrdiff_t mcols,
+                                               const pcwt_ec_span *g, uint32_t x, uint32_t y, int r,
+                                               int *e, int *z)
 {
     int pm = -2, na = 0, nz = 0;
-    const int8_t *row = b->mqd + (size_t)x * b->mcols;
     if (y > g->gy) {
         pm = row[y - 1];
         na++;
         nz += pm < 0;
     }
     if (x > g->gx) {
-        const int8_t *up = row - b->mcols;
+        const int8_t *up = row - mcols;
         const int a = up[y];
         pm = a > pm ? a : pm;
         na++;
@@ -104,30 +104,52 @@ static inline PCWT_HD void pcwt_ec_mqd_context(const pcwt_ec_band *b, const pcwt
             nz += c < 0;
         }
     }
-    if (na == 0) {
-        *e = 4;
-        *z = 5;
-        return;
-    }
     const int d = r - pm;
-    *e = d < 0 ? 0 : d > 3 ? 3 : d;
-    *z = nz == 0 ? 0 : nz == na ? 4 : 1 + 3 * nz / na;
+    const int ec = d < 0 ? 0 : d > 3 ? 3 : d;
+    const int zc = nz == 0 ? 0 : nz == na ? 4 : nz + (na < 4);
+    *e = na ? ec : 4;
+    *z = na ? zc : 5;
 }
 
 static inline PCWT_HD int pcwt_ec_sign_of(int32_t v) { return (v > 0) - (v < 0); }
 
-/* Model index of the sign of coefficient (cx, cy): the signs of its left and above neighbours,
- * 0 when outside the group's coefficient area. */
-static inline PCWT_HD int pcwt_ec_sign_ctx(const pcwt_ec_band *b, const pcwt_ec_span *g,
-                                           uint32_t cx, uint32_t cy)
+static inline PCWT_HD int pcwt_ec_min(int a, int b) { return a < b ? a : b; }
+
+/* Model index of the sign: the signs (-1, 0, 1) of the left and above neighbours, 0 when outside
+ * the group's coefficient area. */
+static inline PCWT_HD int pcwt_ec_sign_model(int left, int above)
 {
-    const int32_t *c = b->coef + (size_t)cx * b->cols + cy;
-    const int left = cy > 2 * g->gy ? pcwt_ec_sign_of(c[-1]) : 0;
-    const int above = cx > 2 * g->gx ? pcwt_ec_sign_of(c[-(ptrdiff_t)b->cols]) : 0;
     return PCWT_EC_SIGN + (left + 1) * 3 + above + 1;
 }
 
-static inline PCWT_HD int pcwt_ec_min(int a, int b) { return a < b ? a : b; }
+/* Codes coefficient c of an element with MQD mq >= 0: its level distance t = mq - q as truncated
+ * unary (bins "t > k", k = 0..mq: t ones, then a zero when t <= mq) with the MAG models mm (none
+ * when coded is 0: q = mq implied), then mantissa and sign, the sign model from the signs of its
+ * left and above neighbours. Sets *found when q = mq; returns the sign of c. */
+static inline PCWT_HD int pcwt_ec_encode_coef(pcwt_rc_enc *e, pcwt_bitwriter *w, pcwt_bit_model *m,
+                                              uint32_t ms, pcwt_bit_model *mm, int mq, int coded,
+                                              int left, int above, int *found, int32_t c)
+{
+    const uint32_t a = pcwt_magnitude(c);
+    const int q = a ? PCWT_LOG2(a) : -1;
+    if (coded) {
+        const int t = mq - q;
+        for (int k = 0; k < t; k++)
+            pcwt_rc_encode(e, &mm[pcwt_ec_min(k, 7) * ms], 1);
+        if (q >= 0)
+            pcwt_rc_encode(e, &mm[pcwt_ec_min(t, 7) * ms], 0);
+    }
+    *found |= q == mq;
+    if (q < 0)
+        return 0;
+    if (q >= 1) {
+        /* bit q-1 of a modelled, bits q-2..0 raw */
+        pcwt_rc_encode(e, &m[(PCWT_EC_MANT + pcwt_ec_min(q, 7) - 1) * ms], (a >> (q - 1)) & 1u);
+        pcwt_bw_put(w, a & ((1u << (q - 1)) - 1u), (uint32_t)(q - 1));
+    }
+    pcwt_rc_encode(e, &m[pcwt_ec_sign_model(left, above) * ms], c < 0);
+    return pcwt_ec_sign_of(c);
+}
 
 /* Codes one group in entropy mode (models reset from init); returns the length in bits of its
  * baseline bit string, the raw-mode alternative. */
@@ -136,55 +158,64 @@ static inline PCWT_HD uint64_t pcwt_ec_encode_group(const pcwt_ec_band *b, const
                                                     uint32_t ms, pcwt_rc_enc *rc,
                                                     pcwt_bitwriter *raw)
 {
+    /* Locals: the byte stores of the coders may alias anything reached through a pointer. */
+    const int32_t *const coef = b->coef;
+    const int8_t *const mqd = b->mqd, *const parent = b->parent;
+    const ptrdiff_t cols = b->cols, mcols = b->mcols, pcols = b->pcols;
+    const int qmax = b->qmax, exact = b->exact;
+    pcwt_rc_enc e = *rc;
+    pcwt_bitwriter w = *raw;
     uint64_t raw_bits = 0;
     pcwt_ec_models_reset(m, ms, init);
     for (uint32_t x = g->gx; x < g->xe; x++) {
+        const int8_t *const mrow = mqd + (ptrdiff_t)x * mcols;
+        const int8_t *const prow = parent ? parent + (ptrdiff_t)(x / 2) * pcols : NULL;
+        const int32_t *const c0 = coef + (ptrdiff_t)(2 * x) * cols, *const c1 = c0 + cols;
+        const int32_t *const ab = x > g->gx ? c0 - cols : NULL; /* the row above TL, TR */
+        int sl0 = 0, sl1 = 0; /* signs of the left element's TR and BR */
         for (uint32_t y = g->gy; y < g->ye; y++) {
-            const int r = pcwt_ec_ref(b, x, y);
-            if (r < 0)
+            const int r = prow ? prow[y / 2] : qmax;
+            const int mq = mrow[y];
+            const int32_t *const s0p = c0 + 2 * y, *const s1p = c1 + 2 * y;
+            if (r < 0 || mq < 0) {
+                if (r >= 0) {
+                    raw_bits += (uint64_t)(r + 1);
+                    int ec, zc;
+                    pcwt_ec_mqd_context(mrow, mcols, g, x, y, r, &ec, &zc);
+                    pcwt_rc_encode(&e, &m[(PCWT_EC_ZERO + zc) * ms], 1);
+                }
+                sl0 = sl1 = 0;
                 continue;
-            const int mq = b->mqd[(size_t)x * b->mcols + y];
+            }
             raw_bits += pcwt_element_bits(r, mq);
-            int e, z;
-            pcwt_ec_mqd_context(b, g, x, y, r, &e, &z);
-            pcwt_rc_encode(rc, &m[(PCWT_EC_ZERO + z) * ms], mq < 0);
-            if (mq < 0)
-                continue;
+            int ec, zc;
+            pcwt_ec_mqd_context(mrow, mcols, g, x, y, r, &ec, &zc);
+            pcwt_rc_encode(&e, &m[(PCWT_EC_ZERO + zc) * ms], 0);
+            /* d = r - m as truncated unary: bins "d > k", k = 0..r-1 */
             const int d = r - mq;
-            for (int k = 0; k < r; k++) {
-                pcwt_rc_encode(rc, &m[(PCWT_EC_MQD + e * 4 + pcwt_ec_min(k, 3)) * ms], d > k);
-                if (d <= k)
-                    break;
-            }
+            pcwt_bit_model *const md = &m[(PCWT_EC_MQD + ec * 4) * ms];
+            for (int k = 0; k < d; k++)
+                pcwt_rc_encode(&e, &md[pcwt_ec_min(k, 3) * ms], 1);
+            if (d < r)
+                pcwt_rc_encode(&e, &md[pcwt_ec_min(d, 3) * ms], 0);
+            const int sa0 = ab ? pcwt_ec_sign_of(ab[2 * y]) : 0;
+            const int sa1 = ab ? pcwt_ec_sign_of(ab[2 * y + 1]) : 0;
+            pcwt_bit_model *const mm = &m[(PCWT_EC_MAG + pcwt_ec_min(mq, 3) * 16) * ms];
+            const uint32_t mf = 8 * ms; /* MAG models of found = 1 follow those of found = 0 */
             int found = 0;
-            for (uint32_t i = 0; i < 4; i++) {
-                const uint32_t cx = 2 * x + (i >> 1), cy = 2 * y + (i & 1);
-                const int32_t c = b->coef[(size_t)cx * b->cols + cy];
-                const uint32_t a = pcwt_magnitude(c);
-                const int q = a ? PCWT_LOG2(a) : -1;
-                if (!(b->exact && i == 3 && !found)) {
-                    const int t = mq - q;
-                    pcwt_bit_model *mm = &m[(PCWT_EC_MAG + (pcwt_ec_min(mq, 3) * 2 + found) * 8) * ms];
-                    for (int k = 0; k <= mq; k++) {
-                        pcwt_rc_encode(rc, &mm[pcwt_ec_min(k, 7) * ms], t > k);
-                        if (t <= k)
-                            break;
-                    }
-                }
-                if (q == mq)
-                    found = 1;
-                if (q < 0)
-                    continue;
-                if (q >= 1) {
-                    pcwt_rc_encode(rc, &m[(PCWT_EC_MANT + pcwt_ec_min(q, 7) - 1) * ms],
-                                   (a >> (q - 1)) & 1u);
-                    if (q >= 2)
-                        pcwt_bw_put(raw, a & ((1u << (q - 1)) - 1u), (uint32_t)(q - 1));
-                }
-                pcwt_rc_encode(rc, &m[pcwt_ec_sign_ctx(b, g, cx, cy) * ms], c < 0);
-            }
+            const int g0 = pcwt_ec_encode_coef(&e, &w, m, ms, mm, mq, 1, sl0, sa0, &found, s0p[0]);
+            const int g1 = pcwt_ec_encode_coef(&e, &w, m, ms, mm + found * mf, mq, 1, g0, sa1,
+                                               &found, s0p[1]);
+            const int g2 = pcwt_ec_encode_coef(&e, &w, m, ms, mm + found * mf, mq, 1, sl1, g0,
+                                               &found, s1p[0]);
+            const int g3 = pcwt_ec_encode_coef(&e, &w, m, ms, mm + found * mf, mq,
+                                               !exact || found, g2, g1, &found, s1p[1]);
+            sl0 = g1;
+            sl1 = g3;
         }
     }
+    *rc = e;
+    *raw = w;
     return raw_bits;
 }
 
@@ -251,12 +282,12 @@ static inline PCWT_HD uint64_t pcwt_ec_scratch(uint64_t raw_bits)
 
 /* ---- decoder -------------------------------------------------------------------------------- */
 
-/* MSB-first reader of a group's raw stream: zero bits past the end; pos counts the bits taken. */
+/* MSB-first reader of a group's raw stream: zero bits past the end. */
 typedef struct pcwt_ec_raw_reader {
     const uint8_t *p, *end;
-    uint64_t acc; /* the next bits, MSB first; n of them are valid */
+    uint64_t acc;  /* the next bits, MSB first; n of them are valid */
     uint32_t n;
-    uint64_t pos;
+    uint64_t past; /* zero bytes taken past the end */
 } pcwt_ec_raw_reader;
 
 static inline PCWT_HD void pcwt_ec_raw_init(pcwt_ec_raw_reader *r, const uint8_t *src, size_t size)
@@ -265,10 +296,16 @@ static inline PCWT_HD void pcwt_ec_raw_init(pcwt_ec_raw_reader *r, const uint8_t
     r->end = src + size;
     r->acc = 0;
     r->n = 0;
-    r->pos = 0;
+    r->past = 0;
 }
 
-/* Reads nbits (1..30). */
+/* Bits taken so far from the stream that starts at src. */
+static inline PCWT_HD uint64_t pcwt_ec_raw_pos(const pcwt_ec_raw_reader *r, const uint8_t *src)
+{
+    return 8 * ((uint64_t)(r->p - src) + r->past) - r->n;
+}
+
+/* Reads nbits (0..30). */
 static inline PCWT_HD uint32_t pcwt_ec_raw_get(pcwt_ec_raw_reader *r, uint32_t nbits)
 {
     if (r->n < nbits) {
@@ -284,17 +321,48 @@ static inline PCWT_HD uint32_t pcwt_ec_raw_get(pcwt_ec_raw_reader *r, uint32_t n
 #endif
         {
             while (r->n <= 56) {
-                const uint64_t c = r->p < r->end ? *r->p++ : 0u;
+                uint64_t c = 0;
+                if (r->p < r->end)
+                    c = *r->p++;
+                else
+                    r->past++;
                 r->acc |= c << (56 - r->n);
                 r->n += 8;
             }
         }
     }
-    const uint32_t v = (uint32_t)(r->acc >> (64 - nbits));
+    const uint32_t v = (uint32_t)((r->acc >> 1) >> (63 - nbits));
     r->acc <<= nbits;
     r->n -= nbits;
-    r->pos += nbits;
     return v;
+}
+
+/* Decodes coefficient *dst of an element with MQD mq >= 0: its level distance t with the MAG
+ * models mm (none when coded is 0: q = mq implied), mantissa and sign; the sign model from the
+ * signs of its left and above neighbours. Sets *found when q = mq; returns the sign of *dst. */
+static inline PCWT_HD int pcwt_ec_decode_coef(pcwt_rc_dec *rc, pcwt_ec_raw_reader *raw,
+                                              pcwt_bit_model *m, uint32_t ms,
+                                              pcwt_bit_model *mm, int mq, int coded, int left,
+                                              int above, int *found, int32_t *dst)
+{
+    int t = 0;
+    if (coded)
+        while (pcwt_rc_decode(rc, &mm[pcwt_ec_min(t, 7) * ms]) && ++t <= mq) {
+        }
+    const int q = mq - t;
+    *found |= t == 0;
+    if (q < 0) {
+        *dst = 0;
+        return 0;
+    }
+    uint32_t v = 1;
+    if (q >= 1) {
+        v = 2u | pcwt_rc_decode(rc, &m[(PCWT_EC_MANT + pcwt_ec_min(q, 7) - 1) * ms]);
+        v = (v << (q - 1)) | pcwt_ec_raw_get(raw, (uint32_t)(q - 1));
+    }
+    const uint32_t neg = pcwt_rc_decode(rc, &m[pcwt_ec_sign_model(left, above) * ms]);
+    *dst = (int32_t)((v ^ (0u - neg)) + neg);
+    return neg ? -1 : 1;
 }
 
 /* Decodes one entropy-mode group from its range-coder stream a (alen bytes) and raw stream rs
@@ -307,68 +375,69 @@ static inline PCWT_HD int pcwt_ec_decode_group(const pcwt_ec_band *b, const pcwt
 {
     if (alen && a[alen - 1] == 0)
         return 0; /* trailing zero bytes are never written */
+    /* Locals: the MQD stores (int8_t) may alias anything reached through a pointer. */
+    int32_t *const coef = b->coef;
+    int8_t *const mqd = b->mqd;
+    const int8_t *const parent = b->parent;
+    const ptrdiff_t cols = b->cols, mcols = b->mcols, pcols = b->pcols;
+    const int qmax = b->qmax, exact = b->exact;
     pcwt_ec_models_reset(m, ms, init);
     pcwt_rc_dec rc;
     pcwt_rc_dec_init(&rc, a, alen);
     pcwt_ec_raw_reader raw;
     pcwt_ec_raw_init(&raw, rs, rlen);
     for (uint32_t x = g->gx; x < g->xe; x++) {
+        int8_t *const mrow = mqd + (ptrdiff_t)x * mcols;
+        const int8_t *const prow = parent ? parent + (ptrdiff_t)(x / 2) * pcols : NULL;
+        int32_t *const c0 = coef + (ptrdiff_t)(2 * x) * cols, *const c1 = c0 + cols;
+        const int32_t *const ab = x > g->gx ? c0 - cols : NULL; /* the row above TL, TR */
+        int sl0 = 0, sl1 = 0; /* signs of the left element's TR and BR */
         for (uint32_t y = g->gy; y < g->ye; y++) {
-            const int r = pcwt_ec_ref(b, x, y);
+            const int r = prow ? prow[y / 2] : qmax;
             int mq = -1;
             if (r >= 0) {
-                int e, z;
-                pcwt_ec_mqd_context(b, g, x, y, r, &e, &z);
-                if (!pcwt_rc_decode(&rc, &m[(PCWT_EC_ZERO + z) * ms])) {
+                int ec, zc;
+                pcwt_ec_mqd_context(mrow, mcols, g, x, y, r, &ec, &zc);
+                if (!pcwt_rc_decode(&rc, &m[(PCWT_EC_ZERO + zc) * ms])) {
+                    pcwt_bit_model *const md = &m[(PCWT_EC_MQD + ec * 4) * ms];
                     int d = 0;
-                    while (d < r && pcwt_rc_decode(&rc, &m[(PCWT_EC_MQD + e * 4 + pcwt_ec_min(d, 3)) * ms]))
+                    while (d < r && pcwt_rc_decode(&rc, &md[pcwt_ec_min(d, 3) * ms]))
                         d++;
                     mq = r - d;
                 }
             }
-            b->mqd[(size_t)x * b->mcols + y] = (int8_t)mq;
-            int32_t *r0 = b->coef + (size_t)(2 * x) * b->cols + 2 * y;
+            mrow[y] = (int8_t)mq;
+            int32_t *const d0 = c0 + 2 * y, *const d1 = c1 + 2 * y;
             if (mq < 0) {
-                r0[0] = r0[1] = r0[b->cols] = r0[b->cols + 1] = 0;
+                d0[0] = d0[1] = d1[0] = d1[1] = 0;
+                sl0 = sl1 = 0;
                 continue;
             }
+            const int sa0 = ab ? pcwt_ec_sign_of(ab[2 * y]) : 0;
+            const int sa1 = ab ? pcwt_ec_sign_of(ab[2 * y + 1]) : 0;
+            pcwt_bit_model *const mm = &m[(PCWT_EC_MAG + pcwt_ec_min(mq, 3) * 16) * ms];
+            const uint32_t mf = 8 * ms; /* MAG models of found = 1 follow those of found = 0 */
             int found = 0;
-            for (uint32_t i = 0; i < 4; i++) {
-                const uint32_t cx = 2 * x + (i >> 1), cy = 2 * y + (i & 1);
-                int q = mq;
-                if (!(b->exact && i == 3 && !found)) {
-                    pcwt_bit_model *mm = &m[(PCWT_EC_MAG + (pcwt_ec_min(mq, 3) * 2 + found) * 8) * ms];
-                    int t = 0;
-                    while (t <= mq && pcwt_rc_decode(&rc, &mm[pcwt_ec_min(t, 7) * ms]))
-                        t++;
-                    q = mq - t;
-                }
-                if (q == mq)
-                    found = 1;
-                int32_t *dst = b->coef + (size_t)cx * b->cols + cy;
-                if (q < 0) {
-                    *dst = 0;
-                    continue;
-                }
-                uint32_t v = 1;
-                if (q >= 1) {
-                    v = (v << 1) | pcwt_rc_decode(&rc, &m[(PCWT_EC_MANT + pcwt_ec_min(q, 7) - 1) * ms]);
-                    if (q >= 2)
-                        v = (v << (q - 1)) | pcwt_ec_raw_get(&raw, (uint32_t)(q - 1));
-                }
-                const int neg = (int)pcwt_rc_decode(&rc, &m[pcwt_ec_sign_ctx(b, g, cx, cy) * ms]);
-                *dst = neg ? -(int32_t)v : (int32_t)v;
-            }
+            const int s0 = pcwt_ec_decode_coef(&rc, &raw, m, ms, mm, mq, 1, sl0, sa0, &found, d0);
+            const int s1 = pcwt_ec_decode_coef(&rc, &raw, m, ms, mm + found * mf, mq, 1, s0, sa1,
+                                               &found, d0 + 1);
+            const int s2 = pcwt_ec_decode_coef(&rc, &raw, m, ms, mm + found * mf, mq, 1, sl1, s0,
+                                               &found, d1);
+            const int s3 = pcwt_ec_decode_coef(&rc, &raw, m, ms, mm + found * mf, mq,
+                                               !exact || found, s2, s1, &found, d1 + 1);
+            sl0 = s1;
+            sl1 = s3;
         }
-        if (raw.pos > 8 * (uint64_t)rlen)
+        if (pcwt_ec_raw_pos(&raw, rs) > 8 * (uint64_t)rlen)
             return 0; /* stops a hostile group early */
     }
     /* Both streams must end exactly where the encoder ended them. */
     if (rc.code >= rc.range || (size_t)(rc.p - a) + rc.reads < alen)
         return 0;
-    if ((raw.pos + 7) / 8 != rlen)
+    const uint64_t pos = pcwt_ec_raw_pos(&raw, rs);
+    if ((pos + 7) / 8 != rlen)
         return 0;
-    const uint32_t pad = (uint32_t)((8 - raw.pos % 8) % 8);
+    const uint32_t pad = (uint32_t)((8 - pos % 8) % 8);
     if (pad && pcwt_ec_raw_get(&raw, pad) != 0)
         return 0;
     return 1;

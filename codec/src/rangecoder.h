@@ -162,9 +162,8 @@ static inline PCWT_HD uint32_t pcwt_rc_decode(pcwt_rc_dec *d, pcwt_bit_model *m)
 {
     const uint32_t bound = (d->range >> PCWT_RC_PBITS) * pcwt_model_p(m);
     const uint32_t bit = d->code < bound;
-    const uint32_t keep = 0u - bit; /* all ones when the bit is 1 */
-    d->code -= bound & ~keep;
-    d->range = (bound & keep) | ((d->range - bound) & ~keep);
+    d->range = bit ? bound : d->range - bound;
+    d->code = bit ? d->code : d->code - bound;
     pcwt_model_update(m, bit);
     if (d->range < PCWT_RC_TOP) {
         d->range <<= 8;
