@@ -7,9 +7,11 @@
 // For each: device-resident encode and decode (CUDA events, median of repeats, after warm-up),
 // end-to-end host-to-host (pcwt_encode_batch / pcwt_decode_batch, median), CharLS 2.4.1 with one
 // thread per frame on every core (median), compression ratios, and each round trip checked.
-// With --codec jpegls it measures the GPU JPEG-LS encoder instead (encode only; every codestream
-// compared byte for byte with CharLS's).
+// --profile baseline|entropy|both picks the PCWT profile(s) (default baseline; both: a row of each
+// per batch, side by side). With --codec jpegls it measures the GPU JPEG-LS encoder instead (encode
+// only; every codestream compared byte for byte with CharLS's).
 //   pcwt_bench_gpu CORPUS_DIR [--ct-bytes N] [--rad-frames N] [--repeats N] [--codec pcwt|jpegls]
+//                  [--profile baseline|entropy|both]
 #include "pcwt.h"
 
 extern "C" {
@@ -282,10 +284,10 @@ std::vector<Frame> jpegls_codable(const std::vector<Frame> &fr)
     return ok;
 }
 
-Result run(const std::string &name, const std::vector<Frame> &fr, int repeats)
+Result run(const std::string &name, const std::vector<Frame> &fr, int repeats, pcwt_profile profile)
 {
     Result r;
-    r.name = name;
+    r.name = name + (profile == PCWT_PROFILE_ENTROPY ? " [entropy]" : " [baseline]");
     r.frames = fr.size();
     for (const Frame &f : fr) {
         r.pixels += double(f.d.width) * f.d.height * f.d.components;
@@ -296,6 +298,7 @@ Result run(const std::string &name, const std::vector<Frame> &fr, int repeats)
     pcwt_encode_params p;
     pcwt_encode_params_default(&p);
     p.backend = PCWT_BACKEND_GPU;
+    p.profile = profile;
     if (pcwt_encoder_set_params(enc, &p) != PCWT_OK || pcwt_decoder_set_backend(dec, PCWT_BACKEND_GPU) != PCWT_OK)
         die("no GPU backend");
     std::vector<Pinned> in, out, back;
@@ -357,18 +360,27 @@ void print(const Result &r)
 int main(int argc, char **argv)
 {
     if (argc < 2)
-        die("usage: pcwt_bench_gpu CORPUS_DIR [--ct-bytes N] [--rad-frames N] [--repeats N] [--codec pcwt|jpegls]");
+        die("usage: pcwt_bench_gpu CORPUS_DIR [--ct-bytes N] [--rad-frames N] [--repeats N] [--codec pcwt|jpegls] "
+            "[--profile baseline|entropy|both]");
     double ct_bytes = double(1u << 30);
     int rad_frames = 48, repeats = 5;
-    std::string codec = "pcwt";
+    std::string codec = "pcwt", profile = "baseline";
     for (int i = 2; i + 1 < argc; i += 2) {
         const std::string o = argv[i];
         if (o == "--ct-bytes") ct_bytes = std::atof(argv[i + 1]);
         else if (o == "--rad-frames") rad_frames = std::atoi(argv[i + 1]);
         else if (o == "--repeats") repeats = std::atoi(argv[i + 1]);
         else if (o == "--codec") codec = argv[i + 1];
+        else if (o == "--profile") profile = argv[i + 1];
         else die("unknown option " + o);
     }
+    std::vector<pcwt_profile> profiles;
+    if (profile == "baseline" || profile == "both")
+        profiles.push_back(PCWT_PROFILE_BASELINE);
+    if (profile == "entropy" || profile == "both")
+        profiles.push_back(PCWT_PROFILE_ENTROPY);
+    if (profiles.empty())
+        die("--profile must be baseline, entropy or both");
     const std::vector<Frame> all = load_corpus(argv[1]);
     // JPEG-LS cannot carry bits above BitsStored: its batches use the frames it can code
     const std::vector<Frame> corpus = codec == "jpegls" ? jpegls_codable(all) : all;
@@ -417,8 +429,11 @@ int main(int argc, char **argv)
     std::printf("| batch | frames | raw | PCWT ratio | CharLS ratio | GPU device enc Gpx/s | GPU device dec Gpx/s | "
                 "GPU e2e enc Gpx/s | GPU e2e dec Gpx/s | CharLS enc Gpx/s | CharLS dec Gpx/s | e2e enc vs CharLS | e2e dec vs CharLS |\n");
     std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
-    print(run("(c) one 512x512 CT slice", one, std::max(repeats, 20)));
-    print(run("(b) 2000x2500 12-bit radiographs", rad, repeats));
-    print(run("(a) 512x512 16-bit CT slices", ct, repeats));
+    for (pcwt_profile pr : profiles)
+        print(run("(c) one 512x512 CT slice", one, std::max(repeats, 20), pr));
+    for (pcwt_profile pr : profiles)
+        print(run("(b) 2000x2500 12-bit radiographs", rad, repeats, pr));
+    for (pcwt_profile pr : profiles)
+        print(run("(a) 512x512 16-bit CT slices", ct, repeats, pr));
     return 0;
 }

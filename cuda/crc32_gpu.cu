@@ -64,8 +64,6 @@ __device__ inline void warp_combine(uint32_t &crc, uint64_t &len)
     }
 }
 
-__device__ inline uint64_t record_bytes(uint32_t bits) { return 4 + (uint64_t(bits) + 7) / 8; }
-
 __global__ void group_crcs(GpuGroup *groups, uint64_t n, const uint8_t *stream)
 {
     __shared__ uint32_t table[256];
@@ -77,7 +75,7 @@ __global__ void group_crcs(GpuGroup *groups, uint64_t n, const uint8_t *stream)
         return;
     const uint32_t lane = threadIdx.x & 31;
     const GpuGroup grp = groups[g];
-    const uint64_t L = record_bytes(grp.bits), s = (L + 31) / 32;
+    const uint64_t L = grp.bytes, s = (L + 31) / 32;
     const uint64_t a = min(L, lane * s), e = min(L, a + s);
     uint32_t crc = crc_bytes(table, stream + grp.offset + a, e - a);
     uint64_t len = e - a;
@@ -100,7 +98,7 @@ __global__ void plane_crcs(const GpuPlane *planes, uint32_t count, const GpuGrou
     uint64_t len = 0;
     for (uint32_t k = a; k < e; k++) {
         const GpuGroup &grp = groups[p.group_first + k];
-        const uint64_t rl = record_bytes(grp.bits);
+        const uint64_t rl = grp.bytes;
         crc = crc_combine(crc, grp.crc, rl);
         len += rl;
     }
@@ -134,7 +132,7 @@ __global__ void write_headers(GpuFrame *frames, uint32_t count, const GpuPlane *
         d[k] = 0;
     d[0] = 'P'; d[1] = 'C'; d[2] = 'W'; d[3] = 'T';
     d[4] = PCWT_FORMAT_VERSION;
-    d[5] = PCWT_PROFILE_BASELINE;
+    d[5] = uint8_t(fr.profile);
     put16(d + 6, fr.header_size);
     put32(d + 8, fr.width);
     put32(d + 12, fr.height);

@@ -35,6 +35,7 @@ FrameSpec spec_from_header(const pcwt_header_info &h, uint64_t sample_off)
     f.levels = h.levels;
     f.gr = h.group_rows;
     f.gc = h.group_cols;
+    f.profile = h.profile;
     for (uint32_t i = 0; i < h.plane_count; i++)
         if (h.planes[i].kind == 1)
             f.high[h.planes[i].component] = 1;
@@ -109,6 +110,9 @@ void run_device_decode(pcwt_gpu *g, Slot &sl)
             max_groups = std::max(max_groups, L.bands[b].group_count);
         gpu_group_decode(d, d.steps + sl.step_first[st], uint32_t(L.decode_steps[st].size()),
                          max_groups, s);
+        if (L.entropy_planes) // the range-coded groups of profile 1
+            gpu_ec_decode(d, d.steps + sl.step_first[st], uint32_t(L.decode_steps[st].size()),
+                          max_groups, s);
     }
     gpu_check_qmax(d, np, s);
     gpu_mark(g, "decode groups");

@@ -1,6 +1,7 @@
 // encoder_gpu.cu - sequences the GPU encoder for a batch of frames (the twin of
 // codec/src/encoder.c): upload, high-bit check, import, B-LDWT+B with fused MQD/Qmax per level,
-// group sizes, scan, group coding, CRCs, headers, download. The batch is cut into chunks that
+// group sizes, (profile 1: range coding into scratch), scan, group records, CRCs, headers,
+// download. The batch is cut into chunks that
 // alternate between two slots, so that a chunk's upload (copy_in stream) and the previous chunk's
 // download (copy_out stream) overlap the compute of the current one (compute stream). Frames that
 // do not fit in device memory are reported as PCWT_ERR_OUT_OF_MEMORY for the caller's CPU path.
@@ -25,6 +26,7 @@ FrameSpec spec_of(const pcwt_encode_params *p, const pcwt_image_desc &d, uint64_
     f.levels = std::min(p->levels, max_levels);
     f.gr = p->group_rows;
     f.gc = p->group_cols;
+    f.profile = p->profile;
     f.sample_off = sample_off;
     return f;
 }
@@ -60,9 +62,15 @@ void run_device_encode(pcwt_gpu *g, Slot &sl)
     gpu_mark(g, "DWT + MQD + Qmax");
     const uint32_t nb = uint32_t(L.bands.size());
     gpu_group_sizes(d, L.groups, nb, s);
+    if (L.entropy_planes) {
+        gpu_ec_encode(d, L.groups, nb, sl.scan_tmp.p, sl.scan_tmp.cap, s);
+        gpu_mark(g, "range coding");
+    }
     gpu_group_offsets(d, L.groups, nb, sl.scan_tmp.p, sl.scan_tmp.cap, s);
     gpu_mark(g, "group sizes + scan");
-    gpu_group_encode(d, L.groups, nb, s);
+    gpu_group_encode(d, L.groups, nb, s); // baseline records (profile 1: the raw-mode ones)
+    if (L.entropy_planes)
+        gpu_ec_pack(d, L.groups, s);
     gpu_mark(g, "group coding");
     gpu_group_crcs(d, L.groups, nb, s);
     gpu_plane_crcs(d, np, 0, s);
@@ -114,6 +122,12 @@ void upload_chunk(pcwt_gpu *g, Slot &sl, const pcwt_encode_params *p, pcwt_frame
     }
     sl.stream_buf.ensure(out ? out : 1);
     sl.dev.stream = sl.stream_buf.as<uint8_t>();
+    if (sl.layout.entropy_planes) {
+        sl.ec_scan.ensure(sizeof(uint64_t) * (sl.layout.groups ? sl.layout.groups : 1));
+        sl.ec_scratch.ensure(gpu_ec_scratch_bytes(out, sl.layout.groups));
+        sl.dev.ec_scan = sl.ec_scan.as<uint64_t>();
+        sl.dev.ec_scratch = sl.ec_scratch.as<uint8_t>();
+    }
     CUDA_CHECK(cudaEventRecord(sl.uploaded, s));
 }
 
@@ -207,7 +221,10 @@ std::vector<std::vector<size_t>> plan_chunks(pcwt_gpu *g, const pcwt_encode_para
         f.high[0] = f.high[1] = f.high[2] = f.desc.bits_stored < f.desc.bits_allocated;
         BatchLayout one;
         gpu_build_layout({f}, one);
-        const size_t need = gpu_batch_bytes(one, jobs[i].samples_size, pcwt_encode_bound(&f.desc));
+        const uint64_t bound = pcwt_encode_bound(&f.desc);
+        size_t need = gpu_batch_bytes(one, jobs[i].samples_size, bound);
+        if (p->profile == PCWT_PROFILE_ENTROPY) // scan and scratch of the range coder
+            need += 8 * one.groups + gpu_ec_scratch_bytes(bound, one.groups);
         if (need > budget) {
             jobs[i].status = PCWT_ERR_OUT_OF_MEMORY;
             continue;

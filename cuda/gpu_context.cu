@@ -7,7 +7,7 @@
 void Slot::release()
 {
     for (DevBuf *b : {&frames, &planes, &bands, &levels, &steps, &level0, &groups, &state,
-                      &group_size, &samples, &stream_buf, &flags, &scan_tmp})
+                      &group_size, &samples, &stream_buf, &flags, &scan_tmp, &ec_scan, &ec_scratch})
         b->release();
     for (PinnedBuf *b : {&h_samples, &h_stream, &h_frames, &h_state})
         b->release();
@@ -111,6 +111,7 @@ extern "C" pcwt_status pcwt_gpu_create(pcwt_gpu **out, int device, char *err, si
         size_t free_b = 0;
         CUDA_CHECK(cudaMemGetInfo(&free_b, &g->total_mem));
         gpu_crc_init();
+        gpu_ec_init();
         if (const char *cap = std::getenv("PCWT_GPU_MEMORY_BUDGET"))
             g->memory_budget = size_t(std::strtoull(cap, nullptr, 10));
         const char *prof = std::getenv("PCWT_GPU_PROFILE");

@@ -45,7 +45,7 @@ using PinnedBuf = Buffer<pinned_alloc, pinned_free>;
 // let the encoder overlap one chunk's transfers with another chunk's compute.
 struct Slot {
     DevBuf frames, planes, bands, levels, steps, level0, groups, state, group_size, samples,
-        stream_buf, flags, scan_tmp;
+        stream_buf, flags, scan_tmp, ec_scan, ec_scratch;
     PinnedBuf h_samples, h_stream;
     BatchLayout layout;
     const GpuFrame *frames_host() const { return h_frames.as<GpuFrame>(); }

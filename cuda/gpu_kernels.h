@@ -21,6 +21,8 @@ struct DeviceBatch {            // device copies of a BatchLayout's tables and i
     uint8_t *samples;
     uint8_t *stream;            // codestreams (decode input / encode output)
     uint32_t *flags;            // encode: high-bit flags per frame and component
+    uint64_t *ec_scan;          // profile 1 encode: scratch positions (scan of baseline sizes)
+    uint8_t *ec_scratch;        // profile 1 encode: each group's two streams while it is coded
 };
 
 // planes_gpu.cu
@@ -41,6 +43,8 @@ void gpu_dwt_inverse_level(const DeviceBatch &b, const GpuLevel *dev_levels, uin
 
 // group_coder_gpu.cu
 void gpu_group_sizes(const DeviceBatch &b, uint64_t groups, uint32_t band_count, cudaStream_t s);
+void gpu_scan_group_sizes(const DeviceBatch &b, uint64_t groups, void *scan_tmp,
+                          size_t scan_tmp_size, cudaStream_t s);
 void gpu_group_offsets(const DeviceBatch &b, uint64_t groups, uint32_t band_count,
                        void *scan_tmp, size_t scan_tmp_size, cudaStream_t s);
 size_t gpu_scan_tmp_size(uint64_t groups);
@@ -49,6 +53,16 @@ void gpu_group_walk(const DeviceBatch &b, uint32_t plane_count, cudaStream_t s);
 void gpu_group_decode(const DeviceBatch &b, const uint32_t *dev_bands, uint32_t band_count,
                       uint32_t max_groups, cudaStream_t s);
 void gpu_check_qmax(const DeviceBatch &b, uint32_t plane_count, cudaStream_t s);
+
+// group_coder_ec_gpu.cu (profile 1): encode after gpu_group_sizes, pack after gpu_group_offsets;
+// decode per step beside gpu_group_decode.
+void gpu_ec_init();
+uint64_t gpu_ec_scratch_bytes(uint64_t stream_bytes, uint64_t groups);
+void gpu_ec_encode(const DeviceBatch &b, uint64_t groups, uint32_t band_count, void *scan_tmp,
+                   size_t scan_tmp_size, cudaStream_t s);
+void gpu_ec_pack(const DeviceBatch &b, uint64_t groups, cudaStream_t s);
+void gpu_ec_decode(const DeviceBatch &b, const uint32_t *dev_bands, uint32_t band_count,
+                   uint32_t max_groups, cudaStream_t s);
 
 // crc32_gpu.cu
 void gpu_crc_init();

@@ -48,6 +48,7 @@ void gpu_build_layout(const std::vector<FrameSpec> &frames, BatchLayout &L)
         fr.levels = f.levels;
         fr.gr = f.gr;
         fr.gc = f.gc;
+        fr.profile = f.profile;
         fr.sample_off = f.sample_off;
         fr.sample_size = pcwt_image_size(&d);
         pcwt_plan plan;
@@ -66,6 +67,8 @@ void gpu_build_layout(const std::vector<FrameSpec> &frames, BatchLayout &L)
                 p.levels = f.levels;
                 p.gr = f.gr;
                 p.gc = f.gc;
+                p.profile = f.profile;
+                L.entropy_planes += f.profile == PCWT_PROFILE_ENTROPY;
                 p.sample_off = f.sample_off;
                 p.components = d.components;
                 p.bits_alloc = d.bits_allocated;

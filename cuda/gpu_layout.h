@@ -15,6 +15,7 @@ struct GpuFrame {
     uint32_t header_size;
     uint32_t width, height, components, bits_alloc, bits_stored, is_signed, planar;
     uint32_t levels, gr, gc;
+    uint32_t profile;
     uint64_t sample_off, sample_size; // in the sample buffer
     uint64_t hdr_prefix;              // header bytes of frames 0..this one (encode layout)
     uint64_t out_start, out_end;      // encode: the frame's codestream in the output buffer
@@ -23,6 +24,7 @@ struct GpuFrame {
 struct FrameSpec {              // what the layout needs to know about one frame
     pcwt_image_desc desc;
     uint32_t levels, gr, gc;
+    uint32_t profile;           // PCWT_PROFILE_BASELINE or PCWT_PROFILE_ENTROPY
     uint32_t high[3];           // component c has a high-bit plane
     uint64_t sample_off;
 };
@@ -35,6 +37,7 @@ struct BatchLayout {
     std::vector<std::vector<uint32_t>> decode_steps; // bands by depth from the top (coarse first)
     std::vector<uint32_t> level0_planes;            // planes coded without a transform
     uint64_t i32_size = 0, i8_size = 0, groups = 0;
+    uint32_t entropy_planes = 0;                    // planes of profile 1
     uint32_t max_levels = 0;
 };
 

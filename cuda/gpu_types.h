@@ -9,6 +9,7 @@
 
 struct GpuPlane {
     uint32_t frame, comp, kind;   // kind 0: values, 1: bits above bits_stored
+    uint32_t profile;             // PCWT_PROFILE_BASELINE or PCWT_PROFILE_ENTROPY
     uint32_t rows, cols, levels;  // image size, levels applied
     uint32_t gr, gc;              // group size
     uint64_t image;               // i32 offset: even(rows) x even(cols)
@@ -49,8 +50,12 @@ struct GpuLevel {                 // one decomposition level of one plane
 
 struct GpuGroup {                 // filled on the device
     uint64_t offset;              // byte offset of the group record in the codestream buffer
-    uint32_t bits;                // bits of the group's bit string
-    uint32_t crc;                 // CRC-32 of the record (length word + bytes)
+    uint32_t bits;                // bits of the group's baseline bit string
+    uint32_t crc;                 // CRC-32 of the record (length word(s) + bytes)
+    uint32_t bytes;               // length of the record
+    uint16_t head;                // bytes before the payload: 4 (baseline), the LEB128s (profile 1)
+    uint16_t entropy;             // profile 1: 1 = range-coded record, 0 = baseline bit string
+    uint32_t alen, rlen;          // entropy records: range-coder and raw stream bytes
 };
 
 // Per-plane results and error flags written by the kernels.

@@ -1,4 +1,6 @@
-// group_coder_gpu.cu - element and group coding on the GPU, the twin of codec/src/group_coder.c.
+// group_coder_gpu.cu - element and group coding on the GPU, the twin of codec/src/group_coder.c;
+// also the baseline bit strings of profile 1's raw-mode groups (group_coder_ec_gpu.cu codes the
+// range-coded ones).
 // Encode: a warp per group sums its element code lengths; an exclusive scan of the record sizes
 // places every group; then a block per group writes its record: each thread codes a few
 // consecutive elements, a block scan gives each thread its bit offset, the bits are OR-ed into a
@@ -6,7 +8,12 @@
 // byte). Decode: a thread per plane walks the length words to locate the groups, then, level by
 // level from the top, a thread per group decodes its elements (parents first).
 #include "gpu_check.h"
+#include "gpu_groups.h"
 #include "gpu_kernels.h"
+
+extern "C" {
+#include "ec_group_coder.h"
+}
 
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_scan.cuh>
@@ -14,31 +21,6 @@
 namespace {
 
 __device__ inline uint32_t mag(int32_t c) { return c < 0 ? 0u - uint32_t(c) : uint32_t(c); }
-
-__device__ inline uint32_t find_band(const GpuBand *bands, uint32_t n, uint64_t g)
-{
-    uint32_t lo = 0, hi = n; // last band with group_first <= g
-    while (hi - lo > 1) {
-        const uint32_t mid = (lo + hi) / 2;
-        if (bands[mid].group_first <= g) lo = mid; else hi = mid;
-    }
-    return lo;
-}
-
-struct GroupPos {
-    uint32_t gx, gy, vr, vc; // first element and valid extent
-};
-
-__device__ inline GroupPos group_pos(const GpuBand &b, const GpuPlane &p, uint64_t g)
-{
-    const uint32_t k = uint32_t(g - b.group_first);
-    GroupPos q;
-    q.gx = (k / b.gcols) * p.gr;
-    q.gy = (k % b.gcols) * p.gc;
-    q.vr = min(p.gr, b.mrows - q.gx);
-    q.vc = min(p.gc, b.mcols - q.gy);
-    return q;
-}
 
 __device__ inline int reference(const GpuBand &b, const GpuBand *bands, const int8_t *i8, int qmax,
                                 uint32_t x, uint32_t y)
@@ -74,8 +56,12 @@ __global__ void group_sizes(const GpuBand *bands, uint32_t band_count, const Gpu
     for (int off = 16; off > 0; off >>= 1)
         bits += __shfl_xor_sync(0xffffffffu, bits, off);
     if (lane == 0) {
-        groups[g].bits = bits;
-        sizes[g] = 4 + (bits + 7) / 8;
+        GpuGroup &out = groups[g];
+        out.bits = bits;
+        out.bytes = 4 + (bits + 7) / 8;
+        out.head = 4;
+        out.entropy = 0;
+        sizes[g] = out.bytes; // profile 1: the scratch of its coder, from the scan of these
     }
 }
 
@@ -123,10 +109,17 @@ __global__ void __launch_bounds__(ENC_THREADS) group_encode(
     const int qmax = state[b.plane].qmax;
     const GroupPos q = group_pos(b, p, g);
     const GpuGroup grp = groups[g];
+    if (grp.entropy)
+        return; // a range-coded record of profile 1 (group_coder_ec_gpu.cu)
     uint8_t *out = stream + grp.offset;
-    if (threadIdx.x < 4)
-        out[threadIdx.x] = uint8_t(grp.bits >> (8 * threadIdx.x));
-    uint8_t *dst = out + 4;
+    if (threadIdx.x == 0) {
+        if (p.profile == PCWT_PROFILE_ENTROPY)
+            pcwt_leb128_put(out, 2 * uint64_t(grp.bits) + 1); // a raw-mode record
+        else
+            for (int k = 0; k < 4; k++)
+                out[k] = uint8_t(grp.bits >> (8 * k));
+    }
+    uint8_t *dst = out + grp.head;
 
     const uint32_t ne = q.vr * q.vc;
     uint32_t carry_bits = 0, carry_byte = 0, written = 0;
@@ -189,7 +182,42 @@ __global__ void __launch_bounds__(ENC_THREADS) group_encode(
         dst[written] = uint8_t(carry_byte);
 }
 
-// Decode: locate every group of a plane by walking its length words (a thread per plane).
+// Profile 1: reads the LEB128 lengths of the record at pos (docs/FORMAT.md Sec. 5.1), with the
+// CPU decoder's checks; 0 when they are bad or run past the payload end.
+__device__ inline int ec_record(const uint8_t *payload, uint64_t pos, uint64_t end, GpuGroup &grp)
+{
+    const uint8_t *s = payload + pos;
+    const size_t size = size_t(end - pos);
+    size_t at = 0;
+    uint32_t h;
+    if (!pcwt_leb128_get(s, size, &at, &h))
+        return 0;
+    if (h & 1u) {
+        grp.bits = h >> 1;
+        grp.entropy = 0;
+        grp.alen = grp.rlen = 0;
+        const uint64_t nbytes = (uint64_t(grp.bits) + 7) / 8;
+        if (nbytes > size - at)
+            return 0;
+        grp.head = uint16_t(at);
+        grp.bytes = uint32_t(at + nbytes);
+        return 1;
+    }
+    uint32_t rlen;
+    const uint64_t alen = h >> 1;
+    if (!pcwt_leb128_get(s, size, &at, &rlen) || alen > size - at || rlen > size - at - alen)
+        return 0;
+    grp.entropy = 1;
+    grp.alen = uint32_t(alen);
+    grp.rlen = rlen;
+    grp.head = uint16_t(at);
+    grp.bytes = uint32_t(at + alen + rlen);
+    return 1;
+}
+
+// Decode: locate every group of a plane by walking its length words or LEB128 headers (a thread
+// per plane). When a record runs past the payload, it and the groups after it are left empty
+// (no bytes), so that the CRC kernels read nothing outside the payload; the plane is flagged.
 __global__ void group_walk(const GpuPlane *planes, uint32_t count, GpuPlaneState *state,
                            const uint8_t *stream, GpuGroup *groups)
 {
@@ -199,23 +227,33 @@ __global__ void group_walk(const GpuPlane *planes, uint32_t count, GpuPlaneState
     const GpuPlane p = planes[pi];
     uint64_t pos = p.payload_off;
     const uint64_t end = p.payload_off + p.payload_len;
+    bool bad = false;
     for (uint64_t g = p.group_first; g < p.group_first + p.group_count; g++) {
-        if (end - pos < 4) {
-            state[pi].error = GPU_ERR_GROUP_BOUNDS;
-            return;
+        GpuGroup grp{};
+        grp.offset = pos;
+        if (!bad && p.profile == PCWT_PROFILE_ENTROPY) {
+            bad = !ec_record(stream, pos, end, grp);
+        } else if (!bad) {
+            bad = end - pos < 4;
+            if (!bad) {
+                const uint8_t *s = stream + pos;
+                grp.bits = uint32_t(s[0]) | uint32_t(s[1]) << 8 | uint32_t(s[2]) << 16 |
+                           uint32_t(s[3]) << 24;
+                const uint64_t nbytes = (uint64_t(grp.bits) + 7) / 8;
+                bad = nbytes > end - pos - 4;
+                grp.head = 4;
+                grp.entropy = 0;
+                grp.bytes = uint32_t(4 + nbytes);
+            }
         }
-        const uint8_t *s = stream + pos;
-        const uint32_t bits = uint32_t(s[0]) | uint32_t(s[1]) << 8 | uint32_t(s[2]) << 16 | uint32_t(s[3]) << 24;
-        const uint64_t nbytes = (uint64_t(bits) + 7) / 8;
-        if (nbytes > end - pos - 4) {
-            state[pi].error = GPU_ERR_GROUP_BOUNDS;
-            return;
-        }
-        groups[g].offset = pos;
-        groups[g].bits = bits;
-        pos += 4 + nbytes;
+        if (bad)
+            grp = GpuGroup{pos, 0, 0, 0, 0, 0, 0, 0};
+        groups[g] = grp;
+        pos += grp.bytes;
     }
-    if (pos != end)
+    if (bad)
+        state[pi].error = GPU_ERR_GROUP_BOUNDS;
+    else if (pos != end)
         state[pi].error = GPU_ERR_TRAILING;
 }
 
@@ -265,10 +303,12 @@ __global__ void __launch_bounds__(DEC_WARPS * 32) group_decode(
     if (k >= b.group_count || state[b.plane].error)
         return; // whole warps leave together; a plane that failed its checks is not decoded
     const uint64_t g = b.group_first + k;
+    const GpuGroup grp = groups[g];
+    if (grp.entropy)
+        return; // group_coder_ec_gpu.cu decodes it
     const GpuPlane p = planes[b.plane];
     const GroupPos q = group_pos(b, p, g);
-    const GpuGroup grp = groups[g];
-    const uint8_t *base = stream + grp.offset + 4;
+    const uint8_t *base = stream + grp.offset + grp.head;
     uint32_t *off = s_off[warp];
     int8_t *rr = s_r[warp], *mm = s_m[warp];
     const uint32_t ne = q.vr * q.vc;
@@ -342,6 +382,10 @@ __global__ void __launch_bounds__(DEC_WARPS * 32) group_decode(
     // Elements of a damaged group past the stop keep whatever was decoded; the error fails it.
     if (!err && pos != grp.bits)
         err = GPU_ERR_GROUP_BITS;
+    // Profile 1 also wants the padding bits of a raw-mode record to be 0 (as its CPU decoder).
+    if (!err && p.profile == PCWT_PROFILE_ENTROPY && (grp.bits & 7u) &&
+        bits_at(base, grp.bits, 8 - (grp.bits & 7u)) != 0)
+        err = GPU_ERR_GROUP_BITS;
     for (int o = 16; o > 0; o >>= 1) {
         err = max(err, __shfl_xor_sync(0xffffffffu, err, o));
         top = max(top, __shfl_xor_sync(0xffffffffu, top, o));
@@ -380,11 +424,16 @@ size_t gpu_scan_tmp_size(uint64_t groups)
     return bytes;
 }
 
+void gpu_scan_group_sizes(const DeviceBatch &b, uint64_t groups, void *tmp, size_t tmp_size,
+                          cudaStream_t s)
+{
+    CUDA_CHECK(cub::DeviceScan::ExclusiveSum(tmp, tmp_size, b.group_size, b.group_size, groups, s));
+}
+
 void gpu_group_offsets(const DeviceBatch &b, uint64_t groups, uint32_t band_count, void *tmp,
                        size_t tmp_size, cudaStream_t s)
 {
-    // In-place exclusive scan of the record sizes.
-    CUDA_CHECK(cub::DeviceScan::ExclusiveSum(tmp, tmp_size, b.group_size, b.group_size, groups, s));
+    gpu_scan_group_sizes(b, groups, tmp, tmp_size, s); // in place: record sizes to positions
     group_offsets<<<blocks(groups, 256), 256, 0, s>>>(b.bands, band_count, b.planes, b.frames,
                                                       b.group_size, b.groups, groups);
     CUDA_CHECK_LAUNCH();

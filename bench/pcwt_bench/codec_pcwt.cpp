@@ -100,7 +100,8 @@ public:
         params_.backend = backend;
         params_.profile = profile;
         const bool entropy = profile == PCWT_PROFILE_ENTROPY;
-        info_.id = entropy ? "pcwt-entropy-cpu" : backend == PCWT_BACKEND_GPU ? "pcwt-gpu" : "pcwt-cpu";
+        const bool gpu = backend == PCWT_BACKEND_GPU;
+        info_.id = entropy ? (gpu ? "pcwt-entropy-gpu" : "pcwt-entropy-cpu") : gpu ? "pcwt-gpu" : "pcwt-cpu";
         info_.family = "PCWT";
         info_.library = std::string("libpcwt ") + pcwt_version_string() + " (" + backend_name(backend) + ")";
         info_.settings = std::string(entropy ? "entropy" : "baseline") + " profile, " +
@@ -393,9 +394,9 @@ std::unique_ptr<Codec> make_pcwt_codec(bool gpu)
     return std::make_unique<PcwtCodec>(gpu ? PCWT_BACKEND_GPU : PCWT_BACKEND_CPU);
 }
 
-std::unique_ptr<Codec> make_pcwt_entropy_codec()
+std::unique_ptr<Codec> make_pcwt_entropy_codec(bool gpu)
 {
-    return std::make_unique<PcwtCodec>(PCWT_BACKEND_CPU, PCWT_PROFILE_ENTROPY);
+    return std::make_unique<PcwtCodec>(gpu ? PCWT_BACKEND_GPU : PCWT_BACKEND_CPU, PCWT_PROFILE_ENTROPY);
 }
 
 std::unique_ptr<Codec> make_pcwt_jpegls_codec(bool gpu)

@@ -9,7 +9,8 @@ namespace pcwtbench {
 const std::vector<std::string> &all_codec_ids()
 {
     static const std::vector<std::string> ids = {"pcwt-cpu", "pcwt-gpu", "pcwt-jpegls", "pcwt-jpegls-gpu",
-                                                 "charls",   "openjpeg", "openjph",     "pcwt-entropy-cpu"};
+                                                 "charls",   "openjpeg", "openjph",     "pcwt-entropy-cpu",
+                                                 "pcwt-entropy-gpu"};
     return ids;
 }
 
@@ -17,7 +18,7 @@ namespace {
 
 bool is_gpu_codec(const std::string &id)
 {
-    return id == "pcwt-gpu" || id == "pcwt-jpegls-gpu";
+    return id == "pcwt-gpu" || id == "pcwt-jpegls-gpu" || id == "pcwt-entropy-gpu";
 }
 
 } // namespace
@@ -30,7 +31,7 @@ CodecSelection select_codecs(const std::vector<std::string> &ids, const std::str
             throw std::invalid_argument("unknown codec '" + id + "'");
     auto wanted = [&](const std::string &id) {
         if (ids.empty()) // the default set; the entropy profile only when named
-            return id != "pcwt-entropy-cpu";
+            return id != "pcwt-entropy-cpu" && id != "pcwt-entropy-gpu";
         return std::find(ids.begin(), ids.end(), id) != ids.end();
     };
     CodecSelection sel;
@@ -39,7 +40,7 @@ CodecSelection select_codecs(const std::vector<std::string> &ids, const std::str
     if (gpu == "off") {
         sel.gpu_status = "not used (--gpu off)";
         gpu_why = "--gpu off";
-    } else if (!wanted("pcwt-gpu") && !wanted("pcwt-jpegls-gpu")) {
+    } else if (!wanted("pcwt-gpu") && !wanted("pcwt-jpegls-gpu") && !wanted("pcwt-entropy-gpu")) {
         sel.gpu_status = "not used (not in --codecs)";
     } else {
         const std::string why = probe_pcwt_gpu();
@@ -76,7 +77,9 @@ CodecSelection select_codecs(const std::vector<std::string> &ids, const std::str
         else if (id == "openjph")
             sel.codecs.push_back(make_openjph_codec());
         else if (id == "pcwt-entropy-cpu")
-            sel.codecs.push_back(make_pcwt_entropy_codec());
+            sel.codecs.push_back(make_pcwt_entropy_codec(false));
+        else if (id == "pcwt-entropy-gpu")
+            sel.codecs.push_back(make_pcwt_entropy_codec(true));
     }
     return sel;
 }

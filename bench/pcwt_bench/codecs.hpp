@@ -14,8 +14,9 @@ namespace pcwtbench {
 std::unique_ptr<Codec> make_pcwt_codec(bool gpu);
 // libpcwt's JPEG-LS encoder on the CPU ("pcwt-jpegls") or the GPU ("pcwt-jpegls-gpu").
 std::unique_ptr<Codec> make_pcwt_jpegls_codec(bool gpu);
-// PCWT's entropy profile on the CPU ("pcwt-entropy-cpu"; only when --codecs names it).
-std::unique_ptr<Codec> make_pcwt_entropy_codec();
+// PCWT's entropy profile on the CPU or the GPU ("pcwt-entropy-cpu", "pcwt-entropy-gpu"; only when
+// --codecs names them).
+std::unique_ptr<Codec> make_pcwt_entropy_codec(bool gpu);
 // Empty when the GPU backend works here (a small image round-trips on it), else why not.
 std::string probe_pcwt_gpu();
 

@@ -169,20 +169,6 @@ static pcwt_status decode_cpu(pcwt_decoder *dec, const void *src, size_t src_siz
 }
 
 #ifdef PCWT_HAVE_CUDA
-/* The GPU backend decodes the baseline profile; codestreams of other profiles go to the CPU. */
-static inline int cpu_only_codestream(const void *src, size_t size)
-{
-    const uint8_t *s = (const uint8_t *)src;
-    return s && size > 5 && memcmp(s, "PCWT", 4) == 0 && s[5] != PCWT_PROFILE_BASELINE;
-}
-
-static inline int any_cpu_only(const pcwt_decode_job *jobs, size_t count)
-{
-    for (size_t i = 0; i < count; i++)
-        if (cpu_only_codestream(jobs[i].src, jobs[i].src_size))
-            return 1;
-    return 0;
-}
 
 static pcwt_status decode_batch_gpu(pcwt_decoder *dec, pcwt_decode_job *jobs, size_t count)
 {
@@ -220,7 +206,7 @@ pcwt_status pcwt_decode(pcwt_decoder *dec, const void *src, size_t src_size, voi
         return PCWT_ERR_INVALID_ARGUMENT;
     dec->err[0] = 0;
 #ifdef PCWT_HAVE_CUDA
-    if (dec->backend == PCWT_BACKEND_GPU && !cpu_only_codestream(src, src_size)) {
+    if (dec->backend == PCWT_BACKEND_GPU) {
         pcwt_decode_job job = {src, src_size, dst, dst_capacity, PCWT_OK};
         return decode_batch_gpu(dec, &job, 1);
     }
@@ -234,7 +220,7 @@ pcwt_status pcwt_decode_batch(pcwt_decoder *dec, pcwt_decode_job *jobs, size_t c
         return PCWT_ERR_INVALID_ARGUMENT;
     dec->err[0] = 0;
 #ifdef PCWT_HAVE_CUDA
-    if (dec->backend == PCWT_BACKEND_GPU && !any_cpu_only(jobs, count))
+    if (dec->backend == PCWT_BACKEND_GPU)
         return decode_batch_gpu(dec, jobs, count);
 #endif
     pcwt_status first = PCWT_OK;

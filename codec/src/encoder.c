@@ -115,12 +115,6 @@ pcwt_status pcwt_encoder_set_params(pcwt_encoder *e, const pcwt_encode_params *p
     const pcwt_status st = pcwt_backend_select(p->backend, e->env_backend, &b, e->err, sizeof e->err);
     if (st != PCWT_OK)
         return st;
-    if (p->codec == PCWT_CODEC_PCWT && p->profile == PCWT_PROFILE_ENTROPY &&
-        b == PCWT_BACKEND_GPU) {
-        /* The GPU backend does not code the entropy profile yet. */
-        b = PCWT_BACKEND_CPU;
-        pcwt_set_error(e->err, sizeof e->err, "notice: the entropy profile is coded on the CPU");
-    }
     e->params = *p;
     e->backend = b;
     return PCWT_OK;

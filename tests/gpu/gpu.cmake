@@ -1,7 +1,9 @@
 # GPU backend tests: byte identity with the CPU reference. Labelled "gpu"; they skip (saying why)
 # where the build has no CUDA or the machine no device, as on CI.
-foreach(_t test_gpu test_gpu_jpegls)
+foreach(_t test_gpu test_gpu_jpegls test_gpu_entropy)
   add_executable(${_t} ${CMAKE_CURRENT_LIST_DIR}/${_t}.cpp)
   target_link_libraries(${_t} PRIVATE pcwt GTest::gtest_main)
+  # recrc.h (tests/) recomputes CRCs with the library's internal pcwt_crc32 (codec/src)
+  target_include_directories(${_t} PRIVATE ${PROJECT_SOURCE_DIR}/codec/src ${PROJECT_SOURCE_DIR}/tests)
   gtest_discover_tests(${_t} DISCOVERY_TIMEOUT 60 PROPERTIES LABELS gpu)
 endforeach()

@@ -25,10 +25,13 @@ fi
 if [[ $what == sanitize || $what == all ]]; then
   cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   "$cs" --tool memcheck --error-exitcode 3 build-gpu/tests/test_gpu \
-      --gtest_filter='Gpu.ColourAndParameters:Gpu.CorruptStreamsRejectedInABatch:Gpu.BatchesMixingSizesMatchCpu:Gpu.MemoryBudget*' \
+      --gtest_filter='*Gpu.ColourAndParameters/*:*Gpu.CorruptStreamsRejectedInABatch/*:*Gpu.BatchesMixingSizesMatchCpu/*:*Gpu.MemoryBudget*' \
       >"$out/memcheck.log" 2>&1; echo "memcheck exit $?" | tee -a "$out/memcheck.log"; tail -5 "$out/memcheck.log"
+  "$cs" --tool memcheck --error-exitcode 3 build-gpu/tests/test_gpu_entropy \
+      >"$out/memcheck-entropy.log" 2>&1; echo "memcheck (entropy) exit $?" | tee -a "$out/memcheck-entropy.log"
+  tail -5 "$out/memcheck-entropy.log"
   "$cs" --tool racecheck --error-exitcode 3 build-gpu/tests/test_gpu \
-      --gtest_filter='Gpu.ColourAndParameters' >"$out/racecheck.log" 2>&1
+      --gtest_filter='*Gpu.ColourAndParameters/*' >"$out/racecheck.log" 2>&1
   echo "racecheck exit $?" | tee -a "$out/racecheck.log"; tail -5 "$out/racecheck.log"
 fi
 if [[ $what == bench || $what == all ]]; then

@@ -1,7 +1,7 @@
 // GPU backend tests (ctest label "gpu"): the CUDA encoder must write byte-identical codestreams to
 // the CPU reference and the CUDA decoder must return every sample, for random images of many
-// sizes and depths, batches that mix sizes, and every corpus image. Without CUDA or a device they
-// skip and say why.
+// sizes and depths, batches that mix sizes, and every corpus image, in both profiles (baseline and
+// entropy: each test runs once per profile). Without CUDA or a device they skip and say why.
 #include <gtest/gtest.h>
 
 #include "gpu_test_util.h"
@@ -21,10 +21,12 @@ namespace {
 struct Codec {
     pcwt_encoder *cpu = pcwt_encoder_create(), *gpu = pcwt_encoder_create();
     pcwt_decoder *dcpu = pcwt_decoder_create(), *dgpu = pcwt_decoder_create();
-    Codec(uint32_t levels = PCWT_DEFAULT_LEVELS, uint32_t gr = 32, uint32_t gc = 32, uint32_t min_ll = 2)
+    explicit Codec(pcwt_profile profile, uint32_t levels = PCWT_DEFAULT_LEVELS, uint32_t gr = 32,
+                   uint32_t gc = 32, uint32_t min_ll = 2)
     {
         pcwt_encode_params p;
         pcwt_encode_params_default(&p);
+        p.profile = profile;
         p.levels = levels;
         p.group_rows = gr;
         p.group_cols = gc;
@@ -60,6 +62,9 @@ struct Codec {
     }
 };
 
+// Each test runs for both profiles.
+class Gpu : public ::testing::TestWithParam<pcwt_profile> {};
+
 std::vector<uint8_t> random_image(const pcwt_image_desc &d, Rng &rng, int pattern)
 {
     std::vector<uint8_t> img(pcwt_image_size(&d));
@@ -90,10 +95,10 @@ std::vector<uint8_t> random_image(const pcwt_image_desc &d, Rng &rng, int patter
     return img;
 }
 
-TEST(Gpu, RandomImagesMatchCpuBytes)
+TEST_P(Gpu, RandomImagesMatchCpuBytes)
 {
     SKIP_WITHOUT_GPU();
-    Codec c;
+    Codec c(GetParam());
     Rng rng(1);
     const uint32_t sizes[][2] = {{1, 1},   {1, 2},     {2, 1},    {3, 3},     {1, 513},  {513, 1},
                                  {7, 5},   {31, 29},   {64, 64},  {127, 131}, {257, 263}, {512, 512},
@@ -112,39 +117,39 @@ TEST(Gpu, RandomImagesMatchCpuBytes)
                 }
 }
 
-TEST(Gpu, LargestImage)
+TEST_P(Gpu, LargestImage)
 {
     SKIP_WITHOUT_GPU();
-    Codec c;
+    Codec c(GetParam());
     Rng rng(2);
     pcwt_image_desc d{8192, 8192, 1, 16, 12, 0, 0};
     c.check(d, random_image(d, rng, 1), "8192x8192 12-bit");
 }
 
-TEST(Gpu, ColourAndParameters)
+TEST_P(Gpu, ColourAndParameters)
 {
     SKIP_WITHOUT_GPU();
     Rng rng(3);
     for (uint32_t planar : {0u, 1u})
         for (uint32_t alloc : {8u, 16u}) {
-            Codec c;
+            Codec c(GetParam());
             pcwt_image_desc d{301, 199, 3, alloc, alloc, 0, planar};
             c.check(d, random_image(d, rng, 1), "rgb");
         }
     const uint32_t params[][4] = {{0, 32, 32, 2}, {1, 1, 1, 1}, {3, 7, 3, 1}, {10, 256, 256, 1},
                                   {6, 256, 1, 2}, {4, 64, 64, 2}};
     for (const auto &p : params) {
-        Codec c(p[0], p[1], p[2], p[3]);
+        Codec c(GetParam(), p[0], p[1], p[2], p[3]);
         pcwt_image_desc d{333, 222, 1, 16, 16, 1, 0};
         c.check(d, random_image(d, rng, 0), "levels " + std::to_string(p[0]) + " group " +
                                                std::to_string(p[1]) + "x" + std::to_string(p[2]));
     }
 }
 
-TEST(Gpu, BatchesMixingSizesMatchCpu)
+TEST_P(Gpu, BatchesMixingSizesMatchCpu)
 {
     SKIP_WITHOUT_GPU();
-    Codec c;
+    Codec c(GetParam());
     Rng rng(4);
     std::vector<pcwt_image_desc> descs;
     const uint32_t sizes[][2] = {{512, 512}, {3, 7}, {2000, 2500}, {1, 1}, {640, 480}, {512, 512}, {129, 17}};
@@ -173,10 +178,10 @@ TEST(Gpu, BatchesMixingSizesMatchCpu)
         EXPECT_TRUE(back[i] == imgs[i]) << "frame " << i;
 }
 
-TEST(Gpu, CorruptStreamsRejectedInABatch)
+TEST_P(Gpu, CorruptStreamsRejectedInABatch)
 {
     SKIP_WITHOUT_GPU();
-    Codec c;
+    Codec c(GetParam());
     Rng rng(5);
     pcwt_image_desc d{200, 150, 1, 16, 16, 1, 0};
     const auto img = random_image(d, rng, 1);
@@ -196,9 +201,9 @@ TEST(Gpu, CorruptStreamsRejectedInABatch)
 }
 
 // Every corpus frame: PCWT_GPU_CORPUS names a folder of CPU-made codestreams (*.pcwt, made by
-// tests/gpu/pack_corpus.sh from shared/testdata); the GPU must re-encode each decoded image to
-// the same bytes and decode each to the CPU's samples.
-TEST(Gpu, CorpusMatchesCpu)
+// tests/gpu/pack_corpus.sh from shared/testdata, baseline profile); the GPU must encode each
+// decoded image to the CPU's bytes in the profile under test and decode that to the same samples.
+TEST_P(Gpu, CorpusMatchesCpu)
 {
     SKIP_WITHOUT_GPU();
     const char *dir = std::getenv("PCWT_GPU_CORPUS");
@@ -210,14 +215,18 @@ TEST(Gpu, CorpusMatchesCpu)
         const std::vector<uint8_t> cs = read_file(f);
         pcwt_header_info h;
         ASSERT_EQ(pcwt_read_header(cs.data(), cs.size(), &h), PCWT_OK) << f;
-        Codec c(h.levels, h.group_rows, h.group_cols, 1);
+        Codec c(GetParam(), h.levels, h.group_rows, h.group_cols, 1);
         std::vector<uint8_t> img(pcwt_image_size(&h.desc)), g(img.size(), 0x33);
         ASSERT_EQ(pcwt_decode(c.dcpu, cs.data(), cs.size(), img.data(), img.size()), PCWT_OK) << f;
-        ASSERT_EQ(Codec::enc(c.gpu, h.desc, img), cs) << f << ": GPU codestream differs from the CPU's";
-        ASSERT_EQ(pcwt_decode(c.dgpu, cs.data(), cs.size(), g.data(), g.size()), PCWT_OK) << f;
+        const std::vector<uint8_t> want =
+            GetParam() == PCWT_PROFILE_BASELINE ? cs : Codec::enc(c.cpu, h.desc, img);
+        const std::vector<uint8_t> got = Codec::enc(c.gpu, h.desc, img);
+        ASSERT_TRUE(same_codestream(want, got)) << f << ": GPU codestream differs from the CPU's";
+        ASSERT_EQ(pcwt_decode(c.dgpu, got.data(), got.size(), g.data(), g.size()), PCWT_OK) << f;
         ASSERT_TRUE(g == img) << f << ": GPU decode differs";
     }
-    std::printf("GPU corpus: %zu codestreams identical on CPU and GPU\n", files.size());
+    std::printf("GPU corpus (profile %d): %zu codestreams identical on CPU and GPU\n",
+                int(GetParam()), files.size());
 }
 
 } // namespace
@@ -226,12 +235,12 @@ namespace {
 
 // A small device-memory budget (PCWT_GPU_MEMORY_BUDGET) forces many chunks through the two-slot
 // pipeline and sends a frame that cannot fit to the CPU path; the bytes must not change.
-TEST(Gpu, MemoryBudgetSplitsBatchAndFallsBackToCpu)
+TEST_P(Gpu, MemoryBudgetSplitsBatchAndFallsBackToCpu)
 {
     SKIP_WITHOUT_GPU();
     setenv("PCWT_GPU_MEMORY_BUDGET", "60000000", 1); // read when the GPU context is made (first use)
     struct Unset { ~Unset() { unsetenv("PCWT_GPU_MEMORY_BUDGET"); } } unset;
-    Codec c;
+    Codec c(GetParam());
     Rng rng(6);
     std::vector<pcwt_image_desc> descs;
     for (int i = 0; i < 9; i++)
@@ -260,5 +269,15 @@ TEST(Gpu, MemoryBudgetSplitsBatchAndFallsBackToCpu)
     for (size_t i = 0; i < descs.size(); i++)
         EXPECT_TRUE(back[i] == imgs[i]) << "frame " << i;
 }
+
+} // namespace
+
+namespace {
+
+INSTANTIATE_TEST_SUITE_P(Profile, Gpu,
+                         ::testing::Values(PCWT_PROFILE_BASELINE, PCWT_PROFILE_ENTROPY),
+                         [](const ::testing::TestParamInfo<pcwt_profile> &i) {
+                             return std::string(i.param == PCWT_PROFILE_BASELINE ? "baseline" : "entropy");
+                         });
 
 } // namespace

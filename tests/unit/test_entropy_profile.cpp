@@ -8,6 +8,7 @@ extern "C" {
 #include "internal.h"
 #include "rangecoder.h"
 }
+#include "recrc.h"
 #include "test_util.h"
 
 #include <cmath>
@@ -345,23 +346,6 @@ std::vector<uint8_t> entropy_sample_stream(pcwt_image_desc *out_desc = nullptr)
     if (out_desc)
         *out_desc = d;
     return encode(d, img, &(const pcwt_encode_params &)entropy_params(2, 3, 2));
-}
-
-void fix_crcs(std::vector<uint8_t> &cs, const pcwt_header_info &info)
-{
-    size_t off = info.header_length;
-    for (uint32_t i = 0; i < info.plane_count; i++) {
-        const size_t len = static_cast<size_t>(info.planes[i].payload_length);
-        const uint32_t crc = pcwt_crc32(&cs[off], len);
-        uint8_t *r = &cs[PCWT_HEADER_FIXED + PCWT_PLANE_RECORD * i + 12];
-        for (int k = 0; k < 4; k++)
-            r[k] = static_cast<uint8_t>(crc >> (8 * k));
-        off += len;
-    }
-    const size_t hs = info.header_length;
-    const uint32_t crc = pcwt_crc32(cs.data(), hs - 4);
-    for (int k = 0; k < 4; k++)
-        cs[hs - 4 + k] = static_cast<uint8_t>(crc >> (8 * k));
 }
 
 } // namespace

@@ -1,0 +1,30 @@
+// gpu_groups.h - where a group lies: its band (from a global group index) and its elements, for
+// the kernels of both profiles' group coders.
+#pragma once
+
+#include "gpu_types.h"
+
+__device__ inline uint32_t find_band(const GpuBand *bands, uint32_t n, uint64_t g)
+{
+    uint32_t lo = 0, hi = n; // last band with group_first <= g
+    while (hi - lo > 1) {
+        const uint32_t mid = (lo + hi) / 2;
+        if (bands[mid].group_first <= g) lo = mid; else hi = mid;
+    }
+    return lo;
+}
+
+struct GroupPos {
+    uint32_t gx, gy, vr, vc; // first element and valid extent
+};
+
+__device__ inline GroupPos group_pos(const GpuBand &b, const GpuPlane &p, uint64_t g)
+{
+    const uint32_t k = uint32_t(g - b.group_first);
+    GroupPos q;
+    q.gx = (k / b.gcols) * p.gr;
+    q.gy = (k % b.gcols) * p.gc;
+    q.vr = min(p.gr, b.mrows - q.gx);
+    q.vc = min(p.gc, b.mcols - q.gy);
+    return q;
+}

@@ -1,0 +1,161 @@
+// GPU tests of the entropy profile (profile 1) beyond the byte-identity runs that test_gpu.cpp
+// makes for both profiles: a decode batch that mixes the profiles, and damaged codestreams (CRCs
+// recomputed so that the damage reaches the group decoders), where the GPU must reach the CPU's
+// verdict and, when both accept, the CPU's samples. Label "gpu"; skipped, saying why, without a
+// device.
+#include <gtest/gtest.h>
+
+#include "gpu_test_util.h"
+#include "recrc.h"
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+pcwt_encoder *cpu_encoder(pcwt_profile profile, uint32_t levels, uint32_t gr, uint32_t gc)
+{
+    pcwt_encoder *e = pcwt_encoder_create();
+    pcwt_encode_params p;
+    pcwt_encode_params_default(&p);
+    p.backend = PCWT_BACKEND_CPU;
+    p.profile = profile;
+    p.levels = levels;
+    p.group_rows = gr;
+    p.group_cols = gc;
+    p.min_ll = 1;
+    EXPECT_EQ(pcwt_encoder_set_params(e, &p), PCWT_OK) << pcwt_encoder_last_error(e);
+    return e;
+}
+
+pcwt_decoder *decoder(pcwt_backend b)
+{
+    pcwt_decoder *d = pcwt_decoder_create();
+    EXPECT_EQ(pcwt_decoder_set_backend(d, b), PCWT_OK) << pcwt_decoder_last_error(d);
+    return d;
+}
+
+// 16-bit signed CT-like samples: a smooth field, noise of the given amplitude, a flat border.
+std::vector<uint8_t> ct_like(const pcwt_image_desc &d, Rng &rng, uint32_t noise)
+{
+    std::vector<uint8_t> img(pcwt_image_size(&d));
+    for (uint32_t i = 0; i < d.height; i++)
+        for (uint32_t j = 0; j < d.width; j++) {
+            int v = -1024;
+            if (i > d.height / 8 && j > d.width / 10)
+                v = int((i * 7 + j * 3) % 900) - 200 + int(noise ? rng.next() % noise : 0);
+            const int16_t w = int16_t(v);
+            std::memcpy(&img[2 * (size_t(i) * d.width + j)], &w, 2);
+        }
+    return img;
+}
+
+TEST(GpuEntropy, DecodeBatchMixingProfiles)
+{
+    SKIP_WITHOUT_GPU();
+    pcwt_encoder *base = cpu_encoder(PCWT_PROFILE_BASELINE, 6, 32, 32);
+    pcwt_encoder *ent = cpu_encoder(PCWT_PROFILE_ENTROPY, 6, 32, 32);
+    pcwt_decoder *dgpu = decoder(PCWT_BACKEND_GPU);
+    Rng rng(21);
+    std::vector<std::vector<uint8_t>> imgs, streams, back;
+    const uint32_t sizes[][2] = {{512, 512}, {37, 91}, {640, 480}, {1, 1}, {512, 512}, {1000, 7}};
+    int k = 0;
+    for (const auto &s : sizes)
+        for (int prof = 0; prof < 2; prof++, k++) {
+            pcwt_image_desc d{s[0], s[1], 1, 16, 16, 1, 0};
+            imgs.push_back(ct_like(d, rng, k % 3 == 0 ? 4000 : 40));
+            streams.push_back(encode_with(prof ? ent : base, d, imgs.back()));
+            ASSERT_EQ(streams.back()[5], prof) << "profile byte";
+            back.emplace_back(imgs.back().size(), 0xEE);
+        }
+    std::vector<pcwt_decode_job> jobs;
+    for (size_t i = 0; i < streams.size(); i++)
+        jobs.push_back({streams[i].data(), streams[i].size(), back[i].data(), back[i].size(), PCWT_OK});
+    ASSERT_EQ(pcwt_decode_batch(dgpu, jobs.data(), jobs.size()), PCWT_OK) << pcwt_decoder_last_error(dgpu);
+    for (size_t i = 0; i < imgs.size(); i++)
+        EXPECT_TRUE(back[i] == imgs[i]) << "frame " << i;
+    pcwt_encoder_destroy(base);
+    pcwt_encoder_destroy(ent);
+    pcwt_decoder_destroy(dgpu);
+}
+
+// Random byte damage in the payload, CRCs made valid again: the GPU decoder must accept exactly
+// what the CPU decoder accepts, with the same samples, and never crash or read out of bounds
+// (compute-sanitizer memcheck runs this test on the device machine). Streams with raw-mode and
+// range-coded groups, 1 to 6 levels, small and odd group sizes.
+TEST(GpuEntropy, DamagedStreamsGetTheCpuVerdict)
+{
+    SKIP_WITHOUT_GPU();
+    pcwt_decoder *dcpu = decoder(PCWT_BACKEND_CPU), *dgpu = decoder(PCWT_BACKEND_GPU);
+    struct Case {
+        uint32_t w, h, levels, gr, gc, noise;
+    };
+    const Case cases[] = {{64, 48, 3, 8, 8, 30}, {45, 31, 1, 5, 3, 3000}, {96, 80, 6, 32, 32, 200},
+                          {33, 65, 4, 1, 7, 10}};
+    Rng rng(22);
+    int agreed_rejects = 0, agreed_accepts = 0, disagreements = 0;
+    for (const Case &c : cases) {
+        pcwt_encoder *e = cpu_encoder(PCWT_PROFILE_ENTROPY, c.levels, c.gr, c.gc);
+        const pcwt_image_desc d{c.w, c.h, 1, 16, 16, 1, 0};
+        const std::vector<uint8_t> good = encode_with(e, d, ct_like(d, rng, c.noise));
+        pcwt_encoder_destroy(e);
+        ASSERT_FALSE(good.empty());
+        pcwt_header_info info;
+        ASSERT_EQ(pcwt_read_header(good.data(), good.size(), &info), PCWT_OK);
+        const size_t payload = good.size() - info.header_length;
+        const int trials = 120;
+        std::vector<std::vector<uint8_t>> bad(trials), out_cpu(trials), out_gpu(trials);
+        std::vector<pcwt_status> cpu_st(trials);
+        std::vector<pcwt_decode_job> jobs;
+        for (int t = 0; t < trials; t++) {
+            bad[t] = good;
+            bad[t][info.header_length + rng.next() % payload] ^= uint8_t(1 + rng.next() % 255);
+            if (t % 3 == 0) // two damaged bytes
+                bad[t][info.header_length + rng.next() % payload] ^= uint8_t(1 + rng.next() % 255);
+            fix_crcs(bad[t], info);
+            out_cpu[t].assign(pcwt_image_size(&d), 0);
+            out_gpu[t].assign(pcwt_image_size(&d), 0);
+            cpu_st[t] = pcwt_decode(dcpu, bad[t].data(), bad[t].size(), out_cpu[t].data(), out_cpu[t].size());
+            jobs.push_back({bad[t].data(), bad[t].size(), out_gpu[t].data(), out_gpu[t].size(), PCWT_OK});
+        }
+        // one batch: damaged frames side by side; its status is the first failure, if any
+        const pcwt_status batch = pcwt_decode_batch(dgpu, jobs.data(), jobs.size());
+        bool all_ok = true;
+        for (int t = 0; t < trials; t++)
+            all_ok = all_ok && jobs[t].status == PCWT_OK;
+        EXPECT_EQ(batch == PCWT_OK, all_ok);
+        for (int t = 0; t < trials; t++) {
+            const bool cpu_ok = cpu_st[t] == PCWT_OK, gpu_ok = jobs[t].status == PCWT_OK;
+            if (cpu_ok != gpu_ok || (cpu_ok && out_cpu[t] != out_gpu[t])) {
+                if (++disagreements <= 5) { // say what each decoder said of this stream alone
+                    std::vector<uint8_t> o(out_cpu[t].size());
+                    const pcwt_status s1 = pcwt_decode(dcpu, bad[t].data(), bad[t].size(), o.data(), o.size());
+                    const std::string cpu_msg = pcwt_decoder_last_error(dcpu);
+                    const pcwt_status s2 = pcwt_decode(dgpu, bad[t].data(), bad[t].size(), o.data(), o.size());
+                    ADD_FAILURE() << c.w << "x" << c.h << " trial " << t << ": CPU "
+                                  << pcwt_status_string(cpu_st[t]) << " (" << cpu_msg << "), GPU "
+                                  << pcwt_status_string(jobs[t].status) << " ("
+                                  << pcwt_decoder_last_error(dgpu) << "; alone: "
+                                  << pcwt_status_string(s1) << " / " << pcwt_status_string(s2) << ")"
+                                  << (cpu_ok && gpu_ok ? ", samples differ" : "");
+                }
+            } else if (cpu_ok) {
+                agreed_accepts++;
+            } else {
+                agreed_rejects++;
+            }
+        }
+    }
+    EXPECT_EQ(disagreements, 0);
+    // Both verdicts must have occurred, or the test proves little.
+    EXPECT_GT(agreed_rejects, 20);
+    EXPECT_GT(agreed_accepts, 20);
+    std::printf("damaged profile-1 streams: %d rejected by both, %d accepted by both (same samples)\n",
+                agreed_rejects, agreed_accepts);
+    pcwt_decoder_destroy(dcpu);
+    pcwt_decoder_destroy(dgpu);
+}
+
+} // namespace
