@@ -27,6 +27,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Inlined into the group loop however large the group coder grows (a call per coefficient costs
+ * the coder state its registers). */
+#if defined(__CUDACC__)
+#define PCWT_EC_INLINE __forceinline__
+#elif defined(__GNUC__)
+#define PCWT_EC_INLINE inline __attribute__((always_inline))
+#else
+#define PCWT_EC_INLINE inline
+#endif
+
 enum {
     PCWT_EC_ZERO = 0,                    /* ZERO[z], z = 0..5 */
     PCWT_EC_MQD = 6,                     /* MQD[e][min(k,3)], e = 0..4 */
@@ -126,7 +136,7 @@ static inline PCWT_HD int pcwt_ec_sign_model(int left, int above)
  * unary (bins "t > k", k = 0..mq: t ones, then a zero when t <= mq) with the MAG models mm (none
  * when coded is 0: q = mq implied), then mantissa and sign, the sign model from the signs of its
  * left and above neighbours. Sets *found when q = mq; returns the sign of c. */
-static inline PCWT_HD int pcwt_ec_encode_coef(pcwt_rc_enc *e, pcwt_bitwriter *w, pcwt_bit_model *m,
+static PCWT_EC_INLINE PCWT_HD int pcwt_ec_encode_coef(pcwt_rc_enc *e, pcwt_bitwriter *w, pcwt_bit_model *m,
                                               uint32_t ms, pcwt_bit_model *mm, int mq, int coded,
                                               int left, int above, int *found, int32_t c)
 {
@@ -340,7 +350,7 @@ static inline PCWT_HD uint32_t pcwt_ec_raw_get(pcwt_ec_raw_reader *r, uint32_t n
 /* Decodes coefficient *dst of an element with MQD mq >= 0: its level distance t with the MAG
  * models mm (none when coded is 0: q = mq implied), mantissa and sign; the sign model from the
  * signs of its left and above neighbours. Sets *found when q = mq; returns the sign of *dst. */
-static inline PCWT_HD int pcwt_ec_decode_coef(pcwt_rc_dec *rc, pcwt_ec_raw_reader *raw,
+static PCWT_EC_INLINE PCWT_HD int pcwt_ec_decode_coef(pcwt_rc_dec *rc, pcwt_ec_raw_reader *raw,
                                               pcwt_bit_model *m, uint32_t ms,
                                               pcwt_bit_model *mm, int mq, int coded, int left,
                                               int above, int *found, int32_t *dst)
@@ -357,10 +367,10 @@ static inline PCWT_HD int pcwt_ec_decode_coef(pcwt_rc_dec *rc, pcwt_ec_raw_reade
     }
     uint32_t v = 1;
     if (q >= 1) {
-        v = 2u | pcwt_rc_decode(rc, &m[(PCWT_EC_MANT + pcwt_ec_min(q, 7) - 1) * ms]);
+        v = 2u | pcwt_rc_decode_flat(rc, &m[(PCWT_EC_MANT + pcwt_ec_min(q, 7) - 1) * ms]);
         v = (v << (q - 1)) | pcwt_ec_raw_get(raw, (uint32_t)(q - 1));
     }
-    const uint32_t neg = pcwt_rc_decode(rc, &m[pcwt_ec_sign_model(left, above) * ms]);
+    const uint32_t neg = pcwt_rc_decode_flat(rc, &m[pcwt_ec_sign_model(left, above) * ms]);
     *dst = (int32_t)((v ^ (0u - neg)) + neg);
     return neg ? -1 : 1;
 }

@@ -45,6 +45,16 @@ static inline PCWT_HD void pcwt_model_update(pcwt_bit_model *m, uint32_t bit)
     m->s = (uint16_t)(s + (s < PCWT_RC_MAXSHIFT));
 }
 
+/* The same update without a branch on the bit (ones: all ones when the bit is 1). */
+static inline PCWT_HD void pcwt_model_update_flat(pcwt_bit_model *m, uint32_t ones)
+{
+    const uint32_t s = m->s;
+    const uint32_t p = m->p;
+    const uint32_t up = p + ((PCWT_RC_PMAX - p) >> s), down = p - ((p - PCWT_RC_PMIN) >> s);
+    m->p = (uint16_t)(down ^ ((up ^ down) & ones));
+    m->s = (uint16_t)(s + (s < PCWT_RC_MAXSHIFT));
+}
+
 typedef struct pcwt_rc_enc {
     uint64_t low;   /* up to 33 bits: bit 32 is a carry into the cached byte */
     uint32_t range;
@@ -104,7 +114,7 @@ static inline PCWT_HD void pcwt_rc_encode(pcwt_rc_enc *e, pcwt_bit_model *m, uin
     const uint32_t keep = 0u - bit; /* all ones when the bit is 1 */
     e->low += bound & ~keep;
     e->range = (bound & keep) | ((e->range - bound) & ~keep);
-    pcwt_model_update(m, bit);
+    pcwt_model_update_flat(m, keep);
     while (e->range < PCWT_RC_TOP) {
         e->range <<= 8;
         pcwt_rc_shift_low(e);
@@ -165,6 +175,28 @@ static inline PCWT_HD uint32_t pcwt_rc_decode(pcwt_rc_dec *d, pcwt_bit_model *m)
     d->range = bit ? bound : d->range - bound;
     d->code = bit ? d->code : d->code - bound;
     pcwt_model_update(m, bit);
+    if (d->range < PCWT_RC_TOP) {
+        d->range <<= 8;
+        d->code = (d->code << 8) | pcwt_rc_next_byte(d);
+        if (d->range < PCWT_RC_TOP) {
+            d->range <<= 8;
+            d->code = (d->code << 8) | pcwt_rc_next_byte(d);
+        }
+    }
+    return bit;
+}
+
+/* pcwt_rc_decode without a branch on the bit, for bins whose value steers no control flow (the
+ * mantissa bit and the sign are close to 1/2: a branch on them is mispredicted half the time). */
+static inline PCWT_HD uint32_t pcwt_rc_decode_flat(pcwt_rc_dec *d, pcwt_bit_model *m)
+{
+    const uint32_t bound = (d->range >> PCWT_RC_PBITS) * pcwt_model_p(m);
+    const uint32_t bit = d->code < bound;
+    const uint32_t ones = 0u - bit; /* all ones when the bit is 1 */
+    const uint32_t rest = d->range - bound;
+    d->code -= bound & ~ones;
+    d->range = rest ^ ((rest ^ bound) & ones);
+    pcwt_model_update_flat(m, ones);
     if (d->range < PCWT_RC_TOP) {
         d->range <<= 8;
         d->code = (d->code << 8) | pcwt_rc_next_byte(d);
