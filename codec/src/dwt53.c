@@ -15,27 +15,37 @@
 static inline int32_t wadd(int32_t a, int32_t b) { return (int32_t)((uint32_t)a + (uint32_t)b); }
 static inline int32_t wsub(int32_t a, int32_t b) { return (int32_t)((uint32_t)a - (uint32_t)b); }
 
+/* Boundary iterations peeled (H[-1] = H[0]; x[n] = x[n-2] when n is even) so that the loops
+ * over the interior have no conditions and vectorise. */
 void pcwt_dwt53_forward_1d(const int32_t *x, uint32_t n, int32_t *low, int32_t *high)
 {
     const uint32_t N = n / 2;
-    for (uint32_t i = 0; i < N; i++) {
+    if (N == 0)
+        return;
+    for (uint32_t i = 0; i + 1 < N; i++)
+        high[i] = x[2 * i + 1] - ((x[2 * i] + x[2 * i + 2]) >> 1);
+    {
+        const uint32_t i = N - 1;
         const int32_t right = (2 * i + 2 < n) ? x[2 * i + 2] : x[2 * i];
         high[i] = x[2 * i + 1] - ((x[2 * i] + right) >> 1);
     }
-    for (uint32_t i = 0; i < N; i++) {
-        const int32_t left = high[i ? i - 1 : 0];
-        low[i] = x[2 * i] + ((left + high[i] + 2) >> 2);
-    }
+    low[0] = x[0] + ((high[0] + high[0] + 2) >> 2);
+    for (uint32_t i = 1; i < N; i++)
+        low[i] = x[2 * i] + ((high[i - 1] + high[i] + 2) >> 2);
 }
 
 void pcwt_dwt53_inverse_1d(const int32_t *low, const int32_t *high, uint32_t n, int32_t *x)
 {
     const uint32_t N = n / 2;
-    for (uint32_t i = 0; i < N; i++) {
-        const int32_t left = high[i ? i - 1 : 0];
-        x[2 * i] = wsub(low[i], wadd(wadd(left, high[i]), 2) >> 2);
-    }
-    for (uint32_t i = 0; i < N; i++) {
+    if (N == 0)
+        return;
+    x[0] = wsub(low[0], wadd(wadd(high[0], high[0]), 2) >> 2);
+    for (uint32_t i = 1; i < N; i++)
+        x[2 * i] = wsub(low[i], wadd(wadd(high[i - 1], high[i]), 2) >> 2);
+    for (uint32_t i = 0; i + 1 < N; i++)
+        x[2 * i + 1] = wadd(high[i], wadd(x[2 * i], x[2 * i + 2]) >> 1);
+    {
+        const uint32_t i = N - 1;
         const int32_t right = (2 * i + 2 < n) ? x[2 * i + 2] : x[2 * i];
         x[2 * i + 1] = wadd(high[i], wadd(x[2 * i], right) >> 1);
     }
