@@ -91,12 +91,38 @@ static inline uint32_t canonical_word(int32_t value, uint32_t allocated)
     return (uint32_t)value & ((1u << allocated) - 1u);
 }
 
+/* value_of without a branch, for loops that vectorise: the low bits v, sign-extended by
+ * (v ^ sign) - sign with sign = the top stored bit when signed, else 0. */
+static inline int32_t value_flat(uint32_t word, uint32_t mask, uint32_t sign)
+{
+    return (int32_t)((word & mask) ^ sign) - (int32_t)sign;
+}
+
+/* The first sample of row i of component plane l (pixel_step 1: one component or planar). */
+#define ROW_OF(d, l, i) ((l).first + (size_t)(i) * (d)->width)
+
 int pcwt_plane_has_high_bits(const pcwt_image_desc *d, const void *samples, uint32_t comp)
 {
     if (d->bits_stored == d->bits_allocated)
         return 0;
     const layout l = layout_of(d, comp);
     const size_t n = (size_t)d->width * d->height;
+    if (l.pixel_step == 1 && d->bits_allocated == 16) {
+        const uint32_t stored = d->bits_stored, mask = (1u << stored) - 1u;
+        const uint32_t sign = d->is_signed ? 1u << (stored - 1) : 0u;
+        const uint8_t *s = (const uint8_t *)samples + 2 * l.first;
+        for (uint32_t i = 0; i < d->height; i++) {
+            uint32_t diff = 0;
+            for (uint32_t j = 0; j < d->width; j++) {
+                uint16_t w;
+                memcpy(&w, s + 2 * ((size_t)i * d->width + j), 2);
+                diff |= w ^ ((uint32_t)value_flat(w, mask, sign) & 0xFFFFu);
+            }
+            if (diff)
+                return 1;
+        }
+        return 0;
+    }
     for (size_t k = 0; k < n; k++) {
         const uint32_t w = word_at(d, samples, l.first + k * l.pixel_step);
         if (w != canonical_word(value_of(w, d->bits_stored, d->is_signed), d->bits_allocated))
@@ -110,6 +136,26 @@ void pcwt_plane_extract(const pcwt_image_desc *d, const void *samples, uint32_t 
 {
     const layout l = layout_of(d, comp);
     const uint32_t stored = d->bits_stored;
+    if (kind == 0 && l.pixel_step == 1) {
+        const uint32_t mask = (1u << stored) - 1u, sign = d->is_signed ? 1u << (stored - 1) : 0u;
+        const uint32_t width = d->width; /* a local: the stores may alias *d */
+        for (uint32_t i = 0; i < d->height; i++) {
+            int32_t *row = dst + (size_t)i * stride;
+            if (d->bits_allocated == 16) {
+                const uint8_t *s = (const uint8_t *)samples + 2 * ROW_OF(d, l, i);
+                for (uint32_t j = 0; j < width; j++) {
+                    uint16_t w;
+                    memcpy(&w, s + 2 * (size_t)j, 2);
+                    row[j] = value_flat(w, mask, sign);
+                }
+            } else {
+                const uint8_t *s = (const uint8_t *)samples + ROW_OF(d, l, i);
+                for (uint32_t j = 0; j < width; j++)
+                    row[j] = value_flat(s[j], mask, sign);
+            }
+        }
+        return;
+    }
     for (uint32_t i = 0; i < d->height; i++) {
         size_t k = l.first + (size_t)i * d->width * l.pixel_step;
         int32_t *row = dst + (size_t)i * stride;
@@ -134,6 +180,33 @@ int pcwt_plane_store(const pcwt_image_desc *d, void *samples, uint32_t comp, uin
     } else {
         lo = 0;
         hi = (int32_t)((1u << (alloc - stored)) - 1u);
+    }
+    if (kind == 0 && l.pixel_step == 1) {
+        /* A row is written before its range check: on failure the samples are not defined. */
+        const uint32_t width = d->width; /* a local: the stores may alias *d */
+        for (uint32_t i = 0; i < d->height; i++) {
+            const int32_t *row = src + (size_t)i * stride;
+            uint32_t bad = 0;
+            if (alloc == 16) {
+                uint8_t *s = (uint8_t *)samples + 2 * ROW_OF(d, l, i);
+                for (uint32_t j = 0; j < width; j++) {
+                    const int32_t v = row[j];
+                    bad |= (uint32_t)(v < lo) | (uint32_t)(v > hi);
+                    const uint16_t w16 = (uint16_t)canonical_word(v, 16);
+                    memcpy(s + 2 * (size_t)j, &w16, 2);
+                }
+            } else {
+                uint8_t *s = (uint8_t *)samples + ROW_OF(d, l, i);
+                for (uint32_t j = 0; j < width; j++) {
+                    const int32_t v = row[j];
+                    bad |= (uint32_t)(v < lo) | (uint32_t)(v > hi);
+                    s[j] = (uint8_t)canonical_word(v, 8);
+                }
+            }
+            if (bad)
+                return 0;
+        }
+        return 1;
     }
     for (uint32_t i = 0; i < d->height; i++) {
         size_t k = l.first + (size_t)i * d->width * l.pixel_step;
