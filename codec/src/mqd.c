@@ -6,9 +6,15 @@
  * even padding) are ignored. Qmax is the largest MQD of the top level. */
 #include "internal.h"
 
+static inline int8_t max8(int8_t a, int8_t b) { return a > b ? a : b; }
+
 void pcwt_mqd_band(const int32_t *coef, uint32_t cols, int8_t *mqd, uint32_t mrows,
                    uint32_t mcols, const int8_t *child, uint32_t crows, uint32_t ccols)
 {
+    /* Children (2x+dx, 2y+dy) inside the finer band: both columns for y < yfull, the even one
+     * for y < yhalf. */
+    const uint32_t yfull = ccols / 2 < mcols ? ccols / 2 : mcols;
+    const uint32_t yhalf = (ccols + 1) / 2 < mcols ? (ccols + 1) / 2 : mcols;
     for (uint32_t x = 0; x < mrows; x++) {
         const int32_t *r0 = coef + (size_t)(2 * x) * cols;
         const int32_t *r1 = r0 + cols;
@@ -17,20 +23,16 @@ void pcwt_mqd_band(const int32_t *coef, uint32_t cols, int8_t *mqd, uint32_t mro
             /* The top bit of the OR of the magnitudes is the top bit of their maximum. */
             const uint32_t a = pcwt_magnitude(r0[2 * y]) | pcwt_magnitude(r0[2 * y + 1]) |
                                pcwt_magnitude(r1[2 * y]) | pcwt_magnitude(r1[2 * y + 1]);
-            int m = pcwt_ql_of_magnitude(a);
-            if (child) {
-                for (uint32_t dx = 0; dx < 2; dx++) {
-                    const uint32_t xx = 2 * x + dx;
-                    if (xx >= crows)
-                        continue;
-                    for (uint32_t dy = 0; dy < 2; dy++) {
-                        const uint32_t yy = 2 * y + dy;
-                        if (yy < ccols && child[(size_t)xx * ccols + yy] > m)
-                            m = child[(size_t)xx * ccols + yy];
-                    }
-                }
-            }
-            out[y] = (int8_t)m;
+            out[y] = (int8_t)(31 - __builtin_clz(a | 1u) - (a == 0)); /* QL, -1 for 0 */
+        }
+        if (!child)
+            continue;
+        for (uint32_t xx = 2 * x; xx < 2 * x + 2 && xx < crows; xx++) {
+            const int8_t *c = child + (size_t)xx * ccols;
+            for (uint32_t y = 0; y < yfull; y++)
+                out[y] = max8(out[y], max8(c[2 * y], c[2 * y + 1]));
+            for (uint32_t y = yfull; y < yhalf; y++)
+                out[y] = max8(out[y], c[2 * y]);
         }
     }
 }
