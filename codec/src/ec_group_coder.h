@@ -356,9 +356,14 @@ static PCWT_EC_INLINE PCWT_HD int pcwt_ec_decode_coef(pcwt_rc_dec *rc, pcwt_ec_r
                                               int above, int *found, int32_t *dst)
 {
     int t = 0;
-    if (coded)
-        while (pcwt_rc_decode(rc, &mm[pcwt_ec_min(t, 7) * ms]) && ++t <= mq) {
-        }
+    if (coded) {
+        if (mq < 8) /* t <= mq + 1: no model index to clamp before the last bin */
+            while (pcwt_rc_decode(rc, &mm[t * ms]) && ++t <= mq) {
+            }
+        else
+            while (pcwt_rc_decode(rc, &mm[pcwt_ec_min(t, 7) * ms]) && ++t <= mq) {
+            }
+    }
     const int q = mq - t;
     *found |= t == 0;
     if (q < 0) {
