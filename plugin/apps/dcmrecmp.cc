@@ -149,6 +149,7 @@ int main(int argc, char *argv[])
   std::vector<int> opt_devices;
   OFCmdUnsignedInt opt_batchFrames = 1024, opt_batchMB = 256, opt_batchWait = 20, opt_commitGroup = 16;
   bool opt_verifyGpu = false;
+  pcwt_profile opt_profile = PCWT_PROFILE_BASELINE;
   bool opt_stats = false;
   int opt_progress = -1; // -1 auto
   const char *opt_report = NULL;
@@ -171,6 +172,7 @@ int main(int argc, char *argv[])
     cmd.addOption("--encode-jpegls",            "+el",    "JPEG-LS lossless (standard TS)");
     cmd.addOption("--decompress",               "+ed",    "uncompressed, explicit VR little endian\n(for export)");
     cmd.addOption("--accept-lossy",             "+al",    "also code images that were lossy compressed\nbefore (refused by default)");
+    DPCWTAddProfileOption(cmd);
 
   cmd.addGroup("where the results go:");
     cmd.addOption("--in-place",                 "+ip",    "replace each file by its verified copy (default)");
@@ -229,6 +231,8 @@ int main(int argc, char *argv[])
     if (cmd.findOption("--encode-jpegls")) opt.target = DPRCT_jpegls;
     if (cmd.findOption("--decompress")) opt.target = DPRCT_uncompressed;
     cmd.endOptionBlock();
+    DPCWTEvaluateProfileOption(app, cmd, opt_profile,
+      opt.target == DPRCT_jpegls ? "--encode-jpegls" : "--decompress", opt.target != DPRCT_pcwt);
     if (cmd.findOption("--accept-lossy")) opt.acceptLossy = true;
 
     cmd.beginOptionBlock();
@@ -343,7 +347,8 @@ int main(int argc, char *argv[])
   // codecs: every decoder DCMTK 3.6.7 has, PCWT's, and the encoders
   DPCWTRegisterDecoders(OFstatic_cast(unsigned long, 1) << 30, OFFalse);
   DPCWTEncoderRegistration::registerCodecs(EPCUC_default, OFFalse, opt.acceptLossy ? OFTrue : OFFalse,
-    PCWT_DEFAULT_LEVELS, PCWT_DEFAULT_GROUP, PCWT_DEFAULT_GROUP, opt_backend, OFTrue /* JPEG-LS */);
+    PCWT_DEFAULT_LEVELS, PCWT_DEFAULT_GROUP, PCWT_DEFAULT_GROUP, opt_backend, OFTrue /* JPEG-LS */,
+    opt_profile);
 
   int status = EXITCODE_NO_ERROR;
   {
@@ -400,6 +405,7 @@ int main(int argc, char *argv[])
     popt.decodeBackend = opt_verifyGpu ? opt_backend : PCWT_BACKEND_CPU;
     popt.params.levels = PCWT_DEFAULT_LEVELS;
     popt.params.group_rows = popt.params.group_cols = PCWT_DEFAULT_GROUP;
+    popt.params.profile = opt_profile; // the batch coder codes what the plugin's encoder would
     OFLOG_INFO(recmpLogger, (popt.batchFrames && opt.target == DPRCT_pcwt
       ? "batches of up to " + std::to_string(popt.batchFrames) + " frames / " + std::to_string(opt_batchMB) +
         " MB, " + (opt_devices.empty() ? std::string("one batch coder")

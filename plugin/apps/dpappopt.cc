@@ -151,8 +151,8 @@ void DPCWTAddProfileOption(OFCommandLine& cmd)
 {
       cmd.addOption("--profile",                "+pr", 1, "[p]rofile: baseline | entropy (default: baseline)",
                                                           "PCWT coding profile: entropy range-codes each\n"
-                                                          "group, about 10% smaller, several times slower\n"
-                                                          "(CPU only; decoders read it from the file)");
+                                                          "group, about 10% smaller, slower to code\n"
+                                                          "(decoders read it from the file)");
 }
 
 void DPCWTEvaluateProfileOption(OFConsoleApplication& app, OFCommandLine& cmd, pcwt_profile& profile,
