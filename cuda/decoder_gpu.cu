@@ -111,8 +111,9 @@ void run_device_decode(pcwt_gpu *g, Slot &sl)
         gpu_group_decode(d, d.steps + sl.step_first[st], uint32_t(L.decode_steps[st].size()),
                          max_groups, s);
         if (L.entropy_planes) // the range-coded groups of profile 1
-            gpu_ec_decode(d, d.steps + sl.step_first[st], uint32_t(L.decode_steps[st].size()),
-                          max_groups, s);
+            gpu_ec_decode(d, d.step_groups + sl.step_group_first[st],
+                          sl.step_group_first[st + 1] - sl.step_group_first[st],
+                          uint32_t(L.bands.size()), s);
     }
     gpu_check_qmax(d, np, s);
     gpu_mark(g, "decode groups");

@@ -6,7 +6,7 @@
 
 void Slot::release()
 {
-    for (DevBuf *b : {&frames, &planes, &bands, &levels, &steps, &level0, &groups, &state,
+    for (DevBuf *b : {&frames, &planes, &bands, &levels, &steps, &step_groups, &level0, &groups, &state,
                       &group_size, &samples, &stream_buf, &flags, &scan_tmp, &ec_scan, &ec_scratch})
         b->release();
     for (PinnedBuf *b : {&h_samples, &h_stream, &h_frames, &h_state})
@@ -151,6 +151,18 @@ void gpu_upload_layout(pcwt_gpu *g, Slot &sl, cudaStream_t s)
         steps.insert(steps.end(), st.begin(), st.end());
     }
     sl.step_first.push_back(uint32_t(steps.size()));
+    // Profile 1: the groups of each step as one flat list, a thread each (a band's groups alone
+    // would leave most of a block idle: the coarse bands have one group).
+    std::vector<uint32_t> step_groups;
+    sl.step_group_first.clear();
+    for (const auto &st : L.decode_steps) {
+        sl.step_group_first.push_back(uint32_t(step_groups.size()));
+        for (uint32_t b : st)
+            if (L.entropy_planes && L.planes[L.bands[b].plane].profile == PCWT_PROFILE_ENTROPY)
+                for (uint32_t k = 0; k < L.bands[b].group_count; k++)
+                    step_groups.push_back(uint32_t(L.bands[b].group_first + k));
+    }
+    sl.step_group_first.push_back(uint32_t(step_groups.size()));
     // Fresh plane states: Qmax -1, no error.
     std::vector<GpuPlaneState> st(L.planes.size());
     for (auto &x : st) {
@@ -164,6 +176,7 @@ void gpu_upload_layout(pcwt_gpu *g, Slot &sl, cudaStream_t s)
     upload(sl.bands, L.bands, s);
     upload(sl.levels, levels, s);
     upload(sl.steps, steps, s);
+    upload(sl.step_groups, step_groups, s);
     upload(sl.level0, L.level0_planes, s);
     upload(sl.state, st, s);
     sl.groups.ensure(sizeof(GpuGroup) * (L.groups ? L.groups : 1));
@@ -182,6 +195,7 @@ void gpu_upload_layout(pcwt_gpu *g, Slot &sl, cudaStream_t s)
     d.bands = sl.bands.as<GpuBand>();
     d.levels = sl.levels.as<GpuLevel>();
     d.steps = sl.steps.as<uint32_t>();
+    d.step_groups = sl.step_groups.as<uint32_t>();
     d.level0 = sl.level0.as<uint32_t>();
     d.groups = sl.groups.as<GpuGroup>();
     d.state = sl.state.as<GpuPlaneState>();

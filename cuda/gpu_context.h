@@ -44,13 +44,13 @@ using PinnedBuf = Buffer<pinned_alloc, pinned_free>;
 // The per-batch state a pass needs: tables, samples, codestreams, and the host copies. Two slots
 // let the encoder overlap one chunk's transfers with another chunk's compute.
 struct Slot {
-    DevBuf frames, planes, bands, levels, steps, level0, groups, state, group_size, samples,
+    DevBuf frames, planes, bands, levels, steps, step_groups, level0, groups, state, group_size, samples,
         stream_buf, flags, scan_tmp, ec_scan, ec_scratch;
     PinnedBuf h_samples, h_stream;
     BatchLayout layout;
     const GpuFrame *frames_host() const { return h_frames.as<GpuFrame>(); }
     const GpuPlaneState *state_host() const { return h_state.as<GpuPlaneState>(); }
-    std::vector<uint32_t> level_first, step_first;
+    std::vector<uint32_t> level_first, step_first, step_group_first;
     DeviceBatch dev{};
     cudaEvent_t uploaded = nullptr, computed = nullptr, downloaded = nullptr;
     std::vector<size_t> idx;             // the jobs of the chunk in this slot

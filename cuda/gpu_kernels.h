@@ -12,6 +12,7 @@ struct DeviceBatch {            // device copies of a BatchLayout's tables and i
     GpuBand *bands;
     GpuLevel *levels;           // all levels, grouped by l (offsets in level_first)
     uint32_t *steps;            // decode steps' band indices (offsets in step_first)
+    uint32_t *step_groups;      // decode steps' groups of profile-1 planes (offsets in step_group_first)
     uint32_t *level0;
     GpuGroup *groups;
     GpuPlaneState *state;
@@ -61,8 +62,8 @@ uint64_t gpu_ec_scratch_bytes(uint64_t stream_bytes, uint64_t groups);
 void gpu_ec_encode(const DeviceBatch &b, uint64_t groups, uint32_t band_count, void *scan_tmp,
                    size_t scan_tmp_size, cudaStream_t s);
 void gpu_ec_pack(const DeviceBatch &b, uint64_t groups, cudaStream_t s);
-void gpu_ec_decode(const DeviceBatch &b, const uint32_t *dev_bands, uint32_t band_count,
-                   uint32_t max_groups, cudaStream_t s);
+void gpu_ec_decode(const DeviceBatch &b, const uint32_t *dev_groups, uint32_t group_count,
+                   uint32_t band_count, cudaStream_t s);
 
 // crc32_gpu.cu
 void gpu_crc_init();

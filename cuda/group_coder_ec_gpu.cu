@@ -126,21 +126,26 @@ __global__ void ec_pack(const GpuGroup *groups, const uint64_t *scratch_scan,
         dst[k] = sr[k];
 }
 
-// A thread per range-coded group of the bands of one decode step (blockIdx.y: the band).
+// A thread per group of one decode step (the step's groups of profile-1 planes, listed flat),
+// one in every `spread` lanes: the lanes of a warp that decode different groups diverge, so a step
+// with few groups gives each its own warp (or a few per warp) and a large one packs them.
 __global__ void __launch_bounds__(EC_THREADS) ec_decode(
-    const uint32_t *band_ids, const GpuBand *bands, const GpuPlane *planes, GpuPlaneState *state,
-    const GpuGroup *groups, const uint8_t *__restrict__ stream, int32_t *i32, int8_t *i8)
+    const uint32_t *step_groups, uint32_t n, uint32_t spread, const GpuBand *bands,
+    uint32_t band_count, const GpuPlane *planes, GpuPlaneState *state, const GpuGroup *groups,
+    const uint8_t *__restrict__ stream, int32_t *i32, int8_t *i8)
 {
     __shared__ pcwt_bit_model models[PCWT_EC_ALL * EC_THREADS];
-    const uint32_t bi = band_ids[blockIdx.y];
-    const GpuBand b = bands[bi];
-    const uint32_t k = blockIdx.x * EC_THREADS + threadIdx.x;
-    if (k >= b.group_count || state[b.plane].error)
-        return; // a plane that failed its checks is not decoded
-    const uint64_t g = b.group_first + k;
+    const uint32_t t = blockIdx.x * EC_THREADS + threadIdx.x, k = t / spread;
+    if (t % spread || k >= n)
+        return;
+    const uint64_t g = step_groups[k];
     const GpuGroup grp = groups[g];
     if (!grp.entropy)
         return; // group_decode takes the raw-mode records
+    const uint32_t bi = find_band(bands, band_count, g);
+    const GpuBand b = bands[bi];
+    if (state[b.plane].error)
+        return; // a plane that failed its checks is not decoded
     const GpuPlane p = planes[b.plane];
     const pcwt_ec_band v = ec_view(bands, bi, b, p, p.qmax, i32, i8);
     const pcwt_ec_span sp = ec_span(group_pos(b, p, g));
@@ -167,6 +172,12 @@ uint32_t blocks(uint64_t n, uint32_t per) { return uint32_t((n + per - 1) / per)
 void gpu_ec_init()
 {
     CUDA_CHECK(cudaMemcpyToSymbol(c_init, pcwt_ec_init_p, sizeof pcwt_ec_init_p));
+    // The models take 27 KB of shared memory per block: ask for the largest shared-memory split
+    // of the L1, so that as many blocks as possible share an SM.
+    CUDA_CHECK(cudaFuncSetAttribute(ec_encode, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                    int(cudaSharedmemCarveoutMaxShared)));
+    CUDA_CHECK(cudaFuncSetAttribute(ec_decode, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                    int(cudaSharedmemCarveoutMaxShared)));
 }
 
 uint64_t gpu_ec_scratch_bytes(uint64_t stream_bytes, uint64_t groups)
@@ -196,13 +207,22 @@ void gpu_ec_pack(const DeviceBatch &b, uint64_t groups, cudaStream_t s)
     CUDA_CHECK_LAUNCH();
 }
 
-void gpu_ec_decode(const DeviceBatch &b, const uint32_t *dev_bands, uint32_t band_count,
-                   uint32_t max_groups, cudaStream_t s)
+void gpu_ec_decode(const DeviceBatch &b, const uint32_t *dev_groups, uint32_t group_count,
+                   uint32_t band_count, cudaStream_t s)
 {
-    for (uint32_t first = 0; first < band_count; first += 65535) {
-        const uint32_t n = band_count - first < 65535 ? band_count - first : 65535;
-        ec_decode<<<dim3(blocks(max_groups, EC_THREADS), n), EC_THREADS, 0, s>>>(
-            dev_bands + first, b.bands, b.planes, b.state, b.groups, b.stream, b.i32, b.i8);
-        CUDA_CHECK_LAUNCH();
-    }
+    if (!group_count)
+        return;
+    // Lanes per group: as many as keep the step within the warps the device holds at once (8
+    // blocks of 2 warps per SM, the models' shared memory allows no more), up to a warp each.
+    int dev = 0, sms = 0;
+    CUDA_CHECK(cudaGetDevice(&dev));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    const uint64_t lanes = uint64_t(sms) * 16 * 32;
+    uint32_t spread = 1;
+    while (spread < 32 && uint64_t(group_count) * spread * 2 <= lanes)
+        spread *= 2;
+    ec_decode<<<blocks(uint64_t(group_count) * spread, EC_THREADS), EC_THREADS, 0, s>>>(
+        dev_groups, group_count, spread, b.bands, band_count, b.planes, b.state, b.groups, b.stream,
+        b.i32, b.i8);
+    CUDA_CHECK_LAUNCH();
 }
