@@ -4,6 +4,10 @@
 
 #include "gpu_types.h"
 
+extern "C" {
+#include "ec_group_coder.h"
+}
+
 __device__ inline uint32_t find_band(const GpuBand *bands, uint32_t n, uint64_t g)
 {
     uint32_t lo = 0, hi = n; // last band with group_first <= g
@@ -27,4 +31,26 @@ __device__ inline GroupPos group_pos(const GpuBand &b, const GpuPlane &p, uint64
     q.vr = min(p.gr, b.mrows - q.gx);
     q.vc = min(p.gc, b.mcols - q.gy);
     return q;
+}
+
+// A profile-1 group record (ec_group_coder.h) into a group's table entry, and back.
+__device__ inline void gpu_group_set_record(GpuGroup &g, const pcwt_ec_record &r)
+{
+    g.bits = uint32_t(r.bits);
+    g.entropy = uint16_t(r.entropy);
+    g.alen = uint32_t(r.alen);
+    g.rlen = uint32_t(r.rlen);
+    g.head = uint16_t(r.head);
+    g.bytes = uint32_t(pcwt_ec_record_bytes(&r));
+}
+
+__device__ inline pcwt_ec_record gpu_group_record(const GpuGroup &g)
+{
+    pcwt_ec_record r;
+    r.entropy = g.entropy;
+    r.bits = g.bits;
+    r.alen = g.alen;
+    r.rlen = g.rlen;
+    r.head = g.head;
+    return r;
 }

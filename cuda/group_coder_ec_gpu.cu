@@ -11,10 +11,6 @@
 #include "gpu_groups.h"
 #include "gpu_kernels.h"
 
-extern "C" {
-#include "ec_group_coder.h"
-}
-
 #include <cub/device/device_scan.cuh>
 
 namespace {
@@ -83,21 +79,10 @@ __global__ void __launch_bounds__(EC_THREADS) ec_encode(
     pcwt_bw_init(&bw, sr);
     const uint64_t raw_bits = pcwt_ec_encode_group(&v, &sp, c_init[v.cls], models + threadIdx.x,
                                                    EC_THREADS, &rc, &bw);
-    const uint64_t raw_record = pcwt_ec_raw_record(raw_bits);
     const uint64_t alen = pcwt_rc_enc_finish(&rc, sa);
     const uint64_t rlen = uint64_t(pcwt_bw_flush(&bw) - sr);
-    const uint64_t ent_record = pcwt_ec_entropy_record(alen, rlen);
-    grp.entropy = !rc.overflow && ent_record <= raw_record;
-    if (grp.entropy) {
-        grp.alen = uint32_t(alen);
-        grp.rlen = uint32_t(rlen);
-        grp.head = uint16_t(pcwt_leb128_size(2 * alen) + pcwt_leb128_size(rlen));
-        grp.bytes = uint32_t(ent_record);
-    } else {
-        grp.alen = grp.rlen = 0;
-        grp.head = uint16_t(pcwt_leb128_size(2 * raw_bits + 1));
-        grp.bytes = uint32_t(raw_record);
-    }
+    const pcwt_ec_record rec = pcwt_ec_record_choose(raw_bits, alen, rlen, rc.overflow);
+    gpu_group_set_record(grp, rec);
     groups[g] = grp;
     sizes[g] = grp.bytes; // scanned next into the record offsets
 }
@@ -116,8 +101,10 @@ __global__ void ec_pack(const GpuGroup *groups, const uint64_t *scratch_scan,
     const uint8_t *sa = scratch + scratch_at(scratch_scan, g);
     const uint8_t *sr = sa + pcwt_ec_scratch(grp.bits);
     uint8_t *dst = stream + grp.offset;
-    if (lane == 0)
-        pcwt_leb128_put(pcwt_leb128_put(dst, 2 * uint64_t(grp.alen)), grp.rlen);
+    if (lane == 0) {
+        const pcwt_ec_record rec = gpu_group_record(grp);
+        pcwt_ec_record_put_head(dst, &rec);
+    }
     dst += grp.head;
     for (uint32_t k = lane; k < grp.alen; k += 32)
         dst[k] = sa[k];

@@ -11,10 +11,6 @@
 #include "gpu_groups.h"
 #include "gpu_kernels.h"
 
-extern "C" {
-#include "ec_group_coder.h"
-}
-
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_scan.cuh>
 
@@ -113,9 +109,10 @@ __global__ void __launch_bounds__(ENC_THREADS) group_encode(
         return; // a range-coded record of profile 1 (group_coder_ec_gpu.cu)
     uint8_t *out = stream + grp.offset;
     if (threadIdx.x == 0) {
-        if (p.profile == PCWT_PROFILE_ENTROPY)
-            pcwt_leb128_put(out, 2 * uint64_t(grp.bits) + 1); // a raw-mode record
-        else
+        if (p.profile == PCWT_PROFILE_ENTROPY) { // a raw-mode record
+            const pcwt_ec_record rec = gpu_group_record(grp);
+            pcwt_ec_record_put_head(out, &rec);
+        } else
             for (int k = 0; k < 4; k++)
                 out[k] = uint8_t(grp.bits >> (8 * k));
     }
@@ -182,39 +179,6 @@ __global__ void __launch_bounds__(ENC_THREADS) group_encode(
         dst[written] = uint8_t(carry_byte);
 }
 
-// Profile 1: reads the LEB128 lengths of the record at pos (docs/FORMAT.md Sec. 5.1), with the
-// CPU decoder's checks; 0 when they are bad or run past the payload end.
-__device__ inline int ec_record(const uint8_t *payload, uint64_t pos, uint64_t end, GpuGroup &grp)
-{
-    const uint8_t *s = payload + pos;
-    const size_t size = size_t(end - pos);
-    size_t at = 0;
-    uint32_t h;
-    if (!pcwt_leb128_get(s, size, &at, &h))
-        return 0;
-    if (h & 1u) {
-        grp.bits = h >> 1;
-        grp.entropy = 0;
-        grp.alen = grp.rlen = 0;
-        const uint64_t nbytes = (uint64_t(grp.bits) + 7) / 8;
-        if (nbytes > size - at)
-            return 0;
-        grp.head = uint16_t(at);
-        grp.bytes = uint32_t(at + nbytes);
-        return 1;
-    }
-    uint32_t rlen;
-    const uint64_t alen = h >> 1;
-    if (!pcwt_leb128_get(s, size, &at, &rlen) || alen > size - at || rlen > size - at - alen)
-        return 0;
-    grp.entropy = 1;
-    grp.alen = uint32_t(alen);
-    grp.rlen = rlen;
-    grp.head = uint16_t(at);
-    grp.bytes = uint32_t(at + alen + rlen);
-    return 1;
-}
-
 // Decode: locate every group of a plane by walking its length words or LEB128 headers (a thread
 // per plane). When a record runs past the payload, it and the groups after it are left empty
 // (no bytes), so that the CRC kernels read nothing outside the payload; the plane is flagged.
@@ -232,7 +196,10 @@ __global__ void group_walk(const GpuPlane *planes, uint32_t count, GpuPlaneState
         GpuGroup grp{};
         grp.offset = pos;
         if (!bad && p.profile == PCWT_PROFILE_ENTROPY) {
-            bad = !ec_record(stream, pos, end, grp);
+            pcwt_ec_record rec;
+            bad = pcwt_ec_record_read(stream + pos, size_t(end - pos), &rec) != PCWT_EC_RECORD_OK;
+            if (!bad)
+                gpu_group_set_record(grp, rec);
         } else if (!bad) {
             bad = end - pos < 4;
             if (!bad) {

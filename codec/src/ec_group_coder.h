@@ -272,14 +272,76 @@ static inline PCWT_HD int pcwt_leb128_get(const uint8_t *s, size_t size, size_t 
     return 0;
 }
 
-static inline PCWT_HD uint64_t pcwt_ec_raw_record(uint64_t raw_bits)
+/* A group record's header: raw mode, the baseline bit string of `bits` bits; entropy mode, the
+ * range-coder and raw streams of alen and rlen bytes. head: the bytes of its LEB128 numbers. */
+typedef struct pcwt_ec_record {
+    int entropy;
+    uint64_t bits, alen, rlen;
+    uint32_t head;
+} pcwt_ec_record;
+
+/* Bytes of the whole record. */
+static inline PCWT_HD uint64_t pcwt_ec_record_bytes(const pcwt_ec_record *r)
 {
-    return pcwt_leb128_size(2 * raw_bits + 1) + (raw_bits + 7) / 8;
+    return r->head + (r->entropy ? r->alen + r->rlen : (r->bits + 7) / 8);
 }
 
-static inline PCWT_HD uint64_t pcwt_ec_entropy_record(uint64_t alen, uint64_t rlen)
+/* The record an encoder writes for a group coded into its streams: entropy mode unless the
+ * range-coder stream overflowed its scratch or the entropy record would be larger than the raw
+ * one (ties take entropy mode), so a plane is never larger than in the baseline profile. */
+static inline PCWT_HD pcwt_ec_record pcwt_ec_record_choose(uint64_t raw_bits, uint64_t alen,
+                                                           uint64_t rlen, int overflow)
 {
-    return pcwt_leb128_size(2 * alen) + pcwt_leb128_size(rlen) + alen + rlen;
+    const uint32_t raw_head = pcwt_leb128_size(2 * raw_bits + 1);
+    const uint32_t ent_head = pcwt_leb128_size(2 * alen) + pcwt_leb128_size(rlen);
+    pcwt_ec_record r;
+    r.bits = raw_bits;
+    r.entropy = !overflow && ent_head + alen + rlen <= raw_head + (raw_bits + 7) / 8;
+    r.alen = r.entropy ? alen : 0;
+    r.rlen = r.entropy ? rlen : 0;
+    r.head = r.entropy ? ent_head : raw_head;
+    return r;
+}
+
+/* Writes the record's LEB128 numbers; returns where its payload starts. */
+static inline PCWT_HD uint8_t *pcwt_ec_record_put_head(uint8_t *d, const pcwt_ec_record *r)
+{
+    if (!r->entropy)
+        return pcwt_leb128_put(d, 2 * r->bits + 1);
+    return pcwt_leb128_put(pcwt_leb128_put(d, 2 * r->alen), r->rlen);
+}
+
+enum {
+    PCWT_EC_RECORD_OK = 0,
+    PCWT_EC_RECORD_BAD_LENGTH,   /* the first number is missing or not canonical */
+    PCWT_EC_RECORD_BITS_BEYOND,  /* a raw-mode bit string runs past the payload */
+    PCWT_EC_RECORD_STREAMS_BEYOND /* entropy mode: a bad second number or streams past the payload */
+};
+
+/* Reads the header of the record at s, size bytes before the payload ends, and checks that the
+ * record lies within them (Sec. 5.1); returns PCWT_EC_RECORD_OK or the error. r->head is the
+ * number of bytes read, also on an error. */
+static inline PCWT_HD int pcwt_ec_record_read(const uint8_t *s, size_t size, pcwt_ec_record *r)
+{
+    size_t at = 0;
+    uint32_t h;
+    const int ok = pcwt_leb128_get(s, size, &at, &h);
+    r->head = (uint32_t)at;
+    if (!ok)
+        return PCWT_EC_RECORD_BAD_LENGTH;
+    r->entropy = !(h & 1u);
+    r->bits = r->entropy ? 0 : h >> 1;
+    r->alen = r->entropy ? h >> 1 : 0;
+    r->rlen = 0;
+    if (!r->entropy)
+        return (r->bits + 7) / 8 > size - at ? PCWT_EC_RECORD_BITS_BEYOND : PCWT_EC_RECORD_OK;
+    uint32_t rlen;
+    const int ok2 = pcwt_leb128_get(s, size, &at, &rlen);
+    r->head = (uint32_t)at;
+    r->rlen = rlen;
+    if (!ok2 || r->alen > size - at || r->rlen > size - at - r->alen)
+        return PCWT_EC_RECORD_STREAMS_BEYOND;
+    return PCWT_EC_RECORD_OK;
 }
 
 /* Scratch bytes of each of a group's two streams while it is coded: a range-coder stream that

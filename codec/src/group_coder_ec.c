@@ -60,24 +60,19 @@ pcwt_status pcwt_ec_payload_encode(const pcwt_pyramid *p, int qmax, uint32_t gr,
                 pcwt_bitwriter bw;
                 pcwt_bw_init(&bw, sr);
                 const uint64_t raw_bits = pcwt_ec_encode_group(&v, &g, init, models, 1, &rc, &bw);
-                const uint64_t raw_record = pcwt_ec_raw_record(raw_bits);
                 const size_t alen = pcwt_rc_enc_finish(&rc, sa);
                 const size_t rlen = (size_t)(pcwt_bw_flush(&bw) - sr);
-                const uint64_t ent_record = pcwt_ec_entropy_record(alen, rlen);
-                const int entropy = !rc.overflow && ent_record <= raw_record;
-                const uint64_t need = entropy ? ent_record : raw_record;
+                const pcwt_ec_record rec = pcwt_ec_record_choose(raw_bits, alen, rlen, rc.overflow);
+                const uint64_t need = pcwt_ec_record_bytes(&rec);
                 if (need > cap - off) {
                     st = PCWT_ERR_BUFFER_TOO_SMALL;
                     break;
                 }
-                uint8_t *d = dst + off;
-                if (entropy) {
-                    d = pcwt_leb128_put(d, 2 * (uint64_t)alen);
-                    d = pcwt_leb128_put(d, rlen);
+                uint8_t *d = pcwt_ec_record_put_head(dst + off, &rec);
+                if (rec.entropy) {
                     memcpy(d, sa, alen);
                     memcpy(d + alen, sr, rlen);
                 } else {
-                    d = pcwt_leb128_put(d, 2 * raw_bits + 1);
                     pcwt_bitwriter w;
                     pcwt_bw_init(&w, d);
                     for (uint32_t x = g.gx; x < g.xe; x++) {
@@ -142,36 +137,29 @@ pcwt_status pcwt_ec_payload_decode(pcwt_pyramid *p, int qmax, uint32_t gr, uint3
         for (uint32_t gx = 0; gx < band->mrows; gx += gr) {
             for (uint32_t gy = 0; gy < band->mcols; gy += gc, gi++) {
                 const pcwt_ec_span g = span_of(band, gx, gy, gr, gc);
-                uint32_t h;
-                if (!pcwt_leb128_get(src, size, &pos, &h)) {
+                pcwt_ec_record rec;
+                switch (pcwt_ec_record_read(src + pos, size - pos, &rec)) {
+                case PCWT_EC_RECORD_BAD_LENGTH:
                     pcwt_set_error(err, err_size, "group %llu: bad or missing length",
                                    (unsigned long long)gi);
-                    return pos >= size ? PCWT_ERR_TRUNCATED : PCWT_ERR_CORRUPT;
+                    return pos + rec.head >= size ? PCWT_ERR_TRUNCATED : PCWT_ERR_CORRUPT;
+                case PCWT_EC_RECORD_BITS_BEYOND:
+                    pcwt_set_error(err, err_size, "group %llu declares %u bits, beyond the payload",
+                                   (unsigned long long)gi, (unsigned)rec.bits);
+                    return PCWT_ERR_CORRUPT;
+                case PCWT_EC_RECORD_STREAMS_BEYOND:
+                    pcwt_set_error(err, err_size, "group %llu: stream lengths beyond the payload",
+                                   (unsigned long long)gi);
+                    return PCWT_ERR_CORRUPT;
+                default:
+                    break;
                 }
-                int ok;
-                if (h & 1u) {
-                    const uint32_t nbits = h >> 1;
-                    const size_t nbytes = (nbits + 7u) / 8u;
-                    if (nbytes > size - pos) {
-                        pcwt_set_error(err, err_size, "group %llu declares %u bits, beyond the payload",
-                                       (unsigned long long)gi, nbits);
-                        return PCWT_ERR_CORRUPT;
-                    }
-                    ok = decode_group_raw(&v, &g, src + pos, nbits);
-                    pos += nbytes;
-                } else {
-                    const size_t alen = h >> 1;
-                    uint32_t rlen;
-                    if (!pcwt_leb128_get(src, size, &pos, &rlen) || alen > size - pos ||
-                        rlen > size - pos - alen) {
-                        pcwt_set_error(err, err_size, "group %llu: stream lengths beyond the payload",
-                                       (unsigned long long)gi);
-                        return PCWT_ERR_CORRUPT;
-                    }
-                    ok = pcwt_ec_decode_group(&v, &g, init, models, 1, src + pos, alen,
-                                              src + pos + alen, rlen);
-                    pos += alen + rlen;
-                }
+                const uint8_t *payload = src + pos + rec.head;
+                const int ok = rec.entropy
+                                   ? pcwt_ec_decode_group(&v, &g, init, models, 1, payload, rec.alen,
+                                                          payload + rec.alen, rec.rlen)
+                                   : decode_group_raw(&v, &g, payload, (uint32_t)rec.bits);
+                pos += pcwt_ec_record_bytes(&rec);
                 if (!ok) {
                     pcwt_set_error(err, err_size, "group %llu does not decode consistently",
                                    (unsigned long long)gi);
