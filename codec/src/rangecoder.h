@@ -168,13 +168,9 @@ static inline PCWT_HD void pcwt_rc_dec_init(pcwt_rc_dec *d, const uint8_t *src, 
         d->code = (d->code << 8) | pcwt_rc_next_byte(d);
 }
 
-static inline PCWT_HD uint32_t pcwt_rc_decode(pcwt_rc_dec *d, pcwt_bit_model *m)
+/* Refills after a decision: the range never falls below 2^14, so two bytes at most. */
+static inline PCWT_HD void pcwt_rc_dec_normalize(pcwt_rc_dec *d)
 {
-    const uint32_t bound = (d->range >> PCWT_RC_PBITS) * pcwt_model_p(m);
-    const uint32_t bit = d->code < bound;
-    d->range = bit ? bound : d->range - bound;
-    d->code = bit ? d->code : d->code - bound;
-    pcwt_model_update(m, bit);
     if (d->range < PCWT_RC_TOP) {
         d->range <<= 8;
         d->code = (d->code << 8) | pcwt_rc_next_byte(d);
@@ -183,6 +179,16 @@ static inline PCWT_HD uint32_t pcwt_rc_decode(pcwt_rc_dec *d, pcwt_bit_model *m)
             d->code = (d->code << 8) | pcwt_rc_next_byte(d);
         }
     }
+}
+
+static inline PCWT_HD uint32_t pcwt_rc_decode(pcwt_rc_dec *d, pcwt_bit_model *m)
+{
+    const uint32_t bound = (d->range >> PCWT_RC_PBITS) * pcwt_model_p(m);
+    const uint32_t bit = d->code < bound;
+    d->range = bit ? bound : d->range - bound;
+    d->code = bit ? d->code : d->code - bound;
+    pcwt_model_update(m, bit);
+    pcwt_rc_dec_normalize(d);
     return bit;
 }
 
@@ -197,14 +203,7 @@ static inline PCWT_HD uint32_t pcwt_rc_decode_flat(pcwt_rc_dec *d, pcwt_bit_mode
     d->code -= bound & ~ones;
     d->range = rest ^ ((rest ^ bound) & ones);
     pcwt_model_update_flat(m, ones);
-    if (d->range < PCWT_RC_TOP) {
-        d->range <<= 8;
-        d->code = (d->code << 8) | pcwt_rc_next_byte(d);
-        if (d->range < PCWT_RC_TOP) {
-            d->range <<= 8;
-            d->code = (d->code << 8) | pcwt_rc_next_byte(d);
-        }
-    }
+    pcwt_rc_dec_normalize(d);
     return bit;
 }
 
