@@ -7,15 +7,10 @@
 
 #include <string.h>
 
-static inline int is_top(const pcwt_pyramid *p, uint32_t b)
-{
-    return p->plan.levels ? b < 4 : b == 0;
-}
-
 /* Reference of element (x,y) of band b: Qmax on the top level, else the parent's MQD. */
 static inline int reference(const pcwt_pyramid *p, uint32_t b, int qmax, uint32_t x, uint32_t y)
 {
-    if (is_top(p, b))
+    if (pcwt_band_is_top(p, b))
         return qmax;
     const pcwt_band *parent = &p->band[b - 3];
     return parent->mqd[(size_t)(x / 2) * parent->mcols + y / 2];
@@ -175,25 +170,32 @@ pcwt_status pcwt_payload_decode(pcwt_pyramid *p, int qmax, uint32_t gr, uint32_t
                 pos += nbytes;
             }
         }
-        if (is_top(p, b) && b + 1 == (p->plan.levels ? 4u : 1u)) {
-            /* Qmax must be the largest top-level MQD, as the encoder computes it. */
-            int top = -1;
-            for (uint32_t t = 0; t <= b; t++) {
-                const size_t n = (size_t)p->band[t].mrows * p->band[t].mcols;
-                for (size_t k = 0; k < n; k++)
-                    if (p->band[t].mqd[k] > top)
-                        top = p->band[t].mqd[k];
-            }
-            if (top != qmax) {
-                pcwt_set_error(err, err_size, "Qmax %d does not match the top-level MQDs (%d)",
-                               qmax, top);
-                return PCWT_ERR_CORRUPT;
-            }
-        }
+        const pcwt_status st = pcwt_check_top_qmax(p, b, qmax, err, err_size);
+        if (st != PCWT_OK)
+            return st;
     }
     if (pos != size) {
         pcwt_set_error(err, err_size, "payload has %llu bytes after its last group",
                        (unsigned long long)(size - pos));
+        return PCWT_ERR_CORRUPT;
+    }
+    return PCWT_OK;
+}
+
+pcwt_status pcwt_check_top_qmax(const pcwt_pyramid *p, uint32_t b, int qmax, char *err,
+                                size_t err_size)
+{
+    if (!pcwt_band_is_top(p, b) || b + 1 != (p->plan.levels ? 4u : 1u))
+        return PCWT_OK;
+    int top = -1;
+    for (uint32_t t = 0; t <= b; t++) {
+        const size_t n = (size_t)p->band[t].mrows * p->band[t].mcols;
+        for (size_t k = 0; k < n; k++)
+            if (p->band[t].mqd[k] > top)
+                top = p->band[t].mqd[k];
+    }
+    if (top != qmax) {
+        pcwt_set_error(err, err_size, "Qmax %d does not match the top-level MQDs (%d)", qmax, top);
         return PCWT_ERR_CORRUPT;
     }
     return PCWT_OK;

@@ -9,16 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-static inline int is_top(const pcwt_pyramid *p, uint32_t b)
-{
-    return p->plan.levels ? b < 4 : b == 0;
-}
-
 /* The view of band b that the group coder reads. */
 static inline pcwt_ec_band ec_band(const pcwt_pyramid *p, uint32_t b, int qmax)
 {
     const pcwt_band *band = &p->band[b];
-    const pcwt_band *parent = is_top(p, b) ? NULL : &p->band[b - 3];
+    const pcwt_band *parent = pcwt_band_is_top(p, b) ? NULL : &p->band[b - 3];
     pcwt_ec_band v = {band->coef, band->mqd, parent ? parent->mqd : NULL, band->cols, band->mcols,
                       parent ? parent->mcols : 0, qmax, pcwt_ec_class(b == 0, band->level),
                       b == 0 || band->level == 1};
@@ -167,20 +162,9 @@ pcwt_status pcwt_ec_payload_decode(pcwt_pyramid *p, int qmax, uint32_t gr, uint3
                 }
             }
         }
-        if (b + 1 == (p->plan.levels ? 4u : 1u)) {
-            int top = -1;
-            for (uint32_t t = 0; t <= b; t++) {
-                const size_t n = (size_t)p->band[t].mrows * p->band[t].mcols;
-                for (size_t k = 0; k < n; k++)
-                    if (p->band[t].mqd[k] > top)
-                        top = p->band[t].mqd[k];
-            }
-            if (top != qmax) {
-                pcwt_set_error(err, err_size, "Qmax %d does not match the top-level MQDs (%d)",
-                               qmax, top);
-                return PCWT_ERR_CORRUPT;
-            }
-        }
+        const pcwt_status st = pcwt_check_top_qmax(p, b, qmax, err, err_size);
+        if (st != PCWT_OK)
+            return st;
     }
     if (pos != size) {
         pcwt_set_error(err, err_size, "payload has %llu bytes after its last group",

@@ -88,6 +88,13 @@ void pcwt_mqd_band(const int32_t *coef, uint32_t cols, int8_t *mqd, uint32_t mro
                    uint32_t mcols, const int8_t *child, uint32_t crows, uint32_t ccols);
 int pcwt_mqd_compute(pcwt_pyramid *p); /* returns Qmax (-1 for an all-zero plane) */
 
+/* Bands of the top level (their reference is Qmax): LL, HL, LH, HH, or LL alone without a
+ * transform. */
+static inline int pcwt_band_is_top(const pcwt_pyramid *p, uint32_t b)
+{
+    return p->plan.levels ? b < 4 : b == 0;
+}
+
 /* group_coder.c: element and group coding of one plane (baseline profile). */
 uint64_t pcwt_group_count(const pcwt_pyramid *p, uint32_t gr, uint32_t gc);
 uint64_t pcwt_payload_size(const pcwt_pyramid *p, int qmax, uint32_t gr, uint32_t gc);
@@ -95,6 +102,10 @@ uint64_t pcwt_payload_max_size(const pcwt_plan *plan, int qmax, uint32_t gr, uin
 void pcwt_payload_encode(const pcwt_pyramid *p, int qmax, uint32_t gr, uint32_t gc, uint8_t *dst);
 pcwt_status pcwt_payload_decode(pcwt_pyramid *p, int qmax, uint32_t gr, uint32_t gc,
                                 const uint8_t *src, size_t size, char *err, size_t err_size);
+/* For the decoders of both profiles, once band b is decoded: when it is the last band of the top
+ * level, Qmax must be the largest top-level MQD, as the encoder computes it. */
+pcwt_status pcwt_check_top_qmax(const pcwt_pyramid *p, uint32_t b, int qmax, char *err,
+                                size_t err_size);
 
 /* group_coder_ec.c: element and group coding of one plane, entropy profile (profile 1). A
  * plane's payload is never larger than pcwt_payload_size() of the baseline. */
