@@ -205,9 +205,8 @@ void charls_run(const std::vector<Frame> &fr, int repeats, Result &r,
         *streams = std::move(enc);
 }
 
-// The GPU JPEG-LS encoder (issue: JPEG-LS fallback) against CharLS on every core: device-resident
-// and end-to-end encode, and every GPU codestream compared byte for byte with CharLS's.
-Result run_jpegls(const std::string &name, const std::vector<Frame> &fr, int repeats)
+// A batch's row before timing: its name, frames, samples and raw bytes.
+Result batch_result(const std::string &name, const std::vector<Frame> &fr)
 {
     Result r;
     r.name = name;
@@ -216,6 +215,30 @@ Result run_jpegls(const std::string &name, const std::vector<Frame> &fr, int rep
         r.pixels += double(f.d.width) * f.d.height * f.d.components;
         r.raw_bytes += double(f.px.size());
     }
+    return r;
+}
+
+// The frames copied into page-locked memory as encode jobs, with page-locked destinations of
+// pcwt_encode_bound bytes: what a GPU pipeline is fed at its best.
+struct PinnedJobs {
+    std::vector<Pinned> in, out;
+    std::vector<pcwt_frame_job> jobs;
+    explicit PinnedJobs(const std::vector<Frame> &fr) : jobs(fr.size())
+    {
+        for (size_t i = 0; i < fr.size(); i++) {
+            in.emplace_back(fr[i].px.size());
+            std::memcpy(in[i].p, fr[i].px.data(), fr[i].px.size());
+            out.emplace_back(pcwt_encode_bound(&fr[i].d));
+            jobs[i] = {fr[i].d, in[i].p, in[i].n, out[i].p, out[i].n, 0, PCWT_OK};
+        }
+    }
+};
+
+// The GPU JPEG-LS encoder (issue: JPEG-LS fallback) against CharLS on every core: device-resident
+// and end-to-end encode, and every GPU codestream compared byte for byte with CharLS's.
+Result run_jpegls(const std::string &name, const std::vector<Frame> &fr, int repeats)
+{
+    Result r = batch_result(name, fr);
     pcwt_encoder *enc = pcwt_encoder_create();
     pcwt_encode_params p;
     pcwt_encode_params_default(&p);
@@ -223,14 +246,8 @@ Result run_jpegls(const std::string &name, const std::vector<Frame> &fr, int rep
     p.backend = PCWT_BACKEND_GPU;
     if (pcwt_encoder_set_params(enc, &p) != PCWT_OK)
         die("no GPU backend");
-    std::vector<Pinned> in, out;
-    std::vector<pcwt_frame_job> jobs(fr.size());
-    for (size_t i = 0; i < fr.size(); i++) {
-        in.emplace_back(fr[i].px.size());
-        std::memcpy(in[i].p, fr[i].px.data(), fr[i].px.size());
-        out.emplace_back(pcwt_encode_bound(&fr[i].d));
-        jobs[i] = {fr[i].d, in[i].p, in[i].n, out[i].p, out[i].n, 0, PCWT_OK};
-    }
+    PinnedJobs pj(fr);
+    std::vector<pcwt_frame_job> &jobs = pj.jobs;
     r.e2e_enc = median_ms(repeats, [&]() {
         if (pcwt_encode_batch(enc, jobs.data(), jobs.size()) != PCWT_OK)
             die(std::string("GPU JPEG-LS encode: ") + pcwt_encoder_last_error(enc));
@@ -248,7 +265,7 @@ Result run_jpegls(const std::string &name, const std::vector<Frame> &fr, int rep
     std::vector<std::vector<uint8_t>> ref;
     charls_run(fr, repeats, r, &ref);
     for (size_t i = 0; i < fr.size(); i++)
-        if (jobs[i].written != ref[i].size() || std::memcmp(out[i].p, ref[i].data(), ref[i].size()) != 0)
+        if (jobs[i].written != ref[i].size() || std::memcmp(pj.out[i].p, ref[i].data(), ref[i].size()) != 0)
             die("GPU JPEG-LS codestream differs from CharLS's in " + name + " frame " + std::to_string(i));
     return r;
 }
@@ -286,13 +303,7 @@ std::vector<Frame> jpegls_codable(const std::vector<Frame> &fr)
 
 Result run(const std::string &name, const std::vector<Frame> &fr, int repeats, pcwt_profile profile)
 {
-    Result r;
-    r.name = name + (profile == PCWT_PROFILE_ENTROPY ? " [entropy]" : " [baseline]");
-    r.frames = fr.size();
-    for (const Frame &f : fr) {
-        r.pixels += double(f.d.width) * f.d.height * f.d.components;
-        r.raw_bytes += double(f.px.size());
-    }
+    Result r = batch_result(name + (profile == PCWT_PROFILE_ENTROPY ? " [entropy]" : " [baseline]"), fr);
     pcwt_encoder *enc = pcwt_encoder_create();
     pcwt_decoder *dec = pcwt_decoder_create();
     pcwt_encode_params p;
@@ -301,15 +312,11 @@ Result run(const std::string &name, const std::vector<Frame> &fr, int repeats, p
     p.profile = profile;
     if (pcwt_encoder_set_params(enc, &p) != PCWT_OK || pcwt_decoder_set_backend(dec, PCWT_BACKEND_GPU) != PCWT_OK)
         die("no GPU backend");
-    std::vector<Pinned> in, out, back;
-    std::vector<pcwt_frame_job> jobs(fr.size());
-    for (size_t i = 0; i < fr.size(); i++) {
-        in.emplace_back(fr[i].px.size());
-        std::memcpy(in[i].p, fr[i].px.data(), fr[i].px.size());
-        out.emplace_back(pcwt_encode_bound(&fr[i].d));
-        back.emplace_back(fr[i].px.size());
-        jobs[i] = {fr[i].d, in[i].p, in[i].n, out[i].p, out[i].n, 0, PCWT_OK};
-    }
+    PinnedJobs pj(fr);
+    std::vector<pcwt_frame_job> &jobs = pj.jobs;
+    std::vector<Pinned> back;
+    for (const Frame &f : fr)
+        back.emplace_back(f.px.size());
     r.e2e_enc = median_ms(repeats, [&]() {
         if (pcwt_encode_batch(enc, jobs.data(), jobs.size()) != PCWT_OK)
             die(std::string("GPU encode: ") + pcwt_encoder_last_error(enc));
@@ -318,7 +325,7 @@ Result run(const std::string &name, const std::vector<Frame> &fr, int repeats, p
     for (size_t i = 0; i < fr.size(); i++) {
         r.coded += double(jobs[i].written);
         std::memset(back[i].p, 0, back[i].n);
-        djobs[i] = {out[i].p, jobs[i].written, back[i].p, back[i].n, PCWT_OK};
+        djobs[i] = {pj.out[i].p, jobs[i].written, back[i].p, back[i].n, PCWT_OK};
     }
     r.e2e_dec = median_ms(repeats, [&]() {
         if (pcwt_decode_batch(dec, djobs.data(), djobs.size()) != PCWT_OK)
