@@ -262,7 +262,8 @@ size_t gpu_memory_budget(pcwt_gpu *g)
     CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
     size_t held = g->i32.cap + g->i8.cap;
     for (const Slot &s : g->slot)
-        held += s.samples.cap + s.stream_buf.cap + s.groups.cap + s.group_size.cap;
+        held += s.samples.cap + s.stream_buf.cap + s.groups.cap + s.group_size.cap +
+                s.ec_scan.cap + s.ec_scratch.cap;
     held += jls_gpu_held(g->jls);
     const size_t budget = (free_b + held) / 10 * 8;
     return g->memory_budget && g->memory_budget < budget ? g->memory_budget : budget;
