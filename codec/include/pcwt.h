@@ -75,9 +75,17 @@ size_t pcwt_image_size(const pcwt_image_desc *desc);
 typedef enum pcwt_profile {
     PCWT_PROFILE_BASELINE = 0, /* seed 000 element and group coding, raw bits */
     PCWT_PROFILE_ENTROPY = 1   /* the same transform, MQDs and groups; an adaptive binary range
-                                  coder per group (docs/FORMAT.md Sec. 5). CPU backend only so far:
-                                  the GPU backend codes it on the CPU */
+                                  coder per group (docs/FORMAT.md Sec. 5), on the CPU and the GPU */
 } pcwt_profile;
+
+/* The reversible colour transform of 3-component images (docs/FORMAT.md Sec. 2.1, the RCT of
+ * JPEG 2000): decorrelates R, G and B before the wavelet transform. Ignored for 1 component and
+ * for JPEG-LS. */
+typedef enum pcwt_colour_transform {
+    PCWT_COLOUR_AUTO = 0, /* the RCT with the entropy profile; none with the baseline profile */
+    PCWT_COLOUR_NONE = 1,
+    PCWT_COLOUR_RCT = 2   /* the RCT in either profile */
+} pcwt_colour_transform;
 
 typedef enum pcwt_backend {
     PCWT_BACKEND_AUTO = 0, /* GPU when built and a device is present, else CPU */
@@ -110,10 +118,11 @@ typedef struct pcwt_encode_params {
      * charls_interleave_mode) and the restart interval in lines (0: none, the default). */
     uint32_t jpegls_interleave;
     uint32_t jpegls_restart_interval;
+    pcwt_colour_transform colour_transform; /* PCWT, 3 components */
 } pcwt_encode_params;
 
 /* Fill params with the defaults (PCWT codec, 6 levels, 32x32 groups, baseline profile, automatic
- * backend; for JPEG-LS no interleave and no restart markers). */
+ * colour transform, automatic backend; for JPEG-LS no interleave and no restart markers). */
 void pcwt_encode_params_default(pcwt_encode_params *params);
 
 typedef struct pcwt_encoder pcwt_encoder;
@@ -160,6 +169,7 @@ typedef struct pcwt_header_info {
     pcwt_image_desc desc;
     uint32_t levels;      /* wavelet levels actually applied */
     uint32_t group_rows, group_cols;
+    uint32_t colour_transform; /* 1: the value planes hold the RCT (flag bit 2, FORMAT.md Sec. 2.1) */
     uint32_t plane_count; /* coded planes: one per component, plus high-bit planes if needed */
     struct {
         uint32_t component;

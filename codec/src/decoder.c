@@ -2,6 +2,7 @@
  * per plane: CRC check, group decoding, inverse B-LDWT+B, range-checked store into the caller's
  * buffer. Every byte of the codestream is treated as untrusted. */
 #include "internal.h"
+#include "rct.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,8 @@ struct pcwt_decoder {
     pcwt_backend env_backend; /* PCWT_BACKEND at creation */
     pcwt_backend backend;     /* resolved: CPU or GPU */
     pcwt_pyramid pyr;         /* reused across calls */
+    int32_t *rct;             /* colour transform: the three value planes, kept until all are decoded */
+    size_t rct_size;          /* int32s per plane in rct */
 #ifdef PCWT_HAVE_CUDA
     pcwt_gpu *gpu; /* created on first use */
 #endif
@@ -39,6 +42,7 @@ void pcwt_decoder_destroy(pcwt_decoder *d)
     if (!d)
         return;
     pcwt_pyramid_free(&d->pyr);
+    free(d->rct);
 #ifdef PCWT_HAVE_CUDA
     pcwt_gpu_destroy(d->gpu);
 #endif
@@ -136,33 +140,76 @@ static pcwt_status decode_cpu(pcwt_decoder *dec, const void *src, size_t src_siz
         pcwt_set_error(err, es, "out of memory for a %ux%u image", d->width, d->height);
         return PCWT_ERR_OUT_OF_MEMORY;
     }
-    size_t off = info.header_length;
     const uint32_t stride = pcwt_even_up(d->width);
-    for (uint32_t i = 0; i < info.plane_count; i++) {
-        const size_t len = (size_t)info.planes[i].payload_length;
-        const uint8_t *payload = s + off;
-        off += len;
+    const size_t plane_ints = (size_t)stride * pcwt_even_up(d->height);
+    if (info.colour_transform && dec->rct_size < plane_ints) {
+        free(dec->rct);
+        dec->rct_size = 0;
+        dec->rct = malloc(3 * plane_ints * sizeof *dec->rct);
+        if (!dec->rct) {
+            pcwt_set_error(err, es, "out of memory for a %ux%u image", d->width, d->height);
+            return PCWT_ERR_OUT_OF_MEMORY;
+        }
+        dec->rct_size = plane_ints;
+    }
+    size_t at[PCWT_MAX_PLANES];
+    at[0] = info.header_length;
+    for (uint32_t i = 1; i < info.plane_count; i++)
+        at[i] = at[i - 1] + (size_t)info.planes[i - 1].payload_length;
+    /* With the colour transform the value planes go first (pass 0) and are stored together;
+     * the high-bit planes (pass 1) XOR into the words they wrote. */
+    for (uint32_t pass = 0; pass < 2; pass++) {
+        for (uint32_t i = 0; i < info.plane_count; i++) {
+            const uint32_t kind = info.planes[i].kind, comp = info.planes[i].component;
+            const int early = info.colour_transform && kind == 0;
+            if (info.colour_transform ? (kind == 0) != (pass == 0) : pass == 1)
+                continue;
+            const size_t len = (size_t)info.planes[i].payload_length;
+            const uint8_t *payload = s + at[i];
 #ifndef PCWT_FUZZING_SKIP_CRC
-        if (pcwt_crc32(payload, len) != info.planes[i].payload_crc32) {
-            pcwt_set_error(err, es, "plane %u: payload checksum mismatch", i);
-            return PCWT_ERR_CRC_MISMATCH;
-        }
+            if (pcwt_crc32(payload, len) != info.planes[i].payload_crc32) {
+                pcwt_set_error(err, es, "plane %u: payload checksum mismatch", i);
+                return PCWT_ERR_CRC_MISMATCH;
+            }
 #endif
-        char why[160];
-        st = info.profile == PCWT_PROFILE_ENTROPY
-                 ? pcwt_ec_payload_decode(pyr, info.planes[i].qmax, info.group_rows,
-                                          info.group_cols, payload, len, why, sizeof why)
-                 : pcwt_payload_decode(pyr, info.planes[i].qmax, info.group_rows, info.group_cols,
-                                       payload, len, why, sizeof why);
-        if (st != PCWT_OK) {
-            pcwt_set_error(err, es, "plane %u: %s", i, why);
-            return st;
+            char why[160];
+            st = info.profile == PCWT_PROFILE_ENTROPY
+                     ? pcwt_ec_payload_decode(pyr, info.planes[i].qmax, info.group_rows,
+                                              info.group_cols, payload, len, why, sizeof why)
+                     : pcwt_payload_decode(pyr, info.planes[i].qmax, info.group_rows,
+                                           info.group_cols, payload, len, why, sizeof why);
+            if (st != PCWT_OK) {
+                pcwt_set_error(err, es, "plane %u: %s", i, why);
+                return st;
+            }
+            pcwt_dwt53_inverse(pyr);
+            if (early) {
+                memcpy(dec->rct + comp * plane_ints, pyr->image, plane_ints * sizeof *dec->rct);
+                continue;
+            }
+            if (!pcwt_plane_store(d, dst, comp, kind, pyr->image, stride)) {
+                pcwt_set_error(err, es, "plane %u: decoded sample out of range", i);
+                return PCWT_ERR_CORRUPT;
+            }
         }
-        pcwt_dwt53_inverse(pyr);
-        if (!pcwt_plane_store(d, dst, info.planes[i].component, info.planes[i].kind, pyr->image,
-                              stride)) {
-            pcwt_set_error(err, es, "plane %u: decoded sample out of range", i);
-            return PCWT_ERR_CORRUPT;
+        if (info.colour_transform && pass == 0) {
+            /* Values beyond int32 are clamped: they are out of range either way. */
+            int32_t *y0 = dec->rct, *y1 = y0 + plane_ints, *y2 = y1 + plane_ints;
+            for (size_t k = 0; k < plane_ints; k++) {
+                int32_t v[3];
+                for (uint32_t c = 0; c < 3; c++) {
+                    const int64_t x = pcwt_rct_inverse(y0[k], y1[k], y2[k], c);
+                    v[c] = x < INT32_MIN ? INT32_MIN : x > INT32_MAX ? INT32_MAX : (int32_t)x;
+                }
+                y0[k] = v[0];
+                y1[k] = v[1];
+                y2[k] = v[2];
+            }
+            for (uint32_t c = 0; c < 3; c++)
+                if (!pcwt_plane_store(d, dst, c, 0, dec->rct + c * plane_ints, stride)) {
+                    pcwt_set_error(err, es, "component %u: decoded sample out of range", c);
+                    return PCWT_ERR_CORRUPT;
+                }
         }
     }
     return PCWT_OK;

@@ -107,6 +107,12 @@ pcwt_status pcwt_encoder_set_params(pcwt_encoder *e, const pcwt_encode_params *p
         pcwt_set_error(e->err, sizeof e->err, "unknown codec %d", (int)p->codec);
         return PCWT_ERR_INVALID_ARGUMENT;
     }
+    if (p->colour_transform != PCWT_COLOUR_AUTO && p->colour_transform != PCWT_COLOUR_NONE &&
+        p->colour_transform != PCWT_COLOUR_RCT) {
+        pcwt_set_error(e->err, sizeof e->err, "colour transform %d out of range 0..2",
+                       (int)p->colour_transform);
+        return PCWT_ERR_INVALID_ARGUMENT;
+    }
     if (p->profile != PCWT_PROFILE_BASELINE && p->profile != PCWT_PROFILE_ENTROPY) {
         pcwt_set_error(e->err, sizeof e->err, "profile %d not supported", (int)p->profile);
         return PCWT_ERR_UNSUPPORTED;
@@ -128,6 +134,13 @@ static int qmax_bound(uint32_t bits, uint32_t levels)
     return q > PCWT_MAX_QMAX ? PCWT_MAX_QMAX : (int)q;
 }
 
+int pcwt_rct_wanted(const pcwt_encode_params *p, const pcwt_image_desc *d)
+{
+    if (d->components != 3 || p->colour_transform == PCWT_COLOUR_NONE)
+        return 0;
+    return p->colour_transform == PCWT_COLOUR_RCT || p->profile == PCWT_PROFILE_ENTROPY;
+}
+
 size_t pcwt_encode_bound(const pcwt_image_desc *d)
 {
     if (pcwt_desc_check(d, NULL, 0) != PCWT_OK)
@@ -137,7 +150,9 @@ size_t pcwt_encode_bound(const pcwt_image_desc *d)
     for (uint32_t L = 0; L <= max_levels; L++) {
         pcwt_plan plan;
         pcwt_plan_make(&plan, d->height, d->width, L);
-        uint64_t n = pcwt_payload_max_size(&plan, qmax_bound(d->bits_stored, L), 1, 1);
+        /* the colour transform's difference planes have one bit more */
+        const uint32_t vbits = d->bits_stored + (d->components == 3);
+        uint64_t n = pcwt_payload_max_size(&plan, qmax_bound(vbits, L), 1, 1);
         if (d->bits_stored < d->bits_allocated)
             n += pcwt_payload_max_size(&plan, qmax_bound(d->bits_allocated - d->bits_stored, L), 1,
                                        1);
@@ -187,6 +202,7 @@ static pcwt_status encode_frame(pcwt_encoder *e, const pcwt_image_desc *din, con
     info.levels = p->levels < max_levels ? p->levels : max_levels;
     info.group_rows = p->group_rows;
     info.group_cols = p->group_cols;
+    info.colour_transform = (uint32_t)pcwt_rct_wanted(p, &d);
     for (uint32_t c = 0; c < d.components; c++) {
         info.planes[info.plane_count].component = c;
         info.planes[info.plane_count++].kind = 0;
@@ -217,8 +233,11 @@ static pcwt_status encode_frame(pcwt_encoder *e, const pcwt_image_desc *din, con
                 pyr->image[(size_t)r * stride + d.width] = 0;
         if (rows != d.height)
             memset(pyr->image + (size_t)d.height * stride, 0, sizeof(int32_t) * stride);
-        pcwt_plane_extract(&d, samples, info.planes[i].component, info.planes[i].kind,
-                           pyr->image, stride);
+        if (info.colour_transform && info.planes[i].kind == 0)
+            pcwt_plane_extract_rct(&d, samples, info.planes[i].component, pyr->image, stride);
+        else
+            pcwt_plane_extract(&d, samples, info.planes[i].component, info.planes[i].kind,
+                               pyr->image, stride);
         pcwt_dwt53_forward(pyr);
         const int qmax = pcwt_mqd_compute(pyr);
         if (qmax > PCWT_MAX_QMAX) {

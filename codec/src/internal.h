@@ -135,6 +135,11 @@ pcwt_status pcwt_decode_check(const pcwt_header_info *info, size_t src_size, siz
  * signed); kind 1: the bits above bits_stored that differ from the canonical extension. */
 pcwt_status pcwt_desc_check(const pcwt_image_desc *desc, char *err, size_t err_size);
 int pcwt_plane_has_high_bits(const pcwt_image_desc *d, const void *samples, uint32_t comp);
+/* The value plane of component comp under the reversible colour transform (rct.h). */
+void pcwt_plane_extract_rct(const pcwt_image_desc *d, const void *samples, uint32_t comp,
+                            int32_t *dst, uint32_t stride);
+/* Whether the encoder applies the colour transform to a frame (params resolved, 3 components). */
+int pcwt_rct_wanted(const pcwt_encode_params *p, const pcwt_image_desc *d);
 void pcwt_plane_extract(const pcwt_image_desc *d, const void *samples, uint32_t comp,
                         uint32_t kind, int32_t *dst, uint32_t stride);
 /* Stores a decoded plane; returns 0 when a value is out of the declared range. */

@@ -4,6 +4,7 @@
  * representation (zero-extended or sign-extended): some scanners leave garbage there, and every
  * stored word must come back exactly. Kind 1 is coded only when some sample needs it. */
 #include "internal.h"
+#include "rct.h"
 
 #include <string.h>
 
@@ -164,6 +165,27 @@ void pcwt_plane_extract(const pcwt_image_desc *d, const void *samples, uint32_t 
             const int32_t v = value_of(w, stored, d->is_signed);
             row[j] = kind == 0 ? v
                                : (int32_t)((w ^ canonical_word(v, d->bits_allocated)) >> stored);
+        }
+    }
+}
+
+void pcwt_plane_extract_rct(const pcwt_image_desc *d, const void *samples, uint32_t comp,
+                            int32_t *dst, uint32_t stride)
+{
+    const layout l0 = layout_of(d, 0), l1 = layout_of(d, 1), l2 = layout_of(d, 2);
+    const uint32_t stored = d->bits_stored, mask = (1u << stored) - 1u;
+    const uint32_t sign = d->is_signed ? 1u << (stored - 1) : 0u;
+    const uint32_t width = d->width; /* a local: the stores may alias *d */
+    const size_t step = l0.pixel_step;
+    for (uint32_t i = 0; i < d->height; i++) {
+        int32_t *row = dst + (size_t)i * stride;
+        const size_t k = (size_t)i * width * step;
+        for (uint32_t j = 0; j < width; j++) {
+            const size_t p = k + j * step;
+            const int32_t v0 = value_flat(word_at(d, samples, l0.first + p), mask, sign);
+            const int32_t v1 = value_flat(word_at(d, samples, l1.first + p), mask, sign);
+            const int32_t v2 = value_flat(word_at(d, samples, l2.first + p), mask, sign);
+            row[j] = pcwt_rct_forward(v0, v1, v2, comp);
         }
     }
 }
