@@ -27,6 +27,7 @@ FrameSpec spec_of(const pcwt_encode_params *p, const pcwt_image_desc &d, uint64_
     f.gr = p->group_rows;
     f.gc = p->group_cols;
     f.profile = p->profile;
+    f.rct = uint32_t(pcwt_rct_wanted(p, &f.desc));
     f.sample_off = sample_off;
     return f;
 }

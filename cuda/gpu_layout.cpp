@@ -49,6 +49,7 @@ void gpu_build_layout(const std::vector<FrameSpec> &frames, BatchLayout &L)
         fr.gr = f.gr;
         fr.gc = f.gc;
         fr.profile = f.profile;
+        fr.rct = d.components == 3 && f.rct;
         fr.sample_off = f.sample_off;
         fr.sample_size = pcwt_image_size(&d);
         pcwt_plan plan;
@@ -75,6 +76,7 @@ void gpu_build_layout(const std::vector<FrameSpec> &frames, BatchLayout &L)
                 p.bits_stored = d.bits_stored;
                 p.is_signed = d.is_signed;
                 p.planar = fr.planar;
+                p.rct = fr.rct && kind == 0;
                 p.image = L.i32_size;
                 L.i32_size += uint64_t(pcwt_even_up(d.height)) * pcwt_even_up(d.width);
                 // Row-transform scratch, sized for level 1 (the largest) and reused by every level.
@@ -147,6 +149,15 @@ void gpu_build_layout(const std::vector<FrameSpec> &frames, BatchLayout &L)
             }
         }
         fr.plane_count = uint32_t(L.planes.size()) - fr.plane_first;
+        if (fr.rct) { // each value plane finds the other two
+            uint64_t img[3] = {0, 0, 0};
+            for (uint32_t i = fr.plane_first; i < L.planes.size(); i++)
+                if (L.planes[i].kind == 0)
+                    img[L.planes[i].comp] = L.planes[i].image;
+            for (uint32_t i = fr.plane_first; i < L.planes.size(); i++)
+                for (uint32_t c = 0; c < 3; c++)
+                    L.planes[i].rct_image[c] = img[c];
+        }
         fr.header_size = uint32_t(pcwt_header_size(fr.plane_count));
         fr.hdr_prefix = (L.frames.empty() ? 0 : L.frames.back().hdr_prefix) + fr.header_size;
         if (f.levels > L.max_levels)

@@ -19,6 +19,10 @@ struct GpuPlane {
     // the frame's samples
     uint64_t sample_off;          // byte offset in the sample buffer
     uint32_t components, bits_alloc, bits_stored, is_signed, planar;
+    // the reversible colour transform (docs/FORMAT.md Sec. 2.1): the value planes of the frame's
+    // three components hold it; rct_image: their i32 offsets, in component order
+    uint32_t rct;
+    uint64_t rct_image[3];
     // codestream position of this plane's payload (decode: known from the header; encode: from
     // the scan of group sizes)
     uint64_t payload_off, payload_len;

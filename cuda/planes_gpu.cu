@@ -1,8 +1,11 @@
 // planes_gpu.cu - samples <-> int32 planes on the GPU, the twin of codec/src/planes.c:
 // the high-bit check (which components need a kind-1 plane), import with zero padding to even
-// sizes, and the range-checked export that rebuilds every stored word.
+// sizes (value planes through the colour transform where the frame has it), and the
+// range-checked export that rebuilds every stored word.
 #include "gpu_check.h"
 #include "gpu_kernels.h"
+
+#include "rct.h"
 
 namespace {
 
@@ -56,10 +59,19 @@ __global__ void import_planes(const GpuPlane *planes, const uint8_t *samples, in
     if (i < p.rows && j < p.cols) {
         const uint64_t pixels = uint64_t(p.rows) * p.cols;
         const uint64_t k = sample_index(p.components, p.planar, pixels, p.comp, uint64_t(i) * p.cols + j);
-        const uint32_t w = load_word(samples + p.sample_off, p.bits_alloc, k);
+        const uint8_t *s = samples + p.sample_off;
+        const uint32_t w = load_word(s, p.bits_alloc, k);
         v = value_of(w, p.bits_stored, p.is_signed);
         if (p.kind)
             v = int32_t((w ^ canonical(v, p.bits_alloc)) >> p.bits_stored);
+        if (p.rct) { // the pixel's other components
+            const uint64_t px = uint64_t(i) * p.cols + j;
+            int32_t c[3];
+            for (uint32_t q = 0; q < 3; q++)
+                c[q] = value_of(load_word(s, p.bits_alloc, sample_index(3, p.planar, pixels, q, px)),
+                                p.bits_stored, p.is_signed);
+            v = pcwt_rct_forward(c[0], c[1], c[2], p.comp);
+        }
     }
     i32[p.image + uint64_t(i) * W + j] = v;
 }
@@ -76,7 +88,11 @@ __global__ void export_planes(const GpuPlane *planes, GpuPlaneState *state, uint
     const uint32_t i = (blockIdx.x / tiles_x) * TY + threadIdx.y;
     if (i >= p.rows || j >= p.cols)
         return;
-    const int32_t v = i32[p.image + uint64_t(i) * W + j];
+    const uint64_t at = uint64_t(i) * W + j;
+    // 64 bits: the inverse colour transform of hostile planes may leave the int32 range
+    const int64_t v = p.rct ? pcwt_rct_inverse(i32[p.rct_image[0] + at], i32[p.rct_image[1] + at],
+                                               i32[p.rct_image[2] + at], p.comp)
+                            : i32[p.image + at];
     int32_t lo, hi;
     if (kind == 0) {
         lo = p.is_signed ? -int32_t(1u << (p.bits_stored - 1)) : 0;
@@ -92,7 +108,7 @@ __global__ void export_planes(const GpuPlane *planes, GpuPlaneState *state, uint
     const uint64_t pixels = uint64_t(p.rows) * p.cols;
     const uint64_t k = sample_index(p.components, p.planar, pixels, p.comp, uint64_t(i) * p.cols + j);
     uint8_t *s = samples + p.sample_off;
-    uint32_t w = kind == 0 ? canonical(v, p.bits_alloc)
+    uint32_t w = kind == 0 ? canonical(int32_t(v), p.bits_alloc)
                            : load_word(s, p.bits_alloc, k) ^ (uint32_t(v) << p.bits_stored);
     if (p.bits_alloc == 8) {
         s[k] = uint8_t(w);

@@ -6,6 +6,7 @@
 
 #include "gpu_test_util.h"
 #include "pcwt.h"
+#include "recrc.h"
 
 #include <cstdint>
 #include <cstdlib>
@@ -22,11 +23,13 @@ struct Codec {
     pcwt_encoder *cpu = pcwt_encoder_create(), *gpu = pcwt_encoder_create();
     pcwt_decoder *dcpu = pcwt_decoder_create(), *dgpu = pcwt_decoder_create();
     explicit Codec(pcwt_profile profile, uint32_t levels = PCWT_DEFAULT_LEVELS, uint32_t gr = 32,
-                   uint32_t gc = 32, uint32_t min_ll = 2)
+                   uint32_t gc = 32, uint32_t min_ll = 2,
+                   pcwt_colour_transform colour = PCWT_COLOUR_AUTO)
     {
         pcwt_encode_params p;
         pcwt_encode_params_default(&p);
         p.profile = profile;
+        p.colour_transform = colour;
         p.levels = levels;
         p.group_rows = gr;
         p.group_cols = gc;
@@ -144,6 +147,56 @@ TEST_P(Gpu, ColourAndParameters)
         c.check(d, random_image(d, rng, 0), "levels " + std::to_string(p[0]) + " group " +
                                                std::to_string(p[1]) + "x" + std::to_string(p[2]));
     }
+}
+
+// The reversible colour transform (docs/FORMAT.md Sec. 2.1) on and off, in every layout and depth,
+// with bits above bits_stored (high-bit planes beside the transformed value planes), and grey
+// stored as RGB; then planes whose inverse transform leaves the sample range: both decoders refuse.
+TEST_P(Gpu, ColourTransformMatchesCpu)
+{
+    SKIP_WITHOUT_GPU();
+    Rng rng(7);
+    int n = 0;
+    for (pcwt_colour_transform ct : {PCWT_COLOUR_NONE, PCWT_COLOUR_RCT, PCWT_COLOUR_AUTO}) {
+        Codec c(GetParam(), PCWT_DEFAULT_LEVELS, 32, 32, 2, ct);
+        const bool want = ct == PCWT_COLOUR_RCT || (ct == PCWT_COLOUR_AUTO && GetParam() == PCWT_PROFILE_ENTROPY);
+        for (uint32_t planar : {0u, 1u})
+            for (uint32_t alloc : {8u, 16u})
+                for (uint32_t stored : {alloc, alloc - 3, 1u})
+                    for (uint32_t sgn : {0u, 1u}) {
+                        const int pattern = n++ % 4;
+                        pcwt_image_desc d{97 + uint32_t(n % 5), 61 + uint32_t(n % 3), 3, alloc, stored, sgn, planar};
+                        const auto img = random_image(d, rng, pattern);
+                        const std::string what = "ct " + std::to_string(int(ct)) + " planar " + std::to_string(planar) +
+                                                 " " + std::to_string(alloc) + "/" + std::to_string(stored) +
+                                                 (sgn ? "s" : "u") + " pattern " + std::to_string(pattern);
+                        c.check(d, img, what);
+                        const auto cs = Codec::enc(c.gpu, d, img);
+                        pcwt_header_info info;
+                        ASSERT_EQ(pcwt_read_header(cs.data(), cs.size(), &info), PCWT_OK);
+                        EXPECT_EQ(info.colour_transform, want ? 1u : 0u) << what;
+                    }
+        // grey stored as RGB: each component the same ramp with noise
+        pcwt_image_desc d{256, 192, 3, 8, 8, 0, 0};
+        std::vector<uint8_t> img(pcwt_image_size(&d));
+        for (size_t k = 0; k < img.size(); k += 3)
+            img[k] = img[k + 1] = img[k + 2] = uint8_t((k / 3) % 256 / 2 + (rng.next() & 3));
+        c.check(d, img, "grey in RGB");
+    }
+    // Out of range after the inverse transform: 12-bit samples declared 8-bit (header CRC fixed).
+    Codec c(GetParam(), PCWT_DEFAULT_LEVELS, 32, 32, 2, PCWT_COLOUR_RCT);
+    pcwt_image_desc d{64, 48, 3, 16, 12, 0, 0};
+    const auto img = random_image(d, rng, 1);
+    auto cs = Codec::enc(c.cpu, d, img);
+    pcwt_header_info info;
+    ASSERT_EQ(pcwt_read_header(cs.data(), cs.size(), &info), PCWT_OK);
+    ASSERT_EQ(info.colour_transform, 1u);
+    cs[18] = 8;
+    fix_crcs(cs, info);
+    std::vector<uint8_t> out(img.size());
+    EXPECT_EQ(pcwt_decode(c.dcpu, cs.data(), cs.size(), out.data(), out.size()), PCWT_ERR_CORRUPT);
+    EXPECT_EQ(pcwt_decode(c.dgpu, cs.data(), cs.size(), out.data(), out.size()), PCWT_ERR_CORRUPT)
+        << pcwt_decoder_last_error(c.dgpu);
 }
 
 TEST_P(Gpu, BatchesMixingSizesMatchCpu)
