@@ -121,6 +121,21 @@ int cli_parse_profile(const char *text, pcwt_profile *profile)
     return 0;
 }
 
+int cli_parse_colour(const char *text, pcwt_colour_transform *colour)
+{
+    if (strcmp(text, "auto") == 0)
+        *colour = PCWT_COLOUR_AUTO;
+    else if (strcmp(text, "none") == 0)
+        *colour = PCWT_COLOUR_NONE;
+    else if (strcmp(text, "rct") == 0)
+        *colour = PCWT_COLOUR_RCT;
+    else {
+        cli_error("option --colour-transform: '%s' is not auto, none or rct", text);
+        return -1;
+    }
+    return 0;
+}
+
 int cli_parse_backend(const char *text, pcwt_backend *backend)
 {
     if (strcmp(text, "auto") == 0)

@@ -34,5 +34,7 @@ int cli_parse_group(const char *text, uint32_t *rows, uint32_t *cols);
 int cli_parse_backend(const char *text, pcwt_backend *backend);
 /* "baseline" (or 0) / "entropy" (or 1); prints the error and returns -1 otherwise. */
 int cli_parse_profile(const char *text, pcwt_profile *profile);
+/* auto | none | rct */
+int cli_parse_colour(const char *text, pcwt_colour_transform *colour);
 
 #endif /* PCWT_CLI_ARGS_H */

@@ -42,6 +42,8 @@ static void print_header(const char *path, const pcwt_header_info *h, size_t fil
     printf("bits stored:      %u\n", (unsigned)h->desc.bits_stored);
     printf("signed:           %s\n", h->desc.is_signed ? "yes" : "no");
     printf("layout:           %s\n", layout_name(&h->desc));
+    if (h->desc.components == 3)
+        printf("colour transform: %s\n", h->colour_transform ? "reversible (RCT)" : "none");
     printf("levels:           %u\n", (unsigned)h->levels);
     printf("group size:       %ux%u (rows x columns)\n", (unsigned)h->group_rows,
            (unsigned)h->group_cols);

@@ -44,6 +44,7 @@ expect_error 2 '--group' "$PCWT" encode --width 8 --height 4 --bits 8 --group 4x
 expect_error 2 '--signed takes no value' "$PCWT" encode --width 8 --height 4 --bits 8 --signed=1 in.raw o
 expect_error 2 '--backend' "$PCWT" encode --width 8 --height 4 --bits 8 --backend tpu in.raw o
 expect_error 2 '--profile' "$PCWT" encode --width 8 --height 4 --bits 8 --profile fast in.raw o
+expect_error 2 '--colour-transform' "$PCWT" encode --width 8 --height 4 --bits 8 --colour-transform ict in.raw o
 expect_error 2 'needs --width, --height and --bits' "$PCWT" encode --width 8 --height 4 in.raw o
 expect_error 2 'needs --width, --height and --bits' "$PCWT" encode --width 8 in.raw o
 expect_error 2 'needs --width, --height and --bits' "$PCWT" encode in.raw o

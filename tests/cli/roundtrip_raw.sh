@@ -33,6 +33,9 @@ while [ $# -gt 0 ]; do
     --levels) expect_field levels "$2"; shift ;;
     --group) expect_field "group size" "$2 \\(rows x columns\\)"; shift ;;
     --profile) expect_field profile "$2 \\(.\\)"; shift ;;
+    --colour-transform)
+        case $2 in none) expect_field "colour transform" none ;; *) expect_field "colour transform" "reversible \\(RCT\\)" ;; esac
+        shift ;;
     --planar) [ "$C" = 3 ] && layout=planar ;;
     esac
     shift
