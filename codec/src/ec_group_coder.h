@@ -381,17 +381,22 @@ static inline PCWT_HD uint64_t pcwt_ec_raw_pos(const pcwt_ec_raw_reader *r, cons
 static inline PCWT_HD uint32_t pcwt_ec_raw_get(pcwt_ec_raw_reader *r, uint32_t nbits)
 {
     if (r->n < nbits) {
-#ifndef __CUDA_ARCH__
         if (r->end - r->p >= 8) { /* one unaligned big-endian load */
             uint64_t w;
+#ifdef __CUDA_ARCH__
+            /* eight independent byte loads instead of a loop that branches per byte */
+            w = 0;
+#pragma unroll
+            for (int i = 0; i < 8; i++)
+                w = (w << 8) | r->p[i];
+#else
             __builtin_memcpy(&w, r->p, 8);
             w = __builtin_bswap64(w);
+#endif
             r->acc |= w >> r->n;
             r->p += (63 - r->n) >> 3;
             r->n |= 56;
-        } else
-#endif
-        {
+        } else {
             while (r->n <= 56) {
                 uint64_t c = 0;
                 if (r->p < r->end)
