@@ -301,8 +301,6 @@ public:
     return true;
   }
 
-  bool onGpu() const { return pcwt_encoder_backend(encoders_[0]) == PCWT_BACKEND_GPU; }
-
   /// code every frame of the batch; a file whose frames all succeed gets them in job.coded
   void code(const std::vector<Work *>& batch, DPRCPipelineStats& stats)
   {
@@ -421,15 +419,8 @@ bool DPRCRunPipeline(const std::vector<DPRCEntry>& files, const DPRCOptions& opt
     {
       coders.emplace_back(new BatchCoder());
       if (!coders.back()->init(p, d, error)) return false;
-      const unsigned per = p.codersPerDevice ? p.codersPerDevice : coders.back()->onGpu() ? 2u : 1u;
-      for (unsigned k = 1; k < per; ++k)
-      {
-        coders.emplace_back(new BatchCoder());
-        if (!coders.back()->init(p, d, error)) return false;
-      }
     }
   }
-  stats.coders = static_cast<unsigned>(coders.size());
   std::vector<std::unique_ptr<ThreadCoder> > lent;
   for (unsigned t = 0; t < readers + writers; ++t)
   {
@@ -442,8 +433,7 @@ bool DPRCRunPipeline(const std::vector<DPRCEntry>& files, const DPRCOptions& opt
   const unsigned group = std::max(1u, p.commitGroup);
   DPRCInstallSignalHandlers(writers * group + readers);
   Queue toCoder, toWriter;
-  // a batch being read, one in each coder, one being written
-  Budget budget(std::max<std::uint64_t>(p.batchBytes, 64u << 20) * (2 + std::max<std::size_t>(1, coders.size())));
+  Budget budget(std::max<std::uint64_t>(p.batchBytes, 64u << 20) * 3);
   std::atomic<std::size_t> next(0);
   std::atomic<unsigned> readersLeft(readers), codersLeft(static_cast<unsigned>(coders.size()));
   std::mutex statsMutex;

@@ -49,12 +49,8 @@ struct DPRCPipelineOptions
    *  implementation independent of the GPU encoder's, which leaves the GPU to the coders
    */
   pcwt_backend decodeBackend = PCWT_BACKEND_CPU;
-  /// CUDA devices: batch coders on each (empty: on the default device)
+  /// CUDA devices: one batch coder per device (empty: one coder on the default device)
   std::vector<int> devices;
-  /** batch coder threads per device, each with its own encoder, so that one's host-side work
-   *  (staging copies, layout) overlaps another's GPU work (0: 2 when the coders use a GPU, else 1)
-   */
-  unsigned codersPerDevice = 0;
   /// the PCWT parameters the codecs were registered with (backend aside)
   pcwt_encode_params params;
   /// CPU backend: threads that code one batch together
@@ -77,8 +73,6 @@ struct DPRCPipelineStats
   /// frames the writers' codecs took from a batch, and frames they coded themselves
   std::uint64_t framesTaken = 0;
   std::uint64_t framesCodedByWriters = 0;
-  /// batch coder threads that ran
-  unsigned coders = 0;
 };
 
 /** run every file through the pipeline; done(i, result) is called once for each file i, from

@@ -977,36 +977,6 @@ TEST(Recompress, CommitGroupsFlushEachCopyBeforeItsRenameAndEachFolderAfter)
     }
 }
 
-// --coders-per-gpu: several batch coder threads (here on the CPU backend, where the option applies
-// when given) take one-file batches from the same queue; every file is coded by a batch coder,
-// verified, and byte for byte what per-file coding writes; --stats counts the coder threads
-TEST(Recompress, SeveralCodersPerDeviceAgreeWithPerFileCoding)
-{
-    REQUIRE_CORPUS();
-    Tree a, b;
-    const auto originals = decodeAll(a.root);
-    const std::string ra = a.dir / "coders.json";
-    std::vector<std::string> argv = {kTool, "--coders-per-gpu", "3", "--batch-frames", "1", "--threads", "2",
-                                     "--stats", "--no-progress", "--report", ra, a.root};
-    Proc p = run(argv);
-    ASSERT_EQ(p.rc, 0) << describe(argv, p);
-    EXPECT_NE(p.out.find("batch coders (3)"), std::string::npos) << p.out;
-    expectVerified(a.root, originals, kUnsupported, kPcwtUid);
-    const long long recompressed = reportSummary(ra, "recompressed");
-    EXPECT_GE(recompressed, 8);
-    EXPECT_EQ(reportSummary(ra, "batch_coded_files"), recompressed) << p.out;
-    argv = {kTool, "--batch-frames", "0", "--no-progress", b.root};
-    p = run(argv);
-    ASSERT_EQ(p.rc, 0) << describe(argv, p);
-    EXPECT_TRUE(sameOutputs(snapshot(a.root), snapshot(b.root)));
-    for (const char *bad : {"0", "17", "x"}) {
-        const std::vector<std::string> args = {kTool, "--coders-per-gpu", bad, "--no-progress", b.root};
-        p = run(args);
-        EXPECT_EQ(p.rc, 1) << describe(args, p);
-        EXPECT_NE(p.out.find("coders-per-gpu"), std::string::npos) << p.out;
-    }
-}
-
 TEST(Recompress, StatsShowTheStagesAndCommitGroupIsChecked)
 {
     REQUIRE_CORPUS();
