@@ -271,8 +271,9 @@ TEST_P(DicomCorpus, PcwtEntropy)
     ASSERT_EQ(d.rc, 0) << d.out;
     uint64_t baselineBytes = 0;
     EXPECT_EQ(expectProfile(b, PCWT_PROFILE_BASELINE, o.ref.module.number_of_frames, &baselineBytes), "");
-    if (o.ref.module.samples_per_pixel == 1)
+    if (o.ref.module.samples_per_pixel == 1) {
         EXPECT_LE(entropyBytes, baselineBytes);
+    }
     OFString modality;
     o.dataset->findAndGetOFString(DCM_Modality, modality);
     if (modality == "CT") {

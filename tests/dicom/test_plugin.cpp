@@ -342,8 +342,9 @@ TEST_P(PluginRoundTrip, EntropyProfile)
     }
     // a profile-1 plane is never larger than the baseline plane (docs/FORMAT.md Sec. 5.1); colour
     // planes differ between the profiles (the entropy profile's colour transform, Sec. 2.1)
-    if (s.spp == 1)
+    if (s.spp == 1) {
         EXPECT_LE(bytes[PCWT_PROFILE_ENTROPY], bytes[PCWT_PROFILE_BASELINE]);
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Images, PluginRoundTrip, ::testing::ValuesIn(cases()),

@@ -435,8 +435,9 @@ TEST(DicomTools, ProfileEntropyRoundTrip)
         }
         // a profile-1 plane is never larger than the baseline plane (docs/FORMAT.md Sec. 5.1);
         // colour planes differ between the profiles (the entropy profile's colour transform)
-        if (c.spec.spp == 1)
+        if (c.spec.spp == 1) {
             EXPECT_LE(bytes[PCWT_PROFILE_ENTROPY], bytes[PCWT_PROFILE_BASELINE]);
+        }
     }
 }
 

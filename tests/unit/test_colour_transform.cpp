@@ -192,7 +192,8 @@ TEST(ColourTransform, HostileHeadersAndValuesRefused)
         cs[19] &= uint8_t(~4u);
         fix_crcs(cs, info);
         std::vector<uint8_t> out;
-        if (decode(cs, out) == PCWT_OK)
+        if (decode(cs, out) == PCWT_OK) {
             EXPECT_FALSE(out == img);
+        }
     }
 }
