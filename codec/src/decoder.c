@@ -115,6 +115,39 @@ pcwt_status pcwt_decode_check(const pcwt_header_info *info, size_t src_size, siz
     return PCWT_OK;
 }
 
+/* The inverse colour transform (FORMAT.md Sec. 2.1) of n pixels in place: y0, y1, y2 become
+ * the values of components 0, 1, 2, range-checked afterwards by pcwt_plane_store. The planes of
+ * a valid stream stay within +-2^18 (the RCT of 16-bit values needs 18 bits); there 32-bit
+ * arithmetic is exact and the loop vectorises. A plane beyond that can only come from a damaged
+ * or hostile stream, and (the RCT being a bijection on integer triples) makes some result leave
+ * every valid range: computed in 64 bits, values beyond int32 clamped. */
+static void rct_inverse(int32_t *restrict y0, int32_t *restrict y1, int32_t *restrict y2, size_t n)
+{
+    const uint32_t box = 1u << 18;
+    uint32_t wild = 0;
+    for (size_t k = 0; k < n; k++)
+        wild |= ((uint32_t)y0[k] + box) | ((uint32_t)y1[k] + box) | ((uint32_t)y2[k] + box);
+    if (!(wild >> 19)) {
+        for (size_t k = 0; k < n; k++) {
+            const int32_t v1 = y0[k] - ((y1[k] + y2[k]) >> 2);
+            y0[k] = y2[k] + v1;
+            y2[k] = y1[k] + v1;
+            y1[k] = v1;
+        }
+        return;
+    }
+    for (size_t k = 0; k < n; k++) {
+        int32_t v[3];
+        for (uint32_t c = 0; c < 3; c++) {
+            const int64_t x = pcwt_rct_inverse(y0[k], y1[k], y2[k], c);
+            v[c] = x < INT32_MIN ? INT32_MIN : x > INT32_MAX ? INT32_MAX : (int32_t)x;
+        }
+        y0[k] = v[0];
+        y1[k] = v[1];
+        y2[k] = v[2];
+    }
+}
+
 static pcwt_status decode_cpu(pcwt_decoder *dec, const void *src, size_t src_size, void *dst,
                               size_t dst_capacity)
 {
@@ -193,18 +226,7 @@ static pcwt_status decode_cpu(pcwt_decoder *dec, const void *src, size_t src_siz
             }
         }
         if (info.colour_transform && pass == 0) {
-            /* Values beyond int32 are clamped: they are out of range either way. */
-            int32_t *y0 = dec->rct, *y1 = y0 + plane_ints, *y2 = y1 + plane_ints;
-            for (size_t k = 0; k < plane_ints; k++) {
-                int32_t v[3];
-                for (uint32_t c = 0; c < 3; c++) {
-                    const int64_t x = pcwt_rct_inverse(y0[k], y1[k], y2[k], c);
-                    v[c] = x < INT32_MIN ? INT32_MIN : x > INT32_MAX ? INT32_MAX : (int32_t)x;
-                }
-                y0[k] = v[0];
-                y1[k] = v[1];
-                y2[k] = v[2];
-            }
+            rct_inverse(dec->rct, dec->rct + plane_ints, dec->rct + 2 * plane_ints, plane_ints);
             for (uint32_t c = 0; c < 3; c++)
                 if (!pcwt_plane_store(d, dst, c, 0, dec->rct + c * plane_ints, stride)) {
                     pcwt_set_error(err, es, "component %u: decoded sample out of range", c);

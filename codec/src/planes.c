@@ -78,6 +78,14 @@ static inline uint32_t word_at(const pcwt_image_desc *d, const void *s, size_t i
     return w;
 }
 
+/* The 16-bit word with index i (not a byte offset) of a buffer of any alignment. */
+static inline uint32_t load16(const uint8_t *s, size_t i)
+{
+    uint16_t w;
+    memcpy(&w, s + 2 * i, 2);
+    return w;
+}
+
 /* The value of a stored word: its low bits_stored bits, sign-extended when signed. */
 static inline int32_t value_of(uint32_t word, uint32_t stored, uint32_t is_signed)
 {
@@ -169,24 +177,72 @@ void pcwt_plane_extract(const pcwt_image_desc *d, const void *samples, uint32_t 
     }
 }
 
+/* One row of the RCT plane comp (Sec. 2.1) from the words of components 0, 1, 2 at s + f0, f1, f2
+ * with the given pixel step. Inlined with constant wide, step and comp: branch-free loops that
+ * vectorise. */
+static inline __attribute__((always_inline)) void rct_row(const uint8_t *s, int wide, size_t f0,
+                                                          size_t f1, size_t f2, size_t step,
+                                                          uint32_t n, uint32_t mask, uint32_t sign,
+                                                          uint32_t comp, int32_t *row)
+{
+#define RCT_WORD(f, j) (wide ? load16(s, (f) + (size_t)(j) * step) : s[(f) + (size_t)(j) * step])
+#define RCT_VALUE(f, j) value_flat(RCT_WORD(f, j), mask, sign)
+    for (uint32_t j = 0; j < n; j++)
+        row[j] = pcwt_rct_forward(RCT_VALUE(f0, j), RCT_VALUE(f1, j), RCT_VALUE(f2, j), comp);
+#undef RCT_VALUE
+#undef RCT_WORD
+}
+
+/* 8-bit interleaved rows in scalar loops: GCC's vectorised gather of every third byte without
+ * SSSE3 (the x86-64 baseline) is slower than scalar code (1024x768 RGB, 3 planes: 3.5 ms against
+ * 2.3 ms; planar and 16-bit rows gain from vectorisation: 2.1 -> 0.5 ms and 2.0 -> 1.7 ms). */
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__SSSE3__)
+__attribute__((optimize("no-tree-vectorize")))
+#endif
+static void rct_rows_u8_interleaved(const uint8_t *s, size_t f0, size_t f1, size_t f2, uint32_t n,
+                                    uint32_t mask, uint32_t sign, uint32_t comp, int32_t *row)
+{
+    if (comp == 0)
+        rct_row(s, 0, f0, f1, f2, 3, n, mask, sign, 0, row);
+    else if (comp == 1)
+        rct_row(s, 0, f0, f1, f2, 3, n, mask, sign, 1, row);
+    else
+        rct_row(s, 0, f0, f1, f2, 3, n, mask, sign, 2, row);
+}
+
 void pcwt_plane_extract_rct(const pcwt_image_desc *d, const void *samples, uint32_t comp,
                             int32_t *dst, uint32_t stride)
 {
     const layout l0 = layout_of(d, 0), l1 = layout_of(d, 1), l2 = layout_of(d, 2);
     const uint32_t stored = d->bits_stored, mask = (1u << stored) - 1u;
     const uint32_t sign = d->is_signed ? 1u << (stored - 1) : 0u;
-    const uint32_t width = d->width; /* a local: the stores may alias *d */
+    /* locals: the stores may alias *d */
+    const uint32_t width = d->width, height = d->height, wide = d->bits_allocated == 16;
     const size_t step = l0.pixel_step;
-    for (uint32_t i = 0; i < d->height; i++) {
+    const uint8_t *s = (const uint8_t *)samples;
+    for (uint32_t i = 0; i < height; i++) {
         int32_t *row = dst + (size_t)i * stride;
         const size_t k = (size_t)i * width * step;
-        for (uint32_t j = 0; j < width; j++) {
-            const size_t p = k + j * step;
-            const int32_t v0 = value_flat(word_at(d, samples, l0.first + p), mask, sign);
-            const int32_t v1 = value_flat(word_at(d, samples, l1.first + p), mask, sign);
-            const int32_t v2 = value_flat(word_at(d, samples, l2.first + p), mask, sign);
-            row[j] = pcwt_rct_forward(v0, v1, v2, comp);
-        }
+        const size_t f0 = l0.first + k, f1 = l1.first + k, f2 = l2.first + k;
+        /* one specialised loop per depth, layout and plane */
+#define RCT_ROWS(W, STEP)                                                                          \
+    do {                                                                                           \
+        if (comp == 0)                                                                             \
+            rct_row(s, W, f0, f1, f2, STEP, width, mask, sign, 0, row);                            \
+        else if (comp == 1)                                                                        \
+            rct_row(s, W, f0, f1, f2, STEP, width, mask, sign, 1, row);                            \
+        else                                                                                       \
+            rct_row(s, W, f0, f1, f2, STEP, width, mask, sign, 2, row);                            \
+    } while (0)
+        if (wide && step == 1)
+            RCT_ROWS(1, 1);
+        else if (wide)
+            RCT_ROWS(1, 3);
+        else if (step == 1)
+            RCT_ROWS(0, 1);
+        else
+            rct_rows_u8_interleaved(s, f0, f1, f2, width, mask, sign, comp, row);
+#undef RCT_ROWS
     }
 }
 

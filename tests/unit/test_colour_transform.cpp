@@ -13,7 +13,7 @@
 
 namespace {
 
-// Smooth, correlated components with noise, optional bits above bits_stored.
+// Smooth, correlated components with noise, optional bits above bits_stored (3 components).
 std::vector<uint8_t> colour_image(const pcwt_image_desc &d, Rng &rng, bool garbage)
 {
     std::vector<uint8_t> img(pcwt_image_size(&d));
@@ -194,6 +194,237 @@ TEST(ColourTransform, HostileHeadersAndValuesRefused)
         std::vector<uint8_t> out;
         if (decode(cs, out) == PCWT_OK) {
             EXPECT_FALSE(out == img);
+        }
+    }
+}
+
+namespace {
+
+// Random words: every value of the stored range, and garbage above bits_stored almost everywhere.
+std::vector<uint8_t> random_words(const pcwt_image_desc &d, Rng &rng)
+{
+    std::vector<uint8_t> img(pcwt_image_size(&d));
+    for (auto &b : img)
+        b = uint8_t(rng.next());
+    return img;
+}
+
+void put_word(const pcwt_image_desc &d, std::vector<uint8_t> &img, size_t px, uint32_t c, uint32_t w)
+{
+    const size_t pixels = size_t(d.width) * d.height;
+    const size_t k = d.planar ? c * pixels + px : px * 3 + c;
+    if (d.bits_allocated == 8) {
+        img[k] = uint8_t(w);
+    } else {
+        img[2 * k] = uint8_t(w);
+        img[2 * k + 1] = uint8_t(w >> 8);
+    }
+}
+
+void expect_roundtrip(const pcwt_image_desc &d, const std::vector<uint8_t> &img,
+                      const pcwt_encode_params &p, bool flag, const std::string &what)
+{
+    pcwt_status st;
+    std::string err;
+    const auto cs = encode(d, img, &p, &st, &err); // into exactly pcwt_encode_bound bytes
+    ASSERT_EQ(st, PCWT_OK) << what << ": " << err;
+    EXPECT_EQ(flag_of(cs), flag ? 1u : 0u) << what;
+    std::vector<uint8_t> back;
+    ASSERT_EQ(decode(cs, back, &err), PCWT_OK) << what << ": " << err;
+    ASSERT_TRUE(back == img) << what;
+}
+
+} // namespace
+
+TEST(ColourTransform, EveryBitsStoredWithRandomWords)
+{
+    Rng rng(45);
+    const uint32_t sizes[][2] = {{1, 1}, {3, 5}, {7, 4}, {33, 17}, {2, 9}};
+    int n = 0;
+    for (pcwt_profile profile : {PCWT_PROFILE_BASELINE, PCWT_PROFILE_ENTROPY})
+        for (uint32_t alloc : {8u, 16u})
+            for (uint32_t stored = 1; stored <= alloc; stored++)
+                for (bool sgn : {false, true})
+                    for (bool planar : {false, true}) {
+                        const auto &s = sizes[n++ % 5];
+                        const pcwt_image_desc d = make_desc(s[0], s[1], 3, alloc, stored, sgn, planar);
+                        const std::string what = "profile " + std::to_string(profile) + " " +
+                                                 std::to_string(s[0]) + "x" + std::to_string(s[1]) + " " +
+                                                 std::to_string(alloc) + "/" + std::to_string(stored) +
+                                                 (sgn ? "s" : "u") + (planar ? " planar" : "");
+                        expect_roundtrip(d, random_words(d, rng), params_of(profile, PCWT_COLOUR_RCT), true,
+                                         what);
+                        expect_roundtrip(d, colour_image(d, rng, n % 2 == 0),
+                                         params_of(profile, PCWT_COLOUR_AUTO),
+                                         profile == PCWT_PROFILE_ENTROPY, what + " structured");
+                    }
+}
+
+// The largest colour differences (one component at its minimum where another is at its maximum),
+// in patterns that maximise the wavelet coefficients: the codestream still fits in
+// pcwt_encode_bound, Qmax within the format's limit, and the round trip is exact.
+TEST(ColourTransform, ExtremeDifferencesFitTheBound)
+{
+    Rng rng(46);
+    for (pcwt_profile profile : {PCWT_PROFILE_BASELINE, PCWT_PROFILE_ENTROPY})
+        for (uint32_t alloc : {8u, 16u})
+            for (bool sgn : {false, true})
+                for (int pattern = 0; pattern < 3; pattern++) {
+                    const pcwt_image_desc d = make_desc(131, 128, 3, alloc, alloc, sgn, pattern == 1);
+                    const uint32_t lo = sgn ? 1u << (alloc - 1) : 0u, hi = lo ^ ((1u << alloc) - 1u);
+                    std::vector<uint8_t> img(pcwt_image_size(&d));
+                    for (uint32_t i = 0; i < d.height; i++)
+                        for (uint32_t j = 0; j < d.width; j++) {
+                            const bool odd = pattern == 0 ? ((i + j) & 1) : pattern == 1 ? (j & 1) : rng.below(2);
+                            const size_t px = size_t(i) * d.width + j;
+                            put_word(d, img, px, 0, odd ? hi : lo);
+                            put_word(d, img, px, 1, odd ? lo : hi);
+                            put_word(d, img, px, 2, odd ? hi : lo);
+                        }
+                    pcwt_encode_params p = params_of(profile, PCWT_COLOUR_RCT);
+                    for (uint32_t levels : {1u, 6u}) {
+                        p.levels = levels;
+                        expect_roundtrip(d, img, p, true,
+                                         "profile " + std::to_string(profile) + " " + std::to_string(alloc) +
+                                             (sgn ? "s" : "u") + " pattern " + std::to_string(pattern) +
+                                             " levels " + std::to_string(levels));
+                    }
+                }
+}
+
+// pcwt_encode_batch and pcwt_decode_batch run the same per-frame code: batched frames carry the
+// flag as single ones do, and one decoder reuses its colour planes across frames of any size.
+TEST(ColourTransform, BatchesCodeAsSingleFrames)
+{
+    Rng rng(47);
+    const std::vector<pcwt_image_desc> descs = {
+        make_desc(300, 200, 3, 8, 8, false),       make_desc(5, 3, 3, 16, 12, true, true),
+        make_desc(64, 48, 1, 16, 12, false),       make_desc(301, 203, 3, 16, 16, false, true),
+        make_desc(17, 33, 3, 8, 6, false)};
+    for (pcwt_profile profile : {PCWT_PROFILE_BASELINE, PCWT_PROFILE_ENTROPY})
+        for (pcwt_colour_transform ct : {PCWT_COLOUR_AUTO, PCWT_COLOUR_NONE, PCWT_COLOUR_RCT}) {
+            const pcwt_encode_params p = params_of(profile, ct);
+            std::vector<std::vector<uint8_t>> imgs, outs;
+            std::vector<pcwt_frame_job> jobs(descs.size());
+            for (size_t i = 0; i < descs.size(); i++) {
+                imgs.push_back(descs[i].components == 3 ? colour_image(descs[i], rng, true)
+                                                        : random_words(descs[i], rng));
+                outs.emplace_back(pcwt_encode_bound(&descs[i]));
+                jobs[i] = pcwt_frame_job{descs[i], imgs[i].data(), imgs[i].size(), outs[i].data(),
+                                         outs[i].size(), 0, PCWT_ERR_CORRUPT};
+            }
+            pcwt_encoder *e = pcwt_encoder_create();
+            ASSERT_EQ(pcwt_encoder_set_params(e, &p), PCWT_OK);
+            ASSERT_EQ(pcwt_encode_batch(e, jobs.data(), jobs.size()), PCWT_OK) << pcwt_encoder_last_error(e);
+            pcwt_encoder_destroy(e);
+            const bool want = ct == PCWT_COLOUR_RCT || (ct == PCWT_COLOUR_AUTO && profile == PCWT_PROFILE_ENTROPY);
+            std::vector<std::vector<uint8_t>> backs(descs.size());
+            std::vector<pcwt_decode_job> djobs(descs.size());
+            for (size_t i = 0; i < descs.size(); i++) {
+                outs[i].resize(jobs[i].written);
+                EXPECT_EQ(outs[i], encode(descs[i], imgs[i], &p)) << "frame " << i;
+                EXPECT_EQ(flag_of(outs[i]), want && descs[i].components == 3 ? 1u : 0u) << "frame " << i;
+                backs[i].assign(imgs[i].size(), 0);
+                djobs[i] = pcwt_decode_job{outs[i].data(), outs[i].size(), backs[i].data(), backs[i].size(),
+                                           PCWT_ERR_CORRUPT};
+            }
+            pcwt_decoder *dec = pcwt_decoder_create();
+            ASSERT_EQ(pcwt_decoder_set_backend(dec, PCWT_BACKEND_CPU), PCWT_OK);
+            ASSERT_EQ(pcwt_decode_batch(dec, djobs.data(), djobs.size()), PCWT_OK) << pcwt_decoder_last_error(dec);
+            for (size_t i = 0; i < descs.size(); i++)
+                EXPECT_TRUE(backs[i] == imgs[i]) << "profile " << profile << " ct " << ct << " frame " << i;
+            // the same decoder again, one frame at a time, largest last
+            for (size_t i = descs.size(); i-- > 0;) {
+                std::vector<uint8_t> back(imgs[i].size());
+                ASSERT_EQ(pcwt_decode(dec, outs[i].data(), outs[i].size(), back.data(), back.size()), PCWT_OK);
+                EXPECT_TRUE(back == imgs[i]) << "frame " << i;
+            }
+            pcwt_decoder_destroy(dec);
+        }
+}
+
+namespace {
+
+// A baseline-profile colour stream without wavelet levels whose three value planes hold the
+// constants y[0], y[1], y[2] (any int32 of magnitude below 2^31: Qmax <= 30), as only a hostile
+// encoder writes them, for a 16-bit image of the given bits stored and signedness.
+std::vector<uint8_t> constant_planes(const int32_t y[3], uint32_t stored, bool sgn)
+{
+    const uint32_t w = 9, h = 6;
+    pcwt_header_info info{};
+    info.format_version = 1;
+    info.profile = PCWT_PROFILE_BASELINE;
+    info.desc = make_desc(w, h, 3, 16, stored, sgn);
+    info.levels = 0;
+    info.group_rows = info.group_cols = 4;
+    info.colour_transform = 1;
+    info.plane_count = 3;
+    pcwt_plan plan;
+    pcwt_plan_make(&plan, h, w, 0);
+    pcwt_pyramid pyr{};
+    EXPECT_EQ(pcwt_pyramid_prepare(&pyr, &plan), PCWT_OK);
+    const size_t hs = pcwt_header_size(3);
+    std::vector<uint8_t> cs(hs);
+    for (uint32_t c = 0; c < 3; c++) {
+        for (uint32_t i = 0; i < pcwt_even_up(h); i++)
+            for (uint32_t j = 0; j < pcwt_even_up(w); j++)
+                pyr.image[i * pcwt_even_up(w) + j] = i < h && j < w ? y[c] : 0;
+        pcwt_dwt53_forward(&pyr);
+        const int qmax = pcwt_mqd_compute(&pyr);
+        EXPECT_LE(qmax, 30);
+        const size_t size = size_t(pcwt_payload_size(&pyr, qmax, 4, 4));
+        std::vector<uint8_t> payload(size);
+        pcwt_payload_encode(&pyr, qmax, 4, 4, payload.data());
+        info.planes[c].component = c;
+        info.planes[c].kind = 0;
+        info.planes[c].qmax = qmax;
+        info.planes[c].payload_length = size;
+        info.planes[c].payload_crc32 = pcwt_crc32(payload.data(), size);
+        cs.insert(cs.end(), payload.begin(), payload.end());
+    }
+    pcwt_pyramid_free(&pyr);
+    pcwt_header_write(&info, cs.data());
+    return cs;
+}
+
+} // namespace
+
+// Planes beyond what any valid image transforms to (sums beyond 32 bits included): the inverse
+// transform leaves the range, and the decoder says so, as for any out-of-range value. The same
+// construction with the planes of a valid pixel decodes to that pixel.
+TEST(ColourTransform, HostilePlanesRefused)
+{
+    const int32_t top = INT32_MAX, box = 1 << 18;
+    const int32_t hostile[][3] = {{top, top, top},     {top, -top, -top}, {-top, top, top},
+                                  {0, top, -top},      {0, -top, top},    {box, 0, 0},
+                                  {0, box, 0},         {0, 0, -box - 1},  {-box, box - 1, box - 1},
+                                  {1 << 30, 1 << 30, 1 << 30}};
+    for (const auto &y : hostile)
+        for (bool sgn : {false, true}) {
+            const auto cs = constant_planes(y, 16, sgn);
+            pcwt_header_info info;
+            ASSERT_EQ(pcwt_read_header(cs.data(), cs.size(), &info), PCWT_OK);
+            std::vector<uint8_t> out;
+            std::string err;
+            EXPECT_EQ(decode(cs, out, &err), PCWT_ERR_CORRUPT) << y[0] << " " << y[1] << " " << y[2];
+            EXPECT_NE(err.find("out of range"), std::string::npos) << err;
+        }
+    // extreme valid pixels: (max, min, max) and (min, max, min), signed and unsigned 16-bit
+    for (bool sgn : {false, true}) {
+        const int32_t lo = sgn ? -32768 : 0, hi = sgn ? 32767 : 65535;
+        for (const auto &v : {std::vector<int32_t>{hi, lo, hi}, std::vector<int32_t>{lo, hi, lo},
+                              std::vector<int32_t>{hi, hi, lo}}) {
+            const int32_t y[3] = {pcwt_rct_forward(v[0], v[1], v[2], 0), pcwt_rct_forward(v[0], v[1], v[2], 1),
+                                  pcwt_rct_forward(v[0], v[1], v[2], 2)};
+            const auto cs = constant_planes(y, 16, sgn);
+            std::vector<uint8_t> out;
+            std::string err;
+            ASSERT_EQ(decode(cs, out, &err), PCWT_OK) << err;
+            for (size_t px = 0; px < out.size() / 6; px++)
+                for (uint32_t c = 0; c < 3; c++) {
+                    const uint16_t word = uint16_t(out[6 * px + 2 * c] | out[6 * px + 2 * c + 1] << 8);
+                    ASSERT_EQ(sgn ? int32_t(int16_t(word)) : int32_t(word), v[c]);
+                }
         }
     }
 }
