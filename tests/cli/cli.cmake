@@ -42,9 +42,12 @@ pcwt_cli_test(raw_levels0    roundtrip_raw.sh 37 23 1  8  8 0 clean --levels 0)
 pcwt_cli_test(raw_entropy_s16 roundtrip_raw.sh 53 37 1 16 16 1 clean --profile entropy)
 pcwt_cli_test(raw_entropy_u12_garbage roundtrip_raw.sh 64 40 1 16 12 0 garbage --profile entropy --group 5x3)
 pcwt_cli_test(raw_entropy_rgb_planar roundtrip_raw.sh 33 21 3  8  8 0 clean --planar --profile entropy --levels 2)
-# The colour transform (docs/FORMAT.md Sec. 2.1): on request in the baseline profile, off on request.
+# The colour transform (docs/FORMAT.md Sec. 2.1): on request in the baseline profile, off on request,
+# on by default with the entropy profile (also the plain RGB tests above), never on one component.
 pcwt_cli_test(raw_rct_baseline roundtrip_raw.sh 31 19 3 16 12 0 garbage --colour-transform rct)
 pcwt_cli_test(raw_rct_off_entropy roundtrip_raw.sh 31 19 3 8 8 0 clean --profile entropy --colour-transform none)
+pcwt_cli_test(raw_rct_auto_entropy roundtrip_raw.sh 29 17 3 16 16 1 clean --profile entropy --colour-transform auto)
+pcwt_cli_test(raw_rct_grey       roundtrip_raw.sh 29 17 1 16 12 0 garbage --profile entropy --colour-transform rct)
 pcwt_cli_test(raw_levels3    roundtrip_raw.sh 64 48 1 16 12 0 clean --levels 3)
 pcwt_cli_test(raw_group4x8   roundtrip_raw.sh 45 39 1  8  8 0 clean --group 4x8)
 pcwt_cli_test(raw_group1     roundtrip_raw.sh 20 12 3  8  8 0 clean --group 1x1 --levels 1 --planar)

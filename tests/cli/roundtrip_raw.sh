@@ -28,18 +28,25 @@ expect_field "bits stored" "$S"
 if [ "$SIGNED" = 1 ]; then expect_field signed yes; else expect_field signed no; fi
 layout="pixel-interleaved"
 [ "$C" = 1 ] && layout="single component"
+profile=baseline colour=auto
 while [ $# -gt 0 ]; do
     case $1 in
     --levels) expect_field levels "$2"; shift ;;
     --group) expect_field "group size" "$2 \\(rows x columns\\)"; shift ;;
-    --profile) expect_field profile "$2 \\(.\\)"; shift ;;
-    --colour-transform)
-        case $2 in none) expect_field "colour transform" none ;; *) expect_field "colour transform" "reversible \\(RCT\\)" ;; esac
-        shift ;;
+    --profile) expect_field profile "$2 \\(.\\)"; profile=$2; shift ;;
+    --colour-transform) colour=$2; shift ;;
     --planar) [ "$C" = 3 ] && layout=planar ;;
     esac
     shift
 done
 expect_field layout "$layout"
+# The colour transform (3 components only): rct, or auto with the entropy profile.
+if [ "$C" = 1 ]; then
+    ! grep -q '^colour transform' out.txt || fail "info: a colour transform line for one component: $(cat out.txt)"
+elif [ "$colour" = rct ] || { [ "$colour" = auto ] && [ "$profile" = entropy ]; }; then
+    expect_field "colour transform" "reversible \\(RCT\\)"
+else
+    expect_field "colour transform" none
+fi
 no_temps .
 echo "ok: ${W}x${H}x${C}, $B/$S bits, signed=$SIGNED, $GARBAGE"
