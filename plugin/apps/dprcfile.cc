@@ -386,7 +386,8 @@ static void complete(DPRCJob& job, const DPRCOptions& opt, unsigned slot)
   DPRCResult& r = job.result;
   job.file.reset();
   std::vector<unsigned char>().swap(job.original);
-  std::vector<std::vector<unsigned char> >().swap(job.coded);
+  std::vector<DPRCJob::CodedFrame>().swap(job.coded);
+  job.codedArena.reset();
   // mirrored output: files that are not recompressed are copied when asked (and originals kept
   // by --keep-smaller always, so that the output tree is complete)
   const bool mirror = !opt.outputDir.empty();
@@ -442,7 +443,8 @@ bool DPRCWriteVerified(DPRCJob& job, const DPRCOptions& opt, unsigned slot)
     // verified, waiting for DPRCCommit: the samples and the data set are no longer needed
     job.file.reset();
     std::vector<unsigned char>().swap(job.original);
-    std::vector<std::vector<unsigned char> >().swap(job.coded);
+    std::vector<DPRCJob::CodedFrame>().swap(job.coded);
+    job.codedArena.reset(); // the batch's arena goes back to its pool with its last file
     job.result.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - job.start).count();
     return true;
   }

@@ -114,11 +114,19 @@ struct DPRCJob
   pcwt_dicom_pixel_module module;
   std::vector<unsigned char> original;
   /** PCWT codestreams of the frames of `original`, coded ahead by a batch coder with codedParams
-   *  (empty: the codec codes them when the file is written). Used only for frames whose samples
-   *  and description match (see DPRCWriterCoder in dprcpipe.h).
+   *  (empty: the codec codes them when the file is written). Each is followed by a zero byte when
+   *  its length is odd (the fragment's pad byte), so that the codec stores it as it is. Used only
+   *  for frames whose samples and description match (the ThreadCoder of dprcpipe.cc).
    */
-  std::vector<std::vector<unsigned char> > coded;
+  struct CodedFrame
+  {
+    const unsigned char *data;
+    std::size_t size;
+  };
+  std::vector<CodedFrame> coded;
   pcwt_encode_params codedParams;
+  /// the memory `coded` points into: the batch coder's output arena, shared by the files of a batch
+  std::shared_ptr<const void> codedArena;
   /// the verified copy waiting for DPRCCommit (DPRCWriteVerified), and its folder
   std::shared_ptr<DPRCTempFile> temp;
   std::string destDir;

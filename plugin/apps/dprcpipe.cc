@@ -210,6 +210,27 @@ public:
     }
   }
 
+  /// the next frame coded ahead is the one of exactly these samples, description and parameters
+  bool aheadMatches(const pcwt_encode_params& params, const pcwt_image_desc& desc, const void *samples,
+                    size_t samplesSize) const
+  {
+    return job_ && next_ < job_->coded.size() && sameCoding(params, job_->codedParams) && sameDesc(desc, desc_) &&
+           samplesSize == frameBytes_ && samples != NULL &&
+           std::memcmp(samples, job_->original.data() + next_ * frameBytes_, frameBytes_) == 0;
+  }
+
+  /// the codec stores the codestream coded ahead as it is (in the batch's arena, padded)
+  virtual bool codedFrame(const pcwt_encode_params& params, const pcwt_image_desc& desc, const void *samples,
+                          size_t samplesSize, const Uint8 *& data, size_t& size)
+  {
+    if (!aheadMatches(params, desc, samples, samplesSize)) return false;
+    const DPRCJob::CodedFrame& f = job_->coded[next_++];
+    data = f.data;
+    size = f.size;
+    ++taken;
+    return true;
+  }
+
   virtual pcwt_status encodeBatch(const pcwt_encode_params& params, pcwt_frame_job *jobs, size_t count,
                                   OFString& message)
   {
@@ -218,15 +239,13 @@ public:
     {
       pcwt_frame_job& j = jobs[i];
       j.written = 0;
-      if (job_ && next_ < job_->coded.size() && sameCoding(params, job_->codedParams) && sameDesc(j.desc, desc_) &&
-          j.samples_size == frameBytes_ && j.samples != NULL &&
-          std::memcmp(j.samples, job_->original.data() + next_ * frameBytes_, frameBytes_) == 0 &&
-          job_->coded[next_].size() <= j.dst_capacity)
+      if (aheadMatches(params, j.desc, j.samples, j.samples_size) && job_->coded[next_].size <= j.dst_capacity)
       {
-        // the frame coded ahead in the batch, for exactly these samples
-        const std::vector<unsigned char>& cs = job_->coded[next_++];
-        std::memcpy(j.dst, cs.data(), cs.size());
-        j.written = cs.size();
+        // the frame coded ahead in the batch, for exactly these samples (a codec that does not
+        // ask codedFrame() first)
+        const DPRCJob::CodedFrame& cs = job_->coded[next_++];
+        std::memcpy(j.dst, cs.data, cs.size);
+        j.written = cs.size;
         j.status = PCWT_OK;
         ++taken;
         continue;
@@ -272,14 +291,84 @@ private:
   int device_ = 0;
 };
 
+/** host buffers for the batch coders' codestreams (page-locked with a GPU, so that the GPU writes
+ *  them directly), kept for reuse: a batch's buffer goes with the files of the batch, whose
+ *  writers' codecs store the codestreams from it, and comes back when the last of them lets go
+ */
+class ArenaPool : public std::enable_shared_from_this<ArenaPool>
+{
+public:
+  /// keep: free buffers kept at most (the smallest goes beyond)
+  explicit ArenaPool(std::size_t keep) : keep_(std::max<std::size_t>(1, keep)) {}
+  ~ArenaPool()
+  {
+    for (const Arena& a : free_) pcwt_host_free(a.p);
+  }
+
+  /// a buffer of at least n bytes (empty when out of memory)
+  std::shared_ptr<unsigned char> get(std::size_t n)
+  {
+    Arena a;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      std::size_t best = free_.size();
+      for (std::size_t i = 0; i < free_.size(); ++i)
+        if (free_[i].size >= n && (best == free_.size() || free_[i].size < free_[best].size)) best = i;
+      if (best < free_.size())
+      {
+        a = free_[best];
+        free_.erase(free_.begin() + static_cast<std::ptrdiff_t>(best));
+      }
+    }
+    if (a.p == NULL)
+    {
+      // room to grow: batches differ in size, and a new page-locked buffer is expensive
+      a.size = (n + n / 8 + (std::size_t(1) << 20) - 1) & ~((std::size_t(1) << 20) - 1);
+      a.p = static_cast<unsigned char *>(pcwt_host_alloc(a.size));
+      if (a.p == NULL) return std::shared_ptr<unsigned char>();
+    }
+    std::shared_ptr<ArenaPool> self = shared_from_this();
+    return std::shared_ptr<unsigned char>(a.p, [self, a](unsigned char *) { self->put(a); });
+  }
+
+private:
+  struct Arena
+  {
+    unsigned char *p = NULL;
+    std::size_t size = 0;
+  };
+
+  void put(const Arena& a)
+  {
+    Arena drop;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      free_.push_back(a);
+      if (free_.size() > keep_)
+      {
+        std::size_t smallest = 0;
+        for (std::size_t i = 1; i < free_.size(); ++i)
+          if (free_[i].size < free_[smallest].size) smallest = i;
+        drop = free_[smallest];
+        free_.erase(free_.begin() + static_cast<std::ptrdiff_t>(smallest));
+      }
+    }
+    pcwt_host_free(drop.p);
+  }
+
+  std::mutex mutex_;
+  std::vector<Arena> free_;
+  const std::size_t keep_;
+};
+
 /// codes the frames of several files in one pcwt_encode_batch call (on the CPU: split over threads)
 class BatchCoder
 {
 public:
+  explicit BatchCoder(const std::shared_ptr<ArenaPool>& pool) : pool_(pool) {}
   ~BatchCoder()
   {
     for (pcwt_encoder *e : encoders_) pcwt_encoder_destroy(e);
-    pcwt_host_free(arena_);
   }
 
   bool init(const DPRCPipelineOptions& p, int device, std::string& error)
@@ -327,19 +416,14 @@ public:
         j.dst_capacity = bound;
         jobs.push_back(j);
         where.push_back(Frame{w, total});
-        total += (bound + 63) & ~std::size_t(63);
+        total += (bound + 1 + 63) & ~std::size_t(63); // and the pad byte of an odd codestream
       }
     }
     if (jobs.empty()) return;
-    // one output arena (page-locked with a GPU), kept for the next batches
-    if (total > arenaSize_)
-    {
-      pcwt_host_free(arena_);
-      arena_ = static_cast<unsigned char *>(pcwt_host_alloc(total));
-      arenaSize_ = arena_ ? total : 0;
-      if (arena_ == NULL) return; // the writers' codecs code these files themselves
-    }
-    for (std::size_t k = 0; k < jobs.size(); ++k) jobs[k].dst = arena_ + where[k].offset;
+    // the batch's output arena, which goes with its files to the writers
+    std::shared_ptr<unsigned char> arena = pool_->get(total);
+    if (!arena) return; // the writers' codecs code these files themselves
+    for (std::size_t k = 0; k < jobs.size(); ++k) jobs[k].dst = arena.get() + where[k].offset;
 
     if (encoders_.size() == 1)
     {
@@ -384,9 +468,11 @@ public:
       const std::size_t w = where[k].work;
       if (!ok[w]) continue;
       DPRCJob& job = batch[w]->job;
-      const unsigned char *cs = static_cast<const unsigned char *>(jobs[k].dst);
-      job.coded.push_back(std::vector<unsigned char>(cs, cs + jobs[k].written));
+      unsigned char *cs = static_cast<unsigned char *>(jobs[k].dst);
+      if (jobs[k].written & 1) cs[jobs[k].written] = 0; // the pad byte (the slot has room for it)
+      job.coded.push_back(DPRCJob::CodedFrame{cs, jobs[k].written});
       job.codedParams = params_;
+      job.codedArena = arena;
     }
     for (std::size_t w = 0; w < batch.size(); ++w)
       if (ok[w] && any[w]) ++stats.files;
@@ -396,8 +482,7 @@ public:
 private:
   pcwt_encode_params params_;
   std::vector<pcwt_encoder *> encoders_;
-  unsigned char *arena_ = NULL;
-  std::size_t arenaSize_ = 0;
+  std::shared_ptr<ArenaPool> pool_;
 };
 
 } // namespace
@@ -413,11 +498,13 @@ bool DPRCRunPipeline(const std::vector<DPRCEntry>& files, const DPRCOptions& opt
 
   // every handle is made before the first file is touched: a missing GPU stops the run here
   std::vector<std::unique_ptr<BatchCoder> > coders;
+  // output arenas: one in each coder, and those of the batches the writers are writing
+  std::shared_ptr<ArenaPool> arenas = std::make_shared<ArenaPool>(devices.size() + 3);
   if (batching)
   {
     for (int d : devices)
     {
-      coders.emplace_back(new BatchCoder());
+      coders.emplace_back(new BatchCoder(arenas));
       if (!coders.back()->init(p, d, error)) return false;
     }
   }

@@ -21,6 +21,7 @@
 
 #include <cstring>
 #include <memory>
+#include <new>
 #include <sstream>
 #include <vector>
 
@@ -174,19 +175,27 @@ OFCondition DPCWTEncoderBase::encode(
   return result;
 }
 
-/* append one frame's codestream (made even: PCWT ignores trailing bytes, JPEG-LS is even already) */
+/* append one frame's codestream of len bytes; an odd len is made even with the zero byte that
+ * follows it in data (PCWT ignores trailing bytes, JPEG-LS is even already). DCMTK copies it into
+ * the fragment item (as storeCompressedFrame() does, with one fragment). */
 static OFCondition storeFrame(DcmPixelSequence *seq, DcmOffsetList& offsetList,
-                              std::vector<Uint8>& buf, size_t len, std::vector<Uint64>& lengths)
+                              const Uint8 *data, size_t len, std::vector<Uint64>& lengths)
 {
-  if (len & 1)
-  {
-    if (buf.size() < len + 1) buf.resize(len + 1);
-    buf[len++] = 0;
-  }
+  if (len & 1) ++len;
   if (len > PCWT_DICOM_MAX_VALUE_LENGTH)
     return DPCWTMakeError(EPCEC_TooLarge, "a compressed frame exceeds the 4 GiB item limit");
   lengths.push_back(len);
-  return seq->storeCompressedFrame(offsetList, buf.data(), OFstatic_cast(Uint32, len), 0 /* one fragment */);
+  return seq->storeCompressedFrame(offsetList, OFconst_cast(Uint8 *, data), OFstatic_cast(Uint32, len),
+                                   0 /* one fragment */);
+}
+
+/* ... from a buffer that may need room for the pad byte */
+static OFCondition storeFrame(DcmPixelSequence *seq, DcmOffsetList& offsetList,
+                              std::vector<Uint8>& buf, size_t len, std::vector<Uint64>& lengths)
+{
+  if ((len & 1) && buf.size() < len + 1) buf.resize(len + 1);
+  if (len & 1) buf[len] = 0;
+  return storeFrame(seq, offsetList, buf.data(), len, lengths);
 }
 
 OFCondition DPCWTEncoderBase::encodeFrames(
@@ -229,40 +238,76 @@ OFCondition DPCWTEncoderBase::encodeFrames(
         return result;
       }
     }
-    // the frames go to libpcwt in batches (a GPU backend codes a batch at once), bounded in memory
+    // the frames go to libpcwt in batches (a GPU backend codes a batch at once), bounded in memory;
+    // frames the lent coder holds coded already go into the sequence as they are, without a buffer
+    // of ours or a second copy
     const size_t bound = pcwt_encode_bound(&desc);
     const size_t budget = OFstatic_cast(size_t, 256) << 20;
     size_t batch = bound ? budget / bound : 1;
     if (batch < 1) batch = 1;
     if (batch > frames) batch = OFstatic_cast(size_t, frames);
-    std::vector<std::vector<Uint8> > out(batch);
-    std::vector<pcwt_frame_job> jobs(batch);
+    struct Ahead { const Uint8 *data; size_t size; };
+    std::vector<Ahead> ahead(batch);
+    // output buffers of the frames coded here (bound and a pad byte; not zero-filled: libpcwt
+    // writes the codestream, storeFrame() the pad)
+    std::vector<std::unique_ptr<Uint8[]> > out;
+    std::vector<pcwt_frame_job> jobs;
+    jobs.reserve(batch);
     for (Uint64 first = 0; first < frames && result.good(); first += batch)
     {
       const size_t n = OFstatic_cast(size_t, (frames - first < batch) ? frames - first : batch);
+      jobs.clear();
       for (size_t i = 0; i < n; ++i)
       {
-        out[i].resize(bound + 1);
-        std::memset(&jobs[i], 0, sizeof jobs[i]);
-        jobs[i].desc = desc;
-        jobs[i].samples = pixels + (first + i) * frameBytes;
-        jobs[i].samples_size = frameBytes;
-        jobs[i].dst = out[i].data();
-        jobs[i].dst_capacity = bound;
+        const Uint8 *samples = pixels + (first + i) * frameBytes;
+        ahead[i].data = NULL;
+        ahead[i].size = 0;
+        if (lent && lent->codedFrame(params, desc, samples, frameBytes, ahead[i].data, ahead[i].size) &&
+            ahead[i].data != NULL && ahead[i].size <= bound)
+          continue;
+        ahead[i].data = NULL;
+        const size_t k = jobs.size();
+        if (out.size() <= k) out.emplace_back(new (std::nothrow) Uint8[bound + 1]);
+        if (!out[k])
+        {
+          result = EC_MemoryExhausted;
+          break;
+        }
+        pcwt_frame_job j;
+        std::memset(&j, 0, sizeof j);
+        j.desc = desc;
+        j.samples = samples;
+        j.samples_size = frameBytes;
+        j.dst = out[k].get();
+        j.dst_capacity = bound;
+        jobs.push_back(j);
       }
-      st = lent ? lent->encodeBatch(params, jobs.data(), n, lentMessage) : pcwt_encode_batch(enc, jobs.data(), n);
-      for (size_t i = 0; i < n && result.good(); ++i)
+      if (result.bad()) break;
+      st = PCWT_OK;
+      if (!jobs.empty())
+        st = lent ? lent->encodeBatch(params, jobs.data(), jobs.size(), lentMessage)
+                  : pcwt_encode_batch(enc, jobs.data(), jobs.size());
+      for (size_t i = 0, k = 0; i < n && result.good(); ++i)
       {
-        if (jobs[i].status != PCWT_OK)
+        if (ahead[i].data != NULL)
+        {
+          DCMPCWT_TRACE("PCWT frame " << (first + i + 1) << ": " << ahead[i].size << " bytes (coded ahead)");
+          result = storeFrame(seq.get(), offsetList, ahead[i].data, ahead[i].size, lengths);
+          continue;
+        }
+        const pcwt_frame_job& j = jobs[k];
+        Uint8 *dst = out[k++].get();
+        if (j.status != PCWT_OK)
         {
           std::ostringstream s;
           s << "libpcwt could not encode frame " << (first + i + 1) << ": "
-            << pcwt_status_string(jobs[i].status) << " (" << (lent ? lentMessage.c_str() : pcwt_encoder_last_error(enc)) << ")";
+            << pcwt_status_string(j.status) << " (" << (lent ? lentMessage.c_str() : pcwt_encoder_last_error(enc)) << ")";
           result = DPCWTMakeError(EPCEC_CodecError, s.str().c_str());
           break;
         }
-        DCMPCWT_TRACE("PCWT frame " << (first + i + 1) << ": " << jobs[i].written << " bytes");
-        result = storeFrame(seq.get(), offsetList, out[i], jobs[i].written, lengths);
+        DCMPCWT_TRACE("PCWT frame " << (first + i + 1) << ": " << j.written << " bytes");
+        if (j.written & 1) dst[j.written] = 0; // the pad byte
+        result = storeFrame(seq.get(), offsetList, dst, j.written, lengths);
       }
       if (result.good() && st != PCWT_OK)
         result = DPCWTMakeError(EPCEC_CodecError, OFString("libpcwt: ") + pcwt_status_string(st));

@@ -7,11 +7,14 @@
 
 #include "dcmtk/dcmdata/dcdicdir.h"
 #include "dcmtk/dcmdata/dcdirrec.h"
+#include "dcmpcwt/dprparam.h"
+#include "dcmpcwt/dpthrcod.h"
 #include "pcwt.h"
 
 #include <algorithm>
 #include <cstdlib>
 #include <chrono>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -1011,4 +1014,111 @@ TEST(Recompress, StatsShowTheStagesAndCommitGroupIsChecked)
         ASSERT_NE(k, std::string::npos) << stage;
         EXPECT_GT(std::strtod(text.c_str() + k + key.size(), nullptr), 0.0) << stage;
     }
+}
+
+namespace {
+
+// A coder lent to the codec, as pcwt-recompress's writers lend theirs, that holds some frames
+// "coded ahead": it codes them itself when asked, with one wavelet level (which the codec never
+// chooses), so that the file shows whose codestreams it holds, and always with an odd length (a
+// trailing byte, which decoders ignore) followed by the pad byte.
+class AheadCoder : public DPCWTThreadCoder {
+public:
+    std::set<size_t> aheadFrames; // the frames it holds, by the order of the codec's questions
+    size_t asked = 0, codedHere = 0;
+    std::deque<std::vector<uint8_t>> handed; // what it handed over (codestream and pad byte)
+
+    bool codedFrame(const pcwt_encode_params &params, const pcwt_image_desc &desc, const void *samples,
+                    size_t samplesSize, const Uint8 *&data, size_t &size) override
+    {
+        if (!aheadFrames.count(asked++))
+            return false;
+        pcwt_encode_params p = params;
+        p.levels = 1;
+        p.backend = PCWT_BACKEND_CPU;
+        pcwt_encoder *e = pcwt_encoder_create();
+        std::vector<uint8_t> cs(pcwt_encode_bound(&desc) + 2);
+        size_t n = 0;
+        const bool ok = e && pcwt_encoder_set_params(e, &p) == PCWT_OK &&
+                        pcwt_encode(e, &desc, samples, samplesSize, cs.data(), cs.size() - 2, &n) == PCWT_OK;
+        pcwt_encoder_destroy(e);
+        if (!ok)
+            return false;
+        if (n % 2 == 0)
+            cs[n++] = 0xA5;
+        cs[n] = 0; // the pad byte
+        cs.resize(n + 1);
+        handed.push_back(std::move(cs));
+        data = handed.back().data();
+        size = n;
+        return true;
+    }
+
+    pcwt_status encodeBatch(const pcwt_encode_params &params, pcwt_frame_job *jobs, size_t count,
+                            OFString &message) override
+    {
+        codedHere += count;
+        pcwt_encoder *e = pcwt_encoder_create();
+        pcwt_encode_params p = params;
+        p.backend = PCWT_BACKEND_CPU;
+        pcwt_status st = e ? pcwt_encoder_set_params(e, &p) : PCWT_ERR_OUT_OF_MEMORY;
+        if (st == PCWT_OK)
+            st = pcwt_encode_batch(e, jobs, count);
+        if (st != PCWT_OK && e)
+            message = pcwt_encoder_last_error(e);
+        pcwt_encoder_destroy(e);
+        return st;
+    }
+};
+
+} // namespace
+
+// The hand-over of frames coded ahead (dcmpcwt/dpthrcod.h): the PCWT encoder codec asks the lent
+// coder for each frame in order, stores the codestreams it gets as they are (an odd one with its pad
+// byte) and codes only the others, with the lent coder's encodeBatch
+TEST(Recompress, CodecStoresFramesCodedAheadAsTheyAre)
+{
+    ImageSpec s;
+    s.rows = 256;
+    s.columns = 192;
+    s.frames = 5;
+    const std::vector<uint8_t> samples = makeSamples(s);
+    std::unique_ptr<DcmFileFormat> ff(makeFile(s, samples));
+    AheadCoder coder;
+    coder.aheadFrames = {0, 2, 3};
+    DPCWTRepresentationParameter rp;
+    DPCWTSetThreadCoder(&coder);
+    const OFCondition c = ff->getDataset()->chooseRepresentation(DPCWT_CARRIER_XFER, &rp);
+    DPCWTSetThreadCoder(nullptr);
+    ASSERT_TRUE(c.good()) << c.text();
+    EXPECT_EQ(coder.asked, 5u);
+    EXPECT_EQ(coder.handed.size(), 3u);
+    EXPECT_EQ(coder.codedHere, 2u) << "the frames handed over were coded again";
+    DcmPixelSequence *seq = pixelSequence(ff->getDataset(), DPCWT_CARRIER_XFER, &rp);
+    ASSERT_NE(seq, nullptr);
+    ASSERT_EQ(seq->card(), 6u); // the Basic Offset Table and a fragment per frame
+    pcwt_decoder *dec = pcwt_decoder_create();
+    ASSERT_NE(dec, nullptr);
+    size_t h = 0;
+    for (size_t f = 0; f < 5; ++f) {
+        DcmPixelItem *item = nullptr;
+        Uint8 *v = nullptr;
+        ASSERT_TRUE(seq->getItem(item, static_cast<unsigned long>(f + 1)).good() && item);
+        ASSERT_TRUE(item->getUint8Array(v).good() && v);
+        const std::vector<uint8_t> frag(v, v + item->getLength());
+        EXPECT_EQ(frag.size() % 2, 0u) << "frame " << f;
+        pcwt_header_info info;
+        ASSERT_EQ(pcwt_read_header(frag.data(), frag.size(), &info), PCWT_OK) << "frame " << f;
+        if (coder.aheadFrames.count(f)) {
+            EXPECT_TRUE(frag == coder.handed[h++]) << "frame " << f << " is not the codestream handed over";
+            EXPECT_EQ(info.levels, 1u) << "frame " << f;
+        } else {
+            EXPECT_GT(info.levels, 1u) << "frame " << f << " was not coded by the codec's parameters";
+        }
+        std::vector<uint8_t> out(frameBytes(s));
+        ASSERT_EQ(pcwt_decode(dec, frag.data(), frag.size(), out.data(), out.size()), PCWT_OK) << "frame " << f;
+        EXPECT_TRUE(std::equal(out.begin(), out.end(), samples.begin() + static_cast<long>(f * out.size())))
+            << "frame " << f;
+    }
+    pcwt_decoder_destroy(dec);
 }

@@ -7,9 +7,9 @@
  *  that codes the frames of many files together (pcwt-recompress gives the frames of several files
  *  to one pcwt_encode_batch call, so that a GPU codes them at once) or that keeps its libpcwt
  *  handles (and their GPU contexts) across files installs a DPCWTThreadCoder on the thread that
- *  calls chooseRepresentation(). The encoder codec then hands its PCWT frame jobs to the coder
- *  instead of coding them with a handle of its own, and the decoder codec decodes with the
- *  coder's decoder handle. Everything else (the checks of the image pixel module, the frame
+ *  calls chooseRepresentation(). The encoder codec then takes the codestreams the coder holds
+ *  already (codedFrame()) and hands its other PCWT frame jobs to the coder instead of coding them
+ *  with a handle of its own, and the decoder codec decodes with the coder's decoder handle. Everything else (the checks of the image pixel module, the frame
  *  layout, the fragments and the Basic Offset Table) stays the codecs' own.
  */
 
@@ -18,6 +18,7 @@
 
 #include "dcmtk/config/osconfig.h"
 #include "dcmtk/ofstd/ofstring.h"
+#include "dcmtk/ofstd/oftypes.h"
 
 #include "pcwt.h"
 
@@ -35,6 +36,23 @@ public:
    */
   virtual pcwt_status encodeBatch(const pcwt_encode_params& params, pcwt_frame_job *jobs, size_t count,
                                   OFString& message) = 0;
+
+  /** the codestream of one frame coded ahead, asked for before the frame is coded: the codec
+   *  asks frame by frame, in order, and stores a codestream it gets as the frame's fragment as it
+   *  is (no buffer of its own, no second copy), coding only the frames it does not get.
+   *  A coder hands over a codestream only for exactly these samples coded with params into a
+   *  frame described by desc.
+   *  @param data receives the codestream; when its length is odd, data[size] must be a readable
+   *    zero byte (the pad byte of the fragment). It must stay valid until the codec returns.
+   *  @param size receives its length
+   *  @return true when handed over; false (the default): the frame goes to encodeBatch()
+   */
+  virtual bool codedFrame(const pcwt_encode_params& params, const pcwt_image_desc& desc,
+                          const void *samples, size_t samplesSize, const Uint8 *& data, size_t& size)
+  {
+    (void)params; (void)desc; (void)samples; (void)samplesSize; (void)data; (void)size;
+    return false;
+  }
 
   /** a decoder handle for the decoder codec to use instead of creating its own (NULL: it
    *  creates one, as without a coder). The codec still checks every frame against its limits.
