@@ -148,6 +148,7 @@ int main(int argc, char *argv[])
   const char *opt_gpus = NULL;
   std::vector<int> opt_devices;
   OFCmdUnsignedInt opt_batchFrames = 1024, opt_batchMB = 256, opt_batchWait = 20, opt_commitGroup = 16;
+  OFCmdUnsignedInt opt_codersPerGpu = 0;
   bool opt_verifyGpu = false;
   pcwt_profile opt_profile = PCWT_PROFILE_BASELINE;
   bool opt_stats = false;
@@ -192,11 +193,13 @@ int main(int argc, char *argv[])
     cmd.addOption("--backend-cpu",              "+bc",    "always use the CPU codec");
     cmd.addOption("--backend-gpu",              "+bg",    "always use the GPU codec (fail without one)");
     cmd.addOption("--gpus",                     "+g",  1, "[n]umber or [l]ist: 0, N or d,d,...",
-                                                          "0: CPU codec; N: GPUs 0..N-1; a list (with a\ncomma, e.g. 0,2 or 1,): those GPUs; one batch\ncoder per GPU");
+                                                          "0: CPU codec; N: GPUs 0..N-1; a list (with a\ncomma, e.g. 0,2 or 1,): those GPUs; batch\ncoders on each (--coders-per-gpu)");
     cmd.addOption("--batch-frames",             "+bf", 1, "[n]umber: integer (default: 1024)",
                                                           "PCWT: code up to n frames of several files in\none libpcwt call (0: each file on its own)");
     cmd.addOption("--batch-mb",                 "+bm", 1, "[n]umber: integer (default: 256)",
                                                           "... and up to about n MB of samples");
+    cmd.addOption("--coders-per-gpu",           "+cp", 1, "[n]umber: integer (default: 2 with a GPU, 1 on CPU)",
+                                                          "batch coder threads per device, each with its\nown encoder: one stages and lays out a batch\nwhile another's is on the GPU");
     cmd.addOption("--batch-wait",               "+bw", 1, "[m]illiseconds: integer (default: 20)",
                                                           "how long a batch that is not full waits for\nthe next file");
     cmd.addOption("--commit-group",             "+cg", 1, "[n]umber: integer (default: 16)",
@@ -289,6 +292,7 @@ int main(int argc, char *argv[])
     if (cmd.findOption("--verify-gpu")) opt_verifyGpu = true;
     if (cmd.findOption("--commit-group")) app.checkValue(cmd.getValueAndCheckMinMax(opt_commitGroup, 1, 4096));
     if (cmd.findOption("--batch-wait")) app.checkValue(cmd.getValueAndCheckMinMax(opt_batchWait, 0, 600000));
+    if (cmd.findOption("--coders-per-gpu")) app.checkValue(cmd.getValueAndCheckMinMax(opt_codersPerGpu, 1, 16));
 
     cmd.beginOptionBlock();
     if (cmd.findOption("--progress-auto")) opt_progress = -1;
@@ -400,6 +404,7 @@ int main(int argc, char *argv[])
     popt.batchBytes = static_cast<std::uint64_t>(opt_batchMB) << 20;
     popt.batchWaitMs = static_cast<unsigned>(opt_batchWait);
     popt.commitGroup = static_cast<unsigned>(opt_commitGroup);
+    popt.codersPerDevice = static_cast<unsigned>(opt_codersPerGpu);
     popt.backend = opt_backend;
     popt.devices = opt_devices;
     popt.decodeBackend = opt_verifyGpu ? opt_backend : PCWT_BACKEND_CPU;
@@ -408,8 +413,9 @@ int main(int argc, char *argv[])
     popt.params.profile = opt_profile; // the batch coder codes what the plugin's encoder would
     OFLOG_INFO(recmpLogger, (popt.batchFrames && opt.target == DPRCT_pcwt
       ? "batches of up to " + std::to_string(popt.batchFrames) + " frames / " + std::to_string(opt_batchMB) +
-        " MB, " + (opt_devices.empty() ? std::string("one batch coder")
-                                       : std::to_string(opt_devices.size()) + " GPU batch coder(s)")
+        " MB, batch coders on " + (opt_devices.empty() ? std::string("the default device")
+                                                       : std::to_string(opt_devices.size()) + " GPU(s)") +
+        (opt_codersPerGpu ? ", " + std::to_string(opt_codersPerGpu) + " per device" : std::string())
       : std::string("no batch coder: each file coded on its own")));
     DPRCPipelineStats pstats;
     std::string perror;
@@ -496,8 +502,7 @@ int main(int argc, char *argv[])
     if (sum.byStatus[DPRCST_failed]) status = EXITCODE_FILES_FAILED;
     COUT << DPRCSummaryText(sum, opt.dryRun) << OFendl;
     if (opt_stats)
-      COUT << DPRCStageText(sum, popt.readers, (popt.batchFrames && opt.target == DPRCT_pcwt && !opt.dryRun)
-                              ? static_cast<unsigned>(std::max<size_t>(1, opt_devices.size())) : 0u,
+      COUT << DPRCStageText(sum, popt.readers, pstats.coders,
                             opt.dryRun ? 0u : popt.writers) << OFendl;
     if (opt_report)
     {

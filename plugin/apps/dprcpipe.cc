@@ -300,6 +300,12 @@ class ArenaPool : public std::enable_shared_from_this<ArenaPool>
 public:
   /// keep: free buffers kept at most (the smallest goes beyond)
   explicit ArenaPool(std::size_t keep) : keep_(std::max<std::size_t>(1, keep)) {}
+
+  void setKeep(std::size_t keep)
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    keep_ = std::max<std::size_t>(1, keep);
+  }
   ~ArenaPool()
   {
     for (const Arena& a : free_) pcwt_host_free(a.p);
@@ -358,7 +364,7 @@ private:
 
   std::mutex mutex_;
   std::vector<Arena> free_;
-  const std::size_t keep_;
+  std::size_t keep_;
 };
 
 /// codes the frames of several files in one pcwt_encode_batch call (on the CPU: split over threads)
@@ -389,6 +395,8 @@ public:
     }
     return true;
   }
+
+  bool onGpu() const { return pcwt_encoder_backend(encoders_[0]) == PCWT_BACKEND_GPU; }
 
   /// code every frame of the batch; a file whose frames all succeed gets them in job.coded
   void code(const std::vector<Work *>& batch, DPRCPipelineStats& stats)
@@ -498,16 +506,25 @@ bool DPRCRunPipeline(const std::vector<DPRCEntry>& files, const DPRCOptions& opt
 
   // every handle is made before the first file is touched: a missing GPU stops the run here
   std::vector<std::unique_ptr<BatchCoder> > coders;
-  // output arenas: one in each coder, and those of the batches the writers are writing
-  std::shared_ptr<ArenaPool> arenas = std::make_shared<ArenaPool>(devices.size() + 3);
+  std::shared_ptr<ArenaPool> arenas = std::make_shared<ArenaPool>(1);
   if (batching)
   {
     for (int d : devices)
     {
       coders.emplace_back(new BatchCoder(arenas));
       if (!coders.back()->init(p, d, error)) return false;
+      // several coders on a GPU: one stages and lays out a batch while another's is on the device
+      const unsigned per = p.codersPerDevice ? p.codersPerDevice : coders.back()->onGpu() ? 2u : 1u;
+      for (unsigned k = 1; k < per; ++k)
+      {
+        coders.emplace_back(new BatchCoder(arenas));
+        if (!coders.back()->init(p, d, error)) return false;
+      }
     }
   }
+  stats.coders = static_cast<unsigned>(coders.size());
+  // output arenas kept: one for each coder, and those of the batches the writers are writing
+  arenas->setKeep(coders.size() + 3);
   std::vector<std::unique_ptr<ThreadCoder> > lent;
   for (unsigned t = 0; t < readers + writers; ++t)
   {
@@ -520,7 +537,8 @@ bool DPRCRunPipeline(const std::vector<DPRCEntry>& files, const DPRCOptions& opt
   const unsigned group = std::max(1u, p.commitGroup);
   DPRCInstallSignalHandlers(writers * group + readers);
   Queue toCoder, toWriter;
-  Budget budget(std::max<std::uint64_t>(p.batchBytes, 64u << 20) * 3);
+  // a batch being read, one in each coder, one being written
+  Budget budget(std::max<std::uint64_t>(p.batchBytes, 64u << 20) * (2 + std::max<std::size_t>(1, coders.size())));
   std::atomic<std::size_t> next(0);
   std::atomic<unsigned> readersLeft(readers), codersLeft(static_cast<unsigned>(coders.size()));
   std::mutex statsMutex;

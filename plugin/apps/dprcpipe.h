@@ -2,12 +2,12 @@
  *  Module:  dcmpcwt
  *
  *  Purpose: (internal) pcwt-recompress: the pipeline that keeps a GPU busy. Reader threads read,
- *           decode and check files (DPRCPrepare); a batch coder per device gives the PCWT frames
- *           of several files to one pcwt_encode_batch call; writer threads write and verify
+ *           decode and check files (DPRCPrepare); batch coders (codersPerDevice on each device)
+ *           give the PCWT frames of several files to one pcwt_encode_batch call; writer threads write and verify
  *           each file (DPRCWriteVerified), then flush and rename several together (DPRCCommit)
  *           while the next batch is coded:
  *
- *             readers -> batch coder (one per GPU) -> writers/verifiers
+ *             readers -> batch coders (on each GPU) -> writers/verifiers
  *
  *           The codecs do the DICOM side as for a single file: a writer lends its thread a
  *           DPCWTThreadCoder (dcmpcwt/dpthrcod.h) that hands the codec the codestreams coded
@@ -49,8 +49,13 @@ struct DPRCPipelineOptions
    *  implementation independent of the GPU encoder's, which leaves the GPU to the coders
    */
   pcwt_backend decodeBackend = PCWT_BACKEND_CPU;
-  /// CUDA devices: one batch coder per device (empty: one coder on the default device)
+  /// CUDA devices: batch coders on each (empty: on the default device)
   std::vector<int> devices;
+  /** batch coder threads per device, each with its own encoder, taking batches from the same
+   *  queue, so that one's host-side work (staging copies, layout, waits) overlaps another's GPU
+   *  work (0: 2 when the coders use a GPU, else 1)
+   */
+  unsigned codersPerDevice = 0;
   /// the PCWT parameters the codecs were registered with (backend aside)
   pcwt_encode_params params;
   /// CPU backend: threads that code one batch together
@@ -73,6 +78,8 @@ struct DPRCPipelineStats
   /// frames the writers' codecs took from a batch, and frames they coded themselves
   std::uint64_t framesTaken = 0;
   std::uint64_t framesCodedByWriters = 0;
+  /// batch coder threads that ran
+  unsigned coders = 0;
 };
 
 /** run every file through the pipeline; done(i, result) is called once for each file i, from

@@ -273,7 +273,7 @@ TEST(Recompress, Help)
     EXPECT_EQ(p.rc, 0) << p.out;
     for (const char *opt : {"--output", "--keep-originals", "--dry-run", "--shard", "--threads", "--report",
                             "--decompress", "--encode-jpegls", "--gpus", "--batch-frames", "--batch-mb",
-                            "--batch-wait", "--keep-smaller", "--verify-gpu"})
+                            "--batch-wait", "--keep-smaller", "--verify-gpu", "--coders-per-gpu"})
         EXPECT_NE(p.out.find(opt), std::string::npos) << opt;
     EXPECT_NE(run({kTool, "--shard", "3/3", "/nonexistent"}).rc, 0);
     EXPECT_NE(run({kTool, "--output"}).rc, 0);
@@ -977,6 +977,44 @@ TEST(Recompress, CommitGroupsFlushEachCopyBeforeItsRenameAndEachFolderAfter)
             else
                 EXPECT_LT(ct.folderFlushes * 2, ct.renames) << what << ": a folder flush for several files";
         }
+    }
+}
+
+// --coders-per-gpu: several batch coder threads (here on the CPU backend, where the option applies
+// when given) take one-file batches from the same queue; every file is coded by a batch coder,
+// verified, and byte for byte what per-file coding writes; --stats counts the coder threads
+TEST(Recompress, SeveralCodersPerDeviceAgreeWithPerFileCoding)
+{
+    REQUIRE_CORPUS();
+    Tree a, b;
+    const auto originals = decodeAll(a.root);
+    const std::string ra = a.dir / "coders.json";
+    std::vector<std::string> argv = {kTool, "--coders-per-gpu", "3", "--batch-frames", "1", "--threads", "2",
+                                     "--stats", "--no-progress", "--report", ra, a.root};
+    Proc p = run(argv);
+    ASSERT_EQ(p.rc, 0) << describe(argv, p);
+    EXPECT_NE(p.out.find("batch coders (3)"), std::string::npos) << p.out;
+    expectVerified(a.root, originals, kUnsupported, kPcwtUid);
+    const long long recompressed = reportSummary(ra, "recompressed");
+    EXPECT_GE(recompressed, 8);
+    EXPECT_EQ(reportSummary(ra, "batch_coded_files"), recompressed) << p.out;
+    EXPECT_GE(reportSummary(ra, "batch_coder_calls"), recompressed) << "one-file batches";
+    argv = {kTool, "--batch-frames", "0", "--no-progress", b.root};
+    p = run(argv);
+    ASSERT_EQ(p.rc, 0) << describe(argv, p);
+    EXPECT_TRUE(sameOutputs(snapshot(a.root), snapshot(b.root)));
+    // without the option the CPU backend keeps one coder
+    TempDir d;
+    copyFile(kTestdata + "/debian-python3-pydicom/CT_small.dcm", d / "in/ct.dcm");
+    argv = {kTool, "--stats", "--no-progress", d / "in"};
+    p = run(argv);
+    ASSERT_EQ(p.rc, 0) << describe(argv, p);
+    EXPECT_NE(p.out.find("batch coders (1)"), std::string::npos) << p.out;
+    for (const char *bad : {"0", "17", "x"}) {
+        const std::vector<std::string> args = {kTool, "--coders-per-gpu", bad, "--no-progress", b.root};
+        p = run(args);
+        EXPECT_EQ(p.rc, 1) << describe(args, p);
+        EXPECT_NE(p.out.find("coders-per-gpu"), std::string::npos) << p.out;
     }
 }
 
