@@ -27,6 +27,7 @@
 #include "dprcrep.h"
 #include "dprcwalk.h"
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -51,6 +52,9 @@ static char rcsid[] = "$dcmtk: " OFFIS_CONSOLE_APPLICATION " v"
 #define EXITCODE_NO_ERROR       0  /* every file recompressed, skipped or left as unsupported */
 #define EXITCODE_FATAL          1  /* command line, nothing to do, report cannot be written */
 #define EXITCODE_FILES_FAILED   2  /* at least one file (or folder) failed */
+
+/// the decoders' limit of samples per frame (the PCWT codec's and the verifier's)
+static const std::uint64_t kMaxSamplesPerFrame = std::uint64_t(1) << 30;
 
 #define SHORTCOL 3
 #define LONGCOL 21
@@ -204,7 +208,7 @@ int main(int argc, char *argv[])
                                                           "how long a batch that is not full waits for\nthe next file");
     cmd.addOption("--commit-group",             "+cg", 1, "[n]umber: integer (default: 16)",
                                                           "a writer flushes and renames up to n verified\ncopies together, then flushes their folders\nonce (1: each file on its own)");
-    cmd.addOption("--verify-gpu",               "+vg",    "verify (decode the new copies) with the coding\nbackend, e.g. the GPU (default: the CPU decoder)");
+    cmd.addOption("--verify-gpu",               "+vg",    "verify (decode the new copies) with the coding\nbackend, e.g. the GPU, the copies of several\nwriters in one call (default: the CPU decoder,\nin each writer)");
 
   cmd.addGroup("progress and report:");
     cmd.addOption("--progress-auto",            "+pa",    "a bar on a terminal, else lines (default)");
@@ -349,7 +353,7 @@ int main(int argc, char *argv[])
   }
 
   // codecs: every decoder DCMTK 3.6.7 has, PCWT's, and the encoders
-  DPCWTRegisterDecoders(OFstatic_cast(unsigned long, 1) << 30, OFFalse);
+  DPCWTRegisterDecoders(OFstatic_cast(unsigned long, kMaxSamplesPerFrame), OFFalse);
   DPCWTEncoderRegistration::registerCodecs(EPCUC_default, OFFalse, opt.acceptLossy ? OFTrue : OFFalse,
     PCWT_DEFAULT_LEVELS, PCWT_DEFAULT_GROUP, PCWT_DEFAULT_GROUP, opt_backend, OFTrue /* JPEG-LS */,
     opt_profile);
@@ -408,6 +412,8 @@ int main(int argc, char *argv[])
     popt.backend = opt_backend;
     popt.devices = opt_devices;
     popt.decodeBackend = opt_verifyGpu ? opt_backend : PCWT_BACKEND_CPU;
+    popt.verifyBatches = opt_verifyGpu; // the copies of several writers decoded together
+    popt.maxSamplesPerFrame = kMaxSamplesPerFrame;
     popt.params.levels = PCWT_DEFAULT_LEVELS;
     popt.params.group_rows = popt.params.group_cols = PCWT_DEFAULT_GROUP;
     popt.params.profile = opt_profile; // the batch coder codes what the plugin's encoder would
@@ -497,13 +503,16 @@ int main(int argc, char *argv[])
     sum.codeCalls = pstats.calls;
     sum.codedFrames = pstats.frames;
     sum.codedFiles = pstats.files;
+    sum.verifierBatches = pstats.verifierBatches;
+    sum.verifiedFrames = pstats.verifiedFrames;
+    sum.verifiedFiles = pstats.verifiedFiles;
     sum.dicomdirRecords = dicomdirRecords;
     sum.stageSeconds = DPRCStageSeconds();
     if (sum.byStatus[DPRCST_failed]) status = EXITCODE_FILES_FAILED;
     COUT << DPRCSummaryText(sum, opt.dryRun) << OFendl;
     if (opt_stats)
-      COUT << DPRCStageText(sum, popt.readers, pstats.coders,
-                            opt.dryRun ? 0u : popt.writers) << OFendl;
+      COUT << DPRCStageText(sum, popt.readers, pstats.coders, opt.dryRun ? 0u : popt.writers, pstats.verifiers)
+           << OFendl;
     if (opt_report)
     {
       std::string error;

@@ -14,11 +14,16 @@
 #include "dcmtk/dcmdata/dcmetinf.h"
 #include "dcmtk/dcmdata/dcuid.h"
 #include "dcmtk/dcmdata/dcxfer.h"
+#include "dcmtk/dcmdata/dcpixel.h"
+#include "dcmtk/dcmdata/dcpixseq.h"
+#include "dcmtk/dcmdata/dcpxitem.h"
+#include "dcmtk/dcmdata/dcstack.h"
 
 #include "dcmpcwt/dpfilefo.h"
 #include "dcmpcwt/dprparam.h"
 #include "dcmpcwt/dputil.h"
 #include "dpapps.h"
+#include "../libsrc/dpmodule.h"
 
 #include <algorithm>
 #include <atomic>
@@ -63,7 +68,8 @@ const char *DPRCStageName(DPRC_Stage stage)
 {
   static const char *const names[DPRCSG_count] = {
     "check", "load", "decode-input", "samples", "reader-wait", "coder-wait", "code", "writer-wait",
-    "encode", "save", "flush", "verify-load", "verify-decode", "verify-compare", "rename", "dir-flush"};
+    "encode", "save", "flush", "verify-load", "verify-decode", "verify-compare", "rename", "dir-flush",
+    "verifier-wait", "verify-batch"};
   return stage >= 0 && stage < DPRCSG_count ? names[stage] : "?";
 }
 
@@ -411,7 +417,7 @@ static void complete(DPRCJob& job, const DPRCOptions& opt, unsigned slot)
 }
 
 static DPRCResult& prepareInner(DPRCJob& job, const DPRCOptions& opt);
-static DPRCResult& writeInner(DPRCJob& job, const DPRCOptions& opt, unsigned slot);
+static DPRCResult& writeInner(DPRCJob& job, const DPRCOptions& opt, unsigned slot, DPRCFrameDecoder *verifier);
 
 bool DPRCPrepare(DPRCJob& job, const DPRCEntry& entry, const DPRCOptions& opt, unsigned slot)
 {
@@ -434,10 +440,10 @@ bool DPRCPrepare(DPRCJob& job, const DPRCEntry& entry, const DPRCOptions& opt, u
   return false;
 }
 
-bool DPRCWriteVerified(DPRCJob& job, const DPRCOptions& opt, unsigned slot)
+bool DPRCWriteVerified(DPRCJob& job, const DPRCOptions& opt, unsigned slot, DPRCFrameDecoder *verifier)
 {
   job.start = std::chrono::steady_clock::now();
-  writeInner(job, opt, slot);
+  writeInner(job, opt, slot, verifier);
   if (job.result.status == DPRCST_wouldDo && job.temp)
   {
     // verified, waiting for DPRCCommit: the samples and the data set are no longer needed
@@ -659,8 +665,65 @@ static DPRCResult& prepareInner(DPRCJob& job, const DPRCOptions& opt)
   return finish(r, DPRCST_wouldDo);
 }
 
+bool DPRCReadCodestreams(DcmDataset *ds, std::uint64_t maxSamples, pcwt_dicom_pixel_module& module,
+                         std::vector<DPRCCodestream>& frames)
+{
+  frames.clear();
+  if (ds == NULL || ds->getOriginalXfer() != DPCWT_CARRIER_XFER) return false;
+  // DCMTK decodes every Pixel Data element of a data set (icons too): so does the codec's way
+  DcmStack all;
+  if (ds->findAndGetElements(DCM_PixelData, all).bad() || all.card() != 1) return false;
+  DcmElement *elem = NULL;
+  if (ds->findAndGetElement(DCM_PixelData, elem).bad() || elem == NULL || elem->ident() != EVR_PixelData)
+    return false;
+  DcmPixelSequence *seq = NULL;
+  if (OFstatic_cast(DcmPixelData *, elem)->getEncapsulatedRepresentation(DPCWT_CARRIER_XFER, NULL, seq).bad() ||
+      seq == NULL)
+    return false;
+  // the image pixel module, valid for PCWT and within the decoder's limit
+  pcwt_image_desc want;
+  if (DPCWTReadPixelModule(ds, module).bad() || DPCWTValidatePixelModule(module, PCWT_DICOM_TARGET_PCWT).bad() ||
+      pcwt_dicom_image_desc(&module, &want) != PCWT_DICOM_OK ||
+      OFstatic_cast(std::uint64_t, want.width) * want.height * want.components > maxSamples)
+    return false;
+  // the offset table (empty, or an entry per frame) and one fragment per frame
+  const std::uint64_t count = module.number_of_frames;
+  if (count == 0 || OFstatic_cast(std::uint64_t, seq->card()) != count + 1) return false;
+  DcmPixelItem *item = NULL;
+  if (seq->getItem(item, 0).bad() || item == NULL) return false;
+  if (item->getLength() > 0)
+  {
+    Uint8 *bot = NULL;
+    std::vector<uint32_t> offsets(OFstatic_cast(size_t, count));
+    int present = 0;
+    if (item->getUint8Array(bot).bad() || bot == NULL || OFstatic_cast(std::uint64_t, item->getLength()) != 4 * count ||
+        pcwt_dicom_bot_decode(bot, item->getLength(), count, offsets.data(), &present) != PCWT_DICOM_OK)
+      return false;
+  }
+  // each a PCWT codestream of exactly the frame the module declares, within its fragment
+  frames.reserve(OFstatic_cast(size_t, count));
+  for (std::uint64_t f = 0; f < count; ++f)
+  {
+    Uint8 *data = NULL;
+    if (seq->getItem(item, OFstatic_cast(unsigned long, f + 1)).bad() || item == NULL ||
+        item->getUint8Array(data).bad() || data == NULL)
+      return false;
+    const std::size_t size = item->getLength();
+    pcwt_header_info info;
+    if (size < 4 || std::memcmp(data, "PCWT", 4) != 0 || pcwt_read_header(data, size, &info) != PCWT_OK)
+      return false;
+    const pcwt_image_desc& got = info.desc;
+    if (got.width != want.width || got.height != want.height || got.components != want.components ||
+        got.bits_allocated != want.bits_allocated || got.bits_stored != want.bits_stored ||
+        got.is_signed != want.is_signed || got.planar != want.planar || info.codestream_length > size)
+      return false;
+    frames.push_back(DPRCCodestream{data, info.codestream_length});
+  }
+  return true;
+}
+
 /// code, write and verify; the verified copy goes to job.temp (status still wouldDo) for DPRCCommit
-static DPRCResult& writeInner(DPRCJob& job, const DPRCOptions& opt, unsigned slot)
+static DPRCResult& writeInner(DPRCJob& job, const DPRCOptions& opt, unsigned slot, DPRCFrameDecoder *verifier)
 {
   DPRCResult& r = job.result;
   const bool mirror = !opt.outputDir.empty();
@@ -723,23 +786,53 @@ static DPRCResult& writeInner(DPRCJob& job, const DPRCOptions& opt, unsigned slo
     timer.next(DPRCSG_verifyLoad);
     DPCWTFileFormat check;
     c = check.loadFile(tmp.path().c_str());
-    timer.next(DPRCSG_verifyDecode);
-    if (c.good()) c = check.getDataset()->chooseRepresentation(EXS_LittleEndianExplicit, NULL);
-    timer.next(DPRCSG_verifyCompare);
-    std::vector<unsigned char> decoded;
-    pcwt_dicom_pixel_module dm;
-    if (c.good())
-      c = (opt.target == DPRCT_uncompressed) ? rawPixels(check.getDataset(), decoded)
-                                             : DPCWTGetPixels(check.getDataset(), ptarget, dm, decoded);
-    if (c.bad()) return fail(r, std::string("verification failed, cannot decode the new copy: ") + c.text());
-    if (opt.target == DPRCT_uncompressed)
+    // PCWT copies to the verifier stage (several files in one decoder call), the codestreams read
+    // from the file here and checked as the codec checks them
+    pcwt_dicom_pixel_module vm;
+    std::vector<DPRCCodestream> frames;
+    if (c.good() && verifier && opt.target == DPRCT_pcwt &&
+        DPRCReadCodestreams(check.getDataset(), verifier->maxSamplesPerFrame(), vm, frames))
     {
-      if (decoded != job.original) return fail(r, "verification failed: decoded pixel data differs from the original");
+      timer.next(DPRCSG_verifyDecode);
+      const std::size_t frameBytes = static_cast<std::size_t>(pcwt_dicom_frame_bytes(&vm));
+      const bool sameModule = vm.rows == job.module.rows && vm.columns == job.module.columns &&
+        vm.samples_per_pixel == job.module.samples_per_pixel && vm.bits_allocated == job.module.bits_allocated &&
+        vm.bits_stored == job.module.bits_stored && vm.number_of_frames == job.module.number_of_frames;
+      if (!sameModule) return fail(r, "verification failed: the decoded image pixel module differs from the original");
+      if (job.original.size() != frames.size() * frameBytes)
+        return fail(r, "verification failed: the decoded pixel data has a different size");
+      const unsigned char *decoded = NULL;
+      std::shared_ptr<const void> hold;
+      error = verifier->decode(frames, frameBytes, job.original.data(), decoded, hold);
+      if (!error.empty()) return fail(r, "verification failed, cannot decode the new copy: " + error);
+      timer.next(DPRCSG_verifyCompare);
+      if (std::memcmp(decoded, job.original.data(), job.original.size()) != 0)
+      {
+        size_t i = 0;
+        while (i < job.original.size() && job.original[i] == decoded[i]) ++i;
+        return fail(r, "verification failed: decoded pixel data differs from the original at byte " + std::to_string(i));
+      }
     }
     else
     {
-      c = DPCWTCompareSamples(job.module, job.original, dm, decoded, ptarget);
-      if (c.bad()) return fail(r, std::string("verification failed: ") + c.text());
+      timer.next(DPRCSG_verifyDecode);
+      if (c.good()) c = check.getDataset()->chooseRepresentation(EXS_LittleEndianExplicit, NULL);
+      timer.next(DPRCSG_verifyCompare);
+      std::vector<unsigned char> decoded;
+      pcwt_dicom_pixel_module dm;
+      if (c.good())
+        c = (opt.target == DPRCT_uncompressed) ? rawPixels(check.getDataset(), decoded)
+                                               : DPCWTGetPixels(check.getDataset(), ptarget, dm, decoded);
+      if (c.bad()) return fail(r, std::string("verification failed, cannot decode the new copy: ") + c.text());
+      if (opt.target == DPRCT_uncompressed)
+      {
+        if (decoded != job.original) return fail(r, "verification failed: decoded pixel data differs from the original");
+      }
+      else
+      {
+        c = DPCWTCompareSamples(job.module, job.original, dm, decoded, ptarget);
+        if (c.bad()) return fail(r, std::string("verification failed: ") + c.text());
+      }
     }
   }
 

@@ -145,16 +145,59 @@ bool DPRCPrepare(DPRCJob& job, const DPRCEntry& entry, const DPRCOptions& option
  */
 void DPRCFinish(DPRCJob& job, const DPRCOptions& options, unsigned slot);
 
+/// one frame's codestream in a copy read back from disk
+struct DPRCCodestream
+{
+  const unsigned char *data;
+  std::size_t size;
+};
+
+/** decodes the frames of the copies the writers read back, several files together (the verifier
+ *  stage of dprcpipe.cc): a writer hands over the codestreams of its copy and waits for them
+ */
+class DPRCFrameDecoder
+{
+public:
+  virtual ~DPRCFrameDecoder() {}
+
+  /** decode each codestream into frameBytes bytes; returns when they are decoded
+   *  @param original the original samples (frames.size() * frameBytes bytes): no frame that the
+   *    decoder did not write can pass for them
+   *  @param decoded receives the decoded frames, one after the other, valid while hold is held
+   *  @return empty when every frame decoded, else what failed ("frame N: ...")
+   */
+  virtual std::string decode(const std::vector<DPRCCodestream>& frames, std::size_t frameBytes,
+                             const unsigned char *original, const unsigned char *& decoded,
+                             std::shared_ptr<const void>& hold) = 0;
+
+  /// the decoder's limit of samples per frame (as the PCWT decoder codec's)
+  virtual std::uint64_t maxSamplesPerFrame() const = 0;
+};
+
 /** the writing steps for a prepared job: code (or take the frames coded ahead, through the codecs'
  *  thread coder), write the temporary file (its write-back to disk started, not waited for), give
  *  it the original's permissions, read it back, decode it and compare every sample with the
  *  original (--keep-smaller: and compare the sizes)
  *  @param slot the worker's slot for the temporary file registry; it stays taken by job.temp
  *    until the job is committed
+ *  @param verifier PCWT copies: decodes the codestreams read back (with the codec's checks of
+ *    the pixel module, fragments and headers done here) instead of the PCWT decoder codec; copies
+ *    it does not take (nested Pixel Data such as icons, several fragments per frame, anything
+ *    the checks do not pass) are decoded by the codec as without it. NULL: always the codec.
  *  @return true when the verified copy waits in job.temp for DPRCCommit() (the job's samples and
  *    data set released); false when job.result is final (failed, unsupported, kept)
  */
-bool DPRCWriteVerified(DPRCJob& job, const DPRCOptions& options, unsigned slot);
+bool DPRCWriteVerified(DPRCJob& job, const DPRCOptions& options, unsigned slot, DPRCFrameDecoder *verifier = NULL);
+
+/** the codestreams of every frame of a PCWT copy read back (DPCWTFileFormat), checked as the PCWT
+ *  decoder codec checks them before it decodes: the image pixel module (valid for PCWT, within
+ *  maxSamples per frame), the offset table, one fragment per frame, each a PCWT codestream whose
+ *  header describes exactly the frame the module declares and that fits in its fragment
+ *  @return false when the copy is not of this simple kind (e.g. icons: more than one Pixel Data);
+ *    the codec is then left to decode it
+ */
+bool DPRCReadCodestreams(DcmDataset *dataset, std::uint64_t maxSamples, pcwt_dicom_pixel_module& module,
+                         std::vector<DPRCCodestream>& frames);
 
 /** the last steps for jobs whose verified copies wait (DPRCWriteVerified() returned true): every
  *  temporary file flushed to disk (fsync), then each renamed over its destination (with
@@ -209,10 +252,12 @@ enum DPRC_Stage
   DPRCSG_save,         // writer: the temporary file written
   DPRCSG_flush,        // writer: the temporary file flushed to disk
   DPRCSG_verifyLoad,   // writer: the new copy read back
-  DPRCSG_verifyDecode, // writer: ... decoded
+  DPRCSG_verifyDecode, // writer: ... decoded (with a verifier: waiting for it)
   DPRCSG_verifyCompare,// writer: ... its samples taken and compared with the original
   DPRCSG_rename,       // writer: permissions, the original kept (--keep-originals), the rename
   DPRCSG_dirFlush,     // writer: the folder flushed
+  DPRCSG_verifierWait, // verifier: waiting for copies to decode
+  DPRCSG_verifyBatch,  // verifier: pcwt_decode_batch of the copies of several writers
   DPRCSG_count
 };
 

@@ -31,10 +31,11 @@ struct Work
 };
 
 /// a queue between stages; pop fails once it is closed and empty
+template <class T>
 class Queue
 {
 public:
-  void push(Work *w)
+  void push(T *w)
   {
     {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -43,7 +44,7 @@ public:
     cv_.notify_one();
   }
 
-  bool pop(Work *& w)
+  bool pop(T *& w)
   {
     std::unique_lock<std::mutex> lock(mutex_);
     cv_.wait(lock, [this]() { return !items_.empty() || closed_; });
@@ -54,7 +55,7 @@ public:
   }
 
   /// an item at once (true), or none
-  bool tryPop(Work *& w)
+  bool tryPop(T *& w)
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (items_.empty()) return false;
@@ -64,7 +65,7 @@ public:
   }
 
   /// an item within the time (true), or none: timed out or closed and empty
-  bool popFor(Work *& w, std::chrono::milliseconds wait)
+  bool popFor(T *& w, std::chrono::milliseconds wait)
   {
     std::unique_lock<std::mutex> lock(mutex_);
     if (!cv_.wait_for(lock, wait, [this]() { return !items_.empty() || closed_; }) || items_.empty()) return false;
@@ -85,7 +86,7 @@ public:
 private:
   std::mutex mutex_;
   std::condition_variable cv_;
-  std::deque<Work *> items_;
+  std::deque<T *> items_;
   bool closed_ = false;
 };
 
@@ -493,6 +494,175 @@ private:
   std::shared_ptr<ArenaPool> pool_;
 };
 
+/// a writer's copy for the verifier, and the answer
+struct VerifyRequest
+{
+  const std::vector<DPRCCodestream> *frames = NULL;
+  std::size_t frameBytes = 0;
+  const unsigned char *original = NULL;
+  std::string error;
+  const unsigned char *decoded = NULL;
+  std::shared_ptr<const void> hold;
+  bool done = false;
+  std::mutex mutex;
+  std::condition_variable cv;
+};
+
+/// what a writer hands its copies to: the verifiers' queue (DPRCFrameDecoder)
+class VerifyClient : public DPRCFrameDecoder
+{
+public:
+  VerifyClient(Queue<VerifyRequest>& queue, std::uint64_t maxSamples) : queue_(queue), maxSamples_(maxSamples) {}
+
+  virtual std::string decode(const std::vector<DPRCCodestream>& frames, std::size_t frameBytes,
+                             const unsigned char *original, const unsigned char *& decoded,
+                             std::shared_ptr<const void>& hold)
+  {
+    VerifyRequest r;
+    r.frames = &frames;
+    r.frameBytes = frameBytes;
+    r.original = original;
+    queue_.push(&r);
+    std::unique_lock<std::mutex> lock(r.mutex);
+    r.cv.wait(lock, [&r]() { return r.done; });
+    decoded = r.decoded;
+    hold = std::move(r.hold);
+    return r.error;
+  }
+
+  virtual std::uint64_t maxSamplesPerFrame() const { return maxSamples_; }
+
+private:
+  Queue<VerifyRequest>& queue_;
+  const std::uint64_t maxSamples_;
+};
+
+/// decodes the copies of several writers in one pcwt_decode_batch call (on the CPU: split over threads)
+class BatchVerifier
+{
+public:
+  explicit BatchVerifier(const std::shared_ptr<ArenaPool>& pool) : pool_(pool) {}
+  ~BatchVerifier()
+  {
+    for (pcwt_decoder *d : decoders_) pcwt_decoder_destroy(d);
+  }
+
+  bool init(const DPRCPipelineOptions& p, int device, std::string& error)
+  {
+    const unsigned n = std::max(1u, p.cpuCoderThreads);
+    for (unsigned t = 0; t < n; ++t)
+    {
+      pcwt_decoder *d = makeDecoder(t ? PCWT_BACKEND_CPU : p.decodeBackend, device, error);
+      if (d == NULL) return false;
+      decoders_.push_back(d);
+      if (pcwt_decoder_set_max_samples(d, p.maxSamplesPerFrame) != PCWT_OK)
+      {
+        error = std::string("libpcwt decoder: ") + pcwt_decoder_last_error(d);
+        return false;
+      }
+      // the GPU decodes a batch at once; the CPU decoder one frame after another, so split the batch
+      if (pcwt_decoder_backend(d) != PCWT_BACKEND_CPU) break;
+    }
+    return true;
+  }
+
+  /// decode every frame of the batch's copies; each request gets its decoded frames or an error
+  void decode(const std::vector<VerifyRequest *>& batch, DPRCPipelineStats& stats)
+  {
+    std::vector<std::size_t> at(batch.size());
+    std::size_t total = 0;
+    for (std::size_t i = 0; i < batch.size(); ++i)
+    {
+      at[i] = total;
+      total += (batch[i]->frames->size() * batch[i]->frameBytes + 63) & ~std::size_t(63);
+    }
+    // the decoded frames in an arena (page-locked with a GPU: written by the device directly),
+    // which goes with the copies to their writers for the comparison
+    std::shared_ptr<unsigned char> arena = pool_->get(total ? total : 1);
+    if (!arena)
+    {
+      for (VerifyRequest *r : batch) r->error = "out of memory for the decoded frames";
+      return;
+    }
+    std::vector<pcwt_decode_job> jobs;
+    for (std::size_t i = 0; i < batch.size(); ++i)
+    {
+      const VerifyRequest& r = *batch[i];
+      for (std::size_t f = 0; f < r.frames->size(); ++f)
+      {
+        unsigned char *dst = arena.get() + at[i] + f * r.frameBytes;
+        // the arena holds earlier batches' frames (copies of the same image too): the first and
+        // last bytes of each frame differ from the original until the decoder writes the frame
+        const unsigned char *orig = r.original + f * r.frameBytes;
+        const std::size_t n = std::min<std::size_t>(8, r.frameBytes);
+        for (std::size_t k = 0; k < n; ++k)
+        {
+          dst[k] = static_cast<unsigned char>(~orig[k]);
+          dst[r.frameBytes - 1 - k] = static_cast<unsigned char>(~orig[r.frameBytes - 1 - k]);
+        }
+        pcwt_decode_job j;
+        std::memset(&j, 0, sizeof j);
+        j.src = (*r.frames)[f].data;
+        j.src_size = (*r.frames)[f].size;
+        j.dst = dst;
+        j.dst_capacity = r.frameBytes;
+        j.status = PCWT_ERR_INVALID_ARGUMENT; // until the decoder says otherwise
+        jobs.push_back(j);
+      }
+    }
+    if (!jobs.empty())
+    {
+      if (decoders_.size() == 1)
+      {
+        const pcwt_status st = pcwt_decode_batch(decoders_[0], jobs.data(), jobs.size());
+        (void)st; // the per-frame statuses decide
+      }
+      else
+      {
+        // contiguous parts of about equal decoded bytes, one per thread
+        const std::size_t parts = std::min(decoders_.size(), jobs.size());
+        std::uint64_t bytes = 0;
+        for (const pcwt_decode_job& j : jobs) bytes += j.dst_capacity;
+        std::vector<std::size_t> cut(1, 0);
+        std::uint64_t acc = 0;
+        for (std::size_t k = 0; k < jobs.size() && cut.size() < parts; ++k)
+        {
+          acc += jobs[k].dst_capacity;
+          if (acc * parts >= bytes * cut.size() && k + 1 < jobs.size()) cut.push_back(k + 1);
+        }
+        cut.push_back(jobs.size());
+        std::vector<std::thread> threads;
+        for (std::size_t t = 0; t + 1 < cut.size(); ++t)
+          threads.emplace_back([&, t]() {
+            const pcwt_status st = pcwt_decode_batch(decoders_[t], jobs.data() + cut[t], cut[t + 1] - cut[t]);
+            (void)st; // the per-frame statuses decide
+          });
+        for (std::thread& th : threads) th.join();
+      }
+    }
+    ++stats.verifierBatches;
+    std::size_t k = 0;
+    for (std::size_t i = 0; i < batch.size(); ++i)
+    {
+      VerifyRequest& r = *batch[i];
+      for (std::size_t f = 0; f < r.frames->size(); ++f, ++k)
+        if (jobs[k].status != PCWT_OK && r.error.empty())
+          r.error = "frame " + std::to_string(f + 1) + ": libpcwt: " + pcwt_status_string(jobs[k].status);
+      if (r.error.empty())
+      {
+        r.decoded = arena.get() + at[i];
+        r.hold = arena;
+      }
+      stats.verifiedFrames += r.frames->size();
+      ++stats.verifiedFiles;
+    }
+  }
+
+private:
+  std::vector<pcwt_decoder *> decoders_;
+  std::shared_ptr<ArenaPool> pool_;
+};
+
 } // namespace
 
 bool DPRCRunPipeline(const std::vector<DPRCEntry>& files, const DPRCOptions& opt, const DPRCPipelineOptions& p,
@@ -525,6 +695,19 @@ bool DPRCRunPipeline(const std::vector<DPRCEntry>& files, const DPRCOptions& opt
   stats.coders = static_cast<unsigned>(coders.size());
   // output arenas kept: one for each coder, and those of the batches the writers are writing
   arenas->setKeep(coders.size() + 3);
+  // the verifier stage: a thread per device
+  const bool verifying = p.verifyBatches && writers > 0 && opt.target == DPRCT_pcwt;
+  std::vector<std::unique_ptr<BatchVerifier> > verifiers;
+  std::shared_ptr<ArenaPool> decodedArenas = std::make_shared<ArenaPool>(devices.size() + 2);
+  if (verifying)
+  {
+    for (int d : devices)
+    {
+      verifiers.emplace_back(new BatchVerifier(decodedArenas));
+      if (!verifiers.back()->init(p, d, error)) return false;
+    }
+  }
+  stats.verifiers = static_cast<unsigned>(verifiers.size());
   std::vector<std::unique_ptr<ThreadCoder> > lent;
   for (unsigned t = 0; t < readers + writers; ++t)
   {
@@ -536,11 +719,13 @@ bool DPRCRunPipeline(const std::vector<DPRCEntry>& files, const DPRCOptions& opt
   // commit), readers after them (--copy-others copies)
   const unsigned group = std::max(1u, p.commitGroup);
   DPRCInstallSignalHandlers(writers * group + readers);
-  Queue toCoder, toWriter;
+  Queue<Work> toCoder, toWriter;
   // a batch being read, one in each coder, one being written
   Budget budget(std::max<std::uint64_t>(p.batchBytes, 64u << 20) * (2 + std::max<std::size_t>(1, coders.size())));
   std::atomic<std::size_t> next(0);
-  std::atomic<unsigned> readersLeft(readers), codersLeft(static_cast<unsigned>(coders.size()));
+  Queue<VerifyRequest> toVerifier;
+  VerifyClient verifyClient(toVerifier, p.maxSamplesPerFrame);
+  std::atomic<unsigned> readersLeft(readers), codersLeft(static_cast<unsigned>(coders.size())), writersLeft(writers);
   std::mutex statsMutex;
 
   std::vector<std::thread> threads;
@@ -646,7 +831,8 @@ bool DPRCRunPipeline(const std::vector<DPRCEntry>& files, const DPRCOptions& opt
         std::unique_ptr<Work> w(x);
         tc.setJob(&w->job);
         // the slot of the next waiting copy (a file that is not kept frees its slot at once)
-        const bool verified = DPRCWriteVerified(w->job, opt, wi * group + static_cast<unsigned>(pending.size()));
+        const bool verified = DPRCWriteVerified(w->job, opt, wi * group + static_cast<unsigned>(pending.size()),
+                                                verifying ? &verifyClient : NULL);
         tc.setJob(NULL);
         budget.release(w->reserved); // its samples and data set are released
         if (verified)
@@ -659,6 +845,45 @@ bool DPRCRunPipeline(const std::vector<DPRCEntry>& files, const DPRCOptions& opt
       }
       commit();
       DPCWTSetThreadCoder(NULL);
+      if (--writersLeft == 0) toVerifier.close();
+    });
+  }
+  for (std::size_t v = 0; v < verifiers.size(); ++v)
+  {
+    threads.emplace_back([&, v]() {
+      DPRCPipelineStats local;
+      const std::size_t maxFrames = p.batchFrames ? p.batchFrames : 1024;
+      for (;;)
+      {
+        DPRCStageTimer timer(DPRCSG_verifierWait);
+        VerifyRequest *r = NULL;
+        if (!toVerifier.pop(r)) break;
+        // the copies of the writers that wait already, and of those that come soon (each writer
+        // waits for its copy: with all of them here no more can come)
+        std::vector<VerifyRequest *> batch(1, r);
+        std::size_t frames = r->frames->size();
+        std::uint64_t bytes = frames * r->frameBytes;
+        while (batch.size() < writers && frames < maxFrames && bytes < p.batchBytes &&
+               toVerifier.popFor(r, std::chrono::milliseconds(p.verifyWaitMs)))
+        {
+          batch.push_back(r);
+          frames += r->frames->size();
+          bytes += r->frames->size() * r->frameBytes;
+        }
+        timer.next(DPRCSG_verifyBatch);
+        verifiers[v]->decode(batch, local);
+        for (VerifyRequest *x : batch)
+        {
+          // notified under the lock: the writer's request lives until it has seen done
+          std::lock_guard<std::mutex> lock(x->mutex);
+          x->done = true;
+          x->cv.notify_one();
+        }
+      }
+      std::lock_guard<std::mutex> lock(statsMutex);
+      stats.verifierBatches += local.verifierBatches;
+      stats.verifiedFrames += local.verifiedFrames;
+      stats.verifiedFiles += local.verifiedFiles;
     });
   }
   for (std::thread& t : threads) t.join();

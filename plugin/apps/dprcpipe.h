@@ -3,16 +3,19 @@
  *
  *  Purpose: (internal) pcwt-recompress: the pipeline that keeps a GPU busy. Reader threads read,
  *           decode and check files (DPRCPrepare); batch coders (codersPerDevice on each device)
- *           give the PCWT frames of several files to one pcwt_encode_batch call; writer threads write and verify
- *           each file (DPRCWriteVerified), then flush and rename several together (DPRCCommit)
- *           while the next batch is coded:
+ *           give the PCWT frames of several files to one pcwt_encode_batch call; writer threads
+ *           write and verify each file (DPRCWriteVerified), then flush and rename several together
+ *           (DPRCCommit) while the next batch is coded:
  *
- *             readers -> batch coders (on each GPU) -> writers/verifiers
+ *             readers -> batch coders (on each GPU) -> writers  (<-> verifier per GPU)
  *
  *           The codecs do the DICOM side as for a single file: a writer lends its thread a
  *           DPCWTThreadCoder (dcmpcwt/dpthrcod.h) that hands the codec the codestreams coded
  *           ahead, for frames whose samples, description and parameters are the ones coded, and
- *           codes any other frame itself. Every safety step of DPRCFinish stays as it is.
+ *           codes any other frame itself. With verifyBatches the writers hand the codestreams of
+ *           their copies, read back from disk, to a verifier that decodes those of several
+ *           writers together, and compare the samples. Every safety step of DPRCFinish stays as
+ *           it is.
  */
 
 #ifndef DCMPCWT_DPRCPIPE_H
@@ -60,6 +63,17 @@ struct DPRCPipelineOptions
   pcwt_encode_params params;
   /// CPU backend: threads that code one batch together
   unsigned cpuCoderThreads = 1;
+  /** PCWT copies are verified by a verifier stage (a thread per device, decoding with
+   *  decodeBackend): the writers hand over the codestreams they read back and wait, and the
+   *  verifier decodes the copies of several writers in one pcwt_decode_batch call (on the CPU:
+   *  split over cpuCoderThreads decoders); the writers compare the samples. false: each writer
+   *  decodes its copies itself (through the PCWT decoder codec)
+   */
+  bool verifyBatches = false;
+  /// how long a verifier batch waits for more copies while some writers are not waiting (ms)
+  unsigned verifyWaitMs = 2;
+  /// the verifier's limit of samples per frame (the PCWT decoder codec's, as registered)
+  std::uint64_t maxSamplesPerFrame = std::uint64_t(1) << 30;
   /** a writer commits (flushes, renames, flushes the folders of) up to this many verified copies
    *  together, and whatever it holds when no coded file is waiting (1: each file on its own)
    */
@@ -80,6 +94,12 @@ struct DPRCPipelineStats
   std::uint64_t framesCodedByWriters = 0;
   /// batch coder threads that ran
   unsigned coders = 0;
+  /// verifier threads that ran; the batches they decoded (with a GPU: a pcwt_decode_batch call
+  /// each), their frames and files (copies)
+  unsigned verifiers = 0;
+  std::uint64_t verifierBatches = 0;
+  std::uint64_t verifiedFrames = 0;
+  std::uint64_t verifiedFiles = 0;
 };
 
 /** run every file through the pipeline; done(i, result) is called once for each file i, from

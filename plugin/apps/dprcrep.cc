@@ -195,19 +195,24 @@ std::string DPRCSummaryText(const DPRCSummary& s, bool dryRun)
   if (s.codeCalls)
     o << "\nbatch coder: " << s.codedFrames << " frames of " << s.codedFiles << " files in " << s.codeCalls
       << " calls";
+  if (s.verifierBatches)
+    o << "\nbatch verifier: " << s.verifiedFrames << " frames of " << s.verifiedFiles << " files in "
+      << s.verifierBatches << " batches";
   if (s.dicomdirRecords) o << "\n" << s.dicomdirRecords << " DICOMDIR records updated to the new transfer syntax";
   if (s.cleanedTemps) o << "\nremoved " << s.cleanedTemps << " temporary files of an interrupted run";
   return o.str();
 }
 
-std::string DPRCStageText(const DPRCSummary& s, unsigned readers, unsigned coders, unsigned writers)
+std::string DPRCStageText(const DPRCSummary& s, unsigned readers, unsigned coders, unsigned writers,
+                          unsigned verifiers)
 {
   std::ostringstream o;
   if (s.stageSeconds.size() != DPRCSG_count) return o.str();
   struct Group { const char *name; unsigned threads; int first, last; };
   const Group groups[] = {{"readers", readers, DPRCSG_check, DPRCSG_readerWait},
                           {"batch coders", coders, DPRCSG_coderWait, DPRCSG_code},
-                          {"writers", writers, DPRCSG_writerWait, DPRCSG_dirFlush}};
+                          {"writers", writers, DPRCSG_writerWait, DPRCSG_dirFlush},
+                          {"verifiers", verifiers, DPRCSG_verifierWait, DPRCSG_verifyBatch}};
   o << "stage times (thread-seconds; % of the threads' time over " << std::fixed << std::setprecision(2)
     << s.seconds << " s):";
   for (const Group& g : groups)
@@ -306,6 +311,8 @@ bool DPRCWriteReport(const std::string& path, const std::vector<DPRCResult>& res
         << ", \"recompressed_output_bytes\": " << s.doneOutBytes << ", \"pixel_bytes\": " << s.pixelBytes
         << ", \"removed_temporary_files\": " << s.cleanedTemps << ", \"batch_coder_calls\": " << s.codeCalls
         << ", \"batch_coded_frames\": " << s.codedFrames << ", \"batch_coded_files\": " << s.codedFiles
+        << ", \"batch_verifier_batches\": " << s.verifierBatches << ", \"batch_verified_frames\": " << s.verifiedFrames
+        << ", \"batch_verified_files\": " << s.verifiedFiles
         << ", \"dicomdir_records_updated\": " << s.dicomdirRecords << ", \"seconds\": " << sec;
       if (s.stageSeconds.size() == DPRCSG_count)
       {

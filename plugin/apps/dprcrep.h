@@ -34,6 +34,9 @@ struct DPRCSummary
   std::uint64_t codeCalls = 0;     // batch coder: pcwt_encode_batch calls (with the GPU: one per batch)
   std::uint64_t codedFrames = 0;   //   frames and files they coded together
   std::uint64_t codedFiles = 0;
+  std::uint64_t verifierBatches = 0; // verifiers: batches (with the GPU: a pcwt_decode_batch call each)
+  std::uint64_t verifiedFrames = 0; //   frames and files (copies read back) they decoded together
+  std::uint64_t verifiedFiles = 0;
   std::uint64_t dicomdirRecords = 0; // DICOMDIR records updated to the new transfer syntax
   double seconds = 0.0;
   /// thread-seconds per stage (index: DPRC_Stage; empty: not recorded)
@@ -93,9 +96,10 @@ private:
 std::string DPRCSummaryText(const DPRCSummary& s, bool dryRun);
 
 /** the time of each stage (--stats): thread-seconds and their share of the threads of its kind
- *  (readers, batch coders, writers) over the run's seconds, several lines
+ *  (readers, batch coders, writers, verifiers) over the run's seconds, several lines
  */
-std::string DPRCStageText(const DPRCSummary& s, unsigned readers, unsigned coders, unsigned writers);
+std::string DPRCStageText(const DPRCSummary& s, unsigned readers, unsigned coders, unsigned writers,
+                          unsigned verifiers = 0);
 
 /** write the report: CSV when path ends in .csv, JSON otherwise (written to a temporary file
  *  and renamed)

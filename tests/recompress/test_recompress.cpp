@@ -703,6 +703,10 @@ TEST(Recompress, SmallBatchesAndMirroredOutputAgree)
     expectVerified(out, images, {}, kPcwtUid);
     EXPECT_GE(reportSummary(report, "batch_coder_calls"), 2);
     EXPECT_EQ(reportSummary(report, "batch_coded_files"), reportSummary(report, "recompressed"));
+    // --verify-gpu: the verifier stage decoded every copy (several writers' copies per batch)
+    EXPECT_EQ(reportSummary(report, "batch_verified_files"), reportSummary(report, "recompressed"));
+    EXPECT_GE(reportSummary(report, "batch_verifier_batches"), 1);
+    EXPECT_LE(reportSummary(report, "batch_verifier_batches"), reportSummary(report, "batch_verified_files"));
 }
 
 TEST(Recompress, GpusOptionIsCheckedAndExplained)
@@ -1036,6 +1040,7 @@ TEST(Recompress, StatsShowTheStagesAndCommitGroupIsChecked)
     const Proc p = run(argv);
     ASSERT_EQ(p.rc, 0) << describe(argv, p);
     EXPECT_EQ(reportSummary(report, "recompressed"), 2);
+    EXPECT_EQ(reportSummary(report, "batch_verified_files"), 0); // each writer verified its own copies
     EXPECT_NE(p.out.find("stage times"), std::string::npos) << p.out;
     for (const char *stage : {"load", "code", "save", "flush", "verify-decode", "rename", "dir-flush"}) {
         EXPECT_NE(p.out.find(std::string(" ") + stage + " "), std::string::npos) << stage << ": " << p.out;
