@@ -1,9 +1,7 @@
 // group_coder_ec_gpu.cu - the range-coded groups of the entropy profile (profile 1) on the GPU, the
-// twin of codec/src/group_coder_ec.c: a thread per group runs the CPU's group coder
-// (codec/src/ec_group_coder.h; the encoder in runs, ec_group_runs.h: the same bytes with the
-// lanes' range coders in step), with the group's 106 bit models and the encoder's ring of bins in
-// shared memory, interleaved by thread. Encode: each group is coded into scratch sized from its
-// baseline bit count (known from
+// twin of codec/src/group_coder_ec.c: a thread per group runs the CPU's own group coder
+// (codec/src/ec_group_coder.h), with the group's 106 bit models in shared memory, interleaved by
+// thread. Encode: each group is coded into scratch sized from its baseline bit count (known from
 // group_sizes), the record's mode and length follow the CPU's rule, and after the scan of the
 // record sizes a warp per group copies a range-coded record into place (raw-mode records are the
 // baseline bit strings that group_encode writes). Decode: group_walk has read the LEB128 headers;
@@ -13,18 +11,13 @@
 #include "gpu_groups.h"
 #include "gpu_kernels.h"
 
-extern "C" {
-#include "ec_group_runs.h"
-}
-
 #include <cub/device/device_scan.cuh>
 
 namespace {
 
 __constant__ uint16_t c_init[PCWT_EC_CLASSES][PCWT_EC_CONTEXTS];
 
-constexpr uint32_t EC_THREADS = 64; // models: 64 x 106 x 4 bytes = 27 KB of shared memory (+ 8 KB
-                                    // of rings when encoding)
+constexpr uint32_t EC_THREADS = 64; // models: 64 x 106 x 4 bytes = 27 KB of shared memory
 
 // The view of band bi that the CPU's group coder reads.
 __device__ inline pcwt_ec_band ec_view(const GpuBand *bands, uint32_t bi, const GpuBand &b,
@@ -69,7 +62,6 @@ __global__ void __launch_bounds__(EC_THREADS) ec_encode(
     uint8_t *scratch, uint64_t n)
 {
     __shared__ pcwt_bit_model models[PCWT_EC_ALL * EC_THREADS];
-    __shared__ uint32_t ring[PCWT_EC_RING / 4 * EC_THREADS];
     const uint64_t g = uint64_t(blockIdx.x) * EC_THREADS + threadIdx.x;
     if (g >= n)
         return;
@@ -85,9 +77,8 @@ __global__ void __launch_bounds__(EC_THREADS) ec_encode(
     pcwt_rc_enc_init(&rc, sa, cap);
     pcwt_bitwriter bw;
     pcwt_bw_init(&bw, sr);
-    const uint64_t raw_bits = pcwt_ec_encode_group_runs(&v, &sp, c_init[v.cls], models + threadIdx.x,
-                                                        EC_THREADS, ring + threadIdx.x, EC_THREADS,
-                                                        &rc, &bw);
+    const uint64_t raw_bits = pcwt_ec_encode_group(&v, &sp, c_init[v.cls], models + threadIdx.x,
+                                                   EC_THREADS, &rc, &bw);
     const uint64_t alen = pcwt_rc_enc_finish(&rc, sa);
     const uint64_t rlen = uint64_t(pcwt_bw_flush(&bw) - sr);
     const pcwt_ec_record rec = pcwt_ec_record_choose(raw_bits, alen, rlen, rc.overflow);

@@ -6,7 +6,6 @@
 
 extern "C" {
 #include "internal.h"
-#include "ec_group_runs.h"
 #include "rangecoder.h"
 }
 #include "recrc.h"
@@ -120,126 +119,6 @@ int raw_groups_single_band(const uint8_t *s, size_t size, size_t groups)
 }
 
 } // namespace
-
-namespace {
-
-// A band of random but consistent MQDs and coefficients, as the encoder hands the group coder:
-// each element's MQD at most its reference (the parent's MQD, or qmax at the top), every
-// coefficient below 2^(MQD+1), and on exact bands (LL, level 1) one coefficient reaching the MQD.
-struct RandomBand {
-    uint32_t mrows, mcols, prows, pcols;
-    std::vector<int8_t> mqd, parent;
-    std::vector<int32_t> coef;
-    pcwt_ec_band view;
-
-    // small: coefficients far below their MQD (long unary codes: the most bins per element)
-    RandomBand(Rng &rng, uint32_t rows, uint32_t cols, int top, bool exact, int qmax, int zeros, bool small)
-        : mrows(rows), mcols(cols), prows((rows + 1) / 2), pcols((cols + 1) / 2),
-          mqd(size_t(rows) * cols), parent(size_t(prows) * pcols), coef(size_t(4) * rows * cols)
-    {
-        // references: a smooth field of parent MQDs (some -1) or qmax
-        const uint32_t spread = rng.below(2) ? uint32_t(qmax) : 1u; // 1: references at qmax or just below
-        for (auto &p : parent)
-            p = static_cast<int8_t>(rng.below(100) < uint32_t(zeros) ? -1 : qmax - int(rng.below(spread + 1)));
-        for (uint32_t x = 0; x < rows; x++)
-            for (uint32_t y = 0; y < cols; y++) {
-                const int r = top ? qmax : parent[size_t(x / 2) * pcols + y / 2];
-                int m = -1;
-                if (r >= 0 && rng.below(100) >= uint32_t(zeros))
-                    m = r - int(rng.below(uint32_t(std::min(r, 3)) + 1));
-                mqd[size_t(x) * cols + y] = static_cast<int8_t>(m);
-                int32_t *c0 = &coef[size_t(2 * x) * (2 * cols) + 2 * y], *c1 = c0 + 2 * cols;
-                int32_t *cs[4] = {c0, c0 + 1, c1, c1 + 1};
-                for (int k = 0; k < 4; k++) {
-                    int32_t v = 0;
-                    if (m >= 0 && rng.below(4)) {
-                        const int q = int(rng.below(uint32_t(small ? std::min(m, 1) : m) + 1));
-                        v = int32_t((1u << q) | (rng.next() & ((1u << q) - 1u)));
-                        if (rng.below(2))
-                            v = -v;
-                    }
-                    *cs[k] = v;
-                }
-                if (m >= 0 && (exact || rng.below(2))) { // one coefficient reaching the MQD
-                    int32_t &c = *cs[rng.below(4)];
-                    c = int32_t((1u << m) | (rng.next() & ((1u << m) - 1u)));
-                    if (rng.below(2))
-                        c = -c;
-                }
-            }
-        view.coef = coef.data();
-        view.mqd = mqd.data();
-        view.parent = top ? nullptr : parent.data();
-        view.cols = 2 * cols;
-        view.mcols = cols;
-        view.pcols = top ? 0 : pcols;
-        view.qmax = qmax;
-        view.cls = top ? 0 : 1 + int(rng.below(3));
-        view.exact = exact;
-    }
-};
-
-} // namespace
-
-TEST(EntropyProfile, GroupRunsWriteTheBytesOfTheDirectLoop)
-{
-    // The GPU encoder's group loop (binarised ahead, coded in runs: ec_group_runs.h) against the
-    // CPU's (ec_group_coder.h), group by group: the same streams, lengths, overflow and bit count.
-    // Large references exceed the ring (elements coded as they are binarised), small capacities
-    // overflow the range-coder stream.
-    Rng rng(77);
-    size_t groups = 0, direct = 0, overflows = 0;
-    for (int trial = 0; trial < 240; trial++) {
-        const uint32_t rows = 1 + rng.below(40), cols = 1 + rng.below(40);
-        const int qmax = trial % 4 == 3 ? 28 + int(rng.below(3)) : int(rng.below(18));
-        const bool top = rng.below(4) == 0, exact = rng.below(2) == 0;
-        const int zeros = int(rng.below(60));
-        RandomBand band(rng, rows, cols, top, exact, qmax, zeros, rng.below(2) == 0);
-        const uint32_t gr = 1 + rng.below(33), gc = 1 + rng.below(33);
-        for (uint32_t gx = 0; gx < rows; gx += gr)
-            for (uint32_t gy = 0; gy < cols; gy += gc) {
-                const pcwt_ec_span sp = {gx, gy, std::min(gx + gr, rows), std::min(gy + gc, cols)};
-                uint64_t bits = 0;
-                for (uint32_t x = sp.gx; x < sp.xe; x++)
-                    for (uint32_t y = sp.gy; y < sp.ye; y++) {
-                        const int r = top ? qmax : band.parent[size_t(x / 2) * band.pcols + y / 2];
-                        if (r >= 0)
-                            bits += pcwt_element_bits(r, band.mqd[size_t(x) * cols + y]);
-                        direct += r >= 0 && 4 * r + 10 > int(PCWT_EC_RING - PCWT_EC_RUN + 1);
-                    }
-                const uint16_t *init = pcwt_ec_init_p[band.view.cls];
-                const size_t full = pcwt_ec_scratch(bits);
-                for (size_t cap : {full, size_t(rng.below(uint32_t(full)) + 1)}) {
-                    std::vector<uint8_t> a1(cap + 8, 0xA5), a2(cap + 8, 0xA5), r1(full + 8, 0), r2(full + 8, 0);
-                    pcwt_bit_model m1[PCWT_EC_ALL], m2[PCWT_EC_ALL];
-                    uint32_t ring[PCWT_EC_RING / 4];
-                    pcwt_rc_enc e1, e2;
-                    pcwt_rc_enc_init(&e1, a1.data(), cap);
-                    pcwt_rc_enc_init(&e2, a2.data(), cap);
-                    pcwt_bitwriter w1, w2;
-                    pcwt_bw_init(&w1, r1.data());
-                    pcwt_bw_init(&w2, r2.data());
-                    const uint64_t b1 = pcwt_ec_encode_group(&band.view, &sp, init, m1, 1, &e1, &w1);
-                    const uint64_t b2 = pcwt_ec_encode_group_runs(&band.view, &sp, init, m2, 1, ring, 1, &e2, &w2);
-                    ASSERT_EQ(b1, bits);
-                    ASSERT_EQ(b2, bits) << "trial " << trial;
-                    ASSERT_EQ(e1.overflow, e2.overflow) << "trial " << trial;
-                    const size_t l1 = pcwt_rc_enc_finish(&e1, a1.data()), l2 = pcwt_rc_enc_finish(&e2, a2.data());
-                    ASSERT_EQ(l1, l2) << "trial " << trial;
-                    ASSERT_EQ(a1, a2) << "trial " << trial; // the whole scratch: nothing written past the stream
-                    const size_t n1 = size_t(pcwt_bw_flush(&w1) - r1.data()), n2 = size_t(pcwt_bw_flush(&w2) - r2.data());
-                    ASSERT_EQ(n1, n2) << "trial " << trial;
-                    ASSERT_EQ(r1, r2) << "trial " << trial;
-                    overflows += e1.overflow;
-                    groups++;
-                }
-            }
-    }
-    // the cases that matter happened
-    EXPECT_GT(groups, 1000u);
-    EXPECT_GT(direct, 100u);
-    EXPECT_GT(overflows, 50u);
-}
 
 TEST(RangeCoder, RandomBitsWithSkewedModelsRoundTrip)
 {
