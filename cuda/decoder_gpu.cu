@@ -56,6 +56,7 @@ void upload_chunk(pcwt_gpu *g, Slot &sl, pcwt_decode_job *jobs, const DecodeSet 
     std::vector<FrameSpec> specs;
     std::vector<uint64_t> cs_off;
     uint64_t stream_bytes = 0, sample_bytes = 0;
+    ProfScope timed(GpuHostProf::LAYOUT);
     for (size_t k = 0; k < set.idx.size(); k++) {
         const pcwt_header_info &h = set.info[k];
         const FrameSpec f = spec_from_header(h, sample_bytes);
@@ -137,6 +138,7 @@ void run_device_decode(pcwt_gpu *g, Slot &sl)
 
 void compute_chunk(pcwt_gpu *g, Slot &sl)
 {
+    ProfScope timed(GpuHostProf::LAUNCH);
     CUDA_CHECK(cudaStreamWaitEvent(g->stream, sl.uploaded, 0));
     run_device_decode(g, sl);
     const size_t np = sl.layout.planes.size();
@@ -150,6 +152,7 @@ void compute_chunk(pcwt_gpu *g, Slot &sl)
 // Samples back to the callers (copy_out stream), straight into pinned destinations.
 void download_chunk(pcwt_gpu *g, Slot &sl, pcwt_decode_job *jobs)
 {
+    ProfScope timed(GpuHostProf::D2H);
     cudaStream_t s = g->copy_out;
     CUDA_CHECK(cudaStreamWaitEvent(s, sl.computed, 0));
     const BatchLayout &L = sl.layout;
@@ -178,7 +181,11 @@ void finish_chunk(Slot &sl, pcwt_decode_job *jobs, char *err, size_t err_size)
 {
     if (!sl.busy)
         return;
-    CUDA_CHECK(cudaEventSynchronize(sl.downloaded));
+    ProfScope timed(GpuHostProf::UNPACK);
+    {
+        ProfScope wait(GpuHostProf::WAIT_DOWN);
+        CUDA_CHECK(cudaEventSynchronize(sl.downloaded));
+    }
     const BatchLayout &L = sl.layout;
     for (size_t k = 0; k < sl.idx.size(); k++) {
         pcwt_decode_job &j = jobs[sl.idx[k]];
@@ -193,6 +200,10 @@ void finish_chunk(Slot &sl, pcwt_decode_job *jobs, char *err, size_t err_size)
         // A failed frame's buffer may hold partial samples, as on the CPU path.
         if (j.status == PCWT_OK && !sl.direct[k])
             std::memcpy(j.dst, sl.h_samples.as<uint8_t>() + f.sample_off, f.sample_size);
+        if (gpu_prof && j.status == PCWT_OK) {
+            gpu_prof->out += f.sample_size;
+            gpu_prof->unpacked += sl.direct[k] ? 0 : f.sample_size;
+        }
     }
     sl.busy = false;
 }
@@ -225,42 +236,52 @@ extern "C" pcwt_status pcwt_gpu_decode_batch(pcwt_gpu *g, uint64_t max_samples,
                                              pcwt_decode_job *jobs, size_t count, char *err,
                                              size_t err_size)
 {
+    ProfCall prof(g, "decode");
     try {
         CUDA_CHECK(cudaSetDevice(g->device)); // the context's device, on any thread
-        DecodeSet all = validate(jobs, count, max_samples, err, err_size);
-        // Chunks: each fits in half the device memory budget; a big batch is cut into about eight
-        // so that transfers overlap compute.
-        const size_t budget = gpu_memory_budget(g) / 2; // two chunks in flight
-        uint64_t total_samples = 0;
-        for (const pcwt_header_info &h : all.info)
-            total_samples += pcwt_image_size(&h.desc);
-        const uint64_t chunk_samples = std::max<uint64_t>(total_samples / 8, 32u << 20);
-        std::vector<DecodeSet> chunks(1);
-        size_t used = 0;
-        uint64_t samples = 0;
-        for (size_t k = 0; k < all.idx.size(); k++) {
-            const pcwt_header_info &h = all.info[k];
-            FrameSpec f = spec_from_header(h, 0);
-            f.high[0] = f.high[1] = f.high[2] = 1; // the most a frame of this size can take
-            BatchLayout one;
-            gpu_build_layout({f}, one);
-            const size_t need = gpu_batch_bytes(one, pcwt_image_size(&h.desc), h.codestream_length);
-            if (need > budget) {
-                jobs[all.idx[k]].status = PCWT_ERR_OUT_OF_MEMORY;
-                continue;
+        std::vector<DecodeSet> chunks;
+        {
+            ProfScope plan(GpuHostProf::PLAN);
+            DecodeSet all = validate(jobs, count, max_samples, err, err_size);
+            // Chunks: each fits in half the device memory budget; a big batch is cut into about eight
+            // so that transfers overlap compute.
+            const size_t budget = gpu_memory_budget(g) / 2; // two chunks in flight
+            uint64_t total_samples = 0;
+            for (const pcwt_header_info &h : all.info)
+                total_samples += pcwt_image_size(&h.desc);
+            const uint64_t chunk_samples = std::max<uint64_t>(total_samples / 8, 32u << 20);
+            chunks.resize(1);
+            size_t used = 0;
+            uint64_t samples = 0;
+            for (size_t k = 0; k < all.idx.size(); k++) {
+                const pcwt_header_info &h = all.info[k];
+                FrameSpec f = spec_from_header(h, 0);
+                f.high[0] = f.high[1] = f.high[2] = 1; // the most a frame of this size can take
+                BatchLayout one;
+                gpu_build_layout({f}, one);
+                const size_t need = gpu_batch_bytes(one, pcwt_image_size(&h.desc), h.codestream_length);
+                if (need > budget) {
+                    jobs[all.idx[k]].status = PCWT_ERR_OUT_OF_MEMORY;
+                    continue;
+                }
+                if (!chunks.back().idx.empty() && (used + need > budget || samples >= chunk_samples)) {
+                    chunks.emplace_back();
+                    used = 0;
+                    samples = 0;
+                }
+                chunks.back().idx.push_back(all.idx[k]);
+                chunks.back().info.push_back(h);
+                used += need;
+                samples += pcwt_image_size(&h.desc);
             }
-            if (!chunks.back().idx.empty() && (used + need > budget || samples >= chunk_samples)) {
-                chunks.emplace_back();
-                used = 0;
-                samples = 0;
-            }
-            chunks.back().idx.push_back(all.idx[k]);
-            chunks.back().info.push_back(h);
-            used += need;
-            samples += pcwt_image_size(&h.desc);
+            if (chunks.back().idx.empty())
+                chunks.pop_back();
         }
-        if (chunks.back().idx.empty())
-            chunks.pop_back();
+        if (gpu_prof) {
+            gpu_prof->chunks = chunks.size();
+            for (const DecodeSet &c : chunks)
+                gpu_prof->frames += c.idx.size();
+        }
         for (size_t c = 0; c < chunks.size(); c++) {
             Slot &sl = g->slot[c % 2], &prev = g->slot[(c + 1) % 2];
             finish_chunk(sl, jobs, err, err_size);

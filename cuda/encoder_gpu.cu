@@ -86,9 +86,12 @@ void upload_chunk(pcwt_gpu *g, Slot &sl, const pcwt_encode_params *p, pcwt_frame
     cudaStream_t s = g->copy_in;
     std::vector<FrameSpec> specs;
     uint64_t off = 0;
-    for (size_t i : sl.idx) {
-        specs.push_back(spec_of(p, jobs[i].desc, off));
-        off = align_up(off + jobs[i].samples_size);
+    {
+        ProfScope timed(GpuHostProf::LAYOUT);
+        for (size_t i : sl.idx) {
+            specs.push_back(spec_of(p, jobs[i].desc, off));
+            off = align_up(off + jobs[i].samples_size);
+        }
     }
     sl.samples.ensure(off ? off : 1);
     std::vector<HostPiece> pieces;
@@ -100,20 +103,29 @@ void upload_chunk(pcwt_gpu *g, Slot &sl, const pcwt_encode_params *p, pcwt_frame
     for (const FrameSpec &f : specs)
         any_high |= f.desc.bits_stored < f.desc.bits_allocated;
     if (any_high) { // which components carry bits above bits_stored: ask the device
-        gpu_build_layout(specs, sl.layout);
+        {
+            ProfScope timed(GpuHostProf::LAYOUT);
+            gpu_build_layout(specs, sl.layout);
+        }
         gpu_upload_layout(g, sl, s);
         sl.flags.ensure(sizeof(uint32_t) * 3 * specs.size());
         sl.dev.flags = sl.flags.as<uint32_t>();
         gpu_high_bit_flags(sl.dev, nullptr, uint32_t(specs.size()), s);
         std::vector<uint32_t> flags(3 * specs.size());
-        CUDA_CHECK(cudaMemcpyAsync(flags.data(), sl.flags.p, sizeof(uint32_t) * flags.size(),
-                                   cudaMemcpyDeviceToHost, s));
-        CUDA_CHECK(cudaStreamSynchronize(s));
+        {
+            ProfScope wait(GpuHostProf::WAIT_UP);
+            CUDA_CHECK(cudaMemcpyAsync(flags.data(), sl.flags.p, sizeof(uint32_t) * flags.size(),
+                                       cudaMemcpyDeviceToHost, s));
+            CUDA_CHECK(cudaStreamSynchronize(s));
+        }
         for (size_t k = 0; k < specs.size(); k++)
             for (uint32_t c = 0; c < 3; c++)
                 specs[k].high[c] = flags[3 * k + c];
     }
-    gpu_build_layout(specs, sl.layout);
+    {
+        ProfScope timed(GpuHostProf::LAYOUT);
+        gpu_build_layout(specs, sl.layout);
+    }
     gpu_upload_layout(g, sl, s);
     sl.scan_tmp.ensure(gpu_scan_tmp_size(sl.layout.groups ? sl.layout.groups : 1));
     uint64_t out = 0; // every group record at its largest
@@ -135,6 +147,7 @@ void upload_chunk(pcwt_gpu *g, Slot &sl, const pcwt_encode_params *p, pcwt_frame
 // Compute of a chunk, then its small result tables back to the host (compute stream).
 void compute_chunk(pcwt_gpu *g, Slot &sl)
 {
+    ProfScope timed(GpuHostProf::LAUNCH);
     CUDA_CHECK(cudaStreamWaitEvent(g->stream, sl.uploaded, 0));
     run_device_encode(g, sl);
     const BatchLayout &L = sl.layout;
@@ -152,7 +165,11 @@ void compute_chunk(pcwt_gpu *g, Slot &sl)
 // destinations, else through staging.
 void download_chunk(pcwt_gpu *g, Slot &sl, pcwt_frame_job *jobs)
 {
-    CUDA_CHECK(cudaEventSynchronize(sl.computed)); // h_frames is valid from here
+    ProfScope timed(GpuHostProf::D2H);
+    {
+        ProfScope wait(GpuHostProf::WAIT_COMPUTE);
+        CUDA_CHECK(cudaEventSynchronize(sl.computed)); // h_frames is valid from here
+    }
     cudaStream_t s = g->copy_out;
     CUDA_CHECK(cudaStreamWaitEvent(s, sl.computed, 0));
     const size_t nf = sl.layout.frames.size();
@@ -180,7 +197,11 @@ void finish_chunk(Slot &sl, pcwt_frame_job *jobs)
 {
     if (!sl.busy)
         return;
-    CUDA_CHECK(cudaEventSynchronize(sl.downloaded));
+    ProfScope timed(GpuHostProf::UNPACK);
+    {
+        ProfScope wait(GpuHostProf::WAIT_DOWN);
+        CUDA_CHECK(cudaEventSynchronize(sl.downloaded));
+    }
     for (size_t k = 0; k < sl.idx.size(); k++) {
         pcwt_frame_job &j = jobs[sl.idx[k]];
         const GpuFrame &f = sl.frames_host()[k];
@@ -196,6 +217,10 @@ void finish_chunk(Slot &sl, pcwt_frame_job *jobs)
             if (!sl.direct[k])
                 std::memcpy(j.dst, sl.h_stream.as<uint8_t>() + f.out_start, n);
             j.written = n;
+            if (gpu_prof) {
+                gpu_prof->out += n;
+                gpu_prof->unpacked += sl.direct[k] ? 0 : n;
+            }
         }
     }
     sl.busy = false;
@@ -250,13 +275,23 @@ extern "C" pcwt_status pcwt_gpu_encode_batch(pcwt_gpu *g, const pcwt_encode_para
                                              pcwt_frame_job *jobs, size_t count, char *err,
                                              size_t err_size)
 {
+    ProfCall prof(g, "encode");
     try {
         CUDA_CHECK(cudaSetDevice(g->device)); // the context's device, on any thread
         for (size_t i = 0; i < count; i++) {
             jobs[i].written = 0;
             jobs[i].status = PCWT_OK;
         }
-        const auto chunks = plan_chunks(g, p, jobs, count);
+        std::vector<std::vector<size_t>> chunks;
+        {
+            ProfScope timed(GpuHostProf::PLAN);
+            chunks = plan_chunks(g, p, jobs, count);
+        }
+        if (gpu_prof) {
+            gpu_prof->chunks = chunks.size();
+            for (const auto &c : chunks)
+                gpu_prof->frames += c.size();
+        }
         for (size_t c = 0; c < chunks.size(); c++) {
             Slot &sl = g->slot[c % 2], &prev = g->slot[(c + 1) % 2];
             finish_chunk(sl, jobs); // chunk c-2 used this slot

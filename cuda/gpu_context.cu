@@ -1,8 +1,46 @@
 // gpu_context.cu - context lifetime and the upload of a batch layout (see gpu_context.h).
 #include "gpu_context.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <new>
+#include <string>
+
+thread_local GpuHostProf *gpu_prof = nullptr;
+
+ProfCall::ProfCall(const pcwt_gpu *g, const char *w) : saved(gpu_prof), what(w)
+{
+    if (!g->profile)
+        return;
+    prof.start = prof.last = GpuHostProf::clock::now();
+    gpu_prof = &prof;
+}
+
+ProfCall::~ProfCall()
+{
+    if (gpu_prof != &prof)
+        return;
+    prof.enter(GpuHostProf::OTHER);
+    gpu_prof = saved;
+    const GpuHostProf &p = prof;
+    const double total = std::chrono::duration<double, std::milli>(p.last - p.start).count();
+    auto mb = [](uint64_t b) { return double(b) / 1e6; };
+    using C = GpuHostProf;
+    char line[1024];
+    // One fprintf per call: lines of several threads do not interleave.
+    std::snprintf(line, sizeof line,
+                  "pcwt gpu %s host (ms): plan %.1f; layout %.1f; tables %.1f; grow %.1f (%llu allocs, %.0f MB); "
+                  "stage %.1f (%.0f MB); h2d %.1f (%.0f MB pinned); launch %.1f; wait upload %.1f (%u); "
+                  "wait compute %.1f (%u); wait download %.1f (%u); d2h %.1f; unpack %.1f (%.0f MB copied); "
+                  "other %.1f; total %.1f; %llu frames in %llu chunks, %.0f MB in, %.0f MB out\n",
+                  what, p.ms[C::PLAN], p.ms[C::LAYOUT], p.ms[C::TABLES], p.ms[C::GROW],
+                  (unsigned long long)p.allocs, mb(p.alloc_bytes), p.ms[C::STAGE], mb(p.staged), p.ms[C::H2D],
+                  mb(p.pinned_in), p.ms[C::LAUNCH], p.ms[C::WAIT_UP], p.count[C::WAIT_UP], p.ms[C::WAIT_COMPUTE],
+                  p.count[C::WAIT_COMPUTE], p.ms[C::WAIT_DOWN], p.count[C::WAIT_DOWN], p.ms[C::D2H],
+                  p.ms[C::UNPACK], mb(p.unpacked), p.ms[C::OTHER], total, (unsigned long long)p.frames,
+                  (unsigned long long)p.chunks, mb(p.in), mb(p.out));
+    std::fputs(line, stderr);
+}
 
 void Slot::release()
 {
@@ -136,6 +174,7 @@ template <typename T> static void upload(DevBuf &d, const std::vector<T> &v, cud
 
 void gpu_upload_layout(pcwt_gpu *g, Slot &sl, cudaStream_t s)
 {
+    ProfScope timed(GpuHostProf::LAYOUT);
     const BatchLayout &L = sl.layout;
     std::vector<GpuLevel> levels;
     sl.level_first.clear();
@@ -171,6 +210,7 @@ void gpu_upload_layout(pcwt_gpu *g, Slot &sl, cudaStream_t s)
     }
     // Pageable uploads of small tables; the stream is synchronised below, before the host
     // vectors go away.
+    ProfScope tables(GpuHostProf::TABLES);
     upload(sl.frames, L.frames, s);
     upload(sl.planes, L.planes, s);
     upload(sl.bands, L.bands, s);
@@ -184,11 +224,17 @@ void gpu_upload_layout(pcwt_gpu *g, Slot &sl, cudaStream_t s)
     const size_t i32_need = sizeof(int32_t) * (L.i32_size ? L.i32_size : 1);
     if (i32_need > g->i32.cap || (L.i8_size ? L.i8_size : 1) > g->i8.cap) {
         // The arenas are shared with the other slot's compute: let it finish before a resize.
-        CUDA_CHECK(cudaStreamSynchronize(g->stream));
+        {
+            ProfScope wait(GpuHostProf::WAIT_COMPUTE);
+            CUDA_CHECK(cudaStreamSynchronize(g->stream));
+        }
         g->i32.ensure(i32_need);
         g->i8.ensure(L.i8_size ? L.i8_size : 1);
     }
-    CUDA_CHECK(cudaStreamSynchronize(s));
+    {
+        ProfScope wait(GpuHostProf::WAIT_UP);
+        CUDA_CHECK(cudaStreamSynchronize(s));
+    }
     DeviceBatch &d = sl.dev;
     d.frames = sl.frames.as<GpuFrame>();
     d.planes = sl.planes.as<GpuPlane>();
@@ -272,6 +318,7 @@ size_t gpu_memory_budget(pcwt_gpu *g)
 void gpu_upload_pieces(PinnedBuf &staging, uint8_t *dev, const std::vector<HostPiece> &pieces,
                        uint64_t total, cudaStream_t s)
 {
+    ProfScope timed(GpuHostProf::H2D);
     std::vector<char> pinned(pieces.size());
     bool staged = false;
     for (size_t k = 0; k < pieces.size(); k++) {
@@ -284,9 +331,14 @@ void gpu_upload_pieces(PinnedBuf &staging, uint8_t *dev, const std::vector<HostP
         const HostPiece &p = pieces[k];
         const void *src = p.src;
         if (!pinned[k]) {
+            ProfScope copy(GpuHostProf::STAGE);
             std::memcpy(staging.as<uint8_t>() + p.off, src, p.size);
             src = staging.as<uint8_t>() + p.off;
         }
         CUDA_CHECK(cudaMemcpyAsync(dev + p.off, src, p.size, cudaMemcpyHostToDevice, s));
+        if (gpu_prof) {
+            gpu_prof->in += p.size;
+            (pinned[k] ? gpu_prof->pinned_in : gpu_prof->staged) += p.size;
+        }
     }
 }

@@ -8,8 +8,81 @@
 #include "gpu_layout.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <vector>
+
+// Host-side profile of one pcwt_gpu_encode_batch / pcwt_gpu_decode_batch call (PCWT_GPU_PROFILE=1):
+// the call's wall time split into exclusive categories (a scope pauses the one it interrupts), the
+// buffer growth, the bytes staged and moved. gpu_prof points at the running call's profile on this
+// thread, null when profiling is off: then every scope is a test of a null pointer.
+struct GpuHostProf {
+    enum Cat {
+        OTHER,
+        PLAN,         // validation, chunk planning, memory budget
+        LAYOUT,       // frame specs, batch layout, flattened tables (host work)
+        TABLES,       // the layout tables' uploads (pageable cudaMemcpyAsync)
+        GROW,         // Buffer::ensure that (re)allocates: cudaFree/cudaMalloc, cudaFreeHost/cudaMallocHost
+        STAGE,        // memcpy of unpinned input into the pinned staging buffer
+        H2D,          // issuing the input copies (and the pinned queries)
+        LAUNCH,       // issuing the kernels and result-table copies of a chunk
+        WAIT_UP,      // host waits for the upload stream (layout, high-bit flags)
+        WAIT_COMPUTE, // host waits for a chunk's compute (before its download, before an arena resize)
+        WAIT_DOWN,    // host waits for a chunk's download
+        D2H,          // issuing the output copies (and the pinned queries)
+        UNPACK,       // results to the jobs: statuses, memcpy out of the staging buffer
+        CATS
+    };
+    using clock = std::chrono::steady_clock;
+    double ms[CATS] = {};
+    uint32_t count[CATS] = {}; // times each category was entered (waits: how many)
+    Cat cur = OTHER;
+    clock::time_point start, last;
+    uint64_t allocs = 0, alloc_bytes = 0, staged = 0, pinned_in = 0, in = 0, out = 0, unpacked = 0,
+             frames = 0, chunks = 0;
+    void enter(Cat c)
+    {
+        const clock::time_point t = clock::now();
+        ms[cur] += std::chrono::duration<double, std::milli>(t - last).count();
+        last = t;
+        cur = c;
+    }
+};
+extern thread_local GpuHostProf *gpu_prof;
+
+// Times its lifetime under category c (exclusive of the scopes inside it).
+struct ProfScope {
+    GpuHostProf *p;
+    GpuHostProf::Cat prev = GpuHostProf::OTHER;
+    explicit ProfScope(GpuHostProf::Cat c) : p(gpu_prof)
+    {
+        if (p) {
+            prev = p->cur;
+            p->enter(c);
+            p->count[c]++;
+        }
+    }
+    ~ProfScope()
+    {
+        if (p)
+            p->enter(prev);
+    }
+    ProfScope(const ProfScope &) = delete;
+    ProfScope &operator=(const ProfScope &) = delete;
+};
+
+struct pcwt_gpu;
+// The profile of one batch call: on when the context profiles; prints its line ("pcwt gpu WHAT
+// host (ms): ...") to stderr when it goes.
+struct ProfCall {
+    GpuHostProf prof;
+    GpuHostProf *saved;
+    const char *what;
+    ProfCall(const pcwt_gpu *g, const char *what);
+    ~ProfCall();
+    ProfCall(const ProfCall &) = delete;
+    ProfCall &operator=(const ProfCall &) = delete;
+};
 
 inline cudaError_t device_alloc(void **p, size_t n) { return cudaMalloc(p, n); }
 inline cudaError_t device_free(void *p) { return cudaFree(p); }
@@ -25,10 +98,15 @@ template <cudaError_t (*Alloc)(void **, size_t), cudaError_t (*Free)(void *)> st
     {
         if (n <= cap)
             return;
+        ProfScope timed(GpuHostProf::GROW);
         release();
         const size_t want = n + n / 8; // some headroom for the next, slightly larger batch
         CUDA_CHECK(Alloc(&p, want));
         cap = want;
+        if (gpu_prof) {
+            gpu_prof->allocs++;
+            gpu_prof->alloc_bytes += want;
+        }
     }
     void release()
     {

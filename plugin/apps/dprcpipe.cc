@@ -13,6 +13,8 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <memory>
@@ -20,6 +22,21 @@
 #include <thread>
 
 namespace {
+
+/// PCWT_GPU_PROFILE=1: the arena pools time their page-locked allocations and frees (stderr)
+bool gpuProfile()
+{
+  static const bool on = []() {
+    const char *v = std::getenv("PCWT_GPU_PROFILE");
+    return v != NULL && *v != 0 && *v != '0';
+  }();
+  return on;
+}
+
+double msSince(std::chrono::steady_clock::time_point t0)
+{
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
 
 /// one file in the pipeline
 struct Work
@@ -299,8 +316,8 @@ private:
 class ArenaPool : public std::enable_shared_from_this<ArenaPool>
 {
 public:
-  /// keep: free buffers kept at most (the smallest goes beyond)
-  explicit ArenaPool(std::size_t keep) : keep_(std::max<std::size_t>(1, keep)) {}
+  /// keep: free buffers kept at most (the smallest goes beyond); name: for the profile lines
+  ArenaPool(std::size_t keep, const char *name) : keep_(std::max<std::size_t>(1, keep)), name_(name) {}
 
   void setKeep(std::size_t keep)
   {
@@ -331,7 +348,10 @@ public:
     {
       // room to grow: batches differ in size, and a new page-locked buffer is expensive
       a.size = (n + n / 8 + (std::size_t(1) << 20) - 1) & ~((std::size_t(1) << 20) - 1);
+      const std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
       a.p = static_cast<unsigned char *>(pcwt_host_alloc(a.size));
+      if (gpuProfile())
+        std::fprintf(stderr, "pcwt-recompress %s arena (ms): alloc %.0f MB %.1f\n", name_, static_cast<double>(a.size) / 1e6, msSince(t0));
       if (a.p == NULL) return std::shared_ptr<unsigned char>();
     }
     std::shared_ptr<ArenaPool> self = shared_from_this();
@@ -360,12 +380,17 @@ private:
         free_.erase(free_.begin() + static_cast<std::ptrdiff_t>(smallest));
       }
     }
+    if (drop.p == NULL) return;
+    const std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
     pcwt_host_free(drop.p);
+    if (gpuProfile())
+      std::fprintf(stderr, "pcwt-recompress %s arena (ms): free %.0f MB %.1f\n", name_, static_cast<double>(drop.size) / 1e6, msSince(t0));
   }
 
   std::mutex mutex_;
   std::vector<Arena> free_;
   std::size_t keep_;
+  const char *name_;
 };
 
 /// codes the frames of several files in one pcwt_encode_batch call (on the CPU: split over threads)
@@ -676,7 +701,7 @@ bool DPRCRunPipeline(const std::vector<DPRCEntry>& files, const DPRCOptions& opt
 
   // every handle is made before the first file is touched: a missing GPU stops the run here
   std::vector<std::unique_ptr<BatchCoder> > coders;
-  std::shared_ptr<ArenaPool> arenas = std::make_shared<ArenaPool>(1);
+  std::shared_ptr<ArenaPool> arenas = std::make_shared<ArenaPool>(1, "coder");
   if (batching)
   {
     for (int d : devices)
@@ -698,7 +723,7 @@ bool DPRCRunPipeline(const std::vector<DPRCEntry>& files, const DPRCOptions& opt
   // the verifier stage: a thread per device
   const bool verifying = p.verifyBatches && writers > 0 && opt.target == DPRCT_pcwt;
   std::vector<std::unique_ptr<BatchVerifier> > verifiers;
-  std::shared_ptr<ArenaPool> decodedArenas = std::make_shared<ArenaPool>(devices.size() + 2);
+  std::shared_ptr<ArenaPool> decodedArenas = std::make_shared<ArenaPool>(devices.size() + 2, "verifier");
   if (verifying)
   {
     for (int d : devices)
