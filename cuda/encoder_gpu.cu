@@ -103,11 +103,20 @@ void upload_chunk(pcwt_gpu *g, Slot &sl, const pcwt_encode_params *p, pcwt_frame
     for (const FrameSpec &f : specs)
         any_high |= f.desc.bits_stored < f.desc.bits_allocated;
     if (any_high) { // which components carry bits above bits_stored: ask the device
+        // The check reads the frame table and the samples only: the frame table goes up alone
+        // (not every table of a layout without the high-bit planes, nor arenas sized for it).
         {
             ProfScope timed(GpuHostProf::LAYOUT);
             gpu_build_layout(specs, sl.layout);
         }
-        gpu_upload_layout(g, sl, s);
+        const std::vector<GpuFrame> &fr = sl.layout.frames; // kept until the sync below
+        sl.frames.ensure(sizeof(GpuFrame) * fr.size());
+        {
+            ProfScope timed(GpuHostProf::TABLES);
+            CUDA_CHECK(cudaMemcpyAsync(sl.frames.p, fr.data(), sizeof(GpuFrame) * fr.size(),
+                                       cudaMemcpyHostToDevice, s));
+        }
+        sl.dev.frames = sl.frames.as<GpuFrame>();
         sl.flags.ensure(sizeof(uint32_t) * 3 * specs.size());
         sl.dev.flags = sl.flags.as<uint32_t>();
         gpu_high_bit_flags(sl.dev, nullptr, uint32_t(specs.size()), s);
