@@ -422,8 +422,6 @@ public:
     return true;
   }
 
-  bool onGpu() const { return pcwt_encoder_backend(encoders_[0]) == PCWT_BACKEND_GPU; }
-
   /// code every frame of the batch; a file whose frames all succeed gets them in job.coded
   void code(const std::vector<Work *>& batch, DPRCPipelineStats& stats)
   {
@@ -708,8 +706,9 @@ bool DPRCRunPipeline(const std::vector<DPRCEntry>& files, const DPRCOptions& opt
     {
       coders.emplace_back(new BatchCoder(arenas));
       if (!coders.back()->init(p, d, error)) return false;
-      // several coders on a GPU: one stages and lays out a batch while another's is on the device
-      const unsigned per = p.codersPerDevice ? p.codersPerDevice : coders.back()->onGpu() ? 2u : 1u;
+      // several coders on a device when asked: one stages and lays out a batch while another's is
+      // on the device (on an H100 two were slower than one, so one is the default)
+      const unsigned per = p.codersPerDevice ? p.codersPerDevice : 1u;
       for (unsigned k = 1; k < per; ++k)
       {
         coders.emplace_back(new BatchCoder(arenas));

@@ -56,7 +56,7 @@ struct DPRCPipelineOptions
   std::vector<int> devices;
   /** batch coder threads per device, each with its own encoder, taking batches from the same
    *  queue, so that one's host-side work (staging copies, layout, waits) overlaps another's GPU
-   *  work (0: 2 when the coders use a GPU, else 1)
+   *  work (0: one, with a GPU or the CPU codec)
    */
   unsigned codersPerDevice = 0;
   /// the PCWT parameters the codecs were registered with (backend aside)

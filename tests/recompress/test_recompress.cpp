@@ -1007,7 +1007,7 @@ TEST(Recompress, SeveralCodersPerDeviceAgreeWithPerFileCoding)
     p = run(argv);
     ASSERT_EQ(p.rc, 0) << describe(argv, p);
     EXPECT_TRUE(sameOutputs(snapshot(a.root), snapshot(b.root)));
-    // without the option the CPU backend keeps one coder
+    // without the option one coder (the default with a GPU too)
     TempDir d;
     copyFile(kTestdata + "/debian-python3-pydicom/CT_small.dcm", d / "in/ct.dcm");
     argv = {kTool, "--stats", "--no-progress", d / "in"};
