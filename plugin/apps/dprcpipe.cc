@@ -23,7 +23,7 @@
 
 namespace {
 
-/// PCWT_GPU_PROFILE=1: the arena pools time their page-locked allocations and frees (stderr)
+/// PCWT_GPU_PROFILE=1: the arena pools time their allocations and frees (stderr)
 bool gpuProfile()
 {
   static const bool on = []() {
@@ -309,15 +309,19 @@ private:
   int device_ = 0;
 };
 
-/** host buffers for the batch coders' codestreams (page-locked with a GPU, so that the GPU writes
- *  them directly), kept for reuse: a batch's buffer goes with the files of the batch, whose
- *  writers' codecs store the codestreams from it, and comes back when the last of them lets go
+/** host buffers for the batch coders' codestreams (and the verifiers' decoded frames), kept for
+ *  reuse: a batch's buffer goes with the files of the batch, whose writers' codecs store the
+ *  codestreams from it, and comes back when the last of them lets go
  */
 class ArenaPool : public std::enable_shared_from_this<ArenaPool>
 {
 public:
-  /// keep: free buffers kept at most (the smallest goes beyond); name: for the profile lines
-  ArenaPool(std::size_t keep, const char *name) : keep_(std::max<std::size_t>(1, keep)), name_(name) {}
+  /** keep: free buffers kept at most (the smallest goes beyond); name: for the profile lines;
+   *  pinned: page-locked buffers (pcwt_host_alloc, written by the GPU directly) for arenas that
+   *  get filled, else ordinary heap memory, of which only the pages written are committed
+   */
+  ArenaPool(std::size_t keep, const char *name, bool pinned)
+    : keep_(std::max<std::size_t>(1, keep)), name_(name), pinned_(pinned) {}
 
   void setKeep(std::size_t keep)
   {
@@ -326,7 +330,7 @@ public:
   }
   ~ArenaPool()
   {
-    for (const Arena& a : free_) pcwt_host_free(a.p);
+    for (const Arena& a : free_) release(a.p);
   }
 
   /// a buffer of at least n bytes (empty when out of memory)
@@ -349,7 +353,7 @@ public:
       // room to grow: batches differ in size, and a new page-locked buffer is expensive
       a.size = (n + n / 8 + (std::size_t(1) << 20) - 1) & ~((std::size_t(1) << 20) - 1);
       const std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
-      a.p = static_cast<unsigned char *>(pcwt_host_alloc(a.size));
+      a.p = static_cast<unsigned char *>(pinned_ ? pcwt_host_alloc(a.size) : std::malloc(a.size));
       if (gpuProfile())
         std::fprintf(stderr, "pcwt-recompress %s arena (ms): alloc %.0f MB %.1f\n", name_, static_cast<double>(a.size) / 1e6, msSince(t0));
       if (a.p == NULL) return std::shared_ptr<unsigned char>();
@@ -382,15 +386,24 @@ private:
     }
     if (drop.p == NULL) return;
     const std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
-    pcwt_host_free(drop.p);
+    release(drop.p);
     if (gpuProfile())
       std::fprintf(stderr, "pcwt-recompress %s arena (ms): free %.0f MB %.1f\n", name_, static_cast<double>(drop.size) / 1e6, msSince(t0));
+  }
+
+  void release(unsigned char *p) const
+  {
+    if (pinned_)
+      pcwt_host_free(p);
+    else
+      std::free(p);
   }
 
   std::mutex mutex_;
   std::vector<Arena> free_;
   std::size_t keep_;
   const char *name_;
+  const bool pinned_;
 };
 
 /// codes the frames of several files in one pcwt_encode_batch call (on the CPU: split over threads)
@@ -699,7 +712,7 @@ bool DPRCRunPipeline(const std::vector<DPRCEntry>& files, const DPRCOptions& opt
 
   // every handle is made before the first file is touched: a missing GPU stops the run here
   std::vector<std::unique_ptr<BatchCoder> > coders;
-  std::shared_ptr<ArenaPool> arenas = std::make_shared<ArenaPool>(1, "coder");
+  std::shared_ptr<ArenaPool> arenas = std::make_shared<ArenaPool>(1, "coder", false);
   if (batching)
   {
     for (int d : devices)
@@ -722,7 +735,7 @@ bool DPRCRunPipeline(const std::vector<DPRCEntry>& files, const DPRCOptions& opt
   // the verifier stage: a thread per device
   const bool verifying = p.verifyBatches && writers > 0 && opt.target == DPRCT_pcwt;
   std::vector<std::unique_ptr<BatchVerifier> > verifiers;
-  std::shared_ptr<ArenaPool> decodedArenas = std::make_shared<ArenaPool>(devices.size() + 2, "verifier");
+  std::shared_ptr<ArenaPool> decodedArenas = std::make_shared<ArenaPool>(devices.size() + 2, "verifier", true);
   if (verifying)
   {
     for (int d : devices)
