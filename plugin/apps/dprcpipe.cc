@@ -895,8 +895,8 @@ bool DPRCRunPipeline(const std::vector<DPRCEntry>& files, const DPRCOptions& opt
         DPRCStageTimer timer(DPRCSG_verifierWait);
         VerifyRequest *r = NULL;
         if (!toVerifier.pop(r)) break;
-        // the copies of the writers that wait already, and of those that come soon (each writer
-        // waits for its copy: with all of them here no more can come)
+        // the copies of the writers that wait already (more arrive while this batch is decoded;
+        // each writer waits for its copy: with all of them here no more can come)
         std::vector<VerifyRequest *> batch(1, r);
         std::size_t frames = r->frames->size();
         std::uint64_t bytes = frames * r->frameBytes;
