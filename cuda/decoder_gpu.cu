@@ -187,6 +187,7 @@ void finish_chunk(Slot &sl, pcwt_decode_job *jobs, char *err, size_t err_size)
         CUDA_CHECK(cudaEventSynchronize(sl.downloaded));
     }
     const BatchLayout &L = sl.layout;
+    std::vector<HostCopy> copies; // out of staging, all together
     for (size_t k = 0; k < sl.idx.size(); k++) {
         pcwt_decode_job &j = jobs[sl.idx[k]];
         const GpuFrame &f = L.frames[k];
@@ -199,12 +200,13 @@ void finish_chunk(Slot &sl, pcwt_decode_job *jobs, char *err, size_t err_size)
         }
         // A failed frame's buffer may hold partial samples, as on the CPU path.
         if (j.status == PCWT_OK && !sl.direct[k])
-            std::memcpy(j.dst, sl.h_samples.as<uint8_t>() + f.sample_off, f.sample_size);
+            copies.push_back({j.dst, sl.h_samples.as<uint8_t>() + f.sample_off, f.sample_size});
         if (gpu_prof && j.status == PCWT_OK) {
             gpu_prof->out += f.sample_size;
             gpu_prof->unpacked += sl.direct[k] ? 0 : f.sample_size;
         }
     }
+    gpu_host_copies(copies);
     sl.busy = false;
 }
 

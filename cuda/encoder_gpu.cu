@@ -211,6 +211,7 @@ void finish_chunk(Slot &sl, pcwt_frame_job *jobs)
         ProfScope wait(GpuHostProf::WAIT_DOWN);
         CUDA_CHECK(cudaEventSynchronize(sl.downloaded));
     }
+    std::vector<HostCopy> copies; // out of staging, all together
     for (size_t k = 0; k < sl.idx.size(); k++) {
         pcwt_frame_job &j = jobs[sl.idx[k]];
         const GpuFrame &f = sl.frames_host()[k];
@@ -224,7 +225,7 @@ void finish_chunk(Slot &sl, pcwt_frame_job *jobs)
             j.status = PCWT_ERR_BUFFER_TOO_SMALL;
         } else {
             if (!sl.direct[k])
-                std::memcpy(j.dst, sl.h_stream.as<uint8_t>() + f.out_start, n);
+                copies.push_back({j.dst, sl.h_stream.as<uint8_t>() + f.out_start, n});
             j.written = n;
             if (gpu_prof) {
                 gpu_prof->out += n;
@@ -232,6 +233,7 @@ void finish_chunk(Slot &sl, pcwt_frame_job *jobs)
             }
         }
     }
+    gpu_host_copies(copies);
     sl.busy = false;
 }
 

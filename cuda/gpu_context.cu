@@ -1,10 +1,12 @@
 // gpu_context.cu - context lifetime and the upload of a batch layout (see gpu_context.h).
 #include "gpu_context.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <new>
 #include <string>
+#include <thread>
 
 thread_local GpuHostProf *gpu_prof = nullptr;
 
@@ -325,20 +327,55 @@ void gpu_upload_pieces(PinnedBuf &staging, uint8_t *dev, const std::vector<HostP
         pinned[k] = gpu_is_pinned(pieces[k].src);
         staged |= !pinned[k];
     }
-    if (staged)
+    if (staged) {
         staging.ensure(total ? total : 1);
+        std::vector<HostCopy> copies;
+        for (size_t k = 0; k < pieces.size(); k++)
+            if (!pinned[k])
+                copies.push_back({staging.as<uint8_t>() + pieces[k].off, pieces[k].src, pieces[k].size});
+        ProfScope copy(GpuHostProf::STAGE);
+        gpu_host_copies(copies);
+    }
     for (size_t k = 0; k < pieces.size(); k++) {
         const HostPiece &p = pieces[k];
-        const void *src = p.src;
-        if (!pinned[k]) {
-            ProfScope copy(GpuHostProf::STAGE);
-            std::memcpy(staging.as<uint8_t>() + p.off, src, p.size);
-            src = staging.as<uint8_t>() + p.off;
-        }
+        const void *src = pinned[k] ? p.src : staging.as<uint8_t>() + p.off;
         CUDA_CHECK(cudaMemcpyAsync(dev + p.off, src, p.size, cudaMemcpyHostToDevice, s));
         if (gpu_prof) {
             gpu_prof->in += p.size;
             (pinned[k] ? gpu_prof->pinned_in : gpu_prof->staged) += p.size;
         }
     }
+}
+
+void gpu_host_copies(const std::vector<HostCopy> &copies)
+{
+    size_t total = 0;
+    for (const HostCopy &c : copies)
+        total += c.size;
+    // a thread per 16 MB, at most 8 and half the cores: the copies are bound by memory bandwidth
+    // and page faults, and the caller's other threads keep working
+    const size_t per = size_t(16) << 20;
+    const size_t cores = std::max(1u, std::thread::hardware_concurrency());
+    const size_t parts = std::min({total / per + 1, size_t(8), std::max<size_t>(1, cores / 2)});
+    // part t copies bytes [t * total / parts, (t + 1) * total / parts) of the copies laid end to end
+    auto run = [&](size_t t) {
+        const size_t b = total / parts * t + std::min(t, total % parts);
+        const size_t e = b + total / parts + (t < total % parts);
+        size_t at = 0;
+        for (const HostCopy &c : copies) {
+            const size_t lo = std::max(at, b), hi = std::min(at + c.size, e);
+            if (lo < hi)
+                std::memcpy(static_cast<uint8_t *>(c.dst) + (lo - at),
+                            static_cast<const uint8_t *>(c.src) + (lo - at), hi - lo);
+            at += c.size;
+            if (at >= e)
+                break;
+        }
+    };
+    std::vector<std::thread> threads;
+    for (size_t t = 1; t < parts; t++)
+        threads.emplace_back(run, t);
+    run(0);
+    for (std::thread &th : threads)
+        th.join();
 }
