@@ -730,8 +730,9 @@ bool DPRCRunPipeline(const std::vector<DPRCEntry>& files, const DPRCOptions& opt
     }
   }
   stats.coders = static_cast<unsigned>(coders.size());
-  // output arenas kept: one for each coder, and those of the batches the writers are writing
-  arenas->setKeep(coders.size() + 3);
+  // output arenas kept: one for each coder, and those of the batches the writers are writing (up
+  // to four: see the budget below)
+  arenas->setKeep(coders.size() + 5);
   // the verifier stage: a thread per device
   const bool verifying = p.verifyBatches && writers > 0 && opt.target == DPRCT_pcwt;
   std::vector<std::unique_ptr<BatchVerifier> > verifiers;
@@ -757,8 +758,9 @@ bool DPRCRunPipeline(const std::vector<DPRCEntry>& files, const DPRCOptions& opt
   const unsigned group = std::max(1u, p.commitGroup);
   DPRCInstallSignalHandlers(writers * group + readers);
   Queue<Work> toCoder, toWriter;
-  // a batch being read, one in each coder, one being written
-  Budget budget(std::max<std::uint64_t>(p.batchBytes, 64u << 20) * (2 + std::max<std::size_t>(1, coders.size())));
+  // a batch being read, one in each coder, and three being written and verified: with one, the
+  // readers waited for it most of the time while the coder and the verifier were idle half of it
+  Budget budget(std::max<std::uint64_t>(p.batchBytes, 64u << 20) * (4 + std::max<std::size_t>(1, coders.size())));
   std::atomic<std::size_t> next(0);
   Queue<VerifyRequest> toVerifier;
   VerifyClient verifyClient(toVerifier, p.maxSamplesPerFrame);
