@@ -151,7 +151,8 @@ extern "C" pcwt_status pcwt_gpu_create(pcwt_gpu **out, int device, char *err, si
         size_t free_b = 0;
         CUDA_CHECK(cudaMemGetInfo(&free_b, &g->total_mem));
         gpu_crc_init();
-        gpu_ec_init();
+        gpu_ec_encode_init();
+        gpu_ec_decode_init();
         if (const char *cap = std::getenv("PCWT_GPU_MEMORY_BUDGET"))
             g->memory_budget = size_t(std::strtoull(cap, nullptr, 10));
         const char *prof = std::getenv("PCWT_GPU_PROFILE");

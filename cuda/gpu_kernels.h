@@ -55,9 +55,10 @@ void gpu_group_decode(const DeviceBatch &b, const uint32_t *dev_bands, uint32_t 
                       uint32_t max_groups, cudaStream_t s);
 void gpu_check_qmax(const DeviceBatch &b, uint32_t plane_count, cudaStream_t s);
 
-// group_coder_ec_gpu.cu (profile 1): encode after gpu_group_sizes, pack after gpu_group_offsets;
-// decode per step beside gpu_group_decode.
-void gpu_ec_init();
+// group_coder_ec_encode_gpu.cu and group_coder_ec_decode_gpu.cu (profile 1): encode after
+// gpu_group_sizes, pack after gpu_group_offsets; decode per step beside gpu_group_decode.
+void gpu_ec_encode_init();
+void gpu_ec_decode_init();
 uint64_t gpu_ec_scratch_bytes(uint64_t stream_bytes, uint64_t groups);
 void gpu_ec_encode(const DeviceBatch &b, uint64_t groups, uint32_t band_count, void *scan_tmp,
                    size_t scan_tmp_size, cudaStream_t s);

@@ -1,6 +1,6 @@
 // group_coder_gpu.cu - element and group coding on the GPU, the twin of codec/src/group_coder.c;
-// also the baseline bit strings of profile 1's raw-mode groups (group_coder_ec_gpu.cu codes the
-// range-coded ones).
+// also the baseline bit strings of profile 1's raw-mode groups (group_coder_ec_encode_gpu.cu codes
+// the range-coded ones).
 // Encode: a warp per group sums its element code lengths; an exclusive scan of the record sizes
 // places every group; then a block per group writes its record: each thread codes a few
 // consecutive elements, a block scan gives each thread its bit offset, the bits are OR-ed into a
@@ -106,7 +106,7 @@ __global__ void __launch_bounds__(ENC_THREADS) group_encode(
     const GroupPos q = group_pos(b, p, g);
     const GpuGroup grp = groups[g];
     if (grp.entropy)
-        return; // a range-coded record of profile 1 (group_coder_ec_gpu.cu)
+        return; // a range-coded record of profile 1 (group_coder_ec_encode_gpu.cu)
     uint8_t *out = stream + grp.offset;
     if (threadIdx.x == 0) {
         if (p.profile == PCWT_PROFILE_ENTROPY) { // a raw-mode record
@@ -272,7 +272,7 @@ __global__ void __launch_bounds__(DEC_WARPS * 32) group_decode(
     const uint64_t g = b.group_first + k;
     const GpuGroup grp = groups[g];
     if (grp.entropy)
-        return; // group_coder_ec_gpu.cu decodes it
+        return; // group_coder_ec_decode_gpu.cu decodes it
     const GpuPlane p = planes[b.plane];
     const GroupPos q = group_pos(b, p, g);
     const uint8_t *base = stream + grp.offset + grp.head;

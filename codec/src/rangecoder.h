@@ -27,32 +27,104 @@
 #define PCWT_RC_MAXSHIFT 6u
 #define PCWT_RC_TOP (1u << 24)
 
+/* The GPU encoder (cuda/ec_encode_gpu.cu defines PCWT_RC_GPU_SPLIT_MODELS) keeps a model in
+ * three bytes of shared memory instead of four, so that an SM holds ten blocks of its threads
+ * instead of eight: its range coders wait on latency, and the extra threads made them 10% faster
+ * (the decoder measured 5% slower that way and keeps the plain layout). The split layout, at the
+ * start of dynamic shared memory: PCWT_RC_GPU_MODELS rows of PCWT_RC_GPU_LANES p words, then as
+ * many shift bytes in the same order. Model i of thread t is at i * LANES + 2 (t % 32) + t / 32:
+ * the two warps of a block share 32-bit words, so that the 32 threads of a warp hit 32 different
+ * banks whichever p they read. */
+#define PCWT_RC_GPU_LANES 64u
+#define PCWT_RC_GPU_MODELS 112u
+#define PCWT_RC_GPU_SMEM (PCWT_RC_GPU_MODELS * PCWT_RC_GPU_LANES * 3u)
+
+#if defined(__CUDA_ARCH__) && defined(PCWT_RC_GPU_SPLIT_MODELS)
+typedef struct pcwt_bit_model {
+    uint16_t p; /* P(1) << 15; the shift is in the second array */
+} pcwt_bit_model;
+#else
 /* The adaptation shift min(n + 1, 6) is kept instead of n: s starts at n0 + 1 and grows by one
  * per update up to 6, which is the same rule. */
 typedef struct pcwt_bit_model {
     uint16_t p; /* P(1) << 15 */
     uint16_t s; /* shift of the next update */
 } pcwt_bit_model;
+#endif
+
+#if defined(__CUDACC__) && defined(PCWT_RC_GPU_SPLIT_MODELS)
+static inline __device__ pcwt_bit_model *pcwt_rc_gpu_models(void)
+{
+    extern __shared__ pcwt_bit_model pcwt_rc_gpu_smem[];
+    return pcwt_rc_gpu_smem;
+}
+
+/* Model 0 of thread t (its models follow with stride PCWT_RC_GPU_LANES). */
+static inline __device__ pcwt_bit_model *pcwt_rc_gpu_thread_models(uint32_t t)
+{
+    return pcwt_rc_gpu_models() + 2u * (t % 32u) + t / 32u;
+}
+
+/* The shift byte of model m. */
+static inline __device__ uint8_t *pcwt_rc_gpu_shift(const pcwt_bit_model *m)
+{
+    pcwt_bit_model *const base = pcwt_rc_gpu_models();
+    return (uint8_t *)(base + PCWT_RC_GPU_MODELS * PCWT_RC_GPU_LANES) + (m - base);
+}
+#endif
+
+#if defined(__CUDA_ARCH__) && defined(PCWT_RC_GPU_SPLIT_MODELS)
+static inline __device__ void pcwt_model_init(pcwt_bit_model *m, uint32_t p, uint32_t s)
+{
+    m->p = (uint16_t)p;
+    *pcwt_rc_gpu_shift(m) = (uint8_t)s;
+}
+
+static inline __device__ uint32_t pcwt_model_shift(const pcwt_bit_model *m)
+{
+    return *pcwt_rc_gpu_shift(m);
+}
+
+static inline __device__ void pcwt_model_store(pcwt_bit_model *m, uint32_t p, uint32_t s)
+{
+    m->p = (uint16_t)p;
+    *pcwt_rc_gpu_shift(m) = (uint8_t)(s + (s < PCWT_RC_MAXSHIFT));
+}
+#else
+static inline PCWT_HD void pcwt_model_init(pcwt_bit_model *m, uint32_t p, uint32_t s)
+{
+    m->p = (uint16_t)p;
+    m->s = (uint16_t)s;
+}
+
+/* The shift of m's next update. */
+static inline PCWT_HD uint32_t pcwt_model_shift(const pcwt_bit_model *m) { return m->s; }
+
+/* Stores m's new p after an update with shift s. */
+static inline PCWT_HD void pcwt_model_store(pcwt_bit_model *m, uint32_t p, uint32_t s)
+{
+    m->p = (uint16_t)p;
+    m->s = (uint16_t)(s + (s < PCWT_RC_MAXSHIFT));
+}
+#endif
 
 static inline PCWT_HD uint32_t pcwt_model_p(const pcwt_bit_model *m) { return m->p; }
 
 static inline PCWT_HD void pcwt_model_update(pcwt_bit_model *m, uint32_t bit)
 {
-    const uint32_t s = m->s;
-    const uint32_t p = m->p;
+    const uint32_t s = pcwt_model_shift(m);
+    const uint32_t p = pcwt_model_p(m);
     const uint32_t up = p + ((PCWT_RC_PMAX - p) >> s), down = p - ((p - PCWT_RC_PMIN) >> s);
-    m->p = (uint16_t)(bit ? up : down);
-    m->s = (uint16_t)(s + (s < PCWT_RC_MAXSHIFT));
+    pcwt_model_store(m, bit ? up : down, s);
 }
 
 /* The same update without a branch on the bit (ones: all ones when the bit is 1). */
 static inline PCWT_HD void pcwt_model_update_flat(pcwt_bit_model *m, uint32_t ones)
 {
-    const uint32_t s = m->s;
-    const uint32_t p = m->p;
+    const uint32_t s = pcwt_model_shift(m);
+    const uint32_t p = pcwt_model_p(m);
     const uint32_t up = p + ((PCWT_RC_PMAX - p) >> s), down = p - ((p - PCWT_RC_PMIN) >> s);
-    m->p = (uint16_t)(down ^ ((up ^ down) & ones));
-    m->s = (uint16_t)(s + (s < PCWT_RC_MAXSHIFT));
+    pcwt_model_store(m, down ^ ((up ^ down) & ones), s);
 }
 
 typedef struct pcwt_rc_enc {

@@ -1,0 +1,83 @@
+// group_coder_ec_decode_gpu.cu - the range-coded groups of the entropy profile (profile 1) on the
+// GPU, decode side, the twin of pcwt_ec_decode_group's use in codec/src/group_coder_ec.c:
+// group_walk has read the LEB128 headers; level by level from the top, a thread per range-coded
+// group decodes it (group_decode takes the raw-mode ones), with the group's 106 bit models in
+// shared memory, interleaved by thread.
+#include "gpu_check.h"
+#include "group_coder_ec_gpu.h"
+
+using namespace pcwt_gpu_ec;
+
+namespace {
+
+__constant__ uint16_t c_init[PCWT_EC_CLASSES][PCWT_EC_CONTEXTS];
+
+// A thread per group of one decode step (the step's groups of profile-1 planes, listed flat),
+// one in every `spread` lanes: the lanes of a warp that decode different groups diverge, so a step
+// with few groups gives each its own warp (or a few per warp) and a large one packs them.
+__global__ void __launch_bounds__(EC_THREADS) ec_decode(
+    const uint32_t *step_groups, uint32_t n, uint32_t spread, const GpuBand *bands,
+    uint32_t band_count, const GpuPlane *planes, GpuPlaneState *state, const GpuGroup *groups,
+    const uint8_t *__restrict__ stream, int32_t *i32, int8_t *i8)
+{
+    __shared__ pcwt_bit_model models[PCWT_EC_ALL * EC_THREADS];
+    const uint32_t t = blockIdx.x * EC_THREADS + threadIdx.x, k = t / spread;
+    if (t % spread || k >= n)
+        return;
+    const uint64_t g = step_groups[k];
+    const GpuGroup grp = groups[g];
+    if (!grp.entropy)
+        return; // group_decode takes the raw-mode records
+    const uint32_t bi = find_band(bands, band_count, g);
+    const GpuBand b = bands[bi];
+    if (state[b.plane].error)
+        return; // a plane that failed its checks is not decoded
+    const GpuPlane p = planes[b.plane];
+    const pcwt_ec_band v = ec_view(bands, bi, b, p, p.qmax, i32, i8);
+    const pcwt_ec_span sp = ec_span(group_pos(b, p, g));
+    const uint8_t *a = stream + grp.offset + grp.head;
+    if (!pcwt_ec_decode_group(&v, &sp, c_init[v.cls], models + threadIdx.x, EC_THREADS, a,
+                              grp.alen, a + grp.alen, grp.rlen)) {
+        atomicCAS(&state[b.plane].error, 0u, uint32_t(GPU_ERR_GROUP_BITS));
+        return;
+    }
+    if (b.parent < 0) { // top level: Qmax must be the largest MQD there
+        int top = -1;
+        for (uint32_t x = sp.gx; x < sp.xe; x++)
+            for (uint32_t y = sp.gy; y < sp.ye; y++)
+                top = max(top, int(v.mqd[uint64_t(x) * v.mcols + y]));
+        if (top >= 0)
+            atomicMax(&state[b.plane].qmax, top);
+    }
+}
+
+} // namespace
+
+void gpu_ec_decode_init()
+{
+    CUDA_CHECK(cudaMemcpyToSymbol(c_init, pcwt_ec_init_p, sizeof pcwt_ec_init_p));
+    // The models take 27 KB of shared memory per block: ask for the largest shared-memory split
+    // of the L1, so that as many blocks as possible share an SM.
+    CUDA_CHECK(cudaFuncSetAttribute(ec_decode, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                    int(cudaSharedmemCarveoutMaxShared)));
+}
+
+void gpu_ec_decode(const DeviceBatch &b, const uint32_t *dev_groups, uint32_t group_count,
+                   uint32_t band_count, cudaStream_t s)
+{
+    if (!group_count)
+        return;
+    // Lanes per group: as many as keep the step within the warps the device holds at once (8
+    // blocks of 2 warps per SM, the models' shared memory allows no more), up to a warp each.
+    int dev = 0, sms = 0;
+    CUDA_CHECK(cudaGetDevice(&dev));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    const uint64_t lanes = uint64_t(sms) * 16 * 32;
+    uint32_t spread = 1;
+    while (spread < 32 && uint64_t(group_count) * spread * 2 <= lanes)
+        spread *= 2;
+    ec_decode<<<blocks(uint64_t(group_count) * spread, EC_THREADS), EC_THREADS, 0, s>>>(
+        dev_groups, group_count, spread, b.bands, band_count, b.planes, b.state, b.groups, b.stream,
+        b.i32, b.i8);
+    CUDA_CHECK_LAUNCH();
+}

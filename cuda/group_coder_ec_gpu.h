@@ -1,0 +1,45 @@
+// group_coder_ec_gpu.h - what the GPU range coders of the entropy profile (profile 1) share: a
+// thread per group runs the CPU's own group coder (codec/src/ec_group_coder.h) on the view of its
+// band. Encode: group_coder_ec_encode_gpu.cu; decode: group_coder_ec_decode_gpu.cu (each has its
+// own layout of the bit models in shared memory, codec/src/rangecoder.h).
+#pragma once
+
+#include "gpu_groups.h"
+#include "gpu_kernels.h"
+
+namespace pcwt_gpu_ec {
+
+constexpr uint32_t EC_THREADS = 64; // a block's threads; their models interleaved in shared memory
+
+// The view of band bi that the CPU's group coder reads.
+__device__ inline pcwt_ec_band ec_view(const GpuBand *bands, uint32_t bi, const GpuBand &b,
+                                       const GpuPlane &p, int qmax, int32_t *i32, int8_t *i8)
+{
+    pcwt_ec_band v;
+    v.coef = i32 + b.coef;
+    v.mqd = i8 + b.mqd;
+    v.cols = b.cols;
+    v.mcols = b.mcols;
+    if (b.parent >= 0) {
+        const GpuBand &pb = bands[b.parent];
+        v.parent = i8 + pb.mqd;
+        v.pcols = pb.mcols;
+    } else {
+        v.parent = nullptr;
+        v.pcols = 0;
+    }
+    v.qmax = qmax;
+    const int is_ll = bi == p.band_first;
+    v.cls = pcwt_ec_class(is_ll, b.level);
+    v.exact = is_ll || b.level == 1;
+    return v;
+}
+
+__device__ inline pcwt_ec_span ec_span(const GroupPos &q)
+{
+    return pcwt_ec_span{q.gx, q.gy, q.gx + q.vr, q.gy + q.vc};
+}
+
+inline uint32_t blocks(uint64_t n, uint32_t per) { return uint32_t((n + per - 1) / per); }
+
+} // namespace pcwt_gpu_ec
