@@ -164,6 +164,25 @@ TEST(RangeCoder, RandomBitsWithSkewedModelsRoundTrip)
     }
 }
 
+TEST(RangeCoder, ModelUpdateFollowsTheRuleForEveryState)
+{
+    // The rule of FORMAT.md Sec. 5 in its two-branch form, against the coder's update (both
+    // forms: with a branch on the bit and without), for every p and shift a model can hold.
+    for (uint32_t p = PCWT_RC_PMIN; p <= PCWT_RC_PMAX; p++)
+        for (uint32_t s = 1; s <= PCWT_RC_MAXSHIFT; s++)
+            for (uint32_t bit = 0; bit < 2; bit++) {
+                const uint32_t want = bit ? p + ((PCWT_RC_PMAX - p) >> s) : p - ((p - PCWT_RC_PMIN) >> s);
+                const uint32_t next_s = s < PCWT_RC_MAXSHIFT ? s + 1 : s;
+                pcwt_bit_model a{static_cast<uint16_t>(p), static_cast<uint16_t>(s)}, b = a;
+                pcwt_model_update(&a, bit);
+                pcwt_model_update_flat(&b, 0u - bit);
+                ASSERT_EQ(a.p, want) << "p " << p << " s " << s << " bit " << bit;
+                ASSERT_EQ(b.p, want) << "p " << p << " s " << s << " bit " << bit << " (flat)";
+                ASSERT_EQ(a.s, next_s);
+                ASSERT_EQ(b.s, next_s);
+            }
+}
+
 TEST(RangeCoder, CompressesSkewedBitsNearTheirEntropy)
 {
     Rng rng(9);
