@@ -163,8 +163,6 @@ __global__ void write_headers(GpuFrame *frames, uint32_t count, const GpuPlane *
     frames[f] = fr;
 }
 
-uint32_t blocks(uint64_t n, uint32_t per) { return uint32_t((n + per - 1) / per); }
-
 } // namespace
 
 void gpu_crc_init()
@@ -187,20 +185,20 @@ void gpu_group_crcs(const DeviceBatch &b, uint64_t groups, uint32_t, cudaStream_
 {
     if (!groups)
         return;
-    group_crcs<<<blocks(groups * 32, 256), 256, 0, s>>>(b.groups, groups, b.stream);
+    group_crcs<<<gpu_blocks(groups * 32, 256), 256, 0, s>>>(b.groups, groups, b.stream);
     CUDA_CHECK_LAUNCH();
 }
 
 void gpu_plane_crcs(const DeviceBatch &b, uint32_t plane_count, int verify, cudaStream_t s)
 {
-    plane_crcs<<<blocks(uint64_t(plane_count) * 32, 128), 128, 0, s>>>(b.planes, plane_count,
+    plane_crcs<<<gpu_blocks(uint64_t(plane_count) * 32, 128), 128, 0, s>>>(b.planes, plane_count,
                                                                        b.groups, b.state, verify);
     CUDA_CHECK_LAUNCH();
 }
 
 void gpu_write_headers(const DeviceBatch &b, uint32_t frame_count, cudaStream_t s)
 {
-    write_headers<<<blocks(frame_count, 64), 64, 0, s>>>(b.frames, frame_count, b.planes, b.state,
+    write_headers<<<gpu_blocks(frame_count, 64), 64, 0, s>>>(b.frames, frame_count, b.planes, b.state,
                                                         b.stream);
     CUDA_CHECK_LAUNCH();
 }

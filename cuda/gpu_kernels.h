@@ -6,6 +6,9 @@
 
 #include <cuda_runtime.h>
 
+// Blocks of `per` threads that cover n.
+inline uint32_t gpu_blocks(uint64_t n, uint32_t per) { return uint32_t((n + per - 1) / per); }
+
 struct DeviceBatch {            // device copies of a BatchLayout's tables and its arenas
     GpuFrame *frames;
     GpuPlane *planes;

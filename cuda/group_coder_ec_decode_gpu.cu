@@ -76,7 +76,7 @@ void gpu_ec_decode(const DeviceBatch &b, const uint32_t *dev_groups, uint32_t gr
     uint32_t spread = 1;
     while (spread < 32 && uint64_t(group_count) * spread * 2 <= lanes)
         spread *= 2;
-    ec_decode<<<blocks(uint64_t(group_count) * spread, EC_THREADS), EC_THREADS, 0, s>>>(
+    ec_decode<<<gpu_blocks(uint64_t(group_count) * spread, EC_THREADS), EC_THREADS, 0, s>>>(
         dev_groups, group_count, spread, b.bands, band_count, b.planes, b.state, b.groups, b.stream,
         b.i32, b.i8);
     CUDA_CHECK_LAUNCH();

@@ -16,7 +16,6 @@ namespace {
 
 __constant__ uint16_t c_init[PCWT_EC_CLASSES][PCWT_EC_CONTEXTS];
 
-static_assert(EC_THREADS == PCWT_RC_GPU_LANES, "the split model layout is made for the block");
 // Blocks an SM holds by the models' shared memory (PCWT_RC_GPU_SMEM, 21 KB a block): the
 // registers are kept to allow as many.
 constexpr uint32_t EC_BLOCKS_PER_SM = 10;
@@ -110,7 +109,7 @@ void gpu_ec_encode(const DeviceBatch &b, uint64_t groups, uint32_t band_count, v
         return;
     // Scratch positions from the baseline record sizes that group_sizes left in group_size.
     CUDA_CHECK(cub::DeviceScan::ExclusiveSum(tmp, tmp_size, b.group_size, b.ec_scan, groups, s));
-    ec_encode<<<blocks(groups, EC_THREADS), EC_THREADS, PCWT_RC_GPU_SMEM, s>>>(
+    ec_encode<<<gpu_blocks(groups, EC_THREADS), EC_THREADS, PCWT_RC_GPU_SMEM, s>>>(
         b.bands, band_count, b.planes, b.state, b.groups, b.ec_scan, b.group_size, b.i32, b.i8,
         b.ec_scratch, groups);
     CUDA_CHECK_LAUNCH();
@@ -120,7 +119,7 @@ void gpu_ec_pack(const DeviceBatch &b, uint64_t groups, cudaStream_t s)
 {
     if (!groups)
         return;
-    ec_pack<<<blocks(groups * 32, 256), 256, 0, s>>>(b.groups, b.ec_scan, b.ec_scratch, b.stream,
+    ec_pack<<<gpu_blocks(groups * 32, 256), 256, 0, s>>>(b.groups, b.ec_scan, b.ec_scratch, b.stream,
                                                      groups);
     CUDA_CHECK_LAUNCH();
 }

@@ -9,7 +9,9 @@
 
 namespace pcwt_gpu_ec {
 
-constexpr uint32_t EC_THREADS = 64; // a block's threads; their models interleaved in shared memory
+// A block's threads, their models interleaved in shared memory (the split layout of rangecoder.h
+// is made for this many).
+constexpr uint32_t EC_THREADS = PCWT_RC_GPU_LANES;
 
 // The view of band bi that the CPU's group coder reads.
 __device__ inline pcwt_ec_band ec_view(const GpuBand *bands, uint32_t bi, const GpuBand &b,
@@ -39,7 +41,5 @@ __device__ inline pcwt_ec_span ec_span(const GroupPos &q)
 {
     return pcwt_ec_span{q.gx, q.gy, q.gx + q.vr, q.gy + q.vc};
 }
-
-inline uint32_t blocks(uint64_t n, uint32_t per) { return uint32_t((n + per - 1) / per); }
 
 } // namespace pcwt_gpu_ec

@@ -372,13 +372,11 @@ __global__ void check_qmax(const GpuPlane *planes, uint32_t count, GpuPlaneState
         atomicCAS(&state[pi].error, 0u, uint32_t(GPU_ERR_QMAX));
 }
 
-uint32_t blocks(uint64_t n, uint32_t per) { return uint32_t((n + per - 1) / per); }
-
 } // namespace
 
 void gpu_group_sizes(const DeviceBatch &b, uint64_t groups, uint32_t band_count, cudaStream_t s)
 {
-    group_sizes<<<blocks(groups * 32, 256), 256, 0, s>>>(b.bands, band_count, b.planes, b.state,
+    group_sizes<<<gpu_blocks(groups * 32, 256), 256, 0, s>>>(b.bands, band_count, b.planes, b.state,
                                                           b.i8, b.groups, b.group_size, groups);
     CUDA_CHECK_LAUNCH();
 }
@@ -401,7 +399,7 @@ void gpu_group_offsets(const DeviceBatch &b, uint64_t groups, uint32_t band_coun
                        size_t tmp_size, cudaStream_t s)
 {
     gpu_scan_group_sizes(b, groups, tmp, tmp_size, s); // in place: record sizes to positions
-    group_offsets<<<blocks(groups, 256), 256, 0, s>>>(b.bands, band_count, b.planes, b.frames,
+    group_offsets<<<gpu_blocks(groups, 256), 256, 0, s>>>(b.bands, band_count, b.planes, b.frames,
                                                       b.group_size, b.groups, groups);
     CUDA_CHECK_LAUNCH();
 }
@@ -417,7 +415,7 @@ void gpu_group_encode(const DeviceBatch &b, uint64_t groups, uint32_t band_count
 
 void gpu_group_walk(const DeviceBatch &b, uint32_t plane_count, cudaStream_t s)
 {
-    group_walk<<<blocks(plane_count, 128), 128, 0, s>>>(b.planes, plane_count, b.state, b.stream,
+    group_walk<<<gpu_blocks(plane_count, 128), 128, 0, s>>>(b.planes, plane_count, b.state, b.stream,
                                                         b.groups);
     CUDA_CHECK_LAUNCH();
 }
@@ -427,7 +425,7 @@ void gpu_group_decode(const DeviceBatch &b, const uint32_t *dev_bands, uint32_t 
 {
     for (uint32_t first = 0; first < band_count; first += 65535) {
         const uint32_t n = band_count - first < 65535 ? band_count - first : 65535;
-        group_decode<<<dim3(blocks(max_groups, DEC_WARPS), n), DEC_WARPS * 32, 0, s>>>(
+        group_decode<<<dim3(gpu_blocks(max_groups, DEC_WARPS), n), DEC_WARPS * 32, 0, s>>>(
             dev_bands + first, b.bands, b.planes, b.state, b.groups, b.stream, b.i32, b.i8);
         CUDA_CHECK_LAUNCH();
     }
@@ -435,6 +433,6 @@ void gpu_group_decode(const DeviceBatch &b, const uint32_t *dev_bands, uint32_t 
 
 void gpu_check_qmax(const DeviceBatch &b, uint32_t plane_count, cudaStream_t s)
 {
-    check_qmax<<<blocks(plane_count, 128), 128, 0, s>>>(b.planes, plane_count, b.state);
+    check_qmax<<<gpu_blocks(plane_count, 128), 128, 0, s>>>(b.planes, plane_count, b.state);
     CUDA_CHECK_LAUNCH();
 }
