@@ -730,9 +730,12 @@ bool DPRCRunPipeline(const std::vector<DPRCEntry>& files, const DPRCOptions& opt
     }
   }
   stats.coders = static_cast<unsigned>(coders.size());
-  // output arenas kept: one for each coder, up to four for the batches the writers are writing (the
-  // budget below holds four besides the coders') and one spare
-  arenas->setKeep(coders.size() + 5);
+  // Batches the memory budget admits besides one in each coder: one being read and three being
+  // written and verified; with one being written, the readers waited for the budget most of their
+  // time (H100, 8 GB: 76%; 65% with three)
+  const std::size_t batchesBesideCoders = 4;
+  // output arenas kept: one for each coder, one for each other batch the budget admits, one spare
+  arenas->setKeep(coders.size() + batchesBesideCoders + 1);
   // the verifier stage: a thread per device
   const bool verifying = p.verifyBatches && writers > 0 && opt.target == DPRCT_pcwt;
   std::vector<std::unique_ptr<BatchVerifier> > verifiers;
@@ -758,9 +761,8 @@ bool DPRCRunPipeline(const std::vector<DPRCEntry>& files, const DPRCOptions& opt
   const unsigned group = std::max(1u, p.commitGroup);
   DPRCInstallSignalHandlers(writers * group + readers);
   Queue<Work> toCoder, toWriter;
-  // a batch being read, one in each coder, and three being written and verified: with one being
-  // written, the readers waited for the budget most of their time (H100, 8 GB: 76%; 65% now)
-  Budget budget(std::max<std::uint64_t>(p.batchBytes, 64u << 20) * (4 + std::max<std::size_t>(1, coders.size())));
+  Budget budget(std::max<std::uint64_t>(p.batchBytes, 64u << 20) *
+                (batchesBesideCoders + std::max<std::size_t>(1, coders.size())));
   std::atomic<std::size_t> next(0);
   Queue<VerifyRequest> toVerifier;
   VerifyClient verifyClient(toVerifier, p.maxSamplesPerFrame);
