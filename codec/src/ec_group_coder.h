@@ -1,7 +1,8 @@
 /* ec_group_coder.h - one group of the entropy profile (profile 1, docs/FORMAT.md Sec. 5), the
  * part that the CPU codec (group_coder_ec.c, a group at a time) and the CUDA twins
  * (cuda/group_coder_ec_encode_gpu.cu and group_coder_ec_decode_gpu.cu, a thread per group)
- * share, so that both write and accept the same bytes. Per element, in raster order within the group:
+ * share, so that both write and accept the same bytes. Per element, in raster order within the
+ * group:
  *
  *   MQD      a bit "m = -1" with model zero[z]; then, when m >= 0, d = r - m as truncated unary
  *            (bins "d > k", k = 0..r-1) with model mqd[e][min(k,3)]; z and e from the neighbouring
@@ -69,7 +70,7 @@ static inline PCWT_HD int pcwt_ec_class(int is_ll, uint32_t level)
 }
 
 #if defined(__CUDA_ARCH__) && defined(PCWT_RC_GPU_SPLIT_MODELS)
-static_assert(PCWT_EC_ALL <= PCWT_RC_GPU_MODELS, "the GPU's split model layout (rangecoder.h) holds them");
+static_assert(PCWT_EC_ALL <= PCWT_RC_GPU_MODELS, "the GPU's split layout (rangecoder.h) holds them");
 #endif
 
 static inline PCWT_HD void pcwt_ec_models_reset(pcwt_bit_model *m, uint32_t ms, const uint16_t *init)
