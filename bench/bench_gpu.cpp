@@ -10,8 +10,9 @@
 // --profile baseline|entropy|both picks the PCWT profile(s) (default baseline; both: a row of each
 // per batch, side by side). With --codec jpegls it measures the GPU JPEG-LS encoder instead (encode
 // only; every codestream compared byte for byte with CharLS's).
+// --batches picks which of (a), (b), (c) run (default abc; e.g. a alone under a profiler).
 //   pcwt_bench_gpu CORPUS_DIR [--ct-bytes N] [--rad-frames N] [--repeats N] [--codec pcwt|jpegls]
-//                  [--profile baseline|entropy|both]
+//                  [--profile baseline|entropy|both] [--batches abc]
 #include "pcwt.h"
 
 extern "C" {
@@ -368,10 +369,10 @@ int main(int argc, char **argv)
 {
     if (argc < 2)
         die("usage: pcwt_bench_gpu CORPUS_DIR [--ct-bytes N] [--rad-frames N] [--repeats N] [--codec pcwt|jpegls] "
-            "[--profile baseline|entropy|both]");
+            "[--profile baseline|entropy|both] [--batches abc]");
     double ct_bytes = double(1u << 30);
     int rad_frames = 48, repeats = 5;
-    std::string codec = "pcwt", profile = "baseline";
+    std::string codec = "pcwt", profile = "baseline", batches = "abc";
     for (int i = 2; i + 1 < argc; i += 2) {
         const std::string o = argv[i];
         if (o == "--ct-bytes") ct_bytes = std::atof(argv[i + 1]);
@@ -379,6 +380,7 @@ int main(int argc, char **argv)
         else if (o == "--repeats") repeats = std::atoi(argv[i + 1]);
         else if (o == "--codec") codec = argv[i + 1];
         else if (o == "--profile") profile = argv[i + 1];
+        else if (o == "--batches") batches = argv[i + 1];
         else die("unknown option " + o);
     }
     std::vector<pcwt_profile> profiles;
@@ -388,6 +390,9 @@ int main(int argc, char **argv)
         profiles.push_back(PCWT_PROFILE_ENTROPY);
     if (profiles.empty())
         die("--profile must be baseline, entropy or both");
+    if (batches.empty() || batches.find_first_not_of("abc") != std::string::npos)
+        die("--batches takes letters of a, b and c");
+    const auto wanted = [&](char c) { return batches.find(c) != std::string::npos; };
     const std::vector<Frame> all = load_corpus(argv[1]);
     // JPEG-LS cannot carry bits above BitsStored: its batches use the frames it can code
     const std::vector<Frame> corpus = codec == "jpegls" ? jpegls_codable(all) : all;
@@ -428,19 +433,25 @@ int main(int argc, char **argv)
                     std::max(1u, std::thread::hardware_concurrency()));
         std::printf("| batch | frames | raw | ratio | GPU device enc Gpx/s | GPU e2e enc Gpx/s | CharLS enc Gpx/s | "
                     "device vs CharLS | e2e vs CharLS | bytes vs CharLS |\n|---|---|---|---|---|---|---|---|---|---|\n");
-        print_jpegls(run_jpegls("(c) one 512x512 CT slice", one, std::max(repeats, 20)));
-        print_jpegls(run_jpegls("(b) 2000x2500 12-bit radiographs", rad, repeats));
-        print_jpegls(run_jpegls("(a) 512x512 16-bit CT slices", ct, repeats));
+        if (wanted('c'))
+            print_jpegls(run_jpegls("(c) one 512x512 CT slice", one, std::max(repeats, 20)));
+        if (wanted('b'))
+            print_jpegls(run_jpegls("(b) 2000x2500 12-bit radiographs", rad, repeats));
+        if (wanted('a'))
+            print_jpegls(run_jpegls("(a) 512x512 16-bit CT slices", ct, repeats));
         return 0;
     }
     std::printf("| batch | frames | raw | PCWT ratio | CharLS ratio | GPU device enc Gpx/s | GPU device dec Gpx/s | "
                 "GPU e2e enc Gpx/s | GPU e2e dec Gpx/s | CharLS enc Gpx/s | CharLS dec Gpx/s | e2e enc vs CharLS | e2e dec vs CharLS |\n");
     std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (pcwt_profile pr : profiles)
-        print(run("(c) one 512x512 CT slice", one, std::max(repeats, 20), pr));
+        if (wanted('c'))
+            print(run("(c) one 512x512 CT slice", one, std::max(repeats, 20), pr));
     for (pcwt_profile pr : profiles)
-        print(run("(b) 2000x2500 12-bit radiographs", rad, repeats, pr));
+        if (wanted('b'))
+            print(run("(b) 2000x2500 12-bit radiographs", rad, repeats, pr));
     for (pcwt_profile pr : profiles)
-        print(run("(a) 512x512 16-bit CT slices", ct, repeats, pr));
+        if (wanted('a'))
+            print(run("(a) 512x512 16-bit CT slices", ct, repeats, pr));
     return 0;
 }

@@ -127,12 +127,15 @@ void run_device_decode(pcwt_gpu *g, Slot &sl)
     }
     gpu_mark(g, "inverse DWT");
     uint32_t max_r = 0, max_c = 0;
+    bool any_high = false;
     for (const GpuPlane &p : L.planes) {
         max_r = std::max(max_r, p.rows);
         max_c = std::max(max_c, p.cols);
+        any_high |= p.kind == 1;
     }
     gpu_export_planes(d, np, 0, max_r, max_c, s); // values first, then XOR in the high bits
-    gpu_export_planes(d, np, 1, max_r, max_c, s);
+    if (any_high) // else a grid of blocks that would all return at once
+        gpu_export_planes(d, np, 1, max_r, max_c, s);
     gpu_mark(g, "export samples");
 }
 

@@ -9,11 +9,23 @@
 
 namespace {
 
-constexpr int TX = 32, TY = 8;
+// A block covers TX columns and TY * RY rows of a plane, each thread RY rows: fewer, fuller
+// blocks than one sample per thread (the per-plane fields are read once per thread).
+constexpr uint32_t TX = 32, TY = 8, RY = 4;
 
+// Frames start 256-byte aligned in the sample buffer, so 16-bit words are 2-byte aligned: one
+// 16-bit access instead of two byte accesses (the device is little-endian, as the samples are).
 __device__ inline uint32_t load_word(const uint8_t *s, uint32_t alloc, uint64_t i)
 {
-    return alloc == 8 ? s[i] : uint32_t(s[2 * i]) | uint32_t(s[2 * i + 1]) << 8;
+    return alloc == 8 ? s[i] : reinterpret_cast<const uint16_t *>(s)[i];
+}
+
+__device__ inline void store_word(uint8_t *s, uint32_t alloc, uint64_t i, uint32_t w)
+{
+    if (alloc == 8)
+        s[i] = uint8_t(w);
+    else
+        reinterpret_cast<uint16_t *>(s)[i] = uint16_t(w);
 }
 
 __device__ inline int32_t value_of(uint32_t w, uint32_t stored, uint32_t is_signed)
@@ -52,28 +64,29 @@ __global__ void import_planes(const GpuPlane *planes, const uint8_t *samples, in
     const uint32_t W = p.cols + (p.cols & 1), H = p.rows + (p.rows & 1);
     const uint32_t tiles_x = (W + TX - 1) / TX;
     const uint32_t j = (blockIdx.x % tiles_x) * TX + threadIdx.x;
-    const uint32_t i = (blockIdx.x / tiles_x) * TY + threadIdx.y;
-    if (i >= H || j >= W)
+    const uint32_t i0 = (blockIdx.x / tiles_x) * TY * RY + threadIdx.y;
+    if (j >= W)
         return;
-    int32_t v = 0;
-    if (i < p.rows && j < p.cols) {
-        const uint64_t pixels = uint64_t(p.rows) * p.cols;
-        const uint64_t k = sample_index(p.components, p.planar, pixels, p.comp, uint64_t(i) * p.cols + j);
-        const uint8_t *s = samples + p.sample_off;
-        const uint32_t w = load_word(s, p.bits_alloc, k);
-        v = value_of(w, p.bits_stored, p.is_signed);
-        if (p.kind)
-            v = int32_t((w ^ canonical(v, p.bits_alloc)) >> p.bits_stored);
-        if (p.rct) { // the pixel's other components
+    const uint64_t pixels = uint64_t(p.rows) * p.cols;
+    const uint8_t *s = samples + p.sample_off;
+    for (uint32_t r = 0, i = i0; r < RY && i < H; r++, i += TY) {
+        int32_t v = 0;
+        if (i < p.rows && j < p.cols) {
             const uint64_t px = uint64_t(i) * p.cols + j;
-            int32_t c[3];
-            for (uint32_t q = 0; q < 3; q++)
-                c[q] = value_of(load_word(s, p.bits_alloc, sample_index(3, p.planar, pixels, q, px)),
-                                p.bits_stored, p.is_signed);
-            v = pcwt_rct_forward(c[0], c[1], c[2], p.comp);
+            const uint32_t w = load_word(s, p.bits_alloc, sample_index(p.components, p.planar, pixels, p.comp, px));
+            v = value_of(w, p.bits_stored, p.is_signed);
+            if (p.kind)
+                v = int32_t((w ^ canonical(v, p.bits_alloc)) >> p.bits_stored);
+            if (p.rct) { // the pixel's other components
+                int32_t c[3];
+                for (uint32_t q = 0; q < 3; q++)
+                    c[q] = value_of(load_word(s, p.bits_alloc, sample_index(3, p.planar, pixels, q, px)),
+                                    p.bits_stored, p.is_signed);
+                v = pcwt_rct_forward(c[0], c[1], c[2], p.comp);
+            }
         }
+        i32[p.image + uint64_t(i) * W + j] = v;
     }
-    i32[p.image + uint64_t(i) * W + j] = v;
 }
 
 __global__ void export_planes(const GpuPlane *planes, GpuPlaneState *state, uint32_t kind,
@@ -85,14 +98,9 @@ __global__ void export_planes(const GpuPlane *planes, GpuPlaneState *state, uint
     const uint32_t W = p.cols + (p.cols & 1);
     const uint32_t tiles_x = (p.cols + TX - 1) / TX;
     const uint32_t j = (blockIdx.x % tiles_x) * TX + threadIdx.x;
-    const uint32_t i = (blockIdx.x / tiles_x) * TY + threadIdx.y;
-    if (i >= p.rows || j >= p.cols)
+    const uint32_t i0 = (blockIdx.x / tiles_x) * TY * RY + threadIdx.y;
+    if (j >= p.cols)
         return;
-    const uint64_t at = uint64_t(i) * W + j;
-    // 64 bits: the inverse colour transform of hostile planes may leave the int32 range
-    const int64_t v = p.rct ? pcwt_rct_inverse(i32[p.rct_image[0] + at], i32[p.rct_image[1] + at],
-                                               i32[p.rct_image[2] + at], p.comp)
-                            : i32[p.image + at];
     int32_t lo, hi;
     if (kind == 0) {
         lo = p.is_signed ? -int32_t(1u << (p.bits_stored - 1)) : 0;
@@ -101,24 +109,29 @@ __global__ void export_planes(const GpuPlane *planes, GpuPlaneState *state, uint
         lo = 0;
         hi = int32_t((1u << (p.bits_alloc - p.bits_stored)) - 1u);
     }
-    if (v < lo || v > hi) {
-        atomicCAS(&state[blockIdx.y].error, 0u, uint32_t(GPU_ERR_RANGE));
-        return;
-    }
     const uint64_t pixels = uint64_t(p.rows) * p.cols;
-    const uint64_t k = sample_index(p.components, p.planar, pixels, p.comp, uint64_t(i) * p.cols + j);
     uint8_t *s = samples + p.sample_off;
-    uint32_t w = kind == 0 ? canonical(int32_t(v), p.bits_alloc)
-                           : load_word(s, p.bits_alloc, k) ^ (uint32_t(v) << p.bits_stored);
-    if (p.bits_alloc == 8) {
-        s[k] = uint8_t(w);
-    } else {
-        s[2 * k] = uint8_t(w);
-        s[2 * k + 1] = uint8_t(w >> 8);
+    for (uint32_t r = 0, i = i0; r < RY && i < p.rows; r++, i += TY) {
+        const uint64_t at = uint64_t(i) * W + j;
+        // 64 bits: the inverse colour transform of hostile planes may leave the int32 range
+        const int64_t v = p.rct ? pcwt_rct_inverse(i32[p.rct_image[0] + at], i32[p.rct_image[1] + at],
+                                                   i32[p.rct_image[2] + at], p.comp)
+                                : i32[p.image + at];
+        if (v < lo || v > hi) {
+            atomicCAS(&state[blockIdx.y].error, 0u, uint32_t(GPU_ERR_RANGE));
+            return;
+        }
+        const uint64_t k = sample_index(p.components, p.planar, pixels, p.comp, uint64_t(i) * p.cols + j);
+        const uint32_t w = kind == 0 ? canonical(int32_t(v), p.bits_alloc)
+                                     : load_word(s, p.bits_alloc, k) ^ (uint32_t(v) << p.bits_stored);
+        store_word(s, p.bits_alloc, k, w);
     }
 }
 
-uint32_t tiles(uint32_t rows, uint32_t cols) { return ((cols + TX - 1) / TX) * ((rows + TY - 1) / TY); }
+uint32_t tiles(uint32_t rows, uint32_t cols)
+{
+    return ((cols + TX - 1) / TX) * ((rows + TY * RY - 1) / (TY * RY));
+}
 
 } // namespace
 
