@@ -1,7 +1,8 @@
 // crc32_gpu.cu - the codestream's CRC-32 (zlib/PNG polynomial) on the GPU, and the header writer
-// (the twin of codec/src/container.c). CRCs of pieces are combined with the GF(2) identity
-// crc(A || B) = crc(A) * x^(8 |B|) + crc(B) mod P, so a warp checksums a group record in 32 slices
-// and a warp folds a plane's groups, in any split, to the same value as the CPU's one pass.
+// (the twin of codec/src/container.c). A thread checksums a group record (four bytes a step,
+// slicing-by-4 tables); CRCs of pieces are combined with the GF(2) identity
+// crc(A || B) = crc(A) * x^(8 |B|) + crc(B) mod P, so a warp folds a plane's groups, in any
+// split, to the same value as the CPU's one pass.
 #include "gpu_check.h"
 #include "gpu_kernels.h"
 
@@ -14,7 +15,7 @@ namespace {
 constexpr uint32_t POLY = 0xEDB88320u; // reflected: x^0 is the top bit
 
 __constant__ uint32_t c_x2n[32];       // x^(2^k) mod P
-__device__ uint32_t d_table[256];
+__device__ uint32_t d_table[4][256]; // [0]: the bytewise table; [k]: k more zero bytes after it
 
 // Product of two polynomials mod P, in the reflected representation.
 __host__ __device__ inline uint32_t mul_mod(uint32_t a, uint32_t b)
@@ -64,24 +65,29 @@ __device__ inline void warp_combine(uint32_t &crc, uint64_t &len)
     }
 }
 
+// A thread per record: splitting a record over a warp costs more in combining the slices (a
+// polynomial power per step) than it saves.
 __global__ void group_crcs(GpuGroup *groups, uint64_t n, const uint8_t *stream)
 {
-    __shared__ uint32_t table[256];
-    for (uint32_t k = threadIdx.x; k < 256; k += blockDim.x)
-        table[k] = d_table[k];
+    __shared__ uint32_t t[4][256];
+    for (uint32_t k = threadIdx.x; k < 4 * 256; k += blockDim.x)
+        t[k / 256][k % 256] = d_table[k / 256][k % 256];
     __syncthreads();
-    const uint64_t g = (uint64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+    const uint64_t g = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
     if (g >= n)
         return;
-    const uint32_t lane = threadIdx.x & 31;
-    const GpuGroup grp = groups[g];
-    const uint64_t L = grp.bytes, s = (L + 31) / 32;
-    const uint64_t a = min(L, lane * s), e = min(L, a + s);
-    uint32_t crc = crc_bytes(table, stream + grp.offset + a, e - a);
-    uint64_t len = e - a;
-    warp_combine(crc, len);
-    if (lane == 0)
-        groups[g].crc = crc;
+    const GpuGroup &grp = groups[g];
+    const uint8_t *p = stream + grp.offset, *const end = p + grp.bytes;
+    uint32_t c = 0xFFFFFFFFu;
+    for (; p < end && (reinterpret_cast<uintptr_t>(p) & 3u); p++) // to a word boundary
+        c = t[0][(c ^ *p) & 0xFFu] ^ (c >> 8);
+    for (; end - p >= 4; p += 4) { // little-endian words, as the bytes come
+        c ^= *reinterpret_cast<const uint32_t *>(p);
+        c = t[3][c & 0xFFu] ^ t[2][(c >> 8) & 0xFFu] ^ t[1][(c >> 16) & 0xFFu] ^ t[0][c >> 24];
+    }
+    for (; p < end; p++)
+        c = t[0][(c ^ *p) & 0xFFu] ^ (c >> 8);
+    groups[g].crc = ~c;
 }
 
 __global__ void plane_crcs(const GpuPlane *planes, uint32_t count, const GpuGroup *groups,
@@ -157,7 +163,7 @@ __global__ void write_headers(GpuFrame *frames, uint32_t count, const GpuPlane *
         put32(r + 12, st.crc);
         end += st.payload_len;
     }
-    put32(d + fr.header_size - 4, crc_bytes(d_table, d, fr.header_size - 4));
+    put32(d + fr.header_size - 4, crc_bytes(d_table[0], d, fr.header_size - 4));
     fr.out_start = start;
     fr.out_end = end;
     frames[f] = fr;
@@ -167,13 +173,16 @@ __global__ void write_headers(GpuFrame *frames, uint32_t count, const GpuPlane *
 
 void gpu_crc_init()
 {
-    uint32_t table[256], x2n[32];
+    uint32_t table[4][256], x2n[32];
     for (uint32_t n = 0; n < 256; n++) {
         uint32_t c = n;
         for (int k = 0; k < 8; k++)
             c = (c & 1u) ? (c >> 1) ^ POLY : c >> 1;
-        table[n] = c;
+        table[0][n] = c;
     }
+    for (uint32_t k = 1; k < 4; k++)
+        for (uint32_t n = 0; n < 256; n++)
+            table[k][n] = (table[k - 1][n] >> 8) ^ table[0][table[k - 1][n] & 0xFFu];
     x2n[0] = 0x40000000u; // x^1
     for (int k = 1; k < 32; k++)
         x2n[k] = mul_mod(x2n[k - 1], x2n[k - 1]);
@@ -185,7 +194,7 @@ void gpu_group_crcs(const DeviceBatch &b, uint64_t groups, uint32_t, cudaStream_
 {
     if (!groups)
         return;
-    group_crcs<<<gpu_blocks(groups * 32, 256), 256, 0, s>>>(b.groups, groups, b.stream);
+    group_crcs<<<gpu_blocks(groups, 128), 128, 0, s>>>(b.groups, groups, b.stream);
     CUDA_CHECK_LAUNCH();
 }
 
