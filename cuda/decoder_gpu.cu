@@ -123,19 +123,25 @@ void run_device_decode(pcwt_gpu *g, Slot &sl)
         const auto &lv = L.levels[l - 1];
         uint32_t mr, mbc;
         gpu_level_max(lv, mr, mbc);
-        gpu_dwt_inverse_level(d, d.levels + sl.level_first[l - 1], uint32_t(lv.size()), mr, mbc, s);
+        gpu_dwt_inverse_level(d, d.levels + sl.level_first[l - 1], uint32_t(lv.size()), mr, mbc,
+                              l == 1, s);
     }
     gpu_mark(g, "inverse DWT");
     uint32_t max_r = 0, max_c = 0;
-    bool any_high = false;
-    for (const GpuPlane &p : L.planes) {
+    bool any_values = false, any_high = false;
+    for (uint32_t pi : L.export_planes) {
+        const GpuPlane &p = L.planes[pi];
         max_r = std::max(max_r, p.rows);
         max_c = std::max(max_c, p.cols);
+        any_values |= p.kind == 0;
         any_high |= p.kind == 1;
     }
-    gpu_export_planes(d, np, 0, max_r, max_c, s); // values first, then XOR in the high bits
-    if (any_high) // else a grid of blocks that would all return at once
-        gpu_export_planes(d, np, 1, max_r, max_c, s);
+    // Values first, then XOR in the high bits; a launch whose blocks would all return is skipped.
+    const uint32_t ne = uint32_t(L.export_planes.size());
+    if (any_values)
+        gpu_export_planes(d, ne, 0, max_r, max_c, s);
+    if (any_high)
+        gpu_export_planes(d, ne, 1, max_r, max_c, s);
     gpu_mark(g, "export samples");
 }
 

@@ -4,9 +4,10 @@
 // Forward, per level: a row pass (level input -> row-low / row-high halves) and a column pass
 // that writes the four bands and, fused, their MQDs (with the finer level's MQDs as children)
 // and, on the top level, the plane's Qmax. Inverse: columns, then rows, wrapping arithmetic
-// as on the CPU.
+// as on the CPU; the finest row pass writes the samples of plain value planes itself.
 #include "gpu_check.h"
 #include "gpu_kernels.h"
+#include "samples_gpu.h"
 
 namespace {
 
@@ -173,7 +174,36 @@ __global__ void inv_cols(const GpuLevel *levels, const GpuBand *bands, int32_t *
     }
 }
 
-__global__ void inv_rows(const GpuLevel *levels, int32_t *i32)
+// Two outputs of the finest level straight into the frame's sample words, range-checked as by
+// the export pass (planes_gpu.cu), which then skips the plane: the image is never written.
+__device__ inline void export_pair(const GpuPlane &p, GpuPlaneState &st, uint8_t *samples,
+                                   uint32_t row, uint32_t col, int32_t x0, int32_t x1)
+{
+    if (row >= p.rows || st.error)
+        return; // the padding row; a failed plane's frame is reported, not written
+    int32_t lo, hi;
+    value_range(p, lo, hi);
+    const bool second = col + 1 < p.cols; // else the padding column
+    if (x0 < lo || x0 > hi || (second && (x1 < lo || x1 > hi))) {
+        atomicCAS(&st.error, 0u, uint32_t(GPU_ERR_RANGE));
+        return;
+    }
+    uint8_t *s = samples + p.sample_off;
+    const uint64_t pixels = uint64_t(p.rows) * p.cols, px = uint64_t(row) * p.cols + col;
+    const uint64_t k = sample_index(p.components, p.planar, pixels, p.comp, px);
+    const uint32_t w0 = canonical(x0, p.bits_alloc), w1 = canonical(x1, p.bits_alloc);
+    if (second && p.bits_alloc == 16 && (p.components == 1 || p.planar) && !(k & 1)) {
+        reinterpret_cast<uint32_t *>(s)[k / 2] = w0 | w1 << 16; // adjacent words, one store
+        return;
+    }
+    store_word(s, p.bits_alloc, k, w0);
+    if (second)
+        store_word(s, p.bits_alloc, sample_index(p.components, p.planar, pixels, p.comp, px + 1), w1);
+}
+
+template <bool EXPORT>
+__global__ void inv_rows(const GpuLevel *levels, const GpuPlane *planes, GpuPlaneState *state,
+                         int32_t *i32, uint8_t *samples)
 {
     const GpuLevel e = levels[blockIdx.y];
     const uint32_t M = e.c / 2;
@@ -189,9 +219,14 @@ __global__ void inv_rows(const GpuLevel *levels, int32_t *i32)
     int32_t x2 = x0;
     if (j + 1 < M)
         x2 = wsub(L[j + 1], wadd(wadd(hi, H[j + 1]), 2) >> 2);
+    const int32_t x1 = wadd(hi, wadd(x0, x2) >> 1);
+    if (EXPORT && exported_by_inverse(planes[e.plane])) {
+        export_pair(planes[e.plane], state[e.plane], samples, row, 2 * j, x0, x1);
+        return;
+    }
     int32_t *out = i32 + e.in + uint64_t(row) * e.c;
     out[2 * j] = x0;
-    out[2 * j + 1] = wadd(hi, wadd(x0, x2) >> 1);
+    out[2 * j + 1] = x1;
 }
 
 uint32_t tiles(uint32_t rows, uint32_t cols) { return ((cols + TX - 1) / TX) * ((rows + TY - 1) / TY); }
@@ -231,7 +266,7 @@ void gpu_mqd_level0(const DeviceBatch &b, uint32_t count, uint32_t max_mr, uint3
 }
 
 void gpu_dwt_inverse_level(const DeviceBatch &b, const GpuLevel *lv, uint32_t count, uint32_t max_r,
-                           uint32_t max_bc, cudaStream_t s)
+                           uint32_t max_bc, bool finest, cudaStream_t s)
 {
     const dim3 block(TX, TY);
     for_entries(count, [&](uint32_t first, uint32_t n) {
@@ -239,7 +274,11 @@ void gpu_dwt_inverse_level(const DeviceBatch &b, const GpuLevel *lv, uint32_t co
         CUDA_CHECK_LAUNCH();
     });
     for_entries(count, [&](uint32_t first, uint32_t n) {
-        inv_rows<<<dim3(tiles(max_r, max_bc), n), block, 0, s>>>(lv + first, b.i32);
+        const dim3 grid(tiles(max_r, max_bc), n);
+        if (finest)
+            inv_rows<true><<<grid, block, 0, s>>>(lv + first, b.planes, b.state, b.i32, b.samples);
+        else
+            inv_rows<false><<<grid, block, 0, s>>>(lv + first, b.planes, b.state, b.i32, b.samples);
         CUDA_CHECK_LAUNCH();
     });
 }

@@ -46,7 +46,7 @@ ProfCall::~ProfCall()
 
 void Slot::release()
 {
-    for (DevBuf *b : {&frames, &planes, &bands, &levels, &steps, &step_groups, &level0, &groups, &state,
+    for (DevBuf *b : {&frames, &planes, &bands, &levels, &steps, &step_groups, &level0, &export_ids, &groups, &state,
                       &group_size, &samples, &stream_buf, &flags, &scan_tmp, &ec_scan, &ec_scratch})
         b->release();
     for (PinnedBuf *b : {&h_samples, &h_stream, &h_frames, &h_state})
@@ -221,6 +221,7 @@ void gpu_upload_layout(pcwt_gpu *g, Slot &sl, cudaStream_t s)
     upload(sl.steps, steps, s);
     upload(sl.step_groups, step_groups, s);
     upload(sl.level0, L.level0_planes, s);
+    upload(sl.export_ids, L.export_planes, s);
     upload(sl.state, st, s);
     sl.groups.ensure(sizeof(GpuGroup) * (L.groups ? L.groups : 1));
     sl.group_size.ensure(sizeof(uint64_t) * (L.groups ? L.groups : 1));
@@ -246,6 +247,7 @@ void gpu_upload_layout(pcwt_gpu *g, Slot &sl, cudaStream_t s)
     d.steps = sl.steps.as<uint32_t>();
     d.step_groups = sl.step_groups.as<uint32_t>();
     d.level0 = sl.level0.as<uint32_t>();
+    d.export_planes = sl.export_ids.as<uint32_t>();
     d.groups = sl.groups.as<GpuGroup>();
     d.state = sl.state.as<GpuPlaneState>();
     d.group_size = sl.group_size.as<uint64_t>();

@@ -122,7 +122,7 @@ using PinnedBuf = Buffer<pinned_alloc, pinned_free>;
 // The per-batch state a pass needs: tables, samples, codestreams, and the host copies. Two slots
 // let the encoder overlap one chunk's transfers with another chunk's compute.
 struct Slot {
-    DevBuf frames, planes, bands, levels, steps, step_groups, level0, groups, state, group_size, samples,
+    DevBuf frames, planes, bands, levels, steps, step_groups, level0, export_ids, groups, state, group_size, samples,
         stream_buf, flags, scan_tmp, ec_scan, ec_scratch;
     PinnedBuf h_samples, h_stream;
     BatchLayout layout;

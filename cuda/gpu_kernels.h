@@ -17,6 +17,7 @@ struct DeviceBatch {            // device copies of a BatchLayout's tables and i
     uint32_t *steps;            // decode steps' band indices (offsets in step_first)
     uint32_t *step_groups;      // decode steps' groups of profile-1 planes (offsets in step_group_first)
     uint32_t *level0;
+    uint32_t *export_planes;    // decode: the planes the export pass writes (BatchLayout's list)
     GpuGroup *groups;
     GpuPlaneState *state;
     uint64_t *group_size;       // encode: record bytes, then their exclusive scan
@@ -34,16 +35,18 @@ void gpu_high_bit_flags(const DeviceBatch &b, const GpuFrame *host_frames, uint3
                         cudaStream_t s);
 void gpu_import_planes(const DeviceBatch &b, uint32_t plane_count, uint32_t max_rows,
                        uint32_t max_cols, cudaStream_t s);
-void gpu_export_planes(const DeviceBatch &b, uint32_t plane_count, uint32_t kind,
-                       uint32_t max_rows, uint32_t max_cols, cudaStream_t s);
+// Over b.export_planes (count entries): the values (kind 0), then XOR the high bits in (kind 1).
+void gpu_export_planes(const DeviceBatch &b, uint32_t count, uint32_t kind, uint32_t max_rows,
+                       uint32_t max_cols, cudaStream_t s);
 
 // dwt53_gpu.cu
 void gpu_dwt_forward_level(const DeviceBatch &b, const GpuLevel *dev_levels, uint32_t count,
                            uint32_t max_r, uint32_t max_bc, cudaStream_t s);
 void gpu_mqd_level0(const DeviceBatch &b, uint32_t count, uint32_t max_mr, uint32_t max_mc,
                     cudaStream_t s);
+// finest: level 1, whose row pass exports the planes exported_by_inverse (gpu_types.h)
 void gpu_dwt_inverse_level(const DeviceBatch &b, const GpuLevel *dev_levels, uint32_t count,
-                           uint32_t max_r, uint32_t max_bc, cudaStream_t s);
+                           uint32_t max_r, uint32_t max_bc, bool finest, cudaStream_t s);
 
 // group_coder_gpu.cu
 void gpu_group_sizes(const DeviceBatch &b, uint64_t groups, uint32_t band_count, cudaStream_t s);

@@ -145,6 +145,8 @@ void gpu_build_layout(const std::vector<FrameSpec> &frames, BatchLayout &L)
                 }
                 if (!f.levels)
                     L.level0_planes.push_back(pi);
+                if (!exported_by_inverse(p))
+                    L.export_planes.push_back(pi);
                 L.planes.push_back(p);
             }
         }

@@ -38,6 +38,7 @@ struct BatchLayout {
     std::vector<std::vector<GpuLevel>> levels;      // [l-1]: level l of every plane that has it
     std::vector<std::vector<uint32_t>> decode_steps; // bands by depth from the top (coarse first)
     std::vector<uint32_t> level0_planes;            // planes coded without a transform
+    std::vector<uint32_t> export_planes;            // decode: planes left to the export pass
     uint64_t i32_size = 0, i8_size = 0, groups = 0;
     uint32_t entropy_planes = 0;                    // planes of profile 1
     uint32_t max_levels = 0;

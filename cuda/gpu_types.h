@@ -30,6 +30,13 @@ struct GpuPlane {
     int32_t qmax;                 // decode: from the header
 };
 
+// Value planes without the colour transform are exported by their finest inverse row pass
+// (dwt53_gpu.cu); the export pass (planes_gpu.cu) takes the rest: no transform, colour, high bits.
+PCWT_HD inline bool exported_by_inverse(const GpuPlane &p)
+{
+    return p.kind == 0 && !p.rct && p.levels > 0;
+}
+
 struct GpuBand {
     uint64_t coef;                // i32 offset, rows x cols
     uint64_t mqd;                 // i8 offset, mrows x mcols

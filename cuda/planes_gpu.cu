@@ -4,6 +4,7 @@
 // range-checked export that rebuilds every stored word.
 #include "gpu_check.h"
 #include "gpu_kernels.h"
+#include "samples_gpu.h"
 
 #include "rct.h"
 
@@ -12,36 +13,6 @@ namespace {
 // A block covers TX columns and TY * RY rows of a plane, each thread RY rows: fewer, fuller
 // blocks than one sample per thread (the per-plane fields are read once per thread).
 constexpr uint32_t TX = 32, TY = 8, RY = 4;
-
-// Frames start 256-byte aligned in the sample buffer, so 16-bit words are 2-byte aligned: one
-// 16-bit access instead of two byte accesses (the device is little-endian, as the samples are).
-__device__ inline uint32_t load_word(const uint8_t *s, uint32_t alloc, uint64_t i)
-{
-    return alloc == 8 ? s[i] : reinterpret_cast<const uint16_t *>(s)[i];
-}
-
-__device__ inline void store_word(uint8_t *s, uint32_t alloc, uint64_t i, uint32_t w)
-{
-    if (alloc == 8)
-        s[i] = uint8_t(w);
-    else
-        reinterpret_cast<uint16_t *>(s)[i] = uint16_t(w);
-}
-
-__device__ inline int32_t value_of(uint32_t w, uint32_t stored, uint32_t is_signed)
-{
-    const uint32_t v = w & ((1u << stored) - 1u);
-    return (is_signed && (v >> (stored - 1))) ? int32_t(v) - int32_t(1u << stored) : int32_t(v);
-}
-
-__device__ inline uint32_t canonical(int32_t v, uint32_t alloc) { return uint32_t(v) & ((1u << alloc) - 1u); }
-
-// Sample index of (component c, pixel k) in a frame.
-__device__ inline uint64_t sample_index(uint32_t comps, uint32_t planar, uint64_t pixels, uint32_t c,
-                                        uint64_t k)
-{
-    return planar ? c * pixels + k : k * comps + c;
-}
 
 __global__ void high_bit_flags(const GpuFrame *frames, uint32_t *flags, const uint8_t *samples)
 {
@@ -89,11 +60,12 @@ __global__ void import_planes(const GpuPlane *planes, const uint8_t *samples, in
     }
 }
 
-__global__ void export_planes(const GpuPlane *planes, GpuPlaneState *state, uint32_t kind,
-                              const int32_t *i32, uint8_t *samples)
+__global__ void export_planes(const uint32_t *plane_ids, const GpuPlane *planes, GpuPlaneState *state,
+                              uint32_t kind, const int32_t *i32, uint8_t *samples)
 {
-    const GpuPlane p = planes[blockIdx.y];
-    if (p.kind != kind || state[blockIdx.y].error)
+    const uint32_t pi = plane_ids[blockIdx.y];
+    const GpuPlane p = planes[pi];
+    if (p.kind != kind || state[pi].error)
         return; // a failed plane's frame is reported, its samples are not written
     const uint32_t W = p.cols + (p.cols & 1);
     const uint32_t tiles_x = (p.cols + TX - 1) / TX;
@@ -103,8 +75,7 @@ __global__ void export_planes(const GpuPlane *planes, GpuPlaneState *state, uint
         return;
     int32_t lo, hi;
     if (kind == 0) {
-        lo = p.is_signed ? -int32_t(1u << (p.bits_stored - 1)) : 0;
-        hi = p.is_signed ? int32_t(1u << (p.bits_stored - 1)) - 1 : int32_t((1u << p.bits_stored) - 1u);
+        value_range(p, lo, hi);
     } else {
         lo = 0;
         hi = int32_t((1u << (p.bits_alloc - p.bits_stored)) - 1u);
@@ -118,7 +89,7 @@ __global__ void export_planes(const GpuPlane *planes, GpuPlaneState *state, uint
                                                    i32[p.rct_image[2] + at], p.comp)
                                 : i32[p.image + at];
         if (v < lo || v > hi) {
-            atomicCAS(&state[blockIdx.y].error, 0u, uint32_t(GPU_ERR_RANGE));
+            atomicCAS(&state[pi].error, 0u, uint32_t(GPU_ERR_RANGE));
             return;
         }
         const uint64_t k = sample_index(p.components, p.planar, pixels, p.comp, uint64_t(i) * p.cols + j);
@@ -162,7 +133,7 @@ void gpu_export_planes(const DeviceBatch &b, uint32_t count, uint32_t kind, uint
     for (uint32_t first = 0; first < count; first += 65535) {
         const uint32_t n = count - first < 65535 ? count - first : 65535;
         export_planes<<<dim3(tiles(max_rows, max_cols), n), dim3(TX, TY), 0, s>>>(
-            b.planes + first, b.state + first, kind, b.i32, b.samples);
+            b.export_planes + first, b.planes, b.state, kind, b.i32, b.samples);
         CUDA_CHECK_LAUNCH();
     }
 }

@@ -199,6 +199,37 @@ TEST_P(Gpu, ColourTransformMatchesCpu)
         << pcwt_decoder_last_error(c.dgpu);
 }
 
+// Values a plane may not hold (12-bit grey declared 8-bit, header CRC fixed), with and without the
+// transform: the finest inverse pass exports the one plane, the export pass the other. Both
+// decoders refuse the frame; the good frame beside it in the GPU batch decodes.
+TEST_P(Gpu, SamplesOutOfRangeRejectedInABatch)
+{
+    SKIP_WITHOUT_GPU();
+    Rng rng(8);
+    for (uint32_t levels : {uint32_t(PCWT_DEFAULT_LEVELS), 0u}) {
+        Codec c(GetParam(), levels, 32, 32, 2, PCWT_COLOUR_NONE);
+        pcwt_image_desc d{64, 48, 1, 16, 12, 0, 0};
+        const auto img = random_image(d, rng, 1);
+        const auto good = Codec::enc(c.cpu, d, img);
+        auto bad = good;
+        pcwt_header_info info;
+        ASSERT_EQ(pcwt_read_header(bad.data(), bad.size(), &info), PCWT_OK);
+        bad[18] = 8;
+        fix_crcs(bad, info);
+        const std::string what = "levels " + std::to_string(levels);
+        std::vector<uint8_t> o1(img.size()), o2(img.size());
+        EXPECT_EQ(pcwt_decode(c.dcpu, bad.data(), bad.size(), o1.data(), o1.size()), PCWT_ERR_CORRUPT) << what;
+        std::vector<pcwt_decode_job> jobs = {{bad.data(), bad.size(), o1.data(), o1.size(), PCWT_OK},
+                                             {good.data(), good.size(), o2.data(), o2.size(), PCWT_OK}};
+        EXPECT_NE(pcwt_decode_batch(c.dgpu, jobs.data(), jobs.size()), PCWT_OK) << what;
+        EXPECT_EQ(jobs[0].status, PCWT_ERR_CORRUPT) << what;
+        EXPECT_NE(std::string(pcwt_decoder_last_error(c.dgpu)).find("out of range"), std::string::npos)
+            << what << ": " << pcwt_decoder_last_error(c.dgpu);
+        EXPECT_EQ(jobs[1].status, PCWT_OK) << what;
+        EXPECT_TRUE(o2 == img) << what;
+    }
+}
+
 TEST_P(Gpu, BatchesMixingSizesMatchCpu)
 {
     SKIP_WITHOUT_GPU();
