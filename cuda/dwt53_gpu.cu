@@ -3,8 +3,9 @@
 // mirroring, so any partition of the work gives exactly the CPU's whole-row/column result.
 // Forward, per level: a row pass (level input -> row-low / row-high halves) and a column pass
 // that writes the four bands and, fused, their MQDs (with the finer level's MQDs as children)
-// and, on the top level, the plane's Qmax. Inverse: columns, then rows, wrapping arithmetic
-// as on the CPU; the finest row pass writes the samples of plain value planes itself.
+// and, on the top level, the plane's Qmax. Inverse: columns, then rows, in one pass per level
+// through shared memory, wrapping arithmetic as on the CPU; the finest level writes the samples
+// of plain value planes itself.
 #include "gpu_check.h"
 #include "gpu_kernels.h"
 #include "samples_gpu.h"
@@ -148,32 +149,6 @@ __global__ void mqd_level0(const uint32_t *plane_ids, const GpuPlane *planes, co
     warp_qmax(m, &state[plane_ids[blockIdx.y]].qmax);
 }
 
-// Inverse columns: rows 2i, 2i+1 of the row-low and row-high halves, for the first c/2 columns.
-__global__ void inv_cols(const GpuLevel *levels, const GpuBand *bands, int32_t *i32)
-{
-    const GpuLevel e = levels[blockIdx.y];
-    const uint32_t N = e.r / 2, M = e.c / 2;
-    const uint32_t tiles_x = (M + TX - 1) / TX;
-    const uint32_t j = (blockIdx.x % tiles_x) * TX + threadIdx.x;
-    const uint32_t i = (blockIdx.x / tiles_x) * TY + threadIdx.y;
-    if (i >= N || j >= M)
-        return;
-    for (uint32_t half = 0; half < 2; half++) {
-        const int32_t *L = i32 + (half ? bands[e.b_hl].coef : e.ll) + j;
-        const int32_t *H = i32 + (half ? bands[e.b_hh].coef : bands[e.b_lh].coef) + j;
-        const uint64_t s = e.bc;
-        const int32_t hi = H[i * s], hm1 = i ? H[(i - 1) * s] : hi;
-        const int32_t x0 = wsub(L[i * s], wadd(wadd(hm1, hi), 2) >> 2);
-        int32_t x2 = x0; // x[2N] = x[2N-2]
-        if (i + 1 < N)
-            x2 = wsub(L[(i + 1) * s], wadd(wadd(hi, H[(i + 1) * s]), 2) >> 2);
-        const int32_t x1 = wadd(hi, wadd(x0, x2) >> 1);
-        int32_t *out = i32 + (half ? e.tmp_hi : e.tmp_lo) + j;
-        out[uint64_t(2 * i) * s] = x0;
-        out[uint64_t(2 * i + 1) * s] = x1;
-    }
-}
-
 // Two outputs of the finest level straight into the frame's sample words, range-checked as by
 // the export pass (planes_gpu.cu), which then skips the plane: the image is never written.
 __device__ inline void export_pair(const GpuPlane &p, GpuPlaneState &st, uint8_t *samples,
@@ -201,32 +176,65 @@ __device__ inline void export_pair(const GpuPlane &p, GpuPlaneState &st, uint8_t
         store_word(s, p.bits_alloc, sample_index(p.components, p.planar, pixels, p.comp, px + 1), w1);
 }
 
-template <bool EXPORT>
-__global__ void inv_rows(const GpuLevel *levels, const GpuPlane *planes, GpuPlaneState *state,
-                         int32_t *i32, uint8_t *samples)
+// x[2k] from L[k] and H[k-1], H[k] (H[-1] = H[0]): the inverse update step.
+__device__ inline int32_t inv_even(int32_t l, int32_t hm1, int32_t h)
 {
+    return wsub(l, wadd(wadd(hm1, h), 2) >> 2);
+}
+
+// One inverse level, columns then rows, in a block: the column pass of 2 * IT rows and IJ + 2
+// columns (one more each side, which the row pass reads) goes to shared memory, and the row pass
+// reads it from there, so the row-transformed halves never travel through global memory.
+constexpr uint32_t IT = 8, IJ = 62, IW = IJ + 2; // IW: 64 columns, 1024 column items per block
+
+template <bool EXPORT>
+__global__ void inv_level(const GpuLevel *levels, const GpuBand *bands, const GpuPlane *planes,
+                          GpuPlaneState *state, int32_t *i32, uint8_t *samples)
+{
+    __shared__ int32_t half_rows[2][2 * IT][IW]; // [row-low, row-high][output row][column + 1]
     const GpuLevel e = levels[blockIdx.y];
-    const uint32_t M = e.c / 2;
-    const uint32_t tiles_x = (M + TX - 1) / TX;
-    const uint32_t j = (blockIdx.x % tiles_x) * TX + threadIdx.x;
-    const uint32_t row = (blockIdx.x / tiles_x) * TY + threadIdx.y;
-    if (row >= e.r || j >= M)
-        return;
-    const int32_t *L = i32 + e.tmp_lo + uint64_t(row) * e.bc;
-    const int32_t *H = i32 + e.tmp_hi + uint64_t(row) * e.bc;
-    const int32_t hi = H[j], hm1 = j ? H[j - 1] : hi;
-    const int32_t x0 = wsub(L[j], wadd(wadd(hm1, hi), 2) >> 2);
-    int32_t x2 = x0;
-    if (j + 1 < M)
-        x2 = wsub(L[j + 1], wadd(wadd(hi, H[j + 1]), 2) >> 2);
-    const int32_t x1 = wadd(hi, wadd(x0, x2) >> 1);
-    if (EXPORT && exported_by_inverse(planes[e.plane])) {
-        export_pair(planes[e.plane], state[e.plane], samples, row, 2 * j, x0, x1);
-        return;
+    const uint32_t N = e.r / 2, M = e.c / 2;
+    const uint32_t tiles_x = (M + IJ - 1) / IJ;
+    const uint32_t j0 = (blockIdx.x % tiles_x) * IJ, i0 = (blockIdx.x / tiles_x) * IT;
+    if (i0 >= N || j0 >= M)
+        return; // the whole block: no thread waits at the barrier
+    const uint64_t s = e.bc;
+    const uint32_t tid = threadIdx.y * TX + threadIdx.x;
+    for (uint32_t k = tid; k < 2 * IT * IW; k += TX * TY) { // columns: rows 2i, 2i+1 of a half
+        const uint32_t half = k / (IT * IW), ii = k / IW % IT, jj = k % IW;
+        const uint32_t i = i0 + ii;
+        const int jc = int(j0 + jj) - 1;
+        if (i >= N || jc < 0 || jc >= int(M))
+            continue;
+        const int32_t *L = i32 + (half ? bands[e.b_hl].coef : e.ll) + jc;
+        const int32_t *H = i32 + (half ? bands[e.b_hh].coef : bands[e.b_lh].coef) + jc;
+        const int32_t hi = H[i * s], hm1 = i ? H[(i - 1) * s] : hi;
+        const int32_t x0 = inv_even(L[i * s], hm1, hi);
+        const int32_t x2 = i + 1 < N ? inv_even(L[(i + 1) * s], hi, H[(i + 1) * s]) : x0; // x[2N] = x[2N-2]
+        half_rows[half][2 * ii][jj] = x0;
+        half_rows[half][2 * ii + 1][jj] = wadd(hi, wadd(x0, x2) >> 1);
     }
-    int32_t *out = i32 + e.in + uint64_t(row) * e.c;
-    out[2 * j] = x0;
-    out[2 * j + 1] = x1;
+    __syncthreads();
+    for (uint32_t rr = threadIdx.y; rr < 2 * IT; rr += TY) { // rows: outputs 2j, 2j+1
+        const uint32_t row = 2 * i0 + rr;
+        if (row >= e.r)
+            break;
+        const int32_t *L = half_rows[0][rr], *H = half_rows[1][rr];
+        for (uint32_t jl = threadIdx.x; jl < IJ && j0 + jl < M; jl += TX) {
+            const uint32_t j = j0 + jl;
+            const int32_t hi = H[jl + 1], hm1 = j ? H[jl] : hi;
+            const int32_t x0 = inv_even(L[jl + 1], hm1, hi);
+            const int32_t x2 = j + 1 < M ? inv_even(L[jl + 2], hi, H[jl + 2]) : x0;
+            const int32_t x1 = wadd(hi, wadd(x0, x2) >> 1);
+            if (EXPORT && exported_by_inverse(planes[e.plane])) {
+                export_pair(planes[e.plane], state[e.plane], samples, row, 2 * j, x0, x1);
+                continue;
+            }
+            int32_t *out = i32 + e.in + uint64_t(row) * e.c;
+            out[2 * j] = x0;
+            out[2 * j + 1] = x1;
+        }
+    }
 }
 
 uint32_t tiles(uint32_t rows, uint32_t cols) { return ((cols + TX - 1) / TX) * ((rows + TY - 1) / TY); }
@@ -268,17 +276,13 @@ void gpu_mqd_level0(const DeviceBatch &b, uint32_t count, uint32_t max_mr, uint3
 void gpu_dwt_inverse_level(const DeviceBatch &b, const GpuLevel *lv, uint32_t count, uint32_t max_r,
                            uint32_t max_bc, bool finest, cudaStream_t s)
 {
-    const dim3 block(TX, TY);
+    const uint32_t blocks = ((max_bc + IJ - 1) / IJ) * ((max_r / 2 + IT - 1) / IT);
     for_entries(count, [&](uint32_t first, uint32_t n) {
-        inv_cols<<<dim3(tiles(max_r / 2, max_bc), n), block, 0, s>>>(lv + first, b.bands, b.i32);
-        CUDA_CHECK_LAUNCH();
-    });
-    for_entries(count, [&](uint32_t first, uint32_t n) {
-        const dim3 grid(tiles(max_r, max_bc), n);
+        const dim3 grid(blocks, n), block(TX, TY);
         if (finest)
-            inv_rows<true><<<grid, block, 0, s>>>(lv + first, b.planes, b.state, b.i32, b.samples);
+            inv_level<true><<<grid, block, 0, s>>>(lv + first, b.bands, b.planes, b.state, b.i32, b.samples);
         else
-            inv_rows<false><<<grid, block, 0, s>>>(lv + first, b.planes, b.state, b.i32, b.samples);
+            inv_level<false><<<grid, block, 0, s>>>(lv + first, b.bands, b.planes, b.state, b.i32, b.samples);
         CUDA_CHECK_LAUNCH();
     });
 }
