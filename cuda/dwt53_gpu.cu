@@ -1,11 +1,11 @@
 // dwt53_gpu.cu - B-LDWT+B on the GPU, the twin of codec/src/dwt53.c and mqd.c.
 // Each thread gathers the samples its outputs need through whole-sample symmetric index
 // mirroring, so any partition of the work gives exactly the CPU's whole-row/column result.
-// Forward, per level: a row pass (level input -> row-low / row-high halves) and a column pass
-// that writes the four bands and, fused, their MQDs (with the finer level's MQDs as children)
-// and, on the top level, the plane's Qmax. Inverse: columns, then rows, in one pass per level
-// through shared memory, wrapping arithmetic as on the CPU; the finest level writes the samples
-// of plain value planes itself.
+// One kernel per level and direction, a tile per block, the row-transformed halves kept in shared
+// memory. Forward: rows (level input -> row-low / row-high halves), then columns, which write the
+// four bands and their MQDs (with the finer level's MQDs as children) and, on the top level, the
+// plane's Qmax; level 1 reads the frame's samples. Inverse: columns, then rows, wrapping
+// arithmetic as on the CPU; level 1 writes the samples of plain value planes itself.
 #include "gpu_check.h"
 #include "gpu_kernels.h"
 #include "samples_gpu.h"
@@ -34,22 +34,6 @@ __device__ inline void lift_pair(Get get, int i, int n, int32_t &lo, int32_t &hi
     lo = x0 + ((hm1 + hi + 2) >> 2);
 }
 
-__global__ void fwd_rows(const GpuLevel *levels, int32_t *i32)
-{
-    const GpuLevel e = levels[blockIdx.y];
-    const uint32_t tiles_x = (e.bc + TX - 1) / TX;
-    const uint32_t j = (blockIdx.x % tiles_x) * TX + threadIdx.x;
-    const uint32_t row = (blockIdx.x / tiles_x) * TY + threadIdx.y;
-    if (row >= e.r || j >= e.bc)
-        return;
-    const int32_t *x = i32 + e.in + uint64_t(row) * e.c;
-    int32_t lo = 0, hi = 0;
-    if (j < e.c / 2)
-        lift_pair([x](int k) { return x[k]; }, int(j), int(e.c), lo, hi);
-    i32[e.tmp_lo + uint64_t(row) * e.bc + j] = lo; // the padding column gets 0
-    i32[e.tmp_hi + uint64_t(row) * e.bc + j] = hi;
-}
-
 // Largest child MQD among (2x+dx, 2y+dy), ignoring positions outside the child band.
 __device__ inline int child_max(const GpuBand *bands, const int8_t *i8, int child, uint32_t x,
                                 uint32_t y)
@@ -75,57 +59,96 @@ __device__ inline void warp_qmax(int m, int32_t *qmax)
         atomicMax(qmax, m);
 }
 
-// One thread per MQD element (x, y) of the level: the 2x2 coefficients of all four bands.
-__global__ void fwd_cols_mqd(const GpuLevel *levels, const GpuBand *bands, GpuPlaneState *state,
-                             int32_t *i32, int8_t *i8)
+// The 2x2 coefficients of all four bands at MQD element (x, y) of level e, from the row-transformed
+// halves read through src(half, k, j) (k: a row, already mirrored; j: a band column), and their
+// MQDs (with the finer level's as children). Returns the element's largest MQD on the top level.
+template <typename Src>
+__device__ inline int cols_mqd(const GpuLevel &e, const GpuBand *bands, int32_t *i32, int8_t *i8,
+                               uint32_t x, uint32_t y, Src src)
 {
-    const GpuLevel e = levels[blockIdx.y];
-    const uint32_t mr = e.br / 2, mc = e.bc / 2;
-    const uint32_t tiles_x = (mc + TX - 1) / TX;
-    const uint32_t y = (blockIdx.x % tiles_x) * TX + threadIdx.x;
-    const uint32_t x = (blockIdx.x / tiles_x) * TY + threadIdx.y;
-    const bool live = x < mr && y < mc;
-    int top_m = -1;
-    if (live) {
-        const uint32_t N = e.r / 2;
-        uint32_t a_ll = 0, a_hl = 0, a_lh = 0, a_hh = 0;
-        for (uint32_t half = 0; half < 2; half++) { // 0: row-low -> LL, LH; 1: row-high -> HL, HH
-            const int32_t *src = i32 + (half ? e.tmp_hi : e.tmp_lo);
-            const uint64_t lo_off = half ? bands[e.b_hl].coef : e.ll;
-            const uint64_t hi_off = half ? bands[e.b_hh].coef : bands[e.b_lh].coef;
-            for (uint32_t dy = 0; dy < 2; dy++) {
-                const uint32_t j = 2 * y + dy;
-                for (uint32_t dx = 0; dx < 2; dx++) {
-                    const uint32_t i = 2 * x + dx;
-                    int32_t lo = 0, hi = 0;
-                    if (i < N)
-                        lift_pair([src, j, &e](int k) { return src[uint64_t(k) * e.bc + j]; },
-                                  int(i), int(e.r), lo, hi);
-                    i32[lo_off + uint64_t(i) * e.bc + j] = lo;
-                    i32[hi_off + uint64_t(i) * e.bc + j] = hi;
-                    if (half) {
-                        a_hl |= mag(lo);
-                        a_hh |= mag(hi);
-                    } else {
-                        a_ll |= mag(lo);
-                        a_lh |= mag(hi);
-                    }
+    const uint32_t mc = e.bc / 2, N = e.r / 2;
+    uint32_t a_ll = 0, a_hl = 0, a_lh = 0, a_hh = 0;
+    for (uint32_t half = 0; half < 2; half++) { // 0: row-low -> LL, LH; 1: row-high -> HL, HH
+        const uint64_t lo_off = half ? bands[e.b_hl].coef : e.ll;
+        const uint64_t hi_off = half ? bands[e.b_hh].coef : bands[e.b_lh].coef;
+        for (uint32_t dy = 0; dy < 2; dy++) {
+            const uint32_t j = 2 * y + dy;
+            for (uint32_t dx = 0; dx < 2; dx++) {
+                const uint32_t i = 2 * x + dx;
+                int32_t lo = 0, hi = 0;
+                if (i < N)
+                    lift_pair([&](int k) { return src(half, k, j); }, int(i), int(e.r), lo, hi);
+                i32[lo_off + uint64_t(i) * e.bc + j] = lo;
+                i32[hi_off + uint64_t(i) * e.bc + j] = hi;
+                if (half) {
+                    a_hl |= mag(lo);
+                    a_hh |= mag(hi);
+                } else {
+                    a_ll |= mag(lo);
+                    a_lh |= mag(hi);
                 }
             }
         }
-        const uint64_t mi = uint64_t(x) * mc + y;
-        const int m_hl = max(ql(a_hl), child_max(bands, i8, e.child_hl, x, y));
-        const int m_lh = max(ql(a_lh), child_max(bands, i8, e.child_lh, x, y));
-        const int m_hh = max(ql(a_hh), child_max(bands, i8, e.child_hh, x, y));
-        i8[bands[e.b_hl].mqd + mi] = int8_t(m_hl);
-        i8[bands[e.b_lh].mqd + mi] = int8_t(m_lh);
-        i8[bands[e.b_hh].mqd + mi] = int8_t(m_hh);
-        if (e.top) {
-            const int m_ll = ql(a_ll);
-            i8[bands[e.b_ll].mqd + mi] = int8_t(m_ll);
-            top_m = max(max(m_ll, m_hl), max(m_lh, m_hh));
-        }
     }
+    const uint64_t mi = uint64_t(x) * mc + y;
+    const int m_hl = max(ql(a_hl), child_max(bands, i8, e.child_hl, x, y));
+    const int m_lh = max(ql(a_lh), child_max(bands, i8, e.child_lh, x, y));
+    const int m_hh = max(ql(a_hh), child_max(bands, i8, e.child_hh, x, y));
+    i8[bands[e.b_hl].mqd + mi] = int8_t(m_hl);
+    i8[bands[e.b_lh].mqd + mi] = int8_t(m_lh);
+    i8[bands[e.b_hh].mqd + mi] = int8_t(m_hh);
+    if (!e.top)
+        return -1;
+    const int m_ll = ql(a_ll);
+    i8[bands[e.b_ll].mqd + mi] = int8_t(m_ll);
+    return max(max(m_ll, m_hl), max(m_lh, m_hh));
+}
+
+// One forward level in a block of TY x TX MQD elements (16 band rows x 64 band columns): the row
+// pass of the 35 input rows their column lifting reads (two above, three below) goes to shared
+// memory, and the column pass, with the MQDs, reads it from there. On level 1 (IMPORT) the input
+// is the frame's samples, not an imported image.
+constexpr uint32_t FR = 4 * TY + 3, FC = 2 * TX;
+
+template <bool IMPORT>
+__global__ void fwd_level(const GpuLevel *levels, const GpuBand *bands, const GpuPlane *planes,
+                          GpuPlaneState *state, const uint8_t *samples, int32_t *i32, int8_t *i8)
+{
+    __shared__ int32_t half_rows[2][FR][FC]; // [row-low, row-high][input row - base][band column]
+    const GpuLevel e = levels[blockIdx.y];
+    const uint32_t mr = e.br / 2, mc = e.bc / 2;
+    const uint32_t tiles_x = (mc + TX - 1) / TX;
+    const uint32_t y0 = (blockIdx.x % tiles_x) * TX, x0 = (blockIdx.x / tiles_x) * TY;
+    if (x0 >= mr || y0 >= mc)
+        return; // the whole block: no thread waits at the barrier, none has an MQD
+    const int base = int(4 * x0) - 2;
+    const uint32_t tid = threadIdx.y * TX + threadIdx.x;
+    for (uint32_t k = tid; k < FR * FC; k += TX * TY) { // rows
+        const uint32_t t = k / FC, jj = k % FC, j = 2 * y0 + jj;
+        const int row = base + int(t);
+        if (row < 0 || row >= int(e.r) || j >= e.bc)
+            continue; // never read
+        int32_t lo = 0, hi = 0; // the padding column gets 0
+        if (j < e.c / 2) {
+            if (IMPORT) {
+                const GpuPlane &p = planes[e.plane];
+                lift_pair([&](int m) { return import_value(p, samples, uint32_t(row), uint32_t(m)); },
+                          int(j), int(e.c), lo, hi);
+            } else {
+                const int32_t *x = i32 + e.in + uint64_t(row) * e.c;
+                lift_pair([x](int m) { return x[m]; }, int(j), int(e.c), lo, hi);
+            }
+        }
+        half_rows[0][t][jj] = lo;
+        half_rows[1][t][jj] = hi;
+    }
+    __syncthreads();
+    const uint32_t x = x0 + threadIdx.y, y = y0 + threadIdx.x; // columns, one MQD element a thread
+    int top_m = -1;
+    if (x < mr && y < mc)
+        top_m = cols_mqd(e, bands, i32, i8, x, y, [&](uint32_t half, int k, uint32_t j) {
+            return half_rows[half][k - base][j - 2 * y0];
+        });
     if (e.top) // uniform per block: every thread of the block takes part in the warp reduction
         warp_qmax(top_m, &state[e.plane].qmax);
 }
@@ -249,16 +272,16 @@ template <typename F> void for_entries(uint32_t count, F launch)
 } // namespace
 
 void gpu_dwt_forward_level(const DeviceBatch &b, const GpuLevel *lv, uint32_t count, uint32_t max_r,
-                           uint32_t max_bc, cudaStream_t s)
+                           uint32_t max_bc, bool finest, cudaStream_t s)
 {
-    const dim3 block(TX, TY);
     for_entries(count, [&](uint32_t first, uint32_t n) {
-        fwd_rows<<<dim3(tiles(max_r, max_bc), n), block, 0, s>>>(lv + first, b.i32);
-        CUDA_CHECK_LAUNCH();
-    });
-    for_entries(count, [&](uint32_t first, uint32_t n) {
-        fwd_cols_mqd<<<dim3(tiles(max_r / 2, max_bc / 2), n), block, 0, s>>>(lv + first, b.bands,
-                                                                            b.state, b.i32, b.i8);
+        const dim3 grid(tiles(max_r / 4 + 1, max_bc / 2), n), block(TX, TY); // mr <= r / 4 + 1
+        if (finest)
+            fwd_level<true><<<grid, block, 0, s>>>(lv + first, b.bands, b.planes, b.state, b.samples,
+                                                   b.i32, b.i8);
+        else
+            fwd_level<false><<<grid, block, 0, s>>>(lv + first, b.bands, b.planes, b.state, b.samples,
+                                                    b.i32, b.i8);
         CUDA_CHECK_LAUNCH();
     });
 }

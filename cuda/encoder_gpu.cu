@@ -38,19 +38,22 @@ void run_device_encode(pcwt_gpu *g, Slot &sl)
     const BatchLayout &L = sl.layout;
     DeviceBatch &d = sl.dev;
     cudaStream_t s = g->stream;
-    uint32_t max_r = 0, max_c = 0;
-    for (const GpuPlane &p : L.planes) {
-        max_r = std::max(max_r, p.rows);
-        max_c = std::max(max_c, p.cols);
-    }
     const uint32_t np = uint32_t(L.planes.size());
-    gpu_import_planes(d, np, max_r, max_c, s);
+    if (!L.level0_planes.empty()) { // images only for the planes without a transform
+        uint32_t max_r = 0, max_c = 0;
+        for (uint32_t pi : L.level0_planes) {
+            max_r = std::max(max_r, L.planes[pi].rows);
+            max_c = std::max(max_c, L.planes[pi].cols);
+        }
+        gpu_import_planes(d, uint32_t(L.level0_planes.size()), max_r, max_c, s);
+    }
     gpu_mark(g, "import");
-    for (uint32_t l = 1; l <= L.max_levels; l++) {
+    for (uint32_t l = 1; l <= L.max_levels; l++) { // level 1 reads the samples
         const auto &lv = L.levels[l - 1];
         uint32_t mr, mbc;
         gpu_level_max(lv, mr, mbc);
-        gpu_dwt_forward_level(d, d.levels + sl.level_first[l - 1], uint32_t(lv.size()), mr, mbc, s);
+        gpu_dwt_forward_level(d, d.levels + sl.level_first[l - 1], uint32_t(lv.size()), mr, mbc,
+                              l == 1, s);
     }
     if (!L.level0_planes.empty()) {
         uint32_t mr = 0, mc = 0;

@@ -33,15 +33,17 @@ struct DeviceBatch {            // device copies of a BatchLayout's tables and i
 // planes_gpu.cu
 void gpu_high_bit_flags(const DeviceBatch &b, const GpuFrame *host_frames, uint32_t frame_count,
                         cudaStream_t s);
-void gpu_import_planes(const DeviceBatch &b, uint32_t plane_count, uint32_t max_rows,
-                       uint32_t max_cols, cudaStream_t s);
+// Over b.level0 (count entries): the planes coded without a transform.
+void gpu_import_planes(const DeviceBatch &b, uint32_t count, uint32_t max_rows, uint32_t max_cols,
+                       cudaStream_t s);
 // Over b.export_planes (count entries): the values (kind 0), then XOR the high bits in (kind 1).
 void gpu_export_planes(const DeviceBatch &b, uint32_t count, uint32_t kind, uint32_t max_rows,
                        uint32_t max_cols, cudaStream_t s);
 
 // dwt53_gpu.cu
+// finest: level 1, whose row pass reads the frames' samples (no imported image)
 void gpu_dwt_forward_level(const DeviceBatch &b, const GpuLevel *dev_levels, uint32_t count,
-                           uint32_t max_r, uint32_t max_bc, cudaStream_t s);
+                           uint32_t max_r, uint32_t max_bc, bool finest, cudaStream_t s);
 void gpu_mqd_level0(const DeviceBatch &b, uint32_t count, uint32_t max_mr, uint32_t max_mc,
                     cudaStream_t s);
 // finest: level 1, whose row pass exports the planes exported_by_inverse (gpu_types.h)

@@ -79,14 +79,6 @@ void gpu_build_layout(const std::vector<FrameSpec> &frames, BatchLayout &L)
                 p.rct = fr.rct && kind == 0;
                 p.image = L.i32_size;
                 L.i32_size += uint64_t(pcwt_even_up(d.height)) * pcwt_even_up(d.width);
-                // Row-transform scratch, sized for level 1 (the largest) and reused by every level.
-                uint64_t tmp_lo = 0, tmp_hi = 0;
-                if (f.levels) {
-                    const uint64_t t = uint64_t(plan.lv[0].level_r) * plan.lv[0].band_c;
-                    tmp_lo = L.i32_size;
-                    tmp_hi = L.i32_size + t;
-                    L.i32_size += 2 * t;
-                }
                 // Bands in coding order: LL, then HL, LH, HH from the top level down.
                 p.band_first = uint32_t(L.bands.size());
                 std::vector<uint64_t> ll_off(f.levels + 1, 0);
@@ -127,8 +119,6 @@ void gpu_build_layout(const std::vector<FrameSpec> &frames, BatchLayout &L)
                     e.br = s.band_r;
                     e.bc = s.band_c;
                     e.in = l == 1 ? p.image : ll_off[l - 1];
-                    e.tmp_lo = tmp_lo;
-                    e.tmp_hi = tmp_hi;
                     e.ll = ll_off[l];
                     e.b_ll = p.band_first;
                     e.b_hl = pcwt_band_index(f.levels, l, 0) + p.band_first;

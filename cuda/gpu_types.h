@@ -52,7 +52,6 @@ struct GpuLevel {                 // one decomposition level of one plane
     uint32_t plane;
     uint32_t r, c, br, bc;        // level input size, band size
     uint64_t in;                  // i32 offset of the level input (r x c)
-    uint64_t tmp_lo, tmp_hi;      // i32 offsets, r x bc each (row-transformed halves)
     uint32_t b_ll, b_hl, b_lh, b_hh; // band indices (b_ll: the LL output, a band only at the top)
     uint64_t ll;                  // i32 offset of this level's LL output (br x bc)
     int32_t child_hl, child_lh, child_hh; // band indices one level finer, -1 at level 1

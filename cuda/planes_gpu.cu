@@ -1,12 +1,11 @@
 // planes_gpu.cu - samples <-> int32 planes on the GPU, the twin of codec/src/planes.c:
 // the high-bit check (which components need a kind-1 plane), import with zero padding to even
-// sizes (value planes through the colour transform where the frame has it), and the
-// range-checked export that rebuilds every stored word.
+// sizes (value planes through the colour transform where the frame has it) of the planes coded
+// without a transform, and the range-checked export of the planes the inverse DWT leaves to it.
+// The other planes' samples are read and written by the finest DWT level (dwt53_gpu.cu).
 #include "gpu_check.h"
 #include "gpu_kernels.h"
 #include "samples_gpu.h"
-
-#include "rct.h"
 
 namespace {
 
@@ -29,35 +28,20 @@ __global__ void high_bit_flags(const GpuFrame *frames, uint32_t *flags, const ui
     }
 }
 
-__global__ void import_planes(const GpuPlane *planes, const uint8_t *samples, int32_t *i32)
+// The images of the planes coded without a transform (the others' first DWT level reads the
+// samples itself).
+__global__ void import_planes(const uint32_t *plane_ids, const GpuPlane *planes, const uint8_t *samples,
+                              int32_t *i32)
 {
-    const GpuPlane p = planes[blockIdx.y];
+    const GpuPlane p = planes[plane_ids[blockIdx.y]];
     const uint32_t W = p.cols + (p.cols & 1), H = p.rows + (p.rows & 1);
     const uint32_t tiles_x = (W + TX - 1) / TX;
     const uint32_t j = (blockIdx.x % tiles_x) * TX + threadIdx.x;
     const uint32_t i0 = (blockIdx.x / tiles_x) * TY * RY + threadIdx.y;
     if (j >= W)
         return;
-    const uint64_t pixels = uint64_t(p.rows) * p.cols;
-    const uint8_t *s = samples + p.sample_off;
-    for (uint32_t r = 0, i = i0; r < RY && i < H; r++, i += TY) {
-        int32_t v = 0;
-        if (i < p.rows && j < p.cols) {
-            const uint64_t px = uint64_t(i) * p.cols + j;
-            const uint32_t w = load_word(s, p.bits_alloc, sample_index(p.components, p.planar, pixels, p.comp, px));
-            v = value_of(w, p.bits_stored, p.is_signed);
-            if (p.kind)
-                v = int32_t((w ^ canonical(v, p.bits_alloc)) >> p.bits_stored);
-            if (p.rct) { // the pixel's other components
-                int32_t c[3];
-                for (uint32_t q = 0; q < 3; q++)
-                    c[q] = value_of(load_word(s, p.bits_alloc, sample_index(3, p.planar, pixels, q, px)),
-                                    p.bits_stored, p.is_signed);
-                v = pcwt_rct_forward(c[0], c[1], c[2], p.comp);
-            }
-        }
-        i32[p.image + uint64_t(i) * W + j] = v;
-    }
+    for (uint32_t r = 0, i = i0; r < RY && i < H; r++, i += TY)
+        i32[p.image + uint64_t(i) * W + j] = import_value(p, samples, i, j);
 }
 
 __global__ void export_planes(const uint32_t *plane_ids, const GpuPlane *planes, GpuPlaneState *state,
@@ -122,7 +106,7 @@ void gpu_import_planes(const DeviceBatch &b, uint32_t count, uint32_t max_rows, 
     for (uint32_t first = 0; first < count; first += 65535) {
         const uint32_t n = count - first < 65535 ? count - first : 65535;
         import_planes<<<dim3(tiles(max_rows + 1, max_cols + 1), n), dim3(TX, TY), 0, s>>>(
-            b.planes + first, b.samples, b.i32);
+            b.level0 + first, b.planes, b.samples, b.i32);
         CUDA_CHECK_LAUNCH();
     }
 }
