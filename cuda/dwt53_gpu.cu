@@ -105,9 +105,9 @@ __device__ inline int cols_mqd(const GpuLevel &e, const GpuBand *bands, int32_t 
 }
 
 // One forward level in a block of TY x TX MQD elements (16 band rows x 64 band columns): the row
-// pass of the 35 input rows their column lifting reads (two above, three below) goes to shared
-// memory, and the column pass, with the MQDs, reads it from there. On level 1 (IMPORT) the input
-// is the frame's samples, not an imported image.
+// pass of the 35 input rows their column lifting reads (their 32, two above, one below) goes to
+// shared memory, and the column pass, with the MQDs, reads it from there. On level 1 (IMPORT) the
+// input is the frame's samples, not an imported image.
 constexpr uint32_t FR = 4 * TY + 3, FC = 2 * TX;
 
 template <bool IMPORT>
