@@ -180,7 +180,9 @@ in_bytes=$(( copies * src_bytes ))
 raw_bytes=$(( copies * src_raw ))
 log "input: $nfiles files, $(( in_bytes / 1048576 )) MB, $(( raw_bytes / 1048576 )) MB of raw pixel data ($kinds per copy)"
 
-# both tools read from the page cache
+# both tools read from the page cache, and neither writes behind the write-back of the input
+# tree just made or of an earlier run's outputs
+sync
 find "$input" -name '*.dcm' -print0 | xargs -0 cat >/dev/null
 
 now() { date +%s.%N; }
@@ -209,6 +211,7 @@ tail -4 "$work/pcwt.log" >&2
 # --- dcmcjpls with xargs -----------------------------------------------------------------------
 jls_cmd="find $input -name '*.dcm' | xargs -P$jobs -n 8 (dcmcjpls IN OUT for each)"
 log "$jls_cmd"
+sync
 t2=$(now)
 set +e
 (cd "$input" && find . -name '*.dcm' -print0 | xargs -0 -P"$jobs" -n 8 sh -c '
