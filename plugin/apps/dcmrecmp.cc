@@ -265,6 +265,7 @@ int main(int argc, char *argv[])
     }
     if (cmd.findOption("--dry-run")) opt.dryRun = true;
     if (cmd.findOption("--keep-smaller")) opt.keepSmaller = true;
+    if (const char *fault = std::getenv("PCWT_RECOMPRESS_FAULT")) opt.testFault = fault;
 
     if (cmd.findOption("--threads"))
     {

@@ -69,7 +69,7 @@ const char *DPRCStageName(DPRC_Stage stage)
   static const char *const names[DPRCSG_count] = {
     "check", "load", "decode-input", "samples", "reader-wait", "coder-wait", "code", "writer-wait",
     "encode", "save", "flush", "verify-load", "verify-decode", "verify-compare", "rename", "dir-flush",
-    "verifier-wait", "verify-batch"};
+    "verifier-wait", "verify-batch", "verify-check"};
   return stage >= 0 && stage < DPRCSG_count ? names[stage] : "?";
 }
 
@@ -379,6 +379,22 @@ public:
   explicit DPRCTempFile(unsigned slot) : TempFile(slot) {}
 };
 
+/// a copy written and read back, its frames with a DPRCFrameVerifier (DPRCWriteVerified) until
+/// DPRCAwaitVerified takes the verdict
+struct DPRCPendingCopy
+{
+  /// the copy as read back; `frames` point into it
+  std::unique_ptr<DPCWTFileFormat> check;
+  std::vector<DPRCCodestream> frames;
+  std::size_t frameBytes = 0;
+  std::shared_ptr<DPRCTempFile> temp;
+  std::string destDir;
+  /// the writer's slot of the temporary file (a copy of the original under --keep-smaller reuses it)
+  unsigned slot = 0;
+  /// last, so that it goes first: its decoder is done with frames and the original before they go
+  std::unique_ptr<DPRCVerifyTicket> ticket;
+};
+
 std::string DPRCOutputPath(const DPRCEntry& entry, const DPRCOptions& options)
 {
   if (options.outputDir.empty()) return entry.path;
@@ -390,6 +406,7 @@ std::string DPRCOutputPath(const DPRCEntry& entry, const DPRCOptions& options)
 static void complete(DPRCJob& job, const DPRCOptions& opt, unsigned slot)
 {
   DPRCResult& r = job.result;
+  job.pending.reset(); // before the original: its decoder may still read it
   job.file.reset();
   std::vector<unsigned char>().swap(job.original);
   std::vector<DPRCJob::CodedFrame>().swap(job.coded);
@@ -417,7 +434,7 @@ static void complete(DPRCJob& job, const DPRCOptions& opt, unsigned slot)
 }
 
 static DPRCResult& prepareInner(DPRCJob& job, const DPRCOptions& opt);
-static DPRCResult& writeInner(DPRCJob& job, const DPRCOptions& opt, unsigned slot, DPRCFrameDecoder *verifier);
+static DPRCResult& writeInner(DPRCJob& job, const DPRCOptions& opt, unsigned slot, DPRCFrameVerifier *verifier);
 
 bool DPRCPrepare(DPRCJob& job, const DPRCEntry& entry, const DPRCOptions& opt, unsigned slot)
 {
@@ -440,21 +457,58 @@ bool DPRCPrepare(DPRCJob& job, const DPRCEntry& entry, const DPRCOptions& opt, u
   return false;
 }
 
-bool DPRCWriteVerified(DPRCJob& job, const DPRCOptions& opt, unsigned slot, DPRCFrameDecoder *verifier)
+bool DPRCWriteVerified(DPRCJob& job, const DPRCOptions& opt, unsigned slot, DPRCFrameVerifier *verifier)
 {
   job.start = std::chrono::steady_clock::now();
   writeInner(job, opt, slot, verifier);
-  if (job.result.status == DPRCST_wouldDo && job.temp)
+  if (job.result.status == DPRCST_wouldDo && (job.temp || job.pending))
   {
-    // verified, waiting for DPRCCommit: the samples and the data set are no longer needed
+    // verified (or being decoded), waiting for DPRCCommit: the data set and the frames coded
+    // ahead are no longer needed, the samples only for the comparison still to come
     job.file.reset();
-    std::vector<unsigned char>().swap(job.original);
+    if (!job.pending) std::vector<unsigned char>().swap(job.original);
     std::vector<DPRCJob::CodedFrame>().swap(job.coded);
     job.codedArena.reset(); // the batch's arena goes back to its pool with its last file
     job.result.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - job.start).count();
     return true;
   }
   job.temp.reset();
+  complete(job, opt, slot);
+  return false;
+}
+
+static DPRCResult& acceptCopy(DPRCJob& job, const DPRCOptions& opt, const std::shared_ptr<DPRCTempFile>& temp,
+                              const std::string& destDir, DPRCStageTimer& timer);
+
+bool DPRCVerifiedReady(const DPRCJob& job)
+{
+  return !job.pending || job.pending->ticket->ready();
+}
+
+bool DPRCAwaitVerified(DPRCJob& job, const DPRCOptions& opt)
+{
+  if (!job.pending) return job.result.status == DPRCST_wouldDo && job.temp;
+  job.start = std::chrono::steady_clock::now();
+  const std::shared_ptr<DPRCPendingCopy> pc = std::move(job.pending);
+  DPRCResult& r = job.result;
+  {
+    DPRCStageTimer timer(DPRCSG_verifyDecode);
+    const std::string error = pc->ticket->wait();
+    if (!error.empty())
+      fail(r, "verification failed: " + error);
+    else
+      acceptCopy(job, opt, pc->temp, pc->destDir, timer);
+  }
+  const unsigned slot = pc->slot;
+  pc->ticket.reset();
+  std::vector<unsigned char>().swap(job.original);
+  if (r.status == DPRCST_wouldDo && job.temp)
+  {
+    r.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - job.start).count();
+    return true;
+  }
+  job.temp.reset();
+  pc->temp.reset(); // a copy that failed or is not kept goes before --keep-smaller's copy reuses its slot
   complete(job, opt, slot);
   return false;
 }
@@ -537,7 +591,7 @@ void DPRCCommit(const std::vector<DPRCJob *>& jobs, const DPRCOptions& opt)
 
 void DPRCFinish(DPRCJob& job, const DPRCOptions& opt, unsigned slot)
 {
-  if (DPRCWriteVerified(job, opt, slot)) DPRCCommit(std::vector<DPRCJob *>(1, &job), opt);
+  if (DPRCWriteVerified(job, opt, slot) && DPRCAwaitVerified(job, opt)) DPRCCommit(std::vector<DPRCJob *>(1, &job), opt);
 }
 
 DPRCResult DPRCProcess(const DPRCEntry& entry, const DPRCOptions& opt, unsigned slot)
@@ -722,8 +776,19 @@ bool DPRCReadCodestreams(DcmDataset *ds, std::uint64_t maxSamples, pcwt_dicom_pi
   return true;
 }
 
+/// DPRCOptions::testFault: a bit flipped in what the verification compares
+static void injectFault(DPCWTFileFormat& check, DPRCJob& job, const DPRCOptions& opt)
+{
+  if (opt.testFault == "original" && !job.original.empty()) job.original[job.original.size() / 2] ^= 1;
+  pcwt_dicom_pixel_module m;
+  std::vector<DPRCCodestream> frames;
+  if (opt.testFault == "codestream" && DPRCReadCodestreams(check.getDataset(), UINT64_MAX, m, frames) &&
+      frames[0].size > 64)
+    const_cast<unsigned char *>(frames[0].data)[frames[0].size - 8] ^= 1; // in the last group's record
+}
+
 /// code, write and verify; the verified copy goes to job.temp (status still wouldDo) for DPRCCommit
-static DPRCResult& writeInner(DPRCJob& job, const DPRCOptions& opt, unsigned slot, DPRCFrameDecoder *verifier)
+static DPRCResult& writeInner(DPRCJob& job, const DPRCOptions& opt, unsigned slot, DPRCFrameVerifier *verifier)
 {
   DPRCResult& r = job.result;
   const bool mirror = !opt.outputDir.empty();
@@ -784,14 +849,15 @@ static DPRCResult& writeInner(DPRCJob& job, const DPRCOptions& opt, unsigned slo
   // verify: decode what is on disk and compare every sample
   {
     timer.next(DPRCSG_verifyLoad);
-    DPCWTFileFormat check;
-    c = check.loadFile(tmp.path().c_str());
+    std::unique_ptr<DPCWTFileFormat> check(new DPCWTFileFormat());
+    c = check->loadFile(tmp.path().c_str());
+    if (c.good() && !opt.testFault.empty()) injectFault(*check, job, opt);
     // PCWT copies to the verifier stage (several files in one decoder call), the codestreams read
     // from the file here and checked as the codec checks them
     pcwt_dicom_pixel_module vm;
     std::vector<DPRCCodestream> frames;
     if (c.good() && verifier && opt.target == DPRCT_pcwt &&
-        DPRCReadCodestreams(check.getDataset(), verifier->maxSamplesPerFrame(), vm, frames))
+        DPRCReadCodestreams(check->getDataset(), verifier->maxSamplesPerFrame(), vm, frames))
     {
       timer.next(DPRCSG_verifyDecode);
       const std::size_t frameBytes = static_cast<std::size_t>(pcwt_dicom_frame_bytes(&vm));
@@ -801,28 +867,29 @@ static DPRCResult& writeInner(DPRCJob& job, const DPRCOptions& opt, unsigned slo
       if (!sameModule) return fail(r, "verification failed: the decoded image pixel module differs from the original");
       if (job.original.size() != frames.size() * frameBytes)
         return fail(r, "verification failed: the decoded pixel data has a different size");
-      const unsigned char *decoded = NULL;
-      std::shared_ptr<const void> hold;
-      error = verifier->decode(frames, frameBytes, job.original.data(), decoded, hold);
-      if (!error.empty()) return fail(r, "verification failed, cannot decode the new copy: " + error);
-      timer.next(DPRCSG_verifyCompare);
-      if (std::memcmp(decoded, job.original.data(), job.original.size()) != 0)
-      {
-        size_t i = 0;
-        while (i < job.original.size() && job.original[i] == decoded[i]) ++i;
-        return fail(r, "verification failed: decoded pixel data differs from the original at byte " + std::to_string(i));
-      }
+      // decoded and compared by the verifier together with other copies while this writer goes
+      // on; DPRCAwaitVerified takes the verdict
+      std::shared_ptr<DPRCPendingCopy> pc(new DPRCPendingCopy());
+      pc->check = std::move(check);
+      pc->frames = std::move(frames); // the codestreams stay where they are, in pc->check
+      pc->frameBytes = frameBytes;
+      pc->temp = temp;
+      pc->destDir = destDir;
+      pc->slot = slot;
+      pc->ticket = verifier->submit(pc->frames, frameBytes, job.original.data());
+      job.pending = pc;
+      return r;
     }
     else
     {
       timer.next(DPRCSG_verifyDecode);
-      if (c.good()) c = check.getDataset()->chooseRepresentation(EXS_LittleEndianExplicit, NULL);
+      if (c.good()) c = check->getDataset()->chooseRepresentation(EXS_LittleEndianExplicit, NULL);
       timer.next(DPRCSG_verifyCompare);
       std::vector<unsigned char> decoded;
       pcwt_dicom_pixel_module dm;
       if (c.good())
-        c = (opt.target == DPRCT_uncompressed) ? rawPixels(check.getDataset(), decoded)
-                                               : DPCWTGetPixels(check.getDataset(), ptarget, dm, decoded);
+        c = (opt.target == DPRCT_uncompressed) ? rawPixels(check->getDataset(), decoded)
+                                               : DPCWTGetPixels(check->getDataset(), ptarget, dm, decoded);
       if (c.bad()) return fail(r, std::string("verification failed, cannot decode the new copy: ") + c.text());
       if (opt.target == DPRCT_uncompressed)
       {
@@ -836,6 +903,15 @@ static DPRCResult& writeInner(DPRCJob& job, const DPRCOptions& opt, unsigned slo
     }
   }
 
+  return acceptCopy(job, opt, temp, destDir, timer);
+}
+
+/// a copy verified: --keep-smaller compares the sizes; a copy kept waits in job.temp for DPRCCommit
+static DPRCResult& acceptCopy(DPRCJob& job, const DPRCOptions& opt, const std::shared_ptr<DPRCTempFile>& temp,
+                              const std::string& destDir, DPRCStageTimer& timer)
+{
+  DPRCResult& r = job.result;
+  DPRCTempFile& tmp = *temp;
   timer.next(DPRCSG_rename);
   struct stat tst;
   if (stat(tmp.path().c_str(), &tst) == 0) r.outBytes = static_cast<std::uint64_t>(tst.st_size);

@@ -77,6 +77,11 @@ struct DPRCOptions
   bool copyOthers = false;
   /// keep the original when the verified copy is not smaller (with --output: copy it there)
   bool keepSmaller = false;
+  /** for the tests of the verification (environment PCWT_RECOMPRESS_FAULT): after each copy is
+   *  written and read back, flip a bit of the first frame's codestream as read ("codestream") or
+   *  of the original samples it is compared with ("original"), so that it must fail
+   */
+  std::string testFault;
 };
 
 /// the outcome for one file (one line of the report)
@@ -97,6 +102,8 @@ struct DPRCResult
 
 /// the temporary file of a verified copy (dprcfile.cc); removed when dropped before its commit
 class DPRCTempFile;
+/// a copy whose frames a DPRCFrameVerifier is decoding (dprcfile.cc; DPRCAwaitVerified)
+struct DPRCPendingCopy;
 
 /** one file on its way through the steps of DPRCPrepare() and DPRCFinish(), which a pipeline
  *  may run on different threads, with the frames coded in between by a batch coder
@@ -130,6 +137,10 @@ struct DPRCJob
   /// the verified copy waiting for DPRCCommit (DPRCWriteVerified), and its folder
   std::shared_ptr<DPRCTempFile> temp;
   std::string destDir;
+  /** a copy written and handed to a DPRCFrameVerifier, its verdict not yet taken
+   *  (DPRCAwaitVerified); `original` stays until then
+   */
+  std::shared_ptr<DPRCPendingCopy> pending;
 };
 
 /** the first steps for one file: look at it, read it, decode its pixel data, check it and get
@@ -152,23 +163,40 @@ struct DPRCCodestream
   std::size_t size;
 };
 
-/** decodes the frames of the copies the writers read back, several files together (the verifier
- *  stage of dprcpipe.cc): a writer hands over the codestreams of its copy and waits for them
- */
-class DPRCFrameDecoder
+/// a copy handed to a DPRCFrameVerifier; dropping it waits for the verifier to be done with it
+class DPRCVerifyTicket
 {
 public:
-  virtual ~DPRCFrameDecoder() {}
+  virtual ~DPRCVerifyTicket() {}
 
-  /** decode each codestream into frameBytes bytes; returns when they are decoded
+  /// the verdict is in (wait() returns at once)
+  virtual bool ready() = 0;
+
+  /** wait for the verdict
+   *  @return empty when every frame decoded to exactly the original's samples, else why not
+   *    ("cannot decode the new copy: frame N: ...", "decoded pixel data differs ... at byte N")
+   */
+  virtual std::string wait() = 0;
+};
+
+/** decodes the frames of the copies the writers read back, many files together, and compares
+ *  them with the originals (the verifier stage of dprcpipe.cc): a writer hands over the
+ *  codestreams of its copy and goes on with its next file; it takes the verdict later
+ *  (DPRCAwaitVerified)
+ */
+class DPRCFrameVerifier
+{
+public:
+  virtual ~DPRCFrameVerifier() {}
+
+  /** decode each codestream into frameBytes bytes and compare them with original, on the
+   *  verifier's own time
+   *  @param frames the codestreams; they and original stay valid while the ticket lives
    *  @param original the original samples (frames.size() * frameBytes bytes): no frame that the
    *    decoder did not write can pass for them
-   *  @param decoded receives the decoded frames, one after the other, valid while hold is held
-   *  @return empty when every frame decoded, else what failed ("frame N: ...")
    */
-  virtual std::string decode(const std::vector<DPRCCodestream>& frames, std::size_t frameBytes,
-                             const unsigned char *original, const unsigned char *& decoded,
-                             std::shared_ptr<const void>& hold) = 0;
+  virtual std::unique_ptr<DPRCVerifyTicket> submit(const std::vector<DPRCCodestream>& frames, std::size_t frameBytes,
+                                                   const unsigned char *original) = 0;
 
   /// the decoder's limit of samples per frame (as the PCWT decoder codec's)
   virtual std::uint64_t maxSamplesPerFrame() const = 0;
@@ -177,7 +205,8 @@ public:
 /** the writing steps for a prepared job: code (or take the frames coded ahead, through the codecs'
  *  thread coder), write the temporary file (its write-back to disk started, not waited for), give
  *  it the original's permissions, read it back, decode it and compare every sample with the
- *  original (--keep-smaller: and compare the sizes)
+ *  original (--keep-smaller: and compare the sizes). With a verifier the decoding goes on after
+ *  the return: the job is then pending, and DPRCAwaitVerified() compares and finishes it.
  *  @param slot the worker's slot for the temporary file registry; it stays taken by job.temp
  *    until the job is committed
  *  @param verifier PCWT copies: decodes the codestreams read back (with the codec's checks of
@@ -187,7 +216,18 @@ public:
  *  @return true when the verified copy waits in job.temp for DPRCCommit() (the job's samples and
  *    data set released); false when job.result is final (failed, unsupported, kept)
  */
-bool DPRCWriteVerified(DPRCJob& job, const DPRCOptions& options, unsigned slot, DPRCFrameDecoder *verifier = NULL);
+bool DPRCWriteVerified(DPRCJob& job, const DPRCOptions& options, unsigned slot, DPRCFrameVerifier *verifier = NULL);
+
+/** the rest of DPRCWriteVerified() for a job it left pending (job.pending): wait for the
+ *  verifier's verdict, then --keep-smaller's sizes; the job's samples are released. Nothing to
+ *  do for a job that is not pending.
+ *  @return true when the verified copy waits in job.temp for DPRCCommit(); false when job.result
+ *    is final (failed, kept)
+ */
+bool DPRCAwaitVerified(DPRCJob& job, const DPRCOptions& options);
+
+/// the verdict on a pending job is in: DPRCAwaitVerified() would not wait (true too for a job not pending)
+bool DPRCVerifiedReady(const DPRCJob& job);
 
 /** the codestreams of every frame of a PCWT copy read back (DPCWTFileFormat), checked as the PCWT
  *  decoder codec checks them before it decodes: the image pixel module (valid for PCWT, within
@@ -258,6 +298,7 @@ enum DPRC_Stage
   DPRCSG_dirFlush,     // writer: the folder flushed
   DPRCSG_verifierWait, // verifier: waiting for copies to decode
   DPRCSG_verifyBatch,  // verifier: pcwt_decode_batch of the copies of several writers
+  DPRCSG_verifyCheck,  // verifier (its second thread, beside the next batch): decoded frames compared
   DPRCSG_count
 };
 

@@ -13,9 +13,9 @@
  *           DPCWTThreadCoder (dcmpcwt/dpthrcod.h) that hands the codec the codestreams coded
  *           ahead, for frames whose samples, description and parameters are the ones coded, and
  *           codes any other frame itself. With verifyBatches the writers hand the codestreams of
- *           their copies, read back from disk, to a verifier that decodes those of several
- *           writers together, and compare the samples. Every safety step of DPRCFinish stays as
- *           it is.
+ *           their copies, read back from disk, to a verifier that decodes those of many files
+ *           together while the writers go on (DPRCAwaitVerified), and compare the samples before
+ *           the commit. Every safety step of DPRCFinish stays as it is.
  */
 
 #ifndef DCMPCWT_DPRCPIPE_H
@@ -64,15 +64,16 @@ struct DPRCPipelineOptions
   /// CPU backend: threads that code one batch together
   unsigned cpuCoderThreads = 1;
   /** PCWT copies are verified by a verifier stage (a thread per device, decoding with
-   *  decodeBackend): the writers hand over the codestreams they read back and wait, and the
-   *  verifier decodes the copies of several writers in one pcwt_decode_batch call (on the CPU:
-   *  split over cpuCoderThreads decoders); the writers compare the samples. false: each writer
-   *  decodes its copies itself (through the PCWT decoder codec)
+   *  decodeBackend): the writers hand over the codestreams they read back and go on with their
+   *  next files, and the verifier decodes the copies waiting in one pcwt_decode_batch call (on
+   *  the CPU: split over cpuCoderThreads decoders); the writers compare the samples when the
+   *  frames are back, before the commit. false: each writer decodes its copies itself (through
+   *  the PCWT decoder codec)
    */
   bool verifyBatches = false;
-  /** how long a verifier batch waits for each further copy while some writers are not waiting
-   *  (ms); 0: it takes the copies already waiting. 2 ms made the writers wait for the verifier
-   *  (13.7 of their 29 thread-s on the H100 benchmark)
+  /** how long a verifier batch waits for each further copy (ms); 0: it takes the copies already
+   *  waiting. (When the writers waited for each copy, 2 ms made them wait for the verifier: 13.7
+   *  of their 29 thread-s on the H100 benchmark)
    */
   unsigned verifyWaitMs = 0;
   /// the verifier's limit of samples per frame (the PCWT decoder codec's, as registered)

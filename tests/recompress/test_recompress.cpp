@@ -454,6 +454,41 @@ TEST(Recompress, HostileFilesFailAndStayUntouched)
     EXPECT_TRUE(tempFilesBelow(root).empty());
 }
 
+TEST(Recompress, CopiesThatDoNotVerifyFailAndOriginalsStay)
+{
+    REQUIRE_CORPUS();
+    // a bit flipped in the copy read back (its CRC must catch it) or in the samples it is compared
+    // with (the comparison must): by the writers' codec, and by the verifier stage that decodes
+    // many files' copies together and compares them (the GPU where there is one)
+    for (const std::string fault : {"codestream", "original"}) {
+        for (const bool stage : {false, true}) {
+            SCOPED_TRACE(fault + (stage ? " --verify-gpu" : ""));
+            TempDir d;
+            const std::string root = d / "in";
+            copyFile(kTestdata + "/debian-python3-pydicom/CT_small.dcm", root + "/ct.dcm");
+            copyFile(kTestdata + "/pydicom-data/emri_small.dcm", root + "/mr/emri_10frames.dcm");
+            copyFile(kTestdata + "/pylibjpeg-data/RG2_JLSL.dcm", root + "/cr/rg2.dcm");
+            const auto before = snapshot(root);
+            const std::string report = d / "r.json";
+            std::vector<std::string> argv = {kTool, "--no-progress", "--report", report};
+            if (stage)
+                argv.push_back("--verify-gpu");
+            argv.push_back(root);
+            const Proc p = run(argv, {"PCWT_RECOMPRESS_FAULT=" + fault});
+            EXPECT_EQ(p.rc, 2) << describe(argv, p);
+            const auto status = reportStatus(report);
+            ASSERT_EQ(status.size(), before.size()) << p.out;
+            for (const auto &f : before) {
+                EXPECT_EQ(status.at(root + "/" + f.first), "failed") << f.first;
+                EXPECT_TRUE(readBytes(root + "/" + f.first) == f.second) << f.first << " was changed";
+            }
+            EXPECT_NE(p.out.find(fault == "original" ? "differs from the original" : "verification failed"),
+                      std::string::npos) << p.out;
+            EXPECT_TRUE(tempFilesBelow(root).empty());
+        }
+    }
+}
+
 TEST(Recompress, ReadOnlyFilesAndFoldersAreReported)
 {
     REQUIRE_CORPUS();
