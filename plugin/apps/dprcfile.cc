@@ -69,7 +69,7 @@ const char *DPRCStageName(DPRC_Stage stage)
   static const char *const names[DPRCSG_count] = {
     "check", "load", "decode-input", "samples", "reader-wait", "coder-wait", "code", "writer-wait",
     "encode", "save", "flush", "verify-load", "verify-decode", "verify-compare", "rename", "dir-flush",
-    "verifier-wait", "verify-batch", "verify-check"};
+    "verifier-wait", "verify-batch"};
   return stage >= 0 && stage < DPRCSG_count ? names[stage] : "?";
 }
 

@@ -298,7 +298,6 @@ enum DPRC_Stage
   DPRCSG_dirFlush,     // writer: the folder flushed
   DPRCSG_verifierWait, // verifier: waiting for copies to decode
   DPRCSG_verifyBatch,  // verifier: pcwt_decode_batch of the copies of several writers
-  DPRCSG_verifyCheck,  // verifier (its second thread, beside the next batch): decoded frames compared
   DPRCSG_count
 };
 

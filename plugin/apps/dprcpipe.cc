@@ -676,37 +676,8 @@ void compareRanges(std::vector<CompareRange>& ranges)
     for (std::size_t k = 0; k < ranges.size(); ++k) ranges[k].firstDiff = std::min(ranges[k].firstDiff, found[t][k]);
 }
 
-/// a verifier batch decoded, to be compared with the originals
-struct DecodedBatch
-{
-  std::vector<VerifyRequest *> batch;
-  /// the decoded frames (back in the pool when the batch is compared)
-  std::shared_ptr<unsigned char> arena;
-  /// the copies whose frames all decoded (rangeOf: index into ranges, or SIZE_MAX)
-  std::vector<CompareRange> ranges;
-  std::vector<std::size_t> rangeOf;
-
-  /// compare, and give each writer its verdict
-  void check()
-  {
-    compareRanges(ranges);
-    for (std::size_t i = 0; i < batch.size(); ++i)
-      if (rangeOf[i] != SIZE_MAX && ranges[rangeOf[i]].firstDiff != SIZE_MAX)
-        batch[i]->error = "decoded pixel data differs from the original at byte " +
-                          std::to_string(ranges[rangeOf[i]].firstDiff);
-    arena.reset();
-    for (VerifyRequest *x : batch)
-    {
-      // notified under the lock: the writer's request lives until it has seen done
-      std::lock_guard<std::mutex> lock(x->mutex);
-      x->done = true;
-      x->cv.notify_one();
-    }
-  }
-};
-
 /// decodes the copies of several writers in one pcwt_decode_batch call (on the CPU: split over
-/// threads), for a DecodedBatch to compare with their originals
+/// threads) and compares them with their originals
 class BatchVerifier
 {
 public:
@@ -735,11 +706,9 @@ public:
     return true;
   }
 
-  /// decode every frame of the batch's copies (a request whose frames do not decode gets its error)
-  std::unique_ptr<DecodedBatch> decode(const std::vector<VerifyRequest *>& batch, DPRCPipelineStats& stats)
+  /// decode every frame of the batch's copies and compare them; each request gets its verdict
+  void decode(const std::vector<VerifyRequest *>& batch, DPRCPipelineStats& stats)
   {
-    std::unique_ptr<DecodedBatch> out(new DecodedBatch());
-    out->batch = batch;
     std::vector<std::size_t> at(batch.size());
     std::size_t total = 0;
     for (std::size_t i = 0; i < batch.size(); ++i)
@@ -750,13 +719,11 @@ public:
     // the decoded frames in an arena (page-locked with a GPU: written by the device directly), back
     // in the pool after the comparison here
     std::shared_ptr<unsigned char> arena = pool_->get(total ? total : 1);
-    out->rangeOf.assign(batch.size(), SIZE_MAX);
     if (!arena)
     {
       for (VerifyRequest *r : batch) r->error = "out of memory for the decoded frames";
-      return out;
+      return;
     }
-    out->arena = arena;
     std::vector<pcwt_decode_job> jobs;
     for (std::size_t i = 0; i < batch.size(); ++i)
     {
@@ -815,8 +782,8 @@ public:
     }
     ++stats.verifierBatches;
     // every sample of each copy whose frames all decoded, against its original
-    std::vector<CompareRange>& ranges = out->ranges;
-    std::vector<std::size_t>& rangeOf = out->rangeOf;
+    std::vector<CompareRange> ranges;
+    std::vector<std::size_t> rangeOf(batch.size(), SIZE_MAX);
     std::size_t k = 0;
     for (std::size_t i = 0; i < batch.size(); ++i)
     {
@@ -833,7 +800,10 @@ public:
       stats.verifiedFrames += r.frames->size();
       ++stats.verifiedFiles;
     }
-    return out;
+    compareRanges(ranges);
+    for (std::size_t i = 0; i < batch.size(); ++i)
+      if (rangeOf[i] != SIZE_MAX && ranges[rangeOf[i]].firstDiff != SIZE_MAX)
+        batch[i]->error = "decoded pixel data differs from the original at byte " + std::to_string(ranges[rangeOf[i]].firstDiff);
   }
 
 private:
@@ -882,13 +852,13 @@ bool DPRCRunPipeline(const std::vector<DPRCEntry>& files, const DPRCOptions& opt
   const bool verifying = p.verifyBatches && writers > 0 && opt.target == DPRCT_pcwt;
   std::vector<std::unique_ptr<BatchVerifier> > verifiers;
   // A verifier batch decodes at most about this much (and one file more), into an arena of one
-  // size (page-locked: the GPU writes into it directly), compared while the next batch decodes
-  // into a second one; each goes back to the pool for the batch after. Arenas of every batch size up to the coder's 256 MB, held until the writers had
+  // size (page-locked: the GPU writes into it directly), compares, and gives the arena back for the
+  // next batch. Arenas of every batch size up to the coder's 256 MB, held until the writers had
   // compared, took the H100's verifier 1.4 s to allocate and the writers 2.0 s to free (2 GB of
   // page-locked memory in 8 GB of samples, in a run of 4.5 s), and held up the coder's driver calls.
   const std::uint64_t verifyBytes = std::min<std::uint64_t>(p.batchBytes, 64u << 20);
   std::shared_ptr<ArenaPool> decodedArenas =
-    std::make_shared<ArenaPool>(2 * devices.size() + 1, "verifier", true, static_cast<std::size_t>(verifyBytes + (16u << 20)));
+    std::make_shared<ArenaPool>(devices.size() + 1, "verifier", true, static_cast<std::size_t>(verifyBytes + (16u << 20)));
   if (verifying)
   {
     for (int d : devices)
@@ -1084,18 +1054,6 @@ bool DPRCRunPipeline(const std::vector<DPRCEntry>& files, const DPRCOptions& opt
     threads.emplace_back([&, v]() {
       DPRCPipelineStats local;
       const std::size_t maxFrames = p.batchFrames ? p.batchFrames : 1024;
-      // a batch is compared on a thread of its own while the next one is decoded (the comparison
-      // took about a third of the verifier's time on the H100)
-      Queue<DecodedBatch> toCheck;
-      std::thread checker([&toCheck]() {
-        DecodedBatch *d = NULL;
-        while (toCheck.pop(d))
-        {
-          DPRCStageTimer timer(DPRCSG_verifyCheck);
-          std::unique_ptr<DecodedBatch> hold(d);
-          d->check();
-        }
-      });
       for (;;)
       {
         DPRCStageTimer timer(DPRCSG_verifierWait);
@@ -1113,10 +1071,15 @@ bool DPRCRunPipeline(const std::vector<DPRCEntry>& files, const DPRCOptions& opt
           bytes += r->frames->size() * r->frameBytes;
         }
         timer.next(DPRCSG_verifyBatch);
-        toCheck.push(verifiers[v]->decode(batch, local).release());
+        verifiers[v]->decode(batch, local);
+        for (VerifyRequest *x : batch)
+        {
+          // notified under the lock: the writer's request lives until it has seen done
+          std::lock_guard<std::mutex> lock(x->mutex);
+          x->done = true;
+          x->cv.notify_one();
+        }
       }
-      toCheck.close();
-      checker.join();
       std::lock_guard<std::mutex> lock(statsMutex);
       stats.verifierBatches += local.verifierBatches;
       stats.verifiedFrames += local.verifiedFrames;

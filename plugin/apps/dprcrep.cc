@@ -212,7 +212,7 @@ std::string DPRCStageText(const DPRCSummary& s, unsigned readers, unsigned coder
   const Group groups[] = {{"readers", readers, DPRCSG_check, DPRCSG_readerWait},
                           {"batch coders", coders, DPRCSG_coderWait, DPRCSG_code},
                           {"writers", writers, DPRCSG_writerWait, DPRCSG_dirFlush},
-                          {"verifiers", verifiers, DPRCSG_verifierWait, DPRCSG_verifyCheck}};
+                          {"verifiers", verifiers, DPRCSG_verifierWait, DPRCSG_verifyBatch}};
   o << "stage times (thread-seconds; % of the threads' time over " << std::fixed << std::setprecision(2)
     << s.seconds << " s):";
   for (const Group& g : groups)
