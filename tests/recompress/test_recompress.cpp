@@ -868,14 +868,22 @@ TEST(Recompress, KeepSmallerKeepsOriginalsThatDoNotShrink)
         EXPECT_GT(fs::file_size(r2 + "/noise.dcm"), before.at("noise.dcm").size());
     }
 
-    // mirrored: the original goes to the output tree as it is
-    const std::string out = d / "out", mreport = d / "m.json";
-    std::vector<std::string> argv = {kTool, "--keep-smaller", "--output", out, "--no-progress", "--report", mreport, root};
-    Proc p = run(argv);
-    ASSERT_EQ(p.rc, 0) << describe(argv, p);
-    EXPECT_EQ(reportStatus(mreport).at(root + "/noise.dcm"), "kept-original-not-smaller");
-    EXPECT_TRUE(readBytes(out + "/noise.dcm") == before.at("noise.dcm"));
-    EXPECT_EQ(tsOf(out + "/ct.dcm"), kPcwtUid);
+    // mirrored: the original goes to the output tree as it is (also when the verifier stage
+    // compares the copies and the writers take its verdicts later)
+    std::vector<std::string> argv;
+    Proc p;
+    for (const bool stage : {false, true}) {
+        const std::string out = d / (stage ? "out-vg" : "out"), mreport = d / (stage ? "mvg.json" : "m.json");
+        argv = {kTool, "--keep-smaller", "--output", out, "--no-progress", "--report", mreport, root};
+        if (stage)
+            argv.insert(argv.begin() + 1, "--verify-gpu");
+        p = run(argv);
+        ASSERT_EQ(p.rc, 0) << describe(argv, p);
+        EXPECT_EQ(reportStatus(mreport).at(root + "/noise.dcm"), "kept-original-not-smaller");
+        EXPECT_TRUE(readBytes(out + "/noise.dcm") == before.at("noise.dcm"));
+        EXPECT_EQ(tsOf(out + "/ct.dcm"), kPcwtUid);
+        EXPECT_TRUE(tempFilesBelow(out).empty());
+    }
 
     // in place
     const std::string report = d / "r.json";
