@@ -273,8 +273,8 @@ public:
       // 16-bit CT): the arenas stay dense, so that a reused one is written into pages it has
       // touched before, not fresh ones (copying 90 MB out took 45-120 ms per batch on the H100
       // with bound-sized slots). A frame that does not fit is coded by its writer's codec.
-      const std::size_t bound = std::min<std::size_t>(pcwt_encode_bound(&desc), frameBytes + frameBytes / 8 + 4096);
-      if (bound == 0 || frameBytes == 0 || job.original.size() < frames * frameBytes) continue;
+      const std::size_t slot = std::min<std::size_t>(pcwt_encode_bound(&desc), frameBytes + frameBytes / 8 + 4096);
+      if (slot == 0 || frameBytes == 0 || job.original.size() < frames * frameBytes) continue;
       for (std::size_t f = 0; f < frames; ++f)
       {
         pcwt_frame_job j;
@@ -282,10 +282,10 @@ public:
         j.desc = desc;
         j.samples = job.original.data() + f * frameBytes;
         j.samples_size = frameBytes;
-        j.dst_capacity = bound;
+        j.dst_capacity = slot;
         jobs.push_back(j);
         where.push_back(Frame{w, total});
-        total += (bound + 1 + 63) & ~std::size_t(63); // and the pad byte of an odd codestream
+        total += (slot + 1 + 63) & ~std::size_t(63); // and the pad byte of an odd codestream
       }
     }
     if (jobs.empty()) return;

@@ -386,7 +386,6 @@ struct DPRCPendingCopy
   /// the copy as read back; `frames` point into it
   std::unique_ptr<DPCWTFileFormat> check;
   std::vector<DPRCCodestream> frames;
-  std::size_t frameBytes = 0;
   std::shared_ptr<DPRCTempFile> temp;
   std::string destDir;
   /// the writer's slot of the temporary file (a copy of the original under --keep-smaller reuses it)
@@ -872,7 +871,6 @@ static DPRCResult& writeInner(DPRCJob& job, const DPRCOptions& opt, unsigned slo
       std::shared_ptr<DPRCPendingCopy> pc(new DPRCPendingCopy());
       pc->check = std::move(check);
       pc->frames = std::move(frames); // the codestreams stay where they are, in pc->check
-      pc->frameBytes = frameBytes;
       pc->temp = temp;
       pc->destDir = destDir;
       pc->slot = slot;

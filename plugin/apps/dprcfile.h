@@ -213,8 +213,9 @@ public:
  *    the pixel module, fragments and headers done here) instead of the PCWT decoder codec; copies
  *    it does not take (nested Pixel Data such as icons, several fragments per frame, anything
  *    the checks do not pass) are decoded by the codec as without it. NULL: always the codec.
- *  @return true when the verified copy waits in job.temp for DPRCCommit() (the job's samples and
- *    data set released); false when job.result is final (failed, unsupported, kept)
+ *  @return true when the copy waits for DPRCAwaitVerified() and DPRCCommit() (the data set
+ *    released; the samples too unless the job is pending); false when job.result is final
+ *    (failed, unsupported, kept)
  */
 bool DPRCWriteVerified(DPRCJob& job, const DPRCOptions& options, unsigned slot, DPRCFrameVerifier *verifier = NULL);
 

@@ -185,11 +185,9 @@ bool DPRCRunPipeline(const std::vector<DPRCEntry>& files, const DPRCOptions& opt
       // the verifier gets the copies of many files at once); each holds its samples until then.
       std::vector<std::unique_ptr<Work> > pending;
       std::vector<bool> slotUsed(group, false);
-      std::vector<unsigned> slotOf;
-      auto drop = [&](std::size_t k) {
-        slotUsed[slotOf[k]] = false;
-        pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(k));
-        slotOf.erase(slotOf.begin() + static_cast<std::ptrdiff_t>(k));
+      auto release = [&](Work& w) {
+        budget.release(w.reserved);
+        w.reserved = 0;
       };
       // compare the copies whose frames are back (all of them: wait for the rest)
       auto compare = [&](bool all) {
@@ -202,15 +200,15 @@ bool DPRCRunPipeline(const std::vector<DPRCEntry>& files, const DPRCOptions& opt
             continue;
           }
           const bool kept = DPRCAwaitVerified(job, opt);
-          budget.release(pending[k]->reserved); // its samples are released
-          pending[k]->reserved = 0;
+          release(*pending[k]); // its samples are released
           if (kept)
           {
             ++k;
             continue;
           }
           done(pending[k]->index, job.result);
-          drop(k);
+          slotUsed[pending[k]->slot] = false;
+          pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(k));
         }
       };
       auto commit = [&]() {
@@ -221,7 +219,6 @@ bool DPRCRunPipeline(const std::vector<DPRCEntry>& files, const DPRCOptions& opt
         DPRCCommit(jobs, opt);
         for (const std::unique_ptr<Work>& w : pending) done(w->index, w->job.result);
         pending.clear();
-        slotOf.clear();
         std::fill(slotUsed.begin(), slotUsed.end(), false);
       };
       Work *x = NULL;
@@ -236,18 +233,13 @@ bool DPRCRunPipeline(const std::vector<DPRCEntry>& files, const DPRCOptions& opt
         std::unique_ptr<Work> w(x);
         tc.setJob(&w->job);
         // a free slot of this writer's group for the temporary file (taken until the commit)
-        const unsigned free = static_cast<unsigned>(std::find(slotUsed.begin(), slotUsed.end(), false) - slotUsed.begin());
-        const bool written = DPRCWriteVerified(w->job, opt, wi * group + free, verifying ? &verifyClient : NULL);
+        w->slot = static_cast<unsigned>(std::find(slotUsed.begin(), slotUsed.end(), false) - slotUsed.begin());
+        const bool written = DPRCWriteVerified(w->job, opt, wi * group + w->slot, verifying ? &verifyClient : NULL);
         tc.setJob(NULL);
-        if (!w->job.pending)
-        {
-          budget.release(w->reserved); // its samples and data set are released
-          w->reserved = 0;
-        }
+        if (!w->job.pending) release(*w); // its samples and data set are released
         if (written)
         {
-          slotUsed[free] = true;
-          slotOf.push_back(free);
+          slotUsed[w->slot] = true;
           pending.push_back(std::move(w));
           compare(false);
           if (pending.size() >= group) commit();

@@ -28,6 +28,8 @@ struct Work
   DPRCJob job;
   /// bytes reserved in the memory budget
   std::uint64_t reserved = 0;
+  /// a writer's slot of the temporary file, among its commit group's (dprcfile.h's slot)
+  unsigned slot = 0;
 };
 
 /// a queue between stages; pop fails once it is closed and empty
