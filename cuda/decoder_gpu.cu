@@ -1,7 +1,9 @@
 // decoder_gpu.cu - sequences the GPU decoder for a batch of codestreams (the twin of
 // codec/src/decoder.c): headers parsed and validated on the host before anything is allocated;
 // then on the device: locate groups, verify CRCs, decode groups level by level from the top
-// (all groups of a level in parallel), inverse B-LDWT+B, range-checked export.
+// (all groups of a level in parallel), inverse B-LDWT+B, range-checked export. pcwt_verify_batch
+// runs the same with the expected samples uploaded beside the codestreams and compared on the
+// device (compare_gpu.cu) instead of the samples' download.
 #include "gpu_context.h"
 
 extern "C" {
@@ -49,8 +51,10 @@ struct DecodeSet {
     std::vector<pcwt_header_info> info;
 };
 
-// Host side of a chunk: headers -> layout, codestreams -> device (copy_in stream).
-void upload_chunk(pcwt_gpu *g, Slot &sl, pcwt_decode_job *jobs, const DecodeSet &set)
+// Host side of a chunk: headers -> layout, codestreams (verify: and the samples expected) ->
+// device (copy_in stream).
+void upload_chunk(pcwt_gpu *g, Slot &sl, pcwt_decode_job *jobs, const DecodeSet &set,
+                  const pcwt_verify_job *verify)
 {
     cudaStream_t s = g->copy_in;
     std::vector<FrameSpec> specs;
@@ -87,6 +91,13 @@ void upload_chunk(pcwt_gpu *g, Slot &sl, pcwt_decode_job *jobs, const DecodeSet 
     gpu_upload_pieces(sl.h_stream, sl.stream_buf.as<uint8_t>(), pieces, stream_bytes, s);
     gpu_upload_layout(g, sl, s);
     sl.samples.ensure(sample_bytes ? sample_bytes : 1);
+    if (verify) { // the samples expected, at the decoded frames' offsets (h_samples: no download)
+        sl.expected.ensure(sample_bytes ? sample_bytes : 1);
+        std::vector<HostPiece> want;
+        for (size_t k = 0; k < set.idx.size(); k++)
+            want.push_back({verify[set.idx[k]].expected, L.frames[k].sample_size, L.frames[k].sample_off});
+        gpu_upload_pieces(sl.h_samples, sl.expected.as<uint8_t>(), want, sample_bytes, s);
+    }
     sl.dev.stream = sl.stream_buf.as<uint8_t>();
     sl.dev.samples = sl.samples.as<uint8_t>();
     sl.idx = set.idx;
@@ -145,11 +156,24 @@ void run_device_decode(pcwt_gpu *g, Slot &sl)
     gpu_mark(g, "export samples");
 }
 
-void compute_chunk(pcwt_gpu *g, Slot &sl)
+void compute_chunk(pcwt_gpu *g, Slot &sl, bool verify)
 {
     ProfScope timed(GpuHostProf::LAUNCH);
     CUDA_CHECK(cudaStreamWaitEvent(g->stream, sl.uploaded, 0));
     run_device_decode(g, sl);
+    if (verify) {
+        const uint32_t nf = uint32_t(sl.layout.frames.size());
+        uint64_t max_size = 0;
+        for (const GpuFrame &f : sl.layout.frames)
+            max_size = std::max(max_size, f.sample_size);
+        sl.first_diff.ensure(sizeof(uint64_t) * (nf ? nf : 1));
+        sl.h_first_diff.ensure(sizeof(uint64_t) * (nf ? nf : 1));
+        gpu_first_difference(sl.samples.as<uint8_t>(), sl.expected.as<uint8_t>(), sl.dev.frames, nf, max_size,
+                             sl.first_diff.as<uint64_t>(), g->stream);
+        CUDA_CHECK(cudaMemcpyAsync(sl.h_first_diff.p, sl.first_diff.p, sizeof(uint64_t) * nf,
+                                   cudaMemcpyDeviceToHost, g->stream));
+        gpu_mark(g, "compare");
+    }
     const size_t np = sl.layout.planes.size();
     sl.h_state.ensure(sizeof(GpuPlaneState) * (np + 1));
     CUDA_CHECK(cudaMemcpyAsync(sl.h_state.p, sl.state.p, sizeof(GpuPlaneState) * np,
@@ -185,15 +209,16 @@ void download_chunk(pcwt_gpu *g, Slot &sl, pcwt_decode_job *jobs)
     CUDA_CHECK(cudaEventRecord(sl.downloaded, s));
 }
 
-// Marks the jobs whose planes failed; copies staged samples of the others.
-void finish_chunk(Slot &sl, pcwt_decode_job *jobs, char *err, size_t err_size)
+// Marks the jobs whose planes failed; copies staged samples of the others (verify: the others
+// get their comparison's verdict).
+void finish_chunk(Slot &sl, pcwt_decode_job *jobs, pcwt_verify_job *verify, char *err, size_t err_size)
 {
     if (!sl.busy)
         return;
     ProfScope timed(GpuHostProf::UNPACK);
     {
         ProfScope wait(GpuHostProf::WAIT_DOWN);
-        CUDA_CHECK(cudaEventSynchronize(sl.downloaded));
+        CUDA_CHECK(cudaEventSynchronize(verify ? sl.computed : sl.downloaded));
     }
     const BatchLayout &L = sl.layout;
     std::vector<HostCopy> copies; // out of staging, all together
@@ -206,6 +231,17 @@ void finish_chunk(Slot &sl, pcwt_decode_job *jobs, char *err, size_t err_size)
                 j.status = e == GPU_ERR_CRC ? PCWT_ERR_CRC_MISMATCH : PCWT_ERR_CORRUPT;
                 std::snprintf(err, err_size, "plane %u: %s", pl - f.plane_first, gpu_error_text(e));
             }
+        }
+        if (verify) {
+            pcwt_verify_job &v = verify[sl.idx[k]];
+            const uint64_t at = sl.h_first_diff.as<uint64_t>()[k];
+            if (j.status == PCWT_OK && at != UINT64_MAX) {
+                j.status = PCWT_ERR_MISMATCH;
+                v.first_difference = at;
+                std::snprintf(err, err_size, "decoded samples differ from the expected ones at byte %llu",
+                              (unsigned long long)at);
+            }
+            continue;
         }
         // A failed frame's buffer may hold partial samples, as on the CPU path.
         if (j.status == PCWT_OK && !sl.direct[k])
@@ -241,19 +277,34 @@ DecodeSet validate(pcwt_decode_job *jobs, size_t count, uint64_t max_samples, ch
     return set;
 }
 
-} // namespace
-
-extern "C" pcwt_status pcwt_gpu_decode_batch(pcwt_gpu *g, uint64_t max_samples,
-                                             pcwt_decode_job *jobs, size_t count, char *err,
-                                             size_t err_size)
+// Decodes the jobs (verify: and compares them, jobs[i].dst unused), in chunks that alternate
+// between the two slots.
+pcwt_status decode_chunks(pcwt_gpu *g, uint64_t max_samples, pcwt_decode_job *jobs, size_t count,
+                          pcwt_verify_job *verify, char *err, size_t err_size)
 {
-    ProfCall prof(g, "decode");
     try {
         CUDA_CHECK(cudaSetDevice(g->device)); // the context's device, on any thread
         std::vector<DecodeSet> chunks;
         {
             ProfScope plan(GpuHostProf::PLAN);
             DecodeSet all = validate(jobs, count, max_samples, err, err_size);
+            if (verify) { // sizes that differ are a mismatch found here, without the device
+                DecodeSet same;
+                for (size_t k = 0; k < all.idx.size(); k++) {
+                    pcwt_verify_job &v = verify[all.idx[k]];
+                    const uint64_t size = pcwt_image_size(&all.info[k].desc);
+                    if (size != v.expected_size) {
+                        jobs[all.idx[k]].status = PCWT_ERR_MISMATCH;
+                        v.first_difference = std::min<uint64_t>(size, v.expected_size);
+                        std::snprintf(err, err_size, "decoded %llu bytes of samples, %llu expected",
+                                      (unsigned long long)size, (unsigned long long)v.expected_size);
+                        continue;
+                    }
+                    same.idx.push_back(all.idx[k]);
+                    same.info.push_back(all.info[k]);
+                }
+                all = same;
+            }
             // Chunks: each fits in half the device memory budget; a big batch is cut into about eight
             // so that transfers overlap compute.
             const size_t budget = gpu_memory_budget(g) / 2; // two chunks in flight
@@ -270,7 +321,8 @@ extern "C" pcwt_status pcwt_gpu_decode_batch(pcwt_gpu *g, uint64_t max_samples,
                 f.high[0] = f.high[1] = f.high[2] = 1; // the most a frame of this size can take
                 BatchLayout one;
                 gpu_build_layout({f}, one);
-                const size_t need = gpu_batch_bytes(one, pcwt_image_size(&h.desc), h.codestream_length);
+                const size_t need = gpu_batch_bytes(one, pcwt_image_size(&h.desc) * (verify ? 2 : 1),
+                                                    h.codestream_length);
                 if (need > budget) {
                     jobs[all.idx[k]].status = PCWT_ERR_OUT_OF_MEMORY;
                     continue;
@@ -295,28 +347,59 @@ extern "C" pcwt_status pcwt_gpu_decode_batch(pcwt_gpu *g, uint64_t max_samples,
         }
         for (size_t c = 0; c < chunks.size(); c++) {
             Slot &sl = g->slot[c % 2], &prev = g->slot[(c + 1) % 2];
-            finish_chunk(sl, jobs, err, err_size);
-            upload_chunk(g, sl, jobs, chunks[c]);
-            compute_chunk(g, sl);
-            if (c > 0)
+            finish_chunk(sl, jobs, verify, err, err_size);
+            upload_chunk(g, sl, jobs, chunks[c], verify);
+            compute_chunk(g, sl, verify != nullptr);
+            if (c > 0 && !verify)
                 download_chunk(g, prev, jobs);
         }
-        if (!chunks.empty())
+        if (!chunks.empty() && !verify)
             download_chunk(g, g->slot[(chunks.size() - 1) % 2], jobs);
         for (Slot &sl : g->slot)
-            finish_chunk(sl, jobs, err, err_size);
+            finish_chunk(sl, jobs, verify, err, err_size);
     } catch (const pcwt_gpu_detail::CudaError &e) {
         std::snprintf(err, err_size, "%s", e.what.c_str());
         cudaGetLastError();
         for (Slot &sl : g->slot)
             sl.busy = false;
-        return e.code == cudaErrorMemoryAllocation ? PCWT_ERR_OUT_OF_MEMORY
-                                                   : PCWT_ERR_BACKEND_UNAVAILABLE;
+        const pcwt_status st = e.code == cudaErrorMemoryAllocation ? PCWT_ERR_OUT_OF_MEMORY
+                                                                   : PCWT_ERR_BACKEND_UNAVAILABLE;
+        // no job passes that the device may not have finished (out of memory: the caller's CPU
+        // path takes them)
+        for (size_t i = 0; i < count; i++)
+            if (jobs[i].status == PCWT_OK)
+                jobs[i].status = st;
+        return st;
     }
     for (size_t i = 0; i < count; i++)
         if (jobs[i].status != PCWT_OK)
             return jobs[i].status;
     return PCWT_OK;
+}
+
+} // namespace
+
+extern "C" pcwt_status pcwt_gpu_decode_batch(pcwt_gpu *g, uint64_t max_samples,
+                                             pcwt_decode_job *jobs, size_t count, char *err,
+                                             size_t err_size)
+{
+    ProfCall prof(g, "decode");
+    return decode_chunks(g, max_samples, jobs, count, nullptr, err, err_size);
+}
+
+extern "C" pcwt_status pcwt_gpu_verify_batch(pcwt_gpu *g, uint64_t max_samples,
+                                             pcwt_verify_job *jobs, size_t count, char *err,
+                                             size_t err_size)
+{
+    ProfCall prof(g, "verify");
+    // the decoder's jobs: no destination, nor its size check (the expected size is checked)
+    std::vector<pcwt_decode_job> dj(count);
+    for (size_t i = 0; i < count; i++)
+        dj[i] = pcwt_decode_job{jobs[i].src, jobs[i].src_size, nullptr, SIZE_MAX, PCWT_OK};
+    const pcwt_status st = decode_chunks(g, max_samples, dj.data(), count, jobs, err, err_size);
+    for (size_t i = 0; i < count; i++)
+        jobs[i].status = dj[i].status;
+    return st;
 }
 
 extern "C" pcwt_status pcwt_gpu_bench_decode(pcwt_gpu *g, pcwt_decode_job *jobs, size_t count,
@@ -328,7 +411,7 @@ extern "C" pcwt_status pcwt_gpu_bench_decode(pcwt_gpu *g, pcwt_decode_job *jobs,
         if (set.idx.size() != count)
             return PCWT_ERR_CORRUPT;
         Slot &sl = g->slot[0];
-        upload_chunk(g, sl, jobs, set);
+        upload_chunk(g, sl, jobs, set, nullptr);
         CUDA_CHECK(cudaStreamSynchronize(g->copy_in));
         *ms = gpu_median_ms(g, sl, repeats, "decode", [&]() { run_device_decode(g, sl); });
         std::vector<GpuPlaneState> st(sl.layout.planes.size());

@@ -53,6 +53,12 @@ pcwt_status pcwt_gpu_jpegls_bench_encode(pcwt_gpu *g, const pcwt_encode_params *
 pcwt_status pcwt_gpu_decode_batch(pcwt_gpu *g, uint64_t max_samples, pcwt_decode_job *jobs,
                                   size_t count, char *err, size_t err_size);
 
+/* Decodes count codestreams on the device and compares each with its expected samples there
+ * (pcwt_verify_batch); nothing decoded comes back. A job the device has no memory for returns
+ * PCWT_ERR_OUT_OF_MEMORY in its status (the caller verifies it on the CPU). */
+pcwt_status pcwt_gpu_verify_batch(pcwt_gpu *g, uint64_t max_samples, pcwt_verify_job *jobs,
+                                  size_t count, char *err, size_t err_size);
+
 /* Device-resident benchmark entry points: the samples (encode) or codestreams (decode) are
  * uploaded once, then only the device work is repeated, timed with CUDA events. Returns the median
  * milliseconds of `repeats` runs in *ms. pcwt_gpu_bench_encode runs the JPEG-LS encoder when

@@ -47,9 +47,10 @@ ProfCall::~ProfCall()
 void Slot::release()
 {
     for (DevBuf *b : {&frames, &planes, &bands, &levels, &steps, &step_groups, &level0, &export_ids, &groups, &state,
-                      &group_size, &samples, &stream_buf, &flags, &scan_tmp, &ec_scan, &ec_scratch})
+                      &group_size, &samples, &stream_buf, &flags, &scan_tmp, &ec_scan, &ec_scratch, &expected,
+                      &first_diff})
         b->release();
-    for (PinnedBuf *b : {&h_samples, &h_stream, &h_frames, &h_state})
+    for (PinnedBuf *b : {&h_samples, &h_stream, &h_frames, &h_state, &h_first_diff})
         b->release();
     for (cudaEvent_t e : {uploaded, computed, downloaded})
         if (e)
@@ -95,19 +96,12 @@ extern "C" void *pcwt_gpu_host_alloc(size_t size)
     if (!pcwt_gpu_available())
         return nullptr;
     void *p = nullptr;
-    if (cudaMallocHost(&p, size ? size : 1) != cudaSuccess) {
-        cudaGetLastError();
+    if (gpu_pinned_alloc(&p, size ? size : 1) != cudaSuccess)
         return nullptr;
-    }
     return p;
 }
 
-extern "C" int pcwt_gpu_host_free(void *ptr)
-{
-    if (!gpu_is_pinned(ptr))
-        return 0;
-    return cudaFreeHost(ptr) == cudaSuccess;
-}
+extern "C" int pcwt_gpu_host_free(void *ptr) { return gpu_pinned_free(ptr) == cudaSuccess; }
 
 bool gpu_is_pinned(const void *ptr)
 {
@@ -314,7 +308,7 @@ size_t gpu_memory_budget(pcwt_gpu *g)
     size_t held = g->i32.cap + g->i8.cap;
     for (const Slot &s : g->slot)
         held += s.samples.cap + s.stream_buf.cap + s.groups.cap + s.group_size.cap +
-                s.ec_scan.cap + s.ec_scratch.cap;
+                s.ec_scan.cap + s.ec_scratch.cap + s.expected.cap;
     held += jls_gpu_held(g->jls);
     const size_t budget = (free_b + held) / 10 * 8;
     return g->memory_budget && g->memory_budget < budget ? g->memory_budget : budget;

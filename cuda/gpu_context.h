@@ -86,8 +86,13 @@ struct ProfCall {
 
 inline cudaError_t device_alloc(void **p, size_t n) { return cudaMalloc(p, n); }
 inline cudaError_t device_free(void *p) { return cudaFree(p); }
-inline cudaError_t pinned_alloc(void **p, size_t n) { return cudaMallocHost(p, n); }
-inline cudaError_t pinned_free(void *p) { return cudaFreeHost(p); }
+// Page-locked host memory (host_pinned.cu): committed in 2 MB pages and registered with CUDA,
+// much cheaper to get and to give back than cudaMallocHost's; gpu_pinned_free refuses (with an
+// error) memory that gpu_pinned_alloc did not give.
+cudaError_t gpu_pinned_alloc(void **p, size_t n);
+cudaError_t gpu_pinned_free(void *p);
+inline cudaError_t pinned_alloc(void **p, size_t n) { return gpu_pinned_alloc(p, n); }
+inline cudaError_t pinned_free(void *p) { return gpu_pinned_free(p); }
 
 // A grow-only buffer: device memory or page-locked host memory.
 template <cudaError_t (*Alloc)(void **, size_t), cudaError_t (*Free)(void *)> struct Buffer {
@@ -124,6 +129,7 @@ using PinnedBuf = Buffer<pinned_alloc, pinned_free>;
 struct Slot {
     DevBuf frames, planes, bands, levels, steps, step_groups, level0, export_ids, groups, state, group_size, samples,
         stream_buf, flags, scan_tmp, ec_scan, ec_scratch;
+    DevBuf expected, first_diff;         // verify: the samples expected, each frame's first difference
     PinnedBuf h_samples, h_stream;
     BatchLayout layout;
     const GpuFrame *frames_host() const { return h_frames.as<GpuFrame>(); }
@@ -133,6 +139,7 @@ struct Slot {
     cudaEvent_t uploaded = nullptr, computed = nullptr, downloaded = nullptr;
     std::vector<size_t> idx;             // the jobs of the chunk in this slot
     PinnedBuf h_frames, h_state;         // written back by the device (pinned: truly async)
+    PinnedBuf h_first_diff;              // verify: first_diff, written back
     std::vector<char> direct;            // output copied straight into the caller's pinned buffer
     bool busy = false;
     void release();

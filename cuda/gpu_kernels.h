@@ -74,6 +74,12 @@ void gpu_ec_pack(const DeviceBatch &b, uint64_t groups, cudaStream_t s);
 void gpu_ec_decode(const DeviceBatch &b, const uint32_t *dev_groups, uint32_t group_count,
                    uint32_t band_count, cudaStream_t s);
 
+// compare_gpu.cu (pcwt_verify_batch): result[f] = the first byte where frame f's samples in
+// decoded and expected differ (both at the frame's sample_off), UINT64_MAX where they do not;
+// max_size: the largest frame's sample_size
+void gpu_first_difference(const uint8_t *decoded, const uint8_t *expected, const GpuFrame *dev_frames,
+                          uint32_t count, uint64_t max_size, uint64_t *result, cudaStream_t s);
+
 // crc32_gpu.cu
 void gpu_crc_init();
 void gpu_group_crcs(const DeviceBatch &b, uint64_t groups, uint32_t band_count, cudaStream_t s);

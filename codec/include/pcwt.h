@@ -45,7 +45,8 @@ typedef enum pcwt_status {
     PCWT_ERR_LIMIT_EXCEEDED = 8,   /* image larger than the decoder's configured limits */
     PCWT_ERR_BAD_MAGIC = 9,        /* not a PCWT codestream */
     PCWT_ERR_BAD_VERSION = 10,     /* format version or profile this library does not know */
-    PCWT_ERR_BACKEND_UNAVAILABLE = 11 /* the requested backend (GPU) is not built or present */
+    PCWT_ERR_BACKEND_UNAVAILABLE = 11, /* the requested backend (GPU) is not built or present */
+    PCWT_ERR_MISMATCH = 12         /* pcwt_verify_batch: decodes to other samples than expected */
 } pcwt_status;
 
 /* Static text for a status code (never NULL). */
@@ -211,6 +212,25 @@ typedef struct pcwt_decode_job {
 /* Decode count codestreams (the GPU backend decodes them together). Returns PCWT_OK when every
  * job succeeded, otherwise the status of the first failing one. */
 PCWT_CHECK_RESULT pcwt_status pcwt_decode_batch(pcwt_decoder *dec, pcwt_decode_job *jobs,
+                                                size_t count);
+
+/* A codestream and the samples it must decode to (pcwt_verify_batch). */
+typedef struct pcwt_verify_job {
+    const void *src;
+    size_t src_size;
+    const void *expected;      /* in the layout of the header's desc, as pcwt_decode writes it */
+    size_t expected_size;
+    uint64_t first_difference; /* out: with PCWT_ERR_MISMATCH the first byte that differs (the
+                                  smaller size when the sizes differ), else UINT64_MAX */
+    pcwt_status status;        /* out: PCWT_OK when the samples are exactly the expected ones */
+} pcwt_verify_job;
+
+/* Decode count codestreams and compare every byte of each with its expected samples: the check
+ * of a copy before its original goes. The GPU backend compares on the device, with no decoded
+ * sample copied back (expected samples in pcwt_host_alloc memory go up without staging). A job
+ * that decodes to other samples gets PCWT_ERR_MISMATCH; one that does not decode, the decoder's
+ * status. Returns PCWT_OK when every job matched, otherwise the first failing job's status. */
+PCWT_CHECK_RESULT pcwt_status pcwt_verify_batch(pcwt_decoder *dec, pcwt_verify_job *jobs,
                                                 size_t count);
 
 /* The backend a handle resolved to: PCWT_BACKEND_CPU or PCWT_BACKEND_GPU. AUTO means the GPU

@@ -23,6 +23,8 @@ struct pcwt_decoder {
     pcwt_gpu *gpu; /* created on first use */
 #endif
     int device; /* pcwt_decoder_set_device */
+    uint8_t *scratch;     /* pcwt_verify_batch on the CPU: a frame decoded, kept across calls */
+    size_t scratch_size;
     char err[256];
 };
 
@@ -43,6 +45,7 @@ void pcwt_decoder_destroy(pcwt_decoder *d)
         return;
     pcwt_pyramid_free(&d->pyr);
     free(d->rct);
+    free(d->scratch);
 #ifdef PCWT_HAVE_CUDA
     pcwt_gpu_destroy(d->gpu);
 #endif
@@ -297,6 +300,124 @@ pcwt_status pcwt_decode_batch(pcwt_decoder *dec, pcwt_decode_job *jobs, size_t c
     for (size_t i = 0; i < count; i++) {
         jobs[i].status = decode_cpu(dec, jobs[i].src, jobs[i].src_size, jobs[i].dst,
                                     jobs[i].dst_capacity);
+        if (jobs[i].status != PCWT_OK && first == PCWT_OK) {
+            first = jobs[i].status;
+            memcpy(first_err, dec->err, sizeof first_err);
+        }
+    }
+    if (first != PCWT_OK)
+        memcpy(dec->err, first_err, sizeof first_err);
+    return first;
+}
+
+/* The first byte where a and b differ (n when none). */
+static size_t first_difference(const uint8_t *a, const uint8_t *b, size_t n)
+{
+    const size_t block = (size_t)1 << 16;
+    size_t at = 0;
+    while (at < n) {
+        const size_t len = n - at < block ? n - at : block;
+        if (memcmp(a + at, b + at, len) != 0)
+            break;
+        at += len;
+    }
+    while (at < n && a[at] == b[at])
+        at++;
+    return at;
+}
+
+/* One job on the CPU: decoded into the handle's scratch buffer, then compared. */
+static pcwt_status verify_cpu(pcwt_decoder *dec, pcwt_verify_job *j)
+{
+    j->first_difference = UINT64_MAX;
+    pcwt_header_info info;
+    pcwt_status st = pcwt_header_parse((const uint8_t *)j->src, j->src_size, &info, dec->err,
+                                       sizeof dec->err);
+    if (st != PCWT_OK)
+        return st;
+    st = pcwt_decode_check(&info, j->src_size, SIZE_MAX, dec->max_samples, dec->err,
+                           sizeof dec->err);
+    if (st != PCWT_OK)
+        return st;
+    const size_t size = pcwt_image_size(&info.desc);
+    if (size > dec->scratch_size) {
+        uint8_t *p = (uint8_t *)realloc(dec->scratch, size);
+        if (!p) {
+            pcwt_set_error(dec->err, sizeof dec->err, "out of memory for a %ux%u image",
+                           info.desc.width, info.desc.height);
+            return PCWT_ERR_OUT_OF_MEMORY;
+        }
+        dec->scratch = p;
+        dec->scratch_size = size;
+    }
+    st = decode_cpu(dec, j->src, j->src_size, dec->scratch, size);
+    if (st != PCWT_OK)
+        return st;
+    return pcwt_verify_compare(j, dec->scratch, size, dec->err, sizeof dec->err);
+}
+
+pcwt_status pcwt_verify_compare(pcwt_verify_job *j, const uint8_t *decoded, size_t size, char *err,
+                                size_t err_size)
+{
+    const size_t n = size < j->expected_size ? size : j->expected_size;
+    const size_t at = first_difference(decoded, (const uint8_t *)j->expected, n);
+    if (at == n && size == j->expected_size) {
+        j->first_difference = UINT64_MAX;
+        return PCWT_OK;
+    }
+    j->first_difference = at;
+    if (size != j->expected_size)
+        pcwt_set_error(err, err_size, "decoded %zu bytes of samples, %zu expected", size,
+                       j->expected_size);
+    else
+        pcwt_set_error(err, err_size, "decoded samples differ from the expected ones at byte %zu", at);
+    return PCWT_ERR_MISMATCH;
+}
+
+#ifdef PCWT_HAVE_CUDA
+static pcwt_status verify_batch_gpu(pcwt_decoder *dec, pcwt_verify_job *jobs, size_t count)
+{
+    if (!dec->gpu) {
+        const pcwt_status st = pcwt_gpu_create(&dec->gpu, dec->device, dec->err, sizeof dec->err);
+        if (st != PCWT_OK)
+            return st;
+    }
+    pcwt_status st = pcwt_gpu_verify_batch(dec->gpu, dec->max_samples, jobs, count, dec->err,
+                                           sizeof dec->err);
+    if (st == PCWT_ERR_BACKEND_UNAVAILABLE)
+        return st;
+    /* Codestreams the device had no memory for are verified on the CPU. */
+    st = PCWT_OK;
+    for (size_t i = 0; i < count; i++) {
+        if (jobs[i].status == PCWT_ERR_OUT_OF_MEMORY)
+            jobs[i].status = verify_cpu(dec, &jobs[i]);
+        if (st == PCWT_OK)
+            st = jobs[i].status;
+    }
+    return st;
+}
+#endif
+
+pcwt_status pcwt_verify_batch(pcwt_decoder *dec, pcwt_verify_job *jobs, size_t count)
+{
+    if (!dec || (!jobs && count))
+        return PCWT_ERR_INVALID_ARGUMENT;
+    dec->err[0] = 0;
+    for (size_t i = 0; i < count; i++) {
+        jobs[i].first_difference = UINT64_MAX;
+        if (!jobs[i].src || (!jobs[i].expected && jobs[i].expected_size)) {
+            pcwt_set_error(dec->err, sizeof dec->err, "job %zu: NULL buffer", i);
+            return PCWT_ERR_INVALID_ARGUMENT;
+        }
+    }
+#ifdef PCWT_HAVE_CUDA
+    if (dec->backend == PCWT_BACKEND_GPU)
+        return verify_batch_gpu(dec, jobs, count);
+#endif
+    pcwt_status first = PCWT_OK;
+    char first_err[sizeof dec->err] = "";
+    for (size_t i = 0; i < count; i++) {
+        jobs[i].status = verify_cpu(dec, &jobs[i]);
         if (jobs[i].status != PCWT_OK && first == PCWT_OK) {
             first = jobs[i].status;
             memcpy(first_err, dec->err, sizeof first_err);

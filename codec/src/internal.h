@@ -130,6 +130,10 @@ uint32_t pcwt_crc32(const uint8_t *data, size_t size);
  * length, destination size); shared by the CPU and GPU decoders. */
 pcwt_status pcwt_decode_check(const pcwt_header_info *info, size_t src_size, size_t dst_capacity,
                               uint64_t max_samples, char *err, size_t err_size);
+/* decoder.c: a verify job's decoded samples (size bytes) against its expected ones: PCWT_OK, or
+ * PCWT_ERR_MISMATCH with first_difference set; shared by the CPU and GPU verifiers. */
+pcwt_status pcwt_verify_compare(pcwt_verify_job *job, const uint8_t *decoded, size_t size, char *err,
+                                size_t err_size);
 
 /* planes.c: samples <-> int32 planes. kind 0: the value in bits_stored bits (sign-extended when
  * signed); kind 1: the bits above bits_stored that differ from the canonical extension. */

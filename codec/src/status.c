@@ -18,6 +18,7 @@ const char *pcwt_status_string(pcwt_status status)
     case PCWT_ERR_BAD_MAGIC: return "not a PCWT codestream";
     case PCWT_ERR_BAD_VERSION: return "unknown PCWT format version or profile";
     case PCWT_ERR_BACKEND_UNAVAILABLE: return "requested backend not available";
+    case PCWT_ERR_MISMATCH: return "decoded samples differ from the expected ones";
     }
     return "unknown status";
 }

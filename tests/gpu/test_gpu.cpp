@@ -284,6 +284,64 @@ TEST_P(Gpu, CorruptStreamsRejectedInABatch)
     EXPECT_EQ(jobs[2].status, PCWT_ERR_TRUNCATED);
 }
 
+// pcwt_verify_batch on the device gives what the CPU gives: frames of many sizes (tails that are
+// not whole 16-byte words), expected samples in page-locked and in ordinary memory, one byte
+// changed at the start, inside or at the end, a size that differs, a corrupt codestream.
+TEST_P(Gpu, VerifyOnTheDeviceMatchesCpu)
+{
+    SKIP_WITHOUT_GPU();
+    Codec c(GetParam());
+    Rng rng(8);
+    const pcwt_image_desc descs[] = {{512, 512, 1, 16, 12, 1, 0}, {37, 29, 1, 8, 8, 0, 0},
+                                     {301, 203, 3, 8, 8, 0, 0}, {1000, 777, 1, 16, 16, 0, 0}};
+    std::vector<std::vector<uint8_t>> cs, want;
+    std::vector<void *> pinned;
+    std::vector<pcwt_verify_job> jobs;
+    for (int rep = 0; rep < 3; rep++)
+        for (const pcwt_image_desc &d : descs) {
+            const std::vector<uint8_t> img = random_image(d, rng, 1);
+            cs.push_back(Codec::enc(c.cpu, d, img));
+            want.push_back(img);
+        }
+    for (size_t i = 0; i < cs.size(); i++) {
+        std::vector<uint8_t> &w = want[i];
+        switch (i % 6) {
+        case 1: w[0] ^= 1; break;
+        case 2: w[w.size() / 2 + 5] ^= 0x40; break;
+        case 3: w[w.size() - 1] ^= 0x80; break;
+        case 4: w.pop_back(); break;
+        case 5: cs[i][cs[i].size() - 9] ^= 0x20; break; // its payload checksum fails
+        default: break;
+        }
+        void *p = nullptr;
+        if (i % 2) { // every other one page-locked: uploaded without staging
+            p = pcwt_host_alloc(w.size());
+            ASSERT_NE(p, nullptr);
+            std::memcpy(p, w.data(), w.size());
+            pinned.push_back(p);
+        }
+        pcwt_verify_job j;
+        std::memset(&j, 0, sizeof j);
+        j.src = cs[i].data();
+        j.src_size = cs[i].size();
+        j.expected = p ? p : w.data();
+        j.expected_size = w.size();
+        jobs.push_back(j);
+    }
+    std::vector<pcwt_verify_job> cpu = jobs;
+    EXPECT_EQ(pcwt_verify_batch(c.dcpu, cpu.data(), cpu.size()), PCWT_ERR_MISMATCH);
+    EXPECT_EQ(pcwt_verify_batch(c.dgpu, jobs.data(), jobs.size()), PCWT_ERR_MISMATCH)
+        << pcwt_decoder_last_error(c.dgpu);
+    for (size_t i = 0; i < jobs.size(); i++) {
+        EXPECT_EQ(jobs[i].status, cpu[i].status) << "job " << i;
+        EXPECT_EQ(jobs[i].first_difference, cpu[i].first_difference) << "job " << i;
+        const pcwt_status expect = i % 6 == 0 ? PCWT_OK : i % 6 == 5 ? PCWT_ERR_CRC_MISMATCH : PCWT_ERR_MISMATCH;
+        EXPECT_EQ(jobs[i].status, expect) << "job " << i;
+    }
+    for (void *p : pinned)
+        pcwt_host_free(p);
+}
+
 // Every corpus frame: PCWT_GPU_CORPUS names a folder of CPU-made codestreams (*.pcwt, made by
 // tests/gpu/pack_corpus.sh from shared/testdata, baseline profile); the GPU must encode each
 // decoded image to the CPU's bytes in the profile under test and decode that to the same samples.

@@ -6,6 +6,7 @@ pcwt_gtest(test_unit
   ${CMAKE_CURRENT_LIST_DIR}/test_group.cpp
   ${CMAKE_CURRENT_LIST_DIR}/test_container.cpp
   ${CMAKE_CURRENT_LIST_DIR}/test_roundtrip.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/test_verify.cpp
   ${CMAKE_CURRENT_LIST_DIR}/test_entropy_profile.cpp
   ${CMAKE_CURRENT_LIST_DIR}/test_colour_transform.cpp)
 
