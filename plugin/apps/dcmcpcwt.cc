@@ -278,7 +278,8 @@ int main(int argc, char *argv[])
         status = EXITCODE_VERIFICATION_FAILED;
         break;
       }
-      error = DPCWTCompareSamples(originalModule, originalPixels, decodedModule, decodedPixels, target);
+      error = DPCWTCompareSamples(originalModule, originalPixels.data(), originalPixels.size(), decodedModule,
+                                  decodedPixels, target);
       if (error.bad())
       {
         OFLOG_FATAL(dcmcpcwtLogger, error.text() << ": verification failed; output not written: " << opt.ofname);

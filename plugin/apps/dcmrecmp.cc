@@ -138,6 +138,7 @@ static bool isBelow(const std::string& path, const std::string& root)
 
 int main(int argc, char *argv[])
 {
+  DPRCTimelineMark("start");
 #ifdef __GLIBC__
   // every file allocates (and frees) buffers of megabytes on many threads: keep them in the heap
   // instead of a fresh mmap, page faults and zeroing by the kernel, and a munmap per buffer
@@ -309,6 +310,7 @@ int main(int argc, char *argv[])
     if (cmd.findOption("--stats")) opt_stats = true;
   }
 
+  DPRCTimelineMark("options");
   OFLOG_DEBUG(recmpLogger, rcsid << OFendl);
   if (!dcmDataDict.isDictionaryLoaded())
     OFLOG_WARN(recmpLogger, "no data dictionary loaded, check environment variable: " << DCM_DICT_ENVIRONMENT_VARIABLE);
@@ -337,6 +339,7 @@ int main(int argc, char *argv[])
       }
       pcwt_encoder_destroy(probe);
     }
+    DPRCTimelineMark("gpu probe");
   }
 
   // refuse an output tree inside an input: a later run would find the outputs as inputs
@@ -373,6 +376,7 @@ int main(int argc, char *argv[])
         walk.staleTemps.insert(walk.staleTemps.end(), out.staleTemps.begin(), out.staleTemps.end());
       }
     }
+    DPRCTimelineMark("walk");
     for (const std::string& p : walk.problems) OFLOG_ERROR(recmpLogger, p);
     if (!walk.problems.empty()) status = EXITCODE_FILES_FAILED;
     std::uint64_t totalBytes = 0;
@@ -509,6 +513,8 @@ int main(int argc, char *argv[])
     sum.verifiedFiles = pstats.verifiedFiles;
     sum.dicomdirRecords = dicomdirRecords;
     sum.stageSeconds = DPRCStageSeconds();
+    DPRCTimelineMark("summary");
+    sum.timeline = DPRCTimeline();
     if (sum.byStatus[DPRCST_failed]) status = EXITCODE_FILES_FAILED;
     COUT << DPRCSummaryText(sum, opt.dryRun) << OFendl;
     if (opt_stats)
@@ -529,5 +535,13 @@ int main(int argc, char *argv[])
 
   DPCWTEncoderRegistration::cleanup();
   DPCWTCleanupDecoders();
+  if (opt_stats)
+  {
+    DPRCTimelineMark("cleanup");
+    const std::vector<std::pair<std::string, double> > t = DPRCTimeline();
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.3f", t.back().second);
+    COUT << "timeline: " << t.back().first << " " << buf << OFendl;
+  }
   return status;
 }

@@ -167,9 +167,11 @@ void DPCWTCleanupDecoders()
 // ---------------------------------------------------------------------------------------------
 // samples
 
-OFCondition DPCWTGetPixels(DcmDataset *dataset, pcwt_dicom_target target,
-                           pcwt_dicom_pixel_module& module, std::vector<unsigned char>& pixels)
+OFCondition DPCWTFindPixels(DcmDataset *dataset, pcwt_dicom_target target, pcwt_dicom_pixel_module& module,
+                            const Uint8 *& data, Uint64& bytes)
 {
+  data = NULL;
+  bytes = 0;
   OFCondition result = DPCWTReadPixelModule(dataset, module);
   if (result.good()) result = DPCWTValidatePixelModule(module, target);
   if (result.bad()) return result;
@@ -177,11 +179,23 @@ OFCondition DPCWTGetPixels(DcmDataset *dataset, pcwt_dicom_target target,
   result = dataset->findAndGetElement(DCM_PixelData, elem);
   if (result.bad() || elem == NULL)
     return makeOFCondition(OFM_dcmpcwt, 102, OF_error, "no Pixel Data (7FE0,0010)");
-  Uint8 *data = NULL;
-  result = elem->getUint8Array(data);
+  Uint8 *p = NULL;
+  result = elem->getUint8Array(p);
   const Uint64 total = pcwt_dicom_pixel_bytes(&module);
-  if (result.bad() || data == NULL || OFstatic_cast(Uint64, elem->getLength()) < total)
+  if (result.bad() || p == NULL || OFstatic_cast(Uint64, elem->getLength()) < total)
     return DPCWTMakeError(EPCEC_PixelDataTooShort, "the uncompressed Pixel Data is shorter than declared");
+  data = p;
+  bytes = total;
+  return EC_Normal;
+}
+
+OFCondition DPCWTGetPixels(DcmDataset *dataset, pcwt_dicom_target target,
+                           pcwt_dicom_pixel_module& module, std::vector<unsigned char>& pixels)
+{
+  const Uint8 *data = NULL;
+  Uint64 total = 0;
+  const OFCondition result = DPCWTFindPixels(dataset, target, module, data, total);
+  if (result.bad()) return result;
   pixels.assign(data, data + total);
   // 8-bit samples sit in 16-bit words of local byte order: make them a byte sequence
   if (module.bits_allocated == 8 && gLocalByteOrder == EBO_BigEndian)
@@ -194,7 +208,7 @@ OFCondition DPCWTGetPixels(DcmDataset *dataset, pcwt_dicom_target target,
 }
 
 OFCondition DPCWTCompareSamples(const pcwt_dicom_pixel_module& om,
-                                const std::vector<unsigned char>& original,
+                                const unsigned char *original, size_t originalSize,
                                 const pcwt_dicom_pixel_module& dm,
                                 const std::vector<unsigned char>& decoded,
                                 pcwt_dicom_target target)
@@ -203,14 +217,14 @@ OFCondition DPCWTCompareSamples(const pcwt_dicom_pixel_module& om,
       om.bits_allocated != dm.bits_allocated || om.bits_stored != dm.bits_stored ||
       om.number_of_frames != dm.number_of_frames)
     return makeOFCondition(OFM_dcmpcwt, 103, OF_error, "the decoded image pixel module differs from the original");
-  if (original.size() != decoded.size())
+  if (originalSize != decoded.size())
     return makeOFCondition(OFM_dcmpcwt, 103, OF_error, "the decoded pixel data has a different size");
   if (target == PCWT_DICOM_TARGET_PCWT)
   {
-    if (original != decoded)
+    if (originalSize && std::memcmp(original, decoded.data(), originalSize) != 0)
     {
       size_t i = 0;
-      while (i < original.size() && original[i] == decoded[i]) ++i;
+      while (i < originalSize && original[i] == decoded[i]) ++i;
       std::ostringstream s;
       s << "decoded pixel data differs from the original at byte " << i;
       return makeOFCondition(OFM_dcmpcwt, 103, OF_error, s.str().c_str());
@@ -227,7 +241,7 @@ OFCondition DPCWTCompareSamples(const pcwt_dicom_pixel_module& om,
   od.planar = dd.planar = 0;
   for (Uint64 f = 0; f < om.number_of_frames; ++f)
   {
-    const unsigned char *po = original.data() + f * frameBytes;
+    const unsigned char *po = original + f * frameBytes;
     const unsigned char *pd = decoded.data() + f * frameBytes;
     if (om.samples_per_pixel == 3 && om.has_planar_configuration && om.planar_configuration == 1)
     {

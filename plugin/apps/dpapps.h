@@ -63,11 +63,18 @@ void DPCWTCleanupDecoders();
 OFCondition DPCWTGetPixels(DcmDataset *dataset, pcwt_dicom_target target,
                            pcwt_dicom_pixel_module& module, std::vector<unsigned char>& pixels);
 
+/** the same checks, and where the uncompressed Pixel Data of the data set is (bytes: as many as
+ *  the module declares), not copied: as DPCWTGetPixels' samples except for 8-bit samples on a
+ *  big-endian host (16-bit words in host order)
+ */
+OFCondition DPCWTFindPixels(DcmDataset *dataset, pcwt_dicom_target target, pcwt_dicom_pixel_module& module,
+                            const Uint8 *& data, Uint64& bytes);
+
 /** compare decoded samples with the original ones: every bit for PCWT; for JPEG-LS the
  *  BitsStored-bit values (what JPEG-LS carries), in pixel-interleaved order
  */
 OFCondition DPCWTCompareSamples(const pcwt_dicom_pixel_module& originalModule,
-                                const std::vector<unsigned char>& original,
+                                const unsigned char *original, size_t originalSize,
                                 const pcwt_dicom_pixel_module& decodedModule,
                                 const std::vector<unsigned char>& decoded,
                                 pcwt_dicom_target target);

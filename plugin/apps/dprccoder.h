@@ -255,6 +255,9 @@ public:
     return true;
   }
 
+  /// the GPU codes (page-locked host memory is read and written by it directly)
+  bool gpu() const { return pcwt_encoder_backend(encoders_[0]) == PCWT_BACKEND_GPU; }
+
   /// code every frame of the batch; a file whose frames all succeed gets them in job.coded
   void code(const std::vector<Work *>& batch, DPRCPipelineStats& stats)
   {

@@ -33,6 +33,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
 #include <vector>
 
 #include <fcntl.h>
@@ -85,6 +86,27 @@ std::vector<double> DPRCStageSeconds()
   std::vector<double> s(DPRCSG_count);
   for (int i = 0; i < DPRCSG_count; ++i) s[i] = double(g_stageNs[i].load(std::memory_order_relaxed)) * 1e-9;
   return s;
+}
+
+static std::mutex g_timelineMutex;
+static std::vector<std::pair<std::string, std::chrono::steady_clock::time_point> > g_timeline;
+
+void DPRCTimelineMark(const char *what)
+{
+  const std::chrono::steady_clock::time_point t = std::chrono::steady_clock::now();
+  std::lock_guard<std::mutex> lock(g_timelineMutex);
+  for (const auto& m : g_timeline)
+    if (m.first == what) return;
+  g_timeline.emplace_back(what, t);
+}
+
+std::vector<std::pair<std::string, double> > DPRCTimeline()
+{
+  std::lock_guard<std::mutex> lock(g_timelineMutex);
+  std::vector<std::pair<std::string, double> > out;
+  for (const auto& m : g_timeline)
+    out.emplace_back(m.first, std::chrono::duration<double>(m.second - g_timeline.front().second).count());
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -407,7 +429,7 @@ static void complete(DPRCJob& job, const DPRCOptions& opt, unsigned slot)
   DPRCResult& r = job.result;
   job.pending.reset(); // before the original: its decoder may still read it
   job.file.reset();
-  std::vector<unsigned char>().swap(job.original);
+  job.original.reset();
   std::vector<DPRCJob::CodedFrame>().swap(job.coded);
   job.codedArena.reset();
   // mirrored output: files that are not recompressed are copied when asked (and originals kept
@@ -432,10 +454,11 @@ static void complete(DPRCJob& job, const DPRCOptions& opt, unsigned slot)
   r.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - job.start).count();
 }
 
-static DPRCResult& prepareInner(DPRCJob& job, const DPRCOptions& opt);
+static DPRCResult& prepareInner(DPRCJob& job, const DPRCOptions& opt, DPRCSampleMemory *memory);
 static DPRCResult& writeInner(DPRCJob& job, const DPRCOptions& opt, unsigned slot, DPRCFrameVerifier *verifier);
 
-bool DPRCPrepare(DPRCJob& job, const DPRCEntry& entry, const DPRCOptions& opt, unsigned slot)
+bool DPRCPrepare(DPRCJob& job, const DPRCEntry& entry, const DPRCOptions& opt, unsigned slot,
+                 DPRCSampleMemory *memory)
 {
   job.start = std::chrono::steady_clock::now();
   job.entry = entry;
@@ -445,7 +468,7 @@ bool DPRCPrepare(DPRCJob& job, const DPRCEntry& entry, const DPRCOptions& opt, u
   r.output = DPRCOutputPath(entry, opt);
   r.inBytes = entry.size;
   r.status = DPRCST_wouldDo;
-  prepareInner(job, opt);
+  prepareInner(job, opt, memory);
   if (r.status == DPRCST_wouldDo && !opt.dryRun)
   {
     // to be finished (maybe on another thread): its time so far counts
@@ -465,7 +488,7 @@ bool DPRCWriteVerified(DPRCJob& job, const DPRCOptions& opt, unsigned slot, DPRC
     // verified (or being decoded), waiting for DPRCCommit: the data set and the frames coded
     // ahead are no longer needed, the samples only for the comparison still to come
     job.file.reset();
-    if (!job.pending) std::vector<unsigned char>().swap(job.original);
+    if (!job.pending) job.original.reset();
     std::vector<DPRCJob::CodedFrame>().swap(job.coded);
     job.codedArena.reset(); // the batch's arena goes back to its pool with its last file
     job.result.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - job.start).count();
@@ -500,7 +523,7 @@ bool DPRCAwaitVerified(DPRCJob& job, const DPRCOptions& opt)
   }
   const unsigned slot = pc->slot;
   pc->ticket.reset();
-  std::vector<unsigned char>().swap(job.original);
+  job.original.reset();
   if (r.status == DPRCST_wouldDo && job.temp)
   {
     r.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - job.start).count();
@@ -612,7 +635,7 @@ static E_TransferSyntax outputXfer(const DPRCOptions& opt)
 }
 
 /// everything up to the original samples; status wouldDo when the file is to be coded
-static DPRCResult& prepareInner(DPRCJob& job, const DPRCOptions& opt)
+static DPRCResult& prepareInner(DPRCJob& job, const DPRCOptions& opt, DPRCSampleMemory *memory)
 {
   DPRCResult& r = job.result;
   const DPRCEntry& entry = job.entry;
@@ -704,9 +727,29 @@ static DPRCResult& prepareInner(DPRCJob& job, const DPRCOptions& opt)
   // the original samples
   timer.next(DPRCSG_samples);
   if (opt.target == DPRCT_uncompressed)
-    c = rawPixels(ds, job.original);
+  {
+    std::vector<unsigned char> raw;
+    c = rawPixels(ds, raw);
+    job.original.adopt(std::move(raw));
+  }
   else
-    c = DPCWTGetPixels(ds, dicomTarget(opt), job.module, job.original);
+  {
+    // copied once, into the memory the coders read (DPCWTGetPixels' checks)
+    const Uint8 *data = NULL;
+    Uint64 bytes = 0;
+    c = DPCWTFindPixels(ds, dicomTarget(opt), job.module, data, bytes);
+    if (c.good() && (job.module.bits_allocated != 8 || gLocalByteOrder == EBO_LittleEndian))
+    {
+      job.original.allocate(static_cast<std::size_t>(bytes), memory);
+      std::memcpy(job.original.data(), data, static_cast<std::size_t>(bytes));
+    }
+    else if (c.good())
+    {
+      std::vector<unsigned char> samples; // 8-bit samples in 16-bit words: the byte sequence
+      c = DPCWTGetPixels(ds, dicomTarget(opt), job.module, samples);
+      job.original.adopt(std::move(samples));
+    }
+  }
   if (c.bad())
   {
     if (unsupportedCondition(c)) return finish(r, DPRCST_unsupported, c.text());
@@ -891,11 +934,13 @@ static DPRCResult& writeInner(DPRCJob& job, const DPRCOptions& opt, unsigned slo
       if (c.bad()) return fail(r, std::string("verification failed, cannot decode the new copy: ") + c.text());
       if (opt.target == DPRCT_uncompressed)
       {
-        if (decoded != job.original) return fail(r, "verification failed: decoded pixel data differs from the original");
+        if (decoded.size() != job.original.size() ||
+            std::memcmp(decoded.data(), job.original.data(), decoded.size()) != 0)
+          return fail(r, "verification failed: decoded pixel data differs from the original");
       }
       else
       {
-        c = DPCWTCompareSamples(job.module, job.original, dm, decoded, ptarget);
+        c = DPCWTCompareSamples(job.module, job.original.data(), job.original.size(), dm, decoded, ptarget);
         if (c.bad()) return fail(r, std::string("verification failed: ") + c.text());
       }
     }

@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 /// the transfer syntax pcwt-recompress writes
@@ -100,6 +101,58 @@ struct DPRCResult
   double seconds = 0.0;
 };
 
+/** memory for the original samples of files (pcwt-recompress's pipeline: a pool of page-locked
+ *  buffers, which the GPU reads directly and which are reused instead of faulted in anew)
+ */
+class DPRCSampleMemory
+{
+public:
+  virtual ~DPRCSampleMemory() {}
+  /// a buffer of at least n bytes, given back when the last copy of the pointer goes (empty: none)
+  virtual std::shared_ptr<unsigned char> get(std::size_t n) = 0;
+};
+
+/// a file's original samples: in a buffer of a DPRCSampleMemory, or on the heap
+class DPRCSamples
+{
+public:
+  unsigned char *data() { return block_ ? block_.get() : heap_.data(); }
+  const unsigned char *data() const { return block_ ? block_.get() : heap_.data(); }
+  std::size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  unsigned char& operator[](std::size_t i) { return data()[i]; }
+
+  /// room for n bytes from memory (NULL, or none to be had there: the heap)
+  void allocate(std::size_t n, DPRCSampleMemory *memory)
+  {
+    reset();
+    if (memory) block_ = memory->get(n ? n : 1);
+    if (!block_) heap_.resize(n);
+    size_ = n;
+  }
+
+  /// take these bytes as they are (on the heap)
+  void adopt(std::vector<unsigned char>&& bytes)
+  {
+    reset();
+    heap_.swap(bytes);
+    size_ = heap_.size();
+  }
+
+  /// the memory goes back
+  void reset()
+  {
+    block_.reset();
+    std::vector<unsigned char>().swap(heap_);
+    size_ = 0;
+  }
+
+private:
+  std::shared_ptr<unsigned char> block_;
+  std::vector<unsigned char> heap_;
+  std::size_t size_ = 0;
+};
+
 /// the temporary file of a verified copy (dprcfile.cc); removed when dropped before its commit
 class DPRCTempFile;
 /// a copy whose frames a DPRCFrameVerifier is decoding (dprcfile.cc; DPRCAwaitVerified)
@@ -119,7 +172,7 @@ struct DPRCJob
   unsigned mode = 0, uid = 0, gid = 0;
   /// the image pixel module and the original samples (DPCWTGetPixels; raw pixel data for --decompress)
   pcwt_dicom_pixel_module module;
-  std::vector<unsigned char> original;
+  DPRCSamples original;
   /** PCWT codestreams of the frames of `original`, coded ahead by a batch coder with codedParams
    *  (empty: the codec codes them when the file is written). Each is followed by a zero byte when
    *  its length is odd (the fragment's pad byte), so that the codec stores it as it is. Used only
@@ -144,11 +197,12 @@ struct DPRCJob
 };
 
 /** the first steps for one file: look at it, read it, decode its pixel data, check it and get
- *  its samples (a dry run stops here)
+ *  its samples (a dry run stops here); memory: where the samples go (NULL: the heap)
  *  @return true when the file is to be coded and written (DPRCFinish); false when job.result is
  *    final (skipped, unsupported, failed, would-recompress), the job's file released
  */
-bool DPRCPrepare(DPRCJob& job, const DPRCEntry& entry, const DPRCOptions& options, unsigned slot);
+bool DPRCPrepare(DPRCJob& job, const DPRCEntry& entry, const DPRCOptions& options, unsigned slot,
+                 DPRCSampleMemory *memory = NULL);
 
 /** the last steps for a prepared job: DPRCWriteVerified() and, for a verified copy, DPRCCommit()
  *  of this job alone; job.result is then final and the job's data released
@@ -310,6 +364,14 @@ void DPRCStageAdd(DPRC_Stage stage, std::chrono::steady_clock::duration d);
 
 /// the seconds of every stage so far (index: DPRC_Stage), summed over threads
 std::vector<double> DPRCStageSeconds();
+
+/** note a moment of the run for --stats' timeline ("walk", "first batch coded", ...): the first
+ *  call with a name counts, later ones are ignored (thread-safe)
+ */
+void DPRCTimelineMark(const char *what);
+
+/// the moments noted so far, in order: name and seconds since the first mark
+std::vector<std::pair<std::string, double> > DPRCTimeline();
 
 /// times the scope (or up to next()) into a stage
 class DPRCStageTimer

@@ -18,6 +18,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -53,6 +54,12 @@ bool DPRCRunPipeline(const std::vector<DPRCEntry>& files, const DPRCOptions& opt
     }
   }
   stats.coders = static_cast<unsigned>(coders.size());
+  // With a GPU the codestreams go straight into page-locked arenas, and the files' samples come
+  // from page-locked buffers: no staging copies on the coder's thread (unpack 0.44 s and stage
+  // 0.76 s per 8 GB on the H100), and the buffers are reused, not faulted in anew for each file.
+  // Page-locked memory is cheap to get now (host_pinned.cu: 0.2 s per GB).
+  const bool gpuCoders = !coders.empty() && coders[0]->gpu();
+  arenas->setPinned(gpuCoders);
   // Batches the memory budget admits besides one in each coder: one being read and three being
   // written and verified; with one being written, the readers waited for the budget most of their
   // time (H100, 8 GB: 76%; 65% with three)
@@ -62,19 +69,15 @@ bool DPRCRunPipeline(const std::vector<DPRCEntry>& files, const DPRCOptions& opt
   // the verifier stage: a thread per device
   const bool verifying = p.verifyBatches && writers > 0 && opt.target == DPRCT_pcwt;
   std::vector<std::unique_ptr<BatchVerifier> > verifiers;
-  // A verifier batch decodes at most about this much (and one file more), into an arena of one
-  // size (page-locked: the GPU writes into it directly), compares, and gives the arena back for the
-  // next batch. Arenas of every batch size up to the coder's 256 MB, held until the writers had
-  // compared, took the H100's verifier 1.4 s to allocate and the writers 2.0 s to free (2 GB of
-  // page-locked memory in 8 GB of samples, in a run of 4.5 s), and held up the coder's driver calls.
+  // A verifier batch takes at most about this much (and one file more): with a GPU the samples
+  // decoded and the originals stay on the device, compared there (pcwt_verify_batch)
+  // (128 MB measured the same on the H100: 2.71 against 2.81-3.25 s per 8 GB)
   const std::uint64_t verifyBytes = std::min<std::uint64_t>(p.batchBytes, 64u << 20);
-  std::shared_ptr<ArenaPool> decodedArenas =
-    std::make_shared<ArenaPool>(devices.size() + 1, "verifier", true, static_cast<std::size_t>(verifyBytes + (16u << 20)));
   if (verifying)
   {
     for (int d : devices)
     {
-      verifiers.emplace_back(new BatchVerifier(decodedArenas));
+      verifiers.emplace_back(new BatchVerifier());
       if (!verifiers.back()->init(p, d, error)) return false;
     }
   }
@@ -91,9 +94,20 @@ bool DPRCRunPipeline(const std::vector<DPRCEntry>& files, const DPRCOptions& opt
   const unsigned group = std::max(1u, p.commitGroup);
   DPRCInstallSignalHandlers(writers * group + readers);
   Queue<Work> toCoder, toWriter;
-  Budget budget(std::max<std::uint64_t>(p.batchBytes, 64u << 20) *
-                (batchesBesideCoders + std::max<std::size_t>(1, coders.size())));
+  const std::uint64_t budgetBytes = std::max<std::uint64_t>(p.batchBytes, 64u << 20) *
+                                    (batchesBesideCoders + std::max<std::size_t>(1, coders.size()));
+  Budget budget(budgetBytes);
+  // the samples' buffers, reused by file after file (kept until the end: at most what each size
+  // had in use at once, and the budget bounds what is in use)
+  std::shared_ptr<ArenaPool> samples = std::make_shared<ArenaPool>(1, "samples", gpuCoders);
+  samples->setSizeClasses();
   std::atomic<std::size_t> next(0);
+  DPRCTimelineMark("handles made");
+  // --stats' timeline: the first of each (a flag each, not the timeline's lock for every file)
+  std::atomic<bool> firstRead(false), firstBatch(false), firstWritten(false), firstVerdict(false);
+  auto once = [](std::atomic<bool>& seen, const char *what) {
+    if (!seen.exchange(true, std::memory_order_relaxed)) DPRCTimelineMark(what);
+  };
   Queue<VerifyRequest> toVerifier;
   VerifyClient verifyClient(toVerifier, p.maxSamplesPerFrame);
   std::atomic<unsigned> readersLeft(readers), codersLeft(static_cast<unsigned>(coders.size())), writersLeft(writers);
@@ -116,12 +130,13 @@ bool DPRCRunPipeline(const std::vector<DPRCEntry>& files, const DPRCOptions& opt
           DPRCStageTimer wait(DPRCSG_readerWait);
           budget.acquire(w->reserved);
         }
-        if (!DPRCPrepare(w->job, files[i], opt, writers * group + r))
+        if (!DPRCPrepare(w->job, files[i], opt, writers * group + r, samples.get()))
         {
           budget.release(w->reserved);
           done(i, w->job.result);
           continue;
         }
+        once(firstRead, "first file read");
         // decoded, the file may hold more than its size on disk
         const std::uint64_t held = w->job.original.size();
         if (held > w->reserved)
@@ -135,6 +150,7 @@ bool DPRCRunPipeline(const std::vector<DPRCEntry>& files, const DPRCOptions& opt
       DPCWTSetThreadCoder(NULL);
       if (--readersLeft == 0)
       {
+        DPRCTimelineMark("readers done");
         if (batching) toCoder.close();
         else toWriter.close();
       }
@@ -162,7 +178,9 @@ bool DPRCRunPipeline(const std::vector<DPRCEntry>& files, const DPRCOptions& opt
           if (!toCoder.popFor(w, std::chrono::milliseconds(p.batchWaitMs))) break;
         }
         timer.next(DPRCSG_code);
+        if (!firstBatch.load(std::memory_order_relaxed)) DPRCTimelineMark("first batch in");
         coders[c]->code(batch, local);
+        once(firstBatch, "first batch coded");
         for (Work *x : batch) toWriter.push(x);
       }
       {
@@ -171,7 +189,11 @@ bool DPRCRunPipeline(const std::vector<DPRCEntry>& files, const DPRCOptions& opt
         stats.frames += local.frames;
         stats.files += local.files;
       }
-      if (--codersLeft == 0) toWriter.close();
+      if (--codersLeft == 0)
+      {
+        DPRCTimelineMark("coders done");
+        toWriter.close();
+      }
     });
   }
   for (unsigned wi = 0; wi < writers; ++wi)
@@ -236,6 +258,7 @@ bool DPRCRunPipeline(const std::vector<DPRCEntry>& files, const DPRCOptions& opt
         w->slot = static_cast<unsigned>(std::find(slotUsed.begin(), slotUsed.end(), false) - slotUsed.begin());
         const bool written = DPRCWriteVerified(w->job, opt, wi * group + w->slot, verifying ? &verifyClient : NULL);
         tc.setJob(NULL);
+        once(firstWritten, "first file written");
         if (!w->job.pending) release(*w); // its samples and data set are released
         if (written)
         {
@@ -249,7 +272,11 @@ bool DPRCRunPipeline(const std::vector<DPRCEntry>& files, const DPRCOptions& opt
       }
       commit();
       DPCWTSetThreadCoder(NULL);
-      if (--writersLeft == 0) toVerifier.close();
+      if (--writersLeft == 0)
+      {
+        DPRCTimelineMark("writers done");
+        toVerifier.close();
+      }
     });
   }
   for (std::size_t v = 0; v < verifiers.size(); ++v)
@@ -274,7 +301,8 @@ bool DPRCRunPipeline(const std::vector<DPRCEntry>& files, const DPRCOptions& opt
           bytes += r->frames->size() * r->frameBytes;
         }
         timer.next(DPRCSG_verifyBatch);
-        verifiers[v]->decode(batch, local);
+        verifiers[v]->verify(batch, local);
+        once(firstVerdict, "first verdict");
         for (VerifyRequest *x : batch)
         {
           // notified under the lock: the writer's request lives until it has seen done
@@ -290,6 +318,10 @@ bool DPRCRunPipeline(const std::vector<DPRCEntry>& files, const DPRCOptions& opt
     });
   }
   for (std::thread& t : threads) t.join();
+  DPRCTimelineMark("pipeline done");
+  if (gpuProfile())
+    std::fprintf(stderr, "pcwt-recompress samples (ms): %llu buffers allocated, %.1f\n",
+                 static_cast<unsigned long long>(samples->allocations()), samples->allocationMs());
   for (const std::unique_ptr<ThreadCoder>& tc : lent)
   {
     stats.framesTaken += tc->taken;

@@ -228,6 +228,12 @@ std::string DPRCStageText(const DPRCSummary& s, unsigned readers, unsigned coder
       o << buf;
     }
   }
+  if (!s.timeline.empty())
+  {
+    o << "\ntimeline (s since the start):";
+    for (std::size_t k = 0; k < s.timeline.size(); ++k)
+      o << (k ? ", " : " ") << s.timeline[k].first << " " << std::setprecision(3) << s.timeline[k].second;
+  }
   return o.str();
 }
 

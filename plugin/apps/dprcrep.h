@@ -41,6 +41,8 @@ struct DPRCSummary
   double seconds = 0.0;
   /// thread-seconds per stage (index: DPRC_Stage; empty: not recorded)
   std::vector<double> stageSeconds;
+  /// moments of the run (DPRCTimeline(): name, seconds since the start; empty: not recorded)
+  std::vector<std::pair<std::string, double> > timeline;
 };
 
 /// how progress is shown
