@@ -2,8 +2,7 @@
  *  Module:  dcmpcwt
  *
  *  Purpose: (internal) pcwt-recompress's pipeline (dprcpipe.h): the host buffers of the batch
- *           coders' codestreams, the verifiers' decoded frames and the files' samples, kept for
- *           reuse.
+ *           coders' codestreams and the files' samples, kept for reuse.
  */
 
 #ifndef DCMPCWT_DPRCARENA_H
@@ -48,9 +47,9 @@ inline double msSince(std::chrono::steady_clock::time_point t0)
 }
 
 
-/** host buffers for the batch coders' codestreams, the verifiers' decoded frames and the files'
- *  original samples, kept for reuse: a batch's buffer goes with the files of the batch, whose
- *  writers' codecs store the codestreams from it, and comes back when the last of them lets go
+/** host buffers for the batch coders' codestreams and the files' original samples, kept for
+ *  reuse: a batch's buffer goes with the files of the batch, whose writers' codecs store the
+ *  codestreams from it, and comes back when the last of them lets go
  */
 class ArenaPool : public DPRCSampleMemory, public std::enable_shared_from_this<ArenaPool>
 {
