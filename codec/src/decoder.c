@@ -359,18 +359,19 @@ static pcwt_status verify_cpu(pcwt_decoder *dec, pcwt_verify_job *j)
 pcwt_status pcwt_verify_compare(pcwt_verify_job *j, const uint8_t *decoded, size_t size, char *err,
                                 size_t err_size)
 {
-    const size_t n = size < j->expected_size ? size : j->expected_size;
-    const size_t at = first_difference(decoded, (const uint8_t *)j->expected, n);
-    if (at == n && size == j->expected_size) {
+    if (size != j->expected_size) { /* as the GPU verifier, which does not compare then */
+        j->first_difference = size < j->expected_size ? size : j->expected_size;
+        pcwt_set_error(err, err_size, "decoded %zu bytes of samples, %zu expected", size,
+                       j->expected_size);
+        return PCWT_ERR_MISMATCH;
+    }
+    const size_t at = first_difference(decoded, (const uint8_t *)j->expected, size);
+    if (at == size) {
         j->first_difference = UINT64_MAX;
         return PCWT_OK;
     }
     j->first_difference = at;
-    if (size != j->expected_size)
-        pcwt_set_error(err, err_size, "decoded %zu bytes of samples, %zu expected", size,
-                       j->expected_size);
-    else
-        pcwt_set_error(err, err_size, "decoded samples differ from the expected ones at byte %zu", at);
+    pcwt_set_error(err, err_size, "decoded samples differ from the expected ones at byte %zu", at);
     return PCWT_ERR_MISMATCH;
 }
 

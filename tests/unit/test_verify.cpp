@@ -44,6 +44,7 @@ TEST(Verify, EveryByteCounts)
     middle[img.size() / 2 + 3] ^= 0x80;
     last[img.size() - 1] ^= 0x10;
     shorter.pop_back();
+    shorter[5] ^= 1; // the sizes differ: that is the difference reported, at the shorter size
     auto corrupt = cs;
     corrupt[cs.size() - 9] ^= 0x20; // in the last payload: its checksum fails
     std::vector<pcwt_verify_job> jobs = {job(cs, img),    job(cs, first),   job(cs, middle),
