@@ -240,6 +240,31 @@ static pcwt_status decode_cpu(pcwt_decoder *dec, const void *src, size_t src_siz
     return PCWT_OK;
 }
 
+/* Each job in turn on the CPU (one() sets job i's status and returns it); the first failure's
+ * message stays in dec->err and its status is returned. */
+static pcwt_status each_on_cpu(pcwt_decoder *dec, void *jobs, size_t count,
+                               pcwt_status (*one)(pcwt_decoder *, void *, size_t))
+{
+    pcwt_status first = PCWT_OK;
+    char first_err[sizeof dec->err] = "";
+    for (size_t i = 0; i < count; i++) {
+        const pcwt_status st = one(dec, jobs, i);
+        if (st != PCWT_OK && first == PCWT_OK) {
+            first = st;
+            memcpy(first_err, dec->err, sizeof first_err);
+        }
+    }
+    if (first != PCWT_OK)
+        memcpy(dec->err, first_err, sizeof first_err);
+    return first;
+}
+
+static pcwt_status decode_job_cpu(pcwt_decoder *dec, void *jobs, size_t i)
+{
+    pcwt_decode_job *j = (pcwt_decode_job *)jobs + i;
+    return j->status = decode_cpu(dec, j->src, j->src_size, j->dst, j->dst_capacity);
+}
+
 #ifdef PCWT_HAVE_CUDA
 
 static pcwt_status decode_batch_gpu(pcwt_decoder *dec, pcwt_decode_job *jobs, size_t count)
@@ -295,19 +320,7 @@ pcwt_status pcwt_decode_batch(pcwt_decoder *dec, pcwt_decode_job *jobs, size_t c
     if (dec->backend == PCWT_BACKEND_GPU)
         return decode_batch_gpu(dec, jobs, count);
 #endif
-    pcwt_status first = PCWT_OK;
-    char first_err[sizeof dec->err] = "";
-    for (size_t i = 0; i < count; i++) {
-        jobs[i].status = decode_cpu(dec, jobs[i].src, jobs[i].src_size, jobs[i].dst,
-                                    jobs[i].dst_capacity);
-        if (jobs[i].status != PCWT_OK && first == PCWT_OK) {
-            first = jobs[i].status;
-            memcpy(first_err, dec->err, sizeof first_err);
-        }
-    }
-    if (first != PCWT_OK)
-        memcpy(dec->err, first_err, sizeof first_err);
-    return first;
+    return each_on_cpu(dec, jobs, count, decode_job_cpu);
 }
 
 /* The first byte where a and b differ (n when none). */
@@ -354,6 +367,12 @@ static pcwt_status verify_cpu(pcwt_decoder *dec, pcwt_verify_job *j)
     if (st != PCWT_OK)
         return st;
     return pcwt_verify_compare(j, dec->scratch, size, dec->err, sizeof dec->err);
+}
+
+static pcwt_status verify_job_cpu(pcwt_decoder *dec, void *jobs, size_t i)
+{
+    pcwt_verify_job *j = (pcwt_verify_job *)jobs + i;
+    return j->status = verify_cpu(dec, j);
 }
 
 pcwt_status pcwt_verify_compare(pcwt_verify_job *j, const uint8_t *decoded, size_t size, char *err,
@@ -415,16 +434,5 @@ pcwt_status pcwt_verify_batch(pcwt_decoder *dec, pcwt_verify_job *jobs, size_t c
     if (dec->backend == PCWT_BACKEND_GPU)
         return verify_batch_gpu(dec, jobs, count);
 #endif
-    pcwt_status first = PCWT_OK;
-    char first_err[sizeof dec->err] = "";
-    for (size_t i = 0; i < count; i++) {
-        jobs[i].status = verify_cpu(dec, &jobs[i]);
-        if (jobs[i].status != PCWT_OK && first == PCWT_OK) {
-            first = jobs[i].status;
-            memcpy(first_err, dec->err, sizeof first_err);
-        }
-    }
-    if (first != PCWT_OK)
-        memcpy(dec->err, first_err, sizeof first_err);
-    return first;
+    return each_on_cpu(dec, jobs, count, verify_job_cpu);
 }
