@@ -112,13 +112,8 @@ public:
     {
       // room to grow: batches differ in size, and a new buffer is expensive
       a.size = (std::max(n + n / 8, minSize_) + (std::size_t(1) << 20) - 1) & ~((std::size_t(1) << 20) - 1);
-      const std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
-      a.p = static_cast<unsigned char *>(pinned_ ? pcwt_host_alloc(a.size) : committedAlloc(a.size));
-      if (gpuProfile())
-        std::fprintf(stderr, "pcwt-recompress %s arena (ms): alloc %.0f MB %.1f\n", name_, static_cast<double>(a.size) / 1e6, msSince(t0));
+      a.p = allocate(a.size);
       if (a.p == NULL) return std::shared_ptr<unsigned char>();
-      allocs_.fetch_add(1, std::memory_order_relaxed);
-      allocNs_.fetch_add(static_cast<std::uint64_t>(msSince(t0) * 1e6), std::memory_order_relaxed);
     }
     std::shared_ptr<ArenaPool> self = shared_from_this();
     return std::shared_ptr<unsigned char>(a.p, [self, a](unsigned char *) { self->put(a); });
@@ -135,18 +130,28 @@ private:
     std::size_t size = 0;
   };
 
+  /// n bytes, page locked or committed, counted and timed (allocations(); the arenas' profile lines)
+  unsigned char *allocate(std::size_t n)
+  {
+    const std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
+    unsigned char *p = static_cast<unsigned char *>(pinned_ ? pcwt_host_alloc(n) : committedAlloc(n));
+    if (gpuProfile() && !classes_)
+      std::fprintf(stderr, "pcwt-recompress %s arena (ms): alloc %.0f MB %.1f\n", name_, static_cast<double>(n) / 1e6, msSince(t0));
+    if (p == NULL) return NULL;
+    allocs_.fetch_add(1, std::memory_order_relaxed);
+    allocNs_.fetch_add(static_cast<std::uint64_t>(msSince(t0) * 1e6), std::memory_order_relaxed);
+    return p;
+  }
+
   /// a slab of buffers of n's size class: one to return, the others free
   Arena newSlab(std::size_t n)
   {
     const std::size_t size = classSize(n);
     const std::size_t count = std::min<std::size_t>(16, std::max<std::size_t>(1, (std::size_t(32) << 20) / size));
-    const std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
     Arena slab;
     slab.size = size * count;
-    slab.p = static_cast<unsigned char *>(pinned_ ? pcwt_host_alloc(slab.size) : committedAlloc(slab.size));
+    slab.p = allocate(slab.size);
     if (slab.p == NULL) return Arena();
-    allocs_.fetch_add(1, std::memory_order_relaxed);
-    allocNs_.fetch_add(static_cast<std::uint64_t>(msSince(t0) * 1e6), std::memory_order_relaxed);
     std::lock_guard<std::mutex> lock(mutex_);
     slabs_.push_back(slab);
     for (std::size_t k = 1; k < count; ++k)
