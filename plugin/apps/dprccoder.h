@@ -145,13 +145,18 @@ public:
     }
   }
 
-  /// the next frame coded ahead is the one of exactly these samples, description and parameters
+  /** the next frame coded ahead is the one of exactly these samples, description and parameters:
+   *  the samples are the frame's in the data set's pixel data they were copied from, which nothing
+   *  changes until the file is written (or, elsewhere, the same bytes: 2 reads of every byte)
+   */
   bool aheadMatches(const pcwt_encode_params& params, const pcwt_image_desc& desc, const void *samples,
                     size_t samplesSize) const
   {
-    return job_ && next_ < job_->coded.size() && sameCoding(params, job_->codedParams) && sameDesc(desc, desc_) &&
-           samplesSize == frameBytes_ && samples != NULL &&
-           std::memcmp(samples, job_->original.data() + next_ * frameBytes_, frameBytes_) == 0;
+    if (!job_ || next_ >= job_->coded.size() || !sameCoding(params, job_->codedParams) || !sameDesc(desc, desc_) ||
+        samplesSize != frameBytes_ || samples == NULL)
+      return false;
+    if (job_->pixels && samples == job_->pixels + next_ * frameBytes_) return true;
+    return std::memcmp(samples, job_->original.data() + next_ * frameBytes_, frameBytes_) == 0;
   }
 
   /// the codec stores the codestream coded ahead as it is (in the batch's arena, padded)

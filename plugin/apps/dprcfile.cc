@@ -742,6 +742,7 @@ static DPRCResult& prepareInner(DPRCJob& job, const DPRCOptions& opt, DPRCSample
     {
       job.original.allocate(static_cast<std::size_t>(bytes), memory);
       std::memcpy(job.original.data(), data, static_cast<std::size_t>(bytes));
+      job.pixels = data;
     }
     else if (c.good())
     {

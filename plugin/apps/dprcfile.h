@@ -173,6 +173,10 @@ struct DPRCJob
   /// the image pixel module and the original samples (DPCWTGetPixels; raw pixel data for --decompress)
   pcwt_dicom_pixel_module module;
   DPRCSamples original;
+  /** the data set's pixel data that `original` was copied from (NULL: converted, not copied): the
+   *  codec finds the samples of a frame coded ahead there again
+   */
+  const unsigned char *pixels = NULL;
   /** PCWT codestreams of the frames of `original`, coded ahead by a batch coder with codedParams
    *  (empty: the codec codes them when the file is written). Each is followed by a zero byte when
    *  its length is odd (the fragment's pad byte), so that the codec stores it as it is. Used only
