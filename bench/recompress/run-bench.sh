@@ -13,7 +13,9 @@
 #                                                   without the corpus, such as the GPU machine
 #     --size-gb G | --size-mb M   size of the input folder to build (default 2 GB)
 #     --work DIR                  where the input and output trees go (default /tmp/pcwt-recompress-bench;
-#                                 the input tree is kept and reused by the next run of the same size)
+#                                 the input tree is kept and reused by the next run of the same size;
+#                                 on a tmpfs such as /dev/shm the disk is out of the comparison, and
+#                                 pcwt-recompress's flushes cost nothing)
 #     --corpus DIR                the test corpus (default ../shared/testdata, else shared/testdata)
 #     --src DIR                   a source set made by --pack (default .rcdata when there is no corpus)
 #     --build DIR                 build folder holding plugin/pcwt-recompress and plugin/dcmdpcwt;
@@ -30,7 +32,7 @@
 # ../shared/device/prepare-deps.sh makes .devdeps); the script sources it itself when present.
 set -euo pipefail
 
-usage() { sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
+usage() { sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 [[ $# -ge 1 ]] || usage
 pack=""
 if [[ $1 == --pack ]]; then
@@ -220,6 +222,10 @@ set +e
 jls_rc=$?
 set -e
 t3=$(now)
+# pcwt-recompress flushed every copy before its rename; dcmcjpls flushes nothing: the time until
+# its outputs are on disk too
+sync
+t4=$(now)
 
 # --- checks: every output there, a sample decodes to the original pixels ----------------------
 problems=()
@@ -263,6 +269,7 @@ row() { # name seconds outbytes
 }
 s_pcwt=$(awk -v a="$t0" -v b="$t1" 'BEGIN {print b - a}')
 s_jls=$(awk -v a="$t2" -v b="$t3" 'BEGIN {print b - a}')
+s_jls_sync=$(awk -v a="$t2" -v b="$t4" 'BEGIN {print b - a}')
 gpu=$(command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | paste -sd, - || true)
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 git diff --quiet HEAD 2>/dev/null || commit="$commit (with uncommitted changes)"
@@ -278,12 +285,15 @@ md=$results/recompress-bench-$(hostname -s)-$stamp.md
        "$(( raw_bytes / 1048576 )) MB of raw pixel data; read from the page cache"
   echo "- pcwt-recompress: \`${pcwt_cmd[*]}\` (PCWT; every file written to a temporary file, flushed," \
        "decoded and compared with the original before its rename)"
-  echo "- dcmcjpls: \`$jls_cmd\` (JPEG-LS lossless, DCMTK defaults; no verification, no flush)"
+  echo "- dcmcjpls: \`$jls_cmd\` (JPEG-LS lossless, DCMTK defaults; no verification, no flush;" \
+       "the second row adds the \`sync\` after it, which writes its outputs to disk)"
+  echo "- the output trees: $(df -PT "$work" | awk 'NR == 2 {print $2 " (" $1 ")"}')"
   echo
   echo "| tool | files | seconds | files/s | MB/s raw pixels | ratio (file bytes in/out) | ratio (raw pixels/out) |"
   echo "|---|---|---|---|---|---|---|"
   row "pcwt-recompress${gpus:+ --gpus $gpus}" "$s_pcwt" "$o_pcwt"
   row "dcmcjpls x$jobs" "$s_jls" "$o_jls"
+  row "dcmcjpls x$jobs, then sync (its outputs on disk)" "$s_jls_sync" "$o_jls"
   echo
   echo "pcwt-recompress: $summary"
   echo
