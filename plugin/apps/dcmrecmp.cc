@@ -173,7 +173,7 @@ int main(int argc, char *argv[])
   pcwt_backend opt_backend = PCWT_BACKEND_AUTO;
   const char *opt_gpus = NULL;
   std::vector<int> opt_devices;
-  OFCmdUnsignedInt opt_batchFrames = 1024, opt_batchMB = 256, opt_batchWait = 20, opt_commitGroup = 16;
+  OFCmdUnsignedInt opt_batchFrames = 1024, opt_batchMB = 32, opt_batchWait = 20, opt_commitGroup = 16;
   OFCmdUnsignedInt opt_codersPerGpu = 0;
   bool opt_verifyGpu = false;
   pcwt_profile opt_profile = PCWT_PROFILE_BASELINE;
@@ -222,7 +222,7 @@ int main(int argc, char *argv[])
                                                           "0: CPU codec; N: GPUs 0..N-1; a list (with a\ncomma, e.g. 0,2 or 1,): those GPUs; batch\ncoders on each (--coders-per-gpu)");
     cmd.addOption("--batch-frames",             "+bf", 1, "[n]umber: integer (default: 1024)",
                                                           "PCWT: code up to n frames of several files in\none libpcwt call (0: each file on its own)");
-    cmd.addOption("--batch-mb",                 "+bm", 1, "[n]umber: integer (default: 256)",
+    cmd.addOption("--batch-mb",                 "+bm", 1, "[n]umber: integer (default: 32)",
                                                           "... and up to about n MB of samples");
     cmd.addOption("--coders-per-gpu",           "+cp", 1, "[n]umber: integer (default: 1)",
                                                           "batch coder threads per device, each with its\nown encoder: one stages and lays out a batch\nwhile another's is on the GPU");

@@ -94,6 +94,7 @@ bool DPRCRunPipeline(const std::vector<DPRCEntry>& files, const DPRCOptions& opt
   const unsigned group = std::max(1u, p.commitGroup);
   DPRCInstallSignalHandlers(writers * group + readers);
   Queue<Work> toCoder, toWriter;
+  // (at least 64 MB a batch: with the default 32 MB batches, ten in flight)
   const std::uint64_t budgetBytes = std::max<std::uint64_t>(p.batchBytes, 64u << 20) *
                                     (batchesBesideCoders + std::max<std::size_t>(1, coders.size()));
   Budget budget(budgetBytes);
