@@ -639,7 +639,7 @@ TEST(Recompress, FramesOfSeveralFilesAreCodedTogetherIntoTheSameFiles)
     const auto originals = decodeAll(a.root);
     const std::string ra = a.dir / "batched.json", rb = b.dir / "single.json";
     std::vector<std::string> argv = {kTool, "--threads", "1", "--batch-wait", "5000", "--batch-frames", "1000",
-                                     "--no-progress", "--report", ra, a.root};
+                                     "--no-progress", "--debug", "--report", ra, a.root};
     Proc p = run(argv);
     ASSERT_EQ(p.rc, 0) << describe(argv, p);
     std::set<std::string> unsupported;
@@ -660,6 +660,9 @@ TEST(Recompress, FramesOfSeveralFilesAreCodedTogetherIntoTheSameFiles)
     EXPECT_LT(calls * 4, files) << "files were not batched together: " << p.out;
     EXPECT_GT(frames, files) << "the multi-frame files' frames are coded too";
     EXPECT_NE(p.out.find("batch coder: "), std::string::npos) << p.out;
+    // the writers' codecs stored every frame coded ahead, none coded again
+    EXPECT_NE(p.out.find("the writers took " + std::to_string(frames) + " frames from batches and coded 0 themselves"),
+              std::string::npos) << p.out;
 
     // (and each verified copy flushed and renamed on its own, not in commit groups)
     argv = {kTool, "--threads", "2", "--batch-frames", "0", "--commit-group", "1", "--no-progress", "--report", rb,
