@@ -194,6 +194,10 @@ rm -rf "$out_pcwt" "$out_jls"
 # --- pcwt-recompress ---------------------------------------------------------------------------
 if [[ $gpus == auto ]]; then
   gpus=""; command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null | grep -q GPU && gpus=1
+  if [[ " $pcwt_args " == *" --gpus "* ]]; then # --pcwt-args "--gpus ..." decides then
+    gpus=$(sed -n 's/.*--gpus \([^ ]*\).*/\1/p' <<<"$pcwt_args")
+    pcwt_args=$(sed 's/--gpus [^ ]*//' <<<"$pcwt_args")
+  fi
 fi
 pcwt_cmd=("$recompress" --output "$out_pcwt" --no-progress --report "$work/pcwt-report.json")
 [[ -n $gpus ]] && pcwt_cmd+=(--gpus "$gpus")
