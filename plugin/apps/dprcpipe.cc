@@ -64,8 +64,12 @@ bool DPRCRunPipeline(const std::vector<DPRCEntry>& files, const DPRCOptions& opt
   // written and verified; with one being written, the readers waited for the budget most of their
   // time (H100, 8 GB: 76%; 65% with three)
   const std::size_t batchesBesideCoders = 4;
-  // output arenas kept: one for each coder, one for each other batch the budget admits, one spare
-  arenas->setKeep(coders.size() + batchesBesideCoders + 1);
+  // a batch counts as at least 64 MB: with the default 32 MB batches, ten in flight
+  const std::uint64_t budgetBytes = std::max<std::uint64_t>(p.batchBytes, 64u << 20) *
+                                    (batchesBesideCoders + std::max<std::size_t>(1, coders.size()));
+  // output arenas kept: one for each batch the budget admits, one spare (a batch being written
+  // holds its arena until its last file is)
+  arenas->setKeep(static_cast<std::size_t>(budgetBytes / std::max<std::uint64_t>(p.batchBytes, 1)) + 1);
   // the verifier stage: a thread per device
   const bool verifying = p.verifyBatches && writers > 0 && opt.target == DPRCT_pcwt;
   std::vector<std::unique_ptr<BatchVerifier> > verifiers;
@@ -94,9 +98,6 @@ bool DPRCRunPipeline(const std::vector<DPRCEntry>& files, const DPRCOptions& opt
   const unsigned group = std::max(1u, p.commitGroup);
   DPRCInstallSignalHandlers(writers * group + readers);
   Queue<Work> toCoder, toWriter;
-  // (at least 64 MB a batch: with the default 32 MB batches, ten in flight)
-  const std::uint64_t budgetBytes = std::max<std::uint64_t>(p.batchBytes, 64u << 20) *
-                                    (batchesBesideCoders + std::max<std::size_t>(1, coders.size()));
   Budget budget(budgetBytes);
   // the samples' buffers, reused by file after file (kept until the end: at most what each size
   // had in use at once, and the budget bounds what is in use)
