@@ -356,7 +356,7 @@ enum DPRC_Stage
   DPRCSG_rename,       // writer: permissions, the original kept (--keep-originals), the rename
   DPRCSG_dirFlush,     // writer: the folder flushed
   DPRCSG_verifierWait, // verifier: waiting for copies to decode
-  DPRCSG_verifyBatch,  // verifier: pcwt_decode_batch of the copies of several writers
+  DPRCSG_verifyBatch,  // verifier: pcwt_verify_batch of the copies of several writers
   DPRCSG_count
 };
 

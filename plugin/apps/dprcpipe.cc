@@ -204,8 +204,8 @@ bool DPRCRunPipeline(const std::vector<DPRCEntry>& files, const DPRCOptions& opt
       ThreadCoder& tc = *lent[wi];
       DPCWTSetThreadCoder(&tc);
       // copies written wait here for their commit: flushed, renamed and their folders flushed
-      // together, when the group is full or no coded file is waiting. With the verifier they are
-      // compared first, as soon as their frames come back (the writer goes on meanwhile, so that
+      // together, when the group is full or no coded file is waiting. With the verifier their
+      // verdicts are taken first, as soon as they are in (the writer goes on meanwhile, so that
       // the verifier gets the copies of many files at once); each holds its samples until then.
       std::vector<std::unique_ptr<Work> > pending;
       std::vector<bool> slotUsed(group, false);
@@ -213,8 +213,8 @@ bool DPRCRunPipeline(const std::vector<DPRCEntry>& files, const DPRCOptions& opt
         budget.release(w.reserved);
         w.reserved = 0;
       };
-      // compare the copies whose frames are back (all of them: wait for the rest)
-      auto compare = [&](bool all) {
+      // take the verdicts that are in (all of them: wait for the rest)
+      auto takeVerdicts = [&](bool all) {
         for (std::size_t k = 0; k < pending.size();)
         {
           DPRCJob& job = pending[k]->job;
@@ -236,7 +236,7 @@ bool DPRCRunPipeline(const std::vector<DPRCEntry>& files, const DPRCOptions& opt
         }
       };
       auto commit = [&]() {
-        compare(true);
+        takeVerdicts(true);
         if (pending.empty()) return;
         std::vector<DPRCJob *> jobs;
         for (const std::unique_ptr<Work>& w : pending) jobs.push_back(&w->job);
@@ -266,7 +266,7 @@ bool DPRCRunPipeline(const std::vector<DPRCEntry>& files, const DPRCOptions& opt
         {
           slotUsed[w->slot] = true;
           pending.push_back(std::move(w));
-          compare(false);
+          takeVerdicts(false);
           if (pending.size() >= group) commit();
         }
         else

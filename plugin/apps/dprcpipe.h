@@ -14,8 +14,9 @@
  *           ahead, for frames whose samples, description and parameters are the ones coded, and
  *           codes any other frame itself. With verifyBatches the writers hand the codestreams of
  *           their copies, read back from disk, to a verifier that decodes those of many files
- *           together while the writers go on (DPRCAwaitVerified), and compare the samples before
- *           the commit. Every safety step of DPRCFinish stays as it is.
+ *           together and compares them with the originals (pcwt_verify_batch) while the writers
+ *           go on, and take the verdicts before the commit (DPRCAwaitVerified). Every safety step
+ *           of DPRCFinish stays as it is.
  */
 
 #ifndef DCMPCWT_DPRCPIPE_H
@@ -68,10 +69,10 @@ struct DPRCPipelineOptions
   unsigned cpuCoderThreads = 1;
   /** PCWT copies are verified by a verifier stage (a thread per device, decoding with
    *  decodeBackend): the writers hand over the codestreams they read back and go on with their
-   *  next files, and the verifier decodes the copies waiting in one pcwt_decode_batch call (on
-   *  the CPU: split over cpuCoderThreads decoders); the writers compare the samples when the
-   *  frames are back, before the commit. false: each writer decodes its copies itself (through
-   *  the PCWT decoder codec)
+   *  next files, and the verifier decodes the copies waiting and compares them with the
+   *  originals in one pcwt_verify_batch call (on the CPU: split over cpuCoderThreads decoders);
+   *  the writers take the verdicts before the commit. false: each writer decodes its copies
+   *  itself (through the PCWT decoder codec) and compares them
    */
   bool verifyBatches = false;
   /** how long a verifier batch waits for each further copy (ms); 0: it takes the copies already
@@ -101,7 +102,7 @@ struct DPRCPipelineStats
   std::uint64_t framesCodedByWriters = 0;
   /// batch coder threads that ran
   unsigned coders = 0;
-  /// verifier threads that ran; the batches they decoded (with a GPU: a pcwt_decode_batch call
+  /// verifier threads that ran; the batches they verified (with a GPU: a pcwt_verify_batch call
   /// each), their frames and files (copies)
   unsigned verifiers = 0;
   std::uint64_t verifierBatches = 0;

@@ -34,7 +34,7 @@ struct DPRCSummary
   std::uint64_t codeCalls = 0;     // batch coder: pcwt_encode_batch calls (with the GPU: one per batch)
   std::uint64_t codedFrames = 0;   //   frames and files they coded together
   std::uint64_t codedFiles = 0;
-  std::uint64_t verifierBatches = 0; // verifiers: batches (with the GPU: a pcwt_decode_batch call each)
+  std::uint64_t verifierBatches = 0; // verifiers: batches (with the GPU: a pcwt_verify_batch call each)
   std::uint64_t verifiedFrames = 0; //   frames and files (copies read back) they decoded together
   std::uint64_t verifiedFiles = 0;
   std::uint64_t dicomdirRecords = 0; // DICOMDIR records updated to the new transfer syntax
