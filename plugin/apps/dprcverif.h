@@ -75,7 +75,8 @@ private:
 class VerifyClient : public DPRCFrameVerifier
 {
 public:
-  VerifyClient(Queue<VerifyRequest>& queue, std::uint64_t maxSamples) : queue_(queue), maxSamples_(maxSamples) {}
+  VerifyClient(Queue<VerifyRequest>& queue, std::uint64_t maxSamples, DPRCSampleMemory *codestreams)
+    : queue_(queue), maxSamples_(maxSamples), codestreams_(codestreams) {}
 
   virtual std::unique_ptr<DPRCVerifyTicket> submit(const std::vector<DPRCCodestream>& frames, std::size_t frameBytes,
                                                    const unsigned char *original)
@@ -90,9 +91,12 @@ public:
 
   virtual std::uint64_t maxSamplesPerFrame() const { return maxSamples_; }
 
+  virtual DPRCSampleMemory *codestreamMemory() { return codestreams_; }
+
 private:
   Queue<VerifyRequest>& queue_;
   const std::uint64_t maxSamples_;
+  DPRCSampleMemory *const codestreams_;
 };
 
 /** verifies the copies of several writers in one pcwt_verify_batch call (on the CPU: split over
@@ -126,6 +130,9 @@ public:
     }
     return true;
   }
+
+  /// the GPU decodes (page-locked host memory goes up without staging)
+  bool gpu() const { return pcwt_decoder_backend(decoders_[0]) != PCWT_BACKEND_CPU; }
 
   /// verify every frame of the batch's copies; each request gets its verdict in its error
   void verify(const std::vector<VerifyRequest *>& batch, DPRCPipelineStats& stats)
