@@ -25,6 +25,8 @@
 #     --jobs P                    parallel dcmcjpls processes (xargs -P; default 16)
 #     --sample K                  outputs of each tool decoded and compared (default 24)
 #     --pcwt-args "ARGS"          more pcwt-recompress options (e.g. "--batch-frames 2048")
+#     --repeat N                  run both tools N times, in turn (default 1); the table has the
+#                                 medians, a line every time (a VM's speed moves from run to run)
 #
 # The build it makes: cmake -DCMAKE_BUILD_TYPE=Release -DPCWT_WITH_DCMTK=ON -DPCWT_BUILD_TESTS=OFF
 # -DPCWT_BUILD_BENCH=OFF (CUDA when nvcc is found, CMAKE_CUDA_ARCHITECTURES=90 unless set in
@@ -32,7 +34,7 @@
 # ../shared/device/prepare-deps.sh makes .devdeps); the script sources it itself when present.
 set -euo pipefail
 
-usage() { sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
+usage() { sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 [[ $# -ge 1 ]] || usage
 pack=""
 if [[ $1 == --pack ]]; then
@@ -42,7 +44,7 @@ else
   results=$1; shift
 fi
 size_mb=2048 work=/tmp/pcwt-recompress-bench corpus="" srcset="" build=build-recompress-bench gpus=auto threads=""
-jobs=16 sample=24 pcwt_args=""
+jobs=16 sample=24 pcwt_args="" repeat=1
 while [[ $# -gt 0 ]]; do
   case $1 in
     --size-gb) size_mb=$(( $2 * 1024 )); shift 2 ;;
@@ -56,10 +58,12 @@ while [[ $# -gt 0 ]]; do
     --jobs) jobs=$2; shift 2 ;;
     --sample) sample=$2; shift 2 ;;
     --pcwt-args) pcwt_args=$2; shift 2 ;;
+    --repeat) repeat=$2; shift 2 ;;
     -h|--help) usage 0 ;;
     *) echo "run-bench.sh: unknown option $1" >&2; usage ;;
   esac
 done
+[[ $repeat =~ ^[1-9][0-9]*$ ]] || { echo "run-bench.sh: --repeat needs a count >= 1" >&2; exit 2; }
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
@@ -189,7 +193,6 @@ find "$input" -name '*.dcm' -print0 | xargs -0 cat >/dev/null
 
 now() { date +%s.%N; }
 out_pcwt=$work/out-pcwt out_jls=$work/out-jls
-rm -rf "$out_pcwt" "$out_jls"
 
 # --- pcwt-recompress ---------------------------------------------------------------------------
 if [[ $gpus == auto ]]; then
@@ -205,31 +208,41 @@ pcwt_cmd=("$recompress" --output "$out_pcwt" --no-progress --report "$work/pcwt-
 # shellcheck disable=SC2206
 [[ -n $pcwt_args ]] && pcwt_cmd+=($pcwt_args)
 pcwt_cmd+=("$input")
-log "${pcwt_cmd[*]}"
-t0=$(now)
-set +e
-"${pcwt_cmd[@]}" >"$work/pcwt.log" 2>&1
-pcwt_rc=$?
-set -e
-t1=$(now)
-tail -4 "$work/pcwt.log" >&2
-
-# --- dcmcjpls with xargs -----------------------------------------------------------------------
 jls_cmd="find $input -name '*.dcm' | xargs -P$jobs -n 8 (dcmcjpls IN OUT for each)"
+log "${pcwt_cmd[*]}"
 log "$jls_cmd"
-sync
-t2=$(now)
-set +e
-(cd "$input" && find . -name '*.dcm' -print0 | xargs -0 -P"$jobs" -n 8 sh -c '
-  for f; do o="$0/${f#./}"; mkdir -p "${o%/*}"; dcmcjpls "$f" "$o" || echo "FAIL $f"; done' "$out_jls") \
-  >"$work/jls.log" 2>&1
-jls_rc=$?
-set -e
-t3=$(now)
-# pcwt-recompress flushed every copy before its rename; dcmcjpls flushes nothing: the time until
-# its outputs are on disk too
-sync
-t4=$(now)
+secs() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.3f\n", b - a}'; }
+t_pcwt=() t_jls=() t_jls_sync=() pcwt_rc=0 jls_rc=0
+for ((r = 1; r <= repeat; r++)); do
+  rm -rf "$out_pcwt" "$out_jls"; sync
+  # --- pcwt-recompress -------------------------------------------------------------------------
+  t0=$(now)
+  set +e
+  "${pcwt_cmd[@]}" >"$work/pcwt.log" 2>&1
+  rc=$?
+  set -e
+  t1=$(now)
+  [[ $rc -eq 0 ]] || pcwt_rc=$rc
+  tail -4 "$work/pcwt.log" >&2
+  # --- dcmcjpls with xargs ---------------------------------------------------------------------
+  sync
+  t2=$(now)
+  set +e
+  (cd "$input" && find . -name '*.dcm' -print0 | xargs -0 -P"$jobs" -n 8 sh -c '
+    for f; do o="$0/${f#./}"; mkdir -p "${o%/*}"; dcmcjpls "$f" "$o" || echo "FAIL $f"; done' "$out_jls") \
+    >"$work/jls.log" 2>&1
+  rc=$?
+  set -e
+  t3=$(now)
+  [[ $rc -eq 0 ]] || jls_rc=$rc
+  # pcwt-recompress flushed every copy before its rename; dcmcjpls flushes nothing: the time
+  # until its outputs are on disk too
+  sync
+  t4=$(now)
+  t_pcwt+=("$(secs "$t0" "$t1")") t_jls+=("$(secs "$t2" "$t3")") t_jls_sync+=("$(secs "$t2" "$t4")")
+  log "run $r of $repeat: pcwt-recompress ${t_pcwt[-1]} s, dcmcjpls ${t_jls[-1]} s (${t_jls_sync[-1]} s with sync)"
+done
+median() { printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 
 # --- checks: every output there, a sample decodes to the original pixels ----------------------
 problems=()
@@ -271,9 +284,9 @@ row() { # name seconds outbytes
     printf "| %s | %d | %.1f | %.1f | %.1f | %.3f | %.3f |\n", n, f, s, f / s, raw / 1048576 / s,
            (o > 0 ? inb / o : 0), (o > 0 ? raw / o : 0) }'
 }
-s_pcwt=$(awk -v a="$t0" -v b="$t1" 'BEGIN {print b - a}')
-s_jls=$(awk -v a="$t2" -v b="$t3" 'BEGIN {print b - a}')
-s_jls_sync=$(awk -v a="$t2" -v b="$t4" 'BEGIN {print b - a}')
+s_pcwt=$(median "${t_pcwt[@]}")
+s_jls=$(median "${t_jls[@]}")
+s_jls_sync=$(median "${t_jls_sync[@]}")
 gpu=$(command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | paste -sd, - || true)
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 git diff --quiet HEAD 2>/dev/null || commit="$commit (with uncommitted changes)"
@@ -299,6 +312,11 @@ md=$results/recompress-bench-$(hostname -s)-$stamp.md
   row "dcmcjpls x$jobs" "$s_jls" "$o_jls"
   row "dcmcjpls x$jobs, then sync (its outputs on disk)" "$s_jls_sync" "$o_jls"
   echo
+  if [[ $repeat -gt 1 ]]; then
+    echo "Medians of $repeat runs, each tool in turn; seconds: pcwt-recompress ${t_pcwt[*]}; dcmcjpls ${t_jls[*]};" \
+         "dcmcjpls with sync ${t_jls_sync[*]}."
+    echo
+  fi
   echo "pcwt-recompress: $summary"
   echo
   echo "Checked: every output present ($n_pcwt and $n_jls of $nfiles); $checked files of each tool" \
