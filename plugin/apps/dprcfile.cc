@@ -405,9 +405,8 @@ public:
 /// DPRCAwaitVerified takes the verdict
 struct DPRCPendingCopy
 {
-  /// the copy as read back, or its codestreams copied out (DPRCFrameVerifier::codestreamMemory);
-  /// `frames` point into one of them
-  std::unique_ptr<DPCWTFileFormat> check;
+  /// the codestreams of the copy as read back (DPRCFrameVerifier::codestreamMemory); `frames`
+  /// point into it
   DPRCSamples codestreams;
   std::vector<DPRCCodestream> frames;
   std::shared_ptr<DPRCTempFile> temp;
@@ -915,24 +914,20 @@ static DPRCResult& writeInner(DPRCJob& job, const DPRCOptions& opt, unsigned slo
       // decoded and compared by the verifier together with other copies while this writer goes
       // on; DPRCAwaitVerified takes the verdict
       std::shared_ptr<DPRCPendingCopy> pc(new DPRCPendingCopy());
-      if (DPRCSampleMemory *memory = verifier->codestreamMemory())
+      // the codestreams as read back, into the verifier's memory (with a GPU page locked: they go
+      // up without a staging copy on the verifier's thread); the copy's data set goes now
+      std::size_t total = 0;
+      for (const DPRCCodestream& f : frames) total += f.size;
+      pc->codestreams.allocate(total, verifier->codestreamMemory());
+      std::size_t at = 0;
+      for (DPRCCodestream& f : frames)
       {
-        // the codestreams as read back, into the verifier's memory (with a GPU page locked: they
-        // go up without a staging copy on the verifier's thread); the copy goes now
-        std::size_t total = 0;
-        for (const DPRCCodestream& f : frames) total += f.size;
-        pc->codestreams.allocate(total, memory);
-        std::size_t at = 0;
-        for (DPRCCodestream& f : frames)
-        {
-          std::memcpy(pc->codestreams.data() + at, f.data, f.size);
-          f.data = pc->codestreams.data() + at;
-          at += f.size;
-        }
-        check.reset();
+        std::memcpy(pc->codestreams.data() + at, f.data, f.size);
+        f.data = pc->codestreams.data() + at;
+        at += f.size;
       }
-      pc->check = std::move(check);
-      pc->frames = std::move(frames); // into pc->codestreams, or where they are in pc->check
+      check.reset();
+      pc->frames = std::move(frames);
       pc->temp = temp;
       pc->destDir = destDir;
       pc->slot = slot;

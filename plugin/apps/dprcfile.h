@@ -259,10 +259,10 @@ public:
   /// the decoder's limit of samples per frame (as the PCWT decoder codec's)
   virtual std::uint64_t maxSamplesPerFrame() const = 0;
 
-  /** where the codestreams handed over are best copied (NULL: they stay in the copy read back,
-   *  which is kept until the verdict)
+  /** where the writer copies the codestreams it hands over, out of the copy read back, which
+   *  goes at once (NULL: the heap)
    */
-  virtual DPRCSampleMemory *codestreamMemory() { return NULL; }
+  virtual DPRCSampleMemory *codestreamMemory() = 0;
 };
 
 /** the writing steps for a prepared job: code (or take the frames coded ahead, through the codecs'
