@@ -38,10 +38,9 @@ void gpu_first_difference(const uint8_t *decoded, const uint8_t *expected, const
     CUDA_CHECK(cudaMemsetAsync(result, 0xff, sizeof(uint64_t) * count, s)); // none found: UINT64_MAX
     // about 64 KB a block, at most 64 blocks a frame
     const uint32_t blocks = uint32_t(std::min<uint64_t>(64, max_size / (kThreads * 16 * 16) + 1));
-    for (uint32_t first = 0; first < count; first += 65535) {
-        const uint32_t n = std::min<uint32_t>(count - first, 65535);
+    gpu_for_entries(count, [&](uint32_t first, uint32_t n) {
         first_difference<<<dim3(blocks, n), kThreads, 0, s>>>(decoded, expected, dev_frames, first,
                                                               reinterpret_cast<unsigned long long *>(result));
         CUDA_CHECK_LAUNCH();
-    }
+    });
 }

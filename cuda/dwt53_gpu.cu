@@ -262,19 +262,12 @@ __global__ void inv_level(const GpuLevel *levels, const GpuBand *bands, const Gp
 
 uint32_t tiles(uint32_t rows, uint32_t cols) { return ((cols + TX - 1) / TX) * ((rows + TY - 1) / TY); }
 
-// Launches over up to 65535 entries per grid row.
-template <typename F> void for_entries(uint32_t count, F launch)
-{
-    for (uint32_t first = 0; first < count; first += 65535)
-        launch(first, count - first < 65535 ? count - first : 65535);
-}
-
 } // namespace
 
 void gpu_dwt_forward_level(const DeviceBatch &b, const GpuLevel *lv, uint32_t count, uint32_t max_r,
                            uint32_t max_bc, bool finest, cudaStream_t s)
 {
-    for_entries(count, [&](uint32_t first, uint32_t n) {
+    gpu_for_entries(count, [&](uint32_t first, uint32_t n) {
         const dim3 grid(tiles(max_r / 4 + 1, max_bc / 2), n), block(TX, TY); // mr <= r / 4 + 1
         if (finest)
             fwd_level<true><<<grid, block, 0, s>>>(lv + first, b.bands, b.planes, b.state, b.samples,
@@ -289,7 +282,7 @@ void gpu_dwt_forward_level(const DeviceBatch &b, const GpuLevel *lv, uint32_t co
 void gpu_mqd_level0(const DeviceBatch &b, uint32_t count, uint32_t max_mr, uint32_t max_mc,
                     cudaStream_t s)
 {
-    for_entries(count, [&](uint32_t first, uint32_t n) {
+    gpu_for_entries(count, [&](uint32_t first, uint32_t n) {
         mqd_level0<<<dim3(tiles(max_mr, max_mc), n), dim3(TX, TY), 0, s>>>(
             b.level0 + first, b.planes, b.bands, b.state, b.i32, b.i8);
         CUDA_CHECK_LAUNCH();
@@ -300,7 +293,7 @@ void gpu_dwt_inverse_level(const DeviceBatch &b, const GpuLevel *lv, uint32_t co
                            uint32_t max_bc, bool finest, cudaStream_t s)
 {
     const uint32_t blocks = ((max_bc + IJ - 1) / IJ) * ((max_r / 2 + IT - 1) / IT);
-    for_entries(count, [&](uint32_t first, uint32_t n) {
+    gpu_for_entries(count, [&](uint32_t first, uint32_t n) {
         const dim3 grid(blocks, n), block(TX, TY);
         if (finest)
             inv_level<true><<<grid, block, 0, s>>>(lv + first, b.bands, b.planes, b.state, b.i32, b.samples);

@@ -9,6 +9,13 @@
 // Blocks of `per` threads that cover n.
 inline uint32_t gpu_blocks(uint64_t n, uint32_t per) { return uint32_t((n + per - 1) / per); }
 
+// Calls launch(first, n) over count entries, n at most 65535: a grid's y dimension, one entry a row.
+template <typename F> void gpu_for_entries(uint32_t count, F launch)
+{
+    for (uint32_t first = 0; first < count; first += 65535)
+        launch(first, count - first < 65535 ? count - first : 65535);
+}
+
 struct DeviceBatch {            // device copies of a BatchLayout's tables and its arenas
     GpuFrame *frames;
     GpuPlane *planes;

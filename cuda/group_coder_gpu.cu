@@ -423,12 +423,11 @@ void gpu_group_walk(const DeviceBatch &b, uint32_t plane_count, cudaStream_t s)
 void gpu_group_decode(const DeviceBatch &b, const uint32_t *dev_bands, uint32_t band_count,
                       uint32_t max_groups, cudaStream_t s)
 {
-    for (uint32_t first = 0; first < band_count; first += 65535) {
-        const uint32_t n = band_count - first < 65535 ? band_count - first : 65535;
+    gpu_for_entries(band_count, [&](uint32_t first, uint32_t n) {
         group_decode<<<dim3(gpu_blocks(max_groups, DEC_WARPS), n), DEC_WARPS * 32, 0, s>>>(
             dev_bands + first, b.bands, b.planes, b.state, b.groups, b.stream, b.i32, b.i8);
         CUDA_CHECK_LAUNCH();
-    }
+    });
 }
 
 void gpu_check_qmax(const DeviceBatch &b, uint32_t plane_count, cudaStream_t s)

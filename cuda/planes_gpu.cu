@@ -93,31 +93,28 @@ uint32_t tiles(uint32_t rows, uint32_t cols)
 void gpu_high_bit_flags(const DeviceBatch &b, const GpuFrame *, uint32_t frame_count, cudaStream_t s)
 {
     CUDA_CHECK(cudaMemsetAsync(b.flags, 0, sizeof(uint32_t) * 3 * frame_count, s));
-    for (uint32_t first = 0; first < frame_count; first += 65535) {
-        const uint32_t n = frame_count - first < 65535 ? frame_count - first : 65535;
+    gpu_for_entries(frame_count, [&](uint32_t first, uint32_t n) {
         high_bit_flags<<<dim3(64, n), 256, 0, s>>>(b.frames + first, b.flags + 3 * first, b.samples);
         CUDA_CHECK_LAUNCH();
-    }
+    });
 }
 
 void gpu_import_planes(const DeviceBatch &b, uint32_t count, uint32_t max_rows, uint32_t max_cols,
                        cudaStream_t s)
 {
-    for (uint32_t first = 0; first < count; first += 65535) {
-        const uint32_t n = count - first < 65535 ? count - first : 65535;
+    gpu_for_entries(count, [&](uint32_t first, uint32_t n) {
         import_planes<<<dim3(tiles(max_rows + 1, max_cols + 1), n), dim3(TX, TY), 0, s>>>(
             b.level0 + first, b.planes, b.samples, b.i32);
         CUDA_CHECK_LAUNCH();
-    }
+    });
 }
 
 void gpu_export_planes(const DeviceBatch &b, uint32_t count, uint32_t kind, uint32_t max_rows,
                        uint32_t max_cols, cudaStream_t s)
 {
-    for (uint32_t first = 0; first < count; first += 65535) {
-        const uint32_t n = count - first < 65535 ? count - first : 65535;
+    gpu_for_entries(count, [&](uint32_t first, uint32_t n) {
         export_planes<<<dim3(tiles(max_rows, max_cols), n), dim3(TX, TY), 0, s>>>(
             b.export_planes + first, b.planes, b.state, kind, b.i32, b.samples);
         CUDA_CHECK_LAUNCH();
-    }
+    });
 }

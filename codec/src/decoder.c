@@ -267,13 +267,17 @@ static pcwt_status decode_job_cpu(pcwt_decoder *dec, void *jobs, size_t i)
 
 #ifdef PCWT_HAVE_CUDA
 
+/* The GPU context is made on the first batch that needs it, so a CPU-only caller never pays for it. */
+static pcwt_status ensure_gpu(pcwt_decoder *dec)
+{
+    return dec->gpu ? PCWT_OK : pcwt_gpu_create(&dec->gpu, dec->device, dec->err, sizeof dec->err);
+}
+
 static pcwt_status decode_batch_gpu(pcwt_decoder *dec, pcwt_decode_job *jobs, size_t count)
 {
-    if (!dec->gpu) {
-        const pcwt_status st = pcwt_gpu_create(&dec->gpu, dec->device, dec->err, sizeof dec->err);
-        if (st != PCWT_OK)
-            return st;
-    }
+    const pcwt_status ready = ensure_gpu(dec);
+    if (ready != PCWT_OK)
+        return ready;
     for (size_t i = 0; i < count; i++)
         if (!jobs[i].src || !jobs[i].dst) {
             pcwt_set_error(dec->err, sizeof dec->err, "job %zu: NULL buffer", i);
@@ -397,11 +401,9 @@ pcwt_status pcwt_verify_compare(pcwt_verify_job *j, const uint8_t *decoded, size
 #ifdef PCWT_HAVE_CUDA
 static pcwt_status verify_batch_gpu(pcwt_decoder *dec, pcwt_verify_job *jobs, size_t count)
 {
-    if (!dec->gpu) {
-        const pcwt_status st = pcwt_gpu_create(&dec->gpu, dec->device, dec->err, sizeof dec->err);
-        if (st != PCWT_OK)
-            return st;
-    }
+    const pcwt_status ready = ensure_gpu(dec);
+    if (ready != PCWT_OK)
+        return ready;
     pcwt_status st = pcwt_gpu_verify_batch(dec->gpu, dec->max_samples, jobs, count, dec->err,
                                            sizeof dec->err);
     if (st == PCWT_ERR_BACKEND_UNAVAILABLE)
