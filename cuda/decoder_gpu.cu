@@ -114,7 +114,6 @@ void run_device_decode(pcwt_gpu *g, Slot &sl)
     const uint32_t np = uint32_t(L.planes.size());
     gpu_group_walk(d, np, s);
     gpu_mark(g, "locate groups");
-    gpu_group_crcs(d, L.groups, uint32_t(L.bands.size()), s);
     gpu_plane_crcs(d, np, 1, s);
     gpu_mark(g, "verify CRCs");
     for (size_t st = 0; st < L.decode_steps.size(); st++) {

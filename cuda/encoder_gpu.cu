@@ -76,7 +76,6 @@ void run_device_encode(pcwt_gpu *g, Slot &sl)
     if (L.entropy_planes)
         gpu_ec_pack(d, L.groups, s);
     gpu_mark(g, "group coding");
-    gpu_group_crcs(d, L.groups, nb, s);
     gpu_plane_crcs(d, np, 0, s);
     gpu_write_headers(d, uint32_t(L.frames.size()), s);
     gpu_mark(g, "CRCs + headers");

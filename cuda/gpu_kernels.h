@@ -89,6 +89,5 @@ void gpu_first_difference(const uint8_t *decoded, const uint8_t *expected, const
 
 // crc32_gpu.cu
 void gpu_crc_init();
-void gpu_group_crcs(const DeviceBatch &b, uint64_t groups, uint32_t band_count, cudaStream_t s);
 void gpu_plane_crcs(const DeviceBatch &b, uint32_t plane_count, int verify, cudaStream_t s);
 void gpu_write_headers(const DeviceBatch &b, uint32_t frame_count, cudaStream_t s);

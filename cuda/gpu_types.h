@@ -61,7 +61,6 @@ struct GpuLevel {                 // one decomposition level of one plane
 struct GpuGroup {                 // filled on the device
     uint64_t offset;              // byte offset of the group record in the codestream buffer
     uint32_t bits;                // bits of the group's baseline bit string
-    uint32_t crc;                 // CRC-32 of the record (length word(s) + bytes)
     uint32_t bytes;               // length of the record
     uint16_t head;                // bytes before the payload: 4 (baseline), the LEB128s (profile 1)
     uint16_t entropy;             // profile 1: 1 = range-coded record, 0 = baseline bit string

@@ -213,8 +213,10 @@ __global__ void group_walk(const GpuPlane *planes, uint32_t count, GpuPlaneState
                 grp.bytes = uint32_t(4 + nbytes);
             }
         }
-        if (bad)
-            grp = GpuGroup{pos, 0, 0, 0, 0, 0, 0, 0};
+        if (bad) {
+            grp = GpuGroup{};
+            grp.offset = pos;
+        }
         groups[g] = grp;
         pos += grp.bytes;
     }
