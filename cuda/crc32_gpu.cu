@@ -1,5 +1,5 @@
 // crc32_gpu.cu - the codestream's CRC-32 (zlib/PNG polynomial) on the GPU, and the header writer
-// (the twin of codec/src/container.c). A block checksums a plane's payload in slices; their CRCs
+// (the twin of codec/src/container.c). Blocks checksum a plane's payload in slices; their CRCs
 // are combined with the GF(2) identity crc(A || B) = crc(A) * x^(8 |B|) + crc(B) mod P, so any
 // split folds to the same value as the CPU's one pass.
 #include "gpu_check.h"
@@ -64,46 +64,72 @@ __device__ inline void warp_combine(uint32_t &crc, uint64_t &len)
     }
 }
 
-constexpr uint32_t CRC_THREADS = 256;
+constexpr uint32_t CRC_THREADS = 256, CRC_SLICE = CRC_SPAN / CRC_THREADS;
 
-// A block per plane: each thread checksums an equal slice of the payload (four bytes a step,
-// slicing-by-4 tables in shared memory), then the slices are folded in order. The payload is
-// contiguous: the header's range when decoding, the plane's group records when encoding. One
-// thread per group record, folded a record at a time, cost a polynomial power per record: 0.7 ms
-// a batch of any size (H200), the largest share of a small batch's decode.
-__global__ void plane_crcs(const GpuPlane *planes, const GpuGroup *groups, GpuPlaneState *state,
-                           const uint8_t *stream, int verify)
+// The plane's payload: the header's range when decoding, its group records (contiguous) when
+// encoding.
+__device__ inline void plane_payload(const GpuPlane &p, const GpuGroup *groups, int verify, uint64_t &off,
+                                     uint64_t &len)
 {
+    off = p.payload_off;
+    len = p.payload_len;
+    if (verify)
+        return;
+    off = len = 0;
+    if (p.group_count) {
+        const GpuGroup &first = groups[p.group_first], &last = groups[p.group_first + p.group_count - 1];
+        off = first.offset;
+        len = last.offset + last.bytes - off;
+    }
+}
+
+__device__ inline uint32_t crc_word(const uint32_t (*t)[256], uint32_t c)
+{
+    return t[3][c & 0xFFu] ^ t[2][(c >> 8) & 0xFFu] ^ t[1][(c >> 16) & 0xFFu] ^ t[0][c >> 24];
+}
+
+// CRC-32 of [q, end): bytes to a 16-byte boundary, then 16-byte loads (unrolled, so that several
+// are in flight: a thread's loads are what a slice waits for), then the tail.
+__device__ inline uint32_t crc_slice(const uint32_t (*t)[256], const uint8_t *q, const uint8_t *end)
+{
+    uint32_t c = 0xFFFFFFFFu;
+    for (; q < end && (reinterpret_cast<uintptr_t>(q) & 15u); q++)
+        c = t[0][(c ^ *q) & 0xFFu] ^ (c >> 8);
+#pragma unroll 4
+    for (; end - q >= 16; q += 16) { // little-endian words, as the bytes come
+        const uint4 w = *reinterpret_cast<const uint4 *>(q);
+        c = crc_word(t, c ^ w.x);
+        c = crc_word(t, c ^ w.y);
+        c = crc_word(t, c ^ w.z);
+        c = crc_word(t, c ^ w.w);
+    }
+    for (; q < end; q++)
+        c = t[0][(c ^ *q) & 0xFFu] ^ (c >> 8);
+    return ~c;
+}
+
+// A block per CRC_SPAN bytes of a plane's payload (grid: x the span, y the plane from `first`),
+// a thread per CRC_SLICE bytes; the slices are folded in order into parts[plane * blocks + x].
+// Before, a thread checksummed a group record and a warp folded a plane's records, a polynomial
+// power per record: 0.7 ms a batch of any size (H200). A block per plane then still took 0.9 ms
+// for a radiograph's 3 MB: each thread waited on its own loads.
+__global__ void slice_crcs(const GpuPlane *planes, uint32_t first, const GpuGroup *groups,
+                           const uint8_t *stream, int verify, GpuCrcPart *parts, uint32_t blocks)
+{
+    const uint32_t pi = first + blockIdx.y;
+    uint64_t off, len;
+    plane_payload(planes[pi], groups, verify, off, len);
+    const uint64_t span = uint64_t(blockIdx.x) * CRC_SPAN;
+    if (span >= len)
+        return; // past the payload (the grid is sized for the largest plane)
     __shared__ uint32_t t[4][256];
     __shared__ uint32_t warp_crc[CRC_THREADS / 32];
     __shared__ uint64_t warp_len[CRC_THREADS / 32];
     for (uint32_t k = threadIdx.x; k < 4 * 256; k += blockDim.x)
         t[k / 256][k % 256] = d_table[k / 256][k % 256];
     __syncthreads();
-    const uint32_t pi = blockIdx.x;
-    const GpuPlane p = planes[pi];
-    uint64_t off = p.payload_off, len = p.payload_len;
-    if (!verify) {
-        off = len = 0;
-        if (p.group_count) {
-            const GpuGroup &first = groups[p.group_first], &last = groups[p.group_first + p.group_count - 1];
-            off = first.offset;
-            len = last.offset + last.bytes - off;
-        }
-    }
-    const uint64_t slice = (len + CRC_THREADS - 1) / CRC_THREADS;
-    const uint64_t a = min(len, threadIdx.x * slice), e = min(len, a + slice);
-    const uint8_t *q = stream + off + a, *const end = stream + off + e;
-    uint32_t c = 0xFFFFFFFFu;
-    for (; q < end && (reinterpret_cast<uintptr_t>(q) & 3u); q++) // to a word boundary
-        c = t[0][(c ^ *q) & 0xFFu] ^ (c >> 8);
-    for (; end - q >= 4; q += 4) { // little-endian words, as the bytes come
-        c ^= *reinterpret_cast<const uint32_t *>(q);
-        c = t[3][c & 0xFFu] ^ t[2][(c >> 8) & 0xFFu] ^ t[1][(c >> 16) & 0xFFu] ^ t[0][c >> 24];
-    }
-    for (; q < end; q++)
-        c = t[0][(c ^ *q) & 0xFFu] ^ (c >> 8);
-    uint32_t crc = e > a ? ~c : 0; // an empty slice folds as nothing
+    const uint64_t a = min(len, span + uint64_t(threadIdx.x) * CRC_SLICE), e = min(len, a + CRC_SLICE);
+    uint32_t crc = e > a ? crc_slice(t, stream + off + a, stream + off + e) : 0; // empty: folds as nothing
     uint64_t n = e - a;
     warp_combine(crc, n);
     const uint32_t warp = threadIdx.x / 32, lane = threadIdx.x & 31;
@@ -117,9 +143,35 @@ __global__ void plane_crcs(const GpuPlane *planes, const GpuGroup *groups, GpuPl
     crc = lane < CRC_THREADS / 32 ? warp_crc[lane] : 0;
     n = lane < CRC_THREADS / 32 ? warp_len[lane] : 0;
     warp_combine(crc, n);
+    if (lane == 0)
+        parts[uint64_t(pi) * blocks + blockIdx.x] = GpuCrcPart{n, crc, 0};
+}
+
+// A warp per plane folds its spans' CRCs in order; decode compares, encode records the payload.
+__global__ void fold_plane_crcs(const GpuPlane *planes, uint32_t count, const GpuGroup *groups,
+                                GpuPlaneState *state, const GpuCrcPart *parts, uint32_t blocks, int verify)
+{
+    const uint32_t pi = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
+    if (pi >= count)
+        return;
+    const uint32_t lane = threadIdx.x & 31;
+    const GpuPlane p = planes[pi];
+    uint64_t off, len;
+    plane_payload(p, groups, verify, off, len);
+    const uint64_t spans = (len + CRC_SPAN - 1) / CRC_SPAN, nb = spans < blocks ? spans : blocks;
+    const uint32_t s = uint32_t((nb + 31) / 32);
+    const uint32_t a = min(uint32_t(nb), lane * s), e = min(uint32_t(nb), a + s);
+    uint32_t crc = 0;
+    uint64_t n = 0;
+    for (uint32_t k = a; k < e; k++) {
+        const GpuCrcPart part = parts[uint64_t(pi) * blocks + k];
+        crc = crc_combine(crc, part.crc, part.len);
+        n += part.len;
+    }
+    warp_combine(crc, n);
     if (lane == 0) {
         if (verify) {
-            if (crc != p.crc_expected)
+            if (crc != p.crc_expected || n != len)
                 atomicCAS(&state[pi].error, 0u, uint32_t(GPU_ERR_CRC));
         } else {
             state[pi].crc = crc;
@@ -198,11 +250,17 @@ void gpu_crc_init()
     CUDA_CHECK(cudaMemcpyToSymbol(c_x2n, x2n, sizeof x2n));
 }
 
-void gpu_plane_crcs(const DeviceBatch &b, uint32_t plane_count, int verify, cudaStream_t s)
+void gpu_plane_crcs(const DeviceBatch &b, uint32_t plane_count, uint32_t blocks, int verify, cudaStream_t s)
 {
     if (!plane_count)
         return;
-    plane_crcs<<<plane_count, CRC_THREADS, 0, s>>>(b.planes, b.groups, b.state, b.stream, verify);
+    gpu_for_entries(plane_count, [&](uint32_t first, uint32_t n) {
+        slice_crcs<<<dim3(blocks, n), CRC_THREADS, 0, s>>>(b.planes, first, b.groups, b.stream, verify,
+                                                            b.crc_parts, blocks);
+        CUDA_CHECK_LAUNCH();
+    });
+    fold_plane_crcs<<<gpu_blocks(uint64_t(plane_count) * 32, 128), 128, 0, s>>>(
+        b.planes, plane_count, b.groups, b.state, b.crc_parts, blocks, verify);
     CUDA_CHECK_LAUNCH();
 }
 

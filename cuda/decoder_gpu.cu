@@ -71,6 +71,7 @@ void upload_chunk(pcwt_gpu *g, Slot &sl, pcwt_decode_job *jobs, const DecodeSet 
     }
     gpu_build_layout(specs, sl.layout);
     BatchLayout &L = sl.layout;
+    uint64_t largest = 0;
     for (size_t k = 0; k < set.idx.size(); k++) { // payload positions from the headers
         const pcwt_header_info &h = set.info[k];
         uint64_t off = cs_off[k] + h.header_length;
@@ -81,8 +82,10 @@ void upload_chunk(pcwt_gpu *g, Slot &sl, pcwt_decode_job *jobs, const DecodeSet 
             p.crc_expected = h.planes[i].payload_crc32;
             p.qmax = h.planes[i].qmax;
             off += h.planes[i].payload_length;
+            largest = std::max<uint64_t>(largest, h.planes[i].payload_length);
         }
     }
+    gpu_prepare_crc_parts(sl, largest);
     // Slack after the last codestream: the group decoder reads aligned 8-byte windows.
     sl.stream_buf.ensure(stream_bytes + 256);
     std::vector<HostPiece> pieces;
@@ -114,7 +117,7 @@ void run_device_decode(pcwt_gpu *g, Slot &sl)
     const uint32_t np = uint32_t(L.planes.size());
     gpu_group_walk(d, np, s);
     gpu_mark(g, "locate groups");
-    gpu_plane_crcs(d, np, 1, s);
+    gpu_plane_crcs(d, np, sl.crc_blocks, 1, s);
     gpu_mark(g, "verify CRCs");
     for (size_t st = 0; st < L.decode_steps.size(); st++) {
         uint32_t max_groups = 0;

@@ -76,7 +76,7 @@ void run_device_encode(pcwt_gpu *g, Slot &sl)
     if (L.entropy_planes)
         gpu_ec_pack(d, L.groups, s);
     gpu_mark(g, "group coding");
-    gpu_plane_crcs(d, np, 0, s);
+    gpu_plane_crcs(d, np, sl.crc_blocks, 0, s);
     gpu_write_headers(d, uint32_t(L.frames.size()), s);
     gpu_mark(g, "CRCs + headers");
 }
@@ -139,12 +139,15 @@ void upload_chunk(pcwt_gpu *g, Slot &sl, const pcwt_encode_params *p, pcwt_frame
     }
     gpu_upload_layout(g, sl, s);
     sl.scan_tmp.ensure(gpu_scan_tmp_size(sl.layout.groups ? sl.layout.groups : 1));
-    uint64_t out = 0; // every group record at its largest
+    uint64_t out = 0, largest = 0; // every group record at its largest
     for (const GpuFrame &f : sl.layout.frames) {
         pcwt_image_desc dd{f.width, f.height, f.components, f.bits_alloc, f.bits_stored, f.is_signed, f.planar};
-        out += pcwt_encode_bound(&dd);
+        const uint64_t bound = pcwt_encode_bound(&dd);
+        out += bound;
+        largest = std::max(largest, bound);
     }
     sl.stream_buf.ensure(out ? out : 1);
+    gpu_prepare_crc_parts(sl, largest); // a plane's payload is within its frame's bound
     sl.dev.stream = sl.stream_buf.as<uint8_t>();
     if (sl.layout.entropy_planes) {
         sl.ec_scan.ensure(sizeof(uint64_t) * (sl.layout.groups ? sl.layout.groups : 1));

@@ -48,7 +48,7 @@ void Slot::release()
 {
     for (DevBuf *b : {&frames, &planes, &bands, &levels, &steps, &step_groups, &level0, &export_ids, &groups, &state,
                       &group_size, &samples, &stream_buf, &flags, &scan_tmp, &ec_scan, &ec_scratch, &expected,
-                      &first_diff})
+                      &first_diff, &crc_parts})
         b->release();
     for (PinnedBuf *b : {&h_samples, &h_stream, &h_frames, &h_state, &h_first_diff})
         b->release();
@@ -249,6 +249,13 @@ void gpu_upload_layout(pcwt_gpu *g, Slot &sl, cudaStream_t s)
     d.i8 = g->i8.as<int8_t>();
 }
 
+void gpu_prepare_crc_parts(Slot &sl, uint64_t max_payload)
+{
+    sl.crc_blocks = gpu_crc_blocks(max_payload);
+    sl.crc_parts.ensure(sizeof(GpuCrcPart) * sl.crc_blocks * std::max<size_t>(sl.layout.planes.size(), 1));
+    sl.dev.crc_parts = sl.crc_parts.as<GpuCrcPart>();
+}
+
 size_t gpu_batch_bytes(const BatchLayout &L, size_t sample_bytes, size_t stream_bytes)
 {
     return L.i32_size * 4 + L.i8_size + L.groups * (sizeof(GpuGroup) + 8) +
@@ -308,7 +315,7 @@ size_t gpu_memory_budget(pcwt_gpu *g)
     size_t held = g->i32.cap + g->i8.cap;
     for (const Slot &s : g->slot)
         held += s.samples.cap + s.stream_buf.cap + s.groups.cap + s.group_size.cap +
-                s.ec_scan.cap + s.ec_scratch.cap + s.expected.cap;
+                s.ec_scan.cap + s.ec_scratch.cap + s.expected.cap + s.crc_parts.cap;
     held += jls_gpu_held(g->jls);
     const size_t budget = (free_b + held) / 10 * 8;
     return g->memory_budget && g->memory_budget < budget ? g->memory_budget : budget;

@@ -130,6 +130,8 @@ struct Slot {
     DevBuf frames, planes, bands, levels, steps, step_groups, level0, export_ids, groups, state, group_size, samples,
         stream_buf, flags, scan_tmp, ec_scan, ec_scratch;
     DevBuf expected, first_diff;         // verify: the samples expected, each frame's first difference
+    DevBuf crc_parts;                    // gpu_plane_crcs: crc_blocks spans a plane
+    uint32_t crc_blocks = 1;
     PinnedBuf h_samples, h_stream;
     BatchLayout layout;
     const GpuFrame *frames_host() const { return h_frames.as<GpuFrame>(); }
@@ -194,6 +196,9 @@ struct HostCopy {
     size_t size;
 };
 void gpu_host_copies(const std::vector<HostCopy> &copies);
+
+// Sizes the slot's CRC spans for payloads of up to max_payload bytes (gpu_plane_crcs).
+void gpu_prepare_crc_parts(Slot &sl, uint64_t max_payload);
 
 // Frames sit at 256-byte boundaries in the sample and codestream buffers.
 inline uint64_t align_up(uint64_t v) { return (v + 255) & ~uint64_t(255); }

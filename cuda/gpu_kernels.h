@@ -35,6 +35,7 @@ struct DeviceBatch {            // device copies of a BatchLayout's tables and i
     uint32_t *flags;            // encode: high-bit flags per frame and component
     uint64_t *ec_scan;          // profile 1 encode: scratch positions (scan of baseline sizes)
     uint8_t *ec_scratch;        // profile 1 encode: each group's two streams while it is coded
+    GpuCrcPart *crc_parts;      // CRCs of the payloads' spans, blocks (gpu_plane_crcs) a plane
 };
 
 // planes_gpu.cu
@@ -88,6 +89,10 @@ void gpu_first_difference(const uint8_t *decoded, const uint8_t *expected, const
                           uint32_t count, uint64_t max_size, uint64_t *result, cudaStream_t s);
 
 // crc32_gpu.cu
+// A plane's payload is checksummed in spans of CRC_SPAN bytes, each by a block; `blocks` spans
+// cover the largest payload (gpu_crc_blocks), d.crc_parts holds plane_count * blocks of them.
+constexpr uint32_t CRC_SPAN = 256u << 10;
+inline uint32_t gpu_crc_blocks(uint64_t max_payload) { return uint32_t(max_payload / CRC_SPAN + 1); }
 void gpu_crc_init();
-void gpu_plane_crcs(const DeviceBatch &b, uint32_t plane_count, int verify, cudaStream_t s);
+void gpu_plane_crcs(const DeviceBatch &b, uint32_t plane_count, uint32_t blocks, int verify, cudaStream_t s);
 void gpu_write_headers(const DeviceBatch &b, uint32_t frame_count, cudaStream_t s);

@@ -67,6 +67,11 @@ struct GpuGroup {                 // filled on the device
     uint32_t alen, rlen;          // entropy records: range-coder and raw stream bytes
 };
 
+struct GpuCrcPart {               // CRC-32 of one span of a plane's payload (crc32_gpu.cu)
+    uint64_t len;
+    uint32_t crc, pad;
+};
+
 // Per-plane results and error flags written by the kernels.
 struct GpuPlaneState {
     int32_t qmax;                 // encode: Qmax; decode: largest decoded top-level MQD
