@@ -220,7 +220,7 @@ void finish_chunk(Slot &sl, pcwt_decode_job *jobs, pcwt_verify_job *verify, char
     ProfScope timed(GpuHostProf::UNPACK);
     {
         ProfScope wait(GpuHostProf::WAIT_DOWN);
-        CUDA_CHECK(cudaEventSynchronize(verify ? sl.computed : sl.downloaded));
+        gpu_wait_event(verify ? sl.computed : sl.downloaded);
     }
     const BatchLayout &L = sl.layout;
     std::vector<HostCopy> copies; // out of staging, all together

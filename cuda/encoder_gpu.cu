@@ -182,7 +182,7 @@ void download_chunk(pcwt_gpu *g, Slot &sl, pcwt_frame_job *jobs)
     ProfScope timed(GpuHostProf::D2H);
     {
         ProfScope wait(GpuHostProf::WAIT_COMPUTE);
-        CUDA_CHECK(cudaEventSynchronize(sl.computed)); // h_frames is valid from here
+        gpu_wait_event(sl.computed); // h_frames is valid from here
     }
     cudaStream_t s = g->copy_out;
     CUDA_CHECK(cudaStreamWaitEvent(s, sl.computed, 0));
@@ -214,7 +214,7 @@ void finish_chunk(Slot &sl, pcwt_frame_job *jobs)
     ProfScope timed(GpuHostProf::UNPACK);
     {
         ProfScope wait(GpuHostProf::WAIT_DOWN);
-        CUDA_CHECK(cudaEventSynchronize(sl.downloaded));
+        gpu_wait_event(sl.downloaded);
     }
     std::vector<HostCopy> copies; // out of staging, all together
     for (size_t k = 0; k < sl.idx.size(); k++) {

@@ -103,6 +103,17 @@ extern "C" void *pcwt_gpu_host_alloc(size_t size)
 
 extern "C" int pcwt_gpu_host_free(void *ptr) { return gpu_pinned_free(ptr) == cudaSuccess; }
 
+void gpu_wait_event(cudaEvent_t e)
+{
+    const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(100);
+    cudaError_t st;
+    while ((st = cudaEventQuery(e)) == cudaErrorNotReady && std::chrono::steady_clock::now() < until) {
+    }
+    if (st == cudaErrorNotReady)
+        st = cudaEventSynchronize(e);
+    CUDA_CHECK(st);
+}
+
 bool gpu_is_pinned(const void *ptr)
 {
     cudaPointerAttributes a{};
@@ -137,9 +148,12 @@ extern "C" pcwt_status pcwt_gpu_create(pcwt_gpu **out, int device, char *err, si
         CUDA_CHECK(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking));
         CUDA_CHECK(cudaStreamCreateWithFlags(&g->copy_in, cudaStreamNonBlocking));
         CUDA_CHECK(cudaStreamCreateWithFlags(&g->copy_out, cudaStreamNonBlocking));
+        // A thread waiting for a chunk sleeps after a short poll (gpu_wait_event) instead of
+        // spinning: pcwt-recompress's coder and verifier threads spun a core each, which its
+        // readers and writers need (H200, 8 GB: 1.74-1.77 s against 1.86-2.24 s).
         for (Slot &sl : g->slot)
             for (cudaEvent_t *e : {&sl.uploaded, &sl.computed, &sl.downloaded})
-                CUDA_CHECK(cudaEventCreateWithFlags(e, cudaEventDisableTiming));
+                CUDA_CHECK(cudaEventCreateWithFlags(e, cudaEventDisableTiming | cudaEventBlockingSync));
         CUDA_CHECK(cudaEventCreate(&g->ev_start));
         CUDA_CHECK(cudaEventCreate(&g->ev_stop));
         size_t free_b = 0;

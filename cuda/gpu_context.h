@@ -252,6 +252,11 @@ template <typename Run> double gpu_median_ms(pcwt_gpu *g, Slot &sl, int repeats,
         run);
 }
 
+// Waits for a slot's event: polls for up to 100 us, so that a short chunk is picked up as soon
+// as with a spin, then sleeps in the driver (the slots' events are BlockingSync), leaving the core
+// to the caller's other threads.
+void gpu_wait_event(cudaEvent_t e);
+
 // True for page-locked host memory (cudaMallocHost / cudaHostRegister): direct DMA, no staging.
 bool gpu_is_pinned(const void *ptr);
 
