@@ -337,12 +337,7 @@ int main(int argc, char *argv[])
   OFLOG_DEBUG(recmpLogger, rcsid << OFendl);
   if (!dcmDataDict.isDictionaryLoaded())
     OFLOG_WARN(recmpLogger, "no data dictionary loaded, check environment variable: " << DCM_DICT_ENVIRONMENT_VARIABLE);
-  // --gpus: every GPU named must be there; without CUDA the CPU codes
-  // With GPUs coding and verifying, half the cores read and as many write: one each made the
-  // readers and writers outnumber the cores (H200 VM, 16 cores, 8 GB: 8 threads 1.73-1.97 s,
-  // 16 threads 1.94-2.32 s)
-  if (!opt_devices.empty() && pcwt_has_cuda() && !threadsGiven)
-    opt_threads = std::max(1u, opt_threads / 2);
+  // --gpus: without CUDA the CPU codes (every GPU named is checked below, beside the walk)
   if (!opt_devices.empty() && !pcwt_has_cuda())
   {
     OFLOG_WARN(recmpLogger, "--gpus " << opt_gpus << ": this build has no CUDA backend; one CPU worker set "
@@ -350,6 +345,10 @@ int main(int argc, char *argv[])
     opt_devices.clear();
     opt_backend = PCWT_BACKEND_CPU;
   }
+  // With GPUs coding and verifying, half the cores read and as many write: one each made the
+  // readers and writers outnumber the cores (H200 VM, 16 cores, 8 GB: 8 threads 1.73-1.97 s,
+  // 16 threads 1.94-2.32 s)
+  if (!opt_devices.empty() && !threadsGiven) opt_threads = std::max(1u, opt_threads / 2);
 
   // refuse an output tree inside an input: a later run would find the outputs as inputs
   if (!opt.outputDir.empty())
