@@ -7,6 +7,7 @@
 // shared-memory word buffer and copied out as bytes (long groups in chunks, carrying the partial
 // byte). Decode: a thread per plane walks the length words to locate the groups, then, level by
 // level from the top, a thread per group decodes its elements (parents first).
+#include "gpu_block_bits.h"
 #include "gpu_check.h"
 #include "gpu_groups.h"
 #include "gpu_kernels.h"
@@ -76,20 +77,6 @@ constexpr int ENC_THREADS = 256, ENC_EPT = 4, ENC_CHUNK = ENC_THREADS * ENC_EPT;
 constexpr int ENC_MAX_BITS = 31 + 4 * 32; // an element with r <= 30
 constexpr int ENC_WORDS = ENC_CHUNK * ENC_MAX_BITS / 32 + 2;
 
-// ORs the low n bits of v (n <= 32) at stream bit position pos of the shared word buffer.
-__device__ inline void put_bits(uint32_t *w, uint32_t pos, uint32_t v, uint32_t n)
-{
-    if (!n)
-        return;
-    const uint32_t i = pos >> 5, s = pos & 31;
-    if (s + n <= 32) {
-        atomicOr(&w[i], v << (32 - s - n));
-    } else {
-        atomicOr(&w[i], v >> (s + n - 32));
-        atomicOr(&w[i + 1], v << (64 - s - n));
-    }
-}
-
 __global__ void __launch_bounds__(ENC_THREADS) group_encode(
     const GpuBand *bands, uint32_t band_count, const GpuPlane *planes, const GpuPlaneState *state,
     const GpuGroup *groups, const int32_t *i32, const int8_t *i8, uint8_t *stream)
@@ -119,7 +106,7 @@ __global__ void __launch_bounds__(ENC_THREADS) group_encode(
     uint8_t *dst = out + grp.head;
 
     const uint32_t ne = q.vr * q.vc;
-    uint32_t carry_bits = 0, carry_byte = 0, written = 0;
+    BlockBits out_bits;
     for (uint32_t first = 0; first < ne; first += ENC_CHUNK) {
         for (uint32_t k = threadIdx.x; k < ENC_WORDS; k += ENC_THREADS)
             words[k] = 0;
@@ -143,9 +130,8 @@ __global__ void __launch_bounds__(ENC_THREADS) group_encode(
         if (threadIdx.x == 0)
             chunk_total = total;
         __syncthreads(); // words zeroed, chunk_total visible
-        if (threadIdx.x == 0 && carry_bits)
-            atomicOr(&words[0], carry_byte << 24); // others OR into word 0 at the same time
-        pos += carry_bits;
+        out_bits.start(words);
+        pos += out_bits.carry_bits;
 #pragma unroll
         for (int k = 0; k < ENC_EPT; k++) {
             if (m[k] == -2)
@@ -167,16 +153,10 @@ __global__ void __launch_bounds__(ENC_THREADS) group_encode(
             }
         }
         __syncthreads();
-        const uint32_t avail = carry_bits + chunk_total, full = avail / 8;
-        for (uint32_t k = threadIdx.x; k < full; k += ENC_THREADS)
-            dst[written + k] = uint8_t(words[k >> 2] >> (24 - 8 * (k & 3)));
-        carry_bits = avail & 7;
-        carry_byte = carry_bits ? (words[full >> 2] >> (24 - 8 * (full & 3))) & 0xffu : 0u;
-        written += full;
+        out_bits.flush(words, chunk_total, dst);
         __syncthreads(); // before the next chunk clears the buffer
     }
-    if (threadIdx.x == 0 && carry_bits)
-        dst[written] = uint8_t(carry_byte);
+    out_bits.finish(dst);
 }
 
 // Decode: locate every group of a plane by walking its length words or LEB128 headers (a thread
