@@ -232,6 +232,98 @@ static inline PCWT_HD uint64_t pcwt_ec_encode_group(const pcwt_ec_band *b, const
     return raw_bits;
 }
 
+/* ---- the same coding as bins, for coders that binarise first (the GPU's) ---------------------- */
+
+/* A bin as a byte: its model index (below 128) and, in bit 7, its bit. */
+#define PCWT_EC_BIN(model, bit) ((uint8_t)((uint32_t)(model) | ((uint32_t)(bit) << 7)))
+
+/* Most bins of one element: its zero bin, at most r <= 30 MQD bins and at most m + 2 per
+ * coefficient (m <= 30); as many as the baseline's longest element code. */
+#define PCWT_EC_ELEMENT_BINS 159
+
+/* Bins and raw bits of an element with reference r, MQD mq and coefficients TL, TR, BL, BR in c
+ * (exact: the band is LL or of level 1); what pcwt_ec_element_bins writes. */
+static inline PCWT_HD void pcwt_ec_element_counts(int r, int mq, const int32_t c[4], int exact,
+                                                  uint32_t *bins, uint32_t *raw)
+{
+    *bins = r >= 0;
+    *raw = 0;
+    if (r < 0 || mq < 0)
+        return;
+    const int d = r - mq;
+    uint32_t n = 1 + (uint32_t)d + (d < r), rb = 0;
+    int found = 0;
+    for (int k = 0; k < 4; k++) {
+        const uint32_t a = pcwt_magnitude(c[k]);
+        const int q = a ? PCWT_LOG2(a) : -1;
+        if (k < 3 || !exact || found)
+            n += (uint32_t)(q >= 0 ? mq - q + 1 : mq + 1);
+        found |= q == mq;
+        n += (uint32_t)(q >= 1) + (uint32_t)(q >= 0);
+        rb += q >= 2 ? (uint32_t)(q - 1) : 0u;
+    }
+    *bins = n;
+    *raw = rb;
+}
+
+/* The bins of element (x, y) of group g, in the order and with the models of
+ * pcwt_ec_encode_group, into out (PCWT_EC_ELEMENT_BINS at most); the raw bits of coefficient k
+ * (TL, TR, BL, BR) are the low raw_n[k] bits of raw_v[k], MSB first. Returns the bins written. */
+static inline PCWT_HD uint32_t pcwt_ec_element_bins(const pcwt_ec_band *b, const pcwt_ec_span *g,
+                                                    uint32_t x, uint32_t y, uint8_t *out,
+                                                    uint32_t raw_v[4], uint32_t raw_n[4])
+{
+    const ptrdiff_t cols = b->cols, mcols = b->mcols;
+    const int8_t *const mrow = b->mqd + (ptrdiff_t)x * mcols;
+    const int r = pcwt_ec_ref(b, x, y), mq = mrow[y];
+    uint32_t n = 0;
+    for (int k = 0; k < 4; k++)
+        raw_v[k] = raw_n[k] = 0;
+    if (r < 0)
+        return 0;
+    int ec, zc;
+    pcwt_ec_mqd_context(mrow, mcols, g, x, y, r, &ec, &zc);
+    out[n++] = PCWT_EC_BIN(PCWT_EC_ZERO + zc, mq < 0);
+    if (mq < 0)
+        return n;
+    const int d = r - mq, md = PCWT_EC_MQD + ec * 4;
+    for (int k = 0; k < d; k++)
+        out[n++] = PCWT_EC_BIN(md + pcwt_ec_min(k, 3), 1);
+    if (d < r)
+        out[n++] = PCWT_EC_BIN(md + pcwt_ec_min(d, 3), 0);
+    /* TL, TR, BL, BR with the signs of their left and above neighbours (0 outside the group) */
+    const int32_t *const c0 = b->coef + (ptrdiff_t)(2 * x) * cols + 2 * y, *const c1 = c0 + cols;
+    const int32_t c[4] = {c0[0], c0[1], c1[0], c1[1]};
+    const int inx = x > g->gx, iny = y > g->gy;
+    const int left[4] = {iny ? pcwt_ec_sign_of(c0[-1]) : 0, pcwt_ec_sign_of(c[0]),
+                         iny ? pcwt_ec_sign_of(c1[-1]) : 0, pcwt_ec_sign_of(c[2])};
+    const int above[4] = {inx ? pcwt_ec_sign_of(c0[-cols]) : 0, inx ? pcwt_ec_sign_of(c0[1 - cols]) : 0,
+                          pcwt_ec_sign_of(c[0]), pcwt_ec_sign_of(c[1])};
+    const int mm = PCWT_EC_MAG + pcwt_ec_min(mq, 3) * 16;
+    int found = 0;
+    for (int k = 0; k < 4; k++) {
+        const uint32_t a = pcwt_magnitude(c[k]);
+        const int q = a ? PCWT_LOG2(a) : -1;
+        if (k < 3 || !b->exact || found) {
+            const int base = mm + 8 * found, t = mq - q;
+            for (int j = 0; j < t; j++)
+                out[n++] = PCWT_EC_BIN(base + pcwt_ec_min(j, 7), 1);
+            if (q >= 0)
+                out[n++] = PCWT_EC_BIN(base + pcwt_ec_min(t, 7), 0);
+        }
+        found |= q == mq;
+        if (q < 0)
+            continue;
+        if (q >= 1) {
+            out[n++] = PCWT_EC_BIN(PCWT_EC_MANT + pcwt_ec_min(q, 7) - 1, (a >> (q - 1)) & 1u);
+            raw_v[k] = a & ((1u << (q - 1)) - 1u);
+            raw_n[k] = (uint32_t)(q - 1);
+        }
+        out[n++] = PCWT_EC_BIN(pcwt_ec_sign_model(left[k], above[k]), c[k] < 0);
+    }
+    return n;
+}
+
 /* ---- group records (Sec. 5.1) --------------------------------------------------------------- */
 
 static inline PCWT_HD uint32_t pcwt_leb128_size(uint64_t v)

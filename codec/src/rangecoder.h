@@ -166,18 +166,24 @@ static inline PCWT_HD void pcwt_rc_put_byte(pcwt_rc_enc *e, uint32_t b)
     *e->p++ = (uint8_t)b;
 }
 
-static inline PCWT_HD void pcwt_rc_shift_low(pcwt_rc_enc *e)
+/* Byte `top` leaves the window, with `carry` (0 or 1) for the bytes before it: those are written
+ * unless top is 0xFF without a carry (a later carry may still change it and them). */
+static inline PCWT_HD void pcwt_rc_take_byte(pcwt_rc_enc *e, uint32_t top, uint32_t carry)
 {
-    if ((uint32_t)e->low < 0xFF000000u || (e->low >> 32) != 0) {
-        const uint32_t carry = (uint32_t)(e->low >> 32);
+    if (top < 0xFFu || carry) {
         uint32_t temp = e->cache;
         do {
             pcwt_rc_put_byte(e, (temp + carry) & 0xFFu);
             temp = 0xFF;
         } while (--e->cache_size != 0);
-        e->cache = (uint32_t)(e->low >> 24) & 0xFFu;
+        e->cache = top;
     }
     e->cache_size++;
+}
+
+static inline PCWT_HD void pcwt_rc_shift_low(pcwt_rc_enc *e)
+{
+    pcwt_rc_take_byte(e, (uint32_t)(e->low >> 24) & 0xFFu, (uint32_t)(e->low >> 32));
     e->low = (e->low & 0x00FFFFFFu) << 8;
 }
 
@@ -191,6 +197,53 @@ static inline PCWT_HD void pcwt_rc_encode(pcwt_rc_enc *e, pcwt_bit_model *m, uin
     while (e->range < PCWT_RC_TOP) {
         e->range <<= 8;
         pcwt_rc_shift_low(e);
+    }
+}
+
+/* The same coder with its renormalisation deferred, for coders that run in lockstep (the GPU's):
+ * up to three bytes that left the 32-bit window wait in low above it, the carry above the oldest,
+ * and are taken later, in order (pcwt_rc_lazy_take_all), so that a warp's lanes take theirs
+ * together instead of one lane at a time at every bin. The bytes are those of pcwt_rc_encode:
+ * low is the same number, only its carries resolve later. */
+typedef struct pcwt_rc_lazy {
+    pcwt_rc_enc e;
+    uint32_t waiting; /* bytes above the window, 0..3 */
+} pcwt_rc_lazy;
+
+static inline PCWT_HD void pcwt_rc_lazy_init(pcwt_rc_lazy *z, uint8_t *dst, size_t cap)
+{
+    pcwt_rc_enc_init(&z->e, dst, cap);
+    z->waiting = 0;
+}
+
+/* Takes the oldest waiting byte, at bits 24 + 8 k .. 31 + 8 k, its carry just above. */
+static inline PCWT_HD void pcwt_rc_lazy_take(pcwt_rc_lazy *z)
+{
+    const uint32_t at = 24u + 8u * z->waiting;
+    pcwt_rc_take_byte(&z->e, (uint32_t)(z->e.low >> at) & 0xFFu, (uint32_t)(z->e.low >> (at + 8u)));
+    z->e.low &= ((uint64_t)1 << at) - 1u;
+    z->waiting--;
+}
+
+static inline PCWT_HD void pcwt_rc_lazy_take_all(pcwt_rc_lazy *z)
+{
+    while (z->waiting)
+        pcwt_rc_lazy_take(z);
+}
+
+/* pcwt_rc_encode of a bit whose model has probability p; the caller updates the model. */
+static inline PCWT_HD void pcwt_rc_lazy_encode(pcwt_rc_lazy *z, uint32_t p, uint32_t bit)
+{
+    const uint32_t bound = (z->e.range >> PCWT_RC_PBITS) * p;
+    const uint32_t keep = 0u - bit;
+    z->e.low += bound & ~keep;
+    z->e.range = (bound & keep) | ((z->e.range - bound) & ~keep);
+    while (z->e.range < PCWT_RC_TOP) {
+        if (z->waiting == 3) /* 3 bytes, the window and a carry: 57 bits; one more would not fit */
+            pcwt_rc_lazy_take(z);
+        z->e.range <<= 8;
+        z->e.low <<= 8;
+        z->waiting++;
     }
 }
 

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 extern "C" {
+#include "ec_group_coder.h"
 #include "internal.h"
 #include "rangecoder.h"
 }
@@ -214,6 +215,48 @@ TEST(RangeCoder, OverflowIsReportedNotWritten)
         EXPECT_EQ(buf[k], 0xAB) << "byte " << k << " past the capacity was written";
 }
 
+// The deferred renormalisation (pcwt_rc_lazy, the GPU range coders') writes the bytes of
+// pcwt_rc_encode, with its bytes taken at any points: long runs of ones and skewed models make
+// carries through 0xFF bytes common, and small rooms the overflow rule.
+TEST(RangeCoder, LazyRenormalisationMakesTheSameBytes)
+{
+    Rng rng(31);
+    int overflowed = 0, compared = 0;
+    for (int round = 0; round < 3000; round++) {
+        const uint32_t n = 1 + rng.below(round % 10 == 0 ? 4000 : 300);
+        const uint32_t skew = rng.below(4);
+        pcwt_bit_model m1[8], m2[8];
+        for (int k = 0; k < 8; k++) {
+            m1[k].p = m2[k].p = static_cast<uint16_t>(PCWT_RC_PMIN + rng.below(PCWT_RC_PMAX - PCWT_RC_PMIN + 1));
+            m1[k].s = m2[k].s = static_cast<uint16_t>(1 + rng.below(6));
+        }
+        const size_t cap = 1 + rng.below(2 * n / 8 + 20);
+        std::vector<uint8_t> a(cap + 64, 0x5A), b(cap + 64, 0x5A);
+        pcwt_rc_enc e;
+        pcwt_rc_enc_init(&e, a.data(), cap);
+        pcwt_rc_lazy z;
+        pcwt_rc_lazy_init(&z, b.data(), cap);
+        for (uint32_t i = 0; i < n; i++) {
+            const uint32_t k = rng.below(8);
+            const uint32_t bit = skew == 0 ? rng.below(2) : skew == 1 ? (rng.below(50) != 0) : rng.below(100) < 3;
+            pcwt_rc_encode(&e, &m1[k], bit);
+            pcwt_rc_lazy_encode(&z, pcwt_model_p(&m2[k]), bit);
+            pcwt_model_update(&m2[k], bit);
+            if (rng.below(16) == 0)
+                pcwt_rc_lazy_take_all(&z);
+        }
+        pcwt_rc_lazy_take_all(&z);
+        const size_t la = pcwt_rc_enc_finish(&e, a.data()), lb = pcwt_rc_enc_finish(&z.e, b.data());
+        ASSERT_EQ(e.overflow, z.e.overflow) << "round " << round;
+        overflowed += e.overflow;
+        ASSERT_EQ(la, lb) << "round " << round;
+        ASSERT_TRUE(a == b) << "round " << round; // the same bytes, none past the room
+        compared++;
+    }
+    EXPECT_GT(overflowed, 100);
+    EXPECT_GT(compared - overflowed, 1000);
+}
+
 TEST(RangeCoder, CapacityOfTheFinishedLengthIsEnough)
 {
     // Trailing zero bytes past the capacity are not an overflow: a stream re-coded with exactly
@@ -247,6 +290,93 @@ TEST(RangeCoder, CapacityOfTheFinishedLengthIsEnough)
             run(tight, len - 1, &ov);
             EXPECT_TRUE(ov) << "trial " << trial << ": one byte short must overflow";
         }
+    }
+}
+
+// The bins of pcwt_ec_element_bins (the GPU coder's first pass), coded in order with the same
+// range coder and raw-bit writer, give the bytes of pcwt_ec_encode_group, and
+// pcwt_ec_element_counts counts them; on random bands of every class, random group sizes and MQD
+// trees whose references and coefficients agree with their MQDs as a transform's would.
+TEST(EntropyProfile, ElementBinsCodeTheSameBytesAsTheGroupCoder)
+{
+    Rng rng(17);
+    for (int round = 0; round < 300; round++) {
+        const uint32_t mr = 1 + rng.below(40), mc = 1 + rng.below(40);
+        const uint32_t gr = 1 + rng.below(32), gc = 1 + rng.below(32);
+        const int top = rng.below(4) == 0, exact = top || rng.below(2);
+        const int qmax = static_cast<int>(rng.below(20)) - 1;
+        const uint32_t pr = (mr + 1) / 2, pc = (mc + 1) / 2;
+        std::vector<int8_t> parent(size_t(pr) * pc), mqd(size_t(mr) * mc);
+        std::vector<int32_t> coef(size_t(4) * mr * mc);
+        const int sparse = static_cast<int>(rng.below(3)); // more elements of MQD -1
+        for (auto &v : parent)
+            v = static_cast<int8_t>(static_cast<int>(rng.below(17)) - 1);
+        for (uint32_t x = 0; x < mr; x++)
+            for (uint32_t y = 0; y < mc; y++) {
+                const int r = top ? qmax : parent[size_t(x / 2) * pc + y / 2];
+                int m = r < 0 || static_cast<int>(rng.below(4)) < sparse ? -1
+                                                                          : r - static_cast<int>(rng.below(uint32_t(r) + 2));
+                m = m < -1 ? -1 : m;
+                mqd[size_t(x) * mc + y] = static_cast<int8_t>(m);
+                const uint32_t must = exact && m >= 0 ? rng.below(4) : 4; // one coefficient reaches m
+                for (uint32_t k = 0; k < 4; k++) {
+                    int q = m < 0 ? -1 : static_cast<int>(rng.below(uint32_t(m) + 2)) - 1;
+                    if (k == must)
+                        q = m;
+                    int32_t a = q < 0 ? 0 : int32_t((1u << q) | (rng.next() & ((1u << q) - 1u)));
+                    if (rng.below(2))
+                        a = -a;
+                    coef[size_t(2 * x + k / 2) * (2 * mc) + 2 * y + k % 2] = a;
+                }
+            }
+        pcwt_ec_band b;
+        b.coef = coef.data();
+        b.mqd = mqd.data();
+        b.parent = top ? nullptr : parent.data();
+        b.cols = 2 * mc;
+        b.mcols = mc;
+        b.pcols = top ? 0 : pc;
+        b.qmax = qmax;
+        b.cls = static_cast<int>(rng.below(PCWT_EC_CLASSES));
+        b.exact = exact;
+        for (uint32_t gx = 0; gx < mr; gx += gr)
+            for (uint32_t gy = 0; gy < mc; gy += gc) {
+                const pcwt_ec_span g{gx, gy, std::min(mr, gx + gr), std::min(mc, gy + gc)};
+                const size_t cap = 4096 + 40 * size_t(gr) * gc;
+                std::vector<uint8_t> a1(cap), r1(cap), a2(cap), r2(cap);
+                std::vector<pcwt_bit_model> m1(PCWT_EC_ALL), m2(PCWT_EC_ALL);
+                pcwt_rc_enc e1, e2;
+                pcwt_bitwriter w1, w2;
+                pcwt_rc_enc_init(&e1, a1.data(), cap);
+                pcwt_bw_init(&w1, r1.data());
+                pcwt_ec_encode_group(&b, &g, pcwt_ec_init_p[b.cls], m1.data(), 1, &e1, &w1);
+                pcwt_rc_enc_init(&e2, a2.data(), cap);
+                pcwt_bw_init(&w2, r2.data());
+                pcwt_ec_models_reset(m2.data(), 1, pcwt_ec_init_p[b.cls]);
+                for (uint32_t x = g.gx; x < g.xe; x++)
+                    for (uint32_t y = g.gy; y < g.ye; y++) {
+                        uint8_t bins[PCWT_EC_ELEMENT_BINS];
+                        uint32_t rv[4], rn[4], nb, nr;
+                        const uint32_t n = pcwt_ec_element_bins(&b, &g, x, y, bins, rv, rn);
+                        const size_t at = size_t(2 * x) * b.cols + 2 * y;
+                        const int32_t c[4] = {coef[at], coef[at + 1], coef[at + b.cols], coef[at + b.cols + 1]};
+                        pcwt_ec_element_counts(b.parent ? parent[size_t(x / 2) * pc + y / 2] : qmax,
+                                               mqd[size_t(x) * mc + y], c, exact, &nb, &nr);
+                        ASSERT_EQ(n, nb) << "round " << round << " element " << x << "," << y;
+                        ASSERT_EQ(rn[0] + rn[1] + rn[2] + rn[3], nr);
+                        for (uint32_t i = 0; i < n; i++)
+                            pcwt_rc_encode(&e2, &m2[bins[i] & 127u], bins[i] >> 7);
+                        // the raw stream is apart: an element's raw bits in coefficient order
+                        for (uint32_t j = 0; j < 4; j++)
+                            pcwt_bw_put(&w2, rv[j], rn[j]);
+                    }
+                const size_t l1 = pcwt_rc_enc_finish(&e1, a1.data()), l2 = pcwt_rc_enc_finish(&e2, a2.data());
+                ASSERT_EQ(l1, l2) << "round " << round;
+                ASSERT_TRUE(std::equal(a1.begin(), a1.begin() + std::ptrdiff_t(l1), a2.begin()));
+                const size_t q1 = size_t(pcwt_bw_flush(&w1) - r1.data()), q2 = size_t(pcwt_bw_flush(&w2) - r2.data());
+                ASSERT_EQ(q1, q2);
+                ASSERT_TRUE(std::equal(r1.begin(), r1.begin() + std::ptrdiff_t(q1), r2.begin()));
+            }
     }
 }
 
