@@ -67,7 +67,11 @@ void run_device_encode(pcwt_gpu *g, Slot &sl)
     const uint32_t nb = uint32_t(L.bands.size());
     gpu_group_sizes(d, L.groups, nb, s);
     if (L.entropy_planes) {
-        gpu_ec_encode(d, L.groups, nb, sl.scan_tmp.p, sl.scan_tmp.cap, s);
+        gpu_ec_count_bins(d, L.groups, nb, sl.scan_tmp.p, sl.scan_tmp.cap, s);
+        gpu_mark(g, "bin counts");
+        gpu_ec_binarise(d, L.groups, nb, s);
+        gpu_mark(g, "binarise");
+        gpu_ec_encode(d, L.groups, nb, s);
         gpu_mark(g, "range coding");
     }
     gpu_group_offsets(d, L.groups, nb, sl.scan_tmp.p, sl.scan_tmp.cap, s);
@@ -138,7 +142,7 @@ void upload_chunk(pcwt_gpu *g, Slot &sl, const pcwt_encode_params *p, pcwt_frame
         gpu_build_layout(specs, sl.layout);
     }
     gpu_upload_layout(g, sl, s);
-    sl.scan_tmp.ensure(gpu_scan_tmp_size(sl.layout.groups ? sl.layout.groups : 1));
+    sl.scan_tmp.ensure(gpu_scan_tmp_size(sl.layout.groups + 1)); // the bin scan takes one more
     uint64_t out = 0, largest = 0; // every group record at its largest
     for (const GpuFrame &f : sl.layout.frames) {
         pcwt_image_desc dd{f.width, f.height, f.components, f.bits_alloc, f.bits_stored, f.is_signed, f.planar};
@@ -154,6 +158,22 @@ void upload_chunk(pcwt_gpu *g, Slot &sl, const pcwt_encode_params *p, pcwt_frame
         sl.ec_scratch.ensure(gpu_ec_scratch_bytes(out, sl.layout.groups));
         sl.dev.ec_scan = sl.ec_scan.as<uint64_t>();
         sl.dev.ec_scratch = sl.ec_scratch.as<uint8_t>();
+        sl.ec_counts.ensure(sizeof(uint2) * (sl.layout.groups ? sl.layout.groups : 1));
+        sl.ec_bin_at.ensure(sizeof(uint64_t) * (sl.layout.groups + 1));
+        sl.dev.ec_counts = sl.ec_counts.as<uint2>();
+        sl.dev.ec_bin_at = sl.ec_bin_at.as<uint64_t>();
+        uint64_t bin_bytes = gpu_ec_bin_bytes(sl.layout.i32_size);
+        if (g->bin_arena)
+            bin_bytes = std::min<uint64_t>(bin_bytes, g->bin_arena);
+        if (bin_bytes + 64 > g->ec_bins.cap) { // shared with the other slot's compute, as i32
+            {
+                ProfScope wait(GpuHostProf::WAIT_COMPUTE);
+                CUDA_CHECK(cudaStreamSynchronize(g->stream));
+            }
+            g->ec_bins.ensure(bin_bytes + 64); // slack: the coders load 16 bins at once
+        }
+        sl.dev.ec_bins = g->ec_bins.as<uint8_t>();
+        sl.dev.ec_bin_cap = bin_bytes;
     }
     CUDA_CHECK(cudaEventRecord(sl.uploaded, s));
 }
@@ -265,8 +285,9 @@ std::vector<std::vector<size_t>> plan_chunks(pcwt_gpu *g, const pcwt_encode_para
         gpu_build_layout({f}, one);
         const uint64_t bound = pcwt_encode_bound(&f.desc);
         size_t need = gpu_batch_bytes(one, jobs[i].samples_size, bound);
-        if (p->profile == PCWT_PROFILE_ENTROPY) // scan and scratch of the range coder
-            need += 8 * one.groups + gpu_ec_scratch_bytes(bound, one.groups);
+        if (p->profile == PCWT_PROFILE_ENTROPY) // scans, scratch and bins of the range coder
+            need += 24 * one.groups + gpu_ec_scratch_bytes(bound, one.groups) +
+                    gpu_ec_bin_bytes(one.i32_size);
         if (need > budget) {
             jobs[i].status = PCWT_ERR_OUT_OF_MEMORY;
             continue;

@@ -47,7 +47,7 @@ ProfCall::~ProfCall()
 void Slot::release()
 {
     for (DevBuf *b : {&frames, &planes, &bands, &levels, &steps, &step_groups, &level0, &export_ids, &groups, &state,
-                      &group_size, &samples, &stream_buf, &flags, &scan_tmp, &ec_scan, &ec_scratch, &expected,
+                      &group_size, &samples, &stream_buf, &flags, &scan_tmp, &ec_scan, &ec_scratch, &ec_counts, &ec_bin_at, &expected,
                       &first_diff, &crc_parts})
         b->release();
     for (PinnedBuf *b : {&h_samples, &h_stream, &h_frames, &h_state, &h_first_diff})
@@ -67,6 +67,7 @@ pcwt_gpu::~pcwt_gpu()
     jls_gpu_free(jls);
     i32.release();
     i8.release();
+    ec_bins.release();
     for (cudaEvent_t e : marks)
         cudaEventDestroy(e);
     if (ev_start) cudaEventDestroy(ev_start);
@@ -163,6 +164,8 @@ extern "C" pcwt_status pcwt_gpu_create(pcwt_gpu **out, int device, char *err, si
         gpu_ec_decode_init();
         if (const char *cap = std::getenv("PCWT_GPU_MEMORY_BUDGET"))
             g->memory_budget = size_t(std::strtoull(cap, nullptr, 10));
+        if (const char *cap = std::getenv("PCWT_GPU_BIN_ARENA")) // tests: the slow way too
+            g->bin_arena = size_t(std::strtoull(cap, nullptr, 10));
         const char *prof = std::getenv("PCWT_GPU_PROFILE");
         g->profile = prof && *prof && *prof != '0';
     } catch (const pcwt_gpu_detail::CudaError &e) {
@@ -326,10 +329,11 @@ size_t gpu_memory_budget(pcwt_gpu *g)
 {
     size_t free_b = 0, total_b = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-    size_t held = g->i32.cap + g->i8.cap;
+    size_t held = g->i32.cap + g->i8.cap + g->ec_bins.cap;
     for (const Slot &s : g->slot)
         held += s.samples.cap + s.stream_buf.cap + s.groups.cap + s.group_size.cap +
-                s.ec_scan.cap + s.ec_scratch.cap + s.expected.cap + s.crc_parts.cap;
+                s.ec_scan.cap + s.ec_scratch.cap + s.ec_counts.cap + s.ec_bin_at.cap + s.expected.cap +
+                s.crc_parts.cap;
     held += jls_gpu_held(g->jls);
     const size_t budget = (free_b + held) / 10 * 8;
     return g->memory_budget && g->memory_budget < budget ? g->memory_budget : budget;

@@ -128,7 +128,7 @@ using PinnedBuf = Buffer<pinned_alloc, pinned_free>;
 // let the encoder overlap one chunk's transfers with another chunk's compute.
 struct Slot {
     DevBuf frames, planes, bands, levels, steps, step_groups, level0, export_ids, groups, state, group_size, samples,
-        stream_buf, flags, scan_tmp, ec_scan, ec_scratch;
+        stream_buf, flags, scan_tmp, ec_scan, ec_scratch, ec_counts, ec_bin_at;
     DevBuf expected, first_diff;         // verify: the samples expected, each frame's first difference
     DevBuf crc_parts;                    // gpu_plane_crcs: crc_blocks spans a plane
     uint32_t crc_blocks = 1;
@@ -159,7 +159,9 @@ struct pcwt_gpu {
     cudaEvent_t ev_start = nullptr, ev_stop = nullptr;
     size_t total_mem = 0;
     size_t memory_budget = 0; // PCWT_GPU_MEMORY_BUDGET (bytes), 0: what the device has free
+    size_t bin_arena = 0;     // PCWT_GPU_BIN_ARENA (bytes), 0: gpu_ec_bin_bytes of the batch
     DevBuf i32, i8; // coefficient and MQD arenas, shared by the slots (compute is serial)
+    DevBuf ec_bins; // the entropy profile encoder's bin arena, shared likewise
     Slot slot[2];
     JlsGpu *jls = nullptr;
     // Per-stage timing (PCWT_GPU_PROFILE=1): events recorded between stages, printed to stderr.

@@ -35,6 +35,10 @@ struct DeviceBatch {            // device copies of a BatchLayout's tables and i
     uint32_t *flags;            // encode: high-bit flags per frame and component
     uint64_t *ec_scan;          // profile 1 encode: scratch positions (scan of baseline sizes)
     uint8_t *ec_scratch;        // profile 1 encode: each group's two streams while it is coded
+    uint2 *ec_counts;           // profile 1 encode: each group's bins and raw bits
+    uint64_t *ec_bin_at;        // profile 1 encode: where its bins start (groups + 1 entries)
+    uint8_t *ec_bins;           // profile 1 encode: the bin arena, ec_bin_cap bytes
+    uint64_t ec_bin_cap;
     GpuCrcPart *crc_parts;      // CRCs of the payloads' spans, blocks (gpu_plane_crcs) a plane
 };
 
@@ -71,13 +75,18 @@ void gpu_group_decode(const DeviceBatch &b, const uint32_t *dev_bands, uint32_t 
                       uint32_t max_groups, cudaStream_t s);
 void gpu_check_qmax(const DeviceBatch &b, uint32_t plane_count, cudaStream_t s);
 
-// group_coder_ec_encode_gpu.cu and group_coder_ec_decode_gpu.cu (profile 1): encode after
-// gpu_group_sizes, pack after gpu_group_offsets; decode per step beside gpu_group_decode.
+// group_coder_ec_binarise_gpu.cu, group_coder_ec_encode_gpu.cu and group_coder_ec_decode_gpu.cu
+// (profile 1): count bins (scan_tmp for groups + 1 entries), binarise, encode after gpu_group_sizes; pack
+// after gpu_group_offsets; decode per step beside gpu_group_decode.
 void gpu_ec_encode_init();
 void gpu_ec_decode_init();
 uint64_t gpu_ec_scratch_bytes(uint64_t stream_bytes, uint64_t groups);
-void gpu_ec_encode(const DeviceBatch &b, uint64_t groups, uint32_t band_count, void *scan_tmp,
-                   size_t scan_tmp_size, cudaStream_t s);
+// The bin arena for a layout of i32_size coefficients: bins beyond it are coded the slow way.
+uint64_t gpu_ec_bin_bytes(uint64_t i32_size);
+void gpu_ec_count_bins(const DeviceBatch &b, uint64_t groups, uint32_t band_count, void *scan_tmp,
+                       size_t scan_tmp_size, cudaStream_t s);
+void gpu_ec_binarise(const DeviceBatch &b, uint64_t groups, uint32_t band_count, cudaStream_t s);
+void gpu_ec_encode(const DeviceBatch &b, uint64_t groups, uint32_t band_count, cudaStream_t s);
 void gpu_ec_pack(const DeviceBatch &b, uint64_t groups, cudaStream_t s);
 void gpu_ec_decode(const DeviceBatch &b, const uint32_t *dev_groups, uint32_t group_count,
                    uint32_t band_count, cudaStream_t s);

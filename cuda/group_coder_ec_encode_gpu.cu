@@ -1,14 +1,14 @@
 // group_coder_ec_encode_gpu.cu - the range-coded groups of the entropy profile (profile 1) on the
 // GPU, encode side, the twin of pcwt_ec_encode_group's use in codec/src/group_coder_ec.c: a thread
-// per group codes it into scratch sized from its baseline bit count (known from group_sizes), the
-// record's mode and length follow the CPU's rule, and after the scan of the record sizes a warp
-// per group copies a range-coded record into place (raw-mode records are the baseline bit strings
-// that group_encode writes). The bit models take three bytes each here (rangecoder.h).
+// per group runs the range coder over the bins that group_coder_ec_binarise_gpu.cu stored for it
+// (or, for a group that did not fit the bin arena, binarises and codes its elements itself) into
+// scratch sized from its baseline bit count (known from group_sizes); the record's mode and length
+// follow the CPU's rule, and after the scan of the record sizes a warp per group copies a
+// range-coded record into place (raw-mode records are the baseline bit strings that group_encode
+// writes). The bit models take three bytes each here (rangecoder.h).
 #define PCWT_RC_GPU_SPLIT_MODELS 1
 #include "gpu_check.h"
 #include "group_coder_ec_gpu.h"
-
-#include <cub/device/device_scan.cuh>
 
 using namespace pcwt_gpu_ec;
 
@@ -20,21 +20,119 @@ __constant__ uint16_t c_init[PCWT_EC_CLASSES][PCWT_EC_CONTEXTS];
 // registers are kept to allow as many.
 constexpr uint32_t EC_BLOCKS_PER_SM = 10;
 
-// Scratch of group g: its two streams, each pcwt_ec_scratch(bits) bytes. scan[g] is the exclusive
-// scan of the baseline record sizes 4 + ceil(bits / 8), so the groups before g take
-// 2 * scan[g] + 24 * g bytes.
-__device__ inline uint64_t scratch_at(const uint64_t *scan, uint64_t g)
+// Group g was binarised (group_coder_ec_binarise_gpu.cu): its bins lie within the arena.
+__device__ inline bool binarised(const uint64_t *bin_at, uint64_t bin_cap, uint64_t g)
 {
-    return 2 * scan[g] + 24 * g;
+    return bin_at[g + 1] <= bin_cap;
 }
 
-__global__ void __launch_bounds__(EC_THREADS, EC_BLOCKS_PER_SM) ec_encode(
-    const GpuBand *bands, uint32_t band_count, const GpuPlane *planes, const GpuPlaneState *state,
-    GpuGroup *groups, const uint64_t *scratch_scan, uint64_t *sizes, int32_t *i32, int8_t *i8,
-    uint8_t *scratch, uint64_t n)
+// The model of bin b (its index in bits 0..6) among this thread's, its p and its shift.
+struct BinModel {
+    pcwt_bit_model *m;
+    uint32_t p, s;
+};
+
+__device__ __forceinline__ BinModel bin_model(pcwt_bit_model *models, uint32_t b)
+{
+    BinModel r;
+    r.m = &models[(b & 127u) * EC_THREADS];
+    r.p = pcwt_model_p(r.m);
+    r.s = pcwt_model_shift(r.m);
+    return r;
+}
+
+// Codes bin b (the bit in bit 7) with model cur, whose p and shift were loaded ahead. The next
+// bin's model is loaded here, before this one's update is stored, so that the load's latency is
+// not on the coder's chain; when both are the same model, the update is passed on instead.
+// The bytes that leave the coder's window wait in it (pcwt_rc_lazy) until code_word's caller
+// takes them, for all lanes at once.
+__device__ __forceinline__ void code_bin(pcwt_rc_lazy &rc, pcwt_bit_model *models, BinModel &cur,
+                                         uint32_t b, uint32_t next)
+{
+    BinModel nx = bin_model(models, next);
+    const uint32_t bit = (b >> 7) & 1u, keep = 0u - bit;
+    const uint32_t up = cur.p + ((PCWT_RC_PMAX - cur.p) >> cur.s);
+    const uint32_t down = cur.p - ((cur.p - PCWT_RC_PMIN) >> cur.s);
+    const uint32_t p = down ^ ((up ^ down) & keep);
+    pcwt_model_store(cur.m, p, cur.s);
+    if (nx.m == cur.m) {
+        nx.p = p;
+        nx.s = cur.s + (cur.s < PCWT_RC_MAXSHIFT);
+    }
+    pcwt_rc_lazy_encode(&rc, cur.p, bit);
+    cur = nx;
+}
+
+// The four bins of word w; next: the bin after them.
+__device__ __forceinline__ void code_word(pcwt_rc_lazy &rc, pcwt_bit_model *models, BinModel &cur,
+                                          uint32_t w, uint32_t next)
+{
+    code_bin(rc, models, cur, w & 0xffu, (w >> 8) & 0xffu);
+    code_bin(rc, models, cur, (w >> 8) & 0xffu, (w >> 16) & 0xffu);
+    code_bin(rc, models, cur, (w >> 16) & 0xffu, w >> 24);
+    code_bin(rc, models, cur, w >> 24, next);
+}
+
+// A thread per binarised group: its bins through the range coder, sixteen loaded at once (the
+// next sixteen while these are coded); every lane runs the same loop, so a warp's lanes part only
+// where a coder writes a byte.
+__global__ void __launch_bounds__(EC_THREADS, EC_BLOCKS_PER_SM) ec_code(
+    const GpuBand *bands, uint32_t band_count, const GpuPlane *planes, GpuGroup *groups,
+    const uint64_t *scratch_scan, const uint64_t *bin_at, uint64_t bin_cap, const uint2 *counts,
+    const uint8_t *bins, uint64_t *sizes, uint8_t *scratch, uint64_t n)
 {
     const uint64_t g = uint64_t(blockIdx.x) * EC_THREADS + threadIdx.x;
-    if (g >= n)
+    if (g >= n || !binarised(bin_at, bin_cap, g))
+        return;
+    const uint32_t bi = find_band(bands, band_count, g);
+    const GpuBand b = bands[bi];
+    const int cls = pcwt_ec_class(bi == planes[b.plane].band_first, b.level);
+    GpuGroup grp = groups[g];
+    const uint2 cnt = counts[g];
+    uint8_t *const sa = ec_range_stream(scratch, scratch_scan, g);
+    pcwt_rc_lazy rc;
+    pcwt_rc_lazy_init(&rc, sa, pcwt_ec_scratch(grp.bits));
+    pcwt_bit_model *const m = pcwt_rc_gpu_thread_models(threadIdx.x);
+    pcwt_ec_models_reset(m, EC_THREADS, c_init[cls]);
+    const uint4 *src = reinterpret_cast<const uint4 *>(bins + bin_at[g]);
+    uint32_t left = cnt.x;
+    if (left) {
+        uint4 w = src[0];
+        BinModel cur = bin_model(m, w.x & 0xffu);
+        for (; left > 16; left -= 16) {
+            const uint4 nw = *++src; // the arena has room for this load past a group's end
+            code_word(rc, m, cur, w.x, w.y & 0xffu);
+            code_word(rc, m, cur, w.y, w.z & 0xffu);
+            code_word(rc, m, cur, w.z, w.w & 0xffu);
+            code_word(rc, m, cur, w.w, nw.x & 0xffu);
+            pcwt_rc_lazy_take_all(&rc);
+            w = nw;
+        }
+        for (; left; left--) { // the last 1..16, the next bin in the low byte of w.x
+            const uint32_t bin = w.x & 0xffu;
+            w.x = __funnelshift_r(w.x, w.y, 8);
+            w.y = __funnelshift_r(w.y, w.z, 8);
+            w.z = __funnelshift_r(w.z, w.w, 8);
+            w.w >>= 8;
+            code_bin(rc, m, cur, bin, w.x & 0xffu);
+        }
+        pcwt_rc_lazy_take_all(&rc);
+    }
+    const uint64_t alen = pcwt_rc_enc_finish(&rc.e, sa);
+    const pcwt_ec_record rec = pcwt_ec_record_choose(grp.bits, alen, (cnt.y + 7) / 8, rc.e.overflow);
+    gpu_group_set_record(grp, rec);
+    groups[g] = grp;
+    sizes[g] = grp.bytes; // scanned next into the record offsets
+}
+
+// A thread per group that did not fit the bin arena: it binarises and codes its elements itself.
+__global__ void __launch_bounds__(EC_THREADS, EC_BLOCKS_PER_SM) ec_encode(
+    const GpuBand *bands, uint32_t band_count, const GpuPlane *planes, const GpuPlaneState *state,
+    GpuGroup *groups, const uint64_t *scratch_scan, const uint64_t *bin_at, uint64_t bin_cap,
+    uint64_t *sizes, int32_t *i32, int8_t *i8, uint8_t *scratch, uint64_t n)
+{
+    const uint64_t g = uint64_t(blockIdx.x) * EC_THREADS + threadIdx.x;
+    if (g >= n || binarised(bin_at, bin_cap, g))
         return;
     const uint32_t bi = find_band(bands, band_count, g);
     const GpuBand b = bands[bi];
@@ -43,7 +141,7 @@ __global__ void __launch_bounds__(EC_THREADS, EC_BLOCKS_PER_SM) ec_encode(
     const pcwt_ec_band v = ec_view(bands, bi, b, p, state[b.plane].qmax, i32, i8);
     const pcwt_ec_span sp = ec_span(group_pos(b, p, g));
     const uint64_t cap = pcwt_ec_scratch(grp.bits);
-    uint8_t *sa = scratch + scratch_at(scratch_scan, g), *sr = sa + cap;
+    uint8_t *sa = ec_range_stream(scratch, scratch_scan, g), *sr = sa + cap;
     pcwt_rc_enc rc;
     pcwt_rc_enc_init(&rc, sa, cap);
     pcwt_bitwriter bw;
@@ -70,8 +168,8 @@ __global__ void ec_pack(const GpuGroup *groups, const uint64_t *scratch_scan,
     const GpuGroup grp = groups[g];
     if (!grp.entropy)
         return;
-    const uint8_t *sa = scratch + scratch_at(scratch_scan, g);
-    const uint8_t *sr = sa + pcwt_ec_scratch(grp.bits);
+    const uint8_t *sa = ec_range_stream(scratch, scratch_scan, g);
+    const uint8_t *sr = ec_raw_stream(scratch, scratch_scan, g, grp.bits);
     uint8_t *dst = stream + grp.offset;
     if (lane == 0) {
         const pcwt_ec_record rec = gpu_group_record(grp);
@@ -95,6 +193,10 @@ void gpu_ec_encode_init()
                                     int(cudaSharedmemCarveoutMaxShared)));
     CUDA_CHECK(cudaFuncSetAttribute(ec_encode, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     int(PCWT_RC_GPU_SMEM)));
+    CUDA_CHECK(cudaFuncSetAttribute(ec_code, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                    int(cudaSharedmemCarveoutMaxShared)));
+    CUDA_CHECK(cudaFuncSetAttribute(ec_code, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    int(PCWT_RC_GPU_SMEM)));
 }
 
 uint64_t gpu_ec_scratch_bytes(uint64_t stream_bytes, uint64_t groups)
@@ -102,16 +204,17 @@ uint64_t gpu_ec_scratch_bytes(uint64_t stream_bytes, uint64_t groups)
     return 2 * stream_bytes + 24 * groups + 64;
 }
 
-void gpu_ec_encode(const DeviceBatch &b, uint64_t groups, uint32_t band_count, void *tmp,
-                   size_t tmp_size, cudaStream_t s)
+void gpu_ec_encode(const DeviceBatch &b, uint64_t groups, uint32_t band_count, cudaStream_t s)
 {
     if (!groups)
         return;
-    // Scratch positions from the baseline record sizes that group_sizes left in group_size.
-    CUDA_CHECK(cub::DeviceScan::ExclusiveSum(tmp, tmp_size, b.group_size, b.ec_scan, groups, s));
+    ec_code<<<gpu_blocks(groups, EC_THREADS), EC_THREADS, PCWT_RC_GPU_SMEM, s>>>(
+        b.bands, band_count, b.planes, b.groups, b.ec_scan, b.ec_bin_at, b.ec_bin_cap, b.ec_counts,
+        b.ec_bins, b.group_size, b.ec_scratch, groups);
+    CUDA_CHECK_LAUNCH();
     ec_encode<<<gpu_blocks(groups, EC_THREADS), EC_THREADS, PCWT_RC_GPU_SMEM, s>>>(
-        b.bands, band_count, b.planes, b.state, b.groups, b.ec_scan, b.group_size, b.i32, b.i8,
-        b.ec_scratch, groups);
+        b.bands, band_count, b.planes, b.state, b.groups, b.ec_scan, b.ec_bin_at, b.ec_bin_cap,
+        b.group_size, b.i32, b.i8, b.ec_scratch, groups);
     CUDA_CHECK_LAUNCH();
 }
 

@@ -37,6 +37,22 @@ __device__ inline pcwt_ec_band ec_view(const GpuBand *bands, uint32_t bi, const 
     return v;
 }
 
+// Scratch of group g while it is coded: its range-coder stream, then its raw stream, each
+// pcwt_ec_scratch(bits) bytes for a group of `bits` baseline bits. scan[g] is the exclusive scan of
+// the baseline record sizes 4 + ceil(bits / 8), so the groups before g take 2 * scan[g] + 24 * g
+// bytes.
+template <typename Byte> __device__ inline Byte *ec_range_stream(Byte *scratch, const uint64_t *scan,
+                                                                  uint64_t g)
+{
+    return scratch + 2 * scan[g] + 24 * g;
+}
+
+template <typename Byte>
+__device__ inline Byte *ec_raw_stream(Byte *scratch, const uint64_t *scan, uint64_t g, uint64_t bits)
+{
+    return ec_range_stream(scratch, scan, g) + pcwt_ec_scratch(bits);
+}
+
 __device__ inline pcwt_ec_span ec_span(const GroupPos &q)
 {
     return pcwt_ec_span{q.gx, q.gy, q.gx + q.vr, q.gy + q.vc};

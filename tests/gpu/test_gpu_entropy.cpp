@@ -15,12 +15,13 @@
 
 namespace {
 
-pcwt_encoder *cpu_encoder(pcwt_profile profile, uint32_t levels, uint32_t gr, uint32_t gc)
+pcwt_encoder *encoder(pcwt_backend backend, pcwt_profile profile, uint32_t levels, uint32_t gr,
+                      uint32_t gc)
 {
     pcwt_encoder *e = pcwt_encoder_create();
     pcwt_encode_params p;
     pcwt_encode_params_default(&p);
-    p.backend = PCWT_BACKEND_CPU;
+    p.backend = backend;
     p.profile = profile;
     p.levels = levels;
     p.group_rows = gr;
@@ -28,6 +29,11 @@ pcwt_encoder *cpu_encoder(pcwt_profile profile, uint32_t levels, uint32_t gr, ui
     p.min_ll = 1;
     EXPECT_EQ(pcwt_encoder_set_params(e, &p), PCWT_OK) << pcwt_encoder_last_error(e);
     return e;
+}
+
+pcwt_encoder *cpu_encoder(pcwt_profile profile, uint32_t levels, uint32_t gr, uint32_t gc)
+{
+    return encoder(PCWT_BACKEND_CPU, profile, levels, gr, gc);
 }
 
 pcwt_decoder *decoder(pcwt_backend b)
@@ -79,6 +85,39 @@ TEST(GpuEntropy, DecodeBatchMixingProfiles)
     pcwt_encoder_destroy(base);
     pcwt_encoder_destroy(ent);
     pcwt_decoder_destroy(dgpu);
+}
+
+// The GPU encoder stores every group's bins in an arena before its range coders run; a group
+// whose bins do not fit is coded by a thread that binarises it itself. With the arena cut to
+// 300 KB (PCWT_GPU_BIN_ARENA, read when the GPU context is made), one batch takes both ways: the
+// bytes must still be the CPU's. The noise frame comes first, inside the arena: its range-coder
+// streams run past their scratch, so its records are raw-mode ones.
+TEST(GpuEntropy, GroupsPastTheBinArenaMatchCpu)
+{
+    SKIP_WITHOUT_GPU();
+    setenv("PCWT_GPU_BIN_ARENA", "300000", 1);
+    struct Unset { ~Unset() { unsetenv("PCWT_GPU_BIN_ARENA"); } } unset;
+    pcwt_encoder *cpu = cpu_encoder(PCWT_PROFILE_ENTROPY, 6, 32, 32);
+    pcwt_encoder *gpu = encoder(PCWT_BACKEND_GPU, PCWT_PROFILE_ENTROPY, 6, 32, 32);
+    Rng rng(23);
+    const uint32_t sizes[][2] = {{96, 96}, {512, 512}, {37, 91}, {640, 480}, {1, 1}, {512, 512}, {1000, 7}};
+    std::vector<pcwt_image_desc> descs;
+    std::vector<std::vector<uint8_t>> imgs, outs;
+    std::vector<pcwt_frame_job> jobs;
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        descs.push_back({sizes[k][0], sizes[k][1], 1, 16, 16, 1, 0});
+        imgs.push_back(ct_like(descs.back(), rng, k == 0 ? 65536 : k % 3 == 0 ? 4000 : 40));
+        outs.emplace_back(pcwt_encode_bound(&descs.back()));
+    }
+    for (size_t k = 0; k < descs.size(); k++)
+        jobs.push_back({descs[k], imgs[k].data(), imgs[k].size(), outs[k].data(), outs[k].size(), 0, PCWT_OK});
+    ASSERT_EQ(pcwt_encode_batch(gpu, jobs.data(), jobs.size()), PCWT_OK) << pcwt_encoder_last_error(gpu);
+    for (size_t k = 0; k < descs.size(); k++) {
+        outs[k].resize(jobs[k].written);
+        EXPECT_TRUE(same_codestream(outs[k], encode_with(cpu, descs[k], imgs[k]))) << "frame " << k;
+    }
+    pcwt_encoder_destroy(cpu);
+    pcwt_encoder_destroy(gpu);
 }
 
 // Random byte damage in the payload, CRCs made valid again: the GPU decoder must accept exactly
