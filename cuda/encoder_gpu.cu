@@ -65,10 +65,10 @@ void run_device_encode(pcwt_gpu *g, Slot &sl)
     }
     gpu_mark(g, "DWT + MQD + Qmax");
     const uint32_t nb = uint32_t(L.bands.size());
-    gpu_group_sizes(d, L.groups, nb, s);
+    gpu_group_sizes(d, L.groups, nb, L.entropy_planes != 0, s);
     if (L.entropy_planes) {
-        gpu_ec_count_bins(d, L.groups, nb, sl.scan_tmp.p, sl.scan_tmp.cap, s);
-        gpu_mark(g, "bin counts");
+        gpu_ec_place_bins(d, L.groups, sl.scan_tmp.p, sl.scan_tmp.cap, s);
+        gpu_mark(g, "group sizes + bin counts");
         gpu_ec_binarise(d, L.groups, nb, s);
         gpu_mark(g, "binarise");
         gpu_ec_encode(d, L.groups, nb, s);

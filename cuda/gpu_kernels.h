@@ -63,7 +63,8 @@ void gpu_dwt_inverse_level(const DeviceBatch &b, const GpuLevel *dev_levels, uin
                            uint32_t max_r, uint32_t max_bc, bool finest, cudaStream_t s);
 
 // group_coder_gpu.cu
-void gpu_group_sizes(const DeviceBatch &b, uint64_t groups, uint32_t band_count, cudaStream_t s);
+void gpu_group_sizes(const DeviceBatch &b, uint64_t groups, uint32_t band_count, bool entropy,
+                     cudaStream_t s);
 void gpu_scan_group_sizes(const DeviceBatch &b, uint64_t groups, void *scan_tmp,
                           size_t scan_tmp_size, cudaStream_t s);
 void gpu_group_offsets(const DeviceBatch &b, uint64_t groups, uint32_t band_count,
@@ -76,15 +77,16 @@ void gpu_group_decode(const DeviceBatch &b, const uint32_t *dev_bands, uint32_t 
 void gpu_check_qmax(const DeviceBatch &b, uint32_t plane_count, cudaStream_t s);
 
 // group_coder_ec_binarise_gpu.cu, group_coder_ec_encode_gpu.cu and group_coder_ec_decode_gpu.cu
-// (profile 1): count bins (scan_tmp for groups + 1 entries), binarise, encode after gpu_group_sizes; pack
+// (profile 1): after gpu_group_sizes (entropy: it counts the bins too), place the bins (scan_tmp
+// for groups + 1 entries), binarise, encode; pack
 // after gpu_group_offsets; decode per step beside gpu_group_decode.
 void gpu_ec_encode_init();
 void gpu_ec_decode_init();
 uint64_t gpu_ec_scratch_bytes(uint64_t stream_bytes, uint64_t groups);
 // The bin arena for a layout of i32_size coefficients: bins beyond it are coded the slow way.
 uint64_t gpu_ec_bin_bytes(uint64_t i32_size);
-void gpu_ec_count_bins(const DeviceBatch &b, uint64_t groups, uint32_t band_count, void *scan_tmp,
-                       size_t scan_tmp_size, cudaStream_t s);
+void gpu_ec_place_bins(const DeviceBatch &b, uint64_t groups, void *scan_tmp, size_t scan_tmp_size,
+                       cudaStream_t s);
 void gpu_ec_binarise(const DeviceBatch &b, uint64_t groups, uint32_t band_count, cudaStream_t s);
 void gpu_ec_encode(const DeviceBatch &b, uint64_t groups, uint32_t band_count, cudaStream_t s);
 void gpu_ec_pack(const DeviceBatch &b, uint64_t groups, cudaStream_t s);

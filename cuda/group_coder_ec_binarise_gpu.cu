@@ -4,8 +4,8 @@
 // (group_coder_ec_encode_gpu.cu) then run one loop over stored bins in which the lanes of a warp
 // do not diverge. A thread coding its group's elements itself spends most of its warp's issue
 // slots on the other lanes' unary runs (bench/results/gpu-h100-2026-11-22-entropy-gpu.md).
-//   count:     a warp per group sums its elements' bins and raw bits;
-//   scan:      the bin counts, each rounded up to 16 bytes (the coder loads 16 bins at once),
+//   count:     group_sizes (group_coder_gpu.cu) sums each group's bins and raw bits;
+//   place:     the bin counts, each rounded up to 16 bytes (the coder loads 16 bins at once),
 //              give every group its place in the bin arena; a group that does not fit there is
 //              coded by the thread-per-group coder instead;
 //   binarise:  a block per group, four elements a thread, a block scan for the offsets; the bins
@@ -42,44 +42,6 @@ __device__ inline ElementData element_data(const pcwt_ec_band &v, uint32_t x, ui
 }
 
 __device__ inline uint64_t round16(uint64_t n) { return (n + 15) & ~uint64_t(15); }
-
-// A warp per group (and one more thread for the end of the scan): bins and raw bits.
-__global__ void ec_count(const GpuBand *bands, uint32_t band_count, const GpuPlane *planes,
-                         const GpuPlaneState *state, int32_t *i32, int8_t *i8, uint2 *counts,
-                         uint64_t *bin_at, uint64_t n)
-{
-    const uint64_t g = (uint64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
-    const uint32_t lane = threadIdx.x & 31;
-    if (g > n)
-        return;
-    if (g == n) { // the scan's last entry: the arena's end
-        if (lane == 0)
-            bin_at[n] = 0;
-        return;
-    }
-    const uint32_t bi = find_band(bands, band_count, g);
-    const GpuBand b = bands[bi];
-    const GpuPlane p = planes[b.plane];
-    const pcwt_ec_band v = ec_view(bands, bi, b, p, state[b.plane].qmax, i32, i8);
-    const GroupPos q = group_pos(b, p, g);
-    uint32_t bins = 0, raw = 0;
-    for (uint32_t x = q.gx; x < q.gx + q.vr; x++)
-        for (uint32_t y = q.gy + lane; y < q.gy + q.vc; y += 32) {
-            const ElementData d = element_data(v, x, y);
-            uint32_t nb, nr;
-            pcwt_ec_element_counts(d.r, d.mq, d.c, v.exact, &nb, &nr);
-            bins += nb;
-            raw += nr;
-        }
-    for (int off = 16; off > 0; off >>= 1) {
-        bins += __shfl_xor_sync(0xffffffffu, bins, off);
-        raw += __shfl_xor_sync(0xffffffffu, raw, off);
-    }
-    if (lane == 0) {
-        counts[g] = make_uint2(bins, raw);
-        bin_at[g] = round16(bins);
-    }
-}
 
 constexpr int BIN_THREADS = 256, BIN_EPT = 4, BIN_CHUNK = BIN_THREADS * BIN_EPT;
 constexpr int BIN_RAW_MAX = 4 * 29; // raw bits of an element, r <= 30
@@ -201,16 +163,15 @@ uint64_t gpu_ec_bin_bytes(uint64_t i32_size)
     return 6 * i32_size;
 }
 
-void gpu_ec_count_bins(const DeviceBatch &b, uint64_t groups, uint32_t band_count, void *tmp,
-                       size_t tmp_size, cudaStream_t s)
+void gpu_ec_place_bins(const DeviceBatch &b, uint64_t groups, void *tmp, size_t tmp_size,
+                       cudaStream_t s)
 {
     if (!groups)
         return;
     // Scratch positions from the baseline record sizes that group_sizes left in group_size.
     CUDA_CHECK(cub::DeviceScan::ExclusiveSum(tmp, tmp_size, b.group_size, b.ec_scan, groups, s));
-    ec_count<<<gpu_blocks((groups + 1) * 32, 256), 256, 0, s>>>(
-        b.bands, band_count, b.planes, b.state, b.i32, b.i8, b.ec_counts, b.ec_bin_at, groups);
-    CUDA_CHECK_LAUNCH();
+    // The bins' places from the counts group_sizes left; the entry after the last: the arena's end.
+    CUDA_CHECK(cudaMemsetAsync(b.ec_bin_at + groups, 0, sizeof(uint64_t), s));
     CUDA_CHECK(cub::DeviceScan::ExclusiveSum(tmp, tmp_size, b.ec_bin_at, b.ec_bin_at, groups + 1, s));
 }
 

@@ -33,25 +33,42 @@ __device__ inline uint32_t element_bits(int r, int m)
     return m >= 0 ? uint32_t(r - m + 1 + 4 * (m + 2)) : uint32_t(r + 1);
 }
 
+// A warp per group: its baseline bit count; for the entropy profile (counts given) also its bins
+// and raw bits (ec_group_coder.h), which place its bins in the arena (group_coder_ec_binarise_gpu.cu).
 __global__ void group_sizes(const GpuBand *bands, uint32_t band_count, const GpuPlane *planes,
-                            const GpuPlaneState *state, const int8_t *i8, GpuGroup *groups,
-                            uint64_t *sizes, uint64_t n)
+                            const GpuPlaneState *state, const int32_t *i32, const int8_t *i8,
+                            GpuGroup *groups, uint64_t *sizes, uint2 *counts, uint64_t *bin_at,
+                            uint64_t n)
 {
     const uint64_t g = (uint64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
     const uint32_t lane = threadIdx.x & 31;
     if (g >= n)
         return;
-    const GpuBand b = bands[find_band(bands, band_count, g)];
+    const uint32_t bi = find_band(bands, band_count, g);
+    const GpuBand b = bands[bi];
     const GpuPlane p = planes[b.plane];
     const int qmax = state[b.plane].qmax;
+    const int exact = bi == p.band_first || b.level == 1;
     const GroupPos q = group_pos(b, p, g);
-    uint32_t bits = 0;
-    for (uint32_t e = lane; e < q.vr * q.vc; e += 32) {
-        const uint32_t x = q.gx + e / q.vc, y = q.gy + e % q.vc;
-        bits += element_bits(reference(b, bands, i8, qmax, x, y), i8[b.mqd + uint64_t(x) * b.mcols + y]);
-    }
-    for (int off = 16; off > 0; off >>= 1)
+    uint32_t bits = 0, bins = 0, raw = 0;
+    for (uint32_t x = q.gx; x < q.gx + q.vr; x++)
+        for (uint32_t y = q.gy + lane; y < q.gy + q.vc; y += 32) {
+            const int r = reference(b, bands, i8, qmax, x, y), m = i8[b.mqd + uint64_t(x) * b.mcols + y];
+            bits += element_bits(r, m);
+            if (counts) {
+                const int32_t *c0 = i32 + b.coef + uint64_t(2 * x) * b.cols + 2 * y;
+                const int32_t c[4] = {c0[0], c0[1], c0[b.cols], c0[b.cols + 1]};
+                uint32_t nb, nr;
+                pcwt_ec_element_counts(r, m, c, exact, &nb, &nr);
+                bins += nb;
+                raw += nr;
+            }
+        }
+    for (int off = 16; off > 0; off >>= 1) {
         bits += __shfl_xor_sync(0xffffffffu, bits, off);
+        bins += __shfl_xor_sync(0xffffffffu, bins, off);
+        raw += __shfl_xor_sync(0xffffffffu, raw, off);
+    }
     if (lane == 0) {
         GpuGroup &out = groups[g];
         out.bits = bits;
@@ -59,6 +76,10 @@ __global__ void group_sizes(const GpuBand *bands, uint32_t band_count, const Gpu
         out.head = 4;
         out.entropy = 0;
         sizes[g] = out.bytes; // profile 1: the scratch of its coder, from the scan of these
+        if (counts) {
+            counts[g] = make_uint2(bins, raw);
+            bin_at[g] = (uint64_t(bins) + 15) & ~uint64_t(15); // 16-byte runs: the coder's loads
+        }
     }
 }
 
@@ -356,10 +377,12 @@ __global__ void check_qmax(const GpuPlane *planes, uint32_t count, GpuPlaneState
 
 } // namespace
 
-void gpu_group_sizes(const DeviceBatch &b, uint64_t groups, uint32_t band_count, cudaStream_t s)
+void gpu_group_sizes(const DeviceBatch &b, uint64_t groups, uint32_t band_count, bool entropy,
+                     cudaStream_t s)
 {
-    group_sizes<<<gpu_blocks(groups * 32, 256), 256, 0, s>>>(b.bands, band_count, b.planes, b.state,
-                                                          b.i8, b.groups, b.group_size, groups);
+    group_sizes<<<gpu_blocks(groups * 32, 256), 256, 0, s>>>(
+        b.bands, band_count, b.planes, b.state, b.i32, b.i8, b.groups, b.group_size,
+        entropy ? b.ec_counts : nullptr, entropy ? b.ec_bin_at : nullptr, groups);
     CUDA_CHECK_LAUNCH();
 }
 
