@@ -26,46 +26,65 @@ __device__ inline bool binarised(const uint64_t *bin_at, uint64_t bin_cap, uint6
     return bin_at[g + 1] <= bin_cap;
 }
 
-// The model of bin b (its index in bits 0..6) among this thread's, its p and its shift.
-struct BinModel {
-    pcwt_bit_model *m;
-    uint32_t p, s;
+// This thread's models in the split layout of rangecoder.h, reached by 32-bit indices into the
+// p words and the shift bytes (a model's index: its row times the lanes, plus the thread's place).
+struct ThreadModels {
+    uint16_t *p;
+    uint8_t *s;
+    uint32_t lane;
 };
 
-__device__ __forceinline__ BinModel bin_model(pcwt_bit_model *models, uint32_t b)
+__device__ __forceinline__ ThreadModels thread_models(uint32_t t)
+{
+    pcwt_bit_model *const base = pcwt_rc_gpu_models();
+    ThreadModels m;
+    m.p = reinterpret_cast<uint16_t *>(base);
+    m.s = pcwt_rc_gpu_shift(base);
+    m.lane = uint32_t(pcwt_rc_gpu_thread_models(t) - base);
+    return m;
+}
+
+// The model of bin b (its index in bits 0..6): where it is, its p and its shift.
+struct BinModel {
+    uint32_t i, p, s;
+};
+
+__device__ __forceinline__ BinModel bin_model(const ThreadModels &m, uint32_t b)
 {
     BinModel r;
-    r.m = &models[(b & 127u) * EC_THREADS];
-    r.p = pcwt_model_p(r.m);
-    r.s = pcwt_model_shift(r.m);
+    r.i = ((b & 127u) * PCWT_RC_GPU_LANES) + m.lane;
+    r.p = m.p[r.i];
+    r.s = m.s[r.i];
     return r;
 }
 
 // Codes bin b (the bit in bit 7) with model cur, whose p and shift were loaded ahead. The next
 // bin's model is loaded here, before this one's update is stored, so that the load's latency is
-// not on the coder's chain; when both are the same model, the update is passed on instead.
-// The bytes that leave the coder's window wait in it (pcwt_rc_lazy) until code_word's caller
-// takes them, for all lanes at once.
-__device__ __forceinline__ void code_bin(pcwt_rc_lazy &rc, pcwt_bit_model *models, BinModel &cur,
-                                         uint32_t b, uint32_t next)
+// not on the coder's chain; when both are the same model, the update is passed on instead. The
+// bytes that leave the coder's window wait in it (pcwt_rc_lazy) until code_word's caller takes
+// them, for all lanes at once.
+__device__ __forceinline__ void code_bin(pcwt_rc_lazy &rc, const ThreadModels &models,
+                                         BinModel &cur, uint32_t b, uint32_t next)
 {
     BinModel nx = bin_model(models, next);
     const uint32_t bit = (b >> 7) & 1u, keep = 0u - bit;
     const uint32_t up = cur.p + ((PCWT_RC_PMAX - cur.p) >> cur.s);
     const uint32_t down = cur.p - ((cur.p - PCWT_RC_PMIN) >> cur.s);
     const uint32_t p = down ^ ((up ^ down) & keep);
-    pcwt_model_store(cur.m, p, cur.s);
-    if (nx.m == cur.m) {
+    const uint32_t s = cur.s + (cur.s < PCWT_RC_MAXSHIFT);
+    models.p[cur.i] = uint16_t(p);
+    models.s[cur.i] = uint8_t(s);
+    if (nx.i == cur.i) {
         nx.p = p;
-        nx.s = cur.s + (cur.s < PCWT_RC_MAXSHIFT);
+        nx.s = s;
     }
     pcwt_rc_lazy_encode(&rc, cur.p, bit);
     cur = nx;
 }
 
 // The four bins of word w; next: the bin after them.
-__device__ __forceinline__ void code_word(pcwt_rc_lazy &rc, pcwt_bit_model *models, BinModel &cur,
-                                          uint32_t w, uint32_t next)
+__device__ __forceinline__ void code_word(pcwt_rc_lazy &rc, const ThreadModels &models,
+                                          BinModel &cur, uint32_t w, uint32_t next)
 {
     code_bin(rc, models, cur, w & 0xffu, (w >> 8) & 0xffu);
     code_bin(rc, models, cur, (w >> 8) & 0xffu, (w >> 16) & 0xffu);
@@ -92,8 +111,8 @@ __global__ void __launch_bounds__(EC_THREADS, EC_BLOCKS_PER_SM) ec_code(
     uint8_t *const sa = ec_range_stream(scratch, scratch_scan, g);
     pcwt_rc_lazy rc;
     pcwt_rc_lazy_init(&rc, sa, pcwt_ec_scratch(grp.bits));
-    pcwt_bit_model *const m = pcwt_rc_gpu_thread_models(threadIdx.x);
-    pcwt_ec_models_reset(m, EC_THREADS, c_init[cls]);
+    pcwt_ec_models_reset(pcwt_rc_gpu_thread_models(threadIdx.x), EC_THREADS, c_init[cls]);
+    const ThreadModels m = thread_models(threadIdx.x);
     const uint4 *src = reinterpret_cast<const uint4 *>(bins + bin_at[g]);
     uint32_t left = cnt.x;
     if (left) {
