@@ -110,7 +110,6 @@ __global__ void __launch_bounds__(BIN_THREADS, 6) ec_binarise(
         const uint32_t stage_at = 4 * ((raw_words + 3) & ~3u); // bytes, 16-aligned
         const bool staged = stage_at + chunk_bins <= 4 * BIN_BUF_WORDS;
         uint8_t *const stage = reinterpret_cast<uint8_t *>(buf4) + stage_at;
-        uint8_t *const dst = staged ? stage : out + bin_base;
         for (uint32_t k = threadIdx.x; k < raw_words; k += BIN_THREADS)
             words[k] = 0;
         __syncthreads(); // words zeroed
@@ -121,7 +120,12 @@ __global__ void __launch_bounds__(BIN_THREADS, 6) ec_binarise(
 #pragma unroll 1
         for (int k = 0; k < BIN_EPT && e0 + k < ne; k++) {
             uint32_t rv[4], rn[4];
-            at += pcwt_ec_element_bins(&v, &sp, x, y, dst + at, rv, rn);
+            // two calls, so that each writes through a pointer of known memory (shared stores
+            // instead of generic ones)
+            if (staged)
+                at += pcwt_ec_element_bins(&v, &sp, x, y, stage + at, rv, rn);
+            else
+                at += pcwt_ec_element_bins(&v, &sp, x, y, out + bin_base + at, rv, rn);
             for (int c = 0; c < 4; c++) {
                 put_bits(words, rpos, rv[c], rn[c]);
                 rpos += rn[c];
