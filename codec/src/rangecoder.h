@@ -238,13 +238,14 @@ static inline PCWT_HD void pcwt_rc_lazy_encode(pcwt_rc_lazy *z, uint32_t p, uint
     const uint32_t keep = 0u - bit;
     z->e.low += bound & ~keep;
     z->e.range = (bound & keep) | ((z->e.range - bound) & ~keep);
-    while (z->e.range < PCWT_RC_TOP) {
-        if (z->waiting == 3) /* 3 bytes, the window and a carry: 57 bits; one more would not fit */
-            pcwt_rc_lazy_take(z);
-        z->e.range <<= 8;
-        z->e.low <<= 8;
-        z->waiting++;
-    }
+    /* Bytes to shift out: the range is at least 2^14 after a bit, so two at most; shifted at
+     * once, without a loop that the lanes of a warp would leave at different turns. */
+    const uint32_t n = (uint32_t)(z->e.range < PCWT_RC_TOP) + (uint32_t)(z->e.range < (1u << 16));
+    while (z->waiting + n > 3) /* 3 bytes, the window and a carry: 57 bits; no more fit */
+        pcwt_rc_lazy_take(z);
+    z->e.range <<= 8 * n;
+    z->e.low <<= 8 * n;
+    z->waiting += n;
 }
 
 /* Ends the stream; returns its length in bytes (trailing zero bytes dropped). */
