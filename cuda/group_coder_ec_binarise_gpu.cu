@@ -9,8 +9,8 @@
 //              give every group its place in the bin arena; a group that does not fit there is
 //              coded by the thread-per-group coder instead;
 //   binarise:  a block per group, four elements a thread, a block scan for the offsets; the bins
-//              straight to the arena, the raw bits through gpu_block_bits.h into the group's raw
-//              scratch.
+//              through a shared buffer to the arena (zeros after the last up to 16 bytes), the raw
+//              bits through gpu_block_bits.h into the group's raw scratch.
 #include "gpu_block_bits.h"
 #include "gpu_check.h"
 #include "group_coder_ec_gpu.h"

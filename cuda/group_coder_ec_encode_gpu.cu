@@ -67,10 +67,8 @@ __device__ __forceinline__ void code_bin(pcwt_rc_lazy &rc, const ThreadModels &m
                                          BinModel &cur, uint32_t b, uint32_t next)
 {
     BinModel nx = bin_model(models, next);
-    const uint32_t bit = (b >> 7) & 1u, keep = 0u - bit;
-    const uint32_t up = cur.p + ((PCWT_RC_PMAX - cur.p) >> cur.s);
-    const uint32_t down = cur.p - ((cur.p - PCWT_RC_PMIN) >> cur.s);
-    const uint32_t p = down ^ ((up ^ down) & keep);
+    const uint32_t bit = (b >> 7) & 1u;
+    const uint32_t p = pcwt_model_next_p(cur.p, cur.s, 0u - bit);
     const uint32_t s = cur.s + (cur.s < PCWT_RC_MAXSHIFT);
     models.p[cur.i] = uint16_t(p);
     models.s[cur.i] = uint8_t(s);
@@ -119,7 +117,7 @@ __global__ void __launch_bounds__(EC_THREADS, EC_BLOCKS_PER_SM) ec_code(
         uint4 w = src[0];
         BinModel cur = bin_model(m, w.x & 0xffu);
         for (; left > 16; left -= 16) {
-            const uint4 nw = *++src; // the arena has room for this load past a group's end
+            const uint4 nw = *++src; // left > 16: the next sixteen are this group's too
             code_word(rc, m, cur, w.x, w.y & 0xffu);
             code_word(rc, m, cur, w.y, w.z & 0xffu);
             code_word(rc, m, cur, w.z, w.w & 0xffu);

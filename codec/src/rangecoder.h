@@ -119,13 +119,19 @@ static inline PCWT_HD void pcwt_model_update(pcwt_bit_model *m, uint32_t bit)
     pcwt_model_store(m, bit ? up : down, s);
 }
 
-/* The same update without a branch on the bit (ones: all ones when the bit is 1). */
+/* A model's p after a bit coded with shift s, without a branch on the bit (ones: all ones when
+ * the bit is 1). */
+static inline PCWT_HD uint32_t pcwt_model_next_p(uint32_t p, uint32_t s, uint32_t ones)
+{
+    const uint32_t up = p + ((PCWT_RC_PMAX - p) >> s), down = p - ((p - PCWT_RC_PMIN) >> s);
+    return down ^ ((up ^ down) & ones);
+}
+
+/* The same update without a branch on the bit. */
 static inline PCWT_HD void pcwt_model_update_flat(pcwt_bit_model *m, uint32_t ones)
 {
     const uint32_t s = pcwt_model_shift(m);
-    const uint32_t p = pcwt_model_p(m);
-    const uint32_t up = p + ((PCWT_RC_PMAX - p) >> s), down = p - ((p - PCWT_RC_PMIN) >> s);
-    pcwt_model_store(m, down ^ ((up ^ down) & ones), s);
+    pcwt_model_store(m, pcwt_model_next_p(pcwt_model_p(m), s, ones), s);
 }
 
 typedef struct pcwt_rc_enc {
