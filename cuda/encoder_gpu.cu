@@ -271,8 +271,11 @@ std::vector<std::vector<size_t>> plan_chunks(pcwt_gpu *g, const pcwt_encode_para
     uint64_t total_samples = 0;
     for (size_t i = 0; i < count; i++)
         total_samples += jobs[i].samples_size;
-    // About eight chunks for a big batch, none smaller than 32 MB of samples.
-    const uint64_t chunk_samples = std::max<uint64_t>(total_samples / 8, 32u << 20);
+    // About eight chunks for a big batch, none smaller than 32 MB of samples; four for the
+    // entropy profile, whose range coders take a group's serial time however few groups a chunk
+    // holds (a chunk should fill the GPU's lanes).
+    const uint64_t parts = p->profile == PCWT_PROFILE_ENTROPY ? 4 : 8;
+    const uint64_t chunk_samples = std::max<uint64_t>(total_samples / parts, 32u << 20);
     std::vector<std::vector<size_t>> chunks(1);
     size_t used = 0;
     uint64_t samples = 0;
