@@ -313,7 +313,13 @@ pcwt_status decode_chunks(pcwt_gpu *g, uint64_t max_samples, pcwt_decode_job *jo
             uint64_t total_samples = 0;
             for (const pcwt_header_info &h : all.info)
                 total_samples += pcwt_image_size(&h.desc);
-            const uint64_t chunk_samples = std::max<uint64_t>(total_samples / 8, 32u << 20);
+            // Two chunks when there are range-coded frames: a chunk's group decode takes, level
+            // by level, the serial time of its slowest group however few groups it holds.
+            bool entropy = false;
+            for (const pcwt_header_info &h : all.info)
+                entropy |= h.profile == PCWT_PROFILE_ENTROPY;
+            const uint64_t parts = entropy ? 2 : 8;
+            const uint64_t chunk_samples = std::max<uint64_t>(total_samples / parts, 32u << 20);
             chunks.resize(1);
             size_t used = 0;
             uint64_t samples = 0;
