@@ -165,13 +165,7 @@ void upload_chunk(pcwt_gpu *g, Slot &sl, const pcwt_encode_params *p, pcwt_frame
         uint64_t bin_bytes = gpu_ec_bin_bytes(sl.layout.i32_size);
         if (g->bin_arena)
             bin_bytes = std::min<uint64_t>(bin_bytes, g->bin_arena);
-        if (bin_bytes > g->ec_bins.cap) { // shared with the other slot's compute, as i32
-            {
-                ProfScope wait(GpuHostProf::WAIT_COMPUTE);
-                CUDA_CHECK(cudaStreamSynchronize(g->stream));
-            }
-            g->ec_bins.ensure(bin_bytes);
-        }
+        gpu_grow_shared(g, g->ec_bins, bin_bytes);
         sl.dev.ec_bins = g->ec_bins.as<uint8_t>();
         sl.dev.ec_bin_cap = bin_bytes;
     }

@@ -186,6 +186,17 @@ template <typename T> static void upload(DevBuf &d, const std::vector<T> &v, cud
         CUDA_CHECK(cudaMemcpyAsync(d.p, v.data(), sizeof(T) * v.size(), cudaMemcpyHostToDevice, s));
 }
 
+void gpu_grow_shared(pcwt_gpu *g, DevBuf &buf, size_t n)
+{
+    if (n <= buf.cap)
+        return;
+    {
+        ProfScope wait(GpuHostProf::WAIT_COMPUTE);
+        CUDA_CHECK(cudaStreamSynchronize(g->stream));
+    }
+    buf.ensure(n);
+}
+
 void gpu_upload_layout(pcwt_gpu *g, Slot &sl, cudaStream_t s)
 {
     ProfScope timed(GpuHostProf::LAYOUT);
@@ -236,16 +247,8 @@ void gpu_upload_layout(pcwt_gpu *g, Slot &sl, cudaStream_t s)
     upload(sl.state, st, s);
     sl.groups.ensure(sizeof(GpuGroup) * (L.groups ? L.groups : 1));
     sl.group_size.ensure(sizeof(uint64_t) * (L.groups ? L.groups : 1));
-    const size_t i32_need = sizeof(int32_t) * (L.i32_size ? L.i32_size : 1);
-    if (i32_need > g->i32.cap || (L.i8_size ? L.i8_size : 1) > g->i8.cap) {
-        // The arenas are shared with the other slot's compute: let it finish before a resize.
-        {
-            ProfScope wait(GpuHostProf::WAIT_COMPUTE);
-            CUDA_CHECK(cudaStreamSynchronize(g->stream));
-        }
-        g->i32.ensure(i32_need);
-        g->i8.ensure(L.i8_size ? L.i8_size : 1);
-    }
+    gpu_grow_shared(g, g->i32, sizeof(int32_t) * (L.i32_size ? L.i32_size : 1));
+    gpu_grow_shared(g, g->i8, L.i8_size ? L.i8_size : 1);
     {
         ProfScope wait(GpuHostProf::WAIT_UP);
         CUDA_CHECK(cudaStreamSynchronize(s));

@@ -175,6 +175,9 @@ struct pcwt_gpu {
 
 // Uploads the slot's layout tables on stream s (and sizes the shared arenas); fills slot.dev.
 void gpu_upload_layout(pcwt_gpu *g, Slot &slot, cudaStream_t s);
+// Grows buf, one of the arenas the slots share (pcwt_gpu's i32, i8, ec_bins), to at least n
+// bytes; the other slot's compute may still use it, so that finishes first.
+void gpu_grow_shared(pcwt_gpu *g, DevBuf &buf, size_t n);
 // Device memory a batch would take (arenas + tables + samples + stream), for batch splitting.
 size_t gpu_batch_bytes(const BatchLayout &L, size_t sample_bytes, size_t stream_bytes);
 // Per-level launch sizes.

@@ -193,13 +193,20 @@ static inline PCWT_HD void pcwt_rc_shift_low(pcwt_rc_enc *e)
     e->low = (e->low & 0x00FFFFFFu) << 8;
 }
 
-static inline PCWT_HD void pcwt_rc_encode(pcwt_rc_enc *e, pcwt_bit_model *m, uint32_t bit)
+/* Narrows the interval to the bit's part for a model of probability p; returns all ones when
+ * the bit is 1 (for the model's update). */
+static inline PCWT_HD uint32_t pcwt_rc_narrow(pcwt_rc_enc *e, uint32_t p, uint32_t bit)
 {
-    const uint32_t bound = (e->range >> PCWT_RC_PBITS) * pcwt_model_p(m);
+    const uint32_t bound = (e->range >> PCWT_RC_PBITS) * p;
     const uint32_t keep = 0u - bit; /* all ones when the bit is 1 */
     e->low += bound & ~keep;
     e->range = (bound & keep) | ((e->range - bound) & ~keep);
-    pcwt_model_update_flat(m, keep);
+    return keep;
+}
+
+static inline PCWT_HD void pcwt_rc_encode(pcwt_rc_enc *e, pcwt_bit_model *m, uint32_t bit)
+{
+    pcwt_model_update_flat(m, pcwt_rc_narrow(e, pcwt_model_p(m), bit));
     while (e->range < PCWT_RC_TOP) {
         e->range <<= 8;
         pcwt_rc_shift_low(e);
@@ -240,10 +247,7 @@ static inline PCWT_HD void pcwt_rc_lazy_take_all(pcwt_rc_lazy *z)
 /* pcwt_rc_encode of a bit whose model has probability p; the caller updates the model. */
 static inline PCWT_HD void pcwt_rc_lazy_encode(pcwt_rc_lazy *z, uint32_t p, uint32_t bit)
 {
-    const uint32_t bound = (z->e.range >> PCWT_RC_PBITS) * p;
-    const uint32_t keep = 0u - bit;
-    z->e.low += bound & ~keep;
-    z->e.range = (bound & keep) | ((z->e.range - bound) & ~keep);
+    pcwt_rc_narrow(&z->e, p, bit);
     /* Bytes to shift out: the range is at least 2^14 after a bit, so two at most; shifted at
      * once, without a loop that the lanes of a warp would leave at different turns. */
     const uint32_t n = (uint32_t)(z->e.range < PCWT_RC_TOP) + (uint32_t)(z->e.range < (1u << 16));
