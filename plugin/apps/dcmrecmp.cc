@@ -141,9 +141,17 @@ static bool isBelow(const std::string& path, const std::string& root)
  */
 static std::string checkGpus(const std::vector<int>& devices)
 {
+  // the library takes device 0 as "the default" even with no device at all: ask for the GPU
+  // backend itself, so that an empty folder is no reason to exit 0
+  pcwt_decoder *gpu = pcwt_decoder_create();
+  if (gpu == NULL) return "out of memory";
+  std::string problem;
+  if (pcwt_decoder_set_backend(gpu, PCWT_BACKEND_GPU) != PCWT_OK)
+    problem = std::string("no GPU is available (") + pcwt_decoder_last_error(gpu) + ")";
+  pcwt_decoder_destroy(gpu);
+  if (!problem.empty()) return problem;
   pcwt_encoder *probe = pcwt_encoder_create();
   if (probe == NULL) return "out of memory";
-  std::string problem;
   for (int d : devices)
   {
     if (pcwt_encoder_set_device(probe, d) != PCWT_OK)

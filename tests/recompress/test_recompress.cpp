@@ -769,12 +769,25 @@ TEST(Recompress, GpusOptionIsCheckedAndExplained)
         EXPECT_NE(p.out.find("no CUDA backend"), std::string::npos) << p.out;
         EXPECT_EQ(tsOf(root + "/ct.dcm"), kPcwtUid);
     } else {
+        pcwt_decoder *probe = pcwt_decoder_create();
+        const bool gpu = pcwt_decoder_set_backend(probe, PCWT_BACKEND_GPU) == PCWT_OK;
+        pcwt_decoder_destroy(probe);
         // more GPUs than the machine has: a clear error before any file is touched
         const std::vector<std::string> argv = {kTool, "--gpus", "0,63", "--no-progress", root};
         const Proc p = run(argv);
         EXPECT_EQ(p.rc, 1) << describe(argv, p);
-        EXPECT_NE(p.out.find("GPU 63 is not available"), std::string::npos) << p.out;
+        EXPECT_NE(p.out.find(gpu ? "GPU 63 is not available" : "no GPU is available"), std::string::npos)
+            << p.out;
         EXPECT_TRUE(snapshot(root) == before);
+        // GPU 0 where there is none: refused too, also over a folder with nothing to do
+        const std::string empty = d / "empty";
+        ASSERT_EQ(::mkdir(empty.c_str(), 0755), 0);
+        const std::vector<std::string> one = {kTool, "--gpus", "1", "--no-progress", empty};
+        const Proc q = run(one);
+        EXPECT_EQ(q.rc, gpu ? 0 : 1) << describe(one, q);
+        if (!gpu) {
+            EXPECT_NE(q.out.find("no GPU is available"), std::string::npos) << q.out;
+        }
     }
 }
 
