@@ -791,6 +791,36 @@ TEST(Recompress, GpusOptionIsCheckedAndExplained)
     }
 }
 
+// --threads: the CPU cores by default, half of them when GPUs code (readers and writers share the
+// cores with the GPUs' feeding); the count is logged (-v) before any work.
+TEST(Recompress, ThreadsDefaultToTheCores)
+{
+    TempDir d;
+    const std::string empty = d / "empty";
+    ASSERT_EQ(::mkdir(empty.c_str(), 0755), 0);
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    const auto threads = [&](std::vector<std::string> argv) {
+        argv.insert(argv.begin(), {kTool, "-v", "--no-progress"});
+        argv.push_back(empty);
+        const Proc p = run(argv);
+        EXPECT_EQ(p.rc, 0) << describe(argv, p);
+        const size_t at = p.out.find(" threads");
+        const size_t from = p.out.rfind(' ', at == std::string::npos ? 0 : at - 1);
+        return at == std::string::npos ? std::string("(none)") : p.out.substr(from + 1, at - from - 1);
+    };
+    EXPECT_EQ(threads({}), std::to_string(cores));
+    EXPECT_EQ(threads({"--threads", "3"}), "3");
+    pcwt_decoder *probe = pcwt_decoder_create();
+    const bool gpu = pcwt_decoder_set_backend(probe, PCWT_BACKEND_GPU) == PCWT_OK;
+    pcwt_decoder_destroy(probe);
+    if (!pcwt_has_cuda()) { // no GPUs to feed: all cores read and write
+        EXPECT_EQ(threads({"--gpus", "2"}), std::to_string(cores));
+    } else if (gpu) {
+        EXPECT_EQ(threads({"--gpus", "1"}), std::to_string(std::max(1u, cores / 2)));
+    }
+    EXPECT_EQ(threads({"--gpus", "0", "--threads", "5"}), "5");
+}
+
 TEST(Recompress, DicomdirRecordsFollowTheConvertedFiles)
 {
     REQUIRE_CORPUS();
