@@ -747,6 +747,15 @@ TEST(Recompress, SmallBatchesAndMirroredOutputAgree)
     EXPECT_LE(reportSummary(report, "batch_verifier_batches"), reportSummary(report, "batch_verified_files"));
 }
 
+// Whether libpcwt's GPU backend can run here (a CUDA build with a device).
+static bool gpuPresent()
+{
+    pcwt_decoder *probe = pcwt_decoder_create();
+    const bool ok = probe && pcwt_decoder_set_backend(probe, PCWT_BACKEND_GPU) == PCWT_OK;
+    pcwt_decoder_destroy(probe);
+    return ok;
+}
+
 TEST(Recompress, GpusOptionIsCheckedAndExplained)
 {
     REQUIRE_CORPUS();
@@ -769,9 +778,7 @@ TEST(Recompress, GpusOptionIsCheckedAndExplained)
         EXPECT_NE(p.out.find("no CUDA backend"), std::string::npos) << p.out;
         EXPECT_EQ(tsOf(root + "/ct.dcm"), kPcwtUid);
     } else {
-        pcwt_decoder *probe = pcwt_decoder_create();
-        const bool gpu = pcwt_decoder_set_backend(probe, PCWT_BACKEND_GPU) == PCWT_OK;
-        pcwt_decoder_destroy(probe);
+        const bool gpu = gpuPresent();
         // more GPUs than the machine has: a clear error before any file is touched
         const std::vector<std::string> argv = {kTool, "--gpus", "0,63", "--no-progress", root};
         const Proc p = run(argv);
@@ -798,7 +805,7 @@ TEST(Recompress, ThreadsDefaultToTheCores)
     TempDir d;
     const std::string empty = d / "empty";
     ASSERT_EQ(::mkdir(empty.c_str(), 0755), 0);
-    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    const unsigned hw = std::thread::hardware_concurrency(), cores = hw ? hw : 2; // as the tool counts
     const auto threads = [&](std::vector<std::string> argv) {
         argv.insert(argv.begin(), {kTool, "-v", "--no-progress"});
         argv.push_back(empty);
@@ -810,9 +817,7 @@ TEST(Recompress, ThreadsDefaultToTheCores)
     };
     EXPECT_EQ(threads({}), std::to_string(cores));
     EXPECT_EQ(threads({"--threads", "3"}), "3");
-    pcwt_decoder *probe = pcwt_decoder_create();
-    const bool gpu = pcwt_decoder_set_backend(probe, PCWT_BACKEND_GPU) == PCWT_OK;
-    pcwt_decoder_destroy(probe);
+    const bool gpu = gpuPresent();
     if (!pcwt_has_cuda()) { // no GPUs to feed: all cores read and write
         EXPECT_EQ(threads({"--gpus", "2"}), std::to_string(cores));
     } else if (gpu) {
