@@ -93,6 +93,8 @@ void upload_chunk(pcwt_gpu *g, Slot &sl, pcwt_decode_job *jobs, const DecodeSet 
         pieces.push_back({jobs[set.idx[k]].src, set.info[k].codestream_length, cs_off[k]});
     gpu_upload_pieces(sl.h_stream, sl.stream_buf.as<uint8_t>(), pieces, stream_bytes, s);
     gpu_upload_layout(g, sl, s);
+    if (L.entropy_planes) // where gpu_ec_order puts the range-coded groups of each decode step
+        sl.ec_order.ensure(gpu_ec_order_bytes(sl.step_group_first.back()));
     sl.samples.ensure(sample_bytes ? sample_bytes : 1);
     if (verify) { // the samples expected, at the decoded frames' offsets (h_samples: no download)
         sl.expected.ensure(sample_bytes ? sample_bytes : 1);
@@ -119,6 +121,11 @@ void run_device_decode(pcwt_gpu *g, Slot &sl)
     gpu_mark(g, "locate groups");
     gpu_plane_crcs(d, np, sl.crc_blocks, 1, s);
     gpu_mark(g, "verify CRCs");
+    const uint32_t *ec_groups = d.step_groups;
+    if (L.entropy_planes) {
+        const uint32_t steps = uint32_t(L.decode_steps.size());
+        ec_groups = gpu_ec_order(d, sl.step_group_first.data(), steps, sl.ec_order.p, s);
+    }
     for (size_t st = 0; st < L.decode_steps.size(); st++) {
         uint32_t max_groups = 0;
         for (uint32_t b : L.decode_steps[st])
@@ -126,7 +133,7 @@ void run_device_decode(pcwt_gpu *g, Slot &sl)
         gpu_group_decode(d, d.steps + sl.step_first[st], uint32_t(L.decode_steps[st].size()),
                          max_groups, s);
         if (L.entropy_planes) // the range-coded groups of profile 1
-            gpu_ec_decode(d, d.step_groups + sl.step_group_first[st],
+            gpu_ec_decode(d, ec_groups + sl.step_group_first[st],
                           sl.step_group_first[st + 1] - sl.step_group_first[st],
                           uint32_t(L.bands.size()), s);
     }

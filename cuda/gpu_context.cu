@@ -47,7 +47,7 @@ ProfCall::~ProfCall()
 void Slot::release()
 {
     for (DevBuf *b : {&frames, &planes, &bands, &levels, &steps, &step_groups, &level0, &export_ids, &groups, &state,
-                      &group_size, &samples, &stream_buf, &flags, &scan_tmp, &ec_scan, &ec_scratch, &ec_counts, &ec_bin_at, &expected,
+                      &group_size, &samples, &stream_buf, &flags, &scan_tmp, &ec_scan, &ec_scratch, &ec_counts, &ec_bin_at, &ec_order, &expected,
                       &first_diff, &crc_parts})
         b->release();
     for (PinnedBuf *b : {&h_samples, &h_stream, &h_frames, &h_state, &h_first_diff})
@@ -278,7 +278,8 @@ void gpu_prepare_crc_parts(Slot &sl, uint64_t max_payload)
 
 size_t gpu_batch_bytes(const BatchLayout &L, size_t sample_bytes, size_t stream_bytes)
 {
-    return L.i32_size * 4 + L.i8_size + L.groups * (sizeof(GpuGroup) + 8) +
+    // per group: its record, its size, and the decoder's step list and its order (4 + 16)
+    return L.i32_size * 4 + L.i8_size + L.groups * (sizeof(GpuGroup) + 8 + 20) +
            L.planes.size() * (sizeof(GpuPlane) + sizeof(GpuPlaneState)) +
            L.bands.size() * sizeof(GpuBand) + sample_bytes + stream_bytes + (1u << 20);
 }

@@ -90,6 +90,12 @@ void gpu_ec_place_bins(const DeviceBatch &b, uint64_t groups, void *scan_tmp, si
 void gpu_ec_binarise(const DeviceBatch &b, uint64_t groups, uint32_t band_count, cudaStream_t s);
 void gpu_ec_encode(const DeviceBatch &b, uint64_t groups, uint32_t band_count, cudaStream_t s);
 void gpu_ec_pack(const DeviceBatch &b, uint64_t groups, cudaStream_t s);
+// The steps' groups (b.step_groups, step_first[0..steps] on the host), each step's ordered by
+// decreasing range-coder stream length so that groups of like length share a warp; buf holds
+// gpu_ec_order_bytes(groups). Returns the list (in buf, or b.step_groups).
+size_t gpu_ec_order_bytes(uint32_t groups);
+const uint32_t *gpu_ec_order(const DeviceBatch &b, const uint32_t *step_first, uint32_t steps,
+                             void *buf, cudaStream_t s);
 void gpu_ec_decode(const DeviceBatch &b, const uint32_t *dev_groups, uint32_t group_count,
                    uint32_t band_count, cudaStream_t s);
 
