@@ -84,10 +84,21 @@ static inline PCWT_HD int pcwt_ec_ref(const pcwt_ec_band *b, uint32_t x, uint32_
     return b->parent ? b->parent[(size_t)(x / 2) * b->pcols + y / 2] : b->qmax;
 }
 
-/* Contexts of the MQD of element (x, y) from its neighbours left, above-left, above and
- * above-right that lie inside the group g: *e = min(max(r - their largest MQD, 0), 3), or 4 when
- * none lies inside; *z from the count nz of those (na) with MQD -1: 5 when na = 0, else 0 when
- * nz = 0, 4 when nz = na, otherwise 1 + floor(3 nz / na) (= nz + 1 for na = 2, 3; nz for na = 4). */
+/* Contexts of the MQD of an element with reference r from its neighbours left, above-left, above
+ * and above-right that lie inside the group (na of them, nz with MQD -1, pm their largest MQD):
+ * *e = min(max(r - pm, 0), 3), or 4 when na = 0; *z = 5 when na = 0, else 0 when nz = 0, 4 when
+ * nz = na, otherwise 1 + floor(3 nz / na) (= nz + 1 for na = 2, 3; nz for na = 4). */
+static inline PCWT_HD void pcwt_ec_mqd_context_from(int pm, int na, int nz, int r, int *e, int *z)
+{
+    const int d = r - pm;
+    const int ec = d < 0 ? 0 : d > 3 ? 3 : d;
+    const int zc = nz == 0 ? 0 : nz == na ? 4 : nz + (na < 4);
+    *e = na ? ec : 4;
+    *z = na ? zc : 5;
+}
+
+/* The same for element (x, y) of group g, its neighbours read from the band's MQDs: row is the
+ * element's row, mcols the row stride. */
 static inline PCWT_HD void pcwt_ec_mqd_context(const int8_t *row, ptrdiff_t mcols,
                                                const pcwt_ec_span *g, uint32_t x, uint32_t y, int r,
                                                int *e, int *z)
@@ -117,11 +128,22 @@ static inline PCWT_HD void pcwt_ec_mqd_context(const int8_t *row, ptrdiff_t mcol
             nz += c < 0;
         }
     }
-    const int d = r - pm;
-    const int ec = d < 0 ? 0 : d > 3 ? 3 : d;
-    const int zc = nz == 0 ? 0 : nz == na ? 4 : nz + (na < 4);
-    *e = na ? ec : 4;
-    *z = na ? zc : 5;
+    pcwt_ec_mqd_context_from(pm, na, nz, r, e, z);
+}
+
+/* A neighbour outside the group, for pcwt_ec_mqd_context_of (MQDs are -1 or more). */
+#define PCWT_EC_OUTSIDE (-2)
+
+/* The same from the neighbours' MQDs, left, above-left, above and above-right, given as values
+ * (PCWT_EC_OUTSIDE for those outside the group): for a decoder that keeps them in registers. */
+static inline PCWT_HD void pcwt_ec_mqd_context_of(int l, int al, int a, int ar, int r, int *e,
+                                                  int *z)
+{
+    const int na = (l != PCWT_EC_OUTSIDE) + (al != PCWT_EC_OUTSIDE) + (a != PCWT_EC_OUTSIDE) +
+                   (ar != PCWT_EC_OUTSIDE);
+    const int nz = (l == -1) + (al == -1) + (a == -1) + (ar == -1);
+    const int p0 = l > al ? l : al, p1 = a > ar ? a : ar;
+    pcwt_ec_mqd_context_from(p0 > p1 ? p0 : p1, na, nz, r, e, z);
 }
 
 static inline PCWT_HD int pcwt_ec_sign_of(int32_t v) { return (v > 0) - (v < 0); }
@@ -509,6 +531,35 @@ static inline PCWT_HD uint32_t pcwt_ec_raw_get(pcwt_ec_raw_reader *r, uint32_t n
     return v;
 }
 
+/* A truncated-unary run: bins "t > k" with the models base[min(k, cap) * ms], k = 0, 1, ..., up to
+ * the first 0 bin or limit 1 bins; returns t, the 1 bins. */
+static PCWT_EC_INLINE PCWT_HD int pcwt_ec_decode_run(pcwt_rc_dec *rc, pcwt_bit_model *base,
+                                                     uint32_t ms, int cap, int limit)
+{
+    int t = 0;
+#ifdef __CUDA_ARCH__
+    /* A GPU thread issues in order: the next bin's model is loaded while this bin decodes, so
+     * that the shared-memory latency is off the chain (a run past cap keeps its one model in
+     * registers). */
+    if (limit <= 0)
+        return 0;
+    pcwt_bit_model cur = base[0];
+    for (;;) {
+        const pcwt_bit_model next = base[(t < cap ? t + 1 : cap) * ms];
+        const uint32_t bit = pcwt_rc_decode(rc, &cur);
+        base[(t < cap ? t : cap) * ms] = cur;
+        if (!bit || ++t >= limit)
+            break;
+        if (t <= cap)
+            cur = next;
+    }
+#else
+    while (t < limit && pcwt_rc_decode(rc, &base[pcwt_ec_min(t, cap) * ms]))
+        t++;
+#endif
+    return t;
+}
+
 /* Decodes coefficient *dst of an element with MQD mq >= 0: its level distance t with the MAG
  * models mm (none when coded is 0: q = mq implied), mantissa and sign; the sign model from the
  * signs of its left and above neighbours. Sets *found when q = mq; returns the sign of *dst. */
@@ -517,14 +568,22 @@ static PCWT_EC_INLINE PCWT_HD int pcwt_ec_decode_coef(pcwt_rc_dec *rc, pcwt_ec_r
                                               pcwt_bit_model *mm, int mq, int coded, int left,
                                               int above, int *found, int32_t *dst)
 {
+    pcwt_bit_model *const sm = &m[pcwt_ec_sign_model(left, above) * ms];
+#ifdef __CUDA_ARCH__
+    pcwt_bit_model sign = *sm; /* loaded ahead of the level bins, which do not touch it */
+#endif
     int t = 0;
     if (coded) {
+#ifdef __CUDA_ARCH__
+        t = pcwt_ec_decode_run(rc, mm, ms, 7, mq + 1);
+#else
         if (mq < 8) /* t <= mq + 1: no model index to clamp before the last bin */
             while (pcwt_rc_decode(rc, &mm[t * ms]) && ++t <= mq) {
             }
         else
             while (pcwt_rc_decode(rc, &mm[pcwt_ec_min(t, 7) * ms]) && ++t <= mq) {
             }
+#endif
     }
     const int q = mq - t;
     *found |= t == 0;
@@ -537,14 +596,23 @@ static PCWT_EC_INLINE PCWT_HD int pcwt_ec_decode_coef(pcwt_rc_dec *rc, pcwt_ec_r
         v = 2u | pcwt_rc_decode_flat(rc, &m[(PCWT_EC_MANT + pcwt_ec_min(q, 7) - 1) * ms]);
         v = (v << (q - 1)) | pcwt_ec_raw_get(raw, (uint32_t)(q - 1));
     }
-    const uint32_t neg = pcwt_rc_decode_flat(rc, &m[pcwt_ec_sign_model(left, above) * ms]);
+#ifdef __CUDA_ARCH__
+    const uint32_t neg = pcwt_rc_decode_flat(rc, &sign);
+    *sm = sign;
+#else
+    const uint32_t neg = pcwt_rc_decode_flat(rc, sm);
+#endif
     *dst = (int32_t)((v ^ (0u - neg)) + neg);
     return neg ? -1 : 1;
 }
 
 /* Decodes one entropy-mode group from its range-coder stream a (alen bytes) and raw stream rs
- * (rlen bytes), storing each element's MQD and coefficients as soon as it has them (the contexts
- * of later elements read them); returns 0 when the streams are inconsistent. */
+ * (rlen bytes), storing each element's MQD and coefficients as soon as it has them; returns 0
+ * when the streams are inconsistent. The contexts of an element need its left, above-left,
+ * above and above-right neighbours' MQDs and the signs of the coefficients left of and above its
+ * own: the left ones are carried in registers, and those of the row above (written one row
+ * earlier) and the parent MQD are loaded an element ahead, so that a GPU thread, which waits for
+ * each load at its first use, does not wait for memory between the bins of an element. */
 static inline PCWT_HD int pcwt_ec_decode_group(const pcwt_ec_band *b, const pcwt_ec_span *g,
                                                const uint16_t *init, pcwt_bit_model *m, uint32_t ms,
                                                const uint8_t *a, size_t alen, const uint8_t *rs,
@@ -558,6 +626,7 @@ static inline PCWT_HD int pcwt_ec_decode_group(const pcwt_ec_band *b, const pcwt
     const int8_t *const parent = b->parent;
     const ptrdiff_t cols = b->cols, mcols = b->mcols, pcols = b->pcols;
     const int qmax = b->qmax, exact = b->exact;
+    const uint32_t gy = g->gy, ye = g->ye;
     pcwt_ec_models_reset(m, ms, init);
     pcwt_rc_dec rc;
     pcwt_rc_dec_init(&rc, a, alen);
@@ -567,31 +636,43 @@ static inline PCWT_HD int pcwt_ec_decode_group(const pcwt_ec_band *b, const pcwt
         int8_t *const mrow = mqd + (ptrdiff_t)x * mcols;
         const int8_t *const prow = parent ? parent + (ptrdiff_t)(x / 2) * pcols : NULL;
         int32_t *const c0 = coef + (ptrdiff_t)(2 * x) * cols, *const c1 = c0 + cols;
-        const int32_t *const ab = x > g->gx ? c0 - cols : NULL; /* the row above TL, TR */
+        const int inx = x > g->gx;
+        const int8_t *const up = inx ? mrow - mcols : NULL; /* the MQDs of the row above */
+        const int32_t *const ab = inx ? c0 - cols : NULL;   /* the coefficients above TL, TR */
         int sl0 = 0, sl1 = 0; /* signs of the left element's TR and BR */
-        for (uint32_t y = g->gy; y < g->ye; y++) {
-            const int r = prow ? prow[y / 2] : qmax;
+        int ml = PCWT_EC_OUTSIDE, mal = PCWT_EC_OUTSIDE; /* MQDs left and above-left */
+        int ma = up ? up[gy] : PCWT_EC_OUTSIDE;          /* above */
+        /* what the next element needs from memory */
+        int r_next = prow ? prow[gy / 2] : qmax;
+        int mar_next = up && gy + 1 < ye ? up[gy + 1] : PCWT_EC_OUTSIDE;
+        int32_t ab0_next = ab ? ab[2 * gy] : 0, ab1_next = ab ? ab[2 * gy + 1] : 0;
+        for (uint32_t y = gy; y < ye; y++) {
+            const int r = r_next, mar = mar_next;
+            const int32_t ab0 = ab0_next, ab1 = ab1_next;
+            if (y + 1 < ye) {
+                r_next = prow ? prow[(y + 1) / 2] : qmax;
+                mar_next = up && y + 2 < ye ? up[y + 2] : PCWT_EC_OUTSIDE;
+                ab0_next = ab ? ab[2 * y + 2] : 0;
+                ab1_next = ab ? ab[2 * y + 3] : 0;
+            }
             int mq = -1;
             if (r >= 0) {
                 int ec, zc;
-                pcwt_ec_mqd_context(mrow, mcols, g, x, y, r, &ec, &zc);
-                if (!pcwt_rc_decode(&rc, &m[(PCWT_EC_ZERO + zc) * ms])) {
-                    pcwt_bit_model *const md = &m[(PCWT_EC_MQD + ec * 4) * ms];
-                    int d = 0;
-                    while (d < r && pcwt_rc_decode(&rc, &md[pcwt_ec_min(d, 3) * ms]))
-                        d++;
-                    mq = r - d;
-                }
+                pcwt_ec_mqd_context_of(ml, mal, ma, mar, r, &ec, &zc);
+                if (!pcwt_rc_decode(&rc, &m[(PCWT_EC_ZERO + zc) * ms]))
+                    mq = r - pcwt_ec_decode_run(&rc, &m[(PCWT_EC_MQD + ec * 4) * ms], ms, 3, r);
             }
             mrow[y] = (int8_t)mq;
+            ml = mq;
+            mal = ma;
+            ma = mar;
             int32_t *const d0 = c0 + 2 * y, *const d1 = c1 + 2 * y;
             if (mq < 0) {
                 d0[0] = d0[1] = d1[0] = d1[1] = 0;
                 sl0 = sl1 = 0;
                 continue;
             }
-            const int sa0 = ab ? pcwt_ec_sign_of(ab[2 * y]) : 0;
-            const int sa1 = ab ? pcwt_ec_sign_of(ab[2 * y + 1]) : 0;
+            const int sa0 = pcwt_ec_sign_of(ab0), sa1 = pcwt_ec_sign_of(ab1);
             pcwt_bit_model *const mm = &m[(PCWT_EC_MAG + pcwt_ec_min(mq, 3) * 16) * ms];
             const uint32_t mf = 8 * ms; /* MAG models of found = 1 follow those of found = 0 */
             int found = 0;

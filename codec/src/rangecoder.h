@@ -284,12 +284,46 @@ typedef struct pcwt_rc_dec {
     uint32_t range, code;
     const uint8_t *p, *end;
     uint64_t reads; /* zero bytes taken past the end */
+#ifdef __CUDA_ARCH__
+    /* A thread waits for every load it uses, and a byte loaded when the coder needs it puts a
+     * trip to memory into the serial chain of bins. So the stream is read in aligned 32-bit
+     * words, one word ahead: w holds the current word's k bytes not yet taken (the next in its
+     * low byte), ahead the word at q, loaded four bytes before it is needed. */
+    uint32_t w, ahead, k;
+    const uint8_t *q;
+#endif
 } pcwt_rc_dec;
+
+#ifdef __CUDA_ARCH__
+/* The aligned word at q, or 0 when it starts at or past the end (bytes past the end are zero;
+ * those of a word that straddles the end are masked by pcwt_rc_next_byte). The codestream
+ * buffer has slack after its last byte, so a straddling word lies inside it. */
+static inline __device__ uint32_t pcwt_rc_word(const uint8_t *q, const uint8_t *end)
+{
+    return q < end ? __ldg((const unsigned int *)q) : 0u;
+}
+#endif
 
 static inline PCWT_HD uint32_t pcwt_rc_next_byte(pcwt_rc_dec *d)
 {
+#ifdef __CUDA_ARCH__
+    if (d->k == 0) {
+        d->w = d->ahead;
+        d->k = 4;
+        d->q += 4;
+        d->ahead = pcwt_rc_word(d->q, d->end);
+    }
+    const uint32_t b = d->w & 0xFFu;
+    d->w >>= 8;
+    d->k--;
+    if (d->p < d->end) {
+        d->p++;
+        return b;
+    }
+#else
     if (d->p < d->end)
         return *d->p++;
+#endif
     d->reads++; /* zero bytes past the end */
     return 0u;
 }
@@ -301,6 +335,14 @@ static inline PCWT_HD void pcwt_rc_dec_init(pcwt_rc_dec *d, const uint8_t *src, 
     d->reads = 0;
     d->range = 0xFFFFFFFFu;
     d->code = 0;
+#ifdef __CUDA_ARCH__
+    const uint32_t off = (uint32_t)((uintptr_t)src & 3u);
+    const uint8_t *const q0 = src - off;
+    d->w = pcwt_rc_word(q0, d->end) >> (8u * off);
+    d->k = 4u - off;
+    d->q = q0 + 4;
+    d->ahead = pcwt_rc_word(d->q, d->end);
+#endif
     for (int i = 0; i < 4; i++)
         d->code = (d->code << 8) | pcwt_rc_next_byte(d);
 }
