@@ -94,7 +94,7 @@ void upload_chunk(pcwt_gpu *g, Slot &sl, pcwt_decode_job *jobs, const DecodeSet 
     gpu_upload_pieces(sl.h_stream, sl.stream_buf.as<uint8_t>(), pieces, stream_bytes, s);
     gpu_upload_layout(g, sl, s);
     if (L.entropy_planes) // where gpu_ec_order puts the range-coded groups of each decode step
-        sl.ec_order.ensure(gpu_ec_order_bytes(sl.step_group_first.back()));
+        sl.ec_order.ensure(gpu_order_bytes(sl.step_group_first.back()));
     sl.samples.ensure(sample_bytes ? sample_bytes : 1);
     if (verify) { // the samples expected, at the decoded frames' offsets (h_samples: no download)
         sl.expected.ensure(sample_bytes ? sample_bytes : 1);

@@ -71,7 +71,7 @@ void run_device_encode(pcwt_gpu *g, Slot &sl)
         gpu_mark(g, "group sizes + bin counts");
         gpu_ec_binarise(d, L.groups, nb, s);
         gpu_mark(g, "binarise");
-        gpu_ec_encode(d, L.groups, nb, s);
+        gpu_ec_encode(d, L.groups, nb, sl.ec_order.p, s);
         gpu_mark(g, "range coding");
     }
     gpu_group_offsets(d, L.groups, nb, sl.scan_tmp.p, sl.scan_tmp.cap, s);
@@ -143,6 +143,8 @@ void upload_chunk(pcwt_gpu *g, Slot &sl, const pcwt_encode_params *p, pcwt_frame
     }
     gpu_upload_layout(g, sl, s);
     sl.scan_tmp.ensure(gpu_scan_tmp_size(sl.layout.groups + 1)); // the bin scan takes one more
+    if (sl.layout.entropy_planes && sl.layout.groups <= UINT32_MAX) // the range coders' order
+        sl.ec_order.ensure(gpu_order_bytes(uint32_t(sl.layout.groups)));
     uint64_t out = 0, largest = 0; // every group record at its largest
     for (const GpuFrame &f : sl.layout.frames) {
         pcwt_image_desc dd{f.width, f.height, f.components, f.bits_alloc, f.bits_stored, f.is_signed, f.planar};

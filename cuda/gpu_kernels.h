@@ -76,6 +76,17 @@ void gpu_group_decode(const DeviceBatch &b, const uint32_t *dev_bands, uint32_t 
                       uint32_t max_groups, cudaStream_t s);
 void gpu_check_qmax(const DeviceBatch &b, uint32_t plane_count, cudaStream_t s);
 
+// gpu_order.cu: (key, id) pairs sorted by key in a buffer of gpu_order_bytes(n) bytes; the
+// caller fills keys[0] and ids[0], gpu_order_sort returns the ids in order (in ids[0] or ids[1]).
+struct GpuOrder {
+    uint32_t *keys[2], *ids[2];
+    void *tmp;
+    size_t tmp_size;
+};
+size_t gpu_order_bytes(uint32_t n);
+GpuOrder gpu_order_bufs(void *buf, uint32_t n);
+const uint32_t *gpu_order_sort(const GpuOrder &o, uint32_t n, int key_bits, cudaStream_t s);
+
 // group_coder_ec_binarise_gpu.cu, group_coder_ec_encode_gpu.cu and group_coder_ec_decode_gpu.cu
 // (profile 1): after gpu_group_sizes (entropy: it counts the bins too), place the bins (scan_tmp
 // for groups + 1 entries), binarise, encode; pack
@@ -88,12 +99,14 @@ uint64_t gpu_ec_bin_bytes(uint64_t i32_size);
 void gpu_ec_place_bins(const DeviceBatch &b, uint64_t groups, void *scan_tmp, size_t scan_tmp_size,
                        cudaStream_t s);
 void gpu_ec_binarise(const DeviceBatch &b, uint64_t groups, uint32_t band_count, cudaStream_t s);
-void gpu_ec_encode(const DeviceBatch &b, uint64_t groups, uint32_t band_count, cudaStream_t s);
+// order_buf: gpu_order_bytes(groups) bytes where the groups are put in decreasing order of their
+// bins before they are coded (none: in order).
+void gpu_ec_encode(const DeviceBatch &b, uint64_t groups, uint32_t band_count, void *order_buf,
+                   cudaStream_t s);
 void gpu_ec_pack(const DeviceBatch &b, uint64_t groups, cudaStream_t s);
 // The steps' groups (b.step_groups, step_first[0..steps] on the host), each step's ordered by
 // decreasing range-coder stream length so that groups of like length share a warp; buf holds
-// gpu_ec_order_bytes(groups). Returns the list (in buf, or b.step_groups).
-size_t gpu_ec_order_bytes(uint32_t groups);
+// gpu_order_bytes(groups). Returns the list (in buf, or b.step_groups).
 const uint32_t *gpu_ec_order(const DeviceBatch &b, const uint32_t *step_first, uint32_t steps,
                              void *buf, cudaStream_t s);
 void gpu_ec_decode(const DeviceBatch &b, const uint32_t *dev_groups, uint32_t group_count,

@@ -2,12 +2,9 @@
 // GPU, decode side, the twin of pcwt_ec_decode_group's use in codec/src/group_coder_ec.c:
 // group_walk has read the LEB128 headers; level by level from the top, a thread per range-coded
 // group decodes it (group_decode takes the raw-mode ones), with the group's 106 bit models in
-// shared memory, interleaved by thread.
+// shared memory, interleaved by thread; each level's groups in order of length (gpu_order.cu).
 #include "gpu_check.h"
 #include "group_coder_ec_gpu.h"
-
-#include <cub/device/device_radix_sort.cuh>
-
 
 using namespace pcwt_gpu_ec;
 
@@ -67,41 +64,7 @@ __global__ void ec_order_keys(const uint32_t *ids, uint32_t first, uint32_t n, u
     keys[first + i] = step << 16 | (0xFFFFu - len);
 }
 
-// The double buffers of the sort, then cub's temporary storage.
-struct OrderBufs {
-    uint32_t *keys[2], *ids[2];
-    void *tmp;
-    size_t tmp_size;
-};
-
-size_t order_tmp_size(uint32_t n)
-{
-    size_t tmp = 0;
-    cub::DoubleBuffer<uint32_t> k(nullptr, nullptr), v(nullptr, nullptr);
-    CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, tmp, k, v, int(n), 0, 32));
-    return tmp;
-}
-
-OrderBufs order_bufs(void *buf, uint32_t n)
-{
-    const size_t list = (size_t(n) * 4 + 255) & ~size_t(255);
-    char *const c = static_cast<char *>(buf);
-    OrderBufs o;
-    for (int i = 0; i < 2; i++) {
-        o.keys[i] = reinterpret_cast<uint32_t *>(c + i * list);
-        o.ids[i] = reinterpret_cast<uint32_t *>(c + (2 + i) * list);
-    }
-    o.tmp = c + 4 * list;
-    o.tmp_size = order_tmp_size(n);
-    return o;
-}
-
 } // namespace
-
-size_t gpu_ec_order_bytes(uint32_t n)
-{
-    return 4 * ((size_t(n) * 4 + 255) & ~size_t(255)) + order_tmp_size(n);
-}
 
 const uint32_t *gpu_ec_order(const DeviceBatch &b, const uint32_t *step_first, uint32_t steps,
                              void *buf, cudaStream_t s)
@@ -109,7 +72,7 @@ const uint32_t *gpu_ec_order(const DeviceBatch &b, const uint32_t *step_first, u
     const uint32_t n = step_first[steps];
     if (!n)
         return b.step_groups;
-    OrderBufs o = order_bufs(buf, n);
+    const GpuOrder o = gpu_order_bufs(buf, n);
     CUDA_CHECK(cudaMemcpyAsync(o.ids[0], b.step_groups, size_t(n) * 4, cudaMemcpyDeviceToDevice, s));
     for (uint32_t st = 0; st < steps; st++) {
         const uint32_t m = step_first[st + 1] - step_first[st];
@@ -121,9 +84,7 @@ const uint32_t *gpu_ec_order(const DeviceBatch &b, const uint32_t *step_first, u
     int bits = 16;
     while (bits < 32 && (uint64_t(steps) >> (bits - 16)))
         bits++;
-    cub::DoubleBuffer<uint32_t> k(o.keys[0], o.keys[1]), v(o.ids[0], o.ids[1]);
-    CUDA_CHECK(cub::DeviceRadixSort::SortPairs(o.tmp, o.tmp_size, k, v, int(n), 0, bits, s));
-    return v.Current();
+    return gpu_order_sort(o, n, bits, s);
 }
 
 void gpu_ec_decode_init()

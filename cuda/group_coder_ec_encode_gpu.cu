@@ -90,16 +90,30 @@ __device__ __forceinline__ void code_word(pcwt_rc_lazy &rc, const ThreadModels &
     code_bin(rc, models, cur, w >> 24, next);
 }
 
+// Sort keys of the groups for ec_code: the most bins first.
+__global__ void ec_code_keys(const uint2 *counts, uint32_t n, uint32_t *keys, uint32_t *ids)
+{
+    const uint32_t i = blockIdx.x * 256 + threadIdx.x;
+    if (i >= n)
+        return;
+    keys[i] = 0xFFFFFFu - min(counts[i].x, 0xFFFFFFu);
+    ids[i] = i;
+}
+
 // A thread per binarised group: its bins through the range coder, sixteen loaded at once (the
 // next sixteen while these are coded); every lane runs the same loop, so a warp's lanes part only
-// where a coder writes a byte.
+// where a coder writes a byte, and wait for the one with the most bins. The groups come in order
+// (order: decreasing bin counts, or null) so that a warp's are of like length.
 __global__ void __launch_bounds__(EC_THREADS, EC_BLOCKS_PER_SM) ec_code(
     const GpuBand *bands, uint32_t band_count, const GpuPlane *planes, GpuGroup *groups,
     const uint64_t *scratch_scan, const uint64_t *bin_at, uint64_t bin_cap, const uint2 *counts,
-    const uint8_t *bins, uint64_t *sizes, uint8_t *scratch, uint64_t n)
+    const uint8_t *bins, uint64_t *sizes, uint8_t *scratch, const uint32_t *order, uint64_t n)
 {
-    const uint64_t g = uint64_t(blockIdx.x) * EC_THREADS + threadIdx.x;
-    if (g >= n || !binarised(bin_at, bin_cap, g))
+    const uint64_t t = uint64_t(blockIdx.x) * EC_THREADS + threadIdx.x;
+    if (t >= n)
+        return;
+    const uint64_t g = order ? order[t] : t;
+    if (!binarised(bin_at, bin_cap, g))
         return;
     const uint32_t bi = find_band(bands, band_count, g);
     const GpuBand b = bands[bi];
@@ -221,13 +235,22 @@ uint64_t gpu_ec_scratch_bytes(uint64_t stream_bytes, uint64_t groups)
     return 2 * stream_bytes + 24 * groups + 64;
 }
 
-void gpu_ec_encode(const DeviceBatch &b, uint64_t groups, uint32_t band_count, cudaStream_t s)
+void gpu_ec_encode(const DeviceBatch &b, uint64_t groups, uint32_t band_count, void *order_buf,
+                   cudaStream_t s)
 {
     if (!groups)
         return;
+    const uint32_t *order = nullptr;
+    if (order_buf && groups <= UINT32_MAX) {
+        const uint32_t n = uint32_t(groups);
+        const GpuOrder o = gpu_order_bufs(order_buf, n);
+        ec_code_keys<<<gpu_blocks(n, 256), 256, 0, s>>>(b.ec_counts, n, o.keys[0], o.ids[0]);
+        CUDA_CHECK_LAUNCH();
+        order = gpu_order_sort(o, n, 24, s);
+    }
     ec_code<<<gpu_blocks(groups, EC_THREADS), EC_THREADS, PCWT_RC_GPU_SMEM, s>>>(
         b.bands, band_count, b.planes, b.groups, b.ec_scan, b.ec_bin_at, b.ec_bin_cap, b.ec_counts,
-        b.ec_bins, b.group_size, b.ec_scratch, groups);
+        b.ec_bins, b.group_size, b.ec_scratch, order, groups);
     CUDA_CHECK_LAUNCH();
     ec_encode<<<gpu_blocks(groups, EC_THREADS), EC_THREADS, PCWT_RC_GPU_SMEM, s>>>(
         b.bands, band_count, b.planes, b.state, b.groups, b.ec_scan, b.ec_bin_at, b.ec_bin_cap,
