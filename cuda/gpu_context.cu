@@ -278,7 +278,8 @@ void gpu_prepare_crc_parts(Slot &sl, uint64_t max_payload)
 
 size_t gpu_batch_bytes(const BatchLayout &L, size_t sample_bytes, size_t stream_bytes)
 {
-    // per group: its record, its size, and the decoder's step list and its order (4 + 16)
+    // per group: its record, its size, its place in the step lists, and the range coders' order
+    // by length (4 + 16, gpu_order.cu)
     return L.i32_size * 4 + L.i8_size + L.groups * (sizeof(GpuGroup) + 8 + 20) +
            L.planes.size() * (sizeof(GpuPlane) + sizeof(GpuPlaneState)) +
            L.bands.size() * sizeof(GpuBand) + sample_bytes + stream_bytes + (1u << 20);
