@@ -293,6 +293,49 @@ TEST(RangeCoder, CapacityOfTheFinishedLengthIsEnough)
     }
 }
 
+// The MQD contexts that the decoder computes from neighbour values it carries in registers
+// (pcwt_ec_mqd_context_of, PCWT_EC_OUTSIDE where a neighbour lies outside the group) are those
+// that the encoders read from the band's rows (pcwt_ec_mqd_context), at every element of random
+// groups, edges included; and the grids reach every context value.
+TEST(EntropyProfile, MqdContextsFromValuesMatchThoseFromRows)
+{
+    Rng rng(77);
+    bool seen_e[5] = {}, seen_z[6] = {};
+    for (int trial = 0; trial < 400; trial++) {
+        const uint32_t rows = 1 + rng.below(9), cols = 1 + rng.below(9);
+        std::vector<int8_t> mqd(size_t(rows) * cols);
+        const uint32_t top = rng.below(6); // some grids all -1 or all 0
+        for (int8_t &v : mqd)
+            v = static_cast<int8_t>(static_cast<int>(rng.below(top + 2)) - 1);
+        pcwt_ec_span g;
+        g.gx = rng.below(rows);
+        g.gy = rng.below(cols);
+        g.xe = g.gx + 1 + rng.below(rows - g.gx);
+        g.ye = g.gy + 1 + rng.below(cols - g.gy);
+        for (uint32_t x = g.gx; x < g.xe; x++)
+            for (uint32_t y = g.gy; y < g.ye; y++) {
+                const int8_t *row = mqd.data() + size_t(x) * cols;
+                const int r = static_cast<int>(rng.below(7));
+                int e1 = -9, z1 = -9, e2 = -9, z2 = -9;
+                pcwt_ec_mqd_context(row, cols, &g, x, y, r, &e1, &z1);
+                const bool inx = x > g.gx, iny = y > g.gy, inr = y + 1 < g.ye;
+                const int8_t *up = inx ? row - cols : nullptr;
+                pcwt_ec_mqd_context_of(iny ? row[y - 1] : PCWT_EC_OUTSIDE,
+                                       inx && iny ? up[y - 1] : PCWT_EC_OUTSIDE,
+                                       inx ? up[y] : PCWT_EC_OUTSIDE,
+                                       inx && inr ? up[y + 1] : PCWT_EC_OUTSIDE, r, &e2, &z2);
+                ASSERT_EQ(e1, e2) << "trial " << trial << " element " << x << "," << y;
+                ASSERT_EQ(z1, z2) << "trial " << trial << " element " << x << "," << y;
+                ASSERT_TRUE(e1 >= 0 && e1 <= 4 && z1 >= 0 && z1 <= 5);
+                seen_e[e1] = seen_z[z1] = true;
+            }
+    }
+    for (int i = 0; i < 5; i++)
+        EXPECT_TRUE(seen_e[i]) << "context e = " << i << " never reached";
+    for (int i = 0; i < 6; i++)
+        EXPECT_TRUE(seen_z[i]) << "context z = " << i << " never reached";
+}
+
 // The bins of pcwt_ec_element_bins (the GPU coder's first pass), coded in order with the same
 // range coder and raw-bit writer, give the bytes of pcwt_ec_encode_group, and
 // pcwt_ec_element_counts counts them; on random bands of every class, random group sizes and MQD
