@@ -162,7 +162,9 @@ void upload_chunk(pcwt_gpu *g, Slot &sl, const pcwt_encode_params *p, pcwt_frame
         sl.dev.ec_scratch = sl.ec_scratch.as<uint8_t>();
         sl.ec_counts.ensure(sizeof(uint2) * (sl.layout.groups ? sl.layout.groups : 1));
         sl.ec_bin_at.ensure(sizeof(uint64_t) * (sl.layout.groups + 1));
+        sl.ec_element_counts.ensure(sizeof(uint16_t) * (sl.layout.i8_size ? sl.layout.i8_size : 1));
         sl.dev.ec_counts = sl.ec_counts.as<uint2>();
+        sl.dev.ec_element_counts = sl.ec_element_counts.as<uint16_t>();
         sl.dev.ec_bin_at = sl.ec_bin_at.as<uint64_t>();
         uint64_t bin_bytes = gpu_ec_bin_bytes(sl.layout.i32_size);
         if (g->bin_arena)
@@ -284,9 +286,9 @@ std::vector<std::vector<size_t>> plan_chunks(pcwt_gpu *g, const pcwt_encode_para
         gpu_build_layout({f}, one);
         const uint64_t bound = pcwt_encode_bound(&f.desc);
         size_t need = gpu_batch_bytes(one, jobs[i].samples_size, bound);
-        if (p->profile == PCWT_PROFILE_ENTROPY) // scans, scratch and bins of the range coder
+        if (p->profile == PCWT_PROFILE_ENTROPY) // scans, scratch, counts and bins of the range coder
             need += 24 * one.groups + gpu_ec_scratch_bytes(bound, one.groups) +
-                    gpu_ec_bin_bytes(one.i32_size);
+                    sizeof(uint16_t) * one.i8_size + gpu_ec_bin_bytes(one.i32_size);
         if (need > budget) {
             jobs[i].status = PCWT_ERR_OUT_OF_MEMORY;
             continue;

@@ -47,7 +47,7 @@ ProfCall::~ProfCall()
 void Slot::release()
 {
     for (DevBuf *b : {&frames, &planes, &bands, &levels, &steps, &step_groups, &level0, &export_ids, &groups, &state,
-                      &group_size, &samples, &stream_buf, &flags, &scan_tmp, &ec_scan, &ec_scratch, &ec_counts, &ec_bin_at, &ec_order, &expected,
+                      &group_size, &samples, &stream_buf, &flags, &scan_tmp, &ec_scan, &ec_scratch, &ec_counts, &ec_element_counts, &ec_bin_at, &ec_order, &expected,
                       &first_diff, &crc_parts})
         b->release();
     for (PinnedBuf *b : {&h_samples, &h_stream, &h_frames, &h_state, &h_first_diff})
@@ -337,7 +337,8 @@ size_t gpu_memory_budget(pcwt_gpu *g)
     size_t held = g->i32.cap + g->i8.cap + g->ec_bins.cap;
     for (const Slot &s : g->slot)
         held += s.samples.cap + s.stream_buf.cap + s.groups.cap + s.group_size.cap +
-                s.ec_scan.cap + s.ec_scratch.cap + s.ec_counts.cap + s.ec_bin_at.cap + s.expected.cap +
+                s.ec_scan.cap + s.ec_scratch.cap + s.ec_counts.cap + s.ec_element_counts.cap +
+                s.ec_bin_at.cap + s.expected.cap +
                 s.crc_parts.cap;
     held += jls_gpu_held(g->jls);
     const size_t budget = (free_b + held) / 10 * 8;

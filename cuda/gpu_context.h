@@ -128,7 +128,8 @@ using PinnedBuf = Buffer<pinned_alloc, pinned_free>;
 // let the encoder overlap one chunk's transfers with another chunk's compute.
 struct Slot {
     DevBuf frames, planes, bands, levels, steps, step_groups, level0, export_ids, groups, state, group_size, samples,
-        stream_buf, flags, scan_tmp, ec_scan, ec_scratch, ec_counts, ec_bin_at, ec_order;
+        stream_buf, flags, scan_tmp, ec_scan, ec_scratch, ec_counts, ec_element_counts, ec_bin_at,
+        ec_order;
     DevBuf expected, first_diff;         // verify: the samples expected, each frame's first difference
     DevBuf crc_parts;                    // gpu_plane_crcs: crc_blocks spans a plane
     uint32_t crc_blocks = 1;

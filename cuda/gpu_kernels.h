@@ -36,6 +36,7 @@ struct DeviceBatch {            // device copies of a BatchLayout's tables and i
     uint64_t *ec_scan;          // profile 1 encode: scratch positions (scan of baseline sizes)
     uint8_t *ec_scratch;        // profile 1 encode: each group's two streams while it is coded
     uint2 *ec_counts;           // profile 1 encode: each group's bins and raw bits
+    uint16_t *ec_element_counts; // profile 1 encode: each element's, at its MQD's index in i8
     uint64_t *ec_bin_at;        // profile 1 encode: where its bins start (groups + 1 entries)
     uint8_t *ec_bins;           // profile 1 encode: the bin arena, ec_bin_cap bytes
     uint64_t ec_bin_cap;

@@ -4,13 +4,14 @@
 // (group_coder_ec_encode_gpu.cu) then run one loop over stored bins in which the lanes of a warp
 // do not diverge. A thread coding its group's elements itself spends most of its warp's issue
 // slots on the other lanes' unary runs (bench/results/gpu-h100-2026-11-22-entropy-gpu.md).
-//   count:     group_sizes (group_coder_gpu.cu) sums each group's bins and raw bits;
+//   count:     group_sizes (group_coder_gpu.cu) counts each element's bins and raw bits, and
+//              sums them by group;
 //   place:     the bin counts, each rounded up to 16 bytes (the coder loads 16 bins at once),
 //              give every group its place in the bin arena; a group that does not fit there is
 //              coded by the thread-per-group coder instead;
-//   binarise:  a block per group, four elements a thread, a block scan for the offsets; the bins
-//              through a shared buffer to the arena (zeros after the last up to 16 bytes), the raw
-//              bits through gpu_block_bits.h into the group's raw scratch.
+//   binarise:  a block per group, four elements a thread, a block scan of their counts for the
+//              offsets; the bins through a shared buffer to the arena (zeros after the last up to
+//              16 bytes), the raw bits through gpu_block_bits.h into the group's raw scratch.
 #include "gpu_block_bits.h"
 #include "gpu_check.h"
 #include "group_coder_ec_gpu.h"
@@ -21,25 +22,6 @@
 using namespace pcwt_gpu_ec;
 
 namespace {
-
-// The element's reference, MQD and coefficients.
-struct ElementData {
-    int r, mq;
-    int32_t c[4];
-};
-
-__device__ inline ElementData element_data(const pcwt_ec_band &v, uint32_t x, uint32_t y)
-{
-    ElementData e;
-    e.r = pcwt_ec_ref(&v, x, y);
-    e.mq = v.mqd[uint64_t(x) * v.mcols + y];
-    const int32_t *c0 = v.coef + uint64_t(2 * x) * v.cols + 2 * y;
-    e.c[0] = c0[0];
-    e.c[1] = c0[1];
-    e.c[2] = c0[v.cols];
-    e.c[3] = c0[v.cols + 1];
-    return e;
-}
 
 __device__ inline uint64_t round16(uint64_t n) { return (n + 15) & ~uint64_t(15); }
 
@@ -55,7 +37,7 @@ static_assert(BIN_CHUNK * BIN_RAW_MAX / 32 + 2 <= BIN_BUF_WORDS, "the raw words 
 __global__ void __launch_bounds__(BIN_THREADS, 6) ec_binarise(
     const GpuBand *bands, uint32_t band_count, const GpuPlane *planes, const GpuPlaneState *state,
     const GpuGroup *groups, const uint64_t *scratch_scan, const uint64_t *bin_at, uint64_t bin_cap,
-    int32_t *i32, int8_t *i8, uint8_t *scratch, uint8_t *bins)
+    const uint16_t *element_counts, int32_t *i32, int8_t *i8, uint8_t *scratch, uint8_t *bins)
 {
     using Scan = cub::BlockScan<uint64_t, BIN_THREADS>;
     __shared__ typename Scan::TempStorage scan_tmp;
@@ -81,17 +63,15 @@ __global__ void __launch_bounds__(BIN_THREADS, 6) ec_binarise(
         // this thread's elements: BIN_EPT in raster order from (x0, y0)
         const uint32_t e0 = first + threadIdx.x * BIN_EPT;
         const uint32_t x0 = q.gx + e0 / q.vc, y0 = q.gy + e0 % q.vc;
-        uint32_t nb = 0, nr = 0;
+        uint32_t nb = 0, nr = 0; // from the counts that group_sizes left
         {
             uint32_t x = x0, y = y0;
 #pragma unroll
             for (int k = 0; k < BIN_EPT; k++) {
                 if (e0 + k < ne) {
-                    const ElementData d = element_data(v, x, y);
-                    uint32_t eb, er;
-                    pcwt_ec_element_counts(d.r, d.mq, d.c, v.exact, &eb, &er);
-                    nb += eb;
-                    nr += er;
+                    const uint32_t c = element_counts[b.mqd + uint64_t(x) * b.mcols + y];
+                    nb += c & 0xffu;
+                    nr += c >> 8;
                 }
                 if (++y == sp.ye) {
                     y = q.gy;
@@ -185,6 +165,7 @@ void gpu_ec_binarise(const DeviceBatch &b, uint64_t groups, uint32_t band_count,
         return;
     ec_binarise<<<uint32_t(groups), BIN_THREADS, 0, s>>>(b.bands, band_count, b.planes, b.state,
                                                         b.groups, b.ec_scan, b.ec_bin_at, b.ec_bin_cap,
-                                                        b.i32, b.i8, b.ec_scratch, b.ec_bins);
+                                                        b.ec_element_counts, b.i32, b.i8, b.ec_scratch,
+                                                        b.ec_bins);
     CUDA_CHECK_LAUNCH();
 }

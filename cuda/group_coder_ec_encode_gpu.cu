@@ -188,6 +188,27 @@ __global__ void __launch_bounds__(EC_THREADS, EC_BLOCKS_PER_SM) ec_encode(
     sizes[g] = grp.bytes; // scanned next into the record offsets
 }
 
+// A warp's copy of n bytes to dst from src, at any alignment of either: dst's aligned 32-bit
+// words, each from the two aligned words of src that hold its bytes (a lane's byte stores would
+// take four times the instructions), and single bytes at dst's unaligned ends. Reads up to 4
+// bytes either side of src's n bytes, within the scratch (its slack, gpu_ec_scratch_bytes).
+__device__ inline void warp_copy(uint8_t *dst, const uint8_t *src, uint32_t n, uint32_t lane)
+{
+    const uint32_t head = min(n, uint32_t(0u - uint32_t(uintptr_t(dst))) & 3u);
+    if (lane < head)
+        dst[lane] = src[lane];
+    dst += head;
+    src += head;
+    n -= head;
+    const uint32_t words = n / 4, shift = 8u * (uint32_t(uintptr_t(src)) & 3u);
+    const uint32_t *from = reinterpret_cast<const uint32_t *>(src - shift / 8);
+    uint32_t *to = reinterpret_cast<uint32_t *>(dst);
+    for (uint32_t k = lane; k < words; k += 32)
+        to[k] = __funnelshift_r(from[k], from[k + 1], shift);
+    for (uint32_t k = 4 * words + lane; k < n; k += 32)
+        dst[k] = src[k];
+}
+
 // A warp per group: the LEB128 header and the two streams of a range-coded record.
 __global__ void ec_pack(const GpuGroup *groups, const uint64_t *scratch_scan,
                         const uint8_t *scratch, uint8_t *stream, uint64_t n)
@@ -207,11 +228,8 @@ __global__ void ec_pack(const GpuGroup *groups, const uint64_t *scratch_scan,
         pcwt_ec_record_put_head(dst, &rec);
     }
     dst += grp.head;
-    for (uint32_t k = lane; k < grp.alen; k += 32)
-        dst[k] = sa[k];
-    dst += grp.alen;
-    for (uint32_t k = lane; k < grp.rlen; k += 32)
-        dst[k] = sr[k];
+    warp_copy(dst, sa, grp.alen, lane);
+    warp_copy(dst + grp.alen, sr, grp.rlen, lane);
 }
 
 } // namespace

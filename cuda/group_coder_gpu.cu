@@ -34,10 +34,14 @@ __device__ inline uint32_t element_bits(int r, int m)
 }
 
 // A warp per group: its baseline bit count; for the entropy profile (counts given) also its bins
-// and raw bits (ec_group_coder.h), which place its bins in the arena (group_coder_ec_binarise_gpu.cu).
+// and raw bits (ec_group_coder.h), which place its bins in the arena (group_coder_ec_binarise_gpu.cu),
+// and each element's two counts (bins in the low byte, raw bits in the high) at its MQD's index,
+// so that the binariser finds its offsets without coding its elements twice. A lane takes a column
+// of the group, four rows at a time, so that four rows' loads are in flight at once.
 __global__ void group_sizes(const GpuBand *bands, uint32_t band_count, const GpuPlane *planes,
-                            const GpuPlaneState *state, const int32_t *i32, const int8_t *i8,
-                            GpuGroup *groups, uint64_t *sizes, uint2 *counts, uint64_t *bin_at,
+                            const GpuPlaneState *state, const int32_t *__restrict__ i32,
+                            const int8_t *__restrict__ i8, GpuGroup *groups, uint64_t *sizes,
+                            uint2 *counts, uint64_t *bin_at, uint16_t *__restrict__ element_counts,
                             uint64_t n)
 {
     const uint64_t g = (uint64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
@@ -51,9 +55,11 @@ __global__ void group_sizes(const GpuBand *bands, uint32_t band_count, const Gpu
     const int exact = bi == p.band_first || b.level == 1;
     const GroupPos q = group_pos(b, p, g);
     uint32_t bits = 0, bins = 0, raw = 0;
-    for (uint32_t x = q.gx; x < q.gx + q.vr; x++)
-        for (uint32_t y = q.gy + lane; y < q.gy + q.vc; y += 32) {
-            const int r = reference(b, bands, i8, qmax, x, y), m = i8[b.mqd + uint64_t(x) * b.mcols + y];
+    for (uint32_t y = q.gy + lane; y < q.gy + q.vc; y += 32) {
+#pragma unroll 4
+        for (uint32_t x = q.gx; x < q.gx + q.vr; x++) {
+            const uint64_t at = b.mqd + uint64_t(x) * b.mcols + y;
+            const int r = reference(b, bands, i8, qmax, x, y), m = i8[at];
             bits += element_bits(r, m);
             if (counts) {
                 const int32_t *c0 = i32 + b.coef + uint64_t(2 * x) * b.cols + 2 * y;
@@ -62,8 +68,10 @@ __global__ void group_sizes(const GpuBand *bands, uint32_t band_count, const Gpu
                 pcwt_ec_element_counts(r, m, c, exact, &nb, &nr);
                 bins += nb;
                 raw += nr;
+                element_counts[at] = uint16_t(nb | nr << 8); // PCWT_EC_ELEMENT_BINS, 4 * 29 < 256
             }
         }
+    }
     for (int off = 16; off > 0; off >>= 1) {
         bits += __shfl_xor_sync(0xffffffffu, bits, off);
         bins += __shfl_xor_sync(0xffffffffu, bins, off);
@@ -108,13 +116,13 @@ __global__ void __launch_bounds__(ENC_THREADS) group_encode(
     __shared__ uint32_t chunk_total;
 
     const uint64_t g = blockIdx.x;
+    const GpuGroup grp = groups[g];
+    if (grp.entropy) // a range-coded record of profile 1 (group_coder_ec_encode_gpu.cu): most
+        return;      // of them, so the block leaves before it reads anything else
     const GpuBand b = bands[find_band(bands, band_count, g)];
     const GpuPlane p = planes[b.plane];
     const int qmax = state[b.plane].qmax;
     const GroupPos q = group_pos(b, p, g);
-    const GpuGroup grp = groups[g];
-    if (grp.entropy)
-        return; // a range-coded record of profile 1 (group_coder_ec_encode_gpu.cu)
     uint8_t *out = stream + grp.offset;
     if (threadIdx.x == 0) {
         if (p.profile == PCWT_PROFILE_ENTROPY) { // a raw-mode record
@@ -382,7 +390,8 @@ void gpu_group_sizes(const DeviceBatch &b, uint64_t groups, uint32_t band_count,
 {
     group_sizes<<<gpu_blocks(groups * 32, 256), 256, 0, s>>>(
         b.bands, band_count, b.planes, b.state, b.i32, b.i8, b.groups, b.group_size,
-        entropy ? b.ec_counts : nullptr, entropy ? b.ec_bin_at : nullptr, groups);
+        entropy ? b.ec_counts : nullptr, entropy ? b.ec_bin_at : nullptr, b.ec_element_counts,
+        groups);
     CUDA_CHECK_LAUNCH();
 }
 
