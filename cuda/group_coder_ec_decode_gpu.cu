@@ -96,17 +96,23 @@ void gpu_ec_decode_init()
                                     int(cudaSharedmemCarveoutMaxShared)));
 }
 
+uint64_t gpu_ec_decode_lanes()
+{
+    // 8 blocks of 2 warps per SM: the models' shared memory allows no more
+    int dev = 0, sms = 0;
+    CUDA_CHECK(cudaGetDevice(&dev));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    return uint64_t(sms) * 16 * 32;
+}
+
 void gpu_ec_decode(const DeviceBatch &b, const uint32_t *dev_groups, uint32_t group_count,
                    uint32_t band_count, cudaStream_t s)
 {
     if (!group_count)
         return;
-    // Lanes per group: as many as keep the step within the warps the device holds at once (8
-    // blocks of 2 warps per SM, the models' shared memory allows no more), up to a warp each.
-    int dev = 0, sms = 0;
-    CUDA_CHECK(cudaGetDevice(&dev));
-    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    const uint64_t lanes = uint64_t(sms) * 16 * 32;
+    // Lanes per group: as many as keep the step within the lanes the device holds at once, up to
+    // a warp each.
+    const uint64_t lanes = gpu_ec_decode_lanes();
     uint32_t spread = 1;
     while (spread < 32 && uint64_t(group_count) * spread * 2 <= lanes)
         spread *= 2;

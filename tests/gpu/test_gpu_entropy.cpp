@@ -1,8 +1,8 @@
 // GPU tests of the entropy profile (profile 1) beyond the byte-identity runs that test_gpu.cpp
-// makes for both profiles: a decode batch that mixes the profiles, and damaged codestreams (CRCs
-// recomputed so that the damage reaches the group decoders), where the GPU must reach the CPU's
-// verdict and, when both accept, the CPU's samples. Label "gpu"; skipped, saying why, without a
-// device.
+// makes for both profiles: a decode batch that mixes the profiles, one decoded in staggered
+// steps, groups past the encoder's bin arena, and damaged codestreams (CRCs recomputed so that the
+// damage reaches the group decoders), where the GPU must reach the CPU's verdict and, when both
+// accept, the CPU's samples. Label "gpu"; skipped, saying why, without a device.
 #include <gtest/gtest.h>
 
 #include "gpu_test_util.h"
@@ -84,6 +84,40 @@ TEST(GpuEntropy, DecodeBatchMixingProfiles)
         EXPECT_TRUE(back[i] == imgs[i]) << "frame " << i;
     pcwt_encoder_destroy(base);
     pcwt_encoder_destroy(ent);
+    pcwt_decoder_destroy(dgpu);
+}
+
+// A decode batch whose finest level holds more range-coded groups than the device runs at once
+// has its steps staggered: every other plane decodes one step later (gpu_stagger_decode_steps).
+// PCWT_GPU_STAGGER_GROUPS=1 (read when the GPU context is made) staggers any batch, here frames of
+// 6, 3, 1 and 0 levels, both profiles and two group sizes, whose samples must come back exact.
+TEST(GpuEntropy, StaggeredDecodeStepsKeepEverySample)
+{
+    SKIP_WITHOUT_GPU();
+    setenv("PCWT_GPU_STAGGER_GROUPS", "1", 1);
+    struct Unset { ~Unset() { unsetenv("PCWT_GPU_STAGGER_GROUPS"); } } unset;
+    pcwt_decoder *dgpu = decoder(PCWT_BACKEND_GPU);
+    Rng rng(29);
+    std::vector<std::vector<uint8_t>> imgs, streams, back;
+    const uint32_t levels[] = {6, 3, 1, 0, 6, 3};
+    const uint32_t sizes[][2] = {{512, 512}, {300, 200}, {96, 64}, {37, 91}, {640, 480}, {1000, 7}};
+    for (int k = 0; k < 12; k++) {
+        const uint32_t *sz = sizes[k % 6];
+        pcwt_image_desc d{sz[0], sz[1], 1, 16, 16, 1, 0};
+        const uint32_t g = k % 4 == 1 ? 8 : 32;
+        pcwt_encoder *e = cpu_encoder(k % 5 == 2 ? PCWT_PROFILE_BASELINE : PCWT_PROFILE_ENTROPY,
+                                      levels[(k + k / 6) % 6], g, g);
+        imgs.push_back(ct_like(d, rng, k % 3 == 0 ? 4000 : 40));
+        streams.push_back(encode_with(e, d, imgs.back()));
+        pcwt_encoder_destroy(e);
+        back.emplace_back(imgs.back().size(), 0xEE);
+    }
+    std::vector<pcwt_decode_job> jobs;
+    for (size_t i = 0; i < streams.size(); i++)
+        jobs.push_back({streams[i].data(), streams[i].size(), back[i].data(), back[i].size(), PCWT_OK});
+    ASSERT_EQ(pcwt_decode_batch(dgpu, jobs.data(), jobs.size()), PCWT_OK) << pcwt_decoder_last_error(dgpu);
+    for (size_t i = 0; i < imgs.size(); i++)
+        EXPECT_TRUE(back[i] == imgs[i]) << "frame " << i;
     pcwt_decoder_destroy(dgpu);
 }
 
