@@ -37,7 +37,7 @@ __device__ inline uint32_t element_bits(int r, int m)
 // and raw bits (ec_group_coder.h), which place its bins in the arena (group_coder_ec_binarise_gpu.cu),
 // and each element's two counts (bins in the low byte, raw bits in the high) at its MQD's index,
 // so that the binariser finds its offsets without coding its elements twice. A lane takes a column
-// of the group, four rows at a time, so that four rows' loads are in flight at once.
+// of the group.
 __global__ void group_sizes(const GpuBand *bands, uint32_t band_count, const GpuPlane *planes,
                             const GpuPlaneState *state, const int32_t *__restrict__ i32,
                             const int8_t *__restrict__ i8, GpuGroup *groups, uint64_t *sizes,
@@ -56,7 +56,7 @@ __global__ void group_sizes(const GpuBand *bands, uint32_t band_count, const Gpu
     const GroupPos q = group_pos(b, p, g);
     uint32_t bits = 0, bins = 0, raw = 0;
     for (uint32_t y = q.gy + lane; y < q.gy + q.vc; y += 32) {
-#pragma unroll 4
+#pragma unroll 1 // unrolled, its registers cost more warps than the rows' loads gain
         for (uint32_t x = q.gx; x < q.gx + q.vr; x++) {
             const uint64_t at = b.mqd + uint64_t(x) * b.mcols + y;
             const int r = reference(b, bands, i8, qmax, x, y), m = i8[at];
