@@ -144,6 +144,13 @@ typedef struct pcwt_rc_enc {
     int overflow;   /* set when a nonzero byte falls at or past end; nothing is written past it
                      * (zero bytes there do not count: the finished stream drops trailing zeros, so
                      * without overflow the finished stream lies entirely before end) */
+#ifdef __CUDA_ARCH__
+    /* A GPU thread's byte store costs the memory system a whole sector, and the lanes of a warp
+     * write to as many streams: the bytes gather here (wn of them, the first in the low byte,
+     * due at p) and go out as aligned 8-byte words, those before the first boundary one by one. */
+    uint64_t wbuf;
+    uint32_t wn;
+#endif
 } pcwt_rc_enc;
 
 static inline PCWT_HD void pcwt_rc_enc_init(pcwt_rc_enc *e, uint8_t *dst, size_t cap)
@@ -156,7 +163,23 @@ static inline PCWT_HD void pcwt_rc_enc_init(pcwt_rc_enc *e, uint8_t *dst, size_t
     e->p = dst;
     e->end = dst + cap;
     e->overflow = 0;
+#ifdef __CUDA_ARCH__
+    e->wbuf = 0;
+    e->wn = 0;
+#endif
 }
+
+#ifdef __CUDA_ARCH__
+/* The gathered bytes to memory one by one. */
+static inline __device__ void pcwt_rc_flush_bytes(pcwt_rc_enc *e)
+{
+    for (uint32_t k = 0; k < e->wn; k++)
+        e->p[k] = (uint8_t)(e->wbuf >> (8 * k));
+    e->p += e->wn;
+    e->wbuf = 0;
+    e->wn = 0;
+}
+#endif
 
 static inline PCWT_HD void pcwt_rc_put_byte(pcwt_rc_enc *e, uint32_t b)
 {
@@ -164,12 +187,33 @@ static inline PCWT_HD void pcwt_rc_put_byte(pcwt_rc_enc *e, uint32_t b)
         e->first = 0;
         return;
     }
+#ifdef __CUDA_ARCH__
+    uint8_t *const at = e->p + e->wn;
+    if (at == e->end) {
+        if (b & 0xFFu)
+            e->overflow = 1;
+        return;
+    }
+    e->wbuf |= (uint64_t)(b & 0xFFu) << (8 * e->wn);
+    e->wn++;
+    if (((uintptr_t)(at + 1) & 7u) == 0) { /* the gathered bytes end at a word boundary */
+        if (e->wn == 8) {
+            *(uint64_t *)e->p = e->wbuf;
+            e->p += 8;
+            e->wbuf = 0;
+            e->wn = 0;
+        } else {
+            pcwt_rc_flush_bytes(e);
+        }
+    }
+#else
     if (e->p == e->end) {
         if (b & 0xFFu)
             e->overflow = 1;
         return;
     }
     *e->p++ = (uint8_t)b;
+#endif
 }
 
 /* Byte `top` leaves the window, with `carry` (0 or 1) for the bytes before it: those are written
@@ -274,6 +318,9 @@ static inline PCWT_HD size_t pcwt_rc_enc_finish(pcwt_rc_enc *e, uint8_t *start)
     e->low = v;
     for (int i = 0; i < 5; i++)
         pcwt_rc_shift_low(e);
+#ifdef __CUDA_ARCH__
+    pcwt_rc_flush_bytes(e);
+#endif
     uint8_t *q = e->p;
     while (q > start && q[-1] == 0)
         q--;
