@@ -690,7 +690,7 @@ static inline PCWT_HD int pcwt_ec_decode_group(const pcwt_ec_band *b, const pcwt
             return 0; /* stops a hostile group early */
     }
     /* Both streams must end exactly where the encoder ended them. */
-    if (rc.code >= rc.range || (size_t)(rc.p - a) + rc.reads < alen)
+    if (rc.code >= rc.range || pcwt_rc_dec_taken(&rc, a) < alen)
         return 0;
     const uint64_t pos = pcwt_ec_raw_pos(&raw, rs);
     if ((pos + 7) / 8 != rlen)
