@@ -329,10 +329,7 @@ pcwt_status decode_chunks(pcwt_gpu *g, uint64_t max_samples, pcwt_decode_job *jo
             for (const pcwt_header_info &h : all.info)
                 entropy |= h.profile == PCWT_PROFILE_ENTROPY;
             const uint64_t parts = entropy ? 2 : 8;
-            const uint64_t chunk_samples = std::max<uint64_t>(total_samples / parts, 32u << 20);
-            chunks.resize(1);
-            size_t used = 0;
-            uint64_t samples = 0;
+            ChunkPlan cut(budget, std::max<uint64_t>(total_samples / parts, 32u << 20));
             for (size_t k = 0; k < all.idx.size(); k++) {
                 const pcwt_header_info &h = all.info[k];
                 FrameSpec f = spec_from_header(h, 0);
@@ -341,22 +338,16 @@ pcwt_status decode_chunks(pcwt_gpu *g, uint64_t max_samples, pcwt_decode_job *jo
                 gpu_build_layout({f}, one);
                 const size_t need = gpu_batch_bytes(one, pcwt_image_size(&h.desc) * (verify ? 2 : 1),
                                                     h.codestream_length);
-                if (need > budget) {
+                if (!cut.add(k, need, pcwt_image_size(&h.desc)))
                     jobs[all.idx[k]].status = PCWT_ERR_OUT_OF_MEMORY;
-                    continue;
-                }
-                if (!chunks.back().idx.empty() && (used + need > budget || samples >= chunk_samples)) {
-                    chunks.emplace_back();
-                    used = 0;
-                    samples = 0;
-                }
-                chunks.back().idx.push_back(all.idx[k]);
-                chunks.back().info.push_back(h);
-                used += need;
-                samples += pcwt_image_size(&h.desc);
             }
-            if (chunks.back().idx.empty())
-                chunks.pop_back();
+            for (const std::vector<size_t> &ks : cut.chunks()) {
+                DecodeSet &c = chunks.emplace_back();
+                for (size_t k : ks) {
+                    c.idx.push_back(all.idx[k]);
+                    c.info.push_back(all.info[k]);
+                }
+            }
         }
         if (gpu_prof) {
             gpu_prof->chunks = chunks.size();

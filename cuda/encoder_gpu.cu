@@ -273,10 +273,7 @@ std::vector<std::vector<size_t>> plan_chunks(pcwt_gpu *g, const pcwt_encode_para
     // entropy profile, whose range coders take a group's serial time however few groups a chunk
     // holds (a chunk should fill the GPU's lanes).
     const uint64_t parts = p->profile == PCWT_PROFILE_ENTROPY ? 4 : 8;
-    const uint64_t chunk_samples = std::max<uint64_t>(total_samples / parts, 32u << 20);
-    std::vector<std::vector<size_t>> chunks(1);
-    size_t used = 0;
-    uint64_t samples = 0;
+    ChunkPlan plan(budget, std::max<uint64_t>(total_samples / parts, 32u << 20));
     for (size_t i = 0; i < count; i++) {
         if (jobs[i].status != PCWT_OK)
             continue;
@@ -289,22 +286,10 @@ std::vector<std::vector<size_t>> plan_chunks(pcwt_gpu *g, const pcwt_encode_para
         if (p->profile == PCWT_PROFILE_ENTROPY) // scans, scratch, counts and bins of the range coder
             need += 24 * one.groups + gpu_ec_scratch_bytes(bound, one.groups) +
                     sizeof(uint16_t) * one.i8_size + gpu_ec_bin_bytes(one.i32_size);
-        if (need > budget) {
+        if (!plan.add(i, need, jobs[i].samples_size))
             jobs[i].status = PCWT_ERR_OUT_OF_MEMORY;
-            continue;
-        }
-        if (!chunks.back().empty() && (used + need > budget || samples >= chunk_samples)) {
-            chunks.emplace_back();
-            used = 0;
-            samples = 0;
-        }
-        chunks.back().push_back(i);
-        used += need;
-        samples += jobs[i].samples_size;
     }
-    if (chunks.back().empty())
-        chunks.pop_back();
-    return chunks;
+    return plan.chunks();
 }
 
 } // namespace

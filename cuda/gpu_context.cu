@@ -347,6 +347,21 @@ size_t gpu_memory_budget(pcwt_gpu *g)
     return g->memory_budget && g->memory_budget < budget ? g->memory_budget : budget;
 }
 
+bool ChunkPlan::add(size_t i, uint64_t need, uint64_t n)
+{
+    if (need > budget_ || n > max_samples_)
+        return false;
+    if (chunks_.empty() || used_ + need > budget_ || samples_ + n > max_samples_ ||
+        samples_ >= target_) {
+        chunks_.emplace_back();
+        used_ = samples_ = 0;
+    }
+    chunks_.back().push_back(i);
+    used_ += need;
+    samples_ += n;
+    return true;
+}
+
 void gpu_upload_pieces(PinnedBuf &staging, uint8_t *dev, const std::vector<HostPiece> &pieces,
                        uint64_t total, cudaStream_t s)
 {

@@ -365,28 +365,14 @@ std::vector<std::vector<size_t>> plan_chunks(pcwt_gpu *g, pcwt_frame_job *jobs, 
         total += samples_of(jobs[i].desc);
         largest = std::max(largest, samples_of(jobs[i].desc));
     }
-    const uint64_t target = std::max(total / 2, 256 * largest);
-    std::vector<std::vector<size_t>> chunks(1);
-    uint64_t used = 0, samples = 0;
+    ChunkPlan plan(budget, std::max(total / 2, 256 * largest), kMaxChunkSamples);
     for (size_t i = 0; i < count; i++) {
         const uint64_t n = samples_of(jobs[i].desc);
         const uint64_t need = n * kDeviceBytesPerSample + jobs[i].samples_size + 4096;
-        if (need > budget || n > kMaxChunkSamples) {
+        if (!plan.add(i, need, n))
             jobs[i].status = PCWT_ERR_OUT_OF_MEMORY; // coded on the CPU by the caller
-            continue;
-        }
-        if (!chunks.back().empty() &&
-            (used + need > budget || samples + n > kMaxChunkSamples || samples >= target)) {
-            chunks.emplace_back();
-            used = samples = 0;
-        }
-        chunks.back().push_back(i);
-        used += need;
-        samples += n;
     }
-    if (chunks.back().empty())
-        chunks.pop_back();
-    return chunks;
+    return plan.chunks();
 }
 
 pcwt_status fail(const pcwt_gpu_detail::CudaError &e, char *err, size_t err_size)
