@@ -606,6 +606,24 @@ static PCWT_EC_INLINE PCWT_HD int pcwt_ec_decode_coef(pcwt_rc_dec *rc, pcwt_ec_r
     return neg ? -1 : 1;
 }
 
+/* An element's coefficients TL, TR (row d0) and BL, BR (row d1) to the band. A GPU thread's
+ * stores each take a sector of their own (the lanes of a warp decode as many groups), so a pair
+ * goes out as one 8-byte store where the row allows it. */
+static inline PCWT_HD void pcwt_ec_store_element(int32_t *d0, int32_t *d1, const int32_t v[4])
+{
+#ifdef __CUDA_ARCH__
+    if ((((uintptr_t)d0 | (uintptr_t)d1) & 7u) == 0) {
+        *(int2 *)d0 = make_int2(v[0], v[1]);
+        *(int2 *)d1 = make_int2(v[2], v[3]);
+        return;
+    }
+#endif
+    d0[0] = v[0];
+    d0[1] = v[1];
+    d1[0] = v[2];
+    d1[1] = v[3];
+}
+
 /* Decodes one entropy-mode group from its range-coder stream a (alen bytes) and raw stream rs
  * (rlen bytes), storing each element's MQD and coefficients as soon as it has them; returns 0
  * when the streams are inconsistent. The contexts of an element need its left, above-left,
@@ -667,8 +685,9 @@ static inline PCWT_HD int pcwt_ec_decode_group(const pcwt_ec_band *b, const pcwt
             mal = ma;
             ma = mar;
             int32_t *const d0 = c0 + 2 * y, *const d1 = c1 + 2 * y;
+            int32_t v[4] = {0, 0, 0, 0};
             if (mq < 0) {
-                d0[0] = d0[1] = d1[0] = d1[1] = 0;
+                pcwt_ec_store_element(d0, d1, v);
                 sl0 = sl1 = 0;
                 continue;
             }
@@ -676,13 +695,14 @@ static inline PCWT_HD int pcwt_ec_decode_group(const pcwt_ec_band *b, const pcwt
             pcwt_bit_model *const mm = &m[(PCWT_EC_MAG + pcwt_ec_min(mq, 3) * 16) * ms];
             const uint32_t mf = 8 * ms; /* MAG models of found = 1 follow those of found = 0 */
             int found = 0;
-            const int s0 = pcwt_ec_decode_coef(&rc, &raw, m, ms, mm, mq, 1, sl0, sa0, &found, d0);
+            const int s0 = pcwt_ec_decode_coef(&rc, &raw, m, ms, mm, mq, 1, sl0, sa0, &found, &v[0]);
             const int s1 = pcwt_ec_decode_coef(&rc, &raw, m, ms, mm + found * mf, mq, 1, s0, sa1,
-                                               &found, d0 + 1);
+                                               &found, &v[1]);
             const int s2 = pcwt_ec_decode_coef(&rc, &raw, m, ms, mm + found * mf, mq, 1, sl1, s0,
-                                               &found, d1);
+                                               &found, &v[2]);
             const int s3 = pcwt_ec_decode_coef(&rc, &raw, m, ms, mm + found * mf, mq,
-                                               !exact || found, s2, s1, &found, d1 + 1);
+                                               !exact || found, s2, s1, &found, &v[3]);
+            pcwt_ec_store_element(d0, d1, v);
             sl0 = s1;
             sl1 = s3;
         }
