@@ -58,6 +58,22 @@ std::vector<uint8_t> ct_like(const pcwt_image_desc &d, Rng &rng, uint32_t noise)
     return img;
 }
 
+// Decodes the streams in one GPU batch and compares every sample with the images they came from
+// (the destinations start as 0xEE, so a frame left undecoded fails).
+void expect_batch_decodes_to(pcwt_decoder *dgpu, const std::vector<std::vector<uint8_t>> &streams,
+                             const std::vector<std::vector<uint8_t>> &imgs)
+{
+    std::vector<std::vector<uint8_t>> back;
+    std::vector<pcwt_decode_job> jobs;
+    for (size_t i = 0; i < streams.size(); i++)
+        back.emplace_back(imgs[i].size(), 0xEE);
+    for (size_t i = 0; i < streams.size(); i++)
+        jobs.push_back({streams[i].data(), streams[i].size(), back[i].data(), back[i].size(), PCWT_OK});
+    ASSERT_EQ(pcwt_decode_batch(dgpu, jobs.data(), jobs.size()), PCWT_OK) << pcwt_decoder_last_error(dgpu);
+    for (size_t i = 0; i < imgs.size(); i++)
+        EXPECT_TRUE(back[i] == imgs[i]) << "frame " << i;
+}
+
 TEST(GpuEntropy, DecodeBatchMixingProfiles)
 {
     SKIP_WITHOUT_GPU();
@@ -65,7 +81,7 @@ TEST(GpuEntropy, DecodeBatchMixingProfiles)
     pcwt_encoder *ent = cpu_encoder(PCWT_PROFILE_ENTROPY, 6, 32, 32);
     pcwt_decoder *dgpu = decoder(PCWT_BACKEND_GPU);
     Rng rng(21);
-    std::vector<std::vector<uint8_t>> imgs, streams, back;
+    std::vector<std::vector<uint8_t>> imgs, streams;
     const uint32_t sizes[][2] = {{512, 512}, {37, 91}, {640, 480}, {1, 1}, {512, 512}, {1000, 7}};
     int k = 0;
     for (const auto &s : sizes)
@@ -74,14 +90,8 @@ TEST(GpuEntropy, DecodeBatchMixingProfiles)
             imgs.push_back(ct_like(d, rng, k % 3 == 0 ? 4000 : 40));
             streams.push_back(encode_with(prof ? ent : base, d, imgs.back()));
             ASSERT_EQ(streams.back()[5], prof) << "profile byte";
-            back.emplace_back(imgs.back().size(), 0xEE);
         }
-    std::vector<pcwt_decode_job> jobs;
-    for (size_t i = 0; i < streams.size(); i++)
-        jobs.push_back({streams[i].data(), streams[i].size(), back[i].data(), back[i].size(), PCWT_OK});
-    ASSERT_EQ(pcwt_decode_batch(dgpu, jobs.data(), jobs.size()), PCWT_OK) << pcwt_decoder_last_error(dgpu);
-    for (size_t i = 0; i < imgs.size(); i++)
-        EXPECT_TRUE(back[i] == imgs[i]) << "frame " << i;
+    expect_batch_decodes_to(dgpu, streams, imgs);
     pcwt_encoder_destroy(base);
     pcwt_encoder_destroy(ent);
     pcwt_decoder_destroy(dgpu);
@@ -98,7 +108,7 @@ TEST(GpuEntropy, StaggeredDecodeStepsKeepEverySample)
     struct Unset { ~Unset() { unsetenv("PCWT_GPU_STAGGER_GROUPS"); } } unset;
     pcwt_decoder *dgpu = decoder(PCWT_BACKEND_GPU);
     Rng rng(29);
-    std::vector<std::vector<uint8_t>> imgs, streams, back;
+    std::vector<std::vector<uint8_t>> imgs, streams;
     const uint32_t levels[] = {6, 3, 1, 0, 6, 3};
     const uint32_t sizes[][2] = {{512, 512}, {300, 200}, {96, 64}, {37, 91}, {640, 480}, {1000, 7}};
     for (int k = 0; k < 12; k++) {
@@ -110,14 +120,8 @@ TEST(GpuEntropy, StaggeredDecodeStepsKeepEverySample)
         imgs.push_back(ct_like(d, rng, k % 3 == 0 ? 4000 : 40));
         streams.push_back(encode_with(e, d, imgs.back()));
         pcwt_encoder_destroy(e);
-        back.emplace_back(imgs.back().size(), 0xEE);
     }
-    std::vector<pcwt_decode_job> jobs;
-    for (size_t i = 0; i < streams.size(); i++)
-        jobs.push_back({streams[i].data(), streams[i].size(), back[i].data(), back[i].size(), PCWT_OK});
-    ASSERT_EQ(pcwt_decode_batch(dgpu, jobs.data(), jobs.size()), PCWT_OK) << pcwt_decoder_last_error(dgpu);
-    for (size_t i = 0; i < imgs.size(); i++)
-        EXPECT_TRUE(back[i] == imgs[i]) << "frame " << i;
+    expect_batch_decodes_to(dgpu, streams, imgs);
     pcwt_decoder_destroy(dgpu);
 }
 
