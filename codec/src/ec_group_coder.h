@@ -473,43 +473,52 @@ static inline PCWT_HD uint64_t pcwt_ec_scratch(uint64_t raw_bits)
 
 /* MSB-first reader of a group's raw stream: zero bits past the end. */
 typedef struct pcwt_ec_raw_reader {
+#ifdef __CUDA_ARCH__
+    pcwt_gpu_window in; /* rangecoder.h */
+#else
     const uint8_t *p, *end;
-    uint64_t acc;  /* the next bits, MSB first; n of them are valid */
+    uint64_t acc; /* the next bits, MSB first; n of them are valid */
     uint32_t n;
     uint64_t past; /* zero bytes taken past the end */
+#endif
 } pcwt_ec_raw_reader;
 
 static inline PCWT_HD void pcwt_ec_raw_init(pcwt_ec_raw_reader *r, const uint8_t *src, size_t size)
 {
+#ifdef __CUDA_ARCH__
+    pcwt_gpu_window_init(&r->in, src, src + size);
+#else
     r->p = src;
     r->end = src + size;
     r->acc = 0;
     r->n = 0;
     r->past = 0;
+#endif
 }
 
 /* Bits taken so far from the stream that starts at src. */
 static inline PCWT_HD uint64_t pcwt_ec_raw_pos(const pcwt_ec_raw_reader *r, const uint8_t *src)
 {
+#ifdef __CUDA_ARCH__
+    return pcwt_gpu_window_pos(&r->in, src);
+#else
     return 8 * ((uint64_t)(r->p - src) + r->past) - r->n;
+#endif
 }
 
 /* Reads nbits (0..30). */
 static inline PCWT_HD uint32_t pcwt_ec_raw_get(pcwt_ec_raw_reader *r, uint32_t nbits)
 {
+#ifdef __CUDA_ARCH__
+    const uint32_t v = (pcwt_gpu_window_top(&r->in) >> 1) >> (31 - nbits);
+    pcwt_gpu_window_skip(&r->in, nbits);
+    return v;
+#else
     if (r->n < nbits) {
         if (r->end - r->p >= 8) { /* one unaligned big-endian load */
             uint64_t w;
-#ifdef __CUDA_ARCH__
-            /* eight independent byte loads instead of a loop that branches per byte */
-            w = 0;
-#pragma unroll
-            for (int i = 0; i < 8; i++)
-                w = (w << 8) | r->p[i];
-#else
             __builtin_memcpy(&w, r->p, 8);
             w = __builtin_bswap64(w);
-#endif
             r->acc |= w >> r->n;
             r->p += (63 - r->n) >> 3;
             r->n |= 56;
@@ -529,6 +538,7 @@ static inline PCWT_HD uint32_t pcwt_ec_raw_get(pcwt_ec_raw_reader *r, uint32_t n
     r->acc <<= nbits;
     r->n -= nbits;
     return v;
+#endif
 }
 
 /* A truncated-unary run: bins "t > k" with the models base[min(k, cap) * ms], k = 0, 1, ..., up to
@@ -543,15 +553,18 @@ static PCWT_EC_INLINE PCWT_HD int pcwt_ec_decode_run(pcwt_rc_dec *rc, pcwt_bit_m
      * registers). */
     if (limit <= 0)
         return 0;
-    pcwt_bit_model cur = base[0];
+    pcwt_bit_model *at = base, *ahead = cap > 0 ? base + ms : base;
+    pcwt_bit_model cur = *at;
     for (;;) {
-        const pcwt_bit_model next = base[(t < cap ? t + 1 : cap) * ms];
+        const pcwt_bit_model next = *ahead;
         const uint32_t bit = pcwt_rc_decode(rc, &cur);
-        base[(t < cap ? t : cap) * ms] = cur;
+        *at = cur;
         if (!bit || ++t >= limit)
             break;
-        if (t <= cap)
+        if (ahead != at) /* past cap the model stays, and next is the one before this update */
             cur = next;
+        at = ahead;
+        ahead = t < cap ? ahead + ms : ahead;
     }
 #else
     while (t < limit && pcwt_rc_decode(rc, &base[pcwt_ec_min(t, cap) * ms]))
@@ -608,7 +621,7 @@ static PCWT_EC_INLINE PCWT_HD int pcwt_ec_decode_coef(pcwt_rc_dec *rc, pcwt_ec_r
 
 /* An element's coefficients TL, TR (row d0) and BL, BR (row d1) to the band. A GPU thread's
  * stores each take a sector of their own (the lanes of a warp decode as many groups), so a pair
- * goes out as one 8-byte store where the row allows it. */
+ * goes out as one 8-byte store where the rows allow it. */
 static inline PCWT_HD void pcwt_ec_store_element(int32_t *d0, int32_t *d1, const int32_t v[4])
 {
 #ifdef __CUDA_ARCH__
@@ -624,13 +637,95 @@ static inline PCWT_HD void pcwt_ec_store_element(int32_t *d0, int32_t *d1, const
     d1[1] = v[3];
 }
 
+#ifdef __CUDA_ARCH__
+/* The GPU's reader of the MQD bytes of a row from first on (end: past the last one used), one at
+ * a time, through a window on aligned words loaded ahead: a lane's loads each take a sector of
+ * their own, and a load one element ahead arrives late when the elements between are all-zero
+ * ones. (The CPU reads the bytes where it needs them.) */
+typedef struct pcwt_ec_mqd_reader {
+    pcwt_gpu_window in;
+} pcwt_ec_mqd_reader;
+
+static inline __device__ void pcwt_ec_mqd_reader_init(pcwt_ec_mqd_reader *r, const int8_t *first,
+                                                      const int8_t *end)
+{
+    pcwt_gpu_window_init(&r->in, (const uint8_t *)first, (const uint8_t *)end);
+}
+
+static inline __device__ int pcwt_ec_mqd_next(pcwt_ec_mqd_reader *r)
+{
+    const int v = (int)(int8_t)(pcwt_gpu_window_top(&r->in) >> 24);
+    pcwt_gpu_window_skip(&r->in, 8);
+    return v;
+}
+#endif
+
+/* An element's MQD to its row: on the GPU gathered into aligned 32-bit words (row[y] with the
+ * group's columns gy..ye-1; *w collects the bytes of y's word). */
+static inline PCWT_HD void pcwt_ec_put_mqd(int8_t *row, uint32_t y, uint32_t gy, uint32_t ye,
+                                           int mq, uint32_t *w)
+{
+#ifdef __CUDA_ARCH__
+    const uint32_t k = (uint32_t)(uintptr_t)(row + y) & 3u; /* byte of the word */
+    *w |= (uint32_t)(uint8_t)mq << (8 * k);
+    if (k == 3 && y >= gy + 3) {
+        *(uint32_t *)(row + y - 3) = *w;
+        *w = 0;
+    } else if (k == 3 || y + 1 == ye) { /* a word the group shares with its neighbours */
+        const uint32_t lo = k - (y - gy < k ? y - gy : k);
+        for (uint32_t i = lo; i <= k; i++)
+            row[y - k + i] = (int8_t)(*w >> (8 * i));
+        *w = 0;
+    }
+#else
+    (void)gy;
+    (void)ye;
+    (void)w;
+    row[y] = (int8_t)mq;
+#endif
+}
+
+/* An element that pcwt_ec_put_element holds back, to go out with the next one. */
+typedef struct pcwt_ec_held {
+    int32_t v[4];
+    int n;
+} pcwt_ec_held;
+
+/* Stores an element's coefficients as pcwt_ec_store_element does (last: the group's last element
+ * of the row). On the GPU, where the rows are 16-byte aligned, an element waits in *h for the
+ * next one, and the two go out as one 16-byte store per row. */
+static inline PCWT_HD void pcwt_ec_put_element(int32_t *d0, int32_t *d1, int last,
+                                               const int32_t v[4], pcwt_ec_held *h)
+{
+#ifdef __CUDA_ARCH__
+    if (h->n) {
+        *(int4 *)(d0 - 2) = make_int4(h->v[0], h->v[1], v[0], v[1]);
+        *(int4 *)(d1 - 2) = make_int4(h->v[2], h->v[3], v[2], v[3]);
+        h->n = 0;
+        return;
+    }
+    if (!last && (((uintptr_t)d0 | (uintptr_t)d1) & 15u) == 0) {
+        for (int i = 0; i < 4; i++)
+            h->v[i] = v[i];
+        h->n = 1;
+        return;
+    }
+#else
+    (void)last;
+    (void)h;
+#endif
+    pcwt_ec_store_element(d0, d1, v);
+}
+
 /* Decodes one entropy-mode group from its range-coder stream a (alen bytes) and raw stream rs
- * (rlen bytes), storing each element's MQD and coefficients as soon as it has them; returns 0
- * when the streams are inconsistent. The contexts of an element need its left, above-left,
- * above and above-right neighbours' MQDs and the signs of the coefficients left of and above its
- * own: the left ones are carried in registers, and those of the row above (written one row
- * earlier) and the parent MQD are loaded an element ahead, so that a GPU thread, which waits for
- * each load at its first use, does not wait for memory between the bins of an element. */
+ * (rlen bytes), storing each element's MQD and coefficients as soon as it has them (on the GPU
+ * gathered into wider stores); returns 0 when the streams are inconsistent. The contexts of an
+ * element need its left, above-left, above and above-right neighbours' MQDs and the signs of the
+ * coefficients left of and above its own: the left ones are carried in registers, the MQDs of
+ * the row above (written one row earlier) and of the parent row are read ahead
+ * (pcwt_ec_mqd_reader), and the coefficients above are loaded an element ahead, so that a GPU
+ * thread, which waits for each load at its first use, does not wait for memory between the bins
+ * of an element. */
 static inline PCWT_HD int pcwt_ec_decode_group(const pcwt_ec_band *b, const pcwt_ec_span *g,
                                                const uint16_t *init, pcwt_bit_model *m, uint32_t ms,
                                                const uint8_t *a, size_t alen, const uint8_t *rs,
@@ -659,17 +754,37 @@ static inline PCWT_HD int pcwt_ec_decode_group(const pcwt_ec_band *b, const pcwt
         const int32_t *const ab = inx ? c0 - cols : NULL;   /* the coefficients above TL, TR */
         int sl0 = 0, sl1 = 0; /* signs of the left element's TR and BR */
         int ml = PCWT_EC_OUTSIDE, mal = PCWT_EC_OUTSIDE; /* MQDs left and above-left */
-        int ma = up ? up[gy] : PCWT_EC_OUTSIDE;          /* above */
-        /* what the next element needs from memory */
+        /* what the next element needs from memory (on the GPU the parent row from gy / 2 on and
+         * the row above from gy on go through readers) */
+#ifdef __CUDA_ARCH__
+        pcwt_ec_mqd_reader pr = {0}, ur = {0};
+        if (prow)
+            pcwt_ec_mqd_reader_init(&pr, prow + gy / 2, prow + (ye - 1) / 2 + 1);
+        if (up)
+            pcwt_ec_mqd_reader_init(&ur, up + gy, up + ye);
+        int ma = up ? pcwt_ec_mqd_next(&ur) : PCWT_EC_OUTSIDE; /* above */
+        int r_next = prow ? pcwt_ec_mqd_next(&pr) : qmax;
+        int mar_next = up && gy + 1 < ye ? pcwt_ec_mqd_next(&ur) : PCWT_EC_OUTSIDE;
+#else
+        int ma = up ? up[gy] : PCWT_EC_OUTSIDE; /* above */
         int r_next = prow ? prow[gy / 2] : qmax;
         int mar_next = up && gy + 1 < ye ? up[gy + 1] : PCWT_EC_OUTSIDE;
+#endif
         int32_t ab0_next = ab ? ab[2 * gy] : 0, ab1_next = ab ? ab[2 * gy + 1] : 0;
+        uint32_t mw = 0;          /* pcwt_ec_put_mqd's word */
+        pcwt_ec_held held = {{0}, 0}; /* pcwt_ec_put_element's element */
         for (uint32_t y = gy; y < ye; y++) {
             const int r = r_next, mar = mar_next;
             const int32_t ab0 = ab0_next, ab1 = ab1_next;
             if (y + 1 < ye) {
+#ifdef __CUDA_ARCH__
+                if (prow && (y + 1) % 2 == 0)
+                    r_next = pcwt_ec_mqd_next(&pr);
+                mar_next = up && y + 2 < ye ? pcwt_ec_mqd_next(&ur) : PCWT_EC_OUTSIDE;
+#else
                 r_next = prow ? prow[(y + 1) / 2] : qmax;
                 mar_next = up && y + 2 < ye ? up[y + 2] : PCWT_EC_OUTSIDE;
+#endif
                 ab0_next = ab ? ab[2 * y + 2] : 0;
                 ab1_next = ab ? ab[2 * y + 3] : 0;
             }
@@ -680,14 +795,14 @@ static inline PCWT_HD int pcwt_ec_decode_group(const pcwt_ec_band *b, const pcwt
                 if (!pcwt_rc_decode(&rc, &m[(PCWT_EC_ZERO + zc) * ms]))
                     mq = r - pcwt_ec_decode_run(&rc, &m[(PCWT_EC_MQD + ec * 4) * ms], ms, 3, r);
             }
-            mrow[y] = (int8_t)mq;
+            pcwt_ec_put_mqd(mrow, y, gy, ye, mq, &mw);
             ml = mq;
             mal = ma;
             ma = mar;
             int32_t *const d0 = c0 + 2 * y, *const d1 = c1 + 2 * y;
             int32_t v[4] = {0, 0, 0, 0};
             if (mq < 0) {
-                pcwt_ec_store_element(d0, d1, v);
+                pcwt_ec_put_element(d0, d1, y + 1 == ye, v, &held);
                 sl0 = sl1 = 0;
                 continue;
             }
@@ -702,7 +817,7 @@ static inline PCWT_HD int pcwt_ec_decode_group(const pcwt_ec_band *b, const pcwt
                                                &found, &v[2]);
             const int s3 = pcwt_ec_decode_coef(&rc, &raw, m, ms, mm + found * mf, mq,
                                                !exact || found, s2, s1, &found, &v[3]);
-            pcwt_ec_store_element(d0, d1, v);
+            pcwt_ec_put_element(d0, d1, y + 1 == ye, v, &held);
             sl0 = s1;
             sl1 = s3;
         }

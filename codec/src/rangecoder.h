@@ -16,6 +16,7 @@
 #define PCWT_RANGECODER_H
 
 #include "hostdev.h"
+#include "word_window.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -330,15 +331,7 @@ static inline PCWT_HD size_t pcwt_rc_enc_finish(pcwt_rc_enc *e, uint8_t *start)
 typedef struct pcwt_rc_dec {
     uint32_t range, code;
 #ifdef __CUDA_ARCH__
-    /* A GPU thread waits for every load at its first use, and the lanes of a warp that branch
-     * apart run one after the other. So the stream is read in aligned 32-bit words, a word ahead
-     * of its use, into a window of the next bytes, from which a decision takes its 0, 1 or 2
-     * bytes without a branch: win holds avail bytes (4 to 7 between decisions, the next in its
-     * low byte), ahead the word at q; bytes past the end read as zero. */
-    uint64_t win;
-    uint32_t avail, ahead;
-    const uint8_t *q, *end;
-    uint64_t taken; /* bytes taken, those past the end included */
+    pcwt_gpu_window in; /* the bytes after those in code */
 #else
     const uint8_t *p, *end;
     uint64_t reads; /* zero bytes taken past the end */
@@ -346,38 +339,11 @@ typedef struct pcwt_rc_dec {
 } pcwt_rc_dec;
 
 #ifdef __CUDA_ARCH__
-/* The aligned word at q, its bytes at or past end zeroed (the codestream buffer has slack after
- * its last byte, so a word that straddles the end lies inside it). */
-static inline __device__ uint32_t pcwt_rc_word(const uint8_t *q, const uint8_t *end)
+/* Takes sh = 0, 8 or 16 bits into code (range shifted alike by the caller). */
+static inline __device__ void pcwt_rc_take(pcwt_rc_dec *d, uint32_t sh)
 {
-    if (q >= end)
-        return 0u;
-    const uint32_t w = __ldg((const unsigned int *)q);
-    const ptrdiff_t left = end - q;
-    return left >= 4 ? w : w & ((1u << (8 * (uint32_t)left)) - 1u);
-}
-
-/* Tops the window up to at least 4 bytes. */
-static inline __device__ void pcwt_rc_refill(pcwt_rc_dec *d)
-{
-    if (d->avail < 4) {
-        d->win |= (uint64_t)d->ahead << (8 * d->avail);
-        d->avail += 4;
-        d->q += 4;
-        d->ahead = pcwt_rc_word(d->q, d->end);
-    }
-}
-
-/* Takes n <= 2 bytes into code (range shifted alike by the caller). */
-static inline __device__ void pcwt_rc_take(pcwt_rc_dec *d, uint32_t n)
-{
-    const uint32_t sh = 8 * n;
-    const uint32_t next = __byte_perm((uint32_t)d->win, 0, 0x0123); /* the next 4, first on top */
-    d->code = __funnelshift_l(next, d->code, sh);
-    d->win >>= sh;
-    d->avail -= n;
-    d->taken += n;
-    pcwt_rc_refill(d);
+    d->code = __funnelshift_l(pcwt_gpu_window_top(&d->in), d->code, sh);
+    pcwt_gpu_window_skip(&d->in, sh);
 }
 #else
 static inline uint32_t pcwt_rc_next_byte(pcwt_rc_dec *d)
@@ -393,19 +359,12 @@ static inline PCWT_HD void pcwt_rc_dec_init(pcwt_rc_dec *d, const uint8_t *src, 
 {
     d->range = 0xFFFFFFFFu;
     d->code = 0;
-    d->end = src + size;
 #ifdef __CUDA_ARCH__
-    const uint32_t off = (uint32_t)((uintptr_t)src & 3u);
-    const uint8_t *const q0 = src - off;
-    d->win = pcwt_rc_word(q0, d->end) >> (8u * off);
-    d->avail = 4u - off;
-    d->q = q0 + 4;
-    d->ahead = pcwt_rc_word(d->q, d->end);
-    d->taken = 0;
-    pcwt_rc_refill(d);
-    pcwt_rc_take(d, 2);
-    pcwt_rc_take(d, 2);
+    pcwt_gpu_window_init(&d->in, src, src + size);
+    pcwt_rc_take(d, 16);
+    pcwt_rc_take(d, 16);
 #else
+    d->end = src + size;
     d->p = src;
     d->reads = 0;
     for (int i = 0; i < 4; i++)
@@ -417,8 +376,7 @@ static inline PCWT_HD void pcwt_rc_dec_init(pcwt_rc_dec *d, const uint8_t *src, 
 static inline PCWT_HD uint64_t pcwt_rc_dec_taken(const pcwt_rc_dec *d, const uint8_t *start)
 {
 #ifdef __CUDA_ARCH__
-    (void)start;
-    return d->taken;
+    return pcwt_gpu_window_pos(&d->in, start) / 8;
 #else
     return (uint64_t)(d->p - start) + d->reads;
 #endif
@@ -428,9 +386,9 @@ static inline PCWT_HD uint64_t pcwt_rc_dec_taken(const pcwt_rc_dec *d, const uin
 static inline PCWT_HD void pcwt_rc_dec_normalize(pcwt_rc_dec *d)
 {
 #ifdef __CUDA_ARCH__
-    const uint32_t n = (uint32_t)(d->range < PCWT_RC_TOP) + (uint32_t)(d->range < (1u << 16));
-    d->range <<= 8 * n;
-    pcwt_rc_take(d, n);
+    const uint32_t sh = (d->range < (1u << 16) ? 8u : 0u) + (d->range < PCWT_RC_TOP ? 8u : 0u);
+    d->range <<= sh;
+    pcwt_rc_take(d, sh);
 #else
     if (d->range < PCWT_RC_TOP) {
         d->range <<= 8;

@@ -1,0 +1,110 @@
+/* word_window.h - how the GPU decoders read a stream: in aligned 32-bit words, each loaded a word
+ * ahead of its use, through a window of the next bits. The range decoder (rangecoder.h) takes its
+ * bytes from one, the entropy profile's raw reader and MQD row readers (ec_group_coder.h) theirs.
+ * Device code only; the CPU reads its streams directly. */
+#ifndef PCWT_WORD_WINDOW_H
+#define PCWT_WORD_WINDOW_H
+
+#include "hostdev.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __CUDA_ARCH__
+/* A GPU thread waits for every load at its first use, and the lanes of a warp that branch apart
+ * run one after the other. So the GPU decoder reads its streams in aligned 32-bit words, each
+ * loaded a word ahead of its use: ahead is the word at q, amask the mask of its bytes before end
+ * (bytes past the end read as zero). The mask is applied where the word is used, so that nothing
+ * waits for the load where it is issued. */
+typedef struct pcwt_gpu_words {
+    const uint8_t *q, *end;
+    uint32_t ahead, amask;
+} pcwt_gpu_words;
+
+/* Loads the word at q; none at or past the end. A word that straddles the end lies inside the
+ * buffer: the codestream buffer has slack after its last byte, and the MQD arena's size is a
+ * multiple of 16 bytes. */
+static inline __device__ void pcwt_gpu_words_load(pcwt_gpu_words *w)
+{
+    const ptrdiff_t left = w->end - w->q;
+    uint32_t v = 0;
+    if (left > 0)
+        v = __ldg((const unsigned int *)w->q);
+    w->ahead = v;
+    w->amask = left >= 4 ? 0xFFFFFFFFu : left <= 0 ? 0u : (1u << (8 * (uint32_t)left)) - 1u;
+}
+
+/* Starts at src: returns the bytes of src's aligned word from src on, first on top (the low
+ * 8 * (src % 4) bits zero), and loads the next word. */
+static inline __device__ uint32_t pcwt_gpu_words_init(pcwt_gpu_words *w, const uint8_t *src,
+                                                      const uint8_t *end)
+{
+    const uint32_t off = (uint32_t)((uintptr_t)src & 3u);
+    w->q = src - off;
+    w->end = end;
+    pcwt_gpu_words_load(w);
+    const uint32_t first = __byte_perm(w->ahead & w->amask, 0, 0x0123) << (8u * off);
+    w->q += 4;
+    pcwt_gpu_words_load(w);
+    return first;
+}
+
+/* Bytes before the word ahead, counted from start (those past the end included). */
+static inline __device__ uint64_t pcwt_gpu_words_pos(const pcwt_gpu_words *w, const uint8_t *start)
+{
+    return (uint64_t)(w->q - start);
+}
+
+/* A window on a stream's next bits, MSB first, over its aligned words: bits of them (at least
+ * 32 between takes) are in win, the next on top. The range decoder takes 0, 8 or 16 bits a
+ * decision from one without a branch, the raw reader its bit strings, and the group decoder the
+ * MQD bytes of the row above and of the parent row. */
+typedef struct pcwt_gpu_window {
+    uint64_t win;
+    uint32_t bits;
+    pcwt_gpu_words w;
+} pcwt_gpu_window;
+
+/* Tops the window up to at least 32 bits. */
+static inline __device__ void pcwt_gpu_window_refill(pcwt_gpu_window *v)
+{
+    if (v->bits < 32) {
+        const uint32_t be = __byte_perm(v->w.ahead & v->w.amask, 0, 0x0123); /* first on top */
+        v->win |= (uint64_t)be << (32 - v->bits);
+        v->bits += 32;
+        v->w.q += 4;
+        pcwt_gpu_words_load(&v->w);
+    }
+}
+
+static inline __device__ void pcwt_gpu_window_init(pcwt_gpu_window *v, const uint8_t *src,
+                                                   const uint8_t *end)
+{
+    v->win = (uint64_t)pcwt_gpu_words_init(&v->w, src, end) << 32;
+    v->bits = 32u - 8u * (uint32_t)((uintptr_t)src & 3u);
+    pcwt_gpu_window_refill(v);
+}
+
+/* The next 32 bits. */
+static inline __device__ uint32_t pcwt_gpu_window_top(const pcwt_gpu_window *v)
+{
+    return (uint32_t)(v->win >> 32);
+}
+
+/* Drops the next n <= 32 bits. */
+static inline __device__ void pcwt_gpu_window_skip(pcwt_gpu_window *v, uint32_t n)
+{
+    v->win <<= n;
+    v->bits -= n;
+    pcwt_gpu_window_refill(v);
+}
+
+/* Bits taken from the stream of start (zero bits past its end included). */
+static inline __device__ uint64_t pcwt_gpu_window_pos(const pcwt_gpu_window *v,
+                                                      const uint8_t *start)
+{
+    return 8 * pcwt_gpu_words_pos(&v->w, start) - v->bits;
+}
+#endif
+
+#endif /* PCWT_WORD_WINDOW_H */
