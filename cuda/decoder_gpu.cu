@@ -71,9 +71,6 @@ void upload_chunk(pcwt_gpu *g, Slot &sl, pcwt_decode_job *jobs, const DecodeSet 
     }
     gpu_build_layout(specs, sl.layout);
     BatchLayout &L = sl.layout;
-    const uint64_t at_once = g->stagger_groups ? g->stagger_groups : gpu_ec_decode_lanes();
-    if (gpu_finest_entropy_groups(L) > at_once)
-        gpu_stagger_decode_steps(L);
     uint64_t largest = 0;
     for (size_t k = 0; k < set.idx.size(); k++) { // payload positions from the headers
         const pcwt_header_info &h = set.info[k];

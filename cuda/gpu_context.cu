@@ -166,8 +166,6 @@ extern "C" pcwt_status pcwt_gpu_create(pcwt_gpu **out, int device, char *err, si
             g->memory_budget = size_t(std::strtoull(cap, nullptr, 10));
         if (const char *cap = std::getenv("PCWT_GPU_BIN_ARENA")) // tests: the slow way too
             g->bin_arena = size_t(std::strtoull(cap, nullptr, 10));
-        if (const char *n = std::getenv("PCWT_GPU_STAGGER_GROUPS")) // tests: small batches too
-            g->stagger_groups = std::strtoull(n, nullptr, 10);
         const char *prof = std::getenv("PCWT_GPU_PROFILE");
         g->profile = prof && *prof && *prof != '0';
     } catch (const pcwt_gpu_detail::CudaError &e) {

@@ -161,9 +161,6 @@ struct pcwt_gpu {
     size_t total_mem = 0;
     size_t memory_budget = 0; // PCWT_GPU_MEMORY_BUDGET (bytes), 0: what the device has free
     size_t bin_arena = 0;     // PCWT_GPU_BIN_ARENA (bytes), 0: gpu_ec_bin_bytes of the batch
-    // PCWT_GPU_STAGGER_GROUPS: range-coded level-1 groups above which a decode batch's steps are
-    // staggered (gpu_stagger_decode_steps); 0: as many as the device decodes at once
-    uint64_t stagger_groups = 0;
     DevBuf i32, i8; // coefficient and MQD arenas, shared by the slots (compute is serial)
     DevBuf ec_bins; // the entropy profile encoder's bin arena, shared likewise
     Slot slot[2];

@@ -173,21 +173,3 @@ void gpu_build_layout(const std::vector<FrameSpec> &frames, BatchLayout &L)
     L.i32_size = (L.i32_size + 3) & ~uint64_t(3);
     L.i8_size = (L.i8_size + 15) & ~uint64_t(15);
 }
-
-uint64_t gpu_finest_entropy_groups(const BatchLayout &L)
-{
-    uint64_t n = 0;
-    for (const GpuBand &b : L.bands)
-        if (b.level == 1 && L.planes[b.plane].profile == PCWT_PROFILE_ENTROPY)
-            n += b.group_count;
-    return n;
-}
-
-void gpu_stagger_decode_steps(BatchLayout &L)
-{
-    std::vector<std::vector<uint32_t>> steps(L.decode_steps.size() + 1);
-    for (size_t st = 0; st < L.decode_steps.size(); st++)
-        for (uint32_t b : L.decode_steps[st])
-            steps[st + (L.bands[b].plane & 1u)].push_back(b);
-    L.decode_steps = std::move(steps);
-}

@@ -45,12 +45,3 @@ struct BatchLayout {
 };
 
 void gpu_build_layout(const std::vector<FrameSpec> &frames, BatchLayout &out);
-
-// The range-coded groups of level-1 bands (profile-1 planes): the decoder's largest step.
-uint64_t gpu_finest_entropy_groups(const BatchLayout &L);
-
-// Moves every other plane's bands one decode step later, so that each step holds one half of the
-// batch at one level and the other half a level coarser. A decoder whose finest step holds more
-// range-coded groups than the device runs at once spends two rounds of its slowest groups on it
-// anyway; staggered, the coarse levels of one half run beside the finer levels of the other.
-void gpu_stagger_decode_steps(BatchLayout &L);
