@@ -641,7 +641,8 @@ static inline PCWT_HD void pcwt_ec_store_element(int32_t *d0, int32_t *d1, const
 /* The GPU's reader of the MQD bytes of a row from first on (end: past the last one used), one at
  * a time, through a window on aligned words loaded ahead: a lane's loads each take a sector of
  * their own, and a load one element ahead arrives late when the elements between are all-zero
- * ones. (The CPU reads the bytes where it needs them.) */
+ * ones. A word may hold bytes of the neighbouring groups, which are not used. (The CPU reads the
+ * bytes where it needs them.) */
 typedef struct pcwt_ec_mqd_reader {
     pcwt_gpu_window in;
 } pcwt_ec_mqd_reader;
