@@ -15,7 +15,9 @@ __constant__ uint16_t c_init[PCWT_EC_CLASSES][PCWT_EC_CONTEXTS];
 // A thread per group of one decode step (the step's groups of profile-1 planes, listed flat),
 // one in every `spread` lanes: the lanes of a warp that decode different groups diverge, so a step
 // with few groups gives each its own warp (or a few per warp) and a large one packs them.
-__global__ void __launch_bounds__(EC_THREADS) ec_decode(
+// (At most 128 registers, so that 8 blocks share an SM as the models' shared memory allows:
+// 117 are used, and the bound keeps a later change from halving the blocks unseen.)
+__global__ void __launch_bounds__(EC_THREADS, 8) ec_decode(
     const uint32_t *step_groups, uint32_t n, uint32_t spread, const GpuBand *bands,
     uint32_t band_count, const GpuPlane *planes, GpuPlaneState *state, const GpuGroup *groups,
     const uint8_t *__restrict__ stream, int32_t *i32, int8_t *i8)
