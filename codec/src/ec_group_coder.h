@@ -474,7 +474,7 @@ static inline PCWT_HD uint64_t pcwt_ec_scratch(uint64_t raw_bits)
 /* MSB-first reader of a group's raw stream: zero bits past the end. */
 typedef struct pcwt_ec_raw_reader {
 #ifdef __CUDA_ARCH__
-    pcwt_gpu_window in; /* rangecoder.h */
+    pcwt_gpu_window in; /* word_window.h */
 #else
     const uint8_t *p, *end;
     uint64_t acc; /* the next bits, MSB first; n of them are valid */

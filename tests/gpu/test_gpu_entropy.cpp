@@ -1,8 +1,8 @@
 // GPU tests of the entropy profile (profile 1) beyond the byte-identity runs that test_gpu.cpp
 // makes for both profiles: a decode batch that mixes the profiles, one that mixes levels and
-// group sizes, groups past the encoder's bin arena, and damaged codestreams (CRCs recomputed so that the
-// damage reaches the group decoders), where the GPU must reach the CPU's verdict and, when both
-// accept, the CPU's samples. Label "gpu"; skipped, saying why, without a device.
+// group sizes, groups past the encoder's bin arena, and damaged codestreams (CRCs recomputed so
+// that the damage reaches the group decoders), where the GPU must reach the CPU's verdict and,
+// when both accept, the CPU's samples. Label "gpu"; skipped, saying why, without a device.
 #include <gtest/gtest.h>
 
 #include "gpu_test_util.h"
