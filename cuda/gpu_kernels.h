@@ -112,8 +112,6 @@ const uint32_t *gpu_ec_order(const DeviceBatch &b, const uint32_t *step_first, u
                              void *buf, cudaStream_t s);
 void gpu_ec_decode(const DeviceBatch &b, const uint32_t *dev_groups, uint32_t group_count,
                    uint32_t band_count, cudaStream_t s);
-// The range-coded groups that gpu_ec_decode runs at once on the current device.
-uint64_t gpu_ec_decode_lanes();
 
 // compare_gpu.cu (pcwt_verify_batch): result[f] = the first byte where frame f's samples in
 // decoded and expected differ (both at the frame's sample_off), UINT64_MAX where they do not;

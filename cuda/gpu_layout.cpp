@@ -5,8 +5,6 @@ extern "C" {
 #include "internal.h"
 }
 
-#include <utility>
-
 namespace {
 
 uint64_t div_up(uint64_t a, uint64_t b) { return (a + b - 1) / b; }

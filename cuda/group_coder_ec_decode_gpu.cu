@@ -66,6 +66,16 @@ __global__ void ec_order_keys(const uint32_t *ids, uint32_t first, uint32_t n, u
     keys[first + i] = step << 16 | (0xFFFFu - len);
 }
 
+// The range-coded groups that ec_decode runs at once on the current device.
+uint64_t gpu_ec_decode_lanes()
+{
+    // 8 blocks of 2 warps per SM: the models' shared memory allows no more
+    int dev = 0, sms = 0;
+    CUDA_CHECK(cudaGetDevice(&dev));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    return uint64_t(sms) * 16 * 32;
+}
+
 } // namespace
 
 const uint32_t *gpu_ec_order(const DeviceBatch &b, const uint32_t *step_first, uint32_t steps,
@@ -96,15 +106,6 @@ void gpu_ec_decode_init()
     // of the L1, so that as many blocks as possible share an SM.
     CUDA_CHECK(cudaFuncSetAttribute(ec_decode, cudaFuncAttributePreferredSharedMemoryCarveout,
                                     int(cudaSharedmemCarveoutMaxShared)));
-}
-
-uint64_t gpu_ec_decode_lanes()
-{
-    // 8 blocks of 2 warps per SM: the models' shared memory allows no more
-    int dev = 0, sms = 0;
-    CUDA_CHECK(cudaGetDevice(&dev));
-    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    return uint64_t(sms) * 16 * 32;
 }
 
 void gpu_ec_decode(const DeviceBatch &b, const uint32_t *dev_groups, uint32_t group_count,

@@ -638,25 +638,14 @@ static inline PCWT_HD void pcwt_ec_store_element(int32_t *d0, int32_t *d1, const
 }
 
 #ifdef __CUDA_ARCH__
-/* The GPU's reader of the MQD bytes of a row from first on (end: past the last one used), one at
- * a time, through a window on aligned words loaded ahead: a lane's loads each take a sector of
- * their own, and a load one element ahead arrives late when the elements between are all-zero
- * ones. A word may hold bytes of the neighbouring groups, which are not used. (The CPU reads the
- * bytes where it needs them.) */
-typedef struct pcwt_ec_mqd_reader {
-    pcwt_gpu_window in;
-} pcwt_ec_mqd_reader;
-
-static inline __device__ void pcwt_ec_mqd_reader_init(pcwt_ec_mqd_reader *r, const int8_t *first,
-                                                      const int8_t *end)
+/* The next MQD of a row that the GPU reads through a window (word_window.h): a lane's loads each
+ * take a sector of their own, and a load one element ahead arrives late when the elements between
+ * are all-zero ones. A word may hold bytes of the neighbouring groups, which are not used. (The
+ * CPU reads the bytes where it needs them.) */
+static inline __device__ int pcwt_ec_mqd_next(pcwt_gpu_window *r)
 {
-    pcwt_gpu_window_init(&r->in, (const uint8_t *)first, (const uint8_t *)end);
-}
-
-static inline __device__ int pcwt_ec_mqd_next(pcwt_ec_mqd_reader *r)
-{
-    const int v = (int)(int8_t)(pcwt_gpu_window_top(&r->in) >> 24);
-    pcwt_gpu_window_skip(&r->in, 8);
+    const int v = (int)(int8_t)(pcwt_gpu_window_top(r) >> 24);
+    pcwt_gpu_window_skip(r, 8);
     return v;
 }
 #endif
@@ -724,7 +713,7 @@ static inline PCWT_HD void pcwt_ec_put_element(int32_t *d0, int32_t *d1, int las
  * element need its left, above-left, above and above-right neighbours' MQDs and the signs of the
  * coefficients left of and above its own: the left ones are carried in registers, the MQDs of
  * the row above (written one row earlier) and of the parent row are read ahead
- * (pcwt_ec_mqd_reader), and the coefficients above are loaded an element ahead, so that a GPU
+ * (pcwt_ec_mqd_next), and the coefficients above are loaded an element ahead, so that a GPU
  * thread, which waits for each load at its first use, does not wait for memory between the bins
  * of an element. */
 static inline PCWT_HD int pcwt_ec_decode_group(const pcwt_ec_band *b, const pcwt_ec_span *g,
@@ -758,11 +747,12 @@ static inline PCWT_HD int pcwt_ec_decode_group(const pcwt_ec_band *b, const pcwt
         /* what the next element needs from memory (on the GPU the parent row from gy / 2 on and
          * the row above from gy on go through readers) */
 #ifdef __CUDA_ARCH__
-        pcwt_ec_mqd_reader pr = {0}, ur = {0};
+        pcwt_gpu_window pr = {0}, ur = {0}; /* end: past the last byte used */
         if (prow)
-            pcwt_ec_mqd_reader_init(&pr, prow + gy / 2, prow + (ye - 1) / 2 + 1);
+            pcwt_gpu_window_init(&pr, (const uint8_t *)(prow + gy / 2),
+                                 (const uint8_t *)(prow + (ye - 1) / 2 + 1));
         if (up)
-            pcwt_ec_mqd_reader_init(&ur, up + gy, up + ye);
+            pcwt_gpu_window_init(&ur, (const uint8_t *)(up + gy), (const uint8_t *)(up + ye));
         int ma = up ? pcwt_ec_mqd_next(&ur) : PCWT_EC_OUTSIDE; /* above */
         int r_next = prow ? pcwt_ec_mqd_next(&pr) : qmax;
         int mar_next = up && gy + 1 < ye ? pcwt_ec_mqd_next(&ur) : PCWT_EC_OUTSIDE;

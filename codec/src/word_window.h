@@ -34,6 +34,15 @@ static inline __device__ void pcwt_gpu_words_load(pcwt_gpu_words *w)
     w->amask = left >= 4 ? 0xFFFFFFFFu : left <= 0 ? 0u : (1u << (8 * (uint32_t)left)) - 1u;
 }
 
+/* The word ahead, first byte on top, and the next one loaded. */
+static inline __device__ uint32_t pcwt_gpu_words_take(pcwt_gpu_words *w)
+{
+    const uint32_t be = __byte_perm(w->ahead & w->amask, 0, 0x0123);
+    w->q += 4;
+    pcwt_gpu_words_load(w);
+    return be;
+}
+
 /* Starts at src: returns the bytes of src's aligned word from src on, first on top (the low
  * 8 * (src % 4) bits zero), and loads the next word. */
 static inline __device__ uint32_t pcwt_gpu_words_init(pcwt_gpu_words *w, const uint8_t *src,
@@ -43,10 +52,7 @@ static inline __device__ uint32_t pcwt_gpu_words_init(pcwt_gpu_words *w, const u
     w->q = src - off;
     w->end = end;
     pcwt_gpu_words_load(w);
-    const uint32_t first = __byte_perm(w->ahead & w->amask, 0, 0x0123) << (8u * off);
-    w->q += 4;
-    pcwt_gpu_words_load(w);
-    return first;
+    return pcwt_gpu_words_take(w) << (8u * off);
 }
 
 /* Bytes before the word ahead, counted from start (those past the end included). */
@@ -69,11 +75,8 @@ typedef struct pcwt_gpu_window {
 static inline __device__ void pcwt_gpu_window_refill(pcwt_gpu_window *v)
 {
     if (v->bits < 32) {
-        const uint32_t be = __byte_perm(v->w.ahead & v->w.amask, 0, 0x0123); /* first on top */
-        v->win |= (uint64_t)be << (32 - v->bits);
+        v->win |= (uint64_t)pcwt_gpu_words_take(&v->w) << (32 - v->bits);
         v->bits += 32;
-        v->w.q += 4;
-        pcwt_gpu_words_load(&v->w);
     }
 }
 
