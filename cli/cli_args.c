@@ -136,6 +136,21 @@ int cli_parse_colour(const char *text, pcwt_colour_transform *colour)
     return 0;
 }
 
+int cli_parse_low_bits(const char *text, pcwt_low_bits *low)
+{
+    if (strcmp(text, "auto") == 0)
+        *low = PCWT_LOW_BITS_AUTO;
+    else if (strcmp(text, "off") == 0)
+        *low = PCWT_LOW_BITS_OFF;
+    else if (strcmp(text, "on") == 0)
+        *low = PCWT_LOW_BITS_ON;
+    else {
+        cli_error("option --low-bits: '%s' is not auto, off or on", text);
+        return -1;
+    }
+    return 0;
+}
+
 int cli_parse_backend(const char *text, pcwt_backend *backend)
 {
     if (strcmp(text, "auto") == 0)

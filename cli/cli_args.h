@@ -36,5 +36,6 @@ int cli_parse_backend(const char *text, pcwt_backend *backend);
 int cli_parse_profile(const char *text, pcwt_profile *profile);
 /* auto | none | rct */
 int cli_parse_colour(const char *text, pcwt_colour_transform *colour);
+int cli_parse_low_bits(const char *text, pcwt_low_bits *low);
 
 #endif /* PCWT_CLI_ARGS_H */

@@ -86,6 +86,11 @@ static int parse_args(int argc, char **argv, encode_opts *o)
                 return CLI_EXIT_USAGE;
             continue;
         }
+        if ((m = cli_option_value(argc, argv, &i, "low-bits", &val)) != 0) {
+            if (m < 0 || cli_parse_low_bits(val, &o->params.low_bits) != 0)
+                return CLI_EXIT_USAGE;
+            continue;
+        }
         if ((m = cli_option_value(argc, argv, &i, "backend", &val)) != 0) {
             if (m < 0 || cli_parse_backend(val, &o->params.backend) != 0)
                 return CLI_EXIT_USAGE;

@@ -52,10 +52,10 @@ static void print_header(const char *path, const pcwt_header_info *h, size_t fil
         planes = (uint32_t)max_planes;
     for (p = 0; p < planes; p++)
         printf("  plane %u: component %u, kind %u (%s), qmax %d, payload %" PRIu64
-               " bytes, crc32 0x%08" PRIx32 "\n",
+               " bytes, crc32 0x%08" PRIx32 "%s\n",
                (unsigned)p, (unsigned)h->planes[p].component, (unsigned)h->planes[p].kind,
                kind_name(h->planes[p].kind), (int)h->planes[p].qmax, h->planes[p].payload_length,
-               h->planes[p].payload_crc32);
+               h->planes[p].payload_crc32, h->planes[p].low_bits ? ", low bits modelled" : "");
     printf("header length:    %zu bytes\n", h->header_length);
     printf("total length:     %zu bytes\n", h->codestream_length);
     printf("file size:        %zu bytes", file_size);

@@ -218,6 +218,7 @@ __global__ void write_headers(GpuFrame *frames, uint32_t count, const GpuPlane *
         r[0] = uint8_t(p.comp);
         r[1] = uint8_t(p.kind);
         r[2] = uint8_t(int8_t(st.qmax));
+        r[3] = uint8_t(st.low ? 1u : 0u); // options: bit 0, modelled low bits
         put32(r + 4, uint32_t(st.payload_len));
         put32(r + 8, uint32_t(st.payload_len >> 32));
         put32(r + 12, st.crc);

@@ -81,6 +81,7 @@ void upload_chunk(pcwt_gpu *g, Slot &sl, pcwt_decode_job *jobs, const DecodeSet 
             p.payload_len = h.planes[i].payload_length;
             p.crc_expected = h.planes[i].payload_crc32;
             p.qmax = h.planes[i].qmax;
+            p.low_bits = h.planes[i].low_bits;
             off += h.planes[i].payload_length;
             largest = std::max<uint64_t>(largest, h.planes[i].payload_length);
         }

@@ -28,6 +28,7 @@ FrameSpec spec_of(const pcwt_encode_params *p, const pcwt_image_desc &d, uint64_
     f.gc = p->group_cols;
     f.profile = p->profile;
     f.rct = uint32_t(pcwt_rct_wanted(p, &f.desc));
+    f.low_bits = uint32_t(p->low_bits);
     f.sample_off = sample_off;
     return f;
 }
@@ -65,6 +66,10 @@ void run_device_encode(pcwt_gpu *g, Slot &sl)
     }
     gpu_mark(g, "DWT + MQD + Qmax");
     const uint32_t nb = uint32_t(L.bands.size());
+    if (L.entropy_planes) {
+        gpu_ec_low_bits(d, L.groups, nb, np, s);
+        gpu_mark(g, "low-bit decision");
+    }
     gpu_group_sizes(d, L.groups, nb, L.entropy_planes != 0, s);
     if (L.entropy_planes) {
         gpu_ec_place_bins(d, L.groups, sl.scan_tmp.p, sl.scan_tmp.cap, s);

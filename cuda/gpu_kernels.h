@@ -63,6 +63,11 @@ void gpu_mqd_level0(const DeviceBatch &b, uint32_t count, uint32_t max_mr, uint3
 void gpu_dwt_inverse_level(const DeviceBatch &b, const GpuLevel *dev_levels, uint32_t count,
                            uint32_t max_r, uint32_t max_bc, bool finest, cudaStream_t s);
 
+// ec_low_bits_gpu.cu (profile 1, after the transform): each plane's low-bit decision into its
+// state (GpuPlaneState::low), as pcwt_ec_low_bits_wanted decides on the CPU.
+void gpu_ec_low_bits(const DeviceBatch &b, uint64_t groups, uint32_t band_count,
+                     uint32_t plane_count, cudaStream_t s);
+
 // group_coder_gpu.cu
 void gpu_group_sizes(const DeviceBatch &b, uint64_t groups, uint32_t band_count, bool entropy,
                      cudaStream_t s);

@@ -69,6 +69,7 @@ void gpu_build_layout(const std::vector<FrameSpec> &frames, BatchLayout &L)
                 p.gr = f.gr;
                 p.gc = f.gc;
                 p.profile = f.profile;
+                p.low_bits = f.low_bits;
                 L.entropy_planes += f.profile == PCWT_PROFILE_ENTROPY;
                 p.sample_off = f.sample_off;
                 p.components = d.components;

@@ -29,6 +29,7 @@ struct FrameSpec {              // what the layout needs to know about one frame
     uint32_t rct;               // the value planes hold the reversible colour transform
     uint32_t high[3];           // component c has a high-bit plane
     uint64_t sample_off;
+    uint32_t low_bits;          // encode: the pcwt_low_bits asked for
 };
 
 struct BatchLayout {

@@ -28,6 +28,9 @@ struct GpuPlane {
     uint64_t payload_off, payload_len;
     uint32_t crc_expected;        // decode: from the header
     int32_t qmax;                 // decode: from the header
+    // profile 1's modelled low bits: encode, the pcwt_low_bits asked for; decode, the header's
+    // option bit 0
+    uint32_t low_bits;
 };
 
 // Value planes without the colour transform are exported by their finest inverse row pass
@@ -77,8 +80,9 @@ struct GpuPlaneState {
     int32_t qmax;                 // encode: Qmax; decode: largest decoded top-level MQD
     uint32_t crc;                 // CRC-32 of the payload
     uint32_t error;               // decode: nonzero = first error code (GpuError)
-    uint32_t pad;
+    uint32_t low;                 // encode: the plane models its low bits (ec_low_bits_gpu.cu)
     uint64_t payload_off, payload_len; // encode: where the plane's payload landed
+    unsigned long long low_n[3], low_ones[3]; // encode: pcwt_ec_low_stats, summed by groups
 };
 
 enum GpuError : uint32_t {

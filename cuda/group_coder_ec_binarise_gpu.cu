@@ -51,7 +51,7 @@ __global__ void __launch_bounds__(BIN_THREADS, 6) ec_binarise(
     const uint32_t bi = find_band(bands, band_count, g);
     const GpuBand b = bands[bi];
     const GpuPlane p = planes[b.plane];
-    const pcwt_ec_band v = ec_view(bands, bi, b, p, state[b.plane].qmax, i32, i8);
+    const pcwt_ec_band v = ec_view(bands, bi, b, p, state[b.plane].qmax, state[b.plane].low, i32, i8);
     const GroupPos q = group_pos(b, p, g);
     const pcwt_ec_span sp = ec_span(q);
     uint8_t *const sr = ec_raw_stream(scratch, scratch_scan, g, groups[g].bits);

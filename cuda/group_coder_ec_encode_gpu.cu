@@ -169,7 +169,7 @@ __global__ void __launch_bounds__(EC_THREADS, EC_BLOCKS_PER_SM) ec_encode(
     const GpuBand b = bands[bi];
     const GpuPlane p = planes[b.plane];
     GpuGroup grp = groups[g];
-    const pcwt_ec_band v = ec_view(bands, bi, b, p, state[b.plane].qmax, i32, i8);
+    const pcwt_ec_band v = ec_view(bands, bi, b, p, state[b.plane].qmax, state[b.plane].low, i32, i8);
     const pcwt_ec_span sp = ec_span(group_pos(b, p, g));
     const uint64_t cap = pcwt_ec_scratch(grp.bits);
     uint8_t *sa = ec_range_stream(scratch, scratch_scan, g), *sr = sa + cap;

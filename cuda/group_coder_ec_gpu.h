@@ -13,9 +13,10 @@ namespace pcwt_gpu_ec {
 // is made for this many).
 constexpr uint32_t EC_THREADS = PCWT_RC_GPU_LANES;
 
-// The view of band bi that the CPU's group coder reads.
+// The view of band bi that the CPU's group coder reads (low: the plane models its low bits).
 __device__ inline pcwt_ec_band ec_view(const GpuBand *bands, uint32_t bi, const GpuBand &b,
-                                       const GpuPlane &p, int qmax, int32_t *i32, int8_t *i8)
+                                       const GpuPlane &p, int qmax, int low, int32_t *i32,
+                                       int8_t *i8)
 {
     pcwt_ec_band v;
     v.coef = i32 + b.coef;
@@ -34,6 +35,7 @@ __device__ inline pcwt_ec_band ec_view(const GpuBand *bands, uint32_t bi, const 
     const int is_ll = bi == p.band_first;
     v.cls = pcwt_ec_class(is_ll, b.level);
     v.exact = is_ll || b.level == 1;
+    v.low = low;
     return v;
 }
 

@@ -51,7 +51,7 @@ __global__ void group_sizes(const GpuBand *bands, uint32_t band_count, const Gpu
     const uint32_t bi = find_band(bands, band_count, g);
     const GpuBand b = bands[bi];
     const GpuPlane p = planes[b.plane];
-    const int qmax = state[b.plane].qmax;
+    const int qmax = state[b.plane].qmax, low = int(state[b.plane].low);
     const int exact = bi == p.band_first || b.level == 1;
     const GroupPos q = group_pos(b, p, g);
     uint32_t bits = 0, bins = 0, raw = 0;
@@ -65,7 +65,7 @@ __global__ void group_sizes(const GpuBand *bands, uint32_t band_count, const Gpu
                 const int32_t *c0 = i32 + b.coef + uint64_t(2 * x) * b.cols + 2 * y;
                 const int32_t c[4] = {c0[0], c0[1], c0[b.cols], c0[b.cols + 1]};
                 uint32_t nb, nr;
-                pcwt_ec_element_counts(r, m, c, exact, &nb, &nr);
+                pcwt_ec_element_counts(r, m, c, exact, low, &nb, &nr);
                 bins += nb;
                 raw += nr;
                 element_counts[at] = uint16_t(nb | nr << 8); // PCWT_EC_ELEMENT_BINS, 4 * 29 < 256

@@ -88,6 +88,17 @@ typedef enum pcwt_colour_transform {
     PCWT_COLOUR_RCT = 2   /* the RCT in either profile */
 } pcwt_colour_transform;
 
+/* The entropy profile's modelled low bits (docs/FORMAT.md Sec. 5.3, plane option bit 0): the two
+ * lowest bits of each coefficient's magnitude range-coded instead of stored raw. They pay where
+ * those bits are far from random, as in images decoded from a lossy wavelet codestream or
+ * processed in a wavelet domain; elsewhere they only cost speed. Ignored by the baseline profile
+ * and JPEG-LS. */
+typedef enum pcwt_low_bits {
+    PCWT_LOW_BITS_AUTO = 0, /* per plane, when they would save at least 1/8 of those bits */
+    PCWT_LOW_BITS_OFF = 1,
+    PCWT_LOW_BITS_ON = 2
+} pcwt_low_bits;
+
 typedef enum pcwt_backend {
     PCWT_BACKEND_AUTO = 0, /* GPU when built and a device is present, else CPU */
     PCWT_BACKEND_CPU = 1,
@@ -120,6 +131,7 @@ typedef struct pcwt_encode_params {
     uint32_t jpegls_interleave;
     uint32_t jpegls_restart_interval;
     pcwt_colour_transform colour_transform; /* PCWT, 3 components */
+    pcwt_low_bits low_bits; /* PCWT, entropy profile */
 } pcwt_encode_params;
 
 /* Fill params with the defaults (PCWT codec, 6 levels, 32x32 groups, baseline profile, automatic
@@ -176,6 +188,7 @@ typedef struct pcwt_header_info {
         uint32_t component;
         uint32_t kind;    /* 0: sample values, 1: bits above bits_stored */
         int32_t qmax;
+        uint32_t low_bits; /* 1: the plane models its low magnitude bits (option bit 0) */
         uint64_t payload_length;
         uint32_t payload_crc32;
     } planes[6];

@@ -63,6 +63,7 @@ void pcwt_header_write(const pcwt_header_info *info, uint8_t *d)
         r[0] = (uint8_t)info->planes[i].component;
         r[1] = (uint8_t)info->planes[i].kind;
         r[2] = (uint8_t)(int8_t)info->planes[i].qmax;
+        r[3] = (uint8_t)(info->planes[i].low_bits ? 1u : 0u);
         put64(r + 4, info->planes[i].payload_length);
         put32(r + 12, info->planes[i].payload_crc32);
     }
@@ -152,8 +153,9 @@ pcwt_status pcwt_header_parse(const uint8_t *s, size_t size, pcwt_header_info *i
             FAIL(PCWT_ERR_CORRUPT, "plane %u: unexpected component %u kind %u", i, comp, kind);
         if (next_value)
             expect_comp++;
-        if (r[3] != 0)
-            FAIL(PCWT_ERR_CORRUPT, "plane %u: reserved byte set", i);
+        /* options: bit 0, modelled low bits, only in the entropy profile */
+        if (r[3] > (info->profile == PCWT_PROFILE_ENTROPY ? 1u : 0u))
+            FAIL(PCWT_ERR_CORRUPT, "plane %u: invalid options byte 0x%02x", i, r[3]);
         if (qmax < -1 || qmax > PCWT_MAX_QMAX)
             FAIL(PCWT_ERR_CORRUPT, "plane %u: invalid Qmax %d", i, qmax);
         const uint64_t len = get64(r + 4);
@@ -164,6 +166,7 @@ pcwt_status pcwt_header_parse(const uint8_t *s, size_t size, pcwt_header_info *i
         info->planes[i].component = comp;
         info->planes[i].kind = kind;
         info->planes[i].qmax = qmax;
+        info->planes[i].low_bits = r[3] & 1u;
         info->planes[i].payload_length = len;
         info->planes[i].payload_crc32 = get32(r + 12);
         total += len;

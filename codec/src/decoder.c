@@ -211,7 +211,8 @@ static pcwt_status decode_cpu(pcwt_decoder *dec, const void *src, size_t src_siz
             char why[160];
             st = info.profile == PCWT_PROFILE_ENTROPY
                      ? pcwt_ec_payload_decode(pyr, info.planes[i].qmax, info.group_rows,
-                                              info.group_cols, payload, len, why, sizeof why)
+                                              info.group_cols, (int)info.planes[i].low_bits,
+                                              payload, len, why, sizeof why)
                      : pcwt_payload_decode(pyr, info.planes[i].qmax, info.group_rows,
                                            info.group_cols, payload, len, why, sizeof why);
             if (st != PCWT_OK) {

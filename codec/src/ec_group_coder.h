@@ -11,7 +11,9 @@
  *            t = m - q as truncated unary (bins "t > k", k = 0..m), model mag[min(m,3)][found][min(k,7)]
  *            (found: an earlier coefficient of this element has q = m); skipped, q = m implied, for the
  *            last coefficient of an LL or level-1 element when none of the first three reached m;
- *            when q >= 1: bit q-1 of |c| with model mant[min(q,7)-1], bits q-2..0 raw;
+ *            when q >= 1: bit q-1 of |c| with model mant[min(q,7)-1], bits q-2..0 raw; in a plane
+ *            that models its low bits (plane option bit 0), bits q-2..2 raw, then bit 1 (q >= 3)
+ *            with model low1 and bit 0 (q >= 2) with model low0[bit 1];
  *            when c != 0: the sign (1 = negative) with model sign[left sign][above sign].
  *
  * Modelled bits go to the group's range-coder stream, raw bits MSB first to its raw stream. The
@@ -42,6 +44,10 @@ enum {
     PCWT_EC_ZERO = 0,                    /* ZERO[z], z = 0..5 */
     PCWT_EC_MQD = 6,                     /* MQD[e][min(k,3)], e = 0..4 */
     PCWT_EC_MAG = PCWT_EC_MQD + 5 * 4,   /* MAG[min(m,3)][found][min(k,7)] */
+    /* LOW1 and LOW0[bit 1] (planes that model their low bits) take MAG[0][0][1..3], which no
+     * element codes: m = 0 codes only k = 0. */
+    PCWT_EC_LOW1 = PCWT_EC_MAG + 1,
+    PCWT_EC_LOW0 = PCWT_EC_MAG + 2,
     PCWT_EC_MANT = PCWT_EC_MAG + 4 * 2 * 8, /* MANT[min(q,7)-1] */
     PCWT_EC_SIGN = PCWT_EC_MANT + 7,     /* SIGN[left+1][above+1] */
     PCWT_EC_ALL = PCWT_EC_SIGN + 9
@@ -56,6 +62,7 @@ typedef struct pcwt_ec_band {
     int qmax;               /* reference of the top level */
     int cls;                /* class of the initial probabilities (Sec. 5.4) */
     int exact;              /* LL and level 1: m is the largest QL of the element itself */
+    int low;                /* the plane models the two low bits of magnitudes (Sec. 5.3) */
 } pcwt_ec_band;
 
 /* A group's region of elements: rows gx..xe-1, columns gy..ye-1. */
@@ -157,13 +164,62 @@ static inline PCWT_HD int pcwt_ec_sign_model(int left, int above)
     return PCWT_EC_SIGN + (left + 1) * 3 + above + 1;
 }
 
+/* ---- modelled low bits (plane option bit 0) ----------------------------------------------------
+ * Some images carry structure in the two lowest bits of their coefficients: one that was decoded
+ * from a lossy wavelet codestream or processed in a wavelet domain has its coefficients near a
+ * lattice (|c| = 2 mod 4 for most of them in DX_J2K_0Padding), which raw bits cannot use. An
+ * encoder counts, over a sample of a plane's coefficients (those of every fourth element row of
+ * each band: a quarter of the reads, which the GPU encoder pays for in full), the bits the three
+ * low-bit models would code and how many are 1, and models them when that saves at least 1/8 of
+ * those bits. */
+
+/* Element rows x of a band whose coefficients the decision counts: x = 0 mod this. */
+#define PCWT_EC_LOW_ROW_STEP 4u
+
+/* Counts of the low-bit models: [0] bit 1 of |c| >= 8; [1 + b] bit 0 of |c| >= 4 with bit 1 = b. */
+typedef struct pcwt_ec_low_stats {
+    uint64_t n[3], ones[3];
+} pcwt_ec_low_stats;
+
+/* Adds magnitude a to counts kept as 32-bit numbers (a GPU lane's, summed into 64 bits later). */
+static inline PCWT_HD void pcwt_ec_low_tally(uint32_t a, uint32_t n[3], uint32_t ones[3])
+{
+    if (a < 4)
+        return;
+    const uint32_t b1 = (a >> 1) & 1u;
+    n[0] += a >= 8;
+    ones[0] += (a >= 8) & b1;
+    n[1 + b1]++;
+    ones[1 + b1] += a & 1u;
+}
+
+/* 1 when the low bits are worth modelling. Integer only, so that the CPU and the GPU decide
+ * alike: a model that codes n bits, k of them 1, saves about n (2k/n - 1)^2 / (2 ln 2) bits; that
+ * is summed with the bias in 16-bit fixed point and compared with 1/8 of all n, of which there
+ * must be 1024 at least (a small plane's counts are biased by chance). */
+static inline PCWT_HD int pcwt_ec_low_worth(const pcwt_ec_low_stats *s)
+{
+    uint64_t sum = 0, bits = 0;
+    for (int i = 0; i < 3; i++) {
+        const uint64_t n = s->n[i], k = s->ones[i];
+        if (!n)
+            continue;
+        const uint64_t d = 2 * k > n ? 2 * k - n : n - 2 * k;
+        const uint64_t f = (d << 16) / n; /* |2p - 1| << 16 */
+        sum += n * ((f * f) >> 16);
+        bits += n;
+    }
+    /* sum / 2^16 / (2 ln 2) >= bits / 8 */
+    return bits >= 1024 && sum * 8000u >= bits * 1386u * 65536u;
+}
+
 /* Codes coefficient c of an element with MQD mq >= 0: its level distance t = mq - q as truncated
  * unary (bins "t > k", k = 0..mq: t ones, then a zero when t <= mq) with the MAG models mm (none
  * when coded is 0: q = mq implied), then mantissa and sign, the sign model from the signs of its
  * left and above neighbours. Sets *found when q = mq; returns the sign of c. */
 static PCWT_EC_INLINE PCWT_HD int pcwt_ec_encode_coef(pcwt_rc_enc *e, pcwt_bitwriter *w, pcwt_bit_model *m,
                                               uint32_t ms, pcwt_bit_model *mm, int mq, int coded,
-                                              int left, int above, int *found, int32_t c)
+                                              int low, int left, int above, int *found, int32_t c)
 {
     const uint32_t a = pcwt_magnitude(c);
     const int q = a ? PCWT_LOG2(a) : -1;
@@ -178,9 +234,18 @@ static PCWT_EC_INLINE PCWT_HD int pcwt_ec_encode_coef(pcwt_rc_enc *e, pcwt_bitwr
     if (q < 0)
         return 0;
     if (q >= 1) {
-        /* bit q-1 of a modelled, bits q-2..0 raw */
+        /* bit q-1 of a modelled, bits q-2..0 raw (low: bits q-2..2 raw, bits 1 and 0 modelled) */
         pcwt_rc_encode(e, &m[(PCWT_EC_MANT + pcwt_ec_min(q, 7) - 1) * ms], (a >> (q - 1)) & 1u);
-        pcwt_bw_put(w, a & ((1u << (q - 1)) - 1u), (uint32_t)(q - 1));
+        if (low && q >= 2) {
+            const uint32_t b1 = (a >> 1) & 1u;
+            if (q >= 3) {
+                pcwt_bw_put(w, (a >> 2) & ((1u << (q - 3)) - 1u), (uint32_t)(q - 3));
+                pcwt_rc_encode(e, &m[PCWT_EC_LOW1 * ms], b1);
+            }
+            pcwt_rc_encode(e, &m[(PCWT_EC_LOW0 + b1) * ms], a & 1u);
+        } else {
+            pcwt_bw_put(w, a & ((1u << (q - 1)) - 1u), (uint32_t)(q - 1));
+        }
     }
     pcwt_rc_encode(e, &m[pcwt_ec_sign_model(left, above) * ms], c < 0);
     return pcwt_ec_sign_of(c);
@@ -197,7 +262,7 @@ static inline PCWT_HD uint64_t pcwt_ec_encode_group(const pcwt_ec_band *b, const
     const int32_t *const coef = b->coef;
     const int8_t *const mqd = b->mqd, *const parent = b->parent;
     const ptrdiff_t cols = b->cols, mcols = b->mcols, pcols = b->pcols;
-    const int qmax = b->qmax, exact = b->exact;
+    const int qmax = b->qmax, exact = b->exact, low = b->low;
     pcwt_rc_enc e = *rc;
     pcwt_bitwriter w = *raw;
     uint64_t raw_bits = 0;
@@ -238,13 +303,14 @@ static inline PCWT_HD uint64_t pcwt_ec_encode_group(const pcwt_ec_band *b, const
             pcwt_bit_model *const mm = &m[(PCWT_EC_MAG + pcwt_ec_min(mq, 3) * 16) * ms];
             const uint32_t mf = 8 * ms; /* MAG models of found = 1 follow those of found = 0 */
             int found = 0;
-            const int g0 = pcwt_ec_encode_coef(&e, &w, m, ms, mm, mq, 1, sl0, sa0, &found, s0p[0]);
-            const int g1 = pcwt_ec_encode_coef(&e, &w, m, ms, mm + found * mf, mq, 1, g0, sa1,
+            const int g0 = pcwt_ec_encode_coef(&e, &w, m, ms, mm, mq, 1, low, sl0, sa0, &found,
+                                               s0p[0]);
+            const int g1 = pcwt_ec_encode_coef(&e, &w, m, ms, mm + found * mf, mq, 1, low, g0, sa1,
                                                &found, s0p[1]);
-            const int g2 = pcwt_ec_encode_coef(&e, &w, m, ms, mm + found * mf, mq, 1, sl1, g0,
+            const int g2 = pcwt_ec_encode_coef(&e, &w, m, ms, mm + found * mf, mq, 1, low, sl1, g0,
                                                &found, s1p[0]);
             const int g3 = pcwt_ec_encode_coef(&e, &w, m, ms, mm + found * mf, mq,
-                                               !exact || found, g2, g1, &found, s1p[1]);
+                                               !exact || found, low, g2, g1, &found, s1p[1]);
             sl0 = g1;
             sl1 = g3;
         }
@@ -260,13 +326,15 @@ static inline PCWT_HD uint64_t pcwt_ec_encode_group(const pcwt_ec_band *b, const
 #define PCWT_EC_BIN(model, bit) ((uint8_t)((uint32_t)(model) | ((uint32_t)(bit) << 7)))
 
 /* Most bins of one element: its zero bin, at most r <= 30 MQD bins and at most m + 2 per
- * coefficient (m <= 30); as many as the baseline's longest element code. */
+ * coefficient (m <= 30; also with modelled low bits, which take q >= 2); as many as the
+ * baseline's longest element code. */
 #define PCWT_EC_ELEMENT_BINS 159
 
 /* Bins and raw bits of an element with reference r, MQD mq and coefficients TL, TR, BL, BR in c
- * (exact: the band is LL or of level 1); what pcwt_ec_element_bins writes. */
+ * (exact: the band is LL or of level 1; low: the plane models its low bits); what
+ * pcwt_ec_element_bins writes. */
 static inline PCWT_HD void pcwt_ec_element_counts(int r, int mq, const int32_t c[4], int exact,
-                                                  uint32_t *bins, uint32_t *raw)
+                                                  int low, uint32_t *bins, uint32_t *raw)
 {
     *bins = r >= 0;
     *raw = 0;
@@ -283,6 +351,11 @@ static inline PCWT_HD void pcwt_ec_element_counts(int r, int mq, const int32_t c
         found |= q == mq;
         n += (uint32_t)(q >= 1) + (uint32_t)(q >= 0);
         rb += q >= 2 ? (uint32_t)(q - 1) : 0u;
+        if (low && q >= 2) { /* bit 0, and bit 1 when q >= 3, move from raw to modelled */
+            const uint32_t lb = 1u + (uint32_t)(q >= 3);
+            n += lb;
+            rb -= lb;
+        }
     }
     *bins = n;
     *raw = rb;
@@ -338,8 +411,18 @@ static inline PCWT_HD uint32_t pcwt_ec_element_bins(const pcwt_ec_band *b, const
             continue;
         if (q >= 1) {
             out[n++] = PCWT_EC_BIN(PCWT_EC_MANT + pcwt_ec_min(q, 7) - 1, (a >> (q - 1)) & 1u);
-            raw_v[k] = a & ((1u << (q - 1)) - 1u);
-            raw_n[k] = (uint32_t)(q - 1);
+            if (b->low && q >= 2) {
+                const uint32_t b1 = (a >> 1) & 1u;
+                if (q >= 3) {
+                    raw_v[k] = (a >> 2) & ((1u << (q - 3)) - 1u);
+                    raw_n[k] = (uint32_t)(q - 3);
+                    out[n++] = PCWT_EC_BIN(PCWT_EC_LOW1, b1);
+                }
+                out[n++] = PCWT_EC_BIN(PCWT_EC_LOW0 + b1, a & 1u);
+            } else {
+                raw_v[k] = a & ((1u << (q - 1)) - 1u);
+                raw_n[k] = (uint32_t)(q - 1);
+            }
         }
         out[n++] = PCWT_EC_BIN(pcwt_ec_sign_model(left[k], above[k]), c[k] < 0);
     }
@@ -578,8 +661,8 @@ static PCWT_EC_INLINE PCWT_HD int pcwt_ec_decode_run(pcwt_rc_dec *rc, pcwt_bit_m
  * signs of its left and above neighbours. Sets *found when q = mq; returns the sign of *dst. */
 static PCWT_EC_INLINE PCWT_HD int pcwt_ec_decode_coef(pcwt_rc_dec *rc, pcwt_ec_raw_reader *raw,
                                               pcwt_bit_model *m, uint32_t ms,
-                                              pcwt_bit_model *mm, int mq, int coded, int left,
-                                              int above, int *found, int32_t *dst)
+                                              pcwt_bit_model *mm, int mq, int coded, int low,
+                                              int left, int above, int *found, int32_t *dst)
 {
     pcwt_bit_model *const sm = &m[pcwt_ec_sign_model(left, above) * ms];
 #ifdef __CUDA_ARCH__
@@ -607,7 +690,15 @@ static PCWT_EC_INLINE PCWT_HD int pcwt_ec_decode_coef(pcwt_rc_dec *rc, pcwt_ec_r
     uint32_t v = 1;
     if (q >= 1) {
         v = 2u | pcwt_rc_decode_flat(rc, &m[(PCWT_EC_MANT + pcwt_ec_min(q, 7) - 1) * ms]);
-        v = (v << (q - 1)) | pcwt_ec_raw_get(raw, (uint32_t)(q - 1));
+        if (low && q >= 2) {
+            if (q >= 3) {
+                v = (v << (q - 3)) | pcwt_ec_raw_get(raw, (uint32_t)(q - 3));
+                v = (v << 1) | pcwt_rc_decode_flat(rc, &m[PCWT_EC_LOW1 * ms]);
+            }
+            v = (v << 1) | pcwt_rc_decode_flat(rc, &m[(PCWT_EC_LOW0 + (v & 1u)) * ms]);
+        } else {
+            v = (v << (q - 1)) | pcwt_ec_raw_get(raw, (uint32_t)(q - 1));
+        }
     }
 #ifdef __CUDA_ARCH__
     const uint32_t neg = pcwt_rc_decode_flat(rc, &sign);
@@ -716,7 +807,13 @@ static inline PCWT_HD void pcwt_ec_put_element(int32_t *d0, int32_t *d1, int las
  * (pcwt_ec_mqd_next), and the coefficients above are loaded an element ahead, so that a GPU
  * thread, which waits for each load at its first use, does not wait for memory between the bins
  * of an element. */
-static inline PCWT_HD int pcwt_ec_decode_group(const pcwt_ec_band *b, const pcwt_ec_span *g,
+#ifdef __CUDA_ARCH__
+/* Inlined where the GPU decoder calls it once per value of b->low, so that each copy knows it. */
+#define PCWT_EC_DECODE_INLINE PCWT_EC_INLINE
+#else
+#define PCWT_EC_DECODE_INLINE inline
+#endif
+static PCWT_EC_DECODE_INLINE PCWT_HD int pcwt_ec_decode_group(const pcwt_ec_band *b, const pcwt_ec_span *g,
                                                const uint16_t *init, pcwt_bit_model *m, uint32_t ms,
                                                const uint8_t *a, size_t alen, const uint8_t *rs,
                                                size_t rlen)
@@ -728,7 +825,7 @@ static inline PCWT_HD int pcwt_ec_decode_group(const pcwt_ec_band *b, const pcwt
     int8_t *const mqd = b->mqd;
     const int8_t *const parent = b->parent;
     const ptrdiff_t cols = b->cols, mcols = b->mcols, pcols = b->pcols;
-    const int qmax = b->qmax, exact = b->exact;
+    const int qmax = b->qmax, exact = b->exact, low = b->low;
     const uint32_t gy = g->gy, ye = g->ye;
     pcwt_ec_models_reset(m, ms, init);
     pcwt_rc_dec rc;
@@ -801,13 +898,14 @@ static inline PCWT_HD int pcwt_ec_decode_group(const pcwt_ec_band *b, const pcwt
             pcwt_bit_model *const mm = &m[(PCWT_EC_MAG + pcwt_ec_min(mq, 3) * 16) * ms];
             const uint32_t mf = 8 * ms; /* MAG models of found = 1 follow those of found = 0 */
             int found = 0;
-            const int s0 = pcwt_ec_decode_coef(&rc, &raw, m, ms, mm, mq, 1, sl0, sa0, &found, &v[0]);
-            const int s1 = pcwt_ec_decode_coef(&rc, &raw, m, ms, mm + found * mf, mq, 1, s0, sa1,
-                                               &found, &v[1]);
-            const int s2 = pcwt_ec_decode_coef(&rc, &raw, m, ms, mm + found * mf, mq, 1, sl1, s0,
-                                               &found, &v[2]);
+            const int s0 = pcwt_ec_decode_coef(&rc, &raw, m, ms, mm, mq, 1, low, sl0, sa0, &found,
+                                               &v[0]);
+            const int s1 = pcwt_ec_decode_coef(&rc, &raw, m, ms, mm + found * mf, mq, 1, low, s0,
+                                               sa1, &found, &v[1]);
+            const int s2 = pcwt_ec_decode_coef(&rc, &raw, m, ms, mm + found * mf, mq, 1, low, sl1,
+                                               s0, &found, &v[2]);
             const int s3 = pcwt_ec_decode_coef(&rc, &raw, m, ms, mm + found * mf, mq,
-                                               !exact || found, s2, s1, &found, &v[3]);
+                                               !exact || found, low, s2, s1, &found, &v[3]);
             pcwt_ec_put_element(d0, d1, y + 1 == ye, v, &held);
             sl0 = s1;
             sl1 = s3;

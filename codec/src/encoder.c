@@ -113,6 +113,11 @@ pcwt_status pcwt_encoder_set_params(pcwt_encoder *e, const pcwt_encode_params *p
                        (int)p->colour_transform);
         return PCWT_ERR_INVALID_ARGUMENT;
     }
+    if (p->low_bits != PCWT_LOW_BITS_AUTO && p->low_bits != PCWT_LOW_BITS_OFF &&
+        p->low_bits != PCWT_LOW_BITS_ON) {
+        pcwt_set_error(e->err, sizeof e->err, "low bits %d out of range 0..2", (int)p->low_bits);
+        return PCWT_ERR_INVALID_ARGUMENT;
+    }
     if (p->profile != PCWT_PROFILE_BASELINE && p->profile != PCWT_PROFILE_ENTROPY) {
         pcwt_set_error(e->err, sizeof e->err, "profile %d not supported", (int)p->profile);
         return PCWT_ERR_UNSUPPORTED;
@@ -252,8 +257,11 @@ static pcwt_status encode_frame(pcwt_encoder *e, const pcwt_image_desc *din, con
             return PCWT_ERR_BUFFER_TOO_SMALL;
         }
         if (p->profile == PCWT_PROFILE_ENTROPY) {
+            const int low = p->low_bits == PCWT_LOW_BITS_ON ||
+                            (p->low_bits == PCWT_LOW_BITS_AUTO && pcwt_ec_low_bits_wanted(pyr));
+            info.planes[i].low_bits = (uint32_t)low;
             size_t n = 0;
-            st = pcwt_ec_payload_encode(pyr, qmax, p->group_rows, p->group_cols, out + off,
+            st = pcwt_ec_payload_encode(pyr, qmax, p->group_rows, p->group_cols, low, out + off,
                                         (size_t)size, &n);
             if (st != PCWT_OK) {
                 pcwt_set_error(err, es, "plane %u: entropy coding failed (%s)", i,

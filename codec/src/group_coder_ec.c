@@ -10,14 +10,37 @@
 #include <string.h>
 
 /* The view of band b that the group coder reads. */
-static inline pcwt_ec_band ec_band(const pcwt_pyramid *p, uint32_t b, int qmax)
+static inline pcwt_ec_band ec_band(const pcwt_pyramid *p, uint32_t b, int qmax, int low)
 {
     const pcwt_band *band = &p->band[b];
     const pcwt_band *parent = pcwt_band_is_top(p, b) ? NULL : &p->band[b - 3];
     pcwt_ec_band v = {band->coef, band->mqd, parent ? parent->mqd : NULL, band->cols, band->mcols,
                       parent ? parent->mcols : 0, qmax, pcwt_ec_class(b == 0, band->level),
-                      b == 0 || band->level == 1};
+                      b == 0 || band->level == 1, low};
     return v;
+}
+
+/* ---- the low-bit decision ------------------------------------------------------------------- */
+
+int pcwt_ec_low_bits_wanted(const pcwt_pyramid *p)
+{
+    pcwt_ec_low_stats s;
+    memset(&s, 0, sizeof s);
+    for (uint32_t b = 0; b < p->band_count; b++) {
+        const pcwt_band *band = &p->band[b];
+        for (uint32_t x = 0; x < band->mrows; x += PCWT_EC_LOW_ROW_STEP) {
+            /* an element row's two coefficient rows; 32-bit counts (at most 2^18 of them) */
+            const int32_t *row = band->coef + (size_t)(2 * x) * band->cols;
+            uint32_t n[3] = {0, 0, 0}, ones[3] = {0, 0, 0};
+            for (uint32_t i = 0; i < 2 * band->cols; i++)
+                pcwt_ec_low_tally(pcwt_magnitude(row[i]), n, ones);
+            for (int k = 0; k < 3; k++) {
+                s.n[k] += n[k];
+                s.ones[k] += ones[k];
+            }
+        }
+    }
+    return pcwt_ec_low_worth(&s);
 }
 
 static inline pcwt_ec_span span_of(const pcwt_band *band, uint32_t gx, uint32_t gy, uint32_t gr,
@@ -31,7 +54,7 @@ static inline pcwt_ec_span span_of(const pcwt_band *band, uint32_t gx, uint32_t 
 /* ---- encoder -------------------------------------------------------------------------------- */
 
 pcwt_status pcwt_ec_payload_encode(const pcwt_pyramid *p, int qmax, uint32_t gr, uint32_t gc,
-                                   uint8_t *dst, size_t cap, size_t *written)
+                                   int low, uint8_t *dst, size_t cap, size_t *written)
 {
     /* Scratch for the two streams of the largest possible group of the plane. */
     const uint64_t per_element = qmax >= 0 ? 4u * (uint64_t)qmax + 9u : 1u;
@@ -45,7 +68,7 @@ pcwt_status pcwt_ec_payload_encode(const pcwt_pyramid *p, int qmax, uint32_t gr,
     pcwt_status st = PCWT_OK;
     for (uint32_t b = 0; b < p->band_count && st == PCWT_OK; b++) {
         const pcwt_band *band = &p->band[b];
-        const pcwt_ec_band v = ec_band(p, b, qmax);
+        const pcwt_ec_band v = ec_band(p, b, qmax, low);
         const uint16_t *init = pcwt_ec_init_p[v.cls];
         for (uint32_t gx = 0; gx < band->mrows && st == PCWT_OK; gx += gr) {
             for (uint32_t gy = 0; gy < band->mcols; gy += gc) {
@@ -119,7 +142,7 @@ static int decode_group_raw(const pcwt_ec_band *v, const pcwt_ec_span *g, const 
     return !pad || pcwt_br_get(&rd, pad) == 0;
 }
 
-pcwt_status pcwt_ec_payload_decode(pcwt_pyramid *p, int qmax, uint32_t gr, uint32_t gc,
+pcwt_status pcwt_ec_payload_decode(pcwt_pyramid *p, int qmax, uint32_t gr, uint32_t gc, int low,
                                    const uint8_t *src, size_t size, char *err, size_t err_size)
 {
     size_t pos = 0;
@@ -127,7 +150,7 @@ pcwt_status pcwt_ec_payload_decode(pcwt_pyramid *p, int qmax, uint32_t gr, uint3
     pcwt_bit_model models[PCWT_EC_ALL];
     for (uint32_t b = 0; b < p->band_count; b++) {
         const pcwt_band *band = &p->band[b];
-        const pcwt_ec_band v = ec_band(p, b, qmax);
+        const pcwt_ec_band v = ec_band(p, b, qmax, low);
         const uint16_t *init = pcwt_ec_init_p[v.cls];
         for (uint32_t gx = 0; gx < band->mrows; gx += gr) {
             for (uint32_t gy = 0; gy < band->mcols; gy += gc, gi++) {

@@ -110,9 +110,12 @@ pcwt_status pcwt_check_top_qmax(const pcwt_pyramid *p, uint32_t b, int qmax, cha
 /* group_coder_ec.c: element and group coding of one plane, entropy profile (profile 1). A
  * plane's payload is never larger than pcwt_payload_size() of the baseline. */
 pcwt_status pcwt_ec_payload_encode(const pcwt_pyramid *p, int qmax, uint32_t gr, uint32_t gc,
-                                   uint8_t *dst, size_t cap, size_t *written);
-pcwt_status pcwt_ec_payload_decode(pcwt_pyramid *p, int qmax, uint32_t gr, uint32_t gc,
+                                   int low, uint8_t *dst, size_t cap, size_t *written);
+pcwt_status pcwt_ec_payload_decode(pcwt_pyramid *p, int qmax, uint32_t gr, uint32_t gc, int low,
                                    const uint8_t *src, size_t size, char *err, size_t err_size);
+/* Whether a plane's low magnitude bits are worth modelling (plane option bit 0, FORMAT.md
+ * Sec. 5.3), from its transformed pyramid. */
+int pcwt_ec_low_bits_wanted(const pcwt_pyramid *p);
 
 /* container.c: the codestream header (docs/FORMAT.md). */
 #define PCWT_HEADER_FIXED 28u

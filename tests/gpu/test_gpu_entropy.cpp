@@ -1,11 +1,12 @@
 // GPU tests of the entropy profile (profile 1) beyond the byte-identity runs that test_gpu.cpp
 // makes for both profiles: a decode batch that mixes the profiles, one that mixes levels and
-// group sizes, groups past the encoder's bin arena, and damaged codestreams (CRCs recomputed so
+// group sizes, groups past the encoder's bin arena, modelled low bits, and damaged codestreams (CRCs recomputed so
 // that the damage reaches the group decoders), where the GPU must reach the CPU's verdict and,
 // when both accept, the CPU's samples. Label "gpu"; skipped, saying why, without a device.
 #include <gtest/gtest.h>
 
 #include "gpu_test_util.h"
+#include "lattice_image.h"
 #include "recrc.h"
 
 #include <cstdint>
@@ -233,3 +234,67 @@ TEST(GpuEntropy, DamagedStreamsGetTheCpuVerdict)
 }
 
 } // namespace
+
+// The modelled low bits (plane option bit 0): in one GPU batch, frames whose coefficients lie on a
+// lattice (the automatic decision turns them on) beside ordinary ones (it leaves them off), then
+// the same frames with the option forced on, and with the bin arena cut so that some groups take
+// the thread-per-group coder: every codestream must be the CPU's, and the GPU decoder must give
+// every sample back.
+TEST(GpuEntropy, LowBitsDecidedAndCodedAsOnTheCpu)
+{
+    SKIP_WITHOUT_GPU();
+    setenv("PCWT_GPU_BIN_ARENA", "2000000", 1);
+    struct Unset { ~Unset() { unsetenv("PCWT_GPU_BIN_ARENA"); } } unset;
+    Rng rng(47);
+    const uint32_t sizes[][2] = {{512, 512}, {256, 192}, {37, 91}, {640, 480}, {1000, 7}, {512, 512}};
+    std::vector<pcwt_image_desc> descs;
+    std::vector<std::vector<uint8_t>> imgs;
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        pcwt_image_desc d{sizes[k][0], sizes[k][1], 1, 16, 16, 0, 0};
+        descs.push_back(d);
+        if (k % 2 == 0) {
+            imgs.push_back(lattice_image(d, 6, uint32_t(k)));
+        } else {
+            d.is_signed = 1;
+            descs.back() = d;
+            imgs.push_back(ct_like(d, rng, k == 3 ? 4000 : 40));
+        }
+    }
+    pcwt_decoder *dgpu = decoder(PCWT_BACKEND_GPU);
+    for (pcwt_low_bits mode : {PCWT_LOW_BITS_AUTO, PCWT_LOW_BITS_ON}) {
+        pcwt_encoder *cpu = cpu_encoder(PCWT_PROFILE_ENTROPY, 6, 32, 32);
+        pcwt_encoder *gpu = encoder(PCWT_BACKEND_GPU, PCWT_PROFILE_ENTROPY, 6, 32, 32);
+        for (pcwt_encoder *e : {cpu, gpu}) {
+            pcwt_encode_params p;
+            pcwt_encode_params_default(&p);
+            p.backend = e == cpu ? PCWT_BACKEND_CPU : PCWT_BACKEND_GPU;
+            p.profile = PCWT_PROFILE_ENTROPY;
+            p.min_ll = 1;
+            p.low_bits = mode;
+            ASSERT_EQ(pcwt_encoder_set_params(e, &p), PCWT_OK) << pcwt_encoder_last_error(e);
+        }
+        std::vector<std::vector<uint8_t>> outs;
+        std::vector<pcwt_frame_job> jobs;
+        for (const auto &d : descs)
+            outs.emplace_back(pcwt_encode_bound(&d));
+        for (size_t k = 0; k < descs.size(); k++)
+            jobs.push_back({descs[k], imgs[k].data(), imgs[k].size(), outs[k].data(), outs[k].size(), 0, PCWT_OK});
+        ASSERT_EQ(pcwt_encode_batch(gpu, jobs.data(), jobs.size()), PCWT_OK) << pcwt_encoder_last_error(gpu);
+        for (size_t k = 0; k < descs.size(); k++) {
+            outs[k].resize(jobs[k].written);
+            EXPECT_TRUE(same_codestream(outs[k], encode_with(cpu, descs[k], imgs[k])))
+                << "mode " << int(mode) << " frame " << k;
+            pcwt_header_info info;
+            ASSERT_EQ(pcwt_read_header(outs[k].data(), outs[k].size(), &info), PCWT_OK);
+            // on: forced; auto: on for the large lattice frame, off for the CT-like ones (the small
+            // lattice frames decide as the CPU does, which same_codestream checks)
+            if (mode == PCWT_LOW_BITS_ON || k == 0 || k % 2 == 1)
+                EXPECT_EQ(info.planes[0].low_bits, uint32_t(mode == PCWT_LOW_BITS_ON || k == 0))
+                    << "mode " << int(mode) << " frame " << k;
+        }
+        expect_batch_decodes_to(dgpu, outs, imgs);
+        pcwt_encoder_destroy(cpu);
+        pcwt_encoder_destroy(gpu);
+    }
+    pcwt_decoder_destroy(dgpu);
+}

@@ -9,6 +9,7 @@ extern "C" {
 #include "internal.h"
 #include "rangecoder.h"
 }
+#include "lattice_image.h"
 #include "recrc.h"
 #include "test_util.h"
 
@@ -338,8 +339,9 @@ TEST(EntropyProfile, MqdContextsFromValuesMatchThoseFromRows)
 
 // The bins of pcwt_ec_element_bins (the GPU coder's first pass), coded in order with the same
 // range coder and raw-bit writer, give the bytes of pcwt_ec_encode_group, and
-// pcwt_ec_element_counts counts them; on random bands of every class, random group sizes and MQD
-// trees whose references and coefficients agree with their MQDs as a transform's would.
+// pcwt_ec_element_counts counts them; on random bands of every class, with and without modelled
+// low bits, random group sizes and MQD trees whose references and coefficients agree with their
+// MQDs as a transform's would.
 TEST(EntropyProfile, ElementBinsCodeTheSameBytesAsTheGroupCoder)
 {
     Rng rng(17);
@@ -382,6 +384,7 @@ TEST(EntropyProfile, ElementBinsCodeTheSameBytesAsTheGroupCoder)
         b.qmax = qmax;
         b.cls = static_cast<int>(rng.below(PCWT_EC_CLASSES));
         b.exact = exact;
+        b.low = static_cast<int>(rng.below(2));
         for (uint32_t gx = 0; gx < mr; gx += gr)
             for (uint32_t gy = 0; gy < mc; gy += gc) {
                 const pcwt_ec_span g{gx, gy, std::min(mr, gx + gr), std::min(mc, gy + gc)};
@@ -404,7 +407,7 @@ TEST(EntropyProfile, ElementBinsCodeTheSameBytesAsTheGroupCoder)
                         const size_t at = size_t(2 * x) * b.cols + 2 * y;
                         const int32_t c[4] = {coef[at], coef[at + 1], coef[at + b.cols], coef[at + b.cols + 1]};
                         pcwt_ec_element_counts(b.parent ? parent[size_t(x / 2) * pc + y / 2] : qmax,
-                                               mqd[size_t(x) * mc + y], c, exact, &nb, &nr);
+                                               mqd[size_t(x) * mc + y], c, exact, b.low, &nb, &nr);
                         ASSERT_EQ(n, nb) << "round " << round << " element " << x << "," << y;
                         ASSERT_EQ(rn[0] + rn[1] + rn[2] + rn[3], nr);
                         for (uint32_t i = 0; i < n; i++)
@@ -655,5 +658,105 @@ TEST(EntropyProfile, DestinationTooSmallIsRefused)
     for (size_t cap : {size_t{0}, size_t{10}, cs.size() / 2})
         EXPECT_EQ(pcwt_encode(e, &d, img.data(), img.size(), dst.data(), cap, &written),
                   PCWT_ERR_BUFFER_TOO_SMALL);
+    pcwt_encoder_destroy(e);
+}
+
+// ---- modelled low bits (plane option bit 0) ------------------------------------------------------
+
+namespace {
+
+uint32_t plane0_low_bits(const std::vector<uint8_t> &cs)
+{
+    pcwt_header_info info;
+    EXPECT_EQ(pcwt_read_header(cs.data(), cs.size(), &info), PCWT_OK);
+    return info.planes[0].low_bits;
+}
+
+} // namespace
+
+// The encoder models the low bits where the coefficients lie on a lattice, and the file is much
+// smaller for it; it leaves them raw on an ordinary image; either way every sample comes back.
+TEST(EntropyProfile, LowBitsModelledWhereTheyPay)
+{
+    Rng rng(41);
+    const auto d = make_desc(256, 192, 1, 16, 16, false);
+    const auto img = lattice_image(d, 4, 41);
+    auto p = entropy_params(4);
+    std::vector<uint8_t> automatic, off;
+    expect_roundtrip(d, img, p, "lattice, auto", &automatic);
+    p.low_bits = PCWT_LOW_BITS_OFF;
+    expect_roundtrip(d, img, p, "lattice, off", &off);
+    EXPECT_EQ(plane0_low_bits(automatic), 1u);
+    EXPECT_EQ(plane0_low_bits(off), 0u);
+    // Two lattice bits of about 0.6 bit each instead of two raw ones.
+    EXPECT_LT(automatic.size() * 100, off.size() * 90) << automatic.size() << " vs " << off.size();
+
+    const auto ct = make_desc(256, 192, 1, 16, 12, false);
+    const auto ct_img = ct_like(ct, rng, 300);
+    std::vector<uint8_t> ct_auto;
+    expect_roundtrip(ct, ct_img, entropy_params(4), "ct, auto", &ct_auto);
+    EXPECT_EQ(plane0_low_bits(ct_auto), 0u);
+}
+
+// Forced on, the modelled low bits round-trip every format, colour, high-bit planes, all levels
+// and group sizes.
+TEST(EntropyProfile, LowBitsForcedOnEveryFormat)
+{
+    Rng rng(42);
+    struct Fmt { uint32_t alloc, stored; bool sgn; };
+    const Fmt fmts[] = {{8, 8, false}, {8, 3, true}, {16, 16, true}, {16, 12, false}, {16, 13, true}};
+    for (const Fmt &f : fmts)
+        for (uint32_t comps : {1u, 3u})
+            for (uint32_t levels : {0u, 1u, 3u, 6u}) {
+                const auto d = make_desc(67, 45, comps, f.alloc, f.stored, f.sgn);
+                auto p = entropy_params(levels, 1 + rng.below(32), 1 + rng.below(32));
+                p.low_bits = PCWT_LOW_BITS_ON;
+                const std::string what = std::to_string(f.alloc) + "/" + std::to_string(f.stored) +
+                                         " x" + std::to_string(comps) + " L" + std::to_string(levels);
+                std::vector<uint8_t> cs;
+                expect_roundtrip(d, ct_like(d, rng, 900), p, what, &cs);
+                EXPECT_EQ(plane0_low_bits(cs), 1u) << what;
+                auto noise = noise_image(d, rng);
+                expect_roundtrip(d, noise, p, what + " noise");
+            }
+}
+
+TEST(EntropyProfile, LowBitsOptionByteChecked)
+{
+    const auto d = make_desc(64, 64, 1, 16, 16, false);
+    auto p = entropy_params();
+    p.low_bits = PCWT_LOW_BITS_ON;
+    const auto cs = encode(d, lattice_image(d, 6, 43), &p);
+    ASSERT_FALSE(cs.empty());
+    pcwt_header_info info;
+    ASSERT_EQ(pcwt_read_header(cs.data(), cs.size(), &info), PCWT_OK);
+    ASSERT_EQ(info.planes[0].low_bits, 1u);
+    std::vector<uint8_t> out;
+    const size_t opt = PCWT_HEADER_FIXED + 3; // plane 0's options byte
+    const pcwt_header_info good = info;
+    for (uint8_t v : {2, 3, 0x80, 0xff}) {
+        auto bad = cs;
+        bad[opt] = v;
+        fix_crcs(bad, good);
+        EXPECT_EQ(pcwt_read_header(bad.data(), bad.size(), &info), PCWT_ERR_CORRUPT) << int(v);
+        EXPECT_EQ(decode(bad, out), PCWT_ERR_CORRUPT) << int(v);
+    }
+    // The option is the entropy profile's: a baseline codestream may not set it.
+    p.profile = PCWT_PROFILE_BASELINE;
+    auto base = encode(d, lattice_image(d, 6, 44), &p);
+    ASSERT_EQ(pcwt_read_header(base.data(), base.size(), &info), PCWT_OK);
+    EXPECT_EQ(info.planes[0].low_bits, 0u);
+    base[opt] = 1;
+    fix_crcs(base, info);
+    EXPECT_EQ(decode(base, out), PCWT_ERR_CORRUPT);
+    // The wrong option on a good payload: the group decoder reads it another way and must fail
+    // or decode in range, never crash.
+    auto flipped = cs;
+    flipped[opt] = 0;
+    fix_crcs(flipped, good);
+    EXPECT_NE(decode(flipped, out), PCWT_OK);
+    pcwt_encoder *e = pcwt_encoder_create();
+    p.low_bits = static_cast<pcwt_low_bits>(3);
+    EXPECT_EQ(pcwt_encoder_set_params(e, &p), PCWT_ERR_INVALID_ARGUMENT);
     pcwt_encoder_destroy(e);
 }

@@ -5,8 +5,10 @@ model pcwt_ec_ref.py (written from docs/FORMAT.md Sec. 5, independently of the C
     /usr/bin/python3 tests/vectors/gen_vectors_entropy.py
 
 Same cases and same file format as gen_vectors.py (see its docstring and README.md), except that
-`payload` is the profile-1 plane payload (FORMAT.md Sec. 5.1: a LEB128-framed record per group)
-and `groups` counts those records. The model must round-trip every case. The files are
+`payload` is the profile-1 plane payload (FORMAT.md Sec. 5.1: a LEB128-framed record per group),
+`groups` counts those records, and a `low_bits` line (before `samples`) gives the plane's option
+bit 0, the encoder's decision to model the low bits (Sec. 5.3). Besides the baseline's cases, two
+images whose coefficients lie on a lattice make that decision 1. The model must round-trip every case. The files are
 committed; test_vectors_entropy (the same test_vectors.cpp built with PCWT_VECTOR_PROFILE=1) needs
 no Python. Reruns are byte-identical.
 """
@@ -36,14 +38,43 @@ def count_records(payload):
     return n
 
 
+def lattice_cases():
+    """Images made by the inverse transform of coefficients on a lattice (0 or +-(4k + 2), as an
+    image decoded from a lossy wavelet codestream has them), where the low bits are worth
+    modelling."""
+    import random
+    import pcwt_ref
+    rng = random.Random(20261126)
+    out = []
+    for (name, R, C, L, GR, GC, ba, bs, sg, dc, spread) in (
+            ('u16_lattice_64x96_L3_g16x16', 64, 96, 3, 16, 16, 16, 16, 0, 30000, 60),
+            ('s12_lattice_64x80_L2_g5x7', 64, 80, 2, 5, 7, 16, 12, 1, 0, 20)):
+        P = pcwt_ref.plan(R, C, L)
+        bands = {}
+        for l in range(1, L + 1):
+            br, bc = P[l - 1]['band']
+            for o in ['HL', 'LH', 'HH']:
+                bands[(l, o)] = [[0 if rng.random() < 0.2 else
+                                  rng.choice((-1, 1)) * (4 * rng.randint(1, spread) + 2)
+                                  for _ in range(bc)] for _ in range(br)]
+            if l == L:
+                bands[(l, 'LL')] = [[dc + rng.randint(-spread, spread) for _ in range(bc)]
+                                    for _ in range(br)]
+        img = pcwt_ref.inv2d(P, bands, R, C)
+        check = pcwt_ref.fwd2d(img, R, C, L)[1]
+        assert check == bands, name  # the transform gives the lattice back
+        out.append((name, R, C, L, GR, GC, ba, bs, sg, img))
+    return out
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     names = set()
-    for (name, R, C, L, GR, GC, ba, bs, sg, img) in gen_vectors.cases():
+    for (name, R, C, L, GR, GC, ba, bs, sg, img) in gen_vectors.cases() + lattice_cases():
         names.add(name)
         gen_vectors.check_range(img, bs, sg)
-        payload, qmax, nraw = pcwt_ec_ref.encode_payload(img, R, C, L, GR, GC)
-        assert pcwt_ec_ref.decode_payload(payload, R, C, L, GR, GC, qmax) == img, name
+        payload, qmax, nraw, low = pcwt_ec_ref.encode_payload(img, R, C, L, GR, GC)
+        assert pcwt_ec_ref.decode_payload(payload, R, C, L, GR, GC, qmax, low) == img, name
         groups = count_records(payload)
         assert groups == gen_vectors.expected_group_count(R, C, L, GR, GC), name
         lines = [
@@ -52,7 +83,7 @@ def main():
             'name %s' % name, 'rows %d' % R, 'cols %d' % C, 'levels %d' % L,
             'group_rows %d' % GR, 'group_cols %d' % GC, 'bits_allocated %d' % ba,
             'bits_stored %d' % bs, 'signed %d' % sg, 'qmax %d' % qmax, 'groups %d' % groups,
-            'payload_length %d' % len(payload), 'samples',
+            'payload_length %d' % len(payload), 'low_bits %d' % int(low), 'samples',
         ]
         lines += [' '.join(str(v) for v in row) for row in img]
         lines.append('payload')
@@ -61,8 +92,8 @@ def main():
         lines.append('end')
         with open(os.path.join(OUT, name + '.vec'), 'w', newline='\n') as f:
             f.write('\n'.join(lines) + '\n')
-        print('%-30s qmax %3d groups %5d (raw mode %4d) payload %6d bytes'
-              % (name, qmax, groups, nraw, len(payload)))
+        print('%-30s qmax %3d groups %5d (raw mode %4d) payload %6d bytes, low bits %d'
+              % (name, qmax, groups, nraw, len(payload), int(low)))
     for f in sorted(os.listdir(OUT)):
         if f.endswith('.vec') and f[:-4] not in names:
             os.remove(os.path.join(OUT, f))

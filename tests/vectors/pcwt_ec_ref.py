@@ -4,8 +4,8 @@ alone, independently of the C code. It reuses the transform and MQDs of the base
 shared/reference/pcwt_ref.py, which profile 1 keeps unchanged, and reads the initial probabilities
 from codec/src/ec_tables.h (normative, FORMAT.md Sec. 5.4).
 
-    payload = encode_payload(img, R, C, L, GR, GC)   # plane payload (no container header)
-    img     = decode_payload(payload, R, C, L, GR, GC, qmax)
+    payload, qmax, raw_groups, low = encode_payload(img, R, C, L, GR, GC)   # plane payload
+    img = decode_payload(payload, R, C, L, GR, GC, qmax, low)   # low: plane option bit 0
 
 gen_vectors_entropy.py uses it to write tests/vectors/entropy/*.vec, which the C library must
 match byte for byte (test_vectors_entropy). Standard library only; run with /usr/bin/python3.
@@ -22,6 +22,7 @@ import pcwt_ref  # noqa: E402
 
 NCTX = 106
 ZERO, MQD, MAG, MANT, SIGN = 0, 6, 26, 90, 97
+LOW1, LOW0 = 27, 28   # modelled low bits: MAG[0][0][1..3], which no element codes
 
 
 def load_tables():
@@ -182,9 +183,42 @@ def band_class(l, o):
     return 0 if o == 'LL' else min(l, 3)
 
 
-def code_group(coder, raw, models, B, M, l, o, L, mqd, qmax, gx, gy, xe, ye, decoding):
+def low_worth(n, ones):
+    """FORMAT.md Sec. 5.3: whether a plane models its low bits (integer rule)."""
+    total, bits = 0, 0
+    for k in range(3):
+        if n[k]:
+            d = abs(2 * ones[k] - n[k])
+            f = (d << 16) // n[k]
+            total += n[k] * ((f * f) >> 16)
+            bits += n[k]
+    return bits >= 1024 and total * 8000 >= bits * 1386 * 65536
+
+
+def low_wanted(bands):
+    """Counts over the coefficients of every fourth element row (coefficient rows 8k, 8k + 1) of
+    every band of the plane, padding included."""
+    n, ones = [0, 0, 0], [0, 0, 0]
+    for B in bands.values():
+        for r, row in enumerate(B):
+            if (r // 2) % 4:
+                continue
+            for c in row:
+                a = abs(c)
+                if a >= 4:
+                    b1 = (a >> 1) & 1
+                    if a >= 8:
+                        n[0] += 1
+                        ones[0] += b1
+                    n[1 + b1] += 1
+                    ones[1 + b1] += a & 1
+    return low_worth(n, ones)
+
+
+def code_group(coder, raw, models, B, M, l, o, L, mqd, qmax, gx, gy, xe, ye, decoding, low=False):
     """Encodes (decoding=False) or decodes (True) one group; coder is a RangeEncoder or
-    RangeDecoder, raw a list of bits (encoder) or a [bits, position] pair (decoder)."""
+    RangeDecoder, raw a list of bits (encoder) or a [bits, position] pair (decoder); low: the
+    plane models the two low bits of magnitudes."""
     exact = o == 'LL' or l == 1
 
     def bit(model_index, value=None):
@@ -253,7 +287,12 @@ def code_group(coder, raw, models, B, M, l, o, L, mqd, qmax, gx, gy, xe, ye, dec
                 mag = 1
                 if q >= 1:
                     mag = (mag << 1) | bit(MANT + min(q, 7) - 1, None if decoding else (a >> (q - 1)) & 1)
-                    if q >= 2:
+                    if q >= 2 and low:
+                        if q >= 3:
+                            mag = (mag << (q - 3)) | raw_bits(None if decoding else (a >> 2) & ((1 << (q - 3)) - 1), q - 3)
+                            mag = (mag << 1) | bit(LOW1, None if decoding else (a >> 1) & 1)
+                        mag = (mag << 1) | bit(LOW0 + (mag & 1), None if decoding else a & 1)
+                    elif q >= 2:
                         mag = (mag << (q - 1)) | raw_bits(None if decoding else a & ((1 << (q - 1)) - 1), q - 1)
                 sl = sign(B[cx][cy - 1]) if cy - 1 >= 2 * gy else 0
                 sa = sign(B[cx - 1][cy]) if cx - 1 >= 2 * gx else 0
@@ -262,9 +301,12 @@ def code_group(coder, raw, models, B, M, l, o, L, mqd, qmax, gx, gy, xe, ye, dec
                     B[cx][cy] = -mag if neg else mag
 
 
-def encode_payload(img, R, C, L, GR, GC):
+def encode_payload(img, R, C, L, GR, GC, low=None):
+    """low: None decides as an encoder does (Sec. 5.3), else forced."""
     P, bands = pcwt_ref.fwd2d(img, R, C, L)
     mqd = pcwt_ref.compute_mqd(P, bands)
+    if low is None:
+        low = low_wanted(bands)
     qmax = max(max(max(row) for row in mqd[(L, o)]) for o in ('LL', 'HL', 'LH', 'HH'))
     out = bytearray()
     raw_groups = 0
@@ -285,7 +327,7 @@ def encode_payload(img, R, C, L, GR, GC):
                 # the entropy record
                 models = [Model(p) for p in TABLES[band_class(l, o)]]
                 enc, raw = RangeEncoder(), []
-                code_group(enc, raw, models, B, M, l, o, L, mqd, qmax, gx, gy, xe, ye, False)
+                code_group(enc, raw, models, B, M, l, o, L, mqd, qmax, gx, gy, xe, ye, False, low)
                 a, rb = enc.finish(), pack_bits(raw)
                 ent_record = leb128(2 * len(a)) + leb128(len(rb)) + a + rb
                 if len(ent_record) <= len(raw_record):
@@ -293,10 +335,10 @@ def encode_payload(img, R, C, L, GR, GC):
                 else:
                     out += raw_record
                     raw_groups += 1
-    return bytes(out), qmax, raw_groups
+    return bytes(out), qmax, raw_groups, low
 
 
-def decode_payload(buf, R, C, L, GR, GC, qmax):
+def decode_payload(buf, R, C, L, GR, GC, qmax, low=False):
     P = pcwt_ref.plan(R, C, L)
     bands, mqd = {}, {}
     for l in range(1, L + 1):
@@ -349,7 +391,7 @@ def decode_payload(buf, R, C, L, GR, GC, qmax):
                     dec = RangeDecoder(a)
                     bits = [(rb[k >> 3] >> (7 - (k & 7))) & 1 for k in range(8 * len(rb))]
                     raw = (bits, [0])
-                    code_group(dec, raw, models, B, M, l, o, L, mqd, qmax, gx, gy, xe, ye, True)
+                    code_group(dec, raw, models, B, M, l, o, L, mqd, qmax, gx, gy, xe, ye, True, low)
                     assert dec.code < dec.range and dec.pos >= alen
                     assert (raw[1][0] + 7) // 8 == rlen and not any(bits[raw[1][0]:])
     assert pos == len(buf)
@@ -361,6 +403,8 @@ if __name__ == '__main__':
     rng = random.Random(7)
     for (R, C, L, GR, GC) in [(37, 53, 3, 4, 5), (64, 64, 4, 8, 8), (33, 17, 2, 3, 2), (1, 1, 1, 1, 1)]:
         img = [[(i * 3 + j * 5) % 200 + rng.randint(0, 9) for j in range(C)] for i in range(R)]
-        payload, qmax, nraw = encode_payload(img, R, C, L, GR, GC)
-        assert decode_payload(payload, R, C, L, GR, GC, qmax) == img
-        print(R, C, L, GR, GC, 'lossless, payload', len(payload), 'bytes, raw-mode groups', nraw)
+        for low in (False, True):
+            payload, qmax, nraw, low = encode_payload(img, R, C, L, GR, GC, low)
+            assert decode_payload(payload, R, C, L, GR, GC, qmax, low) == img
+            print(R, C, L, GR, GC, 'low bits', int(low), 'lossless, payload', len(payload),
+                  'bytes, raw-mode groups', nraw)

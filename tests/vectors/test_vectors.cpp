@@ -39,6 +39,7 @@ struct Vector {
     uint32_t bits_allocated = 0, bits_stored = 0, is_signed = 0;
     int32_t qmax = 0;
     uint64_t groups = 0, payload_length = 0;
+    uint32_t low_bits = 0; // entropy profile: plane option bit 0 (optional key)
     std::vector<int64_t> samples;
     std::vector<uint8_t> payload;
 };
@@ -150,7 +151,14 @@ bool ParseVector(const std::string &path, Vector *v, std::string *err) {
         return false;
     }
     std::string tok;
-    if (!(in >> tok) || tok != "samples") {
+    if ((in >> tok) && tok == "low_bits") {
+        if (!ReadUnsigned(in, &v->low_bits) || v->low_bits > 1) {
+            *err = "bad value for 'low_bits'";
+            return false;
+        }
+        in >> tok;
+    }
+    if (tok != "samples") {
         *err = "expected 'samples', got '" + tok + "'";
         return false;
     }
@@ -364,6 +372,7 @@ TEST_P(ReferenceVector, MatchesModelAndRoundTrips) {
     EXPECT_EQ(info.planes[0].component, 0u);
     EXPECT_EQ(info.planes[0].kind, 0u);
     EXPECT_EQ(info.planes[0].qmax, v.qmax) << "Qmax differs from the model";
+    EXPECT_EQ(info.planes[0].low_bits, v.low_bits) << "the low-bit decision differs from the model";
 
     // Plane 0's payload starts right after the header.
     ASSERT_LE(info.header_length, written);
