@@ -253,7 +253,8 @@ static PCWT_EC_INLINE PCWT_HD int pcwt_ec_encode_coef(pcwt_rc_enc *e, pcwt_bitwr
 
 /* Codes one group in entropy mode (models reset from init); returns the length in bits of its
  * baseline bit string, the raw-mode alternative. */
-static inline PCWT_HD uint64_t pcwt_ec_encode_group(const pcwt_ec_band *b, const pcwt_ec_span *g,
+/* Inlined: the CPU calls it once per value of b->low, so that each copy knows it. */
+static PCWT_EC_INLINE PCWT_HD uint64_t pcwt_ec_encode_group(const pcwt_ec_band *b, const pcwt_ec_span *g,
                                                     const uint16_t *init, pcwt_bit_model *m,
                                                     uint32_t ms, pcwt_rc_enc *rc,
                                                     pcwt_bitwriter *raw)
@@ -807,13 +808,8 @@ static inline PCWT_HD void pcwt_ec_put_element(int32_t *d0, int32_t *d1, int las
  * (pcwt_ec_mqd_next), and the coefficients above are loaded an element ahead, so that a GPU
  * thread, which waits for each load at its first use, does not wait for memory between the bins
  * of an element. */
-#ifdef __CUDA_ARCH__
-/* Inlined where the GPU decoder calls it once per value of b->low, so that each copy knows it. */
-#define PCWT_EC_DECODE_INLINE PCWT_EC_INLINE
-#else
-#define PCWT_EC_DECODE_INLINE inline
-#endif
-static PCWT_EC_DECODE_INLINE PCWT_HD int pcwt_ec_decode_group(const pcwt_ec_band *b, const pcwt_ec_span *g,
+/* Inlined where a decoder calls it once per value of b->low, so that each copy knows it. */
+static PCWT_EC_INLINE PCWT_HD int pcwt_ec_decode_group(const pcwt_ec_band *b, const pcwt_ec_span *g,
                                                const uint16_t *init, pcwt_bit_model *m, uint32_t ms,
                                                const uint8_t *a, size_t alen, const uint8_t *rs,
                                                size_t rlen)

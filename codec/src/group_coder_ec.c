@@ -20,6 +20,44 @@ static inline pcwt_ec_band ec_band(const pcwt_pyramid *p, uint32_t b, int qmax, 
     return v;
 }
 
+/* The group coders, one copy for each value of the low-bit option: the copy without keeps the
+ * code it had before the option. */
+static uint64_t encode_group_plain(const pcwt_ec_band *v, const pcwt_ec_span *g,
+                                   const uint16_t *init, pcwt_bit_model *m, pcwt_rc_enc *rc,
+                                   pcwt_bitwriter *raw)
+{
+    pcwt_ec_band b = *v;
+    b.low = 0;
+    return pcwt_ec_encode_group(&b, g, init, m, 1, rc, raw);
+}
+
+static uint64_t encode_group_low(const pcwt_ec_band *v, const pcwt_ec_span *g,
+                                 const uint16_t *init, pcwt_bit_model *m, pcwt_rc_enc *rc,
+                                 pcwt_bitwriter *raw)
+{
+    pcwt_ec_band b = *v;
+    b.low = 1;
+    return pcwt_ec_encode_group(&b, g, init, m, 1, rc, raw);
+}
+
+static int decode_group_plain(const pcwt_ec_band *v, const pcwt_ec_span *g, const uint16_t *init,
+                              pcwt_bit_model *m, const uint8_t *a, size_t alen, const uint8_t *rs,
+                              size_t rlen)
+{
+    pcwt_ec_band b = *v;
+    b.low = 0;
+    return pcwt_ec_decode_group(&b, g, init, m, 1, a, alen, rs, rlen);
+}
+
+static int decode_group_low(const pcwt_ec_band *v, const pcwt_ec_span *g, const uint16_t *init,
+                            pcwt_bit_model *m, const uint8_t *a, size_t alen, const uint8_t *rs,
+                            size_t rlen)
+{
+    pcwt_ec_band b = *v;
+    b.low = 1;
+    return pcwt_ec_decode_group(&b, g, init, m, 1, a, alen, rs, rlen);
+}
+
 /* ---- the low-bit decision ------------------------------------------------------------------- */
 
 int pcwt_ec_low_bits_wanted(const pcwt_pyramid *p)
@@ -77,7 +115,8 @@ pcwt_status pcwt_ec_payload_encode(const pcwt_pyramid *p, int qmax, uint32_t gr,
                 pcwt_rc_enc_init(&rc, sa, scap);
                 pcwt_bitwriter bw;
                 pcwt_bw_init(&bw, sr);
-                const uint64_t raw_bits = pcwt_ec_encode_group(&v, &g, init, models, 1, &rc, &bw);
+                const uint64_t raw_bits = low ? encode_group_low(&v, &g, init, models, &rc, &bw)
+                                              : encode_group_plain(&v, &g, init, models, &rc, &bw);
                 const size_t alen = pcwt_rc_enc_finish(&rc, sa);
                 const size_t rlen = (size_t)(pcwt_bw_flush(&bw) - sr);
                 const pcwt_ec_record rec = pcwt_ec_record_choose(raw_bits, alen, rlen, rc.overflow);
@@ -174,8 +213,9 @@ pcwt_status pcwt_ec_payload_decode(pcwt_pyramid *p, int qmax, uint32_t gr, uint3
                 }
                 const uint8_t *payload = src + pos + rec.head;
                 const int ok = rec.entropy
-                                   ? pcwt_ec_decode_group(&v, &g, init, models, 1, payload, rec.alen,
-                                                          payload + rec.alen, rec.rlen)
+                                   ? (low ? decode_group_low : decode_group_plain)(
+                                         &v, &g, init, models, payload, rec.alen,
+                                         payload + rec.alen, rec.rlen)
                                    : decode_group_raw(&v, &g, payload, (uint32_t)rec.bits);
                 pos += pcwt_ec_record_bytes(&rec);
                 if (!ok) {

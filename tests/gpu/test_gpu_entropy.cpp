@@ -166,13 +166,28 @@ TEST(GpuEntropy, DamagedStreamsGetTheCpuVerdict)
     pcwt_decoder *dcpu = decoder(PCWT_BACKEND_CPU), *dgpu = decoder(PCWT_BACKEND_GPU);
     struct Case {
         uint32_t w, h, levels, gr, gc, noise;
+        pcwt_low_bits low;
     };
-    const Case cases[] = {{64, 48, 3, 8, 8, 30}, {45, 31, 1, 5, 3, 3000}, {96, 80, 6, 32, 32, 200},
-                          {33, 65, 4, 1, 7, 10}};
+    const Case cases[] = {{64, 48, 3, 8, 8, 30, PCWT_LOW_BITS_AUTO},
+                          {45, 31, 1, 5, 3, 3000, PCWT_LOW_BITS_AUTO},
+                          {96, 80, 6, 32, 32, 200, PCWT_LOW_BITS_AUTO},
+                          {33, 65, 4, 1, 7, 10, PCWT_LOW_BITS_AUTO},
+                          {64, 48, 3, 8, 8, 300, PCWT_LOW_BITS_ON}, // modelled low bits
+                          {96, 80, 6, 32, 32, 2000, PCWT_LOW_BITS_ON}};
     Rng rng(22);
     int agreed_rejects = 0, agreed_accepts = 0, disagreements = 0;
     for (const Case &c : cases) {
-        pcwt_encoder *e = cpu_encoder(PCWT_PROFILE_ENTROPY, c.levels, c.gr, c.gc);
+        pcwt_encoder *e = pcwt_encoder_create();
+        pcwt_encode_params p;
+        pcwt_encode_params_default(&p);
+        p.backend = PCWT_BACKEND_CPU;
+        p.profile = PCWT_PROFILE_ENTROPY;
+        p.levels = c.levels;
+        p.group_rows = c.gr;
+        p.group_cols = c.gc;
+        p.min_ll = 1;
+        p.low_bits = c.low;
+        ASSERT_EQ(pcwt_encoder_set_params(e, &p), PCWT_OK);
         const pcwt_image_desc d{c.w, c.h, 1, 16, 16, 1, 0};
         const std::vector<uint8_t> good = encode_with(e, d, ct_like(d, rng, c.noise));
         pcwt_encoder_destroy(e);

@@ -579,14 +579,18 @@ TEST(EntropyProfile, RechecksummedPayloadDamageNeverCrashes)
 {
     // With the CRCs recomputed, damage reaches the group decoder: it must fail cleanly or decode
     // something in range, never crash or read past the payload (ASan/UBSan in CI).
-    for (int variant = 0; variant < 2; variant++) {
+    for (int variant = 0; variant < 3; variant++) {
         std::vector<uint8_t> good;
         if (variant == 0) {
             good = entropy_sample_stream();
         } else {
             Rng rng(31);
             const auto d = make_desc(50, 41, 1, 16, 16, true);
-            good = encode(d, ct_like(d, rng, 500), &(const pcwt_encode_params &)entropy_params(6, 4, 4));
+            auto p = entropy_params(6, 4, 4);
+            if (variant == 2) // modelled low bits
+                p.low_bits = PCWT_LOW_BITS_ON;
+            good = encode(d, ct_like(d, rng, 500), &p);
+            ASSERT_FALSE(good.empty());
         }
         pcwt_header_info info;
         ASSERT_EQ(pcwt_read_header(good.data(), good.size(), &info), PCWT_OK);
