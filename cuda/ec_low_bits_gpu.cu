@@ -23,10 +23,10 @@ __global__ void low_bits_tally(const GpuBand *bands, uint32_t band_count, const 
     if (p.profile != PCWT_PROFILE_ENTROPY || p.low_bits != PCWT_LOW_BITS_AUTO)
         return;
     const GroupPos q = group_pos(b, p, g);
+    // a group's first row is a multiple of the group height, not always of the step
+    const uint32_t first = (q.gx + PCWT_EC_LOW_ROW_STEP - 1) / PCWT_EC_LOW_ROW_STEP * PCWT_EC_LOW_ROW_STEP;
     uint32_t cn[3] = {0, 0, 0}, ones[3] = {0, 0, 0};
     for (uint32_t y = q.gy + lane; y < q.gy + q.vc; y += 32) {
-        // a group's first row is a multiple of the group height, not always of the step
-        const uint32_t first = (q.gx + PCWT_EC_LOW_ROW_STEP - 1) / PCWT_EC_LOW_ROW_STEP * PCWT_EC_LOW_ROW_STEP;
         for (uint32_t x = first; x < q.gx + q.vr; x += PCWT_EC_LOW_ROW_STEP) {
             const int32_t *c0 = i32 + b.coef + uint64_t(2 * x) * b.cols + 2 * y;
             pcwt_ec_low_tally(pcwt_magnitude(c0[0]), cn, ones);

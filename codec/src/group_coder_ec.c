@@ -21,7 +21,9 @@ static inline pcwt_ec_band ec_band(const pcwt_pyramid *p, uint32_t b, int qmax, 
 }
 
 /* The group coders, one copy for each value of the low-bit option: the copy without keeps the
- * code it had before the option. */
+ * code it had before the option. Four functions rather than two with a branch each: in one
+ * function holding both copies GCC 12 stops inlining the range coder's calls (pcwt_rc_encode,
+ * pcwt_rc_decode_flat and pcwt_ec_raw_get went out of line). */
 static uint64_t encode_group_plain(const pcwt_ec_band *v, const pcwt_ec_span *g,
                                    const uint16_t *init, pcwt_bit_model *m, pcwt_rc_enc *rc,
                                    pcwt_bitwriter *raw)
