@@ -845,7 +845,9 @@ static void usage(void)
 {
     fprintf(stderr,
             "usage: pcwt_bench_cpu [-n REPEATS] [--levels L] [--group G] [--profile baseline|entropy]\n"
-            "                      [inputs...]\n"
+            "                      [--lifting rows|columns] [inputs...]\n"
+            "  --group G: GxG groups (default, or 0: the profile's size); --lifting: the order of\n"
+            "  the lifting passes (default: the profile's)\n"
             "  inputs: .jls/.JLS (decoded with CharLS), native .dcm, directories of those,\n"
             "          or --raw PATH,W,H,C,BITS_ALLOCATED,BITS_STORED,SIGNED[,PLANAR]\n"
             "  default: %s/testdata/wg04/jls and %s/testdata/wg04/dicom_unc/MR1_UNC.dcm\n",
@@ -893,6 +895,16 @@ int main(int argc, char **argv)
                 usage();
                 die("bad value '%s' for --profile", v);
             }
+        } else if (strcmp(a, "--lifting") == 0 && i + 1 < argc) {
+            const char *v = argv[++i];
+            if (strcmp(v, "rows") == 0) {
+                g_params.lifting_order = PCWT_LIFTING_ROWS_FIRST;
+            } else if (strcmp(v, "columns") == 0) {
+                g_params.lifting_order = PCWT_LIFTING_COLUMNS_FIRST;
+            } else {
+                usage();
+                die("bad value '%s' for --lifting", v);
+            }
         } else if (strcmp(a, "--raw") == 0 && i + 1 < argc) {
             load_raw(argv[++i]);
             ++inputs;
@@ -917,12 +929,20 @@ int main(int argc, char **argv)
         die("no images");
     }
 
-    printf("libpcwt %s (CPU backend, %s profile, %u levels, %ux%u groups, min_ll %u) vs CharLS %s "
-           "(near_lossless 0, default parameters)\n",
-           pcwt_version_string(),
-           g_params.profile == PCWT_PROFILE_ENTROPY ? "entropy" : "baseline", g_params.levels,
-           g_params.group_rows, g_params.group_cols,
-           g_params.min_ll, charls_get_version_string());
+    const int entropy = g_params.profile == PCWT_PROFILE_ENTROPY; /* 0x0 groups: the profile's */
+    const unsigned gr = g_params.group_rows ? g_params.group_rows
+                        : entropy          ? PCWT_ENTROPY_GROUP_ROWS
+                                           : PCWT_DEFAULT_GROUP;
+    const unsigned gc = g_params.group_cols ? g_params.group_cols
+                        : entropy          ? PCWT_ENTROPY_GROUP_COLS
+                                           : PCWT_DEFAULT_GROUP;
+    const int cols_first = g_params.lifting_order == PCWT_LIFTING_AUTO
+                               ? entropy
+                               : g_params.lifting_order == PCWT_LIFTING_COLUMNS_FIRST;
+    printf("libpcwt %s (CPU backend, %s profile, %u levels, %ux%u groups, %s lifted first, min_ll "
+           "%u) vs CharLS %s (near_lossless 0, default parameters)\n",
+           pcwt_version_string(), entropy ? "entropy" : "baseline", g_params.levels, gr, gc,
+           cols_first ? "columns" : "rows", g_params.min_ll, charls_get_version_string());
     printf("Single-threaded; 1 warm-up + median of %d runs; MB/s = raw input bytes / 1e6 / s; "
            "ratio = raw bytes / coded bytes. Every round trip checked sample-exact.\n\n",
            g_repeats);

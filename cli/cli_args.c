@@ -1,6 +1,7 @@
 /* cli_args.c - long options and strict number parsing for the pcwt tool. */
 #include "cli_args.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "cli_report.h"
@@ -108,60 +109,60 @@ int cli_parse_group(const char *text, uint32_t *rows, uint32_t *cols)
     return 0;
 }
 
+int cli_parse_choice(const char *option, const char *text, const cli_choice *choices, size_t n,
+                     int *out)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(text, choices[i].name) == 0) {
+            *out = choices[i].value;
+            return 0;
+        }
+    char list[160] = "";
+    size_t len = 0;
+    for (size_t i = 0; i < n && len < sizeof list; i++)
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s%s",
+                                i == 0 ? "" : i + 1 == n ? " or " : ", ", choices[i].name);
+    cli_error("option --%s: '%s' is not %s", option, text, list);
+    return -1;
+}
+
+#define CLI_CHOICE(option, text, out, ...)                                                         \
+    do {                                                                                           \
+        static const cli_choice choices_[] = {__VA_ARGS__};                                        \
+        int v_ = 0;                                                                                \
+        if (cli_parse_choice(option, text, choices_, sizeof choices_ / sizeof choices_[0], &v_))   \
+            return -1;                                                                             \
+        *(out) = v_;                                                                               \
+        return 0;                                                                                  \
+    } while (0)
+
 int cli_parse_profile(const char *text, pcwt_profile *profile)
 {
-    if (strcmp(text, "baseline") == 0 || strcmp(text, "0") == 0)
-        *profile = PCWT_PROFILE_BASELINE;
-    else if (strcmp(text, "entropy") == 0 || strcmp(text, "1") == 0)
-        *profile = PCWT_PROFILE_ENTROPY;
-    else {
-        cli_error("option --profile: '%s' is not baseline or entropy", text);
-        return -1;
-    }
-    return 0;
+    CLI_CHOICE("profile", text, profile, {"baseline", PCWT_PROFILE_BASELINE},
+               {"entropy", PCWT_PROFILE_ENTROPY}, {"0", PCWT_PROFILE_BASELINE},
+               {"1", PCWT_PROFILE_ENTROPY});
 }
 
 int cli_parse_colour(const char *text, pcwt_colour_transform *colour)
 {
-    if (strcmp(text, "auto") == 0)
-        *colour = PCWT_COLOUR_AUTO;
-    else if (strcmp(text, "none") == 0)
-        *colour = PCWT_COLOUR_NONE;
-    else if (strcmp(text, "rct") == 0)
-        *colour = PCWT_COLOUR_RCT;
-    else {
-        cli_error("option --colour-transform: '%s' is not auto, none or rct", text);
-        return -1;
-    }
-    return 0;
+    CLI_CHOICE("colour-transform", text, colour, {"auto", PCWT_COLOUR_AUTO},
+               {"none", PCWT_COLOUR_NONE}, {"rct", PCWT_COLOUR_RCT});
 }
 
 int cli_parse_low_bits(const char *text, pcwt_low_bits *low)
 {
-    if (strcmp(text, "auto") == 0)
-        *low = PCWT_LOW_BITS_AUTO;
-    else if (strcmp(text, "off") == 0)
-        *low = PCWT_LOW_BITS_OFF;
-    else if (strcmp(text, "on") == 0)
-        *low = PCWT_LOW_BITS_ON;
-    else {
-        cli_error("option --low-bits: '%s' is not auto, off or on", text);
-        return -1;
-    }
-    return 0;
+    CLI_CHOICE("low-bits", text, low, {"auto", PCWT_LOW_BITS_AUTO}, {"off", PCWT_LOW_BITS_OFF},
+               {"on", PCWT_LOW_BITS_ON});
+}
+
+int cli_parse_lifting(const char *text, pcwt_lifting_order *order)
+{
+    CLI_CHOICE("lifting", text, order, {"auto", PCWT_LIFTING_AUTO},
+               {"rows", PCWT_LIFTING_ROWS_FIRST}, {"columns", PCWT_LIFTING_COLUMNS_FIRST});
 }
 
 int cli_parse_backend(const char *text, pcwt_backend *backend)
 {
-    if (strcmp(text, "auto") == 0)
-        *backend = PCWT_BACKEND_AUTO;
-    else if (strcmp(text, "cpu") == 0)
-        *backend = PCWT_BACKEND_CPU;
-    else if (strcmp(text, "gpu") == 0)
-        *backend = PCWT_BACKEND_GPU;
-    else {
-        cli_error("option --backend: '%s' is not auto, cpu or gpu", text);
-        return -1;
-    }
-    return 0;
+    CLI_CHOICE("backend", text, backend, {"auto", PCWT_BACKEND_AUTO}, {"cpu", PCWT_BACKEND_CPU},
+               {"gpu", PCWT_BACKEND_GPU});
 }

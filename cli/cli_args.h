@@ -5,6 +5,7 @@
 #ifndef PCWT_CLI_ARGS_H
 #define PCWT_CLI_ARGS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "pcwt.h"
@@ -30,12 +31,20 @@ int cli_parse_u32(const char *text, const char *option, uint32_t min, uint32_t m
 /* Parse "RxC" (rows x columns), each 1..PCWT_MAX_GROUP; a single number N means NxN. */
 int cli_parse_group(const char *text, uint32_t *rows, uint32_t *cols);
 
-/* Parse "auto", "cpu" or "gpu". */
-int cli_parse_backend(const char *text, pcwt_backend *backend);
-/* "baseline" (or 0) / "entropy" (or 1); prints the error and returns -1 otherwise. */
-int cli_parse_profile(const char *text, pcwt_profile *profile);
-/* auto | none | rct */
-int cli_parse_colour(const char *text, pcwt_colour_transform *colour);
-int cli_parse_low_bits(const char *text, pcwt_low_bits *low);
+/* One of a fixed set of words: sets *out to its value, or prints "option --OPTION: 'TEXT' is not
+ * a, b or c" and returns -1. */
+typedef struct cli_choice {
+    const char *name;
+    int value;
+} cli_choice;
+int cli_parse_choice(const char *option, const char *text, const cli_choice *choices, size_t n,
+                     int *out);
+
+/* The enumerated options, through cli_parse_choice. */
+int cli_parse_backend(const char *text, pcwt_backend *backend);        /* auto | cpu | gpu */
+int cli_parse_profile(const char *text, pcwt_profile *profile);        /* baseline | entropy | 0 | 1 */
+int cli_parse_colour(const char *text, pcwt_colour_transform *colour); /* auto | none | rct */
+int cli_parse_low_bits(const char *text, pcwt_low_bits *low);          /* auto | off | on */
+int cli_parse_lifting(const char *text, pcwt_lifting_order *order);    /* auto | rows | columns */
 
 #endif /* PCWT_CLI_ARGS_H */

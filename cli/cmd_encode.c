@@ -91,6 +91,11 @@ static int parse_args(int argc, char **argv, encode_opts *o)
                 return CLI_EXIT_USAGE;
             continue;
         }
+        if ((m = cli_option_value(argc, argv, &i, "lifting", &val)) != 0) {
+            if (m < 0 || cli_parse_lifting(val, &o->params.lifting_order) != 0)
+                return CLI_EXIT_USAGE;
+            continue;
+        }
         if ((m = cli_option_value(argc, argv, &i, "backend", &val)) != 0) {
             if (m < 0 || cli_parse_backend(val, &o->params.backend) != 0)
                 return CLI_EXIT_USAGE;

@@ -45,6 +45,7 @@ static void print_header(const char *path, const pcwt_header_info *h, size_t fil
     if (h->desc.components == 3)
         printf("colour transform: %s\n", h->colour_transform ? "reversible (RCT)" : "none");
     printf("levels:           %u\n", (unsigned)h->levels);
+    printf("lifting order:    %s first\n", h->columns_first ? "columns" : "rows");
     printf("group size:       %ux%u (rows x columns)\n", (unsigned)h->group_rows,
            (unsigned)h->group_cols);
     printf("planes:           %u\n", (unsigned)planes);

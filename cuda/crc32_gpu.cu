@@ -205,7 +205,8 @@ __global__ void write_headers(GpuFrame *frames, uint32_t count, const GpuPlane *
     d[16] = uint8_t(fr.components);
     d[17] = uint8_t(fr.bits_alloc);
     d[18] = uint8_t(fr.bits_stored);
-    d[19] = uint8_t((fr.is_signed ? 1u : 0u) | (fr.planar ? 2u : 0u) | (fr.rct ? 4u : 0u));
+    d[19] = uint8_t((fr.is_signed ? 1u : 0u) | (fr.planar ? 2u : 0u) | (fr.rct ? 4u : 0u) |
+                    (fr.cols_first ? 8u : 0u));
     d[20] = uint8_t(fr.levels);
     d[21] = uint8_t(fr.plane_count);
     put16(d + 22, fr.gr);

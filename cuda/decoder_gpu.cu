@@ -39,6 +39,7 @@ FrameSpec spec_from_header(const pcwt_header_info &h, uint64_t sample_off)
     f.gc = h.group_cols;
     f.profile = h.profile;
     f.rct = h.colour_transform;
+    f.cols_first = h.columns_first;
     for (uint32_t i = 0; i < h.plane_count; i++)
         if (h.planes[i].kind == 1)
             f.high[h.planes[i].component] = 1;
@@ -142,10 +143,8 @@ void run_device_decode(pcwt_gpu *g, Slot &sl)
     gpu_mark(g, "decode groups");
     for (uint32_t l = L.max_levels; l >= 1; l--) {
         const auto &lv = L.levels[l - 1];
-        uint32_t mr, mbc;
-        gpu_level_max(lv, mr, mbc);
-        gpu_dwt_inverse_level(d, d.levels + sl.level_first[l - 1], uint32_t(lv.size()), mr, mbc,
-                              l == 1, s);
+        gpu_dwt_inverse_level(d, d.levels + sl.level_first[l - 1], uint32_t(lv.size()),
+                              gpu_level_max(lv), l == 1, s);
     }
     gpu_mark(g, "inverse DWT");
     uint32_t max_r = 0, max_c = 0;

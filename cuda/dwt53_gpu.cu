@@ -5,10 +5,14 @@
 // memory. Forward: rows (level input -> row-low / row-high halves), then columns, which write the
 // four bands and their MQDs (with the finer level's MQDs as children) and, on the top level, the
 // plane's Qmax; level 1 reads the frame's samples. Inverse: columns, then rows, wrapping
-// arithmetic as on the CPU; level 1 writes the samples of plain value planes itself.
+// arithmetic as on the CPU; level 1 writes the samples of plain value planes itself. Levels of
+// frames that lift columns first (header flag bit 3) take the other order in the same kernels, a
+// branch per block: forward columns then rows, inverse rows then columns.
 #include "gpu_check.h"
 #include "gpu_kernels.h"
 #include "samples_gpu.h"
+
+#include <algorithm>
 
 namespace {
 
@@ -59,38 +63,13 @@ __device__ inline void warp_qmax(int m, int32_t *qmax)
         atomicMax(qmax, m);
 }
 
-// The 2x2 coefficients of all four bands at MQD element (x, y) of level e, from the row-transformed
-// halves read through src(half, k, j) (k: a row, already mirrored; j: a band column), and their
-// MQDs (with the finer level's as children). Returns the element's largest MQD on the top level.
-template <typename Src>
-__device__ inline int cols_mqd(const GpuLevel &e, const GpuBand *bands, int32_t *i32, int8_t *i8,
-                               uint32_t x, uint32_t y, Src src)
+// The MQDs of element (x, y) of level e from its coefficients' magnitude bits (with the finer
+// level's MQDs as children); returns the element's largest MQD on the top level, else -1.
+__device__ inline int store_mqds(const GpuLevel &e, const GpuBand *bands, int8_t *i8, uint32_t x,
+                                 uint32_t y, uint32_t a_ll, uint32_t a_hl, uint32_t a_lh,
+                                 uint32_t a_hh)
 {
-    const uint32_t mc = e.bc / 2, N = e.r / 2;
-    uint32_t a_ll = 0, a_hl = 0, a_lh = 0, a_hh = 0;
-    for (uint32_t half = 0; half < 2; half++) { // 0: row-low -> LL, LH; 1: row-high -> HL, HH
-        const uint64_t lo_off = half ? bands[e.b_hl].coef : e.ll;
-        const uint64_t hi_off = half ? bands[e.b_hh].coef : bands[e.b_lh].coef;
-        for (uint32_t dy = 0; dy < 2; dy++) {
-            const uint32_t j = 2 * y + dy;
-            for (uint32_t dx = 0; dx < 2; dx++) {
-                const uint32_t i = 2 * x + dx;
-                int32_t lo = 0, hi = 0;
-                if (i < N)
-                    lift_pair([&](int k) { return src(half, k, j); }, int(i), int(e.r), lo, hi);
-                i32[lo_off + uint64_t(i) * e.bc + j] = lo;
-                i32[hi_off + uint64_t(i) * e.bc + j] = hi;
-                if (half) {
-                    a_hl |= mag(lo);
-                    a_hh |= mag(hi);
-                } else {
-                    a_ll |= mag(lo);
-                    a_lh |= mag(hi);
-                }
-            }
-        }
-    }
-    const uint64_t mi = uint64_t(x) * mc + y;
+    const uint64_t mi = uint64_t(x) * (e.bc / 2) + y;
     const int m_hl = max(ql(a_hl), child_max(bands, i8, e.child_hl, x, y));
     const int m_lh = max(ql(a_lh), child_max(bands, i8, e.child_lh, x, y));
     const int m_hh = max(ql(a_hh), child_max(bands, i8, e.child_hh, x, y));
@@ -104,51 +83,123 @@ __device__ inline int cols_mqd(const GpuLevel &e, const GpuBand *bands, int32_t 
     return max(max(m_ll, m_hl), max(m_lh, m_hh));
 }
 
-// One forward level in a block of TY x TX MQD elements (16 band rows x 64 band columns): the row
-// pass of the 35 input rows their column lifting reads (their 32, two above, one below) goes to
-// shared memory, and the column pass, with the MQDs, reads it from there. On level 1 (IMPORT) the
-// input is the frame's samples, not an imported image.
-constexpr uint32_t FR = 4 * TY + 3, FC = 2 * TX;
+// The 2x2 coefficients of all four bands at MQD element (x, y) of level e and their MQDs. Rows
+// first: the row-transformed halves, read through src(half, k, j) (k: a row, already mirrored;
+// j: a band column), are lifted along their columns; half 0 (row-low) gives LL and LH, half 1
+// HL and HH. Columns first: the column-transformed halves, read through src(half, i, k) (i: a
+// band row; k: a column, already mirrored), are lifted along their rows; half 0 (column-low) gives
+// LL and HL, half 1 LH and HH.
+template <bool COLS_FIRST, typename Src>
+__device__ inline int element_mqd(const GpuLevel &e, const GpuBand *bands, int32_t *i32, int8_t *i8,
+                                  uint32_t x, uint32_t y, Src src)
+{
+    uint32_t a[2][2] = {{0, 0}, {0, 0}}; // [half][low, high] magnitude bits
+    for (uint32_t half = 0; half < 2; half++) {
+        const uint64_t lo_off = COLS_FIRST ? (half ? bands[e.b_lh].coef : e.ll)
+                                           : (half ? bands[e.b_hl].coef : e.ll);
+        const uint64_t hi_off = COLS_FIRST ? (half ? bands[e.b_hh].coef : bands[e.b_hl].coef)
+                                           : (half ? bands[e.b_hh].coef : bands[e.b_lh].coef);
+        for (uint32_t dy = 0; dy < 2; dy++) {
+            const uint32_t j = 2 * y + dy;
+            for (uint32_t dx = 0; dx < 2; dx++) {
+                const uint32_t i = 2 * x + dx;
+                int32_t lo = 0, hi = 0; // the padding row (rows first) or column (columns first)
+                if constexpr (COLS_FIRST) {
+                    if (j < e.c / 2)
+                        lift_pair([&](int k) { return src(half, i, k); }, int(j), int(e.c), lo, hi);
+                } else if (i < e.r / 2) {
+                    lift_pair([&](int k) { return src(half, k, j); }, int(i), int(e.r), lo, hi);
+                }
+                i32[lo_off + uint64_t(i) * e.bc + j] = lo;
+                i32[hi_off + uint64_t(i) * e.bc + j] = hi;
+                a[half][0] |= mag(lo);
+                a[half][1] |= mag(hi);
+            }
+        }
+    }
+    return COLS_FIRST ? store_mqds(e, bands, i8, x, y, a[0][0], a[0][1], a[1][0], a[1][1])
+                      : store_mqds(e, bands, i8, x, y, a[0][0], a[1][0], a[0][1], a[1][1]);
+}
+
+// A level input value: the frame's samples on level 1 (IMPORT), else the finer level's LL.
+template <bool IMPORT>
+__device__ inline int32_t level_value(const GpuLevel &e, const GpuPlane *planes,
+                                      const uint8_t *samples, const int32_t *i32, uint32_t row,
+                                      uint32_t col)
+{
+    if (IMPORT)
+        return import_value(planes[e.plane], samples, row, col);
+    return i32[e.in + uint64_t(row) * e.c + col];
+}
+
+// One forward level in a block of TY x TX MQD elements (16 band rows x 64 band columns). Rows
+// first: the row pass of the 35 input rows their column lifting reads (their 32, two above, one
+// below) goes to shared memory, and the column pass, with the MQDs, reads it from there. Columns
+// first: the column pass of the 131 input columns their row lifting reads, for their 16 band rows,
+// goes to shared memory (even and odd columns apart, so that a warp's reads hit twice as many
+// banks), and the row pass reads it. On level 1 (IMPORT) the input is the frame's samples, not
+// an imported image.
+constexpr uint32_t FR = 4 * TY + 3, FC = 2 * TX;     // rows first: input rows x band columns
+constexpr uint32_t CR = 2 * TY, CW = (4 * TX + 4) / 2; // columns first: band rows x column pairs
+constexpr uint32_t FWD_TILE = 2 * FR * FC > 2 * CR * 2 * CW ? 2 * FR * FC : 2 * CR * 2 * CW;
 
 template <bool IMPORT>
 __global__ void fwd_level(const GpuLevel *levels, const GpuBand *bands, const GpuPlane *planes,
                           GpuPlaneState *state, const uint8_t *samples, int32_t *i32, int8_t *i8)
 {
-    __shared__ int32_t half_rows[2][FR][FC]; // [row-low, row-high][input row - base][band column]
+    __shared__ int32_t tile[FWD_TILE];
     const GpuLevel e = levels[blockIdx.y];
     const uint32_t mr = e.br / 2, mc = e.bc / 2;
     const uint32_t tiles_x = (mc + TX - 1) / TX;
     const uint32_t y0 = (blockIdx.x % tiles_x) * TX, x0 = (blockIdx.x / tiles_x) * TY;
     if (x0 >= mr || y0 >= mc)
         return; // the whole block: no thread waits at the barrier, none has an MQD
-    const int base = int(4 * x0) - 2;
     const uint32_t tid = threadIdx.y * TX + threadIdx.x;
-    for (uint32_t k = tid; k < FR * FC; k += TX * TY) { // rows
-        const uint32_t t = k / FC, jj = k % FC, j = 2 * y0 + jj;
-        const int row = base + int(t);
-        if (row < 0 || row >= int(e.r) || j >= e.bc)
-            continue; // never read
-        int32_t lo = 0, hi = 0; // the padding column gets 0
-        if (j < e.c / 2) {
-            if (IMPORT) {
-                const GpuPlane &p = planes[e.plane];
-                lift_pair([&](int m) { return import_value(p, samples, uint32_t(row), uint32_t(m)); },
-                          int(j), int(e.c), lo, hi);
-            } else {
-                const int32_t *x = i32 + e.in + uint64_t(row) * e.c;
-                lift_pair([x](int m) { return x[m]; }, int(j), int(e.c), lo, hi);
-            }
-        }
-        half_rows[0][t][jj] = lo;
-        half_rows[1][t][jj] = hi;
-    }
-    __syncthreads();
-    const uint32_t x = x0 + threadIdx.y, y = y0 + threadIdx.x; // columns, one MQD element a thread
+    const uint32_t x = x0 + threadIdx.y, y = y0 + threadIdx.x; // one MQD element a thread
+    const bool mine = x < mr && y < mc;
     int top_m = -1;
-    if (x < mr && y < mc)
-        top_m = cols_mqd(e, bands, i32, i8, x, y, [&](uint32_t half, int k, uint32_t j) {
-            return half_rows[half][k - base][j - 2 * y0];
-        });
+    if (!e.cols_first) {
+        auto half_rows = reinterpret_cast<int32_t(*)[FR][FC]>(tile); // [row-low, row-high][row - base][band column]
+        const int base = int(4 * x0) - 2;
+        for (uint32_t k = tid; k < FR * FC; k += TX * TY) { // rows
+            const uint32_t t = k / FC, jj = k % FC, j = 2 * y0 + jj;
+            const int row = base + int(t);
+            if (row < 0 || row >= int(e.r) || j >= e.bc)
+                continue; // never read
+            int32_t lo = 0, hi = 0; // the padding column gets 0
+            if (j < e.c / 2)
+                lift_pair([&](int m) { return level_value<IMPORT>(e, planes, samples, i32, uint32_t(row), uint32_t(m)); },
+                          int(j), int(e.c), lo, hi);
+            half_rows[0][t][jj] = lo;
+            half_rows[1][t][jj] = hi;
+        }
+        __syncthreads();
+        if (mine)
+            top_m = element_mqd<false>(e, bands, i32, i8, x, y, [&](uint32_t half, int k, uint32_t j) {
+                return half_rows[half][k - base][j - 2 * y0];
+            });
+    } else {
+        auto half_cols = reinterpret_cast<int32_t(*)[CR][2][CW]>(tile); // [column-low, -high][band row - 2 x0][parity][(column - base) / 2]
+        const int base = int(4 * y0) - 2;
+        for (uint32_t k = tid; k < CR * (2 * CW - 1); k += TX * TY) { // columns
+            const uint32_t ii = k / (2 * CW - 1), t = k % (2 * CW - 1), i = 2 * x0 + ii;
+            const int col = base + int(t);
+            if (col < 0 || col >= int(e.c) || i >= e.br)
+                continue; // never read
+            int32_t lo = 0, hi = 0; // the padding row gets 0
+            if (i < e.r / 2)
+                lift_pair([&](int m) { return level_value<IMPORT>(e, planes, samples, i32, uint32_t(m), uint32_t(col)); },
+                          int(i), int(e.r), lo, hi);
+            half_cols[0][ii][t & 1][t >> 1] = lo;
+            half_cols[1][ii][t & 1][t >> 1] = hi;
+        }
+        __syncthreads();
+        if (mine)
+            top_m = element_mqd<true>(e, bands, i32, i8, x, y, [&](uint32_t half, uint32_t i, int k) {
+                const uint32_t t = uint32_t(k - base);
+                return half_cols[half][i - 2 * x0][t & 1][t >> 1];
+            });
+    }
     if (e.top) // uniform per block: every thread of the block takes part in the warp reduction
         warp_qmax(top_m, &state[e.plane].qmax);
 }
@@ -205,24 +256,81 @@ __device__ inline int32_t inv_even(int32_t l, int32_t hm1, int32_t h)
     return wsub(l, wadd(wadd(hm1, h), 2) >> 2);
 }
 
-// One inverse level, columns then rows, in a block: the column pass of 2 * IT rows and IJ + 2
-// columns (one more each side, which the row pass reads) goes to shared memory, and the row pass
-// reads it from there, so the row-transformed halves never travel through global memory.
+// One inverse level in a block. Rows first (inverse: columns, then rows): the column pass of 2 * IT
+// rows and IJ + 2 columns (one more each side, which the row pass reads) goes to shared memory,
+// and the row pass reads it from there, so the row-transformed halves never travel through global
+// memory. Columns first (inverse: rows, then columns): the row pass of the CI + 2 band rows
+// (one more each side) of CJ band columns goes to shared memory, and a thread's column pass makes
+// the 2x2 outputs of a band position, in two band rows.
 constexpr uint32_t IT = 8, IJ = 62, IW = IJ + 2; // IW: 64 columns, 1024 column items per block
+constexpr uint32_t CI = 2 * TY, CJ = TX;
+constexpr uint32_t INV_TILE = 2 * 2 * IT * IW > 2 * (CI + 2) * 2 * CJ ? 2 * 2 * IT * IW : 2 * (CI + 2) * 2 * CJ;
+
+template <bool EXPORT>
+__device__ inline void store_pair(const GpuLevel &e, const GpuPlane *planes, GpuPlaneState *state,
+                                  int32_t *i32, uint8_t *samples, uint32_t row, uint32_t col,
+                                  int32_t x0, int32_t x1)
+{
+    if (EXPORT && exported_by_inverse(planes[e.plane])) {
+        export_pair(planes[e.plane], state[e.plane], samples, row, col, x0, x1);
+        return;
+    }
+    int32_t *out = i32 + e.in + uint64_t(row) * e.c + col;
+    out[0] = x0;
+    out[1] = x1;
+}
 
 template <bool EXPORT>
 __global__ void inv_level(const GpuLevel *levels, const GpuBand *bands, const GpuPlane *planes,
                           GpuPlaneState *state, int32_t *i32, uint8_t *samples)
 {
-    __shared__ int32_t half_rows[2][2 * IT][IW]; // [row-low, row-high][output row][column + 1]
+    __shared__ int32_t tile[INV_TILE];
     const GpuLevel e = levels[blockIdx.y];
     const uint32_t N = e.r / 2, M = e.c / 2;
-    const uint32_t tiles_x = (M + IJ - 1) / IJ;
-    const uint32_t j0 = (blockIdx.x % tiles_x) * IJ, i0 = (blockIdx.x / tiles_x) * IT;
+    const uint32_t tw = e.cols_first ? CJ : IJ, th = e.cols_first ? CI : IT;
+    const uint32_t tiles_x = (M + tw - 1) / tw;
+    const uint32_t j0 = (blockIdx.x % tiles_x) * tw, i0 = (blockIdx.x / tiles_x) * th;
     if (i0 >= N || j0 >= M)
         return; // the whole block: no thread waits at the barrier
     const uint64_t s = e.bc;
     const uint32_t tid = threadIdx.y * TX + threadIdx.x;
+    if (e.cols_first) {
+        auto half_cols = reinterpret_cast<int32_t(*)[CI + 2][2 * CJ]>(tile); // [column-low, -high][band row - i0 + 1][column - 2 j0]
+        for (uint32_t k = tid; k < 2 * (CI + 2) * CJ; k += TX * TY) { // rows: columns 2j, 2j+1
+            const uint32_t half = k / ((CI + 2) * CJ), rr = k / CJ % (CI + 2), jl = k % CJ;
+            const int i = int(i0 + rr) - 1;
+            const uint32_t j = j0 + jl;
+            if (i < 0 || i >= int(N) || j >= M)
+                continue; // never read
+            const int32_t *L = i32 + (half ? bands[e.b_lh].coef : e.ll) + uint64_t(i) * s;
+            const int32_t *H = i32 + (half ? bands[e.b_hh].coef : bands[e.b_hl].coef) + uint64_t(i) * s;
+            const int32_t hi = H[j], hm1 = j ? H[j - 1] : hi;
+            const int32_t x0 = inv_even(L[j], hm1, hi);
+            const int32_t x2 = j + 1 < M ? inv_even(L[j + 1], hi, H[j + 1]) : x0; // x[2M] = x[2M-2]
+            half_cols[half][rr][2 * jl] = x0;
+            half_cols[half][rr][2 * jl + 1] = wadd(hi, wadd(x0, x2) >> 1);
+        }
+        __syncthreads();
+        const uint32_t j = j0 + threadIdx.x;
+        for (uint32_t ti = threadIdx.y; ti < CI && j < M; ti += TY) {
+            const uint32_t i = i0 + ti, rr = ti + 1;
+            if (i >= N)
+                break;
+            int32_t out[2][2]; // [row 2i, 2i + 1][column 2j, 2j + 1]
+            for (uint32_t cc = 0; cc < 2; cc++) { // columns
+                const uint32_t col = 2 * threadIdx.x + cc;
+                const int32_t hi = half_cols[1][rr][col], hm1 = i ? half_cols[1][rr - 1][col] : hi;
+                const int32_t x0 = inv_even(half_cols[0][rr][col], hm1, hi);
+                const int32_t x2 = i + 1 < N ? inv_even(half_cols[0][rr + 1][col], hi, half_cols[1][rr + 1][col]) : x0;
+                out[0][cc] = x0;
+                out[1][cc] = wadd(hi, wadd(x0, x2) >> 1);
+            }
+            store_pair<EXPORT>(e, planes, state, i32, samples, 2 * i, 2 * j, out[0][0], out[0][1]);
+            store_pair<EXPORT>(e, planes, state, i32, samples, 2 * i + 1, 2 * j, out[1][0], out[1][1]);
+        }
+        return;
+    }
+    auto half_rows = reinterpret_cast<int32_t(*)[2 * IT][IW]>(tile); // [row-low, row-high][output row][column + 1]
     for (uint32_t k = tid; k < 2 * IT * IW; k += TX * TY) { // columns: rows 2i, 2i+1 of a half
         const uint32_t half = k / (IT * IW), ii = k / IW % IT, jj = k % IW;
         const uint32_t i = i0 + ii;
@@ -248,14 +356,7 @@ __global__ void inv_level(const GpuLevel *levels, const GpuBand *bands, const Gp
             const int32_t hi = H[jl + 1], hm1 = j ? H[jl] : hi;
             const int32_t x0 = inv_even(L[jl + 1], hm1, hi);
             const int32_t x2 = j + 1 < M ? inv_even(L[jl + 2], hi, H[jl + 2]) : x0;
-            const int32_t x1 = wadd(hi, wadd(x0, x2) >> 1);
-            if (EXPORT && exported_by_inverse(planes[e.plane])) {
-                export_pair(planes[e.plane], state[e.plane], samples, row, 2 * j, x0, x1);
-                continue;
-            }
-            int32_t *out = i32 + e.in + uint64_t(row) * e.c;
-            out[2 * j] = x0;
-            out[2 * j + 1] = x1;
+            store_pair<EXPORT>(e, planes, state, i32, samples, row, 2 * j, x0, wadd(hi, wadd(x0, x2) >> 1));
         }
     }
 }
@@ -264,11 +365,11 @@ uint32_t tiles(uint32_t rows, uint32_t cols) { return ((cols + TX - 1) / TX) * (
 
 } // namespace
 
-void gpu_dwt_forward_level(const DeviceBatch &b, const GpuLevel *lv, uint32_t count, uint32_t max_r,
-                           uint32_t max_bc, bool finest, cudaStream_t s)
+void gpu_dwt_forward_level(const DeviceBatch &b, const GpuLevel *lv, uint32_t count,
+                           const GpuLevelMax &m, bool finest, cudaStream_t s)
 {
     gpu_for_entries(count, [&](uint32_t first, uint32_t n) {
-        const dim3 grid(tiles(max_r / 4 + 1, max_bc / 2), n), block(TX, TY); // mr <= r / 4 + 1
+        const dim3 grid(tiles(m.r / 4 + 1, m.bc / 2), n), block(TX, TY); // mr <= r / 4 + 1
         if (finest)
             fwd_level<true><<<grid, block, 0, s>>>(lv + first, b.bands, b.planes, b.state, b.samples,
                                                    b.i32, b.i8);
@@ -289,10 +390,13 @@ void gpu_mqd_level0(const DeviceBatch &b, uint32_t count, uint32_t max_mr, uint3
     });
 }
 
-void gpu_dwt_inverse_level(const DeviceBatch &b, const GpuLevel *lv, uint32_t count, uint32_t max_r,
-                           uint32_t max_bc, bool finest, cudaStream_t s)
+void gpu_dwt_inverse_level(const DeviceBatch &b, const GpuLevel *lv, uint32_t count,
+                           const GpuLevelMax &m, bool finest, cudaStream_t s)
 {
-    const uint32_t blocks = ((max_bc + IJ - 1) / IJ) * ((max_r / 2 + IT - 1) / IT);
+    // each plane takes the tiles of its lifting order; the blocks past them return at once
+    const uint32_t rows_blocks = ((m.bc + IJ - 1) / IJ) * ((m.r / 2 + IT - 1) / IT);
+    const uint32_t cols_blocks = ((m.bc + CJ - 1) / CJ) * ((m.r / 2 + CI - 1) / CI);
+    const uint32_t blocks = std::max(m.rows_first ? rows_blocks : 0u, m.cols_first ? cols_blocks : 0u);
     gpu_for_entries(count, [&](uint32_t first, uint32_t n) {
         const dim3 grid(blocks, n), block(TX, TY);
         if (finest)

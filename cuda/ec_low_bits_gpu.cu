@@ -10,7 +10,7 @@ namespace {
 
 // A warp per group of the planes that decide (profile 1, PCWT_LOW_BITS_AUTO); a lane takes a
 // column of the group's elements in the rows that the decision counts (PCWT_EC_LOW_ROW_STEP), so
-// a warp reads whole rows of coefficients.
+// a warp reads whole rows of coefficients (several rows at once in groups narrower than a warp).
 __global__ void low_bits_tally(const GpuBand *bands, uint32_t band_count, const GpuPlane *planes,
                                GpuPlaneState *state, const int32_t *__restrict__ i32, uint64_t n)
 {
@@ -26,8 +26,10 @@ __global__ void low_bits_tally(const GpuBand *bands, uint32_t band_count, const 
     // a group's first row is a multiple of the group height, not always of the step
     const uint32_t first = (q.gx + PCWT_EC_LOW_ROW_STEP - 1) / PCWT_EC_LOW_ROW_STEP * PCWT_EC_LOW_ROW_STEP;
     uint32_t cn[3] = {0, 0, 0}, ones[3] = {0, 0, 0};
-    for (uint32_t y = q.gy + lane; y < q.gy + q.vc; y += 32) {
-        for (uint32_t x = first; x < q.gx + q.vr; x += PCWT_EC_LOW_ROW_STEP) {
+    const uint32_t w = lanes_per_row(q.vc), rows = 32 / w;
+    for (uint32_t y = q.gy + lane % w; y < q.gy + q.vc; y += w) {
+        for (uint32_t x = first + lane / w * PCWT_EC_LOW_ROW_STEP; x < q.gx + q.vr;
+             x += rows * PCWT_EC_LOW_ROW_STEP) {
             const int32_t *c0 = i32 + b.coef + uint64_t(2 * x) * b.cols + 2 * y;
             pcwt_ec_low_tally(pcwt_magnitude(c0[0]), cn, ones);
             pcwt_ec_low_tally(pcwt_magnitude(c0[1]), cn, ones);

@@ -24,10 +24,10 @@ FrameSpec spec_of(const pcwt_encode_params *p, const pcwt_image_desc &d, uint64_
         f.desc.planar = 0;
     const uint32_t max_levels = pcwt_plan_max_levels(d.height, d.width, p->min_ll);
     f.levels = std::min(p->levels, max_levels);
-    f.gr = p->group_rows;
-    f.gc = p->group_cols;
+    pcwt_group_size_wanted(p, &f.gr, &f.gc);
     f.profile = p->profile;
     f.rct = uint32_t(pcwt_rct_wanted(p, &f.desc));
+    f.cols_first = uint32_t(pcwt_columns_first_wanted(p));
     f.low_bits = uint32_t(p->low_bits);
     f.sample_off = sample_off;
     return f;
@@ -51,10 +51,8 @@ void run_device_encode(pcwt_gpu *g, Slot &sl)
     gpu_mark(g, "import");
     for (uint32_t l = 1; l <= L.max_levels; l++) { // level 1 reads the samples
         const auto &lv = L.levels[l - 1];
-        uint32_t mr, mbc;
-        gpu_level_max(lv, mr, mbc);
-        gpu_dwt_forward_level(d, d.levels + sl.level_first[l - 1], uint32_t(lv.size()), mr, mbc,
-                              l == 1, s);
+        gpu_dwt_forward_level(d, d.levels + sl.level_first[l - 1], uint32_t(lv.size()),
+                              gpu_level_max(lv), l == 1, s);
     }
     if (!L.level0_planes.empty()) {
         uint32_t mr = 0, mc = 0;

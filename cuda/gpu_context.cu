@@ -285,13 +285,16 @@ size_t gpu_batch_bytes(const BatchLayout &L, size_t sample_bytes, size_t stream_
            L.bands.size() * sizeof(GpuBand) + sample_bytes + stream_bytes + (1u << 20);
 }
 
-void gpu_level_max(const std::vector<GpuLevel> &lv, uint32_t &max_r, uint32_t &max_bc)
+GpuLevelMax gpu_level_max(const std::vector<GpuLevel> &lv)
 {
-    max_r = max_bc = 0;
+    GpuLevelMax m;
     for (const GpuLevel &e : lv) {
-        if (e.r > max_r) max_r = e.r;
-        if (e.bc > max_bc) max_bc = e.bc;
+        m.r = std::max(m.r, e.r);
+        m.bc = std::max(m.bc, e.bc);
+        m.rows_first = m.rows_first || !e.cols_first;
+        m.cols_first = m.cols_first || e.cols_first;
     }
+    return m;
 }
 
 void gpu_mark_begin(pcwt_gpu *g)

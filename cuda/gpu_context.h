@@ -182,7 +182,7 @@ void gpu_grow_shared(pcwt_gpu *g, DevBuf &buf, size_t n);
 // Device memory a batch would take (arenas + tables + samples + stream), for batch splitting.
 size_t gpu_batch_bytes(const BatchLayout &L, size_t sample_bytes, size_t stream_bytes);
 // Per-level launch sizes.
-void gpu_level_max(const std::vector<GpuLevel> &lv, uint32_t &max_r, uint32_t &max_bc);
+GpuLevelMax gpu_level_max(const std::vector<GpuLevel> &lv);
 // Host buffers to device offsets on stream s: page-locked ones directly, the others through the
 // staging buffer (sized `total`, the extent of the offsets). Each pointer is queried once.
 struct HostPiece {

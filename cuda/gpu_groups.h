@@ -33,6 +33,14 @@ __device__ inline GroupPos group_pos(const GpuBand &b, const GpuPlane &p, uint64
     return q;
 }
 
+// A warp reading a group's elements row by row: lanes per row, a power of two, 32 for groups of 32
+// or more columns; in narrower groups (the entropy profile's 64x16) the lanes take several rows
+// at once instead of idling.
+__device__ inline uint32_t lanes_per_row(uint32_t vc)
+{
+    return vc >= 32 ? 32u : 1u << (32 - __clz(vc - 1)); // vc >= 1
+}
+
 // A profile-1 group record (ec_group_coder.h) into a group's table entry, and back.
 __device__ inline void gpu_group_set_record(GpuGroup &g, const pcwt_ec_record &r)
 {

@@ -37,7 +37,7 @@ __device__ inline uint32_t element_bits(int r, int m)
 // and raw bits (ec_group_coder.h), which place its bins in the arena (group_coder_ec_binarise_gpu.cu),
 // and each element's two counts (bins in the low byte, raw bits in the high) at its MQD's index,
 // so that the binariser finds its offsets without coding its elements twice. A lane takes a column
-// of the group.
+// of the group, in every (32 / lanes_per_row)-th row.
 __global__ void group_sizes(const GpuBand *bands, uint32_t band_count, const GpuPlane *planes,
                             const GpuPlaneState *state, const int32_t *__restrict__ i32,
                             const int8_t *__restrict__ i8, GpuGroup *groups, uint64_t *sizes,
@@ -55,9 +55,10 @@ __global__ void group_sizes(const GpuBand *bands, uint32_t band_count, const Gpu
     const int exact = bi == p.band_first || b.level == 1;
     const GroupPos q = group_pos(b, p, g);
     uint32_t bits = 0, bins = 0, raw = 0;
-    for (uint32_t y = q.gy + lane; y < q.gy + q.vc; y += 32) {
+    const uint32_t w = lanes_per_row(q.vc), rows = 32 / w;
+    for (uint32_t y = q.gy + lane % w; y < q.gy + q.vc; y += w) {
 #pragma unroll 1 // unrolled, its registers cost more warps than the rows' loads gain
-        for (uint32_t x = q.gx; x < q.gx + q.vr; x++) {
+        for (uint32_t x = q.gx + lane / w; x < q.gx + q.vr; x += rows) {
             const uint64_t at = b.mqd + uint64_t(x) * b.mcols + y;
             const int r = reference(b, bands, i8, qmax, x, y), m = i8[at];
             bits += element_bits(r, m);

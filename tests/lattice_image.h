@@ -1,6 +1,8 @@
 // lattice_image.h - a test image for the entropy profile's modelled low bits: the inverse
 // transform of coefficients on a lattice, 0 or +-(4k + 2), as an image decoded from a lossy
-// wavelet codestream has them. 16-bit unsigned samples; needs the library's internal transform.
+// wavelet codestream has them. cols_first: the transform lifts columns first (JPEG 2000's order,
+// the entropy profile's default), else rows first. 16-bit unsigned samples; needs the library's
+// internal transform.
 #pragma once
 
 extern "C" {
@@ -12,7 +14,8 @@ extern "C" {
 #include <stdexcept>
 #include <vector>
 
-inline std::vector<uint8_t> lattice_image(const pcwt_image_desc &d, uint32_t levels, uint32_t seed)
+inline std::vector<uint8_t> lattice_image(const pcwt_image_desc &d, uint32_t levels, uint32_t seed,
+                                          int cols_first = 1)
 {
     uint32_t s = seed * 2654435761u + 1;
     auto below = [&s](uint32_t n) {
@@ -32,7 +35,7 @@ inline std::vector<uint8_t> lattice_image(const pcwt_image_desc &d, uint32_t lev
                            : below(5) == 0 ? 0
                                            : (below(2) ? 1 : -1) * (4 * int32_t(1 + below(40)) + 2);
     }
-    pcwt_dwt53_inverse(&pyr);
+    pcwt_dwt53_inverse(&pyr, cols_first);
     std::vector<uint8_t> buf(pcwt_image_size(&d));
     const uint32_t stride = pcwt_even_up(d.width);
     for (uint32_t y = 0; y < d.height; y++)

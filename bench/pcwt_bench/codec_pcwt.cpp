@@ -106,8 +106,9 @@ public:
         info_.library = std::string("libpcwt ") + pcwt_version_string() + " (" + backend_name(backend) + ")";
         info_.settings = std::string(entropy ? "entropy" : "baseline") + " profile, " +
                          std::to_string(params_.levels) + " levels, " +
-                         std::to_string(params_.group_rows) + "x" + std::to_string(params_.group_cols) +
-                         " groups; " +
+                         std::to_string(entropy ? PCWT_ENTROPY_GROUP_ROWS : PCWT_DEFAULT_GROUP) + "x" +
+                         std::to_string(entropy ? PCWT_ENTROPY_GROUP_COLS : PCWT_DEFAULT_GROUP) +
+                         " groups, " + (entropy ? "columns" : "rows") + " lifted first; " +
                          (backend == PCWT_BACKEND_GPU
                               ? "GPU backend, host memory in and out (end to end); whole set: one batch call"
                               : "CPU backend");

@@ -99,6 +99,18 @@ typedef enum pcwt_low_bits {
     PCWT_LOW_BITS_ON = 2
 } pcwt_low_bits;
 
+/* The order of the two lifting passes in each wavelet level (docs/FORMAT.md Sec. 3.2, header flag
+ * bit 3). Integer rounding makes the coefficients depend on it. Columns first is JPEG 2000's order:
+ * images that went through a JPEG 2000 codec (or another wavelet processing in that order) keep
+ * their coefficients on a lattice that the entropy profile's low bits then exploit; on other
+ * images the two orders compress alike. */
+typedef enum pcwt_lifting_order {
+    PCWT_LIFTING_AUTO = 0,       /* columns first with the entropy profile; rows first (the seed's
+                                    order) with the baseline profile */
+    PCWT_LIFTING_ROWS_FIRST = 1,
+    PCWT_LIFTING_COLUMNS_FIRST = 2
+} pcwt_lifting_order;
+
 typedef enum pcwt_backend {
     PCWT_BACKEND_AUTO = 0, /* GPU when built and a device is present, else CPU */
     PCWT_BACKEND_CPU = 1,
@@ -106,7 +118,13 @@ typedef enum pcwt_backend {
 } pcwt_backend;
 
 #define PCWT_DEFAULT_LEVELS 6
+/* Group sizes in elements when pcwt_encode_params asks for 0x0: square in the baseline profile
+ * (the seed's); tall in the entropy profile, where the same number of elements compresses 0.1-0.6%
+ * better on most images (bench/results/cpu-2026-11-26-columns-first.md) and the GPU keeps as many
+ * groups to run in parallel. */
 #define PCWT_DEFAULT_GROUP 32
+#define PCWT_ENTROPY_GROUP_ROWS 64
+#define PCWT_ENTROPY_GROUP_COLS 16
 #define PCWT_MAX_LEVELS 10
 #define PCWT_MAX_GROUP 256
 /* A level is applied only while the low band keeps at least this many real (unpadded) samples
@@ -121,8 +139,10 @@ typedef enum pcwt_codec {
 typedef struct pcwt_encode_params {
     pcwt_codec codec;    /* what pcwt_encode writes; the fields below marked PCWT apply to PCWT */
     uint32_t levels;     /* requested wavelet levels, 0..PCWT_MAX_LEVELS (capped by image size) */
-    uint32_t group_rows; /* elements per group vertically, 1..PCWT_MAX_GROUP */
-    uint32_t group_cols; /* elements per group horizontally, 1..PCWT_MAX_GROUP */
+    uint32_t group_rows; /* elements per group vertically, 1..PCWT_MAX_GROUP; 0 (with group_cols
+                            0, the default): the profile's size, PCWT_DEFAULT_GROUP square or
+                            PCWT_ENTROPY_GROUP_ROWS x PCWT_ENTROPY_GROUP_COLS */
+    uint32_t group_cols; /* elements per group horizontally, 1..PCWT_MAX_GROUP, or 0 */
     uint32_t min_ll;     /* minimum low-band size, >= 1 (see PCWT_DEFAULT_MIN_LL) */
     pcwt_profile profile;
     pcwt_backend backend;
@@ -132,10 +152,12 @@ typedef struct pcwt_encode_params {
     uint32_t jpegls_restart_interval;
     pcwt_colour_transform colour_transform; /* PCWT, 3 components */
     pcwt_low_bits low_bits; /* PCWT, entropy profile */
+    pcwt_lifting_order lifting_order; /* PCWT */
 } pcwt_encode_params;
 
-/* Fill params with the defaults (PCWT codec, 6 levels, 32x32 groups, baseline profile, automatic
- * colour transform, automatic backend; for JPEG-LS no interleave and no restart markers). */
+/* Fill params with the defaults (PCWT codec, 6 levels, the profile's group size, baseline profile,
+ * automatic colour transform, low bits and lifting order, automatic backend; for JPEG-LS no
+ * interleave and no restart markers). */
 void pcwt_encode_params_default(pcwt_encode_params *params);
 
 typedef struct pcwt_encoder pcwt_encoder;
@@ -183,6 +205,7 @@ typedef struct pcwt_header_info {
     uint32_t levels;      /* wavelet levels actually applied */
     uint32_t group_rows, group_cols;
     uint32_t colour_transform; /* 1: the value planes hold the RCT (flag bit 2, FORMAT.md Sec. 2.1) */
+    uint32_t columns_first;    /* 1: each level lifts columns, then rows (flag bit 3, Sec. 3.2) */
     uint32_t plane_count; /* coded planes: one per component, plus high-bit planes if needed */
     struct {
         uint32_t component;

@@ -53,7 +53,7 @@ void pcwt_header_write(const pcwt_header_info *info, uint8_t *d)
     d[17] = (uint8_t)info->desc.bits_allocated;
     d[18] = (uint8_t)info->desc.bits_stored;
     d[19] = (uint8_t)((info->desc.is_signed ? 1u : 0u) | (info->desc.planar ? 2u : 0u) |
-                      (info->colour_transform ? 4u : 0u));
+                      (info->colour_transform ? 4u : 0u) | (info->columns_first ? 8u : 0u));
     d[20] = (uint8_t)info->levels;
     d[21] = (uint8_t)info->plane_count;
     put16(d + 22, info->group_rows);
@@ -115,6 +115,7 @@ pcwt_status pcwt_header_parse(const uint8_t *s, size_t size, pcwt_header_info *i
     d->is_signed = s[19] & 1u;
     d->planar = (s[19] >> 1) & 1u;
     info->colour_transform = (s[19] >> 2) & 1u;
+    info->columns_first = (s[19] >> 3) & 1u;
     info->levels = s[20];
     info->plane_count = planes;
     info->group_rows = get16(s + 22);
@@ -127,7 +128,7 @@ pcwt_status pcwt_header_parse(const uint8_t *s, size_t size, pcwt_header_info *i
         FAIL(PCWT_ERR_CORRUPT, "invalid bits allocated %u", d->bits_allocated);
     if (d->bits_stored < 1 || d->bits_stored > d->bits_allocated)
         FAIL(PCWT_ERR_CORRUPT, "invalid bits stored %u", d->bits_stored);
-    if ((s[19] & ~7u) || (d->planar && d->components == 1) || get16(s + 26) != 0)
+    if ((s[19] & ~15u) || (d->planar && d->components == 1) || get16(s + 26) != 0)
         FAIL(PCWT_ERR_CORRUPT, "reserved header bits set");
     if (info->colour_transform && d->components != 3)
         FAIL(PCWT_ERR_CORRUPT, "colour transform flag set on a %u-component image", d->components);

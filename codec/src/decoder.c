@@ -219,7 +219,7 @@ static pcwt_status decode_cpu(pcwt_decoder *dec, const void *src, size_t src_siz
                 pcwt_set_error(err, es, "plane %u: %s", i, why);
                 return st;
             }
-            pcwt_dwt53_inverse(pyr);
+            pcwt_dwt53_inverse(pyr, (int)info.columns_first);
             if (early) {
                 memcpy(dec->rct + comp * plane_ints, pyr->image, plane_ints * sizeof *dec->rct);
                 continue;

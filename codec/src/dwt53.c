@@ -1,6 +1,6 @@
 /* dwt53.c - B-LDWT+B on the CPU: reversible integer (5,3) lifting (JPEG 2000's filter), rows then
- * columns per level, with whole-sample symmetric extension (x[-1] = x[1], x[n] = x[n-2]) at every
- * edge. The GPU splits the work into blocks with halos; the result is the same as this whole-row,
+ * columns per level (or columns then rows: header flag bit 3, FORMAT.md Sec. 3.2), with
+ * whole-sample symmetric extension (x[-1] = x[1], x[n] = x[n-2]) at every edge. The GPU splits the work into blocks with halos; the result is the same as this whole-row,
  * whole-column reference, which is what makes the two bit-identical.
  *
  * Forward:  H[i] = x[2i+1] - floor((x[2i] + x[2i+2]) / 2)
@@ -101,45 +101,78 @@ static void inverse_columns(const int32_t *lo, const int32_t *hi, uint32_t w, ui
     }
 }
 
+/* Horizontal forward of r rows of c samples into r rows of bc (low, high), zero padding column. */
+static void forward_rows(const int32_t *a, uint32_t r, uint32_t c, int32_t *lo, int32_t *hi,
+                         uint32_t bc)
+{
+    for (uint32_t i = 0; i < r; i++) {
+        int32_t *lrow = lo + (size_t)i * bc, *hrow = hi + (size_t)i * bc;
+        pcwt_dwt53_forward_1d(a + (size_t)i * c, c, lrow, hrow);
+        if (bc > c / 2)
+            lrow[c / 2] = hrow[c / 2] = 0;
+    }
+}
+
+/* Horizontal inverse of r rows: lo/hi rows have stride bc, the output rows c samples. */
+static void inverse_rows(const int32_t *lo, const int32_t *hi, uint32_t bc, uint32_t r, uint32_t c,
+                         int32_t *a)
+{
+    for (uint32_t i = 0; i < r; i++)
+        pcwt_dwt53_inverse_1d(lo + (size_t)i * bc, hi + (size_t)i * bc, c, a + (size_t)i * c);
+}
+
 static const int32_t *level_input(const pcwt_pyramid *p, uint32_t l)
 {
     return l == 1 ? p->image : p->ll[l - 2];
 }
 
-void pcwt_dwt53_forward(pcwt_pyramid *p)
+/* Rows first (the seed's order): the row halves are r x bc, their columns give LL, LH (row-low)
+ * and HL, HH (row-high). Columns first (JPEG 2000's order): the column halves are br x c, their
+ * rows give LL, HL (column-low) and LH, HH (column-high). Integer rounding makes the two differ. */
+void pcwt_dwt53_forward(pcwt_pyramid *p, int cols_first)
 {
     const uint32_t L = p->plan.levels;
     for (uint32_t l = 1; l <= L; l++) {
         const pcwt_level_size *s = &p->plan.lv[l - 1];
-        const uint32_t r = s->level_r, c = s->level_c, bc = s->band_c;
+        const uint32_t r = s->level_r, c = s->level_c, br = s->band_r, bc = s->band_c;
         const int32_t *x = level_input(p, l);
-        int32_t *lh_tmp = p->tmp, *hh_tmp = p->tmp + (size_t)r * bc;
-        for (uint32_t i = 0; i < r; i++) {
-            int32_t *lrow = lh_tmp + (size_t)i * bc, *hrow = hh_tmp + (size_t)i * bc;
-            pcwt_dwt53_forward_1d(x + (size_t)i * c, c, lrow, hrow);
-            if (bc > c / 2)
-                lrow[c / 2] = hrow[c / 2] = 0;
+        int32_t *ll = p->ll[l - 1], *hl = p->band[pcwt_band_index(L, l, 0)].coef;
+        int32_t *lh = p->band[pcwt_band_index(L, l, 1)].coef;
+        int32_t *hh = p->band[pcwt_band_index(L, l, 2)].coef;
+        if (cols_first) {
+            int32_t *lo = p->tmp, *hi = p->tmp + (size_t)br * c;
+            forward_columns(x, r, c, lo, hi, br);
+            forward_rows(lo, br, c, ll, hl, bc);
+            forward_rows(hi, br, c, lh, hh, bc);
+        } else {
+            int32_t *lo = p->tmp, *hi = p->tmp + (size_t)r * bc;
+            forward_rows(x, r, c, lo, hi, bc);
+            forward_columns(lo, r, bc, ll, lh, br);
+            forward_columns(hi, r, bc, hl, hh, br);
         }
-        forward_columns(lh_tmp, r, bc, p->ll[l - 1], p->band[pcwt_band_index(L, l, 1)].coef,
-                        s->band_r);
-        forward_columns(hh_tmp, r, bc, p->band[pcwt_band_index(L, l, 0)].coef,
-                        p->band[pcwt_band_index(L, l, 2)].coef, s->band_r);
     }
 }
 
-void pcwt_dwt53_inverse(pcwt_pyramid *p)
+void pcwt_dwt53_inverse(pcwt_pyramid *p, int cols_first)
 {
     const uint32_t L = p->plan.levels;
     for (uint32_t l = L; l >= 1; l--) {
         const pcwt_level_size *s = &p->plan.lv[l - 1];
-        const uint32_t r = s->level_r, c = s->level_c, bc = s->band_c, m = c / 2;
+        const uint32_t r = s->level_r, c = s->level_c, bc = s->band_c;
         int32_t *x = (int32_t *)level_input(p, l);
-        int32_t *lh_tmp = p->tmp, *hh_tmp = p->tmp + (size_t)r * bc;
-        inverse_columns(p->ll[l - 1], p->band[pcwt_band_index(L, l, 1)].coef, bc, m, r, lh_tmp);
-        inverse_columns(p->band[pcwt_band_index(L, l, 0)].coef,
-                        p->band[pcwt_band_index(L, l, 2)].coef, bc, m, r, hh_tmp);
-        for (uint32_t i = 0; i < r; i++)
-            pcwt_dwt53_inverse_1d(lh_tmp + (size_t)i * bc, hh_tmp + (size_t)i * bc, c,
-                                  x + (size_t)i * c);
+        const int32_t *ll = p->ll[l - 1], *hl = p->band[pcwt_band_index(L, l, 0)].coef;
+        const int32_t *lh = p->band[pcwt_band_index(L, l, 1)].coef;
+        const int32_t *hh = p->band[pcwt_band_index(L, l, 2)].coef;
+        if (cols_first) { /* only the first r/2 rows of the bands are not padding */
+            int32_t *lo = p->tmp, *hi = p->tmp + (size_t)(r / 2) * c;
+            inverse_rows(ll, hl, bc, r / 2, c, lo);
+            inverse_rows(lh, hh, bc, r / 2, c, hi);
+            inverse_columns(lo, hi, c, c, r, x);
+        } else {
+            int32_t *lo = p->tmp, *hi = p->tmp + (size_t)r * bc;
+            inverse_columns(ll, lh, bc, c / 2, r, lo);
+            inverse_columns(hl, hh, bc, c / 2, r, hi);
+            inverse_rows(lo, hi, bc, r, c, x);
+        }
     }
 }

@@ -30,11 +30,24 @@ void pcwt_encode_params_default(pcwt_encode_params *p)
     memset(p, 0, sizeof *p);
     p->codec = PCWT_CODEC_PCWT;
     p->levels = PCWT_DEFAULT_LEVELS;
-    p->group_rows = PCWT_DEFAULT_GROUP;
-    p->group_cols = PCWT_DEFAULT_GROUP;
+    p->group_rows = 0; /* the profile's size */
+    p->group_cols = 0;
     p->min_ll = PCWT_DEFAULT_MIN_LL;
     p->profile = PCWT_PROFILE_BASELINE;
     p->backend = PCWT_BACKEND_AUTO;
+}
+
+void pcwt_group_size_wanted(const pcwt_encode_params *p, uint32_t *rows, uint32_t *cols)
+{
+    const int entropy = p->profile == PCWT_PROFILE_ENTROPY;
+    *rows = p->group_rows ? p->group_rows : entropy ? PCWT_ENTROPY_GROUP_ROWS : PCWT_DEFAULT_GROUP;
+    *cols = p->group_cols ? p->group_cols : entropy ? PCWT_ENTROPY_GROUP_COLS : PCWT_DEFAULT_GROUP;
+}
+
+/* The handle keeps the group size it codes with. */
+static void resolve_group_size(pcwt_encode_params *p)
+{
+    pcwt_group_size_wanted(p, &p->group_rows, &p->group_cols);
 }
 
 pcwt_encoder *pcwt_encoder_create(void)
@@ -42,6 +55,7 @@ pcwt_encoder *pcwt_encoder_create(void)
     pcwt_encoder *e = calloc(1, sizeof *e);
     if (e) {
         pcwt_encode_params_default(&e->params);
+        resolve_group_size(&e->params);
         e->env_backend = pcwt_backend_from_env();
         e->backend = pcwt_backend_resolve(PCWT_BACKEND_AUTO, e->env_backend);
     }
@@ -93,9 +107,10 @@ pcwt_status pcwt_encoder_set_params(pcwt_encoder *e, const pcwt_encode_params *p
                        PCWT_MAX_LEVELS);
         return PCWT_ERR_INVALID_ARGUMENT;
     }
-    if (p->group_rows < 1 || p->group_rows > PCWT_MAX_GROUP || p->group_cols < 1 ||
+    if ((p->group_rows == 0) != (p->group_cols == 0) || p->group_rows > PCWT_MAX_GROUP ||
         p->group_cols > PCWT_MAX_GROUP) {
-        pcwt_set_error(e->err, sizeof e->err, "group size %ux%u out of range 1..%d",
+        pcwt_set_error(e->err, sizeof e->err,
+                       "group size %ux%u out of range 1..%d (0x0: the profile's size)",
                        p->group_rows, p->group_cols, PCWT_MAX_GROUP);
         return PCWT_ERR_INVALID_ARGUMENT;
     }
@@ -118,6 +133,12 @@ pcwt_status pcwt_encoder_set_params(pcwt_encoder *e, const pcwt_encode_params *p
         pcwt_set_error(e->err, sizeof e->err, "low bits %d out of range 0..2", (int)p->low_bits);
         return PCWT_ERR_INVALID_ARGUMENT;
     }
+    if (p->lifting_order != PCWT_LIFTING_AUTO && p->lifting_order != PCWT_LIFTING_ROWS_FIRST &&
+        p->lifting_order != PCWT_LIFTING_COLUMNS_FIRST) {
+        pcwt_set_error(e->err, sizeof e->err, "lifting order %d out of range 0..2",
+                       (int)p->lifting_order);
+        return PCWT_ERR_INVALID_ARGUMENT;
+    }
     if (p->profile != PCWT_PROFILE_BASELINE && p->profile != PCWT_PROFILE_ENTROPY) {
         pcwt_set_error(e->err, sizeof e->err, "profile %d not supported", (int)p->profile);
         return PCWT_ERR_UNSUPPORTED;
@@ -127,6 +148,7 @@ pcwt_status pcwt_encoder_set_params(pcwt_encoder *e, const pcwt_encode_params *p
     if (st != PCWT_OK)
         return st;
     e->params = *p;
+    resolve_group_size(&e->params);
     e->backend = b;
     return PCWT_OK;
 }
@@ -144,6 +166,13 @@ int pcwt_rct_wanted(const pcwt_encode_params *p, const pcwt_image_desc *d)
     if (d->components != 3 || p->colour_transform == PCWT_COLOUR_NONE)
         return 0;
     return p->colour_transform == PCWT_COLOUR_RCT || p->profile == PCWT_PROFILE_ENTROPY;
+}
+
+int pcwt_columns_first_wanted(const pcwt_encode_params *p)
+{
+    if (p->lifting_order != PCWT_LIFTING_AUTO)
+        return p->lifting_order == PCWT_LIFTING_COLUMNS_FIRST;
+    return p->profile == PCWT_PROFILE_ENTROPY;
 }
 
 size_t pcwt_encode_bound(const pcwt_image_desc *d)
@@ -208,6 +237,7 @@ static pcwt_status encode_frame(pcwt_encoder *e, const pcwt_image_desc *din, con
     info.group_rows = p->group_rows;
     info.group_cols = p->group_cols;
     info.colour_transform = (uint32_t)pcwt_rct_wanted(p, &d);
+    info.columns_first = (uint32_t)pcwt_columns_first_wanted(p);
     for (uint32_t c = 0; c < d.components; c++) {
         info.planes[info.plane_count].component = c;
         info.planes[info.plane_count++].kind = 0;
@@ -243,7 +273,7 @@ static pcwt_status encode_frame(pcwt_encoder *e, const pcwt_image_desc *din, con
         else
             pcwt_plane_extract(&d, samples, info.planes[i].component, info.planes[i].kind,
                                pyr->image, stride);
-        pcwt_dwt53_forward(pyr);
+        pcwt_dwt53_forward(pyr, (int)info.columns_first);
         const int qmax = pcwt_mqd_compute(pyr);
         if (qmax > PCWT_MAX_QMAX) {
             pcwt_set_error(err, es, "coefficients too large (Qmax %d > %d)", qmax, PCWT_MAX_QMAX);

@@ -72,8 +72,9 @@ void pcwt_pyramid_free(pcwt_pyramid *p);
 /* dwt53.c: reversible (5,3) lifting with whole-sample symmetric extension. */
 void pcwt_dwt53_forward_1d(const int32_t *x, uint32_t n, int32_t *low, int32_t *high);
 void pcwt_dwt53_inverse_1d(const int32_t *low, const int32_t *high, uint32_t n, int32_t *x);
-void pcwt_dwt53_forward(pcwt_pyramid *p);
-void pcwt_dwt53_inverse(pcwt_pyramid *p);
+/* cols_first: each level lifts its columns before its rows (header flag bit 3). */
+void pcwt_dwt53_forward(pcwt_pyramid *p, int cols_first);
+void pcwt_dwt53_inverse(pcwt_pyramid *p, int cols_first);
 
 /* mqd.c: MQD bands (backward, finest level first) and Qmax. */
 static inline int pcwt_ql_of_magnitude(uint32_t a)
@@ -147,6 +148,10 @@ void pcwt_plane_extract_rct(const pcwt_image_desc *d, const void *samples, uint3
                             int32_t *dst, uint32_t stride);
 /* Whether the encoder applies the colour transform to a frame (params resolved, 3 components). */
 int pcwt_rct_wanted(const pcwt_encode_params *p, const pcwt_image_desc *d);
+/* The group size of params whose group_rows x group_cols may be 0x0 (the profile's size). */
+void pcwt_group_size_wanted(const pcwt_encode_params *p, uint32_t *rows, uint32_t *cols);
+/* Whether the encoder lifts columns first (header flag bit 3; params resolved). */
+int pcwt_columns_first_wanted(const pcwt_encode_params *p);
 void pcwt_plane_extract(const pcwt_image_desc *d, const void *samples, uint32_t comp,
                         uint32_t kind, int32_t *dst, uint32_t stride);
 /* Stores a decoded plane; returns 0 when a value is out of the declared range. */

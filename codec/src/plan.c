@@ -54,7 +54,9 @@ pcwt_status pcwt_pyramid_prepare(pcwt_pyramid *p, const pcwt_plan *plan)
         const size_t band = (size_t)s->band_r * s->band_c;
         ints += 4 * band; /* HL, LH, HH and this level's LL */
         bytes8 += 3 * (size_t)s->mqd_r * s->mqd_c;
-        const size_t t = 2 * (size_t)s->level_r * s->band_c;
+        const size_t rows_first = 2 * (size_t)s->level_r * s->band_c;
+        const size_t cols_first = 2 * (size_t)s->band_r * s->level_c;
+        const size_t t = rows_first > cols_first ? rows_first : cols_first;
         if (t > tmp)
             tmp = t;
     }

@@ -54,8 +54,8 @@ int main(int argc, char *argv[])
   // encoding options
   OFBool opt_jpegls = OFFalse;
   OFCmdUnsignedInt opt_levels = PCWT_DEFAULT_LEVELS;
-  OFCmdUnsignedInt opt_groupRows = PCWT_DEFAULT_GROUP;
-  OFCmdUnsignedInt opt_groupColumns = PCWT_DEFAULT_GROUP;
+  OFCmdUnsignedInt opt_groupRows = 0; // 0x0: the profile's size
+  OFCmdUnsignedInt opt_groupColumns = 0;
   pcwt_profile opt_profile = PCWT_PROFILE_BASELINE;
   pcwt_backend opt_backend = PCWT_BACKEND_AUTO;
   OFBool opt_acceptLossy = OFFalse;
@@ -75,8 +75,8 @@ int main(int argc, char *argv[])
     cmd.addSubGroup("PCWT coding:");
       cmd.addOption("--levels",                 "+lv", 1, "[n]umber: integer (0..10, default: 6)",
                                                           "wavelet levels (fewer for small images)");
-      cmd.addOption("--group-size",             "+gs", 2, "[r]ows [c]olumns: integer (1..256, default: 32 32)",
-                                                          "elements per independently coded group");
+      cmd.addOption("--group-size",             "+gs", 2, "[r]ows [c]olumns: integer (1..256)",
+                                                          "elements per independently coded group\n(default: 32 32; entropy profile: 64 16)");
       DPCWTAddProfileOption(cmd);
       cmd.addOption("--backend-auto",           "+ba",    "GPU when available, else CPU (default)");
       cmd.addOption("--backend-cpu",            "+bc",    "always use the CPU codec");

@@ -375,7 +375,7 @@ int main(int argc, char *argv[])
   // codecs: every decoder DCMTK 3.6.7 has, PCWT's, and the encoders
   DPCWTRegisterDecoders(OFstatic_cast(unsigned long, kMaxSamplesPerFrame), OFFalse);
   DPCWTEncoderRegistration::registerCodecs(EPCUC_default, OFFalse, opt.acceptLossy ? OFTrue : OFFalse,
-    PCWT_DEFAULT_LEVELS, PCWT_DEFAULT_GROUP, PCWT_DEFAULT_GROUP, opt_backend, OFTrue /* JPEG-LS */,
+    PCWT_DEFAULT_LEVELS, 0, 0 /* the profile's group size */, opt_backend, OFTrue /* JPEG-LS */,
     opt_profile);
 
   // the GPUs are checked (cuInit) and the CUDA context made on a thread of their own while the
@@ -456,7 +456,7 @@ int main(int argc, char *argv[])
     popt.verifyBatches = opt_verifyGpu; // the copies of several writers decoded together
     popt.maxSamplesPerFrame = kMaxSamplesPerFrame;
     popt.params.levels = PCWT_DEFAULT_LEVELS;
-    popt.params.group_rows = popt.params.group_cols = PCWT_DEFAULT_GROUP;
+    popt.params.group_rows = popt.params.group_cols = 0; // the profile's size
     popt.params.profile = opt_profile; // the batch coder codes what the plugin's encoder would
     OFLOG_INFO(recmpLogger, (popt.batchFrames && opt.target == DPRCT_pcwt
       ? "batches of up to " + std::to_string(popt.batchFrames) + " frames / " + std::to_string(opt_batchMB) +

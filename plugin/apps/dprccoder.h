@@ -32,7 +32,10 @@ namespace dprc {
 inline bool sameCoding(const pcwt_encode_params& a, const pcwt_encode_params& b)
 {
   return a.codec == b.codec && a.levels == b.levels && a.group_rows == b.group_rows &&
-         a.group_cols == b.group_cols && a.min_ll == b.min_ll && a.profile == b.profile;
+         a.group_cols == b.group_cols && a.min_ll == b.min_ll && a.profile == b.profile &&
+         a.colour_transform == b.colour_transform && a.low_bits == b.low_bits &&
+         a.lifting_order == b.lifting_order && a.jpegls_interleave == b.jpegls_interleave &&
+         a.jpegls_restart_interval == b.jpegls_restart_interval;
 }
 
 inline bool sameDesc(const pcwt_image_desc& a, const pcwt_image_desc& b)

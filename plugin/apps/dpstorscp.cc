@@ -457,7 +457,7 @@ int main(int argc, char *argv[])
 
   DPCWTRegisterDecoders(OFstatic_cast(unsigned long, 1) << 30, OFFalse);
   DPCWTEncoderRegistration::registerCodecs(EPCUC_default, OFFalse, g_settings.acceptLossy ? OFTrue : OFFalse,
-    PCWT_DEFAULT_LEVELS, PCWT_DEFAULT_GROUP, PCWT_DEFAULT_GROUP, PCWT_BACKEND_AUTO, OFTrue /* JPEG-LS */,
+    PCWT_DEFAULT_LEVELS, 0, 0 /* the profile's group size */, PCWT_BACKEND_AUTO, OFTrue /* JPEG-LS */,
     g_settings.profile);
 
   DcmSCPPool<DPCWTStoreSCP> pool;

@@ -32,8 +32,8 @@ void DPCWTDecoderRegistration::registerCodecs(
 {
   std::lock_guard<std::mutex> lock(decoderRegistrationMutex());
   if (registered_) return;
-  cp_ = new DPCWTCodecParameter(uidCreation, OFFalse, OFFalse, PCWT_DEFAULT_LEVELS,
-                                PCWT_DEFAULT_GROUP, PCWT_DEFAULT_GROUP, backend, maxSamplesPerFrame);
+  cp_ = new DPCWTCodecParameter(uidCreation, OFFalse, OFFalse, PCWT_DEFAULT_LEVELS, 0, 0, backend,
+                                maxSamplesPerFrame); // the decoder reads the group size from each stream
   decoder_ = new DPCWTDecoder(mode);
   OFCondition result = DcmCodecList::registerCodec(decoder_, NULL, cp_);
   if (result.bad())

@@ -43,7 +43,25 @@ expect_field "bits stored" 8
 expect_field signed no
 expect_field layout "single component"
 expect_field "group size" "32x32 \\(rows x columns\\)"
+expect_field "lifting order" "rows first"
 
+# The entropy profile's defaults: columns lifted first, 64x16 groups; and the options forcing them.
+expect_rc 0 "$PCWT" encode --width 19 --height 7 --bits 8 --profile entropy small.raw ent.pcwt
+expect_rc 0 "$PCWT" info ent.pcwt
+expect_field profile "entropy \\(1\\)"
+expect_field "lifting order" "columns first"
+expect_field "group size" "64x16 \\(rows x columns\\)"
+expect_rc 0 "$PCWT" encode --width 19 --height 7 --bits 8 --profile entropy --lifting rows small.raw ent.pcwt
+expect_rc 0 "$PCWT" info ent.pcwt
+expect_field "lifting order" "rows first"
+expect_rc 0 "$PCWT" encode --width 19 --height 7 --bits 8 --lifting columns small.raw small.pcwt
+expect_rc 0 "$PCWT" info small.pcwt
+expect_field "lifting order" "columns first"
+expect_field "group size" "32x32 \\(rows x columns\\)"
+
+expect_error 2 "option --lifting: 'diagonal' is not auto, rows or columns" "$PCWT" encode --width 19 \
+    --height 7 --bits 8 --lifting diagonal small.raw bad.pcwt
+no_file bad.pcwt
 expect_error 2 'needs a codestream' "$PCWT" info
 expect_error 1 'not a PCWT codestream' "$PCWT" info in.raw
 echo ok

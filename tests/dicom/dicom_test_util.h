@@ -472,10 +472,12 @@ inline std::string codestreamHeaders(const std::string &path, std::vector<pcwt_h
     return "";
 }
 
-// "" when every frame of the PCWT file at path is a codestream of the given profile (and there is
-// one per frame), else what is not.
+// "" when every frame of the PCWT file at path is a codestream of the given profile with that
+// profile's lifting order (columns first in the entropy profile, rows first in the baseline) and,
+// with default_groups, its default group size (64x16, 32x32), and there is one per frame; else
+// what is not.
 inline std::string expectProfile(const std::string &path, pcwt_profile profile, uint64_t frames,
-                                 uint64_t *bytes = nullptr)
+                                 uint64_t *bytes = nullptr, bool default_groups = true)
 {
     std::vector<pcwt_header_info> headers;
     const std::string err = codestreamHeaders(path, headers, bytes);
@@ -483,10 +485,19 @@ inline std::string expectProfile(const std::string &path, pcwt_profile profile, 
         return err;
     if (headers.size() != frames)
         return std::to_string(headers.size()) + " codestreams for " + std::to_string(frames) + " frames";
-    for (size_t i = 0; i < headers.size(); ++i)
-        if (headers[i].profile != profile)
-            return "frame " + std::to_string(i + 1) + " has profile " + std::to_string(int(headers[i].profile)) +
-                   ", expected " + std::to_string(int(profile));
+    const bool entropy = profile == PCWT_PROFILE_ENTROPY;
+    for (size_t i = 0; i < headers.size(); ++i) {
+        const pcwt_header_info &h = headers[i];
+        const std::string frame = "frame " + std::to_string(i + 1);
+        if (h.profile != profile)
+            return frame + " has profile " + std::to_string(int(h.profile)) + ", expected " +
+                   std::to_string(int(profile));
+        if (h.columns_first != (entropy ? 1u : 0u))
+            return frame + (h.columns_first ? " lifts columns first" : " lifts rows first");
+        if (default_groups && (h.group_rows != (entropy ? PCWT_ENTROPY_GROUP_ROWS : PCWT_DEFAULT_GROUP) ||
+                               h.group_cols != (entropy ? PCWT_ENTROPY_GROUP_COLS : PCWT_DEFAULT_GROUP)))
+            return frame + " has groups of " + std::to_string(h.group_rows) + "x" + std::to_string(h.group_cols);
+    }
     return "";
 }
 

@@ -22,14 +22,17 @@ namespace {
 struct Codec {
     pcwt_encoder *cpu = pcwt_encoder_create(), *gpu = pcwt_encoder_create();
     pcwt_decoder *dcpu = pcwt_decoder_create(), *dgpu = pcwt_decoder_create();
-    explicit Codec(pcwt_profile profile, uint32_t levels = PCWT_DEFAULT_LEVELS, uint32_t gr = 32,
-                   uint32_t gc = 32, uint32_t min_ll = 2,
-                   pcwt_colour_transform colour = PCWT_COLOUR_AUTO)
+    // gr = gc = 0: the profile's group size (64x16 in the entropy profile).
+    explicit Codec(pcwt_profile profile, uint32_t levels = PCWT_DEFAULT_LEVELS, uint32_t gr = 0,
+                   uint32_t gc = 0, uint32_t min_ll = 2,
+                   pcwt_colour_transform colour = PCWT_COLOUR_AUTO,
+                   pcwt_lifting_order lifting = PCWT_LIFTING_AUTO)
     {
         pcwt_encode_params p;
         pcwt_encode_params_default(&p);
         p.profile = profile;
         p.colour_transform = colour;
+        p.lifting_order = lifting;
         p.levels = levels;
         p.group_rows = gr;
         p.group_cols = gc;
@@ -118,6 +121,51 @@ TEST_P(Gpu, RandomImagesMatchCpuBytes)
                                         std::to_string(alloc) + "/" + std::to_string(stored) +
                                         (sgn ? "s" : "u") + " pattern " + std::to_string(pattern));
                 }
+}
+
+// Both lifting orders (docs/FORMAT.md Sec. 3.2, header flag bit 3) in each profile, with 1, 6 and
+// 10 levels: the GPU writes the CPU's bytes and decodes them exactly; then one decode batch mixes
+// the two orders (a level's launch then covers both tilings) and returns every sample.
+TEST_P(Gpu, LiftingOrdersMatchCpu)
+{
+    SKIP_WITHOUT_GPU();
+    Rng rng(11);
+    const uint32_t sizes[][2] = {{1, 1},    {2, 1},    {1, 513},   {513, 1},   {7, 5},
+                                 {31, 29},  {66, 130}, {127, 131}, {257, 263}, {1021, 769}};
+    std::vector<pcwt_image_desc> descs;
+    std::vector<std::vector<uint8_t>> imgs, streams;
+    int n = 0;
+    for (pcwt_lifting_order order : {PCWT_LIFTING_ROWS_FIRST, PCWT_LIFTING_COLUMNS_FIRST})
+        for (uint32_t levels : {1u, 6u, 10u}) {
+            Codec c(GetParam(), levels, 0, 0, levels == 10 ? 1 : 2, PCWT_COLOUR_AUTO, order);
+            for (const auto &s : sizes)
+                for (uint32_t alloc : {8u, 16u}) {
+                    const pcwt_image_desc d{s[0], s[1], 1, alloc, alloc == 16 ? 12u : 8u, uint32_t(n & 1), 0};
+                    const auto img = random_image(d, rng, n++ % 4);
+                    const std::string what = std::to_string(s[0]) + "x" + std::to_string(s[1]) + " " +
+                                             std::to_string(alloc) + "-bit, " + std::to_string(levels) +
+                                             " levels, " + (order == PCWT_LIFTING_ROWS_FIRST ? "rows" : "columns") +
+                                             " first";
+                    c.check(d, img, what);
+                    auto cs = Codec::enc(c.gpu, d, img);
+                    pcwt_header_info h;
+                    ASSERT_EQ(pcwt_read_header(cs.data(), cs.size(), &h), PCWT_OK) << what;
+                    EXPECT_EQ(h.columns_first, order == PCWT_LIFTING_COLUMNS_FIRST ? 1u : 0u) << what;
+                    descs.push_back(d);
+                    imgs.push_back(img);
+                    streams.push_back(std::move(cs));
+                }
+        }
+    Codec c(GetParam());
+    std::vector<std::vector<uint8_t>> back(descs.size());
+    std::vector<pcwt_decode_job> jobs;
+    for (size_t i = 0; i < descs.size(); i++) {
+        back[i].assign(imgs[i].size(), 0x5A);
+        jobs.push_back({streams[i].data(), streams[i].size(), back[i].data(), back[i].size(), PCWT_OK});
+    }
+    ASSERT_EQ(pcwt_decode_batch(c.dgpu, jobs.data(), jobs.size()), PCWT_OK) << pcwt_decoder_last_error(c.dgpu);
+    for (size_t i = 0; i < descs.size(); i++)
+        EXPECT_TRUE(back[i] == imgs[i]) << "frame " << i << " of the mixed batch";
 }
 
 TEST_P(Gpu, LargestImage)

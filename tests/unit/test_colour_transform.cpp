@@ -158,7 +158,7 @@ TEST(ColourTransform, HostileHeadersAndValuesRefused)
         EXPECT_EQ(pcwt_read_header(cs.data(), cs.size(), &info), PCWT_ERR_CORRUPT);
         std::vector<uint8_t> out;
         EXPECT_EQ(decode(cs, out), PCWT_ERR_CORRUPT);
-        for (uint8_t bit = 8; bit; bit = uint8_t(bit << 1)) { // bits 3..7 stay reserved
+        for (uint8_t bit = 16; bit; bit = uint8_t(bit << 1)) { // bits 4..7 stay reserved
             auto c2 = encode(d, img);
             c2[19] |= bit;
             fix_crcs(c2, good);
@@ -369,7 +369,7 @@ std::vector<uint8_t> constant_planes(const int32_t y[3], uint32_t stored, bool s
         for (uint32_t i = 0; i < pcwt_even_up(h); i++)
             for (uint32_t j = 0; j < pcwt_even_up(w); j++)
                 pyr.image[i * pcwt_even_up(w) + j] = i < h && j < w ? y[c] : 0;
-        pcwt_dwt53_forward(&pyr);
+        pcwt_dwt53_forward(&pyr, 0);
         const int qmax = pcwt_mqd_compute(&pyr);
         EXPECT_LE(qmax, 30);
         const size_t size = size_t(pcwt_payload_size(&pyr, qmax, 4, 4));

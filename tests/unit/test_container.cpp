@@ -116,6 +116,7 @@ TEST(Container, AbsurdHeaderValuesAreRejected)
         {18, {17}, PCWT_ERR_CORRUPT, "17 bits stored"},
         {18, {0}, PCWT_ERR_CORRUPT, "0 bits stored"},
         {19, {0x80}, PCWT_ERR_CORRUPT, "unknown flag"},
+        {19, {0x10}, PCWT_ERR_CORRUPT, "reserved flag bit 4"},
         {20, {11}, PCWT_ERR_CORRUPT, "11 levels"},
         {21, {7}, PCWT_ERR_CORRUPT, "7 planes"},
         {22, {0, 0}, PCWT_ERR_CORRUPT, "group rows 0"},
@@ -189,12 +190,20 @@ TEST(Api, ParameterAndArgumentValidation)
     pcwt_encode_params p;
     pcwt_encode_params_default(&p);
     EXPECT_EQ(p.levels, 6u);
-    EXPECT_EQ(p.group_rows, 32u);
+    EXPECT_EQ(p.group_rows, 0u); // the profile's size
+    EXPECT_EQ(p.group_cols, 0u);
+    EXPECT_EQ(p.lifting_order, PCWT_LIFTING_AUTO);
     p.levels = PCWT_MAX_LEVELS + 1;
     EXPECT_EQ(pcwt_encoder_set_params(e, &p), PCWT_ERR_INVALID_ARGUMENT);
     EXPECT_NE(std::string(pcwt_encoder_last_error(e)), "");
     pcwt_encode_params_default(&p);
-    p.group_cols = 0;
+    p.group_rows = 8; // one side 0, the other not
+    EXPECT_EQ(pcwt_encoder_set_params(e, &p), PCWT_ERR_INVALID_ARGUMENT);
+    p.group_rows = PCWT_MAX_GROUP + 1;
+    p.group_cols = 8;
+    EXPECT_EQ(pcwt_encoder_set_params(e, &p), PCWT_ERR_INVALID_ARGUMENT);
+    pcwt_encode_params_default(&p);
+    p.lifting_order = static_cast<pcwt_lifting_order>(3);
     EXPECT_EQ(pcwt_encoder_set_params(e, &p), PCWT_ERR_INVALID_ARGUMENT);
     pcwt_encode_params_default(&p);
     p.profile = static_cast<pcwt_profile>(9);

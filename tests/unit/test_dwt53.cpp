@@ -1,5 +1,6 @@
 // The (5,3) lifting: against a direct evaluation of the filter equations with mirrored edges,
-// and exact inversion of the whole multi-level pyramid on many sizes and bit depths.
+// exact inversion of the whole multi-level pyramid on many sizes and bit depths in both lifting
+// orders, and columns first as rows first of the transposed image.
 #include <gtest/gtest.h>
 
 extern "C" {
@@ -67,7 +68,8 @@ TEST(Dwt53, PyramidInvertsExactly)
     pcwt_pyramid p{};
     for (const Size &s : sizes) {
         for (int bits : {1, 8, 16}) {
-            for (int sgn = 0; sgn < 2; sgn++) {
+            for (int sgn = 0; sgn < 4; sgn++) { // bit 0: signed; bit 1: columns first
+                const int cols_first = sgn >> 1;
                 pcwt_plan plan;
                 pcwt_plan_make(&plan, s.r, s.c, s.levels);
                 ASSERT_EQ(pcwt_pyramid_prepare(&p, &plan), PCWT_OK);
@@ -76,20 +78,80 @@ TEST(Dwt53, PyramidInvertsExactly)
                 for (uint32_t i = 0; i < s.r; i++)
                     for (uint32_t j = 0; j < s.c; j++) {
                         int32_t v = static_cast<int32_t>(rng.below(1u << bits));
-                        if (sgn) v -= 1 << (bits - 1);
+                        if (sgn & 1) v -= 1 << (bits - 1);
                         img[static_cast<size_t>(i) * stride + j] = v;
                     }
                 std::memcpy(p.image, img.data(), img.size() * sizeof(int32_t));
-                pcwt_dwt53_forward(&p);
+                pcwt_dwt53_forward(&p, cols_first);
                 if (plan.levels) // the inverse must rewrite the whole image
                     std::memset(p.image, 0x5a, img.size() * sizeof(int32_t));
-                pcwt_dwt53_inverse(&p);
+                pcwt_dwt53_inverse(&p, cols_first);
                 ASSERT_EQ(0, std::memcmp(p.image, img.data(), img.size() * sizeof(int32_t)))
-                    << s.r << "x" << s.c << " levels " << s.levels << " bits " << bits;
+                    << s.r << "x" << s.c << " levels " << s.levels << " bits " << bits
+                    << (cols_first ? " columns first" : " rows first");
             }
         }
     }
     pcwt_pyramid_free(&p);
+}
+
+// Lifting the columns of X first is lifting the rows of X's transpose first: every band of every
+// level (padding included) is the transpose of the other's, with HL and LH swapped. And on a noisy
+// image the two orders give different coefficients (integer rounding), so the order is coded.
+TEST(Dwt53, ColumnsFirstIsRowsFirstOfTheTranspose)
+{
+    const Size sizes[] = {{1, 1, 1}, {1, 17, 2}, {17, 1, 2}, {3, 5, 2}, {7, 13, 3},
+                          {31, 38, 4}, {66, 130, 6}, {129, 64, 7}};
+    Rng rng(3);
+    pcwt_pyramid a{}, b{};
+    for (const Size &s : sizes) {
+        pcwt_plan pa, pb;
+        pcwt_plan_make(&pa, s.r, s.c, s.levels);
+        pcwt_plan_make(&pb, s.c, s.r, s.levels);
+        ASSERT_EQ(pcwt_pyramid_prepare(&a, &pa), PCWT_OK);
+        ASSERT_EQ(pcwt_pyramid_prepare(&b, &pb), PCWT_OK);
+        const uint32_t ra = pcwt_even_up(s.r), ca = pcwt_even_up(s.c);
+        std::memset(a.image, 0, sizeof(int32_t) * ra * ca);
+        std::memset(b.image, 0, sizeof(int32_t) * ra * ca);
+        for (uint32_t i = 0; i < s.r; i++)
+            for (uint32_t j = 0; j < s.c; j++) {
+                const int32_t v = static_cast<int32_t>(rng.below(1u << 12)) - 2048;
+                a.image[static_cast<size_t>(i) * ca + j] = v;
+                b.image[static_cast<size_t>(j) * ra + i] = v;
+            }
+        pcwt_dwt53_forward(&a, 1);
+        pcwt_dwt53_forward(&b, 0);
+        const std::string what = std::to_string(s.r) + "x" + std::to_string(s.c);
+        ASSERT_EQ(a.band_count, b.band_count) << what;
+        for (uint32_t k = 0; k < a.band_count; k++) {
+            // band order: LL, then HL, LH, HH per level: HL and LH trade places
+            const uint32_t o = k == 0 ? 3 : (k - 1) % 3, kb = o == 0 ? k + 1 : o == 1 ? k - 1 : k;
+            const pcwt_band &x = a.band[k], &y = b.band[kb];
+            ASSERT_EQ(x.rows, y.cols) << what << " band " << k;
+            ASSERT_EQ(x.cols, y.rows) << what << " band " << k;
+            for (uint32_t i = 0; i < x.rows; i++)
+                for (uint32_t j = 0; j < x.cols; j++)
+                    ASSERT_EQ(x.coef[static_cast<size_t>(i) * x.cols + j],
+                              y.coef[static_cast<size_t>(j) * y.cols + i])
+                        << what << " band " << k << " at " << i << "," << j;
+        }
+    }
+    // rows first against columns first on one image: some coefficient differs, both invert
+    pcwt_plan plan;
+    pcwt_plan_make(&plan, 64, 64, 3);
+    ASSERT_EQ(pcwt_pyramid_prepare(&a, &plan), PCWT_OK);
+    ASSERT_EQ(pcwt_pyramid_prepare(&b, &plan), PCWT_OK);
+    for (size_t k = 0; k < 64 * 64; k++)
+        a.image[k] = b.image[k] = static_cast<int32_t>(rng.below(1u << 12));
+    pcwt_dwt53_forward(&a, 0);
+    pcwt_dwt53_forward(&b, 1);
+    size_t differ = 0;
+    for (uint32_t k = 0; k < a.band_count; k++)
+        for (size_t i = 0; i < static_cast<size_t>(a.band[k].rows) * a.band[k].cols; i++)
+            differ += a.band[k].coef[i] != b.band[k].coef[i];
+    EXPECT_GT(differ, 100u) << "the two lifting orders gave (almost) the same coefficients";
+    pcwt_pyramid_free(&a);
+    pcwt_pyramid_free(&b);
 }
 
 TEST(Plan, ReproducesFig32)

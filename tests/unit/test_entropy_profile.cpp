@@ -77,8 +77,8 @@ void expect_roundtrip(const pcwt_image_desc &d, const std::vector<uint8_t> &img,
     ASSERT_EQ(st, PCWT_OK) << what << ": " << err;
     pcwt_header_info info;
     ASSERT_EQ(pcwt_read_header(cs.data(), cs.size(), &info), PCWT_OK) << what;
-    EXPECT_EQ(info.profile, PCWT_PROFILE_ENTROPY) << what;
-    EXPECT_EQ(cs[5], 1) << what;
+    EXPECT_EQ(info.profile, p.profile) << what;
+    EXPECT_EQ(cs[5], uint8_t(p.profile)) << what;
     std::vector<uint8_t> out;
     ASSERT_EQ(decode(cs, out, &err), PCWT_OK) << what << ": " << err;
     ASSERT_EQ(out.size(), img.size()) << what;
@@ -763,4 +763,65 @@ TEST(EntropyProfile, LowBitsOptionByteChecked)
     p.low_bits = static_cast<pcwt_low_bits>(3);
     EXPECT_EQ(pcwt_encoder_set_params(e, &p), PCWT_ERR_INVALID_ARGUMENT);
     pcwt_encoder_destroy(e);
+}
+
+// The defaults follow the profile: the baseline lifts rows first in 32x32 groups (the seed), the
+// entropy profile columns first in 64x16 groups; either order can be forced in either profile and
+// round-trips, and the header says which. An image made in JPEG 2000's order (a lattice in
+// columns-first coefficients) codes much smaller columns first. The flag is checked: bit 4 is
+// reserved, and a stream decoded with the wrong order fails or gives other samples, never these.
+TEST(EntropyProfile, LiftingOrderAndGroupsFollowTheProfile)
+{
+    Rng rng(61);
+    const auto d = make_desc(203, 157, 1, 16, 12, false);
+    const auto img = ct_like(d, rng, 200);
+    pcwt_encode_params p;
+    pcwt_encode_params_default(&p);
+    p.backend = PCWT_BACKEND_CPU;
+    pcwt_header_info h;
+    for (pcwt_profile prof : {PCWT_PROFILE_BASELINE, PCWT_PROFILE_ENTROPY}) {
+        p.profile = prof;
+        const bool entropy = prof == PCWT_PROFILE_ENTROPY;
+        std::vector<uint8_t> by_default, rows, cols;
+        p.lifting_order = PCWT_LIFTING_AUTO;
+        expect_roundtrip(d, img, p, entropy ? "entropy, auto" : "baseline, auto", &by_default);
+        p.lifting_order = PCWT_LIFTING_ROWS_FIRST;
+        expect_roundtrip(d, img, p, "rows first", &rows);
+        p.lifting_order = PCWT_LIFTING_COLUMNS_FIRST;
+        expect_roundtrip(d, img, p, "columns first", &cols);
+        ASSERT_EQ(pcwt_read_header(by_default.data(), by_default.size(), &h), PCWT_OK);
+        EXPECT_EQ(h.columns_first, entropy ? 1u : 0u);
+        EXPECT_EQ(h.group_rows, entropy ? 64u : 32u);
+        EXPECT_EQ(h.group_cols, entropy ? 16u : 32u);
+        EXPECT_EQ(by_default, entropy ? cols : rows);
+        ASSERT_EQ(pcwt_read_header(rows.data(), rows.size(), &h), PCWT_OK);
+        EXPECT_EQ(h.columns_first, 0u);
+        ASSERT_EQ(pcwt_read_header(cols.data(), cols.size(), &h), PCWT_OK);
+        EXPECT_EQ(h.columns_first, 1u);
+        EXPECT_NE(rows, cols);
+
+        // the flag flipped (header CRC fixed): never the original samples
+        std::vector<uint8_t> out;
+        for (const auto *cs : {&rows, &cols}) {
+            auto bad = *cs;
+            ASSERT_EQ(pcwt_read_header(bad.data(), bad.size(), &h), PCWT_OK);
+            const pcwt_header_info good = h;
+            bad[19] ^= 8;
+            fix_crcs(bad, good);
+            const pcwt_status st = decode(bad, out);
+            EXPECT_TRUE(st != PCWT_OK || out != img) << "a stream decoded with the other order";
+            bad[19] ^= 8 | 16;
+            fix_crcs(bad, good);
+            EXPECT_EQ(decode(bad, out), PCWT_ERR_CORRUPT) << "reserved flag bit 4";
+        }
+    }
+    // JPEG 2000's order on a JPEG 2000-made image: lattice coefficients only in that order.
+    const auto ld = make_desc(256, 192, 1, 16, 16, false);
+    const auto lat = lattice_image(ld, 4, 62);
+    auto q = entropy_params(4, 0, 0);
+    std::vector<uint8_t> cf, rf;
+    expect_roundtrip(ld, lat, q, "lattice, columns first", &cf);
+    q.lifting_order = PCWT_LIFTING_ROWS_FIRST;
+    expect_roundtrip(ld, lat, q, "lattice, rows first", &rf);
+    EXPECT_LT(cf.size() * 100, rf.size() * 90) << cf.size() << " vs " << rf.size();
 }

@@ -6,11 +6,16 @@ model pcwt_ec_ref.py (written from docs/FORMAT.md Sec. 5, independently of the C
 
 Same cases and same file format as gen_vectors.py (see its docstring and README.md), except that
 `payload` is the profile-1 plane payload (FORMAT.md Sec. 5.1: a LEB128-framed record per group),
-`groups` counts those records, and a `low_bits` line (before `samples`) gives the plane's option
-bit 0, the encoder's decision to model the low bits (Sec. 5.3). Besides the baseline's cases, two
-images whose coefficients lie on a lattice make that decision 1. The model must round-trip every case. The files are
-committed; test_vectors_entropy (the same test_vectors.cpp built with PCWT_VECTOR_PROFILE=1) needs
-no Python. Reruns are byte-identical.
+`groups` counts those records, a `low_bits` line (before `samples`) gives the plane's option
+bit 0, the encoder's decision to model the low bits (Sec. 5.3), and a `columns_first` line (after
+`low_bits`, before `samples`) gives the lifting order, header flag bit 3 (Sec. 3.2: 0 each level
+lifts its rows, then its columns; 1 its columns, then its rows). Besides the baseline's cases (all
+rows first), two images whose coefficients lie on a lattice make the low-bit decision 1, and a few
+cases are coded columns first (names ending in `_cf`): three of the baseline's images and one
+lattice image whose coefficients lie on the lattice in that order. The model must round-trip every
+case, and every columns-first payload must differ from the same image's rows-first payload. The
+files are committed; test_vectors_entropy (the same test_vectors.cpp built with
+PCWT_VECTOR_PROFILE=1) needs no Python. Reruns are byte-identical.
 """
 import os
 import sys
@@ -38,10 +43,11 @@ def count_records(payload):
     return n
 
 
-def lattice_cases():
+def lattice_cases(columns_first=False):
     """Images made by the inverse transform of coefficients on a lattice (0 or +-(4k + 2), as an
     image decoded from a lossy wavelet codestream has them), where the low bits are worth
-    modelling."""
+    modelling. columns_first: the same coefficients through the columns-first inverse (names get
+    `_cf`), so that the columns-first forward transform gives the lattice back."""
     import random
     import pcwt_ref
     rng = random.Random(20261126)
@@ -60,21 +66,48 @@ def lattice_cases():
             if l == L:
                 bands[(l, 'LL')] = [[dc + rng.randint(-spread, spread) for _ in range(bc)]
                                     for _ in range(br)]
-        img = pcwt_ref.inv2d(P, bands, R, C)
-        check = pcwt_ref.fwd2d(img, R, C, L)[1]
+        img = pcwt_ec_ref.inv2d(P, bands, R, C, columns_first)
+        check = pcwt_ec_ref.fwd2d(img, R, C, L, columns_first)[1]
         assert check == bands, name  # the transform gives the lattice back
-        out.append((name, R, C, L, GR, GC, ba, bs, sg, img))
+        out.append((name + ('_cf' if columns_first else ''), R, C, L, GR, GC, ba, bs, sg, img))
+    return out
+
+
+def columns_first_cases():
+    """Cases coded columns first: a random odd-sized image with several levels and non-square
+    groups, signed 16-bit full range, a flat image whose odd sizes put a zero padding row and
+    column beside it (which is where the two orders round differently), and a lattice image in
+    the columns-first order (low bits 1)."""
+    base = {c[0]: c for c in gen_vectors.cases()}
+    out = [(name + '_cf',) + base[name][1:] for name in
+           ('u8_rand_37x53_L3_g4x5', 's16_rand_29x41_L3_g8x8', 'u8_flat200_19x13_L2_g3x2')]
+    out += [c for c in lattice_cases(columns_first=True)
+            if c[0] == 's12_lattice_64x80_L2_g5x7_cf']
+    assert len(out) == 4
     return out
 
 
 def main():
     os.makedirs(OUT, exist_ok=True)
-    names = set()
-    for (name, R, C, L, GR, GC, ba, bs, sg, img) in gen_vectors.cases() + lattice_cases():
+    names, payloads = set(), {}
+    all_cases = ([c + (False,) for c in gen_vectors.cases() + lattice_cases()] +
+                 [c + (True,) for c in columns_first_cases()])
+    for (name, R, C, L, GR, GC, ba, bs, sg, img, cf) in all_cases:
+        assert name not in names, name
         names.add(name)
         gen_vectors.check_range(img, bs, sg)
-        payload, qmax, nraw, low = pcwt_ec_ref.encode_payload(img, R, C, L, GR, GC)
-        assert pcwt_ec_ref.decode_payload(payload, R, C, L, GR, GC, qmax, low) == img, name
+        payload, qmax, nraw, low = pcwt_ec_ref.encode_payload(img, R, C, L, GR, GC,
+                                                              columns_first=cf)
+        assert pcwt_ec_ref.decode_payload(payload, R, C, L, GR, GC, qmax, low, cf) == img, name
+        if '_lattice_' in name:
+            assert low, name  # what the lattice cases are for
+        if cf:
+            rows_first = pcwt_ec_ref.encode_payload(img, R, C, L, GR, GC)[0]
+            assert payload != rows_first, name + ': the lifting order makes no difference'
+            assert pcwt_ec_ref.decode_payload(payload, R, C, L, GR, GC, qmax, low) != img, name
+            if '_lattice_' in name:  # the same coefficients as the rows-first lattice case
+                assert payload == payloads[name[:-3]], name
+        payloads[name] = payload
         groups = count_records(payload)
         assert groups == gen_vectors.expected_group_count(R, C, L, GR, GC), name
         lines = [
@@ -83,7 +116,8 @@ def main():
             'name %s' % name, 'rows %d' % R, 'cols %d' % C, 'levels %d' % L,
             'group_rows %d' % GR, 'group_cols %d' % GC, 'bits_allocated %d' % ba,
             'bits_stored %d' % bs, 'signed %d' % sg, 'qmax %d' % qmax, 'groups %d' % groups,
-            'payload_length %d' % len(payload), 'low_bits %d' % int(low), 'samples',
+            'payload_length %d' % len(payload), 'low_bits %d' % int(low),
+            'columns_first %d' % int(cf), 'samples',
         ]
         lines += [' '.join(str(v) for v in row) for row in img]
         lines.append('payload')
@@ -92,8 +126,8 @@ def main():
         lines.append('end')
         with open(os.path.join(OUT, name + '.vec'), 'w', newline='\n') as f:
             f.write('\n'.join(lines) + '\n')
-        print('%-30s qmax %3d groups %5d (raw mode %4d) payload %6d bytes, low bits %d'
-              % (name, qmax, groups, nraw, len(payload), int(low)))
+        print('%-30s qmax %3d groups %5d (raw mode %4d) payload %6d bytes, low bits %d, '
+              'columns first %d' % (name, qmax, groups, nraw, len(payload), int(low), int(cf)))
     for f in sorted(os.listdir(OUT)):
         if f.endswith('.vec') and f[:-4] not in names:
             os.remove(os.path.join(OUT, f))

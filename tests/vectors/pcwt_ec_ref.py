@@ -7,6 +7,12 @@ from codec/src/ec_tables.h (normative, FORMAT.md Sec. 5.4).
     payload, qmax, raw_groups, low = encode_payload(img, R, C, L, GR, GC)   # plane payload
     img = decode_payload(payload, R, C, L, GR, GC, qmax, low)   # low: plane option bit 0
 
+columns_first=True (both calls; header flag bit 3, FORMAT.md Sec. 3.2) lifts each level's columns
+before its rows, JPEG 2000's order, instead of the baseline model's rows first. fwd2d/inv2d below
+get it from the rows-first model by transposition (exact, padding included): the columns-first
+transform of X is the rows-first transform of X^T with every band transposed back and HL and LH
+swapped.
+
 gen_vectors_entropy.py uses it to write tests/vectors/entropy/*.vec, which the C library must
 match byte for byte (test_vectors_entropy). Standard library only; run with /usr/bin/python3.
 """
@@ -301,9 +307,34 @@ def code_group(coder, raw, models, B, M, l, o, L, mqd, qmax, gx, gy, xe, ye, dec
                     B[cx][cy] = -mag if neg else mag
 
 
-def encode_payload(img, R, C, L, GR, GC, low=None):
-    """low: None decides as an encoder does (Sec. 5.3), else forced."""
-    P, bands = pcwt_ref.fwd2d(img, R, C, L)
+def transpose(M):
+    return [list(col) for col in zip(*M)]
+
+
+SWAP = {'LL': 'LL', 'HL': 'LH', 'LH': 'HL', 'HH': 'HH'}   # the band names under transposition
+
+
+def fwd2d(img, R, C, L, columns_first=False):
+    """(plan, bands) of the forward transform; columns_first: each level lifts its columns, then
+    its rows. Band meanings stay: HL is high-pass horizontally, LH vertically."""
+    if not columns_first:
+        return pcwt_ref.fwd2d(img, R, C, L)
+    _, bt = pcwt_ref.fwd2d(transpose(img), C, R, L)
+    return pcwt_ref.plan(R, C, L), {(l, SWAP[o]): transpose(B) for (l, o), B in bt.items()}
+
+
+def inv2d(P, bands, R, C, columns_first=False):
+    """The inverse of fwd2d (P: pcwt_ref.plan(R, C, L))."""
+    if not columns_first:
+        return pcwt_ref.inv2d(P, bands, R, C)
+    bt = {(l, SWAP[o]): transpose(B) for (l, o), B in bands.items()}
+    return transpose(pcwt_ref.inv2d(pcwt_ref.plan(C, R, len(P)), bt, C, R))
+
+
+def encode_payload(img, R, C, L, GR, GC, low=None, columns_first=False):
+    """low: None decides as an encoder does (Sec. 5.3), else forced. columns_first: the lifting
+    order (header flag bit 3)."""
+    P, bands = fwd2d(img, R, C, L, columns_first)
     mqd = pcwt_ref.compute_mqd(P, bands)
     if low is None:
         low = low_wanted(bands)
@@ -338,7 +369,7 @@ def encode_payload(img, R, C, L, GR, GC, low=None):
     return bytes(out), qmax, raw_groups, low
 
 
-def decode_payload(buf, R, C, L, GR, GC, qmax, low=False):
+def decode_payload(buf, R, C, L, GR, GC, qmax, low=False, columns_first=False):
     P = pcwt_ref.plan(R, C, L)
     bands, mqd = {}, {}
     for l in range(1, L + 1):
@@ -395,7 +426,7 @@ def decode_payload(buf, R, C, L, GR, GC, qmax, low=False):
                     assert dec.code < dec.range and dec.pos >= alen
                     assert (raw[1][0] + 7) // 8 == rlen and not any(bits[raw[1][0]:])
     assert pos == len(buf)
-    return pcwt_ref.inv2d(P, bands, R, C)
+    return inv2d(P, bands, R, C, columns_first)
 
 
 if __name__ == '__main__':
@@ -403,8 +434,11 @@ if __name__ == '__main__':
     rng = random.Random(7)
     for (R, C, L, GR, GC) in [(37, 53, 3, 4, 5), (64, 64, 4, 8, 8), (33, 17, 2, 3, 2), (1, 1, 1, 1, 1)]:
         img = [[(i * 3 + j * 5) % 200 + rng.randint(0, 9) for j in range(C)] for i in range(R)]
-        for low in (False, True):
-            payload, qmax, nraw, low = encode_payload(img, R, C, L, GR, GC, low)
-            assert decode_payload(payload, R, C, L, GR, GC, qmax, low) == img
-            print(R, C, L, GR, GC, 'low bits', int(low), 'lossless, payload', len(payload),
-                  'bytes, raw-mode groups', nraw)
+        for cf in (False, True):
+            P, bands = fwd2d(img, R, C, L, cf)
+            assert inv2d(P, bands, R, C, cf) == img
+            for low in (False, True):
+                payload, qmax, nraw, low = encode_payload(img, R, C, L, GR, GC, low, cf)
+                assert decode_payload(payload, R, C, L, GR, GC, qmax, low, cf) == img
+                print(R, C, L, GR, GC, 'columns first', int(cf), 'low bits', int(low),
+                      'lossless, payload', len(payload), 'bytes, raw-mode groups', nraw)

@@ -3,6 +3,9 @@
 // generated once from the model; this test needs no Python. Only the public API is used.
 // Built with PCWT_VECTOR_PROFILE=1 (test_vectors_entropy) it checks the entropy profile against
 // the vectors of tests/vectors/entropy, made by pcwt_ec_ref.py (FORMAT.md Sec. 5).
+// Every vector sets the lifting order explicitly (the optional `columns_first` key, 0 when absent:
+// rows first), never PCWT_LIFTING_AUTO, so that a change of the default never changes what a
+// vector tests.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -40,6 +43,7 @@ struct Vector {
     int32_t qmax = 0;
     uint64_t groups = 0, payload_length = 0;
     uint32_t low_bits = 0; // entropy profile: plane option bit 0 (optional key)
+    uint32_t columns_first = 0; // lifting order, header flag bit 3 (optional key; 0: rows first)
     std::vector<int64_t> samples;
     std::vector<uint8_t> payload;
 };
@@ -150,12 +154,23 @@ bool ParseVector(const std::string &path, Vector *v, std::string *err) {
         *err = "image too large for a vector";
         return false;
     }
+    // Optional keys, in this order, before `samples`.
     std::string tok;
-    if ((in >> tok) && tok == "low_bits") {
+    in >> tok;
+    if (tok == "low_bits") {
         if (!ReadUnsigned(in, &v->low_bits) || v->low_bits > 1) {
             *err = "bad value for 'low_bits'";
             return false;
         }
+        tok.clear();
+        in >> tok;
+    }
+    if (tok == "columns_first") {
+        if (!ReadUnsigned(in, &v->columns_first) || v->columns_first > 1) {
+            *err = "bad value for 'columns_first'";
+            return false;
+        }
+        tok.clear();
         in >> tok;
     }
     if (tok != "samples") {
@@ -334,6 +349,8 @@ TEST_P(ReferenceVector, MatchesModelAndRoundTrips) {
     params.min_ll = 1; // apply exactly the requested levels, as the model does
     params.profile = static_cast<pcwt_profile>(PCWT_VECTOR_PROFILE);
     params.backend = PCWT_BACKEND_CPU;
+    // Explicit, never PCWT_LIFTING_AUTO: what a vector tests must not follow the default.
+    params.lifting_order = v.columns_first ? PCWT_LIFTING_COLUMNS_FIRST : PCWT_LIFTING_ROWS_FIRST;
 
     pcwt_encoder *enc = pcwt_encoder_create();
     ASSERT_NE(enc, nullptr);
@@ -367,6 +384,7 @@ TEST_P(ReferenceVector, MatchesModelAndRoundTrips) {
     EXPECT_EQ(info.group_rows, v.group_rows);
     EXPECT_EQ(info.group_cols, v.group_cols);
     EXPECT_EQ(info.codestream_length, written);
+    EXPECT_EQ(info.columns_first, v.columns_first) << "header flag bit 3 (lifting order)";
     ASSERT_EQ(info.levels, v.levels) << "library applied a different number of levels";
     ASSERT_EQ(info.plane_count, 1u);
     EXPECT_EQ(info.planes[0].component, 0u);

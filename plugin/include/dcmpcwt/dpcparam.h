@@ -27,8 +27,9 @@ public:
    *  @param acceptLossyInput code images that were lossy compressed before
    *    (LossyImageCompression "01"); refused by default
    *  @param levels requested wavelet levels, 0 to PCWT_MAX_LEVELS
-   *  @param groupRows elements per group vertically, 1 to PCWT_MAX_GROUP
-   *  @param groupColumns elements per group horizontally, 1 to PCWT_MAX_GROUP
+   *  @param groupRows elements per group vertically, 1 to PCWT_MAX_GROUP; 0 (with groupColumns
+   *    0, the default): the profile's size (32x32 baseline, 64x16 entropy)
+   *  @param groupColumns elements per group horizontally, 1 to PCWT_MAX_GROUP, or 0
    *  @param backend libpcwt backend for encoding and decoding
    *  @param maxSamplesPerFrame decoder limit: frames with more samples (rows x columns x samples
    *    per pixel) are refused before any memory is allocated
@@ -41,8 +42,8 @@ public:
     OFBool convertToSC = OFFalse,
     OFBool acceptLossyInput = OFFalse,
     Uint32 levels = PCWT_DEFAULT_LEVELS,
-    Uint32 groupRows = PCWT_DEFAULT_GROUP,
-    Uint32 groupColumns = PCWT_DEFAULT_GROUP,
+    Uint32 groupRows = 0,
+    Uint32 groupColumns = 0,
     pcwt_backend backend = PCWT_BACKEND_AUTO,
     Uint64 maxSamplesPerFrame = OFstatic_cast(Uint64, 1) << 30,
     pcwt_profile profile = PCWT_PROFILE_BASELINE);

@@ -37,7 +37,7 @@ public:
    *  @param convertToSC convert images to Secondary Capture (implies a new SOP Instance UID)
    *  @param acceptLossyInput code images that were lossy compressed before (refused by default)
    *  @param levels wavelet levels (PCWT)
-   *  @param groupRows elements per group vertically (PCWT)
+   *  @param groupRows elements per group vertically (PCWT; 0x0: the profile's size)
    *  @param groupColumns elements per group horizontally (PCWT)
    *  @param backend libpcwt backend (PCWT)
    *  @param registerJPEGLS also register the JPEG-LS Lossless encoder. Leave it off when the
@@ -51,8 +51,8 @@ public:
     OFBool convertToSC = OFFalse,
     OFBool acceptLossyInput = OFFalse,
     Uint32 levels = PCWT_DEFAULT_LEVELS,
-    Uint32 groupRows = PCWT_DEFAULT_GROUP,
-    Uint32 groupColumns = PCWT_DEFAULT_GROUP,
+    Uint32 groupRows = 0,
+    Uint32 groupColumns = 0,
     pcwt_backend backend = PCWT_BACKEND_AUTO,
     OFBool registerJPEGLS = OFTrue,
     pcwt_profile profile = PCWT_PROFILE_BASELINE);
