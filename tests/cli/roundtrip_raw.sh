@@ -35,6 +35,7 @@ while [ $# -gt 0 ]; do
     --group) expect_field "group size" "$2 \\(rows x columns\\)"; shift ;;
     --profile) expect_field profile "$2 \\(.\\)"; profile=$2; shift ;;
     --colour-transform) colour=$2; shift ;;
+    --lifting) expect_field "lifting order" "$2 first"; shift ;;
     --low-bits)
         if [ "$2" = on ]; then
             grep -q '^  plane 0: .*, low bits modelled$' out.txt || fail "info: plane 0 without modelled low bits: $(cat out.txt)"
