@@ -34,20 +34,31 @@ void pcwt_dwt53_forward_1d(const int32_t *x, uint32_t n, int32_t *low, int32_t *
         low[i] = x[2 * i] + ((high[i - 1] + high[i] + 2) >> 2);
 }
 
+/* One loop that writes each output pair: the even sample of the next pair is computed twice,
+ * which costs less than two stride-2 passes that do not vectorise (the rows are 3% of a decode). */
 void pcwt_dwt53_inverse_1d(const int32_t *low, const int32_t *high, uint32_t n, int32_t *x)
 {
     const uint32_t N = n / 2;
     if (N == 0)
         return;
-    x[0] = wsub(low[0], wadd(wadd(high[0], high[0]), 2) >> 2);
-    for (uint32_t i = 1; i < N; i++)
-        x[2 * i] = wsub(low[i], wadd(wadd(high[i - 1], high[i]), 2) >> 2);
-    for (uint32_t i = 0; i + 1 < N; i++)
-        x[2 * i + 1] = wadd(high[i], wadd(x[2 * i], x[2 * i + 2]) >> 1);
+    int32_t e = wsub(low[0], wadd(wadd(high[0], high[0]), 2) >> 2); /* x[2i] of the pair i */
+    if (N > 1) {
+        const int32_t e1 = wsub(low[1], wadd(wadd(high[0], high[1]), 2) >> 2);
+        x[0] = e;
+        x[1] = wadd(high[0], wadd(e, e1) >> 1);
+        for (uint32_t i = 1; i + 1 < N; i++) {
+            const int32_t a = wsub(low[i], wadd(wadd(high[i - 1], high[i]), 2) >> 2);
+            const int32_t b = wsub(low[i + 1], wadd(wadd(high[i], high[i + 1]), 2) >> 2);
+            x[2 * i] = a;
+            x[2 * i + 1] = wadd(high[i], wadd(a, b) >> 1);
+        }
+        e = wsub(low[N - 1], wadd(wadd(high[N - 2], high[N - 1]), 2) >> 2);
+    }
     {
         const uint32_t i = N - 1;
-        const int32_t right = (2 * i + 2 < n) ? x[2 * i + 2] : x[2 * i];
-        x[2 * i + 1] = wadd(high[i], wadd(x[2 * i], right) >> 1);
+        x[2 * i] = e;
+        const int32_t right = (2 * i + 2 < n) ? x[2 * i + 2] : e;
+        x[2 * i + 1] = wadd(high[i], wadd(e, right) >> 1);
     }
 }
 

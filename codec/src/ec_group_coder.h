@@ -153,15 +153,17 @@ static inline PCWT_HD void pcwt_ec_mqd_context_of(int l, int al, int a, int ar, 
     pcwt_ec_mqd_context_from(p0 > p1 ? p0 : p1, na, nz, r, e, z);
 }
 
-static inline PCWT_HD int pcwt_ec_sign_of(int32_t v) { return (v > 0) - (v < 0); }
+/* The sign of v as the coders carry it: 0 negative, 1 zero (also: outside the group's
+ * coefficient area), 2 positive; the index of a sign model's row or column. */
+#define PCWT_EC_ZERO_SIGN 1
+static inline PCWT_HD int pcwt_ec_sign_of(int32_t v) { return 1 + (v > 0) - (v < 0); }
 
 static inline PCWT_HD int pcwt_ec_min(int a, int b) { return a < b ? a : b; }
 
-/* Model index of the sign: the signs (-1, 0, 1) of the left and above neighbours, 0 when outside
- * the group's coefficient area. */
+/* Model index of the sign from the signs of the left and above neighbours (pcwt_ec_sign_of). */
 static inline PCWT_HD int pcwt_ec_sign_model(int left, int above)
 {
-    return PCWT_EC_SIGN + (left + 1) * 3 + above + 1;
+    return PCWT_EC_SIGN + left * 3 + above;
 }
 
 /* ---- modelled low bits (plane option bit 0) ----------------------------------------------------
@@ -216,10 +218,11 @@ static inline PCWT_HD int pcwt_ec_low_worth(const pcwt_ec_low_stats *s)
 /* Codes coefficient c of an element with MQD mq >= 0: its level distance t = mq - q as truncated
  * unary (bins "t > k", k = 0..mq: t ones, then a zero when t <= mq) with the MAG models mm (none
  * when coded is 0: q = mq implied), then mantissa and sign, the sign model from the signs of its
- * left and above neighbours. Sets *found when q = mq; returns the sign of c. */
+ * left and above neighbours. Sets *found (all ones) when q = mq; returns the sign of c
+ * (pcwt_ec_sign_of). */
 static PCWT_EC_INLINE PCWT_HD int pcwt_ec_encode_coef(pcwt_rc_enc *e, pcwt_bitwriter *w, pcwt_bit_model *m,
                                               uint32_t ms, pcwt_bit_model *mm, int mq, int coded,
-                                              int low, int left, int above, int *found, int32_t c)
+                                              int low, int left, int above, uint32_t *found, int32_t c)
 {
     const uint32_t a = pcwt_magnitude(c);
     const int q = a ? PCWT_LOG2(a) : -1;
@@ -230,9 +233,9 @@ static PCWT_EC_INLINE PCWT_HD int pcwt_ec_encode_coef(pcwt_rc_enc *e, pcwt_bitwr
         if (q >= 0)
             pcwt_rc_encode(e, &mm[pcwt_ec_min(t, 7) * ms], 0);
     }
-    *found |= q == mq;
+    *found |= 0u - (uint32_t)(q == mq);
     if (q < 0)
-        return 0;
+        return PCWT_EC_ZERO_SIGN;
     if (q >= 1) {
         /* bit q-1 of a modelled, bits q-2..0 raw (low: bits q-2..2 raw, bits 1 and 0 modelled) */
         pcwt_rc_encode(e, &m[(PCWT_EC_MANT + pcwt_ec_min(q, 7) - 1) * ms], (a >> (q - 1)) & 1u);
@@ -273,7 +276,7 @@ static PCWT_EC_INLINE PCWT_HD uint64_t pcwt_ec_encode_group(const pcwt_ec_band *
         const int8_t *const prow = parent ? parent + (ptrdiff_t)(x / 2) * pcols : NULL;
         const int32_t *const c0 = coef + (ptrdiff_t)(2 * x) * cols, *const c1 = c0 + cols;
         const int32_t *const ab = x > g->gx ? c0 - cols : NULL; /* the row above TL, TR */
-        int sl0 = 0, sl1 = 0; /* signs of the left element's TR and BR */
+        int sl0 = PCWT_EC_ZERO_SIGN, sl1 = PCWT_EC_ZERO_SIGN; /* the left element's TR, BR */
         for (uint32_t y = g->gy; y < g->ye; y++) {
             const int r = prow ? prow[y / 2] : qmax;
             const int mq = mrow[y];
@@ -285,7 +288,7 @@ static PCWT_EC_INLINE PCWT_HD uint64_t pcwt_ec_encode_group(const pcwt_ec_band *
                     pcwt_ec_mqd_context(mrow, mcols, g, x, y, r, &ec, &zc);
                     pcwt_rc_encode(&e, &m[(PCWT_EC_ZERO + zc) * ms], 1);
                 }
-                sl0 = sl1 = 0;
+                sl0 = sl1 = PCWT_EC_ZERO_SIGN;
                 continue;
             }
             raw_bits += pcwt_element_bits(r, mq);
@@ -299,18 +302,18 @@ static PCWT_EC_INLINE PCWT_HD uint64_t pcwt_ec_encode_group(const pcwt_ec_band *
                 pcwt_rc_encode(&e, &md[pcwt_ec_min(k, 3) * ms], 1);
             if (d < r)
                 pcwt_rc_encode(&e, &md[pcwt_ec_min(d, 3) * ms], 0);
-            const int sa0 = ab ? pcwt_ec_sign_of(ab[2 * y]) : 0;
-            const int sa1 = ab ? pcwt_ec_sign_of(ab[2 * y + 1]) : 0;
+            const int sa0 = ab ? pcwt_ec_sign_of(ab[2 * y]) : PCWT_EC_ZERO_SIGN;
+            const int sa1 = ab ? pcwt_ec_sign_of(ab[2 * y + 1]) : PCWT_EC_ZERO_SIGN;
             pcwt_bit_model *const mm = &m[(PCWT_EC_MAG + pcwt_ec_min(mq, 3) * 16) * ms];
             const uint32_t mf = 8 * ms; /* MAG models of found = 1 follow those of found = 0 */
-            int found = 0;
+            uint32_t found = 0; /* all ones once found */
             const int g0 = pcwt_ec_encode_coef(&e, &w, m, ms, mm, mq, 1, low, sl0, sa0, &found,
                                                s0p[0]);
-            const int g1 = pcwt_ec_encode_coef(&e, &w, m, ms, mm + found * mf, mq, 1, low, g0, sa1,
+            const int g1 = pcwt_ec_encode_coef(&e, &w, m, ms, mm + (found & mf), mq, 1, low, g0, sa1,
                                                &found, s0p[1]);
-            const int g2 = pcwt_ec_encode_coef(&e, &w, m, ms, mm + found * mf, mq, 1, low, sl1, g0,
+            const int g2 = pcwt_ec_encode_coef(&e, &w, m, ms, mm + (found & mf), mq, 1, low, sl1, g0,
                                                &found, s1p[0]);
-            const int g3 = pcwt_ec_encode_coef(&e, &w, m, ms, mm + found * mf, mq,
+            const int g3 = pcwt_ec_encode_coef(&e, &w, m, ms, mm + (found & mf), mq,
                                                !exact || found, low, g2, g1, &found, s1p[1]);
             sl0 = g1;
             sl1 = g3;
@@ -387,13 +390,14 @@ static inline PCWT_HD uint32_t pcwt_ec_element_bins(const pcwt_ec_band *b, const
         out[n++] = PCWT_EC_BIN(md + pcwt_ec_min(k, 3), 1);
     if (d < r)
         out[n++] = PCWT_EC_BIN(md + pcwt_ec_min(d, 3), 0);
-    /* TL, TR, BL, BR with the signs of their left and above neighbours (0 outside the group) */
+    /* TL, TR, BL, BR with the signs of their left and above neighbours (zero outside the group) */
     const int32_t *const c0 = b->coef + (ptrdiff_t)(2 * x) * cols + 2 * y, *const c1 = c0 + cols;
     const int32_t c[4] = {c0[0], c0[1], c1[0], c1[1]};
     const int inx = x > g->gx, iny = y > g->gy;
-    const int left[4] = {iny ? pcwt_ec_sign_of(c0[-1]) : 0, pcwt_ec_sign_of(c[0]),
-                         iny ? pcwt_ec_sign_of(c1[-1]) : 0, pcwt_ec_sign_of(c[2])};
-    const int above[4] = {inx ? pcwt_ec_sign_of(c0[-cols]) : 0, inx ? pcwt_ec_sign_of(c0[1 - cols]) : 0,
+    const int z = PCWT_EC_ZERO_SIGN;
+    const int left[4] = {iny ? pcwt_ec_sign_of(c0[-1]) : z, pcwt_ec_sign_of(c[0]),
+                         iny ? pcwt_ec_sign_of(c1[-1]) : z, pcwt_ec_sign_of(c[2])};
+    const int above[4] = {inx ? pcwt_ec_sign_of(c0[-cols]) : z, inx ? pcwt_ec_sign_of(c0[1 - cols]) : z,
                           pcwt_ec_sign_of(c[0]), pcwt_ec_sign_of(c[1])};
     const int mm = PCWT_EC_MAG + pcwt_ec_min(mq, 3) * 16;
     int found = 0;
@@ -659,11 +663,12 @@ static PCWT_EC_INLINE PCWT_HD int pcwt_ec_decode_run(pcwt_rc_dec *rc, pcwt_bit_m
 
 /* Decodes coefficient *dst of an element with MQD mq >= 0: its level distance t with the MAG
  * models mm (none when coded is 0: q = mq implied), mantissa and sign; the sign model from the
- * signs of its left and above neighbours. Sets *found when q = mq; returns the sign of *dst. */
+ * signs of its left and above neighbours. Sets *found (all ones) when q = mq; returns the sign
+ * of *dst (pcwt_ec_sign_of). */
 static PCWT_EC_INLINE PCWT_HD int pcwt_ec_decode_coef(pcwt_rc_dec *rc, pcwt_ec_raw_reader *raw,
                                               pcwt_bit_model *m, uint32_t ms,
                                               pcwt_bit_model *mm, int mq, int coded, int low,
-                                              int left, int above, int *found, int32_t *dst)
+                                              int left, int above, uint32_t *found, int32_t *dst)
 {
     pcwt_bit_model *const sm = &m[pcwt_ec_sign_model(left, above) * ms];
 #ifdef __CUDA_ARCH__
@@ -683,10 +688,10 @@ static PCWT_EC_INLINE PCWT_HD int pcwt_ec_decode_coef(pcwt_rc_dec *rc, pcwt_ec_r
 #endif
     }
     const int q = mq - t;
-    *found |= t == 0;
+    *found |= 0u - (uint32_t)(t == 0);
     if (q < 0) {
         *dst = 0;
-        return 0;
+        return PCWT_EC_ZERO_SIGN;
     }
     uint32_t v = 1;
     if (q >= 1) {
@@ -708,7 +713,7 @@ static PCWT_EC_INLINE PCWT_HD int pcwt_ec_decode_coef(pcwt_rc_dec *rc, pcwt_ec_r
     const uint32_t neg = pcwt_rc_decode_flat(rc, sm);
 #endif
     *dst = (int32_t)((v ^ (0u - neg)) + neg);
-    return neg ? -1 : 1;
+    return 2 - 2 * (int)neg;
 }
 
 /* An element's coefficients TL, TR (row d0) and BL, BR (row d1) to the band. A GPU thread's
@@ -835,7 +840,7 @@ static PCWT_EC_INLINE PCWT_HD int pcwt_ec_decode_group(const pcwt_ec_band *b, co
         const int inx = x > g->gx;
         const int8_t *const up = inx ? mrow - mcols : NULL; /* the MQDs of the row above */
         const int32_t *const ab = inx ? c0 - cols : NULL;   /* the coefficients above TL, TR */
-        int sl0 = 0, sl1 = 0; /* signs of the left element's TR and BR */
+        int sl0 = PCWT_EC_ZERO_SIGN, sl1 = PCWT_EC_ZERO_SIGN; /* the left element's TR, BR */
         int ml = PCWT_EC_OUTSIDE, mal = PCWT_EC_OUTSIDE; /* MQDs left and above-left */
         /* what the next element needs from memory (on the GPU the parent row from gy / 2 on and
          * the row above from gy on go through readers) */
@@ -887,20 +892,20 @@ static PCWT_EC_INLINE PCWT_HD int pcwt_ec_decode_group(const pcwt_ec_band *b, co
             int32_t v[4] = {0, 0, 0, 0};
             if (mq < 0) {
                 pcwt_ec_put_element(d0, d1, y + 1 == ye, v, &held);
-                sl0 = sl1 = 0;
+                sl0 = sl1 = PCWT_EC_ZERO_SIGN;
                 continue;
             }
             const int sa0 = pcwt_ec_sign_of(ab0), sa1 = pcwt_ec_sign_of(ab1);
             pcwt_bit_model *const mm = &m[(PCWT_EC_MAG + pcwt_ec_min(mq, 3) * 16) * ms];
             const uint32_t mf = 8 * ms; /* MAG models of found = 1 follow those of found = 0 */
-            int found = 0;
+            uint32_t found = 0; /* all ones once found */
             const int s0 = pcwt_ec_decode_coef(&rc, &raw, m, ms, mm, mq, 1, low, sl0, sa0, &found,
                                                &v[0]);
-            const int s1 = pcwt_ec_decode_coef(&rc, &raw, m, ms, mm + found * mf, mq, 1, low, s0,
+            const int s1 = pcwt_ec_decode_coef(&rc, &raw, m, ms, mm + (found & mf), mq, 1, low, s0,
                                                sa1, &found, &v[1]);
-            const int s2 = pcwt_ec_decode_coef(&rc, &raw, m, ms, mm + found * mf, mq, 1, low, sl1,
+            const int s2 = pcwt_ec_decode_coef(&rc, &raw, m, ms, mm + (found & mf), mq, 1, low, sl1,
                                                s0, &found, &v[2]);
-            const int s3 = pcwt_ec_decode_coef(&rc, &raw, m, ms, mm + found * mf, mq,
+            const int s3 = pcwt_ec_decode_coef(&rc, &raw, m, ms, mm + (found & mf), mq,
                                                !exact || found, low, s2, s1, &found, &v[3]);
             pcwt_ec_put_element(d0, d1, y + 1 == ye, v, &held);
             sl0 = s1;

@@ -401,7 +401,8 @@ static inline PCWT_HD void pcwt_rc_dec_normalize(pcwt_rc_dec *d)
 #endif
 }
 
-static inline PCWT_HD uint32_t pcwt_rc_decode(pcwt_rc_dec *d, pcwt_bit_model *m)
+#ifdef __CUDA_ARCH__
+static inline __device__ uint32_t pcwt_rc_decode(pcwt_rc_dec *d, pcwt_bit_model *m)
 {
     const uint32_t bound = (d->range >> PCWT_RC_PBITS) * pcwt_model_p(m);
     const uint32_t bit = d->code < bound;
@@ -414,7 +415,7 @@ static inline PCWT_HD uint32_t pcwt_rc_decode(pcwt_rc_dec *d, pcwt_bit_model *m)
 
 /* pcwt_rc_decode without a branch on the bit, for bins whose value steers no control flow (the
  * mantissa bit and the sign are close to 1/2: a branch on them is mispredicted half the time). */
-static inline PCWT_HD uint32_t pcwt_rc_decode_flat(pcwt_rc_dec *d, pcwt_bit_model *m)
+static inline __device__ uint32_t pcwt_rc_decode_flat(pcwt_rc_dec *d, pcwt_bit_model *m)
 {
     const uint32_t bound = (d->range >> PCWT_RC_PBITS) * pcwt_model_p(m);
     const uint32_t bit = d->code < bound;
@@ -426,5 +427,76 @@ static inline PCWT_HD uint32_t pcwt_rc_decode_flat(pcwt_rc_dec *d, pcwt_bit_mode
     pcwt_rc_dec_normalize(d);
     return bit;
 }
+#else
+/* The CPU's bins, written for x86 code generation: a decode's time goes to these few lines'
+ * instructions and to the mispredicted branches on the bits that steer the group coder. */
+
+/* The shift after s: s + (s < 6), as a compare and an add with carry where the compiler does
+ * not find it (GCC 12 spends four instructions). */
+static inline uint32_t pcwt_model_shift_after(uint32_t s)
+{
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+    __asm__("cmpl %1, %0\n\tadcl $0, %0" : "+r"(s) : "i"(PCWT_RC_MAXSHIFT) : "cc");
+    return s;
+#else
+    return s + (s < PCWT_RC_MAXSHIFT);
+#endif
+}
+
+/* A bin whose value the caller branches on: each side updates the model its own way. */
+static inline uint32_t pcwt_rc_decode(pcwt_rc_dec *d, pcwt_bit_model *m)
+{
+    const uint32_t p = m->p, s = m->s;
+    const uint32_t bound = (d->range >> PCWT_RC_PBITS) * p;
+    uint32_t bit;
+    if (d->code < bound) {
+        d->range = bound;
+        m->p = (uint16_t)(p + ((PCWT_RC_PMAX - p) >> s));
+        bit = 1;
+    } else {
+        d->range -= bound;
+        d->code -= bound;
+        m->p = (uint16_t)(p - ((p - PCWT_RC_PMIN) >> s));
+        bit = 0;
+    }
+    m->s = (uint16_t)pcwt_model_shift_after(s);
+    pcwt_rc_dec_normalize(d);
+    return bit;
+}
+
+/* A bin whose value steers no control flow (the mantissa bit and the sign are close to 1/2: a
+ * branch on them is mispredicted half the time): the interval by conditional moves on the
+ * compare's flags, where a select by masks puts three more instructions between the compare and
+ * the next bin's range. */
+static inline uint32_t pcwt_rc_decode_flat(pcwt_rc_dec *d, pcwt_bit_model *m)
+{
+    const uint32_t p = m->p, s = m->s;
+    const uint32_t bound = (d->range >> PCWT_RC_PBITS) * p;
+    const uint32_t up = p + ((PCWT_RC_PMAX - p) >> s);
+    /* the 0 part, replaced by the 1 part when the bit is 1 */
+    uint32_t range = d->range - bound, code = d->code - bound, np = p - ((p - PCWT_RC_PMIN) >> s);
+    uint32_t bit;
+#if defined(__GNUC__) && defined(__x86_64__)
+    const uint32_t code0 = d->code;
+    __asm__("cmpl %[b], %[c0]\n\t"
+            "cmovbl %[b], %[r]\n\t"
+            "cmovbl %[c0], %[c]\n\t"
+            "cmovbl %[up], %[np]"
+            : [r] "+&r"(range), [c] "+&r"(code), [np] "+&r"(np), "=@ccb"(bit)
+            : [b] "r"(bound), [c0] "r"(code0), [up] "r"(up));
+#else
+    bit = d->code < bound;
+    range = bit ? bound : range;
+    code = bit ? d->code : code;
+    np = bit ? up : np;
+#endif
+    d->range = range;
+    d->code = code;
+    m->p = (uint16_t)np;
+    m->s = (uint16_t)pcwt_model_shift_after(s);
+    pcwt_rc_dec_normalize(d);
+    return bit;
+}
+#endif
 
 #endif /* PCWT_RANGECODER_H */
