@@ -5,7 +5,8 @@
  * told otherwise) and with CharLS (near_lossless 0, default coding parameters), check both round
  * trips sample-exact (a mismatch is a loud error and a non-zero exit), and print one markdown
  * table row: compression ratio and encode / decode throughput in MB/s of raw input bytes
- * (1 MB = 1e6 bytes). Timing: one warm-up run, then the median of N timed runs (CLOCK_MONOTONIC).
+ * (1 MB = 1e6 bytes). Timing: one warm-up run, then the median of N timed runs (CLOCK_MONOTONIC),
+ * the two codecs' runs alternating.
  *
  * Inputs (any mix, files or directories):
  *   *.jls / *.JLS   JPEG-LS codestreams, decoded with CharLS to get the raw samples. If a native
@@ -669,65 +670,78 @@ static void check_same(const char *what, const bench_image *img, const uint8_t *
     exit(1);
 }
 
-static void bench_pcwt(const bench_image *img, result *res)
+/* One codec's state for an image: its handles and buffers, and what its last run wrote. */
+typedef struct pcwt_side {
+    pcwt_encoder *enc;
+    pcwt_decoder *dec;
+    uint8_t *coded, *out;
+    size_t bound, written;
+} pcwt_side;
+
+typedef struct charls_side {
+    charls_jpegls_encoder *enc;
+    uint8_t *coded, *out;
+    size_t cap, written;
+} charls_side;
+
+static void pcwt_side_open(const bench_image *img, pcwt_side *p)
 {
-    pcwt_encoder *enc = pcwt_encoder_create();
-    pcwt_decoder *dec = pcwt_decoder_create();
-    if (!enc || !dec) {
+    p->enc = pcwt_encoder_create();
+    p->dec = pcwt_decoder_create();
+    if (!p->enc || !p->dec) {
         die("pcwt handle creation failed");
     }
-    pcwt_status st = pcwt_encoder_set_params(enc, &g_params);
+    pcwt_status st = pcwt_encoder_set_params(p->enc, &g_params);
     if (st != PCWT_OK) {
         die("pcwt_encoder_set_params: %s (%s)", pcwt_status_string(st),
-            pcwt_encoder_last_error(enc));
+            pcwt_encoder_last_error(p->enc));
     }
-    st = pcwt_decoder_set_backend(dec, PCWT_BACKEND_CPU);
+    st = pcwt_decoder_set_backend(p->dec, PCWT_BACKEND_CPU);
     if (st != PCWT_OK) {
         die("pcwt_decoder_set_backend: %s", pcwt_status_string(st));
     }
-    size_t bound = pcwt_encode_bound(&img->desc);
-    if (bound == 0) {
+    p->bound = pcwt_encode_bound(&img->desc);
+    if (p->bound == 0) {
         die("%s: pcwt_encode_bound rejected the descriptor", img->name);
     }
-    uint8_t *coded = xmalloc(bound);
-    uint8_t *out = xmalloc(img->size);
-    double t[MAX_REPEATS];
-    size_t written = 0;
+    p->coded = xmalloc(p->bound);
+    p->out = xmalloc(img->size);
+    p->written = 0;
+}
 
-    for (int i = -1; i < g_repeats; ++i) { /* i == -1: warm-up */
-        double t0 = now_s();
-        st = pcwt_encode(enc, &img->desc, img->samples, img->size, coded, bound, &written);
-        double t1 = now_s();
-        if (st != PCWT_OK) {
-            die("%s: pcwt_encode: %s (%s)", img->name, pcwt_status_string(st),
-                pcwt_encoder_last_error(enc));
-        }
-        if (i >= 0) {
-            t[i] = t1 - t0;
-        }
+static double pcwt_side_encode(const bench_image *img, pcwt_side *p)
+{
+    double t0 = now_s();
+    pcwt_status st = pcwt_encode(p->enc, &img->desc, img->samples, img->size, p->coded, p->bound,
+                                 &p->written);
+    double t1 = now_s();
+    if (st != PCWT_OK) {
+        die("%s: pcwt_encode: %s (%s)", img->name, pcwt_status_string(st),
+            pcwt_encoder_last_error(p->enc));
     }
-    res->pcwt_enc_s = median(t, g_repeats);
-    res->pcwt_bytes = written;
+    return t1 - t0;
+}
 
-    for (int i = -1; i < g_repeats; ++i) {
-        memset(out, 0xA5, img->size);
-        double t0 = now_s();
-        st = pcwt_decode(dec, coded, written, out, img->size);
-        double t1 = now_s();
-        if (st != PCWT_OK) {
-            die("%s: pcwt_decode: %s (%s)", img->name, pcwt_status_string(st),
-                pcwt_decoder_last_error(dec));
-        }
-        check_same("PCWT", img, out);
-        if (i >= 0) {
-            t[i] = t1 - t0;
-        }
+static double pcwt_side_decode(const bench_image *img, pcwt_side *p)
+{
+    memset(p->out, 0xA5, img->size);
+    double t0 = now_s();
+    pcwt_status st = pcwt_decode(p->dec, p->coded, p->written, p->out, img->size);
+    double t1 = now_s();
+    if (st != PCWT_OK) {
+        die("%s: pcwt_decode: %s (%s)", img->name, pcwt_status_string(st),
+            pcwt_decoder_last_error(p->dec));
     }
-    res->pcwt_dec_s = median(t, g_repeats);
-    free(out);
-    free(coded);
-    pcwt_decoder_destroy(dec);
-    pcwt_encoder_destroy(enc);
+    check_same("PCWT", img, p->out);
+    return t1 - t0;
+}
+
+static void pcwt_side_close(pcwt_side *p)
+{
+    free(p->out);
+    free(p->coded);
+    pcwt_decoder_destroy(p->dec);
+    pcwt_encoder_destroy(p->enc);
 }
 
 static void charls_check(charls_jpegls_errc ec, const char *what, const bench_image *img)
@@ -763,73 +777,107 @@ static int charls_bits_for(const bench_image *img)
     return (int)bs;
 }
 
-static void bench_charls(const bench_image *img, result *res)
+static void charls_side_open(const bench_image *img, charls_side *c, int bits)
 {
-    res->charls_bits = charls_bits_for(img);
-    charls_frame_info fi = {img->desc.width, img->desc.height, res->charls_bits,
-                            (int32_t)img->desc.components};
+    charls_frame_info fi = {img->desc.width, img->desc.height, bits, (int32_t)img->desc.components};
     charls_interleave_mode im = CHARLS_INTERLEAVE_MODE_NONE;
     if (img->desc.components == 3 && !img->desc.planar) {
         im = CHARLS_INTERLEAVE_MODE_SAMPLE;
     }
-    charls_jpegls_encoder *enc = charls_jpegls_encoder_create();
-    if (!enc) {
+    c->enc = charls_jpegls_encoder_create();
+    if (!c->enc) {
         die("charls_jpegls_encoder_create failed");
     }
-    charls_check(charls_jpegls_encoder_set_frame_info(enc, &fi), "set_frame_info", img);
-    charls_check(charls_jpegls_encoder_set_near_lossless(enc, 0), "set_near_lossless", img);
-    charls_check(charls_jpegls_encoder_set_interleave_mode(enc, im), "set_interleave_mode", img);
-    size_t cap = 0;
-    charls_check(charls_jpegls_encoder_get_estimated_destination_size(enc, &cap), "estimate", img);
-    uint8_t *coded = xmalloc(cap);
-    uint8_t *out = xmalloc(img->size);
-    charls_check(charls_jpegls_encoder_set_destination_buffer(enc, coded, cap), "set_dest", img);
-    double t[MAX_REPEATS];
-    size_t written = 0;
+    charls_check(charls_jpegls_encoder_set_frame_info(c->enc, &fi), "set_frame_info", img);
+    charls_check(charls_jpegls_encoder_set_near_lossless(c->enc, 0), "set_near_lossless", img);
+    charls_check(charls_jpegls_encoder_set_interleave_mode(c->enc, im), "set_interleave_mode",
+                 img);
+    c->cap = 0;
+    charls_check(charls_jpegls_encoder_get_estimated_destination_size(c->enc, &c->cap), "estimate",
+                 img);
+    c->coded = xmalloc(c->cap);
+    c->out = xmalloc(img->size);
+    c->written = 0;
+    charls_check(charls_jpegls_encoder_set_destination_buffer(c->enc, c->coded, c->cap), "set_dest",
+                 img);
+}
 
-    for (int i = -1; i < g_repeats; ++i) {
-        double t0 = now_s();
-        charls_jpegls_errc ec = charls_jpegls_encoder_rewind(enc);
-        if (ec == CHARLS_JPEGLS_ERRC_SUCCESS) {
-            ec = charls_jpegls_encoder_encode_from_buffer(enc, img->samples, img->size, 0);
-        }
-        double t1 = now_s();
-        charls_check(ec, "encode", img);
-        charls_check(charls_jpegls_encoder_get_bytes_written(enc, &written), "bytes_written", img);
+static double charls_side_encode(const bench_image *img, charls_side *c)
+{
+    double t0 = now_s();
+    charls_jpegls_errc ec = charls_jpegls_encoder_rewind(c->enc);
+    if (ec == CHARLS_JPEGLS_ERRC_SUCCESS) {
+        ec = charls_jpegls_encoder_encode_from_buffer(c->enc, img->samples, img->size, 0);
+    }
+    double t1 = now_s();
+    charls_check(ec, "encode", img);
+    charls_check(charls_jpegls_encoder_get_bytes_written(c->enc, &c->written), "bytes_written", img);
+    return t1 - t0;
+}
+
+static double charls_side_decode(const bench_image *img, charls_side *c)
+{
+    memset(c->out, 0xA5, img->size);
+    double t0 = now_s();
+    /* A CharLS decoder decodes one codestream: creating it is part of decoding one image. */
+    charls_jpegls_decoder *dec = charls_jpegls_decoder_create();
+    if (!dec) {
+        die("charls_jpegls_decoder_create failed");
+    }
+    charls_jpegls_errc ec = charls_jpegls_decoder_set_source_buffer(dec, c->coded, c->written);
+    if (ec == CHARLS_JPEGLS_ERRC_SUCCESS) {
+        ec = charls_jpegls_decoder_read_header(dec);
+    }
+    if (ec == CHARLS_JPEGLS_ERRC_SUCCESS) {
+        ec = charls_jpegls_decoder_decode_to_buffer(dec, c->out, img->size, 0);
+    }
+    charls_jpegls_decoder_destroy(dec);
+    double t1 = now_s();
+    charls_check(ec, "decode", img);
+    check_same("CharLS", img, c->out);
+    return t1 - t0;
+}
+
+static void charls_side_close(charls_side *c)
+{
+    charls_jpegls_encoder_destroy(c->enc);
+    free(c->out);
+    free(c->coded);
+}
+
+/* Both codecs on one image. Their runs alternate (PCWT, CharLS, PCWT, ...), so that a machine
+ * whose speed drifts, as a shared virtual machine's does, slows both alike: timing one codec's
+ * runs and then the other's gave ratios 5% apart from one run of the benchmark to the next. */
+static void bench_image_pair(const bench_image *img, result *res)
+{
+    pcwt_side p;
+    charls_side c;
+    res->charls_bits = charls_bits_for(img);
+    pcwt_side_open(img, &p);
+    charls_side_open(img, &c, res->charls_bits);
+    static double tp[MAX_REPEATS], tc[MAX_REPEATS];
+    for (int i = -1; i < g_repeats; ++i) { /* i == -1: warm-up */
+        const double a = pcwt_side_encode(img, &p), b = charls_side_encode(img, &c);
         if (i >= 0) {
-            t[i] = t1 - t0;
+            tp[i] = a;
+            tc[i] = b;
         }
     }
-    res->charls_enc_s = median(t, g_repeats);
-    res->charls_bytes = written;
-    charls_jpegls_encoder_destroy(enc);
-
+    res->pcwt_enc_s = median(tp, g_repeats);
+    res->charls_enc_s = median(tc, g_repeats);
     for (int i = -1; i < g_repeats; ++i) {
-        memset(out, 0xA5, img->size);
-        double t0 = now_s();
-        /* A CharLS decoder decodes one codestream: creating it is part of decoding one image. */
-        charls_jpegls_decoder *dec = charls_jpegls_decoder_create();
-        if (!dec) {
-            die("charls_jpegls_decoder_create failed");
-        }
-        charls_jpegls_errc ec = charls_jpegls_decoder_set_source_buffer(dec, coded, written);
-        if (ec == CHARLS_JPEGLS_ERRC_SUCCESS) {
-            ec = charls_jpegls_decoder_read_header(dec);
-        }
-        if (ec == CHARLS_JPEGLS_ERRC_SUCCESS) {
-            ec = charls_jpegls_decoder_decode_to_buffer(dec, out, img->size, 0);
-        }
-        charls_jpegls_decoder_destroy(dec);
-        double t1 = now_s();
-        charls_check(ec, "decode", img);
-        check_same("CharLS", img, out);
+        const double a = pcwt_side_decode(img, &p), b = charls_side_decode(img, &c);
         if (i >= 0) {
-            t[i] = t1 - t0;
+            tp[i] = a;
+            tc[i] = b;
         }
     }
-    res->charls_dec_s = median(t, g_repeats);
-    free(out);
-    free(coded);
+    res->pcwt_dec_s = median(tp, g_repeats);
+    res->charls_dec_s = median(tc, g_repeats);
+    res->pcwt_bytes = p.written;
+    res->charls_bytes = c.written;
+    charls_side_close(&c);
+    pcwt_side_close(&p);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -943,7 +991,7 @@ int main(int argc, char **argv)
            "%u) vs CharLS %s (near_lossless 0, default parameters)\n",
            pcwt_version_string(), entropy ? "entropy" : "baseline", g_params.levels, gr, gc,
            cols_first ? "columns" : "rows", g_params.min_ll, charls_get_version_string());
-    printf("Single-threaded; 1 warm-up + median of %d runs; MB/s = raw input bytes / 1e6 / s; "
+    printf("Single-threaded; 1 warm-up + median of %d runs, PCWT's and CharLS's alternating; MB/s = raw input bytes / 1e6 / s; "
            "ratio = raw bytes / coded bytes. Every round trip checked sample-exact.\n\n",
            g_repeats);
     printf("| image | size (WxHxC, bits stored, sign) | raw bytes | PCWT ratio | PCWT enc MB/s | "
@@ -957,8 +1005,7 @@ int main(int argc, char **argv)
         const bench_image *img = &g_images[k];
         result r = {0};
         r.raw = img->size;
-        bench_pcwt(img, &r);
-        bench_charls(img, &r);
+        bench_image_pair(img, &r);
         printf("| %s | %ux%ux%u, %u bit, %s | %zu | %.3f | %.1f | %.1f | %.3f | %.1f | %.1f |\n",
                img->name, img->desc.width, img->desc.height, img->desc.components,
                img->desc.bits_stored, img->desc.is_signed ? "signed" : "unsigned", r.raw,
