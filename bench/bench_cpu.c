@@ -811,7 +811,8 @@ static double charls_side_encode(const bench_image *img, charls_side *c)
     }
     double t1 = now_s();
     charls_check(ec, "encode", img);
-    charls_check(charls_jpegls_encoder_get_bytes_written(c->enc, &c->written), "bytes_written", img);
+    charls_check(charls_jpegls_encoder_get_bytes_written(c->enc, &c->written), "bytes_written",
+                 img);
     return t1 - t0;
 }
 
@@ -991,8 +992,9 @@ int main(int argc, char **argv)
            "%u) vs CharLS %s (near_lossless 0, default parameters)\n",
            pcwt_version_string(), entropy ? "entropy" : "baseline", g_params.levels, gr, gc,
            cols_first ? "columns" : "rows", g_params.min_ll, charls_get_version_string());
-    printf("Single-threaded; 1 warm-up + median of %d runs, PCWT's and CharLS's alternating; MB/s = raw input bytes / 1e6 / s; "
-           "ratio = raw bytes / coded bytes. Every round trip checked sample-exact.\n\n",
+    printf("Single-threaded; 1 warm-up + median of %d runs, PCWT's and CharLS's alternating; "
+           "MB/s = raw input bytes / 1e6 / s; ratio = raw bytes / coded bytes. Every round trip "
+           "checked sample-exact.\n\n",
            g_repeats);
     printf("| image | size (WxHxC, bits stored, sign) | raw bytes | PCWT ratio | PCWT enc MB/s | "
            "PCWT dec MB/s | CharLS ratio | CharLS enc MB/s | CharLS dec MB/s |\n");

@@ -220,9 +220,11 @@ static inline PCWT_HD int pcwt_ec_low_worth(const pcwt_ec_low_stats *s)
  * when coded is 0: q = mq implied), then mantissa and sign, the sign model from the signs of its
  * left and above neighbours. Sets *found (all ones) when q = mq; returns the sign of c
  * (pcwt_ec_sign_of). */
-static PCWT_EC_INLINE PCWT_HD int pcwt_ec_encode_coef(pcwt_rc_enc *e, pcwt_bitwriter *w, pcwt_bit_model *m,
-                                              uint32_t ms, pcwt_bit_model *mm, int mq, int coded,
-                                              int low, int left, int above, uint32_t *found, int32_t c)
+static PCWT_EC_INLINE PCWT_HD int pcwt_ec_encode_coef(pcwt_rc_enc *e, pcwt_bitwriter *w,
+                                                      pcwt_bit_model *m, uint32_t ms,
+                                                      pcwt_bit_model *mm, int mq, int coded,
+                                                      int low, int left, int above,
+                                                      uint32_t *found, int32_t c)
 {
     const uint32_t a = pcwt_magnitude(c);
     const int q = a ? PCWT_LOG2(a) : -1;
@@ -309,10 +311,10 @@ static PCWT_EC_INLINE PCWT_HD uint64_t pcwt_ec_encode_group(const pcwt_ec_band *
             uint32_t found = 0; /* all ones once found */
             const int g0 = pcwt_ec_encode_coef(&e, &w, m, ms, mm, mq, 1, low, sl0, sa0, &found,
                                                s0p[0]);
-            const int g1 = pcwt_ec_encode_coef(&e, &w, m, ms, mm + (found & mf), mq, 1, low, g0, sa1,
-                                               &found, s0p[1]);
-            const int g2 = pcwt_ec_encode_coef(&e, &w, m, ms, mm + (found & mf), mq, 1, low, sl1, g0,
-                                               &found, s1p[0]);
+            const int g1 = pcwt_ec_encode_coef(&e, &w, m, ms, mm + (found & mf), mq, 1, low, g0,
+                                               sa1, &found, s0p[1]);
+            const int g2 = pcwt_ec_encode_coef(&e, &w, m, ms, mm + (found & mf), mq, 1, low, sl1,
+                                               g0, &found, s1p[0]);
             const int g3 = pcwt_ec_encode_coef(&e, &w, m, ms, mm + (found & mf), mq,
                                                !exact || found, low, g2, g1, &found, s1p[1]);
             sl0 = g1;
@@ -397,8 +399,9 @@ static inline PCWT_HD uint32_t pcwt_ec_element_bins(const pcwt_ec_band *b, const
     const int z = PCWT_EC_ZERO_SIGN;
     const int left[4] = {iny ? pcwt_ec_sign_of(c0[-1]) : z, pcwt_ec_sign_of(c[0]),
                          iny ? pcwt_ec_sign_of(c1[-1]) : z, pcwt_ec_sign_of(c[2])};
-    const int above[4] = {inx ? pcwt_ec_sign_of(c0[-cols]) : z, inx ? pcwt_ec_sign_of(c0[1 - cols]) : z,
-                          pcwt_ec_sign_of(c[0]), pcwt_ec_sign_of(c[1])};
+    const int above[4] = {inx ? pcwt_ec_sign_of(c0[-cols]) : z,
+                          inx ? pcwt_ec_sign_of(c0[1 - cols]) : z, pcwt_ec_sign_of(c[0]),
+                          pcwt_ec_sign_of(c[1])};
     const int mm = PCWT_EC_MAG + pcwt_ec_min(mq, 3) * 16;
     int found = 0;
     for (int k = 0; k < 4; k++) {
