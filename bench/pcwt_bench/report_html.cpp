@@ -383,7 +383,8 @@ std::string section_method(const ReportInput &in)
          std::to_string(run.repeats) +
          " timed runs, on a monotonic clock around the codec adapter only: conversion of the samples into the "
          "library's input and back, and the library calls (no file I/O).</li>\n";
-    s += "<li>1 thread: one frame at a time. Aggregate = total raw bytes / sum of the per-frame medians.</li>\n";
+    s += "<li>1 thread: one frame at a time, the codecs' runs alternating (each codec's first run, then each codec's "
+         "second, ...). Aggregate = total raw bytes / sum of the per-frame medians.</li>\n";
     s += "<li>Whole set: all frames at once, " + std::to_string(run.threads) +
          " worker threads taking frames from a queue, largest first (one codec session per thread) for the CPU codecs; one batch "
          "call (pcwt_encode_batch / pcwt_decode_batch) for PCWT on the GPU, host memory in and out (end to end); "

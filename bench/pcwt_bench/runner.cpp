@@ -125,53 +125,91 @@ void measure_device(const std::vector<const Image *> &set, const std::vector<con
     }
 }
 
-CodecResult measure_one(const Image &img, Codec &codec, CodecSession &session, const Options &opt,
-                        bool inject, ByteBuffer &coded, ByteBuffer &out)
+// Every codec on one image, on one thread. The codecs' runs alternate (a run of each codec, then
+// the next run of each), so that a machine whose speed drifts, as a shared virtual machine's does,
+// slows them alike: timing one codec's runs and then the next codec's moved their speed ratios by
+// several percent from one run of the benchmark to the next.
+std::vector<CodecResult> measure_image(const Image &img, const std::vector<std::unique_ptr<Codec>> &codecs,
+                                       const std::vector<std::unique_ptr<CodecSession>> &sessions,
+                                       const std::vector<std::string> &session_error, const Options &opt,
+                                       const std::vector<CodecInfo> &infos)
 {
-    CodecResult r;
-    const std::string why = codec.cannot_code(img);
-    if (!why.empty()) {
-        r.status = Status::NotApplicable;
-        r.message = why;
-        return r;
+    const size_t nc = codecs.size();
+    std::vector<CodecResult> row(nc);
+    std::vector<ByteBuffer> coded(nc), out(nc);
+    std::vector<std::vector<double>> te(nc), td(nc);
+    std::vector<char> live(nc, 0);
+    for (size_t c = 0; c < nc; ++c) {
+        if (!sessions[c]) {
+            row[c].status = Status::Failed;
+            row[c].message = session_error[c];
+            continue;
+        }
+        const std::string why = codecs[c]->cannot_code(img);
+        if (!why.empty()) {
+            row[c].status = Status::NotApplicable;
+            row[c].message = why;
+            continue;
+        }
+        live[c] = 1;
     }
+    const auto fail = [&](size_t c, const std::exception &e) {
+        row[c].status = Status::Failed;
+        row[c].message = e.what();
+        live[c] = 0;
+    };
     const unsigned runs = opt.warmup + opt.repeats;
-    std::vector<double> te, td;
-    try {
-        for (unsigned k = 0; k < runs; ++k) {
-            const double t0 = now_seconds();
-            session.encode(img, coded);
-            const double t1 = now_seconds();
-            if (k >= opt.warmup)
-                te.push_back(t1 - t0);
-        }
-        r.coded_bytes = coded.size();
-        for (unsigned k = 0; k < runs; ++k) {
-            std::memset(out.resize(img.raw_bytes()), 0xA5, img.raw_bytes());
-            const double t0 = now_seconds();
-            session.decode(img, coded.data(), coded.size(), out);
-            const double t1 = now_seconds();
-            maybe_inject(inject, out);
-            std::string detail;
-            if (!same_words(img, out, detail)) {
-                r.status = Status::Mismatch;
-                r.message = detail;
-                loud_mismatch(codec.info().id, img.name, detail);
-                return r;
+    for (unsigned k = 0; k < runs; ++k) {
+        for (size_t c = 0; c < nc; ++c) {
+            if (!live[c])
+                continue;
+            try {
+                const double t0 = now_seconds();
+                sessions[c]->encode(img, coded[c]);
+                const double t1 = now_seconds();
+                if (k >= opt.warmup)
+                    te[c].push_back(t1 - t0);
+            } catch (const std::exception &e) {
+                fail(c, e);
             }
-            if (k >= opt.warmup)
-                td.push_back(t1 - t0);
         }
-    } catch (const std::exception &e) {
-        r.status = Status::Failed;
-        r.message = e.what();
-        return r;
     }
-    r.status = Status::Ok;
-    r.enc_s = median_of(te);
-    r.dec_s = median_of(td);
-    measure_device({&img}, {&coded}, codec, opt, img.name, r.dev_enc, r.dev_dec);
-    return r;
+    for (unsigned k = 0; k < runs; ++k) {
+        for (size_t c = 0; c < nc; ++c) {
+            if (!live[c])
+                continue;
+            try {
+                std::memset(out[c].resize(img.raw_bytes()), 0xA5, img.raw_bytes());
+                const double t0 = now_seconds();
+                sessions[c]->decode(img, coded[c].data(), coded[c].size(), out[c]);
+                const double t1 = now_seconds();
+                maybe_inject(opt.inject_mismatch == infos[c].id, out[c]);
+                std::string detail;
+                if (!same_words(img, out[c], detail)) {
+                    row[c].status = Status::Mismatch;
+                    row[c].message = detail;
+                    loud_mismatch(infos[c].id, img.name, detail);
+                    live[c] = 0;
+                    continue;
+                }
+                if (k >= opt.warmup)
+                    td[c].push_back(t1 - t0);
+            } catch (const std::exception &e) {
+                fail(c, e);
+            }
+        }
+    }
+    for (size_t c = 0; c < nc; ++c) {
+        if (!live[c])
+            continue;
+        CodecResult &r = row[c];
+        r.status = Status::Ok;
+        r.coded_bytes = coded[c].size();
+        r.enc_s = median_of(te[c]);
+        r.dec_s = median_of(td[c]);
+        measure_device({&img}, {&coded[c]}, *codecs[c], opt, img.name, r.dev_enc, r.dev_dec);
+    }
+    return row;
 }
 
 std::string parallel_mode(const Codec &codec, unsigned threads)
@@ -293,18 +331,10 @@ BenchResults run_benchmark(const std::vector<Image> &images, const std::vector<s
             session_error[c] = e.what();
         }
     }
-    ByteBuffer coded, out;
-    res.per_image.resize(images.size(), std::vector<CodecResult>(nc));
+    res.per_image.resize(images.size());
     for (size_t i = 0; i < images.size(); ++i) {
-        for (size_t c = 0; c < nc; ++c) {
-            CodecResult &r = res.per_image[i][c];
-            if (!sessions[c]) {
-                r.status = Status::Failed;
-                r.message = session_error[c];
-            } else {
-                r = measure_one(images[i], *codecs[c], *sessions[c], opt, opt.inject_mismatch == res.codecs[c].id,
-                                coded, out);
-            }
+        res.per_image[i] = measure_image(images[i], codecs, sessions, session_error, opt, res.codecs);
+        for (const CodecResult &r : res.per_image[i]) {
             res.mismatches += (r.status == Status::Mismatch) + device_mismatches(r.dev_enc, r.dev_dec);
             res.failures += r.status == Status::Failed;
         }
