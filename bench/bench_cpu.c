@@ -856,7 +856,7 @@ static void bench_image_pair(const bench_image *img, result *res)
     res->charls_bits = charls_bits_for(img);
     pcwt_side_open(img, &p);
     charls_side_open(img, &c, res->charls_bits);
-    static double tp[MAX_REPEATS], tc[MAX_REPEATS];
+    double tp[MAX_REPEATS], tc[MAX_REPEATS];
     for (int i = -1; i < g_repeats; ++i) { /* i == -1: warm-up */
         const double a = pcwt_side_encode(img, &p), b = charls_side_encode(img, &c);
         if (i >= 0) {

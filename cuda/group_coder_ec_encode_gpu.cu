@@ -69,7 +69,7 @@ __device__ __forceinline__ void code_bin(pcwt_rc_lazy &rc, const ThreadModels &m
     BinModel nx = bin_model(models, next);
     const uint32_t bit = (b >> 7) & 1u;
     const uint32_t p = pcwt_model_next_p(cur.p, cur.s, 0u - bit);
-    const uint32_t s = cur.s + (cur.s < PCWT_RC_MAXSHIFT);
+    const uint32_t s = pcwt_model_shift_after(cur.s);
     models.p[cur.i] = uint16_t(p);
     models.s[cur.i] = uint8_t(s);
     if (nx.i == cur.i) {

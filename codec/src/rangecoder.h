@@ -75,6 +75,30 @@ static inline __device__ uint8_t *pcwt_rc_gpu_shift(const pcwt_bit_model *m)
 }
 #endif
 
+/* The adaptation rule (see the top of this file), written once: p after a 1 and after a 0 with
+ * shift s, and the shift of the update after one with shift s, s + (s < 6). On x86 hosts the
+ * latter is a compare and an add with carry, which GCC 12 does not find (it spends four
+ * instructions; the CPU decoder codes a bin in about twenty). */
+static inline PCWT_HD uint32_t pcwt_model_up(uint32_t p, uint32_t s)
+{
+    return p + ((PCWT_RC_PMAX - p) >> s);
+}
+
+static inline PCWT_HD uint32_t pcwt_model_down(uint32_t p, uint32_t s)
+{
+    return p - ((p - PCWT_RC_PMIN) >> s);
+}
+
+static inline PCWT_HD uint32_t pcwt_model_shift_after(uint32_t s)
+{
+#if !defined(__CUDA_ARCH__) && defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+    __asm__("cmpl %1, %0\n\tadcl $0, %0" : "+r"(s) : "i"(PCWT_RC_MAXSHIFT) : "cc");
+    return s;
+#else
+    return s + (s < PCWT_RC_MAXSHIFT);
+#endif
+}
+
 #if defined(__CUDA_ARCH__) && defined(PCWT_RC_GPU_SPLIT_MODELS)
 static inline __device__ void pcwt_model_init(pcwt_bit_model *m, uint32_t p, uint32_t s)
 {
@@ -90,7 +114,7 @@ static inline __device__ uint32_t pcwt_model_shift(const pcwt_bit_model *m)
 static inline __device__ void pcwt_model_store(pcwt_bit_model *m, uint32_t p, uint32_t s)
 {
     m->p = (uint16_t)p;
-    *pcwt_rc_gpu_shift(m) = (uint8_t)(s + (s < PCWT_RC_MAXSHIFT));
+    *pcwt_rc_gpu_shift(m) = (uint8_t)pcwt_model_shift_after(s);
 }
 #else
 static inline PCWT_HD void pcwt_model_init(pcwt_bit_model *m, uint32_t p, uint32_t s)
@@ -106,7 +130,7 @@ static inline PCWT_HD uint32_t pcwt_model_shift(const pcwt_bit_model *m) { retur
 static inline PCWT_HD void pcwt_model_store(pcwt_bit_model *m, uint32_t p, uint32_t s)
 {
     m->p = (uint16_t)p;
-    m->s = (uint16_t)(s + (s < PCWT_RC_MAXSHIFT));
+    m->s = (uint16_t)pcwt_model_shift_after(s);
 }
 #endif
 
@@ -116,15 +140,14 @@ static inline PCWT_HD void pcwt_model_update(pcwt_bit_model *m, uint32_t bit)
 {
     const uint32_t s = pcwt_model_shift(m);
     const uint32_t p = pcwt_model_p(m);
-    const uint32_t up = p + ((PCWT_RC_PMAX - p) >> s), down = p - ((p - PCWT_RC_PMIN) >> s);
-    pcwt_model_store(m, bit ? up : down, s);
+    pcwt_model_store(m, bit ? pcwt_model_up(p, s) : pcwt_model_down(p, s), s);
 }
 
 /* A model's p after a bit coded with shift s, without a branch on the bit (ones: all ones when
  * the bit is 1). */
 static inline PCWT_HD uint32_t pcwt_model_next_p(uint32_t p, uint32_t s, uint32_t ones)
 {
-    const uint32_t up = p + ((PCWT_RC_PMAX - p) >> s), down = p - ((p - PCWT_RC_PMIN) >> s);
+    const uint32_t up = pcwt_model_up(p, s), down = pcwt_model_down(p, s);
     return down ^ ((up ^ down) & ones);
 }
 
@@ -431,35 +454,22 @@ static inline __device__ uint32_t pcwt_rc_decode_flat(pcwt_rc_dec *d, pcwt_bit_m
 /* The CPU's bins, written for x86 code generation: a decode's time goes to these few lines'
  * instructions and to the mispredicted branches on the bits that steer the group coder. */
 
-/* The shift after s: s + (s < 6), as a compare and an add with carry where the compiler does
- * not find it (GCC 12 spends four instructions). */
-static inline uint32_t pcwt_model_shift_after(uint32_t s)
-{
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-    __asm__("cmpl %1, %0\n\tadcl $0, %0" : "+r"(s) : "i"(PCWT_RC_MAXSHIFT) : "cc");
-    return s;
-#else
-    return s + (s < PCWT_RC_MAXSHIFT);
-#endif
-}
-
 /* A bin whose value the caller branches on: each side updates the model its own way. */
 static inline uint32_t pcwt_rc_decode(pcwt_rc_dec *d, pcwt_bit_model *m)
 {
-    const uint32_t p = m->p, s = m->s;
+    const uint32_t p = pcwt_model_p(m), s = pcwt_model_shift(m);
     const uint32_t bound = (d->range >> PCWT_RC_PBITS) * p;
     uint32_t bit;
     if (d->code < bound) {
         d->range = bound;
-        m->p = (uint16_t)(p + ((PCWT_RC_PMAX - p) >> s));
+        pcwt_model_store(m, pcwt_model_up(p, s), s);
         bit = 1;
     } else {
         d->range -= bound;
         d->code -= bound;
-        m->p = (uint16_t)(p - ((p - PCWT_RC_PMIN) >> s));
+        pcwt_model_store(m, pcwt_model_down(p, s), s);
         bit = 0;
     }
-    m->s = (uint16_t)pcwt_model_shift_after(s);
     pcwt_rc_dec_normalize(d);
     return bit;
 }
@@ -470,11 +480,11 @@ static inline uint32_t pcwt_rc_decode(pcwt_rc_dec *d, pcwt_bit_model *m)
  * the next bin's range. */
 static inline uint32_t pcwt_rc_decode_flat(pcwt_rc_dec *d, pcwt_bit_model *m)
 {
-    const uint32_t p = m->p, s = m->s;
+    const uint32_t p = pcwt_model_p(m), s = pcwt_model_shift(m);
     const uint32_t bound = (d->range >> PCWT_RC_PBITS) * p;
-    const uint32_t up = p + ((PCWT_RC_PMAX - p) >> s);
+    const uint32_t up = pcwt_model_up(p, s);
     /* the 0 part, replaced by the 1 part when the bit is 1 */
-    uint32_t range = d->range - bound, code = d->code - bound, np = p - ((p - PCWT_RC_PMIN) >> s);
+    uint32_t range = d->range - bound, code = d->code - bound, np = pcwt_model_down(p, s);
     uint32_t bit;
 #if defined(__GNUC__) && defined(__x86_64__)
     const uint32_t code0 = d->code;
@@ -492,8 +502,7 @@ static inline uint32_t pcwt_rc_decode_flat(pcwt_rc_dec *d, pcwt_bit_model *m)
 #endif
     d->range = range;
     d->code = code;
-    m->p = (uint16_t)np;
-    m->s = (uint16_t)pcwt_model_shift_after(s);
+    pcwt_model_store(m, np, s);
     pcwt_rc_dec_normalize(d);
     return bit;
 }
