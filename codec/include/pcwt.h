@@ -227,9 +227,37 @@ pcwt_decoder *pcwt_decoder_create(void);
 void pcwt_decoder_destroy(pcwt_decoder *dec);
 const char *pcwt_decoder_last_error(const pcwt_decoder *dec);
 
+/* The format's limit on samples per frame (width * height * components): the encoder refuses
+ * larger frames (PCWT_ERR_LIMIT_EXCEEDED) and it is the decoder's default max_samples. */
+#define PCWT_MAX_SAMPLES ((uint64_t)1 << 30)
+
 /* Refuse codestreams declaring more than max_samples samples (width * height * components).
- * Default: 1 << 30. Memory is only ever allocated after this check. */
+ * Default: PCWT_MAX_SAMPLES. Memory is only ever allocated after this check. */
 PCWT_CHECK_RESULT pcwt_status pcwt_decoder_set_max_samples(pcwt_decoder *dec, uint64_t max_samples);
+
+/* Memory budget of a decoder handle, in bytes of host memory: pcwt_decode, pcwt_decode_batch and
+ * pcwt_verify_batch (CPU and GPU backends) refuse, with PCWT_ERR_LIMIT_EXCEEDED and a message
+ * "needs N MiB, limit M MiB", a codestream (or a batch whose codestreams together) would need more
+ * than this, checked against the header before anything is allocated. What is counted is
+ * pcwt_decode_memory_bound of each codestream (the decoded samples included, see there).
+ * 0 selects the default, pcwt_default_memory_limit(), evaluated at each call. */
+PCWT_CHECK_RESULT pcwt_status pcwt_decoder_set_memory_limit(pcwt_decoder *dec, uint64_t bytes);
+
+/* The default memory budget: 3/4 of the machine's physical memory, and never more than what the
+ * process's RLIMIT_AS and RLIMIT_DATA soft limits (ulimit -v, ulimit -d) leave beyond what it
+ * already uses, so that under such a limit an oversized codestream is refused before allocating
+ * rather than failing in the middle. Never 0 (at least 64 MiB). */
+uint64_t pcwt_default_memory_limit(void);
+
+/* Host bytes a decode of this codestream occupies at most: the decoder's working memory (the CPU
+ * path's, plus in builds with CUDA the GPU path's pinned staging, which stays allocated while the
+ * CPU path decodes what the device could not take) plus the decoded samples
+ * (pcwt_image_size(&info->desc)), which the caller's output buffer or, for pcwt_verify_batch,
+ * the decoder holds: the output buffer is INCLUDED. UINT64_MAX when info is NULL or its
+ * descriptor invalid. A handle on the CPU backend counts the CPU path only. The GPU backend's
+ * device memory is budgeted separately, by the device's free memory (frames that do not fit are
+ * decoded on the CPU). */
+uint64_t pcwt_decode_memory_bound(const pcwt_header_info *info);
 PCWT_CHECK_RESULT pcwt_status pcwt_decoder_set_backend(pcwt_decoder *dec, pcwt_backend backend);
 
 /* Decode a whole codestream into dst, in the layout its header describes (desc.planar).

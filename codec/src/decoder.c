@@ -14,6 +14,7 @@
 
 struct pcwt_decoder {
     uint64_t max_samples;
+    uint64_t memory_limit;    /* bytes; 0: pcwt_default_memory_limit() at each call */
     pcwt_backend env_backend; /* PCWT_BACKEND at creation */
     pcwt_backend backend;     /* resolved: CPU or GPU */
     pcwt_pyramid pyr;         /* reused across calls */
@@ -32,7 +33,7 @@ pcwt_decoder *pcwt_decoder_create(void)
 {
     pcwt_decoder *d = calloc(1, sizeof *d);
     if (d) {
-        d->max_samples = (uint64_t)1 << 30;
+        d->max_samples = PCWT_MAX_SAMPLES;
         d->env_backend = pcwt_backend_from_env();
         d->backend = pcwt_backend_resolve(PCWT_BACKEND_AUTO, d->env_backend);
     }
@@ -60,6 +61,67 @@ pcwt_status pcwt_decoder_set_max_samples(pcwt_decoder *d, uint64_t max_samples)
         return PCWT_ERR_INVALID_ARGUMENT;
     d->max_samples = max_samples;
     return PCWT_OK;
+}
+
+pcwt_status pcwt_decoder_set_memory_limit(pcwt_decoder *d, uint64_t bytes)
+{
+    if (!d)
+        return PCWT_ERR_INVALID_ARGUMENT;
+    d->memory_limit = bytes;
+    return PCWT_OK;
+}
+
+/* The host memory a batch needs (pcwt_decode_memory_bound for one codestream): the CPU path's
+ * working memory is reused from job to job (the largest counts), every decoded frame is held at
+ * once (the callers' buffers), and the GPU path stages every codestream and frame. Jobs whose
+ * header does not parse fail on their own later and count nothing. src_of gives job i's bytes. */
+static pcwt_status budget_check(pcwt_decoder *dec, const void *jobs, size_t count,
+                                const void *(*src_of)(const void *, size_t, size_t *),
+                                pcwt_status *job_status, size_t status_stride)
+{
+    const int gpu = dec->backend == PCWT_BACKEND_GPU;
+    uint64_t work = 0, held = 0, valid = 0;
+    uint32_t w0 = 0, h0 = 0;
+    if (count == 0)
+        return PCWT_OK;
+    for (size_t i = 0; i < count; i++) {
+        size_t size;
+        const void *src = src_of(jobs, i, &size);
+        pcwt_header_info info;
+        if (!src || pcwt_header_parse((const uint8_t *)src, size, &info, NULL, 0) != PCWT_OK)
+            continue;
+        const uint64_t w = pcwt_decode_working_bytes(&info, 0);
+        work = w > work ? w : work;
+        held += pcwt_image_size(&info.desc) + (gpu ? pcwt_decode_gpu_staging_bytes(&info) : 0);
+        valid++;
+        w0 = info.desc.width;
+        h0 = info.desc.height;
+    }
+    const uint64_t limit = dec->memory_limit ? dec->memory_limit : pcwt_default_memory_limit();
+    char what[64];
+    if (count == 1)
+        snprintf(what, sizeof what, "decoding a %ux%u image", w0, h0);
+    else
+        snprintf(what, sizeof what, "a batch of %zu codestreams", count);
+    const pcwt_status st = pcwt_memory_check(work + held, limit, what, dec->err, sizeof dec->err);
+    if (st != PCWT_OK)
+        for (size_t i = 0; i < count; i++)
+            *(pcwt_status *)((char *)job_status + i * status_stride) = st;
+    return valid ? st : PCWT_OK;
+}
+
+static const void *decode_src(const void *jobs, size_t i, size_t *size)
+{
+    const pcwt_decode_job *j = (const pcwt_decode_job *)jobs + i;
+    *size = j->src_size;
+    return j->src;
+}
+
+static const void *verify_src(const void *jobs, size_t i, size_t *size)
+{
+    const pcwt_verify_job *j = (const pcwt_verify_job *)jobs + i;
+    *size = j->src_size;
+    return j->src;
 }
 
 pcwt_status pcwt_decoder_set_backend(pcwt_decoder *d, pcwt_backend backend)
@@ -307,11 +369,13 @@ pcwt_status pcwt_decode(pcwt_decoder *dec, const void *src, size_t src_size, voi
     if (!dec)
         return PCWT_ERR_INVALID_ARGUMENT;
     dec->err[0] = 0;
+    pcwt_decode_job job = {src, src_size, dst, dst_capacity, PCWT_OK};
+    const pcwt_status st = budget_check(dec, &job, 1, decode_src, &job.status, sizeof job);
+    if (st != PCWT_OK)
+        return st;
 #ifdef PCWT_HAVE_CUDA
-    if (dec->backend == PCWT_BACKEND_GPU) {
-        pcwt_decode_job job = {src, src_size, dst, dst_capacity, PCWT_OK};
+    if (dec->backend == PCWT_BACKEND_GPU)
         return decode_batch_gpu(dec, &job, 1);
-    }
 #endif
     return decode_cpu(dec, src, src_size, dst, dst_capacity);
 }
@@ -321,6 +385,9 @@ pcwt_status pcwt_decode_batch(pcwt_decoder *dec, pcwt_decode_job *jobs, size_t c
     if (!dec || (!jobs && count))
         return PCWT_ERR_INVALID_ARGUMENT;
     dec->err[0] = 0;
+    const pcwt_status st = budget_check(dec, jobs, count, decode_src, jobs ? &jobs->status : NULL, sizeof *jobs);
+    if (st != PCWT_OK)
+        return st;
 #ifdef PCWT_HAVE_CUDA
     if (dec->backend == PCWT_BACKEND_GPU)
         return decode_batch_gpu(dec, jobs, count);
@@ -433,6 +500,9 @@ pcwt_status pcwt_verify_batch(pcwt_decoder *dec, pcwt_verify_job *jobs, size_t c
             return PCWT_ERR_INVALID_ARGUMENT;
         }
     }
+    const pcwt_status st = budget_check(dec, jobs, count, verify_src, jobs ? &jobs->status : NULL, sizeof *jobs);
+    if (st != PCWT_OK)
+        return st;
 #ifdef PCWT_HAVE_CUDA
     if (dec->backend == PCWT_BACKEND_GPU)
         return verify_batch_gpu(dec, jobs, count);

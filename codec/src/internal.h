@@ -68,6 +68,8 @@ static inline uint32_t pcwt_band_index(uint32_t levels, uint32_t level, uint32_t
 /* pyramid.c-like helpers live in plan.c: (re)allocate for a plan, reusing memory. */
 pcwt_status pcwt_pyramid_prepare(pcwt_pyramid *p, const pcwt_plan *plan);
 void pcwt_pyramid_free(pcwt_pyramid *p);
+/* The bytes pcwt_pyramid_prepare allocates for a plan. */
+uint64_t pcwt_pyramid_bytes(const pcwt_plan *plan);
 
 /* dwt53.c: reversible (5,3) lifting with whole-sample symmetric extension. */
 void pcwt_dwt53_forward_1d(const int32_t *x, uint32_t n, int32_t *low, int32_t *high);
@@ -134,6 +136,14 @@ uint32_t pcwt_crc32(const uint8_t *data, size_t size);
  * length, destination size); shared by the CPU and GPU decoders. */
 pcwt_status pcwt_decode_check(const pcwt_header_info *info, size_t src_size, size_t dst_capacity,
                               uint64_t max_samples, char *err, size_t err_size);
+/* limits.c: the decoder's host working memory for one codestream, decoded samples excluded:
+ * the CPU path's (gpu 0), plus the GPU path's pinned staging (gpu 1; the GPU falls back to the
+ * CPU while its staging is held). */
+uint64_t pcwt_decode_working_bytes(const pcwt_header_info *info, int gpu);
+uint64_t pcwt_decode_gpu_staging_bytes(const pcwt_header_info *info);
+/* limits.c: need > limit -> PCWT_ERR_LIMIT_EXCEEDED with "what needs N MiB, limit M MiB". */
+pcwt_status pcwt_memory_check(uint64_t need, uint64_t limit, const char *what, char *err,
+                              size_t err_size);
 /* decoder.c: a verify job's decoded samples (size bytes) against its expected ones: PCWT_OK, or
  * PCWT_ERR_MISMATCH with first_difference set; shared by the CPU and GPU verifiers. */
 pcwt_status pcwt_verify_compare(pcwt_verify_job *job, const uint8_t *decoded, size_t size, char *err,

@@ -43,25 +43,42 @@ void pcwt_plan_make(pcwt_plan *plan, uint32_t rows, uint32_t cols, uint32_t leve
     plan->ll_c = c;
 }
 
+/* The int32s and MQD bytes of a plan's pyramid, and the transform scratch's int32s among them. */
+static void pyramid_sizes(const pcwt_plan *plan, size_t *ints, size_t *bytes8, size_t *tmp)
+{
+    const size_t img = (size_t)pcwt_even_up(plan->rows) * pcwt_even_up(plan->cols);
+    size_t n = img, b8 = 0, t_max = 0;
+    for (uint32_t l = 0; l < plan->levels; l++) {
+        const pcwt_level_size *s = &plan->lv[l];
+        const size_t band = (size_t)s->band_r * s->band_c;
+        n += 4 * band; /* HL, LH, HH and this level's LL */
+        b8 += 3 * (size_t)s->mqd_r * s->mqd_c;
+        const size_t rows_first = 2 * (size_t)s->level_r * s->band_c;
+        const size_t cols_first = 2 * (size_t)s->band_r * s->level_c;
+        const size_t t = rows_first > cols_first ? rows_first : cols_first;
+        if (t > t_max)
+            t_max = t;
+    }
+    b8 += (size_t)(plan->ll_r / 2) * (plan->ll_c / 2);
+    *ints = n + t_max;
+    *bytes8 = b8;
+    *tmp = t_max;
+}
+
+uint64_t pcwt_pyramid_bytes(const pcwt_plan *plan)
+{
+    size_t ints, bytes8, tmp;
+    pyramid_sizes(plan, &ints, &bytes8, &tmp);
+    return (uint64_t)ints * sizeof(int32_t) + bytes8 + 64;
+}
+
 /* Carves every buffer of the pyramid out of one allocation, grown only when needed. */
 pcwt_status pcwt_pyramid_prepare(pcwt_pyramid *p, const pcwt_plan *plan)
 {
     const uint32_t L = plan->levels;
     const size_t img = (size_t)pcwt_even_up(plan->rows) * pcwt_even_up(plan->cols);
-    size_t ints = img, bytes8 = 0, tmp = 0;
-    for (uint32_t l = 0; l < L; l++) {
-        const pcwt_level_size *s = &plan->lv[l];
-        const size_t band = (size_t)s->band_r * s->band_c;
-        ints += 4 * band; /* HL, LH, HH and this level's LL */
-        bytes8 += 3 * (size_t)s->mqd_r * s->mqd_c;
-        const size_t rows_first = 2 * (size_t)s->level_r * s->band_c;
-        const size_t cols_first = 2 * (size_t)s->band_r * s->level_c;
-        const size_t t = rows_first > cols_first ? rows_first : cols_first;
-        if (t > tmp)
-            tmp = t;
-    }
-    bytes8 += (size_t)(plan->ll_r / 2) * (plan->ll_c / 2);
-    ints += tmp;
+    size_t ints, bytes8, tmp;
+    pyramid_sizes(plan, &ints, &bytes8, &tmp);
     const size_t need = ints * sizeof(int32_t) + bytes8 + 64;
     if (need > p->mem_size) {
         void *m = malloc(need);
