@@ -88,6 +88,39 @@ int cli_parse_u32(const char *text, const char *option, uint32_t min, uint32_t m
     return 0;
 }
 
+int cli_parse_bytes(const char *text, const char *option, uint64_t *out)
+{
+    static const char units[] = "kmgt";
+    const char *p = text;
+    uint64_t v = 0;
+    int shift = 0;
+    while (*p >= '0' && *p <= '9') {
+        if (v > (UINT64_MAX - 9) / 10)
+            goto bad;
+        v = v * 10 + (uint64_t)(*p++ - '0');
+    }
+    if (p == text)
+        goto bad;
+    if (*p) {
+        const char *u = strchr(units, *p | 0x20);
+        if (!u)
+            goto bad;
+        shift = 10 * (int)(u - units + 1);
+        p++;
+        if ((p[0] | 0x20) == 'i' && (p[1] | 0x20) == 'b')
+            p += 2;
+        else if ((*p | 0x20) == 'b')
+            p++;
+    }
+    if (*p || v == 0 || v > (UINT64_MAX >> shift))
+        goto bad;
+    *out = v << shift;
+    return 0;
+bad:
+    cli_error("option --%s: '%s' is not a byte count (e.g. 512M, 4G)", option, text);
+    return -1;
+}
+
 int cli_parse_group(const char *text, uint32_t *rows, uint32_t *cols)
 {
     const char *end = text;

@@ -28,6 +28,10 @@ int cli_option_flag(const char *arg, const char *name);
  * the option. */
 int cli_parse_u32(const char *text, const char *option, uint32_t min, uint32_t max, uint32_t *out);
 
+/* Parse a byte count: digits with an optional suffix K, M, G or T (powers of 1024, also KiB,
+ * MiB ... and lower case), at least 1. Returns 0, or -1 with an error naming the option. */
+int cli_parse_bytes(const char *text, const char *option, uint64_t *out);
+
 /* Parse "RxC" (rows x columns), each 1..PCWT_MAX_GROUP; a single number N means NxN. */
 int cli_parse_group(const char *text, uint32_t *rows, uint32_t *cols);
 

@@ -75,7 +75,7 @@ int cli_info(int argc, char **argv)
     int ended = 0, i, rc = CLI_EXIT_OK;
     cli_buffer src;
     pcwt_header_info info;
-    pcwt_status st;
+    uint64_t size = 0;
 
     for (i = 1; i < argc; i++) {
         const char *arg = argv[i];
@@ -100,20 +100,15 @@ int cli_info(int argc, char **argv)
         cli_error("info: needs a codestream file: pcwt info IN");
         return CLI_EXIT_USAGE;
     }
-    if (cli_read_file(path, CLI_MAX_INPUT_BYTES, &src) != 0)
-        return CLI_EXIT_RUNTIME;
+    /* a file's header only; a stream up to its declared length, never further */
     memset(&info, 0, sizeof info);
-    st = pcwt_read_header(src.data, src.size, &info);
-    if (st != PCWT_OK) {
-        cli_header_error(path, st);
+    if (cli_read_codestream(path, 0, 1, NULL, NULL, &src, &info, &size) != 0)
+        return CLI_EXIT_RUNTIME;
+    print_header(path, &info, (size_t)size);
+    if (size < info.codestream_length) {
+        cli_error("'%s' is truncated: the header declares %zu bytes, the file has %llu", path,
+                  info.codestream_length, (unsigned long long)size);
         rc = CLI_EXIT_RUNTIME;
-    } else {
-        print_header(path, &info, src.size);
-        if (src.size < info.codestream_length) {
-            cli_error("'%s' is truncated: the header declares %zu bytes, the file has %zu", path,
-                      info.codestream_length, src.size);
-            rc = CLI_EXIT_RUNTIME;
-        }
     }
     cli_buffer_free(&src);
     return rc;

@@ -148,6 +148,111 @@ int cli_read_file(const char *path, uint64_t max_bytes, cli_buffer *out)
     return rc;
 }
 
+/* Reads into buf (size *have, capacity cap), growing it as data comes, until want bytes or the
+ * end of input: a stream is never trusted with an allocation larger than what it delivered. */
+static int read_upto(int fd, const char *name, cli_buffer *buf, size_t want)
+{
+    size_t cap = buf->size;
+    while (buf->size < want) {
+        if (buf->size == cap) {
+            size_t new_cap = cap < ((size_t)1 << 16) ? (size_t)1 << 16 : cap * 2;
+            if (new_cap > want)
+                new_cap = want;
+            unsigned char *grown = realloc(buf->data, new_cap);
+            if (!grown) {
+                cli_error("'%s': out of memory", name);
+                return -1;
+            }
+            buf->data = grown;
+            cap = new_cap;
+        }
+        const ptrdiff_t got = read_full(fd, buf->data + buf->size, cap - buf->size);
+        if (got < 0) {
+            cli_error("cannot read '%s': %s", name, strerror(errno));
+            return -1;
+        }
+        buf->size += (size_t)got;
+        if (buf->size < cap)
+            break; /* end of input */
+    }
+    return 0;
+}
+
+/* The largest header: 28 fixed bytes, six plane records of 16, the CRC (docs/FORMAT.md Sec. 1). */
+#define HEADER_MAX 128u
+
+/* regular: the input is a file of file_size bytes (a truncated one is allocated for what it holds,
+ * whatever its header declares). */
+static int read_codestream_fd(int fd, const char *name, int regular, uint64_t file_size,
+                              uint64_t max_bytes, int header_only, cli_header_check accept,
+                              void *ctx, cli_buffer *out, pcwt_header_info *info)
+{
+    pcwt_status st;
+    if (read_upto(fd, name, out, HEADER_MAX) != 0)
+        return -1;
+    st = pcwt_read_header(out->data, out->size, info);
+    if (st != PCWT_OK) {
+        cli_header_error(name, st);
+        return -1;
+    }
+    if (accept && !accept(name, info, ctx))
+        return -1;
+    if (header_only && regular) /* a stream is read to its declared end, to tell its length */
+        return 0;
+    if (max_bytes && info->codestream_length > max_bytes)
+        return too_large(name, max_bytes);
+    if (regular) { /* the size is known: allocate once */
+        size_t want = info->codestream_length;
+        if (file_size < want)
+            want = file_size > out->size ? (size_t)file_size : out->size;
+        unsigned char *all = realloc(out->data, want ? want : 1);
+        if (!all) {
+            cli_error("'%s': out of memory reading %zu bytes", name, want);
+            return -1;
+        }
+        out->data = all;
+        const ptrdiff_t got = read_full(fd, all + out->size, want - out->size);
+        if (got < 0) {
+            cli_error("cannot read '%s': %s", name, strerror(errno));
+            return -1;
+        }
+        out->size += (size_t)got;
+        return 0;
+    }
+    return read_upto(fd, name, out, info->codestream_length);
+}
+
+int cli_read_codestream(const char *path, uint64_t max_bytes, int header_only,
+                        cli_header_check accept, void *ctx, cli_buffer *out,
+                        pcwt_header_info *info, uint64_t *file_size)
+{
+    const int use_stdin = strcmp(path, "-") == 0;
+    const char *name = use_stdin ? "standard input" : path;
+    const int fd = use_stdin ? STDIN_FILENO : open(path, O_RDONLY);
+    struct stat st;
+    int rc = -1;
+    out->data = NULL;
+    out->size = 0;
+    if (fd < 0) {
+        cli_error("cannot open '%s': %s", path, strerror(errno));
+        return -1;
+    }
+    if (fstat(fd, &st) != 0)
+        cli_error("cannot read '%s': %s", name, strerror(errno));
+    else if (S_ISDIR(st.st_mode))
+        cli_error("'%s' is a directory", name);
+    else
+        rc = read_codestream_fd(fd, name, S_ISREG(st.st_mode), (uint64_t)st.st_size, max_bytes,
+                                header_only, accept, ctx, out, info);
+    if (rc == 0 && file_size)
+        *file_size = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : out->size;
+    if (!use_stdin)
+        close(fd);
+    if (rc != 0)
+        cli_buffer_free(out);
+    return rc;
+}
+
 /* ---- all-or-nothing writes ------------------------------------------------------------------ */
 
 /* The temporary file being written, removed by the signal handler if the user interrupts. */

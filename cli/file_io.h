@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pcwt.h"
+
 /* Largest input file the tool reads (4 GiB). */
 #define CLI_MAX_INPUT_BYTES ((uint64_t)1 << 32)
 
@@ -21,6 +23,21 @@ typedef struct cli_buffer {
 int cli_read_file(const char *path, uint64_t max_bytes, cli_buffer *out);
 
 void cli_buffer_free(cli_buffer *buf);
+
+/* Called with the parsed header before the rest is read: 0 refuses (its error printed). */
+typedef int (*cli_header_check)(const char *name, const pcwt_header_info *info, void *ctx);
+
+/* A PCWT codestream from path ("-": standard input), read header first: the first bytes are
+ * checked (magic, header and its CRC) before anything else is read or allocated, then at most the
+ * length the header declares is read (bytes after it are ignored). max_bytes > 0 refuses a
+ * declared codestream larger than that before reading it, as does accept (when not NULL) what it
+ * refuses; header_only stops after the header
+ * of a regular file.
+ * *file_size gets the file's size for a regular file, else the bytes read. Returns 0, or -1 with
+ * a one-line error printed. */
+int cli_read_codestream(const char *path, uint64_t max_bytes, int header_only,
+                        cli_header_check accept, void *ctx, cli_buffer *out,
+                        pcwt_header_info *info, uint64_t *file_size);
 
 /* One piece of the output file. */
 typedef struct cli_chunk {

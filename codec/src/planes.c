@@ -41,6 +41,13 @@ pcwt_status pcwt_desc_check(const pcwt_image_desc *d, char *err, size_t err_size
         pcwt_set_error(err, err_size, "is_signed and planar must be 0 or 1");
         return PCWT_ERR_INVALID_ARGUMENT;
     }
+    /* The format's limit, checked here so that the encoder refuses what every decoder would. */
+    const uint64_t samples = (uint64_t)d->width * d->height * d->components;
+    if (samples > PCWT_MAX_SAMPLES) {
+        pcwt_set_error(err, err_size, "image of %llu samples exceeds the format's limit of %llu",
+                       (unsigned long long)samples, (unsigned long long)PCWT_MAX_SAMPLES);
+        return PCWT_ERR_LIMIT_EXCEEDED;
+    }
     return PCWT_OK;
 }
 

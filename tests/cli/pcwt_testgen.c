@@ -11,6 +11,7 @@
  *       PLANAR_RAW_OUT the same again with the components as whole planes.
  *   pcwt_testgen flip FILE OFFSET       XOR 0xFF into the byte at OFFSET ("mid": the middle)
  *   pcwt_testgen truncate IN OUT KEEP   copy the first KEEP bytes ("half": half of them)
+ *   pcwt_testgen bomb OUT W H LEVELS    a valid codestream of an all-zero 8-bit W x H image
  *
  * Exit status 0, or 1 with a message.
  */
@@ -231,8 +232,91 @@ static int cmd_truncate(int argc, char **argv)
     return 0;
 }
 
+static uint32_t crc32_of(const unsigned char *p, size_t n, uint32_t crc)
+{
+    crc = ~crc;
+    while (n--) {
+        int k;
+        crc ^= *p++;
+        for (k = 0; k < 8; k++)
+            crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+    }
+    return ~crc;
+}
+
+static void put_le(unsigned char *d, uint64_t v, int bytes)
+{
+    int i;
+    for (i = 0; i < bytes; i++)
+        d[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint32_t even_up(uint32_t n) { return n + (n & 1u); }
+
+static uint64_t groups_of(uint32_t band_r, uint32_t band_c, uint32_t g)
+{
+    const uint64_t mr = band_r / 2, mc = band_c / 2;
+    return ((mr + g - 1) / g) * ((mc + g - 1) / g);
+}
+
+/* A valid baseline codestream of an all-zero 8-bit grey W x H image with L levels and 256 x 256
+ * groups (docs/FORMAT.md Sec. 1, 3, 4): Qmax -1, so every element codes in 0 bits and the payload
+ * is one zero u32 per group. A few KB declare up to 65535 x 65535 samples: a decompression bomb
+ * for the decoders' memory limits. */
+static int cmd_bomb(int argc, char **argv)
+{
+    unsigned char h[48];
+    uint32_t w, ht, levels, r, c, l, crc = 0;
+    uint64_t groups, len, i;
+    const uint32_t g = 256;
+    static const unsigned char zeros[4096];
+    FILE *f;
+    if (argc != 6)
+        die("bomb needs OUT W H LEVELS", NULL);
+    w = (uint32_t)number(argv[3]);
+    ht = (uint32_t)number(argv[4]);
+    levels = (uint32_t)number(argv[5]);
+    r = even_up(ht);
+    c = even_up(w);
+    groups = 0;
+    for (l = 0; l < levels; l++) { /* HL, LH and HH of each level */
+        r = even_up(r / 2);
+        c = even_up(c / 2);
+        groups += 3 * groups_of(r, c, g);
+    }
+    groups += groups_of(r, c, g); /* the top LL band */
+    len = 4 * groups;
+    memset(h, 0, sizeof h);
+    memcpy(h, "PCWT", 4);
+    h[4] = 1;
+    put_le(h + 6, sizeof h, 2);
+    put_le(h + 8, w, 4);
+    put_le(h + 12, ht, 4);
+    h[16] = 1;
+    h[17] = 8;
+    h[18] = 8;
+    h[20] = (unsigned char)levels;
+    h[21] = 1;
+    put_le(h + 22, g, 2);
+    put_le(h + 24, g, 2);
+    h[28 + 2] = 0xFF; /* Qmax -1 */
+    put_le(h + 28 + 4, len, 8);
+    for (i = 0; i < len; i += sizeof zeros)
+        crc = crc32_of(zeros, len - i < sizeof zeros ? (size_t)(len - i) : sizeof zeros, crc);
+    put_le(h + 28 + 12, crc, 4);
+    put_le(h + 44, crc32_of(h, 44, 0), 4);
+    f = open_out(argv[2]);
+    fwrite(h, 1, sizeof h, f);
+    for (i = 0; i < len; i += sizeof zeros)
+        fwrite(zeros, 1, len - i < sizeof zeros ? (size_t)(len - i) : sizeof zeros, f);
+    close_out(f, argv[2]);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc >= 2 && strcmp(argv[1], "bomb") == 0)
+        return cmd_bomb(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "raw") == 0)
         return cmd_raw(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "pnm") == 0)
@@ -241,6 +325,6 @@ int main(int argc, char **argv)
         return cmd_flip(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "truncate") == 0)
         return cmd_truncate(argc, argv);
-    die("usage: pcwt_testgen raw|pnm|flip|truncate ... (see the source)", NULL);
+    die("usage: pcwt_testgen raw|pnm|flip|truncate|bomb ... (see the source)", NULL);
     return 1;
 }
