@@ -107,9 +107,22 @@ const char *pcwt_dicom_status_string(pcwt_dicom_status status);
  * BitsAllocated 8 or 16; 1 <= BitsStored <= BitsAllocated; BitsStored - 1 <= HighBit <
  * BitsAllocated; PixelRepresentation 0 or 1; NumberOfFrames >= 1; all frames together at most
  * PCWT_DICOM_MAX_VALUE_LENGTH bytes.
- * JPEG-LS in addition: HighBit = BitsStored - 1 and BitsStored >= 2 (T.87 sample precision). */
+ * JPEG-LS in addition: HighBit = BitsStored - 1 (BitsStored 1 is coded as sample precision 2,
+ * the smallest T.87 allows, as dcmcjpls does).
+ * PCWT_DICOM_INVALID (not UNSUPPORTED) for values DICOM itself forbids: BitsAllocated 0 or not 1
+ * or a multiple of 8, SamplesPerPixel 0 or 2; tools report those as failures, not as images left
+ * uncoded. */
 pcwt_dicom_status pcwt_dicom_validate(const pcwt_dicom_pixel_module *m, pcwt_dicom_target target,
                                       char *msg, size_t msg_size);
+
+/* The one rule for the length of native (uncompressed) Pixel Data: the element must hold exactly
+ * frames * frame bytes, plus the single pad byte DICOM requires to make an odd total even (a value
+ * length of total + 1 is accepted only when total is odd). Shorter data cannot be coded; longer
+ * data would be dropped silently, so both are refused: a lossless tool must never shed bytes.
+ * Returns PCWT_DICOM_OK, PCWT_DICOM_MISMATCH (msg names both lengths), or the status of
+ * pcwt_dicom_validate(PCWT) when the module itself does not validate. */
+pcwt_dicom_status pcwt_dicom_check_native_length(const pcwt_dicom_pixel_module *m,
+                                                 uint64_t value_length, char *msg, size_t msg_size);
 
 /* ---------------------------------------------------------------------------------------------
  * Frame layout

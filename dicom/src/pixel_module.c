@@ -99,6 +99,11 @@ pcwt_dicom_status pcwt_dicom_validate(const pcwt_dicom_pixel_module *m, pcwt_dic
 
     /* Bit depths first: they are the most common reason a file cannot be coded. */
     if (m->bits_allocated != 8 && m->bits_allocated != 16) {
+        /* PS3.5 8.1.1: BitsAllocated is 1 or a multiple of 8; anything else is a broken file */
+        if (m->bits_allocated == 0 || (m->bits_allocated != 1 && m->bits_allocated % 8 != 0))
+            return fail(msg, msg_size, PCWT_DICOM_INVALID,
+                        "BitsAllocated %u is invalid (DICOM allows 1 or a multiple of 8)",
+                        m->bits_allocated);
         if (m->bits_allocated == 1)
             return fail(msg, msg_size, PCWT_DICOM_UNSUPPORTED,
                         "BitsAllocated 1 (bit-packed pixel data) is not supported by %s: only 8 or 16",
@@ -163,6 +168,10 @@ pcwt_dicom_status pcwt_dicom_validate(const pcwt_dicom_pixel_module *m, pcwt_dic
         if (m->has_planar_configuration && m->planar_configuration > 1)
             return fail(msg, msg_size, PCWT_DICOM_INVALID, "PlanarConfiguration %u must be 0 or 1",
                         m->planar_configuration);
+    } else if (m->samples_per_pixel == 0 || m->samples_per_pixel == 2) {
+        /* no photometric interpretation of DICOM has 0 or 2 samples */
+        return fail(msg, msg_size, PCWT_DICOM_INVALID,
+                    "SamplesPerPixel %u is invalid (DICOM defines 1, 3 or 4)", m->samples_per_pixel);
     } else {
         return fail(msg, msg_size, PCWT_DICOM_UNSUPPORTED,
                     "SamplesPerPixel %u is not supported by %s: 1 or 3 only", m->samples_per_pixel,
@@ -190,10 +199,6 @@ pcwt_dicom_status pcwt_dicom_validate(const pcwt_dicom_pixel_module *m, pcwt_dic
                         "JPEG-LS needs HighBit = BitsStored - 1 (HighBit %u, BitsStored %u); "
                         "use the PCWT transfer syntax",
                         m->high_bit, m->bits_stored);
-        if (m->bits_stored < 2)
-            return fail(msg, msg_size, PCWT_DICOM_UNSUPPORTED,
-                        "JPEG-LS cannot code BitsStored 1 (sample precision 2 to 16); use the PCWT "
-                        "transfer syntax");
     }
     return PCWT_DICOM_OK;
 }
@@ -232,4 +237,23 @@ pcwt_dicom_status pcwt_dicom_image_desc(const pcwt_dicom_pixel_module *m, pcwt_i
                        ? 1u
                        : 0u;
     return PCWT_DICOM_OK;
+}
+
+pcwt_dicom_status pcwt_dicom_check_native_length(const pcwt_dicom_pixel_module *m,
+                                                 uint64_t value_length, char *msg, size_t msg_size)
+{
+    const pcwt_dicom_status st = pcwt_dicom_validate(m, PCWT_DICOM_TARGET_PCWT, msg, msg_size);
+    if (st != PCWT_DICOM_OK)
+        return st;
+    const uint64_t frame = pcwt_dicom_frame_bytes(m);
+    const uint64_t total = frame * m->number_of_frames; /* <= 2^32 - 2: validated */
+    if (value_length == total || ((total & 1u) && value_length == total + 1))
+        return PCWT_DICOM_OK;
+    return fail(msg, msg_size, PCWT_DICOM_MISMATCH,
+                "Pixel Data holds %llu bytes, but the image pixel module declares %llu (%llu "
+                "frame(s) of %llu bytes%s): %s",
+                (unsigned long long)value_length, (unsigned long long)total,
+                (unsigned long long)m->number_of_frames, (unsigned long long)frame,
+                (total & 1u) ? ", plus one pad byte" : "",
+                value_length < total ? "too short" : "extra bytes would be lost");
 }

@@ -100,6 +100,15 @@ int main(int argc, char *argv[])
     if (error.bad()) break;
     DcmDataset *dataset = fileformat.getDataset();
 
+    // a compressed file, or an image, without Pixel Data was cut short (a file that ends right
+    // before (7FE0,0010) loads cleanly): nothing to decompress is then an error, not a success
+    if (!dataset->tagExists(DCM_PixelData) &&
+        (DcmXfer(dataset->getOriginalXfer()).isEncapsulated() || dataset->tagExists(DCM_Rows)))
+    {
+      OFLOG_FATAL(dcmdpcwtLogger, "no Pixel Data (7FE0,0010) in an image or a compressed file "
+        "(truncated file?): " << opt.ifname);
+      break;
+    }
     const OFString xferName = DPCWTXferName(dataset->getOriginalXfer());
     OFLOG_INFO(dcmdpcwtLogger, "decompressing file (" << xferName << ")");
     error = dataset->chooseRepresentation(opt_oxfer, NULL);

@@ -76,6 +76,8 @@ static OFBool wasLossyCompressed(DcmItem *item)
   return OFFalse;
 }
 
+// Refusals are logged at debug level only: chooseRepresentation() hands the condition and its
+// text to the caller, which reports it once (a tool's error is then one line, not two).
 OFCondition DPCWTEncoderBase::encode(
     const Uint16 * pixelData,
     const Uint32 length,
@@ -98,7 +100,7 @@ OFCondition DPCWTEncoderBase::encode(
   if (result.good()) result = DPCWTValidatePixelModule(module, target());
   if (result.bad())
   {
-    DCMPCWT_ERROR("cannot encode: " << result.text());
+    DCMPCWT_DEBUG("cannot encode: " << result.text());
     return result;
   }
   DCMPCWT_DEBUG("encoding " << DPCWTDescribe(module) << " to "
@@ -109,19 +111,18 @@ OFCondition DPCWTEncoderBase::encode(
     result = DPCWTMakeError(EPCEC_LossyInput,
       "the image has been lossy compressed before (LossyImageCompression \"01\"): lossless coding "
       "would only preserve those losses; accept it explicitly to code it anyway");
-    DCMPCWT_ERROR("cannot encode: " << result.text());
+    DCMPCWT_DEBUG("cannot encode: " << result.text());
     return result;
   }
 
-  const Uint64 frameBytes = pcwt_dicom_frame_bytes(&module);
-  const Uint64 totalBytes = frameBytes * module.number_of_frames;
-  if (pixelData == NULL || OFstatic_cast(Uint64, length) < totalBytes)
+  // the one length rule of pcwt_dicom.h: shorter data cannot be coded, longer would be dropped
+  const Uint64 totalBytes = pcwt_dicom_pixel_bytes(&module);
+  char msg[256];
+  if (pixelData == NULL ||
+      pcwt_dicom_check_native_length(&module, length, msg, sizeof msg) != PCWT_DICOM_OK)
   {
-    std::ostringstream s;
-    s << "Pixel Data holds " << length << " bytes, but the image pixel module declares "
-      << totalBytes << " (" << module.number_of_frames << " frame(s) of " << frameBytes << " bytes)";
-    result = DPCWTMakeError(EPCEC_PixelDataTooShort, s.str().c_str());
-    DCMPCWT_ERROR("cannot encode: " << result.text());
+    result = DPCWTMakeError(EPCEC_PixelDataLength, pixelData ? msg : "no native Pixel Data");
+    DCMPCWT_DEBUG("cannot encode: " << result.text());
     return result;
   }
 
@@ -139,7 +140,7 @@ OFCondition DPCWTEncoderBase::encode(
   result = encodeFrames(pixels, module, pcp, pixSeq, compressedBytes);
   if (result.bad())
   {
-    DCMPCWT_ERROR("cannot encode: " << result.text());
+    DCMPCWT_DEBUG("cannot encode: " << result.text());
     return result;
   }
 
@@ -321,6 +322,12 @@ OFCondition DPCWTEncoderBase::encodeFrames(
     const size_t pixelsPerFrame = OFstatic_cast(size_t, desc.width) * desc.height;
     pcwt_image_desc jdesc = desc;
     jdesc.planar = 0;
+    // 8-bit words with BitsStored below 8 (BitsStored 1: segmentation masks) are coded with
+    // sample precision 8, as dcmcjpls does: DCMTK 3.6.7's JPEG-LS decoder (dcmdjpls) refuses
+    // precisions below 8 in 8-bit images, and the masked values are the same at any precision
+    pcwt_image_desc cdesc = jdesc;
+    if (cdesc.bits_allocated == 8 && cdesc.bits_stored < 8) cdesc.bits_stored = 8;
+    DPCWTJPEGLSFrameEncoder jls;
     std::vector<Uint8> frame(frameBytes), masked(frameBytes), cs;
     for (Uint64 f = 0; f < frames && result.good(); ++f)
     {
@@ -346,7 +353,7 @@ OFCondition DPCWTEncoderBase::encodeFrames(
         pcwt_dicom_mask_to_bits_stored(&jdesc, src, masked.data());
         src = masked.data();
       }
-      result = DPCWTEncodeJPEGLSFrame(jdesc, src, cs);
+      result = jls.encode(cdesc, src, cs);
       if (result.good()) result = storeFrame(seq.get(), offsetList, cs, cs.size(), lengths);
     }
   }

@@ -139,6 +139,15 @@ OFCondition DPCWTEncodeJPEGLSFrame(const pcwt_image_desc& desc, const void *samp
   return EC_Normal;
 }
 
+DPCWTJPEGLSFrameEncoder::DPCWTJPEGLSFrameEncoder() : handle_(NULL) {}
+DPCWTJPEGLSFrameEncoder::~DPCWTJPEGLSFrameEncoder() {}
+
+OFCondition DPCWTJPEGLSFrameEncoder::encode(const pcwt_image_desc& desc, const void *samples,
+                                            std::vector<unsigned char>& out)
+{
+  return DPCWTEncodeJPEGLSFrame(desc, samples, out);
+}
+
 OFString DPCWTJPEGLSEncoderName()
 {
   const CharLSApi& api = charlsApi();
@@ -148,8 +157,23 @@ OFString DPCWTJPEGLSEncoderName()
 
 #else /* libpcwt's JPEG-LS encoder */
 
-OFCondition DPCWTEncodeJPEGLSFrame(const pcwt_image_desc& desc, const void *samples,
-                                   std::vector<unsigned char>& out)
+static pcwt_encoder *createJPEGLSEncoder()
+{
+  pcwt_encode_params p;
+  pcwt_encode_params_default(&p);
+  p.codec = PCWT_CODEC_JPEGLS;
+  p.jpegls_restart_interval = 0;
+  pcwt_encoder *enc = pcwt_encoder_create();
+  if (enc != NULL && pcwt_encoder_set_params(enc, &p) != PCWT_OK)
+  {
+    pcwt_encoder_destroy(enc);
+    enc = NULL;
+  }
+  return enc;
+}
+
+static OFCondition encodeWith(pcwt_encoder *enc, const pcwt_image_desc& desc, const void *samples,
+                              std::vector<unsigned char>& out)
 {
   pcwt_image_desc d = desc;
   d.is_signed = 0; // the samples are the BitsStored-bit patterns
@@ -159,8 +183,6 @@ OFCondition DPCWTEncodeJPEGLSFrame(const pcwt_image_desc& desc, const void *samp
   p.codec = PCWT_CODEC_JPEGLS;
   p.jpegls_interleave = (d.components == 3) ? 1u : 0u; // line interleaved, as dcmcjpls
   p.jpegls_restart_interval = 0;
-  pcwt_encoder *enc = pcwt_encoder_create();
-  if (enc == NULL) return EC_MemoryExhausted;
   pcwt_status st = pcwt_encoder_set_params(enc, &p);
   size_t written = 0;
   if (st == PCWT_OK)
@@ -168,21 +190,38 @@ OFCondition DPCWTEncodeJPEGLSFrame(const pcwt_image_desc& desc, const void *samp
     out.resize(pcwt_encode_bound(&d));
     st = pcwt_encode(enc, &d, samples, pcwt_image_size(&d), out.data(), out.size(), &written);
   }
-  OFCondition result = EC_Normal;
   if (st != PCWT_OK)
   {
     std::ostringstream s;
     s << "JPEG-LS encoder (libpcwt): " << pcwt_status_string(st) << ": " << pcwt_encoder_last_error(enc);
-    result = DPCWTMakeError(EPCEC_CodecError, s.str().c_str());
     out.clear();
+    return DPCWTMakeError(EPCEC_CodecError, s.str().c_str());
   }
-  else
-  {
-    out.resize(written);
-    makeEven(out);
-  }
-  pcwt_encoder_destroy(enc);
-  return result;
+  out.resize(written);
+  makeEven(out);
+  return EC_Normal;
+}
+
+OFCondition DPCWTEncodeJPEGLSFrame(const pcwt_image_desc& desc, const void *samples,
+                                   std::vector<unsigned char>& out)
+{
+  DPCWTJPEGLSFrameEncoder enc;
+  return enc.encode(desc, samples, out);
+}
+
+DPCWTJPEGLSFrameEncoder::DPCWTJPEGLSFrameEncoder() : handle_(NULL) {}
+
+DPCWTJPEGLSFrameEncoder::~DPCWTJPEGLSFrameEncoder()
+{
+  if (handle_) pcwt_encoder_destroy(OFstatic_cast(pcwt_encoder *, handle_));
+}
+
+OFCondition DPCWTJPEGLSFrameEncoder::encode(const pcwt_image_desc& desc, const void *samples,
+                                            std::vector<unsigned char>& out)
+{
+  if (handle_ == NULL) handle_ = createJPEGLSEncoder();
+  if (handle_ == NULL) return EC_MemoryExhausted;
+  return encodeWith(OFstatic_cast(pcwt_encoder *, handle_), desc, samples, out);
 }
 
 OFString DPCWTJPEGLSEncoderName()

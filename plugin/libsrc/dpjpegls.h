@@ -28,6 +28,21 @@
 OFCondition DPCWTEncodeJPEGLSFrame(const pcwt_image_desc& desc, const void *samples,
                                    std::vector<unsigned char>& out);
 
+/** the same for many frames of one image: keeps its encoder handle from frame to frame (a handle
+ *  per frame cost more than coding a small frame); one object per thread */
+class DPCWTJPEGLSFrameEncoder
+{
+public:
+  DPCWTJPEGLSFrameEncoder();
+  ~DPCWTJPEGLSFrameEncoder();
+  OFCondition encode(const pcwt_image_desc& desc, const void *samples, std::vector<unsigned char>& out);
+
+private:
+  DPCWTJPEGLSFrameEncoder(const DPCWTJPEGLSFrameEncoder&);
+  DPCWTJPEGLSFrameEncoder& operator=(const DPCWTJPEGLSFrameEncoder&);
+  void *handle_; // libpcwt's pcwt_encoder; unused with CharLS
+};
+
 /// name and version of the JPEG-LS encoder in use
 OFString DPCWTJPEGLSEncoderName();
 

@@ -5,7 +5,9 @@
 #   dicom.Plugin*        test_dicom_plugin: codecs, DPCWTFileFormat, frame-wise decoding, threads
 #   dicom.DicomTools.*   test_dicom_tools: dcmcpcwt/dcmdpcwt conventions, --profile (on synthetic
 #                        images and the sample CT study of samples/); DicomHostile.*: hostile
-#                        inputs (error, non-zero exit, nothing at the output path)
+#                        inputs (error, non-zero exit, nothing at the output path); DicomInput.*
+#                        (test_tools_input.cpp): Pixel Data length rule, invalid modules,
+#                        truncated PCWT files, BitsStored 1 to JPEG-LS
 #   dicom.Corpus/*       test_dicom_corpus: every image of shared/testdata (skips when absent)
 # The tools tests run stock dcmdjpls/dcmconv/dcmdump (dcmtk), gdcmconv (libgdcm-tools) and
 # Debian's /usr/bin/python3 with pydicom (python3-pydicom).
@@ -57,7 +59,8 @@ target_link_libraries(test_dicom_c PRIVATE pcwt_dicom)
 pcwt_dicom_gtest(test_dicom_plugin ${CMAKE_CURRENT_LIST_DIR}/test_plugin.cpp)
 target_link_libraries(test_dicom_plugin PRIVATE dcmpcwt DCMTK::dcmjpeg DCMTK::dcmjpls DCMTK::dcmdata Threads::Threads)
 
-pcwt_dicom_gtest(test_dicom_tools ${CMAKE_CURRENT_LIST_DIR}/test_tools.cpp)
+pcwt_dicom_gtest(test_dicom_tools ${CMAKE_CURRENT_LIST_DIR}/test_tools.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/test_tools_input.cpp)
 target_link_libraries(test_dicom_tools PRIVATE dcmpcwt DCMTK::dcmjpeg DCMTK::dcmjpls DCMTK::dcmdata)
 add_dependencies(test_dicom_tools dcmcpcwt dcmdpcwt dcmpcwt_preload)
 

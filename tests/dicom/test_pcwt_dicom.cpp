@@ -136,7 +136,20 @@ TEST(DicomValidate, RefusesWithMessagesNamingTheAttribute)
     bad.push_back({m, PCWT_DICOM_UNSUPPORTED, "BitsAllocated 1"});
     m = mono16();
     m.bits_allocated = 12;
-    bad.push_back({m, PCWT_DICOM_UNSUPPORTED, "BitsAllocated 12"});
+    bad.push_back({m, PCWT_DICOM_INVALID, "BitsAllocated 12"}); // not 1 or a multiple of 8
+    m = mono16();
+    m.bits_allocated = 0;
+    bad.push_back({m, PCWT_DICOM_INVALID, "BitsAllocated 0"});
+    m = mono16();
+    m.bits_allocated = 24;
+    m.bits_stored = 24;
+    m.high_bit = 23;
+    bad.push_back({m, PCWT_DICOM_UNSUPPORTED, "BitsAllocated 24"});
+    for (uint32_t spp : {0u, 2u}) {
+        m = mono16();
+        m.samples_per_pixel = spp;
+        bad.push_back({m, PCWT_DICOM_INVALID, spp ? "SamplesPerPixel 2" : "SamplesPerPixel 0"});
+    }
     m = mono16();
     m.bits_stored = 17;
     bad.push_back({m, PCWT_DICOM_INVALID, "BitsStored 17"});
@@ -186,7 +199,7 @@ TEST(DicomValidate, RefusesWithMessagesNamingTheAttribute)
     }
 }
 
-TEST(DicomValidate, JpeglsNeedsHighBitAndTwoBits)
+TEST(DicomValidate, JpeglsNeedsHighBit)
 {
     pcwt_dicom_status st;
     pcwt_dicom_pixel_module m = mono16(12);
@@ -196,10 +209,10 @@ TEST(DicomValidate, JpeglsNeedsHighBitAndTwoBits)
     EXPECT_EQ(st, PCWT_DICOM_UNSUPPORTED);
     EXPECT_NE(msg.find("HighBit"), std::string::npos) << msg;
     EXPECT_EQ(pcwt_dicom_validate(&m, PCWT_DICOM_TARGET_PCWT, nullptr, 0), PCWT_DICOM_OK);
+    // BitsStored 1 (segmentation masks): coded as sample precision 2, as dcmcjpls does
     m = mono16(1);
-    msg = validate(m, PCWT_DICOM_TARGET_JPEGLS, &st);
-    EXPECT_EQ(st, PCWT_DICOM_UNSUPPORTED);
-    EXPECT_NE(msg.find("BitsStored 1"), std::string::npos) << msg;
+    m.bits_allocated = 8;
+    EXPECT_EQ(pcwt_dicom_validate(&m, PCWT_DICOM_TARGET_JPEGLS, nullptr, 0), PCWT_DICOM_OK);
     m.bits_allocated = 32;
     msg = validate(m, PCWT_DICOM_TARGET_JPEGLS, &st);
     EXPECT_NE(msg.find("JPEG-LS"), std::string::npos) << msg; // the refusal names the target
@@ -361,4 +374,39 @@ TEST(DicomOffsetTable, FragmentsOfAFrame)
     EXPECT_EQ(pcwt_dicom_frame_fragments(nullptr, 4, one.data(), 3, 0, &first, &count), PCWT_DICOM_CORRUPT);
     EXPECT_EQ(pcwt_dicom_frame_fragments(nullptr, 3, one.data(), 3, 3, &first, &count), PCWT_DICOM_CORRUPT);
     EXPECT_EQ(pcwt_dicom_frame_fragments(nullptr, 1, one.data(), 0, 0, &first, &count), PCWT_DICOM_CORRUPT);
+}
+
+// One rule for native Pixel Data lengths: exactly frames x frame bytes, or that plus the one pad
+// byte of an odd total; shorter and longer are both refused (longer data would be dropped).
+TEST(DicomLength, ExactLengthOrOnePadByte)
+{
+    char msg[256];
+    pcwt_dicom_pixel_module m = mono16();
+    m.rows = 64;
+    m.columns = 32;
+    m.number_of_frames = 3;
+    const uint64_t total = 64u * 32u * 2u * 3u;
+    EXPECT_EQ(pcwt_dicom_check_native_length(&m, total, msg, sizeof msg), PCWT_DICOM_OK) << msg;
+    EXPECT_EQ(pcwt_dicom_check_native_length(&m, total + 1, msg, sizeof msg), PCWT_DICOM_MISMATCH);
+    EXPECT_NE(std::string(msg).find("extra bytes"), std::string::npos) << msg;
+    EXPECT_EQ(pcwt_dicom_check_native_length(&m, total + 1000, msg, sizeof msg), PCWT_DICOM_MISMATCH);
+    EXPECT_EQ(pcwt_dicom_check_native_length(&m, total - 1, msg, sizeof msg), PCWT_DICOM_MISMATCH);
+    EXPECT_NE(std::string(msg).find("too short"), std::string::npos) << msg;
+    EXPECT_EQ(pcwt_dicom_check_native_length(&m, total / 2, msg, sizeof msg), PCWT_DICOM_MISMATCH);
+    EXPECT_EQ(pcwt_dicom_check_native_length(&m, 0, msg, sizeof msg), PCWT_DICOM_MISMATCH);
+    // Rows halved in the header of a full image: twice the declared length
+    m.rows = 32;
+    EXPECT_EQ(pcwt_dicom_check_native_length(&m, total, msg, sizeof msg), PCWT_DICOM_MISMATCH);
+    // odd total (8 bits, 3 x 3): the pad byte is allowed, a second byte is not
+    m = mono16(8);
+    m.bits_allocated = 8;
+    m.rows = m.columns = 3;
+    EXPECT_EQ(pcwt_dicom_check_native_length(&m, 9, msg, sizeof msg), PCWT_DICOM_OK) << msg;
+    EXPECT_EQ(pcwt_dicom_check_native_length(&m, 10, msg, sizeof msg), PCWT_DICOM_OK) << msg;
+    EXPECT_EQ(pcwt_dicom_check_native_length(&m, 11, msg, sizeof msg), PCWT_DICOM_MISMATCH);
+    EXPECT_EQ(pcwt_dicom_check_native_length(&m, 8, msg, sizeof msg), PCWT_DICOM_MISMATCH);
+    // an invalid module gives the module's status, not a length verdict
+    m.samples_per_pixel = 2;
+    EXPECT_EQ(pcwt_dicom_check_native_length(&m, 18, msg, sizeof msg), PCWT_DICOM_INVALID);
+    EXPECT_EQ(pcwt_dicom_check_native_length(nullptr, 18, msg, sizeof msg), PCWT_DICOM_INVALID);
 }

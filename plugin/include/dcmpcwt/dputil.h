@@ -73,8 +73,14 @@ enum DPCWT_ConditionCode
   EPCEC_UnsupportedImage = 1,
   /// the image pixel module is missing attributes or contradicts itself
   EPCEC_InvalidImage = 2,
-  /// the Pixel Data element is shorter than the image pixel module declares
-  EPCEC_PixelDataTooShort = 3,
+  /** the native Pixel Data element's length is not what the image pixel module declares
+   *  (frames x frame bytes, plus one pad byte for an odd total): shorter, or longer (those bytes
+   *  would be lost). The rule is pcwt_dicom_check_native_length(); the encoders return this code
+   *  for it, so callers of chooseRepresentation() recognise it with
+   *  DPCWTIsPixelDataLengthError(). */
+  EPCEC_PixelDataLength = 3,
+  /// the former name of EPCEC_PixelDataLength (same value)
+  EPCEC_PixelDataTooShort = EPCEC_PixelDataLength,
   /// encapsulated pixel data or a codestream is corrupt or truncated
   EPCEC_CorruptData = 4,
   /// the codestream does not match the image pixel module
@@ -95,6 +101,14 @@ enum DPCWT_ConditionCode
 inline OFCondition DPCWTMakeError(DPCWT_ConditionCode code, const OFString &text)
 {
   return OFCondition(OFM_dcmpcwt, OFstatic_cast(unsigned short, code), OF_error, text.c_str());
+}
+
+/** is c the refusal of native Pixel Data whose length does not match the image pixel module
+ *  (EPCEC_PixelDataLength of this module)? An error in the data set as received, not in the codec:
+ *  a storage SCP answers it with a failure status rather than storing the image. */
+inline OFBool DPCWTIsPixelDataLengthError(const OFCondition &c)
+{
+  return c.bad() && c.module() == OFM_dcmpcwt && c.code() == EPCEC_PixelDataLength;
 }
 
 #endif
