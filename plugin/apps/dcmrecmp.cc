@@ -23,6 +23,7 @@
 #include "dpappopt.h"
 #include "dpapps.h"
 #include "dprcfile.h"
+#include "dprclock.h"
 #include "dprcpipe.h"
 #include "dprcrep.h"
 #include "dprcwalk.h"
@@ -31,10 +32,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include <sys/stat.h>
 #include <unistd.h>
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -372,6 +376,50 @@ int main(int argc, char *argv[])
     }
   }
 
+  // one run per folder (per shard with --shard): a second run would take the first's temporary
+  // files for left-overs and replace files under it. The lock files also list the runs whose
+  // temporary files may be removed. A dry run writes nothing, and so takes no lock.
+  std::map<std::string, std::unique_ptr<DPRCRunLock> > locks;
+  if (!opt.dryRun)
+  {
+    std::vector<std::string> folders;
+    for (const std::string& in0 : inputs)
+    {
+      std::string in = in0;
+      while (in.size() > 1 && in.back() == '/') in.pop_back();
+      struct stat st;
+      if (stat(in.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) folders.push_back(in);
+      else folders.push_back(in.find('/') == std::string::npos ? std::string(".") : in.substr(0, std::max<size_t>(1, in.rfind('/'))));
+    }
+    if (!opt.outputDir.empty())
+    {
+      std::string out = opt.outputDir;
+      while (out.size() > 1 && out.back() == '/') out.pop_back();
+      std::error_code ec;
+      std::filesystem::create_directories(out, ec);
+      folders.push_back(out);
+    }
+    for (const std::string& f : folders)
+    {
+      if (locks.count(f)) continue;
+      std::unique_ptr<DPRCRunLock> lock(new DPRCRunLock());
+      std::string error;
+      const DPRCRunLock::Outcome o = lock->acquire(f, opt_shardIndex, opt_shardCount, error);
+      if (o == DPRCRunLock::busy)
+      {
+        OFLOG_FATAL(recmpLogger, error);
+        return EXITCODE_FATAL;
+      }
+      if (o == DPRCRunLock::failed)
+      {
+        // e.g. a read-only folder: its files are refused anyway; nothing left over is removed there
+        OFLOG_WARN(recmpLogger, error << ": working on " << f << " without a lock");
+        continue;
+      }
+      locks[f] = std::move(lock);
+    }
+  }
+
   // codecs: every decoder DCMTK 3.6.7 has, PCWT's, and the encoders
   DPCWTRegisterDecoders(OFstatic_cast(unsigned long, kMaxSamplesPerFrame), OFFalse);
   DPCWTEncoderRegistration::registerCodecs(EPCUC_default, OFFalse, opt.acceptLossy ? OFTrue : OFFalse,
@@ -424,8 +472,19 @@ int main(int argc, char *argv[])
 
     // temporary files of an interrupted run (SIGKILL, power loss): never a file's only copy
     std::uint64_t cleaned = 0;
-    for (const std::string& t : walk.staleTemps)
+    for (size_t k = 0; k < walk.staleTemps.size(); ++k)
     {
+      // provably ours: named with the id of a run that held this folder's lock before; a live
+      // run holds the lock, so that run is over (a name of our own run id is not left over)
+      const std::string& t = walk.staleTemps[k];
+      const auto lock = locks.find(k < walk.staleTempRoots.size() ? walk.staleTempRoots[k] : std::string());
+      if (lock == locks.end() || k >= walk.staleTempRuns.size() || walk.staleTempRuns[k] == DPRCRunId() ||
+          !lock->second->earlierRuns().count(walk.staleTempRuns[k]))
+      {
+        OFLOG_DEBUG(recmpLogger, "left alone: " << t << " (named like a temporary file, but of no run "
+          "listed in the folder's lock file)");
+        continue;
+      }
       if (opt.dryRun)
         OFLOG_INFO(recmpLogger, "would remove the temporary file of an interrupted run: " << t);
       else if (unlink(t.c_str()) == 0)
@@ -477,6 +536,9 @@ int main(int argc, char *argv[])
                 break;
               case DPRCST_unsupported:
                 OFLOG_WARN(recmpLogger, "unsupported, left as it is: " << r.path << ": " << r.message);
+                break;
+              case DPRCST_skippedChanged:
+                OFLOG_WARN(recmpLogger, "skipped, changed: " << r.path << ": " << r.message);
                 break;
               case DPRCST_done:
                 OFLOG_INFO(recmpLogger, "recompressed: " << r.path << " (" << r.inBytes << " -> " << r.outBytes
@@ -551,7 +613,8 @@ int main(int argc, char *argv[])
     sum.stageSeconds = DPRCStageSeconds();
     DPRCTimelineMark("summary");
     sum.timeline = DPRCTimeline();
-    if (sum.byStatus[DPRCST_failed]) status = EXITCODE_FILES_FAILED;
+    // a file that changed under the run is not done: exit status 2, as for failures, so that it is run again
+    if (sum.byStatus[DPRCST_failed] || sum.byStatus[DPRCST_skippedChanged]) status = EXITCODE_FILES_FAILED;
     COUT << DPRCSummaryText(sum, opt.dryRun) << OFendl;
     if (opt_stats)
       COUT << DPRCStageText(sum, popt.readers, pstats.coders, opt.dryRun ? 0u : popt.writers, pstats.verifiers)

@@ -5,7 +5,7 @@
  */
 
 #include "dcmtk/config/osconfig.h"
-#include "dprcfile.h"
+#include "dprcint.h"
 
 #include "dcmtk/dcmdata/dcdatset.h"
 #include "dcmtk/dcmdata/dcdicdir.h"
@@ -43,222 +43,9 @@
 
 namespace fs = std::filesystem;
 
-const char *DPRCStatusName(DPRC_Status status)
-{
-  switch (status)
-  {
-    case DPRCST_done: return "recompressed";
-    case DPRCST_wouldDo: return "would-recompress";
-    case DPRCST_skippedDone: return "skipped-done";
-    case DPRCST_skippedNotDicom: return "skipped-not-dicom";
-    case DPRCST_skippedNonImage: return "skipped-non-image";
-    case DPRCST_skippedSymlink: return "skipped-symlink";
-    case DPRCST_keptOriginal: return "kept-original-not-smaller";
-    case DPRCST_unsupported: return "unsupported";
-    case DPRCST_failed: return "failed";
-  }
-  return "failed";
-}
-
-// ---------------------------------------------------------------------------------------------
-// stage times (--stats)
-
-static std::atomic<std::int64_t> g_stageNs[DPRCSG_count];
-
-const char *DPRCStageName(DPRC_Stage stage)
-{
-  static const char *const names[DPRCSG_count] = {
-    "check", "load", "decode-input", "samples", "reader-wait", "coder-wait", "code", "writer-wait",
-    "encode", "save", "flush", "verify-load", "verify-decode", "verify-compare", "rename", "dir-flush",
-    "verifier-wait", "verify-batch"};
-  return stage >= 0 && stage < DPRCSG_count ? names[stage] : "?";
-}
-
-void DPRCStageAdd(DPRC_Stage stage, std::chrono::steady_clock::duration d)
-{
-  if (stage >= 0 && stage < DPRCSG_count)
-    g_stageNs[stage].fetch_add(std::chrono::duration_cast<std::chrono::nanoseconds>(d).count(),
-                               std::memory_order_relaxed);
-}
-
-std::vector<double> DPRCStageSeconds()
-{
-  std::vector<double> s(DPRCSG_count);
-  for (int i = 0; i < DPRCSG_count; ++i) s[i] = double(g_stageNs[i].load(std::memory_order_relaxed)) * 1e-9;
-  return s;
-}
-
-static std::mutex g_timelineMutex;
-static std::vector<std::pair<std::string, std::chrono::steady_clock::time_point> > g_timeline;
-
-void DPRCTimelineMark(const char *what)
-{
-  const std::chrono::steady_clock::time_point t = std::chrono::steady_clock::now();
-  std::lock_guard<std::mutex> lock(g_timelineMutex);
-  for (const auto& m : g_timeline)
-    if (m.first == what) return;
-  g_timeline.emplace_back(what, t);
-}
-
-std::vector<std::pair<std::string, double> > DPRCTimeline()
-{
-  std::lock_guard<std::mutex> lock(g_timelineMutex);
-  std::vector<std::pair<std::string, double> > out;
-  for (const auto& m : g_timeline)
-    out.emplace_back(m.first, std::chrono::duration<double>(m.second - g_timeline.front().second).count());
-  return out;
-}
-
-// ---------------------------------------------------------------------------------------------
-// the temporary files of the workers, removed by the signal handler
-
-// allocated by DPRCInstallSignalHandlers before the workers start (a later, larger call allocates
-// anew and leaves the old arrays in place: a handler may be reading them)
-#define DPRC_MAX_SLOTS 65536
-#define DPRC_SLOT_PATH 4096
-static char (*volatile g_slotPath)[DPRC_SLOT_PATH] = NULL;
-static volatile sig_atomic_t *volatile g_slotActive = NULL;
-static volatile unsigned g_slots = 0;
-static const int g_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
-
-extern "C" void dprcRemoveTempsOnSignal(int sig)
-{
-  for (unsigned i = 0; i < g_slots; ++i)
-    if (g_slotActive[i]) unlink(g_slotPath[i]);
-  signal(sig, SIG_DFL);
-  raise(sig);
-}
-
-void DPRCInstallSignalHandlers(unsigned workers)
-{
-  const unsigned n = workers < DPRC_MAX_SLOTS ? workers : DPRC_MAX_SLOTS;
-  if (n > g_slots)
-  {
-    // untouched pages of the paths cost no memory; the flags start cleared
-    char (*paths)[DPRC_SLOT_PATH] = new char[n][DPRC_SLOT_PATH];
-    volatile sig_atomic_t *active = new sig_atomic_t[n]();
-    g_slots = 0;
-    g_slotPath = paths;
-    g_slotActive = active;
-    g_slots = n;
-  }
-  struct sigaction sa;
-  std::memset(&sa, 0, sizeof sa);
-  sa.sa_handler = dprcRemoveTempsOnSignal;
-  sigemptyset(&sa.sa_mask);
-  for (int s : g_signals) sigaddset(&sa.sa_mask, s);
-  for (int s : g_signals) sigaction(s, &sa, NULL);
-}
+using namespace dprc;
 
 namespace {
-
-/// a temporary file next to its destination, registered for removal on signals
-class TempFile
-{
-public:
-  TempFile(unsigned slot) : slot_(slot < DPRC_MAX_SLOTS ? slot : DPRC_MAX_SLOTS) {}
-  ~TempFile() { discard(); }
-
-  bool create(const std::string& dir, const std::string& base, std::string& error)
-  {
-    std::string tmpl = DPRCTempTemplate(dir, base);
-    if (tmpl.size() >= DPRC_SLOT_PATH)
-    {
-      error = "path too long for a temporary file: " + dir;
-      return false;
-    }
-    std::vector<char> buf(tmpl.begin(), tmpl.end());
-    buf.push_back('\0');
-    // register before the file exists, so that a signal between mkstemp and the registration
-    // cannot leave it behind (the handler's unlink of a not yet existing name is harmless)
-    const int fd = mkstemp(buf.data());
-    if (fd < 0)
-    {
-      const int e = errno;
-      error = std::string((e == EACCES || e == EROFS || e == EPERM) ? "read-only folder: " : "") +
-              "cannot create a temporary file in " + dir + ": " + std::strerror(e);
-      return false;
-    }
-    close(fd);
-    path_ = buf.data();
-    if (slot_ < g_slots)
-    {
-      std::strcpy(g_slotPath[slot_], path_.c_str());
-      g_slotActive[slot_] = 1;
-    }
-    return true;
-  }
-
-  const std::string& path() const { return path_; }
-
-  /// start writing the file's data back to disk, without waiting (a hint: flush() waits)
-  void startWriteback() const
-  {
-    const int fd = open(path_.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return;
-#ifdef SYNC_FILE_RANGE_WRITE
-    (void)sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
-#endif
-    close(fd);
-  }
-
-  /// the file was renamed away: forget it
-  void released()
-  {
-    if (slot_ < g_slots) g_slotActive[slot_] = 0;
-    path_.clear();
-  }
-
-  void discard()
-  {
-    if (path_.empty()) return;
-    if (slot_ < g_slots) g_slotActive[slot_] = 0;
-    unlink(path_.c_str());
-    path_.clear();
-  }
-
-private:
-  unsigned slot_;
-  std::string path_;
-};
-
-std::string errnoText(const std::string& what)
-{
-  return what + ": " + std::strerror(errno);
-}
-
-bool fsyncPath(const std::string& path, bool directory, std::string& error)
-{
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | (directory ? O_DIRECTORY : 0));
-  if (fd < 0)
-  {
-    error = errnoText("cannot open " + path + " to flush it");
-    return false;
-  }
-  const int rc = fsync(fd);
-  const int e = errno;
-  close(fd);
-  if (rc != 0 && !(directory && (e == EINVAL || e == EBADF))) // some file systems cannot fsync folders
-  {
-    error = std::string("cannot flush ") + path + ": " + std::strerror(e);
-    return false;
-  }
-  return true;
-}
-
-std::string dirOf(const std::string& path)
-{
-  const size_t slash = path.rfind('/');
-  if (slash == std::string::npos) return ".";
-  if (slash == 0) return "/";
-  return path.substr(0, slash);
-}
-
-std::string baseOf(const std::string& path)
-{
-  const size_t slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
 
 bool isUncompressedUid(const std::string& ts)
 {
@@ -266,16 +53,6 @@ bool isUncompressedUid(const std::string& ts)
          ts == UID_BigEndianExplicitTransferSyntax || ts == UID_DeflatedExplicitVRLittleEndianTransferSyntax;
 }
 
-bool isTargetUid(const std::string& ts, DPRC_Target target)
-{
-  switch (target)
-  {
-    case DPRCT_pcwt: return ts == DCMPCWT_TRANSFER_SYNTAX_UID;
-    case DPRCT_jpegls: return ts == UID_JPEGLSLosslessTransferSyntax;
-    case DPRCT_uncompressed: return isUncompressedUid(ts);
-  }
-  return false;
-}
 
 std::string xferName(const std::string& uid)
 {
@@ -299,93 +76,6 @@ OFCondition rawPixels(DcmDataset *ds, std::vector<unsigned char>& out)
 }
 
 /// copy a file to dest atomically (temporary file, fsync, rename)
-bool copyFile(const std::string& src, const std::string& dest, unsigned slot, std::string& error)
-{
-  std::error_code ec;
-  fs::create_directories(dirOf(dest), ec);
-  if (ec)
-  {
-    error = "cannot create folder " + dirOf(dest) + ": " + ec.message();
-    return false;
-  }
-  TempFile tmp(slot);
-  if (!tmp.create(dirOf(dest), baseOf(dest), error)) return false;
-  const int in = open(src.c_str(), O_RDONLY | O_CLOEXEC);
-  if (in < 0)
-  {
-    error = errnoText("cannot read " + src);
-    return false;
-  }
-  const int out = open(tmp.path().c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
-  if (out < 0)
-  {
-    error = errnoText("cannot write " + tmp.path());
-    close(in);
-    return false;
-  }
-  std::vector<char> buf(1 << 20);
-  bool ok = true;
-  for (;;)
-  {
-    const ssize_t n = read(in, buf.data(), buf.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0)
-    {
-      error = errnoText("cannot read " + src);
-      ok = false;
-      break;
-    }
-    if (n == 0) break;
-    ssize_t done = 0;
-    while (done < n)
-    {
-      const ssize_t w = write(out, buf.data() + done, static_cast<size_t>(n - done));
-      if (w < 0 && errno == EINTR) continue;
-      if (w < 0)
-      {
-        error = errnoText("cannot write " + tmp.path());
-        ok = false;
-        break;
-      }
-      done += w;
-    }
-    if (!ok) break;
-  }
-  if (ok && fsync(out) != 0)
-  {
-    error = errnoText("cannot flush " + tmp.path());
-    ok = false;
-  }
-  close(in);
-  close(out);
-  if (!ok) return false;
-  const mode_t mask = umask(0);
-  umask(mask);
-  (void)chmod(tmp.path().c_str(), 0666 & ~mask);
-  if (rename(tmp.path().c_str(), dest.c_str()) != 0)
-  {
-    error = errnoText("cannot rename " + tmp.path() + " to " + dest);
-    return false;
-  }
-  tmp.released();
-  return fsyncPath(dirOf(dest), true, error);
-}
-
-/// fail with a message
-DPRCResult& fail(DPRCResult& r, const std::string& message)
-{
-  r.status = DPRCST_failed;
-  r.message = message;
-  return r;
-}
-
-DPRCResult& finish(DPRCResult& r, DPRC_Status status, const std::string& message = std::string())
-{
-  r.status = status;
-  r.message = message;
-  return r;
-}
-
 /// is the condition from the PCWT codecs one that says "cannot code this image" (not an error)?
 bool unsupportedCondition(const OFCondition& c)
 {
@@ -394,12 +84,16 @@ bool unsupportedCondition(const OFCondition& c)
 
 } // namespace
 
-/// a temporary file of a verified copy, waiting for its commit (removed when dropped before)
-class DPRCTempFile : public TempFile
+bool dprc::isTargetUid(const std::string& ts, DPRC_Target target)
 {
-public:
-  explicit DPRCTempFile(unsigned slot) : TempFile(slot) {}
-};
+  switch (target)
+  {
+    case DPRCT_pcwt: return ts == DCMPCWT_TRANSFER_SYNTAX_UID;
+    case DPRCT_jpegls: return ts == UID_JPEGLSLosslessTransferSyntax;
+    case DPRCT_uncompressed: return isUncompressedUid(ts);
+  }
+  return false;
+}
 
 /// a copy written and read back, its frames with a DPRCFrameVerifier (DPRCWriteVerified) until
 /// DPRCAwaitVerified takes the verdict
@@ -443,7 +137,7 @@ static void complete(DPRCJob& job, const DPRCOptions& opt, unsigned slot)
          (r.status == DPRCST_skippedDone && r.message.compare(0, 13, "output exists") != 0)))))
   {
     std::string error;
-    if (!copyFile(job.entry.path, r.output, slot, error))
+    if (!copyFile(job.entry.path, r.output, slot, true, error))
       fail(r, "cannot copy to the output tree: " + error);
     else
       r.outBytes = r.inBytes;
@@ -536,82 +230,6 @@ bool DPRCAwaitVerified(DPRCJob& job, const DPRCOptions& opt)
   return false;
 }
 
-void DPRCCommit(const std::vector<DPRCJob *>& jobs, const DPRCOptions& opt)
-{
-  const std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
-  const bool mirror = !opt.outputDir.empty();
-  DPRCStageTimer timer(DPRCSG_flush);
-  // 1. every verified copy on disk (its write-back was started when it was written)
-  for (DPRCJob *job : jobs)
-  {
-    std::string error;
-    if (!job->temp) fail(job->result, "internal error: no verified copy to commit");
-    else if (!fsyncPath(job->temp->path(), false, error)) fail(job->result, error);
-    if (job->result.status == DPRCST_failed) job->temp.reset(); // removes it
-  }
-  // 2. the atomic steps: each destination is the original (or absent) before, the verified
-  //    copy after (the original first given its second name with --keep-originals)
-  timer.next(DPRCSG_rename);
-  std::vector<std::string> dirs;
-  for (DPRCJob *job : jobs)
-  {
-    if (!job->temp) continue;
-    DPRCResult& r = job->result;
-    if (!mirror && opt.keepOriginals)
-    {
-      const std::string keep = job->entry.path + DPRC_ORIG_SUFFIX;
-      std::string tl = DPRCTempTemplate(job->destDir, baseOf(keep));
-      // a name of the temporary pattern (a leftover is only a second name of the original and goes
-      // with the next run's cleanup); one per process and file
-      char suffix[16];
-      std::snprintf(suffix, sizeof suffix, "lk%04u", OFstatic_cast(unsigned, getpid() % 10000));
-      tl.replace(tl.size() - 6, 6, suffix);
-      unlink(tl.c_str());
-      if (link(job->entry.path.c_str(), tl.c_str()) != 0)
-      {
-        fail(r, errnoText("cannot keep the original as " + keep));
-        job->temp.reset();
-        continue;
-      }
-      if (rename(tl.c_str(), keep.c_str()) != 0)
-      {
-        fail(r, errnoText("cannot keep the original as " + keep));
-        unlink(tl.c_str());
-        job->temp.reset();
-        continue;
-      }
-    }
-    if (rename(job->temp->path().c_str(), r.output.c_str()) != 0)
-    {
-      fail(r, errnoText("cannot rename " + job->temp->path() + " to " + r.output));
-      job->temp.reset();
-      continue;
-    }
-    job->temp->released();
-    if (std::find(dirs.begin(), dirs.end(), job->destDir) == dirs.end()) dirs.push_back(job->destDir);
-  }
-  // 3. each folder flushed once, for all the files renamed into it
-  timer.next(DPRCSG_dirFlush);
-  std::vector<std::string> dirErrors(dirs.size());
-  for (size_t d = 0; d < dirs.size(); ++d) fsyncPath(dirs[d], true, dirErrors[d]);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  for (DPRCJob *job : jobs)
-  {
-    DPRCResult& r = job->result;
-    if (job->temp)
-    {
-      job->temp.reset();
-      const size_t d = static_cast<size_t>(std::find(dirs.begin(), dirs.end(), job->destDir) - dirs.begin());
-      if (d < dirs.size() && !dirErrors[d].empty()) fail(r, dirErrors[d]);
-      else finish(r, DPRCST_done);
-    }
-    else if (r.status == DPRCST_wouldDo)
-      fail(r, "internal error: no verified copy to commit");
-    r.seconds += seconds;
-    if (r.status != DPRCST_done) r.output.clear();
-  }
-}
-
 void DPRCFinish(DPRCJob& job, const DPRCOptions& opt, unsigned slot)
 {
   if (DPRCWriteVerified(job, opt, slot) && DPRCAwaitVerified(job, opt)) DPRCCommit(std::vector<DPRCJob *>(1, &job), opt);
@@ -644,16 +262,22 @@ static DPRCResult& prepareInner(DPRCJob& job, const DPRCOptions& opt, DPRCSample
   if (entry.symlink) return finish(r, DPRCST_skippedSymlink, "symbolic link, not followed");
 
   DPRCStageTimer timer(DPRCSG_check);
+  // the descriptor everything is read through: a regular file, no link followed, no FIFO waited on
   struct stat st;
-  if (stat(entry.path.c_str(), &st) != 0) return fail(r, errnoText("cannot read"));
+  std::string error;
+  bool symlink = false, notRegular = false;
+  const int fd = openRegular(entry.path, st, error, symlink, notRegular);
+  if (fd < 0) return symlink ? finish(r, DPRCST_skippedSymlink, "symbolic link, not followed") : fail(r, error);
+  struct Closer { int fd; ~Closer() { close(fd); } } closer{fd};
+  job.identity = identityOf(st);
   r.inBytes = static_cast<std::uint64_t>(st.st_size);
   job.mode = static_cast<unsigned>(st.st_mode);
   job.uid = static_cast<unsigned>(st.st_uid);
   job.gid = static_cast<unsigned>(st.st_gid);
 
   // a look at the file meta information first: most files of a second run stop here
-  std::string ts, sopClass, error;
-  const DPRC_Sniff sniff = DPRCSniff(entry.path, ts, sopClass, error);
+  std::string ts, sopClass;
+  const DPRC_Sniff sniff = DPRCSniffFd(fd, ts, sopClass, error);
   if (sniff == DPRCS_unreadable) return fail(r, "unreadable file: " + error);
   if (sniff == DPRCS_notDicom) return finish(r, DPRCST_skippedNotDicom, "not a DICOM file (no DICM prefix)");
   r.inXfer = xferName(ts);
@@ -683,16 +307,32 @@ static DPRCResult& prepareInner(DPRCJob& job, const DPRCOptions& opt, DPRCSample
     if (stat(dir.c_str(), &dst) == 0 &&
         ((dst.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) == 0 || access(dir.c_str(), W_OK) != 0))
       return fail(r, "read-only folder " + dir + ", file left unchanged");
+    // a new file would take the place of one name only: the others would keep the old content
+    if (st.st_nlink > 1)
+      return finish(r, DPRCST_unsupported, "hard link (" + std::to_string(st.st_nlink) + " names): recompressing "
+                    "in place would separate the names; left as it is");
+    if (opt.keepOriginals && lstat((entry.path + DPRC_ORIG_SUFFIX).c_str(), &dst) == 0)
+      return fail(r, entry.path + DPRC_ORIG_SUFFIX + " exists already (an original kept by an earlier run?): not "
+                  "replaced, file left unchanged");
   }
 
   // read the whole file
   timer.next(DPRCSG_load);
   job.file.reset(new DPCWTFileFormat());
   DPCWTFileFormat& ff = *job.file;
-  OFCondition c = ff.loadFile(entry.path.c_str());
+  // through the descriptor (its /proc name opens the same inode): a name swapped since is not read
+  const std::string byFd = "/proc/self/fd/" + std::to_string(fd);
+  struct stat pst;
+  OFCondition c = ff.loadFile((stat(byFd.c_str(), &pst) == 0 && pst.st_ino == st.st_ino ? byFd : entry.path).c_str());
   if (c.bad()) return fail(r, std::string("cannot read DICOM data (truncated or corrupt file?): ") + c.text());
   c = ff.loadAllDataIntoMemory();
   if (c.bad()) return fail(r, std::string("cannot read DICOM data (truncated or corrupt file?): ") + c.text());
+  // written to while it was read: what was read may be a mix of old and new content
+  if (opt.testFault == "change-while-read") testAppend(entry.path);
+  struct stat after;
+  const std::string change = identityChange(job.identity, fstat(fd, &after) == 0 ? identityOf(after) : DPRCFileId());
+  if (!change.empty())
+    return finish(r, DPRCST_skippedChanged, "changed while it was read (" + change + "): left as it is; run again");
   DcmDataset *ds = ff.getDataset();
   if (ds->tagExists(DCM_FloatPixelData) || ds->tagExists(DCM_DoubleFloatPixelData))
     return finish(r, DPRCST_unsupported, "Float or Double Float Pixel Data cannot be coded losslessly");
@@ -991,154 +631,3 @@ static DPRCResult& acceptCopy(DPRCJob& job, const DPRCOptions& opt, const std::s
   return r;
 }
 
-// ---------------------------------------------------------------------------------------------
-// DICOMDIR records
-
-namespace {
-
-/// the records below rec whose referenced file is now in the target syntax get its UID
-std::uint64_t updateRecords(DcmDirectoryRecord *rec, const std::string& dir, DPRC_Target target, bool apply)
-{
-  std::uint64_t changed = 0;
-  if (rec == NULL) return 0;
-  for (unsigned long i = 0; i < rec->cardSub(); ++i)
-  {
-    DcmDirectoryRecord *sub = rec->getSub(i);
-    if (sub == NULL) continue;
-    OFString id;
-    if (sub->findAndGetOFStringArray(DCM_ReferencedFileID, id).good() && !id.empty())
-    {
-      std::string r = id.c_str();
-      std::replace(r.begin(), r.end(), '\\', '/');
-      std::string ts, sopClass, error;
-      OFString recorded;
-      if (DPRCSniff(dir + "/" + r, ts, sopClass, error) == DPRCS_dicom && isTargetUid(ts, target) &&
-          (sub->findAndGetOFString(DCM_ReferencedTransferSyntaxUIDInFile, recorded).bad() ||
-           ts != recorded.c_str()))
-      {
-        ++changed;
-        if (apply) sub->putAndInsertString(DCM_ReferencedTransferSyntaxUIDInFile, ts.c_str());
-      }
-    }
-    changed += updateRecords(sub, dir, target, apply);
-  }
-  return changed;
-}
-
-/// an exclusive lock of a folder (flock), released on destruction
-class FolderLock
-{
-public:
-  explicit FolderLock(const std::string& dir) : fd_(open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC))
-  {
-    if (fd_ >= 0) while (flock(fd_, LOCK_EX) != 0 && errno == EINTR) {}
-  }
-  ~FolderLock() { if (fd_ >= 0) close(fd_); }
-  bool good() const { return fd_ >= 0; }
-private:
-  int fd_;
-};
-
-} // namespace
-
-DPRCDicomdirUpdate DPRCUpdateDicomdir(const std::string& dicomdir, DPRC_Target target, bool dryRun, unsigned slot)
-{
-  DPRCDicomdirUpdate u;
-  const std::string dir = dirOf(dicomdir);
-  FolderLock lock(dir);
-  if (!lock.good())
-  {
-    u.error = errnoText("cannot open the folder " + dir);
-    return u;
-  }
-  struct stat st;
-  if (stat(dicomdir.c_str(), &st) != 0)
-  {
-    u.error = errnoText("cannot read " + dicomdir);
-    return u;
-  }
-  {
-    // what would change (read only; DcmDicomDir makes an empty one of a file it cannot read)
-    DcmFileFormat check;
-    OFCondition c = check.loadFile(dicomdir.c_str());
-    if (c.bad())
-    {
-      u.error = std::string("cannot read DICOMDIR: ") + c.text();
-      return u;
-    }
-    DcmDicomDir look(dicomdir.c_str());
-    if (look.error().bad())
-    {
-      u.error = std::string("cannot read DICOMDIR: ") + look.error().text();
-      return u;
-    }
-    u.records = updateRecords(&look.getRootRecord(), dir, target, false);
-  }
-  if (u.records == 0 || dryRun) return u;
-  // a read-only DICOMDIR is left alone, as read-only files are (checked by mode bits too, for root)
-  if ((st.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) == 0 || access(dicomdir.c_str(), W_OK) != 0)
-  {
-    u.error = "read-only DICOMDIR, " + std::to_string(u.records) + " record(s) not updated";
-    u.records = 0;
-    return u;
-  }
-
-  // a copy next to it (a name of the temporary pattern, one per process), updated and written by
-  // DcmDicomDir (which writes COPY.tmp and renames it over the copy), flushed, then renamed over
-  // the DICOMDIR
-  std::string error;
-  std::string copy = DPRCTempTemplate(dir, baseOf(dicomdir));
-  char suffix[16];
-  std::snprintf(suffix, sizeof suffix, "dd%04u", OFstatic_cast(unsigned, getpid() % 10000));
-  copy.replace(copy.size() - 6, 6, suffix);
-  struct Cleanup
-  {
-    std::string path;
-    ~Cleanup()
-    {
-      if (path.empty()) return;
-      unlink(path.c_str());
-      unlink((path + DICOMDIR_TEMP_SUFFIX).c_str());
-      unlink((path + DICOMDIR_BACKUP_SUFFIX).c_str());
-    }
-  } cleanup;
-  cleanup.path = copy;
-  if (!copyFile(dicomdir, copy, slot, error))
-  {
-    u.records = 0;
-    u.error = error;
-    return u;
-  }
-  {
-    DcmDicomDir dd(copy.c_str());
-    OFCondition c = dd.error();
-    if (c.good())
-    {
-      u.records = updateRecords(&dd.getRootRecord(), dir, target, true);
-      c = dd.write(DICOMDIR_DEFAULT_TRANSFERSYNTAX, EET_UndefinedLength, EGL_withoutGL);
-    }
-    if (c.bad())
-    {
-      u.records = 0;
-      u.error = std::string("cannot write the updated DICOMDIR: ") + c.text();
-      return u;
-    }
-  }
-  if (!fsyncPath(copy, false, error))
-  {
-    u.records = 0;
-    u.error = error;
-    return u;
-  }
-  (void)chmod(copy.c_str(), st.st_mode & 07777);
-  if (chown(copy.c_str(), st.st_uid, st.st_gid) != 0) { /* not ours to change: keep ours */ }
-  if (rename(copy.c_str(), dicomdir.c_str()) != 0)
-  {
-    u.records = 0;
-    u.error = errnoText("cannot rename " + copy + " to " + dicomdir);
-    return u;
-  }
-  cleanup.path.clear();
-  if (!fsyncPath(dir, true, error)) u.error = error;
-  return u;
-}

@@ -55,6 +55,8 @@ enum DPRC_Status
   DPRCST_keptOriginal,
   /// an image that cannot be coded (losslessly) to the target: left as it is
   DPRCST_unsupported,
+  /// the file changed while it was read or before its copy replaced it: left as it is now
+  DPRCST_skippedChanged,
   /// an error: unreadable, truncated, corrupt, read-only, cannot write, verification failed
   DPRCST_failed
 };
@@ -83,6 +85,14 @@ struct DPRCOptions
    *  of the original samples it is compared with ("original"), so that it must fail
    */
   std::string testFault;
+};
+
+/// who a file is: compared between reading a file and replacing it (dprcident.cc)
+struct DPRCFileId
+{
+  std::uint64_t dev = 0, ino = 0, size = 0;
+  std::int64_t mtimeNs = 0, ctimeNs = 0;
+  bool valid = false;
 };
 
 /// the outcome for one file (one line of the report)
@@ -170,6 +180,8 @@ struct DPRCJob
   std::unique_ptr<DPCWTFileFormat> file;
   /// mode, owner and group of the original
   unsigned mode = 0, uid = 0, gid = 0;
+  /// the original as it was read (fstat of the descriptor read), checked again before the rename
+  DPRCFileId identity;
   /// the image pixel module and the original samples (DPCWTGetPixels; raw pixel data for --decompress)
   pcwt_dicom_pixel_module module;
   DPRCSamples original;

@@ -180,6 +180,8 @@ std::string DPRCSummaryText(const DPRCSummary& s, bool dryRun)
     << s.byStatus[DPRCST_skippedNonImage] << " without pixel data, " << s.byStatus[DPRCST_skippedSymlink]
     << " symbolic links), " << s.byStatus[DPRCST_unsupported] << " unsupported, " << s.byStatus[DPRCST_failed]
     << " failed";
+  if (s.byStatus[DPRCST_skippedChanged])
+    o << ", " << s.byStatus[DPRCST_skippedChanged] << " changed while being worked on (left as they are now; run again)";
   if (s.byStatus[DPRCST_keptOriginal])
     o << ", " << s.byStatus[DPRCST_keptOriginal] << " kept as they were (the copy was not smaller)";
   if (!dryRun && s.byStatus[DPRCST_done])
@@ -341,7 +343,7 @@ bool DPRCWriteReport(const std::string& path, const std::vector<DPRCResult>& res
           << ", \"output_bytes\": " << r.outBytes << ", \"ratio\": " << (ratio.empty() ? std::string("null") : ratio)
           << ", \"pixel_bytes\": " << r.pixelBytes << ", \"input_transfer_syntax\": " << jsonString(r.inXfer)
           << ", \"output_transfer_syntax\": " << jsonString(r.outXfer) << ", \"seconds\": " << sec
-          << ", \"error\": " << (r.status == DPRCST_failed || r.status == DPRCST_unsupported ? jsonString(r.message)
+          << ", \"error\": " << (r.status == DPRCST_failed || r.status == DPRCST_unsupported || r.status == DPRCST_skippedChanged ? jsonString(r.message)
                                                                                            : std::string("null"))
           << ", \"note\": " << jsonString(r.message) << "}";
       }

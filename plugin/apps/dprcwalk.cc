@@ -15,39 +15,115 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <map>
 #include <set>
 
 #include <fcntl.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
 
 const char *const DPRC_ORIG_SUFFIX = ".pcwt-orig";
+const char *const DPRC_LOCK_NAME = ".pcwt-recompress.lock";
 static const char *const TEMP_MARK = ".pcwt-tmp.";
+static const size_t RUN_ID_LEN = 16;
 
 static bool endsWith(const std::string& s, const char *suffix);
 
-std::string DPRCTempTemplate(const std::string& dir, const std::string& base)
+const std::string& DPRCRunId()
 {
-  return dir + "/." + base + TEMP_MARK + "XXXXXX";
+  // random, so that no other run (another host, a recycled pid) names its files the same
+  static const std::string id = []() {
+    unsigned char b[RUN_ID_LEN / 2] = {};
+    size_t have = 0;
+    while (have < sizeof b)
+    {
+      const ssize_t n = getrandom(b + have, sizeof b - have, 0);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      have += static_cast<size_t>(n);
+    }
+    if (have < sizeof b)
+    {
+      // no getrandom: the time and pid are still unique enough among the runs of one lock file
+      const std::uint64_t t = static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()) ^
+                              (static_cast<std::uint64_t>(getpid()) << 40);
+      for (size_t i = 0; i < sizeof b; ++i) b[i] = static_cast<unsigned char>(t >> (8 * i));
+    }
+    static const char hex[] = "0123456789abcdef";
+    std::string s;
+    for (unsigned char c : b) { s += hex[c >> 4]; s += hex[c & 15]; }
+    return s;
+  }();
+  return id;
 }
 
-bool DPRCIsTempName(const std::string& name0, std::string *base)
+std::string DPRCTempTemplate(const std::string& dir, const std::string& base)
 {
-  // "." base ".pcwt-tmp." + 6 characters (+ ".tmp" or ".$$$": DcmDicomDir's names for its own
-  // temporary and backup files when it rewrites our copy of a DICOMDIR)
+  return dir + "/." + base + TEMP_MARK + DPRCRunId() + ".XXXXXX";
+}
+
+bool DPRCIsTempName(const std::string& name0, std::string *base, std::string *runId)
+{
+  // "." base ".pcwt-tmp." RUNID "." + 6 characters (+ ".tmp" or ".$$$": DcmDicomDir's names for
+  // its own temporary and backup files when it rewrites our copy of a DICOMDIR)
   std::string name = name0;
   if (endsWith(name, ".tmp") || endsWith(name, ".$$$")) name.resize(name.size() - 4);
   const size_t mark = std::strlen(TEMP_MARK);
-  if (name.size() < 1 + 1 + mark + 6 || name[0] != '.') return false;
-  const size_t pos = name.size() - 6 - mark;
-  if (name.compare(pos, mark, TEMP_MARK) != 0) return false;
+  const size_t tail = mark + RUN_ID_LEN + 1 + 6;
+  if (name.size() < 1 + 1 + tail || name[0] != '.') return false;
+  const size_t pos = name.size() - tail;
+  if (name.compare(pos, mark, TEMP_MARK) != 0 || name[pos + mark + RUN_ID_LEN] != '.') return false;
+  const std::string id = name.substr(pos + mark, RUN_ID_LEN);
+  if (id.find_first_not_of("0123456789abcdef") != std::string::npos) return false;
   if (base) *base = name.substr(1, pos - 1);
+  if (runId) *runId = id;
   return true;
+}
+
+bool DPRCResolveFileId(const std::string& dir, const std::string& fileId, std::string& path, std::string& rel,
+                       struct stat& st, std::string& error)
+{
+  path = dir.empty() ? std::string(".") : dir;
+  rel.clear();
+  size_t from = 0;
+  for (;;)
+  {
+    const size_t end = std::min(fileId.find('\\', from), fileId.size());
+    const std::string c = fileId.substr(from, end - from);
+    const bool last = end == fileId.size();
+    // a component that is not a plain name could lead out of the file set (PS3.10 8.5: 1-8 of
+    // A-Z 0-9 _; others are tolerated when they stay inside)
+    if (c.empty() || c == "." || c == ".." || c.find('/') != std::string::npos || c.find('\0') != std::string::npos)
+    {
+      error = "Referenced File ID \"" + fileId + "\" leaves the folder of the DICOMDIR (or is not a file ID): not followed";
+      return false;
+    }
+    path += "/" + c;
+    rel += (rel.empty() ? "" : "/") + c;
+    if (lstat(path.c_str(), &st) != 0)
+    {
+      error = "file referenced by the DICOMDIR is missing: " + path;
+      return false;
+    }
+    if (last) return true;
+    if (S_ISLNK(st.st_mode))
+    {
+      error = "Referenced File ID \"" + fileId + "\" passes the symbolic link " + path + ": not followed";
+      return false;
+    }
+    if (!S_ISDIR(st.st_mode))
+    {
+      error = "Referenced File ID \"" + fileId + "\": " + path + " is not a folder";
+      return false;
+    }
+    from = end + 1;
+  }
 }
 
 std::uint64_t DPRCHash(const std::string& rel)
@@ -87,6 +163,8 @@ struct Walker
 {
   unsigned shardIndex;
   unsigned shardCount;
+  /// the input folder being walked
+  std::string root;
   DPRCWalkResult result;
   std::set<std::string> seen;            // normalized paths already listed
   std::vector<std::pair<std::string, std::string> > dicomdirs; // path, rel prefix of its folder
@@ -140,12 +218,19 @@ struct Walker
         walkDir(path, r);
         continue;
       }
-      std::string base;
-      if (S_ISREG(st.st_mode) && DPRCIsTempName(name, &base))
+      if (name == DPRC_LOCK_NAME) continue;
+      std::string base, run;
+      if (S_ISREG(st.st_mode) && DPRCIsTempName(name, &base, &run))
       {
-        // a temporary file of an interrupted run: this shard's when the file it was for is
+        // a temporary file of a run: this shard's when the file it was for is (the caller removes
+        // it only when its run id is one of the lock file's, and not a live run's)
         if (endsWith(base, DPRC_ORIG_SUFFIX)) base.resize(base.size() - std::strlen(DPRC_ORIG_SUFFIX));
-        if (DPRCInShard(joinRel(rel, base), shardIndex, shardCount)) result.staleTemps.push_back(path);
+        if (DPRCInShard(joinRel(rel, base), shardIndex, shardCount))
+        {
+          result.staleTemps.push_back(path);
+          result.staleTempRuns.push_back(run);
+          result.staleTempRoots.push_back(root);
+        }
         continue;
       }
       if (endsWith(name, DPRC_ORIG_SUFFIX))
@@ -184,16 +269,20 @@ struct Walker
       DcmItem *rec = seq->getItem(i);
       OFString id;
       if (rec == NULL || rec->findAndGetOFStringArray(DCM_ReferencedFileID, id).bad() || id.empty()) continue;
-      std::string r = id.c_str();
-      std::replace(r.begin(), r.end(), '\\', '/');
-      const std::string p = (dir.empty() ? std::string(".") : dir) + "/" + r;
+      // confined below the DICOMDIR's folder, no symbolic link followed on the way
+      std::string p, r, error;
       struct stat st;
-      if (lstat(p.c_str(), &st) != 0)
+      if (!DPRCResolveFileId(dir, id.c_str(), p, r, st, error))
       {
-        result.problems.push_back("file referenced by DICOMDIR " + path + " is missing: " + p);
+        result.problems.push_back("DICOMDIR " + path + ": " + error);
         continue;
       }
-      if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) continue;
+      if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
+      {
+        result.problems.push_back("DICOMDIR " + path + ": " + p + " is not a regular file (" +
+                                  (S_ISFIFO(st.st_mode) ? "a FIFO" : "a folder, device or socket") + "): not read");
+        continue;
+      }
       addFile(p, joinRel(relPrefix, r), st, S_ISLNK(st.st_mode));
     }
   }
@@ -222,7 +311,14 @@ DPRCWalkResult DPRCWalk(const std::vector<std::string>& inputs, unsigned shardIn
     if (name.empty() || name == "." || name == "..") name = fs::absolute(p).lexically_normal().filename().string();
     if (S_ISDIR(st.st_mode))
     {
+      w.root = in;
       w.walkDir(in, several ? name : std::string());
+    }
+    else if (!S_ISREG(st.st_mode))
+    {
+      // a FIFO would block the first read for ever, a device may act on being opened
+      w.result.problems.push_back(in + " is not a regular file or folder (" +
+                                  (S_ISFIFO(st.st_mode) ? "a FIFO" : "a device or socket") + "): not read");
     }
     else if (isDicomdirName(p.filename().string()))
     {
@@ -266,28 +362,42 @@ DPRC_Sniff DPRCSniff(const std::string& path, std::string& transferSyntax, std::
 {
   transferSyntax.clear();
   sopClass.clear();
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: a FIFO does not block the open; it is then refused as not a regular file
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0)
   {
     error = std::string("cannot open: ") + std::strerror(errno);
+    return DPRCS_unreadable;
+  }
+  const DPRC_Sniff s = DPRCSniffFd(fd, transferSyntax, sopClass, error);
+  close(fd);
+  return s;
+}
+
+DPRC_Sniff DPRCSniffFd(int fd, std::string& transferSyntax, std::string& sopClass, std::string& error)
+{
+  transferSyntax.clear();
+  sopClass.clear();
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+  {
+    error = "not a regular file";
     return DPRCS_unreadable;
   }
   std::vector<unsigned char> buf(65536);
   size_t have = 0;
   while (have < buf.size())
   {
-    const ssize_t n = read(fd, buf.data() + have, buf.size() - have);
+    const ssize_t n = pread(fd, buf.data() + have, buf.size() - have, static_cast<off_t>(have));
     if (n < 0)
     {
       if (errno == EINTR) continue;
       error = std::string("cannot read: ") + std::strerror(errno);
-      close(fd);
       return DPRCS_unreadable;
     }
     if (n == 0) break;
     have += static_cast<size_t>(n);
   }
-  close(fd);
   if (have < 132 || std::memcmp(buf.data() + 128, "DICM", 4) != 0) return DPRCS_notDicom;
   size_t pos = 132;
   while (pos + 8 <= have)

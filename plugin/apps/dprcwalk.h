@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include <sys/stat.h>
+
 /// one file found by the walk
 struct DPRCEntry
 {
@@ -33,8 +35,11 @@ struct DPRCEntry
 struct DPRCWalkResult
 {
   std::vector<DPRCEntry> files;
-  /// temporary files of an interrupted run (in this shard's folders; see isTempName)
+  /// temporary files of an interrupted run (in this shard's folders; see DPRCIsTempName), the run
+  /// id in each name and the input root each lies below (whose lock file lists the runs that were)
   std::vector<std::string> staleTemps;
+  std::vector<std::string> staleTempRuns;
+  std::vector<std::string> staleTempRoots;
   /// kept originals (NAME.pcwt-orig) that were passed over
   std::uint64_t keptOriginals = 0;
   /// files of other shards
@@ -50,13 +55,31 @@ struct DPRCWalkResult
 /// the suffix of an original kept by --keep-originals
 extern const char *const DPRC_ORIG_SUFFIX;
 
-/// the temporary file name template for an output file named base (for mkstemp)
+/// the name of the lock file of pcwt-recompress in the folders it works on (dprclock.cc)
+extern const char *const DPRC_LOCK_NAME;
+
+/// this process's run id: 16 random hexadecimal digits, drawn on first use
+const std::string& DPRCRunId();
+
+/** the temporary file name template for an output file named base (for mkstemp):
+ *  DIR/.BASE.pcwt-tmp.RUNID.XXXXXX, with this process's run id
+ */
 std::string DPRCTempTemplate(const std::string& dir, const std::string& base);
 
-/** whether name (a file name without folder) is a temporary file of pcwt-recompress; base
- *  receives the name of the file it was to replace
+/** whether name (a file name without folder) is a temporary file name of pcwt-recompress (with a
+ *  run id; names of the older pattern without one are not: they may be anybody's); base receives
+ *  the name of the file it was to replace, runId the run id in the name
  */
-bool DPRCIsTempName(const std::string& name, std::string *base);
+bool DPRCIsTempName(const std::string& name, std::string *base, std::string *runId = NULL);
+
+/** a DICOMDIR's Referenced File ID resolved below the folder dir of the DICOMDIR: every component
+ *  (separated by backslashes) a plain name (not empty, ".", ".." nor containing "/"), and none
+ *  before the last a symbolic link (each checked with lstat); the last is not followed either
+ *  @param path receives dir/A/B/..., rel A/B/...; st the lstat of the last component
+ *  @return false with error when the ID leaves the folder, passes a symbolic link or is missing
+ */
+bool DPRCResolveFileId(const std::string& dir, const std::string& fileId, std::string& path, std::string& rel,
+                       struct stat& st, std::string& error);
 
 /// a deterministic 64-bit hash of a relative path (FNV-1a), the same on every host
 std::uint64_t DPRCHash(const std::string& rel);
@@ -85,9 +108,13 @@ enum DPRC_Sniff
 };
 
 /** read the file meta information of path (Explicit VR Little Endian group 0002) and return its
- *  Transfer Syntax UID and Media Storage SOP Class UID; never loads the data set
+ *  Transfer Syntax UID and Media Storage SOP Class UID; never loads the data set. Only a regular
+ *  file is read (a FIFO or device is unreadable, never waited on).
  */
 DPRC_Sniff DPRCSniff(const std::string& path, std::string& transferSyntax, std::string& sopClass,
                      std::string& error);
+
+/// DPRCSniff of an open regular file (read from its start with pread)
+DPRC_Sniff DPRCSniffFd(int fd, std::string& transferSyntax, std::string& sopClass, std::string& error);
 
 #endif

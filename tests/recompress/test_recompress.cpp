@@ -73,7 +73,7 @@ std::map<std::string, std::vector<uint8_t>> snapshot(const std::string &root)
 {
     std::map<std::string, std::vector<uint8_t>> m;
     for (const auto &e : fs::recursive_directory_iterator(root))
-        if (e.is_regular_file())
+        if (e.is_regular_file() && e.path().filename() != ".pcwt-recompress.lock") // the run lock (its run ids differ)
             m[fs::relative(e.path(), root).string()] = readBytes(e.path().string());
     return m;
 }
