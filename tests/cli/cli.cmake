@@ -74,3 +74,9 @@ foreach(scenario raw_size missing_input corrupt corrupt_header truncated not_pcw
                  bad_output write_fails pnm_hostile pnm_options pnm_refused)
   pcwt_cli_test(err_${scenario} errors.sh ${scenario})
 endforeach()
+
+# Memory budget and header-first reads (issue 37): bombs refused under ulimit -v, --max-memory,
+# inputs that are no codestream refused from their first bytes, nothing read past the declared end.
+foreach(scenario bomb max_memory zeros stdin_tail)
+  pcwt_cli_test(limits_${scenario} limits.sh ${scenario})
+endforeach()
