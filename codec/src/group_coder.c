@@ -112,6 +112,38 @@ void pcwt_payload_encode(const pcwt_pyramid *p, int qmax, uint32_t gr, uint32_t 
     }
 }
 
+/* The MQDs of band bi must be what the encoder computes (FORMAT.md Sec. 4.1): the largest level
+ * of each element's coefficients and, with child band ci (0: none), of its children's MQDs. The
+ * element code only bounds an MQD from above, so a stream may declare one higher: lossless still,
+ * but no stream this format describes, and the GPU group walk sizes its work from the MQDs. */
+static pcwt_status check_mqds(const pcwt_pyramid *p, uint32_t bi, uint32_t ci, char *err,
+                             size_t err_size)
+{
+    const pcwt_band *band = &p->band[bi], *child = ci ? &p->band[ci] : NULL;
+    for (uint32_t x = 0; x < band->mrows; x++) {
+        const int32_t *r0 = band->coef + (size_t)(2 * x) * band->cols, *r1 = r0 + band->cols;
+        for (uint32_t y = 0; y < band->mcols; y++) {
+            const int m = band->mqd[(size_t)x * band->mcols + y];
+            if (m < 0)
+                continue; /* all four coefficients 0, and the children's MQDs below m, by the codes */
+            int top = pcwt_ql_of_magnitude(pcwt_magnitude(r0[2 * y]) | pcwt_magnitude(r0[2 * y + 1]) |
+                                           pcwt_magnitude(r1[2 * y]) | pcwt_magnitude(r1[2 * y + 1]));
+            for (uint32_t dx = 0; child && dx < 2; dx++)
+                for (uint32_t dy = 0; dy < 2; dy++)
+                    if (2 * x + dx < child->mrows && 2 * y + dy < child->mcols) {
+                        const int c = child->mqd[(size_t)(2 * x + dx) * child->mcols + 2 * y + dy];
+                        top = c > top ? c : top;
+                    }
+            if (m != top) {
+                pcwt_set_error(err, err_size, "band %u: MQD %d above its element's largest level %d",
+                               bi, m, top);
+                return PCWT_ERR_CORRUPT;
+            }
+        }
+    }
+    return PCWT_OK;
+}
+
 pcwt_status pcwt_payload_decode(pcwt_pyramid *p, int qmax, uint32_t gr, uint32_t gc,
                                 const uint8_t *src, size_t size, char *err, size_t err_size)
 {
@@ -170,7 +202,12 @@ pcwt_status pcwt_payload_decode(pcwt_pyramid *p, int qmax, uint32_t gr, uint32_t
                 pos += nbytes;
             }
         }
-        const pcwt_status st = pcwt_check_top_qmax(p, b, qmax, err, err_size);
+        pcwt_status st = pcwt_check_top_qmax(p, b, qmax, err, err_size);
+        /* the LL band and level 1 from their coefficients; a coarser band once its children are */
+        if (st == PCWT_OK && (b == 0 || band->level == 1))
+            st = check_mqds(p, b, 0, err, err_size);
+        if (st == PCWT_OK && b != 0 && !pcwt_band_is_top(p, b))
+            st = check_mqds(p, b - 3, b, err, err_size);
         if (st != PCWT_OK)
             return st;
     }
