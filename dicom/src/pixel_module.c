@@ -193,6 +193,12 @@ pcwt_dicom_status pcwt_dicom_validate(const pcwt_dicom_pixel_module *m, pcwt_dic
                     m->columns, m->rows, m->samples_per_pixel, m->bits_allocated / 8u,
                     (unsigned long long)m->number_of_frames);
 
+    /* libpcwt's format limit (found by fuzz_dicom: such modules validated, then the codec refused) */
+    if ((uint64_t)m->rows * m->columns * m->samples_per_pixel > PCWT_MAX_SAMPLES)
+        return fail(msg, msg_size, PCWT_DICOM_TOO_LARGE,
+                    "%u x %u x %u samples per frame exceed the limit of 2^30", m->columns, m->rows,
+                    m->samples_per_pixel);
+
     if (target == PCWT_DICOM_TARGET_JPEGLS) {
         if (m->high_bit + 1 != m->bits_stored)
             return fail(msg, msg_size, PCWT_DICOM_UNSUPPORTED,

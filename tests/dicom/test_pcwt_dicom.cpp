@@ -189,6 +189,10 @@ TEST(DicomValidate, RefusesWithMessagesNamingTheAttribute)
     m.rows = m.columns = 46341;
     bad.push_back({m, PCWT_DICOM_TOO_LARGE, "4 GiB"});
     m = mono16();
+    m.rows = 65535;
+    m.columns = 32767; // 2^31 - 2^16 bytes: fits the element, but not libpcwt's 2^30 samples
+    bad.push_back({m, PCWT_DICOM_TOO_LARGE, "2^30"});
+    m = mono16();
     m.number_of_frames = 0x7FFFFFFF;
     bad.push_back({m, PCWT_DICOM_TOO_LARGE, "4 GiB"});
     for (const Case &c : bad) {

@@ -2,6 +2,9 @@
 #
 #   fuzz_decode     untrusted codestream -> pcwt_read_header / pcwt_decode (fuzz_decode.c)
 #   fuzz_roundtrip  arbitrary image + parameters -> encode -> decode, bit-exact (fuzz_roundtrip.c)
+#   fuzz_dicom      the DICOM rules in C (dicom/: pixel-module validation, the Pixel Data length
+#                   rule, frame layout, Basic Offset Table); not the DCMTK carrier read (no DCMTK
+#                   in this tree)
 #   pcwt_fuzz_make_seeds  writes the seed corpora (valid codestreams of small synthetic images)
 #
 # Configure with clang and sanitizers, e.g. (what tests/fuzz/run_fuzz.sh does):
@@ -25,6 +28,7 @@ endif()
 
 set(PCWT_FUZZ_SECONDS 60 CACHE STRING "Seconds fuzz_decode_smoke runs the decoder fuzzer")
 set(PCWT_FUZZ_ROUNDTRIP_SECONDS 30 CACHE STRING "Seconds fuzz_roundtrip_smoke runs the round-trip fuzzer")
+set(PCWT_FUZZ_DICOM_SECONDS 30 CACHE STRING "Seconds fuzz_dicom_smoke runs the DICOM fuzzer")
 
 # --- The library as fuzzed -----------------------------------------------------------------------
 # A second copy of libpcwt, built from the same sources with the same settings as target pcwt,
@@ -83,6 +87,16 @@ foreach(_f fuzz_decode fuzz_roundtrip)
   target_link_options(${_f} PRIVATE -fsanitize=fuzzer)
 endforeach()
 
+# fuzz_dicom: the sources of pcwt_dicom (dicom/) compiled in with coverage, against the fuzzed library
+set(_pcwt_dicom_dir "${PROJECT_SOURCE_DIR}/dicom")
+add_executable(fuzz_dicom ${CMAKE_CURRENT_LIST_DIR}/fuzz_dicom.c
+  ${_pcwt_dicom_dir}/src/pixel_module.c ${_pcwt_dicom_dir}/src/frame_layout.c
+  ${_pcwt_dicom_dir}/src/offset_table.c)
+target_include_directories(fuzz_dicom PRIVATE ${_pcwt_dicom_dir}/include)
+target_link_libraries(fuzz_dicom PRIVATE pcwt_fuzzlib)
+target_compile_options(fuzz_dicom PRIVATE ${PCWT_WARNINGS} -fsanitize=fuzzer)
+target_link_options(fuzz_dicom PRIVATE -fsanitize=fuzzer)
+
 # fuzz_roundtrip also checks the JPEG-LS fallback encoder against CharLS when CharLS is present.
 find_package(PkgConfig QUIET)
 if(PkgConfig_FOUND)
@@ -103,15 +117,18 @@ target_compile_options(pcwt_fuzz_make_seeds PRIVATE ${PCWT_WARNINGS})
 set(_fuzz_dir "${CMAKE_CURRENT_BINARY_DIR}/fuzz")
 file(MAKE_DIRECTORY "${_fuzz_dir}")
 add_test(NAME fuzz_make_seeds
-  COMMAND pcwt_fuzz_make_seeds "${_fuzz_dir}/seeds_decode" "${_fuzz_dir}/seeds_roundtrip")
+  COMMAND pcwt_fuzz_make_seeds "${_fuzz_dir}/seeds_decode" "${_fuzz_dir}/seeds_roundtrip"
+          "${_fuzz_dir}/seeds_dicom")
 set_tests_properties(fuzz_make_seeds PROPERTIES FIXTURES_SETUP pcwt_fuzz_seeds LABELS fuzz)
 
 # Options common to both runs: -malloc_limit_mb reports any single allocation above 256 MB (far
 # more than a 2^22-sample image needs), -timeout flags inputs slower than 10 s.
 set(_fuzz_common -rss_limit_mb=2048 -malloc_limit_mb=256 -timeout=10 -print_final_stats=1)
-foreach(_f decode roundtrip)
+foreach(_f decode roundtrip dicom)
   if(_f STREQUAL "decode")
     set(_secs ${PCWT_FUZZ_SECONDS})
+  elseif(_f STREQUAL "dicom")
+    set(_secs ${PCWT_FUZZ_DICOM_SECONDS})
   else()
     set(_secs ${PCWT_FUZZ_ROUNDTRIP_SECONDS})
   endif()

@@ -1,7 +1,7 @@
 /*
  * make_seeds.c - writes the seed corpora of the libpcwt fuzzers.
  *
- *   pcwt_fuzz_make_seeds DECODE_SEEDS_DIR [ROUNDTRIP_SEEDS_DIR]
+ *   pcwt_fuzz_make_seeds DECODE_SEEDS_DIR [ROUNDTRIP_SEEDS_DIR [DICOM_SEEDS_DIR]]
  *
  * DECODE_SEEDS_DIR receives small valid codestreams of synthetic images covering the header
  * variants (8 and 16 bit, signed and unsigned, bits above bits_stored set, 1 and 3 components,
@@ -180,10 +180,60 @@ static const uint8_t k_roundtrip_seeds[][8] = {
     {0x2B, 9, 14, 6, 6, 3, 4, 1},       /* entropy profile, rgb 16-bit 10-bit planar */
 };
 
+/* Seeds of fuzz_dicom (layout in fuzz_dicom.c): valid pixel modules with the exact, padded and
+ * wrong Pixel Data lengths, each followed by an offset table part. */
+static int write_dicom_seeds(const char *dir)
+{
+    static const struct {
+        uint16_t rows, cols;
+        uint8_t spp, ba, bs, hb, pr, planar, flags, pi;
+        uint32_t frames, length;
+    } mods[] = {
+        {512, 512, 1, 16, 12, 11, 0, 0, 0, 2, 1, 524288},  /* CT, exact */
+        {256, 512, 1, 16, 16, 15, 1, 0, 0, 2, 1, 524288},  /* Rows halved */
+        {7, 7, 1, 8, 8, 7, 0, 0, 0, 2, 3, 148},            /* odd total + pad byte */
+        {16, 16, 3, 8, 8, 7, 0, 1, 1, 4, 2, 1536},         /* RGB planar */
+        {40, 56, 1, 8, 1, 0, 0, 0, 0, 2, 2, 4480},         /* BitsStored 1 mask */
+        {64, 64, 1, 16, 12, 15, 1, 0, 0, 1, 40000, 1000},  /* short, many frames */
+    };
+    if (make_dir(dir) != 0)
+        return -1;
+    for (size_t k = 0; k < sizeof mods / sizeof mods[0]; ++k) {
+        uint8_t b[20 + 2 + 8 + 16];
+        memset(b, 0, sizeof b);
+        b[0] = (uint8_t)mods[k].rows;
+        b[1] = (uint8_t)(mods[k].rows >> 8);
+        b[2] = (uint8_t)mods[k].cols;
+        b[3] = (uint8_t)(mods[k].cols >> 8);
+        b[4] = mods[k].spp;
+        b[5] = mods[k].ba;
+        b[6] = mods[k].bs;
+        b[7] = mods[k].hb;
+        b[8] = mods[k].pr;
+        b[9] = mods[k].planar;
+        b[10] = mods[k].flags;
+        b[11] = mods[k].pi;
+        for (int i = 0; i < 4; ++i) {
+            b[12 + i] = (uint8_t)(mods[k].frames >> (8 * i));
+            b[16 + i] = (uint8_t)(mods[k].length >> (8 * i));
+        }
+        /* 4 frames in 4 fragments of 100, 201, 50, 7 bytes, and their table (0, 108, 318, 376) */
+        static const uint8_t bot[] = {4, 4, 100, 0, 201, 0, 50, 0, 7, 0,
+                                      0, 0, 0, 0, 108, 0, 0, 0, 62, 1, 0, 0, 120, 1, 0, 0};
+        memcpy(b + 20, bot, sizeof bot < sizeof b - 20 ? sizeof bot : sizeof b - 20);
+        char name[64];
+        snprintf(name, sizeof name, "dicom_%02zu.bin", k);
+        if (write_file(dir, name, b, sizeof b) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
-    if (argc < 2 || argc > 3) {
-        fprintf(stderr, "usage: %s DECODE_SEEDS_DIR [ROUNDTRIP_SEEDS_DIR]\n", argv[0]);
+    if (argc < 2 || argc > 4) {
+        fprintf(stderr, "usage: %s DECODE_SEEDS_DIR [ROUNDTRIP_SEEDS_DIR [DICOM_SEEDS_DIR]]\n",
+                argv[0]);
         return 2;
     }
     if (make_dir(argv[1]) != 0) {
@@ -244,7 +294,9 @@ int main(int argc, char **argv)
     }
     pcwt_encoder_destroy(enc);
 
-    if (argc == 3) {
+    if (argc == 4 && write_dicom_seeds(argv[3]) != 0)
+        ++failures;
+    if (argc >= 3) {
         if (make_dir(argv[2]) != 0) {
             return 1;
         }

@@ -1,7 +1,8 @@
 #!/bin/sh
 # run_fuzz.sh BUILD_DIR [SECONDS] - configure and build a clang ASan+UBSan+libFuzzer tree of
 # libpcwt and run the fuzzers (ctest label 'fuzz'): the decoder fuzzer for SECONDS (default 60),
-# the round-trip fuzzer for SECONDS/2. Exit status non-zero when a fuzzer finds a problem; the
+# the round-trip fuzzer for SECONDS/2, the DICOM fuzzer (fuzz_dicom) for SECONDS/2 (at most 30).
+# Exit status non-zero when a fuzzer finds a problem; the
 # reproducer is then in BUILD_DIR/tests/fuzz/artifacts/. JOBS (default 2) sets build parallelism.
 set -eu
 if [ $# -lt 1 ] || [ $# -gt 2 ]; then
@@ -15,11 +16,14 @@ case $SECONDS_DECODE in
 esac
 SECONDS_RT=$((SECONDS_DECODE / 2))
 [ "$SECONDS_RT" -ge 1 ] || SECONDS_RT=1
+SECONDS_DICOM=$SECONDS_RT
+[ "$SECONDS_DICOM" -le 30 ] || SECONDS_DICOM=30
 SRC_DIR=$(cd "$(dirname "$0")/../.." && pwd)
 
 CC=clang CXX=clang++ cmake -S "$SRC_DIR" -B "$BUILD_DIR" -G Ninja \
     -DPCWT_BUILD_FUZZERS=ON -DPCWT_SANITIZE=address,undefined -DPCWT_BUILD_BENCH=OFF \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPCWT_WITH_CUDA=OFF \
-    -DPCWT_FUZZ_SECONDS="$SECONDS_DECODE" -DPCWT_FUZZ_ROUNDTRIP_SECONDS="$SECONDS_RT"
-cmake --build "$BUILD_DIR" -j "${JOBS:-2}" --target fuzz_decode fuzz_roundtrip pcwt_fuzz_make_seeds
+    -DPCWT_FUZZ_SECONDS="$SECONDS_DECODE" -DPCWT_FUZZ_ROUNDTRIP_SECONDS="$SECONDS_RT" \
+    -DPCWT_FUZZ_DICOM_SECONDS="$SECONDS_DICOM"
+cmake --build "$BUILD_DIR" -j "${JOBS:-2}" --target fuzz_decode fuzz_roundtrip fuzz_dicom pcwt_fuzz_make_seeds
 ctest --test-dir "$BUILD_DIR" -L fuzz --output-on-failure
