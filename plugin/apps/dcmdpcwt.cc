@@ -23,6 +23,9 @@
 #include "dpappopt.h"
 #include "dpapps.h"
 
+#include <cerrno>
+#include <cstdlib>
+
 #ifndef OFFIS_CONSOLE_APPLICATION
 #define OFFIS_CONSOLE_APPLICATION "dcmdpcwt"
 #endif
@@ -32,6 +35,24 @@ static OFLogger dcmdpcwtLogger = OFLog::getLogger("dcmtk.apps." OFFIS_CONSOLE_AP
 static char rcsid[] = "$dcmtk: " OFFIS_CONSOLE_APPLICATION " v"
   PCWT_VERSION_STRING " (DCMTK " OFFIS_DCMTK_VERSION ") $";
 
+/* "123", "64K", "512M", "2G" (binary units) -> bytes; false on anything else or overflow */
+static bool parseBytes(const char *v, Uint64& bytes)
+{
+  if (v == NULL || *v < '0' || *v > '9') return false;
+  errno = 0;
+  char *end = NULL;
+  const unsigned long long n = strtoull(v, &end, 10);
+  if (errno != 0) return false;
+  unsigned shift = 0;
+  if (*end == 'K' || *end == 'k') shift = 10;
+  else if (*end == 'M' || *end == 'm') shift = 20;
+  else if (*end == 'G' || *end == 'g') shift = 30;
+  if (shift) ++end;
+  if (*end != '\0' || n > (~0ULL >> shift)) return false;
+  bytes = OFstatic_cast(Uint64, n) << shift;
+  return true;
+}
+
 int main(int argc, char *argv[])
 {
   DPCWTAppOptions opt;
@@ -39,6 +60,7 @@ int main(int argc, char *argv[])
   // decoding options
   DPCWT_UIDCreation opt_uidcreation = EPCUC_default;
   OFCmdUnsignedInt opt_maxSamples = OFstatic_cast(OFCmdUnsignedInt, 1) << 30;
+  Uint64 opt_maxMemory = 0; // libpcwt's default
 
   // output options
   E_TransferSyntax opt_oxfer = EXS_LittleEndianExplicit;
@@ -54,6 +76,8 @@ int main(int argc, char *argv[])
     cmd.addSubGroup("limits:");
       cmd.addOption("--max-samples",            "+ms", 1, "[n]umber: integer (default: 1073741824)",
                                                           "refuse frames with more samples");
+      cmd.addOption("--max-memory",             "+mm", 1, "[b]ytes: integer, suffix K, M or G (default: 0)",
+                                                          "refuse images whose decoding needs more memory\n(0: 3/4 of physical memory, within ulimit -v)");
 
   cmd.addGroup("output options:");
     cmd.addSubGroup("output transfer syntax:");
@@ -77,6 +101,13 @@ int main(int argc, char *argv[])
 
     if (cmd.findOption("--max-samples"))
       app.checkValue(cmd.getValueAndCheckMin(opt_maxSamples, 1));
+    if (cmd.findOption("--max-memory"))
+    {
+      const char *v = NULL;
+      app.checkValue(cmd.getValue(v));
+      if (!parseBytes(v, opt_maxMemory))
+        app.printError("invalid value for --max-memory: a whole number of bytes, optionally with K, M or G");
+    }
 
     // output transfer syntax
     cmd.beginOptionBlock();
@@ -90,6 +121,7 @@ int main(int argc, char *argv[])
 
   // register global decompression codecs: PCWT and DCMTK's, with the UID policy
   DPCWTRegisterDecoders(OFstatic_cast(unsigned long, opt_maxSamples), opt_uidcreation == EPCUC_always);
+  DPCWTSetDecodeMemoryLimit(opt_maxMemory);
 
   int status = EXITCODE_ERROR;
   do

@@ -171,8 +171,10 @@ struct DPCWTDecoder::FrameSource
   std::vector<Uint8> joined;
   /// item index of the fragment after this frame's (the offset table is item 0)
   Uint32 nextFragment;
+  /// host bytes its decode occupies at most, decoded samples included (pcwt_decode_memory_bound)
+  Uint64 memoryBound;
 
-  FrameSource() : data(NULL), size(0), joined(), nextFragment(0) {}
+  FrameSource() : data(NULL), size(0), joined(), nextFragment(0), memoryBound(0) {}
 };
 
 OFCondition DPCWTDecoder::locateFrame(
@@ -246,6 +248,7 @@ OFCondition DPCWTDecoder::locateFrame(
   }
   source.data = data;
   source.size = info.codestream_length;
+  source.memoryBound = pcwt_decode_memory_bound(&info);
   source.nextFragment = OFstatic_cast(Uint32, first + count + 1);
   return EC_Normal;
 }
@@ -260,6 +263,7 @@ pcwt_decoder *DPCWTDecoder::createDecoder(const DPCWTCodecParameter *cp, OFCondi
   }
   pcwt_status st = pcwt_decoder_set_max_samples(dec, cp->getMaxSamplesPerFrame());
   if (st == PCWT_OK) st = pcwt_decoder_set_backend(dec, cp->getBackend());
+  if (st == PCWT_OK) st = pcwt_decoder_set_memory_limit(dec, DPCWTGetDecodeMemoryLimit());
   if (st != PCWT_OK)
   {
     result = DPCWTMakeError(EPCEC_CodecError, OFString("libpcwt: ") + pcwt_decoder_last_error(dec));
@@ -302,7 +306,7 @@ OFCondition DPCWTDecoder::decode(
   if (result.good()) result = readFragments(pixSeq, module.number_of_frames, frags);
   if (result.bad())
   {
-    DCMPCWT_ERROR("cannot decode: " << result.text());
+    DCMPCWT_DEBUG("cannot decode: " << result.text()); // the caller reports the condition
     return result;
   }
   DCMPCWT_DEBUG("decoding " << DPCWTDescribe(module) << ", " << frags.items.size() << " fragment(s)");
@@ -321,6 +325,22 @@ OFCondition DPCWTDecoder::decode(
   pcwt_decoder *dec = lentDecoder;
   if (result.good() && dec == NULL) dec = createDecoder(pcp, result);
 
+  // the image buffer holds all frames at once, and libpcwt decodes them in one batch: their
+  // bounds together (each includes its frame's samples) must fit the budget before we allocate
+  if (result.good())
+  {
+    const Uint64 limit = DPCWTGetDecodeMemoryLimit() ? DPCWTGetDecodeMemoryLimit() : pcwt_default_memory_limit();
+    Uint64 need = 0;
+    for (size_t f = 0; f < frames && need <= limit; ++f)
+      need = (sources[f].memoryBound > limit) ? limit + 1 : need + sources[f].memoryBound;
+    if (need > limit)
+    {
+      std::ostringstream s;
+      s << "decoding " << frames << " frame(s) of " << frameBytes << " bytes needs more than the memory limit of "
+        << limit << " bytes (dcmdpcwt --max-memory)";
+      result = DPCWTMakeError(EPCEC_TooLarge, s.str().c_str());
+    }
+  }
   Uint16 *words = NULL;
   if (result.good())
     result = uncompressedPixelData.createUint16Array(OFstatic_cast(Uint32, (totalBytes + 1) / 2), words);
@@ -353,7 +373,7 @@ OFCondition DPCWTDecoder::decode(
   if (dec && dec != lentDecoder) pcwt_decoder_destroy(dec);
   if (result.bad())
   {
-    DCMPCWT_ERROR("cannot decode: " << result.text());
+    DCMPCWT_DEBUG("cannot decode: " << result.text()); // the caller reports the condition
     return result;
   }
 

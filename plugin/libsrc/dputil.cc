@@ -25,3 +25,18 @@ DPCWTThreadCoder *DPCWTGetThreadCoder()
 {
   return g_threadCoder;
 }
+
+// the decoder's memory budget (0: libpcwt's default); atomic: codecs run on several threads
+#include <atomic>
+
+static std::atomic<Uint64> g_decodeMemoryLimit(0);
+
+void DPCWTSetDecodeMemoryLimit(Uint64 bytes)
+{
+  g_decodeMemoryLimit.store(bytes);
+}
+
+Uint64 DPCWTGetDecodeMemoryLimit()
+{
+  return g_decodeMemoryLimit.load();
+}

@@ -2,7 +2,8 @@
 // halved, BitsAllocated 8 on 16-bit words, 1000 extra bytes) is refused by every encoder with a
 // condition callers can tell apart (DPCWTIsPixelDataLengthError); invalid pixel modules are
 // failures (EPCEC_InvalidImage), not 'unsupported'; a PCWT file cut before its Pixel Data fails
-// in dcmdpcwt; BitsStored 1 (masks) goes to JPEG-LS losslessly and stock dcmdjpls reads it.
+// in dcmdpcwt; BitsStored 1 (masks) goes to JPEG-LS losslessly and stock dcmdjpls reads it; a
+// small file declaring a 32768 x 32768 frame is refused by the memory budget, not allocated.
 #include "dicom_test_util.h"
 
 #include "dcmpcwt/dprparam.h"
@@ -189,4 +190,70 @@ TEST(DicomInput, BitsStored1ToJpegLsLossless)
     ASSERT_EQ(loadPixels(dir / "mask_d.dcm", stock), "");
     EXPECT_TRUE(stock.bytes == samples);
     EXPECT_EQ(stock.module.bits_stored, 1u);
+}
+
+namespace {
+
+uint32_t crc32Ieee(const uint8_t *p, size_t n)
+{
+    uint32_t c = 0xFFFFFFFFu;
+    for (size_t i = 0; i < n; ++i) {
+        c ^= p[i];
+        for (int k = 0; k < 8; ++k)
+            c = (c >> 1) ^ (0xEDB88320u & (0u - (c & 1u)));
+    }
+    return ~c;
+}
+
+void put32(uint8_t *p, uint32_t v)
+{
+    for (int k = 0; k < 4; ++k)
+        p[k] = static_cast<uint8_t>(v >> (8 * k));
+}
+
+} // namespace
+
+TEST(DicomInput, DecompressionBombRefusedByMemoryBudget)
+{
+    TempDir dir;
+    ImageSpec s = ct16();
+    s.rows = s.columns = 16;
+    s.bs = 12;
+    s.hb = 11;
+    std::unique_ptr<DcmFileFormat> ff(makeFile(s, makeSamples(s)));
+    DPCWTRepresentationParameter rp;
+    ASSERT_TRUE(ff->getDataset()->chooseRepresentation(DPCWT_CARRIER_XFER, &rp).good());
+    ff->getDataset()->putAndInsertUint16(DCM_Rows, 32768);
+    ff->getDataset()->putAndInsertUint16(DCM_Columns, 32768);
+    DPCWTFileFormat pf(ff->getDataset());
+    ASSERT_TRUE(pf.saveFile((dir / "bomb.dcm").c_str(), DPCWT_CARRIER_XFER).good());
+    // the codestream header then says 32768 x 32768 too (2 GiB of samples), with a valid CRC
+    std::vector<uint8_t> b = readBytes(dir / "bomb.dcm");
+    static const uint8_t magic[] = {'P', 'C', 'W', 'T', 1};
+    const size_t at = size_t(std::search(b.begin(), b.end(), magic, magic + 5) - b.begin());
+    ASSERT_LT(at, b.size());
+    pcwt_header_info info;
+    ASSERT_EQ(pcwt_read_header(&b[at], b.size() - at, &info), PCWT_OK);
+    const size_t hs = info.header_length;
+    ASSERT_EQ(crc32Ieee(&b[at], hs - 4), uint32_t(b[at + hs - 4] | b[at + hs - 3] << 8 | b[at + hs - 2] << 16 |
+                                                 uint32_t(b[at + hs - 1]) << 24))
+        << "the header CRC is not CRC-32";
+    put32(&b[at + 8], 32768);
+    put32(&b[at + 12], 32768);
+    put32(&b[at + hs - 4], crc32Ieee(&b[at], hs - 4));
+    ASSERT_EQ(pcwt_read_header(&b[at], b.size() - at, &info), PCWT_OK);
+    ASSERT_EQ(info.desc.width, 32768u);
+    writeBytes(dir / "bomb.dcm", b);
+    ASSERT_LT(b.size(), 30000u);
+
+    // an explicit budget, and the default under ulimit -v 2000000 (2 GB of address space)
+    expectToolRefuses(dir, {kDecompress, "--max-memory", "100M", dir / "bomb.dcm"}, "memory limit");
+    const std::string out = dir / "o.dcm";
+    const std::vector<std::string> argv = {"/bin/sh", "-c", "ulimit -v 2000000 && exec \"$0\" \"$1\" \"$2\"",
+                                           kDecompress, dir / "bomb.dcm", out};
+    const Proc p = run(argv);
+    EXPECT_NE(p.rc, 0) << describe(argv, p);
+    EXPECT_LT(p.rc, 128) << "crashed: " << describe(argv, p);
+    EXPECT_NE(p.out.find("memory limit"), std::string::npos) << describe(argv, p);
+    EXPECT_FALSE(exists(out));
 }

@@ -103,6 +103,12 @@ inline OFCondition DPCWTMakeError(DPCWT_ConditionCode code, const OFString &text
   return OFCondition(OFM_dcmpcwt, OFstatic_cast(unsigned short, code), OF_error, text.c_str());
 }
 
+/** the memory budget of the PCWT decoder codec, in bytes, for every decoder in the process:
+ *  0 (the default) is libpcwt's pcwt_default_memory_limit() (physical memory, ulimit -v). Whole
+ *  images (all frames in one buffer) that would need more are refused before allocating. */
+void DPCWTSetDecodeMemoryLimit(Uint64 bytes);
+Uint64 DPCWTGetDecodeMemoryLimit();
+
 /** is c the refusal of native Pixel Data whose length does not match the image pixel module
  *  (EPCEC_PixelDataLength of this module)? An error in the data set as received, not in the codec:
  *  a storage SCP answers it with a failure status rather than storing the image. */
