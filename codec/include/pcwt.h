@@ -232,7 +232,8 @@ const char *pcwt_decoder_last_error(const pcwt_decoder *dec);
 #define PCWT_MAX_SAMPLES ((uint64_t)1 << 30)
 
 /* Refuse codestreams declaring more than max_samples samples (width * height * components).
- * Default: PCWT_MAX_SAMPLES. Memory is only ever allocated after this check. */
+ * Default and largest effective value: PCWT_MAX_SAMPLES. Memory is only ever allocated after
+ * this check. */
 PCWT_CHECK_RESULT pcwt_status pcwt_decoder_set_max_samples(pcwt_decoder *dec, uint64_t max_samples);
 
 /* Memory budget of a decoder handle, in bytes of host memory: pcwt_decode, pcwt_decode_batch and

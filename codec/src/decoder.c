@@ -162,6 +162,9 @@ pcwt_status pcwt_decode_check(const pcwt_header_info *info, size_t src_size, siz
 {
     const pcwt_image_desc *d = &info->desc;
     const uint64_t samples = (uint64_t)d->width * d->height * d->components;
+    /* the format's limit too: pcwt_image_size is 0 beyond it, which no size check could catch */
+    if (max_samples > PCWT_MAX_SAMPLES)
+        max_samples = PCWT_MAX_SAMPLES;
     if (samples > max_samples) {
         pcwt_set_error(err, err_size, "image of %llu samples exceeds the limit of %llu",
                        (unsigned long long)samples, (unsigned long long)max_samples);
