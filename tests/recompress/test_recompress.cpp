@@ -594,8 +594,12 @@ TEST(Recompress, KillNineLeavesOriginalsOrVerifiedCopies)
     EXPECT_GT(killed, 0);
     EXPECT_GT(midway, 0) << "no kill landed mid-way through a run";
     // a final run finishes the rest and removes the temporary files of the killed runs (and one
-    // planted here, in case no kill landed inside a write)
-    writeBytes(t.root + "/copy0/a/.ct_small.dcm.pcwt-tmp.AbC123", {1, 2, 3});
+    // planted here under the run id of a killed run, listed in the lock file, in case no kill
+    // landed inside a write)
+    const auto lockText = readBytes(t.root + "/.pcwt-recompress.lock");
+    const std::string runId = std::string(lockText.begin(), lockText.end()).substr(4, 16);
+    ASSERT_EQ(runId.size(), 16u);
+    writeBytes(t.root + "/copy0/a/.ct_small.dcm.pcwt-tmp." + runId + ".AbC123", {1, 2, 3});
     const std::string report = t.dir / "final.json";
     const std::vector<std::string> argv = {kTool, "--threads", "2", "--report", report, t.root};
     const Proc p = run(argv);

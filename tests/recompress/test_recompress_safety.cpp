@@ -182,6 +182,7 @@ TEST(RecompressSafety, DicomdirFileIdsAreConfined)
     const std::string out = d / "out/deep/er";
     p = tool({"--output", out, cd + "/DICOMDIR"});
     EXPECT_EQ(p.rc, 2) << p.out;
+    ASSERT_TRUE(exists(d / "out")) << p.out;
     for (const auto &e : fs::recursive_directory_iterator(d / "out")) {
         if (e.is_regular_file()) {
             EXPECT_EQ(e.path().string().rfind(out + "/", 0), 0u) << e.path() << " lies outside " << out;
