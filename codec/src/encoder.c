@@ -1,6 +1,7 @@
 /* encoder.c - sequences the encoder stages for each plane: samples -> B-LDWT+B -> MQD/Qmax ->
  * element and group coding, then writes the header. The stages live in their own files. */
 #include "internal.h"
+#include "jpegls_context.h"
 #include "jpegls_encoder.h"
 
 #include <stdio.h>
@@ -20,6 +21,7 @@ struct pcwt_encoder {
     pcwt_gpu *gpu; /* created on first use */
 #endif
     int device; /* pcwt_encoder_set_device */
+    jls_qlut_cache jls_lut; /* JPEG-LS gradient table, kept between frames */
     char err[256];
 };
 
@@ -67,6 +69,7 @@ void pcwt_encoder_destroy(pcwt_encoder *e)
     if (!e)
         return;
     pcwt_pyramid_free(&e->pyr);
+    jls_qlut_cache_free(&e->jls_lut);
 #ifdef PCWT_HAVE_CUDA
     pcwt_gpu_destroy(e->gpu);
 #endif
@@ -226,7 +229,7 @@ static pcwt_status encode_frame(pcwt_encoder *e, const pcwt_image_desc *din, con
     }
     const pcwt_encode_params *p = &e->params;
     if (p->codec == PCWT_CODEC_JPEGLS)
-        return pcwt_jpegls_encode_frame(p, &d, samples, dst, cap, written, err, es);
+        return pcwt_jpegls_encode_frame(p, &d, samples, dst, cap, written, &e->jls_lut, err, es);
     const uint32_t max_levels = pcwt_plan_max_levels(d.height, d.width, p->min_ll);
     pcwt_header_info info;
     memset(&info, 0, sizeof info);

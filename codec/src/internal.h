@@ -169,10 +169,12 @@ int pcwt_plane_store(const pcwt_image_desc *d, void *samples, uint32_t comp, uin
                      const int32_t *src, uint32_t stride);
 
 /* jpegls_encoder.c: the JPEG-LS codec behind pcwt_encode when params->codec is JPEGLS.
- * samples match d (validated); writes a complete JPEG-LS codestream (SOI .. EOI). */
+ * samples match d (validated); writes a complete JPEG-LS codestream (SOI .. EOI). lut_cache is
+ * the calling handle's quantisation table (jpegls_context.h), reused across frames. */
+struct jls_qlut_cache;
 pcwt_status pcwt_jpegls_encode_frame(const pcwt_encode_params *params, const pcwt_image_desc *d,
                                      const void *samples, void *dst, size_t cap, size_t *written,
-                                     char *err, size_t err_size);
+                                     struct jls_qlut_cache *lut_cache, char *err, size_t err_size);
 
 /* backend.c: resolving AUTO/CPU/GPU, with the PCWT_BACKEND environment variable. */
 pcwt_backend pcwt_backend_resolve(pcwt_backend requested, pcwt_backend env_choice);

@@ -2,6 +2,8 @@
  * initialisation for JPEG-LS lossless coding (T.87, A.2 and C.2.4.1.1). */
 #include "jpegls_context.h"
 
+#include <stdlib.h>
+
 /* CLAMP(i, j) of C.2.4.1.1.1: j when i is above MAXVAL or below j, else i. */
 static int32_t clamp_threshold(int32_t i, int32_t j, int32_t maxval)
 {
@@ -60,11 +62,37 @@ void jls_params_init(jls_params *p, int32_t bits, int8_t *lut_storage)
     jls_default_thresholds(p->maxval, &p->t1, &p->t2, &p->t3);
     p->reset = JLS_DEFAULT_RESET;
     p->a_init = (p->range + 32) / 64 > 2 ? (p->range + 32) / 64 : 2;
+    p->qlut = NULL;
+    if (!lut_storage)
+        return;
     /* Gradients lie in -(RANGE - 1) .. RANGE - 1: centre the table on entry RANGE - 1. */
     int8_t *centre = lut_storage + (p->range - 1);
     for (int32_t d = -(p->range - 1); d <= p->range - 1; d++)
         centre[d] = quantize(d, p->t1, p->t2, p->t3);
     p->qlut = centre;
+}
+
+int jls_params_init_cached(jls_params *p, int32_t bits, jls_qlut_cache *cache)
+{
+    if (cache->bits == bits && cache->storage) {
+        jls_params_init(p, bits, NULL);
+        p->qlut = cache->storage + (p->range - 1);
+        return 1;
+    }
+    int8_t *storage = (int8_t *)realloc(cache->storage, jls_qlut_size(bits));
+    if (!storage)
+        return 0;
+    cache->storage = storage;
+    jls_params_init(p, bits, storage);
+    cache->bits = bits;
+    return 1;
+}
+
+void jls_qlut_cache_free(jls_qlut_cache *cache)
+{
+    free(cache->storage);
+    cache->storage = NULL;
+    cache->bits = 0;
 }
 
 void jls_contexts_reset(jls_contexts *cx, const jls_params *p)

@@ -42,8 +42,20 @@ typedef struct jls_params {
 size_t jls_qlut_size(int32_t bits);
 
 /* Fills p for P = bits (2..16) with the default thresholds; lut_storage holds jls_qlut_size(bits)
- * bytes and must outlive p. */
+ * bytes and must outlive p (NULL: no table, p->qlut is NULL). */
 void jls_params_init(jls_params *p, int32_t bits, int8_t *lut_storage);
+
+/* A quantisation table kept by an encoder handle between frames: filling it costs 2^(P+1)
+ * entries, far more than coding a small frame (a multi-frame file of 1x1 frames, say). */
+typedef struct jls_qlut_cache {
+    int8_t *storage; /* jls_qlut_size(bits) bytes, or NULL */
+    int32_t bits;    /* the P it was filled for; 0 when empty */
+} jls_qlut_cache;
+
+/* Fills p as jls_params_init does, with the table from cache (refilled when P changes). Returns 0
+ * when memory for the table is exhausted. */
+int jls_params_init_cached(jls_params *p, int32_t bits, jls_qlut_cache *cache);
+void jls_qlut_cache_free(jls_qlut_cache *cache);
 
 /* Default thresholds T1, T2, T3 for NEAR = 0 (T.87, C.2.4.1.1.1). */
 void jls_default_thresholds(int32_t maxval, int32_t *t1, int32_t *t2, int32_t *t3);

@@ -39,7 +39,7 @@ size_t pcwt_jpegls_encode_bound(const pcwt_image_desc *d, uint32_t interleave,
 
 pcwt_status pcwt_jpegls_encode_frame(const pcwt_encode_params *params, const pcwt_image_desc *d,
                                      const void *samples, void *dst, size_t cap, size_t *written,
-                                     char *err, size_t err_size)
+                                     jls_qlut_cache *lut_cache, char *err, size_t err_size)
 {
     *written = 0;
     if (d->bits_stored < JLS_MIN_BITS) {
@@ -71,19 +71,18 @@ pcwt_status pcwt_jpegls_encode_frame(const pcwt_encode_params *params, const pcw
     const uint32_t scan_comps = interleave == 0 ? 1u : d->components;
 
     jls_params p;
-    const size_t lut_size = jls_qlut_size((int32_t)d->bits_stored);
     const size_t line_values = jls_scan_line_values(scan_comps, d->width);
-    /* one block: contexts, line buffers, then the quantisation table */
-    const size_t mem_size = sizeof(jls_contexts) + line_values * sizeof(int32_t) + lut_size;
+    /* one block: contexts, then the line buffers */
+    const size_t mem_size = sizeof(jls_contexts) + line_values * sizeof(int32_t);
     void *mem = malloc(mem_size);
-    if (!mem) {
-        pcwt_set_error(err, err_size, "out of memory for the JPEG-LS encoder (%zu bytes)", mem_size);
+    if (!mem || !jls_params_init_cached(&p, (int32_t)d->bits_stored, lut_cache)) {
+        free(mem);
+        pcwt_set_error(err, err_size, "out of memory for the JPEG-LS encoder (%zu bytes)",
+                       mem_size + jls_qlut_size((int32_t)d->bits_stored));
         return PCWT_ERR_OUT_OF_MEMORY;
     }
     jls_contexts *cx = (jls_contexts *)mem;
     int32_t *lines = (int32_t *)(void *)((uint8_t *)mem + sizeof(jls_contexts));
-    int8_t *lut = (int8_t *)((uint8_t *)lines + line_values * sizeof(int32_t));
-    jls_params_init(&p, (int32_t)d->bits_stored, lut);
 
     jls_source src;
     jls_source_init(&src, d, samples);
