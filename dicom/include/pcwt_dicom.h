@@ -107,8 +107,8 @@ const char *pcwt_dicom_status_string(pcwt_dicom_status status);
  * BitsAllocated 8 or 16; 1 <= BitsStored <= BitsAllocated; BitsStored - 1 <= HighBit <
  * BitsAllocated; PixelRepresentation 0 or 1; NumberOfFrames >= 1; all frames together at most
  * PCWT_DICOM_MAX_VALUE_LENGTH bytes.
- * JPEG-LS in addition: HighBit = BitsStored - 1 (BitsStored 1 is coded as sample precision 2,
- * the smallest T.87 allows, as dcmcjpls does).
+ * JPEG-LS in addition: HighBit = BitsStored - 1 (BitsStored below 8 in 8-bit words, masks of
+ * BitsStored 1 included, is coded with sample precision 8, as dcmcjpls does).
  * PCWT_DICOM_INVALID (not UNSUPPORTED) for values DICOM itself forbids: BitsAllocated 0 or not 1
  * or a multiple of 8, SamplesPerPixel 0 or 2; tools report those as failures, not as images left
  * uncoded. */
