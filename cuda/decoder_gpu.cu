@@ -25,6 +25,7 @@ const char *gpu_error_text(uint32_t e)
     case GPU_ERR_RANGE: return "decoded sample out of range";
     case GPU_ERR_CRC: return "payload checksum mismatch";
     case GPU_ERR_TRAILING: return "bytes after the last group";
+    case GPU_ERR_MQD: return "an MQD above its element's largest level";
     default: return "corrupt codestream";
     }
 }
@@ -138,6 +139,17 @@ void run_device_decode(pcwt_gpu *g, Slot &sl)
             gpu_ec_decode(d, ec_groups + sl.step_group_first[st],
                           sl.step_group_first[st + 1] - sl.step_group_first[st],
                           uint32_t(L.bands.size()), s);
+    }
+    // Bands with children are in every step but the last (level 1): one launch checks them all.
+    const size_t nsteps = L.decode_steps.size();
+    if (nsteps > 1) {
+        uint64_t max_elements = 0;
+        for (size_t st = 0; st + 1 < nsteps; st++)
+            for (uint32_t b : L.decode_steps[st])
+                if (L.bands[b].level >= 2 && b != L.planes[L.bands[b].plane].band_first)
+                    max_elements = std::max(max_elements,
+                                            uint64_t(L.bands[b].mrows) * L.bands[b].mcols);
+        gpu_check_parent_mqds(d, d.steps, sl.step_first[nsteps - 1], max_elements, s);
     }
     gpu_check_qmax(d, np, s);
     gpu_mark(g, "decode groups");

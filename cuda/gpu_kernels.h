@@ -80,6 +80,10 @@ void gpu_group_encode(const DeviceBatch &b, uint64_t groups, uint32_t band_count
 void gpu_group_walk(const DeviceBatch &b, uint32_t plane_count, cudaStream_t s);
 void gpu_group_decode(const DeviceBatch &b, const uint32_t *dev_bands, uint32_t band_count,
                       uint32_t max_groups, cudaStream_t s);
+// After the last decode step: the MQDs of the bands with children among dev_bands (others are
+// skipped) against their children's; max_elements: the most MQDs of one such band.
+void gpu_check_parent_mqds(const DeviceBatch &b, const uint32_t *dev_bands, uint32_t band_count,
+                           uint64_t max_elements, cudaStream_t s);
 void gpu_check_qmax(const DeviceBatch &b, uint32_t plane_count, cudaStream_t s);
 
 // gpu_order.cu: (key, id) pairs sorted by key in a buffer of gpu_order_bytes(n) bytes; the

@@ -100,7 +100,8 @@ enum GpuError : uint32_t {
     GPU_ERR_QMAX = 4,             // Qmax is not the largest top-level MQD
     GPU_ERR_RANGE = 5,            // decoded sample out of range
     GPU_ERR_CRC = 6,              // payload CRC mismatch
-    GPU_ERR_TRAILING = 7          // bytes after the last group
+    GPU_ERR_TRAILING = 7,         // bytes after the last group
+    GPU_ERR_MQD = 8               // an MQD above its element's largest level
 };
 
 // Whole-sample symmetric extension of an index into [0, n): x[-i] = x[i], x[n-1+i] = x[n-1-i].

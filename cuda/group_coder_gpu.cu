@@ -291,6 +291,9 @@ __global__ void __launch_bounds__(DEC_WARPS * 32) group_decode(
     uint32_t *off = s_off[warp];
     int8_t *rr = s_r[warp], *mm = s_m[warp];
     const uint32_t ne = q.vr * q.vc;
+    // no children (LL, level 1): an MQD must be its element's own largest level (FORMAT.md Sec.
+    // 4.1); check_parent_mqds checks the others once their children are decoded
+    const bool leaf = band_ids[blockIdx.y] == p.band_first || b.level == 1;
     uint64_t pos = 0; // bits parsed so far (the same in every lane after each chunk)
     uint32_t err = 0;
     int top = -1;
@@ -346,6 +349,8 @@ __global__ void __launch_bounds__(DEC_WARPS * 32) group_decode(
                     if (v == 1u)
                         err = GPU_ERR_NEG_ZERO;
                 }
+                if (leaf && !err && !pcwt_element_reaches(c, m))
+                    err = GPU_ERR_MQD;
             }
             i8[b.mqd + uint64_t(x) * b.mcols + y] = int8_t(m);
             top = max(top, m);
@@ -355,6 +360,9 @@ __global__ void __launch_bounds__(DEC_WARPS * 32) group_decode(
             c0[b.cols] = c[2];
             c0[b.cols + 1] = c[3];
         }
+        // the lanes' errors alike, so that all leave the loop together
+        for (int o = 16; o > 0; o >>= 1)
+            err = max(err, __shfl_xor_sync(0xffffffffu, err, o));
         __syncwarp(); // the shared arrays are rewritten by the next chunk
         pos = end;
     }
@@ -365,16 +373,43 @@ __global__ void __launch_bounds__(DEC_WARPS * 32) group_decode(
     if (!err && p.profile == PCWT_PROFILE_ENTROPY && (grp.bits & 7u) &&
         bits_at(base, grp.bits, 8 - (grp.bits & 7u)) != 0)
         err = GPU_ERR_GROUP_BITS;
-    for (int o = 16; o > 0; o >>= 1) {
-        err = max(err, __shfl_xor_sync(0xffffffffu, err, o));
+    for (int o = 16; o > 0; o >>= 1)
         top = max(top, __shfl_xor_sync(0xffffffffu, top, o));
-    }
     if (lane == 0) {
         if (err)
             atomicCAS(&state[b.plane].error, 0u, err);
         if (b.parent < 0 && top >= 0)
             atomicMax(&state[b.plane].qmax, top);
     }
+}
+
+// A thread per element of a band with children (LL and level 1 have none and leave), once the
+// children are decoded: its MQD must be the largest of its children's MQDs and its own level
+// (FORMAT.md Sec. 4.1); the coefficients are read only where no child reaches it.
+__global__ void check_parent_mqds(const uint32_t *band_ids, const GpuBand *bands,
+                                  const GpuPlane *planes, GpuPlaneState *state,
+                                  const int32_t *__restrict__ i32, const int8_t *__restrict__ i8)
+{
+    const uint32_t bi = band_ids[blockIdx.y];
+    const GpuBand b = bands[bi];
+    const uint64_t e = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (b.level < 2 || bi == planes[b.plane].band_first || e >= uint64_t(b.mrows) * b.mcols)
+        return;
+    const int m = i8[b.mqd + e];
+    if (m < 0)
+        return; // its children are -1 and its coefficients 0, by the codes
+    const GpuBand &c = bands[bi + 3];
+    const uint32_t x = uint32_t(e / b.mcols), y = uint32_t(e % b.mcols);
+    int top = -1; // children outside the finer band (lazy even padding) do not count
+    for (uint32_t xx = 2 * x; xx < 2 * x + 2 && xx < c.mrows; xx++)
+        for (uint32_t yy = 2 * y; yy < 2 * y + 2 && yy < c.mcols; yy++)
+            top = max(top, int(i8[c.mqd + uint64_t(xx) * c.mcols + yy]));
+    if (top == m)
+        return;
+    const int32_t *c0 = i32 + b.coef + uint64_t(2 * x) * b.cols + 2 * y;
+    const int32_t v[4] = {c0[0], c0[1], c0[b.cols], c0[b.cols + 1]};
+    if (top > m || !pcwt_element_reaches(v, m))
+        atomicCAS(&state[b.plane].error, 0u, uint32_t(GPU_ERR_MQD));
 }
 
 __global__ void check_qmax(const GpuPlane *planes, uint32_t count, GpuPlaneState *state)
@@ -441,6 +476,18 @@ void gpu_group_decode(const DeviceBatch &b, const uint32_t *dev_bands, uint32_t 
     gpu_for_entries(band_count, [&](uint32_t first, uint32_t n) {
         group_decode<<<dim3(gpu_blocks(max_groups, DEC_WARPS), n), DEC_WARPS * 32, 0, s>>>(
             dev_bands + first, b.bands, b.planes, b.state, b.groups, b.stream, b.i32, b.i8);
+        CUDA_CHECK_LAUNCH();
+    });
+}
+
+void gpu_check_parent_mqds(const DeviceBatch &b, const uint32_t *dev_bands, uint32_t band_count,
+                           uint64_t max_elements, cudaStream_t s)
+{
+    if (!max_elements)
+        return;
+    gpu_for_entries(band_count, [&](uint32_t first, uint32_t n) {
+        check_parent_mqds<<<dim3(gpu_blocks(max_elements, 256), n), 256, 0, s>>>(
+            dev_bands + first, b.bands, b.planes, b.state, b.i32, b.i8);
         CUDA_CHECK_LAUNCH();
     });
 }

@@ -27,6 +27,14 @@ static inline void pcwt_element_encode(pcwt_bitwriter *w, int r, int m, const in
         pcwt_bw_put(w, (pcwt_magnitude(c[k]) << 1) | (uint32_t)(c[k] > 0), nb);
 }
 
+/* 1 when the largest level of an element's coefficients is m >= 0: the codes give them at most
+ * m + 1 magnitude bits, so whether one of them has bit m. */
+static inline PCWT_HD int pcwt_element_reaches(const int32_t c[4], int m)
+{
+    return ((pcwt_magnitude(c[0]) | pcwt_magnitude(c[1]) | pcwt_magnitude(c[2]) |
+             pcwt_magnitude(c[3])) >> m) != 0;
+}
+
 /* Returns m (-1..r), or -2 when the bits are not a valid element (a "negative zero"). */
 static inline int pcwt_element_decode(pcwt_bitreader *rd, int r, int32_t c[4])
 {

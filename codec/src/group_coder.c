@@ -112,31 +112,35 @@ void pcwt_payload_encode(const pcwt_pyramid *p, int qmax, uint32_t gr, uint32_t 
     }
 }
 
-/* The MQDs of band bi must be what the encoder computes (FORMAT.md Sec. 4.1): the largest level
- * of each element's coefficients and, with child band ci (0: none), of its children's MQDs. The
- * element code only bounds an MQD from above, so a stream may declare one higher: lossless still,
- * but no stream this format describes, and the GPU group walk sizes its work from the MQDs. */
-static pcwt_status check_mqds(const pcwt_pyramid *p, uint32_t bi, uint32_t ci, char *err,
-                             size_t err_size)
+/* The MQDs must be what the encoder computes (FORMAT.md Sec. 4.1): the largest level of each
+ * element's coefficients and, in a band with children, of its children's MQDs. The codes only
+ * bound an MQD from above, so a stream may declare one higher: lossless still, but no stream this
+ * format describes, and the GPU group walk sizes its work from the MQDs. The decoders check an
+ * element without children as they decode it (pcwt_element_reaches); this checks the elements of
+ * band bi against child band bi + 3, once that is decoded, reading an element's own coefficients
+ * only where no child reaches its MQD. */
+pcwt_status pcwt_check_mqd_parents(const pcwt_pyramid *p, uint32_t bi, char *err, size_t err_size)
 {
-    const pcwt_band *band = &p->band[bi], *child = ci ? &p->band[ci] : NULL;
+    const pcwt_band *band = &p->band[bi], *child = &p->band[bi + 3];
     for (uint32_t x = 0; x < band->mrows; x++) {
-        const int32_t *r0 = band->coef + (size_t)(2 * x) * band->cols, *r1 = r0 + band->cols;
         for (uint32_t y = 0; y < band->mcols; y++) {
             const int m = band->mqd[(size_t)x * band->mcols + y];
             if (m < 0)
-                continue; /* all four coefficients 0, and the children's MQDs below m, by the codes */
-            int top = pcwt_ql_of_magnitude(pcwt_magnitude(r0[2 * y]) | pcwt_magnitude(r0[2 * y + 1]) |
-                                           pcwt_magnitude(r1[2 * y]) | pcwt_magnitude(r1[2 * y + 1]));
-            for (uint32_t dx = 0; child && dx < 2; dx++)
-                for (uint32_t dy = 0; dy < 2; dy++)
-                    if (2 * x + dx < child->mrows && 2 * y + dy < child->mcols) {
-                        const int c = child->mqd[(size_t)(2 * x + dx) * child->mcols + 2 * y + dy];
-                        top = c > top ? c : top;
-                    }
-            if (m != top) {
-                pcwt_set_error(err, err_size, "band %u: MQD %d above its element's largest level %d",
-                               bi, m, top);
+                continue; /* all four coefficients 0, and the children's MQDs -1, by the codes */
+            /* children outside the finer band (lazy even padding) do not count, as in mqd.c */
+            int top = -1;
+            for (uint32_t xx = 2 * x; xx < 2 * x + 2 && xx < child->mrows; xx++)
+                for (uint32_t yy = 2 * y; yy < 2 * y + 2 && yy < child->mcols; yy++) {
+                    const int c = child->mqd[(size_t)xx * child->mcols + yy];
+                    top = c > top ? c : top;
+                }
+            if (top == m)
+                continue;
+            const int32_t *r0 = band->coef + (size_t)(2 * x) * band->cols + 2 * y;
+            const int32_t c[4] = {r0[0], r0[1], r0[band->cols], r0[band->cols + 1]};
+            if (top > m || !pcwt_element_reaches(c, m)) {
+                pcwt_set_error(err, err_size, "band %u: MQD %d above its element's largest level",
+                               bi, m);
                 return PCWT_ERR_CORRUPT;
             }
         }
@@ -151,6 +155,7 @@ pcwt_status pcwt_payload_decode(pcwt_pyramid *p, int qmax, uint32_t gr, uint32_t
     uint64_t group_index = 0;
     for (uint32_t b = 0; b < p->band_count; b++) {
         pcwt_band *band = &p->band[b];
+        const int leaf = b == 0 || band->level == 1; /* no children: m is its own largest level */
         memset(band->coef, 0, sizeof(int32_t) * (size_t)band->rows * band->cols);
         for (uint32_t gx = 0; gx < band->mrows; gx += gr) {
             const uint32_t xe = gx + gr < band->mrows ? gx + gr : band->mrows;
@@ -181,6 +186,11 @@ pcwt_status pcwt_payload_decode(pcwt_pyramid *p, int qmax, uint32_t gr, uint32_t
                                            (unsigned long long)group_index);
                             return PCWT_ERR_CORRUPT;
                         }
+                        if (leaf && m >= 0 && !pcwt_element_reaches(c, m)) {
+                            pcwt_set_error(err, err_size,
+                                           "band %u: MQD %d above its element's largest level", b, m);
+                            return PCWT_ERR_CORRUPT;
+                        }
                         band->mqd[(size_t)x * band->mcols + y] = (int8_t)m;
                         int32_t *r0 = band->coef + (size_t)(2 * x) * band->cols + 2 * y;
                         int32_t *r1 = r0 + band->cols;
@@ -203,11 +213,8 @@ pcwt_status pcwt_payload_decode(pcwt_pyramid *p, int qmax, uint32_t gr, uint32_t
             }
         }
         pcwt_status st = pcwt_check_top_qmax(p, b, qmax, err, err_size);
-        /* the LL band and level 1 from their coefficients; a coarser band once its children are */
-        if (st == PCWT_OK && (b == 0 || band->level == 1))
-            st = check_mqds(p, b, 0, err, err_size);
-        if (st == PCWT_OK && b != 0 && !pcwt_band_is_top(p, b))
-            st = check_mqds(p, b - 3, b, err, err_size);
+        if (st == PCWT_OK && b != 0 && !pcwt_band_is_top(p, b)) /* the parent band's children are in */
+            st = pcwt_check_mqd_parents(p, b - 3, err, err_size);
         if (st != PCWT_OK)
             return st;
     }

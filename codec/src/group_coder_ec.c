@@ -165,8 +165,8 @@ static int decode_group_raw(const pcwt_ec_band *v, const pcwt_ec_span *g, const 
         for (uint32_t y = g->gy; y < g->ye; y++) {
             int32_t c[4];
             const int m = pcwt_element_decode(&rd, pcwt_ec_ref(v, x, y), c);
-            if (m < -1)
-                return 0;
+            if (m < -1 || (v->exact && m >= 0 && !pcwt_element_reaches(c, m)))
+                return 0; /* an entropy-mode group implies the top level where exact */
             v->mqd[(size_t)x * v->mcols + y] = (int8_t)m;
             int32_t *r0 = v->coef + (size_t)(2 * x) * v->cols + 2 * y;
             r0[0] = c[0];
@@ -227,7 +227,9 @@ pcwt_status pcwt_ec_payload_decode(pcwt_pyramid *p, int qmax, uint32_t gr, uint3
                 }
             }
         }
-        const pcwt_status st = pcwt_check_top_qmax(p, b, qmax, err, err_size);
+        pcwt_status st = pcwt_check_top_qmax(p, b, qmax, err, err_size);
+        if (st == PCWT_OK && b != 0 && !pcwt_band_is_top(p, b)) /* as in the baseline */
+            st = pcwt_check_mqd_parents(p, b - 3, err, err_size);
         if (st != PCWT_OK)
             return st;
     }

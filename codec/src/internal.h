@@ -109,6 +109,9 @@ pcwt_status pcwt_payload_decode(pcwt_pyramid *p, int qmax, uint32_t gr, uint32_t
  * level, Qmax must be the largest top-level MQD, as the encoder computes it. */
 pcwt_status pcwt_check_top_qmax(const pcwt_pyramid *p, uint32_t b, int qmax, char *err,
                                 size_t err_size);
+/* For the decoders of both profiles, once band bi + 3 (its children) is decoded: each MQD of band
+ * bi is the largest level of its children's MQDs and its own coefficients (FORMAT.md Sec. 4.1). */
+pcwt_status pcwt_check_mqd_parents(const pcwt_pyramid *p, uint32_t bi, char *err, size_t err_size);
 
 /* group_coder_ec.c: element and group coding of one plane, entropy profile (profile 1). A
  * plane's payload is never larger than pcwt_payload_size() of the baseline. */

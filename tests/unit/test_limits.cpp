@@ -1,17 +1,52 @@
 // test_limits.cpp - resource limits (issue 37): the decoder's memory budget on every decode entry
 // point and backend, the default budget under an address-space limit, the encoder refusing what
 // the format's sample limit makes every decoder refuse, and the baseline decoder refusing an MQD
-// above its element's largest level.
+// above its element's largest level. Under PCWT_BACKEND=gpu (ctest label gpu) the memory tests run
+// on the GPU backend, or skip where it has none.
 #include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
 
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "crafted_mqd.h"
+#include "ec_group_coder.h"
 #include "recrc.h"
 #include "test_util.h"
 
 namespace {
+
+// PCWT_BACKEND=gpu: a handle left on AUTO must then take the GPU.
+bool gpu_asked()
+{
+    const char *v = std::getenv("PCWT_BACKEND");
+    return v && std::strcmp(v, "gpu") == 0;
+}
+
+// Why a test that follows PCWT_BACKEND=gpu cannot run here ("" when it can, or when not asked).
+std::string gpu_skip_reason()
+{
+    if (!gpu_asked())
+        return "";
+    if (!pcwt_has_cuda())
+        return "PCWT_BACKEND=gpu, but this build has no CUDA backend";
+    pcwt_decoder *d = pcwt_decoder_create();
+    const pcwt_status st = pcwt_decoder_set_backend(d, PCWT_BACKEND_GPU);
+    std::string why = st == PCWT_OK ? "" : std::string("PCWT_BACKEND=gpu, but no usable CUDA device: ") +
+                                               pcwt_decoder_last_error(d);
+    pcwt_decoder_destroy(d);
+    return why;
+}
+
+#define SKIP_WITHOUT_ASKED_GPU()                                                                   \
+    do {                                                                                           \
+        const std::string why_ = gpu_skip_reason();                                                \
+        if (!why_.empty())                                                                         \
+            GTEST_SKIP() << "GPU test skipped: " << why_;                                          \
+    } while (0)
 
 std::vector<uint8_t> noise_stream(uint32_t w, uint32_t h, std::vector<uint8_t> *samples)
 {
@@ -30,6 +65,7 @@ std::vector<uint8_t> noise_stream(uint32_t w, uint32_t h, std::vector<uint8_t> *
 
 TEST(Limits, MemoryLimitRefusesBeforeDecoding)
 {
+    SKIP_WITHOUT_ASKED_GPU();
     std::vector<uint8_t> samples;
     const auto cs = noise_stream(256, 256, &samples);
     ASSERT_FALSE(cs.empty());
@@ -41,6 +77,8 @@ TEST(Limits, MemoryLimitRefusesBeforeDecoding)
     EXPECT_EQ(pcwt_decode_memory_bound(nullptr), UINT64_MAX);
 
     pcwt_decoder *dec = pcwt_decoder_create();
+    if (gpu_asked())
+        EXPECT_EQ(pcwt_decoder_backend(dec), PCWT_BACKEND_GPU);
     std::vector<uint8_t> out(samples.size(), 0xA5);
     ASSERT_EQ(pcwt_decoder_set_memory_limit(dec, pcwt_image_size(&info.desc)), PCWT_OK);
     EXPECT_EQ(pcwt_decode(dec, cs.data(), cs.size(), out.data(), out.size()),
@@ -61,6 +99,7 @@ TEST(Limits, MemoryLimitRefusesBeforeDecoding)
 // Each codestream fits the budget alone; the batch, whose frames are all held, does not.
 TEST(Limits, BatchTotalIsChecked)
 {
+    SKIP_WITHOUT_ASKED_GPU();
     std::vector<uint8_t> samples;
     const auto cs = noise_stream(512, 384, &samples);
     pcwt_header_info info;
@@ -75,6 +114,8 @@ TEST(Limits, BatchTotalIsChecked)
         vjobs[i] = pcwt_verify_job{cs.data(), cs.size(), samples.data(), samples.size(), 0, PCWT_OK};
     }
     pcwt_decoder *dec = pcwt_decoder_create();
+    if (gpu_asked())
+        EXPECT_EQ(pcwt_decoder_backend(dec), PCWT_BACKEND_GPU);
     // more than one codestream needs, less than the n frames held at once
     const uint64_t limit = bound + (n / 4) * pcwt_image_size(&info.desc);
     ASSERT_EQ(pcwt_decoder_set_memory_limit(dec, limit), PCWT_OK);
@@ -150,40 +191,77 @@ TEST(Limits, EncoderRefusesWhatTheDecoderWould)
     pcwt_encoder_destroy(enc);
 }
 
-// A 2x2 frame without transform: samples (1, 0, 0, 0), one element of MQD 0 and Qmax 0. Recoded
-// with Qmax 1 and MQD 1 (each magnitude in 2 bits, the top one 0), it decodes to the same samples
-// and its Qmax is its top MQD; only the MQD check finds that no encoder writes it.
+// The 2x2 frame of crafted_mqd.h: its original decodes; the recoded one, whose MQD is above its
+// coefficients' largest level, is refused.
 TEST(Limits, BaselineMqdAboveLargestLevelIsCorrupt)
 {
     const pcwt_image_desc d = make_desc(2, 2, 1, 8, 8, false);
-    const std::vector<uint8_t> samples = {1, 0, 0, 0};
     pcwt_encode_params p;
     pcwt_encode_params_default(&p);
     p.levels = 0;
     pcwt_status st;
-    auto cs = encode(d, samples, &p, &st);
-    ASSERT_FALSE(cs.empty());
-    pcwt_header_info info;
-    ASSERT_EQ(pcwt_read_header(cs.data(), cs.size(), &info), PCWT_OK);
-    ASSERT_EQ(info.levels, 0u);
-    ASSERT_EQ(info.planes[0].qmax, 0);
+    const CraftedMqd c = crafted_baseline_leaf();
+    ASSERT_FALSE(c.cs.empty());
+    const auto good = encode(d, c.samples, &p, &st);
     std::vector<uint8_t> out(4);
-    ASSERT_EQ(decode(cs, out), PCWT_OK);
-    ASSERT_EQ(out, samples);
-    // r = 1, m = 1: '1'; then (|c| in 2 bits, sign) for 1, 0, 0, 0: 011 000 000 000 -> 13 bits
-    const std::vector<uint8_t> payload = {13, 0, 0, 0, 0xB0, 0x00};
-    cs.resize(info.header_length);
-    cs.insert(cs.end(), payload.begin(), payload.end());
-    uint8_t *rec = &cs[PCWT_HEADER_FIXED];
-    rec[2] = 1; // Qmax
-    for (int k = 0; k < 8; k++)
-        rec[4 + k] = static_cast<uint8_t>(k == 0 ? payload.size() : 0);
-    info.planes[0].payload_length = payload.size();
-    fix_crcs(cs, info);
+    ASSERT_EQ(decode(good, out), PCWT_OK);
+    ASSERT_EQ(out, c.samples);
     pcwt_decoder *dec = pcwt_decoder_create();
     ASSERT_EQ(pcwt_decoder_set_backend(dec, PCWT_BACKEND_CPU), PCWT_OK);
-    EXPECT_EQ(pcwt_decode(dec, cs.data(), cs.size(), out.data(), out.size()), PCWT_ERR_CORRUPT);
+    EXPECT_EQ(pcwt_decode(dec, c.cs.data(), c.cs.size(), out.data(), out.size()), PCWT_ERR_CORRUPT);
     EXPECT_NE(std::string(pcwt_decoder_last_error(dec)).find("MQD"), std::string::npos)
         << pcwt_decoder_last_error(dec);
     pcwt_decoder_destroy(dec);
+}
+
+namespace {
+
+// The crafted all-zero frame of `profile` with band `band`'s first MQD raised: CPU CORRUPT.
+void expect_zero_frame_refused(pcwt_profile profile, uint32_t band)
+{
+    const CraftedMqd c = crafted_zero_frame(profile, band);
+    ASSERT_FALSE(c.cs.empty());
+    pcwt_header_info info;
+    ASSERT_EQ(pcwt_read_header(c.cs.data(), c.cs.size(), &info), PCWT_OK);
+    EXPECT_EQ(info.planes[0].qmax, 0);
+    std::vector<uint8_t> out(c.samples.size());
+    pcwt_decoder *dec = pcwt_decoder_create();
+    ASSERT_EQ(pcwt_decoder_set_backend(dec, PCWT_BACKEND_CPU), PCWT_OK);
+    EXPECT_EQ(pcwt_decode(dec, c.cs.data(), c.cs.size(), out.data(), out.size()), PCWT_ERR_CORRUPT);
+    EXPECT_NE(std::string(pcwt_decoder_last_error(dec)).find("MQD"), std::string::npos)
+        << pcwt_decoder_last_error(dec);
+    pcwt_decoder_destroy(dec);
+}
+
+} // namespace
+
+// An MQD of level 2 above its children's (all -1) and its zero coefficients.
+TEST(Limits, BaselineMqdAboveChildrenIsCorrupt)
+{
+    expect_zero_frame_refused(PCWT_PROFILE_BASELINE, 1);
+}
+
+// The same of level 1, inside a transform: only its own coefficients count.
+TEST(Limits, BaselineLevel1MqdAboveLargestLevelIsCorrupt)
+{
+    expect_zero_frame_refused(PCWT_PROFILE_BASELINE, 4);
+}
+
+// The entropy profile codes the level distance of every coefficient of a level-2 element, so a
+// range-coded group can declare an MQD that neither its coefficients nor its children reach.
+TEST(Limits, EntropyMqdAboveChildrenIsCorrupt)
+{
+    const CraftedMqd c = crafted_zero_frame(PCWT_PROFILE_ENTROPY, 1);
+    ASSERT_FALSE(c.cs.empty());
+    pcwt_header_info info;
+    ASSERT_EQ(pcwt_read_header(c.cs.data(), c.cs.size(), &info), PCWT_OK);
+    // the raised element's group (band 1's only one, after band 0's) is range-coded
+    const uint8_t *pay = c.cs.data() + info.header_length;
+    size_t left = size_t(info.planes[0].payload_length);
+    pcwt_ec_record rec;
+    ASSERT_EQ(pcwt_ec_record_read(pay, left, &rec), PCWT_EC_RECORD_OK);
+    const size_t first = size_t(pcwt_ec_record_bytes(&rec));
+    ASSERT_EQ(pcwt_ec_record_read(pay + first, left - first, &rec), PCWT_EC_RECORD_OK);
+    EXPECT_TRUE(rec.entropy);
+    expect_zero_frame_refused(PCWT_PROFILE_ENTROPY, 1);
 }

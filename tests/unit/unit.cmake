@@ -18,3 +18,9 @@ target_link_libraries(test_device PRIVATE pcwt GTest::gtest_main)
 target_include_directories(test_device PRIVATE ${PROJECT_SOURCE_DIR}/tests)
 gtest_discover_tests(test_device TEST_FILTER "DeviceApi.*" DISCOVERY_TIMEOUT 60)
 gtest_discover_tests(test_device TEST_FILTER "GpuDevice.*" DISCOVERY_TIMEOUT 60 PROPERTIES LABELS gpu)
+
+# The memory-limit tests again with the GPU backend forced (label gpu; they skip without a device).
+add_test(NAME gpu.Limits.MemoryLimitOnGpu COMMAND test_unit
+         --gtest_filter=Limits.MemoryLimitRefusesBeforeDecoding:Limits.BatchTotalIsChecked)
+set_tests_properties(gpu.Limits.MemoryLimitOnGpu PROPERTIES LABELS gpu
+                     ENVIRONMENT PCWT_BACKEND=gpu SKIP_REGULAR_EXPRESSION "GPU test skipped")
