@@ -3,9 +3,12 @@
 #   fuzz_decode     untrusted codestream -> pcwt_read_header / pcwt_decode (fuzz_decode.c)
 #   fuzz_roundtrip  arbitrary image + parameters -> encode -> decode, bit-exact (fuzz_roundtrip.c)
 #   fuzz_dicom      the DICOM rules in C (dicom/: pixel-module validation, the Pixel Data length
-#                   rule, frame layout, Basic Offset Table); not the DCMTK carrier read (no DCMTK
-#                   in this tree)
+#                   rule, frame layout, Basic Offset Table), without DCMTK
+#   fuzz_dicom_file the DCMTK carrier read: bytes as a DICOM file through DPCWTFileFormat, the
+#                   plugin's decoder (whole image and frame-wise) and encoder (fuzz_dicom_file.cc);
+#                   only with PCWT_WITH_DCMTK
 #   pcwt_fuzz_make_seeds  writes the seed corpora (valid codestreams of small synthetic images)
+#   pcwt_fuzz_make_dicom_seeds  the DICOM files fuzz_dicom_file starts from
 #
 # Configure with clang and sanitizers, e.g. (what tests/fuzz/run_fuzz.sh does):
 #   CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DPCWT_BUILD_FUZZERS=ON \
@@ -29,6 +32,7 @@ endif()
 set(PCWT_FUZZ_SECONDS 60 CACHE STRING "Seconds fuzz_decode_smoke runs the decoder fuzzer")
 set(PCWT_FUZZ_ROUNDTRIP_SECONDS 30 CACHE STRING "Seconds fuzz_roundtrip_smoke runs the round-trip fuzzer")
 set(PCWT_FUZZ_DICOM_SECONDS 30 CACHE STRING "Seconds fuzz_dicom_smoke runs the DICOM fuzzer")
+set(PCWT_FUZZ_DICOM_FILE_SECONDS 30 CACHE STRING "Seconds fuzz_dicom_file_smoke runs the DICOM file fuzzer")
 
 # --- The library as fuzzed -----------------------------------------------------------------------
 # A second copy of libpcwt, built from the same sources with the same settings as target pcwt,
@@ -97,6 +101,49 @@ target_link_libraries(fuzz_dicom PRIVATE pcwt_fuzzlib)
 target_compile_options(fuzz_dicom PRIVATE ${PCWT_WARNINGS} -fsanitize=fuzzer)
 target_link_options(fuzz_dicom PRIVATE -fsanitize=fuzzer)
 
+# fuzz_dicom_file: the DCMTK carrier read (fuzz_dicom_file.cc). The plugin's sources (target
+# dcmpcwt) and dicom/ compiled again into dcmpcwt_fuzzlib, with coverage and against pcwt_fuzzlib
+# (CRC skipped); DCMTK is the system's (not instrumented). Needs PCWT_WITH_DCMTK.
+if(TARGET dcmpcwt)
+  if(NOT TARGET DCMTK::dcmdata)
+    find_package(DCMTK CONFIG REQUIRED) # imported in plugin/ only when PCWT_WITH_DCMTK was given
+  endif()
+  get_target_property(_dp_src_dir dcmpcwt SOURCE_DIR)
+  get_target_property(_dp_sources dcmpcwt SOURCES)
+  set(_dp_fuzz_sources ${_pcwt_dicom_dir}/src/pixel_module.c ${_pcwt_dicom_dir}/src/frame_layout.c
+    ${_pcwt_dicom_dir}/src/offset_table.c)
+  foreach(_s IN LISTS _dp_sources)
+    if(_s MATCHES "\\.cc$")
+      if(NOT IS_ABSOLUTE "${_s}")
+        set(_s "${_dp_src_dir}/${_s}")
+      endif()
+      list(APPEND _dp_fuzz_sources "${_s}")
+    endif()
+  endforeach()
+  add_library(dcmpcwt_fuzzlib STATIC ${_dp_fuzz_sources})
+  foreach(_prop INCLUDE_DIRECTORIES COMPILE_DEFINITIONS COMPILE_OPTIONS)
+    get_target_property(_v dcmpcwt ${_prop})
+    if(_v)
+      set_property(TARGET dcmpcwt_fuzzlib PROPERTY ${_prop} "${_v}")
+    endif()
+  endforeach()
+  target_include_directories(dcmpcwt_fuzzlib PUBLIC ${_dp_src_dir}/include ${_pcwt_dicom_dir}/include)
+  target_link_libraries(dcmpcwt_fuzzlib PUBLIC pcwt_fuzzlib DCMTK::dcmdata DCMTK::oflog DCMTK::ofstd
+    ${CMAKE_DL_LIBS})
+  target_compile_options(dcmpcwt_fuzzlib PRIVATE -fsanitize=fuzzer-no-link)
+
+  add_executable(fuzz_dicom_file ${CMAKE_CURRENT_LIST_DIR}/fuzz_dicom_file.cc)
+  target_link_libraries(fuzz_dicom_file PRIVATE dcmpcwt_fuzzlib)
+  target_compile_options(fuzz_dicom_file PRIVATE ${PCWT_WARNINGS} -fsanitize=fuzzer)
+  target_link_options(fuzz_dicom_file PRIVATE -fsanitize=fuzzer)
+
+  add_executable(pcwt_fuzz_make_dicom_seeds ${CMAKE_CURRENT_LIST_DIR}/make_dicom_seeds.cc)
+  target_link_libraries(pcwt_fuzz_make_dicom_seeds PRIVATE dcmpcwt) # the normal plugin (CRC written)
+  target_compile_options(pcwt_fuzz_make_dicom_seeds PRIVATE ${PCWT_WARNINGS})
+else()
+  message(STATUS "fuzz: PCWT_WITH_DCMTK is OFF (DCMTK not found): no fuzz_dicom_file target")
+endif()
+
 # fuzz_roundtrip also checks the JPEG-LS fallback encoder against CharLS when CharLS is present.
 find_package(PkgConfig QUIET)
 if(PkgConfig_FOUND)
@@ -148,3 +195,27 @@ foreach(_f decode roundtrip dicom)
     TIMEOUT ${_timeout}
     ENVIRONMENT "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1;ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:symbolize=1")
 endforeach()
+
+# fuzz_dicom_file: its own seeds (DICOM files from pcwt_fuzz_make_dicom_seeds). -malloc_limit_mb
+# holds DCMTK too: an element larger than the input is refused by its parser before allocation.
+if(TARGET fuzz_dicom_file)
+  add_test(NAME fuzz_make_dicom_file_seeds
+    COMMAND pcwt_fuzz_make_dicom_seeds "${_fuzz_dir}/seeds_dicom_file")
+  set_tests_properties(fuzz_make_dicom_file_seeds PROPERTIES FIXTURES_SETUP pcwt_fuzz_dicom_file_seeds
+    LABELS fuzz)
+  math(EXPR _timeout "${PCWT_FUZZ_DICOM_FILE_SECONDS} * 2 + 120")
+  add_test(NAME fuzz_dicom_file_smoke
+    COMMAND ${CMAKE_COMMAND}
+      -DFUZZER=$<TARGET_FILE:fuzz_dicom_file>
+      -DSEEDS=${_fuzz_dir}/seeds_dicom_file
+      -DCORPUS=${_fuzz_dir}/corpus_dicom_file
+      -DARTIFACTS=${_fuzz_dir}/artifacts
+      -DSECONDS=${PCWT_FUZZ_DICOM_FILE_SECONDS}
+      "-DOPTIONS=${_fuzz_common}"
+      -P ${CMAKE_CURRENT_LIST_DIR}/run_smoke.cmake)
+  set_tests_properties(fuzz_dicom_file_smoke PROPERTIES
+    FIXTURES_REQUIRED pcwt_fuzz_dicom_file_seeds
+    LABELS fuzz
+    TIMEOUT ${_timeout}
+    ENVIRONMENT "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1;ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:symbolize=1")
+endif()

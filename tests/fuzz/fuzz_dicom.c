@@ -2,8 +2,8 @@
  * fuzz_dicom.c - libFuzzer target for the DICOM side in C (dicom/, pcwt_dicom.h): pixel-module
  * validation, the native Pixel Data length rule, frame layout and the Basic Offset Table.
  *
- * The DCMTK carrier read (DPCWTFileFormat) is not fuzzed here: the fuzz tree is built without
- * DCMTK (clang + libFuzzer, no instrumented DCMTK), so only the toolkit-free rules are covered.
+ * The DCMTK carrier read (DPCWTFileFormat) is fuzz_dicom_file.cc's: this target stays free of
+ * DCMTK and reaches these rules directly, with any values.
  *
  * Input layout (little endian; missing bytes read as zero):
  *   0 rows u16, 2 columns u16, 4 samples u8, 5 bits allocated u8, 6 bits stored u8, 7 high bit u8,
