@@ -7,7 +7,9 @@
  *           Success is answered only after the compressed file was written to a temporary file,
  *           flushed, decoded and compared sample by sample with what was received, and renamed
  *           into place; on failure the received original is kept under root/failed/.
- *           Several associations are served at once (DcmSCPPool, one thread each).
+ *           Several associations are served at once, one thread each (dpscpnet.cc); the
+ *           received data set is checked before it is coded (dpscpcheck.cc), and each refusal
+ *           gets its own DICOM status. docs/pacs.md lists the limits and statuses.
  */
 
 #include "dcmtk/config/osconfig.h"
@@ -16,9 +18,9 @@
 #include "dcmtk/dcmdata/dcdeftag.h"
 #include "dcmtk/dcmdata/dcfilefo.h"
 #include "dcmtk/dcmdata/dcuid.h"
+#include "dcmtk/dcmnet/dcmtrans.h"
 #include "dcmtk/dcmnet/diutil.h"
 #include "dcmtk/dcmnet/dimse.h"
-#include "dcmtk/dcmnet/scppool.h"
 #include "dcmtk/dcmnet/scpthrd.h"
 #include "dcmtk/ofstd/ofconapp.h"
 #include "dcmtk/ofstd/ofstd.h"
@@ -29,9 +31,14 @@
 #include "dpapps.h"
 #include "dprcfile.h"
 #include "dprcwalk.h"
+#include "dpscpcheck.h"
+#include "dpscpnet.h"
+#include "dpscptls.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <mutex>
@@ -72,6 +79,10 @@ struct StoreSettings
   bool acceptLossy = false;
   pcwt_profile profile = PCWT_PROFILE_BASELINE;
   unsigned slots = 8;
+  /// the most bytes of one received data set (the association is aborted beyond)
+  std::uint64_t maxObjectBytes = 0;
+  /// calling AE titles allowed to associate (empty: any)
+  std::vector<std::string> callingAETitles;
 };
 
 StoreSettings g_settings;
@@ -176,9 +187,40 @@ std::string incomingDir() { return g_settings.root + "/.incoming"; }
 class DPCWTStoreSCP : public DcmThreadSCP
 {
 public:
-  DPCWTStoreSCP() : DcmThreadSCP(), params_(NULL) {}
+  DPCWTStoreSCP() : DcmThreadSCP(), params_(NULL), assoc_(NULL), overLimit_(false) {}
+
+  /// serve one association (ours to destroy: the destructor drops it)
+  void serve(T_ASC_Association *assoc)
+  {
+    assoc_ = assoc;
+    run(assoc);
+  }
 
 protected:
+  /// --calling-aet: others get A-ASSOCIATE-RJ (permanent, calling AE title not recognised)
+  virtual OFBool checkCallingAETitleAccepted(const OFString& callingAE)
+  {
+    if (g_settings.callingAETitles.empty()) return OFTrue;
+    OFString ae = callingAE;
+    while (!ae.empty() && ae[ae.length() - 1] == ' ') ae.erase(ae.length() - 1);
+    for (const std::string& allowed : g_settings.callingAETitles)
+      if (allowed == ae.c_str()) return OFTrue;
+    OFLOG_WARN(scpLogger, "refusing association: calling AE title \"" << ae << "\" is not allowed (--calling-aet)");
+    return OFFalse;
+  }
+
+  /** --max-object-size, while the data set comes in (so that neither memory nor disk holds more
+   *  than the limit and one PDU): the association is aborted; nothing was acknowledged
+   */
+  virtual void notifyRECEIVEProgress(const unsigned long byteCount)
+  {
+    if (overLimit_ || g_settings.maxObjectBytes == 0 || byteCount <= g_settings.maxObjectBytes) return;
+    overLimit_ = true;
+    OFLOG_ERROR(scpLogger, "refusing a data set of more than " << g_settings.maxObjectBytes
+                << " bytes (--max-object-size): association aborted");
+    DPSCPAbortConnection(assoc_);
+  }
+
   virtual void notifyAssociationRequest(const T_ASC_Parameters& params, DcmSCPActionType& desiredAction)
   {
     params_ = OFconst_cast(T_ASC_Parameters *, &params);
@@ -223,15 +265,23 @@ protected:
       return sendSTOREResponse(presID, req, STATUS_STORE_Refused_OutOfResources);
     }
     const std::string received = stage + "/received.dcm";
+    overLimit_ = false;
     OFCondition cond = receiveSTORERequest(req, presID, OFString(received.c_str()));
     if (cond.bad())
     {
-      OFLOG_ERROR(scpLogger, "receiving C-STORE data set failed: " << cond.text());
+      if (!overLimit_) OFLOG_ERROR(scpLogger, "receiving C-STORE data set failed: " << cond.text());
       fs::remove_all(stage, ec);
       return cond;
     }
-    const Uint16 status = store(req, received, stage);
+    Uint16 status = STATUS_STORE_Refused_SOPClassNotSupported;
+    if (presInfo.abstractSyntax == req.AffectedSOPClassUID)
+      status = store(req, received, stage);
+    else
+      OFLOG_ERROR(scpLogger, "refusing " << req.AffectedSOPInstanceUID << ": SOP class " << req.AffectedSOPClassUID
+                  << " sent on a presentation context for " << presInfo.abstractSyntax);
     fs::remove_all(stage, ec);
+    if (status != STATUS_Success)
+      OFLOG_INFO(scpLogger, "answering " << DPSCPStatusText(status) << " for " << req.AffectedSOPInstanceUID);
     return sendSTOREResponse(presID, req, status);
   }
 
@@ -250,8 +300,9 @@ private:
     // where it goes in the archive
     OFString patient, study, series, instance, sopClass;
     {
+      // (values over 4 KiB are left on disk: Pixel Data's length is all the checks need)
       DcmFileFormat ff;
-      OFCondition c = ff.loadFile(received.c_str());
+      OFCondition c = ff.loadFile(received.c_str(), EXS_Unknown, EGL_noChange, 4096);
       if (c.bad())
       {
         OFLOG_ERROR(scpLogger, "cannot read received data set " << req.AffectedSOPInstanceUID << ": " << c.text());
@@ -264,6 +315,16 @@ private:
       ds->findAndGetOFString(DCM_SeriesInstanceUID, series);
       ds->findAndGetOFString(DCM_SOPInstanceUID, instance);
       ds->findAndGetOFString(DCM_SOPClassUID, sopClass);
+      // defence in depth before the codec's own checks: an image whose pixel data contradicts its
+      // module is never acknowledged (part of it would be archived as the whole)
+      std::string why;
+      const Uint16 bad = DPSCPCheckDataset(ds, req.AffectedSOPClassUID, why);
+      if (bad != STATUS_Success)
+      {
+        OFLOG_ERROR(scpLogger, "refusing " << req.AffectedSOPInstanceUID << ": " << why);
+        keepFailed(received, sopInstance);
+        return bad;
+      }
     }
     if (instance.empty()) instance = req.AffectedSOPInstanceUID;
     const std::string rel = sanitize(patient, "UNKNOWN") + "/" + sanitize(study, "UNKNOWN") + "/" +
@@ -282,9 +343,13 @@ private:
     opt.target = g_settings.target;
     opt.outputDir = stage;
     opt.acceptLossy = g_settings.acceptLossy;
+    // (the two steps apart: a failure while reading is the data's, one while writing ours)
     const unsigned slot = takeSlot();
-    const DPRCResult r = DPRCProcess(entry, opt, slot);
+    DPRCJob job;
+    const bool prepared = DPRCPrepare(job, entry, opt, slot);
+    if (prepared) DPRCFinish(job, opt, slot);
     releaseSlot(slot);
+    const DPRCResult& r = job.result;
 
     std::string error;
     switch (r.status)
@@ -315,10 +380,14 @@ private:
     }
     OFLOG_ERROR(scpLogger, "cannot store " << rel << ": " << error);
     keepFailed(received, sopInstance);
-    return STATUS_STORE_Refused_OutOfResources;
+    return r.status == DPRCST_failed && error == r.message ? DPSCPFailureStatus(prepared, r.message)
+                                                           : STATUS_STORE_Refused_OutOfResources;
   }
 
   T_ASC_Parameters *params_;
+  T_ASC_Association *assoc_;
+  /// the data set being received went over --max-object-size
+  bool overLimit_;
 
   /// keep a received original that could not be filed under root/failed/
   void keepFailed(const std::string& received, const std::string& sopInstance)
@@ -344,8 +413,12 @@ int main(int argc, char *argv[])
   OFCmdUnsignedInt opt_maxAssoc = 8;
   OFCmdUnsignedInt opt_maxPDU = ASC_DEFAULTMAXPDU;
   OFCmdUnsignedInt opt_acseTimeout = 30;
-  OFCmdUnsignedInt opt_dimseTimeout = 0;
+  OFCmdUnsignedInt opt_dimseTimeout = 60;
+  OFCmdUnsignedInt opt_networkTimeout = 60;
+  const char *opt_bind = "";
+  const char *opt_maxObject = NULL;
   std::vector<std::string> sopClasses;
+  DPSCPTLSOptions tlsOptions;
 
   OFConsoleApplication app(OFFIS_CONSOLE_APPLICATION,
     "Storage SCP that archives every received image compressed to PCWT (or JPEG-LS)", rcsid);
@@ -364,14 +437,22 @@ int main(int argc, char *argv[])
                                                           "tcp/ip port number to listen on");
     cmd.addOption("--aetitle",                  "-aet", 1, "[a]etitle: string",
                                                           "set my AE title (default: PCWT_STORESCP)");
+    cmd.addOption("--bind",                     "+B",  1, "[a]ddress: IPv4 address (default: all)",
+                                                          "accept connections on this address only");
     cmd.addOption("--max-associations",         "+ma", 1, "[n]umber: integer (default: 8)",
-                                                          "associations served at once (one thread each)");
+                                                          "associations served at once (one thread each;\nmore are refused while all are busy)");
+    cmd.addOption("--max-object-size",          "+mo", 1, "[n]umber: bytes, or with K, M, G (binary)",
+                                                          "abort an association whose data set grows\nbeyond n bytes (default: 2G, or 1/32 of\nthe memory when less)");
+    cmd.addOption("--calling-aet",              "+ca", 1, "[a]etitle: string",
+                                                          "accept associations from this calling AE\ntitle only (repeatable; default: any)");
     cmd.addOption("--max-pdu",                  "-pdu", 1, "[n]umber of bytes: integer (4096..131072)",
                                                           "set max receive pdu to n bytes");
     cmd.addOption("--acse-timeout",             "-ta", 1, "[s]econds: integer (default: 30)",
-                                                          "timeout for ACSE messages");
-    cmd.addOption("--dimse-timeout",            "-td", 1, "[s]econds: integer (default: unlimited)",
-                                                          "timeout for DIMSE messages");
+                                                          "timeout for the association request (and\nTLS handshake) after a connect");
+    cmd.addOption("--dimse-timeout",            "-td", 1, "[s]econds: integer (default: 60)",
+                                                          "timeout for DIMSE messages (an idle or\nstalled association is aborted after it)");
+    cmd.addOption("--network-timeout",          "-tn", 1, "[s]econds: integer (default: 60)",
+                                                          "timeout of every socket read and write");
     cmd.addOption("--sop-class",                "+sc", 1, "[u]id: string",
                                                           "accept this storage SOP class (repeatable;\ndefault: all storage SOP classes)");
 
@@ -383,6 +464,7 @@ int main(int argc, char *argv[])
     DPCWTAddProfileOption(cmd);
     cmd.addOption("--reject-unsupported",       "+ru",    "answer a failure for images that cannot be\ncompressed (default: store them as received)");
     cmd.addOption("--accept-lossy",             "+al",    "also compress images received in a lossy\nsyntax (default: store them as received)");
+  DPSCPAddTLSOptions(cmd);
 
   prepareCmdLineArgs(argc, argv, OFFIS_CONSOLE_APPLICATION);
   if (app.parseCommandLine(cmd, argc, argv))
@@ -397,6 +479,26 @@ int main(int argc, char *argv[])
     if (cmd.findOption("--max-pdu")) app.checkValue(cmd.getValueAndCheckMinMax(opt_maxPDU, ASC_MINIMUMPDUSIZE, ASC_MAXIMUMPDUSIZE));
     if (cmd.findOption("--acse-timeout")) app.checkValue(cmd.getValueAndCheckMin(opt_acseTimeout, 1));
     if (cmd.findOption("--dimse-timeout")) app.checkValue(cmd.getValueAndCheckMin(opt_dimseTimeout, 1));
+    if (cmd.findOption("--network-timeout")) app.checkValue(cmd.getValueAndCheckMin(opt_networkTimeout, 1));
+    if (cmd.findOption("--bind")) app.checkValue(cmd.getValue(opt_bind));
+    if (cmd.findOption("--max-object-size"))
+    {
+      app.checkValue(cmd.getValue(opt_maxObject));
+      if (!DPSCPParseSize(opt_maxObject, g_settings.maxObjectBytes))
+        app.printError("--max-object-size: a number of bytes from 1, optionally followed by K, M or G");
+    }
+    if (cmd.findOption("--calling-aet", 0, OFCommandLine::FOM_FirstFromLeft))
+    {
+      do
+      {
+        const char *ae = NULL;
+        app.checkValue(cmd.getValue(ae));
+        if (ae == NULL || !*ae || strlen(ae) > 16) app.printError("--calling-aet: an AE title of 1 to 16 characters");
+        g_settings.callingAETitles.push_back(ae);
+      } while (cmd.findOption("--calling-aet", 0, OFCommandLine::FOM_NextFromLeft));
+    }
+    DPSCPEvaluateTLSOptions(app, cmd, tlsOptions);
+    if (g_settings.maxObjectBytes == 0) g_settings.maxObjectBytes = DPSCPDefaultMaxObjectBytes();
     if (cmd.findOption("--sop-class", 0, OFCommandLine::FOM_FirstFromLeft))
     {
       do
@@ -460,22 +562,21 @@ int main(int argc, char *argv[])
     PCWT_DEFAULT_LEVELS, 0, 0 /* the profile's group size */, PCWT_BACKEND_AUTO, OFTrue /* JPEG-LS */,
     g_settings.profile);
 
-  DcmSCPPool<DPCWTStoreSCP> pool;
-  pool.setMaxThreads(OFstatic_cast(Uint16, opt_maxAssoc));
-  DcmSCPConfig& cfg = pool.getConfig();
+  DcmSCPConfig cfg;
   cfg.setAETitle(opt_aetitle);
   cfg.setPort(OFstatic_cast(Uint16, opt_port));
   cfg.setMaxReceivePDULength(OFstatic_cast(Uint32, opt_maxPDU));
   cfg.setACSETimeout(OFstatic_cast(Uint32, opt_acseTimeout));
-  if (opt_dimseTimeout > 0)
-  {
-    cfg.setDIMSEBlockingMode(DIMSE_NONBLOCKING);
-    cfg.setDIMSETimeout(OFstatic_cast(Uint32, opt_dimseTimeout));
-  }
+  // a peer that stops sending (SIGSTOP, a cable pulled) holds its thread this long at most
+  cfg.setDIMSEBlockingMode(DIMSE_NONBLOCKING);
+  cfg.setDIMSETimeout(OFstatic_cast(Uint32, opt_dimseTimeout));
   cfg.setHostLookupEnabled(OFFalse);
+  cfg.setProgressNotificationMode(OFTrue); // --max-object-size is checked there
+  dcmSocketReceiveTimeout.set(OFstatic_cast(Sint32, opt_networkTimeout));
+  dcmSocketSendTimeout.set(OFstatic_cast(Sint32, opt_networkTimeout));
+  // (a peer that goes away while we write gets EPIPE, not the end of the server)
+  signal(SIGPIPE, SIG_IGN);
 
-  // transfer syntaxes, in order of preference: lossless compressed (fewer bytes on the wire),
-  // uncompressed, then lossy ones (stored as received)
   if (sopClasses.empty())
     for (int i = 0; i < numberOfDcmAllStorageSOPClassUIDs; ++i) sopClasses.push_back(dcmAllStorageSOPClassUIDs[i]);
   // (DcmSCPConfig's profiles hold at most 128 presentation contexts, fewer than the storage SOP
@@ -485,14 +586,44 @@ int main(int argc, char *argv[])
   OFList<OFString> echoXfers;
   for (int i = 0; i < 3; ++i) echoXfers.push_back(g_echoXfers[i]);
   cfg.addPresentationContext(UID_VerificationSOPClass, echoXfers);
+  const DcmSharedSCPConfig shared(cfg);
 
-  OFLOG_INFO(scpLogger, "listening on port " << opt_port << " as " << opt_aetitle << ", archive "
-             << g_settings.root << ", target " << (g_settings.target == DPRCT_jpegls ? "JPEG-LS" : "PCWT")
+  std::unique_ptr<DcmTransportLayer> tls;
+  if (tlsOptions.enabled)
+  {
+    std::string error;
+    tls = DPSCPCreateTLSLayer(tlsOptions, error);
+    if (!tls)
+    {
+      OFLOG_FATAL(scpLogger, "TLS: " << error);
+      return EXITCODE_ERROR;
+    }
+  }
+  DPSCPNetConfig net;
+  net.bindAddress = opt_bind;
+  net.port = OFstatic_cast(unsigned, opt_port);
+  net.workers = OFstatic_cast(unsigned, opt_maxAssoc);
+  net.acseTimeout = OFstatic_cast(unsigned, opt_acseTimeout);
+  net.maxPDU = OFstatic_cast(unsigned, opt_maxPDU);
+  net.tls = tls.get();
+
+  OFLOG_INFO(scpLogger, "listening on " << (*opt_bind ? opt_bind : "*") << ":" << opt_port << (tls ? " (TLS)" : "")
+             << " as " << opt_aetitle << ", archive " << g_settings.root << ", target "
+             << (g_settings.target == DPRCT_jpegls ? "JPEG-LS" : "PCWT")
              << (g_settings.target == DPRCT_jpegls ? "" : OFString(" (") + DPCWTProfileName(g_settings.profile) + " profile)"));
-  const OFCondition cond = pool.listen();
-  if (cond.bad()) OFLOG_FATAL(scpLogger, "cannot listen: " << cond.text());
+  OFLOG_INFO(scpLogger, "limits: " << opt_maxAssoc << " associations, " << g_settings.maxObjectBytes
+             << " bytes per data set, timeouts ACSE " << opt_acseTimeout << " s, DIMSE " << opt_dimseTimeout
+             << " s, network " << opt_networkTimeout << " s; calling AE titles: "
+             << (g_settings.callingAETitles.empty() ? std::string("any") : DPSCPJoin(g_settings.callingAETitles)));
+  std::string error;
+  const bool ok = DPSCPListen(net, [&shared](T_ASC_Association *assoc) {
+    DPCWTStoreSCP scp;
+    scp.setSharedConfig(shared);
+    scp.serve(assoc);
+  }, error);
+  if (!ok) OFLOG_FATAL(scpLogger, error);
 
   DPCWTEncoderRegistration::cleanup();
   DPCWTCleanupDecoders();
-  return cond.good() ? EXITCODE_NO_ERROR : EXITCODE_ERROR;
+  return ok ? EXITCODE_NO_ERROR : EXITCODE_ERROR;
 }

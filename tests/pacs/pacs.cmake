@@ -1,4 +1,4 @@
-# Tests of PACS ingestion (plugin/apps/dpstorscp.cc, dpstorscu.cc): pcwt-storescp and
+# Tests of PACS ingestion (plugin/apps/dpstorscp.cc, dpscp*.cc, dpstorscu.cc): pcwt-storescp and
 # pcwt-storescu as real processes on loopback (127.0.0.1, free ports picked at run time) with
 # stock DCMTK storescu/storescp (dcmtk package); they skip when the corpus or the stock tools are
 # absent. include()d from tests/CMakeLists.txt when PCWT_WITH_DCMTK is on. Test names start with
@@ -7,8 +7,10 @@
 find_package(Threads REQUIRED)
 find_package(DCMTK CONFIG REQUIRED) # imported targets are visible per directory
 
-add_executable(test_pacs ${CMAKE_CURRENT_LIST_DIR}/test_pacs.cpp)
-target_link_libraries(test_pacs PRIVATE dcmpcwt DCMTK::dcmjpeg DCMTK::dcmjpls DCMTK::dcmdata
+add_executable(test_pacs ${CMAKE_CURRENT_LIST_DIR}/test_pacs.cpp ${CMAKE_CURRENT_LIST_DIR}/test_pacs_service.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/pacs_util.h)
+# (dcmnet: test_pacs_service.cpp holds an association open as a stalled sender)
+target_link_libraries(test_pacs PRIVATE dcmpcwt DCMTK::dcmnet DCMTK::dcmjpeg DCMTK::dcmjpls DCMTK::dcmdata
   GTest::gtest_main Threads::Threads)
 # dicom_test_util.h (processes, temporary folders, decoding, attribute comparison)
 target_include_directories(test_pacs PRIVATE ${CMAKE_CURRENT_LIST_DIR}/../dicom)
