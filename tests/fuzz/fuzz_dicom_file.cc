@@ -7,7 +7,8 @@
  *      DPCWT_CARRIER_XFER), the unknown-transfer-syntax check of DPCWTLoadInput;
  *   2. for encapsulated carrier pixel data, DcmPixelData::getUncompressedFrame of the first and
  *      the last frame (DPCWTDecoder::decodeFrame: Basic Offset Table, fragments of a frame);
- *   3. chooseRepresentation(EXS_LittleEndianExplicit) (DPCWTDecoder::decode);
+ *   3. chooseRepresentation(EXS_LittleEndianExplicit) (DPCWTDecoder::decode); when both decode,
+ *      the frames of step 2 must equal those of the whole image (a difference aborts);
  *   4. small native images: chooseRepresentation(DPCWT_CARRIER_XFER) (DPCWTEncoder), and when the
  *      encoder accepts the image, decoding the result again must give back the same bytes
  *      (lossless: every bit). A mismatch aborts.
@@ -66,7 +67,7 @@ namespace {
 
 // FUZZ_DICOM_FILE_TRACE=1 in the environment: say how far each input got (to check the seeds)
 bool g_trace = false;
-// the file each input is written to (loadFile takes a name): a memfd, or a temporary file
+// the file each input is written to (loadFile takes a name)
 int g_fd = -1;
 char g_path[64];
 #define FUZZ_TRACE(what) do { if (g_trace) std::fprintf(stderr, "fuzz_dicom_file: %s\n", what); } while (0)
@@ -78,13 +79,21 @@ const Uint64 FUZZ_MAX_FRAME_BYTES = OFstatic_cast(Uint64, 16) << 20;
 // the encode/decode round trip only for native Pixel Data up to this size (time per input)
 const Uint32 FUZZ_MAX_ENCODE_BYTES = 1u << 18;
 
-/* step 2: the first and the last frame through getUncompressedFrame (DPCWTDecoder::decodeFrame) */
-void decodeFrames(DcmDataset *dataset, DcmPixelData *pixelData)
+/* a frame decoded on its own (step 2), to be compared with the same frame of the whole image */
+struct DecodedFrame
 {
+  Uint32 frameNo;
+  std::vector<Uint8> bytes;
+};
+
+/* step 2: the first and the last frame through getUncompressedFrame (DPCWTDecoder::decodeFrame) */
+std::vector<DecodedFrame> decodeFrames(DcmDataset *dataset, DcmPixelData *pixelData)
+{
+  std::vector<DecodedFrame> out;
   Uint32 frameSize = 0;
   if (pixelData->getUncompressedFrameSize(dataset, frameSize).bad() || frameSize == 0 ||
       frameSize > FUZZ_MAX_FRAME_BYTES)
-    return;
+    return out;
   Sint32 frames = 1;
   if (dataset->findAndGetSint32(DCM_NumberOfFrames, frames).bad() || frames < 1) frames = 1;
   // DCMTK wants room for the pad byte of an odd frame (EC_IllegalCall otherwise)
@@ -98,7 +107,9 @@ void decodeFrames(DcmDataset *dataset, DcmPixelData *pixelData)
     const OFCondition c = pixelData->getUncompressedFrame(dataset, which[i], startFragment, buffer.data(),
                                                           bufSize, colorModel, NULL);
     FUZZ_TRACE(c.good() ? "frame decoded" : c.text());
+    if (c.good()) out.push_back(DecodedFrame{which[i], std::vector<Uint8>(buffer.begin(), buffer.begin() + frameSize)});
   }
+  return out;
 }
 
 /* the native Pixel Data bytes of dataset (empty when there are none) */
@@ -164,14 +175,14 @@ extern "C" int LLVMFuzzerInitialize(int *, char ***)
   DPCWTEncoderRegistration::registerCodecs(EPCUC_never, OFFalse, OFFalse, PCWT_DEFAULT_LEVELS, 0, 0,
                                            PCWT_BACKEND_AUTO, OFFalse);
   DPCWTSetDecodeMemoryLimit(FUZZ_DECODE_MEMORY_LIMIT);
+  // an anonymous file: nothing to clean up after a crash (Linux >= 3.17, as libFuzzer's hosts)
   g_fd = memfd_create("fuzz_dicom_file", MFD_CLOEXEC);
-  if (g_fd >= 0)
-    std::snprintf(g_path, sizeof g_path, "/proc/self/fd/%d", g_fd);
-  else
+  if (g_fd < 0)
   {
-    std::snprintf(g_path, sizeof g_path, "/tmp/fuzz_dicom_file.XXXXXX");
-    g_fd = mkstemp(g_path);
+    std::perror("fuzz_dicom_file: memfd_create");
+    std::abort();
   }
+  std::snprintf(g_path, sizeof g_path, "/proc/self/fd/%d", g_fd);
   if (!dcmDataDict.isDictionaryLoaded())
     std::fprintf(stderr, "fuzz_dicom_file: no DICOM data dictionary loaded (DCMDICTPATH)\n");
   return 0;
@@ -182,7 +193,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   if (size > (OFstatic_cast(size_t, 1) << 20)) return 0; // larger inputs teach nothing more
 
   // step 1: as dcmdpcwt, DPCWTFileFormat::loadFile
-  if (g_fd < 0 || ftruncate(g_fd, 0) != 0 ||
+  if (ftruncate(g_fd, 0) != 0 ||
       pwrite(g_fd, data, size, 0) != OFstatic_cast(ssize_t, size))
   {
     std::perror("fuzz_dicom_file: writing the input file");
@@ -205,12 +216,25 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   DcmPixelData *pixelData = OFstatic_cast(DcmPixelData *, elem);
 
   // step 2: frame-wise, where the pixel data is ours
-  if (dataset->getOriginalXfer() == DPCWT_CARRIER_XFER) decodeFrames(dataset, pixelData);
+  std::vector<DecodedFrame> frames;
+  if (dataset->getOriginalXfer() == DPCWT_CARRIER_XFER) frames = decodeFrames(dataset, pixelData);
 
   // step 3: decompress everything, as dcmdpcwt
   FUZZ_TRACE(dataset->getOriginalXfer() == DPCWT_CARRIER_XFER ? "read: PCWT" : "read: other");
   if (dataset->chooseRepresentation(EXS_LittleEndianExplicit, NULL).bad()) return 0;
   FUZZ_TRACE("decompressed");
+  // a frame decoded on its own (Basic Offset Table, fragments of one frame) is the same frame of
+  // the whole image (all fragments in order)
+  if (!frames.empty())
+  {
+    const std::vector<Uint8> whole = nativePixels(dataset);
+    for (const DecodedFrame& f : frames)
+    {
+      const size_t at = OFstatic_cast(size_t, f.frameNo) * f.bytes.size();
+      FUZZ_CHECK(at + f.bytes.size() <= whole.size());
+      FUZZ_CHECK(std::memcmp(whole.data() + at, f.bytes.data(), f.bytes.size()) == 0);
+    }
+  }
 
   // step 4: the encoder on what came out
   roundTrip(dataset);
