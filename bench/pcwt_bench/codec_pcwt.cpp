@@ -94,21 +94,29 @@ private:
 
 class PcwtCodec : public Codec {
 public:
-    explicit PcwtCodec(pcwt_backend backend, pcwt_profile profile = PCWT_PROFILE_BASELINE)
+    PcwtCodec(pcwt_backend backend, pcwt_profile profile, const PcwtSettings &set)
     {
         pcwt_encode_params_default(&params_);
         params_.backend = backend;
         params_.profile = profile;
+        if (set.levels_set)
+            params_.levels = set.levels;
+        params_.group_rows = set.group_rows;
+        params_.group_cols = set.group_cols;
+        params_.lifting_order = set.lifting;
         const bool entropy = profile == PCWT_PROFILE_ENTROPY;
         const bool gpu = backend == PCWT_BACKEND_GPU;
+        const unsigned gr = set.group_rows ? set.group_rows : entropy ? PCWT_ENTROPY_GROUP_ROWS : PCWT_DEFAULT_GROUP;
+        const unsigned gc = set.group_cols ? set.group_cols : entropy ? PCWT_ENTROPY_GROUP_COLS : PCWT_DEFAULT_GROUP;
+        const bool columns_first =
+            set.lifting == PCWT_LIFTING_AUTO ? entropy : set.lifting == PCWT_LIFTING_COLUMNS_FIRST;
         info_.id = entropy ? (gpu ? "pcwt-entropy-gpu" : "pcwt-entropy-cpu") : gpu ? "pcwt-gpu" : "pcwt-cpu";
         info_.family = "PCWT";
         info_.library = std::string("libpcwt ") + pcwt_version_string() + " (" + backend_name(backend) + ")";
         info_.settings = std::string(entropy ? "entropy" : "baseline") + " profile, " +
-                         std::to_string(params_.levels) + " levels, " +
-                         std::to_string(entropy ? PCWT_ENTROPY_GROUP_ROWS : PCWT_DEFAULT_GROUP) + "x" +
-                         std::to_string(entropy ? PCWT_ENTROPY_GROUP_COLS : PCWT_DEFAULT_GROUP) +
-                         " groups, " + (entropy ? "columns" : "rows") + " lifted first; " +
+                         std::to_string(params_.levels) + " levels, " + std::to_string(gr) + "x" +
+                         std::to_string(gc) + " groups, " + (columns_first ? "columns" : "rows") +
+                         " lifted first; " +
                          (backend == PCWT_BACKEND_GPU
                               ? "GPU backend, host memory in and out (end to end); whole set: one batch call"
                               : "CPU backend");
@@ -390,14 +398,14 @@ private:
 
 } // namespace
 
-std::unique_ptr<Codec> make_pcwt_codec(bool gpu)
+std::unique_ptr<Codec> make_pcwt_codec(bool gpu, const PcwtSettings &set)
 {
-    return std::make_unique<PcwtCodec>(gpu ? PCWT_BACKEND_GPU : PCWT_BACKEND_CPU);
+    return std::make_unique<PcwtCodec>(gpu ? PCWT_BACKEND_GPU : PCWT_BACKEND_CPU, PCWT_PROFILE_BASELINE, set);
 }
 
-std::unique_ptr<Codec> make_pcwt_entropy_codec(bool gpu)
+std::unique_ptr<Codec> make_pcwt_entropy_codec(bool gpu, const PcwtSettings &set)
 {
-    return std::make_unique<PcwtCodec>(gpu ? PCWT_BACKEND_GPU : PCWT_BACKEND_CPU, PCWT_PROFILE_ENTROPY);
+    return std::make_unique<PcwtCodec>(gpu ? PCWT_BACKEND_GPU : PCWT_BACKEND_CPU, PCWT_PROFILE_ENTROPY, set);
 }
 
 std::unique_ptr<Codec> make_pcwt_jpegls_codec(bool gpu)

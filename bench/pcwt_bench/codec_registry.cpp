@@ -23,7 +23,7 @@ bool is_gpu_codec(const std::string &id)
 
 } // namespace
 
-CodecSelection select_codecs(const std::vector<std::string> &ids, const std::string &gpu)
+CodecSelection select_codecs(const std::vector<std::string> &ids, const std::string &gpu, const PcwtSettings &pcwt)
 {
     const std::vector<std::string> &known = all_codec_ids();
     for (const std::string &id : ids)
@@ -63,9 +63,9 @@ CodecSelection select_codecs(const std::vector<std::string> &ids, const std::str
             continue;
         }
         if (id == "pcwt-cpu")
-            sel.codecs.push_back(make_pcwt_codec(false));
+            sel.codecs.push_back(make_pcwt_codec(false, pcwt));
         else if (id == "pcwt-gpu")
-            sel.codecs.push_back(make_pcwt_codec(true));
+            sel.codecs.push_back(make_pcwt_codec(true, pcwt));
         else if (id == "pcwt-jpegls")
             sel.codecs.push_back(make_pcwt_jpegls_codec(false));
         else if (id == "pcwt-jpegls-gpu")
@@ -77,9 +77,9 @@ CodecSelection select_codecs(const std::vector<std::string> &ids, const std::str
         else if (id == "openjph")
             sel.codecs.push_back(make_openjph_codec());
         else if (id == "pcwt-entropy-cpu")
-            sel.codecs.push_back(make_pcwt_entropy_codec(false));
+            sel.codecs.push_back(make_pcwt_entropy_codec(false, pcwt));
         else if (id == "pcwt-entropy-gpu")
-            sel.codecs.push_back(make_pcwt_entropy_codec(true));
+            sel.codecs.push_back(make_pcwt_entropy_codec(true, pcwt));
     }
     return sel;
 }

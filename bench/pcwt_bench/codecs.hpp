@@ -7,16 +7,17 @@
 #include <vector>
 
 #include "codec.hpp"
+#include "options.hpp"
 
 namespace pcwtbench {
 
-// libpcwt (codec_pcwt.cpp).
-std::unique_ptr<Codec> make_pcwt_codec(bool gpu);
+// libpcwt (codec_pcwt.cpp), PCWT with the parameters of set.
+std::unique_ptr<Codec> make_pcwt_codec(bool gpu, const PcwtSettings &set);
 // libpcwt's JPEG-LS encoder on the CPU ("pcwt-jpegls") or the GPU ("pcwt-jpegls-gpu").
 std::unique_ptr<Codec> make_pcwt_jpegls_codec(bool gpu);
 // PCWT's entropy profile on the CPU or the GPU ("pcwt-entropy-cpu", "pcwt-entropy-gpu"; only when
 // --codecs names them).
-std::unique_ptr<Codec> make_pcwt_entropy_codec(bool gpu);
+std::unique_ptr<Codec> make_pcwt_entropy_codec(bool gpu, const PcwtSettings &set);
 // Empty when the GPU backend works here (a small image round-trips on it), else why not.
 std::string probe_pcwt_gpu();
 
@@ -36,8 +37,8 @@ struct CodecSelection {
 
 // Make the codecs asked for (ids; empty = all). gpu: "auto" (the GPU codecs pcwt-gpu and
 // pcwt-jpegls-gpu when a device works; otherwise they are listed in `skipped`), "on" (required:
-// error text returned in gpu_status and no codecs), "off". Throws std::invalid_argument
-// for an unknown id.
-CodecSelection select_codecs(const std::vector<std::string> &ids, const std::string &gpu);
+// error text returned in gpu_status and no codecs), "off"; the PCWT codecs with the parameters of
+// pcwt. Throws std::invalid_argument for an unknown id.
+CodecSelection select_codecs(const std::vector<std::string> &ids, const std::string &gpu, const PcwtSettings &pcwt);
 
 } // namespace pcwtbench

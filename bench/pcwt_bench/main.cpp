@@ -1,5 +1,5 @@
 // main.cpp - pcwt-bench: compare lossless codecs on a user's own images (see README.md).
-//   options -> load every frame -> choose codecs -> measure -> table, CSV, JSON, HTML.
+//   options -> load every frame -> choose codecs -> measure -> table, Markdown, CSV, JSON, HTML.
 #include <pcwt.h>
 
 #include <cstdio>
@@ -27,7 +27,7 @@ int main(int argc, char **argv)
         break;
     }
 
-    CodecSelection sel = select_codecs(opt.codecs, opt.gpu);
+    CodecSelection sel = select_codecs(opt.codecs, opt.gpu, opt.pcwt);
     if (sel.codecs.empty()) {
         std::fprintf(stderr, "pcwt-bench: no codec to run (GPU: %s)\n", sel.gpu_status.c_str());
         return 2;
@@ -95,6 +95,8 @@ int main(int argc, char **argv)
             std::fprintf(stderr, "pcwt-bench: wrote %s\n", path.c_str());
         }
     };
+    write(opt.md, "Markdown report",
+          [&](const std::string &p, std::string &w) { return write_markdown_report(p, report, w); });
     write(opt.csv, "CSV", [&](const std::string &p, std::string &w) { return write_csv_report(p, report, w); });
     write(opt.json, "JSON", [&](const std::string &p, std::string &w) { return write_json_report(p, report, w); });
     write(opt.html, "HTML report",

@@ -5,10 +5,15 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <sstream>
 #include <thread>
 
 #include "codecs.hpp"
+
+#ifndef PCWT_SHARED_DIR
+#define PCWT_SHARED_DIR "../shared"
+#endif
 
 namespace pcwtbench {
 
@@ -23,15 +28,17 @@ void print_usage(std::FILE *f)
         "libpcwt's JPEG-LS encoder (CPU, and GPU when present), CharLS (JPEG-LS), OpenJPEG (JPEG 2000)\n"
         "and OpenJPH (HTJ2K).\n"
         "Every round trip is checked sample by sample. Writes a table to stdout, progress to stderr,\n"
-        "and a CSV, a JSON and a self-contained HTML report.\n"
+        "and a Markdown table, a CSV, a JSON and a self-contained HTML report.\n"
         "\n"
         "PATH: a DICOM file (native, JPEG, JPEG-LS, RLE, JPEG 2000, HTJ2K; every frame), a JPEG-LS or\n"
         "JPEG 2000 codestream, a PGM/PPM image, a raw file (with --raw), or a directory (walked\n"
         "recursively; files are recognised by their content, raw ones by a .raw name).\n"
+        "      --wg04            add the WG04 set: " PCWT_SHARED_DIR "/testdata/wg04/jls/*.JLS\n"
+        "                        (sign from the DICOM originals beside them) and dicom_unc/MR1_UNC.dcm\n"
         "\n"
         "options:\n"
-        "  -o, --output PREFIX   write PREFIX.csv, PREFIX.json and PREFIX.html (default pcwt-bench)\n"
-        "      --csv FILE, --json FILE, --html FILE\n"
+        "  -o, --output PREFIX   write PREFIX.md, PREFIX.csv, PREFIX.json and PREFIX.html (default pcwt-bench)\n"
+        "      --md FILE, --csv FILE, --json FILE, --html FILE\n"
         "                        name one output explicitly ('none': do not write it)\n"
         "  -n, --repeats N       timed runs per measurement, the median is reported (default 5)\n"
         "  -w, --warmup N        untimed runs before timing (default 1)\n"
@@ -53,6 +60,17 @@ void print_usage(std::FILE *f)
         "                        numbered in report order) to check what was read\n"
         "      --inject-mismatch CODEC\n"
         "                        testing: corrupt one decoded sample of CODEC to show how a mismatch is reported\n"
+        "PCWT parameters (pcwt-cpu, pcwt-gpu, pcwt-entropy-*; as the pcwt tool's):\n"
+        "      --profile baseline|entropy\n"
+        "                        entropy: run pcwt-entropy-cpu/-gpu in place of pcwt-cpu/-gpu\n"
+        "      --levels N        wavelet levels, 0-10 (default 6, fewer for small images)\n"
+        "      --group G|RxC     groups of GxG or RxC elements, 1-256 (default: the profile's size)\n"
+        "      --lifting auto|rows|columns\n"
+        "                        which pass of the 2-D lifting comes first (default: the profile's)\n"
+        "\n"
+        "A comparison on one CPU thread, codecs alternating run by run (e.g. against CharLS):\n"
+        "  pcwt-bench --wg04 --codecs pcwt-cpu,charls --no-parallel -o cpu\n"
+        "\n"
         "  -h, --help, --version\n"
         "\n"
         "Exit status: 0 when every round trip was exact (unreadable inputs are listed, not fatal),\n"
@@ -85,13 +103,53 @@ std::vector<std::string> split_list(const std::string &s)
     return out;
 }
 
+// "G" or "RxC", each 1..PCWT_MAX_GROUP.
+bool parse_group(const std::string &s, unsigned &rows, unsigned &cols)
+{
+    const size_t x = s.find('x');
+    if (x == std::string::npos)
+        return parse_unsigned(s, 1, PCWT_MAX_GROUP, rows) && parse_unsigned(s, 1, PCWT_MAX_GROUP, cols);
+    return parse_unsigned(s.substr(0, x), 1, PCWT_MAX_GROUP, rows) &&
+           parse_unsigned(s.substr(x + 1), 1, PCWT_MAX_GROUP, cols);
+}
+
+// --profile entropy: the entropy profile's codecs in place of the baseline's, in the list given or
+// in the default one (every codec but the entropy ones).
+void use_entropy_profile(std::vector<std::string> &codecs)
+{
+    if (codecs.empty())
+        for (const std::string &id : all_codec_ids())
+            if (id.rfind("pcwt-entropy-", 0) != 0)
+                codecs.push_back(id);
+    for (std::string &id : codecs) {
+        if (id == "pcwt-cpu")
+            id = "pcwt-entropy-cpu";
+        else if (id == "pcwt-gpu")
+            id = "pcwt-entropy-gpu";
+    }
+}
+
 } // namespace
+
+std::vector<std::string> wg04_inputs(std::string &why)
+{
+    namespace fs = std::filesystem;
+    const fs::path wg04 = fs::path(PCWT_SHARED_DIR) / "testdata" / "wg04";
+    const fs::path jls = wg04 / "jls", mr1 = wg04 / "dicom_unc" / "MR1_UNC.dcm";
+    std::error_code ec;
+    if (!fs::is_directory(jls, ec) || !fs::is_regular_file(mr1, ec)) {
+        why = "--wg04: " + jls.string() + " or " + mr1.string() + " not found";
+        return {};
+    }
+    return {jls.string(), mr1.string()};
+}
 
 ParseOutcome parse_options(int argc, char **argv, Options &opt)
 {
     for (int i = 0; i < argc; ++i)
         opt.command_line += (i ? " " : "") + std::string(argv[i]);
     bool raw_be = false;
+    std::string profile = "baseline";
     auto usage_error = [](const std::string &msg) {
         std::fprintf(stderr, "pcwt-bench: %s (see --help)\n", msg.c_str());
         return ParseOutcome::ExitUsage;
@@ -114,6 +172,9 @@ ParseOutcome parse_options(int argc, char **argv, Options &opt)
         } else if (a == "-o" || a == "--output") {
             if (!value(opt.prefix) || opt.prefix.empty())
                 return usage_error(a + " needs a prefix");
+        } else if (a == "--md") {
+            if (!value(opt.md))
+                return usage_error("--md needs a file");
         } else if (a == "--csv") {
             if (!value(opt.csv))
                 return usage_error("--csv needs a file");
@@ -148,6 +209,24 @@ ParseOutcome parse_options(int argc, char **argv, Options &opt)
         } else if (a == "--gpu") {
             if (!value(opt.gpu) || (opt.gpu != "auto" && opt.gpu != "on" && opt.gpu != "off"))
                 return usage_error("--gpu takes auto, on or off");
+        } else if (a == "--wg04") {
+            opt.wg04 = true;
+        } else if (a == "--profile") {
+            if (!value(profile) || (profile != "baseline" && profile != "entropy"))
+                return usage_error("--profile takes baseline or entropy");
+        } else if (a == "--levels") {
+            if (!value(v) || !parse_unsigned(v, 0, PCWT_MAX_LEVELS, opt.pcwt.levels))
+                return usage_error("--levels needs a number from 0 to " + std::to_string(PCWT_MAX_LEVELS));
+            opt.pcwt.levels_set = true;
+        } else if (a == "--group") {
+            if (!value(v) || !parse_group(v, opt.pcwt.group_rows, opt.pcwt.group_cols))
+                return usage_error("--group needs G or RxC, each from 1 to " + std::to_string(PCWT_MAX_GROUP));
+        } else if (a == "--lifting") {
+            if (!value(v) || (v != "auto" && v != "rows" && v != "columns"))
+                return usage_error("--lifting takes auto, rows or columns");
+            opt.pcwt.lifting = v == "rows"      ? PCWT_LIFTING_ROWS_FIRST
+                               : v == "columns" ? PCWT_LIFTING_COLUMNS_FIRST
+                                                : PCWT_LIFTING_AUTO;
         } else if (a == "--raw") {
             if (!value(v) || !(opt.raw = parse_raw_format(v)))
                 return usage_error("--raw needs WxHxBITS[s][xC[p]], e.g. 512x512x12s");
@@ -177,13 +256,24 @@ ParseOutcome parse_options(int argc, char **argv, Options &opt)
     }
     if (opt.raw)
         opt.raw->big_endian = raw_be;
+    if (profile == "entropy")
+        use_entropy_profile(opt.codecs);
+    if (opt.wg04) {
+        std::string why;
+        const std::vector<std::string> set = wg04_inputs(why);
+        if (set.empty())
+            return usage_error(why);
+        opt.paths.insert(opt.paths.end(), set.begin(), set.end());
+    }
     if (opt.paths.empty())
-        return usage_error("no input PATH");
+        return usage_error("no input PATH (or --wg04)");
     if (opt.threads == 0) {
         opt.threads = std::thread::hardware_concurrency();
         if (opt.threads == 0)
             opt.threads = 1;
     }
+    if (opt.md.empty())
+        opt.md = opt.prefix + ".md";
     if (opt.csv.empty())
         opt.csv = opt.prefix + ".csv";
     if (opt.json.empty())

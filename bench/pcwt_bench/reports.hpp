@@ -1,4 +1,4 @@
-// reports.hpp - the outputs of a run: the terminal table, the CSV (one row per image and codec,
+// reports.hpp - the outputs of a run: the terminal table, the Markdown tables, the CSV (one row per image and codec,
 // plus one per input that gave no image), the JSON (everything) and the HTML report.
 #pragma once
 
@@ -20,6 +20,7 @@ struct ReportInput {
 
 void print_terminal_report(std::FILE *out, const ReportInput &in);
 // The writers return false (and why) when the file cannot be written.
+bool write_markdown_report(const std::string &path, const ReportInput &in, std::string &why);
 bool write_csv_report(const std::string &path, const ReportInput &in, std::string &why);
 bool write_json_report(const std::string &path, const ReportInput &in, std::string &why);
 bool write_html_report(const std::string &path, const ReportInput &in, bool thumbnails, std::string &why);

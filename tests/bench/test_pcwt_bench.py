@@ -16,6 +16,12 @@ MODE:
             decode n/a: no GPU JPEG-LS decoder)
   mismatch  --inject-mismatch charls: a MISMATCH row with lossless=false, an alert in the HTML,
             a loud message on stderr and exit status 1; the other codec still lossless
+  options   what pcwt-bench took over from the former single-thread CPU benchmark, on a generated
+            image: --levels, --group, --lifting change PCWT's coded size and are named in its
+            settings, --profile entropy runs the entropy profile's codec in place of pcwt-cpu, bad
+            values exit 2; the Markdown report holds the CSV's ratios per frame and the aggregate row
+  wg04      --wg04 (the WG04 set from shared/testdata) on one thread: the 10 frames, the sign
+            taken from the DICOM originals, the known ratios. Exit 77 (skip) without shared/testdata.
   corpus    a few small files of shared/testdata (CT, multi-frame MR, planar RGB, JPEG-LS, JPEG 2000
             and JPEG lossless DICOM, a JPEG-LS codestream with its DICOM original beside it) plus
             corrupted inputs, all CPU codecs: a lossless row per codec and frame, corrupted inputs
@@ -458,14 +464,121 @@ def mode_corpus(a):
     return 0
 
 
+def read_markdown_table(path, heading):
+    """The rows (lists of cells) of the first table under '## heading'."""
+    lines = open(path, encoding='utf-8').read().splitlines()
+    try:
+        k = lines.index('## ' + heading)
+    except ValueError:
+        check(False, '%s has no section %s' % (path, heading))
+        return []
+    rows = []
+    for line in lines[k + 1:]:
+        if line.startswith('## '):
+            break
+        if line.startswith('|'):
+            rows.append([c.strip() for c in line.strip().strip('|').split('|')])
+    return rows
+
+
+def pcwt_run(a, name, img, extra, codecs='pcwt-cpu'):
+    """One single-thread run of codecs on img: (codec ids, settings per id, coded bytes per id)."""
+    out = os.path.join(a.work, name)
+    p = run(a.tool, ['-q', '-n', '1', '-w', '0', '--no-parallel', '--codecs', codecs, '-o', out] + extra + [img], 0)
+    if p.returncode != 0:
+        return [], {}, {}
+    dj = json.load(open(out + '.json', encoding='utf-8'))
+    coded = {cid: r['coded_bytes'] for cid, r in dj['images'][0]['results'].items()}
+    return [c['id'] for c in dj['codecs']], {c['id']: c['settings'] for c in dj['codecs']}, coded
+
+
+def mode_options(a):
+    fresh(a.work)
+    img = os.path.join(a.work, 'g12.pgm')
+    # Smooth along the rows, steps down the columns: the order of the lifting passes matters.
+    rng = random.Random(5)
+    write_pgm(img, 96, 80, 4095, 1,
+              [min(4095, max(0, (y * 37) % 4096 + x * 2 + rng.randint(-2, 2))) for y in range(80) for x in range(96)])
+    ids, settings, coded = pcwt_run(a, 'default', img, [], codecs='pcwt-cpu,charls')
+    check(ids == ['pcwt-cpu', 'charls'], 'codecs %s' % ids)
+    check('6 levels, 32x32 groups, rows lifted first' in settings.get('pcwt-cpu', ''), 'default settings: %s' % settings)
+    base = coded.get('pcwt-cpu')
+    # Each PCWT parameter reaches the encoder (another codestream size) and the report.
+    for k, (extra, says) in enumerate([(['--levels', '1'], '1 levels'), (['--group', '8x4'], '8x4 groups'),
+                                       (['--group', '16'], '16x16 groups'),
+                                       (['--lifting', 'columns'], 'columns lifted first')]):
+        _, st, cb = pcwt_run(a, 'param%d' % k, img, extra)
+        check(says in st.get('pcwt-cpu', ''), '%s: settings %r' % (extra, st))
+        check(cb.get('pcwt-cpu') not in (None, base), '%s: coded size %s, defaults %s' % (extra, cb.get('pcwt-cpu'), base))
+    ids, settings, coded = pcwt_run(a, 'entropy', img, ['--profile', 'entropy'], codecs='pcwt-cpu,charls')
+    check(ids == ['charls', 'pcwt-entropy-cpu'], '--profile entropy codecs %s' % ids)
+    st = settings.get('pcwt-entropy-cpu', '')
+    check('entropy profile' in st and '64x16 groups' in st, 'entropy settings: %s' % st)
+    for bad in (['--levels', '11'], ['--group', '0'], ['--group', '8x'], ['--lifting', 'diagonal'],
+                ['--profile', 'fast']):
+        p = run(a.tool, bad + [img], 2)
+        check(bad[0] in p.stderr, 'the error for %s does not name the option: %r' % (bad, p.stderr))
+    # The Markdown report: a row per frame with the CSV's ratios, and the aggregate row.
+    rows = read_csv(os.path.join(a.work, 'default.csv'))
+    md = read_markdown_table(os.path.join(a.work, 'default.md'), 'One thread, per frame')
+    if check(len(md) == 4, 'Markdown table of %d lines, expected header, rule, frame, aggregate' % len(md)):
+        check(md[0][:4] == ['image', 'geometry', 'raw bytes', 'pcwt-cpu ratio'] and 'charls dec MB/s' in md[0],
+              'Markdown header %s' % md[0])
+        frame, agg = dict(zip(md[0], md[2])), dict(zip(md[0], md[3]))
+        check(frame['image'] == img and frame['geometry'] == '96x80x1, 12 bit, unsigned', 'Markdown row %s' % md[2])
+        for r in rows:
+            check(frame.get(r['codec'] + ' ratio') == '%.3f' % float(r['ratio']),
+                  'Markdown ratio of %s: %s, CSV %s' % (r['codec'], frame.get(r['codec'] + ' ratio'), r['ratio']))
+            check(float(frame.get(r['codec'] + ' enc MB/s', 0)) > 0, 'Markdown enc MB/s of %s' % r['codec'])
+        check(agg['image'] == '**all 1**' and agg['pcwt-cpu ratio'] == frame['pcwt-cpu ratio'],
+              'Markdown aggregate row %s' % md[3])
+    return 0
+
+
+# The WG04 set on one thread: sign from the DICOM originals, and the ratios recorded in
+# bench/results/cpu-2026-11-27-bench-consolidation.md (the same for the former benchmark).
+WG04 = {'CT1.JLS': ('true', 2.833, 3.190), 'CT2.JLS': ('true', 3.852, 4.539), 'MR2.JLS': ('false', 3.337, 3.507),
+        'MR3.JLS': ('true', 4.319, 4.437), 'MR4.JLS': ('false', 4.125, 4.490), 'NM1.JLS': ('true', 5.284, 5.885),
+        'RG2.JLS': ('false', 4.268, 4.507), 'RG3.JLS': ('false', 6.599, 7.311), 'XA1.JLS': ('false', 4.667, 5.368),
+        'MR1_UNC.dcm': ('true', 2.180, 2.282)}
+
+
+def mode_wg04(a):
+    if not os.path.isfile(os.path.join(a.testdata, 'wg04/dicom_unc/MR1_UNC.dcm')):
+        print('SKIP: shared/testdata/wg04 is absent at %s' % a.testdata)
+        return SKIP
+    fresh(a.work)
+    out = os.path.join(a.work, 'wg04')
+    p = run(a.tool, ['-n', '1', '-w', '0', '--no-parallel', '--codecs', 'pcwt-cpu,charls', '-o', out, '--wg04'], 0)
+    rows = read_csv(out + '.csv')
+    got = {}
+    for r in rows:
+        got.setdefault(os.path.basename(r['image']), {})[r['codec']] = r
+    check(sorted(got) == sorted(WG04), 'WG04 frames %s' % sorted(got))
+    for name, (signed, pcwt, charls) in WG04.items():
+        r = got.get(name, {})
+        for cid, want in (('pcwt-cpu', pcwt), ('charls', charls)):
+            c = r.get(cid, {})
+            check(c.get('signed') == signed and c.get('lossless') == 'true' and
+                  abs(float(c.get('ratio') or 0) - want) < 0.0006,
+                  '%s / %s: signed %s, ratio %s, expected %s, %.3f' % (name, cid, c.get('signed'), c.get('ratio'),
+                                                                         signed, want))
+    md = read_markdown_table(out + '.md', 'One thread, per frame')
+    check(md and md[-1][0] == '**all 10**' and md[-1][3] == '4.491' and md[-1][6] == '4.853',
+          'WG04 aggregate row %s' % (md[-1] if md else None))
+    check('Aggregate over the 10 frames' in p.stdout, 'terminal aggregate over the WG04 set')
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument('mode', choices=['usage', 'raw_pgm', 'mismatch', 'corpus'])
+    ap.add_argument('mode', choices=['usage', 'raw_pgm', 'mismatch', 'corpus', 'options', 'wg04'])
     ap.add_argument('--tool', required=True)
     ap.add_argument('--work', required=True)
     ap.add_argument('--testdata', default='')
     a = ap.parse_args()
-    rc = {'usage': mode_usage, 'raw_pgm': mode_raw_pgm, 'mismatch': mode_mismatch, 'corpus': mode_corpus}[a.mode](a)
+    rc = {'usage': mode_usage, 'raw_pgm': mode_raw_pgm, 'mismatch': mode_mismatch, 'corpus': mode_corpus,
+          'options': mode_options, 'wg04': mode_wg04}[a.mode](a)
     if rc == SKIP:
         return SKIP
     if failures:
