@@ -1,5 +1,6 @@
-// bench_gpu.cpp - GPU benchmark of the PCWT backend against CharLS on all CPU cores, in one run
-// (issue: CUDA backend). Not a test. Inputs: a folder of CPU-made PCWT codestreams of the corpus
+// bench_gpu.cpp - GPU micro-benchmark of the PCWT backend against CharLS on all CPU cores, in one
+// run. Not a test. It measures what pcwt-bench, which times the user's own frames, does not: batches
+// built to the GPU's scale, page-locked end-to-end buffers, per-stage times (PCWT_GPU_PROFILE=1). Inputs: a folder of CPU-made PCWT codestreams of the corpus
 // (tests/gpu/pack_corpus.sh), decoded on the CPU here:
 //   (a) 512x512 16-bit CT slices, replicated to at least --ct-bytes (default 1 GiB)
 //   (b) 2000x2500 12-bit radiographs, cut from the corpus's largest 10-16-bit images, --rad-frames
@@ -235,7 +236,7 @@ struct PinnedJobs {
     }
 };
 
-// The GPU JPEG-LS encoder (issue: JPEG-LS fallback) against CharLS on every core: device-resident
+// The GPU JPEG-LS encoder against CharLS on every core: device-resident
 // and end-to-end encode, and every GPU codestream compared byte for byte with CharLS's.
 Result run_jpegls(const std::string &name, const std::vector<Frame> &fr, int repeats)
 {
