@@ -47,8 +47,8 @@ void DPRCCommit(const std::vector<DPRCJob *>& jobs, const DPRCOptions& opt)
   for (DPRCJob *job : jobs)
   {
     std::string error;
-    if (!job->temp) fail(job->result, "internal error: no verified copy to commit");
-    else if (!fsyncPath(job->temp->path(), false, error)) fail(job->result, error);
+    if (!job->temp) fail(job->result, DPRCR_internal, "internal error: no verified copy to commit");
+    else if (!fsyncPath(job->temp->path(), false, error)) fail(job->result, DPRCR_io, error);
     if (job->result.status == DPRCST_failed) job->temp.reset(); // removes it
   }
   // 2. the atomic steps: each destination is the original (or absent) before, the verified
@@ -72,9 +72,10 @@ void DPRCCommit(const std::vector<DPRCJob *>& jobs, const DPRCOptions& opt)
       keep = job->entry.path + DPRC_ORIG_SUFFIX;
       if (link(job->entry.path.c_str(), keep.c_str()) != 0)
       {
-        fail(r, errno == EEXIST ? keep + " exists already (an original kept by an earlier run?): not replaced, "
-                                  "file left unchanged"
-                                : errnoText("cannot keep the original as " + keep));
+        fail(r, DPRCR_io,
+             errno == EEXIST ? keep + " exists already (an original kept by an earlier run?): not replaced, "
+                                      "file left unchanged"
+                             : errnoText("cannot keep the original as " + keep));
         job->temp.reset();
         continue;
       }
@@ -82,7 +83,7 @@ void DPRCCommit(const std::vector<DPRCJob *>& jobs, const DPRCOptions& opt)
     // in place the original is meant to go; an output appearing since it was looked for stays
     if ((mirror ? renameNoReplace(job->temp->path(), r.output) : rename(job->temp->path().c_str(), r.output.c_str())) != 0)
     {
-      fail(r, errnoText("cannot rename " + job->temp->path() + " to " + r.output));
+      fail(r, DPRCR_io, errnoText("cannot rename " + job->temp->path() + " to " + r.output));
       if (!keep.empty()) (void)unlink(keep.c_str()); // our second name of the original, which stays
       job->temp.reset();
       continue;
@@ -102,11 +103,11 @@ void DPRCCommit(const std::vector<DPRCJob *>& jobs, const DPRCOptions& opt)
     {
       job->temp.reset();
       const size_t d = static_cast<size_t>(std::find(dirs.begin(), dirs.end(), job->destDir) - dirs.begin());
-      if (d < dirs.size() && !dirErrors[d].empty()) fail(r, dirErrors[d]);
+      if (d < dirs.size() && !dirErrors[d].empty()) fail(r, DPRCR_io, dirErrors[d]);
       else finish(r, DPRCST_done);
     }
     else if (r.status == DPRCST_wouldDo)
-      fail(r, "internal error: no verified copy to commit");
+      fail(r, DPRCR_internal, "internal error: no verified copy to commit");
     r.seconds += seconds;
     if (r.status != DPRCST_done) r.output.clear();
   }

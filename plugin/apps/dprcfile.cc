@@ -75,11 +75,28 @@ OFCondition rawPixels(DcmDataset *ds, std::vector<unsigned char>& out)
   return EC_Normal;
 }
 
-/// copy a file to dest atomically (temporary file, fsync, rename)
 /// is the condition from the PCWT codecs one that says "cannot code this image" (not an error)?
 bool unsupportedCondition(const OFCondition& c)
 {
   return c.module() == OFM_dcmpcwt && (c.code() == EPCEC_UnsupportedImage || c.code() == EPCEC_LossyInput);
+}
+
+/** the reason of a failed DCMTK or codec step by the condition's module and code: memory and the
+ *  pixel module's checks wherever they fail, else the step's own reason
+ */
+DPRC_Reason conditionReason(const OFCondition& c, DPRC_Reason step)
+{
+  if (c == EC_MemoryExhausted) return DPRCR_memory;
+  if (c.module() == OFM_dcmpcwt && (c.code() == EPCEC_InvalidImage || DPCWTIsPixelDataLengthError(c)))
+    return DPRCR_pixelData;
+  return step;
+}
+
+/// decoding: EPCEC_TooLarge is the decoder's memory budget or frame size limit, a limit of ours
+DPRC_Reason decodeReason(const OFCondition& c, DPRC_Reason step)
+{
+  if (c.module() == OFM_dcmpcwt && c.code() == EPCEC_TooLarge) return DPRCR_memory;
+  return conditionReason(c, step);
 }
 
 } // namespace
@@ -138,7 +155,7 @@ static void complete(DPRCJob& job, const DPRCOptions& opt, unsigned slot)
   {
     std::string error;
     if (!copyFile(job.entry.path, r.output, slot, true, error))
-      fail(r, "cannot copy to the output tree: " + error);
+      fail(r, DPRCR_io, "cannot copy to the output tree: " + error);
     else
       r.outBytes = r.inBytes;
   }
@@ -210,9 +227,10 @@ bool DPRCAwaitVerified(DPRCJob& job, const DPRCOptions& opt)
   DPRCResult& r = job.result;
   {
     DPRCStageTimer timer(DPRCSG_verifyDecode);
-    const std::string error = pc->ticket->wait();
+    DPRC_Reason reason = DPRCR_verifyFailed;
+    const std::string error = pc->ticket->wait(reason);
     if (!error.empty())
-      fail(r, "verification failed: " + error);
+      fail(r, reason, "verification failed: " + error);
     else
       acceptCopy(job, opt, pc->temp, pc->destDir, timer);
   }
@@ -267,7 +285,8 @@ static DPRCResult& prepareInner(DPRCJob& job, const DPRCOptions& opt, DPRCSample
   std::string error;
   bool symlink = false, notRegular = false;
   const int fd = openRegular(entry.path, st, error, symlink, notRegular);
-  if (fd < 0) return symlink ? finish(r, DPRCST_skippedSymlink, "symbolic link, not followed") : fail(r, error);
+  if (fd < 0)
+    return symlink ? finish(r, DPRCST_skippedSymlink, "symbolic link, not followed") : fail(r, DPRCR_io, error);
   struct Closer { int fd; ~Closer() { close(fd); } } closer{fd};
   job.identity = identityOf(st);
   r.inBytes = static_cast<std::uint64_t>(st.st_size);
@@ -278,7 +297,7 @@ static DPRCResult& prepareInner(DPRCJob& job, const DPRCOptions& opt, DPRCSample
   // a look at the file meta information first: most files of a second run stop here
   std::string ts, sopClass;
   const DPRC_Sniff sniff = DPRCSniffFd(fd, ts, sopClass, error);
-  if (sniff == DPRCS_unreadable) return fail(r, "unreadable file: " + error);
+  if (sniff == DPRCS_unreadable) return fail(r, DPRCR_io, "unreadable file: " + error);
   if (sniff == DPRCS_notDicom) return finish(r, DPRCST_skippedNotDicom, "not a DICOM file (no DICM prefix)");
   r.inXfer = xferName(ts);
   if (sopClass == UID_MediaStorageDirectoryStorage) return finish(r, DPRCST_skippedNonImage, "DICOMDIR");
@@ -301,18 +320,19 @@ static DPRCResult& prepareInner(DPRCJob& job, const DPRCOptions& opt, DPRCSample
   {
     // in place: respect read-only files and folders (checked by mode bits too, for root)
     if ((st.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) == 0 || access(entry.path.c_str(), W_OK) != 0)
-      return fail(r, "read-only file, left unchanged");
+      return fail(r, DPRCR_io, "read-only file, left unchanged");
     struct stat dst;
     const std::string dir = dirOf(entry.path);
     if (stat(dir.c_str(), &dst) == 0 &&
         ((dst.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) == 0 || access(dir.c_str(), W_OK) != 0))
-      return fail(r, "read-only folder " + dir + ", file left unchanged");
+      return fail(r, DPRCR_io, "read-only folder " + dir + ", file left unchanged");
     // a new file would take the place of one name only: the others would keep the old content
     if (st.st_nlink > 1)
       return finish(r, DPRCST_unsupported, "hard link (" + std::to_string(st.st_nlink) + " names): recompressing "
                     "in place would separate the names; left as it is");
     if (opt.keepOriginals && lstat((entry.path + DPRC_ORIG_SUFFIX).c_str(), &dst) == 0)
-      return fail(r, entry.path + DPRC_ORIG_SUFFIX + " exists already (an original kept by an earlier run?): not "
+      return fail(r, DPRCR_io,
+                  entry.path + DPRC_ORIG_SUFFIX + " exists already (an original kept by an earlier run?): not "
                   "replaced, file left unchanged");
   }
 
@@ -324,9 +344,10 @@ static DPRCResult& prepareInner(DPRCJob& job, const DPRCOptions& opt, DPRCSample
   const std::string byFd = "/proc/self/fd/" + std::to_string(fd);
   struct stat pst;
   OFCondition c = ff.loadFile((stat(byFd.c_str(), &pst) == 0 && pst.st_ino == st.st_ino ? byFd : entry.path).c_str());
-  if (c.bad()) return fail(r, std::string("cannot read DICOM data (truncated or corrupt file?): ") + c.text());
-  c = ff.loadAllDataIntoMemory();
-  if (c.bad()) return fail(r, std::string("cannot read DICOM data (truncated or corrupt file?): ") + c.text());
+  if (c.good()) c = ff.loadAllDataIntoMemory();
+  if (c.bad())
+    return fail(r, conditionReason(c, DPRCR_corruptInput),
+                std::string("cannot read DICOM data (truncated or corrupt file?): ") + c.text());
   // written to while it was read: what was read may be a mix of old and new content
   if (opt.testFault == "change-while-read") testAppend(entry.path);
   struct stat after;
@@ -347,13 +368,15 @@ static DPRCResult& prepareInner(DPRCJob& job, const DPRCOptions& opt, DPRCSample
   if (ix.isEncapsulated())
   {
     if (opt.target != DPRCT_uncompressed && ixfer != DPCWT_CARRIER_XFER && ix.isLossy() && !opt.acceptLossy)
-      return finish(r, DPRCST_unsupported, "lossy compressed input (" + r.inXfer + "); --accept-lossy codes it anyway");
+      return finish(r, DPRCST_unsupported, "lossy compressed input (" + r.inXfer + "); --accept-lossy codes it anyway",
+                    DPRCR_lossySyntax);
     c = ds->chooseRepresentation(EXS_LittleEndianExplicit, NULL);
     if (c.bad())
     {
       if (ixfer == DPCWT_CARRIER_XFER || ixfer == EXS_JPEGLSLossless || ixfer == EXS_JPEGLSLossy ||
           ixfer == EXS_RLELossless || (ixfer >= EXS_JPEGProcess1 && ixfer <= EXS_JPEGProcess14SV1))
-        return fail(r, std::string("cannot decode the pixel data (corrupt or truncated?): ") + c.text());
+        return fail(r, decodeReason(c, DPRCR_corruptInput),
+                    std::string("cannot decode the pixel data (corrupt or truncated?): ") + c.text());
       return finish(r, DPRCST_unsupported, "cannot decode transfer syntax " + r.inXfer +
                     " (DCMTK 3.6.7 has no decoder; convert it first, e.g. gdcmconv --raw)");
     }
@@ -395,7 +418,8 @@ static DPRCResult& prepareInner(DPRCJob& job, const DPRCOptions& opt, DPRCSample
   if (c.bad())
   {
     if (unsupportedCondition(c)) return finish(r, DPRCST_unsupported, c.text());
-    return fail(r, c.text());
+    // (the checks of the module against the pixel data: their codes vary with the check)
+    return fail(r, conditionReason(c, DPRCR_pixelData), c.text());
   }
   r.pixelBytes = job.original.size();
   r.outXfer = opt.target == DPRCT_pcwt ? std::string(DCMPCWT_TRANSFER_SYNTAX_NAME)
@@ -476,7 +500,7 @@ static DPRCResult& writeInner(DPRCJob& job, const DPRCOptions& opt, unsigned slo
 {
   DPRCResult& r = job.result;
   const bool mirror = !opt.outputDir.empty();
-  if (!job.file) return fail(r, "internal error: the file was not read");
+  if (!job.file) return fail(r, DPRCR_internal, "internal error: the file was not read");
   DPCWTFileFormat& ff = *job.file;
   DcmDataset *ds = ff.getDataset();
   const E_TransferSyntax oxfer = outputXfer(opt);
@@ -493,7 +517,7 @@ static DPRCResult& writeInner(DPRCJob& job, const DPRCOptions& opt, unsigned slo
     if (c.bad())
     {
       if (unsupportedCondition(c)) return finish(r, DPRCST_unsupported, c.text());
-      return fail(r, std::string("cannot encode: ") + c.text());
+      return fail(r, conditionReason(c, DPRCR_encodeFailed), std::string("cannot encode: ") + c.text());
     }
   }
   if (!ds->canWriteXfer(oxfer)) return finish(r, DPRCST_unsupported, "cannot be written in " + r.outXfer);
@@ -504,14 +528,16 @@ static DPRCResult& writeInner(DPRCJob& job, const DPRCOptions& opt, unsigned slo
   {
     std::error_code ec;
     fs::create_directories(destDir, ec);
-    if (ec) return fail(r, "cannot create folder " + destDir + ": " + ec.message());
+    if (ec) return fail(r, DPRCR_io, "cannot create folder " + destDir + ": " + ec.message());
   }
   timer.next(DPRCSG_save);
   std::shared_ptr<DPRCTempFile> temp(new DPRCTempFile(slot));
   DPRCTempFile& tmp = *temp;
-  if (!tmp.create(destDir, baseOf(r.output), error)) return fail(r, error);
+  if (!tmp.create(destDir, baseOf(r.output), error)) return fail(r, DPRCR_io, error);
   c = ff.saveFile(tmp.path().c_str(), oxfer, EET_ExplicitLength, EGL_recalcGL, EPD_noChange, 0, 0, EWM_updateMeta);
-  if (c.bad()) return fail(r, std::string("cannot write ") + tmp.path() + ": " + c.text());
+  if (c.bad())
+    return fail(r, c == EC_MemoryExhausted ? DPRCR_memory : DPRCR_io,
+                std::string("cannot write ") + tmp.path() + ": " + c.text());
   job.file.reset(); // the coded data set is on disk: its memory goes before the verification's
   // on its way to the disk while it is verified (DPRCCommit waits for it before the rename)
   timer.next(DPRCSG_flush);
@@ -548,9 +574,11 @@ static DPRCResult& writeInner(DPRCJob& job, const DPRCOptions& opt, unsigned slo
       const bool sameModule = vm.rows == job.module.rows && vm.columns == job.module.columns &&
         vm.samples_per_pixel == job.module.samples_per_pixel && vm.bits_allocated == job.module.bits_allocated &&
         vm.bits_stored == job.module.bits_stored && vm.number_of_frames == job.module.number_of_frames;
-      if (!sameModule) return fail(r, "verification failed: the decoded image pixel module differs from the original");
+      if (!sameModule)
+        return fail(r, DPRCR_verifyFailed,
+                    "verification failed: the decoded image pixel module differs from the original");
       if (job.original.size() != frames.size() * frameBytes)
-        return fail(r, "verification failed: the decoded pixel data has a different size");
+        return fail(r, DPRCR_verifyFailed, "verification failed: the decoded pixel data has a different size");
       // decoded and compared by the verifier together with other copies while this writer goes
       // on; DPRCAwaitVerified takes the verdict
       std::shared_ptr<DPRCPendingCopy> pc(new DPRCPendingCopy());
@@ -585,17 +613,20 @@ static DPRCResult& writeInner(DPRCJob& job, const DPRCOptions& opt, unsigned slo
       if (c.good())
         c = (opt.target == DPRCT_uncompressed) ? rawPixels(check->getDataset(), decoded)
                                                : DPCWTGetPixels(check->getDataset(), ptarget, dm, decoded);
-      if (c.bad()) return fail(r, std::string("verification failed, cannot decode the new copy: ") + c.text());
+      // (our copy's pixel module is ours: only memory is not the copy's fault)
+      if (c.bad())
+        return fail(r, decodeReason(c, DPRCR_verifyFailed) == DPRCR_memory ? DPRCR_memory : DPRCR_verifyFailed,
+                    std::string("verification failed, cannot decode the new copy: ") + c.text());
       if (opt.target == DPRCT_uncompressed)
       {
         if (decoded.size() != job.original.size() ||
             std::memcmp(decoded.data(), job.original.data(), decoded.size()) != 0)
-          return fail(r, "verification failed: decoded pixel data differs from the original");
+          return fail(r, DPRCR_verifyFailed, "verification failed: decoded pixel data differs from the original");
       }
       else
       {
         c = DPCWTCompareSamples(job.module, job.original.data(), job.original.size(), dm, decoded, ptarget);
-        if (c.bad()) return fail(r, std::string("verification failed: ") + c.text());
+        if (c.bad()) return fail(r, DPRCR_verifyFailed, std::string("verification failed: ") + c.text());
       }
     }
   }

@@ -64,6 +64,43 @@ enum DPRC_Status
 /// the name of a status in reports ("recompressed", "skipped-done", ...)
 const char *DPRCStatusName(DPRC_Status status);
 
+/** why a file failed (or is unsupported, or changed), decided where it happened from condition
+ *  codes, errno and the step, never from a message: pcwt-storescp answers a sender by it
+ *  (dpscpcheck.cc), and a message may be reworded at any time
+ */
+enum DPRC_Reason
+{
+  /// no failure (or none that a status does not say all about)
+  DPRCR_none,
+  /// the file system: a file that cannot be opened, read, created, written, flushed, renamed,
+  /// copied (errno: ENOSPC, EIO, EACCES, EROFS, ...), read-only files and folders, a name in the way
+  DPRCR_io,
+  /// memory exhausted (EC_MemoryExhausted, libpcwt's out of memory), or a data set beyond the
+  /// decoder's memory budget or frame size limit (EPCEC_TooLarge while decoding the input)
+  DPRCR_memory,
+  /// not readable as DICOM data (truncated, corrupt), or compressed pixel data that does not decode
+  DPRCR_corruptInput,
+  /// the image pixel module or the Pixel Data contradicts itself (EPCEC_InvalidImage,
+  /// DPCWTIsPixelDataLengthError, the checks of DPCWTFindPixels/DPCWTGetPixels)
+  DPRCR_pixelData,
+  /// the encoder failed on an image that passed the checks (EPCEC_CodecError, EPCEC_TooLarge, ...)
+  DPRCR_encodeFailed,
+  /// the copy read back did not decode to exactly the original samples
+  DPRCR_verifyFailed,
+  /// a step called out of order (a bug)
+  DPRCR_internal,
+  /// DPRCST_unsupported: cannot be coded losslessly to the target (EPCEC_UnsupportedImage,
+  /// EPCEC_LossyInput, hard links, transfer syntaxes DCMTK cannot decode, ...)
+  DPRCR_unsupported,
+  /// DPRCST_unsupported: the input is in a lossy transfer syntax (not decoded without --accept-lossy)
+  DPRCR_lossySyntax,
+  /// DPRCST_skippedChanged: written to or replaced while it was worked on
+  DPRCR_changed
+};
+
+/// the name of a reason ("io", "pixel-data", ...), for logs and tests
+const char *DPRCReasonName(DPRC_Reason reason);
+
 /// what DPRCProcess() is to do
 struct DPRCOptions
 {
@@ -107,7 +144,10 @@ struct DPRCResult
   std::uint64_t pixelBytes = 0;
   std::string inXfer;
   std::string outXfer;
+  /// for people: the report, the log
   std::string message;
+  /// for programs: why it failed (DPRCR_none unless failed, unsupported or changed)
+  DPRC_Reason reason = DPRCR_none;
   double seconds = 0.0;
 };
 
@@ -243,10 +283,12 @@ public:
   virtual bool ready() = 0;
 
   /** wait for the verdict
+   *  @param reason set with a failure: DPRCR_memory when the decoder ran out of memory, else
+   *    DPRCR_verifyFailed
    *  @return empty when every frame decoded to exactly the original's samples, else why not
    *    ("cannot decode the new copy: frame N: ...", "decoded pixel data differs ... at byte N")
    */
-  virtual std::string wait() = 0;
+  virtual std::string wait(DPRC_Reason& reason) = 0;
 };
 
 /** decodes the frames of the copies the writers read back, many files together, and compares

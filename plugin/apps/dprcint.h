@@ -67,16 +67,23 @@ void testAppend(const std::string& path);
 
 bool isTargetUid(const std::string& ts, DPRC_Target target);
 
-inline DPRCResult& fail(DPRCResult& r, const std::string& message)
+/// a failure: the reason is required, so that no failure goes without one
+inline DPRCResult& fail(DPRCResult& r, DPRC_Reason reason, const std::string& message)
 {
   r.status = DPRCST_failed;
+  r.reason = reason;
   r.message = message;
   return r;
 }
 
-inline DPRCResult& finish(DPRCResult& r, DPRC_Status status, const std::string& message = std::string())
+/// any other outcome; unsupported and changed get their reason (DPRCR_none: the status's own)
+inline DPRCResult& finish(DPRCResult& r, DPRC_Status status, const std::string& message = std::string(),
+                          DPRC_Reason reason = DPRCR_none)
 {
   r.status = status;
+  r.reason = reason != DPRCR_none ? reason
+           : status == DPRCST_unsupported ? DPRCR_unsupported
+           : status == DPRCST_skippedChanged ? DPRCR_changed : DPRCR_none;
   r.message = message;
   return r;
 }

@@ -32,6 +32,25 @@ const char *DPRCStatusName(DPRC_Status status)
   return "failed";
 }
 
+const char *DPRCReasonName(DPRC_Reason reason)
+{
+  switch (reason)
+  {
+    case DPRCR_none: return "none";
+    case DPRCR_io: return "io";
+    case DPRCR_memory: return "memory";
+    case DPRCR_corruptInput: return "corrupt-input";
+    case DPRCR_pixelData: return "pixel-data";
+    case DPRCR_encodeFailed: return "encode-failed";
+    case DPRCR_verifyFailed: return "verify-failed";
+    case DPRCR_internal: return "internal";
+    case DPRCR_unsupported: return "unsupported";
+    case DPRCR_lossySyntax: return "lossy-syntax";
+    case DPRCR_changed: return "changed";
+  }
+  return "?";
+}
+
 // ---------------------------------------------------------------------------------------------
 // stage times (--stats)
 

@@ -37,6 +37,8 @@ struct VerifyRequest
   const unsigned char *original = NULL;
   /// empty: every frame decoded to the original's samples
   std::string error;
+  /// with an error: DPRCR_memory or DPRCR_verifyFailed
+  DPRC_Reason reason = DPRCR_none;
   bool done = false;
   std::mutex mutex;
   std::condition_variable cv;
@@ -60,10 +62,11 @@ public:
     return r_->done;
   }
 
-  virtual std::string wait()
+  virtual std::string wait(DPRC_Reason& reason)
   {
     std::unique_lock<std::mutex> lock(r_->mutex);
     r_->cv.wait(lock, [this]() { return r_->done; });
+    reason = r_->reason;
     return r_->error;
   }
 
@@ -162,6 +165,8 @@ public:
       for (std::size_t f = 0; f < r->frames->size(); ++f, ++k)
       {
         if (jobs[k].status == PCWT_OK || !r->error.empty()) continue;
+        // out of memory is the verifier's lack, not the copy's fault
+        r->reason = jobs[k].status == PCWT_ERR_OUT_OF_MEMORY ? DPRCR_memory : DPRCR_verifyFailed;
         if (jobs[k].status == PCWT_ERR_MISMATCH)
           r->error = "decoded pixel data differs from the original at byte " +
                      std::to_string(f * r->frameBytes + jobs[k].first_difference);

@@ -34,15 +34,6 @@ bool getUint(DcmDataset *ds, const DcmTagKey& key, Uint32& value)
   return true;
 }
 
-bool containsNoCase(const std::string& s, const char *what)
-{
-  std::string l;
-  for (char c : s) l += OFstatic_cast(char, std::tolower(OFstatic_cast(unsigned char, c)));
-  return l.find(what) != std::string::npos;
-}
-
-bool startsWith(const std::string& s, const char *prefix) { return s.compare(0, strlen(prefix), prefix) == 0; }
-
 } // namespace
 
 Uint16 DPSCPCheckDataset(DcmDataset *ds, const OFString& requestSOPClass, std::string& why)
@@ -144,24 +135,27 @@ Uint16 DPSCPCheckDataset(DcmDataset *ds, const OFString& requestSOPClass, std::s
   return STATUS_Success;
 }
 
-Uint16 DPSCPFailureStatus(bool prepared, const std::string& message)
+Uint16 DPSCPFailureStatus(const DPRCResult& result)
 {
-  if (containsNoCase(message, "memory")) return STATUS_STORE_Refused_OutOfResources;
-  if (!prepared)
+  // no default: a reason added to the engine must be given its status here (-Wswitch)
+  switch (result.reason)
   {
-    // reading the staged file itself (stat): ours
-    if (startsWith(message, "cannot read:")) return STATUS_STORE_Refused_OutOfResources;
-    if (startsWith(message, "unreadable") || startsWith(message, "cannot read DICOM data") ||
-        startsWith(message, "cannot decode"))
-      return STATUS_STORE_Error_CannotUnderstand;
-    // the pixel module's and the pixel data's checks (DPCWTFindPixels)
-    return STATUS_STORE_Error_DataSetDoesNotMatchSOPClass;
+    // the data set's fault: senders report it instead of retrying
+    case DPRCR_corruptInput: return STATUS_STORE_Error_CannotUnderstand;
+    case DPRCR_pixelData: return STATUS_STORE_Error_DataSetDoesNotMatchSOPClass;
+    // (here only with --reject-unsupported; otherwise stored as received)
+    case DPRCR_unsupported:
+    case DPRCR_lossySyntax: return STATUS_STORE_Error_CannotUnderstand;
+    // ours, but the same data set would fail the same way again: a retry would not help
+    case DPRCR_encodeFailed:
+    case DPRCR_verifyFailed:
+    case DPRCR_internal: return DPSCP_STATUS_ProcessingFailure;
+    // ours and passing (disk, memory, a staged file changed under us): worth a retry
+    case DPRCR_io:
+    case DPRCR_memory:
+    case DPRCR_changed:
+    case DPRCR_none: return STATUS_STORE_Refused_OutOfResources;
   }
-  // the encoder codec checks the pixel data against the module too
-  if (startsWith(message, "cannot encode")) return STATUS_STORE_Error_DataSetDoesNotMatchSOPClass;
-  // our codec's copy did not decode to the samples: retrying would not help
-  if (startsWith(message, "verification failed")) return DPSCP_STATUS_ProcessingFailure;
-  // creating, writing, flushing, renaming: disk full, quota, permissions
   return STATUS_STORE_Refused_OutOfResources;
 }
 

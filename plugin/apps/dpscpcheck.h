@@ -15,6 +15,8 @@
 
 #include "dcmtk/dcmdata/dcdatset.h"
 
+#include "dprcfile.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -30,12 +32,11 @@
  */
 Uint16 DPSCPCheckDataset(DcmDataset *ds, const OFString& requestSOPClass, std::string& why);
 
-/** the status for a file that pcwt-recompress's steps could not store
- *  @param prepared false: it failed while being read, decoded and its samples taken
- *    (DPRCPrepare); true: while being coded, written, verified or renamed (DPRCFinish)
- *  @param message the step's message (DPRCResult::message)
+/** the status for a file that pcwt-recompress's steps did not store (failed; unsupported with
+ *  --reject-unsupported; changed), by the reason the engine gave (DPRCResult::reason) alone: its
+ *  message is for people and may be reworded
  */
-Uint16 DPSCPFailureStatus(bool prepared, const std::string& message);
+Uint16 DPSCPFailureStatus(const DPRCResult& result);
 
 /// "Refused: Out of Resources (0xA700)" and the like, for the log and the documentation
 std::string DPSCPStatusText(Uint16 status);

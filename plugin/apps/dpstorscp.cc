@@ -343,11 +343,9 @@ private:
     opt.target = g_settings.target;
     opt.outputDir = stage;
     opt.acceptLossy = g_settings.acceptLossy;
-    // (the two steps apart: a failure while reading is the data's, one while writing ours)
     const unsigned slot = takeSlot();
     DPRCJob job;
-    const bool prepared = DPRCPrepare(job, entry, opt, slot);
-    if (prepared) DPRCFinish(job, opt, slot);
+    if (DPRCPrepare(job, entry, opt, slot)) DPRCFinish(job, opt, slot);
     releaseSlot(slot);
     const DPRCResult& r = job.result;
 
@@ -360,11 +358,12 @@ private:
                    << r.inBytes << " -> " << r.outBytes << " bytes)");
         return STATUS_STORE_Success;
       case DPRCST_unsupported:
-        if (g_settings.rejectUnsupported && r.message.compare(0, 22, "lossy compressed input") != 0)
+        // (input in a lossy syntax is stored as received: it is compressed already)
+        if (g_settings.rejectUnsupported && r.reason != DPRCR_lossySyntax)
         {
           OFLOG_ERROR(scpLogger, "refusing " << rel << ": " << r.message);
           keepFailed(received, sopInstance);
-          return STATUS_STORE_Error_CannotUnderstand;
+          return DPSCPFailureStatus(r);
         }
         OFLOG_WARN(scpLogger, "cannot compress " << rel << " (" << r.message << "): stored as received");
         if (!moveInto(received, destDir, destName, error)) break;
@@ -375,13 +374,14 @@ private:
         OFLOG_INFO(scpLogger, "stored " << rel << " as received (" << r.inXfer << ", " << r.message << ")");
         return STATUS_STORE_Success;
       default:
-        error = r.message;
-        break;
+        OFLOG_ERROR(scpLogger, "cannot store " << rel << ": " << r.message);
+        keepFailed(received, sopInstance);
+        return DPSCPFailureStatus(r);
     }
+    // not moved into the archive: ours
     OFLOG_ERROR(scpLogger, "cannot store " << rel << ": " << error);
     keepFailed(received, sopInstance);
-    return r.status == DPRCST_failed && error == r.message ? DPSCPFailureStatus(prepared, r.message)
-                                                           : STATUS_STORE_Refused_OutOfResources;
+    return STATUS_STORE_Refused_OutOfResources;
   }
 
   T_ASC_Parameters *params_;

@@ -24,3 +24,16 @@ target_compile_definitions(test_pacs PRIVATE
 add_dependencies(test_pacs pcwt-storescp pcwt-storescu dcmcpcwt)
 gtest_discover_tests(test_pacs TEST_PREFIX "pacs." DISCOVERY_TIMEOUT 60
   PROPERTIES LABELS pacs TIMEOUT 120 RUN_SERIAL TRUE)
+
+# pcwt-storescp's failure statuses from the reasons the engine gives (test_pacs_status.cpp): the
+# mapping (dpscpcheck.cc) and the engine (dprc*.cc) compiled in, no processes, no corpus
+set(_pacs_apps ${CMAKE_CURRENT_LIST_DIR}/../../plugin/apps)
+add_executable(test_pacs_status ${CMAKE_CURRENT_LIST_DIR}/test_pacs_status.cpp ${_pacs_apps}/dpscpcheck.cc
+  ${_pacs_apps}/dprcfile.cc ${_pacs_apps}/dprcwalk.cc ${_pacs_apps}/dprctemp.cc ${_pacs_apps}/dprcident.cc
+  ${_pacs_apps}/dprccommit.cc ${_pacs_apps}/dprcddir.cc ${_pacs_apps}/dprcstage.cc ${_pacs_apps}/dprclock.cc
+  ${_pacs_apps}/dpapps.cc ${_pacs_apps}/dpappopt.cc)
+target_include_directories(test_pacs_status PRIVATE ${_pacs_apps})
+target_link_libraries(test_pacs_status PRIVATE dcmpcwt DCMTK::dcmnet DCMTK::dcmjpeg DCMTK::dcmjpls DCMTK::dcmdata
+  GTest::gtest_main Threads::Threads)
+target_compile_options(test_pacs_status PRIVATE ${PCWT_WARNINGS})
+gtest_discover_tests(test_pacs_status TEST_PREFIX "pacs." DISCOVERY_TIMEOUT 60 PROPERTIES LABELS pacs TIMEOUT 120)
