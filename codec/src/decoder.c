@@ -237,7 +237,7 @@ static pcwt_status decode_cpu(pcwt_decoder *dec, const void *src, size_t src_siz
     pcwt_plan plan;
     pcwt_plan_make(&plan, d->height, d->width, info.levels);
     pcwt_pyramid *pyr = &dec->pyr;
-    if (pcwt_pyramid_prepare(pyr, &plan) != PCWT_OK) {
+    if (pcwt_pyramid_prepare_decode(pyr, &plan) != PCWT_OK) {
         pcwt_set_error(err, es, "out of memory for a %ux%u image", d->width, d->height);
         return PCWT_ERR_OUT_OF_MEMORY;
     }

@@ -89,29 +89,6 @@ static void forward_columns(const int32_t *a, uint32_t r, uint32_t w, int32_t *l
     }
 }
 
-/* Vertical inverse: lo/hi rows have stride w, only the first m columns are needed. */
-static void inverse_columns(const int32_t *lo, const int32_t *hi, uint32_t w, uint32_t m, uint32_t r,
-                            int32_t *a)
-{
-    const uint32_t N = r / 2;
-    for (uint32_t i = 0; i < N; i++) {
-        const int32_t *l = lo + (size_t)i * w;
-        const int32_t *h0 = hi + (size_t)(i ? i - 1 : 0) * w;
-        const int32_t *h1 = hi + (size_t)i * w;
-        int32_t *e = a + (size_t)(2 * i) * w;
-        for (uint32_t j = 0; j < m; j++)
-            e[j] = wsub(l[j], wadd(wadd(h0[j], h1[j]), 2) >> 2);
-    }
-    for (uint32_t i = 0; i < N; i++) {
-        const int32_t *h = hi + (size_t)i * w;
-        const int32_t *e = a + (size_t)(2 * i) * w;
-        const int32_t *e2 = (2 * i + 2 < r) ? e + 2 * (size_t)w : e;
-        int32_t *o = a + (size_t)(2 * i + 1) * w;
-        for (uint32_t j = 0; j < m; j++)
-            o[j] = wadd(h[j], wadd(e[j], e2[j]) >> 1);
-    }
-}
-
 /* Horizontal forward of r rows of c samples into r rows of bc (low, high), zero padding column. */
 static void forward_rows(const int32_t *a, uint32_t r, uint32_t c, int32_t *lo, int32_t *hi,
                          uint32_t bc)
@@ -122,14 +99,6 @@ static void forward_rows(const int32_t *a, uint32_t r, uint32_t c, int32_t *lo, 
         if (bc > c / 2)
             lrow[c / 2] = hrow[c / 2] = 0;
     }
-}
-
-/* Horizontal inverse of r rows: lo/hi rows have stride bc, the output rows c samples. */
-static void inverse_rows(const int32_t *lo, const int32_t *hi, uint32_t bc, uint32_t r, uint32_t c,
-                         int32_t *a)
-{
-    for (uint32_t i = 0; i < r; i++)
-        pcwt_dwt53_inverse_1d(lo + (size_t)i * bc, hi + (size_t)i * bc, c, a + (size_t)i * c);
 }
 
 static const int32_t *level_input(const pcwt_pyramid *p, uint32_t l)
@@ -164,26 +133,90 @@ void pcwt_dwt53_forward(pcwt_pyramid *p, int cols_first)
     }
 }
 
+/* The inverse's vertical steps on one row: the even row e_i = l_i - floor((h_{i-1} + h_i + 2) / 4)
+ * and the odd row o_i = h_i + floor((e_i + e_{i+1}) / 2), m columns. */
+static void inverse_even_row(const int32_t *l, const int32_t *h0, const int32_t *h1, uint32_t m,
+                             int32_t *e)
+{
+    for (uint32_t j = 0; j < m; j++)
+        e[j] = wsub(l[j], wadd(wadd(h0[j], h1[j]), 2) >> 2);
+}
+
+static void inverse_odd_row(const int32_t *h, const int32_t *e, const int32_t *e2, uint32_t m,
+                            int32_t *o)
+{
+    for (uint32_t j = 0; j < m; j++)
+        o[j] = wadd(h[j], wadd(e[j], e2[j]) >> 1);
+}
+
+/* Rows first: the column-inverse halves (from LL, LH and from HL, HH) a row pair at a time, each
+ * row then inverted horizontally into x; the scratch holds e_i, e_{i+1} and o_i of each half
+ * (6 rows of c/2), so the halves never exist as whole planes. */
+static void inverse_level_rows_first(const int32_t *ll, const int32_t *lh, const int32_t *hl,
+                                     const int32_t *hh, uint32_t bc, uint32_t r, uint32_t c,
+                                     int32_t *x, int32_t *tmp)
+{
+    const uint32_t N = r / 2, m = c / 2;
+    int32_t *le[2] = {tmp, tmp + m}, *lo = tmp + 2 * (size_t)m;
+    int32_t *he[2] = {tmp + 3 * (size_t)m, tmp + 4 * (size_t)m}, *ho = tmp + 5 * (size_t)m;
+    inverse_even_row(ll, lh, lh, m, le[0]);
+    inverse_even_row(hl, hh, hh, m, he[0]);
+    for (uint32_t i = 0; i < N; i++) {
+        const int32_t *lei = le[i & 1], *hei = he[i & 1], *len = lei, *hen = hei;
+        const size_t at = (size_t)i * bc;
+        if (i + 1 < N) {
+            inverse_even_row(ll + at + bc, lh + at, lh + at + bc, m, le[(i + 1) & 1]);
+            inverse_even_row(hl + at + bc, hh + at, hh + at + bc, m, he[(i + 1) & 1]);
+            len = le[(i + 1) & 1];
+            hen = he[(i + 1) & 1];
+        }
+        inverse_odd_row(lh + at, lei, len, m, lo);
+        inverse_odd_row(hh + at, hei, hen, m, ho);
+        pcwt_dwt53_inverse_1d(lei, hei, c, x + (size_t)(2 * i) * c);
+        pcwt_dwt53_inverse_1d(lo, ho, c, x + (size_t)(2 * i + 1) * c);
+    }
+}
+
+/* Columns first: the row-inverse halves (from LL, HL and from LH, HH; only the first r/2 rows of
+ * the bands are not padding) a row at a time, their column inverse written straight into x, the
+ * even row 2i+2 before the odd row 2i+1 that needs it; the scratch holds two high rows and a low
+ * one (3 rows of c). */
+static void inverse_level_cols_first(const int32_t *ll, const int32_t *hl, const int32_t *lh,
+                                     const int32_t *hh, uint32_t bc, uint32_t r, uint32_t c,
+                                     int32_t *x, int32_t *tmp)
+{
+    const uint32_t N = r / 2;
+    int32_t *h[2] = {tmp, tmp + c}, *l = tmp + 2 * (size_t)c;
+    pcwt_dwt53_inverse_1d(lh, hh, c, h[0]);
+    pcwt_dwt53_inverse_1d(ll, hl, c, l);
+    inverse_even_row(l, h[0], h[0], c, x);
+    for (uint32_t i = 0; i < N; i++) {
+        const int32_t *hi = h[i & 1];
+        int32_t *e = x + (size_t)(2 * i) * c, *o = e + c;
+        const int32_t *e2 = e;
+        if (i + 1 < N) {
+            const size_t at = (size_t)(i + 1) * bc;
+            pcwt_dwt53_inverse_1d(lh + at, hh + at, c, h[(i + 1) & 1]);
+            pcwt_dwt53_inverse_1d(ll + at, hl + at, c, l);
+            inverse_even_row(l, hi, h[(i + 1) & 1], c, o + c);
+            e2 = o + c;
+        }
+        inverse_odd_row(hi, e, e2, c, o);
+    }
+}
+
 void pcwt_dwt53_inverse(pcwt_pyramid *p, int cols_first)
 {
     const uint32_t L = p->plan.levels;
     for (uint32_t l = L; l >= 1; l--) {
         const pcwt_level_size *s = &p->plan.lv[l - 1];
-        const uint32_t r = s->level_r, c = s->level_c, bc = s->band_c;
         int32_t *x = (int32_t *)level_input(p, l);
         const int32_t *ll = p->ll[l - 1], *hl = p->band[pcwt_band_index(L, l, 0)].coef;
         const int32_t *lh = p->band[pcwt_band_index(L, l, 1)].coef;
         const int32_t *hh = p->band[pcwt_band_index(L, l, 2)].coef;
-        if (cols_first) { /* only the first r/2 rows of the bands are not padding */
-            int32_t *lo = p->tmp, *hi = p->tmp + (size_t)(r / 2) * c;
-            inverse_rows(ll, hl, bc, r / 2, c, lo);
-            inverse_rows(lh, hh, bc, r / 2, c, hi);
-            inverse_columns(lo, hi, c, c, r, x);
-        } else {
-            int32_t *lo = p->tmp, *hi = p->tmp + (size_t)r * bc;
-            inverse_columns(ll, lh, bc, c / 2, r, lo);
-            inverse_columns(hl, hh, bc, c / 2, r, hi);
-            inverse_rows(lo, hi, bc, r, c, x);
-        }
+        if (cols_first)
+            inverse_level_cols_first(ll, hl, lh, hh, s->band_c, s->level_r, s->level_c, x, p->tmp);
+        else
+            inverse_level_rows_first(ll, lh, hl, hh, s->band_c, s->level_r, s->level_c, x, p->tmp);
     }
 }

@@ -70,6 +70,10 @@ pcwt_status pcwt_pyramid_prepare(pcwt_pyramid *p, const pcwt_plan *plan);
 void pcwt_pyramid_free(pcwt_pyramid *p);
 /* The bytes pcwt_pyramid_prepare allocates for a plan. */
 uint64_t pcwt_pyramid_bytes(const pcwt_plan *plan);
+/* For decoding only: the inverse transform's scratch is a few rows, not a level's halves (a
+ * pyramid prepared so cannot run the forward transform). */
+pcwt_status pcwt_pyramid_prepare_decode(pcwt_pyramid *p, const pcwt_plan *plan);
+uint64_t pcwt_pyramid_decode_bytes(const pcwt_plan *plan);
 
 /* dwt53.c: reversible (5,3) lifting with whole-sample symmetric extension. */
 void pcwt_dwt53_forward_1d(const int32_t *x, uint32_t n, int32_t *low, int32_t *high);

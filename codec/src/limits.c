@@ -17,7 +17,7 @@ uint64_t pcwt_decode_working_bytes(const pcwt_header_info *info, int gpu)
     const pcwt_image_desc *d = &info->desc;
     pcwt_plan plan;
     pcwt_plan_make(&plan, d->height, d->width, info->levels);
-    uint64_t cpu = pcwt_pyramid_bytes(&plan);
+    uint64_t cpu = pcwt_pyramid_decode_bytes(&plan);
     if (info->colour_transform) /* the three value planes, held until the inverse RCT */
         cpu += 3 * (uint64_t)pcwt_even_up(d->width) * pcwt_even_up(d->height) * sizeof(int32_t);
     if (!gpu)

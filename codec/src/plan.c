@@ -43,8 +43,11 @@ void pcwt_plan_make(pcwt_plan *plan, uint32_t rows, uint32_t cols, uint32_t leve
     plan->ll_c = c;
 }
 
-/* The int32s and MQD bytes of a plan's pyramid, and the transform scratch's int32s among them. */
-static void pyramid_sizes(const pcwt_plan *plan, size_t *ints, size_t *bytes8, size_t *tmp)
+/* The int32s and MQD bytes of a plan's pyramid, and the transform scratch's int32s among them:
+ * the forward transform's holds a level's two halves, the inverse's (decode) three rows of the
+ * widest level (dwt53.c). */
+static void pyramid_sizes(const pcwt_plan *plan, int decode, size_t *ints, size_t *bytes8,
+                          size_t *tmp)
 {
     const size_t img = (size_t)pcwt_even_up(plan->rows) * pcwt_even_up(plan->cols);
     size_t n = img, b8 = 0, t_max = 0;
@@ -60,6 +63,8 @@ static void pyramid_sizes(const pcwt_plan *plan, size_t *ints, size_t *bytes8, s
             t_max = t;
     }
     b8 += (size_t)(plan->ll_r / 2) * (plan->ll_c / 2);
+    if (decode)
+        t_max = plan->levels ? 3 * (size_t)plan->lv[0].level_c : 0;
     *ints = n + t_max;
     *bytes8 = b8;
     *tmp = t_max;
@@ -68,17 +73,24 @@ static void pyramid_sizes(const pcwt_plan *plan, size_t *ints, size_t *bytes8, s
 uint64_t pcwt_pyramid_bytes(const pcwt_plan *plan)
 {
     size_t ints, bytes8, tmp;
-    pyramid_sizes(plan, &ints, &bytes8, &tmp);
+    pyramid_sizes(plan, 0, &ints, &bytes8, &tmp);
+    return (uint64_t)ints * sizeof(int32_t) + bytes8 + 64;
+}
+
+uint64_t pcwt_pyramid_decode_bytes(const pcwt_plan *plan)
+{
+    size_t ints, bytes8, tmp;
+    pyramid_sizes(plan, 1, &ints, &bytes8, &tmp);
     return (uint64_t)ints * sizeof(int32_t) + bytes8 + 64;
 }
 
 /* Carves every buffer of the pyramid out of one allocation, grown only when needed. */
-pcwt_status pcwt_pyramid_prepare(pcwt_pyramid *p, const pcwt_plan *plan)
+static pcwt_status prepare(pcwt_pyramid *p, const pcwt_plan *plan, int decode)
 {
     const uint32_t L = plan->levels;
     const size_t img = (size_t)pcwt_even_up(plan->rows) * pcwt_even_up(plan->cols);
     size_t ints, bytes8, tmp;
-    pyramid_sizes(plan, &ints, &bytes8, &tmp);
+    pyramid_sizes(plan, decode, &ints, &bytes8, &tmp);
     const size_t need = ints * sizeof(int32_t) + bytes8 + 64;
     if (need > p->mem_size) {
         void *m = malloc(need);
@@ -123,6 +135,16 @@ pcwt_status pcwt_pyramid_prepare(pcwt_pyramid *p, const pcwt_plan *plan)
     ll->mqd = bp;
     ll->level = L;
     return PCWT_OK;
+}
+
+pcwt_status pcwt_pyramid_prepare(pcwt_pyramid *p, const pcwt_plan *plan)
+{
+    return prepare(p, plan, 0);
+}
+
+pcwt_status pcwt_pyramid_prepare_decode(pcwt_pyramid *p, const pcwt_plan *plan)
+{
+    return prepare(p, plan, 1);
 }
 
 void pcwt_pyramid_free(pcwt_pyramid *p)

@@ -265,3 +265,17 @@ TEST(Limits, EntropyMqdAboveChildrenIsCorrupt)
     EXPECT_TRUE(rec.entropy);
     expect_zero_frame_refused(PCWT_PROFILE_ENTROPY, 1);
 }
+
+// The CPU decoder's working memory: the image plane and the bands (4 B each per sample, 5.33 B for
+// the bands and LL copies of all levels), the MQDs (1/3 B); the inverse transform's scratch is a
+// few rows, not a plane (4 B per sample more).
+TEST(Limits, CpuDecodeWorkingMemoryPerSample)
+{
+    std::vector<uint8_t> samples;
+    const auto cs = noise_stream(1024, 768, &samples);
+    pcwt_header_info info;
+    ASSERT_EQ(pcwt_read_header(cs.data(), cs.size(), &info), PCWT_OK);
+    const double per_sample = double(pcwt_decode_working_bytes(&info, 0)) / (1024.0 * 768.0);
+    EXPECT_GT(per_sample, 9.5);
+    EXPECT_LT(per_sample, 10.0);
+}
