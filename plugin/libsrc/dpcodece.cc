@@ -298,6 +298,13 @@ OFCondition DPCWTEncoderBase::encodeFrames(
         }
         const pcwt_frame_job& j = jobs[k];
         Uint8 *dst = out[k++].get();
+        // out of memory stays EC_MemoryExhausted, so that callers report a resource problem
+        // (pcwt-storescp: 0xA700) rather than a codec failure
+        if (j.status == PCWT_ERR_OUT_OF_MEMORY)
+        {
+          result = EC_MemoryExhausted;
+          break;
+        }
         if (j.status != PCWT_OK)
         {
           std::ostringstream s;
@@ -310,7 +317,9 @@ OFCondition DPCWTEncoderBase::encodeFrames(
         if (j.written & 1) dst[j.written] = 0; // the pad byte
         result = storeFrame(seq.get(), offsetList, dst, j.written, lengths);
       }
-      if (result.good() && st != PCWT_OK)
+      if (result.good() && st == PCWT_ERR_OUT_OF_MEMORY)
+        result = EC_MemoryExhausted;
+      else if (result.good() && st != PCWT_OK)
         result = DPCWTMakeError(EPCEC_CodecError, OFString("libpcwt: ") + pcwt_status_string(st));
     }
     if (enc) pcwt_encoder_destroy(enc);
