@@ -18,7 +18,7 @@
 #                                 pcwt-recompress's flushes cost nothing)
 #     --corpus DIR                the test corpus (default ../shared/testdata, else shared/testdata)
 #     --src DIR                   a source set made by --pack (default .rcdata when there is no corpus)
-#     --build DIR                 build folder holding plugin/pcwt-recompress and plugin/dcmdpcwt;
+#     --build DIR                 build folder holding archive/pcwt-recompress and plugin/dcmdpcwt;
 #                                 configured and built there when missing (default build-recompress-bench)
 #     --gpus SPEC                 passed to pcwt-recompress (default: 1 when nvidia-smi sees a GPU, else none)
 #     --threads N                 pcwt-recompress --threads (default: its own, the CPU cores, half of them with --gpus)
@@ -118,7 +118,7 @@ mkdir -p "$results"
 results=$(cd "$results" && pwd)
 
 # --- the tools -------------------------------------------------------------------------------
-if [[ ! -x $build/plugin/pcwt-recompress || ! -x $build/plugin/dcmdpcwt ]]; then
+if [[ ! -x $build/archive/pcwt-recompress || ! -x $build/plugin/dcmdpcwt ]]; then
   log "building pcwt-recompress and dcmdpcwt in $build"
   gen=(); command -v ninja >/dev/null && gen=(-G Ninja)
   cuda=(); command -v nvcc >/dev/null || [[ -x /usr/local/cuda/bin/nvcc ]] && cuda=(-DCMAKE_CUDA_ARCHITECTURES="${CUDAARCHS:-90}")
@@ -128,7 +128,7 @@ if [[ ! -x $build/plugin/pcwt-recompress || ! -x $build/plugin/dcmdpcwt ]]; then
   cmake --build "$build" -j"$(nproc)" --target pcwt-recompress dcmdpcwt >"$results/bench-build.log" 2>&1 \
     || { grep -E "error" "$results/bench-build.log" | head -20; exit 1; }
 fi
-recompress=$(cd "$build/plugin" && pwd)/pcwt-recompress
+recompress=$(cd "$build/archive" && pwd)/pcwt-recompress
 dcmdpcwt=$(cd "$build/plugin" && pwd)/dcmdpcwt
 
 # --- the source images: uncompressed CT, CR and DX ---------------------------------------------

@@ -49,6 +49,7 @@ step "contents (dpkg-deb -c)"
 dpkg-deb -c "$deb" | awk '{ print $6 }' | sed 's|^\./||' >"$WORK/contents.txt"
 lib=usr/lib/$multiarch
 for f in usr/bin/pcwt usr/bin/dcmcpcwt usr/bin/dcmdpcwt \
+         usr/bin/pcwt-recompress usr/bin/pcwt-storescp usr/bin/pcwt-storescu \
          "$lib/libpcwt.so.0" "$lib/libpcwt.so" "$lib/libdcmpcwt.so.0" "$lib/libdcmpcwt.so" \
          "$lib/libdcmpcwt_preload.so" "$lib/libpcwt_dicom.a" \
          usr/include/pcwt.h usr/include/pcwt_dicom.h usr/include/dcmpcwt/dpencode.h \
@@ -79,7 +80,8 @@ with_cuda=0
 grep -q "set(dcmpcwt_WITH_CUDA ON)" "$root/$lib/cmake/dcmpcwt/dcmpcwtConfig.cmake" && with_cuda=1
 export LD_LIBRARY_PATH=$root/$lib
 bin=$root/usr/bin
-for f in "$bin/pcwt" "$bin/dcmcpcwt" "$bin/dcmdpcwt" "$root/$lib/libdcmpcwt_preload.so"; do
+for f in "$bin/pcwt" "$bin/dcmcpcwt" "$bin/dcmdpcwt" "$bin/pcwt-recompress" "$bin/pcwt-storescp" \
+         "$bin/pcwt-storescu" "$root/$lib/libdcmpcwt_preload.so"; do
   ldd "$f" >"$WORK/ldd.txt" 2>&1 || fail "ldd $f: $(cat "$WORK/ldd.txt")"
   grep -q "not found" "$WORK/ldd.txt" && fail "$f misses libraries: $(cat "$WORK/ldd.txt")"
   grep -q "libcudart" "$WORK/ldd.txt" && fail "$f needs libcudart: $(cat "$WORK/ldd.txt")"

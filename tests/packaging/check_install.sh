@@ -12,7 +12,7 @@ prefix=$WORK/prefix
 
 step "cmake --install $build --prefix $prefix"
 cmake --install "$build" --prefix "$prefix" >"$WORK/install.log" 2>&1 || { cat "$WORK/install.log"; fail "cmake --install failed"; }
-for f in bin/pcwt bin/dcmcpcwt bin/dcmdpcwt include/pcwt.h include/pcwt_dicom.h include/dcmpcwt/dpencode.h \
+for f in bin/pcwt bin/dcmcpcwt bin/dcmdpcwt bin/pcwt-recompress bin/pcwt-storescp bin/pcwt-storescu include/pcwt.h include/pcwt_dicom.h include/dcmpcwt/dpencode.h \
          "$libdir/libdcmpcwt.so.0" "$libdir/libdcmpcwt_preload.so" "$libdir/cmake/dcmpcwt/dcmpcwtConfig.cmake" \
          "$libdir/cmake/dcmpcwt/dcmpcwtTargets.cmake" "$libdir/pkgconfig/pcwt.pc" "$libdir/pkgconfig/dcmpcwt.pc" \
          share/doc/pcwt/CONFORMANCE.md share/doc/pcwt/copyright; do

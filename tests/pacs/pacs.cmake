@@ -1,4 +1,4 @@
-# Tests of PACS ingestion (plugin/apps/dpstorscp.cc, dpscp*.cc, dpstorscu.cc): pcwt-storescp and
+# Tests of PACS ingestion (archive/apps/storescp, archive/apps/storescu): pcwt-storescp and
 # pcwt-storescu as real processes on loopback (127.0.0.1, free ports picked at run time) with
 # stock DCMTK storescu/storescp (dcmtk package); they skip when the corpus or the stock tools are
 # absent. include()d from tests/CMakeLists.txt when PCWT_WITH_DCMTK is on. Test names start with
@@ -26,14 +26,9 @@ gtest_discover_tests(test_pacs TEST_PREFIX "pacs." DISCOVERY_TIMEOUT 60
   PROPERTIES LABELS pacs TIMEOUT 120 RUN_SERIAL TRUE)
 
 # pcwt-storescp's failure statuses from the reasons the engine gives (test_pacs_status.cpp): the
-# mapping (dpscpcheck.cc) and the engine (dprc*.cc) compiled in, no processes, no corpus
-set(_pacs_apps ${CMAKE_CURRENT_LIST_DIR}/../../plugin/apps)
-add_executable(test_pacs_status ${CMAKE_CURRENT_LIST_DIR}/test_pacs_status.cpp ${_pacs_apps}/dpscpcheck.cc
-  ${_pacs_apps}/dprcfile.cc ${_pacs_apps}/dprcwalk.cc ${_pacs_apps}/dprctemp.cc ${_pacs_apps}/dprcident.cc
-  ${_pacs_apps}/dprccommit.cc ${_pacs_apps}/dprcddir.cc ${_pacs_apps}/dprcstage.cc ${_pacs_apps}/dprclock.cc
-  ${_pacs_apps}/dpapps.cc ${_pacs_apps}/dpappopt.cc)
-target_include_directories(test_pacs_status PRIVATE ${_pacs_apps})
-target_link_libraries(test_pacs_status PRIVATE dcmpcwt DCMTK::dcmnet DCMTK::dcmjpeg DCMTK::dcmjpls DCMTK::dcmdata
-  GTest::gtest_main Threads::Threads)
+# mapping (archive/lib/ingest.cc) and the engine (pcwt_archive) linked in, no processes, no corpus
+add_executable(test_pacs_status ${CMAKE_CURRENT_LIST_DIR}/test_pacs_status.cpp)
+target_link_libraries(test_pacs_status PRIVATE pcwt_archive dcmpcwt DCMTK::dcmnet DCMTK::dcmjpeg DCMTK::dcmjpls
+  DCMTK::dcmdata GTest::gtest_main Threads::Threads)
 target_compile_options(test_pacs_status PRIVATE ${PCWT_WARNINGS})
 gtest_discover_tests(test_pacs_status TEST_PREFIX "pacs." DISCOVERY_TIMEOUT 60 PROPERTIES LABELS pacs TIMEOUT 120)

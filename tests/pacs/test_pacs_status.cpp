@@ -1,4 +1,4 @@
-// pcwt-storescp's failure statuses (docs/pacs.md) come from the reason the engine (dprc*) gives a
+// pcwt-storescp's failure statuses (docs/pacs.md) come from the reason the engine (archive/lib) gives a
 // failed file, never from the text of its message, which is for people and may be reworded: the
 // mapping is checked with messages that say the opposite of the reason, and real failures of the
 // engine (each made on purpose, on data sets built here: no corpus needed) must carry the reason
@@ -15,8 +15,8 @@
 
 #include "dcmpcwt/dpencode.h"
 #include "dpapps.h"
-#include "dprcfile.h"
-#include "dpscpcheck.h"
+#include "engine.h"
+#include "ingest.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-# Tests of pcwt-recompress (plugin/apps/dcmrecmp.cc): real processes on copies of shared/testdata
+# Tests of pcwt-recompress (archive/apps/recompress): real processes on copies of shared/testdata
 # in temporary trees; they skip when the corpus is absent. include()d from tests/CMakeLists.txt
 # when PCWT_WITH_DCMTK is on. Test names start with "recompress." (ctest -R recompress); label
 # recompress. dcmmkdir (dcmtk) makes the DICOMDIR file set when it is installed.

@@ -1,0 +1,244 @@
+/*
+ *  Module:  archive
+ *
+ *  Purpose: (internal) pcwt-recompress's pipeline (pipeline.h): the host buffers of the batch
+ *           coders' codestreams and the files' samples, kept for reuse.
+ */
+
+#ifndef PCWT_ARCHIVE_ARENA_H
+#define PCWT_ARCHIVE_ARENA_H
+
+#include "dcmtk/config/osconfig.h"
+
+#include "engine.h"
+#include "pcwt.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdio>
+#include <cstdint>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
+
+namespace dprc {
+
+/// PCWT_GPU_PROFILE=1: the arena pools time their allocations and frees (stderr)
+inline bool gpuProfile()
+{
+  static const bool on = []() {
+    const char *v = std::getenv("PCWT_GPU_PROFILE");
+    return v != NULL && *v != 0 && *v != '0';
+  }();
+  return on;
+}
+
+inline double msSince(std::chrono::steady_clock::time_point t0)
+{
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+
+/** host buffers for the batch coders' codestreams and the files' original samples, kept for
+ *  reuse: a batch's buffer goes with the files of the batch, whose writers' codecs store the
+ *  codestreams from it, and comes back when the last of them lets go
+ */
+class ArenaPool : public DPRCSampleMemory, public std::enable_shared_from_this<ArenaPool>
+{
+public:
+  /** keep: free buffers kept at most (the smallest goes beyond); name: for the profile lines;
+   *  pinned: page-locked buffers (pcwt_host_alloc, which the GPU reads and writes directly) for
+   *  arenas that get filled, else ordinary memory, committed; minSize: no buffer is smaller, so
+   *  that any ordinary request fits any buffer kept
+   */
+  ArenaPool(std::size_t keep, const char *name, bool pinned, std::size_t minSize = 0)
+    : keep_(std::max<std::size_t>(1, keep)), name_(name), pinned_(pinned), minSize_(minSize) {}
+
+  ~ArenaPool()
+  {
+    for (const auto& a : free_)
+      if (!classes_) release(a.second);
+    for (const Arena& s : slabs_) release(s);
+  }
+
+  void setKeep(std::size_t keep)
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    keep_ = std::max<std::size_t>(1, keep);
+  }
+
+  /// page-locked buffers or not (before the first get)
+  void setPinned(bool pinned) { pinned_ = pinned; }
+
+  /** buffers for many requests of many sizes (files' samples): each of about the size asked
+   *  (within 1/8), a free one reused for a request of at least half its size. They are cut from
+   *  slabs of up to 16 buffers of a size (one registration with the GPU driver for each slab: one
+   *  for each buffer of 512 KB cost the readers 3.4 thread-s per 8 GB on the H100, as 16 threads
+   *  waited for the driver), and kept until the pool goes.
+   */
+  void setSizeClasses()
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    classes_ = true;
+  }
+
+  /// a buffer of at least n bytes (empty when out of memory)
+  std::shared_ptr<unsigned char> get(std::size_t n)
+  {
+    Arena a;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      const auto best = free_.lower_bound(n);
+      if (best != free_.end() && (!classes_ || best->first / 2 <= n))
+      {
+        a = best->second;
+        free_.erase(best);
+      }
+    }
+    if (a.p == NULL && classes_)
+    {
+      a = newSlab(n);
+      if (a.p == NULL) return std::shared_ptr<unsigned char>();
+    }
+    if (a.p == NULL)
+    {
+      // room to grow: batches differ in size, and a new buffer is expensive
+      a.size = (std::max(n + n / 8, minSize_) + (std::size_t(1) << 20) - 1) & ~((std::size_t(1) << 20) - 1);
+      a.p = allocate(a.size);
+      if (a.p == NULL) return std::shared_ptr<unsigned char>();
+    }
+    std::shared_ptr<ArenaPool> self = shared_from_this();
+    return std::shared_ptr<unsigned char>(a.p, [self, a](unsigned char *) { self->put(a); });
+  }
+
+  /// buffers allocated so far and the milliseconds it took
+  std::uint64_t allocations() const { return allocs_.load(); }
+  double allocationMs() const { return static_cast<double>(allocNs_.load()) * 1e-6; }
+
+private:
+  struct Arena
+  {
+    unsigned char *p = NULL;
+    std::size_t size = 0;
+  };
+
+  /// n bytes, page locked or committed, counted and timed (allocations(); the arenas' profile lines)
+  unsigned char *allocate(std::size_t n)
+  {
+    const std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
+    unsigned char *p = static_cast<unsigned char *>(pinned_ ? pcwt_host_alloc(n) : committedAlloc(n));
+    if (gpuProfile() && !classes_)
+      std::fprintf(stderr, "pcwt-recompress %s arena (ms): alloc %.0f MB %.1f\n", name_, static_cast<double>(n) / 1e6, msSince(t0));
+    if (p == NULL) return NULL;
+    allocs_.fetch_add(1, std::memory_order_relaxed);
+    allocNs_.fetch_add(static_cast<std::uint64_t>(msSince(t0) * 1e6), std::memory_order_relaxed);
+    return p;
+  }
+
+  /// a slab of buffers of n's size class: one to return, the others free
+  Arena newSlab(std::size_t n)
+  {
+    const std::size_t size = classSize(n);
+    const std::size_t count = std::min<std::size_t>(16, std::max<std::size_t>(1, (std::size_t(32) << 20) / size));
+    Arena slab;
+    slab.size = size * count;
+    slab.p = allocate(slab.size);
+    if (slab.p == NULL) return Arena();
+    std::lock_guard<std::mutex> lock(mutex_);
+    slabs_.push_back(slab);
+    for (std::size_t k = 1; k < count; ++k)
+    {
+      Arena b;
+      b.p = slab.p + k * size;
+      b.size = size;
+      free_.emplace(size, b);
+    }
+    Arena first;
+    first.p = slab.p;
+    first.size = size;
+    return first;
+  }
+
+  /// n rounded up to an eighth of its power of two (at least 64 KB)
+  static std::size_t classSize(std::size_t n)
+  {
+    std::size_t need = std::max<std::size_t>(n, 64u << 10), p2 = 1;
+    while (p2 <= need / 2) p2 *= 2;
+    const std::size_t step = std::max<std::size_t>(p2 / 8, 4096);
+    return (need + step - 1) / step * step;
+  }
+
+  void put(const Arena& a)
+  {
+    std::vector<Arena> drop;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      free_.emplace(a.size, a);
+      while (!classes_ && free_.size() > keep_)
+      {
+        drop.push_back(free_.begin()->second);
+        free_.erase(free_.begin());
+      }
+    }
+    for (const Arena& d : drop)
+    {
+      const std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
+      release(d);
+      if (gpuProfile())
+        std::fprintf(stderr, "pcwt-recompress %s arena (ms): free %.0f MB %.1f\n", name_, static_cast<double>(d.size) / 1e6, msSince(t0));
+    }
+  }
+
+  /** memory whose pages are all there: every batch writes into an arena at other offsets
+   *  (its frames differ), and its first writes into untouched pages were page faults that made
+   *  the copy of 90 MB out of the GPU's staging take 40-70 ms on the H100 (16 threads faulting);
+   *  committed once, in 2 MB pages where the kernel has them, a reused arena faults no more
+   */
+  static void *committedAlloc(std::size_t n)
+  {
+#ifdef __linux__
+    void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return NULL;
+    (void)madvise(p, n, MADV_HUGEPAGE); // a hint: transparent huge pages may be off
+    for (std::size_t o = 0; o < n; o += 4096) static_cast<volatile unsigned char *>(p)[o] = 0;
+    return p;
+#else
+    return std::malloc(n);
+#endif
+  }
+
+  void release(const Arena& a) const
+  {
+    if (pinned_)
+      pcwt_host_free(a.p);
+    else
+#ifdef __linux__
+      munmap(a.p, a.size);
+#else
+      std::free(a.p);
+#endif
+  }
+
+  std::mutex mutex_;
+  std::multimap<std::size_t, Arena> free_;
+  /// setSizeClasses(): the slabs the free and lent buffers are cut from
+  std::vector<Arena> slabs_;
+  std::size_t keep_;
+  bool classes_ = false;
+  const char *name_;
+  bool pinned_;
+  const std::size_t minSize_;
+  std::atomic<std::uint64_t> allocs_{0}, allocNs_{0};
+};
+
+} // namespace dprc
+
+#endif

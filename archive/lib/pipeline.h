@@ -1,0 +1,124 @@
+/*
+ *  Module:  archive
+ *
+ *  Purpose: (internal) pcwt-recompress: the pipeline that keeps a GPU busy. Reader threads read,
+ *           decode and check files (DPRCPrepare); batch coders (codersPerDevice on each device)
+ *           give the PCWT frames of several files to one pcwt_encode_batch call; writer threads
+ *           write and verify each file (DPRCWriteVerified), then flush and rename several together
+ *           (DPRCCommit) while the next batch is coded:
+ *
+ *             readers -> batch coders (on each GPU) -> writers  (<-> verifier per GPU)
+ *
+ *           The codecs do the DICOM side as for a single file: a writer lends its thread a
+ *           DPCWTThreadCoder (dcmpcwt/dpthrcod.h) that hands the codec the codestreams coded
+ *           ahead, for frames whose samples, description and parameters are the ones coded, and
+ *           codes any other frame itself. With verifyBatches the writers hand the codestreams of
+ *           their copies, read back from disk, to a verifier that decodes those of many files
+ *           together and compares them with the originals (pcwt_verify_batch) while the writers
+ *           go on, and take the verdicts before the commit (DPRCAwaitVerified). Every safety step
+ *           of DPRCFinish stays as it is.
+ */
+
+#ifndef PCWT_ARCHIVE_PIPELINE_H
+#define PCWT_ARCHIVE_PIPELINE_H
+
+#include "dcmtk/config/osconfig.h"
+
+#include "engine.h"
+#include "pcwt.h"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+/// how the pipeline runs
+struct DPRCPipelineOptions
+{
+  /// threads reading, decoding and checking files
+  unsigned readers = 1;
+  /// threads writing, verifying and renaming files
+  unsigned writers = 1;
+  /** a batch: at most this many frames ... (0: no batch coder; the codec codes each file in the
+   *  writer threads, one pcwt_encode_batch call per file)
+   */
+  std::size_t batchFrames = 1024;
+  /** ... and about this many bytes of uncompressed samples (a single larger file is one batch).
+   *  Small batches reach the writers and the verifier sooner and leave less to drain at the end:
+   *  on the GPU machine (tmpfs, 8 GB) 32 MB took 1.89-1.94 s, 64 MB 1.99-2.17 s, 256 MB 2.10-2.22 s
+   */
+  std::uint64_t batchBytes = std::uint64_t(32) << 20;
+  /// how long a batch that is not full waits for the next file (milliseconds)
+  unsigned batchWaitMs = 20;
+  /// the libpcwt backend of the batch coders
+  pcwt_backend backend = PCWT_BACKEND_AUTO;
+  /** the backend of the decoders of readers and writers (verification): the CPU by default, an
+   *  implementation independent of the GPU encoder's, which leaves the GPU to the coders
+   */
+  pcwt_backend decodeBackend = PCWT_BACKEND_CPU;
+  /// CUDA devices: batch coders on each (empty: on the default device)
+  std::vector<int> devices;
+  /** batch coder threads per device, each with its own encoder, taking batches from the same
+   *  queue, so that one's host-side work (staging copies, layout, waits) overlaps another's GPU
+   *  work (0: one, with a GPU or the CPU codec)
+   */
+  unsigned codersPerDevice = 0;
+  /// the PCWT parameters the codecs were registered with (backend aside)
+  pcwt_encode_params params;
+  /// CPU backend: threads that code one batch together
+  unsigned cpuCoderThreads = 1;
+  /** PCWT copies are verified by a verifier stage (a thread per device, decoding with
+   *  decodeBackend): the writers hand over the codestreams they read back and go on with their
+   *  next files, and the verifier decodes the copies waiting and compares them with the
+   *  originals in one pcwt_verify_batch call (on the CPU: split over cpuCoderThreads decoders);
+   *  the writers take the verdicts before the commit. false: each writer decodes its copies
+   *  itself (through the PCWT decoder codec) and compares them
+   */
+  bool verifyBatches = false;
+  /** how long a verifier batch waits for each further copy (ms); 0: it takes the copies already
+   *  waiting. (When the writers waited for each copy, 2 ms made them wait for the verifier: 13.7
+   *  of their 29 thread-s on the H100 benchmark)
+   */
+  unsigned verifyWaitMs = 0;
+  /// the verifier's limit of samples per frame (the PCWT decoder codec's, as registered)
+  std::uint64_t maxSamplesPerFrame = std::uint64_t(1) << 30;
+  /** a writer commits (flushes, renames, flushes the folders of) up to this many verified copies
+   *  together, and whatever it holds when no coded file is waiting (1: each file on its own)
+   */
+  unsigned commitGroup = 16;
+
+  DPRCPipelineOptions() { pcwt_encode_params_default(&params); }
+};
+
+/// what the batch coders did
+struct DPRCPipelineStats
+{
+  /// pcwt_encode_batch calls (per device and batch), the frames and files they coded
+  std::uint64_t calls = 0;
+  std::uint64_t frames = 0;
+  std::uint64_t files = 0;
+  /// frames the writers' codecs took from a batch, and frames they coded themselves
+  std::uint64_t framesTaken = 0;
+  std::uint64_t framesCodedByWriters = 0;
+  /// batch coder threads that ran
+  unsigned coders = 0;
+  /// verifier threads that ran; the batches they verified (with a GPU: a pcwt_verify_batch call
+  /// each), their frames and files (copies)
+  unsigned verifiers = 0;
+  std::uint64_t verifierBatches = 0;
+  std::uint64_t verifiedFrames = 0;
+  std::uint64_t verifiedFiles = 0;
+};
+
+/** run every file through the pipeline; done(i, result) is called once for each file i, from
+ *  any thread, as soon as its result is final. The signal handlers for the temporary files are
+ *  installed here.
+ *  @return false (error says why) when a batch coder or decoder cannot be set up, e.g. a GPU
+ *    that is not present; no file has been touched then
+ */
+bool DPRCRunPipeline(const std::vector<DPRCEntry>& files, const DPRCOptions& options,
+                     const DPRCPipelineOptions& pipeline,
+                     const std::function<void(std::size_t, DPRCResult&)>& done,
+                     DPRCPipelineStats& stats, std::string& error);
+
+#endif

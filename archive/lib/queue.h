@@ -1,0 +1,133 @@
+/*
+ *  Module:  archive
+ *
+ *  Purpose: (internal) pcwt-recompress's pipeline (pipeline.h): one file on its way, the queues
+ *           between the stages and the memory budget the readers wait for.
+ */
+
+#ifndef PCWT_ARCHIVE_QUEUE_H
+#define PCWT_ARCHIVE_QUEUE_H
+
+#include "dcmtk/config/osconfig.h"
+
+#include "engine.h"
+
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <mutex>
+
+namespace dprc {
+
+/// one file in the pipeline
+struct Work
+{
+  std::size_t index = 0;
+  DPRCJob job;
+  /// bytes reserved in the memory budget
+  std::uint64_t reserved = 0;
+  /// a writer's slot of the temporary file, among its commit group's (engine.h's slot)
+  unsigned slot = 0;
+};
+
+/// a queue between stages; pop fails once it is closed and empty
+template <class T>
+class Queue
+{
+public:
+  void push(T *w)
+  {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      items_.push_back(w);
+    }
+    cv_.notify_one();
+  }
+
+  bool pop(T *& w)
+  {
+    std::unique_lock<std::mutex> lock(mutex_);
+    cv_.wait(lock, [this]() { return !items_.empty() || closed_; });
+    if (items_.empty()) return false;
+    w = items_.front();
+    items_.pop_front();
+    return true;
+  }
+
+  /// an item at once (true), or none
+  bool tryPop(T *& w)
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (items_.empty()) return false;
+    w = items_.front();
+    items_.pop_front();
+    return true;
+  }
+
+  /// an item within the time (true), or none: timed out or closed and empty
+  bool popFor(T *& w, std::chrono::milliseconds wait)
+  {
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (!cv_.wait_for(lock, wait, [this]() { return !items_.empty() || closed_; }) || items_.empty()) return false;
+    w = items_.front();
+    items_.pop_front();
+    return true;
+  }
+
+  void close()
+  {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      closed_ = true;
+    }
+    cv_.notify_all();
+  }
+
+private:
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  std::deque<T *> items_;
+  bool closed_ = false;
+};
+
+/// the bytes of files between reading and writing: readers wait while the pipeline holds enough
+class Budget
+{
+public:
+  explicit Budget(std::uint64_t limit) : limit_(limit) {}
+
+  void acquire(std::uint64_t n)
+  {
+    std::unique_lock<std::mutex> lock(mutex_);
+    cv_.wait(lock, [&]() { return used_ == 0 || used_ + n <= limit_; });
+    used_ += n;
+  }
+
+  /// take more without waiting (a file turned out larger once decoded)
+  void grow(std::uint64_t n)
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    used_ += n;
+  }
+
+  void release(std::uint64_t n)
+  {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      used_ -= std::min(used_, n);
+    }
+    cv_.notify_all();
+  }
+
+private:
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  std::uint64_t used_ = 0;
+  const std::uint64_t limit_;
+};
+
+} // namespace dprc
+
+#endif

@@ -1,0 +1,188 @@
+/*
+ *  Module:  archive
+ *
+ *  Purpose: (internal) pcwt-recompress's pipeline (pipeline.h): the verifier stage: the writers
+ *           hand their copies over (DPRCFrameVerifier) and go on; a verifier per device decodes the
+ *           copies waiting in one pcwt_verify_batch call, which compares them with the originals.
+ */
+
+#ifndef PCWT_ARCHIVE_VERIFIER_H
+#define PCWT_ARCHIVE_VERIFIER_H
+
+#include "dcmtk/config/osconfig.h"
+
+#include "coder.h"
+#include "engine.h"
+#include "pipeline.h"
+#include "queue.h"
+#include "pcwt.h"
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace dprc {
+
+/// a writer's copy for the verifier, and the verdict
+struct VerifyRequest
+{
+  const std::vector<DPRCCodestream> *frames = NULL;
+  std::size_t frameBytes = 0;
+  const unsigned char *original = NULL;
+  /// empty: every frame decoded to the original's samples
+  std::string error;
+  /// with an error: DPRCR_memory or DPRCR_verifyFailed
+  DPRC_Reason reason = DPRCR_none;
+  bool done = false;
+  std::mutex mutex;
+  std::condition_variable cv;
+};
+
+/// a writer's copy with the verifier: dropped, it waits until the verifier is done with it
+class VerifyTicket : public DPRCVerifyTicket
+{
+public:
+  explicit VerifyTicket(std::unique_ptr<VerifyRequest> r) : r_(std::move(r)) {}
+  ~VerifyTicket()
+  {
+    // every request queued is answered: the verifier stops only when the writers are done
+    std::unique_lock<std::mutex> lock(r_->mutex);
+    r_->cv.wait(lock, [this]() { return r_->done; });
+  }
+
+  virtual bool ready()
+  {
+    std::lock_guard<std::mutex> lock(r_->mutex);
+    return r_->done;
+  }
+
+  virtual std::string wait(DPRC_Reason& reason)
+  {
+    std::unique_lock<std::mutex> lock(r_->mutex);
+    r_->cv.wait(lock, [this]() { return r_->done; });
+    reason = r_->reason;
+    return r_->error;
+  }
+
+private:
+  std::unique_ptr<VerifyRequest> r_;
+};
+
+/// what a writer hands its copies to: the verifiers' queue (DPRCFrameVerifier)
+class VerifyClient : public DPRCFrameVerifier
+{
+public:
+  VerifyClient(Queue<VerifyRequest>& queue, std::uint64_t maxSamples, DPRCSampleMemory *codestreams)
+    : queue_(queue), maxSamples_(maxSamples), codestreams_(codestreams) {}
+
+  virtual std::unique_ptr<DPRCVerifyTicket> submit(const std::vector<DPRCCodestream>& frames, std::size_t frameBytes,
+                                                   const unsigned char *original)
+  {
+    std::unique_ptr<VerifyRequest> r(new VerifyRequest());
+    r->frames = &frames;
+    r->frameBytes = frameBytes;
+    r->original = original;
+    queue_.push(r.get());
+    return std::unique_ptr<DPRCVerifyTicket>(new VerifyTicket(std::move(r)));
+  }
+
+  virtual std::uint64_t maxSamplesPerFrame() const { return maxSamples_; }
+
+  virtual DPRCSampleMemory *codestreamMemory() { return codestreams_; }
+
+private:
+  Queue<VerifyRequest>& queue_;
+  const std::uint64_t maxSamples_;
+  DPRCSampleMemory *const codestreams_;
+};
+
+/** verifies the copies of several writers in one pcwt_verify_batch call (on the CPU: split over
+ *  threads): every frame decoded and compared with its original, with a GPU on the device (the
+ *  originals go up beside the codestreams; nothing decoded comes back)
+ */
+class BatchVerifier
+{
+public:
+  BatchVerifier() {}
+  ~BatchVerifier()
+  {
+    for (pcwt_decoder *d : decoders_) pcwt_decoder_destroy(d);
+  }
+
+  bool init(const DPRCPipelineOptions& p, int device, std::string& error)
+  {
+    const unsigned n = std::max(1u, p.cpuCoderThreads);
+    for (unsigned t = 0; t < n; ++t)
+    {
+      pcwt_decoder *d = makeDecoder(t ? PCWT_BACKEND_CPU : p.decodeBackend, device, error);
+      if (d == NULL) return false;
+      decoders_.push_back(d);
+      if (pcwt_decoder_set_max_samples(d, p.maxSamplesPerFrame) != PCWT_OK)
+      {
+        error = std::string("libpcwt decoder: ") + pcwt_decoder_last_error(d);
+        return false;
+      }
+      // the GPU verifies a batch at once; the CPU decoder one frame after another, so split the batch
+      if (pcwt_decoder_backend(d) != PCWT_BACKEND_CPU) break;
+    }
+    return true;
+  }
+
+  /// the GPU decodes (page-locked host memory goes up without staging)
+  bool gpu() const { return pcwt_decoder_backend(decoders_[0]) != PCWT_BACKEND_CPU; }
+
+  /// verify every frame of the batch's copies; each request gets its verdict in its error
+  void verify(const std::vector<VerifyRequest *>& batch, DPRCPipelineStats& stats)
+  {
+    std::vector<pcwt_verify_job> jobs;
+    for (const VerifyRequest *r : batch)
+    {
+      for (std::size_t f = 0; f < r->frames->size(); ++f)
+      {
+        pcwt_verify_job j;
+        std::memset(&j, 0, sizeof j);
+        j.src = (*r->frames)[f].data;
+        j.src_size = (*r->frames)[f].size;
+        j.expected = r->original + f * r->frameBytes;
+        j.expected_size = r->frameBytes;
+        j.status = PCWT_ERR_INVALID_ARGUMENT; // until the decoder says otherwise
+        jobs.push_back(j);
+      }
+    }
+    if (!jobs.empty()) // the per-frame statuses decide
+      runSplit(decoders_, jobs, [](const pcwt_verify_job& j) { return j.expected_size; },
+               [](pcwt_decoder *d, pcwt_verify_job *j, std::size_t n) { const pcwt_status st = pcwt_verify_batch(d, j, n); (void)st; });
+    ++stats.verifierBatches;
+    std::size_t k = 0;
+    for (VerifyRequest *r : batch)
+    {
+      for (std::size_t f = 0; f < r->frames->size(); ++f, ++k)
+      {
+        if (jobs[k].status == PCWT_OK || !r->error.empty()) continue;
+        // out of memory is the verifier's lack, not the copy's fault
+        r->reason = jobs[k].status == PCWT_ERR_OUT_OF_MEMORY ? DPRCR_memory : DPRCR_verifyFailed;
+        if (jobs[k].status == PCWT_ERR_MISMATCH)
+          r->error = "decoded pixel data differs from the original at byte " +
+                     std::to_string(f * r->frameBytes + jobs[k].first_difference);
+        else
+          r->error = "cannot decode the new copy: frame " + std::to_string(f + 1) + ": libpcwt: " +
+                     pcwt_status_string(jobs[k].status);
+      }
+      stats.verifiedFrames += r->frames->size();
+      ++stats.verifiedFiles;
+    }
+  }
+
+private:
+  std::vector<pcwt_decoder *> decoders_;
+};
+
+} // namespace dprc
+
+#endif
