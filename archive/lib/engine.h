@@ -203,9 +203,9 @@ private:
   std::size_t size_ = 0;
 };
 
-/// the temporary file of a verified copy (engine.cc); removed when dropped before its commit
+/// the temporary file of a verified copy (temp.cc); removed when dropped before its commit
 class DPRCTempFile;
-/// a copy whose frames a DPRCFrameVerifier is decoding (engine.cc; DPRCAwaitVerified)
+/// a copy whose frames a DPRCFrameVerifier is decoding (write.cc; DPRCAwaitVerified)
 struct DPRCPendingCopy;
 
 /** one file on its way through the steps of DPRCPrepare() and DPRCFinish(), which a pipeline

@@ -2,7 +2,8 @@
  *  Module:  archive
  *
  *  Purpose: (internal) pcwt-recompress: what the engine files that handle one file share:
- *           temporary files (temp.cc), file identities (ident.cc), status helpers.
+ *           temporary files (temp.cc), file identities (ident.cc), conditions, transfer syntaxes
+ *           and results (engine.cc).
  */
 
 #ifndef PCWT_ARCHIVE_INTERNAL_H
@@ -11,7 +12,12 @@
 #include "dcmtk/config/osconfig.h"
 #include "engine.h"
 
+#include "dcmtk/dcmdata/dcdatset.h"
+#include "dcmtk/dcmdata/dcxfer.h"
+#include "dcmtk/ofstd/ofcond.h"
+
 #include <string>
+#include <vector>
 
 #include <sys/stat.h>
 
@@ -63,9 +69,28 @@ int openRegular(const std::string& path, struct stat& st, std::string& error, bo
 /// PCWT_RECOMPRESS_FAULT=change-*: a concurrent writer simulated (bytes appended to path)
 void testAppend(const std::string& path);
 
-// ---- engine.cc: transfer syntaxes and results
+// ---- engine.cc: transfer syntaxes, conditions and results (for read.cc and write.cc)
 
 bool isTargetUid(const std::string& ts, DPRC_Target target);
+/// a transfer syntax's name for the report ("(none)" when empty, the UID when unknown)
+std::string xferName(const std::string& uid);
+/// the uncompressed Pixel Data bytes of the top-level data set (after chooseRepresentation)
+OFCondition rawPixels(DcmDataset *ds, std::vector<unsigned char>& out);
+/// is the condition from the PCWT codecs one that says "cannot code this image" (not an error)?
+bool unsupportedCondition(const OFCondition& c);
+/** the reason of a failed DCMTK or codec step by the condition's module and code: memory and the
+ *  pixel module's checks wherever they fail, else the step's own reason
+ */
+DPRC_Reason conditionReason(const OFCondition& c, DPRC_Reason step);
+/// decoding: EPCEC_TooLarge is the decoder's memory budget or frame size limit, a limit of ours
+DPRC_Reason decodeReason(const OFCondition& c, DPRC_Reason step);
+/// the target as pcwt_dicom.h names it (PCWT for --decompress: only its checks are used)
+pcwt_dicom_target dicomTarget(const DPRCOptions& opt);
+/// the transfer syntax written
+E_TransferSyntax outputXfer(const DPRCOptions& opt);
+/// the end of every file's processing: copies of files that are not recompressed (--copy-others),
+/// the output path, the time; the job's data released
+void complete(DPRCJob& job, const DPRCOptions& opt, unsigned slot);
 
 /// a failure: the reason is required, so that no failure goes without one
 inline DPRCResult& fail(DPRCResult& r, DPRC_Reason reason, const std::string& message)

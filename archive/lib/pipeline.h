@@ -44,8 +44,8 @@ struct DPRCPipelineOptions
    */
   std::size_t batchFrames = 1024;
   /** ... and about this many bytes of uncompressed samples (a single larger file is one batch).
-   *  Small batches reach the writers and the verifier sooner and leave less to drain at the end:
-   *  on the GPU machine (tmpfs, 8 GB) 32 MB took 1.89-1.94 s, 64 MB 1.99-2.17 s, 256 MB 2.10-2.22 s
+   *  Small batches reach the writers and the verifier sooner and leave less to drain at the end
+   *  (bench/results/gpu-h200-2026-11-25-recompress-batches.md)
    */
   std::uint64_t batchBytes = std::uint64_t(32) << 20;
   /// how long a batch that is not full waits for the next file (milliseconds)

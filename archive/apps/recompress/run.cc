@@ -1,0 +1,403 @@
+/*
+ *  Module:  archive
+ *
+ *  Purpose: pcwt-recompress: a run (recompress.h): the checks before it, the locks, the walk, the
+ *           pipeline, the DICOMDIRs and the report.
+ */
+
+#include "dcmtk/config/osconfig.h"
+#include "recompress.h"
+
+#include "dcmtk/dcmdata/dctk.h"
+#include "dcmtk/ofstd/ofstd.h"
+
+#include "dcmpcwt/dpencode.h"
+#include "dcmpcwt/dputil.h"
+#include "dpapps.h"
+#include "pipeline.h"
+#include "report.h"
+#include "walk.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <thread>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+static OFLogger recmpLogger = OFLog::getLogger("dcmtk.apps." OFFIS_CONSOLE_APPLICATION);
+
+namespace fs = std::filesystem;
+
+/// whether path lies at or below root (both made absolute)
+static bool isBelow(const std::string& path, const std::string& root)
+{
+  std::error_code ec;
+  const fs::path p = fs::weakly_canonical(fs::absolute(path), ec);
+  const fs::path r = fs::weakly_canonical(fs::absolute(root), ec);
+  auto pi = p.begin();
+  for (auto ri = r.begin(); ri != r.end(); ++ri, ++pi)
+  {
+    if (ri->empty()) continue; // trailing separator
+    if (pi == p.end() || *pi != *ri) return false;
+  }
+  return true;
+}
+
+/** every device there (""): a description of the first that is not; the CUDA context made, as
+ *  the readers' page-locked buffers need it
+ */
+static std::string checkGpus(const std::vector<int>& devices)
+{
+  // the library takes device 0 as "the default" even with no device at all: ask for the GPU
+  // backend itself, so that an empty folder is no reason to exit 0
+  pcwt_decoder *gpu = pcwt_decoder_create();
+  if (gpu == NULL) return "out of memory";
+  std::string problem;
+  if (pcwt_decoder_set_backend(gpu, PCWT_BACKEND_GPU) != PCWT_OK)
+    problem = std::string("no GPU is available (") + pcwt_decoder_last_error(gpu) + ")";
+  pcwt_decoder_destroy(gpu);
+  if (!problem.empty()) return problem;
+  pcwt_encoder *probe = pcwt_encoder_create();
+  if (probe == NULL) return "out of memory";
+  for (int d : devices)
+  {
+    if (pcwt_encoder_set_device(probe, d) != PCWT_OK)
+    {
+      problem = "GPU " + std::to_string(d) + " is not available (" + pcwt_encoder_last_error(probe) + ")";
+      break;
+    }
+  }
+  pcwt_encoder_destroy(probe);
+  if (problem.empty()) pcwt_host_free(pcwt_host_alloc(1));
+  return problem;
+}
+
+void RecompressAdjustThreads(RecompressOptions& o)
+{
+  // --gpus: without CUDA the CPU codes (every GPU named is checked below, beside the walk)
+  if (!o.devices.empty() && !pcwt_has_cuda())
+  {
+    OFLOG_WARN(recmpLogger, "--gpus " << o.gpus << ": this build has no CUDA backend; one CPU worker set "
+      "codes on the CPU");
+    o.devices.clear();
+    o.backend = PCWT_BACKEND_CPU;
+  }
+  // With GPUs coding and verifying, half the cores read and as many write: one each made the
+  // readers and writers outnumber the cores (and ran slower)
+  if (!o.devices.empty() && !o.threadsGiven) o.threads = std::max(1u, o.threads / 2);
+}
+
+bool RecompressCheckOutputTree(const RecompressOptions& o)
+{
+  // refuse an output tree inside an input: a later run would find the outputs as inputs
+  if (!o.file.outputDir.empty())
+  {
+    for (const std::string& in : o.inputs)
+    {
+      if (isBelow(o.file.outputDir, in) || isBelow(in, o.file.outputDir))
+      {
+        OFLOG_FATAL(recmpLogger, "the output folder " << o.file.outputDir << " must not lie inside the input "
+          << in << " (or contain it)");
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+bool RecompressLockFolders(const RecompressOptions& o, RecompressLocks& locks)
+{
+  // one run per folder (per shard with --shard): a second run would take the first's temporary
+  // files for left-overs and replace files under it. The lock files also list the runs whose
+  // temporary files may be removed. A dry run writes nothing, and so takes no lock.
+  if (o.file.dryRun) return true;
+  std::vector<std::string> folders;
+  for (const std::string& in0 : o.inputs)
+  {
+    std::string in = in0;
+    while (in.size() > 1 && in.back() == '/') in.pop_back();
+    struct stat st;
+    if (stat(in.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) folders.push_back(in);
+    else folders.push_back(in.find('/') == std::string::npos ? std::string(".") : in.substr(0, std::max<size_t>(1, in.rfind('/'))));
+  }
+  if (!o.file.outputDir.empty())
+  {
+    std::string out = o.file.outputDir;
+    while (out.size() > 1 && out.back() == '/') out.pop_back();
+    std::error_code ec;
+    std::filesystem::create_directories(out, ec);
+    folders.push_back(out);
+  }
+  for (const std::string& f : folders)
+  {
+    if (locks.count(f)) continue;
+    std::unique_ptr<DPRCRunLock> lock(new DPRCRunLock());
+    std::string error;
+    const DPRCRunLock::Outcome outcome = lock->acquire(f, o.shardIndex, o.shardCount, error);
+    if (outcome == DPRCRunLock::busy)
+    {
+      OFLOG_FATAL(recmpLogger, error);
+      return false;
+    }
+    if (outcome == DPRCRunLock::failed)
+    {
+      // e.g. a read-only folder: its files are refused anyway; nothing left over is removed there
+      OFLOG_WARN(recmpLogger, error << ": working on " << f << " without a lock");
+      continue;
+    }
+    locks[f] = std::move(lock);
+  }
+  return true;
+}
+
+void RecompressRegisterCodecs(const RecompressOptions& o)
+{
+  // every decoder DCMTK 3.6.7 has, PCWT's, and the encoders
+  DPCWTRegisterDecoders(OFstatic_cast(unsigned long, kMaxSamplesPerFrame), OFFalse);
+  DPCWTEncoderRegistration::registerCodecs(EPCUC_default, OFFalse, o.file.acceptLossy ? OFTrue : OFFalse,
+    PCWT_DEFAULT_LEVELS, 0, 0 /* the profile's group size */, o.backend, OFTrue /* JPEG-LS */,
+    o.profile);
+}
+
+/// the files below the inputs, and the temporary files of an interrupted run in the output tree
+static DPRCWalkResult walkInputs(const RecompressOptions& o)
+{
+  DPRCWalkResult walk = DPRCWalk(o.inputs, o.shardIndex, o.shardCount);
+  if (!o.file.outputDir.empty())
+  {
+    struct stat ost;
+    if (stat(o.file.outputDir.c_str(), &ost) == 0)
+    {
+      DPRCWalkResult out = DPRCWalk(std::vector<std::string>(1, o.file.outputDir), o.shardIndex, o.shardCount);
+      walk.staleTemps.insert(walk.staleTemps.end(), out.staleTemps.begin(), out.staleTemps.end());
+    }
+  }
+  DPRCTimelineMark("walk");
+  return walk;
+}
+
+/// the temporary files of an interrupted run (SIGKILL, power loss) removed: never a file's only
+/// copy; returns how many
+static std::uint64_t removeStaleTemps(const RecompressOptions& o, const DPRCWalkResult& walk,
+                                      const RecompressLocks& locks)
+{
+  std::uint64_t cleaned = 0;
+  for (size_t k = 0; k < walk.staleTemps.size(); ++k)
+  {
+    // provably ours: named with the id of a run that held this folder's lock before; a live
+    // run holds the lock, so that run is over (a name of our own run id is not left over)
+    const std::string& t = walk.staleTemps[k];
+    const auto lock = locks.find(k < walk.staleTempRoots.size() ? walk.staleTempRoots[k] : std::string());
+    if (lock == locks.end() || k >= walk.staleTempRuns.size() || walk.staleTempRuns[k] == DPRCRunId() ||
+        !lock->second->earlierRuns().count(walk.staleTempRuns[k]))
+    {
+      OFLOG_DEBUG(recmpLogger, "left alone: " << t << " (named like a temporary file, but of no run "
+        "listed in the folder's lock file)");
+      continue;
+    }
+    if (o.file.dryRun)
+      OFLOG_INFO(recmpLogger, "would remove the temporary file of an interrupted run: " << t);
+    else if (unlink(t.c_str()) == 0)
+    {
+      ++cleaned;
+      OFLOG_INFO(recmpLogger, "removed the temporary file of an interrupted run: " << t);
+    }
+    else
+      OFLOG_WARN(recmpLogger, "cannot remove the temporary file " << t << ": " << std::strerror(errno));
+  }
+  return cleaned;
+}
+
+/// the pipeline's settings from the command line
+static DPRCPipelineOptions pipelineOptions(const RecompressOptions& o, std::size_t files)
+{
+  DPRCPipelineOptions popt;
+  popt.readers = static_cast<unsigned>(std::max<size_t>(1, std::min<size_t>(o.threads, files)));
+  popt.writers = popt.readers;
+  popt.cpuCoderThreads = o.threads;
+  popt.batchFrames = static_cast<size_t>(o.batchFrames);
+  popt.batchBytes = static_cast<std::uint64_t>(o.batchMB) << 20;
+  popt.batchWaitMs = static_cast<unsigned>(o.batchWait);
+  popt.commitGroup = static_cast<unsigned>(o.commitGroup);
+  popt.codersPerDevice = static_cast<unsigned>(o.codersPerGpu);
+  popt.backend = o.backend;
+  popt.devices = o.devices;
+  popt.decodeBackend = o.verifyGpu ? o.backend : PCWT_BACKEND_CPU;
+  popt.verifyBatches = o.verifyGpu; // the copies of several writers decoded together
+  popt.maxSamplesPerFrame = kMaxSamplesPerFrame;
+  popt.params.levels = PCWT_DEFAULT_LEVELS;
+  popt.params.group_rows = popt.params.group_cols = 0; // the profile's size
+  popt.params.profile = o.profile; // the batch coder codes what the plugin's encoder would
+  return popt;
+}
+
+/// the log line of a file's result
+static void logResult(const DPRCResult& r)
+{
+  switch (r.status)
+  {
+    case DPRCST_failed:
+      OFLOG_ERROR(recmpLogger, "failed: " << r.path << ": " << r.message);
+      break;
+    case DPRCST_unsupported:
+      OFLOG_WARN(recmpLogger, "unsupported, left as it is: " << r.path << ": " << r.message);
+      break;
+    case DPRCST_skippedChanged:
+      OFLOG_WARN(recmpLogger, "skipped, changed: " << r.path << ": " << r.message);
+      break;
+    case DPRCST_done:
+      OFLOG_INFO(recmpLogger, "recompressed: " << r.path << " (" << r.inBytes << " -> " << r.outBytes
+        << " bytes, " << r.inXfer << " -> " << r.outXfer << ")");
+      break;
+    case DPRCST_keptOriginal:
+      OFLOG_INFO(recmpLogger, "kept the original: " << r.path << ": " << r.message);
+      break;
+    case DPRCST_wouldDo:
+      OFLOG_INFO(recmpLogger, "would recompress: " << r.path << " (" << r.inXfer << " -> " << r.outXfer << ")");
+      break;
+    default:
+      OFLOG_DEBUG(recmpLogger, DPRCStatusName(r.status) << ": " << r.path
+        << (r.message.empty() ? std::string() : ": " + r.message));
+  }
+}
+
+/// DICOMDIRs: records of files now in the target transfer syntax get its UID (also those of an
+/// interrupted earlier run; nothing changes when nothing is to change); returns the records
+static std::uint64_t updateDicomdirs(const RecompressOptions& o, const DPRCWalkResult& walk, int& status)
+{
+  std::uint64_t dicomdirRecords = 0;
+  for (size_t k = 0; k < walk.dicomdirs.size() && k < walk.dicomdirRels.size(); ++k)
+  {
+    DPRCEntry de;
+    de.path = walk.dicomdirs[k];
+    de.rel = walk.dicomdirRels[k];
+    de.size = 0;
+    de.symlink = false;
+    const std::string target = DPRCOutputPath(de, o.file);
+    struct stat dst;
+    if (lstat(target.c_str(), &dst) != 0 || !S_ISREG(dst.st_mode))
+    {
+      OFLOG_INFO(recmpLogger, "DICOMDIR " << target << " not there"
+        << (o.file.outputDir.empty() ? std::string() : std::string(" (--copy-others copies it into the output tree)"))
+        << ": not updated");
+      continue;
+    }
+    const DPRCDicomdirUpdate u = DPRCUpdateDicomdir(target, o.file.target, o.file.dryRun, 0);
+    if (!u.error.empty())
+    {
+      OFLOG_ERROR(recmpLogger, "failed: DICOMDIR " << target << ": " << u.error << " (left as it was)");
+      status = EXITCODE_FILES_FAILED;
+    }
+    else if (u.records)
+      OFLOG_INFO(recmpLogger, (o.file.dryRun ? "would update " : "updated ") << u.records
+        << " record(s) of DICOMDIR " << target << " to the new transfer syntax");
+    dicomdirRecords += u.records;
+  }
+  return dicomdirRecords;
+}
+
+/// the summary and --stats on standard output, and the --report file
+static void report(const RecompressOptions& o, DPRCSummary& sum, const DPRCPipelineOptions& popt,
+                   const DPRCPipelineStats& pstats, const std::vector<DPRCResult>& results, int& status)
+{
+  // a file that changed under the run is not done: exit status 2, as for failures, so that it is run again
+  if (sum.byStatus[DPRCST_failed] || sum.byStatus[DPRCST_skippedChanged]) status = EXITCODE_FILES_FAILED;
+  COUT << DPRCSummaryText(sum, o.file.dryRun) << OFendl;
+  if (o.stats)
+    COUT << DPRCStageText(sum, popt.readers, pstats.coders, o.file.dryRun ? 0u : popt.writers, pstats.verifiers)
+         << OFendl;
+  if (o.reportGiven)
+  {
+    std::string error;
+    if (!DPRCWriteReport(o.report, results, sum, o.file.dryRun, error))
+    {
+      OFLOG_FATAL(recmpLogger, "cannot write the report: " << error);
+      if (status == EXITCODE_NO_ERROR) status = EXITCODE_FATAL;
+    }
+    else
+      OFLOG_INFO(recmpLogger, "report written to " << o.report);
+  }
+}
+
+bool RecompressRun(const RecompressOptions& o, const RecompressLocks& locks, int& status)
+{
+  // the GPUs are checked (cuInit) and the CUDA context made on a thread of their own while the
+  // folders are walked
+  std::string gpuProblem;
+  std::thread gpuCheck;
+  if (!o.devices.empty())
+  {
+    gpuCheck = std::thread([&]() {
+      gpuProblem = checkGpus(o.devices);
+      DPRCTimelineMark("gpu check");
+    });
+  }
+  DPRCWalkResult walk = walkInputs(o);
+  if (gpuCheck.joinable()) gpuCheck.join();
+  if (!gpuProblem.empty())
+  {
+    OFLOG_FATAL(recmpLogger, "--gpus " << o.gpus << ": " << gpuProblem);
+    return false;
+  }
+  for (const std::string& p : walk.problems) OFLOG_ERROR(recmpLogger, p);
+  if (!walk.problems.empty()) status = EXITCODE_FILES_FAILED;
+  std::uint64_t totalBytes = 0;
+  for (const DPRCEntry& e : walk.files) totalBytes += e.size;
+  OFLOG_INFO(recmpLogger, walk.files.size() << " files (" << DPRCBytes(double(totalBytes)) << ") to look at"
+    << (o.shardCount > 1 ? " in shard " + std::to_string(o.shardIndex) + "/" + std::to_string(o.shardCount) +
+        " (" + std::to_string(walk.otherShards) + " in other shards)" : std::string())
+    << ", " << o.threads << " threads" << (o.file.dryRun ? ", dry run" : ""));
+
+  const std::uint64_t cleaned = removeStaleTemps(o, walk, locks);
+
+  DPRC_ProgressMode mode = o.progress < 0 ? (isatty(2) ? DPRCPM_bar : DPRCPM_lines)
+                                          : static_cast<DPRC_ProgressMode>(o.progress);
+  DPRCProgress progress(mode, walk.files.size(), totalBytes);
+  std::vector<DPRCResult> results(walk.files.size());
+  const DPRCPipelineOptions popt = pipelineOptions(o, walk.files.size());
+  OFLOG_INFO(recmpLogger, (popt.batchFrames && o.file.target == DPRCT_pcwt
+    ? "batches of up to " + std::to_string(popt.batchFrames) + " frames / " + std::to_string(o.batchMB) +
+      " MB, batch coders on " + (o.devices.empty() ? std::string("the default device")
+                                                   : std::to_string(o.devices.size()) + " GPU(s)") +
+      (o.codersPerGpu ? ", " + std::to_string(o.codersPerGpu) + " per device" : std::string())
+    : std::string("no batch coder: each file coded on its own")));
+  DPRCPipelineStats pstats;
+  std::string perror;
+  progress.start();
+  const bool started = DPRCRunPipeline(walk.files, o.file, popt, [&](size_t i, DPRCResult& r) {
+        progress.add(r);
+        progress.print([&]() { logResult(r); });
+        results[i] = std::move(r);
+      }, pstats, perror);
+  if (!started)
+  {
+    progress.stop();
+    OFLOG_FATAL(recmpLogger, "cannot start: " << perror);
+    return false;
+  }
+  OFLOG_DEBUG(recmpLogger, "batch coder: " << pstats.calls << " calls, " << pstats.frames << " frames of "
+    << pstats.files << " files; the writers took " << pstats.framesTaken << " frames from batches and coded "
+    << pstats.framesCodedByWriters << " themselves");
+  progress.stop();
+
+  const std::uint64_t dicomdirRecords = updateDicomdirs(o, walk, status);
+
+  DPRCSummary sum = progress.summary();
+  sum.cleanedTemps = cleaned;
+  sum.codeCalls = pstats.calls;
+  sum.codedFrames = pstats.frames;
+  sum.codedFiles = pstats.files;
+  sum.verifierBatches = pstats.verifierBatches;
+  sum.verifiedFrames = pstats.verifiedFrames;
+  sum.verifiedFiles = pstats.verifiedFiles;
+  sum.dicomdirRecords = dicomdirRecords;
+  sum.stageSeconds = DPRCStageSeconds();
+  DPRCTimelineMark("summary");
+  sum.timeline = DPRCTimeline();
+  report(o, sum, popt, pstats, results, status);
+  return true;
+}
