@@ -2,7 +2,8 @@
 # include()d from tests/CMakeLists.txt when PCWT_WITH_DCMTK is on. Every test name starts with
 # "dicom." (ctest -R dicom):
 #   dicom.Dicom*         test_dicom_c: pcwt_dicom.h (UID, validation, layout, offset table)
-#   dicom.Plugin*        test_dicom_plugin: codecs, DPCWTFileFormat, frame-wise decoding, threads
+#   dicom.Plugin*        test_dicom_plugin: codecs (test_plugin.cpp), DPCWTFileFormat, frame-wise
+#                        decoding, threads (test_plugin_files.cpp)
 #   dicom.DicomTools.*   test_dicom_tools: dcmcpcwt/dcmdpcwt conventions, --profile (on synthetic
 #                        images and the sample CT study of samples/); DicomHostile.*: hostile
 #                        inputs (error, non-zero exit, nothing at the output path); DicomInput.*
@@ -56,7 +57,8 @@ endfunction()
 pcwt_dicom_gtest(test_dicom_c ${CMAKE_CURRENT_LIST_DIR}/test_pcwt_dicom.cpp)
 target_link_libraries(test_dicom_c PRIVATE pcwt_dicom)
 
-pcwt_dicom_gtest(test_dicom_plugin ${CMAKE_CURRENT_LIST_DIR}/test_plugin.cpp)
+pcwt_dicom_gtest(test_dicom_plugin ${CMAKE_CURRENT_LIST_DIR}/test_plugin.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/test_plugin_files.cpp ${CMAKE_CURRENT_LIST_DIR}/plugin_test_util.h)
 target_link_libraries(test_dicom_plugin PRIVATE dcmpcwt DCMTK::dcmjpeg DCMTK::dcmjpls DCMTK::dcmdata Threads::Threads)
 
 pcwt_dicom_gtest(test_dicom_tools ${CMAKE_CURRENT_LIST_DIR}/test_tools.cpp

@@ -7,7 +7,8 @@ find_package(Threads REQUIRED)
 find_package(DCMTK CONFIG REQUIRED) # imported targets are visible per directory
 
 add_executable(test_recompress ${CMAKE_CURRENT_LIST_DIR}/test_recompress.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/test_recompress_safety.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/test_recompress_pipeline.cpp ${CMAKE_CURRENT_LIST_DIR}/test_recompress_safety.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/recompress_util.h)
 target_link_libraries(test_recompress PRIVATE dcmpcwt DCMTK::dcmjpeg DCMTK::dcmjpls DCMTK::dcmdata
   GTest::gtest_main Threads::Threads)
 # dicom_test_util.h (processes, temporary folders, decoding, attribute comparison)
