@@ -13,7 +13,7 @@ case $what in
   package) pkgs+=(dpkg-dev file) ;;
   test) pkgs+=(dpkg-dev file googletest libgtest-dev libcharls-dev clang libclang-rt-14-dev
                python3 python3-pydicom python3-numpy libgdcm-tools
-               libopenjp2-7-dev libopenjph-dev libturbojpeg0-dev) ;;
+               libopenjp2-7-dev libopenjph-dev libturbojpeg0-dev openssl) ;;
   *) echo "usage: $0 build|package|test" >&2; exit 2 ;;
 esac
 missing=()
