@@ -2,7 +2,7 @@
 #include "device_resident.hpp"
 
 #ifdef PCWT_BENCH_DEVICE_RESIDENT
-#include "gpu_backend.h" // cuda/: internal to libpcwt, C linkage
+#include "gpu_backend.h" // codec/src: internal to libpcwt, C linkage
 #endif
 
 namespace pcwtbench {

@@ -1,5 +1,5 @@
 // device_resident.hpp - device-resident timing of libpcwt's GPU codecs, through the internal
-// benchmark entry points of cuda/gpu_backend.h (pcwt_gpu_bench_encode / pcwt_gpu_bench_decode,
+// benchmark entry points of codec/src/gpu_backend.h (pcwt_gpu_bench_encode / pcwt_gpu_bench_decode,
 // compiled in when pcwt-bench is built with CUDA: PCWT_BENCH_DEVICE_RESIDENT). The frames
 // (encode) or codestreams (decode) are uploaded once, then only the device work is repeated and
 // timed with CUDA events, after one warm-up run; the median is returned. Without CUDA every call

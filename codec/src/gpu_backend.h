@@ -1,8 +1,10 @@
-/* gpu_backend.h - the CUDA backend behind libpcwt's public API (internal, C linkage).
- * A pcwt_gpu context owns device memory, pinned host staging buffers and a stream; it belongs to
- * one encoder or decoder handle and is reused across calls (no global state). Every function
- * returns a pcwt_status and writes a message to err on failure. The codestreams it writes are
- * byte-identical to the CPU reference (codec/src), which tests/gpu checks. */
+/* gpu_backend.h - the interface of the CUDA backend behind libpcwt's public API (internal, C
+ * linkage). The codec declares it here and calls it only in builds with PCWT_HAVE_CUDA; cuda/
+ * implements it (cuda depends on codec/src, never the other way). A pcwt_gpu context owns device
+ * memory, pinned host staging buffers and a stream; it belongs to one encoder or decoder handle and
+ * is reused across calls (no global state). Every function returns a pcwt_status and writes a
+ * message to err on failure. The codestreams it writes are byte-identical to the CPU reference
+ * (codec/src), which tests/gpu checks. */
 #ifndef PCWT_GPU_BACKEND_H
 #define PCWT_GPU_BACKEND_H
 

@@ -1,0 +1,3 @@
+# The source layout (check_layout.sh): codec/ never includes a cuda/ header.
+add_test(NAME layout_codec_includes_no_cuda
+  COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/check_layout.sh ${PROJECT_SOURCE_DIR} includes)
