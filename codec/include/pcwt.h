@@ -33,6 +33,22 @@ extern "C" {
 #define PCWT_CHECK_RESULT
 #endif
 
+/* PCWT_API marks the library's exported functions: the library is built with hidden visibility
+ * (and a linker version script), so a shared libpcwt exports the pcwt_* functions declared here
+ * and nothing else. On Windows a DLL build defines PCWT_DLL for itself and its users (dllexport
+ * while PCWT_BUILDING_LIBRARY is defined, else dllimport); a static library needs neither. */
+#if defined(_WIN32) && defined(PCWT_DLL)
+#ifdef PCWT_BUILDING_LIBRARY
+#define PCWT_API __declspec(dllexport)
+#else
+#define PCWT_API __declspec(dllimport)
+#endif
+#elif defined(__GNUC__) || defined(__clang__)
+#define PCWT_API __attribute__((visibility("default")))
+#else
+#define PCWT_API
+#endif
+
 typedef enum pcwt_status {
     PCWT_OK = 0,
     PCWT_ERR_INVALID_ARGUMENT = 1, /* a NULL pointer, bad descriptor or parameter */
@@ -50,10 +66,10 @@ typedef enum pcwt_status {
 } pcwt_status;
 
 /* Static text for a status code (never NULL). */
-const char *pcwt_status_string(pcwt_status status);
+PCWT_API const char *pcwt_status_string(pcwt_status status);
 
 /* Library version as "major.minor.patch" (the one the binary was built from). */
-const char *pcwt_version_string(void);
+PCWT_API const char *pcwt_version_string(void);
 
 /* Description of one frame of samples in memory.
  * Samples are in host byte order, one uint8_t (bits_allocated 8) or one uint16_t/int16_t
@@ -71,7 +87,7 @@ typedef struct pcwt_image_desc {
 } pcwt_image_desc;
 
 /* Bytes occupied by the samples of one frame described by desc (0 if desc is invalid). */
-size_t pcwt_image_size(const pcwt_image_desc *desc);
+PCWT_API size_t pcwt_image_size(const pcwt_image_desc *desc);
 
 typedef enum pcwt_profile {
     PCWT_PROFILE_BASELINE = 0, /* seed 000 element and group coding, raw bits */
@@ -136,6 +152,11 @@ typedef enum pcwt_codec {
     PCWT_CODEC_JPEGLS = 1 /* standard JPEG-LS lossless (ITU-T T.87), the interoperable fallback */
 } pcwt_codec;
 
+/* Encoder parameters as one struct: the compatibility interface of version 0.1. No field will be
+ * added to it (that would change its size and break binaries built against this header): options
+ * that come later exist only as pcwt_option values. New code sets options one at a time
+ * (pcwt_encoder_set_option, pcwt_encoder_set_option_name below); pcwt_encoder_set_params is
+ * implemented on top of them and stays. */
 typedef struct pcwt_encode_params {
     pcwt_codec codec;    /* what pcwt_encode writes; the fields below marked PCWT apply to PCWT */
     uint32_t levels;     /* requested wavelet levels, 0..PCWT_MAX_LEVELS (capped by image size) */
@@ -158,26 +179,122 @@ typedef struct pcwt_encode_params {
 /* Fill params with the defaults (PCWT codec, 6 levels, the profile's group size, baseline profile,
  * automatic colour transform, low bits and lifting order, automatic backend; for JPEG-LS no
  * interleave and no restart markers). */
-void pcwt_encode_params_default(pcwt_encode_params *params);
+PCWT_API void pcwt_encode_params_default(pcwt_encode_params *params);
 
 typedef struct pcwt_encoder pcwt_encoder;
 typedef struct pcwt_decoder pcwt_decoder;
 
 /* Handles. create returns NULL only when memory is exhausted. */
-pcwt_encoder *pcwt_encoder_create(void);
-void pcwt_encoder_destroy(pcwt_encoder *enc);
-PCWT_CHECK_RESULT pcwt_status pcwt_encoder_set_params(pcwt_encoder *enc,
+PCWT_API pcwt_encoder *pcwt_encoder_create(void);
+PCWT_API void pcwt_encoder_destroy(pcwt_encoder *enc);
+PCWT_API PCWT_CHECK_RESULT pcwt_status pcwt_encoder_set_params(pcwt_encoder *enc,
                                                       const pcwt_encode_params *params);
 /* Message describing the last error of this handle ("" when none). After a successful call it
  * may hold a notice, e.g. that frames too large for the GPU's memory were encoded on the CPU. */
-const char *pcwt_encoder_last_error(const pcwt_encoder *enc);
+PCWT_API const char *pcwt_encoder_last_error(const pcwt_encoder *enc);
+
+/* Options of the encoder and decoder handles, set one at a time (as CharLS's and TurboJPEG's
+ * setters), so that options can be added without changing a struct. Values are int64_t: enums
+ * as their numbers, sizes as counts. Each option has a name and, for enums, value names, used by
+ * pcwt_*_set_option_name and printed by the tools (the library's names are the tools' names).
+ *   option                      handle   name                 values (names)                  default
+ *   PCWT_OPT_CODEC              enc      "codec"              pcwt_codec (pcwt, jpegls)       pcwt
+ *   PCWT_OPT_PROFILE            enc      "profile"            pcwt_profile (baseline, entropy) baseline
+ *   PCWT_OPT_LEVELS             enc      "levels"             0..PCWT_MAX_LEVELS              6
+ *   PCWT_OPT_GROUP_ROWS         enc      "group-rows"         0 (the profile's), 1..256       0
+ *   PCWT_OPT_GROUP_COLS         enc      "group-cols"         0 (the profile's), 1..256       0
+ *                               enc      "group"              ROWSxCOLS: both at once
+ *   PCWT_OPT_MIN_LL             enc      "min-ll"             1..65535                        2
+ *   PCWT_OPT_COLOUR_TRANSFORM   enc      "colour-transform"   pcwt_colour_transform (auto, none, rct)
+ *   PCWT_OPT_LOW_BITS           enc      "low-bits"           pcwt_low_bits (auto, off, on)
+ *   PCWT_OPT_LIFTING_ORDER      enc      "lifting"            pcwt_lifting_order (auto, rows, columns)
+ *   PCWT_OPT_JPEGLS_INTERLEAVE  enc      "jpegls-interleave"  0..2 (none, line, sample)       none
+ *   PCWT_OPT_JPEGLS_RESTART     enc      "jpegls-restart"     lines, 0..65535 (0: none)        0
+ *   PCWT_OPT_BACKEND            enc dec  "backend"            pcwt_backend (auto, cpu, gpu)   auto
+ *   PCWT_OPT_DEVICE             enc dec  "device"             CUDA device number               0
+ *   PCWT_OPT_MAX_SAMPLES        dec      "max-samples"        1..2^63 (see set_max_samples)    PCWT_MAX_SAMPLES
+ *   PCWT_OPT_MEMORY_LIMIT       dec      "memory-limit"       bytes, 0: the default            0
+ * The group size: a dimension left 0 takes the profile's size in that dimension. */
+typedef enum pcwt_option {
+    PCWT_OPT_CODEC = 1,
+    PCWT_OPT_PROFILE = 2,
+    PCWT_OPT_LEVELS = 3,
+    PCWT_OPT_GROUP_ROWS = 4,
+    PCWT_OPT_GROUP_COLS = 5,
+    PCWT_OPT_MIN_LL = 6,
+    PCWT_OPT_COLOUR_TRANSFORM = 7,
+    PCWT_OPT_LOW_BITS = 8,
+    PCWT_OPT_LIFTING_ORDER = 9,
+    PCWT_OPT_JPEGLS_INTERLEAVE = 10,
+    PCWT_OPT_JPEGLS_RESTART = 11,
+    PCWT_OPT_BACKEND = 12,
+    PCWT_OPT_DEVICE = 13,
+    PCWT_OPT_MAX_SAMPLES = 14,
+    PCWT_OPT_MEMORY_LIMIT = 15
+} pcwt_option;
+
+/* Set one option. PCWT_ERR_INVALID_ARGUMENT (with the handle's message) for an option the handle
+ * does not have or a value out of range, PCWT_ERR_UNSUPPORTED for a profile this library does
+ * not know, PCWT_ERR_BACKEND_UNAVAILABLE for a GPU backend or device that is not there. A refused
+ * value leaves the handle as it was. */
+PCWT_API PCWT_CHECK_RESULT pcwt_status pcwt_encoder_set_option(pcwt_encoder *enc, pcwt_option option,
+                                                               int64_t value);
+PCWT_API PCWT_CHECK_RESULT pcwt_status pcwt_decoder_set_option(pcwt_decoder *dec, pcwt_option option,
+                                                               int64_t value);
+/* The value as set (a group size of 0 stays 0, PCWT_BACKEND_AUTO stays AUTO: see
+ * pcwt_encoder_backend for the backend it resolved to). */
+PCWT_API PCWT_CHECK_RESULT pcwt_status pcwt_encoder_get_option(const pcwt_encoder *enc,
+                                                               pcwt_option option, int64_t *value);
+PCWT_API PCWT_CHECK_RESULT pcwt_status pcwt_decoder_get_option(const pcwt_decoder *dec,
+                                                               pcwt_option option, int64_t *value);
+
+/* Set an option by its name and a value in text, as the tools take them on their command lines:
+ * value names ("entropy", "rct", "columns", "gpu", ...) or decimal numbers; "group" takes
+ * ROWSxCOLS. An unknown name or a bad value is PCWT_ERR_INVALID_ARGUMENT with a message naming
+ * what is accepted, e.g. "profile 'fast': expected baseline or entropy". */
+PCWT_API PCWT_CHECK_RESULT pcwt_status pcwt_encoder_set_option_name(pcwt_encoder *enc,
+                                                                    const char *name,
+                                                                    const char *value);
+PCWT_API PCWT_CHECK_RESULT pcwt_status pcwt_decoder_set_option_name(pcwt_decoder *dec,
+                                                                    const char *name,
+                                                                    const char *value);
+
+/* The names, without a handle. pcwt_option_from_name: the option of a name ("group" is none:
+ * PCWT_ERR_INVALID_ARGUMENT). pcwt_option_parse: a value in text for an option (a value name or
+ * a decimal number in the option's range); PCWT_ERR_INVALID_ARGUMENT when it is neither. */
+PCWT_API PCWT_CHECK_RESULT pcwt_status pcwt_option_from_name(const char *name, pcwt_option *option);
+PCWT_API PCWT_CHECK_RESULT pcwt_status pcwt_option_parse(pcwt_option option, const char *value,
+                                                         int64_t *out);
+/* The option's name (NULL for an unknown option). */
+PCWT_API const char *pcwt_option_name(pcwt_option option);
+/* The name of an enum option's value ("entropy" for PCWT_OPT_PROFILE, 1); NULL for a number
+ * option or a value without a name. */
+PCWT_API const char *pcwt_option_value_name(pcwt_option option, int64_t value);
+/* The value names of an enum option joined by sep ("baseline|entropy" with "|"), for help
+ * texts and messages; written into buf as snprintf does. Returns the length of the whole text
+ * (0 for a number option). */
+PCWT_API size_t pcwt_option_choices(pcwt_option option, const char *sep, char *buf, size_t size);
+/* Shorthands: "baseline" / "entropy"; "pcwt" / "jpegls"; "auto" / "cpu" / "gpu" ("unknown" for a
+ * value without a name). */
+PCWT_API const char *pcwt_profile_name(pcwt_profile profile);
+PCWT_API const char *pcwt_codec_name(pcwt_codec codec);
+PCWT_API const char *pcwt_backend_name(pcwt_backend backend);
+
+/* 1 when the two encoders write the same codestream for every frame: the options that decide the
+ * bytes are equal after resolving (a group size of 0 against the profile's; backend and device do
+ * not count: every backend writes the same bytes). 0 otherwise or when either is NULL. */
+PCWT_API int pcwt_encoder_same_coding(const pcwt_encoder *a, const pcwt_encoder *b);
+/* Give dst the options of src that decide the codestream (all but backend and device), so that
+ * it codes as src does: pcwt_encoder_same_coding(dst, src) is then 1. */
+PCWT_API PCWT_CHECK_RESULT pcwt_status pcwt_encoder_copy_coding(pcwt_encoder *dst,
+                                                                const pcwt_encoder *src);
 
 /* Upper bound of the codestream size for one frame (0 if desc is invalid). */
-size_t pcwt_encode_bound(const pcwt_image_desc *desc);
+PCWT_API size_t pcwt_encode_bound(const pcwt_image_desc *desc);
 
 /* Encode one frame. samples_size must be pcwt_image_size(desc); dst_capacity of
  * pcwt_encode_bound(desc) always suffices. *written receives the codestream size. */
-PCWT_CHECK_RESULT pcwt_status pcwt_encode(pcwt_encoder *enc, const pcwt_image_desc *desc,
+PCWT_API PCWT_CHECK_RESULT pcwt_status pcwt_encode(pcwt_encoder *enc, const pcwt_image_desc *desc,
                                           const void *samples, size_t samples_size, void *dst,
                                           size_t dst_capacity, size_t *written);
 
@@ -194,8 +311,22 @@ typedef struct pcwt_frame_job {
 
 /* Encode count frames (sizes may differ). Returns PCWT_OK when every frame succeeded, otherwise
  * the status of the first failing frame; each job's status says how it went. */
-PCWT_CHECK_RESULT pcwt_status pcwt_encode_batch(pcwt_encoder *enc, pcwt_frame_job *jobs,
+PCWT_API PCWT_CHECK_RESULT pcwt_status pcwt_encode_batch(pcwt_encoder *enc, pcwt_frame_job *jobs,
                                                 size_t count);
+
+/* Most planes a codestream holds: 3 components, each with an optional high-bit plane. A limit of
+ * the format (docs/FORMAT.md), not of this version: pcwt_header_info keeps this size. */
+#define PCWT_MAX_PLANES 6
+
+/* One coded plane of a codestream (pcwt_header_plane). */
+typedef struct pcwt_plane_info {
+    uint32_t component;
+    uint32_t kind;    /* 0: sample values, 1: bits above bits_stored */
+    int32_t qmax;
+    uint32_t low_bits; /* 1: the plane models its low magnitude bits (option bit 0) */
+    uint64_t payload_length;
+    uint32_t payload_crc32;
+} pcwt_plane_info;
 
 /* What a codestream header says, read without decoding the payload. */
 typedef struct pcwt_header_info {
@@ -207,25 +338,23 @@ typedef struct pcwt_header_info {
     uint32_t colour_transform; /* 1: the value planes hold the RCT (flag bit 2, FORMAT.md Sec. 2.1) */
     uint32_t columns_first;    /* 1: each level lifts columns, then rows (flag bit 3, Sec. 3.2) */
     uint32_t plane_count; /* coded planes: one per component, plus high-bit planes if needed */
-    struct {
-        uint32_t component;
-        uint32_t kind;    /* 0: sample values, 1: bits above bits_stored */
-        int32_t qmax;
-        uint32_t low_bits; /* 1: the plane models its low magnitude bits (option bit 0) */
-        uint64_t payload_length;
-        uint32_t payload_crc32;
-    } planes[6];
+    pcwt_plane_info planes[PCWT_MAX_PLANES]; /* the first plane_count (or pcwt_header_plane) */
     size_t header_length;    /* bytes before the first payload */
     size_t codestream_length;/* header plus all payloads */
 } pcwt_header_info;
 
 /* Parse and validate the header (including its CRC). Does not touch the payloads. */
-PCWT_CHECK_RESULT pcwt_status pcwt_read_header(const void *src, size_t src_size,
+PCWT_API PCWT_CHECK_RESULT pcwt_status pcwt_read_header(const void *src, size_t src_size,
                                                pcwt_header_info *info);
 
-pcwt_decoder *pcwt_decoder_create(void);
-void pcwt_decoder_destroy(pcwt_decoder *dec);
-const char *pcwt_decoder_last_error(const pcwt_decoder *dec);
+/* Plane index (0 .. plane_count - 1) of a header read by pcwt_read_header, checked against
+ * plane_count: PCWT_ERR_INVALID_ARGUMENT for another index or a NULL pointer. */
+PCWT_API PCWT_CHECK_RESULT pcwt_status pcwt_header_plane(const pcwt_header_info *info,
+                                                         uint32_t index, pcwt_plane_info *out);
+
+PCWT_API pcwt_decoder *pcwt_decoder_create(void);
+PCWT_API void pcwt_decoder_destroy(pcwt_decoder *dec);
+PCWT_API const char *pcwt_decoder_last_error(const pcwt_decoder *dec);
 
 /* The format's limit on samples per frame (width * height * components): the encoder refuses
  * larger frames (PCWT_ERR_LIMIT_EXCEEDED) and it is the decoder's default max_samples. */
@@ -234,7 +363,7 @@ const char *pcwt_decoder_last_error(const pcwt_decoder *dec);
 /* Refuse codestreams declaring more than max_samples samples (width * height * components).
  * Default and largest effective value: PCWT_MAX_SAMPLES. Memory is only ever allocated after
  * this check. */
-PCWT_CHECK_RESULT pcwt_status pcwt_decoder_set_max_samples(pcwt_decoder *dec, uint64_t max_samples);
+PCWT_API PCWT_CHECK_RESULT pcwt_status pcwt_decoder_set_max_samples(pcwt_decoder *dec, uint64_t max_samples);
 
 /* Memory budget of a decoder handle, in bytes of host memory: pcwt_decode, pcwt_decode_batch and
  * pcwt_verify_batch (CPU and GPU backends) refuse, with PCWT_ERR_LIMIT_EXCEEDED and a message
@@ -242,13 +371,13 @@ PCWT_CHECK_RESULT pcwt_status pcwt_decoder_set_max_samples(pcwt_decoder *dec, ui
  * than this, checked against the header before anything is allocated. What is counted is
  * pcwt_decode_memory_bound of each codestream (the decoded samples included, see there).
  * 0 selects the default, pcwt_default_memory_limit(), evaluated at each call. */
-PCWT_CHECK_RESULT pcwt_status pcwt_decoder_set_memory_limit(pcwt_decoder *dec, uint64_t bytes);
+PCWT_API PCWT_CHECK_RESULT pcwt_status pcwt_decoder_set_memory_limit(pcwt_decoder *dec, uint64_t bytes);
 
 /* The default memory budget: 3/4 of the machine's physical memory, and never more than what the
  * process's RLIMIT_AS and RLIMIT_DATA soft limits (ulimit -v, ulimit -d) leave beyond what it
  * already uses, so that under such a limit an oversized codestream is refused before allocating
  * rather than failing in the middle. Never 0 (at least 64 MiB). */
-uint64_t pcwt_default_memory_limit(void);
+PCWT_API uint64_t pcwt_default_memory_limit(void);
 
 /* Host bytes a decode of this codestream occupies at most: the decoder's working memory (the CPU
  * path's, plus in builds with CUDA the GPU path's pinned staging, which stays allocated while the
@@ -258,12 +387,12 @@ uint64_t pcwt_default_memory_limit(void);
  * descriptor invalid. A handle on the CPU backend counts the CPU path only. The GPU backend's
  * device memory is budgeted separately, by the device's free memory (frames that do not fit are
  * decoded on the CPU). */
-uint64_t pcwt_decode_memory_bound(const pcwt_header_info *info);
-PCWT_CHECK_RESULT pcwt_status pcwt_decoder_set_backend(pcwt_decoder *dec, pcwt_backend backend);
+PCWT_API uint64_t pcwt_decode_memory_bound(const pcwt_header_info *info);
+PCWT_API PCWT_CHECK_RESULT pcwt_status pcwt_decoder_set_backend(pcwt_decoder *dec, pcwt_backend backend);
 
 /* Decode a whole codestream into dst, in the layout its header describes (desc.planar).
  * dst_capacity must be at least pcwt_image_size(&info.desc). */
-PCWT_CHECK_RESULT pcwt_status pcwt_decode(pcwt_decoder *dec, const void *src, size_t src_size,
+PCWT_API PCWT_CHECK_RESULT pcwt_status pcwt_decode(pcwt_decoder *dec, const void *src, size_t src_size,
                                           void *dst, size_t dst_capacity);
 
 typedef struct pcwt_decode_job {
@@ -276,7 +405,7 @@ typedef struct pcwt_decode_job {
 
 /* Decode count codestreams (the GPU backend decodes them together). Returns PCWT_OK when every
  * job succeeded, otherwise the status of the first failing one. */
-PCWT_CHECK_RESULT pcwt_status pcwt_decode_batch(pcwt_decoder *dec, pcwt_decode_job *jobs,
+PCWT_API PCWT_CHECK_RESULT pcwt_status pcwt_decode_batch(pcwt_decoder *dec, pcwt_decode_job *jobs,
                                                 size_t count);
 
 /* A codestream and the samples it must decode to (pcwt_verify_batch). */
@@ -295,31 +424,31 @@ typedef struct pcwt_verify_job {
  * sample copied back (expected samples in pcwt_host_alloc memory go up without staging). A job
  * that decodes to other samples gets PCWT_ERR_MISMATCH; one that does not decode, the decoder's
  * status. Returns PCWT_OK when every job matched, otherwise the first failing job's status. */
-PCWT_CHECK_RESULT pcwt_status pcwt_verify_batch(pcwt_decoder *dec, pcwt_verify_job *jobs,
+PCWT_API PCWT_CHECK_RESULT pcwt_status pcwt_verify_batch(pcwt_decoder *dec, pcwt_verify_job *jobs,
                                                 size_t count);
 
 /* The backend a handle resolved to: PCWT_BACKEND_CPU or PCWT_BACKEND_GPU. AUTO means the GPU
  * when this build has CUDA and a device is present. The environment variable PCWT_BACKEND
  * (cpu, gpu or auto), read when a handle is created, decides for handles left on AUTO. */
-pcwt_backend pcwt_encoder_backend(const pcwt_encoder *enc);
-pcwt_backend pcwt_decoder_backend(const pcwt_decoder *dec);
+PCWT_API pcwt_backend pcwt_encoder_backend(const pcwt_encoder *enc);
+PCWT_API pcwt_backend pcwt_decoder_backend(const pcwt_decoder *dec);
 
 /* The GPU (CUDA device number, 0 .. count-1) a handle's GPU backend uses; default 0. The handle's
  * GPU context is made on that device (a context on another device is released), and every GPU
  * call of the handle runs there, so that one process can drive several GPUs with one handle per
  * device (each used by one thread). A device that is not present is refused with
  * PCWT_ERR_BACKEND_UNAVAILABLE: without CUDA (or without a device) only 0 is accepted. */
-PCWT_CHECK_RESULT pcwt_status pcwt_encoder_set_device(pcwt_encoder *enc, int device);
-PCWT_CHECK_RESULT pcwt_status pcwt_decoder_set_device(pcwt_decoder *dec, int device);
+PCWT_API PCWT_CHECK_RESULT pcwt_status pcwt_encoder_set_device(pcwt_encoder *enc, int device);
+PCWT_API PCWT_CHECK_RESULT pcwt_status pcwt_decoder_set_device(pcwt_decoder *dec, int device);
 
 /* 1 when this build includes the CUDA backend. */
-int pcwt_has_cuda(void);
+PCWT_API int pcwt_has_cuda(void);
 
 /* Host memory for sample and codestream buffers. With the CUDA backend and a device present it
  * is page-locked, so the GPU path transfers it directly, without staging copies; otherwise it is
  * ordinary heap memory. Free it with pcwt_host_free (NULL is allowed). */
-void *pcwt_host_alloc(size_t size);
-void pcwt_host_free(void *ptr);
+PCWT_API void *pcwt_host_alloc(size_t size);
+PCWT_API void pcwt_host_free(void *ptr);
 
 #ifdef __cplusplus
 }

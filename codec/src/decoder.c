@@ -2,6 +2,7 @@
  * per plane: CRC check, group decoding, inverse B-LDWT+B, range-checked store into the caller's
  * buffer. Every byte of the codestream is treated as untrusted. */
 #include "internal.h"
+#include "options.h"
 #include "rct.h"
 
 #include <stdio.h>
@@ -16,6 +17,7 @@ struct pcwt_decoder {
     uint64_t max_samples;
     uint64_t memory_limit;    /* bytes; 0: pcwt_default_memory_limit() at each call */
     pcwt_backend env_backend; /* PCWT_BACKEND at creation */
+    pcwt_backend requested_backend; /* as set (pcwt_decoder_get_option) */
     pcwt_backend backend;     /* resolved: CPU or GPU */
     pcwt_pyramid pyr;         /* reused across calls */
     int32_t *rct;             /* colour transform: the three value planes, kept until all are decoded */
@@ -134,6 +136,7 @@ pcwt_status pcwt_decoder_set_backend(pcwt_decoder *d, pcwt_backend backend)
     if (st != PCWT_OK)
         return st;
     d->backend = b;
+    d->requested_backend = backend;
     return PCWT_OK;
 }
 
@@ -155,6 +158,74 @@ pcwt_status pcwt_decoder_set_device(pcwt_decoder *d, int device)
 #endif
     d->device = device;
     return PCWT_OK;
+}
+
+pcwt_status pcwt_decoder_set_option(pcwt_decoder *d, pcwt_option option, int64_t value)
+{
+    if (!d)
+        return PCWT_ERR_INVALID_ARGUMENT;
+    d->err[0] = 0;
+    if (!(pcwt_option_owners(option) & PCWT_OPTION_DECODER)) {
+        pcwt_set_error(d->err, sizeof d->err, "option %d is not a decoder option", (int)option);
+        return PCWT_ERR_INVALID_ARGUMENT;
+    }
+    switch (option) {
+    case PCWT_OPT_BACKEND:
+        if (value < 0 || value > 2) {
+            pcwt_set_error(d->err, sizeof d->err, "unknown backend %lld", (long long)value);
+            return PCWT_ERR_INVALID_ARGUMENT;
+        }
+        return pcwt_decoder_set_backend(d, (pcwt_backend)value);
+    case PCWT_OPT_DEVICE:
+        if (value < INT32_MIN || value > INT32_MAX) {
+            pcwt_set_error(d->err, sizeof d->err, "device %lld out of range", (long long)value);
+            return PCWT_ERR_INVALID_ARGUMENT;
+        }
+        return pcwt_decoder_set_device(d, (int)value);
+    case PCWT_OPT_MAX_SAMPLES:
+        if (value < 1) {
+            pcwt_set_error(d->err, sizeof d->err, "max-samples must be at least 1");
+            return PCWT_ERR_INVALID_ARGUMENT;
+        }
+        return pcwt_decoder_set_max_samples(d, (uint64_t)value);
+    case PCWT_OPT_MEMORY_LIMIT:
+        if (value < 0) {
+            pcwt_set_error(d->err, sizeof d->err, "memory-limit must not be negative");
+            return PCWT_ERR_INVALID_ARGUMENT;
+        }
+        return pcwt_decoder_set_memory_limit(d, (uint64_t)value);
+    default:
+        return PCWT_ERR_INVALID_ARGUMENT;
+    }
+}
+
+pcwt_status pcwt_decoder_get_option(const pcwt_decoder *d, pcwt_option option, int64_t *value)
+{
+    if (!d || !value)
+        return PCWT_ERR_INVALID_ARGUMENT;
+    switch (option) {
+    case PCWT_OPT_BACKEND: *value = d->requested_backend; return PCWT_OK;
+    case PCWT_OPT_DEVICE: *value = d->device; return PCWT_OK;
+    case PCWT_OPT_MAX_SAMPLES: *value = (int64_t)d->max_samples; return PCWT_OK;
+    case PCWT_OPT_MEMORY_LIMIT: *value = (int64_t)d->memory_limit; return PCWT_OK;
+    default: return PCWT_ERR_INVALID_ARGUMENT;
+    }
+}
+
+pcwt_status pcwt_decoder_set_option_name(pcwt_decoder *d, const char *name, const char *value)
+{
+    if (!d)
+        return PCWT_ERR_INVALID_ARGUMENT;
+    d->err[0] = 0;
+    pcwt_named_value nv;
+    const pcwt_status st = pcwt_option_parse_named(name, value, &nv, d->err, sizeof d->err);
+    if (st != PCWT_OK)
+        return st;
+    if (nv.count != 1 || !(pcwt_option_owners(nv.option[0]) & PCWT_OPTION_DECODER)) {
+        pcwt_set_error(d->err, sizeof d->err, "'%s' is not a decoder option", name);
+        return PCWT_ERR_INVALID_ARGUMENT;
+    }
+    return pcwt_decoder_set_option(d, nv.option[0], nv.value[0]);
 }
 
 pcwt_status pcwt_decode_check(const pcwt_header_info *info, size_t src_size, size_t dst_capacity,

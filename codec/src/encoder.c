@@ -3,6 +3,7 @@
 #include "internal.h"
 #include "jpegls_context.h"
 #include "jpegls_encoder.h"
+#include "options.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +14,8 @@
 #endif
 
 struct pcwt_encoder {
-    pcwt_encode_params params;
+    pcwt_encode_params req;    /* the options as set (pcwt_encoder_get_option) */
+    pcwt_encode_params params; /* req resolved (the group size): what the frames are coded with */
     pcwt_backend env_backend; /* PCWT_BACKEND at creation */
     pcwt_backend backend;     /* resolved: CPU or GPU */
     pcwt_pyramid pyr;         /* reused across calls */
@@ -56,7 +58,8 @@ pcwt_encoder *pcwt_encoder_create(void)
 {
     pcwt_encoder *e = calloc(1, sizeof *e);
     if (e) {
-        pcwt_encode_params_default(&e->params);
+        pcwt_encode_params_default(&e->req);
+        e->params = e->req;
         resolve_group_size(&e->params);
         e->env_backend = pcwt_backend_from_env();
         e->backend = pcwt_backend_resolve(PCWT_BACKEND_AUTO, e->env_backend);
@@ -96,6 +99,15 @@ pcwt_status pcwt_encoder_set_device(pcwt_encoder *e, int device)
     return PCWT_OK;
 }
 
+/* The handle codes with options r from now on (checked; the backend resolved into b). */
+static void apply_options(pcwt_encoder *e, const pcwt_encode_params *r, pcwt_backend b)
+{
+    e->req = *r;
+    e->params = *r;
+    resolve_group_size(&e->params);
+    e->backend = b;
+}
+
 pcwt_status pcwt_encoder_set_params(pcwt_encoder *e, const pcwt_encode_params *p)
 {
     if (!e)
@@ -105,54 +117,93 @@ pcwt_status pcwt_encoder_set_params(pcwt_encoder *e, const pcwt_encode_params *p
         pcwt_set_error(e->err, sizeof e->err, "no parameters");
         return PCWT_ERR_INVALID_ARGUMENT;
     }
-    if (p->levels > PCWT_MAX_LEVELS) {
-        pcwt_set_error(e->err, sizeof e->err, "levels %u out of range 0..%d", p->levels,
-                       PCWT_MAX_LEVELS);
-        return PCWT_ERR_INVALID_ARGUMENT;
-    }
-    if ((p->group_rows == 0) != (p->group_cols == 0) || p->group_rows > PCWT_MAX_GROUP ||
-        p->group_cols > PCWT_MAX_GROUP) {
-        pcwt_set_error(e->err, sizeof e->err,
-                       "group size %ux%u out of range 1..%d (0x0: the profile's size)",
-                       p->group_rows, p->group_cols, PCWT_MAX_GROUP);
-        return PCWT_ERR_INVALID_ARGUMENT;
-    }
-    if (p->min_ll < 1) {
-        pcwt_set_error(e->err, sizeof e->err, "min_ll must be at least 1");
-        return PCWT_ERR_INVALID_ARGUMENT;
-    }
-    if (p->codec != PCWT_CODEC_PCWT && p->codec != PCWT_CODEC_JPEGLS) {
-        pcwt_set_error(e->err, sizeof e->err, "unknown codec %d", (int)p->codec);
-        return PCWT_ERR_INVALID_ARGUMENT;
-    }
-    if (p->colour_transform != PCWT_COLOUR_AUTO && p->colour_transform != PCWT_COLOUR_NONE &&
-        p->colour_transform != PCWT_COLOUR_RCT) {
-        pcwt_set_error(e->err, sizeof e->err, "colour transform %d out of range 0..2",
-                       (int)p->colour_transform);
-        return PCWT_ERR_INVALID_ARGUMENT;
-    }
-    if (p->low_bits != PCWT_LOW_BITS_AUTO && p->low_bits != PCWT_LOW_BITS_OFF &&
-        p->low_bits != PCWT_LOW_BITS_ON) {
-        pcwt_set_error(e->err, sizeof e->err, "low bits %d out of range 0..2", (int)p->low_bits);
-        return PCWT_ERR_INVALID_ARGUMENT;
-    }
-    if (p->lifting_order != PCWT_LIFTING_AUTO && p->lifting_order != PCWT_LIFTING_ROWS_FIRST &&
-        p->lifting_order != PCWT_LIFTING_COLUMNS_FIRST) {
-        pcwt_set_error(e->err, sizeof e->err, "lifting order %d out of range 0..2",
-                       (int)p->lifting_order);
-        return PCWT_ERR_INVALID_ARGUMENT;
-    }
-    if (p->profile != PCWT_PROFILE_BASELINE && p->profile != PCWT_PROFILE_ENTROPY) {
-        pcwt_set_error(e->err, sizeof e->err, "profile %d not supported", (int)p->profile);
-        return PCWT_ERR_UNSUPPORTED;
-    }
-    pcwt_backend b;
-    const pcwt_status st = pcwt_backend_select(p->backend, e->env_backend, &b, e->err, sizeof e->err);
+    pcwt_status st = pcwt_params_check(p, e->err, sizeof e->err);
     if (st != PCWT_OK)
         return st;
-    e->params = *p;
-    resolve_group_size(&e->params);
-    e->backend = b;
+    pcwt_backend b;
+    st = pcwt_backend_select(p->backend, e->env_backend, &b, e->err, sizeof e->err);
+    if (st != PCWT_OK)
+        return st;
+    apply_options(e, p, b);
+    return PCWT_OK;
+}
+
+/* Options r (one or more changed from the handle's) after the per-option checks. */
+static pcwt_status set_options(pcwt_encoder *e, const pcwt_encode_params *r)
+{
+    pcwt_backend b = e->backend;
+    if (r->backend != e->req.backend) {
+        const pcwt_status st =
+            pcwt_backend_select(r->backend, e->env_backend, &b, e->err, sizeof e->err);
+        if (st != PCWT_OK)
+            return st;
+    }
+    apply_options(e, r, b);
+    return PCWT_OK;
+}
+
+pcwt_status pcwt_encoder_set_option(pcwt_encoder *e, pcwt_option option, int64_t value)
+{
+    if (!e)
+        return PCWT_ERR_INVALID_ARGUMENT;
+    e->err[0] = 0;
+    if (option == PCWT_OPT_DEVICE) {
+        if (value < INT32_MIN || value > INT32_MAX) {
+            pcwt_set_error(e->err, sizeof e->err, "device %lld out of range", (long long)value);
+            return PCWT_ERR_INVALID_ARGUMENT;
+        }
+        return pcwt_encoder_set_device(e, (int)value);
+    }
+    pcwt_encode_params r = e->req;
+    const pcwt_status st = pcwt_params_set(&r, option, value, e->err, sizeof e->err);
+    return st != PCWT_OK ? st : set_options(e, &r);
+}
+
+pcwt_status pcwt_encoder_get_option(const pcwt_encoder *e, pcwt_option option, int64_t *value)
+{
+    if (!e || !value)
+        return PCWT_ERR_INVALID_ARGUMENT;
+    if (option == PCWT_OPT_DEVICE) {
+        *value = e->device;
+        return PCWT_OK;
+    }
+    return pcwt_params_get(&e->req, option, value);
+}
+
+pcwt_status pcwt_encoder_set_option_name(pcwt_encoder *e, const char *name, const char *value)
+{
+    if (!e)
+        return PCWT_ERR_INVALID_ARGUMENT;
+    e->err[0] = 0;
+    pcwt_named_value nv;
+    pcwt_status st = pcwt_option_parse_named(name, value, &nv, e->err, sizeof e->err);
+    if (st != PCWT_OK)
+        return st;
+    if (!(pcwt_option_owners(nv.option[0]) & PCWT_OPTION_ENCODER)) {
+        pcwt_set_error(e->err, sizeof e->err, "'%s' is not an encoder option", name);
+        return PCWT_ERR_INVALID_ARGUMENT;
+    }
+    if (nv.option[0] == PCWT_OPT_DEVICE)
+        return pcwt_encoder_set_option(e, PCWT_OPT_DEVICE, nv.value[0]);
+    pcwt_encode_params r = e->req; /* "group" sets both dimensions or neither */
+    for (size_t i = 0; i < nv.count && st == PCWT_OK; i++)
+        st = pcwt_params_set(&r, nv.option[i], nv.value[i], e->err, sizeof e->err);
+    return st != PCWT_OK ? st : set_options(e, &r);
+}
+
+int pcwt_encoder_same_coding(const pcwt_encoder *a, const pcwt_encoder *b)
+{
+    return a && b && pcwt_params_same_coding(&a->params, &b->params);
+}
+
+pcwt_status pcwt_encoder_copy_coding(pcwt_encoder *dst, const pcwt_encoder *src)
+{
+    if (!dst || !src)
+        return PCWT_ERR_INVALID_ARGUMENT;
+    dst->err[0] = 0;
+    pcwt_encode_params r = src->req;
+    r.backend = dst->req.backend;
+    apply_options(dst, &r, dst->backend);
     return PCWT_OK;
 }
 

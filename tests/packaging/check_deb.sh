@@ -72,6 +72,8 @@ dpkg -x "$deb" "$root"
 if grep -rIl -e "$WORK/build" -e "$src" "$root" >"$WORK/buildpaths.txt"; then
   fail "build or source paths inside the package: $(cat "$WORK/buildpaths.txt")"
 fi
+"$(dirname "$0")/check_exports.sh" "$root/$lib/libpcwt.so.0" >"$WORK/exports.txt" 2>&1 ||
+  fail "libpcwt.so exports more than pcwt_*: $(cat "$WORK/exports.txt")"
 grep -q "^prefix=/usr$" "$root/$lib/pkgconfig/pcwt.pc" || fail "pcwt.pc prefix is not /usr"
 # libpcwt is shared in the package: its CMake and pkg-config files must not pass CUDA or zlib on.
 grep -l -e "CUDA::" -e "CUDAToolkit)" -e "ZLIB::" "$root/$lib/cmake/dcmpcwt/"*.cmake && fail "the CMake package passes CUDA or zlib on"

@@ -8,12 +8,31 @@
 #   packaging.install  cmake --install of this tree into a temporary prefix, and the consumer
 #                      project built and run against it (check_install.sh): the static libpcwt of
 #                      a default build, with the CUDA runtime when this tree has CUDA.
-# Needs the DCMTK plugin, dpkg-dev, file and dcmtk (packaging/install-deps.sh test); skipped in
-# sanitizer builds (the installed files would need the sanitizer runtimes).
+#   packaging.exports  nm -D: a shared libpcwt defines pcwt_* and nothing else (check_exports.sh):
+#                      libpcwt.so itself in a shared build; in a static build (the default)
+#                      pcwt_exports_check, libpcwt.a linked whole into a shared object with
+#                      libpcwt's version script, as libpcwt.so is linked. (packaging.deb checks
+#                      the packaged libpcwt.so.0 the same way.)
+# The others need the DCMTK plugin, dpkg-dev, file and dcmtk (packaging/install-deps.sh test);
+# skipped in sanitizer builds (the installed files would need the sanitizer runtimes).
+find_program(PCWT_BASH bash REQUIRED)
+if(CMAKE_SYSTEM_NAME STREQUAL "Linux" AND NOT PCWT_SANITIZE)
+  get_target_property(_pkg_pcwt_type pcwt TYPE)
+  if(_pkg_pcwt_type STREQUAL "SHARED_LIBRARY")
+    set(_pkg_exports_lib $<TARGET_FILE:pcwt>)
+  else()
+    add_library(pcwt_exports_check SHARED ${CMAKE_CURRENT_LIST_DIR}/exports/exports_check.c)
+    target_link_libraries(pcwt_exports_check PRIVATE "$<LINK_LIBRARY:WHOLE_ARCHIVE,pcwt>")
+    target_link_options(pcwt_exports_check PRIVATE "LINKER:--version-script=${PCWT_EXPORT_MAP}")
+    set(_pkg_exports_lib $<TARGET_FILE:pcwt_exports_check>)
+  endif()
+  add_test(NAME packaging.exports COMMAND ${PCWT_BASH} ${CMAKE_CURRENT_LIST_DIR}/check_exports.sh ${_pkg_exports_lib})
+  set_tests_properties(packaging.exports PROPERTIES LABELS "packaging;unit" TIMEOUT 60)
+endif()
+
 if(NOT PCWT_WITH_DCMTK OR PCWT_SANITIZE)
   return()
 endif()
-find_program(PCWT_BASH bash REQUIRED)
 
 set(_pkg_dir ${CMAKE_CURRENT_LIST_DIR})
 set(_pkg_work ${CMAKE_CURRENT_BINARY_DIR}/packaging_work)

@@ -9,7 +9,8 @@ pcwt_gtest(test_unit
   ${CMAKE_CURRENT_LIST_DIR}/test_verify.cpp
   ${CMAKE_CURRENT_LIST_DIR}/test_entropy_profile.cpp
   ${CMAKE_CURRENT_LIST_DIR}/test_colour_transform.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/test_limits.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/test_limits.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/test_options.cpp)
 
 # pcwt_*_set_device: what every build does (DeviceApi.*), and on a CUDA machine coding on every
 # device (GpuDevice.*, label gpu, skipped without a device).
