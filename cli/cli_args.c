@@ -142,60 +142,29 @@ int cli_parse_group(const char *text, uint32_t *rows, uint32_t *cols)
     return 0;
 }
 
-int cli_parse_choice(const char *option, const char *text, const cli_choice *choices, size_t n,
-                     int *out)
+int cli_parse_option(pcwt_option option, const char *text, int64_t *out)
 {
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(text, choices[i].name) == 0) {
-            *out = choices[i].value;
-            return 0;
-        }
+    const char *name = pcwt_option_name(option);
+    if (pcwt_option_parse(option, text, out) == PCWT_OK)
+        return 0;
+    /* the library's value names, as "a, b or c" */
     char list[160] = "";
-    size_t len = 0;
-    for (size_t i = 0; i < n && len < sizeof list; i++)
+    size_t len = 0, n = 0;
+    while (pcwt_option_value_name(option, (int64_t)n))
+        n++;
+    for (size_t v = 0; v < n && len < sizeof list; v++)
         len += (size_t)snprintf(list + len, sizeof list - len, "%s%s",
-                                i == 0 ? "" : i + 1 == n ? " or " : ", ", choices[i].name);
-    cli_error("option --%s: '%s' is not %s", option, text, list);
+                                v == 0 ? "" : v + 1 == n ? " or " : ", ",
+                                pcwt_option_value_name(option, (int64_t)v));
+    cli_error("option --%s: '%s' is not %s", name ? name : "?", text, list);
     return -1;
-}
-
-#define CLI_CHOICE(option, text, out, ...)                                                         \
-    do {                                                                                           \
-        static const cli_choice choices_[] = {__VA_ARGS__};                                        \
-        int v_ = 0;                                                                                \
-        if (cli_parse_choice(option, text, choices_, sizeof choices_ / sizeof choices_[0], &v_))   \
-            return -1;                                                                             \
-        *(out) = v_;                                                                               \
-        return 0;                                                                                  \
-    } while (0)
-
-int cli_parse_profile(const char *text, pcwt_profile *profile)
-{
-    CLI_CHOICE("profile", text, profile, {"baseline", PCWT_PROFILE_BASELINE},
-               {"entropy", PCWT_PROFILE_ENTROPY}, {"0", PCWT_PROFILE_BASELINE},
-               {"1", PCWT_PROFILE_ENTROPY});
-}
-
-int cli_parse_colour(const char *text, pcwt_colour_transform *colour)
-{
-    CLI_CHOICE("colour-transform", text, colour, {"auto", PCWT_COLOUR_AUTO},
-               {"none", PCWT_COLOUR_NONE}, {"rct", PCWT_COLOUR_RCT});
-}
-
-int cli_parse_low_bits(const char *text, pcwt_low_bits *low)
-{
-    CLI_CHOICE("low-bits", text, low, {"auto", PCWT_LOW_BITS_AUTO}, {"off", PCWT_LOW_BITS_OFF},
-               {"on", PCWT_LOW_BITS_ON});
-}
-
-int cli_parse_lifting(const char *text, pcwt_lifting_order *order)
-{
-    CLI_CHOICE("lifting", text, order, {"auto", PCWT_LIFTING_AUTO},
-               {"rows", PCWT_LIFTING_ROWS_FIRST}, {"columns", PCWT_LIFTING_COLUMNS_FIRST});
 }
 
 int cli_parse_backend(const char *text, pcwt_backend *backend)
 {
-    CLI_CHOICE("backend", text, backend, {"auto", PCWT_BACKEND_AUTO}, {"cpu", PCWT_BACKEND_CPU},
-               {"gpu", PCWT_BACKEND_GPU});
+    int64_t v = 0;
+    if (cli_parse_option(PCWT_OPT_BACKEND, text, &v) != 0)
+        return -1;
+    *backend = (pcwt_backend)v;
+    return 0;
 }

@@ -35,20 +35,10 @@ int cli_parse_bytes(const char *text, const char *option, uint64_t *out);
 /* Parse "RxC" (rows x columns), each 1..PCWT_MAX_GROUP; a single number N means NxN. */
 int cli_parse_group(const char *text, uint32_t *rows, uint32_t *cols);
 
-/* One of a fixed set of words: sets *out to its value, or prints "option --OPTION: 'TEXT' is not
- * a, b or c" and returns -1. */
-typedef struct cli_choice {
-    const char *name;
-    int value;
-} cli_choice;
-int cli_parse_choice(const char *option, const char *text, const cli_choice *choices, size_t n,
-                     int *out);
-
-/* The enumerated options, through cli_parse_choice. */
-int cli_parse_backend(const char *text, pcwt_backend *backend);        /* auto | cpu | gpu */
-int cli_parse_profile(const char *text, pcwt_profile *profile);        /* baseline | entropy | 0 | 1 */
-int cli_parse_colour(const char *text, pcwt_colour_transform *colour); /* auto | none | rct */
-int cli_parse_low_bits(const char *text, pcwt_low_bits *low);          /* auto | off | on */
-int cli_parse_lifting(const char *text, pcwt_lifting_order *order);    /* auto | rows | columns */
+/* The value of a libpcwt option as the library parses it (pcwt_option_parse: its value names,
+ * e.g. baseline | entropy for PCWT_OPT_PROFILE, or a number in range): sets *out, or prints
+ * "option --NAME: 'TEXT' is not a, b or c" (the library's name and value names) and returns -1. */
+int cli_parse_option(pcwt_option option, const char *text, int64_t *out);
+int cli_parse_backend(const char *text, pcwt_backend *backend); /* auto | cpu | gpu */
 
 #endif /* PCWT_CLI_ARGS_H */

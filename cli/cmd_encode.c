@@ -16,8 +16,22 @@ typedef struct encode_opts {
     uint32_t width, height, bits, bits_stored, components;
     int have_width, have_height, have_bits, have_bits_stored, have_components;
     int is_signed, planar;
-    pcwt_encode_params params;
+    uint32_t levels, group_rows, group_cols;
+    /* the encoder's options in command-line order, set with pcwt_encoder_set_option */
+    struct {
+        pcwt_option option;
+        int64_t value;
+    } set[16];
+    size_t nset;
 } encode_opts;
+
+static void push_option(encode_opts *o, pcwt_option option, int64_t value)
+{
+    if (o->nset < sizeof o->set / sizeof o->set[0]) {
+        o->set[o->nset].option = option;
+        o->set[o->nset++].value = value;
+    }
+}
 
 #define PARSE_HELP (-1)
 
@@ -35,8 +49,11 @@ static int parse_args(int argc, char **argv, encode_opts *o)
         {"bits", 8, 16, &o->bits, &o->have_bits},
         {"bits-stored", 1, 16, &o->bits_stored, &o->have_bits_stored},
         {"components", 1, 3, &o->components, &o->have_components},
-        {"levels", 0, PCWT_MAX_LEVELS, &o->params.levels, NULL},
+        {"levels", 0, PCWT_MAX_LEVELS, &o->levels, NULL},
     };
+    static const pcwt_option named[] = {PCWT_OPT_PROFILE, PCWT_OPT_COLOUR_TRANSFORM,
+                                        PCWT_OPT_LOW_BITS, PCWT_OPT_LIFTING_ORDER,
+                                        PCWT_OPT_BACKEND};
     const char *positional[2] = {NULL, NULL};
     int npos = 0, ended = 0, i;
 
@@ -69,36 +86,30 @@ static int parse_args(int argc, char **argv, encode_opts *o)
                 return CLI_EXIT_USAGE;
             if (numbers[k].have)
                 *numbers[k].have = 1;
+            if (numbers[k].dst == &o->levels)
+                push_option(o, PCWT_OPT_LEVELS, o->levels);
             continue;
         }
         if ((m = cli_option_value(argc, argv, &i, "group", &val)) != 0) {
-            if (m < 0 || cli_parse_group(val, &o->params.group_rows, &o->params.group_cols) != 0)
+            if (m < 0 || cli_parse_group(val, &o->group_rows, &o->group_cols) != 0)
                 return CLI_EXIT_USAGE;
+            push_option(o, PCWT_OPT_GROUP_ROWS, o->group_rows);
+            push_option(o, PCWT_OPT_GROUP_COLS, o->group_cols);
             continue;
         }
-        if ((m = cli_option_value(argc, argv, &i, "profile", &val)) != 0) {
-            if (m < 0 || cli_parse_profile(val, &o->params.profile) != 0)
+        /* the options named as the library names them, their values parsed by the library */
+        for (k = 0; k < sizeof named / sizeof named[0]; k++) {
+            m = cli_option_value(argc, argv, &i, pcwt_option_name(named[k]), &val);
+            if (m < 0)
                 return CLI_EXIT_USAGE;
-            continue;
+            if (m > 0)
+                break;
         }
-        if ((m = cli_option_value(argc, argv, &i, "colour-transform", &val)) != 0) {
-            if (m < 0 || cli_parse_colour(val, &o->params.colour_transform) != 0)
+        if (k < sizeof named / sizeof named[0]) {
+            int64_t v = 0;
+            if (cli_parse_option(named[k], val, &v) != 0)
                 return CLI_EXIT_USAGE;
-            continue;
-        }
-        if ((m = cli_option_value(argc, argv, &i, "low-bits", &val)) != 0) {
-            if (m < 0 || cli_parse_low_bits(val, &o->params.low_bits) != 0)
-                return CLI_EXIT_USAGE;
-            continue;
-        }
-        if ((m = cli_option_value(argc, argv, &i, "lifting", &val)) != 0) {
-            if (m < 0 || cli_parse_lifting(val, &o->params.lifting_order) != 0)
-                return CLI_EXIT_USAGE;
-            continue;
-        }
-        if ((m = cli_option_value(argc, argv, &i, "backend", &val)) != 0) {
-            if (m < 0 || cli_parse_backend(val, &o->params.backend) != 0)
-                return CLI_EXIT_USAGE;
+            push_option(o, named[k], v);
             continue;
         }
         if ((m = cli_option_flag(arg, "signed")) != 0) {
@@ -206,11 +217,13 @@ static int encode_frame(const encode_opts *o, const pcwt_image_desc *desc,
         cli_error("encode: out of memory");
         return CLI_EXIT_RUNTIME;
     }
-    st = pcwt_encoder_set_params(enc, &o->params);
-    if (st != PCWT_OK) {
-        cli_error("encode: invalid parameters: %s",
-                  cli_library_message(pcwt_encoder_last_error(enc), st));
-        goto done;
+    for (size_t k = 0; k < o->nset; k++) {
+        st = pcwt_encoder_set_option(enc, o->set[k].option, o->set[k].value);
+        if (st != PCWT_OK) {
+            cli_error("encode: invalid parameters: %s",
+                      cli_library_message(pcwt_encoder_last_error(enc), st));
+            goto done;
+        }
     }
     bound = pcwt_encode_bound(desc);
     if (bound == 0) {
@@ -252,7 +265,6 @@ int cli_encode(int argc, char **argv)
 
     memset(&o, 0, sizeof o);
     memset(&desc, 0, sizeof desc);
-    pcwt_encode_params_default(&o.params);
     rc = parse_args(argc, argv, &o);
     if (rc == PARSE_HELP) {
         cli_print_help(stdout);

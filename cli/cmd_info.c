@@ -9,13 +9,6 @@
 #include "file_io.h"
 #include "pcwt.h"
 
-static const char *profile_name(pcwt_profile profile)
-{
-    return profile == PCWT_PROFILE_BASELINE  ? "baseline"
-           : profile == PCWT_PROFILE_ENTROPY ? "entropy"
-                                             : "unknown";
-}
-
 static const char *layout_name(const pcwt_image_desc *desc)
 {
     if (desc->components == 1)
@@ -31,10 +24,9 @@ static const char *kind_name(uint32_t kind)
 static void print_header(const char *path, const pcwt_header_info *h, size_t file_size)
 {
     uint32_t p, planes = h->plane_count;
-    const size_t max_planes = sizeof h->planes / sizeof h->planes[0];
     printf("file:             %s\n", path);
     printf("format version:   %u\n", (unsigned)h->format_version);
-    printf("profile:          %s (%d)\n", profile_name(h->profile), (int)h->profile);
+    printf("profile:          %s (%d)\n", pcwt_profile_name(h->profile), (int)h->profile);
     printf("width:            %u\n", (unsigned)h->desc.width);
     printf("height:           %u\n", (unsigned)h->desc.height);
     printf("components:       %u\n", (unsigned)h->desc.components);
@@ -49,14 +41,16 @@ static void print_header(const char *path, const pcwt_header_info *h, size_t fil
     printf("group size:       %ux%u (rows x columns)\n", (unsigned)h->group_rows,
            (unsigned)h->group_cols);
     printf("planes:           %u\n", (unsigned)planes);
-    if (planes > max_planes)
-        planes = (uint32_t)max_planes;
-    for (p = 0; p < planes; p++)
+    for (p = 0; p < planes; p++) {
+        pcwt_plane_info pl;
+        if (pcwt_header_plane(h, p, &pl) != PCWT_OK)
+            break;
         printf("  plane %u: component %u, kind %u (%s), qmax %d, payload %" PRIu64
                " bytes, crc32 0x%08" PRIx32 "%s\n",
-               (unsigned)p, (unsigned)h->planes[p].component, (unsigned)h->planes[p].kind,
-               kind_name(h->planes[p].kind), (int)h->planes[p].qmax, h->planes[p].payload_length,
-               h->planes[p].payload_crc32, h->planes[p].low_bits ? ", low bits modelled" : "");
+               (unsigned)p, (unsigned)pl.component, (unsigned)pl.kind, kind_name(pl.kind),
+               (int)pl.qmax, pl.payload_length, pl.payload_crc32,
+               pl.low_bits ? ", low bits modelled" : "");
+    }
     printf("header length:    %zu bytes\n", h->header_length);
     printf("total length:     %zu bytes\n", h->codestream_length);
     printf("file size:        %zu bytes", file_size);

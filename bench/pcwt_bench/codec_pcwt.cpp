@@ -113,7 +113,7 @@ public:
         info_.id = entropy ? (gpu ? "pcwt-entropy-gpu" : "pcwt-entropy-cpu") : gpu ? "pcwt-gpu" : "pcwt-cpu";
         info_.family = "PCWT";
         info_.library = std::string("libpcwt ") + pcwt_version_string() + " (" + backend_name(backend) + ")";
-        info_.settings = std::string(entropy ? "entropy" : "baseline") + " profile, " +
+        info_.settings = std::string(pcwt_profile_name(profile)) + " profile, " +
                          std::to_string(params_.levels) + " levels, " + std::to_string(gr) + "x" +
                          std::to_string(gc) + " groups, " + (columns_first ? "columns" : "rows") +
                          " lifted first; " +

@@ -19,6 +19,19 @@ namespace pcwtbench {
 
 namespace {
 
+// libpcwt's value names of an option, as "a, b or c"
+std::string choices(pcwt_option option)
+{
+    std::string list;
+    size_t n = 0;
+    while (pcwt_option_value_name(option, static_cast<int64_t>(n)))
+        n++;
+    for (size_t k = 0; k < n; k++)
+        list += std::string(k == 0 ? "" : k + 1 == n ? " or " : ", ") +
+                pcwt_option_value_name(option, static_cast<int64_t>(k));
+    return list;
+}
+
 void print_usage(std::FILE *f)
 {
     std::fprintf(f,
@@ -149,7 +162,7 @@ ParseOutcome parse_options(int argc, char **argv, Options &opt)
     for (int i = 0; i < argc; ++i)
         opt.command_line += (i ? " " : "") + std::string(argv[i]);
     bool raw_be = false;
-    std::string profile = "baseline";
+    std::string profile = pcwt_profile_name(PCWT_PROFILE_BASELINE);
     auto usage_error = [](const std::string &msg) {
         std::fprintf(stderr, "pcwt-bench: %s (see --help)\n", msg.c_str());
         return ParseOutcome::ExitUsage;
@@ -212,8 +225,10 @@ ParseOutcome parse_options(int argc, char **argv, Options &opt)
         } else if (a == "--wg04") {
             opt.wg04 = true;
         } else if (a == "--profile") {
-            if (!value(profile) || (profile != "baseline" && profile != "entropy"))
-                return usage_error("--profile takes baseline or entropy");
+            int64_t p = 0; // libpcwt's profile names
+            if (!value(profile) || pcwt_option_parse(PCWT_OPT_PROFILE, profile.c_str(), &p) != PCWT_OK)
+                return usage_error("--profile takes " + choices(PCWT_OPT_PROFILE));
+            profile = pcwt_profile_name(static_cast<pcwt_profile>(p));
         } else if (a == "--levels") {
             if (!value(v) || !parse_unsigned(v, 0, PCWT_MAX_LEVELS, opt.pcwt.levels))
                 return usage_error("--levels needs a number from 0 to " + std::to_string(PCWT_MAX_LEVELS));
@@ -222,11 +237,10 @@ ParseOutcome parse_options(int argc, char **argv, Options &opt)
             if (!value(v) || !parse_group(v, opt.pcwt.group_rows, opt.pcwt.group_cols))
                 return usage_error("--group needs G or RxC, each from 1 to " + std::to_string(PCWT_MAX_GROUP));
         } else if (a == "--lifting") {
-            if (!value(v) || (v != "auto" && v != "rows" && v != "columns"))
-                return usage_error("--lifting takes auto, rows or columns");
-            opt.pcwt.lifting = v == "rows"      ? PCWT_LIFTING_ROWS_FIRST
-                               : v == "columns" ? PCWT_LIFTING_COLUMNS_FIRST
-                                                : PCWT_LIFTING_AUTO;
+            int64_t l = 0; // libpcwt's names: auto, rows, columns
+            if (!value(v) || pcwt_option_parse(PCWT_OPT_LIFTING_ORDER, v.c_str(), &l) != PCWT_OK)
+                return usage_error("--lifting takes " + choices(PCWT_OPT_LIFTING_ORDER));
+            opt.pcwt.lifting = static_cast<pcwt_lifting_order>(l);
         } else if (a == "--raw") {
             if (!value(v) || !(opt.raw = parse_raw_format(v)))
                 return usage_error("--raw needs WxHxBITS[s][xC[p]], e.g. 512x512x12s");
@@ -256,7 +270,7 @@ ParseOutcome parse_options(int argc, char **argv, Options &opt)
     }
     if (opt.raw)
         opt.raw->big_endian = raw_be;
-    if (profile == "entropy")
+    if (profile == pcwt_profile_name(PCWT_PROFILE_ENTROPY))
         use_entropy_profile(opt.codecs);
     if (opt.wg04) {
         std::string why;

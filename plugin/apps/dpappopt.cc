@@ -162,22 +162,22 @@ void DPCWTEvaluateProfileOption(OFConsoleApplication& app, OFCommandLine& cmd, p
   app.checkConflict("--profile", jpeglsOption, jpegls);
   const char *value = NULL;
   app.checkValue(cmd.getValue(value));
-  if (strcmp(value, "baseline") == 0) profile = PCWT_PROFILE_BASELINE;
-  else if (strcmp(value, "entropy") == 0) profile = PCWT_PROFILE_ENTROPY;
+  // the library's names for the profiles (pcwt_option_parse; its numbers are not taken here)
+  int64_t v = 0;
+  if (pcwt_option_parse(PCWT_OPT_PROFILE, value, &v) == PCWT_OK &&
+      strcmp(value, pcwt_profile_name(static_cast<pcwt_profile>(v))) == 0)
+    profile = static_cast<pcwt_profile>(v);
   else
   {
+    char names[64];
+    pcwt_option_choices(PCWT_OPT_PROFILE, " or ", names, sizeof names);
     const OFString message = OFString("invalid value for option --profile: '") + value +
-                             "' (must be baseline or entropy)";
+                             "' (must be " + names + ")";
     app.printError(message.c_str());
   }
 }
 
 const char *DPCWTProfileName(pcwt_profile profile)
 {
-  switch (profile)
-  {
-    case PCWT_PROFILE_BASELINE: return "baseline";
-    case PCWT_PROFILE_ENTROPY: return "entropy";
-  }
-  return "unknown";
+  return pcwt_profile_name(profile);
 }
