@@ -1,13 +1,9 @@
-// crc32_gpu.cu - the codestream's CRC-32 (zlib/PNG polynomial) on the GPU, and the header writer
-// (the twin of codec/src/container.c). Blocks checksum a plane's payload in slices; their CRCs
+// crc32_gpu.cu - the codestream's CRC-32 (zlib/PNG polynomial) on the GPU (the CPU's is zlib's,
+// codec/src/container.c; the header writer is container_gpu.cu). Blocks checksum a plane's payload in slices; their CRCs
 // are combined with the GF(2) identity crc(A || B) = crc(A) * x^(8 |B|) + crc(B) mod P, so any
 // split folds to the same value as the CPU's one pass.
 #include "gpu_check.h"
 #include "gpu_kernels.h"
-
-extern "C" {
-#include "internal.h"
-}
 
 namespace {
 
@@ -41,14 +37,6 @@ __device__ inline uint32_t x_pow_8n(uint64_t n)
 __device__ inline uint32_t crc_combine(uint32_t a, uint32_t b, uint64_t len_b)
 {
     return mul_mod(x_pow_8n(len_b), a) ^ b;
-}
-
-__device__ inline uint32_t crc_bytes(const uint32_t *table, const uint8_t *p, uint64_t n)
-{
-    uint32_t c = 0xFFFFFFFFu;
-    for (uint64_t i = 0; i < n; i++)
-        c = table[(c ^ p[i]) & 0xFFu] ^ (c >> 8);
-    return ~c;
 }
 
 __device__ inline void warp_combine(uint32_t &crc, uint64_t &len)
@@ -181,56 +169,6 @@ __global__ void fold_plane_crcs(const GpuPlane *planes, uint32_t count, const Gp
     }
 }
 
-__device__ inline void put16(uint8_t *d, uint32_t v) { d[0] = uint8_t(v); d[1] = uint8_t(v >> 8); }
-__device__ inline void put32(uint8_t *d, uint32_t v) { put16(d, v); put16(d + 2, v >> 16); }
-
-// A thread per frame writes its header in front of its first payload (docs/FORMAT.md, Sec. 1).
-__global__ void write_headers(GpuFrame *frames, uint32_t count, const GpuPlane *planes,
-                              const GpuPlaneState *state, uint8_t *stream)
-{
-    const uint32_t f = blockIdx.x * blockDim.x + threadIdx.x;
-    if (f >= count)
-        return;
-    GpuFrame fr = frames[f];
-    const uint64_t start = state[fr.plane_first].payload_off - fr.header_size;
-    uint8_t *d = stream + start;
-    for (uint32_t k = 0; k < fr.header_size; k++)
-        d[k] = 0;
-    d[0] = 'P'; d[1] = 'C'; d[2] = 'W'; d[3] = 'T';
-    d[4] = PCWT_FORMAT_VERSION;
-    d[5] = uint8_t(fr.profile);
-    put16(d + 6, fr.header_size);
-    put32(d + 8, fr.width);
-    put32(d + 12, fr.height);
-    d[16] = uint8_t(fr.components);
-    d[17] = uint8_t(fr.bits_alloc);
-    d[18] = uint8_t(fr.bits_stored);
-    d[19] = uint8_t((fr.is_signed ? 1u : 0u) | (fr.planar ? 2u : 0u) | (fr.rct ? 4u : 0u) |
-                    (fr.cols_first ? 8u : 0u));
-    d[20] = uint8_t(fr.levels);
-    d[21] = uint8_t(fr.plane_count);
-    put16(d + 22, fr.gr);
-    put16(d + 24, fr.gc);
-    uint64_t end = start + fr.header_size;
-    for (uint32_t i = 0; i < fr.plane_count; i++) {
-        const GpuPlane &p = planes[fr.plane_first + i];
-        const GpuPlaneState &st = state[fr.plane_first + i];
-        uint8_t *r = d + PCWT_HEADER_FIXED + PCWT_PLANE_RECORD * i;
-        r[0] = uint8_t(p.comp);
-        r[1] = uint8_t(p.kind);
-        r[2] = uint8_t(int8_t(st.qmax));
-        r[3] = uint8_t(st.low ? 1u : 0u); // options: bit 0, modelled low bits
-        put32(r + 4, uint32_t(st.payload_len));
-        put32(r + 8, uint32_t(st.payload_len >> 32));
-        put32(r + 12, st.crc);
-        end += st.payload_len;
-    }
-    put32(d + fr.header_size - 4, crc_bytes(d_table[0], d, fr.header_size - 4));
-    fr.out_start = start;
-    fr.out_end = end;
-    frames[f] = fr;
-}
-
 } // namespace
 
 void gpu_crc_init()
@@ -266,9 +204,9 @@ void gpu_plane_crcs(const DeviceBatch &b, uint32_t plane_count, uint32_t blocks,
     CUDA_CHECK_LAUNCH();
 }
 
-void gpu_write_headers(const DeviceBatch &b, uint32_t frame_count, cudaStream_t s)
+const uint32_t *gpu_crc_table()
 {
-    write_headers<<<gpu_blocks(frame_count, 64), 64, 0, s>>>(b.frames, frame_count, b.planes, b.state,
-                                                        b.stream);
-    CUDA_CHECK_LAUNCH();
+    void *table = nullptr;
+    CUDA_CHECK(cudaGetSymbolAddress(&table, d_table)); // on the current device
+    return static_cast<const uint32_t *>(table);
 }

@@ -12,16 +12,17 @@
 #include "gpu_kernels.h"
 #include "samples_gpu.h"
 
+extern "C" {
+#include "dwt53.h"
+#include "internal.h"
+}
+
 #include <algorithm>
 
 namespace {
 
 constexpr int TX = 32, TY = 8;
 
-__device__ inline int32_t wadd(int32_t a, int32_t b) { return int32_t(uint32_t(a) + uint32_t(b)); }
-__device__ inline int32_t wsub(int32_t a, int32_t b) { return int32_t(uint32_t(a) - uint32_t(b)); }
-__device__ inline uint32_t mag(int32_t c) { return c < 0 ? 0u - uint32_t(c) : uint32_t(c); }
-__device__ inline int ql(uint32_t a) { return a ? 31 - __clz(a) : -1; }
 
 // Lifting outputs L[i], H[i] of a sequence read through get(k), k already mirrored by the caller.
 template <typename Get>
@@ -29,13 +30,13 @@ __device__ inline void lift_pair(Get get, int i, int n, int32_t &lo, int32_t &hi
 {
     const int32_t x0 = get(mirror(2 * i, n)), x1 = get(mirror(2 * i + 1, n));
     const int32_t x2 = get(mirror(2 * i + 2, n));
-    hi = x1 - ((x0 + x2) >> 1);
+    hi = pcwt_lift_high(x0, x1, x2);
     int32_t hm1 = hi;
     if (i > 0) {
         const int32_t xm1 = get(mirror(2 * i - 1, n)), xm2 = get(mirror(2 * i - 2, n));
-        hm1 = xm1 - ((xm2 + x0) >> 1);
+        hm1 = pcwt_lift_high(xm2, xm1, x0);
     }
-    lo = x0 + ((hm1 + hi + 2) >> 2);
+    lo = pcwt_lift_low(x0, hm1, hi);
 }
 
 // Largest child MQD among (2x+dx, 2y+dy), ignoring positions outside the child band.
@@ -70,15 +71,15 @@ __device__ inline int store_mqds(const GpuLevel &e, const GpuBand *bands, int8_t
                                  uint32_t a_hh)
 {
     const uint64_t mi = uint64_t(x) * (e.bc / 2) + y;
-    const int m_hl = max(ql(a_hl), child_max(bands, i8, e.child_hl, x, y));
-    const int m_lh = max(ql(a_lh), child_max(bands, i8, e.child_lh, x, y));
-    const int m_hh = max(ql(a_hh), child_max(bands, i8, e.child_hh, x, y));
+    const int m_hl = max(pcwt_ql_of_magnitude(a_hl), child_max(bands, i8, e.child_hl, x, y));
+    const int m_lh = max(pcwt_ql_of_magnitude(a_lh), child_max(bands, i8, e.child_lh, x, y));
+    const int m_hh = max(pcwt_ql_of_magnitude(a_hh), child_max(bands, i8, e.child_hh, x, y));
     i8[bands[e.b_hl].mqd + mi] = int8_t(m_hl);
     i8[bands[e.b_lh].mqd + mi] = int8_t(m_lh);
     i8[bands[e.b_hh].mqd + mi] = int8_t(m_hh);
     if (!e.top)
         return -1;
-    const int m_ll = ql(a_ll);
+    const int m_ll = pcwt_ql_of_magnitude(a_ll);
     i8[bands[e.b_ll].mqd + mi] = int8_t(m_ll);
     return max(max(m_ll, m_hl), max(m_lh, m_hh));
 }
@@ -112,8 +113,8 @@ __device__ inline int element_mqd(const GpuLevel &e, const GpuBand *bands, int32
                 }
                 i32[lo_off + uint64_t(i) * e.bc + j] = lo;
                 i32[hi_off + uint64_t(i) * e.bc + j] = hi;
-                a[half][0] |= mag(lo);
-                a[half][1] |= mag(hi);
+                a[half][0] |= pcwt_magnitude(lo);
+                a[half][1] |= pcwt_magnitude(hi);
             }
         }
     }
@@ -217,7 +218,7 @@ __global__ void mqd_level0(const uint32_t *plane_ids, const GpuPlane *planes, co
     if (x < b.mrows && y < b.mcols) {
         const int32_t *r0 = i32 + b.coef + uint64_t(2 * x) * b.cols + 2 * y;
         const int32_t *r1 = r0 + b.cols;
-        m = ql(mag(r0[0]) | mag(r0[1]) | mag(r1[0]) | mag(r1[1]));
+        m = pcwt_ql_of_magnitude(pcwt_magnitude(r0[0]) | pcwt_magnitude(r0[1]) | pcwt_magnitude(r1[0]) | pcwt_magnitude(r1[1]));
         i8[b.mqd + uint64_t(x) * b.mcols + y] = int8_t(m);
     }
     warp_qmax(m, &state[plane_ids[blockIdx.y]].qmax);
@@ -253,7 +254,7 @@ __device__ inline void export_pair(const GpuPlane &p, GpuPlaneState &st, uint8_t
 // x[2k] from L[k] and H[k-1], H[k] (H[-1] = H[0]): the inverse update step.
 __device__ inline int32_t inv_even(int32_t l, int32_t hm1, int32_t h)
 {
-    return wsub(l, wadd(wadd(hm1, h), 2) >> 2);
+    return pcwt_unlift_even(l, hm1, h);
 }
 
 // One inverse level in a block. Rows first (inverse: columns, then rows): the column pass of 2 * IT
@@ -308,7 +309,7 @@ __global__ void inv_level(const GpuLevel *levels, const GpuBand *bands, const Gp
             const int32_t x0 = inv_even(L[j], hm1, hi);
             const int32_t x2 = j + 1 < M ? inv_even(L[j + 1], hi, H[j + 1]) : x0; // x[2M] = x[2M-2]
             half_cols[half][rr][2 * jl] = x0;
-            half_cols[half][rr][2 * jl + 1] = wadd(hi, wadd(x0, x2) >> 1);
+            half_cols[half][rr][2 * jl + 1] = pcwt_unlift_odd(hi, x0, x2);
         }
         __syncthreads();
         const uint32_t j = j0 + threadIdx.x;
@@ -323,7 +324,7 @@ __global__ void inv_level(const GpuLevel *levels, const GpuBand *bands, const Gp
                 const int32_t x0 = inv_even(half_cols[0][rr][col], hm1, hi);
                 const int32_t x2 = i + 1 < N ? inv_even(half_cols[0][rr + 1][col], hi, half_cols[1][rr + 1][col]) : x0;
                 out[0][cc] = x0;
-                out[1][cc] = wadd(hi, wadd(x0, x2) >> 1);
+                out[1][cc] = pcwt_unlift_odd(hi, x0, x2);
             }
             store_pair<EXPORT>(e, planes, state, i32, samples, 2 * i, 2 * j, out[0][0], out[0][1]);
             store_pair<EXPORT>(e, planes, state, i32, samples, 2 * i + 1, 2 * j, out[1][0], out[1][1]);
@@ -343,7 +344,7 @@ __global__ void inv_level(const GpuLevel *levels, const GpuBand *bands, const Gp
         const int32_t x0 = inv_even(L[i * s], hm1, hi);
         const int32_t x2 = i + 1 < N ? inv_even(L[(i + 1) * s], hi, H[(i + 1) * s]) : x0; // x[2N] = x[2N-2]
         half_rows[half][2 * ii][jj] = x0;
-        half_rows[half][2 * ii + 1][jj] = wadd(hi, wadd(x0, x2) >> 1);
+        half_rows[half][2 * ii + 1][jj] = pcwt_unlift_odd(hi, x0, x2);
     }
     __syncthreads();
     for (uint32_t rr = threadIdx.y; rr < 2 * IT; rr += TY) { // rows: outputs 2j, 2j+1
@@ -356,7 +357,7 @@ __global__ void inv_level(const GpuLevel *levels, const GpuBand *bands, const Gp
             const int32_t hi = H[jl + 1], hm1 = j ? H[jl] : hi;
             const int32_t x0 = inv_even(L[jl + 1], hm1, hi);
             const int32_t x2 = j + 1 < M ? inv_even(L[jl + 2], hi, H[jl + 2]) : x0;
-            store_pair<EXPORT>(e, planes, state, i32, samples, row, 2 * j, x0, wadd(hi, wadd(x0, x2) >> 1));
+            store_pair<EXPORT>(e, planes, state, i32, samples, row, 2 * j, x0, pcwt_unlift_odd(hi, x0, x2));
         }
     }
 }

@@ -135,4 +135,8 @@ constexpr uint32_t CRC_SPAN = 256u << 10;
 inline uint32_t gpu_crc_blocks(uint64_t max_payload) { return uint32_t(max_payload / CRC_SPAN + 1); }
 void gpu_crc_init();
 void gpu_plane_crcs(const DeviceBatch &b, uint32_t plane_count, uint32_t blocks, int verify, cudaStream_t s);
+// The device's bytewise CRC-32 table (256 words) on the current device.
+const uint32_t *gpu_crc_table();
+
+// container_gpu.cu: every frame's header in front of its first payload (and its out_start/out_end)
 void gpu_write_headers(const DeviceBatch &b, uint32_t frame_count, cudaStream_t s);

@@ -17,7 +17,6 @@
 
 namespace {
 
-__device__ inline uint32_t mag(int32_t c) { return c < 0 ? 0u - uint32_t(c) : uint32_t(c); }
 
 __device__ inline int reference(const GpuBand &b, const GpuBand *bands, const int8_t *i8, int qmax,
                                 uint32_t x, uint32_t y)
@@ -26,11 +25,6 @@ __device__ inline int reference(const GpuBand &b, const GpuBand *bands, const in
         return qmax;
     const GpuBand &pb = bands[b.parent];
     return i8[pb.mqd + uint64_t(x / 2) * pb.mcols + y / 2];
-}
-
-__device__ inline uint32_t element_bits(int r, int m)
-{
-    return m >= 0 ? uint32_t(r - m + 1 + 4 * (m + 2)) : uint32_t(r + 1);
 }
 
 // A warp per group: its baseline bit count; for the entropy profile (counts given) also its bins
@@ -61,7 +55,7 @@ __global__ void group_sizes(const GpuBand *bands, uint32_t band_count, const Gpu
         for (uint32_t x = q.gx + lane / w; x < q.gx + q.vr; x += rows) {
             const uint64_t at = b.mqd + uint64_t(x) * b.mcols + y;
             const int r = reference(b, bands, i8, qmax, x, y), m = i8[at];
-            bits += element_bits(r, m);
+            bits += pcwt_element_bits(r, m);
             if (counts) {
                 const int32_t *c0 = i32 + b.coef + uint64_t(2 * x) * b.cols + 2 * y;
                 const int32_t c[4] = {c0[0], c0[1], c0[b.cols], c0[b.cols + 1]};
@@ -152,7 +146,7 @@ __global__ void __launch_bounds__(ENC_THREADS) group_encode(
                 y[k] = q.gy + e % q.vc;
                 r[k] = reference(b, bands, i8, qmax, x[k], y[k]);
                 m[k] = i8[b.mqd + uint64_t(x[k]) * b.mcols + y[k]];
-                bits += element_bits(r[k], m[k]);
+                bits += pcwt_element_bits(r[k], m[k]);
             }
         }
         uint32_t pos, total;
@@ -178,7 +172,7 @@ __global__ void __launch_bounds__(ENC_THREADS) group_encode(
             const int32_t c[4] = {c0[0], c0[1], c0[b.cols], c0[b.cols + 1]};
 #pragma unroll
             for (int t = 0; t < 4; t++) {
-                put_bits(words, pos, (mag(c[t]) << 1) | uint32_t(c[t] > 0), nb);
+                put_bits(words, pos, (pcwt_magnitude(c[t]) << 1) | uint32_t(c[t] > 0), nb);
                 pos += nb;
             }
         }

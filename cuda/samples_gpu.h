@@ -4,6 +4,7 @@
 
 #include "gpu_types.h"
 #include "rct.h"
+#include "samples.h"
 
 // Frames start 256-byte aligned in the sample buffer, so 16-bit words are 2-byte aligned: one
 // 16-bit access instead of two byte accesses (the device is little-endian, as the samples are).
@@ -20,26 +21,21 @@ __device__ inline void store_word(uint8_t *s, uint32_t alloc, uint64_t i, uint32
         reinterpret_cast<uint16_t *>(s)[i] = uint16_t(w);
 }
 
+// The meaning of a word (value, canonical word, high bits, index, range) is samples.h's, shared
+// with the CPU (planes.c).
 __device__ inline int32_t value_of(uint32_t w, uint32_t stored, uint32_t is_signed)
 {
-    const uint32_t v = w & ((1u << stored) - 1u);
-    return (is_signed && (v >> (stored - 1))) ? int32_t(v) - int32_t(1u << stored) : int32_t(v);
+    return pcwt_sample_value(w, stored, is_signed);
 }
-
-__device__ inline uint32_t canonical(int32_t v, uint32_t alloc) { return uint32_t(v) & ((1u << alloc) - 1u); }
-
-// Sample index of (component c, pixel k) in a frame.
+__device__ inline uint32_t canonical(int32_t v, uint32_t alloc) { return pcwt_sample_canonical(v, alloc); }
 __device__ inline uint64_t sample_index(uint32_t comps, uint32_t planar, uint64_t pixels, uint32_t c,
                                         uint64_t k)
 {
-    return planar ? c * pixels + k : k * comps + c;
+    return pcwt_sample_index(comps, planar, pixels, c, k);
 }
-
-// The values a value (kind 0) plane may hold: those of bits_stored, signed or not.
 __device__ inline void value_range(const GpuPlane &p, int32_t &lo, int32_t &hi)
 {
-    lo = p.is_signed ? -int32_t(1u << (p.bits_stored - 1)) : 0;
-    hi = p.is_signed ? int32_t(1u << (p.bits_stored - 1)) - 1 : int32_t((1u << p.bits_stored) - 1u);
+    pcwt_sample_range(p.bits_stored, p.is_signed, &lo, &hi);
 }
 
 // The value plane p codes at pixel (i, j) of its frame: the sample's value, its bits above
@@ -59,5 +55,5 @@ __device__ inline int32_t import_value(const GpuPlane &p, const uint8_t *samples
     }
     const uint32_t w = load_word(s, p.bits_alloc, sample_index(p.components, p.planar, pixels, p.comp, px));
     const int32_t v = value_of(w, p.bits_stored, p.is_signed);
-    return p.kind ? int32_t((w ^ canonical(v, p.bits_alloc)) >> p.bits_stored) : v;
+    return p.kind ? pcwt_sample_high_bits(w, v, p.bits_alloc, p.bits_stored) : v;
 }

@@ -1,12 +1,10 @@
 /* container.c - the codestream header (docs/FORMAT.md): fixed fields, one record per plane, and
- * a CRC-32 of the header. All integers little-endian. Parsing validates every field before the
- * caller allocates anything. */
+ * a CRC-32 of the header, written through container.h's writers (shared with the GPU's
+ * container_gpu.cu). Parsing validates every field before the caller allocates anything. */
 #include "internal.h"
 
 #include <string.h>
 #include <zlib.h>
-
-static const uint8_t MAGIC[4] = {'P', 'C', 'W', 'T'};
 
 uint32_t pcwt_crc32(const uint8_t *data, size_t size)
 {
@@ -20,54 +18,35 @@ uint32_t pcwt_crc32(const uint8_t *data, size_t size)
     return (uint32_t)crc;
 }
 
-static void put16(uint8_t *d, uint32_t v)
-{
-    d[0] = (uint8_t)v;
-    d[1] = (uint8_t)(v >> 8);
-}
-static void put32(uint8_t *d, uint32_t v)
-{
-    put16(d, v);
-    put16(d + 2, v >> 16);
-}
-static void put64(uint8_t *d, uint64_t v)
-{
-    put32(d, (uint32_t)v);
-    put32(d + 4, (uint32_t)(v >> 32));
-}
 static uint32_t get16(const uint8_t *s) { return (uint32_t)s[0] | (uint32_t)s[1] << 8; }
 static uint32_t get32(const uint8_t *s) { return get16(s) | get16(s + 2) << 16; }
 static uint64_t get64(const uint8_t *s) { return get32(s) | (uint64_t)get32(s + 4) << 32; }
 
 void pcwt_header_write(const pcwt_header_info *info, uint8_t *d)
 {
-    const size_t hs = pcwt_header_size(info->plane_count);
-    memset(d, 0, hs);
-    memcpy(d, MAGIC, 4);
-    d[4] = PCWT_FORMAT_VERSION;
-    d[5] = (uint8_t)info->profile;
-    put16(d + 6, (uint32_t)hs);
-    put32(d + 8, info->desc.width);
-    put32(d + 12, info->desc.height);
-    d[16] = (uint8_t)info->desc.components;
-    d[17] = (uint8_t)info->desc.bits_allocated;
-    d[18] = (uint8_t)info->desc.bits_stored;
-    d[19] = (uint8_t)((info->desc.is_signed ? 1u : 0u) | (info->desc.planar ? 2u : 0u) |
-                      (info->colour_transform ? 4u : 0u) | (info->columns_first ? 8u : 0u));
-    d[20] = (uint8_t)info->levels;
-    d[21] = (uint8_t)info->plane_count;
-    put16(d + 22, info->group_rows);
-    put16(d + 24, info->group_cols);
-    for (uint32_t i = 0; i < info->plane_count; i++) {
-        uint8_t *r = d + PCWT_HEADER_FIXED + PCWT_PLANE_RECORD * i;
-        r[0] = (uint8_t)info->planes[i].component;
-        r[1] = (uint8_t)info->planes[i].kind;
-        r[2] = (uint8_t)(int8_t)info->planes[i].qmax;
-        r[3] = (uint8_t)(info->planes[i].low_bits ? 1u : 0u);
-        put64(r + 4, info->planes[i].payload_length);
-        put32(r + 12, info->planes[i].payload_crc32);
-    }
-    put32(d + hs - 4, pcwt_crc32(d, hs - 4));
+    const pcwt_header_fields h = {
+        .profile = (uint32_t)info->profile,
+        .header_size = (uint32_t)pcwt_header_size(info->plane_count),
+        .width = info->desc.width,
+        .height = info->desc.height,
+        .components = info->desc.components,
+        .bits_allocated = info->desc.bits_allocated,
+        .bits_stored = info->desc.bits_stored,
+        .is_signed = info->desc.is_signed ? 1u : 0u,
+        .planar = info->desc.planar ? 1u : 0u,
+        .colour_transform = info->colour_transform ? 1u : 0u,
+        .columns_first = info->columns_first ? 1u : 0u,
+        .levels = info->levels,
+        .plane_count = info->plane_count,
+        .group_rows = info->group_rows,
+        .group_cols = info->group_cols,
+    };
+    pcwt_header_put_fixed(d, &h);
+    for (uint32_t i = 0; i < info->plane_count; i++)
+        pcwt_plane_record_put(d, i, info->planes[i].component, info->planes[i].kind,
+                              info->planes[i].qmax, info->planes[i].low_bits,
+                              info->planes[i].payload_length, info->planes[i].payload_crc32);
+    pcwt_header_put_crc(d, h.header_size, pcwt_crc32(d, h.header_size - 4));
 }
 
 #define FAIL(code, ...)                                                                            \
@@ -80,8 +59,8 @@ pcwt_status pcwt_header_parse(const uint8_t *s, size_t size, pcwt_header_info *i
                               size_t err_size)
 {
     memset(info, 0, sizeof *info);
-    if (size < 4 || memcmp(s, MAGIC, 4) != 0) {
-        if (size < 4 && memcmp(s, MAGIC, size) == 0)
+    if (size < 4 || memcmp(s, PCWT_MAGIC, 4) != 0) {
+        if (size < 4 && memcmp(s, PCWT_MAGIC, size) == 0)
             FAIL(PCWT_ERR_TRUNCATED, "codestream truncated: %zu bytes", size);
         FAIL(PCWT_ERR_BAD_MAGIC, "not a PCWT codestream (bad magic)");
     }

@@ -2,18 +2,11 @@
  * columns per level (or columns then rows: header flag bit 3, FORMAT.md Sec. 3.2), with
  * whole-sample symmetric extension (x[-1] = x[1], x[n] = x[n-2]) at every edge. The GPU splits the work into blocks with halos; the result is the same as this whole-row,
  * whole-column reference, which is what makes the two bit-identical.
- *
- * Forward:  H[i] = x[2i+1] - floor((x[2i] + x[2i+2]) / 2)
- *           L[i] = x[2i]   + floor((H[i-1] + H[i] + 2) / 4)      with H[-1] = H[0]
- * The inverse undoes the two steps in the opposite order. It uses wrapping 32-bit arithmetic so
- * that hostile coefficients decode to garbage (caught by the range check) rather than to
- * undefined behaviour; valid data never wraps. */
+ * The lifting steps themselves are dwt53.h's, shared with the GPU. */
+#include "dwt53.h"
 #include "internal.h"
 
 #include <string.h>
-
-static inline int32_t wadd(int32_t a, int32_t b) { return (int32_t)((uint32_t)a + (uint32_t)b); }
-static inline int32_t wsub(int32_t a, int32_t b) { return (int32_t)((uint32_t)a - (uint32_t)b); }
 
 /* Boundary iterations peeled (H[-1] = H[0]; x[n] = x[n-2] when n is even) so that the loops
  * over the interior have no conditions and vectorise. */
@@ -23,15 +16,15 @@ void pcwt_dwt53_forward_1d(const int32_t *x, uint32_t n, int32_t *low, int32_t *
     if (N == 0)
         return;
     for (uint32_t i = 0; i + 1 < N; i++)
-        high[i] = x[2 * i + 1] - ((x[2 * i] + x[2 * i + 2]) >> 1);
+        high[i] = pcwt_lift_high(x[2 * i], x[2 * i + 1], x[2 * i + 2]);
     {
         const uint32_t i = N - 1;
         const int32_t right = (2 * i + 2 < n) ? x[2 * i + 2] : x[2 * i];
-        high[i] = x[2 * i + 1] - ((x[2 * i] + right) >> 1);
+        high[i] = pcwt_lift_high(x[2 * i], x[2 * i + 1], right);
     }
-    low[0] = x[0] + ((high[0] + high[0] + 2) >> 2);
+    low[0] = pcwt_lift_low(x[0], high[0], high[0]);
     for (uint32_t i = 1; i < N; i++)
-        low[i] = x[2 * i] + ((high[i - 1] + high[i] + 2) >> 2);
+        low[i] = pcwt_lift_low(x[2 * i], high[i - 1], high[i]);
 }
 
 /* One loop that writes each output pair: the even sample of the next pair is computed twice,
@@ -41,24 +34,24 @@ void pcwt_dwt53_inverse_1d(const int32_t *low, const int32_t *high, uint32_t n, 
     const uint32_t N = n / 2;
     if (N == 0)
         return;
-    int32_t e = wsub(low[0], wadd(wadd(high[0], high[0]), 2) >> 2); /* x[2i] of the pair i */
+    int32_t e = pcwt_unlift_even(low[0], high[0], high[0]); /* x[2i] of the pair i */
     if (N > 1) {
-        const int32_t e1 = wsub(low[1], wadd(wadd(high[0], high[1]), 2) >> 2);
+        const int32_t e1 = pcwt_unlift_even(low[1], high[0], high[1]);
         x[0] = e;
-        x[1] = wadd(high[0], wadd(e, e1) >> 1);
+        x[1] = pcwt_unlift_odd(high[0], e, e1);
         for (uint32_t i = 1; i + 1 < N; i++) {
-            const int32_t a = wsub(low[i], wadd(wadd(high[i - 1], high[i]), 2) >> 2);
-            const int32_t b = wsub(low[i + 1], wadd(wadd(high[i], high[i + 1]), 2) >> 2);
+            const int32_t a = pcwt_unlift_even(low[i], high[i - 1], high[i]);
+            const int32_t b = pcwt_unlift_even(low[i + 1], high[i], high[i + 1]);
             x[2 * i] = a;
-            x[2 * i + 1] = wadd(high[i], wadd(a, b) >> 1);
+            x[2 * i + 1] = pcwt_unlift_odd(high[i], a, b);
         }
-        e = wsub(low[N - 1], wadd(wadd(high[N - 2], high[N - 1]), 2) >> 2);
+        e = pcwt_unlift_even(low[N - 1], high[N - 2], high[N - 1]);
     }
     {
         const uint32_t i = N - 1;
         x[2 * i] = e;
         const int32_t right = (2 * i + 2 < n) ? x[2 * i + 2] : e;
-        x[2 * i + 1] = wadd(high[i], wadd(e, right) >> 1);
+        x[2 * i + 1] = pcwt_unlift_odd(high[i], e, right);
     }
 }
 
@@ -73,7 +66,7 @@ static void forward_columns(const int32_t *a, uint32_t r, uint32_t w, int32_t *l
         const int32_t *e2 = (2 * i + 2 < r) ? o + w : e;
         int32_t *h = hi + (size_t)i * w;
         for (uint32_t j = 0; j < w; j++)
-            h[j] = o[j] - ((e[j] + e2[j]) >> 1);
+            h[j] = pcwt_lift_high(e[j], o[j], e2[j]);
     }
     for (uint32_t i = 0; i < N; i++) {
         const int32_t *e = a + (size_t)(2 * i) * w;
@@ -81,7 +74,7 @@ static void forward_columns(const int32_t *a, uint32_t r, uint32_t w, int32_t *l
         const int32_t *h1 = hi + (size_t)i * w;
         int32_t *l = lo + (size_t)i * w;
         for (uint32_t j = 0; j < w; j++)
-            l[j] = e[j] + ((h0[j] + h1[j] + 2) >> 2);
+            l[j] = pcwt_lift_low(e[j], h0[j], h1[j]);
     }
     if (br > N) { /* lazy even padding: one zero row */
         memset(lo + (size_t)N * w, 0, sizeof(int32_t) * w);
@@ -139,14 +132,14 @@ static void inverse_even_row(const int32_t *l, const int32_t *h0, const int32_t 
                              int32_t *e)
 {
     for (uint32_t j = 0; j < m; j++)
-        e[j] = wsub(l[j], wadd(wadd(h0[j], h1[j]), 2) >> 2);
+        e[j] = pcwt_unlift_even(l[j], h0[j], h1[j]);
 }
 
 static void inverse_odd_row(const int32_t *h, const int32_t *e, const int32_t *e2, uint32_t m,
                             int32_t *o)
 {
     for (uint32_t j = 0; j < m; j++)
-        o[j] = wadd(h[j], wadd(e[j], e2[j]) >> 1);
+        o[j] = pcwt_unlift_odd(h[j], e[j], e2[j]);
 }
 
 /* Rows first: the column-inverse halves (from LL, LH and from HL, HH) a row pair at a time, each

@@ -83,9 +83,9 @@ void pcwt_dwt53_forward(pcwt_pyramid *p, int cols_first);
 void pcwt_dwt53_inverse(pcwt_pyramid *p, int cols_first);
 
 /* mqd.c: MQD bands (backward, finest level first) and Qmax. */
-static inline int pcwt_ql_of_magnitude(uint32_t a)
+static inline PCWT_HD int pcwt_ql_of_magnitude(uint32_t a)
 {
-    return a ? 31 - __builtin_clz(a) : -1;
+    return a ? PCWT_LOG2(a) : -1;
 }
 static inline PCWT_HD uint32_t pcwt_magnitude(int32_t c)
 {
@@ -127,17 +127,8 @@ pcwt_status pcwt_ec_payload_decode(pcwt_pyramid *p, int qmax, uint32_t gr, uint3
  * Sec. 5.3), from its transformed pyramid. */
 int pcwt_ec_low_bits_wanted(const pcwt_pyramid *p);
 
-/* container.c: the codestream header (docs/FORMAT.md). */
-#define PCWT_HEADER_FIXED 28u
-#define PCWT_PLANE_RECORD 16u
-static inline size_t pcwt_header_size(uint32_t planes)
-{
-    return PCWT_HEADER_FIXED + PCWT_PLANE_RECORD * planes + 4u;
-}
-void pcwt_header_write(const pcwt_header_info *info, uint8_t *dst);
-pcwt_status pcwt_header_parse(const uint8_t *src, size_t size, pcwt_header_info *info,
-                              char *err, size_t err_size);
-uint32_t pcwt_crc32(const uint8_t *data, size_t size);
+/* container.h / container.c: the codestream header (docs/FORMAT.md). */
+#include "container.h"
 
 /* decoder.c: what a parsed header must satisfy before anything is allocated (limit, codestream
  * length, destination size); shared by the CPU and GPU decoders. */

@@ -5,6 +5,7 @@
  * stored word must come back exactly. Kind 1 is coded only when some sample needs it. */
 #include "internal.h"
 #include "rct.h"
+#include "samples.h"
 
 #include <string.h>
 
@@ -93,21 +94,7 @@ static inline uint32_t load16(const uint8_t *s, size_t i)
     return w;
 }
 
-/* The value of a stored word: its low bits_stored bits, sign-extended when signed. */
-static inline int32_t value_of(uint32_t word, uint32_t stored, uint32_t is_signed)
-{
-    const uint32_t v = word & ((1u << stored) - 1u);
-    if (is_signed && (v >> (stored - 1)))
-        return (int32_t)v - (int32_t)(1u << stored);
-    return (int32_t)v;
-}
-
-static inline uint32_t canonical_word(int32_t value, uint32_t allocated)
-{
-    return (uint32_t)value & ((1u << allocated) - 1u);
-}
-
-/* value_of without a branch, for loops that vectorise: the low bits v, sign-extended by
+/* pcwt_sample_value (samples.h) without a branch, for loops that vectorise: the low bits v, sign-extended by
  * (v ^ sign) - sign with sign = the top stored bit when signed, else 0. */
 static inline int32_t value_flat(uint32_t word, uint32_t mask, uint32_t sign)
 {
@@ -141,7 +128,8 @@ int pcwt_plane_has_high_bits(const pcwt_image_desc *d, const void *samples, uint
     }
     for (size_t k = 0; k < n; k++) {
         const uint32_t w = word_at(d, samples, l.first + k * l.pixel_step);
-        if (w != canonical_word(value_of(w, d->bits_stored, d->is_signed), d->bits_allocated))
+        if (w != pcwt_sample_canonical(pcwt_sample_value(w, d->bits_stored, d->is_signed),
+                                       d->bits_allocated))
             return 1;
     }
     return 0;
@@ -177,9 +165,8 @@ void pcwt_plane_extract(const pcwt_image_desc *d, const void *samples, uint32_t 
         int32_t *row = dst + (size_t)i * stride;
         for (uint32_t j = 0; j < d->width; j++, k += l.pixel_step) {
             const uint32_t w = word_at(d, samples, k);
-            const int32_t v = value_of(w, stored, d->is_signed);
-            row[j] = kind == 0 ? v
-                               : (int32_t)((w ^ canonical_word(v, d->bits_allocated)) >> stored);
+            const int32_t v = pcwt_sample_value(w, stored, d->is_signed);
+            row[j] = kind == 0 ? v : pcwt_sample_high_bits(w, v, d->bits_allocated, stored);
         }
     }
 }
@@ -260,8 +247,7 @@ int pcwt_plane_store(const pcwt_image_desc *d, void *samples, uint32_t comp, uin
     const uint32_t stored = d->bits_stored, alloc = d->bits_allocated;
     int32_t lo, hi;
     if (kind == 0) {
-        lo = d->is_signed ? -(int32_t)(1u << (stored - 1)) : 0;
-        hi = d->is_signed ? (int32_t)(1u << (stored - 1)) - 1 : (int32_t)((1u << stored) - 1u);
+        pcwt_sample_range(stored, d->is_signed, &lo, &hi);
     } else {
         lo = 0;
         hi = (int32_t)((1u << (alloc - stored)) - 1u);
@@ -277,7 +263,7 @@ int pcwt_plane_store(const pcwt_image_desc *d, void *samples, uint32_t comp, uin
                 for (uint32_t j = 0; j < width; j++) {
                     const int32_t v = row[j];
                     bad |= (uint32_t)(v < lo) | (uint32_t)(v > hi);
-                    const uint16_t w16 = (uint16_t)canonical_word(v, 16);
+                    const uint16_t w16 = (uint16_t)pcwt_sample_canonical(v, 16);
                     memcpy(s + 2 * (size_t)j, &w16, 2);
                 }
             } else {
@@ -285,7 +271,7 @@ int pcwt_plane_store(const pcwt_image_desc *d, void *samples, uint32_t comp, uin
                 for (uint32_t j = 0; j < width; j++) {
                     const int32_t v = row[j];
                     bad |= (uint32_t)(v < lo) | (uint32_t)(v > hi);
-                    s[j] = (uint8_t)canonical_word(v, 8);
+                    s[j] = (uint8_t)pcwt_sample_canonical(v, 8);
                 }
             }
             if (bad)
@@ -302,7 +288,7 @@ int pcwt_plane_store(const pcwt_image_desc *d, void *samples, uint32_t comp, uin
                 return 0;
             uint32_t w;
             if (kind == 0)
-                w = canonical_word(v, alloc);
+                w = pcwt_sample_canonical(v, alloc);
             else
                 w = word_at(d, samples, k) ^ ((uint32_t)v << stored);
             if (alloc == 8) {

@@ -1,0 +1,46 @@
+/* dwt53.h - the reversible (5,3) lifting steps of B-LDWT+B (docs/FORMAT.md Sec. 3), defined once
+ * for the CPU (dwt53.c) and the GPU (cuda/dwt53_gpu.cu):
+ *   predict:  H[i] = x[2i+1] - floor((x[2i] + x[2i+2]) / 2)
+ *   update:   L[i] = x[2i]   + floor((H[i-1] + H[i] + 2) / 4)      with H[-1] = H[0]
+ * with whole-sample symmetric extension (x[-1] = x[1], x[n] = x[n-2]) at every edge. The inverse
+ * undoes the two steps in the opposite order with wrapping 32-bit arithmetic, so that hostile
+ * coefficients decode to garbage (caught by the range check) rather than to undefined behaviour;
+ * valid data never wraps. */
+#ifndef PCWT_DWT53_H
+#define PCWT_DWT53_H
+
+#include "hostdev.h"
+
+#include <stdint.h>
+
+static inline PCWT_HD int32_t pcwt_wadd(int32_t a, int32_t b)
+{
+    return (int32_t)((uint32_t)a + (uint32_t)b);
+}
+static inline PCWT_HD int32_t pcwt_wsub(int32_t a, int32_t b)
+{
+    return (int32_t)((uint32_t)a - (uint32_t)b);
+}
+
+/* Forward predict: H[i] from x[2i], x[2i+1], x[2i+2]. */
+static inline PCWT_HD int32_t pcwt_lift_high(int32_t x0, int32_t x1, int32_t x2)
+{
+    return x1 - ((x0 + x2) >> 1);
+}
+/* Forward update: L[i] from x[2i], H[i-1], H[i]. */
+static inline PCWT_HD int32_t pcwt_lift_low(int32_t x0, int32_t hm1, int32_t h)
+{
+    return x0 + ((hm1 + h + 2) >> 2);
+}
+/* Inverse update: x[2i] from L[i], H[i-1], H[i]. */
+static inline PCWT_HD int32_t pcwt_unlift_even(int32_t l, int32_t hm1, int32_t h)
+{
+    return pcwt_wsub(l, pcwt_wadd(pcwt_wadd(hm1, h), 2) >> 2);
+}
+/* Inverse predict: x[2i+1] from H[i], x[2i], x[2i+2]. */
+static inline PCWT_HD int32_t pcwt_unlift_odd(int32_t h, int32_t x0, int32_t x2)
+{
+    return pcwt_wadd(h, pcwt_wadd(x0, x2) >> 1);
+}
+
+#endif /* PCWT_DWT53_H */
