@@ -13,8 +13,6 @@
 #define PCWT_MAX_SIDE 65535u
 /* Largest quantisation level the format accepts: magnitudes stay below 2^31. */
 #define PCWT_MAX_QMAX 30
-/* Most planes a codestream holds: 3 components, each with an optional high-bit plane. */
-#define PCWT_MAX_PLANES 6
 /* Bands of a pyramid: LL plus HL, LH, HH per level. */
 #define PCWT_MAX_BANDS (1 + 3 * PCWT_MAX_LEVELS)
 
