@@ -28,16 +28,6 @@
 
 namespace dprc {
 
-/// the parameters that decide the codestream (the backend does not: every backend writes the same bytes)
-inline bool sameCoding(const pcwt_encode_params& a, const pcwt_encode_params& b)
-{
-  return a.codec == b.codec && a.levels == b.levels && a.group_rows == b.group_rows &&
-         a.group_cols == b.group_cols && a.min_ll == b.min_ll && a.profile == b.profile &&
-         a.colour_transform == b.colour_transform && a.low_bits == b.low_bits &&
-         a.lifting_order == b.lifting_order && a.jpegls_interleave == b.jpegls_interleave &&
-         a.jpegls_restart_interval == b.jpegls_restart_interval;
-}
-
 inline bool sameDesc(const pcwt_image_desc& a, const pcwt_image_desc& b)
 {
   return a.width == b.width && a.height == b.height && a.components == b.components &&
@@ -63,17 +53,21 @@ inline pcwt_decoder *makeDecoder(pcwt_backend backend, int device, std::string& 
   return d;
 }
 
-inline pcwt_encoder *makeEncoder(const pcwt_encode_params& params, pcwt_backend backend, int device, std::string& error)
+/// an encoder that codes as coding does (pcwt_encoder_copy_coding), on backend (and device)
+inline pcwt_encoder *makeEncoder(const pcwt_encoder *coding, pcwt_backend backend, int device, std::string& error)
 {
+  if (coding == NULL)
+  {
+    error = "no coding settings for the encoder";
+    return NULL;
+  }
   pcwt_encoder *e = pcwt_encoder_create();
   if (e == NULL)
   {
     error = "out of memory";
     return NULL;
   }
-  pcwt_encode_params p = params;
-  p.backend = backend;
-  if (pcwt_encoder_set_params(e, &p) != PCWT_OK ||
+  if (pcwt_encoder_copy_coding(e, coding) != PCWT_OK || pcwt_encoder_set_option(e, PCWT_OPT_BACKEND, backend) != PCWT_OK ||
       (pcwt_encoder_backend(e) == PCWT_BACKEND_GPU && pcwt_encoder_set_device(e, device) != PCWT_OK))
   {
     error = std::string("libpcwt encoder: ") + pcwt_encoder_last_error(e);
@@ -148,14 +142,15 @@ public:
     }
   }
 
-  /** the next frame coded ahead is the one of exactly these samples, description and parameters:
+  /** the next frame coded ahead is the one of exactly these samples, description and coding:
    *  the samples are the frame's in the data set's pixel data they were copied from, which nothing
    *  changes until the file is written (or, elsewhere, the same bytes: 2 reads of every byte)
    */
-  bool aheadMatches(const pcwt_encode_params& params, const pcwt_image_desc& desc, const void *samples,
+  bool aheadMatches(const pcwt_encoder *coding, const pcwt_image_desc& desc, const void *samples,
                     size_t samplesSize) const
   {
-    if (!job_ || next_ >= job_->coded.size() || !sameCoding(params, job_->codedParams) || !sameDesc(desc, desc_) ||
+    if (!job_ || next_ >= job_->coded.size() || !pcwt_encoder_same_coding(coding, job_->codedWith.get()) ||
+        !sameDesc(desc, desc_) ||
         samplesSize != frameBytes_ || samples == NULL)
       return false;
     if (job_->pixels && samples == job_->pixels + next_ * frameBytes_) return true;
@@ -163,10 +158,10 @@ public:
   }
 
   /// the codec stores the codestream coded ahead as it is (in the batch's arena, padded)
-  virtual bool codedFrame(const pcwt_encode_params& params, const pcwt_image_desc& desc, const void *samples,
+  virtual bool codedFrame(const pcwt_encoder *coding, const pcwt_image_desc& desc, const void *samples,
                           size_t samplesSize, const Uint8 *& data, size_t& size)
   {
-    if (!aheadMatches(params, desc, samples, samplesSize)) return false;
+    if (!aheadMatches(coding, desc, samples, samplesSize)) return false;
     const DPRCJob::CodedFrame& f = job_->coded[next_++];
     data = f.data;
     size = f.size;
@@ -174,7 +169,7 @@ public:
     return true;
   }
 
-  virtual pcwt_status encodeBatch(const pcwt_encode_params& params, pcwt_frame_job *jobs, size_t count,
+  virtual pcwt_status encodeBatch(const pcwt_encoder *coding, pcwt_frame_job *jobs, size_t count,
                                   OFString& message)
   {
     pcwt_status first = PCWT_OK;
@@ -182,7 +177,7 @@ public:
     {
       pcwt_frame_job& j = jobs[i];
       j.written = 0;
-      if (aheadMatches(params, j.desc, j.samples, j.samples_size) && job_->coded[next_].size <= j.dst_capacity)
+      if (aheadMatches(coding, j.desc, j.samples, j.samples_size) && job_->coded[next_].size <= j.dst_capacity)
       {
         // the frame coded ahead in the batch, for exactly these samples (a codec that does not
         // ask codedFrame() first)
@@ -193,17 +188,18 @@ public:
         ++taken;
         continue;
       }
-      // any other frame: coded here, as the codec would have
+      // any other frame: coded here, as the codec would have (the handle, with its GPU context,
+      // kept and given the codec's coding when it differs)
       std::string error;
-      if (fallback_ == NULL || !sameCoding(params, fallbackParams_))
-      {
-        if (fallback_) pcwt_encoder_destroy(fallback_);
-        fallback_ = makeEncoder(params, backend_, device_, error);
-        fallbackParams_ = params;
-      }
+      pcwt_status st = PCWT_OK;
       if (fallback_ == NULL)
+        fallback_ = makeEncoder(coding, backend_, device_, error);
+      else if (!pcwt_encoder_same_coding(fallback_, coding) &&
+               (st = pcwt_encoder_copy_coding(fallback_, coding)) != PCWT_OK)
+        error = std::string("libpcwt encoder: ") + pcwt_encoder_last_error(fallback_);
+      if (fallback_ == NULL || st != PCWT_OK)
       {
-        j.status = PCWT_ERR_OUT_OF_MEMORY;
+        j.status = fallback_ == NULL ? PCWT_ERR_OUT_OF_MEMORY : st;
         message = error.c_str();
       }
       else
@@ -229,7 +225,6 @@ private:
   pcwt_image_desc desc_;
   pcwt_decoder *decoder_ = NULL;
   pcwt_encoder *fallback_ = NULL;
-  pcwt_encode_params fallbackParams_;
   pcwt_backend backend_ = PCWT_BACKEND_AUTO;
   int device_ = 0;
 };
@@ -246,8 +241,8 @@ public:
 
   bool init(const DPRCPipelineOptions& p, int device, std::string& error)
   {
-    params_ = p.params;
-    pcwt_encoder *e = makeEncoder(p.params, p.backend, device, error);
+    coding_ = p.coding;
+    pcwt_encoder *e = makeEncoder(coding_.get(), p.backend, device, error);
     if (e == NULL) return false;
     encoders_.push_back(e);
     // the GPU codes a batch at once; the CPU codec one frame after another, so split the batch
@@ -255,7 +250,7 @@ public:
     {
       for (unsigned t = 1; t < p.cpuCoderThreads; ++t)
       {
-        e = makeEncoder(p.params, PCWT_BACKEND_CPU, 0, error);
+        e = makeEncoder(coding_.get(), PCWT_BACKEND_CPU, 0, error);
         if (e == NULL) return false;
         encoders_.push_back(e);
       }
@@ -325,7 +320,7 @@ public:
       unsigned char *cs = static_cast<unsigned char *>(jobs[k].dst);
       if (jobs[k].written & 1) cs[jobs[k].written] = 0; // the pad byte (the slot has room for it)
       job.coded.push_back(DPRCJob::CodedFrame{cs, jobs[k].written});
-      job.codedParams = params_;
+      job.codedWith = coding_;
       job.codedArena = arena;
     }
     for (std::size_t w = 0; w < batch.size(); ++w)
@@ -334,7 +329,7 @@ public:
   }
 
 private:
-  pcwt_encode_params params_;
+  std::shared_ptr<const pcwt_encoder> coding_;
   std::vector<pcwt_encoder *> encoders_;
   std::shared_ptr<ArenaPool> pool_;
 };

@@ -125,6 +125,7 @@ void dprc::complete(DPRCJob& job, const DPRCOptions& opt, unsigned slot)
   job.file.reset();
   job.original.reset();
   std::vector<DPRCJob::CodedFrame>().swap(job.coded);
+  job.codedWith.reset();
   job.codedArena.reset();
   // mirrored output: files that are not recompressed are copied when asked (and originals kept
   // by --keep-smaller always, so that the output tree is complete)

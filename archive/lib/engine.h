@@ -229,8 +229,8 @@ struct DPRCJob
    *  codec finds the samples of a frame coded ahead there again
    */
   const unsigned char *pixels = NULL;
-  /** PCWT codestreams of the frames of `original`, coded ahead by a batch coder with codedParams
-   *  (empty: the codec codes them when the file is written). Each is followed by a zero byte when
+  /** PCWT codestreams of the frames of `original`, coded ahead by a batch coder as codedWith
+   *  codes (empty: the codec codes them when the file is written). Each is followed by a zero byte when
    *  its length is odd (the fragment's pad byte), so that the codec stores it as it is. Used only
    *  for frames whose samples and description match (the ThreadCoder of pipeline.cc).
    */
@@ -240,7 +240,10 @@ struct DPRCJob
     std::size_t size;
   };
   std::vector<CodedFrame> coded;
-  pcwt_encode_params codedParams;
+  /** an encoder with the coding options of the batch coder's (pcwt_encoder_same_coding()
+   *  compares it with the codec's; shared by the files of all batches, read only)
+   */
+  std::shared_ptr<const pcwt_encoder> codedWith;
   /// the memory `coded` points into: the batch coder's output arena, shared by the files of a batch
   std::shared_ptr<const void> codedArena;
   /// the verified copy waiting for DPRCCommit (DPRCWriteVerified), and its folder

@@ -11,7 +11,7 @@
  *
  *           The codecs do the DICOM side as for a single file: a writer lends its thread a
  *           DPCWTThreadCoder (dcmpcwt/dpthrcod.h) that hands the codec the codestreams coded
- *           ahead, for frames whose samples, description and parameters are the ones coded, and
+ *           ahead, for frames whose samples, description and coding are the ones coded, and
  *           codes any other frame itself. With verifyBatches the writers hand the codestreams of
  *           their copies, read back from disk, to a verifier that decodes those of many files
  *           together and compares them with the originals (pcwt_verify_batch) while the writers
@@ -29,6 +29,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -63,8 +64,12 @@ struct DPRCPipelineOptions
    *  work (0: one, with a GPU or the CPU codec)
    */
   unsigned codersPerDevice = 0;
-  /// the PCWT parameters the codecs were registered with (backend aside)
-  pcwt_encode_params params;
+  /** the coding of the PCWT encoder codec as registered: an encoder configured as the codec's
+   *  (DPCWTCodecParameter::configureEncoder(); its backend unused: the batch coders take
+   *  `backend`). The batch coders and the writers' coders code as it does
+   *  (pcwt_encoder_copy_coding()); shared, read only. Required
+   */
+  std::shared_ptr<const pcwt_encoder> coding;
   /// CPU backend: threads that code one batch together
   unsigned cpuCoderThreads = 1;
   /** PCWT copies are verified by a verifier stage (a thread per device, decoding with
@@ -86,8 +91,6 @@ struct DPRCPipelineOptions
    *  together, and whatever it holds when no coded file is waiting (1: each file on its own)
    */
   unsigned commitGroup = 16;
-
-  DPRCPipelineOptions() { pcwt_encode_params_default(&params); }
 };
 
 /// what the batch coders did

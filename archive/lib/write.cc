@@ -75,6 +75,7 @@ bool DPRCWriteVerified(DPRCJob& job, const DPRCOptions& opt, unsigned slot, DPRC
     job.file.reset();
     if (!job.pending) job.original.reset();
     std::vector<DPRCJob::CodedFrame>().swap(job.coded);
+    job.codedWith.reset();
     job.codedArena.reset(); // the batch's arena goes back to its pool with its last file
     job.result.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - job.start).count();
     return true;

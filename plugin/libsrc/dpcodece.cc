@@ -224,20 +224,16 @@ OFCondition DPCWTEncoderBase::encodeFrames(
     // the frames go to the coder the application lent this thread (dpthrcod.h), or to a handle of our own
     DPCWTThreadCoder *lent = DPCWTGetThreadCoder();
     OFString lentMessage;
-    const pcwt_encode_params params = cp->getEncodeParams();
-    pcwt_status st = PCWT_OK;
-    pcwt_encoder *enc = NULL;
-    if (lent == NULL)
+    // the codec's settings; the backend only when it codes here: a lent coder takes the coding
+    // options from this handle and codes with handles of its own
+    pcwt_encoder *enc = pcwt_encoder_create();
+    if (enc == NULL) return EC_MemoryExhausted;
+    pcwt_status st = cp->configureEncoder(enc, lent == NULL);
+    if (st != PCWT_OK)
     {
-      enc = pcwt_encoder_create();
-      if (enc == NULL) return EC_MemoryExhausted;
-      st = pcwt_encoder_set_params(enc, &params);
-      if (st != PCWT_OK)
-      {
-        result = DPCWTMakeError(EPCEC_CodecError, OFString("libpcwt: ") + pcwt_encoder_last_error(enc));
-        pcwt_encoder_destroy(enc);
-        return result;
-      }
+      result = DPCWTMakeError(EPCEC_CodecError, OFString("libpcwt: ") + pcwt_encoder_last_error(enc));
+      pcwt_encoder_destroy(enc);
+      return result;
     }
     // the frames go to libpcwt in batches (a GPU backend codes a batch at once), bounded in memory;
     // frames the lent coder holds coded already go into the sequence as they are, without a buffer
@@ -263,7 +259,7 @@ OFCondition DPCWTEncoderBase::encodeFrames(
         const Uint8 *samples = pixels + (first + i) * frameBytes;
         ahead[i].data = NULL;
         ahead[i].size = 0;
-        if (lent && lent->codedFrame(params, desc, samples, frameBytes, ahead[i].data, ahead[i].size) &&
+        if (lent && lent->codedFrame(enc, desc, samples, frameBytes, ahead[i].data, ahead[i].size) &&
             ahead[i].data != NULL && ahead[i].size <= bound)
           continue;
         ahead[i].data = NULL;
@@ -286,7 +282,7 @@ OFCondition DPCWTEncoderBase::encodeFrames(
       if (result.bad()) break;
       st = PCWT_OK;
       if (!jobs.empty())
-        st = lent ? lent->encodeBatch(params, jobs.data(), jobs.size(), lentMessage)
+        st = lent ? lent->encodeBatch(enc, jobs.data(), jobs.size(), lentMessage)
                   : pcwt_encode_batch(enc, jobs.data(), jobs.size());
       for (size_t i = 0, k = 0; i < n && result.good(); ++i)
       {
@@ -322,7 +318,7 @@ OFCondition DPCWTEncoderBase::encodeFrames(
       else if (result.good() && st != PCWT_OK)
         result = DPCWTMakeError(EPCEC_CodecError, OFString("libpcwt: ") + pcwt_status_string(st));
     }
-    if (enc) pcwt_encoder_destroy(enc);
+    pcwt_encoder_destroy(enc);
   }
   else
   {

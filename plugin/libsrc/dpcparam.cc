@@ -58,15 +58,21 @@ const char *DPCWTCodecParameter::className() const
   return "DPCWTCodecParameter";
 }
 
-pcwt_encode_params DPCWTCodecParameter::getEncodeParams() const
+pcwt_status DPCWTCodecParameter::configureEncoder(pcwt_encoder *enc, OFBool withBackend) const
 {
-  pcwt_encode_params p;
-  pcwt_encode_params_default(&p);
-  p.codec = PCWT_CODEC_PCWT;
-  p.levels = levels_;
-  p.group_rows = groupRows_;
-  p.group_cols = groupColumns_;
-  p.profile = profile_;
-  p.backend = backend_;
-  return p;
+  const struct { pcwt_option option; int64_t value; } options[] = {
+    { PCWT_OPT_CODEC, PCWT_CODEC_PCWT },
+    { PCWT_OPT_PROFILE, profile_ },
+    { PCWT_OPT_LEVELS, levels_ },
+    { PCWT_OPT_GROUP_ROWS, groupRows_ },
+    { PCWT_OPT_GROUP_COLS, groupColumns_ },
+    { PCWT_OPT_BACKEND, backend_ } // last: only withBackend
+  };
+  const size_t count = sizeof(options) / sizeof(options[0]) - (withBackend ? 0 : 1);
+  for (size_t i = 0; i < count; ++i)
+  {
+    const pcwt_status st = pcwt_encoder_set_option(enc, options[i].option, options[i].value);
+    if (st != PCWT_OK) return st;
+  }
+  return PCWT_OK;
 }

@@ -159,12 +159,9 @@ OFString DPCWTJPEGLSEncoderName()
 
 static pcwt_encoder *createJPEGLSEncoder()
 {
-  pcwt_encode_params p;
-  pcwt_encode_params_default(&p);
-  p.codec = PCWT_CODEC_JPEGLS;
-  p.jpegls_restart_interval = 0;
   pcwt_encoder *enc = pcwt_encoder_create();
-  if (enc != NULL && pcwt_encoder_set_params(enc, &p) != PCWT_OK)
+  if (enc != NULL && (pcwt_encoder_set_option(enc, PCWT_OPT_CODEC, PCWT_CODEC_JPEGLS) != PCWT_OK ||
+                      pcwt_encoder_set_option(enc, PCWT_OPT_JPEGLS_RESTART, 0) != PCWT_OK))
   {
     pcwt_encoder_destroy(enc);
     enc = NULL;
@@ -178,12 +175,8 @@ static OFCondition encodeWith(pcwt_encoder *enc, const pcwt_image_desc& desc, co
   pcwt_image_desc d = desc;
   d.is_signed = 0; // the samples are the BitsStored-bit patterns
   d.planar = 0;
-  pcwt_encode_params p;
-  pcwt_encode_params_default(&p);
-  p.codec = PCWT_CODEC_JPEGLS;
-  p.jpegls_interleave = (d.components == 3) ? 1u : 0u; // line interleaved, as dcmcjpls
-  p.jpegls_restart_interval = 0;
-  pcwt_status st = pcwt_encoder_set_params(enc, &p);
+  // line interleaved, as dcmcjpls (the handle is createJPEGLSEncoder()'s: JPEG-LS, no restart markers)
+  pcwt_status st = pcwt_encoder_set_option(enc, PCWT_OPT_JPEGLS_INTERLEAVE, d.components == 3 ? 1 : 0);
   size_t written = 0;
   if (st == PCWT_OK)
   {

@@ -15,6 +15,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <memory>
+#include <string>
 #include <thread>
 
 using namespace dt;
@@ -127,28 +129,54 @@ TEST(PluginUidPolicy, KeptByDefaultNewWhenAsked)
     DPCWTEncoderRegistration::registerCodecs();
 }
 
+// the option of an encoder that a codec parameter configured (-1: refused)
+static int64_t configured(const DPCWTCodecParameter& cp, pcwt_option option, OFBool withBackend = OFTrue)
+{
+  std::unique_ptr<pcwt_encoder, void (*)(pcwt_encoder *)> e(pcwt_encoder_create(), pcwt_encoder_destroy);
+  int64_t v = -1;
+  if (!e || cp.configureEncoder(e.get(), withBackend) != PCWT_OK ||
+      pcwt_encoder_get_option(e.get(), option, &v) != PCWT_OK)
+    return -1;
+  return v;
+}
+
 TEST(PluginCodecParameter, Profile)
 {
-    const DPCWTCodecParameter byDefault;
-    EXPECT_EQ(byDefault.getProfile(), PCWT_PROFILE_BASELINE);
-    EXPECT_EQ(byDefault.getEncodeParams().profile, PCWT_PROFILE_BASELINE);
-    const DPCWTCodecParameter entropy(EPCUC_default, OFFalse, OFFalse, 3, 16, 8, PCWT_BACKEND_CPU,
-                                      OFstatic_cast(Uint64, 1) << 20, PCWT_PROFILE_ENTROPY);
-    EXPECT_EQ(entropy.getProfile(), PCWT_PROFILE_ENTROPY);
-    const pcwt_encode_params p = entropy.getEncodeParams();
-    EXPECT_EQ(p.profile, PCWT_PROFILE_ENTROPY);
-    EXPECT_EQ(p.codec, PCWT_CODEC_PCWT);
-    EXPECT_EQ(p.levels, 3u);
-    EXPECT_EQ(p.group_rows, 16u);
-    EXPECT_EQ(p.group_cols, 8u);
-    EXPECT_EQ(p.backend, PCWT_BACKEND_CPU);
-    // copies keep it
-    std::unique_ptr<DcmCodecParameter> clone(entropy.clone());
-    ASSERT_STREQ(clone->className(), "DPCWTCodecParameter");
-    EXPECT_EQ(static_cast<DPCWTCodecParameter *>(clone.get())->getProfile(), PCWT_PROFILE_ENTROPY);
-    EXPECT_EQ(static_cast<DPCWTCodecParameter *>(clone.get())->getEncodeParams().profile, PCWT_PROFILE_ENTROPY);
-    const DPCWTCodecParameter copy(entropy);
-    EXPECT_EQ(copy.getProfile(), PCWT_PROFILE_ENTROPY);
+  const DPCWTCodecParameter byDefault;
+  EXPECT_EQ(byDefault.getProfile(), PCWT_PROFILE_BASELINE);
+  EXPECT_EQ(configured(byDefault, PCWT_OPT_PROFILE), PCWT_PROFILE_BASELINE);
+  const DPCWTCodecParameter entropy(EPCUC_default, OFFalse, OFFalse, 3, 16, 8, PCWT_BACKEND_CPU,
+                                    OFstatic_cast(Uint64, 1) << 20, PCWT_PROFILE_ENTROPY);
+  EXPECT_EQ(entropy.getProfile(), PCWT_PROFILE_ENTROPY);
+  EXPECT_EQ(entropy.getLevels(), 3u);
+  EXPECT_EQ(entropy.getGroupRows(), 16u);
+  EXPECT_EQ(entropy.getGroupColumns(), 8u);
+  EXPECT_EQ(configured(entropy, PCWT_OPT_PROFILE), PCWT_PROFILE_ENTROPY);
+  EXPECT_EQ(configured(entropy, PCWT_OPT_CODEC), PCWT_CODEC_PCWT);
+  EXPECT_EQ(configured(entropy, PCWT_OPT_LEVELS), 3);
+  EXPECT_EQ(configured(entropy, PCWT_OPT_GROUP_ROWS), 16);
+  EXPECT_EQ(configured(entropy, PCWT_OPT_GROUP_COLS), 8);
+  EXPECT_EQ(configured(entropy, PCWT_OPT_BACKEND), PCWT_BACKEND_CPU);
+  // without the backend: the handle's stays (a new one's: automatic)
+  EXPECT_EQ(configured(entropy, PCWT_OPT_BACKEND, OFFalse), PCWT_BACKEND_AUTO);
+  // copies keep it
+  std::unique_ptr<DcmCodecParameter> clone(entropy.clone());
+  ASSERT_STREQ(clone->className(), "DPCWTCodecParameter");
+  EXPECT_EQ(static_cast<DPCWTCodecParameter *>(clone.get())->getProfile(), PCWT_PROFILE_ENTROPY);
+  EXPECT_EQ(configured(*static_cast<DPCWTCodecParameter *>(clone.get()), PCWT_OPT_PROFILE), PCWT_PROFILE_ENTROPY);
+  const DPCWTCodecParameter copy(entropy);
+  EXPECT_EQ(copy.getProfile(), PCWT_PROFILE_ENTROPY);
+}
+
+// settings libpcwt refuses are refused by the codec parameter, with the library's message
+TEST(PluginCodecParameter, RefusedSettings)
+{
+  std::unique_ptr<pcwt_encoder, void (*)(pcwt_encoder *)> e(pcwt_encoder_create(), pcwt_encoder_destroy);
+  ASSERT_TRUE(e);
+  const DPCWTCodecParameter tooDeep(EPCUC_default, OFFalse, OFFalse, PCWT_MAX_LEVELS + 1);
+  EXPECT_EQ(tooDeep.configureEncoder(e.get()), PCWT_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(pcwt_encoder_last_error(e.get())).find("levels"), std::string::npos)
+      << pcwt_encoder_last_error(e.get());
 }
 
 // ------------------------------------------------------------------------------------------------

@@ -416,18 +416,17 @@ public:
     size_t asked = 0, codedHere = 0;
     std::deque<std::vector<uint8_t>> handed; // what it handed over (codestream and pad byte)
 
-    bool codedFrame(const pcwt_encode_params &params, const pcwt_image_desc &desc, const void *samples,
+    bool codedFrame(const pcwt_encoder *coding, const pcwt_image_desc &desc, const void *samples,
                     size_t samplesSize, const Uint8 *&data, size_t &size) override
     {
         if (!aheadFrames.count(asked++))
             return false;
-        pcwt_encode_params p = params;
-        p.levels = 1;
-        p.backend = PCWT_BACKEND_CPU;
         pcwt_encoder *e = pcwt_encoder_create();
         std::vector<uint8_t> cs(pcwt_encode_bound(&desc) + 2);
         size_t n = 0;
-        const bool ok = e && pcwt_encoder_set_params(e, &p) == PCWT_OK &&
+        const bool ok = e && pcwt_encoder_copy_coding(e, coding) == PCWT_OK &&
+                        pcwt_encoder_set_option(e, PCWT_OPT_LEVELS, 1) == PCWT_OK &&
+                        pcwt_encoder_set_option(e, PCWT_OPT_BACKEND, PCWT_BACKEND_CPU) == PCWT_OK &&
                         pcwt_encode(e, &desc, samples, samplesSize, cs.data(), cs.size() - 2, &n) == PCWT_OK;
         pcwt_encoder_destroy(e);
         if (!ok)
@@ -442,14 +441,14 @@ public:
         return true;
     }
 
-    pcwt_status encodeBatch(const pcwt_encode_params &params, pcwt_frame_job *jobs, size_t count,
+    pcwt_status encodeBatch(const pcwt_encoder *coding, pcwt_frame_job *jobs, size_t count,
                             OFString &message) override
     {
         codedHere += count;
         pcwt_encoder *e = pcwt_encoder_create();
-        pcwt_encode_params p = params;
-        p.backend = PCWT_BACKEND_CPU;
-        pcwt_status st = e ? pcwt_encoder_set_params(e, &p) : PCWT_ERR_OUT_OF_MEMORY;
+        pcwt_status st = e ? pcwt_encoder_copy_coding(e, coding) : PCWT_ERR_OUT_OF_MEMORY;
+        if (st == PCWT_OK)
+            st = pcwt_encoder_set_option(e, PCWT_OPT_BACKEND, PCWT_BACKEND_CPU);
         if (st == PCWT_OK)
             st = pcwt_encode_batch(e, jobs, count);
         if (st != PCWT_OK && e)

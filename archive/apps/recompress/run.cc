@@ -11,6 +11,7 @@
 #include "dcmtk/dcmdata/dctk.h"
 #include "dcmtk/ofstd/ofstd.h"
 
+#include "dcmpcwt/dpcparam.h"
 #include "dcmpcwt/dpencode.h"
 #include "dcmpcwt/dputil.h"
 #include "dpapps.h"
@@ -229,9 +230,12 @@ static DPRCPipelineOptions pipelineOptions(const RecompressOptions& o, std::size
   popt.decodeBackend = o.verifyGpu ? o.backend : PCWT_BACKEND_CPU;
   popt.verifyBatches = o.verifyGpu; // the copies of several writers decoded together
   popt.maxSamplesPerFrame = kMaxSamplesPerFrame;
-  popt.params.levels = PCWT_DEFAULT_LEVELS;
-  popt.params.group_rows = popt.params.group_cols = 0; // the profile's size
-  popt.params.profile = o.profile; // the batch coder codes what the plugin's encoder would
+  // the batch coders code what the plugin's encoder would: its settings as RecompressRegisterCodecs
+  // registers them (NULL when out of memory: the pipeline refuses to start)
+  const DPCWTCodecParameter cp(EPCUC_default, OFFalse, o.file.acceptLossy ? OFTrue : OFFalse, PCWT_DEFAULT_LEVELS,
+                               0, 0 /* the profile's group size */, o.backend, kMaxSamplesPerFrame, o.profile);
+  std::shared_ptr<pcwt_encoder> coding(pcwt_encoder_create(), pcwt_encoder_destroy);
+  if (coding && cp.configureEncoder(coding.get(), OFFalse) == PCWT_OK) popt.coding = coding;
   return popt;
 }
 

@@ -27,8 +27,8 @@ public:
    *  @param acceptLossyInput code images that were lossy compressed before
    *    (LossyImageCompression "01"); refused by default
    *  @param levels requested wavelet levels, 0 to PCWT_MAX_LEVELS
-   *  @param groupRows elements per group vertically, 1 to PCWT_MAX_GROUP; 0 (with groupColumns
-   *    0, the default): the profile's size (32x32 baseline, 64x16 entropy)
+   *  @param groupRows elements per group vertically, 1 to PCWT_MAX_GROUP; 0 (the default): the
+   *    profile's size in that dimension (32x32 baseline, 64x16 entropy)
    *  @param groupColumns elements per group horizontally, 1 to PCWT_MAX_GROUP, or 0
    *  @param backend libpcwt backend for encoding and decoding
    *  @param maxSamplesPerFrame decoder limit: frames with more samples (rows x columns x samples
@@ -74,8 +74,26 @@ public:
   /// @return true if lossy compressed input may be coded
   OFBool getAcceptLossyInput() const { return acceptLossyInput_; }
 
-  /// @return the libpcwt encoder parameters (codec PCWT) these settings describe
-  pcwt_encode_params getEncodeParams() const;
+  /** give a libpcwt encoder the settings of the PCWT encoder codec, option by option
+   *  (pcwt_encoder_set_option): codec PCWT, profile, levels, group size and, with withBackend,
+   *  the backend. Options these settings do not name stay as they are (on a new handle: the
+   *  library's defaults, as the codec uses them).
+   *  @param enc the encoder
+   *  @param withBackend also set the backend (leave it off for a handle that only describes the
+   *    coding, as the one the codec hands to a lent DPCWTThreadCoder)
+   *  @return PCWT_OK, or the status of the first option refused (pcwt_encoder_last_error() of
+   *    enc says why)
+   */
+  pcwt_status configureEncoder(pcwt_encoder *enc, OFBool withBackend = OFTrue) const;
+
+  /// @return requested wavelet levels
+  Uint32 getLevels() const { return levels_; }
+
+  /// @return elements per group vertically (0: the profile's)
+  Uint32 getGroupRows() const { return groupRows_; }
+
+  /// @return elements per group horizontally (0: the profile's)
+  Uint32 getGroupColumns() const { return groupColumns_; }
 
   /// @return libpcwt backend
   pcwt_backend getBackend() const { return backend_; }

@@ -30,27 +30,32 @@ class DPCWTThreadCoder
 public:
   virtual ~DPCWTThreadCoder() {}
 
-  /** code PCWT frames as pcwt_encode_batch() would with params: each job's status and written
-   *  set, the status of the first failing job returned
+  /** code PCWT frames as pcwt_encode_batch() with the codec's encoder would: each job's status
+   *  and written set, the status of the first failing job returned
+   *  @param coding the codec's encoder, configured with the codec's settings (its backend aside:
+   *    the coder codes with handles of its own, on the backend of its choice). Read only: a coder
+   *    gives a handle of its own these options with pcwt_encoder_copy_coding() and compares
+   *    with pcwt_encoder_same_coding(); valid until the codec returns
    *  @param message receives a description of a failure
    */
-  virtual pcwt_status encodeBatch(const pcwt_encode_params& params, pcwt_frame_job *jobs, size_t count,
+  virtual pcwt_status encodeBatch(const pcwt_encoder *coding, pcwt_frame_job *jobs, size_t count,
                                   OFString& message) = 0;
 
   /** the codestream of one frame coded ahead, asked for before the frame is coded: the codec
    *  asks frame by frame, in order, and stores a codestream it gets as the frame's fragment as it
    *  is (no buffer of its own, no second copy), coding only the frames it does not get.
-   *  A coder hands over a codestream only for exactly these samples coded with params into a
-   *  frame described by desc.
+   *  A coder hands over a codestream only for exactly these samples coded as coding codes
+   *  (pcwt_encoder_same_coding()) into a frame described by desc.
+   *  @param coding the codec's encoder, as for encodeBatch()
    *  @param data receives the codestream; when its length is odd, data[size] must be a readable
    *    zero byte (the pad byte of the fragment). It must stay valid until the codec returns.
    *  @param size receives its length
    *  @return true when handed over; false (the default): the frame goes to encodeBatch()
    */
-  virtual bool codedFrame(const pcwt_encode_params& params, const pcwt_image_desc& desc,
+  virtual bool codedFrame(const pcwt_encoder *coding, const pcwt_image_desc& desc,
                           const void *samples, size_t samplesSize, const Uint8 *& data, size_t& size)
   {
-    (void)params; (void)desc; (void)samples; (void)samplesSize; (void)data; (void)size;
+    (void)coding; (void)desc; (void)samples; (void)samplesSize; (void)data; (void)size;
     return false;
   }
 
