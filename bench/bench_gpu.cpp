@@ -19,6 +19,7 @@
 extern "C" {
 #include "gpu_backend.h"
 }
+#include "pcwt_bench/encoder_options.hpp"
 
 #include <charls/charls.h>
 #include <cuda_runtime.h>
@@ -65,6 +66,26 @@ template <typename F> double median_ms(int repeats, F f)
 {
     std::fprintf(stderr, "pcwt_bench_gpu: %s\n", m.c_str());
     std::exit(1);
+}
+
+// An encoder with these options set one by one (the others the library's defaults).
+pcwt_encoder *make_encoder(const pcwtbench::EncoderOptions &options)
+{
+    pcwt_encoder *e = pcwt_encoder_create();
+    if (!e)
+        die("out of memory");
+    if (pcwtbench::set_encoder_options(e, options) != PCWT_OK)
+        die(std::string("encoder options: ") + pcwt_encoder_last_error(e));
+    return e;
+}
+
+// The encoder's options as the internal device-resident entry point takes them.
+pcwt_encode_params device_params(const pcwt_encoder *e)
+{
+    pcwt_encode_params p;
+    if (!pcwtbench::encoder_params(e, &p))
+        die("pcwt_encoder_get_option refused an option");
+    return p;
 }
 
 #define CL(call)                                                                                   \
@@ -241,13 +262,7 @@ struct PinnedJobs {
 Result run_jpegls(const std::string &name, const std::vector<Frame> &fr, int repeats)
 {
     Result r = batch_result(name, fr);
-    pcwt_encoder *enc = pcwt_encoder_create();
-    pcwt_encode_params p;
-    pcwt_encode_params_default(&p);
-    p.codec = PCWT_CODEC_JPEGLS;
-    p.backend = PCWT_BACKEND_GPU;
-    if (pcwt_encoder_set_params(enc, &p) != PCWT_OK)
-        die("no GPU backend");
+    pcwt_encoder *enc = make_encoder({{PCWT_OPT_CODEC, PCWT_CODEC_JPEGLS}, {PCWT_OPT_BACKEND, PCWT_BACKEND_GPU}});
     PinnedJobs pj(fr);
     std::vector<pcwt_frame_job> &jobs = pj.jobs;
     r.e2e_enc = median_ms(repeats, [&]() {
@@ -260,6 +275,7 @@ Result run_jpegls(const std::string &name, const std::vector<Frame> &fr, int rep
     char err[256];
     if (pcwt_gpu_create(&g, 0, err, sizeof err) != PCWT_OK)
         die(err);
+    const pcwt_encode_params p = device_params(enc);
     if (pcwt_gpu_bench_encode(g, &p, jobs.data(), jobs.size(), repeats, &r.dev_enc, err, sizeof err) != PCWT_OK)
         die(err);
     pcwt_gpu_destroy(g);
@@ -285,13 +301,7 @@ void print_jpegls(const Result &r)
 // Frames JPEG-LS can carry (no bits above BitsStored other than sign extension).
 std::vector<Frame> jpegls_codable(const std::vector<Frame> &fr)
 {
-    pcwt_encoder *e = pcwt_encoder_create();
-    pcwt_encode_params p;
-    pcwt_encode_params_default(&p);
-    p.codec = PCWT_CODEC_JPEGLS;
-    p.backend = PCWT_BACKEND_CPU;
-    if (pcwt_encoder_set_params(e, &p) != PCWT_OK)
-        die("CPU JPEG-LS encoder");
+    pcwt_encoder *e = make_encoder({{PCWT_OPT_CODEC, PCWT_CODEC_JPEGLS}, {PCWT_OPT_BACKEND, PCWT_BACKEND_CPU}});
     std::vector<Frame> ok;
     for (const Frame &f : fr) {
         std::vector<uint8_t> o(pcwt_encode_bound(&f.d));
@@ -305,14 +315,10 @@ std::vector<Frame> jpegls_codable(const std::vector<Frame> &fr)
 
 Result run(const std::string &name, const std::vector<Frame> &fr, int repeats, pcwt_profile profile)
 {
-    Result r = batch_result(name + (profile == PCWT_PROFILE_ENTROPY ? " [entropy]" : " [baseline]"), fr);
-    pcwt_encoder *enc = pcwt_encoder_create();
+    Result r = batch_result(name + " [" + pcwt_profile_name(profile) + "]", fr);
+    pcwt_encoder *enc = make_encoder({{PCWT_OPT_BACKEND, PCWT_BACKEND_GPU}, {PCWT_OPT_PROFILE, profile}});
     pcwt_decoder *dec = pcwt_decoder_create();
-    pcwt_encode_params p;
-    pcwt_encode_params_default(&p);
-    p.backend = PCWT_BACKEND_GPU;
-    p.profile = profile;
-    if (pcwt_encoder_set_params(enc, &p) != PCWT_OK || pcwt_decoder_set_backend(dec, PCWT_BACKEND_GPU) != PCWT_OK)
+    if (!dec || pcwt_decoder_set_backend(dec, PCWT_BACKEND_GPU) != PCWT_OK)
         die("no GPU backend");
     PinnedJobs pj(fr);
     std::vector<pcwt_frame_job> &jobs = pj.jobs;
@@ -341,6 +347,7 @@ Result run(const std::string &name, const std::vector<Frame> &fr, int repeats, p
     char err[256];
     if (pcwt_gpu_create(&g, 0, err, sizeof err) != PCWT_OK)
         die(err);
+    const pcwt_encode_params p = device_params(enc);
     if (pcwt_gpu_bench_encode(g, &p, jobs.data(), jobs.size(), repeats, &r.dev_enc, err, sizeof err) != PCWT_OK)
         die(err);
     if (pcwt_gpu_bench_decode(g, djobs.data(), djobs.size(), repeats, &r.dev_dec, err, sizeof err) != PCWT_OK)
@@ -384,13 +391,18 @@ int main(int argc, char **argv)
         else if (o == "--batches") batches = argv[i + 1];
         else die("unknown option " + o);
     }
+    // libpcwt's profile names, or both
     std::vector<pcwt_profile> profiles;
-    if (profile == "baseline" || profile == "both")
-        profiles.push_back(PCWT_PROFILE_BASELINE);
-    if (profile == "entropy" || profile == "both")
-        profiles.push_back(PCWT_PROFILE_ENTROPY);
-    if (profiles.empty())
-        die("--profile must be baseline, entropy or both");
+    int64_t pr = 0;
+    if (profile == "both")
+        profiles = {PCWT_PROFILE_BASELINE, PCWT_PROFILE_ENTROPY};
+    else if (pcwt_option_parse(PCWT_OPT_PROFILE, profile.c_str(), &pr) == PCWT_OK)
+        profiles.push_back(static_cast<pcwt_profile>(pr));
+    else {
+        char names[64];
+        pcwt_option_choices(PCWT_OPT_PROFILE, ", ", names, sizeof names);
+        die(std::string("--profile must be ") + names + " or both");
+    }
     if (batches.empty() || batches.find_first_not_of("abc") != std::string::npos)
         die("--batches takes letters of a, b and c");
     const auto wanted = [&](char c) { return batches.find(c) != std::string::npos; };

@@ -9,6 +9,7 @@
 
 #include "charls_io.hpp"
 #include "device_resident.hpp"
+#include "encoder_options.hpp"
 
 namespace pcwtbench {
 
@@ -28,16 +29,28 @@ const char *backend_name(pcwt_backend b)
     return b == PCWT_BACKEND_GPU ? "GPU" : "CPU";
 }
 
-EncoderPtr make_encoder(const pcwt_encode_params &params)
+[[noreturn]] void option_refused(pcwt_status st, const pcwt_encoder *enc)
+{
+    throw CodecError(std::string("pcwt_encoder_set_option: ") + pcwt_status_string(st) + " (" +
+                     pcwt_encoder_last_error(enc) + ")");
+}
+
+EncoderPtr make_encoder(const EncoderOptions &options)
 {
     EncoderPtr enc(pcwt_encoder_create());
     if (!enc)
         throw CodecError("pcwt_encoder_create: out of memory");
-    const pcwt_status st = pcwt_encoder_set_params(enc.get(), &params);
+    const pcwt_status st = set_encoder_options(enc.get(), options);
     if (st != PCWT_OK)
-        throw CodecError(std::string("pcwt_encoder_set_params: ") + pcwt_status_string(st) + " (" +
-                         pcwt_encoder_last_error(enc.get()) + ")");
+        option_refused(st, enc.get());
     return enc;
+}
+
+// options with one more (set last)
+EncoderOptions with(EncoderOptions options, pcwt_option option, int64_t value)
+{
+    options.emplace_back(option, value);
+    return options;
 }
 
 DecoderPtr make_decoder(pcwt_backend backend)
@@ -63,8 +76,8 @@ DecoderPtr make_decoder(pcwt_backend backend)
 
 class PcwtSession : public CodecSession {
 public:
-    explicit PcwtSession(const pcwt_encode_params &params)
-        : enc_(make_encoder(params)), dec_(make_decoder(params.backend))
+    PcwtSession(const EncoderOptions &options, pcwt_backend backend)
+        : enc_(make_encoder(options)), dec_(make_decoder(backend))
     {
     }
     void encode(const Image &img, ByteBuffer &coded) override
@@ -94,16 +107,15 @@ private:
 
 class PcwtCodec : public Codec {
 public:
-    PcwtCodec(pcwt_backend backend, pcwt_profile profile, const PcwtSettings &set)
+    PcwtCodec(pcwt_backend backend, pcwt_profile profile, const PcwtSettings &set) : backend_(backend)
     {
-        pcwt_encode_params_default(&params_);
-        params_.backend = backend;
-        params_.profile = profile;
-        if (set.levels_set)
-            params_.levels = set.levels;
-        params_.group_rows = set.group_rows;
-        params_.group_cols = set.group_cols;
-        params_.lifting_order = set.lifting;
+        const unsigned levels = set.levels_set ? set.levels : PCWT_DEFAULT_LEVELS;
+        options_ = {{PCWT_OPT_BACKEND, backend},
+                    {PCWT_OPT_PROFILE, profile},
+                    {PCWT_OPT_LEVELS, levels},
+                    {PCWT_OPT_GROUP_ROWS, set.group_rows},
+                    {PCWT_OPT_GROUP_COLS, set.group_cols},
+                    {PCWT_OPT_LIFTING_ORDER, set.lifting}};
         const bool entropy = profile == PCWT_PROFILE_ENTROPY;
         const bool gpu = backend == PCWT_BACKEND_GPU;
         const unsigned gr = set.group_rows ? set.group_rows : entropy ? PCWT_ENTROPY_GROUP_ROWS : PCWT_DEFAULT_GROUP;
@@ -114,7 +126,7 @@ public:
         info_.family = "PCWT";
         info_.library = std::string("libpcwt ") + pcwt_version_string() + " (" + backend_name(backend) + ")";
         info_.settings = std::string(pcwt_profile_name(profile)) + " profile, " +
-                         std::to_string(params_.levels) + " levels, " + std::to_string(gr) + "x" +
+                         std::to_string(levels) + " levels, " + std::to_string(gr) + "x" +
                          std::to_string(gc) + " groups, " + (columns_first ? "columns" : "rows") +
                          " lifted first; " +
                          (backend == PCWT_BACKEND_GPU
@@ -129,14 +141,13 @@ public:
     }
     std::unique_ptr<CodecSession> open_session() const override
     {
-        return std::make_unique<PcwtSession>(params_);
+        return std::make_unique<PcwtSession>(options_, backend_);
     }
     bool batches() const override { return info_.gpu; }
 
     void encode_batch(const std::vector<const Image *> &images, std::vector<ByteBuffer> &coded) override
     {
-        if (!batch_enc_)
-            batch_enc_ = make_encoder(params_);
+        pcwt_encoder *enc = batch_encoder();
         coded.resize(images.size());
         std::vector<pcwt_frame_job> jobs(images.size());
         for (size_t i = 0; i < images.size(); ++i) {
@@ -148,10 +159,10 @@ public:
             jobs[i].dst = coded[i].reserve(bound);
             jobs[i].dst_capacity = bound;
         }
-        const pcwt_status st = pcwt_encode_batch(batch_enc_.get(), jobs.data(), jobs.size());
+        const pcwt_status st = pcwt_encode_batch(enc, jobs.data(), jobs.size());
         if (st != PCWT_OK)
             throw CodecError(std::string("pcwt_encode_batch: ") + pcwt_status_string(st) + " (" +
-                             pcwt_encoder_last_error(batch_enc_.get()) + ")");
+                             pcwt_encoder_last_error(enc) + ")");
         for (size_t i = 0; i < images.size(); ++i)
             coded[i].resize(jobs[i].written);
     }
@@ -160,7 +171,7 @@ public:
                       std::vector<ByteBuffer> &out) override
     {
         if (!batch_dec_)
-            batch_dec_ = make_decoder(params_.backend);
+            batch_dec_ = make_decoder(backend_);
         out.resize(images.size());
         std::vector<pcwt_decode_job> jobs(images.size());
         for (size_t i = 0; i < images.size(); ++i) {
@@ -193,7 +204,7 @@ public:
             jobs[i].samples_size = images[i]->raw_bytes();
             coded[i].resize(0);
         }
-        return device_.encode(params_, jobs.data(), jobs.size(), repeats);
+        return device_.encode(batch_encoder(), jobs.data(), jobs.size(), repeats);
     }
 
     double device_decode(const std::vector<const Image *> &images, const std::vector<const ByteBuffer *> &coded,
@@ -211,7 +222,16 @@ public:
     }
 
 private:
-    pcwt_encode_params params_{};
+    // the codec's encoder for whole sets (made on first use)
+    pcwt_encoder *batch_encoder()
+    {
+        if (!batch_enc_)
+            batch_enc_ = make_encoder(options_);
+        return batch_enc_.get();
+    }
+
+    EncoderOptions options_;
+    pcwt_backend backend_;
     CodecInfo info_;
     EncoderPtr batch_enc_;
     DecoderPtr batch_dec_;
@@ -232,16 +252,16 @@ pcwt_image_desc jls_desc(const Image &img)
 
 class PcwtJlsSession : public CodecSession {
 public:
-    explicit PcwtJlsSession(const pcwt_encode_params &params) : params_(params), enc_(make_encoder(params)) {}
+    explicit PcwtJlsSession(const EncoderOptions &options) : enc_(make_encoder(options)) {}
     void encode(const Image &img, ByteBuffer &coded) override
     {
         // The same interleave mode as the CharLS codec: sample for interleaved RGB, else none.
-        const uint32_t interleave = static_cast<uint32_t>(jls_interleave_for(img));
-        if (interleave != params_.jpegls_interleave) {
-            params_.jpegls_interleave = interleave;
-            const pcwt_status st = pcwt_encoder_set_params(enc_.get(), &params_);
+        const int64_t interleave = jls_interleave_for(img);
+        if (interleave != interleave_) {
+            const pcwt_status st = pcwt_encoder_set_option(enc_.get(), PCWT_OPT_JPEGLS_INTERLEAVE, interleave);
             if (st != PCWT_OK)
-                throw CodecError(std::string("pcwt_encoder_set_params: ") + pcwt_status_string(st));
+                option_refused(st, enc_.get());
+            interleave_ = interleave;
         }
         const pcwt_image_desc d = jls_desc(img);
         const size_t bound = pcwt_encode_bound(&d);
@@ -260,8 +280,8 @@ public:
     }
 
 private:
-    pcwt_encode_params params_;
     EncoderPtr enc_;
+    int64_t interleave_ = 0; // the handle's (a new one's: none)
 };
 
 // Frames the GPU JPEG-LS encoder takes (as libpcwt's encode_batch_gpu decides): grey frames, and
@@ -275,9 +295,7 @@ class PcwtJlsCodec : public Codec {
 public:
     explicit PcwtJlsCodec(pcwt_backend backend)
     {
-        pcwt_encode_params_default(&params_);
-        params_.codec = PCWT_CODEC_JPEGLS;
-        params_.backend = backend;
+        options_ = {{PCWT_OPT_CODEC, PCWT_CODEC_JPEGLS}, {PCWT_OPT_BACKEND, backend}};
         const bool gpu = backend == PCWT_BACKEND_GPU;
         info_.id = gpu ? "pcwt-jpegls-gpu" : "pcwt-jpegls";
         info_.family = "JPEG-LS";
@@ -301,7 +319,7 @@ public:
     }
     std::unique_ptr<CodecSession> open_session() const override
     {
-        return std::make_unique<PcwtJlsSession>(params_);
+        return std::make_unique<PcwtJlsSession>(options_);
     }
 
     // The GPU encoder codes the whole set in batch calls (one per interleave mode); CharLS decodes.
@@ -331,16 +349,11 @@ public:
             }
             if (jobs.empty())
                 continue;
-            EncoderPtr &enc = batch_enc_[interleave ? 1 : 0];
-            if (!enc) {
-                pcwt_encode_params p = params_;
-                p.jpegls_interleave = static_cast<uint32_t>(interleave);
-                enc = make_encoder(p);
-            }
-            const pcwt_status st = pcwt_encode_batch(enc.get(), jobs.data(), jobs.size());
+            pcwt_encoder *enc = batch_encoder(interleave);
+            const pcwt_status st = pcwt_encode_batch(enc, jobs.data(), jobs.size());
             if (st != PCWT_OK)
                 throw CodecError(std::string("pcwt_encode_batch: ") + pcwt_status_string(st) + " (" +
-                                 pcwt_encoder_last_error(enc.get()) + ")");
+                                 pcwt_encoder_last_error(enc) + ")");
             for (size_t k = 0; k < jobs.size(); ++k)
                 coded[where[k]].resize(jobs[k].written);
         }
@@ -377,9 +390,7 @@ public:
             jobs[i].dst = coded[i].reserve(bound);
             jobs[i].dst_capacity = bound;
         }
-        pcwt_encode_params p = params_;
-        p.jpegls_interleave = 0;
-        const double s = device_.encode(p, jobs.data(), jobs.size(), repeats);
+        const double s = device_.encode(batch_encoder(0), jobs.data(), jobs.size(), repeats);
         for (size_t i = 0; i < images.size(); ++i) {
             if (jobs[i].status != PCWT_OK)
                 throw CodecError(std::string("pcwt_gpu_bench_encode: frame ") + std::to_string(i) + ": " +
@@ -390,7 +401,16 @@ public:
     }
 
 private:
-    pcwt_encode_params params_{};
+    // the codec's encoder for whole sets of one interleave mode, 0 (none) or 2 (sample; made on first use)
+    pcwt_encoder *batch_encoder(int interleave)
+    {
+        EncoderPtr &enc = batch_enc_[interleave ? 1 : 0];
+        if (!enc)
+            enc = make_encoder(with(options_, PCWT_OPT_JPEGLS_INTERLEAVE, interleave));
+        return enc.get();
+    }
+
+    EncoderOptions options_;
     CodecInfo info_;
     EncoderPtr batch_enc_[2]; // interleave none, sample
     DeviceBench device_;
@@ -418,10 +438,7 @@ std::string probe_pcwt_gpu()
     if (!pcwt_has_cuda())
         return "libpcwt was built without CUDA";
     try {
-        pcwt_encode_params p;
-        pcwt_encode_params_default(&p);
-        p.backend = PCWT_BACKEND_GPU;
-        EncoderPtr enc = make_encoder(p);
+        EncoderPtr enc = make_encoder({{PCWT_OPT_BACKEND, PCWT_BACKEND_GPU}});
         DecoderPtr dec = make_decoder(PCWT_BACKEND_GPU);
         pcwt_image_desc d{64, 64, 1, 16, 12, 0, 0};
         std::vector<uint16_t> samples(64 * 64);

@@ -2,6 +2,7 @@
 #include "device_resident.hpp"
 
 #ifdef PCWT_BENCH_DEVICE_RESIDENT
+#include "encoder_options.hpp"
 #include "gpu_backend.h" // codec/src: internal to libpcwt, C linkage
 #endif
 
@@ -48,8 +49,11 @@ void DeviceBench::open()
     gpu_ = g;
 }
 
-double DeviceBench::encode(const pcwt_encode_params &p, pcwt_frame_job *jobs, size_t count, unsigned repeats)
+double DeviceBench::encode(const pcwt_encoder *enc, pcwt_frame_job *jobs, size_t count, unsigned repeats)
 {
+    pcwt_encode_params p;
+    if (!encoder_params(enc, &p))
+        throw CodecError("pcwt_encoder_get_option: the encoder refused an option");
     open();
     char err[256] = "";
     double ms = 0.0;
@@ -94,7 +98,7 @@ void DeviceBench::open()
     throw CodecError(kNoCuda);
 }
 
-double DeviceBench::encode(const pcwt_encode_params &, pcwt_frame_job *, size_t, unsigned)
+double DeviceBench::encode(const pcwt_encoder *, pcwt_frame_job *, size_t, unsigned)
 {
     open();
     return 0.0;

@@ -26,10 +26,10 @@ public:
     DeviceBench(const DeviceBench &) = delete;
     DeviceBench &operator=(const DeviceBench &) = delete;
 
-    // Median seconds of `repeats` device encodes of jobs[0..count) (PCWT, or JPEG-LS when
-    // p.codec is PCWT_CODEC_JPEGLS; then the jobs' dst buffers get the last run's codestreams
-    // and their `written`). Throws CodecError with libpcwt's message.
-    double encode(const pcwt_encode_params &p, pcwt_frame_job *jobs, size_t count, unsigned repeats);
+    // Median seconds of `repeats` device encodes of jobs[0..count) with the options of enc (PCWT,
+    // or JPEG-LS when its codec is PCWT_CODEC_JPEGLS; then the jobs' dst buffers get the last
+    // run's codestreams and their `written`). Throws CodecError with libpcwt's message.
+    double encode(const pcwt_encoder *enc, pcwt_frame_job *jobs, size_t count, unsigned repeats);
     // Median seconds of `repeats` device decodes of jobs[0..count). Throws CodecError.
     double decode(pcwt_decode_job *jobs, size_t count, unsigned repeats);
 
