@@ -8,6 +8,7 @@ pcwt_gtest(test_unit
   ${CMAKE_CURRENT_LIST_DIR}/test_roundtrip.cpp
   ${CMAKE_CURRENT_LIST_DIR}/test_verify.cpp
   ${CMAKE_CURRENT_LIST_DIR}/test_entropy_profile.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/test_range_coder.cpp
   ${CMAKE_CURRENT_LIST_DIR}/test_colour_transform.cpp
   ${CMAKE_CURRENT_LIST_DIR}/test_limits.cpp
   ${CMAKE_CURRENT_LIST_DIR}/test_options.cpp)
