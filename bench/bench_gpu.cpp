@@ -1,6 +1,6 @@
 // bench_gpu.cpp - GPU micro-benchmark of the PCWT backend against CharLS on all CPU cores, in one
 // run. Not a test. It measures what pcwt-bench, which times the user's own frames, does not: batches
-// built to the GPU's scale, page-locked end-to-end buffers, per-stage times (PCWT_GPU_PROFILE=1). Inputs: a folder of CPU-made PCWT codestreams of the corpus
+// built to the GPU's scale, page-locked end-to-end buffers, per-stage times (PCWT_GPU_TRACE=1). Inputs: a folder of CPU-made PCWT codestreams of the corpus
 // (tests/gpu/pack_corpus.sh), decoded on the CPU here:
 //   (a) 512x512 16-bit CT slices, replicated to at least --ct-bytes (default 1 GiB)
 //   (b) 2000x2500 12-bit radiographs, cut from the corpus's largest 10-16-bit images, --rad-frames

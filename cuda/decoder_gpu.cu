@@ -62,7 +62,7 @@ void upload_chunk(pcwt_gpu *g, Slot &sl, pcwt_decode_job *jobs, const DecodeSet 
     std::vector<FrameSpec> specs;
     std::vector<uint64_t> cs_off;
     uint64_t stream_bytes = 0, sample_bytes = 0;
-    ProfScope timed(GpuHostProf::LAYOUT);
+    TraceScope timed(GpuHostTrace::LAYOUT);
     for (size_t k = 0; k < set.idx.size(); k++) {
         const pcwt_header_info &h = set.info[k];
         const FrameSpec f = spec_from_header(h, sample_bytes);
@@ -179,7 +179,7 @@ void run_device_decode(pcwt_gpu *g, Slot &sl)
 
 void compute_chunk(pcwt_gpu *g, Slot &sl, bool verify)
 {
-    ProfScope timed(GpuHostProf::LAUNCH);
+    TraceScope timed(GpuHostTrace::LAUNCH);
     CUDA_CHECK(cudaStreamWaitEvent(g->stream, sl.uploaded, 0));
     run_device_decode(g, sl);
     if (verify) {
@@ -206,7 +206,7 @@ void compute_chunk(pcwt_gpu *g, Slot &sl, bool verify)
 // Samples back to the callers (copy_out stream), straight into pinned destinations.
 void download_chunk(pcwt_gpu *g, Slot &sl, pcwt_decode_job *jobs)
 {
-    ProfScope timed(GpuHostProf::D2H);
+    TraceScope timed(GpuHostTrace::D2H);
     cudaStream_t s = g->copy_out;
     CUDA_CHECK(cudaStreamWaitEvent(s, sl.computed, 0));
     const BatchLayout &L = sl.layout;
@@ -236,9 +236,9 @@ void finish_chunk(Slot &sl, pcwt_decode_job *jobs, pcwt_verify_job *verify, char
 {
     if (!sl.busy)
         return;
-    ProfScope timed(GpuHostProf::UNPACK);
+    TraceScope timed(GpuHostTrace::UNPACK);
     {
-        ProfScope wait(GpuHostProf::WAIT_DOWN);
+        TraceScope wait(GpuHostTrace::WAIT_DOWN);
         gpu_wait_event(verify ? sl.computed : sl.downloaded);
     }
     const BatchLayout &L = sl.layout;
@@ -267,9 +267,9 @@ void finish_chunk(Slot &sl, pcwt_decode_job *jobs, pcwt_verify_job *verify, char
         // A failed frame's buffer may hold partial samples, as on the CPU path.
         if (j.status == PCWT_OK && !sl.direct[k])
             copies.push_back({j.dst, sl.h_samples.as<uint8_t>() + f.sample_off, f.sample_size});
-        if (gpu_prof && j.status == PCWT_OK) {
-            gpu_prof->out += f.sample_size;
-            gpu_prof->unpacked += sl.direct[k] ? 0 : f.sample_size;
+        if (gpu_trace && j.status == PCWT_OK) {
+            gpu_trace->out += f.sample_size;
+            gpu_trace->unpacked += sl.direct[k] ? 0 : f.sample_size;
         }
     }
     gpu_host_copies(copies);
@@ -307,7 +307,7 @@ pcwt_status decode_chunks(pcwt_gpu *g, uint64_t max_samples, pcwt_decode_job *jo
         CUDA_CHECK(cudaSetDevice(g->device)); // the context's device, on any thread
         std::vector<DecodeSet> chunks;
         {
-            ProfScope plan(GpuHostProf::PLAN);
+            TraceScope plan(GpuHostTrace::PLAN);
             DecodeSet all = validate(jobs, count, max_samples, err, err_size);
             if (verify) { // sizes that differ are a mismatch found here, without the device
                 DecodeSet same;
@@ -358,10 +358,10 @@ pcwt_status decode_chunks(pcwt_gpu *g, uint64_t max_samples, pcwt_decode_job *jo
                 }
             }
         }
-        if (gpu_prof) {
-            gpu_prof->chunks = chunks.size();
+        if (gpu_trace) {
+            gpu_trace->chunks = chunks.size();
             for (const DecodeSet &c : chunks)
-                gpu_prof->frames += c.idx.size();
+                gpu_trace->frames += c.idx.size();
         }
         for (size_t c = 0; c < chunks.size(); c++) {
             Slot &sl = g->slot[c % 2], &prev = g->slot[(c + 1) % 2];
@@ -401,7 +401,7 @@ extern "C" pcwt_status pcwt_gpu_decode_batch(pcwt_gpu *g, uint64_t max_samples,
                                              pcwt_decode_job *jobs, size_t count, char *err,
                                              size_t err_size)
 {
-    ProfCall prof(g, "decode");
+    TraceCall trace(g, "decode");
     return decode_chunks(g, max_samples, jobs, count, nullptr, err, err_size);
 }
 
@@ -409,7 +409,7 @@ extern "C" pcwt_status pcwt_gpu_verify_batch(pcwt_gpu *g, uint64_t max_samples,
                                              pcwt_verify_job *jobs, size_t count, char *err,
                                              size_t err_size)
 {
-    ProfCall prof(g, "verify");
+    TraceCall trace(g, "verify");
     // the decoder's jobs: no destination, nor its size check (the expected size is checked)
     std::vector<pcwt_decode_job> dj(count);
     for (size_t i = 0; i < count; i++)

@@ -96,7 +96,7 @@ void upload_chunk(pcwt_gpu *g, Slot &sl, const pcwt_encode_params *p, pcwt_frame
     std::vector<FrameSpec> specs;
     uint64_t off = 0;
     {
-        ProfScope timed(GpuHostProf::LAYOUT);
+        TraceScope timed(GpuHostTrace::LAYOUT);
         for (size_t i : sl.idx) {
             specs.push_back(spec_of(p, jobs[i].desc, off));
             off = align_up(off + jobs[i].samples_size);
@@ -115,13 +115,13 @@ void upload_chunk(pcwt_gpu *g, Slot &sl, const pcwt_encode_params *p, pcwt_frame
         // The check reads the frame table and the samples only: the frame table goes up alone
         // (not every table of a layout without the high-bit planes, nor arenas sized for it).
         {
-            ProfScope timed(GpuHostProf::LAYOUT);
+            TraceScope timed(GpuHostTrace::LAYOUT);
             gpu_build_layout(specs, sl.layout);
         }
         const std::vector<GpuFrame> &fr = sl.layout.frames; // kept until the sync below
         sl.frames.ensure(sizeof(GpuFrame) * fr.size());
         {
-            ProfScope timed(GpuHostProf::TABLES);
+            TraceScope timed(GpuHostTrace::TABLES);
             CUDA_CHECK(cudaMemcpyAsync(sl.frames.p, fr.data(), sizeof(GpuFrame) * fr.size(),
                                        cudaMemcpyHostToDevice, s));
         }
@@ -131,7 +131,7 @@ void upload_chunk(pcwt_gpu *g, Slot &sl, const pcwt_encode_params *p, pcwt_frame
         gpu_high_bit_flags(sl.dev, nullptr, uint32_t(specs.size()), s);
         std::vector<uint32_t> flags(3 * specs.size());
         {
-            ProfScope wait(GpuHostProf::WAIT_UP);
+            TraceScope wait(GpuHostTrace::WAIT_UP);
             CUDA_CHECK(cudaMemcpyAsync(flags.data(), sl.flags.p, sizeof(uint32_t) * flags.size(),
                                        cudaMemcpyDeviceToHost, s));
             CUDA_CHECK(cudaStreamSynchronize(s));
@@ -141,7 +141,7 @@ void upload_chunk(pcwt_gpu *g, Slot &sl, const pcwt_encode_params *p, pcwt_frame
                 specs[k].high[c] = flags[3 * k + c];
     }
     {
-        ProfScope timed(GpuHostProf::LAYOUT);
+        TraceScope timed(GpuHostTrace::LAYOUT);
         gpu_build_layout(specs, sl.layout);
     }
     gpu_upload_layout(g, sl, s);
@@ -182,7 +182,7 @@ void upload_chunk(pcwt_gpu *g, Slot &sl, const pcwt_encode_params *p, pcwt_frame
 // Compute of a chunk, then its small result tables back to the host (compute stream).
 void compute_chunk(pcwt_gpu *g, Slot &sl)
 {
-    ProfScope timed(GpuHostProf::LAUNCH);
+    TraceScope timed(GpuHostTrace::LAUNCH);
     CUDA_CHECK(cudaStreamWaitEvent(g->stream, sl.uploaded, 0));
     run_device_encode(g, sl);
     const BatchLayout &L = sl.layout;
@@ -200,9 +200,9 @@ void compute_chunk(pcwt_gpu *g, Slot &sl)
 // destinations, else through staging.
 void download_chunk(pcwt_gpu *g, Slot &sl, pcwt_frame_job *jobs)
 {
-    ProfScope timed(GpuHostProf::D2H);
+    TraceScope timed(GpuHostTrace::D2H);
     {
-        ProfScope wait(GpuHostProf::WAIT_COMPUTE);
+        TraceScope wait(GpuHostTrace::WAIT_COMPUTE);
         gpu_wait_event(sl.computed); // h_frames is valid from here
     }
     cudaStream_t s = g->copy_out;
@@ -232,9 +232,9 @@ void finish_chunk(Slot &sl, pcwt_frame_job *jobs)
 {
     if (!sl.busy)
         return;
-    ProfScope timed(GpuHostProf::UNPACK);
+    TraceScope timed(GpuHostTrace::UNPACK);
     {
-        ProfScope wait(GpuHostProf::WAIT_DOWN);
+        TraceScope wait(GpuHostTrace::WAIT_DOWN);
         gpu_wait_event(sl.downloaded);
     }
     std::vector<HostCopy> copies; // out of staging, all together
@@ -253,9 +253,9 @@ void finish_chunk(Slot &sl, pcwt_frame_job *jobs)
             if (!sl.direct[k])
                 copies.push_back({j.dst, sl.h_stream.as<uint8_t>() + f.out_start, n});
             j.written = n;
-            if (gpu_prof) {
-                gpu_prof->out += n;
-                gpu_prof->unpacked += sl.direct[k] ? 0 : n;
+            if (gpu_trace) {
+                gpu_trace->out += n;
+                gpu_trace->unpacked += sl.direct[k] ? 0 : n;
             }
         }
     }
@@ -301,7 +301,7 @@ extern "C" pcwt_status pcwt_gpu_encode_batch(pcwt_gpu *g, const pcwt_encode_para
                                              pcwt_frame_job *jobs, size_t count, char *err,
                                              size_t err_size)
 {
-    ProfCall prof(g, "encode");
+    TraceCall trace(g, "encode");
     try {
         CUDA_CHECK(cudaSetDevice(g->device)); // the context's device, on any thread
         for (size_t i = 0; i < count; i++) {
@@ -310,13 +310,13 @@ extern "C" pcwt_status pcwt_gpu_encode_batch(pcwt_gpu *g, const pcwt_encode_para
         }
         std::vector<std::vector<size_t>> chunks;
         {
-            ProfScope timed(GpuHostProf::PLAN);
+            TraceScope timed(GpuHostTrace::PLAN);
             chunks = plan_chunks(g, p, jobs, count);
         }
-        if (gpu_prof) {
-            gpu_prof->chunks = chunks.size();
+        if (gpu_trace) {
+            gpu_trace->chunks = chunks.size();
             for (const auto &c : chunks)
-                gpu_prof->frames += c.size();
+                gpu_trace->frames += c.size();
         }
         for (size_t c = 0; c < chunks.size(); c++) {
             Slot &sl = g->slot[c % 2], &prev = g->slot[(c + 1) % 2];

@@ -8,26 +8,26 @@
 #include <string>
 #include <thread>
 
-thread_local GpuHostProf *gpu_prof = nullptr;
+thread_local GpuHostTrace *gpu_trace = nullptr;
 
-ProfCall::ProfCall(const pcwt_gpu *g, const char *w) : saved(gpu_prof), what(w)
+TraceCall::TraceCall(const pcwt_gpu *g, const char *w) : saved(gpu_trace), what(w)
 {
-    if (!g->profile)
+    if (!g->trace)
         return;
-    prof.start = prof.last = GpuHostProf::clock::now();
-    gpu_prof = &prof;
+    rec.start = rec.last = GpuHostTrace::clock::now();
+    gpu_trace = &rec;
 }
 
-ProfCall::~ProfCall()
+TraceCall::~TraceCall()
 {
-    if (gpu_prof != &prof)
+    if (gpu_trace != &rec)
         return;
-    prof.enter(GpuHostProf::OTHER);
-    gpu_prof = saved;
-    const GpuHostProf &p = prof;
+    rec.enter(GpuHostTrace::OTHER);
+    gpu_trace = saved;
+    const GpuHostTrace &p = rec;
     const double total = std::chrono::duration<double, std::milli>(p.last - p.start).count();
     auto mb = [](uint64_t b) { return double(b) / 1e6; };
-    using C = GpuHostProf;
+    using C = GpuHostTrace;
     char line[1024];
     // One fprintf per call: lines of several threads do not interleave.
     std::snprintf(line, sizeof line,
@@ -166,8 +166,8 @@ extern "C" pcwt_status pcwt_gpu_create(pcwt_gpu **out, int device, char *err, si
             g->memory_budget = size_t(std::strtoull(cap, nullptr, 10));
         if (const char *cap = std::getenv("PCWT_GPU_BIN_ARENA")) // tests: the slow way too
             g->bin_arena = size_t(std::strtoull(cap, nullptr, 10));
-        const char *prof = std::getenv("PCWT_GPU_PROFILE");
-        g->profile = prof && *prof && *prof != '0';
+        const char *tr = std::getenv("PCWT_GPU_TRACE");
+        g->trace = tr && *tr && *tr != '0';
     } catch (const pcwt_gpu_detail::CudaError &e) {
         std::snprintf(err, err_size, "%s", e.what.c_str());
         delete g;
@@ -191,7 +191,7 @@ void gpu_grow_shared(pcwt_gpu *g, DevBuf &buf, size_t n)
     if (n <= buf.cap)
         return;
     {
-        ProfScope wait(GpuHostProf::WAIT_COMPUTE);
+        TraceScope wait(GpuHostTrace::WAIT_COMPUTE);
         CUDA_CHECK(cudaStreamSynchronize(g->stream));
     }
     buf.ensure(n);
@@ -199,7 +199,7 @@ void gpu_grow_shared(pcwt_gpu *g, DevBuf &buf, size_t n)
 
 void gpu_upload_layout(pcwt_gpu *g, Slot &sl, cudaStream_t s)
 {
-    ProfScope timed(GpuHostProf::LAYOUT);
+    TraceScope timed(GpuHostTrace::LAYOUT);
     const BatchLayout &L = sl.layout;
     std::vector<GpuLevel> levels;
     sl.level_first.clear();
@@ -235,7 +235,7 @@ void gpu_upload_layout(pcwt_gpu *g, Slot &sl, cudaStream_t s)
     }
     // Pageable uploads of small tables; the stream is synchronised below, before the host
     // vectors go away.
-    ProfScope tables(GpuHostProf::TABLES);
+    TraceScope tables(GpuHostTrace::TABLES);
     upload(sl.frames, L.frames, s);
     upload(sl.planes, L.planes, s);
     upload(sl.bands, L.bands, s);
@@ -250,7 +250,7 @@ void gpu_upload_layout(pcwt_gpu *g, Slot &sl, cudaStream_t s)
     gpu_grow_shared(g, g->i32, sizeof(int32_t) * (L.i32_size ? L.i32_size : 1));
     gpu_grow_shared(g, g->i8, L.i8_size ? L.i8_size : 1);
     {
-        ProfScope wait(GpuHostProf::WAIT_UP);
+        TraceScope wait(GpuHostTrace::WAIT_UP);
         CUDA_CHECK(cudaStreamSynchronize(s));
     }
     DeviceBatch &d = sl.dev;
@@ -301,7 +301,7 @@ void gpu_mark_begin(pcwt_gpu *g)
 {
     g->mark_count = 0;
     g->mark_names.clear();
-    g->recording = g->profile;
+    g->recording = g->trace;
     gpu_mark(g, "start");
 }
 
@@ -366,7 +366,7 @@ bool ChunkPlan::add(size_t i, uint64_t need, uint64_t n)
 void gpu_upload_pieces(PinnedBuf &staging, uint8_t *dev, const std::vector<HostPiece> &pieces,
                        uint64_t total, cudaStream_t s)
 {
-    ProfScope timed(GpuHostProf::H2D);
+    TraceScope timed(GpuHostTrace::H2D);
     std::vector<char> pinned(pieces.size());
     bool staged = false;
     for (size_t k = 0; k < pieces.size(); k++) {
@@ -379,16 +379,16 @@ void gpu_upload_pieces(PinnedBuf &staging, uint8_t *dev, const std::vector<HostP
         for (size_t k = 0; k < pieces.size(); k++)
             if (!pinned[k])
                 copies.push_back({staging.as<uint8_t>() + pieces[k].off, pieces[k].src, pieces[k].size});
-        ProfScope copy(GpuHostProf::STAGE);
+        TraceScope copy(GpuHostTrace::STAGE);
         gpu_host_copies(copies);
     }
     for (size_t k = 0; k < pieces.size(); k++) {
         const HostPiece &p = pieces[k];
         const void *src = pinned[k] ? p.src : staging.as<uint8_t>() + p.off;
         CUDA_CHECK(cudaMemcpyAsync(dev + p.off, src, p.size, cudaMemcpyHostToDevice, s));
-        if (gpu_prof) {
-            gpu_prof->in += p.size;
-            (pinned[k] ? gpu_prof->pinned_in : gpu_prof->staged) += p.size;
+        if (gpu_trace) {
+            gpu_trace->in += p.size;
+            (pinned[k] ? gpu_trace->pinned_in : gpu_trace->staged) += p.size;
         }
     }
 }

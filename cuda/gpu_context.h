@@ -12,11 +12,11 @@
 #include <cstring>
 #include <vector>
 
-// Host-side profile of one pcwt_gpu_encode_batch / pcwt_gpu_decode_batch call (PCWT_GPU_PROFILE=1):
+// Host-side trace of one pcwt_gpu_encode_batch / pcwt_gpu_decode_batch call (PCWT_GPU_TRACE=1):
 // the call's wall time split into exclusive categories (a scope pauses the one it interrupts), the
-// buffer growth, the bytes staged and moved. gpu_prof points at the running call's profile on this
-// thread, null when profiling is off: then every scope is a test of a null pointer.
-struct GpuHostProf {
+// buffer growth, the bytes staged and moved. gpu_trace points at the running call's trace on this
+// thread, null when tracing is off: then every scope is a test of a null pointer.
+struct GpuHostTrace {
     enum Cat {
         OTHER,
         PLAN,         // validation, chunk planning, memory budget
@@ -48,13 +48,13 @@ struct GpuHostProf {
         cur = c;
     }
 };
-extern thread_local GpuHostProf *gpu_prof;
+extern thread_local GpuHostTrace *gpu_trace;
 
 // Times its lifetime under category c (exclusive of the scopes inside it).
-struct ProfScope {
-    GpuHostProf *p;
-    GpuHostProf::Cat prev = GpuHostProf::OTHER;
-    explicit ProfScope(GpuHostProf::Cat c) : p(gpu_prof)
+struct TraceScope {
+    GpuHostTrace *p;
+    GpuHostTrace::Cat prev = GpuHostTrace::OTHER;
+    explicit TraceScope(GpuHostTrace::Cat c) : p(gpu_trace)
     {
         if (p) {
             prev = p->cur;
@@ -62,26 +62,26 @@ struct ProfScope {
             p->count[c]++;
         }
     }
-    ~ProfScope()
+    ~TraceScope()
     {
         if (p)
             p->enter(prev);
     }
-    ProfScope(const ProfScope &) = delete;
-    ProfScope &operator=(const ProfScope &) = delete;
+    TraceScope(const TraceScope &) = delete;
+    TraceScope &operator=(const TraceScope &) = delete;
 };
 
 struct pcwt_gpu;
-// The profile of one batch call: on when the context profiles; prints its line ("pcwt gpu WHAT
+// The trace of one batch call: on when the context traces; prints its line ("pcwt gpu WHAT
 // host (ms): ...") to stderr when it goes.
-struct ProfCall {
-    GpuHostProf prof;
-    GpuHostProf *saved;
+struct TraceCall {
+    GpuHostTrace rec;
+    GpuHostTrace *saved;
     const char *what;
-    ProfCall(const pcwt_gpu *g, const char *what);
-    ~ProfCall();
-    ProfCall(const ProfCall &) = delete;
-    ProfCall &operator=(const ProfCall &) = delete;
+    TraceCall(const pcwt_gpu *g, const char *what);
+    ~TraceCall();
+    TraceCall(const TraceCall &) = delete;
+    TraceCall &operator=(const TraceCall &) = delete;
 };
 
 inline cudaError_t device_alloc(void **p, size_t n) { return cudaMalloc(p, n); }
@@ -103,14 +103,14 @@ template <cudaError_t (*Alloc)(void **, size_t), cudaError_t (*Free)(void *)> st
     {
         if (n <= cap)
             return;
-        ProfScope timed(GpuHostProf::GROW);
+        TraceScope timed(GpuHostTrace::GROW);
         release();
         const size_t want = n + n / 8; // some headroom for the next, slightly larger batch
         CUDA_CHECK(Alloc(&p, want));
         cap = want;
-        if (gpu_prof) {
-            gpu_prof->allocs++;
-            gpu_prof->alloc_bytes += want;
+        if (gpu_trace) {
+            gpu_trace->allocs++;
+            gpu_trace->alloc_bytes += want;
         }
     }
     void release()
@@ -165,8 +165,8 @@ struct pcwt_gpu {
     DevBuf ec_bins; // the entropy profile encoder's bin arena, shared likewise
     Slot slot[2];
     JlsGpu *jls = nullptr;
-    // Per-stage timing (PCWT_GPU_PROFILE=1): events recorded between stages, printed to stderr.
-    bool profile = false;
+    // Per-stage timing, the trace (PCWT_GPU_TRACE=1): events recorded between stages, printed to stderr.
+    bool trace = false;
     std::vector<cudaEvent_t> marks;
     std::vector<const char *> mark_names;
     size_t mark_count = 0;

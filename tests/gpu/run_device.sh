@@ -47,8 +47,8 @@ if [[ $what == jpegls || $what == all ]]; then
   "$cs" --tool racecheck --error-exitcode 3 build-gpu/tests/test_gpu_jpegls \
       --gtest_filter='GpuJpegls.BatchMixingFramesAndErrors' >"$out/racecheck-jpegls.log" 2>&1
   echo "racecheck (jpegls) exit $?" | tee -a "$out/racecheck-jpegls.log"; tail -3 "$out/racecheck-jpegls.log"
-  PCWT_GPU_PROFILE=1 build-gpu/bench/pcwt_bench_gpu .gpucorpus --codec jpegls ${BENCH_ARGS:-} \
-      >"$out/bench-jpegls.txt" 2>"$out/bench-jpegls-profile.txt"; cat "$out/bench-jpegls.txt"
-  tail -40 "$out/bench-jpegls-profile.txt"
+  PCWT_GPU_TRACE=1 build-gpu/bench/pcwt_bench_gpu .gpucorpus --codec jpegls ${BENCH_ARGS:-} \
+      >"$out/bench-jpegls.txt" 2>"$out/bench-jpegls-trace.txt"; cat "$out/bench-jpegls.txt"
+  tail -40 "$out/bench-jpegls-trace.txt"
 fi
 exit $rc
