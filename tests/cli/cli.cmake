@@ -79,4 +79,9 @@ endforeach()
 # inputs that are no codestream refused from their first bytes, nothing read past the declared end.
 foreach(scenario bomb max_memory zeros stdin_tail)
   pcwt_cli_test(limits_${scenario} limits.sh ${scenario})
+  # AddressSanitizer reserves terabytes of address space for its shadow memory, so it cannot start
+  # under ulimit -v: the script then sets explicit budgets instead of address-space limits
+  if(PCWT_SANITIZE MATCHES "address")
+    set_tests_properties(cli_limits_${scenario} PROPERTIES ENVIRONMENT PCWT_TEST_ASAN=1)
+  endif()
 endforeach()

@@ -12,16 +12,29 @@ setup "$1" "$2" "$3"
 shift 3
 set -e
 
+# limit_as KB: an address-space limit for the calling subshell, except under AddressSanitizer
+# (PCWT_TEST_ASAN), which cannot start under one; there the budget comes from --max-memory alone.
+limit_as() {
+    [ -n "${PCWT_TEST_ASAN:-}" ] || ulimit -v "$1"
+}
+if [ -n "${PCWT_TEST_ASAN:-}" ]; then
+    echo "limits.sh: AddressSanitizer build: no ulimit -v, explicit --max-memory 1G for the bomb"
+    BOMB_BUDGET="--max-memory 1G"
+else
+    BOMB_BUDGET=
+fi
+
 case "$1" in
 bomb)
     "$GEN" bomb bomb.pcwt 32768 32768 6
     expect_rc 0 "$PCWT" info bomb.pcwt
     expect_field width 32768
     # a subshell: the limit stays with the decodes (2 GB, far below the ~15 GB they would need)
-    ( ulimit -v 2000000
-      expect_error 1 "needs [0-9]+ MiB, limit [0-9]+ MiB" "$PCWT" decode bomb.pcwt out.raw
-      expect_error 1 "needs [0-9]+ MiB, limit [0-9]+ MiB" "$PCWT" decode - out.raw <bomb.pcwt
-      expect_error 1 "needs [0-9]+ MiB, limit [0-9]+ MiB" "$PCWT" decode bomb.pcwt out.pgm ) ||
+    # shellcheck disable=SC2086 # BOMB_BUDGET is empty or two words
+    ( limit_as 2000000
+      expect_error 1 "needs [0-9]+ MiB, limit [0-9]+ MiB" "$PCWT" decode $BOMB_BUDGET bomb.pcwt out.raw
+      expect_error 1 "needs [0-9]+ MiB, limit [0-9]+ MiB" "$PCWT" decode $BOMB_BUDGET - out.raw <bomb.pcwt
+      expect_error 1 "needs [0-9]+ MiB, limit [0-9]+ MiB" "$PCWT" decode $BOMB_BUDGET bomb.pcwt out.pgm ) ||
         exit 1
     no_file out.raw
     no_file out.pgm
@@ -43,7 +56,7 @@ max_memory)
     ;;
 zeros)
     truncate -s 1G zeros.bin
-    ( ulimit -v 300000
+    ( limit_as 300000
       expect_error 1 "not a PCWT codestream" "$PCWT" info zeros.bin
       expect_error 1 "not a PCWT codestream" "$PCWT" decode zeros.bin out.raw
       expect_error 1 "not a PCWT codestream" timeout 20 "$PCWT" decode - out.raw </dev/zero
@@ -54,7 +67,7 @@ zeros)
 stdin_tail)
     "$GEN" bomb small.pcwt 300 200 3
     set +e
-    cat small.pcwt /dev/zero 2>/dev/null | ( ulimit -v 300000; timeout 20 "$PCWT" decode - out.raw ) \
+    cat small.pcwt /dev/zero 2>/dev/null | ( limit_as 300000; timeout 20 "$PCWT" decode - out.raw ) \
         2>err.txt
     RC=$?
     set -e

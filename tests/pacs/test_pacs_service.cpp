@@ -6,6 +6,7 @@
 // timeouts; --bind, --calling-aet, TLS (+tls) with certificates made by openssl. Real processes
 // on loopback, free ports; skips when the corpus, the stock tools or openssl are absent.
 #include "pacs_util.h"
+#include "../sanitizer.h"
 
 #include "dcmtk/dcmnet/assoc.h"
 
@@ -184,9 +185,11 @@ TEST(PacsService, OversizeObjectAborted)
     const Proc q = runLimited({"storescu", "127.0.0.1", std::to_string(scp.port()), td("debian-python3-pydicom/CT_small.dcm")});
     EXPECT_EQ(q.rc, 0) << q.out;
     EXPECT_TRUE(archived(root)) << scp.log();
-    // (the 5 MB never sat in memory: the server's peak stays below 4 times its size)
+    // (the 5 MB never sat in memory: the server's peak stays below 4 times its size). Not under
+    // AddressSanitizer, whose shadow memory and quarantine of freed blocks (each received PDU)
+    // raise the resident size by more than the object itself.
     const long kib = peakKiB(scp.pid());
-    if (kib > 0) {
+    if (kib > 0 && !kAddressSanitizer) {
         EXPECT_LT(kib, 4 * 5000) << "peak " << kib << " KiB";
     }
 }
