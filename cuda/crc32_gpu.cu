@@ -98,9 +98,8 @@ __device__ inline uint32_t crc_slice(const uint32_t (*t)[256], const uint8_t *q,
 
 // A block per CRC_SPAN bytes of a plane's payload (grid: x the span, y the plane from `first`),
 // a thread per CRC_SLICE bytes; the slices are folded in order into parts[plane * blocks + x].
-// Before, a thread checksummed a group record and a warp folded a plane's records, a polynomial
-// power per record: 0.7 ms a batch of any size (H200). A block per plane then still took 0.9 ms
-// for a radiograph's 3 MB: each thread waited on its own loads.
+// Spans, not group records (a polynomial power per record) or a block per plane (each thread
+// waiting on its own loads), keep every thread's loads in flight whatever the batch.
 __global__ void slice_crcs(const GpuPlane *planes, uint32_t first, const GpuGroup *groups,
                            const uint8_t *stream, int verify, GpuCrcPart *parts, uint32_t blocks)
 {

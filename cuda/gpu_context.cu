@@ -150,8 +150,8 @@ extern "C" pcwt_status pcwt_gpu_create(pcwt_gpu **out, int device, char *err, si
         CUDA_CHECK(cudaStreamCreateWithFlags(&g->copy_in, cudaStreamNonBlocking));
         CUDA_CHECK(cudaStreamCreateWithFlags(&g->copy_out, cudaStreamNonBlocking));
         // A thread waiting for a chunk sleeps after a short poll (gpu_wait_event) instead of
-        // spinning: pcwt-recompress's coder and verifier threads spun a core each, which its
-        // readers and writers need (H200, 8 GB: 1.74-1.77 s against 1.86-2.24 s).
+        // spinning: pcwt-recompress's coder and verifier threads would otherwise spin a core
+        // each, which its readers and writers need.
         for (Slot &sl : g->slot)
             for (cudaEvent_t *e : {&sl.uploaded, &sl.computed, &sl.downloaded})
                 CUDA_CHECK(cudaEventCreateWithFlags(e, cudaEventDisableTiming | cudaEventBlockingSync));

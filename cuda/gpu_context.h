@@ -194,8 +194,8 @@ void gpu_upload_pieces(PinnedBuf &staging, uint8_t *dev, const std::vector<HostP
                        uint64_t total, cudaStream_t s);
 
 // Host-to-host copies in and out of the staging buffers, done together: split over a few threads
-// when they are large. One thread stages about 6 GB/s on the H100 host (and copies out into fresh,
-// page-faulting destinations at 1-2 GB/s), where the device codes a batch at 70.
+// when they are large. One host thread stages (and, into fresh page-faulting destinations, copies
+// out) much slower than the device codes a batch.
 struct HostCopy {
     void *dst;
     const void *src;

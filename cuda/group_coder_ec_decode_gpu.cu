@@ -39,8 +39,7 @@ __global__ void __launch_bounds__(EC_THREADS, 8) ec_decode(
     const pcwt_ec_span sp = ec_span(group_pos(b, p, g));
     const uint8_t *a = stream + grp.offset + grp.head;
     // a copy of the group decoder for each value of the low-bit option, so that the one without
-    // keeps the instructions it had before the option (H100: CT 21.4-21.8 Gpx/s against 21.0 with
-    // one copy that tests the option, radiographs 10.2 against 9.6)
+    // carries no test of the option in its loop (one copy that tests it decodes slower)
     int ok;
     if (p.low_bits) {
         pcwt_ec_band vl = v;

@@ -1,8 +1,7 @@
 // host_pinned.cu - page-locked host memory (pcwt_host_alloc and the staging buffers): an anonymous
 // mapping, in 2 MB pages where the kernel gives them (transparent huge pages on madvise), committed
-// and then registered with CUDA. On the H100 host (bench/pinned, 1 GB) cudaMallocHost took
-// 395-518 ms and cudaFreeHost 165 ms; this takes 174 ms to commit plus 27 ms to register, and
-// 24 ms to free, with the same transfer speed (55 GB/s either way).
+// and then registered with CUDA: cheaper to allocate and free than cudaMallocHost, with the same
+// transfer speed (bench/results/gpu-h100-2026-11-25-recompress-pinned.md).
 #include "gpu_context.h"
 
 #include <cstdint>

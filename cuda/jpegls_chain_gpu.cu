@@ -2,7 +2,7 @@
 // Stage 2: RUNindex is one sequence over all runs of a segment, so one thread per segment walks
 // them (a few thousand per 512x512 slice) and writes each run-length codeword and the J[RUNindex]
 // that the following interruption sample's code limit needs.
-// Stage 3 is the round encoder of seed 003 without rounds: a stable sort by (segment, context)
+// Stage 3: a stable sort by (segment, context)
 // turns each context's samples into a contiguous chain in raster order, and one thread per chain
 // replays exactly the sequential updates of T.87 A.6 / A.7 (same order, same inputs), so every
 // codeword equals the sequential encoder's.

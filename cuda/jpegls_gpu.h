@@ -1,5 +1,5 @@
-// jpegls_gpu.h - the JPEG-LS encoder on the GPU: the round encoder of seed 003 with every phase
-// on the device, batched over many frames (shared/notes/jpegls-rounds-seed003.md, section 7).
+// jpegls_gpu.h - the JPEG-LS encoder on the GPU: context chains (one thread per context, T.87
+// A.6-A.7 replayed in raster order) with every phase on the device, batched over many frames.
 //
 // A "segment" is what the sequential encoder codes with one set of contexts and one RUNindex: one
 // component of a frame (interleave none), or one restart interval of it. Segments are independent,

@@ -90,7 +90,7 @@ typedef struct pcwt_image_desc {
 PCWT_API size_t pcwt_image_size(const pcwt_image_desc *desc);
 
 typedef enum pcwt_profile {
-    PCWT_PROFILE_BASELINE = 0, /* seed 000 element and group coding, raw bits */
+    PCWT_PROFILE_BASELINE = 0, /* Ao 2014 element and group coding, raw bits */
     PCWT_PROFILE_ENTROPY = 1   /* the same transform, MQDs and groups; an adaptive binary range
                                   coder per group (docs/FORMAT.md Sec. 5), on the CPU and the GPU */
 } pcwt_profile;
@@ -121,7 +121,7 @@ typedef enum pcwt_low_bits {
  * their coefficients on a lattice that the entropy profile's low bits then exploit; on other
  * images the two orders compress alike. */
 typedef enum pcwt_lifting_order {
-    PCWT_LIFTING_AUTO = 0,       /* columns first with the entropy profile; rows first (the seed's
+    PCWT_LIFTING_AUTO = 0,       /* columns first with the entropy profile; rows first (B-LDWT+B's
                                     order) with the baseline profile */
     PCWT_LIFTING_ROWS_FIRST = 1,
     PCWT_LIFTING_COLUMNS_FIRST = 2
@@ -135,9 +135,8 @@ typedef enum pcwt_backend {
 
 #define PCWT_DEFAULT_LEVELS 6
 /* Group sizes in elements when pcwt_encode_params asks for 0x0: square in the baseline profile
- * (the seed's); tall in the entropy profile, where the same number of elements compresses 0.1-0.6%
- * better on most images (bench/results/cpu-2026-11-26-columns-first.md) and the GPU keeps as many
- * groups to run in parallel. */
+ * (B-LDWT+B's); tall in the entropy profile, where the same number of elements compresses slightly
+ * better on most images and the GPU keeps as many groups to run in parallel. */
 #define PCWT_DEFAULT_GROUP 32
 #define PCWT_ENTROPY_GROUP_ROWS 64
 #define PCWT_ENTROPY_GROUP_COLS 16

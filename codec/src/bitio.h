@@ -1,5 +1,5 @@
 /* bitio.h - MSB-first bit writer and reader for group payloads. Byte 0 of a group holds stream
- * bits 0..7, bit 0 in its most significant bit (seed 000's ZIL convention). */
+ * bits 0..7, bit 0 in its most significant bit (the baseline profile's ZIL convention). */
 #ifndef PCWT_BITIO_H
 #define PCWT_BITIO_H
 

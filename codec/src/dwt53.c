@@ -28,7 +28,7 @@ void pcwt_dwt53_forward_1d(const int32_t *x, uint32_t n, int32_t *low, int32_t *
 }
 
 /* One loop that writes each output pair: the even sample of the next pair is computed twice,
- * which costs less than two stride-2 passes that do not vectorise (the rows are 3% of a decode). */
+ * which costs less than two stride-2 passes that do not vectorise (a small part of a decode). */
 void pcwt_dwt53_inverse_1d(const int32_t *low, const int32_t *high, uint32_t n, int32_t *x)
 {
     const uint32_t N = n / 2;
@@ -99,7 +99,7 @@ static const int32_t *level_input(const pcwt_pyramid *p, uint32_t l)
     return l == 1 ? p->image : p->ll[l - 2];
 }
 
-/* Rows first (the seed's order): the row halves are r x bc, their columns give LL, LH (row-low)
+/* Rows first (B-LDWT+B's order): the row halves are r x bc, their columns give LL, LH (row-low)
  * and HL, HH (row-high). Columns first (JPEG 2000's order): the column halves are br x c, their
  * rows give LL, HL (column-low) and LH, HH (column-high). Integer rounding makes the two differ. */
 void pcwt_dwt53_forward(pcwt_pyramid *p, int cols_first)

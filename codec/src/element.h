@@ -1,4 +1,4 @@
-/* element.h - element coding of the baseline profile (seed 000, Sec. 3.4, checked against its
+/* element.h - element coding of the baseline profile (Ao 2014, Sec. 3.4, checked against its
  * Figs. 3.13 and 3.14). An element is an MQD m and its 2x2 coefficients (TL, TR, BL, BR); r is
  * the reference, Qmax on the top level or the parent MQD below it (r >= m).
  *   MQD:          m >= 0: (r - m) zeros then a 1;  m = -1: r + 1 zeros (nothing if r = -1)

@@ -1,4 +1,4 @@
-/* group_coder.c - group coding of one plane, baseline profile (seed 000, Sec. 3.5).
+/* group_coder.c - group coding of one plane, baseline profile (Ao 2014, Sec. 3.5).
  * Bands in coding order (LL, HL, LH, HH of the top level, then HL, LH, HH of each finer level);
  * each band's MQD grid tiled into groups of gr x gc elements in raster order (edge groups hold
  * only the elements that exist); per group a little-endian u32 bit length, then the element codes

@@ -16,7 +16,7 @@
 /* Bands of a pyramid: LL plus HL, LH, HH per level. */
 #define PCWT_MAX_BANDS (1 + 3 * PCWT_MAX_LEVELS)
 
-/* Sizes of one decomposition level (seed 000, Fig. 3.2): the level's input (even), each of its
+/* Sizes of one decomposition level (Ao 2014, Fig. 3.2): the level's input (even), each of its
  * four bands (even, zero padded lazily), and the MQD bands (half the band). */
 typedef struct pcwt_level_size {
     uint32_t level_r, level_c;

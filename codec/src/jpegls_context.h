@@ -1,8 +1,8 @@
 /* jpegls_context.h - JPEG-LS lossless context modelling (T.87, A.2 - A.6): coding parameters,
  * gradient quantisation, MED prediction, bias correction and the A/B/C/N context statistics.
  *
- * The per-sample work is split in two so that it can be reused by a parallel encoder (see
- * shared/notes/jpegls-rounds-seed003.md):
+ * The per-sample work is split in two so that it can be reused by a parallel encoder (the
+ * GPU's, cuda/jpegls_gpu.h; T.87 A.2-A.6 for the order of the updates):
  *   - jls_context_id() and jls_med() depend only on the neighbours Ra, Rb, Rc, Rd, which in
  *     lossless mode are original samples: they can be computed for every sample independently;
  *   - jls_regular_code() needs the state of the sample's own context (one serial chain per

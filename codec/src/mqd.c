@@ -1,4 +1,4 @@
-/* mqd.c - MQD bands and Qmax (seed 000, Sec. 3.2-3.3).
+/* mqd.c - MQD bands and Qmax (Ao 2014, Sec. 3.2-3.3).
  * The MQD of element (x,y) of a band is the largest quantisation level QL = floor(log2|c|)
  * (-1 for 0) among its 2x2 coefficients and, for HL/LH/HH above the finest level, among the four
  * MQDs of the same orientation one level finer: the largest QL of the whole wavelet tree below.

@@ -1,4 +1,4 @@
-/* plan.c - level, band and MQD sizes (seed 000, Sec. 3.1 / Fig. 3.2) and the pyramid's memory.
+/* plan.c - level, band and MQD sizes (Ao 2014, Sec. 3.1 / Fig. 3.2) and the pyramid's memory.
  * Sizes are computed per dimension: the level input is even (the image is padded with one zero
  * row/column when odd), each band is roundup_even(level / 2), and the next level's input is the
  * LL band including its zero padding. */

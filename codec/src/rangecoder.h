@@ -30,13 +30,12 @@
 
 /* The GPU encoder (cuda/group_coder_ec_encode_gpu.cu defines PCWT_RC_GPU_SPLIT_MODELS) keeps a
  * model in three bytes of shared memory instead of four, so that an SM holds ten blocks of its
- * threads instead of eight: its range coders wait on latency, and the extra threads cut their time
- * on an H100 from 31.3 to 27.3 ms for 2048 CT slices (the decoder measured 5% slower that way and
- * keeps the plain layout). The split layout, at the start of dynamic shared memory:
- * PCWT_RC_GPU_MODELS rows (room for the 106 models of ec_group_coder.h, which checks) of
- * PCWT_RC_GPU_LANES p words, then as many shift bytes in the same order. Model i of thread t is at
- * i * LANES + 2 (t % 32) + t / 32: the two warps of a block share 32-bit words, so that the 32
- * threads of a warp hit 32 different banks whichever p they read. */
+ * threads instead of eight: its range coders wait on latency, which the extra threads hide (the
+ * decoder is slower that way and keeps the plain layout). The split layout, at the start of
+ * dynamic shared memory: PCWT_RC_GPU_MODELS rows (room for the 106 models of ec_model.h, which
+ * checks) of PCWT_RC_GPU_LANES p words, then as many shift bytes in the same order. Model i of
+ * thread t is at i * LANES + 2 (t % 32) + t / 32: the two warps of a block share 32-bit words, so
+ * that the 32 threads of a warp hit 32 different banks whichever p they read. */
 #define PCWT_RC_GPU_LANES 64u
 #define PCWT_RC_GPU_MODELS 112u
 #define PCWT_RC_GPU_SMEM (PCWT_RC_GPU_MODELS * PCWT_RC_GPU_LANES * 3u)
