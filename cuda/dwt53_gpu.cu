@@ -1,4 +1,5 @@
-// dwt53_gpu.cu - B-LDWT+B on the GPU, the twin of codec/src/dwt53.c and mqd.c.
+// dwt53_gpu.cu - B-LDWT+B on the GPU, the twin of codec/src/dwt53.c (the MQDs it stores as it goes:
+// mqd_gpu.h, the twin of mqd.c).
 // Each thread gathers the samples its outputs need through whole-sample symmetric index
 // mirroring, so any partition of the work gives exactly the CPU's whole-row/column result.
 // One kernel per level and direction, a tile per block, the row-transformed halves kept in shared
@@ -10,6 +11,7 @@
 // branch per block: forward columns then rows, inverse rows then columns.
 #include "gpu_check.h"
 #include "gpu_kernels.h"
+#include "mqd_gpu.h"
 #include "samples_gpu.h"
 
 extern "C" {
@@ -37,51 +39,6 @@ __device__ inline void lift_pair(Get get, int i, int n, int32_t &lo, int32_t &hi
         hm1 = pcwt_lift_high(xm2, xm1, x0);
     }
     lo = pcwt_lift_low(x0, hm1, hi);
-}
-
-// Largest child MQD among (2x+dx, 2y+dy), ignoring positions outside the child band.
-__device__ inline int child_max(const GpuBand *bands, const int8_t *i8, int child, uint32_t x,
-                                uint32_t y)
-{
-    if (child < 0)
-        return -1;
-    const GpuBand c = bands[child];
-    int m = -1;
-    for (uint32_t dx = 0; dx < 2; dx++)
-        for (uint32_t dy = 0; dy < 2; dy++) {
-            const uint32_t xx = 2 * x + dx, yy = 2 * y + dy;
-            if (xx < c.mrows && yy < c.mcols)
-                m = max(m, int(i8[c.mqd + uint64_t(xx) * c.mcols + yy]));
-        }
-    return m;
-}
-
-__device__ inline void warp_qmax(int m, int32_t *qmax)
-{
-    for (int off = 16; off > 0; off >>= 1)
-        m = max(m, __shfl_xor_sync(0xffffffffu, m, off));
-    if ((threadIdx.x & 31) == 0 && m > -1)
-        atomicMax(qmax, m);
-}
-
-// The MQDs of element (x, y) of level e from its coefficients' magnitude bits (with the finer
-// level's MQDs as children); returns the element's largest MQD on the top level, else -1.
-__device__ inline int store_mqds(const GpuLevel &e, const GpuBand *bands, int8_t *i8, uint32_t x,
-                                 uint32_t y, uint32_t a_ll, uint32_t a_hl, uint32_t a_lh,
-                                 uint32_t a_hh)
-{
-    const uint64_t mi = uint64_t(x) * (e.bc / 2) + y;
-    const int m_hl = max(pcwt_ql_of_magnitude(a_hl), child_max(bands, i8, e.child_hl, x, y));
-    const int m_lh = max(pcwt_ql_of_magnitude(a_lh), child_max(bands, i8, e.child_lh, x, y));
-    const int m_hh = max(pcwt_ql_of_magnitude(a_hh), child_max(bands, i8, e.child_hh, x, y));
-    i8[bands[e.b_hl].mqd + mi] = int8_t(m_hl);
-    i8[bands[e.b_lh].mqd + mi] = int8_t(m_lh);
-    i8[bands[e.b_hh].mqd + mi] = int8_t(m_hh);
-    if (!e.top)
-        return -1;
-    const int m_ll = pcwt_ql_of_magnitude(a_ll);
-    i8[bands[e.b_ll].mqd + mi] = int8_t(m_ll);
-    return max(max(m_ll, m_hl), max(m_lh, m_hh));
 }
 
 // The 2x2 coefficients of all four bands at MQD element (x, y) of level e and their MQDs. Rows
@@ -203,25 +160,6 @@ __global__ void fwd_level(const GpuLevel *levels, const GpuBand *bands, const Gp
     }
     if (e.top) // uniform per block: every thread of the block takes part in the warp reduction
         warp_qmax(top_m, &state[e.plane].qmax);
-}
-
-// Planes coded without a transform: the LL band is the padded image (type-1 MQDs only).
-__global__ void mqd_level0(const uint32_t *plane_ids, const GpuPlane *planes, const GpuBand *bands,
-                           GpuPlaneState *state, const int32_t *i32, int8_t *i8)
-{
-    const GpuPlane p = planes[plane_ids[blockIdx.y]];
-    const GpuBand b = bands[p.band_first];
-    const uint32_t tiles_x = (b.mcols + TX - 1) / TX;
-    const uint32_t y = (blockIdx.x % tiles_x) * TX + threadIdx.x;
-    const uint32_t x = (blockIdx.x / tiles_x) * TY + threadIdx.y;
-    int m = -1;
-    if (x < b.mrows && y < b.mcols) {
-        const int32_t *r0 = i32 + b.coef + uint64_t(2 * x) * b.cols + 2 * y;
-        const int32_t *r1 = r0 + b.cols;
-        m = pcwt_ql_of_magnitude(pcwt_magnitude(r0[0]) | pcwt_magnitude(r0[1]) | pcwt_magnitude(r1[0]) | pcwt_magnitude(r1[1]));
-        i8[b.mqd + uint64_t(x) * b.mcols + y] = int8_t(m);
-    }
-    warp_qmax(m, &state[plane_ids[blockIdx.y]].qmax);
 }
 
 // Two outputs of the finest level straight into the frame's sample words, range-checked as by
@@ -377,16 +315,6 @@ void gpu_dwt_forward_level(const DeviceBatch &b, const GpuLevel *lv, uint32_t co
         else
             fwd_level<false><<<grid, block, 0, s>>>(lv + first, b.bands, b.planes, b.state, b.samples,
                                                     b.i32, b.i8);
-        CUDA_CHECK_LAUNCH();
-    });
-}
-
-void gpu_mqd_level0(const DeviceBatch &b, uint32_t count, uint32_t max_mr, uint32_t max_mc,
-                    cudaStream_t s)
-{
-    gpu_for_entries(count, [&](uint32_t first, uint32_t n) {
-        mqd_level0<<<dim3(tiles(max_mr, max_mc), n), dim3(TX, TY), 0, s>>>(
-            b.level0 + first, b.planes, b.bands, b.state, b.i32, b.i8);
         CUDA_CHECK_LAUNCH();
     });
 }

@@ -57,11 +57,13 @@ void gpu_export_planes(const DeviceBatch &b, uint32_t count, uint32_t kind, uint
 // finest: level 1, whose row pass reads the frames' samples (no imported image)
 void gpu_dwt_forward_level(const DeviceBatch &b, const GpuLevel *dev_levels, uint32_t count,
                            const GpuLevelMax &m, bool finest, cudaStream_t s);
-void gpu_mqd_level0(const DeviceBatch &b, uint32_t count, uint32_t max_mr, uint32_t max_mc,
-                    cudaStream_t s);
 // finest: level 1, whose row pass exports the planes exported_by_inverse (gpu_types.h)
 void gpu_dwt_inverse_level(const DeviceBatch &b, const GpuLevel *dev_levels, uint32_t count,
                            const GpuLevelMax &m, bool finest, cudaStream_t s);
+
+// mqd_gpu.cu: MQDs and Qmax of the planes coded without a transform (b.level0, count entries)
+void gpu_mqd_level0(const DeviceBatch &b, uint32_t count, uint32_t max_mr, uint32_t max_mc,
+                    cudaStream_t s);
 
 // ec_low_bits_gpu.cu (profile 1, after the transform): each plane's low-bit decision into its
 // state (GpuPlaneState::low), as pcwt_ec_low_bits_wanted decides on the CPU.

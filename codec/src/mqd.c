@@ -3,7 +3,8 @@
  * (-1 for 0) among its 2x2 coefficients and, for HL/LH/HH above the finest level, among the four
  * MQDs of the same orientation one level finer: the largest QL of the whole wavelet tree below.
  * Computed backward, finest level first. Children outside the finer MQD band (a result of lazy
- * even padding) are ignored. Qmax is the largest MQD of the top level. */
+ * even padding) are ignored. Qmax is the largest MQD of the top level. The GPU twin:
+ * cuda/mqd_gpu.h (inlined by the forward transform) and cuda/mqd_gpu.cu (planes without one). */
 #include "internal.h"
 
 static inline int8_t max8(int8_t a, int8_t b) { return a > b ? a : b; }
