@@ -39,7 +39,7 @@ __global__ void write_headers(GpuFrame *frames, uint32_t count, const GpuPlane *
     h.is_signed = fr.is_signed ? 1u : 0u;
     h.planar = fr.planar ? 1u : 0u;
     h.colour_transform = fr.rct ? 1u : 0u;
-    h.columns_first = fr.cols_first ? 1u : 0u;
+    h.columns_first = fr.columns_first ? 1u : 0u;
     h.levels = fr.levels;
     h.plane_count = fr.plane_count;
     h.group_rows = fr.gr;

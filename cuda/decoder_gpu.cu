@@ -40,7 +40,7 @@ FrameSpec spec_from_header(const pcwt_header_info &h, uint64_t sample_off)
     f.gc = h.group_cols;
     f.profile = h.profile;
     f.rct = h.colour_transform;
-    f.cols_first = h.columns_first;
+    f.columns_first = h.columns_first;
     for (uint32_t i = 0; i < h.plane_count; i++)
         if (h.planes[i].kind == 1)
             f.high[h.planes[i].component] = 1;

@@ -47,22 +47,22 @@ __device__ inline void lift_pair(Get get, int i, int n, int32_t &lo, int32_t &hi
 // HL and HH. Columns first: the column-transformed halves, read through src(half, i, k) (i: a
 // band row; k: a column, already mirrored), are lifted along their rows; half 0 (column-low) gives
 // LL and HL, half 1 LH and HH.
-template <bool COLS_FIRST, typename Src>
+template <bool COLUMNS_FIRST, typename Src>
 __device__ inline int element_mqd(const GpuLevel &e, const GpuBand *bands, int32_t *i32, int8_t *i8,
                                   uint32_t x, uint32_t y, Src src)
 {
     uint32_t a[2][2] = {{0, 0}, {0, 0}}; // [half][low, high] magnitude bits
     for (uint32_t half = 0; half < 2; half++) {
-        const uint64_t lo_off = COLS_FIRST ? (half ? bands[e.b_lh].coef : e.ll)
-                                           : (half ? bands[e.b_hl].coef : e.ll);
-        const uint64_t hi_off = COLS_FIRST ? (half ? bands[e.b_hh].coef : bands[e.b_hl].coef)
-                                           : (half ? bands[e.b_hh].coef : bands[e.b_lh].coef);
+        const uint64_t lo_off = COLUMNS_FIRST ? (half ? bands[e.b_lh].coef : e.ll)
+                                              : (half ? bands[e.b_hl].coef : e.ll);
+        const uint64_t hi_off = COLUMNS_FIRST ? (half ? bands[e.b_hh].coef : bands[e.b_hl].coef)
+                                              : (half ? bands[e.b_hh].coef : bands[e.b_lh].coef);
         for (uint32_t dy = 0; dy < 2; dy++) {
             const uint32_t j = 2 * y + dy;
             for (uint32_t dx = 0; dx < 2; dx++) {
                 const uint32_t i = 2 * x + dx;
                 int32_t lo = 0, hi = 0; // the padding row (rows first) or column (columns first)
-                if constexpr (COLS_FIRST) {
+                if constexpr (COLUMNS_FIRST) {
                     if (j < e.c / 2)
                         lift_pair([&](int k) { return src(half, i, k); }, int(j), int(e.c), lo, hi);
                 } else if (i < e.r / 2) {
@@ -75,8 +75,8 @@ __device__ inline int element_mqd(const GpuLevel &e, const GpuBand *bands, int32
             }
         }
     }
-    return COLS_FIRST ? store_mqds(e, bands, i8, x, y, a[0][0], a[0][1], a[1][0], a[1][1])
-                      : store_mqds(e, bands, i8, x, y, a[0][0], a[1][0], a[0][1], a[1][1]);
+    return COLUMNS_FIRST ? store_mqds(e, bands, i8, x, y, a[0][0], a[0][1], a[1][0], a[1][1])
+                         : store_mqds(e, bands, i8, x, y, a[0][0], a[1][0], a[0][1], a[1][1]);
 }
 
 // A level input value: the frame's samples on level 1 (IMPORT), else the finer level's LL.
@@ -116,7 +116,7 @@ __global__ void fwd_level(const GpuLevel *levels, const GpuBand *bands, const Gp
     const uint32_t x = x0 + threadIdx.y, y = y0 + threadIdx.x; // one MQD element a thread
     const bool mine = x < mr && y < mc;
     int top_m = -1;
-    if (!e.cols_first) {
+    if (!e.columns_first) {
         auto half_rows = reinterpret_cast<int32_t(*)[FR][FC]>(tile); // [row-low, row-high][row - base][band column]
         const int base = int(4 * x0) - 2;
         for (uint32_t k = tid; k < FR * FC; k += TX * TY) { // rows
@@ -226,14 +226,14 @@ __global__ void inv_level(const GpuLevel *levels, const GpuBand *bands, const Gp
     __shared__ int32_t tile[INV_TILE];
     const GpuLevel e = levels[blockIdx.y];
     const uint32_t N = e.r / 2, M = e.c / 2;
-    const uint32_t tw = e.cols_first ? CJ : IJ, th = e.cols_first ? CI : IT;
+    const uint32_t tw = e.columns_first ? CJ : IJ, th = e.columns_first ? CI : IT;
     const uint32_t tiles_x = (M + tw - 1) / tw;
     const uint32_t j0 = (blockIdx.x % tiles_x) * tw, i0 = (blockIdx.x / tiles_x) * th;
     if (i0 >= N || j0 >= M)
         return; // the whole block: no thread waits at the barrier
     const uint64_t s = e.bc;
     const uint32_t tid = threadIdx.y * TX + threadIdx.x;
-    if (e.cols_first) {
+    if (e.columns_first) {
         auto half_cols = reinterpret_cast<int32_t(*)[CI + 2][2 * CJ]>(tile); // [column-low, -high][band row - i0 + 1][column - 2 j0]
         for (uint32_t k = tid; k < 2 * (CI + 2) * CJ; k += TX * TY) { // rows: columns 2j, 2j+1
             const uint32_t half = k / ((CI + 2) * CJ), rr = k / CJ % (CI + 2), jl = k % CJ;
@@ -325,7 +325,8 @@ void gpu_dwt_inverse_level(const DeviceBatch &b, const GpuLevel *lv, uint32_t co
     // each plane takes the tiles of its lifting order; the blocks past them return at once
     const uint32_t rows_blocks = ((m.bc + IJ - 1) / IJ) * ((m.r / 2 + IT - 1) / IT);
     const uint32_t cols_blocks = ((m.bc + CJ - 1) / CJ) * ((m.r / 2 + CI - 1) / CI);
-    const uint32_t blocks = std::max(m.rows_first ? rows_blocks : 0u, m.cols_first ? cols_blocks : 0u);
+    const uint32_t blocks =
+        std::max(m.rows_first ? rows_blocks : 0u, m.columns_first ? cols_blocks : 0u);
     gpu_for_entries(count, [&](uint32_t first, uint32_t n) {
         const dim3 grid(blocks, n), block(TX, TY);
         if (finest)

@@ -27,7 +27,7 @@ FrameSpec spec_of(const pcwt_encode_params *p, const pcwt_image_desc &d, uint64_
     pcwt_group_size_wanted(p, &f.gr, &f.gc);
     f.profile = p->profile;
     f.rct = uint32_t(pcwt_rct_wanted(p, &f.desc));
-    f.cols_first = uint32_t(pcwt_columns_first_wanted(p));
+    f.columns_first = uint32_t(pcwt_columns_first_wanted(p));
     f.low_bits = uint32_t(p->low_bits);
     f.sample_off = sample_off;
     return f;

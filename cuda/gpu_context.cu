@@ -291,8 +291,8 @@ GpuLevelMax gpu_level_max(const std::vector<GpuLevel> &lv)
     for (const GpuLevel &e : lv) {
         m.r = std::max(m.r, e.r);
         m.bc = std::max(m.bc, e.bc);
-        m.rows_first = m.rows_first || !e.cols_first;
-        m.cols_first = m.cols_first || e.cols_first;
+        m.rows_first = m.rows_first || !e.columns_first;
+        m.columns_first = m.columns_first || e.columns_first;
     }
     return m;
 }

@@ -50,7 +50,7 @@ void gpu_build_layout(const std::vector<FrameSpec> &frames, BatchLayout &L)
         fr.gc = f.gc;
         fr.profile = f.profile;
         fr.rct = d.components == 3 && f.rct;
-        fr.cols_first = f.cols_first;
+        fr.columns_first = f.columns_first;
         fr.sample_off = f.sample_off;
         fr.sample_size = pcwt_image_size(&d);
         pcwt_plan plan;
@@ -130,7 +130,7 @@ void gpu_build_layout(const std::vector<FrameSpec> &frames, BatchLayout &L)
                     e.child_lh = l > 1 ? int32_t(pcwt_band_index(f.levels, l - 1, 1) + p.band_first) : -1;
                     e.child_hh = l > 1 ? int32_t(pcwt_band_index(f.levels, l - 1, 2) + p.band_first) : -1;
                     e.top = l == f.levels;
-                    e.cols_first = f.cols_first;
+                    e.columns_first = f.columns_first;
                     L.levels[l - 1].push_back(e);
                     const uint32_t step = f.levels - l; // top level: step 0, with LL
                     for (uint32_t o = 0; o < 3; o++)

@@ -17,7 +17,7 @@ struct GpuFrame {
     uint32_t levels, gr, gc;
     uint32_t profile;
     uint32_t rct;                     // 1: the value planes hold the colour transform (flag bit 2)
-    uint32_t cols_first;              // 1: each level lifts columns first (flag bit 3)
+    uint32_t columns_first;           // 1: each level lifts columns first (flag bit 3)
     uint64_t sample_off, sample_size; // in the sample buffer
     uint64_t hdr_prefix;              // header bytes of frames 0..this one (encode layout)
     uint64_t out_start, out_end;      // encode: the frame's codestream in the output buffer
@@ -28,7 +28,7 @@ struct FrameSpec {              // what the layout needs to know about one frame
     uint32_t levels, gr, gc;
     uint32_t profile;           // PCWT_PROFILE_BASELINE or PCWT_PROFILE_ENTROPY
     uint32_t rct;               // the value planes hold the reversible colour transform
-    uint32_t cols_first;        // each level lifts columns first
+    uint32_t columns_first;     // each level lifts columns first
     uint32_t high[3];           // component c has a high-bit plane
     uint64_t sample_off;
     uint32_t low_bits;          // encode: the pcwt_low_bits asked for

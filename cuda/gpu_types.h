@@ -59,13 +59,13 @@ struct GpuLevel {                 // one decomposition level of one plane
     uint64_t ll;                  // i32 offset of this level's LL output (br x bc)
     int32_t child_hl, child_lh, child_hh; // band indices one level finer, -1 at level 1
     uint32_t top;                 // 1 on the plane's top level
-    uint32_t cols_first;          // 1: the frame lifts columns first (header flag bit 3)
+    uint32_t columns_first;       // 1: the frame lifts columns first (header flag bit 3)
 };
 
 struct GpuLevelMax {              // what a level's launch must cover, over all its planes
     uint32_t r = 0, bc = 0;       // largest level input rows, band columns
     bool rows_first = false;      // some plane lifts rows first
-    bool cols_first = false;      // some plane lifts columns first
+    bool columns_first = false;   // some plane lifts columns first
 };
 
 struct GpuGroup {                 // filled on the device

@@ -102,7 +102,7 @@ static const int32_t *level_input(const pcwt_pyramid *p, uint32_t l)
 /* Rows first (B-LDWT+B's order): the row halves are r x bc, their columns give LL, LH (row-low)
  * and HL, HH (row-high). Columns first (JPEG 2000's order): the column halves are br x c, their
  * rows give LL, HL (column-low) and LH, HH (column-high). Integer rounding makes the two differ. */
-void pcwt_dwt53_forward(pcwt_pyramid *p, int cols_first)
+void pcwt_dwt53_forward(pcwt_pyramid *p, int columns_first)
 {
     const uint32_t L = p->plan.levels;
     for (uint32_t l = 1; l <= L; l++) {
@@ -112,7 +112,7 @@ void pcwt_dwt53_forward(pcwt_pyramid *p, int cols_first)
         int32_t *ll = p->ll[l - 1], *hl = p->band[pcwt_band_index(L, l, 0)].coef;
         int32_t *lh = p->band[pcwt_band_index(L, l, 1)].coef;
         int32_t *hh = p->band[pcwt_band_index(L, l, 2)].coef;
-        if (cols_first) {
+        if (columns_first) {
             int32_t *lo = p->tmp, *hi = p->tmp + (size_t)br * c;
             forward_columns(x, r, c, lo, hi, br);
             forward_rows(lo, br, c, ll, hl, bc);
@@ -198,7 +198,7 @@ static void inverse_level_cols_first(const int32_t *ll, const int32_t *hl, const
     }
 }
 
-void pcwt_dwt53_inverse(pcwt_pyramid *p, int cols_first)
+void pcwt_dwt53_inverse(pcwt_pyramid *p, int columns_first)
 {
     const uint32_t L = p->plan.levels;
     for (uint32_t l = L; l >= 1; l--) {
@@ -207,7 +207,7 @@ void pcwt_dwt53_inverse(pcwt_pyramid *p, int cols_first)
         const int32_t *ll = p->ll[l - 1], *hl = p->band[pcwt_band_index(L, l, 0)].coef;
         const int32_t *lh = p->band[pcwt_band_index(L, l, 1)].coef;
         const int32_t *hh = p->band[pcwt_band_index(L, l, 2)].coef;
-        if (cols_first)
+        if (columns_first)
             inverse_level_cols_first(ll, hl, lh, hh, s->band_c, s->level_r, s->level_c, x, p->tmp);
         else
             inverse_level_rows_first(ll, lh, hl, hh, s->band_c, s->level_r, s->level_c, x, p->tmp);

@@ -76,9 +76,9 @@ uint64_t pcwt_pyramid_decode_bytes(const pcwt_plan *plan);
 /* dwt53.c: reversible (5,3) lifting with whole-sample symmetric extension. */
 void pcwt_dwt53_forward_1d(const int32_t *x, uint32_t n, int32_t *low, int32_t *high);
 void pcwt_dwt53_inverse_1d(const int32_t *low, const int32_t *high, uint32_t n, int32_t *x);
-/* cols_first: each level lifts its columns before its rows (header flag bit 3). */
-void pcwt_dwt53_forward(pcwt_pyramid *p, int cols_first);
-void pcwt_dwt53_inverse(pcwt_pyramid *p, int cols_first);
+/* columns_first: each level lifts its columns before its rows (header flag bit 3). */
+void pcwt_dwt53_forward(pcwt_pyramid *p, int columns_first);
+void pcwt_dwt53_inverse(pcwt_pyramid *p, int columns_first);
 
 /* mqd.c: MQD bands (backward, finest level first) and Qmax. */
 static inline PCWT_HD int pcwt_ql_of_magnitude(uint32_t a)

@@ -57,8 +57,8 @@ static void pyramid_sizes(const pcwt_plan *plan, int decode, size_t *ints, size_
         n += 4 * band; /* HL, LH, HH and this level's LL */
         b8 += 3 * (size_t)s->mqd_r * s->mqd_c;
         const size_t rows_first = 2 * (size_t)s->level_r * s->band_c;
-        const size_t cols_first = 2 * (size_t)s->band_r * s->level_c;
-        const size_t t = rows_first > cols_first ? rows_first : cols_first;
+        const size_t columns_first = 2 * (size_t)s->band_r * s->level_c;
+        const size_t t = rows_first > columns_first ? rows_first : columns_first;
         if (t > t_max)
             t_max = t;
     }
