@@ -31,11 +31,11 @@
 
 namespace dprc {
 
-/// PCWT_GPU_PROFILE=1: the arena pools time their allocations and frees (stderr)
-inline bool gpuProfile()
+/// PCWT_GPU_TRACE=1: the arena pools time their allocations and frees (stderr)
+inline bool gpuTrace()
 {
   static const bool on = []() {
-    const char *v = std::getenv("PCWT_GPU_PROFILE");
+    const char *v = std::getenv("PCWT_GPU_TRACE");
     return v != NULL && *v != 0 && *v != '0';
   }();
   return on;
@@ -135,7 +135,7 @@ private:
   {
     const std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
     unsigned char *p = static_cast<unsigned char *>(pinned_ ? pcwt_host_alloc(n) : committedAlloc(n));
-    if (gpuProfile() && !classes_)
+    if (gpuTrace() && !classes_)
       std::fprintf(stderr, "pcwt-recompress %s arena (ms): alloc %.0f MB %.1f\n", name_, static_cast<double>(n) / 1e6, msSince(t0));
     if (p == NULL) return NULL;
     allocs_.fetch_add(1, std::memory_order_relaxed);
@@ -192,7 +192,7 @@ private:
     {
       const std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
       release(d);
-      if (gpuProfile())
+      if (gpuTrace())
         std::fprintf(stderr, "pcwt-recompress %s arena (ms): free %.0f MB %.1f\n", name_, static_cast<double>(d.size) / 1e6, msSince(t0));
     }
   }

@@ -423,7 +423,7 @@ void runStages(Run& run)
 void reportStages(Run& run)
 {
   DPRCTimelineMark("pipeline done");
-  if (gpuProfile())
+  if (gpuTrace())
     std::fprintf(stderr, "pcwt-recompress samples (ms): %llu buffers allocated, %.1f\n",
                  static_cast<unsigned long long>(run.samples->allocations()), run.samples->allocationMs());
   for (const std::unique_ptr<ThreadCoder>& tc : run.lent)
