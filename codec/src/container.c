@@ -103,6 +103,10 @@ pcwt_status pcwt_header_parse(const uint8_t *s, size_t size, pcwt_header_info *i
         FAIL(PCWT_ERR_CORRUPT, "invalid image size %ux%u", d->width, d->height);
     if (d->components != 1 && d->components != 3)
         FAIL(PCWT_ERR_CORRUPT, "invalid component count %u", d->components);
+    /* the format's limit, which no encoder writes past: beyond it no buffer size is defined */
+    if ((uint64_t)d->width * d->height * d->components > PCWT_MAX_SAMPLES)
+        FAIL(PCWT_ERR_LIMIT_EXCEEDED, "%ux%u image of %u components: more than %llu samples",
+             d->width, d->height, d->components, (unsigned long long)PCWT_MAX_SAMPLES);
     if (d->bits_allocated != 8 && d->bits_allocated != 16)
         FAIL(PCWT_ERR_CORRUPT, "invalid bits allocated %u", d->bits_allocated);
     if (d->bits_stored < 1 || d->bits_stored > d->bits_allocated)
