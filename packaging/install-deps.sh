@@ -1,19 +1,21 @@
 #!/usr/bin/env bash
 # Installs the Debian (bookworm) packages the project needs, only those missing.
-#   packaging/install-deps.sh build   compiler, CMake, zlib, DCMTK (library, headers, tools): enough to
+#   packaging/install-deps.sh build   compiler, CMake, zlib, DCMTK (library, headers, tools), OpenJPEG: enough to
 #                                     build libpcwt, the CLI and the DCMTK plugin and to run the demo
 #   packaging/install-deps.sh package + dpkg-dev and file (cpack -G DEB with dpkg-shlibdeps)
-#   packaging/install-deps.sh test    + those, GoogleTest, CharLS, clang/libFuzzer, pydicom, numpy, GDCM
+#   packaging/install-deps.sh test    + those, GoogleTest, CharLS, clang/libFuzzer, pydicom, numpy, GDCM,
+#                                     the JPEG 2000/HTJ2K tools, libjxl, Orthanc (+ SDK, DICOMweb), cffi, pytest
 # Runs apt-get as root (directly, or through sudo when not root).
 set -euo pipefail
 what=${1:-build}
-pkgs=(build-essential cmake ninja-build pkg-config zlib1g-dev libdcmtk-dev dcmtk)
+pkgs=(build-essential cmake ninja-build pkg-config zlib1g-dev libdcmtk-dev dcmtk libopenjp2-7-dev)
 case $what in
   build) ;;
   package) pkgs+=(dpkg-dev file) ;;
   test) pkgs+=(dpkg-dev file googletest libgtest-dev libcharls-dev clang libclang-rt-14-dev
                python3 python3-pydicom python3-numpy libgdcm-tools
-               libopenjp2-7-dev libopenjph-dev libturbojpeg0-dev openssl) ;;
+               libopenjph-dev libturbojpeg0-dev openssl libopenjp2-tools openjph-tools libjxl-dev
+               orthanc orthanc-dev orthanc-dicomweb python3-cffi python3-pytest) ;;
   *) echo "usage: $0 build|package|test" >&2; exit 2 ;;
 esac
 missing=()
