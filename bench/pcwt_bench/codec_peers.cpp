@@ -1,10 +1,14 @@
 // codec_peers.cpp - the peer codecs as Codec objects: CharLS (JPEG-LS), OpenJPEG (JPEG 2000,
-// reversible 5/3) and OpenJPH (HTJ2K, reversible). The library calls are in *_io.cpp.
+// reversible 5/3), OpenJPH (HTJ2K, reversible) and libjxl (JPEG XL, lossless; when built with it).
+// The library calls are in *_io.cpp.
 #include "codecs.hpp"
 
 #include "charls_io.hpp"
 #include "openjpeg_io.hpp"
 #include "openjph_io.hpp"
+#if PCWT_BENCH_HAVE_JXL
+#include "jxl_io.hpp"
+#endif
 
 namespace pcwtbench {
 
@@ -60,7 +64,65 @@ std::string openjph_check(const Image &img)
     return img.peer.bits > 16 ? "OpenJPH 0.9: more than 16 bits per sample" : "";
 }
 
+#if PCWT_BENCH_HAVE_JXL
+// libjxl's effort is a per-codec setting, so its session holds it.
+class JxlSession : public CodecSession {
+public:
+    explicit JxlSession(int effort) : effort_(effort) {}
+    void encode(const Image &img, ByteBuffer &coded) override { jxl_encode_image(img, effort_, coded); }
+    void decode(const Image &img, const uint8_t *coded, size_t size, ByteBuffer &out) override
+    {
+        jxl_decode_image(img, coded, size, out);
+    }
+
+private:
+    int effort_;
+};
+
+class JxlCodec : public Codec {
+public:
+    JxlCodec(CodecInfo info, int effort) : info_(std::move(info)), effort_(effort) {}
+    const CodecInfo &info() const override { return info_; }
+    std::string cannot_code(const Image &img) const override
+    {
+        if (img.desc.components != 1 && img.desc.components != 3)
+            return "JPEG XL: 1 or 3 components only";
+        return img.peer.bits > 16 ? "libjxl: more than 16 bits per sample" : "";
+    }
+    std::unique_ptr<CodecSession> open_session() const override { return std::make_unique<JxlSession>(effort_); }
+
+private:
+    CodecInfo info_;
+    int effort_;
+};
+#endif
+
 } // namespace
+
+std::string jxl_unavailable()
+{
+#if PCWT_BENCH_HAVE_JXL
+    return "";
+#else
+    return "pcwt-bench was built without libjxl (libjxl-dev)";
+#endif
+}
+
+std::unique_ptr<Codec> make_jxl_codec(int effort)
+{
+#if PCWT_BENCH_HAVE_JXL
+    CodecInfo info;
+    info.id = "jpegxl";
+    info.family = "JPEG XL";
+    info.library = "libjxl " + jxl_version();
+    info.settings = "lossless (modular, distance 0), effort " + std::to_string(effort) +
+                    ", bits_per_sample = BitsStored, signed values offset by 2^(BitsStored-1), one thread";
+    return std::make_unique<JxlCodec>(info, effort);
+#else
+    (void)effort;
+    return nullptr;
+#endif
+}
 
 std::unique_ptr<Codec> make_charls_codec()
 {

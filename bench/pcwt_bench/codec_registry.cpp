@@ -10,7 +10,7 @@ const std::vector<std::string> &all_codec_ids()
 {
     static const std::vector<std::string> ids = {"pcwt-cpu", "pcwt-gpu", "pcwt-jpegls", "pcwt-jpegls-gpu",
                                                  "charls",   "openjpeg", "openjph",     "pcwt-entropy-cpu",
-                                                 "pcwt-entropy-gpu"};
+                                                 "pcwt-entropy-gpu", "jpegxl"};
     return ids;
 }
 
@@ -23,15 +23,16 @@ bool is_gpu_codec(const std::string &id)
 
 } // namespace
 
-CodecSelection select_codecs(const std::vector<std::string> &ids, const std::string &gpu, const PcwtSettings &pcwt)
+CodecSelection select_codecs(const std::vector<std::string> &ids, const std::string &gpu, const PcwtSettings &pcwt,
+                             const PeerSettings &peers)
 {
     const std::vector<std::string> &known = all_codec_ids();
     for (const std::string &id : ids)
         if (std::find(known.begin(), known.end(), id) == known.end())
             throw std::invalid_argument("unknown codec '" + id + "'");
     auto wanted = [&](const std::string &id) {
-        if (ids.empty()) // the default set; the entropy profile only when named
-            return id != "pcwt-entropy-cpu" && id != "pcwt-entropy-gpu";
+        if (ids.empty()) // the default set; the entropy profile and JPEG XL only when named
+            return id != "pcwt-entropy-cpu" && id != "pcwt-entropy-gpu" && id != "jpegxl";
         return std::find(ids.begin(), ids.end(), id) != ids.end();
     };
     CodecSelection sel;
@@ -80,6 +81,12 @@ CodecSelection select_codecs(const std::vector<std::string> &ids, const std::str
             sel.codecs.push_back(make_pcwt_entropy_codec(false, pcwt));
         else if (id == "pcwt-entropy-gpu")
             sel.codecs.push_back(make_pcwt_entropy_codec(true, pcwt));
+        else if (id == "jpegxl") {
+            if (jxl_unavailable().empty())
+                sel.codecs.push_back(make_jxl_codec(peers.jxl_effort));
+            else
+                sel.skipped.emplace_back(id, jxl_unavailable());
+        }
     }
     return sel;
 }

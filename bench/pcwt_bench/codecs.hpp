@@ -25,6 +25,10 @@ std::string probe_pcwt_gpu();
 std::unique_ptr<Codec> make_charls_codec();
 std::unique_ptr<Codec> make_openjpeg_codec();
 std::unique_ptr<Codec> make_openjph_codec();
+// libjxl (JPEG XL) at an effort of 1-9 ("jpegxl"; only when --codecs names it); null, with
+// jxl_unavailable() saying why, when pcwt-bench was built without libjxl.
+std::unique_ptr<Codec> make_jxl_codec(int effort);
+std::string jxl_unavailable();
 
 // Every codec id, in report order.
 const std::vector<std::string> &all_codec_ids();
@@ -38,7 +42,8 @@ struct CodecSelection {
 // Make the codecs asked for (ids; empty = all). gpu: "auto" (the GPU codecs pcwt-gpu and
 // pcwt-jpegls-gpu when a device works; otherwise they are listed in `skipped`), "on" (required:
 // error text returned in gpu_status and no codecs), "off"; the PCWT codecs with the parameters of
-// pcwt. Throws std::invalid_argument for an unknown id.
-CodecSelection select_codecs(const std::vector<std::string> &ids, const std::string &gpu, const PcwtSettings &pcwt);
+// pcwt, the peers with those of peers. Throws std::invalid_argument for an unknown id.
+CodecSelection select_codecs(const std::vector<std::string> &ids, const std::string &gpu, const PcwtSettings &pcwt,
+                             const PeerSettings &peers);
 
 } // namespace pcwtbench

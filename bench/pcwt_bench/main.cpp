@@ -27,7 +27,7 @@ int main(int argc, char **argv)
         break;
     }
 
-    CodecSelection sel = select_codecs(opt.codecs, opt.gpu, opt.pcwt);
+    CodecSelection sel = select_codecs(opt.codecs, opt.gpu, opt.pcwt, opt.peers);
     if (sel.codecs.empty()) {
         std::fprintf(stderr, "pcwt-bench: no codec to run (GPU: %s)\n", sel.gpu_status.c_str());
         return 2;

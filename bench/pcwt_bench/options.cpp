@@ -38,8 +38,8 @@ void print_usage(std::FILE *f)
         "usage: pcwt-bench [options] PATH...\n"
         "\n"
         "Compares lossless codecs on your images: libpcwt's PCWT codec (CPU, and GPU when present),\n"
-        "libpcwt's JPEG-LS encoder (CPU, and GPU when present), CharLS (JPEG-LS), OpenJPEG (JPEG 2000)\n"
-        "and OpenJPH (HTJ2K).\n"
+        "libpcwt's JPEG-LS encoder (CPU, and GPU when present), CharLS (JPEG-LS), OpenJPEG (JPEG 2000),\n"
+        "OpenJPH (HTJ2K) and, when named, libjxl (JPEG XL).\n"
         "Every round trip is checked sample by sample. Writes a table to stdout, progress to stderr,\n"
         "and a Markdown table, a CSV, a JSON and a self-contained HTML report.\n"
         "\n"
@@ -59,7 +59,8 @@ void print_usage(std::FILE *f)
         "      --no-parallel     skip the all-threads / GPU batch measurement\n"
         "      --codecs LIST     comma-separated subset of: pcwt-cpu,pcwt-gpu,pcwt-jpegls,pcwt-jpegls-gpu,\n"
         "                        charls,openjpeg,openjph (default: all of those), or pcwt-entropy-cpu,\n"
-        "                        pcwt-entropy-gpu (PCWT's entropy profile)\n"
+        "                        pcwt-entropy-gpu (PCWT's entropy profile), jpegxl (libjxl, lossless)\n"
+        "      --jxl-effort N    libjxl's effort for jpegxl, 1 (fastest) to 9 (smallest; default 7)\n"
         "      --gpu auto|on|off the GPU codecs (pcwt-gpu, pcwt-jpegls-gpu; end-to-end and device-resident\n"
         "                        throughput): when a device works (auto, default), required (on), or not\n"
         "      --raw WxHxBITS[s][xC[p]]\n"
@@ -241,6 +242,11 @@ ParseOutcome parse_options(int argc, char **argv, Options &opt)
             if (!value(v) || pcwt_option_parse(PCWT_OPT_LIFTING_ORDER, v.c_str(), &l) != PCWT_OK)
                 return usage_error("--lifting takes " + choices(PCWT_OPT_LIFTING_ORDER));
             opt.pcwt.lifting = static_cast<pcwt_lifting_order>(l);
+        } else if (a == "--jxl-effort") {
+            unsigned e = 0;
+            if (!value(v) || !parse_unsigned(v, 1, 9, e))
+                return usage_error("--jxl-effort takes 1-9");
+            opt.peers.jxl_effort = static_cast<int>(e);
         } else if (a == "--raw") {
             if (!value(v) || !(opt.raw = parse_raw_format(v)))
                 return usage_error("--raw needs WxHxBITS[s][xC[p]], e.g. 512x512x12s");

@@ -19,6 +19,11 @@ struct PcwtSettings {
     pcwt_lifting_order lifting = PCWT_LIFTING_AUTO;
 };
 
+// The peers' settings.
+struct PeerSettings {
+    int jxl_effort = 7; // --jxl-effort: libjxl's effort, 1-9
+};
+
 struct Options {
     std::vector<std::string> paths;
     bool wg04 = false;                 // add the WG04 set (wg04_inputs())
@@ -31,6 +36,7 @@ struct Options {
     std::vector<std::string> codecs;   // empty: all available
     std::string gpu = "auto";          // auto, on, off
     PcwtSettings pcwt;
+    PeerSettings peers;
     std::optional<RawFormat> raw;
     std::string title = "PCWT lossless codec comparison";
     bool thumbnails = true;

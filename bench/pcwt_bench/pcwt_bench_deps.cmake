@@ -4,7 +4,8 @@
 # its tests exist); finding twice is cheap (results are cached).
 #
 # Targets it makes available: DCMTK::dcmdata, DCMTK::dcmjpeg (DCMTK's CMake config), charls,
-# pcwt_bench_openjpeg, pcwt_bench_openjph, pcwt_bench_turbojpeg.
+# pcwt_bench_openjpeg, pcwt_bench_openjph, pcwt_bench_turbojpeg, and pcwt_bench_jxl when libjxl is found
+# (optional).
 set(PCWT_BENCH_DEPS_MISSING "")
 
 find_package(DCMTK CONFIG QUIET)
@@ -67,6 +68,15 @@ if(NOT TARGET pcwt_bench_turbojpeg)
 endif()
 if(NOT TARGET pcwt_bench_turbojpeg)
   list(APPEND PCWT_BENCH_DEPS_MISSING "TurboJPEG (libturbojpeg0-dev)")
+endif()
+
+# libjxl 0.7 (JPEG XL peer): optional; without it the jpegxl codec is reported as not built.
+if(NOT TARGET pcwt_bench_jxl AND PkgConfig_FOUND)
+  pkg_check_modules(PCWT_BENCH_JXL QUIET IMPORTED_TARGET libjxl>=0.7)
+  if(PCWT_BENCH_JXL_FOUND)
+    add_library(pcwt_bench_jxl INTERFACE IMPORTED)
+    target_link_libraries(pcwt_bench_jxl INTERFACE PkgConfig::PCWT_BENCH_JXL)
+  endif()
 endif()
 
 if(PCWT_BENCH_DEPS_MISSING)

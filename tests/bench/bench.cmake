@@ -12,6 +12,8 @@
 #                         plus corrupted inputs: rows, ratios, HTML well-formed with every image
 #                         (skipped when shared/testdata is absent)
 #   bench_tool_options    --levels, --group, --lifting, --profile reach libpcwt; the Markdown report
+#   bench_tool_jpegxl     the JPEG XL peer on generated 2-16 bit images (signed, RGB): lossless, the
+#                         effort reaches libjxl, mismatches caught (skipped when built without libjxl)
 #   bench_tool_wg04       --wg04 on one thread: 10 frames, sign from the DICOM originals, known ratios
 #                         (skipped when shared/testdata is absent)
 if(NOT PCWT_BUILD_BENCH)
@@ -31,7 +33,7 @@ else()
 endif()
 
 set(_pcwt_bench_work "${CMAKE_CURRENT_BINARY_DIR}/bench_work")
-foreach(mode usage raw_pgm mismatch corpus options wg04)
+foreach(mode usage raw_pgm mismatch corpus options wg04 jpegxl)
   add_test(NAME bench_tool_${mode}
     COMMAND "${_pcwt_bench_python}" "${CMAKE_CURRENT_LIST_DIR}/test_pcwt_bench.py" ${mode}
             --tool $<TARGET_FILE:pcwt-bench>

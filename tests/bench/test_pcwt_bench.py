@@ -22,6 +22,12 @@ MODE:
             values exit 2; the Markdown report holds the CSV's ratios per frame and the aggregate row
   wg04      --wg04 (the WG04 set from shared/testdata) on one thread: the 10 frames, the sign
             taken from the DICOM originals, the known ratios. Exit 77 (skip) without shared/testdata.
+  jpegxl    the JPEG XL peer (libjxl) on generated images: 8-bit PGM, 12-bit PGM, PPM, 12-bit signed
+            raw (2 frames), a 16-bit raw using the full range and a 2-bit raw: lossless rows at
+            efforts 1 and 3 with the effort named in the settings and another size for some frame,
+            an injected decode error reported as MISMATCH (the check is live), bad
+            --jxl-effort values exit 2, and jpegxl not in the default codec set. Exit 77 (skip)
+            when pcwt-bench was built without libjxl (it then lists jpegxl as not run, with why).
   corpus    a few small files of shared/testdata (CT, multi-frame MR, planar RGB, JPEG-LS, JPEG 2000
             and JPEG lossless DICOM, a JPEG-LS codestream with its DICOM original beside it) plus
             corrupted inputs, all CPU codecs: a lossless row per codec and frame, corrupted inputs
@@ -481,6 +487,70 @@ def read_markdown_table(path, heading):
     return rows
 
 
+def mode_jpegxl(a):
+    fresh(a.work)
+    rng = random.Random(31)
+    d = os.path.join(a.work, 'in')
+    os.makedirs(d)
+    write_pgm(os.path.join(d, 'a8.pgm'), 37, 23, 255, 1, smooth_image(rng, 37, 23, 1, 0, 255))
+    write_pgm(os.path.join(d, 'b12.pgm'), 40, 30, 4095, 1, smooth_image(rng, 40, 30, 1, 0, 4095))
+    write_pgm(os.path.join(d, 'c.ppm'), 20, 17, 255, 3, smooth_image(rng, 20, 17, 3, 0, 255))
+    raw_vals = smooth_image(rng, 33, 21 * 2, 1, -2048, 2047)  # two 12-bit signed frames
+    with open(os.path.join(d, 'd.raw'), 'wb') as f:
+        f.write(struct.pack('<%dh' % len(raw_vals), *raw_vals))
+    d16 = os.path.join(a.work, 'e16')
+    os.makedirs(d16)
+    full = [0, 65535, 1, 65534, 32767, 32768] + smooth_image(rng, 30, 20, 1, 0, 65535)[6:]
+    with open(os.path.join(d16, 'e.raw'), 'wb') as f:
+        f.write(struct.pack('<%dH' % len(full), *full))
+    d2 = os.path.join(a.work, 'f2')
+    os.makedirs(d2)
+    with open(os.path.join(d2, 'f.raw'), 'wb') as f:
+        f.write(struct.pack('<%dB' % (24 * 16), *[rng.randint(0, 3) for _ in range(24 * 16)]))
+    runs = [(d, '33x21x12s', ['a8.pgm', 'b12.pgm', 'c.ppm', 'd.raw#1', 'd.raw#2']),
+            (d16, '30x20x16', ['e.raw']), (d2, '24x16x2', ['f.raw'])]
+    sizes = {}
+    for effort in (1, 3):
+        for k, (src, geo, names) in enumerate(runs):
+            out = os.path.join(a.work, 'e%d_%d' % (effort, k))
+            p = run(a.tool, ['-q', '-n', '1', '-w', '0', '--no-parallel', '--codecs', 'jpegxl,charls',
+                             '--jxl-effort', str(effort), '--raw', geo, '-o', out, src], None)
+            dj = json.load(open(out + '.json', encoding='utf-8')) if os.path.exists(out + '.json') else None
+            skipped = {x['id']: x['why'] for x in dj['run']['skipped_codecs']} if dj else {}
+            if 'jpegxl' in skipped:
+                print('SKIP: pcwt-bench has no JPEG XL codec: %s' % skipped['jpegxl'])
+                return SKIP
+            check(p.returncode == 0, 'jpegxl effort %d on %s: exit %d\n%s' % (effort, src, p.returncode, p.stderr[-2000:]))
+            if dj is None:
+                continue
+            st = {c['id']: c['settings'] for c in dj['codecs']}.get('jpegxl', '')
+            check('effort %d' % effort in st and 'lossless' in st, 'jpegxl settings at effort %d: %r' % (effort, st))
+            rows = read_csv(out + '.csv')
+            check_lossless_rows(rows, names, ['jpegxl', 'charls'])
+            for r in rows:
+                if r['codec'] == 'jpegxl' and r['status'] == 'ok':
+                    sizes[(effort, r['image'])] = int(r['coded_bytes'])
+    # The effort reaches libjxl: another coding of some frame.
+    check(any(sizes.get((1, n)) != sizes.get((3, n)) for n in ('b12.pgm', 'c.ppm', 'd.raw#1', 'e.raw')),
+          'efforts 1 and 3 code every frame to the same size: %s' % sizes)
+    # The round trip check is live for jpegxl too.
+    out = os.path.join(a.work, 'mismatch')
+    p = run(a.tool, ['-q', '-n', '1', '-w', '0', '--no-parallel', '--codecs', 'jpegxl', '--jxl-effort', '1',
+                     '--inject-mismatch', 'jpegxl', '-o', out, os.path.join(d, 'b12.pgm')], 1)
+    rows = read_csv(out + '.csv')
+    check(len(rows) == 1 and rows[0]['status'] == 'MISMATCH' and rows[0]['lossless'] == 'false',
+          'an injected jpegxl decode error is a MISMATCH: %s' % rows)
+    for bad in (['--jxl-effort', '0'], ['--jxl-effort', '10'], ['--jxl-effort', 'x']):
+        p = run(a.tool, bad + [os.path.join(d, 'a8.pgm')], 2)
+        check('--jxl-effort' in p.stderr, 'the error for %s does not name the option: %r' % (bad, p.stderr))
+    # Not in the default set (it is slow at its default effort): named only.
+    out = os.path.join(a.work, 'default')
+    run(a.tool, ['-q', '-n', '1', '-w', '0', '--no-parallel', '--gpu', 'off', '-o', out, os.path.join(d, 'a8.pgm')], 0)
+    dj = json.load(open(out + '.json', encoding='utf-8'))
+    check('jpegxl' not in [c['id'] for c in dj['codecs']], 'jpegxl runs only when named')
+    return 0
+
+
 def pcwt_run(a, name, img, extra, codecs='pcwt-cpu'):
     """One single-thread run of codecs on img: (codec ids, settings per id, coded bytes per id)."""
     out = os.path.join(a.work, name)
@@ -572,13 +642,13 @@ def mode_wg04(a):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument('mode', choices=['usage', 'raw_pgm', 'mismatch', 'corpus', 'options', 'wg04'])
+    ap.add_argument('mode', choices=['usage', 'raw_pgm', 'mismatch', 'corpus', 'options', 'wg04', 'jpegxl'])
     ap.add_argument('--tool', required=True)
     ap.add_argument('--work', required=True)
     ap.add_argument('--testdata', default='')
     a = ap.parse_args()
     rc = {'usage': mode_usage, 'raw_pgm': mode_raw_pgm, 'mismatch': mode_mismatch, 'corpus': mode_corpus,
-          'options': mode_options, 'wg04': mode_wg04}[a.mode](a)
+          'options': mode_options, 'wg04': mode_wg04, 'jpegxl': mode_jpegxl}[a.mode](a)
     if rc == SKIP:
         return SKIP
     if failures:
