@@ -1,0 +1,111 @@
+/* config.c - the "PCWT" section of Orthanc's configuration (config.h). */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "json.h"
+
+static int fail(char *msg, size_t msg_size, const char *fmt, ...)
+{
+    if (msg && msg_size) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, msg_size, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+static int get_bool(const pco_json *section, const char *key, int *out, char *msg, size_t msg_size)
+{
+    const pco_json *v = pco_json_member(section, key);
+    if (!v) return 0;
+    if (v->type != PCO_JSON_TRUE && v->type != PCO_JSON_FALSE)
+        return fail(msg, msg_size, "PCWT.%s: expected true or false", key);
+    *out = v->type == PCO_JSON_TRUE;
+    return 0;
+}
+
+static int get_string(const pco_json *section, const char *key, const char **out, char *msg, size_t msg_size)
+{
+    const pco_json *v = pco_json_member(section, key);
+    if (!v) return 0;
+    if (v->type != PCO_JSON_STRING) return fail(msg, msg_size, "PCWT.%s: expected a string", key);
+    *out = v->text;
+    return 0;
+}
+
+/* An enum option by the library's value names ("entropy", "gpu", ...). */
+static int get_option(const pco_json *section, const char *key, pcwt_option option, int64_t *out,
+                      char *msg, size_t msg_size)
+{
+    const char *text = NULL;
+    if (get_string(section, key, &text, msg, msg_size) != 0) return -1;
+    if (!text) return 0;
+    if (pcwt_option_parse(option, text, out) != PCWT_OK) {
+        char choices[128];
+        pcwt_option_choices(option, ", ", choices, sizeof choices);
+        return fail(msg, msg_size, "PCWT.%s '%s': expected %s", key, text, choices);
+    }
+    return 0;
+}
+
+int pco_config_parse(const char *json, pco_config *cfg, char *msg, size_t msg_size)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->profile = PCWT_PROFILE_ENTROPY;
+    cfg->backend = PCWT_BACKEND_AUTO;
+    cfg->compress_dicom = 1;
+    cfg->read_plain_files = 1;
+    cfg->sync = 1;
+    snprintf(cfg->storage_dir, sizeof cfg->storage_dir, "OrthancStorage"); /* Orthanc's default */
+
+    char err[160];
+    pco_json *root = pco_json_parse(json, err, sizeof err);
+    if (!root) return fail(msg, msg_size, "configuration: %s", err);
+    int rc = -1;
+    const pco_json *orthanc_dir = pco_json_member(root, "StorageDirectory");
+    if (orthanc_dir && orthanc_dir->type == PCO_JSON_STRING)
+        snprintf(cfg->storage_dir, sizeof cfg->storage_dir, "%s", orthanc_dir->text);
+    const pco_json *section = pco_json_member(root, "PCWT");
+    if (!section) { rc = 0; goto done; }
+    if (section->type != PCO_JSON_OBJECT) { fail(msg, msg_size, "PCWT: expected an object"); goto done; }
+
+    const char *dir = NULL;
+    int64_t profile = cfg->profile, backend = cfg->backend;
+    if (get_bool(section, "Enable", &cfg->enable, msg, msg_size) != 0 ||
+        get_string(section, "StorageDirectory", &dir, msg, msg_size) != 0 ||
+        get_option(section, "Profile", PCWT_OPT_PROFILE, &profile, msg, msg_size) != 0 ||
+        get_option(section, "Backend", PCWT_OPT_BACKEND, &backend, msg, msg_size) != 0 ||
+        get_bool(section, "CompressDicom", &cfg->compress_dicom, msg, msg_size) != 0 ||
+        get_bool(section, "ReadPlainFiles", &cfg->read_plain_files, msg, msg_size) != 0 ||
+        get_bool(section, "Sync", &cfg->sync, msg, msg_size) != 0)
+        goto done;
+    cfg->profile = (pcwt_profile)profile;
+    cfg->backend = (pcwt_backend)backend;
+    const pco_json *min = pco_json_member(section, "MinimumPixelBytes");
+    if (min) {
+        if (min->type != PCO_JSON_NUMBER || min->number < 0 || min->number > 9.0e15) {
+            fail(msg, msg_size, "PCWT.MinimumPixelBytes: expected a number of bytes");
+            goto done;
+        }
+        cfg->minimum_pixel_bytes = (uint64_t)min->number;
+    }
+    if (dir) {
+        if (!dir[0]) { fail(msg, msg_size, "PCWT.StorageDirectory is empty"); goto done; }
+        snprintf(cfg->storage_dir, sizeof cfg->storage_dir, "%s", dir);
+    }
+    for (const pco_json *m = section->child; m; m = m->next) {
+        static const char *const known[] = {"Enable", "StorageDirectory", "Profile", "Backend",
+                                            "CompressDicom", "MinimumPixelBytes", "ReadPlainFiles", "Sync"};
+        int found = 0;
+        for (size_t i = 0; i < sizeof known / sizeof known[0]; ++i) found |= strcmp(m->key, known[i]) == 0;
+        if (!found) { fail(msg, msg_size, "PCWT.%s: unknown setting", m->key); goto done; }
+    }
+    rc = 0;
+done:
+    pco_json_free(root);
+    return rc;
+}

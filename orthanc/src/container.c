@@ -1,0 +1,248 @@
+/* container.c - build, check and decode the stored form (container.h). */
+#include "container.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the container copies DICOM little-endian samples as host words: little-endian hosts only"
+#endif
+
+enum { KIND_CODED = 1, KIND_RAW = 2 };
+
+typedef struct header {
+    uint32_t kind;
+    uint64_t original_size;
+    uint32_t original_crc;
+    uint32_t frames;
+    uint64_t prefix_length;
+    uint64_t pixel_length;
+    uint64_t frame_bytes;
+    uint32_t prefix_crc;
+} header;
+
+static int fail(char *msg, size_t msg_size, const char *fmt, ...)
+{
+    if (msg && msg_size) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, msg_size, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; ++i) p[i] = (uint8_t)(v >> (8 * i));
+}
+static void put64(uint8_t *p, uint64_t v)
+{
+    for (int i = 0; i < 8; ++i) p[i] = (uint8_t)(v >> (8 * i));
+}
+static uint32_t get32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+}
+static uint64_t get64(const uint8_t *p) { return (uint64_t)get32(p) | ((uint64_t)get32(p + 4) << 32); }
+
+static uint32_t crc(const uint8_t *p, uint64_t n)
+{
+    return (uint32_t)crc32_z(crc32_z(0L, Z_NULL, 0), p, (z_size_t)n);
+}
+
+static void write_header(uint8_t *p, const header *h)
+{
+    memset(p, 0, PCO_HEADER_LENGTH);
+    memcpy(p, PCO_MAGIC, PCO_MAGIC_LENGTH);
+    put32(p + 8, PCO_HEADER_LENGTH);
+    put32(p + 12, h->kind);
+    put64(p + 16, h->original_size);
+    put32(p + 24, h->original_crc);
+    put32(p + 28, h->frames);
+    put64(p + 32, h->prefix_length);
+    put64(p + 40, h->pixel_length);
+    put64(p + 48, h->frame_bytes);
+    put32(p + 56, h->prefix_crc);
+    put32(p + 68, crc(p, 68));
+}
+
+/* Parse and check the header against the container's size: every length used later is bounded. */
+static int read_header(const uint8_t *c, size_t c_size, header *h, char *msg, size_t msg_size)
+{
+    if (!pco_is_container(c, c_size) || c_size < PCO_HEADER_LENGTH)
+        return fail(msg, msg_size, "not a PCWT storage container");
+    if (get32(c + 8) != PCO_HEADER_LENGTH || get32(c + 68) != crc(c, 68))
+        return fail(msg, msg_size, "damaged container header (checksum)");
+    h->kind = get32(c + 12);
+    h->original_size = get64(c + 16);
+    h->original_crc = get32(c + 24);
+    h->frames = get32(c + 28);
+    h->prefix_length = get64(c + 32);
+    h->pixel_length = get64(c + 40);
+    h->frame_bytes = get64(c + 48);
+    h->prefix_crc = get32(c + 56);
+    const uint64_t body = c_size - PCO_HEADER_LENGTH;
+    if (h->kind == KIND_RAW) {
+        if (h->original_size != body) return fail(msg, msg_size, "truncated container");
+        return 0;
+    }
+    if (h->kind != KIND_CODED) return fail(msg, msg_size, "unknown container kind %u", h->kind);
+    if (h->original_size > SIZE_MAX || h->prefix_length > h->original_size ||
+        h->pixel_length > h->original_size - h->prefix_length || h->frames == 0 ||
+        h->frame_bytes == 0 || h->frame_bytes > h->pixel_length / h->frames ||
+        h->pixel_length - (uint64_t)h->frames * h->frame_bytes > 1 || h->prefix_length > body)
+        return fail(msg, msg_size, "inconsistent container header");
+    return 0;
+}
+
+int pco_is_container(const uint8_t *data, size_t size)
+{
+    return size >= PCO_MAGIC_LENGTH && memcmp(data, PCO_MAGIC, PCO_MAGIC_LENGTH) == 0;
+}
+
+int pco_container_original_size(const uint8_t *c, size_t c_size, uint64_t *size, char *msg, size_t msg_size)
+{
+    header h = {0};
+    if (read_header(c, c_size, &h, msg, msg_size) != 0) return -1;
+    *size = h.original_size;
+    return 0;
+}
+
+int pco_container_raw(const uint8_t *orig, size_t size, uint8_t **out, size_t *out_size, char *msg,
+                      size_t msg_size)
+{
+    uint8_t *buf = malloc(size + PCO_HEADER_LENGTH);
+    if (!buf) return fail(msg, msg_size, "out of memory (%zu bytes)", size + PCO_HEADER_LENGTH);
+    header h = {KIND_RAW, size, crc(orig, size), 0, 0, 0, 0, 0};
+    write_header(buf, &h);
+    memcpy(buf + PCO_HEADER_LENGTH, orig, size);
+    *out = buf;
+    *out_size = size + PCO_HEADER_LENGTH;
+    return 0;
+}
+
+int pco_container_build(const uint8_t *orig, size_t size, const pco_scan *scan, pcwt_encoder *enc,
+                        pcwt_decoder *dec, uint8_t **out, size_t *out_size, char *msg, size_t msg_size)
+{
+    pcwt_image_desc desc;
+    if (pcwt_dicom_image_desc(&scan->module, &desc) != PCWT_DICOM_OK)
+        return fail(msg, msg_size, "pixel module not codable");
+    const uint64_t frames = scan->module.number_of_frames;
+    if (frames > UINT32_MAX || pcwt_image_size(&desc) != scan->frame_bytes)
+        return fail(msg, msg_size, "frame layout does not match the pixel module");
+    const size_t bound = pcwt_encode_bound(&desc);
+    if (bound == 0 || frames > SIZE_MAX / bound) return fail(msg, msg_size, "frames too large to code");
+
+    int rc = -1;
+    uint8_t *coded = malloc(bound * frames);
+    pcwt_frame_job *jobs = calloc(frames, sizeof *jobs);
+    uint8_t *buf = NULL, *check = NULL;
+    if (!coded || !jobs) { fail(msg, msg_size, "out of memory"); goto done; }
+    for (uint64_t i = 0; i < frames; ++i) {
+        jobs[i].desc = desc;
+        jobs[i].samples = orig + scan->pixel_offset + i * scan->frame_bytes;
+        jobs[i].samples_size = scan->frame_bytes;
+        jobs[i].dst = coded + i * bound;
+        jobs[i].dst_capacity = bound;
+    }
+    pcwt_status st = pcwt_encode_batch(enc, jobs, frames);
+    if (st != PCWT_OK) {
+        fail(msg, msg_size, "encoding failed: %s (%s)", pcwt_status_string(st), pcwt_encoder_last_error(enc));
+        goto done;
+    }
+    const uint64_t pixel_end = scan->pixel_offset + scan->pixel_length;
+    const uint64_t pad = scan->pixel_length - frames * scan->frame_bytes;
+    uint64_t total = PCO_HEADER_LENGTH + scan->pixel_offset + pad + (size - pixel_end);
+    for (uint64_t i = 0; i < frames; ++i) total += 8 + jobs[i].written;
+    if (total > SIZE_MAX || !(buf = malloc(total))) { fail(msg, msg_size, "out of memory"); goto done; }
+
+    header h = {KIND_CODED, size, crc(orig, size), (uint32_t)frames, scan->pixel_offset,
+                scan->pixel_length, scan->frame_bytes, crc(orig, scan->pixel_offset)};
+    write_header(buf, &h);
+    uint8_t *p = buf + PCO_HEADER_LENGTH;
+    memcpy(p, orig, scan->pixel_offset);
+    p += scan->pixel_offset;
+    for (uint64_t i = 0; i < frames; ++i) {
+        put64(p, jobs[i].written);
+        memcpy(p + 8, jobs[i].dst, jobs[i].written);
+        p += 8 + jobs[i].written;
+    }
+    memcpy(p, orig + pixel_end - pad, pad + (size - pixel_end));
+
+    /* The copy is acknowledged only after it gave every byte back through the read path. */
+    if (!(check = malloc(size ? size : 1))) { fail(msg, msg_size, "out of memory"); goto done; }
+    if (pco_container_decode(buf, total, dec, check, size, msg, msg_size) != 0) goto done;
+    if (memcmp(check, orig, size) != 0) { fail(msg, msg_size, "verification failed: decoded bytes differ"); goto done; }
+    *out = buf;
+    *out_size = total;
+    buf = NULL;
+    rc = 0;
+done:
+    free(check);
+    free(buf);
+    free(jobs);
+    free(coded);
+    return rc;
+}
+
+int pco_container_decode(const uint8_t *c, size_t c_size, pcwt_decoder *dec, uint8_t *dst,
+                         uint64_t dst_size, char *msg, size_t msg_size)
+{
+    header h = {0};
+    if (read_header(c, c_size, &h, msg, msg_size) != 0) return -1;
+    if (dst_size != h.original_size) return fail(msg, msg_size, "wrong output size");
+    if (h.kind == KIND_RAW) {
+        memcpy(dst, c + PCO_HEADER_LENGTH, h.original_size);
+    } else {
+        const uint8_t *p = c + PCO_HEADER_LENGTH;
+        const uint8_t *end = c + c_size;
+        memcpy(dst, p, h.prefix_length);
+        p += h.prefix_length;
+        uint8_t *out = dst + h.prefix_length;
+        for (uint32_t i = 0; i < h.frames; ++i) {
+            if (end - p < 8) return fail(msg, msg_size, "truncated container (frame %u)", i);
+            uint64_t len = get64(p);
+            p += 8;
+            if (len > (uint64_t)(end - p)) return fail(msg, msg_size, "truncated container (frame %u)", i);
+            pcwt_header_info info;
+            pcwt_status st = pcwt_read_header(p, len, &info);
+            if (st == PCWT_OK && pcwt_image_size(&info.desc) != h.frame_bytes) st = PCWT_ERR_CORRUPT;
+            if (st == PCWT_OK) st = pcwt_decode(dec, p, len, out, h.frame_bytes);
+            if (st != PCWT_OK)
+                return fail(msg, msg_size, "frame %u does not decode: %s", i, pcwt_status_string(st));
+            p += len;
+            out += h.frame_bytes;
+        }
+        const uint64_t rest = h.original_size - h.prefix_length - (uint64_t)h.frames * h.frame_bytes;
+        if ((uint64_t)(end - p) != rest) return fail(msg, msg_size, "container length does not match its header");
+        memcpy(out, p, rest);
+    }
+    if (crc(dst, h.original_size) != h.original_crc)
+        return fail(msg, msg_size, "stored file damaged: checksum of the original does not match");
+    return 0;
+}
+
+int pco_container_read_range(const uint8_t *c, size_t c_size, pcwt_decoder *dec, uint64_t start,
+                             uint8_t *dst, uint64_t length, char *msg, size_t msg_size)
+{
+    header h = {0};
+    if (read_header(c, c_size, &h, msg, msg_size) != 0) return -1;
+    if (start > h.original_size || length > h.original_size - start)
+        return fail(msg, msg_size, "range beyond the end of the file");
+    if (h.kind == KIND_CODED && start + length <= h.prefix_length) {
+        if (crc(c + PCO_HEADER_LENGTH, h.prefix_length) != h.prefix_crc)
+            return fail(msg, msg_size, "stored file damaged: checksum of the header bytes does not match");
+        memcpy(dst, c + PCO_HEADER_LENGTH + start, length);
+        return 0;
+    }
+    uint8_t *whole = malloc(h.original_size ? h.original_size : 1);
+    if (!whole) return fail(msg, msg_size, "out of memory");
+    int rc = pco_container_decode(c, c_size, dec, whole, h.original_size, msg, msg_size);
+    if (rc == 0) memcpy(dst, whole + start, length);
+    free(whole);
+    return rc;
+}

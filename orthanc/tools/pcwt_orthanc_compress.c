@@ -1,0 +1,189 @@
+/*
+ * pcwt-orthanc-compress - compresses an Orthanc storage folder in place: each plain DICOM file
+ * whose pixel data PCWT codes is replaced by the container libpcwt_orthanc reads, after it was
+ * verified (migrate.h says how a file is replaced). Safe to run while Orthanc (with the plugin)
+ * serves the folder; one run per folder at a time (a lock); a killed run leaves every file either
+ * as it was or replaced, and a second run goes on where it stopped.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "migrate.h"
+#include "storage_files.h"
+#include "store.h"
+
+#define LOCK_NAME ".pcwt-orthanc-compress.lock"
+
+typedef struct totals {
+    uint64_t files[PCO_FAILED + 1];
+    uint64_t before, after;
+    uint64_t done;
+    uint64_t max_files;
+    int64_t min_age;
+    int verbose;
+} totals;
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: pcwt-orthanc-compress [--profile baseline|entropy] [--backend auto|cpu|gpu]\n"
+            "                             [--min-age SECONDS] [--max-files N] [--no-sync] [-v] STORAGE_DIR\n"
+            "Compresses, in place, the DICOM files of an Orthanc storage folder (ROOT/ab/cd/UUID) that\n"
+            "libpcwt_orthanc codes; every file is verified before it replaces its original.\n"
+            "  --min-age SECONDS  leave files modified more recently alone (default 60)\n"
+            "  --max-files N      stop after replacing N files (a later run goes on)\n");
+}
+
+static int is_hex2(const char *name)
+{
+    return strlen(name) == 2 && strspn(name, "0123456789abcdef") == 2;
+}
+
+static int walk_leaf(pco_store *store, const char *dir, totals *t)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        fprintf(stderr, "pcwt-orthanc-compress: cannot open %s: %s\n", dir, strerror(errno));
+        t->files[PCO_FAILED]++;
+        return 0;
+    }
+    struct dirent *e;
+    int stop = 0;
+    while (!stop && (e = readdir(d)) != NULL) {
+        char path[4400];
+        int n = snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (n < 0 || (size_t)n >= sizeof path) continue;
+        if (e->d_name[0] == '.' && strstr(e->d_name, PCO_TEMP_MARK)) {
+            if (pco_remove_stale_temp(path, t->min_age) && t->verbose) printf("removed left-over %s\n", path);
+            continue;
+        }
+        if (!pco_uuid_valid(e->d_name)) continue;
+        uint64_t before = 0, after = 0;
+        char msg[512];
+        pco_migrate_outcome o = pco_migrate_file(store, path, t->min_age, &before, &after, msg, sizeof msg);
+        t->files[o]++;
+        if (o == PCO_FAILED) fprintf(stderr, "pcwt-orthanc-compress: %s\n", msg);
+        if (o == PCO_MIGRATED || o == PCO_ALREADY || o == PCO_NOT_CODED) {
+            t->before += before;
+            t->after += after;
+        }
+        if (o == PCO_MIGRATED) {
+            if (t->verbose) printf("%s: %llu -> %llu bytes\n", path, (unsigned long long)before, (unsigned long long)after);
+            if (t->max_files && ++t->done >= t->max_files) stop = 1;
+        }
+    }
+    closedir(d);
+    return stop;
+}
+
+static void walk(pco_store *store, const char *root, totals *t)
+{
+    DIR *d1 = opendir(root);
+    if (!d1) return;
+    struct dirent *a;
+    int stop = 0;
+    while (!stop && (a = readdir(d1)) != NULL) {
+        if (!is_hex2(a->d_name)) continue;
+        char level1[4200];
+        snprintf(level1, sizeof level1, "%s/%s", root, a->d_name);
+        DIR *d2 = opendir(level1);
+        if (!d2) continue;
+        struct dirent *b;
+        while (!stop && (b = readdir(d2)) != NULL) {
+            if (!is_hex2(b->d_name)) continue;
+            char level2[4300];
+            snprintf(level2, sizeof level2, "%s/%s", level1, b->d_name);
+            struct stat st;
+            if (lstat(level2, &st) != 0 || !S_ISDIR(st.st_mode)) continue; /* never through a link */
+            stop = walk_leaf(store, level2, t);
+        }
+        closedir(d2);
+    }
+    closedir(d1);
+}
+
+int main(int argc, char **argv)
+{
+    pco_config cfg;
+    char msg[512];
+    if (pco_config_parse("{}", &cfg, msg, sizeof msg) != 0) return 2;
+    totals t;
+    memset(&t, 0, sizeof t);
+    t.min_age = 60;
+    const char *root = NULL;
+    for (int i = 1; i < argc; ++i) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int64_t value = 0;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); return 0; }
+        else if (!strcmp(a, "-v")) t.verbose = 1;
+        else if (!strcmp(a, "--no-sync")) cfg.sync = 0;
+        else if ((!strcmp(a, "--profile") || !strcmp(a, "--backend")) && v) {
+            pcwt_option opt = a[2] == 'p' ? PCWT_OPT_PROFILE : PCWT_OPT_BACKEND;
+            if (pcwt_option_parse(opt, v, &value) != PCWT_OK) {
+                char choices[64];
+                pcwt_option_choices(opt, ", ", choices, sizeof choices);
+                fprintf(stderr, "pcwt-orthanc-compress: %s '%s': expected %s\n", a, v, choices);
+                return 2;
+            }
+            if (opt == PCWT_OPT_PROFILE) cfg.profile = (pcwt_profile)value;
+            else cfg.backend = (pcwt_backend)value;
+            ++i;
+        } else if ((!strcmp(a, "--min-age") || !strcmp(a, "--max-files")) && v) {
+            char *end = NULL;
+            long long n = strtoll(v, &end, 10);
+            if (!*v || *end || n < 0) {
+                fprintf(stderr, "pcwt-orthanc-compress: %s '%s': expected a number >= 0\n", a, v);
+                return 2;
+            }
+            if (a[6] == 'a') t.min_age = n;
+            else t.max_files = (uint64_t)n;
+            ++i;
+        } else if (a[0] == '-' || root) {
+            usage(stderr);
+            return 2;
+        } else {
+            root = a;
+        }
+    }
+    if (!root) { usage(stderr); return 2; }
+    struct stat st;
+    if (stat(root, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "pcwt-orthanc-compress: %s is not a folder\n", root);
+        return 2;
+    }
+    snprintf(cfg.storage_dir, sizeof cfg.storage_dir, "%s", root);
+
+    char lock_path[4200];
+    snprintf(lock_path, sizeof lock_path, "%s/" LOCK_NAME, root);
+    int lock = open(lock_path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (lock < 0 || flock(lock, LOCK_EX | LOCK_NB) != 0) {
+        fprintf(stderr, "pcwt-orthanc-compress: %s: %s\n", lock_path,
+                lock >= 0 ? "another run holds the folder" : strerror(errno));
+        return 3;
+    }
+    pco_store *store = pco_store_create(&cfg, msg, sizeof msg);
+    if (!store) {
+        fprintf(stderr, "pcwt-orthanc-compress: %s\n", msg);
+        return 2;
+    }
+    walk(store, root, &t);
+    pco_store_destroy(store);
+    close(lock);
+    printf("compressed %llu, already compressed %llu, kept as they are %llu, too recent %llu, changed meanwhile %llu, "
+           "failed %llu; %llu -> %llu bytes\n",
+           (unsigned long long)t.files[PCO_MIGRATED], (unsigned long long)t.files[PCO_ALREADY],
+           (unsigned long long)t.files[PCO_NOT_CODED], (unsigned long long)t.files[PCO_TOO_YOUNG],
+           (unsigned long long)t.files[PCO_CHANGED], (unsigned long long)t.files[PCO_FAILED],
+           (unsigned long long)t.before, (unsigned long long)t.after);
+    return t.files[PCO_FAILED] ? 1 : 0;
+}
