@@ -149,9 +149,10 @@ void dprc::complete(DPRCJob& job, const DPRCOptions& opt, unsigned slot)
   r.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - job.start).count();
 }
 
-void DPRCFinish(DPRCJob& job, const DPRCOptions& opt, unsigned slot)
+void DPRCFinish(DPRCJob& job, const DPRCOptions& opt, unsigned slot, DPRCFrameVerifier *verifier)
 {
-  if (DPRCWriteVerified(job, opt, slot) && DPRCAwaitVerified(job, opt)) DPRCCommit(std::vector<DPRCJob *>(1, &job), opt);
+  if (DPRCWriteVerified(job, opt, slot, verifier) && DPRCAwaitVerified(job, opt))
+    DPRCCommit(std::vector<DPRCJob *>(1, &job), opt);
 }
 
 DPRCResult DPRCProcess(const DPRCEntry& entry, const DPRCOptions& opt, unsigned slot)

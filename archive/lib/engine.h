@@ -214,6 +214,8 @@ struct DPRCPendingCopy;
 struct DPRCJob
 {
   DPRCEntry entry;
+  /// the identity that draws the CPU decoder's sample of the frames (sample.h; empty: entry.rel)
+  std::string sampleKey;
   DPRCResult result;
   std::chrono::steady_clock::time_point start;
   /// the file, read, its pixel data decoded (uncompressed)
@@ -263,11 +265,15 @@ struct DPRCJob
 bool DPRCPrepare(DPRCJob& job, const DPRCEntry& entry, const DPRCOptions& options, unsigned slot,
                  DPRCSampleMemory *memory = NULL);
 
+/// decodes copies and compares them with the originals (below; NULL: the PCWT decoder codec)
+class DPRCFrameVerifier;
+
 /** the last steps for a prepared job: DPRCWriteVerified() and, for a verified copy, DPRCCommit()
  *  of this job alone; job.result is then final and the job's data released
  *  @param slot the worker's slot for the temporary file registry
+ *  @param verifier as for DPRCWriteVerified()
  */
-void DPRCFinish(DPRCJob& job, const DPRCOptions& options, unsigned slot);
+void DPRCFinish(DPRCJob& job, const DPRCOptions& options, unsigned slot, DPRCFrameVerifier *verifier = NULL);
 
 /// one frame's codestream in a copy read back from disk
 struct DPRCCodestream
@@ -305,13 +311,14 @@ public:
   virtual ~DPRCFrameVerifier() {}
 
   /** decode each codestream into frameBytes bytes and compare them with original, on the
-   *  verifier's own time
+   *  verifier's own time (and a sample of the frames with the CPU decoder besides, sample.h)
    *  @param frames the codestreams; they and original stay valid while the ticket lives
    *  @param original the original samples (frames.size() * frameBytes bytes): no frame that the
    *    decoder did not write can pass for them
+   *  @param sampleKey the file's identity that draws the sample (DPRCJob::sampleKey)
    */
   virtual std::unique_ptr<DPRCVerifyTicket> submit(const std::vector<DPRCCodestream>& frames, std::size_t frameBytes,
-                                                   const unsigned char *original) = 0;
+                                                   const unsigned char *original, const std::string& sampleKey) = 0;
 
   /// the decoder's limit of samples per frame (as the PCWT decoder codec's)
   virtual std::uint64_t maxSamplesPerFrame() const = 0;

@@ -125,20 +125,27 @@ bool makeHandles(Run& run, std::string& error)
   // output arenas kept: one for each batch the budget admits, one spare (a batch being written
   // holds its arena until its last file is)
   run.arenas->setKeep(static_cast<std::size_t>(run.budgetBytes / std::max<std::uint64_t>(p.batchBytes, 1)) + 1);
-  // the verifier stage: a thread per device
-  run.verifying = p.verifyBatches && run.writers > 0 && run.opt.target == DPRCT_pcwt;
+  // the verifier stage: a thread per device, decoding with the coding backend; by default only
+  // when that is a GPU (the CPU coding, each writer decodes its copies with the CPU decoder)
+  const bool wanted = p.verify != DPRCVM_writers && run.writers > 0 && run.opt.target == DPRCT_pcwt &&
+                      !(p.verify == DPRCVM_auto && p.backend == PCWT_BACKEND_CPU);
   // A verifier batch takes at most about this much (and one file more): with a GPU the samples
   // decoded and the originals stay on the device, compared there (pcwt_verify_batch)
   run.verifyBytes = std::min<std::uint64_t>(p.batchBytes, 64u << 20);
-  if (run.verifying)
+  if (wanted)
   {
     for (int d : run.devices)
     {
       run.verifiers.emplace_back(new BatchVerifier());
       if (!run.verifiers.back()->init(p, d, error)) return false;
     }
+    // (the automatic backend found no GPU)
+    if (p.verify == DPRCVM_auto && !run.verifiers[0]->gpu()) run.verifiers.clear();
   }
+  run.verifying = !run.verifiers.empty();
   run.stats.verifiers = static_cast<unsigned>(run.verifiers.size());
+  run.stats.verifierGpu = run.verifying && run.verifiers[0]->gpu();
+  run.stats.sampleEvery = run.verifying ? p.verifySample : 0;
   for (unsigned t = 0; t < run.readers + run.writers; ++t)
   {
     run.lent.emplace_back(new ThreadCoder());
@@ -165,7 +172,8 @@ void connectStages(Run& run)
   run.codestreams =
     std::make_shared<ArenaPool>(1, "codestreams", !run.verifiers.empty() && run.verifiers[0]->gpu());
   run.codestreams->setSizeClasses();
-  run.verifyClient.reset(new VerifyClient(run.toVerifier, run.p.maxSamplesPerFrame, run.codestreams.get()));
+  run.verifyClient.reset(
+    new VerifyClient(run.toVerifier, run.p.maxSamplesPerFrame, run.codestreams.get(), run.p.verifySample));
   run.readersLeft = run.readers;
   run.codersLeft = static_cast<unsigned>(run.coders.size());
   run.writersLeft = run.writers;
@@ -426,6 +434,7 @@ void reportStages(Run& run)
   if (gpuTrace())
     std::fprintf(stderr, "pcwt-recompress samples (ms): %llu buffers allocated, %.1f\n",
                  static_cast<unsigned long long>(run.samples->allocations()), run.samples->allocationMs());
+  run.stats.sampledFrames = run.verifyClient->sampledFrames();
   for (const std::unique_ptr<ThreadCoder>& tc : run.lent)
   {
     run.stats.framesTaken += tc->taken;

@@ -12,11 +12,13 @@
  *           The codecs do the DICOM side as for a single file: a writer lends its thread a
  *           DPCWTThreadCoder (dcmpcwt/dpthrcod.h) that hands the codec the codestreams coded
  *           ahead, for frames whose samples, description and coding are the ones coded, and
- *           codes any other frame itself. With verifyBatches the writers hand the codestreams of
- *           their copies, read back from disk, to a verifier that decodes those of many files
- *           together and compares them with the originals (pcwt_verify_batch) while the writers
- *           go on, and take the verdicts before the commit (DPRCAwaitVerified). Every safety step
- *           of DPRCFinish stays as it is.
+ *           codes any other frame itself. With the verifier stage (by default when the GPU
+ *           codes) the writers hand the codestreams of their copies, read back from disk, to a
+ *           verifier that decodes those of many files together with the coding backend and
+ *           compares them with the originals (pcwt_verify_batch) while the writers go on, each
+ *           writer checking a sample of the frames with the CPU decoder meanwhile (sample.h), and
+ *           take the verdicts before the commit (DPRCAwaitVerified). Every safety step of
+ *           DPRCFinish stays as it is.
  */
 
 #ifndef PCWT_ARCHIVE_PIPELINE_H
@@ -25,6 +27,7 @@
 #include "dcmtk/config/osconfig.h"
 
 #include "engine.h"
+#include "sample.h"
 #include "pcwt.h"
 
 #include <cstdint>
@@ -32,6 +35,18 @@
 #include <memory>
 #include <string>
 #include <vector>
+
+/// who verifies the PCWT copies
+enum DPRC_VerifyMode
+{
+  /// the verifier stage when the coding backend is a GPU; else each writer (DPRCVM_writers)
+  DPRCVM_auto,
+  /// the verifier stage with the coding backend's decoders (on the CPU: CPU decoders), every
+  /// frame, and each writer's CPU decoder a sample of the frames (verifySample)
+  DPRCVM_backend,
+  /// each writer decodes its copies itself with the PCWT decoder codec (the CPU), every frame
+  DPRCVM_writers
+};
 
 /// how the pipeline runs
 struct DPRCPipelineOptions
@@ -53,8 +68,9 @@ struct DPRCPipelineOptions
   unsigned batchWaitMs = 20;
   /// the libpcwt backend of the batch coders
   pcwt_backend backend = PCWT_BACKEND_AUTO;
-  /** the backend of the decoders of readers and writers (verification): the CPU by default, an
-   *  implementation independent of the GPU encoder's, which leaves the GPU to the coders
+  /** the backend of the decoders of readers and writers (the writers' verification, and copies
+   *  the verifier stage does not take): the CPU, an implementation independent of the GPU
+   *  encoder's
    */
   pcwt_backend decodeBackend = PCWT_BACKEND_CPU;
   /// CUDA devices: batch coders on each (empty: on the default device)
@@ -72,14 +88,18 @@ struct DPRCPipelineOptions
   std::shared_ptr<const pcwt_encoder> coding;
   /// CPU backend: threads that code one batch together
   unsigned cpuCoderThreads = 1;
-  /** PCWT copies are verified by a verifier stage (a thread per device, decoding with
-   *  decodeBackend): the writers hand over the codestreams they read back and go on with their
-   *  next files, and the verifier decodes the copies waiting and compares them with the
-   *  originals in one pcwt_verify_batch call (on the CPU: split over cpuCoderThreads decoders);
-   *  the writers take the verdicts before the commit. false: each writer decodes its copies
-   *  itself (through the PCWT decoder codec) and compares them
+  /** who verifies PCWT copies. The verifier stage is a thread per device, decoding with
+   *  `backend`: the writers hand over the codestreams they read back and go on with their next
+   *  files, and the verifier decodes the copies waiting and compares them with the originals in
+   *  one pcwt_verify_batch call (on the CPU: split over cpuCoderThreads decoders); the writers
+   *  take the verdicts before the commit. Without it each writer decodes its copies itself
+   *  (through the PCWT decoder codec, the CPU) and compares them
    */
-  bool verifyBatches = false;
+  DPRC_VerifyMode verify = DPRCVM_auto;
+  /** with the verifier stage: each writer also decodes one frame in verifySample with the CPU
+   *  decoder (sample.h; 0: none, 1: every frame)
+   */
+  unsigned verifySample = kDPRCDefaultVerifySample;
   /** how long a verifier batch waits for each further copy (ms); 0: it takes the copies already
    *  waiting. (When the writers waited for each copy, 2 ms made them wait for the verifier: 13.7
    *  of their 29 thread-s on the H100 benchmark)
@@ -111,6 +131,11 @@ struct DPRCPipelineStats
   std::uint64_t verifierBatches = 0;
   std::uint64_t verifiedFrames = 0;
   std::uint64_t verifiedFiles = 0;
+  /// the verifier stage decoded on a GPU (else on the CPU, or there was none: verifiers 0)
+  bool verifierGpu = false;
+  /// the frames of those copies that the writers' CPU decoder checked too, one in sampleEvery
+  std::uint64_t sampledFrames = 0;
+  unsigned sampleEvery = 0;
 };
 
 /** run every file through the pipeline; done(i, result) is called once for each file i, from

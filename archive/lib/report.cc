@@ -168,6 +168,16 @@ void DPRCProgress::loop()
   }
 }
 
+std::string DPRCVerificationText(const DPRCSummary& s)
+{
+  std::ostringstream o;
+  if (!s.verifierBatches) return "every frame by the CPU decoder (in each writer)";
+  o << (s.verifierGpu ? "GPU" : "CPU (standing in for the coding backend)") << " all " << s.verifiedFrames
+    << " frames + CPU " << s.sampledFrames << " of " << s.verifiedFrames << " frames";
+  if (s.sampleEvery) o << " (sample of 1 in " << s.sampleEvery << ")";
+  return o.str();
+}
+
 std::string DPRCSummaryText(const DPRCSummary& s, bool dryRun)
 {
   std::ostringstream o;
@@ -200,6 +210,7 @@ std::string DPRCSummaryText(const DPRCSummary& s, bool dryRun)
   if (s.verifierBatches)
     o << "\nbatch verifier: " << s.verifiedFrames << " frames of " << s.verifiedFiles << " files in "
       << s.verifierBatches << " batches";
+  if (!dryRun && s.byStatus[DPRCST_done]) o << "\nverification: " << DPRCVerificationText(s);
   if (s.dicomdirRecords) o << "\n" << s.dicomdirRecords << " DICOMDIR records updated to the new transfer syntax";
   if (s.cleanedTemps) o << "\nremoved " << s.cleanedTemps << " temporary files of an interrupted run";
   return o.str();
@@ -320,7 +331,9 @@ bool DPRCWriteReport(const std::string& path, const std::vector<DPRCResult>& res
         << ", \"removed_temporary_files\": " << s.cleanedTemps << ", \"batch_coder_calls\": " << s.codeCalls
         << ", \"batch_coded_frames\": " << s.codedFrames << ", \"batch_coded_files\": " << s.codedFiles
         << ", \"batch_verifier_batches\": " << s.verifierBatches << ", \"batch_verified_frames\": " << s.verifiedFrames
-        << ", \"batch_verified_files\": " << s.verifiedFiles
+        << ", \"batch_verified_files\": " << s.verifiedFiles << ", \"verification\": "
+        << jsonString(!s.verifierBatches ? "cpu" : s.verifierGpu ? "gpu+cpu-sample" : "backend-cpu+cpu-sample")
+        << ", \"verify_sample_every\": " << s.sampleEvery << ", \"cpu_sampled_frames\": " << s.sampledFrames
         << ", \"dicomdir_records_updated\": " << s.dicomdirRecords << ", \"seconds\": " << sec;
       if (s.stageSeconds.size() == DPRCSG_count)
       {

@@ -37,6 +37,9 @@ struct DPRCSummary
   std::uint64_t verifierBatches = 0; // verifiers: batches (with the GPU: a pcwt_verify_batch call each)
   std::uint64_t verifiedFrames = 0; //   frames and files (copies read back) they decoded together
   std::uint64_t verifiedFiles = 0;
+  bool verifierGpu = false;         //   on a GPU (else the CPU stood in for the coding backend)
+  std::uint64_t sampledFrames = 0;  //   of those frames, the ones the CPU decoder checked too,
+  unsigned sampleEvery = 0;         //   one in sampleEvery (0: no verifier stage, or no sample)
   std::uint64_t dicomdirRecords = 0; // DICOMDIR records updated to the new transfer syntax
   double seconds = 0.0;
   /// thread-seconds per stage (index: DPRC_Stage; empty: not recorded)
@@ -93,6 +96,11 @@ private:
   DPRCSummary sum_;
   std::chrono::steady_clock::time_point start_;
 };
+
+/** which verification ran, for the summary: "GPU all N frames + CPU k of N frames (sample of 1
+ *  in 64)", or the CPU decoder in each writer for every frame
+ */
+std::string DPRCVerificationText(const DPRCSummary& s);
 
 /// a human readable summary, several lines
 std::string DPRCSummaryText(const DPRCSummary& s, bool dryRun);

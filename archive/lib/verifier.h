@@ -3,7 +3,10 @@
  *
  *  Purpose: (internal) pcwt-recompress's pipeline (pipeline.h): the verifier stage: the writers
  *           hand their copies over (DPRCFrameVerifier) and go on; a verifier per device decodes the
- *           copies waiting in one pcwt_verify_batch call, which compares them with the originals.
+ *           copies waiting in one pcwt_verify_batch call with the coding backend (the GPU: every
+ *           frame), which compares them with the originals. Meanwhile the writer itself decodes a
+ *           deterministic sample of the frames with the CPU decoder (sample.h), an implementation
+ *           apart from the GPU's, and compares them too.
  */
 
 #ifndef PCWT_ARCHIVE_VERIFIER_H
@@ -15,9 +18,11 @@
 #include "engine.h"
 #include "pipeline.h"
 #include "queue.h"
+#include "sample.h"
 #include "pcwt.h"
 
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -48,7 +53,7 @@ struct VerifyRequest
 class VerifyTicket : public DPRCVerifyTicket
 {
 public:
-  explicit VerifyTicket(std::unique_ptr<VerifyRequest> r) : r_(std::move(r)) {}
+  VerifyTicket(std::unique_ptr<VerifyRequest> r, SampleVerdict sample) : r_(std::move(r)), sample_(std::move(sample)) {}
   ~VerifyTicket()
   {
     // every request queued is answered: the verifier stops only when the writers are done
@@ -66,40 +71,57 @@ public:
   {
     std::unique_lock<std::mutex> lock(r_->mutex);
     r_->cv.wait(lock, [this]() { return r_->done; });
-    reason = r_->reason;
-    return r_->error;
+    // both verdicts said: a copy that one check alone caught shows which
+    if (r_->error.empty() && sample_.error.empty()) return std::string();
+    reason = (r_->reason == DPRCR_verifyFailed || sample_.reason == DPRCR_verifyFailed) ? DPRCR_verifyFailed
+                                                                                          : DPRCR_memory;
+    if (sample_.error.empty()) return r_->error;
+    if (r_->error.empty()) return sample_.error;
+    return r_->error + "; " + sample_.error;
   }
 
 private:
   std::unique_ptr<VerifyRequest> r_;
+  const SampleVerdict sample_;
 };
 
-/// what a writer hands its copies to: the verifiers' queue (DPRCFrameVerifier)
+/** what a writer hands its copies to (DPRCFrameVerifier): the verifiers' queue, and on the
+ *  writer's own thread, while a verifier decodes the copy, the CPU decoder's sample of its frames
+ */
 class VerifyClient : public DPRCFrameVerifier
 {
 public:
-  VerifyClient(Queue<VerifyRequest>& queue, std::uint64_t maxSamples, DPRCSampleMemory *codestreams)
-    : queue_(queue), maxSamples_(maxSamples), codestreams_(codestreams) {}
+  /// every: the sample of one frame in every (0: none; 1: all)
+  VerifyClient(Queue<VerifyRequest>& queue, std::uint64_t maxSamples, DPRCSampleMemory *codestreams, unsigned every)
+    : queue_(queue), maxSamples_(maxSamples), codestreams_(codestreams), every_(every), cpu_(maxSamples) {}
 
   virtual std::unique_ptr<DPRCVerifyTicket> submit(const std::vector<DPRCCodestream>& frames, std::size_t frameBytes,
-                                                   const unsigned char *original)
+                                                   const unsigned char *original, const std::string& sampleKey)
   {
     std::unique_ptr<VerifyRequest> r(new VerifyRequest());
     r->frames = &frames;
     r->frameBytes = frameBytes;
     r->original = original;
     queue_.push(r.get());
-    return std::unique_ptr<DPRCVerifyTicket>(new VerifyTicket(std::move(r)));
+    SampleVerdict sample = checkSample(cpu_, frames, frameBytes, original, sampleKey, every_);
+    sampledFrames_ += sample.frames;
+    return std::unique_ptr<DPRCVerifyTicket>(new VerifyTicket(std::move(r), std::move(sample)));
   }
 
   virtual std::uint64_t maxSamplesPerFrame() const { return maxSamples_; }
 
   virtual DPRCSampleMemory *codestreamMemory() { return codestreams_; }
 
+  /// the frames the CPU decoder checked so far
+  std::uint64_t sampledFrames() const { return sampledFrames_; }
+
 private:
   Queue<VerifyRequest>& queue_;
   const std::uint64_t maxSamples_;
   DPRCSampleMemory *const codestreams_;
+  const unsigned every_;
+  CpuDecoderPool cpu_;
+  std::atomic<std::uint64_t> sampledFrames_{0};
 };
 
 /** verifies the copies of several writers in one pcwt_verify_batch call (on the CPU: split over
@@ -115,12 +137,13 @@ public:
     for (pcwt_decoder *d : decoders_) pcwt_decoder_destroy(d);
   }
 
+  /// decoders of the coding backend (p.backend) on device
   bool init(const DPRCPipelineOptions& p, int device, std::string& error)
   {
     const unsigned n = std::max(1u, p.cpuCoderThreads);
     for (unsigned t = 0; t < n; ++t)
     {
-      pcwt_decoder *d = makeDecoder(t ? PCWT_BACKEND_CPU : p.decodeBackend, device, error);
+      pcwt_decoder *d = makeDecoder(t ? PCWT_BACKEND_CPU : p.backend, device, error);
       if (d == NULL) return false;
       decoders_.push_back(d);
       if (pcwt_decoder_set_max_samples(d, p.maxSamplesPerFrame) != PCWT_OK)
@@ -167,12 +190,13 @@ public:
         if (jobs[k].status == PCWT_OK || !r->error.empty()) continue;
         // out of memory is the verifier's lack, not the copy's fault
         r->reason = jobs[k].status == PCWT_ERR_OUT_OF_MEMORY ? DPRCR_memory : DPRCR_verifyFailed;
+        r->error = gpu() ? "the GPU decoder: " : "the coding backend's decoder (the CPU): ";
         if (jobs[k].status == PCWT_ERR_MISMATCH)
-          r->error = "decoded pixel data differs from the original at byte " +
-                     std::to_string(f * r->frameBytes + jobs[k].first_difference);
+          r->error += "decoded pixel data differs from the original at byte " +
+                      std::to_string(f * r->frameBytes + jobs[k].first_difference);
         else
-          r->error = "cannot decode the new copy: frame " + std::to_string(f + 1) + ": libpcwt: " +
-                     pcwt_status_string(jobs[k].status);
+          r->error += "cannot decode the new copy: frame " + std::to_string(f + 1) + ": libpcwt: " +
+                      pcwt_status_string(jobs[k].status);
       }
       stats.verifiedFrames += r->frames->size();
       ++stats.verifiedFiles;

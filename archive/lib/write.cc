@@ -237,7 +237,8 @@ static DPRCResult& writeInner(DPRCJob& job, const DPRCOptions& opt, unsigned slo
       pc->temp = temp;
       pc->destDir = destDir;
       pc->slot = slot;
-      pc->ticket = verifier->submit(pc->frames, frameBytes, job.original.data());
+      pc->ticket = verifier->submit(pc->frames, frameBytes, job.original.data(),
+                                    job.sampleKey.empty() ? job.entry.rel : job.sampleKey);
       job.pending = pc;
       return r;
     }

@@ -143,7 +143,10 @@ bool RecompressParseCommandLine(int argc, char *argv[], RecompressOptions& o)
                                                           "how long a batch that is not full waits for\nthe next file");
     cmd.addOption("--commit-group",             "+cg", 1, "[n]umber: integer (default: 16)",
                                                           "a writer flushes and renames up to n verified\ncopies together, then flushes their folders\nonce (1: each file on its own)");
-    cmd.addOption("--verify-gpu",               "+vg",    "verify (decode the new copies) with the coding\nbackend, e.g. the GPU, the copies of several\nwriters in one call (default: the CPU decoder,\nin each writer)");
+    cmd.addOption("--verify-gpu",               "+vg",    "verify (decode the new copies, every frame) with\nthe coding backend, the copies of several\nwriters in one call, and a sample of the frames\nwith the CPU decoder (default when the GPU\ncodes; on the CPU, CPU decoders stand in)");
+    cmd.addOption("--verify-cpu",               "+vc",    "verify every frame with the CPU decoder, in each\nwriter (default when the CPU codes)");
+    cmd.addOption("--verify-sample",            "+vs", 1, "[n]umber: integer (default: 64)",
+                                                          "with --verify-gpu: the CPU decoder checks one\nframe in n too, the same frames in every run\n(0: none, 1: all)");
 
   cmd.addGroup("progress and report:");
     cmd.addOption("--progress-auto",            "+pa",    "a bar on a terminal, else lines (default)");
@@ -232,7 +235,15 @@ bool RecompressParseCommandLine(int argc, char *argv[], RecompressOptions& o)
     }
     if (cmd.findOption("--batch-frames")) app.checkValue(cmd.getValueAndCheckMinMax(o.batchFrames, 0, 1000000));
     if (cmd.findOption("--batch-mb")) app.checkValue(cmd.getValueAndCheckMinMax(o.batchMB, 1, 1048576));
-    if (cmd.findOption("--verify-gpu")) o.verifyGpu = true;
+    cmd.beginOptionBlock();
+    if (cmd.findOption("--verify-gpu")) o.verify = DPRCVM_backend;
+    if (cmd.findOption("--verify-cpu")) o.verify = DPRCVM_writers;
+    cmd.endOptionBlock();
+    if (cmd.findOption("--verify-sample"))
+    {
+      app.checkConflict("--verify-sample", "--verify-cpu", o.verify == DPRCVM_writers);
+      app.checkValue(cmd.getValueAndCheckMinMax(o.verifySample, 0, 1000000));
+    }
     if (cmd.findOption("--commit-group")) app.checkValue(cmd.getValueAndCheckMinMax(o.commitGroup, 1, 4096));
     if (cmd.findOption("--batch-wait")) app.checkValue(cmd.getValueAndCheckMinMax(o.batchWait, 0, 600000));
     if (cmd.findOption("--coders-per-gpu")) app.checkValue(cmd.getValueAndCheckMinMax(o.codersPerGpu, 1, 16));

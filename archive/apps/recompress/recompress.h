@@ -14,6 +14,7 @@
 
 #include "engine.h"
 #include "lock.h"
+#include "pipeline.h"
 #include "pcwt.h"
 
 #include <cstdint>
@@ -55,7 +56,10 @@ struct RecompressOptions
   OFCmdUnsignedInt batchWait = 20;
   OFCmdUnsignedInt commitGroup = 16;
   OFCmdUnsignedInt codersPerGpu = 0;
-  bool verifyGpu = false;
+  /// --verify-gpu, --verify-cpu (default: the coding backend's verifier when it is a GPU)
+  DPRC_VerifyMode verify = DPRCVM_auto;
+  /// --verify-sample: the CPU decoder's sample, one frame in n (0: none)
+  OFCmdUnsignedInt verifySample = kDPRCDefaultVerifySample;
   pcwt_profile profile = PCWT_PROFILE_BASELINE;
   bool stats = false;
   /// a DPRC_ProgressMode, -1: a bar on a terminal, else lines

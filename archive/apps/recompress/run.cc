@@ -227,8 +227,9 @@ static DPRCPipelineOptions pipelineOptions(const RecompressOptions& o, std::size
   popt.codersPerDevice = static_cast<unsigned>(o.codersPerGpu);
   popt.backend = o.backend;
   popt.devices = o.devices;
-  popt.decodeBackend = o.verifyGpu ? o.backend : PCWT_BACKEND_CPU;
-  popt.verifyBatches = o.verifyGpu; // the copies of several writers decoded together
+  popt.decodeBackend = PCWT_BACKEND_CPU;
+  popt.verify = o.verify;
+  popt.verifySample = static_cast<unsigned>(o.verifySample);
   popt.maxSamplesPerFrame = kMaxSamplesPerFrame;
   // the batch coders code what the plugin's encoder would: its settings as RecompressRegisterCodecs
   // registers them (NULL when out of memory: the pipeline refuses to start)
@@ -398,6 +399,9 @@ bool RecompressRun(const RecompressOptions& o, const RecompressLocks& locks, int
   sum.verifierBatches = pstats.verifierBatches;
   sum.verifiedFrames = pstats.verifiedFrames;
   sum.verifiedFiles = pstats.verifiedFiles;
+  sum.verifierGpu = pstats.verifierGpu;
+  sum.sampledFrames = pstats.sampledFrames;
+  sum.sampleEvery = pstats.sampleEvery;
   sum.dicomdirRecords = dicomdirRecords;
   sum.stageSeconds = DPRCStageSeconds();
   DPRCTimelineMark("summary");
