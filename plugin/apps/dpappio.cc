@@ -44,7 +44,7 @@ OFCondition DPCWTLoadInput(const OFLogger& logger, const DPCWTAppOptions& opt, D
   }
   OFString tsuid;
   if (fileformat.getMetaInfo()->findAndGetOFString(DCM_TransferSyntaxUID, tsuid).good() && !tsuid.empty() &&
-      !DPCWTFileFormat::isPCWTFile(fileformat) && DcmXfer(tsuid.c_str()).getXfer() == EXS_Unknown)
+      DPCWTCarrierOfUID(tsuid.c_str()) == EXS_Unknown && DcmXfer(tsuid.c_str()).getXfer() == EXS_Unknown)
   {
     OFLOG_FATAL(logger, "unsupported transfer syntax " << tsuid << ": " << opt.ifname);
     return EC_UnsupportedEncoding;

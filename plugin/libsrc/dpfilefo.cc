@@ -33,13 +33,13 @@ OFCondition DPCWTFileFormat::validateMetaInfo(const E_TransferSyntax oxfer,
                                               const E_FileWriteMode writeMode)
 {
   OFCondition result = DcmFileFormat::validateMetaInfo(oxfer, writeMode);
-  if (result.good() && oxfer == DPCWT_CARRIER_XFER && writeMode != EWM_dontUpdateMeta &&
-      writeMode != EWM_dataset)
+  const char *uid = DPCWTUIDOfCarrier(oxfer);
+  if (result.good() && uid != NULL && writeMode != EWM_dontUpdateMeta && writeMode != EWM_dataset)
   {
-    // DcmFileFormat wrote the carrier's own UID: replace it with the private one
+    // DcmFileFormat wrote the carrier's own UID: replace it with the one it stands for
     DcmMetaInfo *meta = getMetaInfo();
     if (meta == NULL) return EC_IllegalCall;
-    result = meta->putAndInsertString(DCM_TransferSyntaxUID, DCMPCWT_TRANSFER_SYNTAX_UID);
+    result = meta->putAndInsertString(DCM_TransferSyntaxUID, uid);
     if (result.good())
       result = meta->computeGroupLengthAndPadding(EGL_withGL, EPD_noChange, META_HEADER_DEFAULT_TRANSFERSYNTAX,
                                                   EET_ExplicitLength);
@@ -82,11 +82,14 @@ OFCondition DPCWTFileFormat::saveFile(const OFFilename &fileName,
 {
   E_TransferSyntax xfer = writeXfer;
   if (xfer == EXS_Unknown && getDataset() != NULL) xfer = getDataset()->getOriginalXfer();
-  if (xfer == DPCWT_CARRIER_XFER && (writeMode == EWM_dataset ||
-      (writeMode == EWM_dontUpdateMeta && !isPCWTFile(*this))))
-    return DPCWTMakeError(EPCEC_CannotWrite, "the PCWT transfer syntax can only be written with file "
-      "meta information that records its UID (not EWM_dataset; EWM_dontUpdateMeta only when the meta "
-      "header already holds it)");
+  const char *uid = DPCWTUIDOfCarrier(xfer);
+  OFString ts;
+  if (uid != NULL && (writeMode == EWM_dataset ||
+      (writeMode == EWM_dontUpdateMeta && (getMetaInfo() == NULL ||
+       getMetaInfo()->findAndGetOFString(DCM_TransferSyntaxUID, ts).bad() || ts != uid))))
+    return DPCWTMakeError(EPCEC_CannotWrite, OFString("the ") + DPCWTTransferSyntaxName(xfer) + " transfer "
+      "syntax can only be written with file meta information that records its UID (not EWM_dataset; "
+      "EWM_dontUpdateMeta only when the meta header already holds it)");
   return DcmFileFormat::saveFile(fileName, writeXfer, encodingType, groupLength, padEncoding, padLength,
                                  subPadLength, writeMode);
 }
@@ -101,7 +104,12 @@ OFBool DPCWTFileFormat::isPCWTFile(DcmFileFormat &fileformat)
 
 OFCondition DPCWTFileFormat::rekeyPixelData(DcmFileFormat &fileformat)
 {
-  if (!isPCWTFile(fileformat)) return EC_Normal;
+  DcmMetaInfo *meta = fileformat.getMetaInfo();
+  OFString ts;
+  if (meta == NULL || meta->findAndGetOFString(DCM_TransferSyntaxUID, ts).bad()) return EC_Normal;
+  const E_TransferSyntax carrier = DPCWTCarrierOfUID(ts.c_str());
+  if (carrier == EXS_Unknown) return EC_Normal;
+  const OFString name = DPCWTTransferSyntaxName(carrier);
   DcmDataset *dataset = fileformat.getDataset();
   if (dataset == NULL) return EC_IllegalCall;
 
@@ -114,13 +122,13 @@ OFCondition DPCWTFileFormat::rekeyPixelData(DcmFileFormat &fileformat)
     E_TransferSyntax key = EXS_Unknown;
     const DcmRepresentationParameter *param = NULL;
     pixelData->getOriginalRepresentationKey(key, param);
-    if (key == DPCWT_CARRIER_XFER) continue;
+    if (key == carrier) continue;
 
     // DCMTK read the element under the (unknown to it) private UID as Explicit VR Little Endian
     DcmPixelSequence *old = NULL;
     if (pixelData->getEncapsulatedRepresentation(key, param, old).bad() || old == NULL)
-      return DPCWTMakeError(EPCEC_CorruptData, "the file declares the PCWT transfer syntax, but its "
-        "Pixel Data is not encapsulated");
+      return DPCWTMakeError(EPCEC_CorruptData, "the file declares the " + name + " transfer syntax, but "
+        "its Pixel Data is not encapsulated");
 
     // a new sequence of cloned items: a copied DcmPixelSequence would keep the transfer syntax it
     // was read with, and DCMTK could then not write it under the carrier
@@ -137,7 +145,7 @@ OFCondition DPCWTFileFormat::rekeyPixelData(DcmFileFormat &fileformat)
         return DPCWTMakeError(EPCEC_CorruptData, OFString("cannot read the pixel sequence: ") + c.text());
       }
     }
-    pixelData->putOriginalRepresentation(DPCWT_CARRIER_XFER, NULL, seq);
+    pixelData->putOriginalRepresentation(carrier, NULL, seq);
   }
   dataset->updateOriginalXfer();
   return EC_Normal;

@@ -19,11 +19,18 @@
 #include "dcmtk/dcmdata/dccodec.h"
 #include "dcmpcwt/dpcodecd.h"
 #include "dcmpcwt/dpcparam.h"
+#include "dcmpcwt/dpj2kdec.h"
 
 /* Its own instances, not DPCWTDecoderRegistration's: an application that registers the PCWT
  * decoder itself (carrier mode) keeps doing so when this library is preloaded as well. */
 static DPCWTDecoder *g_decoder = NULL;
 static DPCWTCodecParameter *g_param = NULL;
+/* JPEG 2000 (.90, .91), which DCMTK 3.6.7 keys by its own enum values: stock tools then decompress
+ * it. Lossy streams too (decompressing is what the tools are asked to do); HTJ2K needs
+ * DPCWTFileFormat's carrier and is not read by stock tools. Not registered when an application
+ * registered a JPEG 2000 decoder first. */
+static DPCWTJ2KDecoder *g_j2kDecoder = NULL;
+static DPCWTCodecParameter *g_j2kParam = NULL;
 
 __attribute__((constructor)) static void dcmpcwt_preload_register()
 {
@@ -36,10 +43,28 @@ __attribute__((constructor)) static void dcmpcwt_preload_register()
     g_decoder = NULL;
     g_param = NULL;
   }
+  if (!DPCWTJ2KDecoder::available()) return;
+  g_j2kParam = new DPCWTCodecParameter(EPCUC_default, OFFalse, OFTrue /* lossy streams decoded */);
+  g_j2kDecoder = new DPCWTJ2KDecoder();
+  if (DcmCodecList::registerCodec(g_j2kDecoder, NULL, g_j2kParam).bad())
+  {
+    delete g_j2kDecoder;
+    delete g_j2kParam;
+    g_j2kDecoder = NULL;
+    g_j2kParam = NULL;
+  }
 }
 
 __attribute__((destructor)) static void dcmpcwt_preload_cleanup()
 {
+  if (g_j2kDecoder != NULL)
+  {
+    DcmCodecList::deregisterCodec(g_j2kDecoder);
+    delete g_j2kDecoder;
+    delete g_j2kParam;
+    g_j2kDecoder = NULL;
+    g_j2kParam = NULL;
+  }
   if (g_decoder == NULL) return;
   DcmCodecList::deregisterCodec(g_decoder);
   delete g_decoder;

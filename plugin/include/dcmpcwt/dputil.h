@@ -30,6 +30,31 @@
  */
 const E_TransferSyntax DPCWT_CARRIER_XFER = EXS_JPEGProcess28;
 
+/** HTJ2K (JPEG 2000 Part 15) transfer syntaxes, which DCMTK 3.6.7 does not know: like the private
+ *  syntax, each is read under a carrier, an encapsulated Explicit VR Little Endian value no DCMTK
+ *  codec handles (retired JPEG hierarchical processes). DPCWTFileFormat maps the UID to its carrier
+ *  on load and back on save; DPCWTJ2KDecoder decodes them (docs/dcmtk-plugin.md).
+ */
+#define DCMPCWT_HTJ2K_LOSSLESS_UID      "1.2.840.10008.1.2.4.201"
+#define DCMPCWT_HTJ2K_LOSSLESS_RPCL_UID "1.2.840.10008.1.2.4.202"
+#define DCMPCWT_HTJ2K_UID               "1.2.840.10008.1.2.4.203"
+const E_TransferSyntax DPCWT_HTJ2K_LOSSLESS_XFER = EXS_JPEGProcess24_26;
+const E_TransferSyntax DPCWT_HTJ2K_LOSSLESS_RPCL_XFER = EXS_JPEGProcess25_27;
+const E_TransferSyntax DPCWT_HTJ2K_XFER = EXS_JPEGProcess29;
+
+/** the carrier of a transfer syntax UID DCMTK does not know (PCWT or HTJ2K), else EXS_Unknown */
+E_TransferSyntax DPCWTCarrierOfUID(const char *uid);
+
+/** the UID a carrier stands for (PCWT or HTJ2K), else NULL */
+const char *DPCWTUIDOfCarrier(E_TransferSyntax xfer);
+
+/** JPEG 2000 or HTJ2K (.90, .91 or an HTJ2K carrier): whether such a stream is lossless is read from
+ *  the codestream by DPCWTJ2KDecoder, not from the transfer syntax */
+OFBool DPCWTIsJPEG2000Xfer(E_TransferSyntax xfer);
+
+/** a name for a transfer syntax, carriers included (DcmXfer's name otherwise) */
+OFString DPCWTTransferSyntaxName(E_TransferSyntax xfer);
+
 /// the logger of this module ("dcmtk.dcmpcwt")
 extern OFLogger DCM_dcmpcwtLogger;
 
@@ -94,7 +119,9 @@ enum DPCWT_ConditionCode
   /// not a PCWT file (for the decoder in EPCDM_unknownEncapsulated mode)
   EPCEC_NotPCWT = 9,
   /// a file of the private transfer syntax cannot be written this way
-  EPCEC_CannotWrite = 10
+  EPCEC_CannotWrite = 10,
+  /// the JPEG 2000 decoder is not available (built without OpenJPEG)
+  EPCEC_NoDecoder = 11
 };
 
 /// make an error condition of this module with a message
