@@ -8,8 +8,9 @@ find_package(DCMTK CONFIG REQUIRED) # imported targets are visible per directory
 
 add_executable(test_recompress ${CMAKE_CURRENT_LIST_DIR}/test_recompress.cpp
   ${CMAKE_CURRENT_LIST_DIR}/test_recompress_pipeline.cpp ${CMAKE_CURRENT_LIST_DIR}/test_recompress_safety.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/recompress_util.h)
-target_link_libraries(test_recompress PRIVATE dcmpcwt DCMTK::dcmjpeg DCMTK::dcmjpls DCMTK::dcmdata
+  ${CMAKE_CURRENT_LIST_DIR}/test_recompress_verify.cpp ${CMAKE_CURRENT_LIST_DIR}/recompress_util.h)
+# (pcwt_archive: the verification's sample, archive/lib/sample.h, drawn as the tool draws it)
+target_link_libraries(test_recompress PRIVATE pcwt_archive dcmpcwt DCMTK::dcmjpeg DCMTK::dcmjpls DCMTK::dcmdata
   GTest::gtest_main Threads::Threads)
 # dicom_test_util.h (processes, temporary folders, decoding, attribute comparison)
 target_include_directories(test_recompress PRIVATE ${CMAKE_CURRENT_LIST_DIR}/../dicom)
@@ -20,5 +21,8 @@ target_compile_definitions(test_recompress PRIVATE
   DCMDPCWT_PATH="$<TARGET_FILE:dcmdpcwt>"
   PRELOAD_PATH="" PRELOAD_PREFIX="") # dicom_test_util.h's preloadEnv() is not used here
 add_dependencies(test_recompress pcwt-recompress dcmdpcwt)
-gtest_discover_tests(test_recompress TEST_PREFIX "recompress." DISCOVERY_TIMEOUT 60
+gtest_discover_tests(test_recompress TEST_PREFIX "recompress." TEST_FILTER "-RecompressGpu.*" DISCOVERY_TIMEOUT 60
   PROPERTIES LABELS recompress TIMEOUT 300)
+# the GPU's verification by default (skips without a device)
+gtest_discover_tests(test_recompress TEST_PREFIX "recompress." TEST_FILTER "RecompressGpu.*" DISCOVERY_TIMEOUT 60
+  PROPERTIES LABELS gpu TIMEOUT 300)
