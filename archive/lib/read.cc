@@ -21,6 +21,7 @@
 #include "dcmtk/dcmdata/dcstack.h"
 
 #include "dcmpcwt/dpfilefo.h"
+#include "dcmpcwt/dpj2kdec.h"
 #include "dcmpcwt/dprparam.h"
 #include "dcmpcwt/dputil.h"
 #include "dpapps.h"
@@ -99,6 +100,8 @@ static DPRCResult& prepareInner(DPRCJob& job, const DPRCOptions& opt, DPRCSample
   if (sniff == DPRCS_unreadable) return fail(r, DPRCR_io, "unreadable file: " + error);
   if (sniff == DPRCS_notDicom) return finish(r, DPRCST_skippedNotDicom, "not a DICOM file (no DICM prefix)");
   r.inXfer = xferName(ts);
+  const E_TransferSyntax carrier = DPCWTCarrierOfUID(ts.c_str()); // HTJ2K: a name, not the bare UID
+  if (carrier != EXS_Unknown) r.inXfer = DPCWTTransferSyntaxName(carrier).c_str();
   if (sopClass == UID_MediaStorageDirectoryStorage) return finish(r, DPRCST_skippedNonImage, "DICOMDIR");
   if (isTargetUid(ts, opt.target))
   {
@@ -166,14 +169,30 @@ static DPRCResult& prepareInner(DPRCJob& job, const DPRCOptions& opt, DPRCSample
     return finish(r, DPRCST_unsupported, "unsupported transfer syntax " + r.inXfer);
   if (ix.isEncapsulated())
   {
-    if (opt.target != DPRCT_uncompressed && ixfer != DPCWT_CARRIER_XFER && ix.isLossy() && !opt.acceptLossy)
-      return finish(r, DPRCST_unsupported, "lossy compressed input (" + r.inXfer + "); --accept-lossy codes it anyway",
+    // JPEG 2000 and HTJ2K: lossless or not is read from the codestreams' headers, not the UID
+    bool lossy = ix.isLossy();
+    if (DPCWTIsJPEG2000Xfer(ixfer) && DPCWTJ2KDecoder::available() && opt.target != DPRCT_uncompressed &&
+        !opt.acceptLossy)
+    {
+      OFBool j2kLossy = OFFalse;
+      c = DPCWTJ2KDecoder::isLossy(ds, j2kLossy);
+      if (c.bad())
+        return fail(r, decodeReason(c, DPRCR_corruptInput),
+                    std::string("cannot decode the pixel data (corrupt or truncated?): ") + c.text());
+      lossy = j2kLossy;
+    }
+    if (opt.target != DPRCT_uncompressed && ixfer != DPCWT_CARRIER_XFER && lossy && !opt.acceptLossy)
+      return finish(r, DPRCST_unsupported, "lossy compressed input (" + r.inXfer +
+                    (DPCWTIsJPEG2000Xfer(ixfer) ? ": a lossy codestream" : "") + "); --accept-lossy codes it anyway",
                     DPRCR_lossySyntax);
     c = ds->chooseRepresentation(EXS_LittleEndianExplicit, NULL);
     if (c.bad())
     {
-      if (ixfer == DPCWT_CARRIER_XFER || ixfer == EXS_JPEGLSLossless || ixfer == EXS_JPEGLSLossy ||
-          ixfer == EXS_RLELossless || (ixfer >= EXS_JPEGProcess1 && ixfer <= EXS_JPEGProcess14SV1))
+      if (DPCWTIsJPEG2000Xfer(ixfer) && !DPCWTJ2KDecoder::available())
+        return finish(r, DPRCST_unsupported, "cannot decode transfer syntax " + r.inXfer + ": " + c.text());
+      if (ixfer == DPCWT_CARRIER_XFER || DPCWTIsJPEG2000Xfer(ixfer) || ixfer == EXS_JPEGLSLossless ||
+          ixfer == EXS_JPEGLSLossy || ixfer == EXS_RLELossless ||
+          (ixfer >= EXS_JPEGProcess1 && ixfer <= EXS_JPEGProcess14SV1))
         return fail(r, decodeReason(c, DPRCR_corruptInput),
                     std::string("cannot decode the pixel data (corrupt or truncated?): ") + c.text());
       return finish(r, DPRCST_unsupported, "cannot decode transfer syntax " + r.inXfer +

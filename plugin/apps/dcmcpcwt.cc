@@ -3,10 +3,10 @@
  *
  *  Purpose: Compress DICOM file to the PCWT private transfer syntax (or to JPEG-LS Lossless)
  *
- *  The input may use any transfer syntax DCMTK 3.6.7 decodes (uncompressed, JPEG, JPEG-LS, RLE,
- *  PCWT). The output is written to a temporary file in the output folder and renamed when it is
- *  complete (and, with --verify, decoded and compared sample by sample): on any error nothing is
- *  left at the output path.
+ *  The input may use any transfer syntax DCMTK 3.6.7 decodes (uncompressed, JPEG, JPEG-LS, RLE),
+ *  PCWT, JPEG 2000 or HTJ2K (lossy streams only with --accept-lossy). The output is written to a
+ *  temporary file in the output folder and renamed when it is complete (and, with --verify,
+ *  decoded and compared sample by sample): on any error nothing is left at the output path.
  */
 
 #include "dcmtk/config/osconfig.h"
@@ -20,6 +20,7 @@
 #include "dcmpcwt/dpcodece.h"
 #include "dcmpcwt/dpencode.h"
 #include "dcmpcwt/dpfilefo.h"
+#include "dcmpcwt/dpj2kdec.h"
 #include "dcmpcwt/dprparam.h"
 #include "dcmpcwt/dputil.h"
 #include "dpappio.h"
@@ -202,7 +203,19 @@ int main(int argc, char *argv[])
     if (original_xfer.isEncapsulated())
     {
       const OFString xferName = DPCWTXferName(ixfer);
-      if (ixfer != DPCWT_CARRIER_XFER && original_xfer.isLossy() && !opt_acceptLossy)
+      // JPEG 2000 and HTJ2K: lossless or not is read from the codestreams, not the UID
+      OFBool lossy = original_xfer.isLossy();
+      if (DPCWTIsJPEG2000Xfer(ixfer) && DPCWTJ2KDecoder::available())
+      {
+        error = DPCWTJ2KDecoder::isLossy(dataset, lossy);
+        if (error.bad())
+        {
+          OFLOG_FATAL(dcmcpcwtLogger, error.text() << ": cannot decompress input transfer syntax " << xferName
+            << ": " << opt.ifname);
+          break;
+        }
+      }
+      if (ixfer != DPCWT_CARRIER_XFER && lossy && !opt_acceptLossy)
       {
         OFLOG_FATAL(dcmcpcwtLogger, "input is lossy compressed (" << xferName << "): lossless coding would only "
           "preserve those losses; use --accept-lossy to code it anyway: " << opt.ifname);
@@ -213,8 +226,8 @@ int main(int argc, char *argv[])
       if (error.bad())
       {
         OFLOG_FATAL(dcmcpcwtLogger, error.text() << ": cannot decompress input transfer syntax " << xferName
-          << " (DCMTK 3.6.7 decodes uncompressed, JPEG, JPEG-LS, RLE and PCWT; convert other syntaxes such as "
-          "JPEG 2000 first, e.g. with 'gdcmconv --raw'): " << opt.ifname);
+          << " (dcmcpcwt decodes uncompressed, JPEG, JPEG-LS, RLE, JPEG 2000, HTJ2K and PCWT; convert other "
+          "syntaxes first, e.g. with 'gdcmconv --raw'): " << opt.ifname);
         break;
       }
     }

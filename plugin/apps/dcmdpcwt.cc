@@ -2,7 +2,7 @@
  *  Module:  dcmpcwt
  *
  *  Purpose: Decompress DICOM file of the PCWT private transfer syntax (or any transfer syntax
- *           DCMTK 3.6.7 decodes) to Explicit or Implicit VR Little Endian
+ *           DCMTK 3.6.7 decodes, JPEG 2000 and HTJ2K) to Explicit or Implicit VR Little Endian
  *
  *  The output is written to a temporary file in the output folder and renamed when it is complete:
  *  on any error nothing is left at the output path.

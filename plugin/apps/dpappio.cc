@@ -54,7 +54,7 @@ OFCondition DPCWTLoadInput(const OFLogger& logger, const DPCWTAppOptions& opt, D
 
 OFString DPCWTXferName(E_TransferSyntax xfer)
 {
-  return (xfer == DPCWT_CARRIER_XFER) ? OFString(DCMPCWT_TRANSFER_SYNTAX_NAME) : OFString(DcmXfer(xfer).getXferName());
+  return DPCWTTransferSyntaxName(xfer);
 }
 
 OFCondition DPCWTSaveOutput(const OFLogger& logger, const DPCWTAppOptions& opt, DPCWTFileFormat& fileformat,

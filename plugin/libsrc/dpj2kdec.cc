@@ -10,6 +10,7 @@
 
 #include "dcmtk/dcmdata/dcdatset.h"  /* for class DcmDataset */
 #include "dcmtk/dcmdata/dcdeftag.h"  /* for tag constants */
+#include "dcmtk/dcmdata/dcpixel.h"   /* for class DcmPixelData */
 #include "dcmtk/dcmdata/dcpixseq.h"  /* for class DcmPixelSequence */
 #include "dcmtk/dcmdata/dcswap.h"    /* for swapIfNecessary() */
 #include "dcmtk/dcmdata/dcvrpobw.h"  /* for class DcmPolymorphOBOW */
@@ -77,6 +78,12 @@ static OFCondition noDecoder()
 {
   return DPCWTMakeError(EPCEC_NoDecoder, "JPEG 2000 cannot be decoded: libdcmpcwt was built without OpenJPEG "
     "(libopenjp2-7-dev)");
+}
+
+OFCondition DPCWTJ2KDecoder::isLossy(DcmItem *, OFBool& lossy)
+{
+  lossy = OFFalse;
+  return noDecoder();
 }
 
 OFCondition DPCWTJ2KDecoder::decode(const DcmRepresentationParameter *, DcmPixelSequence *, DcmPolymorphOBOW&,
@@ -248,7 +255,7 @@ OFCondition updateDataset(DcmItem *dataset, const pcwt_dicom_pixel_module& m, co
   OFCondition result = EC_Normal;
   if (out.precision != m.bits_stored)
   {
-    DCMPCWT_WARN("BitsStored " << m.bits_stored << " differs from the JPEG 2000 precision " << out.precision
+    DCMPCWT_DEBUG("BitsStored " << m.bits_stored << " differs from the JPEG 2000 precision " << out.precision
                  << ": BitsStored and HighBit follow the codestream");
     result = dataset->putAndInsertUint16(DCM_BitsStored, OFstatic_cast(Uint16, out.precision));
     if (result.good()) result = dataset->putAndInsertUint16(DCM_HighBit, OFstatic_cast(Uint16, out.precision - 1));
@@ -273,6 +280,35 @@ OFCondition updateDataset(DcmItem *dataset, const pcwt_dicom_pixel_module& m, co
 }
 
 } // namespace
+
+OFCondition DPCWTJ2KDecoder::isLossy(DcmItem *dataset, OFBool& lossy)
+{
+  lossy = OFFalse;
+  DcmElement *elem = NULL;
+  if (dataset == NULL || dataset->findAndGetElement(DCM_PixelData, elem).bad() || elem == NULL ||
+      elem->ident() != EVR_PixelData)
+    return DPCWTMakeError(EPCEC_InvalidImage, "no Pixel Data (7FE0,0010)");
+  DcmPixelData *pixelData = OFstatic_cast(DcmPixelData *, elem);
+  E_TransferSyntax xfer = EXS_Unknown;
+  const DcmRepresentationParameter *param = NULL;
+  DcmPixelSequence *seq = NULL;
+  pixelData->getOriginalRepresentationKey(xfer, param);
+  if (!DPCWTIsJPEG2000Xfer(xfer) || pixelData->getEncapsulatedRepresentation(xfer, param, seq).bad() || seq == NULL)
+    return DPCWTMakeError(EPCEC_InvalidImage, "the Pixel Data is not JPEG 2000 or HTJ2K");
+  const DPCWTCodecParameter cp; // only its frame size limit is read
+  pcwt_dicom_pixel_module m;
+  OFCondition result = readModule(dataset, &cp, m);
+  DPCWTJ2KFragments frags;
+  if (result.good()) result = DPCWTJ2KReadFragments(dataset, seq, m.number_of_frames, frags);
+  Outcome out;
+  for (Uint64 f = 0; f < m.number_of_frames && result.good(); ++f)
+  {
+    Frame frame;
+    result = locate(frags, m, f, frame, out);
+  }
+  if (result.good()) lossy = out.lossy ? OFTrue : OFFalse;
+  return result;
+}
 
 OFCondition DPCWTJ2KDecoder::decode(
     const DcmRepresentationParameter * /* fromRepParam */,

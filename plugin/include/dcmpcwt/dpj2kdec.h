@@ -67,6 +67,15 @@ public:
     DcmItem *dataset,
     OFString& decompressedColorModel) const;
 
+  /** whether the JPEG 2000 / HTJ2K pixel data of a data set (its original representation) is lossy,
+   *  read from the headers of every frame's codestream without decoding: for tools that refuse
+   *  lossy input before they decode (dcmcpcwt, pcwt-recompress, pcwt-storescp).
+   *  @param dataset the data set (its Pixel Data under a JPEG 2000 or HTJ2K representation)
+   *  @param lossy set when some frame is lossy (irreversible wavelet or quantisation)
+   *  @return EC_Normal, or the condition decoding would return for these headers
+   */
+  static OFCondition isLossy(DcmItem *dataset, OFBool& lossy);
+
   /// @return OFTrue when built with OpenJPEG (otherwise decoding fails with EPCEC_NoDecoder)
   static OFBool available();
 
