@@ -162,12 +162,15 @@ bool moveInto(const std::string& from, const std::string& dir, const std::string
 }
 
 /// the transfer syntaxes accepted for storage, in order of preference: lossless compressed (fewer
-/// bytes on the wire), uncompressed, then lossy ones (stored as received)
+/// bytes on the wire), uncompressed, then those that may be lossy (lossy ones are stored as
+/// received; a JPEG 2000 (.91) codestream is lossless or not by its headers). HTJ2K is not among
+/// them: DCMTK 3.6.7's network layer cannot receive a data set in a transfer syntax it does not know.
 const char *g_storeXfers[] = {
   UID_JPEGLSLosslessTransferSyntax, UID_JPEGProcess14SV1TransferSyntax, UID_JPEGProcess14TransferSyntax,
-  UID_RLELosslessTransferSyntax, UID_LittleEndianExplicitTransferSyntax, UID_BigEndianExplicitTransferSyntax,
-  UID_LittleEndianImplicitTransferSyntax, UID_DeflatedExplicitVRLittleEndianTransferSyntax,
-  UID_JPEGProcess1TransferSyntax, UID_JPEGProcess2_4TransferSyntax, UID_JPEGLSLossyTransferSyntax};
+  UID_RLELosslessTransferSyntax, UID_JPEG2000LosslessOnlyTransferSyntax, UID_LittleEndianExplicitTransferSyntax,
+  UID_BigEndianExplicitTransferSyntax, UID_LittleEndianImplicitTransferSyntax,
+  UID_DeflatedExplicitVRLittleEndianTransferSyntax, UID_JPEG2000TransferSyntax, UID_JPEGProcess1TransferSyntax,
+  UID_JPEGProcess2_4TransferSyntax, UID_JPEGLSLossyTransferSyntax};
 const char *g_echoXfers[] = {
   UID_LittleEndianExplicitTransferSyntax, UID_BigEndianExplicitTransferSyntax, UID_LittleEndianImplicitTransferSyntax};
 const char *g_verification[] = {UID_VerificationSOPClass};
