@@ -34,13 +34,16 @@
 #include "ingest.h"
 #include "net.h"
 #include "tls.h"
+#include "verify.h"
 
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -83,9 +86,14 @@ struct StoreSettings
   std::uint64_t maxObjectBytes = 0;
   /// calling AE titles allowed to associate (empty: any)
   std::vector<std::string> callingAETitles;
+  /// --verify-gpu / --verify-cpu (default: the GPU's verifier where the GPU codes), --verify-sample
+  DPRC_VerifyMode verify = DPRCVM_auto;
+  OFCmdUnsignedInt verifySample = kDPRCDefaultVerifySample;
 };
 
 StoreSettings g_settings;
+/// PCWT copies: every frame decoded by the coding backend, a sample by the CPU (NULL: the codec, every frame on the CPU)
+std::unique_ptr<dprc::DirectVerifier> g_verifier;
 std::atomic<unsigned long> g_counter(0);
 
 /// the worker slots of the engine's temporary file registry (temp.cc)
@@ -346,9 +354,11 @@ private:
     opt.target = g_settings.target;
     opt.outputDir = stage;
     opt.acceptLossy = g_settings.acceptLossy;
+    if (const char *fault = std::getenv("PCWT_RECOMPRESS_FAULT")) opt.testFault = fault; // the verification's tests
     const unsigned slot = takeSlot();
     DPRCJob job;
-    if (DPRCPrepare(job, entry, opt, slot)) DPRCFinish(job, opt, slot);
+    job.sampleKey = instance.c_str(); // draws the CPU decoder's sample of the frames
+    if (DPRCPrepare(job, entry, opt, slot)) DPRCFinish(job, opt, slot, g_verifier.get());
     releaseSlot(slot);
     const DPRCResult& r = job.result;
 
@@ -467,6 +477,10 @@ int main(int argc, char *argv[])
     DPCWTAddProfileOption(cmd);
     cmd.addOption("--reject-unsupported",       "+ru",    "answer a failure for images that cannot be\ncompressed (default: store them as received)");
     cmd.addOption("--accept-lossy",             "+al",    "also compress images received in a lossy\nsyntax (default: store them as received)");
+    cmd.addOption("--verify-gpu",                         "PCWT: verify every frame with the coding\nbackend, a sample with the CPU decoder\n(default when the GPU codes; on the CPU, a\nCPU decoder stands in)");
+    cmd.addOption("--verify-cpu",                         "verify every frame with the CPU decoder\n(default when the CPU codes)");
+    cmd.addOption("--verify-sample",                   1, "[n]umber: integer (default: 64)",
+                                                          "with --verify-gpu: the CPU decoder checks one\nframe in n too (0: none, 1: all)");
   DPSCPAddTLSOptions(cmd);
 
   prepareCmdLineArgs(argc, argv, OFFIS_CONSOLE_APPLICATION);
@@ -523,6 +537,15 @@ int main(int argc, char *argv[])
     DPCWTEvaluateProfileOption(app, cmd, g_settings.profile, "--target jpegls", g_settings.target == DPRCT_jpegls);
     if (cmd.findOption("--reject-unsupported")) g_settings.rejectUnsupported = true;
     if (cmd.findOption("--accept-lossy")) g_settings.acceptLossy = true;
+    cmd.beginOptionBlock();
+    if (cmd.findOption("--verify-gpu")) g_settings.verify = DPRCVM_backend;
+    if (cmd.findOption("--verify-cpu")) g_settings.verify = DPRCVM_writers;
+    cmd.endOptionBlock();
+    if (cmd.findOption("--verify-sample"))
+    {
+      app.checkConflict("--verify-sample", "--verify-cpu", g_settings.verify == DPRCVM_writers);
+      app.checkValue(cmd.getValueAndCheckMinMax(g_settings.verifySample, 0, 1000000));
+    }
     if (opt_port == 0) app.printError("missing port (parameter or --port)");
     if (opt_root == NULL || !*opt_root) app.printError("missing archive root (--output-directory)");
   }
@@ -564,6 +587,9 @@ int main(int argc, char *argv[])
   DPCWTEncoderRegistration::registerCodecs(EPCUC_default, OFFalse, g_settings.acceptLossy ? OFTrue : OFFalse,
     PCWT_DEFAULT_LEVELS, 0, 0 /* the profile's group size */, PCWT_BACKEND_AUTO, OFTrue /* JPEG-LS */,
     g_settings.profile);
+  if (!DPSCPSetUpVerifier(g_settings.target, g_settings.verify, static_cast<unsigned>(g_settings.verifySample),
+                          OFstatic_cast(std::uint64_t, 1) << 30, g_verifier))
+    return EXITCODE_ERROR;
 
   DcmSCPConfig cfg;
   cfg.setAETitle(opt_aetitle);
