@@ -8,7 +8,7 @@ find_package(Threads REQUIRED)
 find_package(DCMTK CONFIG REQUIRED) # imported targets are visible per directory
 
 add_executable(test_pacs ${CMAKE_CURRENT_LIST_DIR}/test_pacs.cpp ${CMAKE_CURRENT_LIST_DIR}/test_pacs_service.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/pacs_util.h)
+  ${CMAKE_CURRENT_LIST_DIR}/test_pacs_verify.cpp ${CMAKE_CURRENT_LIST_DIR}/pacs_util.h)
 # (dcmnet: test_pacs_service.cpp holds an association open as a stalled sender)
 target_link_libraries(test_pacs PRIVATE dcmpcwt DCMTK::dcmnet DCMTK::dcmjpeg DCMTK::dcmjpls DCMTK::dcmdata
   GTest::gtest_main Threads::Threads)
@@ -22,8 +22,11 @@ target_compile_definitions(test_pacs PRIVATE
   DCMCPCWT_PATH="$<TARGET_FILE:dcmcpcwt>"
   PRELOAD_PATH="" PRELOAD_PREFIX="") # dicom_test_util.h's preloadEnv() is not used here
 add_dependencies(test_pacs pcwt-storescp pcwt-storescu dcmcpcwt)
-gtest_discover_tests(test_pacs TEST_PREFIX "pacs." DISCOVERY_TIMEOUT 60
+gtest_discover_tests(test_pacs TEST_PREFIX "pacs." TEST_FILTER "-PacsGpu.*" DISCOVERY_TIMEOUT 60
   PROPERTIES LABELS pacs TIMEOUT 120 RUN_SERIAL TRUE)
+# the GPU's verification by default (skips without a device)
+gtest_discover_tests(test_pacs TEST_PREFIX "pacs." TEST_FILTER "PacsGpu.*" DISCOVERY_TIMEOUT 60
+  PROPERTIES LABELS gpu TIMEOUT 120 RUN_SERIAL TRUE)
 
 # pcwt-storescp's failure statuses from the reasons the engine gives (test_pacs_status.cpp): the
 # mapping (archive/lib/ingest.cc) and the engine (pcwt_archive) linked in, no processes, no corpus
