@@ -82,6 +82,9 @@ static OrthancPluginErrorCode storage_read_range(OrthancPluginMemoryBuffer64 *ta
 {
     (void)type;
     char msg[512];
+    snprintf(msg, sizeof msg, "PCWT storage: range %llu+%llu of %s", (unsigned long long)start,
+             (unsigned long long)target->size, uuid);
+    OrthancPluginLogInfo(g_plugin.orthanc, msg); /* with --verbose */
     pco_result r = pco_store_read_range(g_plugin.store, uuid, start, target->data, target->size, msg, sizeof msg);
     if (r != PCO_OK) log_error("cannot read a range of", uuid, msg);
     return error_of(r);

@@ -30,6 +30,8 @@ typedef struct totals {
     uint64_t max_files;
     int64_t min_age;
     int verbose;
+    int check;     /* --check: decode every container, change nothing */
+    uint64_t checked, damaged;
 } totals;
 
 static void usage(FILE *out)
@@ -37,15 +39,48 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: pcwt-orthanc-compress [--profile baseline|entropy] [--backend auto|cpu|gpu]\n"
             "                             [--min-age SECONDS] [--max-files N] [--no-sync] [-v] STORAGE_DIR\n"
+            "       pcwt-orthanc-compress --check STORAGE_DIR\n"
             "Compresses, in place, the DICOM files of an Orthanc storage folder (ROOT/ab/cd/UUID) that\n"
             "libpcwt_orthanc codes; every file is verified before it replaces its original.\n"
             "  --min-age SECONDS  leave files modified more recently alone (default 60)\n"
-            "  --max-files N      stop after replacing N files (a later run goes on)\n");
+            "  --max-files N      stop after replacing N files (a later run goes on)\n"
+            "  --check            decode every container and compare its checksums; change nothing\n"
+            "                     (exit status 1 when a stored file is damaged)\n");
 }
 
 static int is_hex2(const char *name)
 {
     return strlen(name) == 2 && strspn(name, "0123456789abcdef") == 2;
+}
+
+static void *alloc_plain(void *user, uint64_t size)
+{
+    void **slot = user;
+    *slot = malloc(size ? size : 1);
+    return *slot;
+}
+
+static void check_file(pco_store *store, const char *path, totals *t)
+{
+    uint8_t *data = NULL, *original = NULL;
+    size_t size = 0;
+    int missing = 0;
+    char msg[512];
+    if (pco_read_file(path, &data, &size, &missing, msg, sizeof msg) != 0) {
+        if (!missing) {
+            fprintf(stderr, "pcwt-orthanc-compress: %s\n", msg);
+            t->damaged++;
+        }
+        return;
+    }
+    t->checked++;
+    t->before += size;
+    if (pco_store_decode(store, data, size, alloc_plain, &original, msg, sizeof msg) != PCO_OK) {
+        fprintf(stderr, "pcwt-orthanc-compress: %s: %s\n", path, msg);
+        t->damaged++;
+    }
+    free(original);
+    free(data);
 }
 
 static int walk_leaf(pco_store *store, const char *dir, totals *t)
@@ -63,10 +98,15 @@ static int walk_leaf(pco_store *store, const char *dir, totals *t)
         int n = snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
         if (n < 0 || (size_t)n >= sizeof path) continue;
         if (e->d_name[0] == '.' && strstr(e->d_name, PCO_TEMP_MARK)) {
-            if (pco_remove_stale_temp(path, t->min_age) && t->verbose) printf("removed left-over %s\n", path);
+            if (!t->check && pco_remove_stale_temp(path, t->min_age) && t->verbose)
+                printf("removed left-over %s\n", path);
             continue;
         }
         if (!pco_uuid_valid(e->d_name)) continue;
+        if (t->check) {
+            check_file(store, path, t);
+            continue;
+        }
         uint64_t before = 0, after = 0;
         char msg[512];
         pco_migrate_outcome o = pco_migrate_file(store, path, t->min_age, &before, &after, msg, sizeof msg);
@@ -127,6 +167,7 @@ int main(int argc, char **argv)
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); return 0; }
         else if (!strcmp(a, "-v")) t.verbose = 1;
         else if (!strcmp(a, "--no-sync")) cfg.sync = 0;
+        else if (!strcmp(a, "--check")) t.check = 1;
         else if ((!strcmp(a, "--profile") || !strcmp(a, "--backend")) && v) {
             pcwt_option opt = a[2] == 'p' ? PCWT_OPT_PROFILE : PCWT_OPT_BACKEND;
             if (pcwt_option_parse(opt, v, &value) != PCWT_OK) {
@@ -179,6 +220,11 @@ int main(int argc, char **argv)
     walk(store, root, &t);
     pco_store_destroy(store);
     close(lock);
+    if (t.check) {
+        printf("checked %llu stored files (%llu bytes): %llu damaged\n", (unsigned long long)t.checked,
+               (unsigned long long)t.before, (unsigned long long)t.damaged);
+        return t.damaged ? 1 : 0;
+    }
     printf("compressed %llu, already compressed %llu, kept as they are %llu, too recent %llu, changed meanwhile %llu, "
            "failed %llu; %llu -> %llu bytes\n",
            (unsigned long long)t.files[PCO_MIGRATED], (unsigned long long)t.files[PCO_ALREADY],
