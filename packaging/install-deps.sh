@@ -4,7 +4,8 @@
 #                                     build libpcwt, the CLI and the DCMTK plugin and to run the demo
 #   packaging/install-deps.sh package + dpkg-dev and file (cpack -G DEB with dpkg-shlibdeps)
 #   packaging/install-deps.sh test    + those, GoogleTest, CharLS, clang/libFuzzer, pydicom, numpy, GDCM,
-#                                     the JPEG 2000/HTJ2K tools, libjxl, Orthanc (+ SDK, DICOMweb), cffi, pytest
+#                                     the JPEG 2000/HTJ2K tools, libjxl, Orthanc (+ SDK, DICOMweb), cffi, pytest,
+#                                     PyYAML (the Kubernetes Job of docs/recompress.md)
 # Runs apt-get as root (directly, or through sudo when not root).
 set -euo pipefail
 what=${1:-build}
@@ -15,7 +16,7 @@ case $what in
   test) pkgs+=(dpkg-dev file googletest libgtest-dev libcharls-dev clang libclang-rt-14-dev
                python3 python3-pydicom python3-numpy libgdcm-tools
                libopenjph-dev libturbojpeg0-dev openssl libopenjp2-tools openjph-tools libjxl-dev
-               orthanc orthanc-dev orthanc-dicomweb python3-cffi python3-pytest) ;;
+               orthanc orthanc-dev orthanc-dicomweb python3-cffi python3-pytest python3-yaml) ;;
   *) echo "usage: $0 build|package|test" >&2; exit 2 ;;
 esac
 missing=()
