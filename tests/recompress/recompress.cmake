@@ -26,3 +26,11 @@ gtest_discover_tests(test_recompress TEST_PREFIX "recompress." TEST_FILTER "-Rec
 # the GPU's verification by default (skips without a device)
 gtest_discover_tests(test_recompress TEST_PREFIX "recompress." TEST_FILTER "RecompressGpu.*" DISCOVERY_TIMEOUT 60
   PROPERTIES LABELS gpu TIMEOUT 300)
+
+# docs/recompress.md's Slurm job array and Kubernetes indexed Job, run for every shard index they
+# produce on a copy of corpus files: every file in exactly one shard, recompressed once
+add_test(NAME recompress.cluster_docs
+  COMMAND bash "${CMAKE_CURRENT_LIST_DIR}/check_cluster_docs.sh" "$<TARGET_FILE:pcwt-recompress>"
+          "${PROJECT_SOURCE_DIR}/docs/recompress.md" "${PCWT_SHARED_DIR}/testdata"
+          "${CMAKE_CURRENT_BINARY_DIR}/cluster_docs")
+set_tests_properties(recompress.cluster_docs PROPERTIES LABELS recompress SKIP_RETURN_CODE 77 TIMEOUT 300)
