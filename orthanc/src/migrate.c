@@ -31,7 +31,14 @@ static pco_migrate_outcome failed(char *msg, size_t msg_size, const char *what, 
     return PCO_FAILED;
 }
 
-pco_migrate_outcome pco_migrate_file(pco_store *store, const char *path, int64_t min_age,
+static void *alloc_plain(void *user, uint64_t size)
+{
+    void **slot = user;
+    *slot = malloc(size ? size : 1);
+    return *slot;
+}
+
+pco_migrate_outcome pco_migrate_file(pco_store *store, const char *path, int64_t min_age, int decompress,
                                      uint64_t *bytes_before, uint64_t *bytes_after, char *msg, size_t msg_size)
 {
     msg[0] = '\0';
@@ -46,19 +53,33 @@ pco_migrate_outcome pco_migrate_file(pco_store *store, const char *path, int64_t
     if (pco_read_file(path, &data, &size, &missing, msg, msg_size) != 0) return missing ? PCO_CHANGED : PCO_FAILED;
     *bytes_before = size;
     *bytes_after = size;
-    if (pco_is_container(data, size)) {
+    if (pco_is_container(data, size) != decompress) {
         free(data);
         return PCO_ALREADY;
     }
     uint8_t *stored = NULL;
     size_t stored_size = 0;
-    int coded = 0;
-    pco_result r = pco_store_prepare(store, data, size, 1, &stored, &stored_size, &coded, msg, msg_size);
-    free(data);
-    if (r != PCO_OK) return PCO_FAILED;
-    if (!coded) {
-        free(stored);
-        return PCO_NOT_CODED;
+    if (decompress) {
+        /* the original back, checked against its CRC-32 by the decoder */
+        pco_result r = pco_store_decode(store, data, size, alloc_plain, &stored, msg, msg_size);
+        uint64_t original = 0;
+        char unused[8];
+        pco_container_original_size(data, size, &original, unused, sizeof unused);
+        free(data);
+        if (r != PCO_OK) {
+            free(stored);
+            return PCO_FAILED;
+        }
+        stored_size = (size_t)original;
+    } else {
+        int coded = 0;
+        pco_result r = pco_store_prepare(store, data, size, 1, &stored, &stored_size, &coded, msg, msg_size);
+        free(data);
+        if (r != PCO_OK) return PCO_FAILED;
+        if (!coded) {
+            free(stored);
+            return PCO_NOT_CODED;
+        }
     }
 
     /* The temporary file beside the original, synced before the exchange. */

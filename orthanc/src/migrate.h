@@ -22,7 +22,9 @@ typedef enum pco_migrate_outcome {
     PCO_FAILED          /* an error (msg says which); the original is untouched */
 } pco_migrate_outcome;
 
-pco_migrate_outcome pco_migrate_file(pco_store *store, const char *path, int64_t min_age,
+/* decompress 1: the other way, a container replaced by its original (PCO_MIGRATED); a plain
+ * file is then PCO_ALREADY. */
+pco_migrate_outcome pco_migrate_file(pco_store *store, const char *path, int64_t min_age, int decompress,
                                      uint64_t *bytes_before, uint64_t *bytes_after, char *msg, size_t msg_size);
 
 /* Remove a temporary file left by a killed run or writer, if older than min_age seconds.

@@ -31,6 +31,7 @@ typedef struct totals {
     int64_t min_age;
     int verbose;
     int check;     /* --check: decode every container, change nothing */
+    int decompress; /* --decompress: containers back to plain files */
     uint64_t checked, damaged;
 } totals;
 
@@ -40,12 +41,15 @@ static void usage(FILE *out)
             "usage: pcwt-orthanc-compress [--profile baseline|entropy] [--backend auto|cpu|gpu]\n"
             "                             [--min-age SECONDS] [--max-files N] [--no-sync] [-v] STORAGE_DIR\n"
             "       pcwt-orthanc-compress --check STORAGE_DIR\n"
+            "       pcwt-orthanc-compress --decompress [--min-age SECONDS] [--max-files N] STORAGE_DIR\n"
             "Compresses, in place, the DICOM files of an Orthanc storage folder (ROOT/ab/cd/UUID) that\n"
             "libpcwt_orthanc codes; every file is verified before it replaces its original.\n"
             "  --min-age SECONDS  leave files modified more recently alone (default 60)\n"
             "  --max-files N      stop after replacing N files (a later run goes on)\n"
             "  --check            decode every container and compare its checksums; change nothing\n"
-            "                     (exit status 1 when a stored file is damaged)\n");
+            "                     (exit status 1 when a stored file is damaged)\n"
+            "  --decompress       the way back to plain storage: every container replaced by its\n"
+            "                     original, with the same checks\n");
 }
 
 static int is_hex2(const char *name)
@@ -109,7 +113,8 @@ static int walk_leaf(pco_store *store, const char *dir, totals *t)
         }
         uint64_t before = 0, after = 0;
         char msg[512];
-        pco_migrate_outcome o = pco_migrate_file(store, path, t->min_age, &before, &after, msg, sizeof msg);
+        pco_migrate_outcome o = pco_migrate_file(store, path, t->min_age, t->decompress, &before, &after, msg,
+                                                 sizeof msg);
         t->files[o]++;
         if (o == PCO_FAILED) fprintf(stderr, "pcwt-orthanc-compress: %s\n", msg);
         if (o == PCO_MIGRATED || o == PCO_ALREADY || o == PCO_NOT_CODED) {
@@ -168,6 +173,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "-v")) t.verbose = 1;
         else if (!strcmp(a, "--no-sync")) cfg.sync = 0;
         else if (!strcmp(a, "--check")) t.check = 1;
+        else if (!strcmp(a, "--decompress")) t.decompress = 1;
         else if ((!strcmp(a, "--profile") || !strcmp(a, "--backend")) && v) {
             pcwt_option opt = a[2] == 'p' ? PCWT_OPT_PROFILE : PCWT_OPT_BACKEND;
             if (pcwt_option_parse(opt, v, &value) != PCWT_OK) {
@@ -225,9 +231,10 @@ int main(int argc, char **argv)
                (unsigned long long)t.before, (unsigned long long)t.damaged);
         return t.damaged ? 1 : 0;
     }
-    printf("compressed %llu, already compressed %llu, kept as they are %llu, too recent %llu, changed meanwhile %llu, "
+    printf("%s %llu, %s %llu, kept as they are %llu, too recent %llu, changed meanwhile %llu, "
            "failed %llu; %llu -> %llu bytes\n",
-           (unsigned long long)t.files[PCO_MIGRATED], (unsigned long long)t.files[PCO_ALREADY],
+           t.decompress ? "decompressed" : "compressed", (unsigned long long)t.files[PCO_MIGRATED],
+           t.decompress ? "already plain" : "already compressed", (unsigned long long)t.files[PCO_ALREADY],
            (unsigned long long)t.files[PCO_NOT_CODED], (unsigned long long)t.files[PCO_TOO_YOUNG],
            (unsigned long long)t.files[PCO_CHANGED], (unsigned long long)t.files[PCO_FAILED],
            (unsigned long long)t.before, (unsigned long long)t.after);
