@@ -70,8 +70,9 @@ public:
       r->error = "the coding backend's decoder: " + error;
     }
     r->done = true;
-    SampleVerdict sample = checkSample(cpu_, frames, frameBytes, original, sampleKey, every_);
-    return std::unique_ptr<DPRCVerifyTicket>(new VerifyTicket(std::move(r), std::move(sample)));
+    std::unique_ptr<VerifyTicket> ticket(new VerifyTicket(std::move(r)));
+    ticket->setSample(checkSample(cpu_, frames, frameBytes, original, sampleKey, every_));
+    return std::unique_ptr<DPRCVerifyTicket>(ticket.release());
   }
 
   virtual std::uint64_t maxSamplesPerFrame() const { return maxSamples_; }

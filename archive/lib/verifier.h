@@ -53,7 +53,7 @@ struct VerifyRequest
 class VerifyTicket : public DPRCVerifyTicket
 {
 public:
-  VerifyTicket(std::unique_ptr<VerifyRequest> r, SampleVerdict sample) : r_(std::move(r)), sample_(std::move(sample)) {}
+  explicit VerifyTicket(std::unique_ptr<VerifyRequest> r) : r_(std::move(r)) {}
   ~VerifyTicket()
   {
     // every request queued is answered: the verifier stops only when the writers are done
@@ -80,9 +80,12 @@ public:
     return r_->error + "; " + sample_.error;
   }
 
+  /// the CPU decoder's verdict on the sample (on the writer's thread, before wait())
+  void setSample(SampleVerdict sample) { sample_ = std::move(sample); }
+
 private:
   std::unique_ptr<VerifyRequest> r_;
-  const SampleVerdict sample_;
+  SampleVerdict sample_;
 };
 
 /** what a writer hands its copies to (DPRCFrameVerifier): the verifiers' queue, and on the
@@ -102,10 +105,14 @@ public:
     r->frames = &frames;
     r->frameBytes = frameBytes;
     r->original = original;
-    queue_.push(r.get());
+    VerifyRequest *const queued = r.get();
+    // the ticket first: whatever happens next, the request outlives the verifier's use of it
+    std::unique_ptr<VerifyTicket> ticket(new VerifyTicket(std::move(r)));
+    queue_.push(queued);
     SampleVerdict sample = checkSample(cpu_, frames, frameBytes, original, sampleKey, every_);
     sampledFrames_ += sample.frames;
-    return std::unique_ptr<DPRCVerifyTicket>(new VerifyTicket(std::move(r), std::move(sample)));
+    ticket->setSample(std::move(sample));
+    return std::unique_ptr<DPRCVerifyTicket>(ticket.release());
   }
 
   virtual std::uint64_t maxSamplesPerFrame() const { return maxSamples_; }
