@@ -176,6 +176,7 @@ static DPRCResult& prepareInner(DPRCJob& job, const DPRCOptions& opt, DPRCSample
     {
       OFBool j2kLossy = OFFalse;
       c = DPCWTJ2KDecoder::isLossy(ds, j2kLossy);
+      if (c.bad() && unsupportedCondition(c)) return finish(r, DPRCST_unsupported, c.text());
       if (c.bad())
         return fail(r, decodeReason(c, DPRCR_corruptInput),
                     std::string("cannot decode the pixel data (corrupt or truncated?): ") + c.text());
@@ -188,6 +189,7 @@ static DPRCResult& prepareInner(DPRCJob& job, const DPRCOptions& opt, DPRCSample
     c = ds->chooseRepresentation(EXS_LittleEndianExplicit, NULL);
     if (c.bad())
     {
+      if (DPCWTIsJPEG2000Xfer(ixfer) && unsupportedCondition(c)) return finish(r, DPRCST_unsupported, c.text());
       if (DPCWTIsJPEG2000Xfer(ixfer) && !DPCWTJ2KDecoder::available())
         return finish(r, DPRCST_unsupported, "cannot decode transfer syntax " + r.inXfer + ": " + c.text());
       if (ixfer == DPCWT_CARRIER_XFER || DPCWTIsJPEG2000Xfer(ixfer) || ixfer == EXS_JPEGLSLossless ||

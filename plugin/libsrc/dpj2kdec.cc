@@ -163,7 +163,8 @@ OFCondition checkFrame(const DPJ2KInfo& info, const pcwt_dicom_pixel_module& m, 
   {
     const DPJ2KComponent& k = info.components[c];
     if (k.dx != 1 || k.dy != 1)
-      return DPCWTMakeError(EPCEC_UnsupportedImage, (s.str() + "subsampled JPEG 2000 components are not supported").c_str());
+      return DPCWTMakeError(EPCEC_UnsupportedImage,
+                            (s.str() + "subsampled JPEG 2000 components are not supported").c_str());
     if (k.precision > m.bits_allocated || k.precision != info.components[0].precision)
     {
       s << "JPEG 2000 component precision " << k.precision << " bits does not fit " << m.bits_allocated
@@ -171,6 +172,12 @@ OFCondition checkFrame(const DPJ2KInfo& info, const pcwt_dicom_pixel_module& m, 
       return DPCWTMakeError(EPCEC_HeaderMismatch, s.str().c_str());
     }
   }
+  // signed HTJ2K: OpenJPEG 2.5.0 and OpenJPH 0.9 decode OpenJPH's signed streams to different
+  // values (negative samples); an archive must not keep either guess as the original
+  for (size_t c = 0; c < comps && info.htj2k; ++c)
+    if (info.components[c].isSigned)
+      return DPCWTMakeError(EPCEC_UnsupportedImage, (s.str() + "signed HTJ2K codestreams are not decoded (OpenJPEG "
+        "and OpenJPH disagree on their negative samples); convert the file with the tool that made it").c_str());
   if (out.precision != 0 && out.precision != info.components[0].precision)
     return DPCWTMakeError(EPCEC_HeaderMismatch, (s.str() + "the frames' JPEG 2000 precisions differ").c_str());
   out.precision = info.components[0].precision;
@@ -189,7 +196,7 @@ OFCondition locate(const DPCWTJ2KFragments& frags, const pcwt_dicom_pixel_module
   if (!DPJ2KReadInfo(frame.data.data, frame.data.size, frame.info, error))
   {
     std::ostringstream s;
-    s << "frame " << (frameNo + 1) << ": " << error;
+    s << "frame " << (frameNo + 1) << ": JPEG 2000: " << error;
     return DPCWTMakeError(EPCEC_CorruptData, s.str().c_str());
   }
   return checkFrame(frame.info, m, frameNo, out);
