@@ -125,6 +125,11 @@ class Orthanc:
         }
         if dicomweb:
             config["DicomWeb"] = {"Enable": True, "Root": "/dicom-web/"}
+        if asan and plugin:
+            # Under the preloaded sanitizer runtime Orthanc deadlocks in std::locale with a UTF-8
+            # locale, and its mallopt(M_ARENA_MAX) call fails (the sanitizer's allocator).
+            config["Locale"] = "C"
+            config["MallocArenaMax"] = 0
         if plugin:
             section = {"Enable": True}
             section.update(pcwt or {})
@@ -156,7 +161,8 @@ class Orthanc:
                 return self
             except (OSError, HttpError):
                 time.sleep(0.2)
-        raise AssertionError("Orthanc did not answer within 60 s")
+        self.kill()
+        raise AssertionError("Orthanc did not answer within 60 s:\n" + self.log_text()[-3000:])
 
     def log_text(self):
         with open(self.log_path, "rb") as f:
