@@ -138,9 +138,15 @@ pco_result pco_store_prepare(pco_store *s, const uint8_t *data, size_t size, int
             if (p) {
                 int rc = pco_container_build(data, size, &scan, p->enc, p->dec, out, out_size, note, note_size);
                 give(s, p);
-                if (rc == 0) {
+                if (rc == 0 && *out_size < size) {
                     *coded = 1;
                     return PCO_OK;
+                }
+                if (rc == 0) {
+                    fail(PCO_OK, note, note_size, "coding would not make it smaller");
+                    free(*out);
+                    *out = NULL;
+                    *out_size = 0;
                 }
             }
             /* a file the codec could not code (or give back) is kept as it came: never lost */

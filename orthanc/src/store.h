@@ -28,7 +28,7 @@ const pco_config *pco_store_config(const pco_store *store);
 
 /* How a file is to be stored. *out is NULL when data is stored as it came; otherwise a malloc'd
  * container (coded and verified, or raw). *coded is 1 for a coded one. note (may be "") says why
- * DICOM data was not coded. */
+ * DICOM data was not coded (e.g. a container that would not be smaller than the file). */
 pco_result pco_store_prepare(pco_store *store, const uint8_t *data, size_t size, int is_dicom,
                              uint8_t **out, size_t *out_size, int *coded, char *note, size_t note_size);
 

@@ -24,3 +24,10 @@ foreach(_t roundtrip kill damaged migrate)
   # RUN_SERIAL: each starts a server and codes on both cores
   set_tests_properties(orthanc.${_t} PROPERTIES LABELS orthanc SKIP_RETURN_CODE 77 TIMEOUT 600 RUN_SERIAL TRUE)
 endforeach()
+
+# The storage area without Orthanc: synthetic files, every byte of a container damaged in turn
+# (runs in every build, the sanitizer build included).
+add_executable(test_orthanc_store ${CMAKE_CURRENT_LIST_DIR}/test_orthanc_store.cpp)
+target_link_libraries(test_orthanc_store PRIVATE pcwt_orthanc_store GTest::gtest_main)
+target_compile_options(test_orthanc_store PRIVATE ${PCWT_WARNINGS})
+gtest_discover_tests(test_orthanc_store TEST_PREFIX "orthanc." DISCOVERY_TIMEOUT 60 PROPERTIES LABELS orthanc)

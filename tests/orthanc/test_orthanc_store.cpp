@@ -1,0 +1,285 @@
+// The Orthanc storage area without Orthanc (orthanc/src, pcwt_orthanc_store): the configuration
+// section, the DICOM scan, the container (every byte of a stored file damaged in turn is an
+// error, every range reads the original's bytes), the store's decisions and its files. Synthetic
+// files only, so that the sanitizer build covers all of it.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+extern "C" {
+#include "config.h"
+#include "container.h"
+#include "dicom_scan.h"
+#include "storage_files.h"
+#include "store.h"
+}
+
+namespace {
+
+using Bytes = std::vector<uint8_t>;
+
+void put16(Bytes& b, uint16_t v) { b.push_back(uint8_t(v)); b.push_back(uint8_t(v >> 8)); }
+void put32(Bytes& b, uint32_t v) { put16(b, uint16_t(v)); put16(b, uint16_t(v >> 16)); }
+
+// one explicit VR little endian element
+void element(Bytes& b, uint16_t g, uint16_t e, const char* vr, const Bytes& value, bool undefined = false)
+{
+  put16(b, g); put16(b, e);
+  b.push_back(uint8_t(vr[0])); b.push_back(uint8_t(vr[1]));
+  const bool longVr = std::strchr("OB OW SQ UN UT", vr[0]) && std::string("OBOWSQUNUT").find(vr) != std::string::npos;
+  if (longVr) { put16(b, 0); put32(b, undefined ? 0xFFFFFFFFu : uint32_t(value.size())); }
+  else put16(b, uint16_t(value.size()));
+  b.insert(b.end(), value.begin(), value.end());
+}
+Bytes us(uint16_t v) { Bytes b; put16(b, v); return b; }
+Bytes text(const std::string& s) { Bytes b(s.begin(), s.end()); if (b.size() % 2) b.push_back(' '); return b; }
+
+struct Image {
+  uint16_t rows = 37, cols = 29, bits = 16, stored = 12, spp = 1;
+  unsigned frames = 2;
+  std::string ts = "1.2.840.10008.1.2.1";
+  bool sequence = true;  // an undefined-length sequence before the pixel module
+  bool encapsulated = false;
+};
+
+Bytes makeDicom(const Image& im)
+{
+  Bytes f(132, 0);
+  std::memcpy(&f[128], "DICM", 4);
+  Bytes tsv = text(im.ts);
+  if (tsv.back() == ' ') tsv.back() = 0;
+  element(f, 0x0002, 0x0010, "UI", tsv);
+  element(f, 0x0008, 0x0060, "CS", text("CT"));
+  if (im.sequence) {
+    Bytes item;  // an item of undefined length holding one element, then the delimiters
+    put16(item, 0xFFFE); put16(item, 0xE000); put32(item, 0xFFFFFFFFu);
+    element(item, 0x0008, 0x0100, "SH", text("X1"));
+    put16(item, 0xFFFE); put16(item, 0xE00D); put32(item, 0);
+    put16(item, 0xFFFE); put16(item, 0xE0DD); put32(item, 0);
+    element(f, 0x0008, 0x1032, "SQ", item, true);
+  }
+  element(f, 0x0028, 0x0002, "US", us(im.spp));
+  element(f, 0x0028, 0x0004, "CS", text(im.spp == 3 ? "RGB" : "MONOCHROME2"));
+  if (im.spp == 3) element(f, 0x0028, 0x0006, "US", us(0));
+  element(f, 0x0028, 0x0008, "IS", text(std::to_string(im.frames)));
+  element(f, 0x0028, 0x0010, "US", us(im.rows));
+  element(f, 0x0028, 0x0011, "US", us(im.cols));
+  element(f, 0x0028, 0x0100, "US", us(im.bits));
+  element(f, 0x0028, 0x0101, "US", us(im.stored));
+  element(f, 0x0028, 0x0102, "US", us(uint16_t(im.stored - 1)));
+  element(f, 0x0028, 0x0103, "US", us(0));
+  size_t n = size_t(im.rows) * im.cols * im.spp * (im.bits / 8) * im.frames;
+  Bytes pixels(n + (n % 2));
+  uint32_t x = 12345;
+  for (size_t i = 0; i < n; ++i) { x = x * 1103515245u + 12345u; pixels[i] = uint8_t(i / 7 + (x >> 28)); }
+  if (im.bits == 16) for (size_t i = 1; i < n; i += 2) pixels[i] &= 0x0F;  // 12 bits stored
+  element(f, 0x7FE0, 0x0010, im.bits == 8 ? "OB" : "OW", pixels, im.encapsulated);
+  element(f, 0xFFFC, 0xFFFC, "OB", Bytes(6, 0));  // trailing padding kept verbatim
+  return f;
+}
+
+struct Coders {
+  pcwt_encoder* enc = pcwt_encoder_create();
+  pcwt_decoder* dec = pcwt_decoder_create();
+  Coders() { EXPECT_EQ(pcwt_encoder_set_option(enc, PCWT_OPT_PROFILE, PCWT_PROFILE_ENTROPY), PCWT_OK); }
+  ~Coders() { pcwt_encoder_destroy(enc); pcwt_decoder_destroy(dec); }
+};
+
+Bytes build(const Bytes& dicom, Coders& c)
+{
+  pco_scan scan;
+  char msg[256];
+  EXPECT_EQ(pco_dicom_scan(dicom.data(), dicom.size(), &scan, msg, sizeof msg), 1) << msg;
+  uint8_t* out = nullptr;
+  size_t size = 0;
+  EXPECT_EQ(pco_container_build(dicom.data(), dicom.size(), &scan, c.enc, c.dec, &out, &size, msg, sizeof msg), 0) << msg;
+  Bytes b(out, out + size);
+  std::free(out);
+  return b;
+}
+
+}  // namespace
+
+TEST(OrthancConfig, DefaultsAndSection)
+{
+  pco_config cfg;
+  char msg[256];
+  ASSERT_EQ(pco_config_parse("{ \"StorageDirectory\" : \"/srv/o\" }", &cfg, msg, sizeof msg), 0) << msg;
+  EXPECT_EQ(cfg.enable, 0);
+  EXPECT_STREQ(cfg.storage_dir, "/srv/o");
+  EXPECT_EQ(cfg.profile, PCWT_PROFILE_ENTROPY);
+  EXPECT_EQ(cfg.read_plain_files, 1);
+  ASSERT_EQ(pco_config_parse("{ \"StorageDirectory\" : \"/srv/o\", // comment\n \"PCWT\" : { \"Enable\" : true, "
+                             "\"StorageDirectory\" : \"/srv/p\\u00e9\", \"Profile\" : \"baseline\", \"Backend\" : \"cpu\", "
+                             "\"CompressDicom\" : false, \"MinimumPixelBytes\" : 4096, \"ReadPlainFiles\" : false, "
+                             "\"Sync\" : false } }", &cfg, msg, sizeof msg), 0) << msg;
+  EXPECT_EQ(cfg.enable, 1);
+  EXPECT_STREQ(cfg.storage_dir, "/srv/p\xc3\xa9");
+  EXPECT_EQ(cfg.profile, PCWT_PROFILE_BASELINE);
+  EXPECT_EQ(cfg.backend, PCWT_BACKEND_CPU);
+  EXPECT_EQ(cfg.compress_dicom, 0);
+  EXPECT_EQ(cfg.minimum_pixel_bytes, 4096u);
+  EXPECT_EQ(cfg.read_plain_files, 0);
+  EXPECT_EQ(cfg.sync, 0);
+}
+
+TEST(OrthancConfig, RefusedSettingsNamed)
+{
+  pco_config cfg;
+  char msg[256];
+  EXPECT_NE(pco_config_parse("{ \"PCWT\" : { \"Profile\" : \"fast\" } }", &cfg, msg, sizeof msg), 0);
+  EXPECT_NE(std::string(msg).find("PCWT.Profile 'fast'"), std::string::npos) << msg;
+  EXPECT_NE(pco_config_parse("{ \"PCWT\" : { \"Enabled\" : true } }", &cfg, msg, sizeof msg), 0);
+  EXPECT_NE(std::string(msg).find("Enabled"), std::string::npos) << msg;
+  EXPECT_NE(pco_config_parse("{ \"PCWT\" : { \"Enable\" : \"yes\" } }", &cfg, msg, sizeof msg), 0);
+  EXPECT_NE(pco_config_parse("{ \"PCWT\" : { \"Enable\" : true ", &cfg, msg, sizeof msg), 0);
+  EXPECT_NE(pco_config_parse(std::string(200, '[').c_str(), &cfg, msg, sizeof msg), 0);  // nesting limit
+}
+
+TEST(OrthancScan, CodedAndNot)
+{
+  char msg[256];
+  pco_scan scan;
+  Image im;
+  Bytes f = makeDicom(im);
+  ASSERT_EQ(pco_dicom_scan(f.data(), f.size(), &scan, msg, sizeof msg), 1) << msg;
+  EXPECT_EQ(scan.module.rows, 37u);
+  EXPECT_EQ(scan.module.number_of_frames, 2u);
+  EXPECT_EQ(scan.frame_bytes, 37u * 29u * 2u);
+  EXPECT_EQ(scan.pixel_length, 2u * 37u * 29u * 2u);
+
+  Image enc = im;
+  enc.encapsulated = true;
+  Bytes e = makeDicom(enc);
+  EXPECT_EQ(pco_dicom_scan(e.data(), e.size(), &scan, msg, sizeof msg), 0);
+  EXPECT_NE(std::string(msg).find("encapsulated"), std::string::npos) << msg;
+
+  Image big = im;
+  big.ts = "1.2.840.10008.1.2.2";
+  Bytes b = makeDicom(big);
+  EXPECT_EQ(pco_dicom_scan(b.data(), b.size(), &scan, msg, sizeof msg), 0);
+
+  Image b32 = im;
+  b32.bits = 32;
+  b32.stored = 32;
+  Bytes w = makeDicom(b32);
+  EXPECT_EQ(pco_dicom_scan(w.data(), w.size(), &scan, msg, sizeof msg), 0);
+
+  // every truncation before the end of Pixel Data is "not coded", never an over-read (the
+  // sanitizer build checks the reads); what follows Pixel Data is kept verbatim, unparsed
+  ASSERT_EQ(pco_dicom_scan(f.data(), f.size(), &scan, msg, sizeof msg), 1);
+  for (size_t n = 0; n < scan.pixel_offset + scan.pixel_length; n += 7) {
+    Bytes t(f.begin(), f.begin() + long(n));
+    EXPECT_EQ(pco_dicom_scan(t.data(), t.size(), &scan, msg, sizeof msg), 0) << n;
+  }
+}
+
+TEST(OrthancContainer, RoundTripAndRanges)
+{
+  Coders c;
+  for (Image im : {Image{}, Image{64, 48, 8, 8, 3, 1}, Image{5, 3, 8, 8, 1, 3}}) {  // odd total: pad byte
+    Bytes f = makeDicom(im);
+    Bytes stored = build(f, c);
+    ASSERT_TRUE(pco_is_container(stored.data(), stored.size()));
+    uint64_t size = 0;
+    char msg[256];
+    ASSERT_EQ(pco_container_original_size(stored.data(), stored.size(), &size, msg, sizeof msg), 0);
+    ASSERT_EQ(size, f.size());
+    Bytes back(f.size());
+    ASSERT_EQ(pco_container_decode(stored.data(), stored.size(), c.dec, back.data(), back.size(), msg, sizeof msg), 0) << msg;
+    EXPECT_EQ(back, f);
+    for (size_t start = 0; start < f.size(); start += 97)
+      for (size_t len : {size_t(0), size_t(1), size_t(200), f.size() - start}) {
+        if (len > f.size() - start) continue;
+        Bytes part(len + 1);
+        ASSERT_EQ(pco_container_read_range(stored.data(), stored.size(), c.dec, start, part.data(), len, msg, sizeof msg), 0);
+        EXPECT_TRUE(std::equal(part.begin(), part.begin() + long(len), f.begin() + long(start)));
+      }
+    Bytes part(8);
+    EXPECT_NE(pco_container_read_range(stored.data(), stored.size(), c.dec, f.size() - 4, part.data(), 8, msg, sizeof msg), 0);
+  }
+}
+
+TEST(OrthancContainer, EveryDamagedByteIsAnError)
+{
+  Coders c;
+  Image im{9, 7, 16, 12, 1, 1};
+  Bytes f = makeDicom(im);
+  Bytes stored = build(f, c);
+  Bytes back(f.size());
+  char msg[256];
+  for (size_t i = 0; i < stored.size(); ++i) {
+    Bytes bad = stored;
+    bad[i] ^= 0x01;
+    EXPECT_NE(pco_container_decode(bad.data(), bad.size(), c.dec, back.data(), back.size(), msg, sizeof msg), 0)
+        << "byte " << i << " of " << stored.size();
+  }
+  for (size_t n = 0; n < stored.size(); ++n)
+    EXPECT_NE(pco_container_decode(stored.data(), n, c.dec, back.data(), back.size(), msg, sizeof msg), 0) << n;
+}
+
+TEST(OrthancStore, DecisionsFilesAndRemoval)
+{
+  namespace fs = std::filesystem;
+  fs::path root = fs::temp_directory_path() / ("pcwt-orthanc-store-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  pco_config cfg;
+  char msg[256];
+  ASSERT_EQ(pco_config_parse("{}", &cfg, msg, sizeof msg), 0);
+  std::snprintf(cfg.storage_dir, sizeof cfg.storage_dir, "%s", root.c_str());
+  cfg.sync = 0;
+  pco_store* s = pco_store_create(&cfg, msg, sizeof msg);
+  ASSERT_NE(s, nullptr) << msg;
+
+  const char* uuid = "0123abcd-0000-1111-2222-333344445555";
+  Bytes dicom = makeDicom(Image{});
+  Bytes tiny = makeDicom(Image{2, 2, 8, 8, 1, 1});  // coding would not make it smaller
+  Bytes json = text("{ \"a\" : 1 }");
+  Bytes lookalike(PCO_MAGIC, PCO_MAGIC + PCO_MAGIC_LENGTH);  // a plain file beginning with the magic
+  lookalike.insert(lookalike.end(), 100, 7);
+  struct Case { const Bytes* data; int dicom; bool container; } cases[] = {
+      {&dicom, 1, true}, {&json, 0, false}, {&dicom, 0, false}, {&lookalike, 0, true}, {&tiny, 1, false}};
+  for (const Case& k : cases) {
+    ASSERT_EQ(pco_store_write(s, uuid, k.data->data(), k.data->size(), k.dicom, msg, sizeof msg), PCO_OK) << msg;
+    fs::path p = root / "01" / "23" / uuid;
+    ASSERT_TRUE(fs::exists(p));
+    uint8_t* raw = nullptr;
+    size_t rawSize = 0;
+    int missing = 0;
+    ASSERT_EQ(pco_read_file(p.c_str(), &raw, &rawSize, &missing, msg, sizeof msg), 0);
+    EXPECT_EQ(pco_is_container(raw, rawSize) != 0, k.container);
+    std::free(raw);
+    Bytes back;
+    auto alloc = [](void* user, uint64_t size) -> void* {
+      auto* b = static_cast<Bytes*>(user);
+      b->resize(size);
+      return b->data();
+    };
+    ASSERT_EQ(pco_store_read(s, uuid, alloc, &back, msg, sizeof msg), PCO_OK) << msg;
+    EXPECT_EQ(back, *k.data);
+    Bytes part(5);
+    ASSERT_EQ(pco_store_read_range(s, uuid, 3, part.data(), part.size(), msg, sizeof msg), PCO_OK) << msg;
+    EXPECT_TRUE(std::equal(part.begin(), part.end(), k.data->begin() + 3));
+    ASSERT_EQ(pco_store_remove(s, uuid, msg, sizeof msg), PCO_OK) << msg;
+    EXPECT_FALSE(fs::exists(root / "01"));  // empty folders go with the last file
+  }
+  Bytes back;
+  auto alloc = [](void* user, uint64_t size) -> void* { static_cast<Bytes*>(user)->resize(size); return static_cast<Bytes*>(user)->data(); };
+  EXPECT_EQ(pco_store_read(s, uuid, alloc, &back, msg, sizeof msg), PCO_ERR_MISSING);
+  for (const char* bad : {"../../../../etc/passwd", "0123ABCD-0000-1111-2222-333344445555", "", "0123abcd/0000-1111-2222-333344445555"})
+    EXPECT_EQ(pco_store_write(s, bad, json.data(), json.size(), 0, msg, sizeof msg), PCO_ERR_REFUSED) << bad;
+  pco_store_destroy(s);
+
+  cfg.read_plain_files = 0;  // a plain file refused when plain files are not to be read
+  s = pco_store_create(&cfg, msg, sizeof msg);
+  ASSERT_NE(s, nullptr);
+  ASSERT_EQ(pco_store_write(s, uuid, json.data(), json.size(), 0, msg, sizeof msg), PCO_OK);
+  EXPECT_EQ(pco_store_read(s, uuid, alloc, &back, msg, sizeof msg), PCO_ERR_REFUSED);
+  pco_store_destroy(s);
+  fs::remove_all(root);
+}
