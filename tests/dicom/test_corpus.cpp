@@ -9,8 +9,10 @@
 //            dcmdpcwt decodes it to the same pixels (every bit) and attributes;
 //   JPEG-LS: dcmcpcwt +el --verify, decoded identically by stock dcmdjpls and gdcmconv.
 // Images that cannot be coded (32 bits allocated; bits above BitsStored for JPEG-LS) must be
-// refused with a message and no output. JPEG 2000 originals (DCMTK 3.6.7 has no decoder) must be
-// refused by dcmcpcwt; their 'gdcmconv --raw' copies then take the original's place.
+// refused with a message and no output. The JPEG 2000 and HTJ2K files of ../shared/testdata-jpeg2000
+// are taken too: the plugin's JPEG 2000 decoder gives the reference (checked against GDCM and
+// OpenJPH by tests/j2k), lossy ones are coded with --accept-lossy. An original no decoder here
+// reads must be refused by dcmcpcwt; its 'gdcmconv --raw' copy then takes its place.
 // Skips cleanly when the corpus is absent.
 #include "dicom_test_util.h"
 
@@ -29,6 +31,8 @@ const std::string kDecompress = DCMDPCWT_PATH;
 const std::string kPython = PYTHON_PATH;
 const std::string kPydicomCheck = PYDICOM_CHECK_PATH;
 const std::string kTestdata = std::string(PCWT_SHARED_DIR) + "/testdata";
+// JPEG 2000 and HTJ2K files kept beside testdata/ (its MANIFEST.md)
+const std::string kTestdataJ2k = std::string(PCWT_SHARED_DIR) + "/testdata-jpeg2000";
 
 struct CorpusFile {
     std::string path;
@@ -38,21 +42,23 @@ struct CorpusFile {
 std::vector<CorpusFile> corpusFiles()
 {
     std::vector<CorpusFile> files;
-    std::error_code ec;
-    if (!fs::is_directory(kTestdata, ec))
-        return files;
-    for (auto it = fs::recursive_directory_iterator(kTestdata, ec); it != fs::recursive_directory_iterator();
-         it.increment(ec)) {
-        if (ec)
-            break;
-        if (!it->is_regular_file() || it->path().extension() != ".dcm")
+    for (const std::string &root : {kTestdata, kTestdataJ2k}) {
+        std::error_code ec;
+        if (!fs::is_directory(root, ec))
             continue;
-        std::string rel = fs::relative(it->path(), kTestdata).string();
-        std::string name = rel.substr(0, rel.size() - 4);
-        for (char &c : name)
-            if (!std::isalnum(static_cast<unsigned char>(c)))
-                c = '_';
-        files.push_back({it->path().string(), name});
+        for (auto it = fs::recursive_directory_iterator(root, ec); it != fs::recursive_directory_iterator();
+             it.increment(ec)) {
+            if (ec)
+                break;
+            if (!it->is_regular_file() || it->path().extension() != ".dcm")
+                continue;
+            std::string rel = fs::relative(it->path(), root).string();
+            std::string name = (root == kTestdataJ2k ? "jpeg2000_" : "") + rel.substr(0, rel.size() - 4);
+            for (char &c : name)
+                if (!std::isalnum(static_cast<unsigned char>(c)))
+                    c = '_';
+            files.push_back({it->path().string(), name});
+        }
     }
     std::sort(files.begin(), files.end(), [](const CorpusFile &a, const CorpusFile &b) { return a.name < b.name; });
     return files;
@@ -64,15 +70,29 @@ struct Original {
     Pixels ref;                            // DCMTK's decoding of it
     std::unique_ptr<DcmDataset> dataset;   // its attributes after that decoding
     bool convertedByGdcm = false;
+    std::vector<std::string> accept;       // {"--accept-lossy"} for a lossy JPEG 2000 original
     std::string skip;                      // set when the test cannot go on (tool missing)
 };
+
+// dcmcpcwt's command line for the original: --accept-lossy after the tool when it is lossy
+std::vector<std::string> compressArgs(const Original &o, std::vector<std::string> argv)
+{
+    argv.insert(argv.begin() + 1, o.accept.begin(), o.accept.end());
+    return argv;
+}
 
 void loadOriginal(const CorpusFile &f, const TempDir &dir, Original &o)
 {
     o.input = f.path;
     DcmFileFormat ff;
     ASSERT_TRUE(ff.loadFile(f.path.c_str()).good()) << f.path;
+    ASSERT_TRUE(DPCWTFileFormat::rekeyPixelData(ff).good()) << f.path; // HTJ2K: onto its carrier
+    const bool j2k = DPCWTIsJPEG2000Xfer(ff.getDataset()->getOriginalXfer());
     std::string err = decodePixels(ff.getDataset(), o.ref);
+    OFString lossy;
+    if (err.empty() && j2k && ff.getDataset()->findAndGetOFString(DCM_LossyImageCompression, lossy).good() &&
+        lossy == "01")
+        o.accept = {"--accept-lossy"};
     if (!err.empty()) {
         // DCMTK 3.6.7 cannot decode it (JPEG 2000): dcmcpcwt must say so and leave nothing behind
         const std::string out = dir / "refused.dcm";
@@ -153,7 +173,7 @@ TEST_P(DicomCorpus, Pcwt)
     const std::string p = dir / "pcwt.dcm";
     const std::string refusal = validateMessage(o.ref.module, PCWT_DICOM_TARGET_PCWT);
     Proc c;
-    if (!compressed({kCompress, "-v", "--verify", o.input, p}, refusal, c))
+    if (!compressed(compressArgs(o, {kCompress, "-v", "--verify", o.input, p}), refusal, c))
         return;
     EXPECT_NE(c.out.find("verification passed"), std::string::npos) << c.out;
 
@@ -237,7 +257,7 @@ TEST_P(DicomCorpus, PcwtEntropy)
     const std::string e = dir / "entropy.dcm";
     const std::string refusal = validateMessage(o.ref.module, PCWT_DICOM_TARGET_PCWT);
     Proc c;
-    if (!compressed({kCompress, "-v", "--verify", "--profile", "entropy", o.input, e}, refusal, c))
+    if (!compressed(compressArgs(o, {kCompress, "-v", "--verify", "--profile", "entropy", o.input, e}), refusal, c))
         return;
     EXPECT_NE(c.out.find("(entropy profile)"), std::string::npos) << c.out;
     EXPECT_NE(c.out.find("verification passed"), std::string::npos) << c.out;
@@ -269,7 +289,7 @@ TEST_P(DicomCorpus, PcwtEntropy)
     // order and group shape, which move sizes by tenths of a percent; colour planes differ more:
     // the entropy profile's colour transform), smaller on CT
     const std::string b = dir / "baseline.dcm";
-    d = run({kCompress, "--profile", "baseline", o.input, b});
+    d = run(compressArgs(o, {kCompress, "--profile", "baseline", o.input, b}));
     ASSERT_EQ(d.rc, 0) << d.out;
     uint64_t baselineBytes = 0;
     EXPECT_EQ(expectProfile(b, PCWT_PROFILE_BASELINE, o.ref.module.number_of_frames, &baselineBytes), "");
@@ -300,7 +320,7 @@ TEST_P(DicomCorpus, Jpegls)
     }
     const std::string j = dir / "jls.dcm";
     Proc c;
-    if (!compressed({kCompress, "+el", "--verify", o.input, j}, refusal, c))
+    if (!compressed(compressArgs(o, {kCompress, "+el", "--verify", o.input, j}), refusal, c))
         return;
     DcmFileFormat jf;
     ASSERT_TRUE(jf.loadFile(j.c_str()).good());

@@ -43,7 +43,7 @@ const std::vector<std::pair<std::string, std::string>> kSet = {
     {"pylibjpeg-data/JPEGLosslessP14SV1_3s_2f_u_08_08_USRGB.dcm", "study2/us/jpeg_lossless_rgb.dcm"},
     {"pylibjpeg-data/RG2_JLSL.dcm", "study3/RG2_jpegls.dcm"},
     {"pydicom-data/SC_rgb_32bit.dcm", "study3/sc_rgb_32bit.dcm"},                // unsupported
-    {"pylibjpeg-data/TOSHIBA_J2K_SIZ1_PixRep0.dcm", "study3/toshiba_j2k.dcm"},   // no J2K decoder
+    {"pylibjpeg-data/TOSHIBA_J2K_SIZ1_PixRep0.dcm", "study3/toshiba_j2k.dcm"},   // JPEG 2000 lossless
     {"MANIFEST.md", "study3/notes.txt"},                                         // not DICOM
 };
 
@@ -203,7 +203,7 @@ inline void expectVerified(const std::string &root, const std::map<std::string, 
     }
 }
 
-const std::set<std::string> kUnsupported = {"study3/sc_rgb_32bit.dcm", "study3/toshiba_j2k.dcm"};
+const std::set<std::string> kUnsupported = {"study3/sc_rgb_32bit.dcm"};
 
 // the records of a DICOMDIR that reference a file: file ID (with '/') -> Referenced Transfer Syntax
 // UID in File. The records are read through DcmDicomDir's tree (which follows the record offsets)
