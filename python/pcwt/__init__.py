@@ -9,6 +9,7 @@
 Errors are pcwt.Error, carrying the library's message."""
 from ._codec import Decoder, Encoder, decode, decode_batch, encode, read_header
 from ._lib import Error, ffi as _ffi, lib as _lib, path as library_path
+from . import jpegls
 
 __all__ = ["Error", "Decoder", "Encoder", "decode", "decode_batch", "encode", "read_header",
            "has_cuda", "library_version", "library_path", "TRANSFER_SYNTAX_UID"]

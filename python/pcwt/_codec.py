@@ -10,19 +10,20 @@ _DTYPES = {(8, 0): np.uint8, (8, 1): np.int8, (16, 0): np.uint16, (16, 1): np.in
 
 
 def _as_bytes(data, what="codestream"):
-    """A read-only contiguous byte view of bytes, bytearray, memoryview or a numpy array."""
+    """A char[] over the bytes of a bytes-like object (bytes, bytearray, memoryview, a contiguous
+    numpy array), read in place. No memoryview is made: one caught in a reference cycle (an
+    exception's traceback) while cffi holds its buffer makes the garbage collector crash."""
+    if isinstance(data, (str, int, float)) or data is None:
+        raise Error("%s: expected a bytes-like object, got %s" % (what, type(data).__name__))
     try:
-        view = memoryview(data)
-    except TypeError:
-        raise Error("%s: expected a bytes-like object, got %s" % (what, type(data).__name__)) from None
-    if not view.c_contiguous:
-        raise Error("%s: the buffer is not contiguous" % what)
-    return view.cast("B") if view.format != "B" or view.ndim != 1 else view
+        return ffi.from_buffer("char[]", data)
+    except (TypeError, BufferError, ValueError) as exc:
+        raise Error("%s: expected a contiguous bytes-like object (%s)" % (what, exc)) from None
 
 
 def _header(view):
     info = ffi.new("pcwt_header_info *")
-    check(lib.pcwt_read_header(ffi.from_buffer(view), len(view), info), what="header")
+    check(lib.pcwt_read_header(view, len(view), info), what="header")
     return info
 
 
@@ -114,7 +115,7 @@ class Decoder:
         else:
             out = _check_out(out, shape, dtype, needed, "decode")
         dst = ffi.from_buffer(out, require_writable=True)
-        check(lib.pcwt_decode(self._dec, ffi.from_buffer(view), len(view), dst, out.nbytes),
+        check(lib.pcwt_decode(self._dec, view, len(view), dst, out.nbytes),
               self._message, "decode")
         return out
 
@@ -136,9 +137,9 @@ class Decoder:
         jobs = ffi.new("pcwt_decode_job[]", count)
         keep = []
         for i, (view, out) in enumerate(zip(views, outs)):
-            src, dst = ffi.from_buffer(view), ffi.from_buffer(out)
-            keep.append((src, dst))
-            jobs[i].src, jobs[i].src_size = src, len(view)
+            dst = ffi.from_buffer(out, require_writable=True)
+            keep.append(dst)
+            jobs[i].src, jobs[i].src_size = view, len(view)
             jobs[i].dst, jobs[i].dst_capacity = dst, out.nbytes
         status = lib.pcwt_decode_batch(self._dec, jobs, count)
         if status != 0:

@@ -8,7 +8,7 @@ import os
 import numpy as np
 from cffi import FFI
 
-from ._codec import _as_bytes, encode as _encode
+from ._codec import encode as _encode
 from ._lib import Error
 
 _ffi = FFI()
@@ -69,12 +69,22 @@ def decode(data):
     components), uint8 up to 8 bits per sample, else uint16 (the Bits-Stored-bit values as coded:
     no sign extension, see pcwt.pydicom for DICOM's)."""
     lib = _lib()
-    view = _as_bytes(data)
+    if isinstance(data, (str, int, float)) or data is None:
+        raise Error("JPEG-LS codestream: expected a bytes-like object, got %s" % type(data).__name__)
     dec = _ffi.gc(lib.charls_jpegls_decoder_create(), lib.charls_jpegls_decoder_destroy)
     if dec == _ffi.NULL:
         raise MemoryError("charls_jpegls_decoder_create")
-    src = _ffi.from_buffer(view)
-    _check(lib, lib.charls_jpegls_decoder_set_source_buffer(dec, src, len(view)), "source")
+    try:
+        src = _ffi.from_buffer("char[]", data)
+    except (TypeError, BufferError, ValueError) as exc:
+        raise Error("JPEG-LS codestream: expected a contiguous bytes-like object (%s)" % exc) from None
+    # A codestream cut short is refused here: CharLS 2.4 decodes on past the end of its source for
+    # many seconds before it fails. The EOI marker cannot occur inside JPEG-LS scan data (bit
+    # stuffing), so the data must end with it (a DICOM pad byte may follow).
+    tail = _ffi.buffer(src)[max(0, len(src) - 3):]
+    if not (tail.endswith(b"\xff\xd9") or tail[:-1].endswith(b"\xff\xd9")):
+        raise Error("JPEG-LS codestream truncated: it does not end with an EOI marker", "truncated")
+    _check(lib, lib.charls_jpegls_decoder_set_source_buffer(dec, src, len(src)), "source")
     _check(lib, lib.charls_jpegls_decoder_read_header(dec), "header")
     info = _ffi.new("charls_frame_info *")
     _check(lib, lib.charls_jpegls_decoder_get_frame_info(dec, info), "frame info")

@@ -16,10 +16,9 @@ _BIG_ENDIAN = "1.2.840.10008.1.2.2"
 _PHOTOMETRIC = {1: ("MONOCHROME1", "MONOCHROME2", "PALETTE COLOR"), 3: ("RGB", "YBR_FULL")}
 
 
-def _native_words(ds, module, count):
+def _native_words(ds, ts, module, count):
     """The frames of native Pixel Data as an array (frames, samples words) in host order; the
     length must be exactly what the module declares (plus DICOM's one pad byte)."""
-    ts = str(ds.file_meta.TransferSyntaxUID) if "TransferSyntaxUID" in ds.get("file_meta", {}) else _NATIVE_LE[1]
     if ts not in _NATIVE_LE and ts != _BIG_ENDIAN:
         raise Error("transfer syntax %s: compress takes native (uncompressed) Pixel Data" % ts)
     data = ds.PixelData
@@ -115,34 +114,57 @@ def _transfer_syntax(uid):
     return ts
 
 
-def compress(ds, profile="baseline", syntax="pcwt", **options):
-    """Code the data set's native Pixel Data in place: syntax "pcwt" (the private transfer syntax,
-    profile "baseline" or "entropy") or "jpegls" (JPEG-LS Lossless, libpcwt's encoder). options:
-    further encoder options by name (see pcwt.encode). Every frame is verified by decoding it
-    before the data set changes. Returns ds."""
-    if syntax not in ("pcwt", "jpegls"):
-        raise Error("syntax %r: expected 'pcwt' or 'jpegls'" % (syntax,))
-    module = Module.of(ds)
-    high_bit = _check_module(ds, module)
+def _nested_images(ds):
+    """Data sets inside ds's sequences that have Pixel Data of their own (an Icon Image Sequence's
+    item), at any depth."""
+    found = []
+    for elem in ds:
+        if elem.VR == "SQ":
+            for item in elem.value:
+                if "PixelData" in item:
+                    found.append(item)
+                found += _nested_images(item)
+    return found
+
+
+def _code(image, ts, syntax, profile, options):
+    """The new Pixel Data of one image (the data set or a nested item): its encapsulated frames."""
+    module = Module.of(image)
+    high_bit = _check_module(image, module)
     from ._handler import number_of_frames
-    count = number_of_frames(ds)
-    words = _native_words(ds, module, count)
+    count = number_of_frames(image)
+    words = _native_words(image, ts, module, count)
     if syntax == "pcwt":
         frames = _pcwt_frames(words, module, high_bit, dict(options, profile=profile))
-        uid = TRANSFER_SYNTAX_UID
     else:
         frames = _jpegls_frames(words, module, options)
-        uid = JPEGLS_LOSSLESS_UID
     frames = [f + b"\x00" if len(f) & 1 else f for f in frames]
-    ds.PixelData = encapsulate(frames, has_bot=True)
-    elem = ds["PixelData"]
-    elem.VR = "OB"
-    elem.is_undefined_length = True
-    if syntax == "jpegls" and module.samples == 3 and module.planar:
-        ds.PlanarConfiguration = 0
-    if not hasattr(ds, "file_meta") or ds.file_meta is None:
-        ds.file_meta = pydicom.dataset.FileMetaDataset()
-    ds.file_meta.TransferSyntaxUID = _transfer_syntax(uid)
+    return encapsulate(frames, has_bot=True), module
+
+
+def compress(ds, profile="baseline", syntax="pcwt", **options):
+    """Code the data set's native Pixel Data in place: syntax "pcwt" (the private transfer syntax,
+    profile "baseline" or "entropy") or "jpegls" (JPEG-LS Lossless, libpcwt's encoder), pixel
+    data nested in sequences (Icon Image Sequence) included, as dcmcpcwt does. options: further
+    encoder options by name (see pcwt.encode). Every frame is verified by decoding it before the
+    data set changes. Returns ds."""
+    if syntax not in ("pcwt", "jpegls"):
+        raise Error("syntax %r: expected 'pcwt' or 'jpegls'" % (syntax,))
+    meta = getattr(ds, "file_meta", None)
+    ts = str(meta.TransferSyntaxUID) if meta is not None and "TransferSyntaxUID" in meta else _NATIVE_LE[1]
+    images = [ds] + _nested_images(ds)
+    coded = [_code(image, ts, syntax, profile, options) for image in images]
+    for image, (data, module) in zip(images, coded):
+        image.PixelData = data
+        elem = image["PixelData"]
+        elem.VR = "OB"
+        elem.is_undefined_length = True
+        if syntax == "jpegls" and module.samples == 3 and module.planar:
+            image.PlanarConfiguration = 0
+    if meta is None:
+        ds.file_meta = meta = pydicom.dataset.FileMetaDataset()
+    uid = TRANSFER_SYNTAX_UID if syntax == "pcwt" else JPEGLS_LOSSLESS_UID
+    meta.TransferSyntaxUID = _transfer_syntax(uid)
     _set_encoding(ds)
     return ds
 
