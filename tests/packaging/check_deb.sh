@@ -59,7 +59,8 @@ for f in usr/bin/pcwt usr/bin/dcmcpcwt usr/bin/dcmdpcwt \
          "$lib/cmake/dcmpcwt/dcmpcwtTargets.cmake" "$lib/pkgconfig/pcwt.pc" "$lib/pkgconfig/dcmpcwt.pc" \
          usr/share/doc/pcwt/copyright usr/share/doc/pcwt/README.md usr/share/doc/pcwt/CONFORMANCE.md \
          usr/share/doc/pcwt/dcmtk-plugin.md usr/share/doc/pcwt/FORMAT.md \
-         usr/share/doc/pcwt/examples/compress_example.cpp; do
+         usr/share/doc/pcwt/examples/compress_example.cpp \
+         usr/lib/python3/dist-packages/pcwt/__init__.py usr/lib/python3/dist-packages/pcwt/pydicom/__init__.py; do
   grep -qx "$f" "$WORK/contents.txt" || fail "the package lacks /$f"
 done
 outside=$(grep -v -e '^usr/' -e '^$' "$WORK/contents.txt" || true)
@@ -120,6 +121,23 @@ v=$("$bin/pcwt" info "$out/slice.pcwt") && grep -q 512 <<<"$v" || fail "pcwt inf
 "$bin/pcwt" decode "$out/slice.pcwt" "$out/slice.raw" || fail "pcwt decode failed"
 cmp -s "$raw" "$out/slice.raw" || fail "pcwt did not round-trip the pixel data"
 echo "tools: ok ($(stat -c %s "$sample") -> $(stat -c %s "$out/pcwt.dcm") bytes)"
+# The Python package (docs/python.md) from the package's dist-packages, on the package's
+# libpcwt.so.0 (found by its soname): pydicom reads the PCWT file as the original.
+if /usr/bin/python3 -c "import numpy, cffi, pydicom" 2>/dev/null; then
+  PYTHONPATH=$root/usr/lib/python3/dist-packages /usr/bin/python3 - "$sample" "$out/pcwt.dcm" "$root/" <<'PY' ||
+import sys, numpy, pydicom, pcwt, pcwt.pydicom
+assert pcwt.library_path == "libpcwt.so.0", pcwt.library_path
+maps = open("/proc/self/maps").read()
+assert sys.argv[3] + "usr/lib/" in maps and "libpcwt.so.0" in maps, "libpcwt.so.0 not loaded from the package"
+assert pcwt.__file__.startswith(sys.argv[3]), pcwt.__file__
+ref, got = pydicom.dcmread(sys.argv[1]).pixel_array, pydicom.dcmread(sys.argv[2]).pixel_array
+assert got.dtype == ref.dtype and numpy.array_equal(got, ref), "pixel_array differs from the original"
+print("python: ok (%s)" % pcwt.__file__)
+PY
+    fail "the packaged Python module does not read the PCWT file"
+else
+  echo "python: skipped (/usr/bin/python3 lacks numpy, cffi or pydicom)"
+fi
 
 unset LD_LIBRARY_PATH
 PCWT_PC_SYSROOT=$root "$here/check_consumer.sh" "$root/usr" "lib/$multiarch" "$src" "$WORK/consumer" "$sample"
