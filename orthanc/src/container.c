@@ -22,6 +22,7 @@ typedef struct header {
     uint64_t pixel_length;
     uint64_t frame_bytes;
     uint32_t prefix_crc;
+    uint64_t deflated; /* length of the deflated outside bytes; 0: stored as they are */
 } header;
 
 static int fail(char *msg, size_t msg_size, const char *fmt, ...)
@@ -67,6 +68,7 @@ static void write_header(uint8_t *p, const header *h)
     put64(p + 40, h->pixel_length);
     put64(p + 48, h->frame_bytes);
     put32(p + 56, h->prefix_crc);
+    put64(p + 60, h->deflated);
     put32(p + 68, crc(p, 68));
 }
 
@@ -85,6 +87,7 @@ static int read_header(const uint8_t *c, size_t c_size, header *h, char *msg, si
     h->pixel_length = get64(c + 40);
     h->frame_bytes = get64(c + 48);
     h->prefix_crc = get32(c + 56);
+    h->deflated = get64(c + 60);
     const uint64_t body = c_size - PCO_HEADER_LENGTH;
     if (h->kind == KIND_RAW) {
         if (h->original_size != body) return fail(msg, msg_size, "truncated container");
@@ -94,8 +97,34 @@ static int read_header(const uint8_t *c, size_t c_size, header *h, char *msg, si
     if (h->original_size > SIZE_MAX || h->prefix_length > h->original_size ||
         h->pixel_length > h->original_size - h->prefix_length || h->frames == 0 ||
         h->frame_bytes == 0 || h->frame_bytes > h->pixel_length / h->frames ||
-        h->pixel_length - (uint64_t)h->frames * h->frame_bytes > 1 || h->prefix_length > body)
+        h->pixel_length - (uint64_t)h->frames * h->frame_bytes > 1 || h->prefix_length > body ||
+        h->deflated > body)
         return fail(msg, msg_size, "inconsistent container header");
+    return 0;
+}
+
+/* Bytes of the original outside the frames: the prefix, then the pad byte and the rest. */
+static uint64_t outside_length(const header *h)
+{
+    return h->original_size - (uint64_t)h->frames * h->frame_bytes;
+}
+
+/* The outside bytes into buf (outside_length bytes): inflated, or gathered from their places. */
+static int read_outside(const uint8_t *c, size_t c_size, const header *h, const uint8_t *frames_end,
+                        uint8_t *buf, char *msg, size_t msg_size)
+{
+    const uint64_t n = outside_length(h);
+    if (h->deflated) {
+        uLongf got = (uLongf)n;
+        if (uncompress(buf, &got, c + PCO_HEADER_LENGTH, (uLong)h->deflated) != Z_OK || got != n)
+            return fail(msg, msg_size, "stored file damaged: the bytes outside Pixel Data do not inflate");
+        return 0;
+    }
+    const uint64_t rest = n - h->prefix_length;
+    if (!frames_end || (uint64_t)(c + c_size - frames_end) != rest)
+        return fail(msg, msg_size, "container length does not match its header");
+    memcpy(buf, c + PCO_HEADER_LENGTH, h->prefix_length);
+    memcpy(buf + h->prefix_length, frames_end, rest);
     return 0;
 }
 
@@ -117,7 +146,7 @@ int pco_container_raw(const uint8_t *orig, size_t size, uint8_t **out, size_t *o
 {
     uint8_t *buf = malloc(size + PCO_HEADER_LENGTH);
     if (!buf) return fail(msg, msg_size, "out of memory (%zu bytes)", size + PCO_HEADER_LENGTH);
-    header h = {KIND_RAW, size, crc(orig, size), 0, 0, 0, 0, 0};
+    header h = {KIND_RAW, size, crc(orig, size), 0, 0, 0, 0, 0, 0};
     write_header(buf, &h);
     memcpy(buf + PCO_HEADER_LENGTH, orig, size);
     *out = buf;
@@ -140,7 +169,7 @@ int pco_container_build(const uint8_t *orig, size_t size, const pco_scan *scan, 
     int rc = -1;
     uint8_t *coded = malloc(bound * frames);
     pcwt_frame_job *jobs = calloc(frames, sizeof *jobs);
-    uint8_t *buf = NULL, *check = NULL;
+    uint8_t *buf = NULL, *check = NULL, *zbuf = NULL;
     if (!coded || !jobs) { fail(msg, msg_size, "out of memory"); goto done; }
     for (uint64_t i = 0; i < frames; ++i) {
         jobs[i].desc = desc;
@@ -156,22 +185,36 @@ int pco_container_build(const uint8_t *orig, size_t size, const pco_scan *scan, 
     }
     const uint64_t pixel_end = scan->pixel_offset + scan->pixel_length;
     const uint64_t pad = scan->pixel_length - frames * scan->frame_bytes;
-    uint64_t total = PCO_HEADER_LENGTH + scan->pixel_offset + pad + (size - pixel_end);
+    const uint64_t outside = scan->pixel_offset + pad + (size - pixel_end);
+    header h = {KIND_CODED, size, crc(orig, size), (uint32_t)frames, scan->pixel_offset,
+                scan->pixel_length, scan->frame_bytes, crc(orig, scan->pixel_offset), 0};
+
+    /* The outside bytes (attributes, mostly text) deflated when that is smaller. */
+    uLongf zlen = compressBound((uLong)outside);
+    if (!(zbuf = malloc(outside + zlen)) ) { fail(msg, msg_size, "out of memory"); goto done; }
+    uint8_t *gathered = zbuf + zlen;
+    memcpy(gathered, orig, scan->pixel_offset);
+    memcpy(gathered + scan->pixel_offset, orig + pixel_end - pad, pad + (size - pixel_end));
+    if (compress2(zbuf, &zlen, gathered, (uLong)outside, 6) == Z_OK && zlen < outside) h.deflated = zlen;
+
+    uint64_t total = PCO_HEADER_LENGTH + (h.deflated ? h.deflated : outside);
     for (uint64_t i = 0; i < frames; ++i) total += 8 + jobs[i].written;
     if (total > SIZE_MAX || !(buf = malloc(total))) { fail(msg, msg_size, "out of memory"); goto done; }
-
-    header h = {KIND_CODED, size, crc(orig, size), (uint32_t)frames, scan->pixel_offset,
-                scan->pixel_length, scan->frame_bytes, crc(orig, scan->pixel_offset)};
     write_header(buf, &h);
     uint8_t *p = buf + PCO_HEADER_LENGTH;
-    memcpy(p, orig, scan->pixel_offset);
-    p += scan->pixel_offset;
+    if (h.deflated) {
+        memcpy(p, zbuf, h.deflated);
+        p += h.deflated;
+    } else {
+        memcpy(p, orig, scan->pixel_offset);
+        p += scan->pixel_offset;
+    }
     for (uint64_t i = 0; i < frames; ++i) {
         put64(p, jobs[i].written);
         memcpy(p + 8, jobs[i].dst, jobs[i].written);
         p += 8 + jobs[i].written;
     }
-    memcpy(p, orig + pixel_end - pad, pad + (size - pixel_end));
+    if (!h.deflated) memcpy(p, orig + pixel_end - pad, pad + (size - pixel_end));
 
     /* The copy is acknowledged only after it gave every byte back through the read path. */
     if (!(check = malloc(size ? size : 1))) { fail(msg, msg_size, "out of memory"); goto done; }
@@ -182,6 +225,7 @@ int pco_container_build(const uint8_t *orig, size_t size, const pco_scan *scan, 
     buf = NULL;
     rc = 0;
 done:
+    free(zbuf);
     free(check);
     free(buf);
     free(jobs);
@@ -198,10 +242,8 @@ int pco_container_decode(const uint8_t *c, size_t c_size, pcwt_decoder *dec, uin
     if (h.kind == KIND_RAW) {
         memcpy(dst, c + PCO_HEADER_LENGTH, h.original_size);
     } else {
-        const uint8_t *p = c + PCO_HEADER_LENGTH;
+        const uint8_t *p = c + PCO_HEADER_LENGTH + (h.deflated ? h.deflated : h.prefix_length);
         const uint8_t *end = c + c_size;
-        memcpy(dst, p, h.prefix_length);
-        p += h.prefix_length;
         uint8_t *out = dst + h.prefix_length;
         for (uint32_t i = 0; i < h.frames; ++i) {
             if (end - p < 8) return fail(msg, msg_size, "truncated container (frame %u)", i);
@@ -217,9 +259,17 @@ int pco_container_decode(const uint8_t *c, size_t c_size, pcwt_decoder *dec, uin
             p += len;
             out += h.frame_bytes;
         }
-        const uint64_t rest = h.original_size - h.prefix_length - (uint64_t)h.frames * h.frame_bytes;
-        if ((uint64_t)(end - p) != rest) return fail(msg, msg_size, "container length does not match its header");
-        memcpy(out, p, rest);
+        if (h.deflated && p != end) return fail(msg, msg_size, "container length does not match its header");
+        const uint64_t n = outside_length(&h);
+        uint8_t *outside = malloc(n ? n : 1);
+        if (!outside) return fail(msg, msg_size, "out of memory");
+        int rc = read_outside(c, c_size, &h, p, outside, msg, msg_size);
+        if (rc == 0) {
+            memcpy(dst, outside, h.prefix_length);
+            memcpy(out, outside + h.prefix_length, n - h.prefix_length);
+        }
+        free(outside);
+        if (rc != 0) return -1;
     }
     if (crc(dst, h.original_size) != h.original_crc)
         return fail(msg, msg_size, "stored file damaged: checksum of the original does not match");
@@ -234,10 +284,24 @@ int pco_container_read_range(const uint8_t *c, size_t c_size, pcwt_decoder *dec,
     if (start > h.original_size || length > h.original_size - start)
         return fail(msg, msg_size, "range beyond the end of the file");
     if (h.kind == KIND_CODED && start + length <= h.prefix_length) {
-        if (crc(c + PCO_HEADER_LENGTH, h.prefix_length) != h.prefix_crc)
-            return fail(msg, msg_size, "stored file damaged: checksum of the header bytes does not match");
-        memcpy(dst, c + PCO_HEADER_LENGTH + start, length);
-        return 0;
+        const uint8_t *prefix = c + PCO_HEADER_LENGTH;
+        uint8_t *outside = NULL;
+        if (h.deflated) {
+            const uint64_t n = outside_length(&h);
+            if (!(outside = malloc(n ? n : 1))) return fail(msg, msg_size, "out of memory");
+            if (read_outside(c, c_size, &h, NULL, outside, msg, msg_size) != 0) {
+                free(outside);
+                return -1;
+            }
+            prefix = outside;
+        }
+        int rc = 0;
+        if (crc(prefix, h.prefix_length) != h.prefix_crc)
+            rc = fail(msg, msg_size, "stored file damaged: checksum of the header bytes does not match");
+        else
+            memcpy(dst, prefix + start, length);
+        free(outside);
+        return rc;
     }
     uint8_t *whole = malloc(h.original_size ? h.original_size : 1);
     if (!whole) return fail(msg, msg_size, "out of memory");

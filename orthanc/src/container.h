@@ -17,11 +17,13 @@
  *   40     8    Pixel Data value length (frames * frame bytes, + 1 pad byte when odd)
  *   48     8    frame bytes
  *   56     4    CRC-32 of the prefix
- *   60     8    reserved (0)
+ *   60     8    deflated length of the bytes outside the frames (0: stored as they are)
  *   68     4    CRC-32 of bytes 0..67
  * then the prefix, per frame an 8-byte codestream length and the codestream, the pad byte (if
- * any), the original's bytes after the value (to the end). Raw: the original after the header.
- * All numbers little endian.
+ * any), the original's bytes after the value (to the end). When the bytes outside the frames
+ * (the prefix, then the pad byte and the rest) deflate smaller, they come deflated (zlib) right
+ * after the header instead, and the frames end the container. Raw: the original after the
+ * header. All numbers little endian.
  */
 #ifndef PCWT_ORTHANC_CONTAINER_H
 #define PCWT_ORTHANC_CONTAINER_H

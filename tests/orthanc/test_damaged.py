@@ -39,8 +39,11 @@ def main():
             main.seen = getattr(main, "seen", set()) | {path}
             with open(path, "rb") as fh:
                 good = fh.read()
-            prefix_end = 72 + data.find(b"\xe0\x7f\x10\x00")  # inside the bytes before Pixel Data
-            for what, offset in (("header", 20), ("prefix", prefix_end - 40), ("frame", len(good) // 2),
+            # the bytes before Pixel Data follow the 72-byte header, deflated (their length at
+            # offset 60) or as they are (up to Pixel Data's value)
+            deflated = int.from_bytes(good[60:68], "little")
+            prefix = 72 + (deflated // 2 if deflated else data.find(b"\xe0\x7f\x10\x00") - 40)
+            for what, offset in (("header", 20), ("prefix", prefix), ("frame", len(good) // 2),
                                  ("last byte", len(good) - 1)):
                 bad = bytearray(good)
                 bad[offset] ^= 0x5A
