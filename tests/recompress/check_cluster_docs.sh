@@ -2,6 +2,7 @@
 # The Slurm job array and the Kubernetes indexed Job of docs/recompress.md, run as they are written
 # for every index they produce, on copies of corpus files: every file is in exactly one shard's
 # report, each image recompressed once, and a second pass over all shards finds nothing left to do.
+# The indexes run two at a time, as the tasks of an array do side by side.
 #   check_cluster_docs.sh PCWT_RECOMPRESS DOC TESTDATA WORKDIR     exit 77 (skip) without the corpus
 set -euo pipefail
 tool=$1 doc=$2 testdata=$3 work=$4
@@ -63,22 +64,34 @@ localise() {
   sed -e "s|/shared|$work/shared|g" ${gpus:+-e "s|--gpus 1|--gpus $gpus|"} "$1"
 }
 
-# run every index of one of them (twice: the second pass finds everything done)
+localise "$work/slurm.sh" > "$work/slurm.local.sh"
+localise "$work/job.sh" > "$work/job.local.sh"
+
+# one index of one of them
+index() {
+  if [ "$1" = slurm ]; then
+    SLURM_ARRAY_TASK_ID=$2 SLURM_CPUS_PER_TASK=2 bash "$work/slurm.local.sh"
+  else
+    JOB_COMPLETION_INDEX=$2 sh -c "$(cat "$work/job.local.sh")"
+  fi
+}
+
+# run every index of one of them, two at a time as an array's tasks run side by side (Slurm
+# twice: the second pass finds everything done)
 check() {
-  local name=$1
+  local name=$1 passes=$2
   setup
   local files
   files=$(cd "$work/shared/archive" && find . -type f ! -name '.pcwt-recompress.lock' | sed 's|^\./||' | sort)
-  for pass in 1 2; do
+  for ((pass = 1; pass <= passes; pass++)); do
     rm -rf "$work/shared/pcwt-reports"
-    for ((i = 0; i < shards; i++)); do
-      if [ "$name" = slurm ]; then
-        SLURM_ARRAY_TASK_ID=$i SLURM_CPUS_PER_TASK=2 bash <(localise "$work/slurm.sh") > "$work/$name.$i.log" 2>&1 ||
-          { echo "$name index $i: exit $?"; cat "$work/$name.$i.log"; exit 1; }
-      else
-        JOB_COMPLETION_INDEX=$i sh -c "$(localise "$work/job.sh")" > "$work/$name.$i.log" 2>&1 ||
-          { echo "$name index $i: exit $?"; cat "$work/$name.$i.log"; exit 1; }
-      fi
+    for ((i = 0; i < shards; i += 2)); do
+      index "$name" "$i" > "$work/$name.$i.log" 2>&1 & a=$!
+      index "$name" "$((i + 1))" > "$work/$name.$((i + 1)).log" 2>&1 & b=$!
+      for j in 0 1; do
+        pid=$a; [ "$j" = 1 ] && pid=$b
+        wait "$pid" || { echo "$name index $((i + j)): exit status $?"; cat "$work/$name.$((i + j)).log"; exit 1; }
+      done
     done
     "$py" - "$work/shared/pcwt-reports" "$shards" "$work/shared/archive" "$pass" "$files" <<'EOF'
 import json, os, sys
@@ -103,6 +116,6 @@ print("%d files in %d shards (%d shards with files), pass %s: %s" % (len(seen), 
 EOF
   done
 }
-check slurm
-check kubernetes
+check slurm 2
+check kubernetes 1
 echo "ok"
