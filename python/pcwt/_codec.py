@@ -2,6 +2,8 @@
 
 Every buffer handed to the library is checked here first: a destination or a source whose size is
 not what the header (or the descriptor) requires is refused with pcwt.Error before any call."""
+import threading
+
 import numpy as np
 
 from ._lib import Error, check, ffi, lib
@@ -201,19 +203,36 @@ class Encoder:
         return bytes(dst)
 
 
+_local = threading.local()
+
+
+def _decoder(options):
+    """This thread's decoder handle for these options, made once: a handle is not to be shared
+    between threads, and making one per call would cost the GPU backend its context each time."""
+    cache = getattr(_local, "decoders", None)
+    if cache is None:
+        cache = _local.decoders = {}
+    key = tuple(sorted((k, str(v)) for k, v in options.items()))
+    dec = cache.get(key)
+    if dec is None:
+        dec = cache[key] = Decoder(**options)
+    return dec
+
+
 def decode(data, out=None, **options):
     """The samples of one codestream (PCWT; see pcwt.jpegls for JPEG-LS) as a numpy array:
     (rows, columns), (rows, columns, 3) or, for a planar codestream, (3, rows, columns); uint8/int8
     or uint16/int16 by the header's bits allocated and signedness, every bit as stored (bits above
     bits_stored included). out: an array to decode into (at least the image's bytes). options:
-    decoder options by name (backend, device, max_samples, memory_limit)."""
-    return Decoder(**options).decode(data, out)
+    decoder options by name (backend, device, max_samples, memory_limit); the calling thread's
+    handle for them is kept for its next calls."""
+    return _decoder(options).decode(data, out)
 
 
 def decode_batch(codestreams, **options):
     """Decode a list of codestreams in one call of the library's batch API (together on the GPU
     when present); returns the list of arrays (as decode)."""
-    return Decoder(**options).decode_batch(codestreams)
+    return _decoder(options).decode_batch(codestreams)
 
 
 def encode(array, bits_stored=None, is_signed=None, planar=False, **options):

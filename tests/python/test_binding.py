@@ -180,3 +180,13 @@ def test_library_facts():
     assert pcwt.library_version() == "%d.%d.%d" % tuple(int(x) for x in pcwt.__version__.split("."))
     assert isinstance(pcwt.has_cuda(), bool)
     assert pcwt.Decoder(backend="cpu").backend == "cpu"
+
+
+def test_threads_each_use_their_own_handle():
+    from concurrent.futures import ThreadPoolExecutor
+    frames = [image((64, 64 + i), np.int16, seed=i) for i in range(8)]
+    streams = [pcwt.encode(f, profile="entropy") for f in frames]
+    with ThreadPoolExecutor(4) as pool:
+        for _ in range(3):
+            got = list(pool.map(pcwt.decode, streams * 4))
+            assert all(np.array_equal(g, frames[i % 8]) for i, g in enumerate(got))

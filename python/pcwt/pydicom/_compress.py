@@ -8,7 +8,7 @@ from pydicom.encaps import encapsulate
 
 from .. import JPEGLS_LOSSLESS_UID, TRANSFER_SYNTAX_UID, Error
 from .. import jpegls as _jpegls
-from .._codec import Decoder, Encoder
+from .._codec import Encoder, _decoder
 from ._frames import Module
 
 _NATIVE_LE = ("1.2.840.10008.1.2", "1.2.840.10008.1.2.1", "1.2.840.10008.1.2.1.99")
@@ -61,7 +61,7 @@ def _pcwt_frames(words, module, high_bit, options):
             arr = arr.view(module.dtype)
         out.append(enc.encode(arr, bits_stored=module.bits_stored if exact else module.bits_allocated,
                               is_signed=exact and module.signed, planar=module.planar))
-    got = Decoder(backend=options.get("backend")).decode_batch(out)
+    got = _decoder({k: v for k, v in options.items() if k in ("backend", "device")}).decode_batch(out)
     for i, (frame, dec) in enumerate(zip(words, got)):
         if dec.tobytes() != frame.tobytes():
             raise Error("frame %d: the codestream does not decode to the original words" % (i + 1))

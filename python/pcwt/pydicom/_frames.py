@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import JPEGLS_LOSSLESS_UID, TRANSFER_SYNTAX_UID, Error
 from .. import jpegls as _jpegls
-from .._codec import Decoder, read_header
+from .._codec import _decoder, read_header
 
 
 class Module:
@@ -64,7 +64,7 @@ def decode_pcwt_frames(frames, module, decoder=None):
     layout Planar Configuration declares; one pcwt_decode_batch call for all of them."""
     for i, src in enumerate(frames):
         _check_pcwt_header(src, module, i)
-    outs = (decoder or Decoder()).decode_batch(frames)
+    outs = (decoder or _decoder({})).decode_batch(frames)
     arr = np.empty(len(frames) * module.frame_bytes // module.dtype.itemsize, module.dtype)
     flat = arr.view(np.uint8)
     for i, out in enumerate(outs):

@@ -8,7 +8,7 @@ from pydicom.uid import UID
 
 from .. import JPEGLS_LOSSLESS_UID, TRANSFER_SYNTAX_UID
 from .. import jpegls as _jpegls
-from .._codec import Decoder
+from .._codec import _decoder
 from ._frames import Module, _check_pcwt_header, decode_jpegls_frame
 
 LABEL = "pcwt"
@@ -35,7 +35,7 @@ def decode_pcwt(src, runner):
     """One PCWT frame: its words, every bit as stored."""
     module = _module(runner)
     _check_pcwt_header(src, module, getattr(runner, "_index", 0))
-    return Decoder().decode(src).tobytes()
+    return _decoder({}).decode(src).tobytes()
 
 
 def decode_jpegls(src, runner):
