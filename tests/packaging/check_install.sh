@@ -22,6 +22,18 @@ done
 grep -q "^prefix=$prefix\$" "$prefix/$libdir/pkgconfig/pcwt.pc" || fail "pcwt.pc does not name the install prefix"
 # The installed tool runs (libdcmpcwt from the prefix).
 LD_LIBRARY_PATH=$prefix/$libdir "$prefix/bin/dcmcpcwt" --verify "$sample" "$WORK/pcwt.dcm" || fail "installed dcmcpcwt failed"
+# The installed Python module (docs/python.md) finds its libpcwt: the libpcwt.so.0 installed beside
+# it (a static build) or the prefix's (a shared build), and pydicom reads the file as the original.
+if /usr/bin/python3 -c "import numpy, cffi, pydicom" 2>/dev/null; then
+  env -u PCWT_LIBRARY PYTHONPATH="$prefix/lib/python3/dist-packages" LD_LIBRARY_PATH="$prefix/$libdir" \
+    /usr/bin/python3 -c '
+import sys, numpy, pydicom, pcwt, pcwt.pydicom
+assert pcwt.__file__.startswith(sys.argv[1]), pcwt.__file__
+assert pcwt.library_path.startswith(sys.argv[1]) or pcwt.library_path == "libpcwt.so.0", pcwt.library_path
+ref, got = pydicom.dcmread(sys.argv[2]).pixel_array, pydicom.dcmread(sys.argv[3]).pixel_array
+assert numpy.array_equal(got, ref), "pixel_array differs from the original"
+print("python: ok (%s)" % pcwt.library_path)' "$prefix/" "$sample" "$WORK/pcwt.dcm" || fail "the installed Python module does not read the PCWT file"
+fi
 
 "$(dirname "$0")/check_consumer.sh" "$prefix" "$libdir" "$src" "$WORK/consumer" "$sample" "$@"
 echo "install: ok"
