@@ -73,7 +73,12 @@ static OrthancPluginErrorCode storage_read_whole(OrthancPluginMemoryBuffer64 *ta
     char msg[512];
     read_target t = {target};
     pco_result r = pco_store_read(g_plugin.store, uuid, alloc_target, &t, msg, sizeof msg);
-    if (r != PCO_OK) log_error("cannot read", uuid, msg);
+    if (r != PCO_OK) {
+        log_error("cannot read", uuid, msg);
+        if (target->data) OrthancPluginFreeMemoryBuffer64(g_plugin.orthanc, target); /* Orthanc frees only on success */
+        target->data = NULL;
+        target->size = 0;
+    }
     return error_of(r);
 }
 

@@ -2,6 +2,8 @@
 #define _GNU_SOURCE
 #include "storage_files.h"
 
+#include "container.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -159,6 +161,46 @@ int pco_read_file(const char *path, uint8_t **data, size_t *size, int *missing, 
     *data = buf;
     *size = n;
     return 0;
+}
+
+static int pread_all(int fd, uint8_t *dst, uint64_t length, uint64_t offset)
+{
+    while (length) {
+        ssize_t r = pread(fd, dst, length > (1u << 30) ? (1u << 30) : (size_t)length, (off_t)offset);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return -1;
+        dst += r;
+        length -= (uint64_t)r;
+        offset += (uint64_t)r;
+    }
+    return 0;
+}
+
+int pco_read_plain_range(const char *path, uint64_t start, uint8_t *dst, uint64_t length, int *container,
+                         int *missing, char *msg, size_t msg_size)
+{
+    *container = 0;
+    *missing = 0;
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+        *missing = errno == ENOENT;
+        return fail(msg, msg_size, "cannot open %s: %s", path, strerror(errno));
+    }
+    struct stat st;
+    uint8_t magic[PCO_MAGIC_LENGTH];
+    int rc = 0;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        rc = fail(msg, msg_size, "%s is not a regular file", path);
+    } else if ((uint64_t)st.st_size >= PCO_MAGIC_LENGTH && pread_all(fd, magic, sizeof magic, 0) == 0 &&
+               pco_is_container(magic, sizeof magic)) {
+        *container = 1;
+    } else if (start > (uint64_t)st.st_size || length > (uint64_t)st.st_size - start) {
+        rc = fail(msg, msg_size, "range beyond the end of %s", path);
+    } else if (pread_all(fd, dst, length, start) != 0) {
+        rc = fail(msg, msg_size, "cannot read %s: %s", path, strerror(errno ? errno : EIO));
+    }
+    close(fd);
+    return rc;
 }
 
 int pco_remove_file(const char *path, char *msg, size_t msg_size)

@@ -28,6 +28,12 @@ int pco_write_atomic(const char *path, const void *data, size_t size, int sync, 
  * *missing is set to 1 when the file does not exist. */
 int pco_read_file(const char *path, uint8_t **data, size_t *size, int *missing, char *msg, size_t msg_size);
 
+/* length bytes from start of a plain file into dst, reading no more than that; *container is set
+ * to 1 (and nothing copied) when the file is a container, which must be read whole. 0, or -1 with
+ * msg (*missing as above). */
+int pco_read_plain_range(const char *path, uint64_t start, uint8_t *dst, uint64_t length, int *container,
+                         int *missing, char *msg, size_t msg_size);
+
 /* Remove path and then the two folder levels above it when they are empty, as Orthanc does. */
 int pco_remove_file(const char *path, char *msg, size_t msg_size);
 

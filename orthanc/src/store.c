@@ -221,14 +221,23 @@ pco_result pco_store_read(pco_store *s, const char *uuid, pco_alloc_fn alloc, vo
 pco_result pco_store_read_range(pco_store *s, const char *uuid, uint64_t start, void *dst, uint64_t length,
                                 char *msg, size_t msg_size)
 {
+    char path[4200];
+    if (pco_storage_path(s->cfg.storage_dir, uuid, path, sizeof path) != 0)
+        return fail(PCO_ERR_REFUSED, msg, msg_size, "not an attachment name: '%s'", uuid);
+    int container = 0, missing = 0;
+    if (!s->cfg.read_plain_files) {
+        container = 1; /* read whole below, where a plain file is refused */
+    } else if (pco_read_plain_range(path, start, dst, length, &container, &missing, msg, msg_size) != 0) {
+        return missing ? PCO_ERR_MISSING : PCO_ERR_REFUSED;
+    }
+    if (!container) return PCO_OK;
+
     uint8_t *data = NULL;
     size_t size = 0;
     pco_result r = load(s, uuid, &data, &size, msg, msg_size);
     if (r != PCO_OK) return r;
     if (!pco_is_container(data, size)) {
-        if (!s->cfg.read_plain_files) r = fail(PCO_ERR_REFUSED, msg, msg_size, "plain file (ReadPlainFiles is off)");
-        else if (start > size || length > size - start) r = fail(PCO_ERR_REFUSED, msg, msg_size, "range beyond the end of %s", uuid);
-        else memcpy(dst, data + start, length);
+        r = fail(PCO_ERR_REFUSED, msg, msg_size, "plain file (ReadPlainFiles is off)");
     } else {
         coder_pair *p = take(s, msg, msg_size);
         if (!p) r = PCO_ERR_MEMORY;

@@ -286,6 +286,8 @@ TEST(OrthancStore, DecisionsFilesAndRemoval)
   ASSERT_NE(s, nullptr);
   ASSERT_EQ(pco_store_write(s, uuid, json.data(), json.size(), 0, msg, sizeof msg), PCO_OK);
   EXPECT_EQ(pco_store_read(s, uuid, alloc, &back, msg, sizeof msg), PCO_ERR_REFUSED);
+  Bytes part(4);
+  EXPECT_EQ(pco_store_read_range(s, uuid, 0, part.data(), part.size(), msg, sizeof msg), PCO_ERR_REFUSED);
   pco_store_destroy(s);
   fs::remove_all(root);
 }

@@ -63,6 +63,12 @@ for f in usr/bin/pcwt usr/bin/dcmcpcwt usr/bin/dcmdpcwt \
          usr/lib/python3/dist-packages/pcwt/__init__.py usr/lib/python3/dist-packages/pcwt/pydicom/__init__.py; do
   grep -qx "$f" "$WORK/contents.txt" || fail "the package lacks /$f"
 done
+# the Orthanc storage plugin, built where Orthanc's plugin SDK (orthanc-dev) is installed
+if [[ -f /usr/include/orthanc/OrthancCPlugin.h ]]; then
+  for f in usr/share/orthanc/plugins/libpcwt_orthanc.so usr/bin/pcwt-orthanc-compress usr/share/doc/pcwt/orthanc.md; do
+    grep -qx "$f" "$WORK/contents.txt" || fail "the package lacks /$f"
+  done
+fi
 outside=$(grep -v -e '^usr/' -e '^$' "$WORK/contents.txt" || true)
 [[ -z $outside ]] || fail "files outside /usr: $outside"
 grep -q "libcudart" "$WORK/contents.txt" && fail "the package ships a CUDA runtime library"
