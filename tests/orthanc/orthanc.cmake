@@ -16,7 +16,7 @@ if(PCWT_SANITIZE MATCHES "address")
   set(_pcwt_orthanc_asan 1)
 endif()
 
-foreach(_t roundtrip kill damaged migrate)
+foreach(_t roundtrip kill damaged migrate config)
   add_test(NAME orthanc.${_t}
     COMMAND ${_pcwt_orthanc_python} ${CMAKE_CURRENT_LIST_DIR}/test_${_t}.py
             --plugin $<TARGET_FILE:pcwt_orthanc> --tool $<TARGET_FILE:pcwt-orthanc-compress>
