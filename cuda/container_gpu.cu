@@ -42,8 +42,8 @@ __global__ void write_headers(GpuFrame *frames, uint32_t count, const GpuPlane *
     h.columns_first = fr.columns_first ? 1u : 0u;
     h.levels = fr.levels;
     h.plane_count = fr.plane_count;
-    h.group_rows = fr.gr;
-    h.group_cols = fr.gc;
+    h.group_rows = fr.group_rows;
+    h.group_cols = fr.group_cols;
     pcwt_header_put_fixed(d, &h);
     uint64_t end = start + fr.header_size;
     for (uint32_t i = 0; i < fr.plane_count; i++) {

@@ -7,7 +7,8 @@
 #include "gpu_context.h"
 
 extern "C" {
-#include "internal.h"
+#include "container.h"
+#include "decode_limits.h"
 }
 
 #include <algorithm>
@@ -36,8 +37,8 @@ FrameSpec spec_from_header(const pcwt_header_info &h, uint64_t sample_off)
     FrameSpec f{};
     f.desc = h.desc;
     f.levels = h.levels;
-    f.gr = h.group_rows;
-    f.gc = h.group_cols;
+    f.group_rows = h.group_rows;
+    f.group_cols = h.group_cols;
     f.profile = h.profile;
     f.rct = h.colour_transform;
     f.columns_first = h.columns_first;

@@ -16,7 +16,7 @@
 
 extern "C" {
 #include "dwt53.h"
-#include "internal.h"
+#include "mqd.h"
 }
 
 #include <algorithm>

@@ -8,7 +8,7 @@
 #include "gpu_context.h"
 
 extern "C" {
-#include "internal.h"
+#include "plan.h"
 }
 
 #include <algorithm>
@@ -22,12 +22,14 @@ FrameSpec spec_of(const pcwt_encode_params *p, const pcwt_image_desc &d, uint64_
     f.desc = d;
     if (f.desc.components == 1)
         f.desc.planar = 0;
-    const uint32_t max_levels = pcwt_plan_max_levels(d.height, d.width, p->min_ll);
-    f.levels = std::min(p->levels, max_levels);
-    pcwt_group_size_wanted(p, &f.gr, &f.gc);
+    pcwt_frame_coding fc;
+    pcwt_frame_coding_resolve(p, &f.desc, &fc);
+    f.levels = fc.levels;
+    f.group_rows = fc.group_rows;
+    f.group_cols = fc.group_cols;
     f.profile = p->profile;
-    f.rct = uint32_t(pcwt_rct_wanted(p, &f.desc));
-    f.columns_first = uint32_t(pcwt_columns_first_wanted(p));
+    f.rct = fc.colour_transform;
+    f.columns_first = fc.columns_first;
     f.low_bits = uint32_t(p->low_bits);
     f.sample_off = sample_off;
     return f;

@@ -26,10 +26,10 @@ __device__ inline GroupPos group_pos(const GpuBand &b, const GpuPlane &p, uint64
 {
     const uint32_t k = uint32_t(g - b.group_first);
     GroupPos q;
-    q.gx = (k / b.gcols) * p.gr;
-    q.gy = (k % b.gcols) * p.gc;
-    q.vr = min(p.gr, b.mrows - q.gx);
-    q.vc = min(p.gc, b.mcols - q.gy);
+    q.gx = (k / b.gcols) * p.group_rows;
+    q.gy = (k % b.gcols) * p.group_cols;
+    q.vr = min(p.group_rows, b.mrows - q.gx);
+    q.vc = min(p.group_cols, b.mcols - q.gy);
     return q;
 }
 

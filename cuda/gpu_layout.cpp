@@ -2,7 +2,8 @@
 #include "gpu_layout.h"
 
 extern "C" {
-#include "internal.h"
+#include "container.h"
+#include "pyramid.h"
 }
 
 namespace {
@@ -10,7 +11,7 @@ namespace {
 uint64_t div_up(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
 uint32_t add_band(BatchLayout &L, uint32_t plane, uint32_t level, uint32_t rows, uint32_t cols,
-                  uint32_t gr, uint32_t gc, uint64_t coef)
+                  uint32_t group_rows, uint32_t group_cols, uint64_t coef)
 {
     GpuBand b{};
     b.coef = coef;
@@ -23,8 +24,8 @@ uint32_t add_band(BatchLayout &L, uint32_t plane, uint32_t level, uint32_t rows,
     b.plane = plane;
     b.level = level;
     b.parent = -1;
-    b.gcols = uint32_t(div_up(b.mcols, gc));
-    b.group_count = uint32_t(div_up(b.mrows, gr) * b.gcols);
+    b.gcols = uint32_t(div_up(b.mcols, group_cols));
+    b.group_count = uint32_t(div_up(b.mrows, group_rows) * b.gcols);
     L.bands.push_back(b);
     return uint32_t(L.bands.size() - 1);
 }
@@ -46,8 +47,8 @@ void gpu_build_layout(const std::vector<FrameSpec> &frames, BatchLayout &L)
         fr.is_signed = d.is_signed;
         fr.planar = d.components > 1 ? d.planar : 0;
         fr.levels = f.levels;
-        fr.gr = f.gr;
-        fr.gc = f.gc;
+        fr.group_rows = f.group_rows;
+        fr.group_cols = f.group_cols;
         fr.profile = f.profile;
         fr.rct = d.components == 3 && f.rct;
         fr.columns_first = f.columns_first;
@@ -67,8 +68,8 @@ void gpu_build_layout(const std::vector<FrameSpec> &frames, BatchLayout &L)
                 p.rows = d.height;
                 p.cols = d.width;
                 p.levels = f.levels;
-                p.gr = f.gr;
-                p.gc = f.gc;
+                p.group_rows = f.group_rows;
+                p.group_cols = f.group_cols;
                 p.profile = f.profile;
                 p.low_bits = f.low_bits;
                 L.entropy_planes += f.profile == PCWT_PROFILE_ENTROPY;
@@ -96,11 +97,11 @@ void gpu_build_layout(const std::vector<FrameSpec> &frames, BatchLayout &L)
                     L.i32_size += n;
                 }
                 const uint64_t ll_coef = f.levels ? ll_off[f.levels] : p.image;
-                add_band(L, pi, f.levels, plan.ll_r, plan.ll_c, f.gr, f.gc, ll_coef);
+                add_band(L, pi, f.levels, plan.ll_r, plan.ll_c, f.group_rows, f.group_cols, ll_coef);
                 for (uint32_t l = f.levels; l >= 1; l--) {
                     const pcwt_level_size &s = plan.lv[l - 1];
                     for (uint32_t o = 0; o < 3; o++) {
-                        const uint32_t b = add_band(L, pi, l, s.band_r, s.band_c, f.gr, f.gc,
+                        const uint32_t b = add_band(L, pi, l, s.band_r, s.band_c, f.group_rows, f.group_cols,
                                                     band_off[3 * l + o]);
                         if (l < f.levels)
                             L.bands[b].parent = int32_t(b - 3);

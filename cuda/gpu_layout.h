@@ -14,7 +14,7 @@ struct GpuFrame {
     uint32_t plane_first, plane_count;
     uint32_t header_size;
     uint32_t width, height, components, bits_alloc, bits_stored, is_signed, planar;
-    uint32_t levels, gr, gc;
+    uint32_t levels, group_rows, group_cols;
     uint32_t profile;
     uint32_t rct;                     // 1: the value planes hold the colour transform (flag bit 2)
     uint32_t columns_first;           // 1: each level lifts columns first (flag bit 3)
@@ -25,7 +25,7 @@ struct GpuFrame {
 
 struct FrameSpec {              // what the layout needs to know about one frame
     pcwt_image_desc desc;
-    uint32_t levels, gr, gc;
+    uint32_t levels, group_rows, group_cols;
     uint32_t profile;           // PCWT_PROFILE_BASELINE or PCWT_PROFILE_ENTROPY
     uint32_t rct;               // the value planes hold the reversible colour transform
     uint32_t columns_first;     // each level lifts columns first

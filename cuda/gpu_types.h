@@ -11,7 +11,7 @@ struct GpuPlane {
     uint32_t frame, comp, kind;   // kind 0: values, 1: bits above bits_stored
     uint32_t profile;             // PCWT_PROFILE_BASELINE or PCWT_PROFILE_ENTROPY
     uint32_t rows, cols, levels;  // image size, levels applied
-    uint32_t gr, gc;              // group size
+    uint32_t group_rows, group_cols;              // group size
     uint64_t image;               // i32 offset: even(rows) x even(cols)
     uint32_t band_first, band_count;
     uint64_t group_first;

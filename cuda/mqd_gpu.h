@@ -8,7 +8,7 @@
 #include "gpu_types.h"
 
 extern "C" {
-#include "internal.h"
+#include "mqd.h"
 }
 
 namespace {

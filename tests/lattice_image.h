@@ -6,7 +6,7 @@
 #pragma once
 
 extern "C" {
-#include "internal.h"
+#include "dwt53.h"
 }
 
 #include <cstdint>

@@ -4,7 +4,7 @@
 #pragma once
 
 extern "C" {
-#include "internal.h"
+#include "container.h"
 }
 
 #include <cstdint>

@@ -1,7 +1,8 @@
 /* backend.c - which backend a handle uses. An explicit CPU or GPU request wins; AUTO follows the
  * environment variable PCWT_BACKEND (read when the handle is created), and otherwise means the
  * GPU when this build has CUDA and a device is present. */
-#include "internal.h"
+#include "backend.h"
+#include "status.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,9 @@
 /* container.c - the codestream header (docs/FORMAT.md): fixed fields, one record per plane, and
  * a CRC-32 of the header, written through container.h's writers (shared with the GPU's
  * container_gpu.cu). Parsing validates every field before the caller allocates anything. */
-#include "internal.h"
+#include "container.h"
+#include "group_coder.h"
+#include "status.h"
 
 #include <string.h>
 #include <zlib.h>

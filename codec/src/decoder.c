@@ -1,9 +1,17 @@
 /* decoder.c - sequences the decoder: header validation and limits before any allocation, then
  * per plane: CRC check, group decoding, inverse B-LDWT+B, range-checked store into the caller's
  * buffer. Every byte of the codestream is treated as untrusted. */
-#include "internal.h"
+#include "backend.h"
+#include "container.h"
+#include "decode_limits.h"
+#include "dwt53.h"
+#include "group_coder.h"
+#include "group_coder_ec.h"
 #include "options.h"
+#include "planes.h"
 #include "rct.h"
+#include "status.h"
+#include "verify.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -228,32 +236,6 @@ pcwt_status pcwt_decoder_set_option_name(pcwt_decoder *d, const char *name, cons
     return pcwt_decoder_set_option(d, nv.option[0], nv.value[0]);
 }
 
-pcwt_status pcwt_decode_check(const pcwt_header_info *info, size_t src_size, size_t dst_capacity,
-                              uint64_t max_samples, char *err, size_t err_size)
-{
-    const pcwt_image_desc *d = &info->desc;
-    const uint64_t samples = (uint64_t)d->width * d->height * d->components;
-    /* the format's limit too: pcwt_image_size is 0 beyond it, which no size check could catch */
-    if (max_samples > PCWT_MAX_SAMPLES)
-        max_samples = PCWT_MAX_SAMPLES;
-    if (samples > max_samples) {
-        pcwt_set_error(err, err_size, "image of %llu samples exceeds the limit of %llu",
-                       (unsigned long long)samples, (unsigned long long)max_samples);
-        return PCWT_ERR_LIMIT_EXCEEDED;
-    }
-    if (src_size < info->codestream_length) {
-        pcwt_set_error(err, err_size, "codestream truncated: %zu of %zu bytes", src_size,
-                       info->codestream_length);
-        return PCWT_ERR_TRUNCATED;
-    }
-    if (dst_capacity < pcwt_image_size(d)) {
-        pcwt_set_error(err, err_size, "destination buffer of %zu bytes too small, %zu needed",
-                       dst_capacity, pcwt_image_size(d));
-        return PCWT_ERR_BUFFER_TOO_SMALL;
-    }
-    return PCWT_OK;
-}
-
 /* The inverse colour transform (FORMAT.md Sec. 2.1) of n pixels in place: y0, y1, y2 become
  * the values of components 0, 1, 2, range-checked afterwards by pcwt_plane_store. The planes of
  * a valid stream stay within +-2^18 (the RCT of 16-bit values needs 18 bits); there 32-bit
@@ -469,22 +451,6 @@ pcwt_status pcwt_decode_batch(pcwt_decoder *dec, pcwt_decode_job *jobs, size_t c
     return each_on_cpu(dec, jobs, count, decode_job_cpu);
 }
 
-/* The first byte where a and b differ (n when none). */
-static size_t first_difference(const uint8_t *a, const uint8_t *b, size_t n)
-{
-    const size_t block = (size_t)1 << 16;
-    size_t at = 0;
-    while (at < n) {
-        const size_t len = n - at < block ? n - at : block;
-        if (memcmp(a + at, b + at, len) != 0)
-            break;
-        at += len;
-    }
-    while (at < n && a[at] == b[at])
-        at++;
-    return at;
-}
-
 /* One job on the CPU: decoded into the handle's scratch buffer, then compared. */
 static pcwt_status verify_cpu(pcwt_decoder *dec, pcwt_verify_job *j)
 {
@@ -519,25 +485,6 @@ static pcwt_status verify_job_cpu(pcwt_decoder *dec, void *jobs, size_t i)
 {
     pcwt_verify_job *j = (pcwt_verify_job *)jobs + i;
     return j->status = verify_cpu(dec, j);
-}
-
-pcwt_status pcwt_verify_compare(pcwt_verify_job *j, const uint8_t *decoded, size_t size, char *err,
-                                size_t err_size)
-{
-    if (size != j->expected_size) { /* as the GPU verifier, which does not compare then */
-        j->first_difference = size < j->expected_size ? size : j->expected_size;
-        pcwt_set_error(err, err_size, "decoded %zu bytes of samples, %zu expected", size,
-                       j->expected_size);
-        return PCWT_ERR_MISMATCH;
-    }
-    const size_t at = first_difference(decoded, (const uint8_t *)j->expected, size);
-    if (at == size) {
-        j->first_difference = UINT64_MAX;
-        return PCWT_OK;
-    }
-    j->first_difference = at;
-    pcwt_set_error(err, err_size, "decoded samples differ from the expected ones at byte %zu", at);
-    return PCWT_ERR_MISMATCH;
 }
 
 #ifdef PCWT_HAVE_CUDA

@@ -4,7 +4,6 @@
  * whole-column reference, which is what makes the two bit-identical.
  * The lifting steps themselves are dwt53.h's, shared with the GPU. */
 #include "dwt53.h"
-#include "internal.h"
 
 #include <string.h>
 

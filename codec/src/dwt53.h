@@ -43,4 +43,13 @@ static inline PCWT_HD int32_t pcwt_unlift_odd(int32_t h, int32_t x0, int32_t x2)
     return pcwt_wadd(h, pcwt_wadd(x0, x2) >> 1);
 }
 
+#include "pyramid.h"
+
+/* dwt53.c: one dimension, and the levels of a plane in the order the header records
+ * (columns_first: each level lifts its columns before its rows, header flag bit 3). */
+void pcwt_dwt53_forward_1d(const int32_t *x, uint32_t n, int32_t *low, int32_t *high);
+void pcwt_dwt53_inverse_1d(const int32_t *low, const int32_t *high, uint32_t n, int32_t *x);
+void pcwt_dwt53_forward(pcwt_pyramid *p, int columns_first);
+void pcwt_dwt53_inverse(pcwt_pyramid *p, int columns_first);
+
 #endif /* PCWT_DWT53_H */

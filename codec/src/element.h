@@ -8,7 +8,7 @@
 #define PCWT_ELEMENT_H
 
 #include "bitio.h"
-#include "internal.h"
+#include "mqd.h"
 
 static inline PCWT_HD uint32_t pcwt_element_bits(int r, int m)
 {

@@ -1,9 +1,16 @@
 /* encoder.c - sequences the encoder stages for each plane: samples -> B-LDWT+B -> MQD/Qmax ->
  * element and group coding, then writes the header. The stages live in their own files. */
-#include "internal.h"
+#include "backend.h"
+#include "container.h"
+#include "dwt53.h"
+#include "group_coder.h"
+#include "group_coder_ec.h"
 #include "jpegls_context.h"
 #include "jpegls_encoder.h"
+#include "mqd.h"
 #include "options.h"
+#include "planes.h"
+#include "status.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,13 +46,6 @@ void pcwt_encode_params_default(pcwt_encode_params *p)
     p->min_ll = PCWT_DEFAULT_MIN_LL;
     p->profile = PCWT_PROFILE_BASELINE;
     p->backend = PCWT_BACKEND_AUTO;
-}
-
-void pcwt_group_size_wanted(const pcwt_encode_params *p, uint32_t *rows, uint32_t *cols)
-{
-    const int entropy = p->profile == PCWT_PROFILE_ENTROPY;
-    *rows = p->group_rows ? p->group_rows : entropy ? PCWT_ENTROPY_GROUP_ROWS : PCWT_DEFAULT_GROUP;
-    *cols = p->group_cols ? p->group_cols : entropy ? PCWT_ENTROPY_GROUP_COLS : PCWT_DEFAULT_GROUP;
 }
 
 /* The handle keeps the group size it codes with. */
@@ -215,20 +215,6 @@ static int qmax_bound(uint32_t bits, uint32_t levels)
     return q > PCWT_MAX_QMAX ? PCWT_MAX_QMAX : (int)q;
 }
 
-int pcwt_rct_wanted(const pcwt_encode_params *p, const pcwt_image_desc *d)
-{
-    if (d->components != 3 || p->colour_transform == PCWT_COLOUR_NONE)
-        return 0;
-    return p->colour_transform == PCWT_COLOUR_RCT || p->profile == PCWT_PROFILE_ENTROPY;
-}
-
-int pcwt_columns_first_wanted(const pcwt_encode_params *p)
-{
-    if (p->lifting_order != PCWT_LIFTING_AUTO)
-        return p->lifting_order == PCWT_LIFTING_COLUMNS_FIRST;
-    return p->profile == PCWT_PROFILE_ENTROPY;
-}
-
 size_t pcwt_encode_bound(const pcwt_image_desc *d)
 {
     if (pcwt_desc_check(d, NULL, 0) != PCWT_OK)
@@ -281,17 +267,18 @@ static pcwt_status encode_frame(pcwt_encoder *e, const pcwt_image_desc *din, con
     const pcwt_encode_params *p = &e->params;
     if (p->codec == PCWT_CODEC_JPEGLS)
         return pcwt_jpegls_encode_frame(p, &d, samples, dst, cap, written, &e->jls_lut, err, es);
-    const uint32_t max_levels = pcwt_plan_max_levels(d.height, d.width, p->min_ll);
+    pcwt_frame_coding fc;
+    pcwt_frame_coding_resolve(p, &d, &fc);
     pcwt_header_info info;
     memset(&info, 0, sizeof info);
     info.format_version = PCWT_FORMAT_VERSION;
     info.profile = p->profile;
     info.desc = d;
-    info.levels = p->levels < max_levels ? p->levels : max_levels;
-    info.group_rows = p->group_rows;
-    info.group_cols = p->group_cols;
-    info.colour_transform = (uint32_t)pcwt_rct_wanted(p, &d);
-    info.columns_first = (uint32_t)pcwt_columns_first_wanted(p);
+    info.levels = fc.levels;
+    info.group_rows = fc.group_rows;
+    info.group_cols = fc.group_cols;
+    info.colour_transform = fc.colour_transform;
+    info.columns_first = fc.columns_first;
     for (uint32_t c = 0; c < d.components; c++) {
         info.planes[info.plane_count].component = c;
         info.planes[info.plane_count++].kind = 0;
@@ -334,7 +321,7 @@ static pcwt_status encode_frame(pcwt_encoder *e, const pcwt_image_desc *din, con
             return PCWT_ERR_UNSUPPORTED;
         }
         /* The entropy profile's payload is never larger than the baseline's. */
-        uint64_t size = pcwt_payload_size(pyr, qmax, p->group_rows, p->group_cols);
+        uint64_t size = pcwt_payload_size(pyr, qmax, fc.group_rows, fc.group_cols);
         if (size > cap - off) {
             pcwt_set_error(err, es, "destination buffer of %zu bytes too small (see pcwt_encode_bound)",
                            cap);
@@ -345,7 +332,7 @@ static pcwt_status encode_frame(pcwt_encoder *e, const pcwt_image_desc *din, con
                             (p->low_bits == PCWT_LOW_BITS_AUTO && pcwt_ec_low_bits_wanted(pyr));
             info.planes[i].low_bits = (uint32_t)low;
             size_t n = 0;
-            st = pcwt_ec_payload_encode(pyr, qmax, p->group_rows, p->group_cols, low, out + off,
+            st = pcwt_ec_payload_encode(pyr, qmax, fc.group_rows, fc.group_cols, low, out + off,
                                         (size_t)size, &n);
             if (st != PCWT_OK) {
                 pcwt_set_error(err, es, "plane %u: entropy coding failed (%s)", i,
@@ -354,7 +341,7 @@ static pcwt_status encode_frame(pcwt_encoder *e, const pcwt_image_desc *din, con
             }
             size = n;
         } else {
-            pcwt_payload_encode(pyr, qmax, p->group_rows, p->group_cols, out + off);
+            pcwt_payload_encode(pyr, qmax, fc.group_rows, fc.group_cols, out + off);
         }
         info.planes[i].qmax = qmax;
         info.planes[i].payload_length = size;

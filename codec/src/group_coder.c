@@ -1,9 +1,11 @@
 /* group_coder.c - group coding of one plane, baseline profile (Ao 2014, Sec. 3.5).
  * Bands in coding order (LL, HL, LH, HH of the top level, then HL, LH, HH of each finer level);
- * each band's MQD grid tiled into groups of gr x gc elements in raster order (edge groups hold
- * only the elements that exist); per group a little-endian u32 bit length, then the element codes
- * packed MSB first and padded with zero bits to a whole byte. */
+ * each band's MQD grid tiled into groups of group_rows x group_cols elements in raster order
+ * (edge groups hold only the elements that exist); per group a little-endian u32 bit length,
+ * then the element codes packed MSB first and padded with zero bits to a whole byte. */
 #include "element.h"
+#include "group_coder.h"
+#include "status.h"
 
 #include <string.h>
 
@@ -18,20 +20,20 @@ static inline int reference(const pcwt_pyramid *p, uint32_t b, int qmax, uint32_
 
 static inline uint64_t div_up(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
-uint64_t pcwt_group_count(const pcwt_pyramid *p, uint32_t gr, uint32_t gc)
+uint64_t pcwt_group_count(const pcwt_pyramid *p, uint32_t group_rows, uint32_t group_cols)
 {
     uint64_t n = 0;
     for (uint32_t b = 0; b < p->band_count; b++)
-        n += div_up(p->band[b].mrows, gr) * div_up(p->band[b].mcols, gc);
+        n += div_up(p->band[b].mrows, group_rows) * div_up(p->band[b].mcols, group_cols);
     return n;
 }
 
 static uint64_t group_bits(const pcwt_pyramid *p, uint32_t b, int qmax, uint32_t gx, uint32_t gy,
-                           uint32_t gr, uint32_t gc)
+                           uint32_t group_rows, uint32_t group_cols)
 {
     const pcwt_band *band = &p->band[b];
-    const uint32_t xe = gx + gr < band->mrows ? gx + gr : band->mrows;
-    const uint32_t ye = gy + gc < band->mcols ? gy + gc : band->mcols;
+    const uint32_t xe = gx + group_rows < band->mrows ? gx + group_rows : band->mrows;
+    const uint32_t ye = gy + group_cols < band->mcols ? gy + group_cols : band->mcols;
     uint64_t bits = 0;
     for (uint32_t x = gx; x < xe; x++)
         for (uint32_t y = gy; y < ye; y++)
@@ -40,28 +42,30 @@ static uint64_t group_bits(const pcwt_pyramid *p, uint32_t b, int qmax, uint32_t
     return bits;
 }
 
-uint64_t pcwt_payload_size(const pcwt_pyramid *p, int qmax, uint32_t gr, uint32_t gc)
+uint64_t pcwt_payload_size(const pcwt_pyramid *p, int qmax, uint32_t group_rows,
+                           uint32_t group_cols)
 {
     uint64_t bytes = 0;
     for (uint32_t b = 0; b < p->band_count; b++) {
         const pcwt_band *band = &p->band[b];
-        for (uint32_t gx = 0; gx < band->mrows; gx += gr)
-            for (uint32_t gy = 0; gy < band->mcols; gy += gc)
-                bytes += 4 + div_up(group_bits(p, b, qmax, gx, gy, gr, gc), 8);
+        for (uint32_t gx = 0; gx < band->mrows; gx += group_rows)
+            for (uint32_t gy = 0; gy < band->mcols; gy += group_cols)
+                bytes += 4 + div_up(group_bits(p, b, qmax, gx, gy, group_rows, group_cols), 8);
     }
     return bytes;
 }
 
-uint64_t pcwt_payload_max_size(const pcwt_plan *plan, int qmax, uint32_t gr, uint32_t gc)
+uint64_t pcwt_payload_max_size(const pcwt_plan *plan, int qmax, uint32_t group_rows,
+                               uint32_t group_cols)
 {
     /* Worst element: m = r = qmax, 4 * qmax + 9 bits; every group may add 7 padding bits. */
     const uint64_t per_element = qmax >= 0 ? 4u * (uint64_t)qmax + 9u : 0u;
     uint64_t elements = (uint64_t)(plan->ll_r / 2) * (plan->ll_c / 2);
-    uint64_t groups = div_up(plan->ll_r / 2, gr) * div_up(plan->ll_c / 2, gc);
+    uint64_t groups = div_up(plan->ll_r / 2, group_rows) * div_up(plan->ll_c / 2, group_cols);
     for (uint32_t l = 0; l < plan->levels; l++) {
         const pcwt_level_size *s = &plan->lv[l];
         elements += 3u * (uint64_t)s->mqd_r * s->mqd_c;
-        groups += 3u * div_up(s->mqd_r, gr) * div_up(s->mqd_c, gc);
+        groups += 3u * div_up(s->mqd_r, group_rows) * div_up(s->mqd_c, group_cols);
     }
     return groups * 5u + div_up(elements * per_element, 8);
 }
@@ -84,14 +88,15 @@ static inline void element_coefs(const pcwt_band *band, uint32_t x, uint32_t y, 
     c[3] = r1[1];
 }
 
-void pcwt_payload_encode(const pcwt_pyramid *p, int qmax, uint32_t gr, uint32_t gc, uint8_t *dst)
+void pcwt_payload_encode(const pcwt_pyramid *p, int qmax, uint32_t group_rows, uint32_t group_cols,
+                         uint8_t *dst)
 {
     for (uint32_t b = 0; b < p->band_count; b++) {
         const pcwt_band *band = &p->band[b];
-        for (uint32_t gx = 0; gx < band->mrows; gx += gr) {
-            const uint32_t xe = gx + gr < band->mrows ? gx + gr : band->mrows;
-            for (uint32_t gy = 0; gy < band->mcols; gy += gc) {
-                const uint32_t ye = gy + gc < band->mcols ? gy + gc : band->mcols;
+        for (uint32_t gx = 0; gx < band->mrows; gx += group_rows) {
+            const uint32_t xe = gx + group_rows < band->mrows ? gx + group_rows : band->mrows;
+            for (uint32_t gy = 0; gy < band->mcols; gy += group_cols) {
+                const uint32_t ye = gy + group_cols < band->mcols ? gy + group_cols : band->mcols;
                 uint8_t *len = dst;
                 pcwt_bitwriter w;
                 pcwt_bw_init(&w, dst + 4);
@@ -148,7 +153,7 @@ pcwt_status pcwt_check_mqd_parents(const pcwt_pyramid *p, uint32_t bi, char *err
     return PCWT_OK;
 }
 
-pcwt_status pcwt_payload_decode(pcwt_pyramid *p, int qmax, uint32_t gr, uint32_t gc,
+pcwt_status pcwt_payload_decode(pcwt_pyramid *p, int qmax, uint32_t group_rows, uint32_t group_cols,
                                 const uint8_t *src, size_t size, char *err, size_t err_size)
 {
     size_t pos = 0;
@@ -157,10 +162,10 @@ pcwt_status pcwt_payload_decode(pcwt_pyramid *p, int qmax, uint32_t gr, uint32_t
         pcwt_band *band = &p->band[b];
         const int leaf = b == 0 || band->level == 1; /* no children: m is its own largest level */
         memset(band->coef, 0, sizeof(int32_t) * (size_t)band->rows * band->cols);
-        for (uint32_t gx = 0; gx < band->mrows; gx += gr) {
-            const uint32_t xe = gx + gr < band->mrows ? gx + gr : band->mrows;
-            for (uint32_t gy = 0; gy < band->mcols; gy += gc, group_index++) {
-                const uint32_t ye = gy + gc < band->mcols ? gy + gc : band->mcols;
+        for (uint32_t gx = 0; gx < band->mrows; gx += group_rows) {
+            const uint32_t xe = gx + group_rows < band->mrows ? gx + group_rows : band->mrows;
+            for (uint32_t gy = 0; gy < band->mcols; gy += group_cols, group_index++) {
+                const uint32_t ye = gy + group_cols < band->mcols ? gy + group_cols : band->mcols;
                 if (size - pos < 4) {
                     pcwt_set_error(err, err_size, "payload ends before group %llu",
                                    (unsigned long long)group_index);

@@ -5,6 +5,9 @@
  * baseline. A group whose entropy record would be larger than its baseline bit string is stored as
  * that bit string (raw mode), so a plane is never larger than in the baseline profile. */
 #include "ec_group_coder.h"
+#include "group_coder.h"
+#include "group_coder_ec.h"
+#include "status.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -83,22 +86,22 @@ int pcwt_ec_low_bits_wanted(const pcwt_pyramid *p)
     return pcwt_ec_low_worth(&s);
 }
 
-static inline pcwt_ec_span span_of(const pcwt_band *band, uint32_t gx, uint32_t gy, uint32_t gr,
-                                   uint32_t gc)
+static inline pcwt_ec_span span_of(const pcwt_band *band, uint32_t gx, uint32_t gy,
+                                   uint32_t group_rows, uint32_t group_cols)
 {
-    pcwt_ec_span g = {gx, gy, gx + gr < band->mrows ? gx + gr : band->mrows,
-                      gy + gc < band->mcols ? gy + gc : band->mcols};
+    pcwt_ec_span g = {gx, gy, gx + group_rows < band->mrows ? gx + group_rows : band->mrows,
+                      gy + group_cols < band->mcols ? gy + group_cols : band->mcols};
     return g;
 }
 
 /* ---- encoder -------------------------------------------------------------------------------- */
 
-pcwt_status pcwt_ec_payload_encode(const pcwt_pyramid *p, int qmax, uint32_t gr, uint32_t gc,
-                                   int low, uint8_t *dst, size_t cap, size_t *written)
+pcwt_status pcwt_ec_payload_encode(const pcwt_pyramid *p, int qmax, uint32_t group_rows,
+                                   uint32_t group_cols, int low, uint8_t *dst, size_t cap, size_t *written)
 {
     /* Scratch for the two streams of the largest possible group of the plane. */
     const uint64_t per_element = qmax >= 0 ? 4u * (uint64_t)qmax + 9u : 1u;
-    const size_t scap = (size_t)pcwt_ec_scratch((uint64_t)gr * gc * per_element);
+    const size_t scap = (size_t)pcwt_ec_scratch((uint64_t)group_rows * group_cols * per_element);
     uint8_t *sa = malloc(2 * scap);
     if (!sa)
         return PCWT_ERR_OUT_OF_MEMORY;
@@ -110,9 +113,9 @@ pcwt_status pcwt_ec_payload_encode(const pcwt_pyramid *p, int qmax, uint32_t gr,
         const pcwt_band *band = &p->band[b];
         const pcwt_ec_band v = ec_band(p, b, qmax, low);
         const uint16_t *init = pcwt_ec_init_p[v.cls];
-        for (uint32_t gx = 0; gx < band->mrows && st == PCWT_OK; gx += gr) {
-            for (uint32_t gy = 0; gy < band->mcols; gy += gc) {
-                const pcwt_ec_span g = span_of(band, gx, gy, gr, gc);
+        for (uint32_t gx = 0; gx < band->mrows && st == PCWT_OK; gx += group_rows) {
+            for (uint32_t gy = 0; gy < band->mcols; gy += group_cols) {
+                const pcwt_ec_span g = span_of(band, gx, gy, group_rows, group_cols);
                 pcwt_rc_enc rc;
                 pcwt_rc_enc_init(&rc, sa, scap);
                 pcwt_bitwriter bw;
@@ -183,8 +186,9 @@ static int decode_group_raw(const pcwt_ec_band *v, const pcwt_ec_span *g, const 
     return !pad || pcwt_br_get(&rd, pad) == 0;
 }
 
-pcwt_status pcwt_ec_payload_decode(pcwt_pyramid *p, int qmax, uint32_t gr, uint32_t gc, int low,
-                                   const uint8_t *src, size_t size, char *err, size_t err_size)
+pcwt_status pcwt_ec_payload_decode(pcwt_pyramid *p, int qmax, uint32_t group_rows,
+                                   uint32_t group_cols, int low, const uint8_t *src, size_t size,
+                                   char *err, size_t err_size)
 {
     size_t pos = 0;
     uint64_t gi = 0;
@@ -193,9 +197,9 @@ pcwt_status pcwt_ec_payload_decode(pcwt_pyramid *p, int qmax, uint32_t gr, uint3
         const pcwt_band *band = &p->band[b];
         const pcwt_ec_band v = ec_band(p, b, qmax, low);
         const uint16_t *init = pcwt_ec_init_p[v.cls];
-        for (uint32_t gx = 0; gx < band->mrows; gx += gr) {
-            for (uint32_t gy = 0; gy < band->mcols; gy += gc, gi++) {
-                const pcwt_ec_span g = span_of(band, gx, gy, gr, gc);
+        for (uint32_t gx = 0; gx < band->mrows; gx += group_rows) {
+            for (uint32_t gy = 0; gy < band->mcols; gy += group_cols, gi++) {
+                const pcwt_ec_span g = span_of(band, gx, gy, group_rows, group_cols);
                 pcwt_ec_record rec;
                 switch (pcwt_ec_record_read(src + pos, size - pos, &rec)) {
                 case PCWT_EC_RECORD_BAD_LENGTH:

@@ -10,10 +10,11 @@
 
 #include <stdlib.h>
 
-#include "internal.h"
 #include "jpegls_context.h"
 #include "jpegls_markers.h"
 #include "jpegls_scan.h"
+#include "planes.h"
+#include "status.h"
 
 static uint32_t effective_interleave(const pcwt_image_desc *d, uint32_t interleave)
 {

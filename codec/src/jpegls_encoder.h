@@ -1,6 +1,5 @@
 /* jpegls_encoder.h - JPEG-LS (ITU-T T.87) lossless encoder behind pcwt_encode when
- * params->codec is PCWT_CODEC_JPEGLS. Its entry point, pcwt_jpegls_encode_frame, is declared in
- * internal.h; this header adds the worst-case output size. */
+ * params->codec is PCWT_CODEC_JPEGLS (jpegls_encoder.c), and its worst-case output size. */
 #ifndef PCWT_JPEGLS_ENCODER_H
 #define PCWT_JPEGLS_ENCODER_H
 
@@ -25,6 +24,13 @@ extern "C" {
  * RSTm marker, and the marker segments at most 2 + 19 + 15 + 6 + 3 * 10 + 2 = 74 bytes. So:
  *   bound = 74 + ceil(LIMIT * width * height * components / 7) + 4 * segments,
  * segments = scans * ceil(height / restart interval). */
+/* samples match d (validated); writes a complete JPEG-LS codestream (SOI .. EOI). lut_cache is
+ * the calling handle's quantisation table (jpegls_context.h), reused across frames. */
+struct jls_qlut_cache;
+pcwt_status pcwt_jpegls_encode_frame(const pcwt_encode_params *params, const pcwt_image_desc *d,
+                                     const void *samples, void *dst, size_t cap, size_t *written,
+                                     struct jls_qlut_cache *lut_cache, char *err, size_t err_size);
+
 size_t pcwt_jpegls_encode_bound(const pcwt_image_desc *desc, uint32_t interleave,
                                 uint32_t restart_interval);
 

@@ -5,7 +5,7 @@
  * Computed backward, finest level first. Children outside the finer MQD band (a result of lazy
  * even padding) are ignored. Qmax is the largest MQD of the top level. The GPU twin:
  * cuda/mqd_gpu.h (inlined by the forward transform) and cuda/mqd_gpu.cu (planes without one). */
-#include "internal.h"
+#include "mqd.h"
 
 static inline int8_t max8(int8_t a, int8_t b) { return a > b ? a : b; }
 

@@ -3,7 +3,8 @@
  * handles' setters (encoder.c, decoder.c) apply them. */
 #include "options.h"
 
-#include "internal.h"
+#include "plan.h"
+#include "status.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -1,10 +1,9 @@
-/* plan.c - level, band and MQD sizes (Ao 2014, Sec. 3.1 / Fig. 3.2) and the pyramid's memory.
- * Sizes are computed per dimension: the level input is even (the image is padded with one zero
- * row/column when odd), each band is roundup_even(level / 2), and the next level's input is the
- * LL band including its zero padding. */
-#include "internal.h"
+/* plan.c - level, band and MQD sizes (Ao 2014, Sec. 3.1 / Fig. 3.2), and the encoder's options
+ * resolved for a frame. Sizes are computed per dimension: the level input is even (the image is
+ * padded with one zero row/column when odd), each band is roundup_even(level / 2), and the next
+ * level's input is the LL band including its zero padding. */
+#include "plan.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 uint32_t pcwt_plan_max_levels(uint32_t rows, uint32_t cols, uint32_t min_ll)
@@ -43,112 +42,29 @@ void pcwt_plan_make(pcwt_plan *plan, uint32_t rows, uint32_t cols, uint32_t leve
     plan->ll_c = c;
 }
 
-/* The int32s and MQD bytes of a plan's pyramid, and the transform scratch's int32s among them:
- * the forward transform's holds a level's two halves, the inverse's (decode) three rows of the
- * widest level (dwt53.c). */
-static void pyramid_sizes(const pcwt_plan *plan, int decode, size_t *ints, size_t *bytes8,
-                          size_t *tmp)
+void pcwt_group_size_wanted(const pcwt_encode_params *p, uint32_t *group_rows, uint32_t *group_cols)
 {
-    const size_t img = (size_t)pcwt_even_up(plan->rows) * pcwt_even_up(plan->cols);
-    size_t n = img, b8 = 0, t_max = 0;
-    for (uint32_t l = 0; l < plan->levels; l++) {
-        const pcwt_level_size *s = &plan->lv[l];
-        const size_t band = (size_t)s->band_r * s->band_c;
-        n += 4 * band; /* HL, LH, HH and this level's LL */
-        b8 += 3 * (size_t)s->mqd_r * s->mqd_c;
-        const size_t rows_first = 2 * (size_t)s->level_r * s->band_c;
-        const size_t columns_first = 2 * (size_t)s->band_r * s->level_c;
-        const size_t t = rows_first > columns_first ? rows_first : columns_first;
-        if (t > t_max)
-            t_max = t;
-    }
-    b8 += (size_t)(plan->ll_r / 2) * (plan->ll_c / 2);
-    if (decode)
-        t_max = plan->levels ? 3 * (size_t)plan->lv[0].level_c : 0;
-    *ints = n + t_max;
-    *bytes8 = b8;
-    *tmp = t_max;
+    const int entropy = p->profile == PCWT_PROFILE_ENTROPY;
+    *group_rows = p->group_rows ? p->group_rows
+                  : entropy     ? PCWT_ENTROPY_GROUP_ROWS
+                                : PCWT_DEFAULT_GROUP;
+    *group_cols = p->group_cols ? p->group_cols
+                  : entropy     ? PCWT_ENTROPY_GROUP_COLS
+                                : PCWT_DEFAULT_GROUP;
 }
 
-uint64_t pcwt_pyramid_bytes(const pcwt_plan *plan)
+/* AUTO in the entropy profile: the colour transform on RGB and columns lifted first (why:
+ * docs/profile1-design.md); the baseline lifts rows first and keeps the components apart. */
+void pcwt_frame_coding_resolve(const pcwt_encode_params *p, const pcwt_image_desc *d,
+                               pcwt_frame_coding *out)
 {
-    size_t ints, bytes8, tmp;
-    pyramid_sizes(plan, 0, &ints, &bytes8, &tmp);
-    return (uint64_t)ints * sizeof(int32_t) + bytes8 + 64;
-}
-
-uint64_t pcwt_pyramid_decode_bytes(const pcwt_plan *plan)
-{
-    size_t ints, bytes8, tmp;
-    pyramid_sizes(plan, 1, &ints, &bytes8, &tmp);
-    return (uint64_t)ints * sizeof(int32_t) + bytes8 + 64;
-}
-
-/* Carves every buffer of the pyramid out of one allocation, grown only when needed. */
-static pcwt_status prepare(pcwt_pyramid *p, const pcwt_plan *plan, int decode)
-{
-    const uint32_t L = plan->levels;
-    const size_t img = (size_t)pcwt_even_up(plan->rows) * pcwt_even_up(plan->cols);
-    size_t ints, bytes8, tmp;
-    pyramid_sizes(plan, decode, &ints, &bytes8, &tmp);
-    const size_t need = ints * sizeof(int32_t) + bytes8 + 64;
-    if (need > p->mem_size) {
-        void *m = malloc(need);
-        if (!m)
-            return PCWT_ERR_OUT_OF_MEMORY;
-        free(p->mem);
-        p->mem = m;
-        p->mem_size = need;
-    }
-    p->plan = *plan;
-    int32_t *ip = (int32_t *)p->mem;
-    int8_t *bp = (int8_t *)(ip + ints);
-    p->image = ip;
-    ip += img;
-    p->tmp = ip;
-    ip += tmp;
-    p->band_count = 1 + 3 * L;
-    for (uint32_t l = 1; l <= L; l++) {
-        const pcwt_level_size *s = &plan->lv[l - 1];
-        const size_t band = (size_t)s->band_r * s->band_c;
-        for (uint32_t o = 0; o < 3; o++) {
-            pcwt_band *b = &p->band[pcwt_band_index(L, l, o)];
-            b->coef = ip;
-            ip += band;
-            b->rows = s->band_r;
-            b->cols = s->band_c;
-            b->mrows = s->mqd_r;
-            b->mcols = s->mqd_c;
-            b->mqd = bp;
-            bp += (size_t)s->mqd_r * s->mqd_c;
-            b->level = l;
-        }
-        p->ll[l - 1] = ip;
-        ip += band;
-    }
-    pcwt_band *ll = &p->band[0];
-    ll->coef = L ? p->ll[L - 1] : p->image;
-    ll->rows = plan->ll_r;
-    ll->cols = plan->ll_c;
-    ll->mrows = plan->ll_r / 2;
-    ll->mcols = plan->ll_c / 2;
-    ll->mqd = bp;
-    ll->level = L;
-    return PCWT_OK;
-}
-
-pcwt_status pcwt_pyramid_prepare(pcwt_pyramid *p, const pcwt_plan *plan)
-{
-    return prepare(p, plan, 0);
-}
-
-pcwt_status pcwt_pyramid_prepare_decode(pcwt_pyramid *p, const pcwt_plan *plan)
-{
-    return prepare(p, plan, 1);
-}
-
-void pcwt_pyramid_free(pcwt_pyramid *p)
-{
-    free(p->mem);
-    memset(p, 0, sizeof *p);
+    const int entropy = p->profile == PCWT_PROFILE_ENTROPY;
+    const uint32_t max_levels = pcwt_plan_max_levels(d->height, d->width, p->min_ll);
+    out->levels = p->levels < max_levels ? p->levels : max_levels;
+    pcwt_group_size_wanted(p, &out->group_rows, &out->group_cols);
+    out->colour_transform = d->components == 3 && p->colour_transform != PCWT_COLOUR_NONE &&
+                            (p->colour_transform == PCWT_COLOUR_RCT || entropy);
+    out->columns_first = p->lifting_order != PCWT_LIFTING_AUTO
+                             ? p->lifting_order == PCWT_LIFTING_COLUMNS_FIRST
+                             : entropy;
 }

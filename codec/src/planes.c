@@ -3,9 +3,11 @@
  * the bits above bits_stored wherever they differ from that value's canonical bits_allocated
  * representation (zero-extended or sign-extended): some scanners leave garbage there, and every
  * stored word must come back exactly. Kind 1 is coded only when some sample needs it. */
-#include "internal.h"
+#include "plan.h"
+#include "planes.h"
 #include "rct.h"
 #include "samples.h"
+#include "status.h"
 
 #include <string.h>
 

@@ -1,5 +1,8 @@
 /* status.c - status strings, version, and per-handle error messages. */
-#include "internal.h"
+#include "pcwt.h"
+#include "status.h"
+
+#include <stdarg.h>
 
 #include <stdio.h>
 

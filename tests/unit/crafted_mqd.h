@@ -7,6 +7,11 @@
 #include "pcwt.h"
 #include "recrc.h"
 
+extern "C" {
+#include "group_coder.h"
+#include "group_coder_ec.h"
+}
+
 #include <algorithm>
 #include <cstdint>
 #include <vector>

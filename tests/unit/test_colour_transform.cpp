@@ -8,6 +8,12 @@
 #include "rct.h"
 #include "test_util.h"
 
+extern "C" {
+#include "dwt53.h"
+#include "group_coder.h"
+#include "mqd.h"
+}
+
 #include <string>
 #include <vector>
 

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 extern "C" {
-#include "internal.h"
+#include "container.h"
 }
 #include "test_util.h"
 

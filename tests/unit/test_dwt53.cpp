@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 extern "C" {
-#include "internal.h"
+#include "dwt53.h"
 }
 #include "test_util.h"
 

@@ -6,7 +6,7 @@
 
 extern "C" {
 #include "ec_group_coder.h"
-#include "internal.h"
+#include "container.h"
 #include "rangecoder.h"
 }
 #include "lattice_image.h"

@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 extern "C" {
+#include "dwt53.h"
 #include "element.h"
+#include "group_coder.h"
 }
 #include "test_util.h"
 

@@ -17,6 +17,10 @@
 #include "recrc.h"
 #include "test_util.h"
 
+extern "C" {
+#include "decode_limits.h"
+}
+
 namespace {
 
 // PCWT_BACKEND=gpu: a handle left on AUTO must then take the GPU.

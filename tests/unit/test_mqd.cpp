@@ -4,7 +4,8 @@
 #include <gtest/gtest.h>
 
 extern "C" {
-#include "internal.h"
+#include "dwt53.h"
+#include "mqd.h"
 }
 #include "test_util.h"
 

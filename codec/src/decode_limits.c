@@ -1,8 +1,13 @@
-/* limits.c - the decoder's memory budget: what a codestream will need, known from its header
- * before anything is allocated, and the default budget derived from the machine and the
- * process's resource limits, so that a small codestream declaring a huge image (a decompression
- * bomb) is refused with a message instead of exhausting memory. */
-#include "internal.h"
+/* decode_limits.c - what a header must satisfy before a decoder allocates anything, and the
+ * decoder's memory budget: what a codestream will need, known from its header, and the default
+ * budget derived from the machine and the process's resource limits, so that a small codestream
+ * declaring a huge image (a decompression bomb) is refused with a message instead of exhausting
+ * memory. */
+#include "container.h"
+#include "decode_limits.h"
+#include "planes.h"
+#include "pyramid.h"
+#include "status.h"
 
 #include <stdio.h>
 #include <sys/resource.h>
@@ -95,4 +100,30 @@ uint64_t pcwt_default_memory_limit(void)
     if (limit == UINT64_MAX) /* nothing known: a budget that refuses only absurd requests */
         limit = (uint64_t)1 << 40;
     return limit < 64 * MIB ? 64 * MIB : limit;
+}
+
+pcwt_status pcwt_decode_check(const pcwt_header_info *info, size_t src_size, size_t dst_capacity,
+                              uint64_t max_samples, char *err, size_t err_size)
+{
+    const pcwt_image_desc *d = &info->desc;
+    const uint64_t samples = (uint64_t)d->width * d->height * d->components;
+    /* the format's limit too: pcwt_image_size is 0 beyond it, which no size check could catch */
+    if (max_samples > PCWT_MAX_SAMPLES)
+        max_samples = PCWT_MAX_SAMPLES;
+    if (samples > max_samples) {
+        pcwt_set_error(err, err_size, "image of %llu samples exceeds the limit of %llu",
+                       (unsigned long long)samples, (unsigned long long)max_samples);
+        return PCWT_ERR_LIMIT_EXCEEDED;
+    }
+    if (src_size < info->codestream_length) {
+        pcwt_set_error(err, err_size, "codestream truncated: %zu of %zu bytes", src_size,
+                       info->codestream_length);
+        return PCWT_ERR_TRUNCATED;
+    }
+    if (dst_capacity < pcwt_image_size(d)) {
+        pcwt_set_error(err, err_size, "destination buffer of %zu bytes too small, %zu needed",
+                       dst_capacity, pcwt_image_size(d));
+        return PCWT_ERR_BUFFER_TOO_SMALL;
+    }
+    return PCWT_OK;
 }
