@@ -7,6 +7,7 @@
 #   python.corpus    every image of shared/testdata by dcmcpcwt and by pcwt.pydicom.compress read
 #                    by pydicom as the original; compress output decoded by dcmdpcwt (test_corpus.py)
 #   python.pydicom3  the pydicom 3 decoder plugins (skipped with pydicom 2)
+#   python.exports   the libpcwt.so.0 the package loads exports pcwt_* only (packaging's check)
 # A missing module is a skip (exit 77, run.py says which). Skipped in sanitizer builds: Python is
 # not instrumented, and an instrumented libpcwt loaded into it needs the sanitizer runtimes
 # preloaded, which the interpreter and numpy then run under (slow, and leaks reported in them).
@@ -52,3 +53,5 @@ pcwt_python_test(damage 300 test_damage.py)
 pcwt_python_test(corpus.dcmcpcwt 600 test_corpus.py -k test_dcmcpcwt)
 pcwt_python_test(corpus.compress 600 test_corpus.py -k test_compress)
 pcwt_python_test(pydicom3 120 test_pydicom3.py)
+add_test(NAME python.exports COMMAND bash ${PROJECT_SOURCE_DIR}/tests/packaging/check_exports.sh ${PCWT_PYTHON_LIBRARY})
+set_tests_properties(python.exports PROPERTIES LABELS python TIMEOUT 60)

@@ -15,6 +15,12 @@ import pcwt
 import pcwt.pydicom
 from conftest import TESTDATA
 
+try:  # pydicom 3 reports a plugin's exception inside its own RuntimeError, with the message
+    import pydicom.pixels.decoders.base  # noqa: F401
+    PIXEL_ARRAY_ERRORS = (pcwt.Error, RuntimeError)
+except ImportError:
+    PIXEL_ARRAY_ERRORS = (pcwt.Error,)
+
 FILES = ["wg04/dicom_unc/CT1_UNC.dcm", "pydicom-data/US1_UNCR.dcm", "pydicom-data/emri_small.dcm"]
 CASES = [(f, s, p) for f in FILES for s, p in (("pcwt", "baseline"), ("pcwt", "entropy"), ("jpegls", "baseline"))]
 
@@ -61,7 +67,7 @@ def test_truncations(rel, syntax, profile):
             decode_frame(syntax, frame[:cut])
         assert str(e.value), cut
     for cut in (n // 3 & ~1, n - 2):  # even: encapsulation pads an odd fragment with a zero byte
-        with pytest.raises(pcwt.Error) as e:
+        with pytest.raises(PIXEL_ARRAY_ERRORS) as e:
             damaged_ds(ds, frame[:cut], frames).pixel_array
         assert str(e.value)
 
@@ -89,7 +95,7 @@ def test_byte_flips(rel, syntax, profile):
     bad = bytearray(frame)
     bad[n // 2] ^= 0x10
     if syntax == "pcwt":
-        with pytest.raises(pcwt.Error, match="checksum|corrupt|CRC"):
+        with pytest.raises(PIXEL_ARRAY_ERRORS, match="checksum|corrupt|CRC"):
             damaged_ds(ds, bytes(bad), frames).pixel_array
 
 
@@ -97,9 +103,9 @@ def test_damaged_encapsulation():
     ds, frame, frames = coded(FILES[0], "pcwt", "baseline")
     bad = copy.deepcopy(ds)
     bad.PixelData = ds.PixelData[: len(ds.PixelData) // 2]
-    with pytest.raises(pcwt.Error, match="encapsulated Pixel Data|truncated"):
+    with pytest.raises(PIXEL_ARRAY_ERRORS, match="encapsulated Pixel Data|truncated|fragment|frame"):
         bad.pixel_array
     # a frame that decodes but is not the image the data set declares
     other = pcwt.encode(np.zeros((8, 8), np.int16))
-    with pytest.raises(pcwt.Error, match="declares"):
+    with pytest.raises(PIXEL_ARRAY_ERRORS, match="declares"):
         damaged_ds(ds, other, frames).pixel_array

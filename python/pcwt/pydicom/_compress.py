@@ -170,10 +170,10 @@ def compress(ds, profile="baseline", syntax="pcwt", **options):
 
 
 def _set_encoding(ds):
-    """Explicit VR little endian, as every encapsulated syntax (pydicom 2 reads these attributes
-    when writing; pydicom 3 takes them from the transfer syntax)."""
-    import warnings
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        ds.is_implicit_VR = False
-        ds.is_little_endian = True
+    """Explicit VR little endian, as every encapsulated syntax. pydicom 2 writes by the data set's
+    attributes; pydicom 3 by the transfer syntax (its UID class has set_private_encoding) and
+    deprecates the attributes."""
+    if hasattr(pydicom.uid.UID, "set_private_encoding"):
+        return
+    ds.is_implicit_VR = False
+    ds.is_little_endian = True
