@@ -31,6 +31,7 @@ const char *pcwt_encoder_last_error(const pcwt_encoder *enc);
 pcwt_status pcwt_encoder_set_option_name(pcwt_encoder *enc, const char *name, const char *value);
 pcwt_status pcwt_decoder_set_option_name(pcwt_decoder *dec, const char *name, const char *value);
 pcwt_status pcwt_encoder_get_option(const pcwt_encoder *enc, pcwt_option option, int64_t *value);
+pcwt_status pcwt_decoder_get_option(const pcwt_decoder *dec, pcwt_option option, int64_t *value);
 pcwt_status pcwt_option_from_name(const char *name, pcwt_option *option);
 const char *pcwt_option_name(pcwt_option option);
 size_t pcwt_encode_bound(const pcwt_image_desc *desc);
@@ -55,6 +56,8 @@ typedef struct pcwt_header_info {
     size_t codestream_length;
 } pcwt_header_info;
 pcwt_status pcwt_read_header(const void *src, size_t src_size, pcwt_header_info *info);
+uint64_t pcwt_decode_memory_bound(const pcwt_header_info *info);
+uint64_t pcwt_default_memory_limit(void);
 
 pcwt_decoder *pcwt_decoder_create(void);
 void pcwt_decoder_destroy(pcwt_decoder *dec);

@@ -102,6 +102,30 @@ class Decoder:
     def _message(self):
         return lib.pcwt_decoder_last_error(self._dec)
 
+    def _option(self, name):
+        opt = ffi.new("pcwt_option *")
+        value = ffi.new("int64_t *")
+        check(lib.pcwt_option_from_name(name.encode(), opt), what="option " + name)
+        check(lib.pcwt_decoder_get_option(self._dec, opt[0], value), self._message, "option " + name)
+        return value[0]
+
+    def _check_budget(self, infos):
+        """The handle's limits, checked before the outputs are allocated here (the library checks
+        them again): samples per frame against max-samples, and what the frames need together
+        (pcwt_decode_memory_bound, the outputs included) against memory-limit."""
+        max_samples = self._option("max-samples")
+        limit = self._option("memory-limit") or lib.pcwt_default_memory_limit()
+        total = 0
+        for i, info in enumerate(infos):
+            d = info.desc
+            if d.width * d.height * d.components > max_samples:
+                raise Error("frame %d: %dx%d with %d components is above the decoder's limit of %d samples"
+                            % (i, d.width, d.height, d.components, max_samples), "PCWT_ERR_LIMIT_EXCEEDED")
+            total += lib.pcwt_decode_memory_bound(info)
+        if total > limit:
+            raise Error("decoding needs %d MiB, limit %d MiB" % (-(-total >> 20), limit >> 20),
+                        "PCWT_ERR_LIMIT_EXCEEDED")
+
     @property
     def backend(self):
         """"cpu" or "gpu": what the handle resolved to."""
@@ -112,6 +136,7 @@ class Decoder:
         info = _header(view)
         shape, dtype = _shape_dtype(info.desc)
         needed = lib.pcwt_image_size(ffi.addressof(info, "desc"))
+        self._check_budget([info])
         if out is None:
             out = np.empty(shape, dtype)
         else:
@@ -125,14 +150,14 @@ class Decoder:
         """Decode a list of codestreams with one pcwt_decode_batch call (the GPU backend decodes
         them together); a list of arrays, or Error naming the first frame that failed."""
         views = [_as_bytes(c, "codestream %d" % i) for i, c in enumerate(codestreams)]
-        outs = []
+        infos = []
         for i, view in enumerate(views):
             try:
-                info = _header(view)
+                infos.append(_header(view))
             except Error as exc:
                 raise Error("frame %d: %s" % (i, exc), exc.status) from None
-            shape, dtype = _shape_dtype(info.desc)
-            outs.append(np.empty(shape, dtype))
+        self._check_budget(infos)
+        outs = [np.empty(*_shape_dtype(info.desc)) for info in infos]
         count = len(views)
         if count == 0:
             return []
@@ -145,8 +170,9 @@ class Decoder:
             jobs[i].dst, jobs[i].dst_capacity = dst, out.nbytes
         status = lib.pcwt_decode_batch(self._dec, jobs, count)
         if status != 0:
-            first = next(i for i in range(count) if jobs[i].status != 0)
-            check(jobs[first].status, self._message, "decode_batch: frame %d" % first)
+            first = next((i for i in range(count) if jobs[i].status != 0), None)
+            if first is not None:
+                check(jobs[first].status, self._message, "decode_batch: frame %d" % first)
             check(status, self._message, "decode_batch")
         return outs
 

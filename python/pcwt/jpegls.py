@@ -9,7 +9,7 @@ import numpy as np
 from cffi import FFI
 
 from ._codec import encode as _encode
-from ._lib import Error
+from ._lib import Error, lib as _pcwt
 
 _ffi = FFI()
 _ffi.cdef(r"""
@@ -64,10 +64,12 @@ def _check(lib, errc, what):
                     "charls %d" % errc)
 
 
-def decode(data):
+def decode(data, expect=None):
     """The samples of a JPEG-LS codestream: (rows, columns) or pixel-interleaved (rows, columns,
     components), uint8 up to 8 bits per sample, else uint16 (the Bits-Stored-bit values as coded:
-    no sign extension, see pcwt.pydicom for DICOM's)."""
+    no sign extension, see pcwt.pydicom for DICOM's). expect: (rows, columns, components) the
+    header must declare, checked before anything is allocated. An image larger than libpcwt's
+    default memory budget (pcwt_default_memory_limit) is refused from the header."""
     lib = _lib()
     if isinstance(data, (str, int, float)) or data is None:
         raise Error("JPEG-LS codestream: expected a bytes-like object, got %s" % type(data).__name__)
@@ -93,8 +95,14 @@ def decode(data):
     comps, bits = info.component_count, info.bits_per_sample
     if comps not in (1, 3) or not 2 <= bits <= 16:
         raise Error("JPEG-LS header: %d components of %d bits are not supported" % (comps, bits))
+    if expect is not None and tuple(expect) != (info.height, info.width, comps):
+        raise Error("the JPEG-LS codestream is %dx%d with %d components; %dx%d with %d expected"
+                    % (info.width, info.height, comps, expect[1], expect[0], expect[2]))
     dtype = np.dtype(np.uint8 if bits <= 8 else np.uint16)
     needed = info.width * info.height * comps * dtype.itemsize
+    if needed > _pcwt.pcwt_default_memory_limit():
+        raise Error("JPEG-LS: a %dx%d image of %d components needs %d MiB, more than the memory budget"
+                    % (info.width, info.height, comps, needed >> 20), "PCWT_ERR_LIMIT_EXCEEDED")
     size = _ffi.new("size_t *")
     _check(lib, lib.charls_jpegls_decoder_get_destination_size(dec, 0, size), "destination size")
     if size[0] != needed:

@@ -190,3 +190,17 @@ def test_threads_each_use_their_own_handle():
         for _ in range(3):
             got = list(pool.map(pcwt.decode, streams * 4))
             assert all(np.array_equal(g, frames[i % 8]) for i, g in enumerate(got))
+
+
+def test_decoder_limits_checked_before_allocating(monkeypatch):
+    cs = pcwt.encode(image((64, 64), np.uint16))
+    spy = _Spy(codec.lib, "pcwt_decode")
+    monkeypatch.setattr(codec, "lib", spy)
+    for opts in (dict(max_samples=64 * 64 - 1), dict(memory_limit=1000)):
+        with pytest.raises(pcwt.Error, match="limit") as e:
+            pcwt.Decoder(**opts).decode(cs)
+        assert e.value.status == "PCWT_ERR_LIMIT_EXCEEDED"
+        with pytest.raises(pcwt.Error, match="limit"):
+            pcwt.Decoder(**opts).decode_batch([cs])
+    assert spy.calls == 0
+    assert pcwt.Decoder(max_samples=64 * 64).decode(cs).shape == (64, 64)

@@ -109,3 +109,22 @@ def test_damaged_encapsulation():
     other = pcwt.encode(np.zeros((8, 8), np.int16))
     with pytest.raises(PIXEL_ARRAY_ERRORS, match="declares"):
         damaged_ds(ds, other, frames).pixel_array
+
+
+def test_hostile_dimensions_refused_before_allocating():
+    """A header declaring an image other than the data set's (65535x65535 here) is refused from
+    the header, before any output is allocated: PCWT (its header's checksum) and JPEG-LS (the
+    dimensions checked against the data set's)."""
+    ds, frame, frames = coded(FILES[0], "jpegls", "baseline")
+    if not pcwt.jpegls.available():
+        pytest.skip("CharLS (libcharls.so.2) is not installed")
+    sof = bytes(frame).index(b"\xff\xf7")  # SOF55: length, precision, Y, X, components
+    big = bytearray(frame)
+    big[sof + 5:sof + 9] = b"\xff\xff\xff\xff"
+    with pytest.raises(PIXEL_ARRAY_ERRORS, match="65535x65535.*declares"):
+        damaged_ds(ds, bytes(big), frames).pixel_array
+    with pytest.raises(pcwt.Error, match="expected"):
+        pcwt.jpegls.decode(bytes(big), expect=(512, 512, 1))
+    ds, frame, frames = coded(FILES[0], "pcwt", "baseline")
+    with pytest.raises(pcwt.Error, match="limit"):
+        pcwt.decode(frame, memory_limit=1 << 20)

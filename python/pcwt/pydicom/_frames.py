@@ -75,12 +75,11 @@ def decode_pcwt_frames(frames, module, decoder=None):
 def decode_jpegls_frame(src, module, index=0, sign_extend=True):
     """One JPEG-LS frame as a flat array of the module's dtype, pixel-interleaved (JPEG-LS is
     Planar Configuration 0 in DICOM)."""
-    out = _jpegls.decode(src)
-    comps = 1 if out.ndim == 2 else out.shape[2]
-    got = (out.shape[1], out.shape[0], comps)
-    if got != (module.columns, module.rows, module.samples):
-        raise Error("frame %d: the JPEG-LS codestream is %dx%d with %d components; the data set declares "
-                    "%dx%d with %d" % ((index + 1,) + got + (module.columns, module.rows, module.samples)))
+    try:
+        out = _jpegls.decode(src, expect=(module.rows, module.columns, module.samples))
+    except Error as exc:
+        raise Error("frame %d: %s" % (index + 1, str(exc).replace(" expected", " the data set declares")),
+                    exc.status) from None
     if out.dtype.itemsize * 8 > module.bits_allocated:
         raise Error("frame %d: JPEG-LS samples of more than 8 bits in 8-bit words" % (index + 1))
     words = out.reshape(-1).astype(np.dtype("u%d" % (module.bits_allocated // 8)), copy=False)
