@@ -46,10 +46,10 @@ static void print_header(const char *path, const pcwt_header_info *h, size_t fil
         if (pcwt_header_plane(h, p, &pl) != PCWT_OK)
             break;
         printf("  plane %u: component %u, kind %u (%s), qmax %d, payload %" PRIu64
-               " bytes, crc32 0x%08" PRIx32 "%s\n",
+               " bytes, crc32 0x%08" PRIx32 "%s%s\n",
                (unsigned)p, (unsigned)pl.component, (unsigned)pl.kind, kind_name(pl.kind),
                (int)pl.qmax, pl.payload_length, pl.payload_crc32,
-               pl.low_bits ? ", low bits modelled" : "");
+               pl.low_bits ? ", low bits modelled" : "", pl.value_map ? ", value map" : "");
     }
     printf("header length:    %zu bytes\n", h->header_length);
     printf("total length:     %zu bytes\n", h->codestream_length);

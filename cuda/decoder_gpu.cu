@@ -337,7 +337,7 @@ pcwt_status decode_chunks(pcwt_gpu *g, uint64_t max_samples, pcwt_decode_job *jo
             // by level, the serial time of its slowest group however few groups it holds.
             bool entropy = false;
             for (const pcwt_header_info &h : all.info)
-                entropy |= h.profile == PCWT_PROFILE_ENTROPY;
+                entropy |= pcwt_profile_ranged(h.profile);
             const uint64_t parts = entropy ? 2 : 8;
             ChunkPlan cut(budget, std::max<uint64_t>(total_samples / parts, 32u << 20));
             for (size_t k = 0; k < all.idx.size(); k++) {

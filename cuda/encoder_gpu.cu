@@ -277,7 +277,7 @@ std::vector<std::vector<size_t>> plan_chunks(pcwt_gpu *g, const pcwt_encode_para
     // About eight chunks for a big batch, none smaller than 32 MB of samples; four for the
     // entropy profile, whose range coders take a group's serial time however few groups a chunk
     // holds (a chunk should fill the GPU's lanes).
-    const uint64_t parts = p->profile == PCWT_PROFILE_ENTROPY ? 4 : 8;
+    const uint64_t parts = pcwt_profile_ranged(p->profile) ? 4 : 8;
     ChunkPlan plan(budget, std::max<uint64_t>(total_samples / parts, 32u << 20));
     for (size_t i = 0; i < count; i++) {
         if (jobs[i].status != PCWT_OK)
@@ -288,7 +288,7 @@ std::vector<std::vector<size_t>> plan_chunks(pcwt_gpu *g, const pcwt_encode_para
         gpu_build_layout({f}, one);
         const uint64_t bound = pcwt_encode_bound(&f.desc);
         size_t need = gpu_batch_bytes(one, jobs[i].samples_size, bound);
-        if (p->profile == PCWT_PROFILE_ENTROPY) // scans, scratch, counts and bins of the range coder
+        if (pcwt_profile_ranged(p->profile)) // scans, scratch, counts and bins of the range coder
             need += 24 * one.groups + gpu_ec_scratch_bytes(bound, one.groups) +
                     sizeof(uint16_t) * one.i8_size + gpu_ec_bin_bytes(one.i32_size);
         if (!plan.add(i, need, jobs[i].samples_size))

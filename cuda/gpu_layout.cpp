@@ -70,9 +70,10 @@ void gpu_build_layout(const std::vector<FrameSpec> &frames, BatchLayout &L)
                 p.levels = f.levels;
                 p.group_rows = f.group_rows;
                 p.group_cols = f.group_cols;
-                p.profile = f.profile;
+                // how the groups are coded: the compact profile's are the entropy profile's
+                p.profile = pcwt_profile_ranged(f.profile) ? PCWT_PROFILE_ENTROPY : PCWT_PROFILE_BASELINE;
                 p.low_bits = f.low_bits;
-                L.entropy_planes += f.profile == PCWT_PROFILE_ENTROPY;
+                L.entropy_planes += pcwt_profile_ranged(f.profile);
                 p.sample_off = f.sample_off;
                 p.components = d.components;
                 p.bits_alloc = d.bits_allocated;

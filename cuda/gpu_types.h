@@ -9,7 +9,8 @@
 
 struct GpuPlane {
     uint32_t frame, comp, kind;   // kind 0: values, 1: bits above bits_stored
-    uint32_t profile;             // PCWT_PROFILE_BASELINE or PCWT_PROFILE_ENTROPY
+    uint32_t profile;             // the groups' coding: PCWT_PROFILE_BASELINE or PCWT_PROFILE_ENTROPY
+                                  // (also for the compact profile's planes)
     uint32_t rows, cols, levels;  // image size, levels applied
     uint32_t group_rows, group_cols;              // group size
     uint64_t image;               // i32 offset: even(rows) x even(cols)

@@ -116,13 +116,14 @@ public:
                     {PCWT_OPT_GROUP_ROWS, set.group_rows},
                     {PCWT_OPT_GROUP_COLS, set.group_cols},
                     {PCWT_OPT_LIFTING_ORDER, set.lifting}};
-        const bool entropy = profile == PCWT_PROFILE_ENTROPY;
+        const bool entropy = profile != PCWT_PROFILE_BASELINE; // entropy or compact: range-coded
         const bool gpu = backend == PCWT_BACKEND_GPU;
+        compact_ = profile == PCWT_PROFILE_COMPACT;
         const unsigned gr = set.group_rows ? set.group_rows : entropy ? PCWT_ENTROPY_GROUP_ROWS : PCWT_DEFAULT_GROUP;
         const unsigned gc = set.group_cols ? set.group_cols : entropy ? PCWT_ENTROPY_GROUP_COLS : PCWT_DEFAULT_GROUP;
         const bool columns_first =
             set.lifting == PCWT_LIFTING_AUTO ? entropy : set.lifting == PCWT_LIFTING_COLUMNS_FIRST;
-        info_.id = entropy ? (gpu ? "pcwt-entropy-gpu" : "pcwt-entropy-cpu") : gpu ? "pcwt-gpu" : "pcwt-cpu";
+        info_.id = std::string("pcwt-") + (compact_ ? "compact-" : entropy ? "entropy-" : "") + (gpu ? "gpu" : "cpu");
         info_.family = "PCWT";
         info_.library = std::string("libpcwt ") + pcwt_version_string() + " (" + backend_name(backend) + ")";
         info_.settings = std::string(pcwt_profile_name(profile)) + " profile, " +
@@ -188,6 +189,8 @@ public:
 
     std::string device_encode_unavailable() const override
     {
+        if (info_.gpu && compact_) // the device-resident entry points code no value maps
+            return "the compact profile's value maps are coded on the CPU";
         return info_.gpu ? device_resident_unavailable() : "not a GPU codec";
     }
     std::string device_decode_unavailable() const override { return device_encode_unavailable(); }
@@ -232,6 +235,7 @@ private:
 
     EncoderOptions options_;
     pcwt_backend backend_;
+    bool compact_ = false;
     CodecInfo info_;
     EncoderPtr batch_enc_;
     DecoderPtr batch_dec_;
@@ -426,6 +430,11 @@ std::unique_ptr<Codec> make_pcwt_codec(bool gpu, const PcwtSettings &set)
 std::unique_ptr<Codec> make_pcwt_entropy_codec(bool gpu, const PcwtSettings &set)
 {
     return std::make_unique<PcwtCodec>(gpu ? PCWT_BACKEND_GPU : PCWT_BACKEND_CPU, PCWT_PROFILE_ENTROPY, set);
+}
+
+std::unique_ptr<Codec> make_pcwt_compact_codec(bool gpu, const PcwtSettings &set)
+{
+    return std::make_unique<PcwtCodec>(gpu ? PCWT_BACKEND_GPU : PCWT_BACKEND_CPU, PCWT_PROFILE_COMPACT, set);
 }
 
 std::unique_ptr<Codec> make_pcwt_jpegls_codec(bool gpu)

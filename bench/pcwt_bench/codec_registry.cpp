@@ -10,7 +10,7 @@ const std::vector<std::string> &all_codec_ids()
 {
     static const std::vector<std::string> ids = {"pcwt-cpu", "pcwt-gpu", "pcwt-jpegls", "pcwt-jpegls-gpu",
                                                  "charls",   "openjpeg", "openjph",     "pcwt-entropy-cpu",
-                                                 "pcwt-entropy-gpu", "jpegxl"};
+                                                 "pcwt-entropy-gpu", "pcwt-compact-cpu", "pcwt-compact-gpu", "jpegxl"};
     return ids;
 }
 
@@ -18,7 +18,7 @@ namespace {
 
 bool is_gpu_codec(const std::string &id)
 {
-    return id == "pcwt-gpu" || id == "pcwt-jpegls-gpu" || id == "pcwt-entropy-gpu";
+    return id == "pcwt-gpu" || id == "pcwt-jpegls-gpu" || id == "pcwt-entropy-gpu" || id == "pcwt-compact-gpu";
 }
 
 } // namespace
@@ -31,8 +31,8 @@ CodecSelection select_codecs(const std::vector<std::string> &ids, const std::str
         if (std::find(known.begin(), known.end(), id) == known.end())
             throw std::invalid_argument("unknown codec '" + id + "'");
     auto wanted = [&](const std::string &id) {
-        if (ids.empty()) // the default set; the entropy profile and JPEG XL only when named
-            return id != "pcwt-entropy-cpu" && id != "pcwt-entropy-gpu" && id != "jpegxl";
+        if (ids.empty()) // the default set; the entropy and compact profiles and JPEG XL only when named
+            return id.rfind("pcwt-entropy-", 0) != 0 && id.rfind("pcwt-compact-", 0) != 0 && id != "jpegxl";
         return std::find(ids.begin(), ids.end(), id) != ids.end();
     };
     CodecSelection sel;
@@ -41,7 +41,8 @@ CodecSelection select_codecs(const std::vector<std::string> &ids, const std::str
     if (gpu == "off") {
         sel.gpu_status = "not used (--gpu off)";
         gpu_why = "--gpu off";
-    } else if (!wanted("pcwt-gpu") && !wanted("pcwt-jpegls-gpu") && !wanted("pcwt-entropy-gpu")) {
+    } else if (!wanted("pcwt-gpu") && !wanted("pcwt-jpegls-gpu") && !wanted("pcwt-entropy-gpu") &&
+               !wanted("pcwt-compact-gpu")) {
         sel.gpu_status = "not used (not in --codecs)";
     } else {
         const std::string why = probe_pcwt_gpu();
@@ -81,6 +82,10 @@ CodecSelection select_codecs(const std::vector<std::string> &ids, const std::str
             sel.codecs.push_back(make_pcwt_entropy_codec(false, pcwt));
         else if (id == "pcwt-entropy-gpu")
             sel.codecs.push_back(make_pcwt_entropy_codec(true, pcwt));
+        else if (id == "pcwt-compact-cpu")
+            sel.codecs.push_back(make_pcwt_compact_codec(false, pcwt));
+        else if (id == "pcwt-compact-gpu")
+            sel.codecs.push_back(make_pcwt_compact_codec(true, pcwt));
         else if (id == "jpegxl") {
             if (jxl_unavailable().empty())
                 sel.codecs.push_back(make_jxl_codec(peers.jxl_effort));

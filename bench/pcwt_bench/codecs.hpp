@@ -18,6 +18,9 @@ std::unique_ptr<Codec> make_pcwt_jpegls_codec(bool gpu);
 // PCWT's entropy profile on the CPU or the GPU ("pcwt-entropy-cpu", "pcwt-entropy-gpu"; only when
 // --codecs names them).
 std::unique_ptr<Codec> make_pcwt_entropy_codec(bool gpu, const PcwtSettings &set);
+// PCWT's compact profile (the entropy profile with value maps) on the CPU or the GPU
+// ("pcwt-compact-cpu", "pcwt-compact-gpu"; only when --codecs names them).
+std::unique_ptr<Codec> make_pcwt_compact_codec(bool gpu, const PcwtSettings &set);
 // Empty when the GPU backend works here (a small image round-trips on it), else why not.
 std::string probe_pcwt_gpu();
 

@@ -59,7 +59,8 @@ void print_usage(std::FILE *f)
         "      --no-parallel     skip the all-threads / GPU batch measurement\n"
         "      --codecs LIST     comma-separated subset of: pcwt-cpu,pcwt-gpu,pcwt-jpegls,pcwt-jpegls-gpu,\n"
         "                        charls,openjpeg,openjph (default: all of those), or pcwt-entropy-cpu,\n"
-        "                        pcwt-entropy-gpu (PCWT's entropy profile), jpegxl (libjxl, lossless)\n"
+        "                        pcwt-entropy-gpu (PCWT's entropy profile), pcwt-compact-cpu,\n"
+        "                        pcwt-compact-gpu (its compact profile), jpegxl (libjxl, lossless)\n"
         "      --jxl-effort N    libjxl's effort for jpegxl, 1 (fastest) to 9 (smallest; default 7)\n"
         "      --gpu auto|on|off the GPU codecs (pcwt-gpu, pcwt-jpegls-gpu; end-to-end and device-resident\n"
         "                        throughput): when a device works (auto, default), required (on), or not\n"
@@ -75,8 +76,9 @@ void print_usage(std::FILE *f)
         "      --inject-mismatch CODEC\n"
         "                        testing: corrupt one decoded sample of CODEC to show how a mismatch is reported\n"
         "PCWT parameters (pcwt-cpu, pcwt-gpu, pcwt-entropy-*; as the pcwt tool's):\n"
-        "      --profile baseline|entropy\n"
-        "                        entropy: run pcwt-entropy-cpu/-gpu in place of pcwt-cpu/-gpu\n"
+        "      --profile baseline|entropy|compact\n"
+        "                        entropy, compact: run pcwt-entropy-* or pcwt-compact-* in place of\n"
+        "                        pcwt-cpu/-gpu (pcwt-cpu/-gpu code the baseline profile)\n"
         "      --levels N        wavelet levels, 0-10 (default 6, fewer for small images)\n"
         "      --group G|RxC     groups of GxG or RxC elements, 1-256 (default: the profile's size)\n"
         "      --lifting auto|rows|columns\n"
@@ -127,19 +129,19 @@ bool parse_group(const std::string &s, unsigned &rows, unsigned &cols)
            parse_unsigned(s.substr(x + 1), 1, PCWT_MAX_GROUP, cols);
 }
 
-// --profile entropy: the entropy profile's codecs in place of the baseline's, in the list given or
-// in the default one (every codec but the entropy ones).
-void use_entropy_profile(std::vector<std::string> &codecs)
+// --profile entropy|compact: that profile's codecs (pcwt-NAME-cpu/-gpu) in place of the
+// baseline's, in the list given or in the default one.
+void use_profile(std::vector<std::string> &codecs, const std::string &name)
 {
     if (codecs.empty())
         for (const std::string &id : all_codec_ids())
-            if (id.rfind("pcwt-entropy-", 0) != 0)
+            if (id.rfind("pcwt-entropy-", 0) != 0 && id.rfind("pcwt-compact-", 0) != 0 && id != "jpegxl")
                 codecs.push_back(id);
     for (std::string &id : codecs) {
         if (id == "pcwt-cpu")
-            id = "pcwt-entropy-cpu";
+            id = "pcwt-" + name + "-cpu";
         else if (id == "pcwt-gpu")
-            id = "pcwt-entropy-gpu";
+            id = "pcwt-" + name + "-gpu";
     }
 }
 
@@ -276,8 +278,8 @@ ParseOutcome parse_options(int argc, char **argv, Options &opt)
     }
     if (opt.raw)
         opt.raw->big_endian = raw_be;
-    if (profile == pcwt_profile_name(PCWT_PROFILE_ENTROPY))
-        use_entropy_profile(opt.codecs);
+    if (profile != pcwt_profile_name(PCWT_PROFILE_BASELINE))
+        use_profile(opt.codecs, profile);
     if (opt.wg04) {
         std::string why;
         const std::vector<std::string> set = wg04_inputs(why);

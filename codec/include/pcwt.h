@@ -91,8 +91,10 @@ PCWT_API size_t pcwt_image_size(const pcwt_image_desc *desc);
 
 typedef enum pcwt_profile {
     PCWT_PROFILE_BASELINE = 0, /* Ao 2014 element and group coding, raw bits */
-    PCWT_PROFILE_ENTROPY = 1   /* the same transform, MQDs and groups; an adaptive binary range
+    PCWT_PROFILE_ENTROPY = 1,  /* the same transform, MQDs and groups; an adaptive binary range
                                   coder per group (docs/FORMAT.md Sec. 5), on the CPU and the GPU */
+    PCWT_PROFILE_COMPACT = 2   /* the entropy profile's coding, and planes that use few of their
+                                  values coded as ranks in a value map (Sec. 5.5): the smallest */
 } pcwt_profile;
 
 /* The reversible colour transform of 3-component images (docs/FORMAT.md Sec. 2.1, the RCT of
@@ -114,6 +116,17 @@ typedef enum pcwt_low_bits {
     PCWT_LOW_BITS_OFF = 1,
     PCWT_LOW_BITS_ON = 2
 } pcwt_low_bits;
+
+/* The entropy profile's value maps (docs/FORMAT.md Sec. 5.5, plane option bit 1): the sorted set
+ * of the values a plane uses is coded with it, and the transform codes each sample's rank in that
+ * set. They pay where an image uses a sparse subset of its range (rescaled radiographs, CT padding
+ * values far from the body's); codestreams with them need a decoder of this version. Ignored by
+ * the baseline profile and JPEG-LS. */
+typedef enum pcwt_value_map_mode {
+    PCWT_VALUE_MAP_AUTO = 0, /* per plane, when few of the values of its span occur (Sec. 5.5) */
+    PCWT_VALUE_MAP_OFF = 1,
+    PCWT_VALUE_MAP_ON = 2
+} pcwt_value_map_mode;
 
 /* The order of the two lifting passes in each wavelet level (docs/FORMAT.md Sec. 3.2, header flag
  * bit 3). Integer rounding makes the coefficients depend on it. Columns first is JPEG 2000's order:
@@ -173,6 +186,7 @@ typedef struct pcwt_encode_params {
     pcwt_colour_transform colour_transform; /* PCWT, 3 components */
     pcwt_low_bits low_bits; /* PCWT, entropy profile */
     pcwt_lifting_order lifting_order; /* PCWT */
+    pcwt_value_map_mode value_map; /* PCWT, entropy profile */
 } pcwt_encode_params;
 
 /* Fill params with the defaults (PCWT codec, 6 levels, the profile's group size, baseline profile,
@@ -213,6 +227,7 @@ PCWT_API const char *pcwt_encoder_last_error(const pcwt_encoder *enc);
  *   PCWT_OPT_DEVICE             enc dec  "device"             CUDA device number               0
  *   PCWT_OPT_MAX_SAMPLES        dec      "max-samples"        1..2^63 (see set_max_samples)    PCWT_MAX_SAMPLES
  *   PCWT_OPT_MEMORY_LIMIT       dec      "memory-limit"       bytes, 0: the default            0
+ *   PCWT_OPT_VALUE_MAP          enc      "value-map"          pcwt_value_map_mode (auto, off, on)
  * The group size: a dimension left 0 takes the profile's size in that dimension. */
 typedef enum pcwt_option {
     PCWT_OPT_CODEC = 1,
@@ -229,7 +244,8 @@ typedef enum pcwt_option {
     PCWT_OPT_BACKEND = 12,
     PCWT_OPT_DEVICE = 13,
     PCWT_OPT_MAX_SAMPLES = 14,
-    PCWT_OPT_MEMORY_LIMIT = 15
+    PCWT_OPT_MEMORY_LIMIT = 15,
+    PCWT_OPT_VALUE_MAP = 16
 } pcwt_option;
 
 /* Set one option. PCWT_ERR_INVALID_ARGUMENT (with the handle's message) for an option the handle
@@ -325,6 +341,7 @@ typedef struct pcwt_plane_info {
     uint32_t low_bits; /* 1: the plane models its low magnitude bits (option bit 0) */
     uint64_t payload_length;
     uint32_t payload_crc32;
+    uint32_t value_map; /* 1: the plane holds the ranks of its values in a value map (option bit 1) */
 } pcwt_plane_info;
 
 /* What a codestream header says, read without decoding the payload. */

@@ -4,6 +4,7 @@
 #include "container.h"
 #include "group_coder.h"
 #include "status.h"
+#include "value_map.h"
 
 #include <string.h>
 #include <zlib.h>
@@ -46,7 +47,7 @@ void pcwt_header_write(const pcwt_header_info *info, uint8_t *d)
     pcwt_header_put_fixed(d, &h);
     for (uint32_t i = 0; i < info->plane_count; i++)
         pcwt_plane_record_put(d, i, info->planes[i].component, info->planes[i].kind,
-                              info->planes[i].qmax, info->planes[i].low_bits,
+                              info->planes[i].qmax, info->planes[i].low_bits | (info->planes[i].value_map << 1),
                               info->planes[i].payload_length, info->planes[i].payload_crc32);
     pcwt_header_put_crc(d, h.header_size, pcwt_crc32(d, h.header_size - 4));
 }
@@ -71,7 +72,7 @@ pcwt_status pcwt_header_parse(const uint8_t *s, size_t size, pcwt_header_info *i
     if (s[4] != PCWT_FORMAT_VERSION)
         FAIL(PCWT_ERR_BAD_VERSION, "format version %u not supported (this library reads %u)",
              s[4], PCWT_FORMAT_VERSION);
-    if (s[5] != PCWT_PROFILE_BASELINE && s[5] != PCWT_PROFILE_ENTROPY)
+    if (s[5] != PCWT_PROFILE_BASELINE && s[5] != PCWT_PROFILE_ENTROPY && s[5] != PCWT_PROFILE_COMPACT)
         FAIL(PCWT_ERR_BAD_VERSION, "profile %u not supported", s[5]);
     const uint32_t planes = s[21];
     if (planes < 1 || planes > PCWT_MAX_PLANES)
@@ -140,12 +141,16 @@ pcwt_status pcwt_header_parse(const uint8_t *s, size_t size, pcwt_header_info *i
         if (next_value)
             expect_comp++;
         /* options: bit 0, modelled low bits, only in the entropy profile */
-        if (r[3] > (info->profile == PCWT_PROFILE_ENTROPY ? 1u : 0u))
+        /* options: bit 0, modelled low bits (entropy and compact profiles); bit 1, a value map
+         * (compact profile) */
+        if (r[3] > (info->profile == PCWT_PROFILE_COMPACT ? 3u : info->profile == PCWT_PROFILE_ENTROPY ? 1u : 0u))
             FAIL(PCWT_ERR_CORRUPT, "plane %u: invalid options byte 0x%02x", i, r[3]);
         if (qmax < -1 || qmax > PCWT_MAX_QMAX)
             FAIL(PCWT_ERR_CORRUPT, "plane %u: invalid Qmax %d", i, qmax);
         const uint64_t len = get64(r + 4);
-        const uint64_t max = pcwt_payload_max_size(&plan, qmax, info->group_rows, info->group_cols);
+        /* a value map (option bit 1) precedes the groups */
+        const uint64_t max = pcwt_payload_max_size(&plan, qmax, info->group_rows, info->group_cols) +
+                             ((r[3] & 2u) ? pcwt_value_map_max_bytes((uint64_t)d->width * d->height) : 0u);
         if (len > max)
             FAIL(PCWT_ERR_CORRUPT, "plane %u: payload length %llu exceeds the maximum %llu", i,
                  (unsigned long long)len, (unsigned long long)max);
@@ -153,6 +158,7 @@ pcwt_status pcwt_header_parse(const uint8_t *s, size_t size, pcwt_header_info *i
         info->planes[i].kind = kind;
         info->planes[i].qmax = qmax;
         info->planes[i].low_bits = r[3] & 1u;
+        info->planes[i].value_map = (r[3] >> 1) & 1u;
         info->planes[i].payload_length = len;
         info->planes[i].payload_crc32 = get32(r + 12);
         total += len;

@@ -34,6 +34,13 @@ static inline PCWT_HD void pcwt_put64(uint8_t *d, uint64_t v)
     pcwt_put32(d + 4, (uint32_t)(v >> 32));
 }
 
+/* Whether a profile range-codes its groups (docs/FORMAT.md Sec. 5): the entropy profile, and the
+ * compact profile, which adds value maps (Sec. 5.5). */
+static inline PCWT_HD int pcwt_profile_ranged(uint32_t profile)
+{
+    return profile == 1u || profile == 2u;
+}
+
 /* The fixed fields of a header, as both writers have them. */
 typedef struct pcwt_header_fields {
     uint32_t profile, header_size;
@@ -68,14 +75,14 @@ static inline PCWT_HD void pcwt_header_put_fixed(uint8_t *d, const pcwt_header_f
 /* Plane record i: component, kind, Qmax, options (bit 0: modelled low bits), payload length and
  * payload CRC-32. */
 static inline PCWT_HD void pcwt_plane_record_put(uint8_t *d, uint32_t i, uint32_t component,
-                                                 uint32_t kind, int qmax, int low_bits,
+                                                 uint32_t kind, int qmax, uint32_t options,
                                                  uint64_t payload_length, uint32_t payload_crc32)
 {
     uint8_t *r = d + PCWT_HEADER_FIXED + PCWT_PLANE_RECORD * i;
     r[0] = (uint8_t)component;
     r[1] = (uint8_t)kind;
     r[2] = (uint8_t)(int8_t)qmax;
-    r[3] = (uint8_t)(low_bits ? 1u : 0u);
+    r[3] = (uint8_t)options;
     pcwt_put64(r + 4, payload_length);
     pcwt_put32(r + 12, payload_crc32);
 }

@@ -11,6 +11,7 @@
 #include "options.h"
 #include "planes.h"
 #include "status.h"
+#include "value_map.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +32,7 @@ struct pcwt_encoder {
 #endif
     int device; /* pcwt_encoder_set_device */
     jls_qlut_cache jls_lut; /* JPEG-LS gradient table, kept between frames */
+    pcwt_value_map vmap;    /* the value map of the plane being coded, reused */
     char err[256];
 };
 
@@ -73,6 +75,7 @@ void pcwt_encoder_destroy(pcwt_encoder *e)
         return;
     pcwt_pyramid_free(&e->pyr);
     jls_qlut_cache_free(&e->jls_lut);
+    pcwt_value_map_free(&e->vmap);
 #ifdef PCWT_HAVE_CUDA
     pcwt_gpu_destroy(e->gpu);
 #endif
@@ -242,6 +245,67 @@ size_t pcwt_encode_bound(const pcwt_image_desc *d)
     return total > SIZE_MAX ? 0 : (size_t)total;
 }
 
+/* Samples of one plane (the colour transform's when rct) into the pyramid's image, zero padded
+ * to even size. */
+static void load_plane(const pcwt_image_desc *d, const void *samples, int rct, uint32_t comp,
+                       uint32_t kind, pcwt_pyramid *pyr)
+{
+    const uint32_t stride = pcwt_even_up(d->width), rows = pcwt_even_up(d->height);
+    if (stride != d->width)
+        for (uint32_t r = 0; r < d->height; r++)
+            pyr->image[(size_t)r * stride + d->width] = 0;
+    if (rows != d->height)
+        memset(pyr->image + (size_t)d->height * stride, 0, sizeof(int32_t) * stride);
+    if (rct)
+        pcwt_plane_extract_rct(d, samples, comp, pyr->image, stride);
+    else
+        pcwt_plane_extract(d, samples, comp, kind, pyr->image, stride);
+}
+
+/* The forward transform and the MQDs of the loaded plane; its Qmax in *qmax. */
+static pcwt_status transform_plane(pcwt_pyramid *pyr, int columns_first, int *qmax, char *err,
+                                   size_t es)
+{
+    pcwt_dwt53_forward(pyr, columns_first);
+    *qmax = pcwt_mqd_compute(pyr);
+    if (*qmax > PCWT_MAX_QMAX) {
+        pcwt_set_error(err, es, "coefficients too large (Qmax %d > %d)", *qmax, PCWT_MAX_QMAX);
+        return PCWT_ERR_UNSUPPORTED;
+    }
+    return PCWT_OK;
+}
+
+/* The largest payload a plane of this kind may take (what pcwt_encode_bound counts). */
+static uint64_t plane_bound(const pcwt_plan *plan, const pcwt_image_desc *d, uint32_t kind)
+{
+    const uint32_t bits = kind ? d->bits_allocated - d->bits_stored
+                               : d->bits_stored + (d->components == 3);
+    return pcwt_payload_max_size(plan, qmax_bound(bits, plan->levels), 1, 1);
+}
+
+/* The value map of the loaded plane (FORMAT.md Sec. 5.5): when the options want it, written to
+ * dst and the samples replaced by their ranks, *map_len its length; 0 when the plane is coded
+ * plain (also when the map does not fit in cap: the payload's own check reports that). */
+static pcwt_status map_plane(pcwt_encoder *e, const pcwt_image_desc *d, pcwt_pyramid *pyr,
+                             uint8_t *dst, size_t cap, size_t *map_len)
+{
+    *map_len = 0;
+    const uint32_t stride = pcwt_even_up(d->width);
+    pcwt_status st = pcwt_value_map_build(&e->vmap, pyr->image, stride, d->height, d->width);
+    if (st != PCWT_OK) {
+        pcwt_set_error(e->err, sizeof e->err, "out of memory for a value map");
+        return st;
+    }
+    if (e->params.value_map != PCWT_VALUE_MAP_ON && !pcwt_value_map_wanted(&e->vmap))
+        return PCWT_OK;
+    if (pcwt_value_map_write(&e->vmap, dst, cap, map_len) != PCWT_OK) {
+        *map_len = 0;
+        return PCWT_OK;
+    }
+    pcwt_value_map_to_ranks(&e->vmap, pyr->image, stride, d->height, d->width);
+    return PCWT_OK;
+}
+
 static pcwt_status encode_frame(pcwt_encoder *e, const pcwt_image_desc *din, const void *samples,
                                 size_t samples_size, void *dst, size_t cap, size_t *written)
 {
@@ -301,33 +365,42 @@ static pcwt_status encode_frame(pcwt_encoder *e, const pcwt_image_desc *din, con
     }
     uint8_t *out = (uint8_t *)dst;
     size_t off = hs;
-    const uint32_t stride = pcwt_even_up(d.width), rows = pcwt_even_up(d.height);
     for (uint32_t i = 0; i < info.plane_count; i++) {
-        /* zero padding to even size: one column and/or one row */
-        if (stride != d.width)
-            for (uint32_t r = 0; r < d.height; r++)
-                pyr->image[(size_t)r * stride + d.width] = 0;
-        if (rows != d.height)
-            memset(pyr->image + (size_t)d.height * stride, 0, sizeof(int32_t) * stride);
-        if (info.colour_transform && info.planes[i].kind == 0)
-            pcwt_plane_extract_rct(&d, samples, info.planes[i].component, pyr->image, stride);
-        else
-            pcwt_plane_extract(&d, samples, info.planes[i].component, info.planes[i].kind,
-                               pyr->image, stride);
-        pcwt_dwt53_forward(pyr, (int)info.columns_first);
-        const int qmax = pcwt_mqd_compute(pyr);
-        if (qmax > PCWT_MAX_QMAX) {
-            pcwt_set_error(err, es, "coefficients too large (Qmax %d > %d)", qmax, PCWT_MAX_QMAX);
-            return PCWT_ERR_UNSUPPORTED;
+        const pcwt_plane_info *pl = &info.planes[i];
+        const int rct = info.colour_transform && pl->kind == 0;
+        load_plane(&d, samples, rct, pl->component, pl->kind, pyr);
+        /* Value compaction (compact profile, FORMAT.md Sec. 5.5): the map starts the payload and
+         * the ranks are transformed. */
+        size_t map_len = 0;
+        if (p->profile == PCWT_PROFILE_COMPACT && p->value_map != PCWT_VALUE_MAP_OFF) {
+            st = map_plane(e, &d, pyr, out + off, cap - off, &map_len);
+            if (st != PCWT_OK)
+                return st;
         }
+        int qmax = 0;
+        st = transform_plane(pyr, (int)info.columns_first, &qmax, err, es);
+        if (st != PCWT_OK)
+            return st;
         /* The entropy profile's payload is never larger than the baseline's. */
         uint64_t size = pcwt_payload_size(pyr, qmax, fc.group_rows, fc.group_cols);
+        if (map_len && map_len + size > plane_bound(&plan, &d, pl->kind)) {
+            /* A map as large as the plane (only when forced on): the values are coded, so that
+             * pcwt_encode_bound holds. */
+            map_len = 0;
+            load_plane(&d, samples, rct, pl->component, pl->kind, pyr);
+            st = transform_plane(pyr, (int)info.columns_first, &qmax, err, es);
+            if (st != PCWT_OK)
+                return st;
+            size = pcwt_payload_size(pyr, qmax, fc.group_rows, fc.group_cols);
+        }
+        info.planes[i].value_map = map_len != 0;
+        off += map_len;
         if (size > cap - off) {
             pcwt_set_error(err, es, "destination buffer of %zu bytes too small (see pcwt_encode_bound)",
                            cap);
             return PCWT_ERR_BUFFER_TOO_SMALL;
         }
-        if (p->profile == PCWT_PROFILE_ENTROPY) {
+        if (pcwt_profile_ranged(p->profile)) {
             const int low = p->low_bits == PCWT_LOW_BITS_ON ||
                             (p->low_bits == PCWT_LOW_BITS_AUTO && pcwt_ec_low_bits_wanted(pyr));
             info.planes[i].low_bits = (uint32_t)low;
@@ -344,8 +417,8 @@ static pcwt_status encode_frame(pcwt_encoder *e, const pcwt_image_desc *din, con
             pcwt_payload_encode(pyr, qmax, fc.group_rows, fc.group_cols, out + off);
         }
         info.planes[i].qmax = qmax;
-        info.planes[i].payload_length = size;
-        info.planes[i].payload_crc32 = pcwt_crc32(out + off, (size_t)size);
+        info.planes[i].payload_length = size + map_len;
+        info.planes[i].payload_crc32 = pcwt_crc32(out + off - map_len, (size_t)size + map_len);
         off += (size_t)size;
     }
     pcwt_header_write(&info, out);
@@ -367,6 +440,42 @@ static int gpu_takes(const pcwt_encode_params *p, const pcwt_image_desc *d)
         return 1;
     return d->bits_stored >= 2 && p->jpegls_interleave <= 2 &&
            (d->components == 1 || p->jpegls_interleave == 0);
+}
+
+/* Whether the CPU encoder would give a plane of this (checked) frame a value map (FORMAT.md
+ * Sec. 5.5). The GPU encoder has no value maps: such frames are coded on the CPU, so that both
+ * backends write the same bytes. */
+static int frame_maps_values(pcwt_encoder *e, const pcwt_image_desc *din, const void *samples)
+{
+    const pcwt_encode_params *p = &e->params;
+    if (p->codec != PCWT_CODEC_PCWT || p->profile != PCWT_PROFILE_COMPACT ||
+        p->value_map == PCWT_VALUE_MAP_OFF)
+        return 0;
+    if (p->value_map == PCWT_VALUE_MAP_ON)
+        return 1;
+    pcwt_image_desc d = *din;
+    if (d.components == 1)
+        d.planar = 0;
+    pcwt_frame_coding fc;
+    pcwt_frame_coding_resolve(p, &d, &fc);
+    const int rct = (int)fc.colour_transform;
+    int32_t *plane = malloc(sizeof *plane * d.width * d.height);
+    if (!plane)
+        return 1; /* the CPU encoder codes it, and reports a lack of memory itself */
+    int wanted = 0;
+    for (uint32_t c = 0; c < d.components && !wanted; c++)
+        for (uint32_t kind = 0; kind < 2 && !wanted; kind++) {
+            if (kind == 1 && !pcwt_plane_has_high_bits(&d, samples, c))
+                continue;
+            if (rct && kind == 0)
+                pcwt_plane_extract_rct(&d, samples, c, plane, d.width);
+            else
+                pcwt_plane_extract(&d, samples, c, kind, plane, d.width);
+            wanted = pcwt_value_map_build(&e->vmap, plane, d.width, d.height, d.width) != PCWT_OK ||
+                     pcwt_value_map_wanted(&e->vmap);
+        }
+    free(plane);
+    return wanted;
 }
 
 /* The GPU path: jobs are validated here, the device codes the valid ones together, and frames
@@ -400,7 +509,8 @@ static pcwt_status encode_batch_gpu(pcwt_encoder *e, pcwt_frame_job *jobs, size_
                            i, j->samples_size, pcwt_image_size(&j->desc));
             j->status = PCWT_ERR_INVALID_ARGUMENT;
         }
-        if (j->status == PCWT_OK && !gpu_takes(&e->params, &j->desc)) {
+        if (j->status == PCWT_OK &&
+            (!gpu_takes(&e->params, &j->desc) || frame_maps_values(e, &j->desc, j->samples))) {
             j->status = encode_frame(e, &j->desc, j->samples, j->samples_size, j->dst,
                                      j->dst_capacity, &j->written);
             cpu_only++;
@@ -450,7 +560,8 @@ static pcwt_status encode_batch_gpu(pcwt_encoder *e, pcwt_frame_job *jobs, size_
     else if (first == PCWT_OK && cpu_only)
         pcwt_set_error(e->err, sizeof e->err,
                        "notice: %zu frame(s) were encoded on the CPU (the GPU JPEG-LS encoder codes "
-                       "grey frames and colour with interleave none)",
+                       "grey frames and colour with interleave none; the GPU PCWT encoder has no "
+                       "value maps)",
                        cpu_only);
     return first;
 }

@@ -22,9 +22,10 @@ typedef struct option_def {
 } option_def;
 
 static const char *const codec_names[] = {"pcwt", "jpegls"};
-static const char *const profile_names[] = {"baseline", "entropy"};
+static const char *const profile_names[] = {"baseline", "entropy", "compact"};
 static const char *const colour_names[] = {"auto", "none", "rct"};
 static const char *const low_bits_names[] = {"auto", "off", "on"};
+static const char *const value_map_names[] = {"auto", "off", "on"};
 static const char *const lifting_names[] = {"auto", "rows", "columns"};
 static const char *const interleave_names[] = {"none", "line", "sample"};
 static const char *const backend_names[] = {"auto", "cpu", "gpu"};
@@ -35,7 +36,7 @@ static const char *const backend_names[] = {"auto", "cpu", "gpu"};
 
 static const option_def option_defs[] = {
     {PCWT_OPT_CODEC, "codec", ENC, 0, 1, ENUM_VALUES(codec_names)},
-    {PCWT_OPT_PROFILE, "profile", ENC, 0, 1, ENUM_VALUES(profile_names)},
+    {PCWT_OPT_PROFILE, "profile", ENC, 0, 2, ENUM_VALUES(profile_names)},
     {PCWT_OPT_LEVELS, "levels", ENC, 0, PCWT_MAX_LEVELS, NULL, 0},
     {PCWT_OPT_GROUP_ROWS, "group-rows", ENC, 0, PCWT_MAX_GROUP, NULL, 0},
     {PCWT_OPT_GROUP_COLS, "group-cols", ENC, 0, PCWT_MAX_GROUP, NULL, 0},
@@ -49,6 +50,7 @@ static const option_def option_defs[] = {
     {PCWT_OPT_DEVICE, "device", ENC | DEC, 0, INT_MAX, NULL, 0},
     {PCWT_OPT_MAX_SAMPLES, "max-samples", DEC, 1, INT64_MAX, NULL, 0},
     {PCWT_OPT_MEMORY_LIMIT, "memory-limit", DEC, 0, INT64_MAX, NULL, 0},
+    {PCWT_OPT_VALUE_MAP, "value-map", ENC, 0, 2, ENUM_VALUES(value_map_names)},
 };
 
 static const option_def *find(pcwt_option option)
@@ -284,6 +286,7 @@ pcwt_status pcwt_params_set(pcwt_encode_params *p, pcwt_option option, int64_t v
     case PCWT_OPT_JPEGLS_INTERLEAVE: p->jpegls_interleave = u; break;
     case PCWT_OPT_JPEGLS_RESTART: p->jpegls_restart_interval = u; break;
     case PCWT_OPT_BACKEND: p->backend = (pcwt_backend)value; break;
+    case PCWT_OPT_VALUE_MAP: p->value_map = (pcwt_value_map_mode)value; break;
     default:
         pcwt_set_error(err, err_size, "option '%s' is set on the handle", d->name);
         return PCWT_ERR_INVALID_ARGUMENT;
@@ -306,6 +309,7 @@ pcwt_status pcwt_params_get(const pcwt_encode_params *p, pcwt_option option, int
     case PCWT_OPT_JPEGLS_INTERLEAVE: *v = p->jpegls_interleave; break;
     case PCWT_OPT_JPEGLS_RESTART: *v = p->jpegls_restart_interval; break;
     case PCWT_OPT_BACKEND: *v = p->backend; break;
+    case PCWT_OPT_VALUE_MAP: *v = p->value_map; break;
     default: return PCWT_ERR_INVALID_ARGUMENT;
     }
     return PCWT_OK;
@@ -341,12 +345,18 @@ pcwt_status pcwt_params_check(const pcwt_encode_params *p, char *err, size_t es)
         pcwt_set_error(err, es, "low bits %d out of range 0..2", (int)p->low_bits);
         return PCWT_ERR_INVALID_ARGUMENT;
     }
+    if (p->value_map != PCWT_VALUE_MAP_AUTO && p->value_map != PCWT_VALUE_MAP_OFF &&
+        p->value_map != PCWT_VALUE_MAP_ON) {
+        pcwt_set_error(err, es, "value map %d out of range 0..2", (int)p->value_map);
+        return PCWT_ERR_INVALID_ARGUMENT;
+    }
     if (p->lifting_order != PCWT_LIFTING_AUTO && p->lifting_order != PCWT_LIFTING_ROWS_FIRST &&
         p->lifting_order != PCWT_LIFTING_COLUMNS_FIRST) {
         pcwt_set_error(err, es, "lifting order %d out of range 0..2", (int)p->lifting_order);
         return PCWT_ERR_INVALID_ARGUMENT;
     }
-    if (p->profile != PCWT_PROFILE_BASELINE && p->profile != PCWT_PROFILE_ENTROPY) {
+    if (p->profile != PCWT_PROFILE_BASELINE && p->profile != PCWT_PROFILE_ENTROPY &&
+        p->profile != PCWT_PROFILE_COMPACT) {
         pcwt_set_error(err, es, "profile %d not supported", (int)p->profile);
         return PCWT_ERR_UNSUPPORTED;
     }
@@ -361,7 +371,8 @@ int pcwt_params_same_coding(const pcwt_encode_params *a, const pcwt_encode_param
     return a->codec == b->codec && a->levels == b->levels && ar == br && ac == bc &&
            a->min_ll == b->min_ll && a->profile == b->profile &&
            a->colour_transform == b->colour_transform && a->low_bits == b->low_bits &&
-           a->lifting_order == b->lifting_order && a->jpegls_interleave == b->jpegls_interleave &&
+           a->lifting_order == b->lifting_order && a->value_map == b->value_map &&
+           a->jpegls_interleave == b->jpegls_interleave &&
            a->jpegls_restart_interval == b->jpegls_restart_interval;
 }
 

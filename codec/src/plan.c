@@ -4,6 +4,8 @@
  * level's input is the LL band including its zero padding. */
 #include "plan.h"
 
+#include "container.h"
+
 #include <string.h>
 
 uint32_t pcwt_plan_max_levels(uint32_t rows, uint32_t cols, uint32_t min_ll)
@@ -44,7 +46,7 @@ void pcwt_plan_make(pcwt_plan *plan, uint32_t rows, uint32_t cols, uint32_t leve
 
 void pcwt_group_size_wanted(const pcwt_encode_params *p, uint32_t *group_rows, uint32_t *group_cols)
 {
-    const int entropy = p->profile == PCWT_PROFILE_ENTROPY;
+    const int entropy = pcwt_profile_ranged(p->profile); /* entropy or compact */
     *group_rows = p->group_rows ? p->group_rows
                   : entropy     ? PCWT_ENTROPY_GROUP_ROWS
                                 : PCWT_DEFAULT_GROUP;
@@ -53,12 +55,12 @@ void pcwt_group_size_wanted(const pcwt_encode_params *p, uint32_t *group_rows, u
                                 : PCWT_DEFAULT_GROUP;
 }
 
-/* AUTO in the entropy profile: the colour transform on RGB and columns lifted first (why:
+/* AUTO in the entropy and compact profiles: the colour transform on RGB and columns lifted first (why:
  * docs/profile1-design.md); the baseline lifts rows first and keeps the components apart. */
 void pcwt_frame_coding_resolve(const pcwt_encode_params *p, const pcwt_image_desc *d,
                                pcwt_frame_coding *out)
 {
-    const int entropy = p->profile == PCWT_PROFILE_ENTROPY;
+    const int entropy = pcwt_profile_ranged(p->profile); /* entropy or compact */
     const uint32_t max_levels = pcwt_plan_max_levels(d->height, d->width, p->min_ll);
     out->levels = p->levels < max_levels ? p->levels : max_levels;
     pcwt_group_size_wanted(p, &out->group_rows, &out->group_cols);

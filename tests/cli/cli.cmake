@@ -51,6 +51,11 @@ pcwt_cli_test(raw_rct_grey       roundtrip_raw.sh 29 17 1 16 12 0 garbage --prof
 # Modelled low bits (docs/FORMAT.md Sec. 5.3): forced on, forced off.
 pcwt_cli_test(raw_low_bits_on  roundtrip_raw.sh 45 39 3 16 12 0 garbage --profile entropy --low-bits on)
 pcwt_cli_test(raw_low_bits_off roundtrip_raw.sh 45 39 1 16 16 1 clean --profile entropy --low-bits off)
+# The compact profile's value maps (docs/FORMAT.md Sec. 5.5): forced on (with a high-bit plane),
+# off, and as the encoder decides on RGB.
+pcwt_cli_test(raw_value_map_on  roundtrip_raw.sh 45 39 1 16 12 0 garbage --profile compact --value-map on)
+pcwt_cli_test(raw_value_map_off roundtrip_raw.sh 45 39 1 16 16 1 clean --profile compact --value-map off)
+pcwt_cli_test(raw_compact_rgb   roundtrip_raw.sh 33 21 3  8  8 0 clean --planar --profile compact --levels 2)
 # The lifting order (docs/FORMAT.md Sec. 3.2): rows first in the entropy profile, columns first in
 # the baseline (the other way round from their defaults).
 pcwt_cli_test(raw_lifting_rows_entropy roundtrip_raw.sh 45 39 1 16 12 0 garbage --profile entropy --lifting rows)

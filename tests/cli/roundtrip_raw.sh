@@ -43,6 +43,13 @@ while [ $# -gt 0 ]; do
             ! grep -q 'low bits modelled' out.txt || fail "info: modelled low bits with --low-bits $2: $(cat out.txt)"
         fi
         shift ;;
+    --value-map)
+        if [ "$2" = on ]; then
+            grep -q '^  plane 0: .*, value map$' out.txt || fail "info: plane 0 without a value map: $(cat out.txt)"
+        elif [ "$2" = off ]; then
+            ! grep -q 'value map' out.txt || fail "info: a value map with --value-map off: $(cat out.txt)"
+        fi
+        shift ;;
     --planar) [ "$C" = 3 ] && layout=planar ;;
     esac
     shift
@@ -51,7 +58,7 @@ expect_field layout "$layout"
 # The colour transform (3 components only): rct, or auto with the entropy profile.
 if [ "$C" = 1 ]; then
     ! grep -q '^colour transform' out.txt || fail "info: a colour transform line for one component: $(cat out.txt)"
-elif [ "$colour" = rct ] || { [ "$colour" = auto ] && [ "$profile" = entropy ]; }; then
+elif [ "$colour" = rct ] || { [ "$colour" = auto ] && [ "$profile" != baseline ]; }; then
     expect_field "colour transform" "reversible \\(RCT\\)"
 else
     expect_field "colour transform" none

@@ -55,7 +55,8 @@ struct RoundTrip {
 // like_entropy: the transform and groups of the entropy profile's defaults (columns lifted first,
 // 64x16 groups) whatever the profile, so that the two profiles code the same planes and groups.
 RoundTrip round_trip(const Frame &fr, pcwt_profile profile = PCWT_PROFILE_BASELINE,
-                     pcwt_colour_transform colour = PCWT_COLOUR_AUTO, bool like_entropy = false)
+                     pcwt_colour_transform colour = PCWT_COLOUR_AUTO, bool like_entropy = false,
+                     pcwt_value_map_mode value_map = PCWT_VALUE_MAP_AUTO)
 {
     RoundTrip r;
     std::vector<unsigned char> samples;
@@ -74,6 +75,7 @@ RoundTrip round_trip(const Frame &fr, pcwt_profile profile = PCWT_PROFILE_BASELI
     params.backend = PCWT_BACKEND_CPU;
     params.profile = profile;
     params.colour_transform = colour;
+    params.value_map = value_map;
     if (like_entropy) {
         params.lifting_order = PCWT_LIFTING_COLUMNS_FIRST;
         params.group_rows = PCWT_ENTROPY_GROUP_ROWS;
@@ -117,7 +119,7 @@ RoundTrip round_trip(const Frame &fr, pcwt_profile profile = PCWT_PROFILE_BASELI
         herr << "profile " << static_cast<int>(h.profile) << "; ";
     if (h.levels > PCWT_DEFAULT_LEVELS)
         herr << "levels " << h.levels << " > " << PCWT_DEFAULT_LEVELS << "; ";
-    const bool entropy_layout = like_entropy || profile == PCWT_PROFILE_ENTROPY;
+    const bool entropy_layout = like_entropy || profile != PCWT_PROFILE_BASELINE;
     if (h.group_rows != (entropy_layout ? PCWT_ENTROPY_GROUP_ROWS : PCWT_DEFAULT_GROUP) ||
         h.group_cols != (entropy_layout ? PCWT_ENTROPY_GROUP_COLS : PCWT_DEFAULT_GROUP))
         herr << "group " << h.group_rows << "x" << h.group_cols << "; ";
@@ -259,6 +261,49 @@ TEST(corpus, RoundTripEveryFrameEntropyProfile)
                     passed, m.frames.size(), raw_total, coded_total,
                     static_cast<double>(raw_total) / static_cast<double>(coded_total), baseline_total,
                     static_cast<double>(raw_total) / static_cast<double>(baseline_total));
+}
+
+// The compact profile (docs/FORMAT.md Sec. 5.5) on every frame: exact with value maps as the
+// encoder decides and with every plane mapped (value maps forced on: the map of every frame's
+// planes read back, whatever their values); in aggregate smaller than the entropy profile.
+TEST(corpus, RoundTripEveryFrameCompactProfile)
+{
+    REQUIRE_CORPUS();
+    const Manifest &m = manifest();
+    size_t passed = 0, raw_total = 0, coded_total = 0, entropy_total = 0, mapped_frames = 0;
+    for (const Frame &fr : m.frames) {
+        const RoundTrip r = round_trip(fr, PCWT_PROFILE_COMPACT);
+        const RoundTrip all = round_trip(fr, PCWT_PROFILE_COMPACT, PCWT_COLOUR_AUTO, false, PCWT_VALUE_MAP_ON);
+        const RoundTrip e = round_trip(fr, PCWT_PROFILE_ENTROPY);
+        if (!r.error.empty() || !all.error.empty() || !e.error.empty()) {
+            ADD_FAILURE() << fr.name() << " [" << desc_text(fr.desc) << ", " << fr.raw_rel
+                          << "] compact profile: " << r.error << " / value maps on: " << all.error
+                          << " / entropy: " << e.error;
+            continue;
+        }
+        for (uint32_t p = 0; p < all.info.plane_count; p++)
+            EXPECT_EQ(all.info.planes[p].value_map, 1u) << fr.name() << " plane " << p;
+        bool mapped = false;
+        for (uint32_t p = 0; p < r.info.plane_count; p++)
+            mapped = mapped || r.info.planes[p].value_map;
+        if (!mapped) {
+            EXPECT_EQ(r.coded_bytes, e.coded_bytes) << fr.name() << ": without maps, the entropy profile's size";
+        }
+        ++passed;
+        mapped_frames += mapped;
+        raw_total += r.raw_bytes;
+        coded_total += r.coded_bytes;
+        entropy_total += e.coded_bytes;
+    }
+    EXPECT_EQ(passed, m.frames.size()) << (m.frames.size() - passed) << " frames failed";
+    EXPECT_GT(mapped_frames, 0u);
+    EXPECT_LT(coded_total * 100, entropy_total * 97) << "compact profile less than 3% smaller than entropy";
+    if (coded_total > 0)
+        std::printf("[ corpus ] compact profile: %zu/%zu frames exact, %zu with value maps; %zu raw bytes -> "
+                    "%zu coded (ratio %.3f; entropy profile %zu, ratio %.3f)\n",
+                    passed, m.frames.size(), mapped_frames, raw_total, coded_total,
+                    static_cast<double>(raw_total) / static_cast<double>(coded_total), entropy_total,
+                    static_cast<double>(raw_total) / static_cast<double>(entropy_total));
 }
 
 // The 12-bit files with garbage in bits 12-15 must stay in the manifest (so their coverage cannot

@@ -5,7 +5,8 @@
  * Input layout (all values reduced into range, so every input is a valid request):
  *   byte 0  flags: bit0 3 components, bit1 16-bit words, bit2 signed, bit3 planar,
  *           bit4 codec JPEG-LS (PCWT_CODEC_JPEGLS) instead of PCWT, bits5-6 JPEG-LS interleave;
- *           PCWT: bit5 the entropy profile (PCWT_PROFILE_ENTROPY) instead of the baseline
+ *           PCWT: bit5 the entropy profile (PCWT_PROFILE_ENTROPY) instead of the baseline; bit6
+ *           the compact profile (value maps automatic, or forced on with bit5)
  *   byte 1  bits_stored - 1 (mod bits_allocated)
  *   byte 2  width - 1  (mod 96)      byte 3  height - 1 (mod 96)
  *   byte 4  levels (mod PCWT_MAX_LEVELS + 1)
@@ -214,8 +215,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     p.min_ll = 1u + data[7] % 8u;
     p.backend = PCWT_BACKEND_CPU;
     const int jpegls = (data[0] & 0x10u) != 0;
+    p.profile = PCWT_PROFILE_BASELINE;
     if (!jpegls && (data[0] & 0x20u)) {
         p.profile = PCWT_PROFILE_ENTROPY;
+    }
+    if (!jpegls && (data[0] & 0x40u)) {
+        p.profile = PCWT_PROFILE_COMPACT;
+        p.value_map = (data[0] & 0x20u) ? PCWT_VALUE_MAP_ON : PCWT_VALUE_MAP_AUTO;
     }
     if (jpegls) {
         p.codec = PCWT_CODEC_JPEGLS;

@@ -6,7 +6,8 @@
  * DECODE_SEEDS_DIR receives small valid codestreams of synthetic images covering the header
  * variants (8 and 16 bit, signed and unsigned, bits above bits_stored set, 1 and 3 components,
  * interleaved and planar, odd and degenerate sizes, several levels / group sizes), each in the
- * baseline and in the entropy profile; libFuzzer
+ * baseline, the entropy profile and the compact profile with value maps forced on (so that the
+ * decoder's value-map reader is reached); libFuzzer
  * mutates them, which exercises the decoder behind a valid header. ROUNDTRIP_SEEDS_DIR receives
  * inputs in fuzz_roundtrip's format. Everything is deterministic (fixed PRNG).
  */
@@ -178,6 +179,8 @@ static const uint8_t k_roundtrip_seeds[][8] = {
     {0x22, 11, 32, 30, 6, 31, 31, 1},   /* entropy profile, 16-bit 12-bit unsigned 33x31 */
     {0x26, 15, 39, 8, 3, 7, 7, 1},      /* entropy profile, 16-bit signed 16 */
     {0x2B, 9, 14, 6, 6, 3, 4, 1},       /* entropy profile, rgb 16-bit 10-bit planar */
+    {0x62, 11, 32, 30, 6, 31, 31, 1},   /* compact profile, value maps on, 16-bit 12-bit 33x31 */
+    {0x46, 15, 39, 8, 3, 7, 7, 1},      /* compact profile, automatic, 16-bit signed 16 */
 };
 
 /* Seeds of fuzz_dicom (layout in fuzz_dicom.c): valid pixel modules with the exact, padded and
@@ -245,9 +248,10 @@ int main(int argc, char **argv)
         return 1;
     }
     int failures = 0;
-    /* Every seed in both profiles: baseline, then the entropy profile. */
+    /* Every seed in every profile: baseline, entropy, then compact (value maps on). */
+    static const char *const suffix[] = {"", "_entropy", "_compact"};
     const size_t nseeds = sizeof k_seeds / sizeof k_seeds[0];
-    for (size_t k = 0; k < 2 * nseeds; ++k) {
+    for (size_t k = 0; k < 3 * nseeds; ++k) {
         const seed_spec *s = &k_seeds[k % nseeds];
         pcwt_encode_params p;
         pcwt_encode_params_default(&p);
@@ -256,7 +260,8 @@ int main(int argc, char **argv)
         p.group_cols = s->group_cols;
         p.min_ll = s->min_ll;
         p.backend = PCWT_BACKEND_CPU;
-        p.profile = k < nseeds ? PCWT_PROFILE_BASELINE : PCWT_PROFILE_ENTROPY;
+        p.profile = k < nseeds ? PCWT_PROFILE_BASELINE : k < 2 * nseeds ? PCWT_PROFILE_ENTROPY : PCWT_PROFILE_COMPACT;
+        p.value_map = PCWT_VALUE_MAP_ON;
         size_t size = pcwt_image_size(&s->desc);
         size_t bound = pcwt_encode_bound(&s->desc);
         if (size == 0 || bound == 0) {
@@ -282,7 +287,7 @@ int main(int argc, char **argv)
             ++failures;
         } else {
             char name[128];
-            snprintf(name, sizeof name, "%02zu_%s%s.pcwt", k, s->name, k < nseeds ? "" : "_entropy");
+            snprintf(name, sizeof name, "%02zu_%s%s.pcwt", k, s->name, suffix[k / nseeds]);
             if (write_file(argv[1], name, cs, written) != 0) {
                 ++failures;
             } else {

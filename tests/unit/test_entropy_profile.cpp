@@ -449,7 +449,7 @@ TEST(EntropyProfile, HeaderProfileValues)
     ASSERT_EQ(pcwt_read_header(cs.data(), cs.size(), &info), PCWT_OK);
     std::vector<uint8_t> out;
     const pcwt_header_info good_info = info;
-    for (uint8_t prof : {2, 7, 255}) {
+    for (uint8_t prof : {3, 7, 255}) {
         auto bad = cs;
         bad[5] = prof;
         fix_crcs(bad, good_info);
@@ -469,7 +469,9 @@ TEST(EntropyProfile, ApiAcceptsProfileAndRejectsUnknown)
     pcwt_encode_params p = entropy_params();
     EXPECT_EQ(pcwt_encoder_set_params(e, &p), PCWT_OK);
     EXPECT_EQ(pcwt_encoder_backend(e), PCWT_BACKEND_CPU);
-    p.profile = static_cast<pcwt_profile>(2);
+    p.profile = PCWT_PROFILE_COMPACT;
+    EXPECT_EQ(pcwt_encoder_set_params(e, &p), PCWT_OK);
+    p.profile = static_cast<pcwt_profile>(3);
     EXPECT_EQ(pcwt_encoder_set_params(e, &p), PCWT_ERR_UNSUPPORTED);
     pcwt_encoder_destroy(e);
 }

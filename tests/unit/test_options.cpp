@@ -198,7 +198,7 @@ TEST(Options, RefusedValuesLeaveTheHandle)
     EXPECT_EQ(pcwt_encoder_set_option(nullptr, PCWT_OPT_LEVELS, 1), PCWT_ERR_INVALID_ARGUMENT);
 
     EXPECT_EQ(pcwt_encoder_set_option_name(e.get(), "profile", "fast"), PCWT_ERR_INVALID_ARGUMENT);
-    EXPECT_STREQ(pcwt_encoder_last_error(e.get()), "profile 'fast': expected baseline or entropy");
+    EXPECT_STREQ(pcwt_encoder_last_error(e.get()), "profile 'fast': expected baseline, entropy or compact");
     EXPECT_EQ(pcwt_encoder_set_option_name(e.get(), "lifting", "diagonal"), PCWT_ERR_INVALID_ARGUMENT);
     EXPECT_STREQ(pcwt_encoder_last_error(e.get()), "lifting 'diagonal': expected auto, rows or columns");
     EXPECT_EQ(pcwt_encoder_set_option_name(e.get(), "levels", "11"), PCWT_ERR_INVALID_ARGUMENT);
@@ -283,7 +283,7 @@ TEST(Options, Names)
     char buf[64];
     EXPECT_EQ(pcwt_option_choices(PCWT_OPT_LIFTING_ORDER, "|", buf, sizeof buf), strlen("auto|rows|columns"));
     EXPECT_STREQ(buf, "auto|rows|columns");
-    EXPECT_EQ(pcwt_option_choices(PCWT_OPT_PROFILE, ", ", buf, 6), strlen("baseline, entropy"));
+    EXPECT_EQ(pcwt_option_choices(PCWT_OPT_PROFILE, ", ", buf, 6), strlen("baseline, entropy, compact"));
     EXPECT_STREQ(buf, "basel");
     EXPECT_EQ(pcwt_option_choices(PCWT_OPT_LEVELS, "|", buf, sizeof buf), 0u);
     pcwt_option o;

@@ -1,0 +1,108 @@
+/* value_map.h - value compaction of a plane in the entropy profile (plane option bit 1,
+ * docs/FORMAT.md Sec. 5.5): the sorted set of the values that occur in the plane is coded at the
+ * start of its payload, and the plane holds each sample's rank in that set. Where an image uses a
+ * sparse subset of its range (a rescaled or windowed radiograph, CT padding far from the body's
+ * values), the ranks are a smoother signal than the values and the transform codes them in fewer
+ * bits. value_map.c builds, decides, writes and reads maps; the format rules that a GPU twin must
+ * share (limits, models, the binarisation of a gap) are the inline functions here. */
+#ifndef PCWT_VALUE_MAP_H
+#define PCWT_VALUE_MAP_H
+
+#include "hostdev.h"
+#include "pcwt.h"
+#include "rangecoder.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Every value of any plane (samples, colour-transform differences, high bits) lies in
+ * [PCWT_VMAP_MIN, PCWT_VMAP_MAX], so a map has at most PCWT_VMAP_MAX_COUNT values. */
+#define PCWT_VMAP_MIN (-131072)
+#define PCWT_VMAP_MAX 131071
+#define PCWT_VMAP_MAX_COUNT 262144u
+
+/* Gap models (Sec. 5.5): PREFIX[c][k] (c = 0 after a gap of 0, else 1; k = 0..PCWT_VMAP_PREFIX-1)
+ * then SUFFIX[n][j] (n = 1..PCWT_VMAP_PREFIX, j = 0 for the first suffix bit, 1 for the others). */
+#define PCWT_VMAP_PREFIX 18u
+#define PCWT_VMAP_MODELS (2u * PCWT_VMAP_PREFIX + 2u * (PCWT_VMAP_PREFIX + 1u))
+#define PCWT_VMAP_P0 16384u
+
+static inline PCWT_HD pcwt_bit_model *pcwt_vmap_prefix_model(pcwt_bit_model *m, uint32_t ctx, uint32_t k)
+{
+    return &m[ctx * PCWT_VMAP_PREFIX + (k < PCWT_VMAP_PREFIX - 1u ? k : PCWT_VMAP_PREFIX - 1u)];
+}
+
+static inline PCWT_HD pcwt_bit_model *pcwt_vmap_suffix_model(pcwt_bit_model *m, uint32_t n, uint32_t j)
+{
+    const uint32_t nn = n < PCWT_VMAP_PREFIX ? n : PCWT_VMAP_PREFIX;
+    return &m[2u * PCWT_VMAP_PREFIX + 2u * nn + (j ? 1u : 0u)];
+}
+
+static inline PCWT_HD void pcwt_vmap_models_init(pcwt_bit_model *m)
+{
+    for (uint32_t i = 0; i < PCWT_VMAP_MODELS; i++)
+        pcwt_model_init(&m[i], PCWT_VMAP_P0, 3u);
+}
+
+/* One gap g >= 0 (value minus previous value minus 1), Exp-Golomb binarised: with x = g + 1 and
+ * n = floor(log2 x), n bits 1 and a bit 0 with the PREFIX models, then the n bits of x below its
+ * leading 1, most significant first, with SUFFIX[n]. */
+static inline PCWT_HD void pcwt_vmap_put_gap(pcwt_rc_enc *e, pcwt_bit_model *m, uint32_t ctx, uint32_t g)
+{
+    const uint32_t x = g + 1u;
+    const uint32_t n = (uint32_t)PCWT_LOG2(x);
+    for (uint32_t k = 0; k < n; k++)
+        pcwt_rc_encode(e, pcwt_vmap_prefix_model(m, ctx, k), 1u);
+    pcwt_rc_encode(e, pcwt_vmap_prefix_model(m, ctx, n), 0u);
+    for (uint32_t j = 0; j < n; j++)
+        pcwt_rc_encode(e, pcwt_vmap_suffix_model(m, n, j), (x >> (n - 1u - j)) & 1u);
+}
+
+/* A plane's map: count sorted distinct values. */
+typedef struct pcwt_value_map {
+    int32_t *values;
+    uint32_t count;
+    uint32_t cap;
+} pcwt_value_map;
+
+void pcwt_value_map_free(pcwt_value_map *m);
+
+/* The values that occur in the rows x cols samples of a plane (row pitch stride) into m; the
+ * samples must lie in [PCWT_VMAP_MIN, PCWT_VMAP_MAX]. PCWT_ERR_OUT_OF_MEMORY possible. */
+pcwt_status pcwt_value_map_build(pcwt_value_map *m, const int32_t *plane, size_t stride, uint32_t rows,
+                                 uint32_t cols);
+
+/* Whether the encoder compacts a plane with map m (integer arithmetic, the same on every
+ * backend): the values used are at most 7/8 of their span, or the span holds a gap of more than
+ * 1/16 of it (a padding value far from the rest). */
+int pcwt_value_map_wanted(const pcwt_value_map *m);
+
+/* The most bytes a coded map of count values takes: its header (at most 3 + 3 + 5 bytes) and a
+ * stream of at most 2 * 18 + 1 bins per gap, each at most 15 bits, and the flush. A decoder adds
+ * it, for the plane's sample count (at most PCWT_VMAP_MAX_COUNT), to a plane's payload limit. */
+static inline PCWT_HD uint64_t pcwt_value_map_max_bytes(uint64_t count)
+{
+    if (count > PCWT_VMAP_MAX_COUNT)
+        count = PCWT_VMAP_MAX_COUNT;
+    return 11u + (count * (2u * PCWT_VMAP_PREFIX + 1u) * 15u + 7u) / 8u + 8u;
+}
+/* Bytes of m coded, at most. */
+size_t pcwt_value_map_bound(const pcwt_value_map *m);
+/* Writes the coded map to dst (cap bytes); *written its length. PCWT_ERR_BUFFER_TOO_SMALL. */
+pcwt_status pcwt_value_map_write(const pcwt_value_map *m, uint8_t *dst, size_t cap, size_t *written);
+
+/* Replaces each of the rows x cols samples by its rank in m (every sample must be in m). */
+void pcwt_value_map_to_ranks(const pcwt_value_map *m, int32_t *plane, size_t stride, uint32_t rows,
+                             uint32_t cols);
+
+/* Reads a coded map from the start of a payload of size bytes; *used its length. max_count: the
+ * most values the plane can hold (its samples). PCWT_ERR_CORRUPT_STREAM with a message in err,
+ * PCWT_ERR_OUT_OF_MEMORY. */
+pcwt_status pcwt_value_map_read(pcwt_value_map *m, const uint8_t *src, size_t size, uint64_t max_count,
+                                size_t *used, char *err, size_t err_size);
+
+/* Replaces each rank by its value; a rank outside the map is PCWT_ERR_CORRUPT_STREAM. */
+pcwt_status pcwt_value_map_from_ranks(const pcwt_value_map *m, int32_t *plane, size_t stride, uint32_t rows,
+                                      uint32_t cols, char *err, size_t err_size);
+
+#endif /* PCWT_VALUE_MAP_H */
