@@ -5,7 +5,8 @@
 #   fuzz_dicom      the DICOM rules in C (dicom/: pixel-module validation, the Pixel Data length
 #                   rule, frame layout, Basic Offset Table), without DCMTK
 #   fuzz_dicom_file the DCMTK carrier read: bytes as a DICOM file through DPCWTFileFormat, the
-#                   plugin's decoder (whole image and frame-wise) and encoder (fuzz_dicom_file.cc);
+#                   plugin's decoders (PCWT, and JPEG 2000/HTJ2K: its seeds include corpus JPEG 2000
+#                   files) whole image and frame-wise, and its encoder (fuzz_dicom_file.cc);
 #                   only with PCWT_WITH_DCMTK
 #   pcwt_fuzz_make_seeds  writes the seed corpora (valid codestreams of small synthetic images)
 #   pcwt_fuzz_make_dicom_seeds  the DICOM files fuzz_dicom_file starts from
@@ -131,6 +132,11 @@ if(TARGET dcmpcwt)
   target_link_libraries(dcmpcwt_fuzzlib PUBLIC pcwt_fuzzlib DCMTK::dcmdata DCMTK::oflog DCMTK::ofstd
     ${CMAKE_DL_LIBS})
   target_compile_options(dcmpcwt_fuzzlib PRIVATE -fsanitize=fuzzer-no-link)
+  # the JPEG 2000 decoder's OpenJPEG core (the plugin's copy compiled here expects it when built
+  # with OpenJPEG): JPEG 2000 and HTJ2K files reach DPCWTJ2KDecoder through the same registration
+  if(TARGET dcmpcwt_j2kcore)
+    target_link_libraries(dcmpcwt_fuzzlib PUBLIC dcmpcwt_j2kcore)
+  endif()
 
   add_executable(fuzz_dicom_file ${CMAKE_CURRENT_LIST_DIR}/fuzz_dicom_file.cc)
   target_link_libraries(fuzz_dicom_file PRIVATE dcmpcwt_fuzzlib)
@@ -203,6 +209,19 @@ if(TARGET fuzz_dicom_file)
     COMMAND pcwt_fuzz_make_dicom_seeds "${_fuzz_dir}/seeds_dicom_file")
   set_tests_properties(fuzz_make_dicom_file_seeds PROPERTIES FIXTURES_SETUP pcwt_fuzz_dicom_file_seeds
     LABELS fuzz)
+  # JPEG 2000 seeds: the corpus's small JPEG 2000 files (a J2K codestream, a JP2 file, colour)
+  set(_j2k_seeds)
+  foreach(_f OsirixFake16BitsStoredFakeSpacing.dcm ELSCINT1_JP2vsJ2K.dcm US1_J2KI.dcm)
+    if(EXISTS "${PCWT_SHARED_DIR}/testdata-jpeg2000/${_f}")
+      list(APPEND _j2k_seeds "${PCWT_SHARED_DIR}/testdata-jpeg2000/${_f}")
+    endif()
+  endforeach()
+  if(_j2k_seeds AND TARGET dcmpcwt_j2kcore)
+    add_test(NAME fuzz_copy_j2k_dicom_file_seeds
+      COMMAND ${CMAKE_COMMAND} -E copy ${_j2k_seeds} "${_fuzz_dir}/seeds_dicom_file/")
+    set_tests_properties(fuzz_copy_j2k_dicom_file_seeds PROPERTIES FIXTURES_SETUP pcwt_fuzz_dicom_file_seeds
+      DEPENDS fuzz_make_dicom_file_seeds LABELS fuzz)
+  endif()
   math(EXPR _timeout "${PCWT_FUZZ_DICOM_FILE_SECONDS} * 2 + 120")
   add_test(NAME fuzz_dicom_file_smoke
     COMMAND ${CMAKE_COMMAND}

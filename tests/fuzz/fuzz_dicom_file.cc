@@ -19,10 +19,11 @@
  * refuses those longer than the rest of the file). That is DCMTK's behaviour, not ours, and it
  * exhausted -malloc_limit_mb on the first fuzzing run; the file path is also the tools' path.
  *
- * Only our decoder and encoder are registered (no DCMTK JPEG/RLE codecs): other encapsulated
- * syntaxes stop at step 3. The decoder's memory budget is 256 MiB (DPCWTSetDecodeMemoryLimit, as
- * dcmdpcwt --max-memory), so a legal but large header is refused instead of exhausting the
- * fuzzer's -rss_limit_mb; frames beyond FUZZ_MAX_FRAME_BYTES are not decoded frame-wise.
+ * Only our decoders (PCWT, JPEG 2000/HTJ2K) and encoder are registered (no DCMTK JPEG/RLE
+ * codecs): other encapsulated syntaxes stop at step 3. The decoders' memory budget is 256 MiB
+ * (DPCWTSetDecodeMemoryLimit, as dcmdpcwt --max-memory), so a legal but large header is refused
+ * instead of exhausting the fuzzer's -rss_limit_mb; frames beyond FUZZ_MAX_FRAME_BYTES are not
+ * decoded frame-wise.
  *
  * Built (fuzz.cmake) from a second copy of the plugin sources and of dicom/ with coverage
  * instrumentation, against pcwt_fuzzlib (CRC checks skipped so that mutated codestreams reach
