@@ -1,5 +1,5 @@
-// openjpeg_io.cpp - OpenJPEG calls (see openjpeg_io.hpp). Codestreams go through memory streams;
-// OpenJPEG's messages are collected and the last error becomes the exception text.
+// openjpeg_io.cpp - OpenJPEG calls (see openjpeg_io.hpp). Encoding writes to a memory stream,
+// OpenJPEG's last error becoming the exception text; decoding is the DICOM plugin's core.
 #include "openjpeg_io.hpp"
 
 #include <openjpeg.h>
@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "codec.hpp"
+#include "dpj2kcore.h"
 #include "sample_words.hpp"
 
 namespace pcwtbench {
@@ -29,24 +30,12 @@ uint32_t j2k_levels_for(const Image &img)
 
 namespace {
 
-// Memory stream: reads from a buffer or writes to a ByteBuffer, with seeks (the encoder seeks back).
+// Memory stream: writes to a ByteBuffer, with seeks (the encoder seeks back).
 struct MemStream {
-    const uint8_t *in = nullptr;
     ByteBuffer *out = nullptr;
-    size_t size = 0; // input size, or bytes written so far
+    size_t size = 0; // bytes written so far
     size_t pos = 0;
 };
-
-OPJ_SIZE_T mem_read(void *buf, OPJ_SIZE_T n, void *user)
-{
-    auto *s = static_cast<MemStream *>(user);
-    if (s->pos >= s->size)
-        return static_cast<OPJ_SIZE_T>(-1);
-    const size_t k = std::min<size_t>(n, s->size - s->pos);
-    std::memcpy(buf, s->in + s->pos, k);
-    s->pos += k;
-    return k;
-}
 
 OPJ_SIZE_T mem_write(void *buf, OPJ_SIZE_T n, void *user)
 {
@@ -76,24 +65,19 @@ OPJ_OFF_T mem_skip(OPJ_OFF_T n, void *user)
 OPJ_BOOL mem_seek(OPJ_OFF_T n, void *user)
 {
     auto *s = static_cast<MemStream *>(user);
-    if (n < 0 || (s->in && static_cast<size_t>(n) > s->size))
+    if (n < 0)
         return OPJ_FALSE;
     s->pos = static_cast<size_t>(n);
     return OPJ_TRUE;
 }
 
-opj_stream_t *make_stream(MemStream *ms, bool input)
+opj_stream_t *make_stream(MemStream *ms)
 {
-    opj_stream_t *st = opj_stream_create(1u << 16, input ? OPJ_TRUE : OPJ_FALSE);
+    opj_stream_t *st = opj_stream_create(1u << 16, OPJ_FALSE);
     if (!st)
         throw CodecError("OpenJPEG: cannot create a stream");
     opj_stream_set_user_data(st, ms, nullptr);
-    if (input) {
-        opj_stream_set_user_data_length(st, ms->size);
-        opj_stream_set_read_function(st, mem_read);
-    } else {
-        opj_stream_set_write_function(st, mem_write);
-    }
+    opj_stream_set_write_function(st, mem_write);
     opj_stream_set_skip_function(st, mem_skip);
     opj_stream_set_seek_function(st, mem_seek);
     return st;
@@ -137,62 +121,35 @@ CodecPtr make_codec(OPJ_CODEC_FORMAT format, bool decoder, std::string *last_err
     throw CodecError(std::string("OpenJPEG ") + what + (last_error.empty() ? "" : ": " + last_error));
 }
 
-// Decode into an opj_image (all components the same size, no subsampling).
-ImagePtr decode_to_image(const uint8_t *data, size_t size)
+// Decoding: the DICOM plugin's OpenJPEG core (plugin/libsrc/dpj2kcore.h: headers read first, a
+// JP2 file's codestream box, OpenJPEG's messages in the error), shared with the JPEG 2000 decoder.
+void decode_core(const uint8_t *data, size_t size, DPJ2KImage &image)
 {
-    if (!looks_like_j2k(data, size))
-        throw CodecError("OpenJPEG decode: not a JPEG 2000 codestream or JP2 file");
-    const bool jp2 = data[0] == 0x00;
-    std::string last_error;
-    CodecPtr codec = make_codec(jp2 ? OPJ_CODEC_JP2 : OPJ_CODEC_J2K, true, &last_error);
-    opj_dparameters_t p;
-    opj_set_default_decoder_parameters(&p);
-    if (!opj_setup_decoder(codec.get(), &p))
-        fail("setup", last_error);
-    opj_codec_set_threads(codec.get(), 1);
-    MemStream ms;
-    ms.in = data;
-    ms.size = size;
-    StreamPtr stream(make_stream(&ms, true));
-    opj_image_t *raw = nullptr;
-    if (!opj_read_header(stream.get(), codec.get(), &raw))
-        fail("read header", last_error);
-    ImagePtr image(raw);
-    if (!opj_decode(codec.get(), stream.get(), image.get()) ||
-        !opj_end_decompress(codec.get(), stream.get()))
-        fail("decode", last_error);
-    if (image->numcomps == 0)
-        throw CodecError("OpenJPEG decode: no components");
-    for (uint32_t c = 0; c < image->numcomps; ++c) {
-        const opj_image_comp_t &k = image->comps[c];
-        if (!k.data || k.w != image->comps[0].w || k.h != image->comps[0].h || k.dx != 1 || k.dy != 1)
-            throw CodecError("OpenJPEG decode: subsampled or missing components are not handled");
-    }
-    return image;
+    DPJ2KInfo info;
+    std::string error;
+    if (!DPJ2KReadInfo(data, size, info, error) || !DPJ2KDecode(data, size, info, image, error))
+        throw CodecError("OpenJPEG decode: " + error);
 }
 
 } // namespace
 
 bool looks_like_j2k(const uint8_t *data, size_t size)
 {
-    static const uint8_t j2c[4] = {0xFF, 0x4F, 0xFF, 0x51};
-    static const uint8_t jp2[12] = {0x00, 0x00, 0x00, 0x0C, 0x6A, 0x50, 0x20, 0x20, 0x0D, 0x0A, 0x87, 0x0A};
-    return (size >= 4 && std::memcmp(data, j2c, 4) == 0) ||
-           (size >= 12 && std::memcmp(data, jp2, 12) == 0);
+    return DPJ2KLooksLikeJ2K(data, size);
 }
 
 J2kFrame openjpeg_decode_frame(const uint8_t *data, size_t size)
 {
-    ImagePtr image = decode_to_image(data, size);
+    DPJ2KImage image;
+    decode_core(data, size, image);
     J2kFrame f;
-    f.width = image->comps[0].w;
-    f.height = image->comps[0].h;
+    f.width = image.width();
+    f.height = image.height();
     const size_t n = static_cast<size_t>(f.width) * f.height;
-    for (uint32_t c = 0; c < image->numcomps; ++c) {
-        const opj_image_comp_t &k = image->comps[c];
-        f.precision.push_back(k.prec);
-        f.is_signed.push_back(k.sgnd != 0);
-        f.planes.emplace_back(k.data, k.data + n);
+    for (uint32_t c = 0; c < image.components(); ++c) {
+        f.precision.push_back(image.precision(c));
+        f.is_signed.push_back(image.isSigned(c));
+        f.planes.emplace_back(image.plane(c), image.plane(c) + n);
     }
     return f;
 }
@@ -240,7 +197,7 @@ void openjpeg_encode_image(const Image &img, ByteBuffer &coded)
     MemStream ms;
     ms.out = &coded;
     coded.resize(0);
-    StreamPtr stream(make_stream(&ms, false));
+    StreamPtr stream(make_stream(&ms));
     if (!opj_start_compress(codec.get(), image.get(), stream.get()) ||
         !opj_encode(codec.get(), stream.get()) || !opj_end_compress(codec.get(), stream.get()))
         fail("encode", last_error);
@@ -250,13 +207,14 @@ void openjpeg_encode_image(const Image &img, ByteBuffer &coded)
 void openjpeg_decode_image(const Image &img, const uint8_t *data, size_t size, ByteBuffer &out)
 {
     const pcwt_image_desc &d = img.desc;
-    ImagePtr image = decode_to_image(data, size);
-    if (image->numcomps != d.components || image->comps[0].w != d.width || image->comps[0].h != d.height)
+    DPJ2KImage image;
+    decode_core(data, size, image);
+    if (image.components() != d.components || image.width() != d.width || image.height() != d.height)
         throw CodecError("OpenJPEG decode: the stream's frame does not match the image");
     const uint32_t ba = d.bits_allocated;
     uint8_t *dst = out.resize(img.raw_bytes());
     for (uint32_t c = 0; c < d.components; ++c) {
-        const OPJ_INT32 *src = image->comps[c].data;
+        const int32_t *src = image.plane(c);
         for (uint32_t y = 0; y < d.height; ++y)
             for (uint32_t x = 0; x < d.width; ++x)
                 store_word(dst, ba, sample_index(d, y, x, c), img.peer.word_from_value(*src++));

@@ -79,6 +79,11 @@ if(NOT TARGET pcwt_bench_jxl AND PkgConfig_FOUND)
   endif()
 endif()
 
+# JPEG 2000 decoding is the DICOM plugin's OpenJPEG core (plugin/CMakeLists.txt makes it).
+if(NOT TARGET dcmpcwt_j2kcore)
+  list(APPEND PCWT_BENCH_DEPS_MISSING "the DCMTK plugin's JPEG 2000 core (PCWT_WITH_DCMTK, OpenJPEG >= 2.5)")
+endif()
+
 if(PCWT_BENCH_DEPS_MISSING)
   set(PCWT_BENCH_DEPS_FOUND OFF)
 else()

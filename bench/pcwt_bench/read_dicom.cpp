@@ -304,7 +304,10 @@ void read_dicom_file(const std::string &path, const std::string &name, LoadedInp
         const E_TransferSyntax xfer = ds->getOriginalXfer();
         const DcmXfer dx(xfer);
         const std::string ts_uid = get_string(ff.getMetaInfo(), DCM_TransferSyntaxUID);
-        const std::string ts_name = xfer == EXS_Unknown ? ts_uid : std::string(dx.getXferName());
+        // (HTJ2K: DCMTK 3.6.7 does not know the UID and keys the pixel data as Explicit VR LE)
+        const std::string ts_name = is_htj2k_uid(ts_uid)   ? "High-Throughput JPEG 2000 " + ts_uid
+                                    : xfer == EXS_Unknown ? ts_uid
+                                                          : std::string(dx.getXferName());
         DcmElement *el = nullptr;
         ds->findAndGetElement(DCM_PixelData, el);
         auto *pd = static_cast<DcmPixelData *>(el);
