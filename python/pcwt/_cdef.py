@@ -34,6 +34,7 @@ pcwt_status pcwt_encoder_get_option(const pcwt_encoder *enc, pcwt_option option,
 pcwt_status pcwt_decoder_get_option(const pcwt_decoder *dec, pcwt_option option, int64_t *value);
 pcwt_status pcwt_option_from_name(const char *name, pcwt_option *option);
 const char *pcwt_option_name(pcwt_option option);
+const char *pcwt_profile_name(pcwt_profile profile);
 size_t pcwt_encode_bound(const pcwt_image_desc *desc);
 pcwt_status pcwt_encode(pcwt_encoder *enc, const pcwt_image_desc *desc, const void *samples,
                         size_t samples_size, void *dst, size_t dst_capacity, size_t *written);

@@ -32,7 +32,7 @@ def _header(view):
 def _header_dict(info):
     d = info.desc
     return {
-        "format_version": info.format_version, "profile": "entropy" if info.profile == 1 else "baseline",
+        "format_version": info.format_version, "profile": ffi.string(lib.pcwt_profile_name(info.profile)).decode(),
         "width": d.width, "height": d.height, "components": d.components,
         "bits_allocated": d.bits_allocated, "bits_stored": d.bits_stored,
         "is_signed": bool(d.is_signed), "planar": bool(d.planar), "levels": info.levels,

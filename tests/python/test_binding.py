@@ -57,13 +57,13 @@ def test_options_by_name_reach_the_library():
     assert (h["levels"], h["group_rows"], h["group_cols"], h["columns_first"]) == (3, 32, 16, False)
     assert pcwt.read_header(pcwt.encode(a, group_rows=8, group_cols=64, min_ll=4))["group_cols"] == 64
     assert pcwt.read_header(pcwt.encode(a, **{"group": "16x16"}))["group_rows"] == 16
-    assert pcwt.read_header(pcwt.encode(a, colour_transform="none", backend="cpu"))["profile"] == "baseline"
+    assert pcwt.read_header(pcwt.encode(a, profile="baseline", colour_transform="none", backend="cpu"))["profile"] == "baseline"
     assert np.array_equal(pcwt.decode(cs, backend="cpu", max_samples=256 * 256), a)
 
 
 def test_bad_options_carry_the_library_message():
     a = image((16, 16), np.uint8)
-    with pytest.raises(pcwt.Error, match="expected baseline or entropy") as e:
+    with pytest.raises(pcwt.Error, match="profile .fast.: expected baseline, entropy") as e:
         pcwt.encode(a, profile="fast")
     assert e.value.status == "PCWT_ERR_INVALID_ARGUMENT"
     with pytest.raises(pcwt.Error, match="levels"):

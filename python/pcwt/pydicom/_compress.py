@@ -135,16 +135,17 @@ def _code(image, ts, syntax, profile, options):
     count = number_of_frames(image)
     words = _native_words(image, ts, module, count)
     if syntax == "pcwt":
-        frames = _pcwt_frames(words, module, high_bit, dict(options, profile=profile))
+        frames = _pcwt_frames(words, module, high_bit,
+                              dict(options, profile=profile) if profile is not None else options)
     else:
         frames = _jpegls_frames(words, module, options)
     frames = [f + b"\x00" if len(f) & 1 else f for f in frames]
     return encapsulate(frames, has_bot=True), module
 
 
-def compress(ds, profile="baseline", syntax="pcwt", **options):
+def compress(ds, profile=None, syntax="pcwt", **options):
     """Code the data set's native Pixel Data in place: syntax "pcwt" (the private transfer syntax,
-    profile "baseline" or "entropy") or "jpegls" (JPEG-LS Lossless, libpcwt's encoder), pixel
+    profile "baseline", "entropy", ...; None: the library's default, as dcmcpcwt) or "jpegls" (JPEG-LS Lossless, libpcwt's encoder), pixel
     data nested in sequences (Icon Image Sequence) included, as dcmcpcwt does. options: further
     encoder options by name (see pcwt.encode). Every frame is verified by decoding it before the
     data set changes. Returns ds."""
