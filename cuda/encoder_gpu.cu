@@ -8,6 +8,7 @@
 #include "gpu_context.h"
 
 extern "C" {
+#include "container.h"
 #include "plan.h"
 }
 
