@@ -14,6 +14,7 @@
 #include "dcmtk/dcmnet/dimse.h"
 
 #include "ingest.h"
+#include "pcwt_dicom.h"
 
 #include <algorithm>
 #include <cctype>
@@ -107,28 +108,22 @@ Uint16 DPSCPCheckDataset(DcmDataset *ds, const OFString& requestSOPClass, std::s
     return STATUS_Success;
   }
 
-  // uncompressed: exactly the declared frames (YBR_FULL_422: two samples per pixel), in bits,
-  // rounded up to bytes, plus the pad byte of an odd length (no overflow: each factor < 2^32
-  // but frames, and the product is checked against the 32-bit value length first)
+  // uncompressed: the length rule of dicom/ for any pixel module (bit-packed and 32-bit data are
+  // received and stored as they came, but never with a length that contradicts the module)
   OFString pi;
   ds->findAndGetOFString(DCM_PhotometricInterpretation, pi);
-  const Uint64 perPixel = (spp == 3 && pi == "YBR_FULL_422") ? 2 : spp;
-  const Uint64 frameBits = OFstatic_cast(Uint64, rows) * columns * perPixel * ba; // < 2^(16+16+16+16)
-  const Uint64 length = elem->getLength();
-  bool ok = frames <= (OFstatic_cast(Uint64, 0xFFFFFFFFu) * 8 + 7) / (frameBits ? frameBits : 1);
-  Uint64 expected = 0;
-  if (ok)
+  pcwt_dicom_pixel_module m = {};
+  m.rows = rows;
+  m.columns = columns;
+  m.samples_per_pixel = spp;
+  m.bits_allocated = ba;
+  m.bits_stored = bs;
+  m.high_bit = hb;
+  m.pixel_representation = pr;
+  m.photometric = pcwt_dicom_photometric_from_string(pi.c_str());
+  m.number_of_frames = frames;
+  if (pcwt_dicom_check_pixel_length(&m, elem->getLength(), msg, sizeof msg) != PCWT_DICOM_OK)
   {
-    expected = (frameBits * frames + 7) / 8;
-    ok = length == expected || (length == expected + 1 && (expected & 1));
-  }
-  if (!ok)
-  {
-    OFStandard::snprintf(msg, sizeof msg, "Pixel Data has %llu bytes, the image pixel module declares %llu "
-                         "(Rows %u x Columns %u x %llu samples x %u bits x %llu frames)",
-                         OFstatic_cast(unsigned long long, length), OFstatic_cast(unsigned long long, expected),
-                         rows, columns, OFstatic_cast(unsigned long long, perPixel), ba,
-                         OFstatic_cast(unsigned long long, frames));
     why = msg;
     return STATUS_STORE_Error_DataSetDoesNotMatchSOPClass;
   }

@@ -123,6 +123,13 @@ pcwt_dicom_status pcwt_dicom_validate(const pcwt_dicom_pixel_module *m, pcwt_dic
  * pcwt_dicom_validate(PCWT) when the module itself does not validate. */
 pcwt_dicom_status pcwt_dicom_check_native_length(const pcwt_dicom_pixel_module *m,
                                                  uint64_t value_length, char *msg, size_t msg_size);
+/* The same length rule for any image pixel module the standard allows, coded by PCWT or not
+ * (Bits Allocated 1 to 64, YBR_FULL_422's two samples per pixel): frames x rows x columns x
+ * samples x Bits Allocated bits rounded up to whole bytes, or one pad byte more when that is odd.
+ * Only the sizes are checked (non-zero, within DICOM's 32-bit value length): PCWT_DICOM_OK,
+ * PCWT_DICOM_INVALID, PCWT_DICOM_TOO_LARGE or PCWT_DICOM_MISMATCH, msg naming both lengths. */
+pcwt_dicom_status pcwt_dicom_check_pixel_length(const pcwt_dicom_pixel_module *m,
+                                                uint64_t value_length, char *msg, size_t msg_size);
 
 /* ---------------------------------------------------------------------------------------------
  * Frame layout

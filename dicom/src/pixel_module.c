@@ -245,21 +245,53 @@ pcwt_dicom_status pcwt_dicom_image_desc(const pcwt_dicom_pixel_module *m, pcwt_i
     return PCWT_DICOM_OK;
 }
 
+/* The message both length checks give. */
+static pcwt_dicom_status length_mismatch(uint64_t value_length, uint64_t total, uint64_t frames,
+                                         uint64_t frame, char *msg, size_t msg_size)
+{
+    return fail(msg, msg_size, PCWT_DICOM_MISMATCH,
+                "Pixel Data holds %llu bytes, but the image pixel module declares %llu (%llu "
+                "frame(s) of %llu bytes%s): %s",
+                (unsigned long long)value_length, (unsigned long long)total,
+                (unsigned long long)frames, (unsigned long long)frame,
+                (total & 1u) ? ", plus one pad byte" : "",
+                value_length < total ? "too short" : "extra bytes would be lost");
+}
+
 pcwt_dicom_status pcwt_dicom_check_native_length(const pcwt_dicom_pixel_module *m,
                                                  uint64_t value_length, char *msg, size_t msg_size)
 {
     const pcwt_dicom_status st = pcwt_dicom_validate(m, PCWT_DICOM_TARGET_PCWT, msg, msg_size);
     if (st != PCWT_DICOM_OK)
         return st;
-    const uint64_t frame = pcwt_dicom_frame_bytes(m);
-    const uint64_t total = frame * m->number_of_frames; /* <= 2^32 - 2: validated */
+    return pcwt_dicom_check_pixel_length(m, value_length, msg, msg_size);
+}
+
+pcwt_dicom_status pcwt_dicom_check_pixel_length(const pcwt_dicom_pixel_module *m,
+                                                uint64_t value_length, char *msg, size_t msg_size)
+{
+    if (!m || m->rows == 0 || m->columns == 0 || m->rows > 0xFFFFu || m->columns > 0xFFFFu ||
+        m->samples_per_pixel == 0 || m->samples_per_pixel > 4 || m->bits_allocated == 0 ||
+        m->bits_allocated > 64 || m->number_of_frames == 0)
+        return fail(msg, msg_size, PCWT_DICOM_INVALID,
+                    "image pixel module of no valid size: Rows %u, Columns %u, Samples per Pixel %u, "
+                    "Bits Allocated %u, %llu frame(s)",
+                    m ? m->rows : 0u, m ? m->columns : 0u, m ? m->samples_per_pixel : 0u,
+                    m ? m->bits_allocated : 0u, m ? (unsigned long long)m->number_of_frames : 0ull);
+    const uint64_t per_pixel =
+        m->samples_per_pixel == 3 && m->photometric == PCWT_PI_YBR_FULL_422 ? 2 : m->samples_per_pixel;
+    /* rows and columns are DICOM's US, samples <= 4, bits <= 64: frame_bits < 2^40 */
+    const uint64_t frame_bits = (uint64_t)m->rows * m->columns * per_pixel * m->bits_allocated;
+    const uint64_t max_length = 0xFFFFFFFEu;
+    if (m->number_of_frames > (max_length * 8 + 7) / frame_bits)
+        return fail(msg, msg_size, PCWT_DICOM_TOO_LARGE,
+                    "image pixel module declares more than a 32-bit Pixel Data length: %llu frame(s) of "
+                    "%u x %u x %llu samples of %u bits",
+                    (unsigned long long)m->number_of_frames, m->rows, m->columns,
+                    (unsigned long long)per_pixel, m->bits_allocated);
+    const uint64_t total = (frame_bits * m->number_of_frames + 7) / 8;
     if (value_length == total || ((total & 1u) && value_length == total + 1))
         return PCWT_DICOM_OK;
-    return fail(msg, msg_size, PCWT_DICOM_MISMATCH,
-                "Pixel Data holds %llu bytes, but the image pixel module declares %llu (%llu "
-                "frame(s) of %llu bytes%s): %s",
-                (unsigned long long)value_length, (unsigned long long)total,
-                (unsigned long long)m->number_of_frames, (unsigned long long)frame,
-                (total & 1u) ? ", plus one pad byte" : "",
-                value_length < total ? "too short" : "extra bytes would be lost");
+    return length_mismatch(value_length, total, m->number_of_frames, (frame_bits + 7) / 8, msg,
+                           msg_size);
 }

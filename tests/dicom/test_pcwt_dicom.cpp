@@ -414,3 +414,45 @@ TEST(DicomLength, ExactLengthOrOnePadByte)
     EXPECT_EQ(pcwt_dicom_check_native_length(&m, 18, msg, sizeof msg), PCWT_DICOM_INVALID);
     EXPECT_EQ(pcwt_dicom_check_native_length(nullptr, 18, msg, sizeof msg), PCWT_DICOM_INVALID);
 }
+
+// The length rule for any pixel module, which pcwt-storescp applies to what it stores as received
+// (bit-packed, 32-bit, YBR_FULL_422): the same rule as the codec's, beyond what PCWT codes.
+TEST(PcwtDicomLength, AnyPixelModule)
+{
+    char msg[256];
+    pcwt_dicom_pixel_module m = mono16(16);
+    m.rows = 64;
+    m.columns = 32;
+    EXPECT_EQ(pcwt_dicom_check_pixel_length(&m, 64u * 32u * 2u, msg, sizeof msg), PCWT_DICOM_OK) << msg;
+    EXPECT_EQ(pcwt_dicom_check_pixel_length(&m, 64u * 32u * 2u + 2, msg, sizeof msg), PCWT_DICOM_MISMATCH);
+    // Bits Allocated 1: frames packed back to back, rounded up once: 3 x 5 x 5 bits = 75 -> 10 bytes
+    m = mono16(1);
+    m.bits_allocated = 1;
+    m.rows = m.columns = 5;
+    m.number_of_frames = 3;
+    EXPECT_EQ(pcwt_dicom_check_pixel_length(&m, 10, msg, sizeof msg), PCWT_DICOM_OK) << msg;
+    EXPECT_EQ(pcwt_dicom_check_pixel_length(&m, 12, msg, sizeof msg), PCWT_DICOM_MISMATCH);
+    EXPECT_EQ(pcwt_dicom_check_pixel_length(&m, 9, msg, sizeof msg), PCWT_DICOM_MISMATCH);
+    EXPECT_NE(std::string(msg).find("Pixel Data holds 9 bytes"), std::string::npos) << msg;
+    // 32 bits; YBR_FULL_422 stores two samples per pixel
+    m = mono16(16);
+    m.bits_allocated = 32;
+    m.rows = m.columns = 4;
+    EXPECT_EQ(pcwt_dicom_check_pixel_length(&m, 64, msg, sizeof msg), PCWT_DICOM_OK) << msg;
+    m.bits_allocated = 8;
+    m.samples_per_pixel = 3;
+    m.photometric = PCWT_PI_YBR_FULL_422;
+    EXPECT_EQ(pcwt_dicom_check_pixel_length(&m, 32, msg, sizeof msg), PCWT_DICOM_OK) << msg;
+    EXPECT_EQ(pcwt_dicom_check_pixel_length(&m, 48, msg, sizeof msg), PCWT_DICOM_MISMATCH);
+    // sizes beyond a 32-bit value length, and modules without a size
+    m = mono16(16);
+    m.rows = m.columns = 65535;
+    m.number_of_frames = 1000;
+    EXPECT_EQ(pcwt_dicom_check_pixel_length(&m, 0xFFFFFFFEu, msg, sizeof msg), PCWT_DICOM_TOO_LARGE);
+    m.number_of_frames = 0;
+    EXPECT_EQ(pcwt_dicom_check_pixel_length(&m, 0, msg, sizeof msg), PCWT_DICOM_INVALID);
+    m.number_of_frames = 1;
+    m.bits_allocated = 0;
+    EXPECT_EQ(pcwt_dicom_check_pixel_length(&m, 0, msg, sizeof msg), PCWT_DICOM_INVALID);
+    EXPECT_EQ(pcwt_dicom_check_pixel_length(nullptr, 0, msg, sizeof msg), PCWT_DICOM_INVALID);
+}
