@@ -80,9 +80,9 @@ public:
 
   /** buffers for many requests of many sizes (files' samples): each of about the size asked
    *  (within 1/8), a free one reused for a request of at least half its size. They are cut from
-   *  slabs of up to 16 buffers of a size (one registration with the GPU driver for each slab: one
-   *  for each buffer of 512 KB cost the readers 3.4 thread-s per 8 GB on the H100, as 16 threads
-   *  waited for the driver), and kept until the pool goes.
+   *  slabs of up to 16 buffers of a size (one registration with the GPU driver for each slab: a
+   *  registration per buffer made the reading threads wait for the driver), and kept until the
+   *  pool goes.
    */
   void setSizeClasses()
   {
@@ -198,9 +198,9 @@ private:
   }
 
   /** memory whose pages are all there: every batch writes into an arena at other offsets
-   *  (its frames differ), and its first writes into untouched pages were page faults that made
-   *  the copy of 90 MB out of the GPU's staging take 40-70 ms on the H100 (16 threads faulting);
-   *  committed once, in 2 MB pages where the kernel has them, a reused arena faults no more
+   *  (its frames differ), and first writes into untouched pages are page faults that slow the
+   *  copy out of the GPU's staging many times over; committed once, in 2 MB pages where the
+   *  kernel has them, a reused arena faults no more
    */
   static void *committedAlloc(std::size_t n)
   {

@@ -277,8 +277,8 @@ public:
       const std::size_t frames = static_cast<std::size_t>(job.module.number_of_frames);
       // a slot of the frame's size and a little more, not the bound (about 5x the samples for
       // 16-bit CT): the arenas stay dense, so that a reused one is written into pages it has
-      // touched before, not fresh ones (copying 90 MB out took 45-120 ms per batch on the H100
-      // with bound-sized slots). A frame that does not fit is coded by its writer's codec.
+      // touched before, not fresh ones (fresh pages fault, and the copy out of the GPU's staging
+      // waits for them). A frame that does not fit is coded by its writer's codec.
       const std::size_t slot = std::min<std::size_t>(pcwt_encode_bound(&desc), frameBytes + frameBytes / 8 + 4096);
       if (slot == 0 || frameBytes == 0 || job.original.size() < frames * frameBytes) continue;
       for (std::size_t f = 0; f < frames; ++f)

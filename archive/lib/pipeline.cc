@@ -101,7 +101,7 @@ bool makeHandles(Run& run, std::string& error)
       run.coders.emplace_back(new BatchCoder(run.arenas));
       if (!run.coders.back()->init(p, d, error)) return false;
       // several coders on a device when asked: one stages and lays out a batch while another's is
-      // on the device (one is the default: two were slower on an H100)
+      // on the device (one is the default: two measured slower, bench/results)
       const unsigned per = p.codersPerDevice ? p.codersPerDevice : 1u;
       for (unsigned k = 1; k < per; ++k)
       {

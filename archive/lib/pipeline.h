@@ -101,8 +101,8 @@ struct DPRCPipelineOptions
    */
   unsigned verifySample = kDPRCDefaultVerifySample;
   /** how long a verifier batch waits for each further copy (ms); 0: it takes the copies already
-   *  waiting. (When the writers waited for each copy, 2 ms made them wait for the verifier: 13.7
-   *  of their 29 thread-s on the H100 benchmark)
+   *  waiting (a wait per copy made the writers wait for the verifier: bench/results,
+   *  gpu-*-recompress-*.md)
    */
   unsigned verifyWaitMs = 0;
   /// the verifier's limit of samples per frame (the PCWT decoder codec's, as registered)
