@@ -1,7 +1,8 @@
 /*
  *  Module:  dcmpcwt
  *
- *  Purpose: a DcmFileFormat that reads and writes files of the PCWT private transfer syntax.
+ *  Purpose: a DcmFileFormat that reads and writes files of the PCWT private transfer syntax (and
+ *           reads HTJ2K files, whose UIDs DCMTK 3.6.7 does not know either).
  */
 
 #ifndef DCMPCWT_DPFILEFO_H
@@ -19,6 +20,9 @@
  *  - loading a file whose (0002,0010) is DCMPCWT_TRANSFER_SYNTAX_UID moves its encapsulated pixel
  *    data (which DCMTK keys as Explicit VR Little Endian, having no entry for the UID) onto
  *    DPCWT_CARRIER_XFER, where the registered DPCWTDecoder finds it;
+ *  - the same for the HTJ2K UIDs (1.2.840.10008.1.2.4.201-203): their pixel data goes onto
+ *    DPCWT_HTJ2K_*_XFER (dputil.h), where DPCWTJ2KDecoder finds it, and saving under such a carrier
+ *    writes its UID;
  *  - everything else behaves as DcmFileFormat.
  *
  *  Never read PCWT files with ERM_fileOnly/ERM_metaOnly: DCMTK 3.6.7 rejects an unknown transfer
@@ -76,10 +80,10 @@ public:
   /** @return true if the meta header's (0002,0010) is DCMPCWT_TRANSFER_SYNTAX_UID */
   static OFBool isPCWTFile(DcmFileFormat &fileformat);
 
-  /** For a file of the PCWT transfer syntax read by any DcmFileFormat (or through a stream):
-   *  move the encapsulated pixel data of every Pixel Data element (icons included) onto
-   *  DPCWT_CARRIER_XFER and update the data set's original transfer syntax. Does nothing for
-   *  other files or pixel data already on the carrier.
+  /** For a file of the PCWT (or an HTJ2K) transfer syntax read by any DcmFileFormat (or through a
+   *  stream): move the encapsulated pixel data of every Pixel Data element (icons included) onto
+   *  its carrier (DPCWTCarrierOfUID()) and update the data set's original transfer syntax. Does
+   *  nothing for other files or pixel data already on the carrier.
    *  @return EC_Normal, or an error if a PCWT file holds native (not encapsulated) pixel data
    */
   static OFCondition rekeyPixelData(DcmFileFormat &fileformat);
