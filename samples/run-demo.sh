@@ -3,8 +3,10 @@
 # (packaging/install-deps.sh build), builds PCWT (Release; the CUDA backend when nvcc is found)
 # with its DCMTK plugin, then:
 #   1. compresses the sample CT study (samples/ct_study/*.dcm, three slices of a real GE CT series,
-#      see samples/README.md) with dcmcpcwt --verify, which decodes each output and compares every
-#      sample before keeping it, and prints the size ratio and the time of each file;
+#      see samples/README.md) with dcmcpcwt --verify in the compact profile (the smallest), which
+#      decodes each output and compares every sample before keeping it, and prints the size ratio
+#      and the time of each file, beside the size and ratio of the same file in JPEG-LS (DCMTK's
+#      dcmcjpls, or libpcwt's JPEG-LS encoder, dcmcpcwt +el, where dcmcjpls is missing);
 #   2. decompresses each file with dcmdpcwt and checks its pixel data equals the original's, as
 #      DCMTK's dcmdump extracts them;
 #   3. round-trips samples/phantom_ct_512.pgm (synthetic 12-bit CT) through the pcwt tool.
@@ -31,22 +33,29 @@ pixels() { # file dir
   ls "$2"/*.raw
 }
 
-echo "== PCWT lossless compression of the sample CT study (dcmcpcwt --verify)"
-printf '%-8s %10s %10s %7s %9s\n' file bytes_in bytes_out ratio time_ms
-total_in=0 total_out=0 total_ns=0
+# JPEG-LS of the same files, for comparison: DCMTK's dcmcjpls, else libpcwt's JPEG-LS encoder.
+jpegls() { # in out
+  if command -v dcmcjpls >/dev/null; then dcmcjpls "$1" "$2"; else "$dcmcpcwt" +el "$1" "$2"; fi
+}
+
+echo "== PCWT lossless compression of the sample CT study (dcmcpcwt --verify --profile compact)"
+printf '%-8s %10s %10s %7s %9s %10s %7s\n' file bytes_in bytes_out ratio time_ms jpegls_out ratio
+total_in=0 total_out=0 total_ns=0 total_jls=0
 for in in samples/ct_study/*.dcm; do
   name=$(basename "$in" .dcm)
   t0=$(now_ns)
-  "$dcmcpcwt" --verify "$in" "$out/$name.pcwt.dcm"
+  "$dcmcpcwt" --verify --profile compact "$in" "$out/$name.pcwt.dcm"
   t1=$(now_ns)
-  bin=$(stat -c %s "$in") bout=$(stat -c %s "$out/$name.pcwt.dcm")
-  awk -v f="$name.dcm" -v a="$bin" -v b="$bout" -v ns=$((t1 - t0)) \
-      'BEGIN { printf "%-8s %10d %10d %7.2f %9.1f\n", f, a, b, a / b, ns / 1e6 }'
+  jpegls "$in" "$out/$name.jls.dcm"
+  bin=$(stat -c %s "$in") bout=$(stat -c %s "$out/$name.pcwt.dcm") bjls=$(stat -c %s "$out/$name.jls.dcm")
+  awk -v f="$name.dcm" -v a="$bin" -v b="$bout" -v ns=$((t1 - t0)) -v j="$bjls" \
+      'BEGIN { printf "%-8s %10d %10d %7.2f %9.1f %10d %7.2f\n", f, a, b, a / b, ns / 1e6, j, a / j }'
   total_in=$((total_in + bin)) total_out=$((total_out + bout)) total_ns=$((total_ns + t1 - t0))
+  total_jls=$((total_jls + bjls))
 done
-awk -v a=$total_in -v b=$total_out -v ns=$total_ns \
-    'BEGIN { printf "%-8s %10d %10d %7.2f %9.1f\n", "total", a, b, a / b, ns / 1e6 }'
-echo "(time: wall clock of each dcmcpcwt run: start, read, compress, verify, write)"
+awk -v a=$total_in -v b=$total_out -v ns=$total_ns -v j=$total_jls \
+    'BEGIN { printf "%-8s %10d %10d %7.2f %9.1f %10d %7.2f\n", "total", a, b, a / b, ns / 1e6, j, a / j }'
+echo "(time: wall clock of each dcmcpcwt run: start, read, compress, verify, write; JPEG-LS: $(command -v dcmcjpls >/dev/null && echo dcmcjpls || echo 'dcmcpcwt +el'))"
 
 echo "== decompression (dcmdpcwt) compared with the originals' pixel data (dcmdump +W)"
 for in in samples/ct_study/*.dcm; do
@@ -58,7 +67,7 @@ done
 
 echo "== pcwt tool on a synthetic slice"
 in=samples/phantom_ct_512.pgm
-"$pcwt" encode "$in" out/phantom.pcwt
+"$pcwt" encode --profile compact "$in" out/phantom.pcwt
 "$pcwt" decode out/phantom.pcwt out/phantom_decoded.pgm
 cmp "$in" out/phantom_decoded.pgm
 raw=$((512 * 512 * 2))

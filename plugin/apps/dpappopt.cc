@@ -149,10 +149,11 @@ void DPCWTEvaluateOptions(OFConsoleApplication& app, OFCommandLine& cmd, DPCWTAp
 
 void DPCWTAddProfileOption(OFCommandLine& cmd)
 {
-      cmd.addOption("--profile",                "+pr", 1, "[p]rofile: baseline | entropy (default: baseline)",
+      cmd.addOption("--profile",                "+pr", 1, "[p]rofile: baseline | entropy | compact (default: baseline)",
                                                           "PCWT coding profile: entropy range-codes each\n"
-                                                          "group, about 10% smaller, slower to code\n"
-                                                          "(decoders read it from the file)");
+                                                          "group, about 10% smaller, slower to code;\n"
+                                                          "compact adds value maps, the smallest (decoders\n"
+                                                          "read it from the file; older ones refuse it)");
 }
 
 void DPCWTEvaluateProfileOption(OFConsoleApplication& app, OFCommandLine& cmd, pcwt_profile& profile,
