@@ -76,6 +76,7 @@ inline CraftedMqd crafted_baseline_leaf()
     r.samples = {1, 0, 0, 0};
     pcwt_encode_params p;
     pcwt_encode_params_default(&p);
+    p.profile = PCWT_PROFILE_BASELINE;
     p.levels = 0;
     const auto cs = encode_cpu(gray8(2, 2), r.samples, p);
     pcwt_header_info info;

@@ -23,6 +23,7 @@ std::vector<uint8_t> sample_stream(pcwt_image_desc *out_desc = nullptr)
         *out_desc = d;
     pcwt_encode_params p;
     pcwt_encode_params_default(&p);
+    p.profile = PCWT_PROFILE_BASELINE;
     p.levels = 2;
     p.group_rows = 3;
     p.group_cols = 2;

@@ -202,6 +202,7 @@ TEST(Limits, BaselineMqdAboveLargestLevelIsCorrupt)
     const pcwt_image_desc d = make_desc(2, 2, 1, 8, 8, false);
     pcwt_encode_params p;
     pcwt_encode_params_default(&p);
+    p.profile = PCWT_PROFILE_BASELINE;
     p.levels = 0;
     pcwt_status st;
     const CraftedMqd c = crafted_baseline_leaf();
