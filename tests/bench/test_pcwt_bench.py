@@ -19,7 +19,7 @@ MODE:
   options   what pcwt-bench took over from the former single-thread CPU benchmark, on a generated
             image: --levels, --group, --lifting change PCWT's coded size and are named in its
             settings, --profile entropy runs the entropy profile's codec in place of pcwt-cpu, bad
-            values exit 2; the Markdown report holds the CSV's ratios per frame and the aggregate row
+            values exit 2, --profile compact runs pcwt-compact-cpu; the Markdown report holds the CSV's ratios per frame and the aggregate row
   wg04      --wg04 (the WG04 set from shared/testdata) on one thread: the 10 frames, the sign
             taken from the DICOM originals, the known ratios. Exit 77 (skip) without shared/testdata.
   jpegxl    the JPEG XL peer (libjxl) on generated images: 8-bit PGM, 12-bit PGM, PPM, 12-bit signed
@@ -584,6 +584,10 @@ def mode_options(a):
     check(ids == ['charls', 'pcwt-entropy-cpu'], '--profile entropy codecs %s' % ids)
     st = settings.get('pcwt-entropy-cpu', '')
     check('entropy profile' in st and '64x16 groups' in st, 'entropy settings: %s' % st)
+    ids, settings, coded_c = pcwt_run(a, 'compact', img, ['--profile', 'compact'], codecs='pcwt-cpu,charls')
+    check(ids == ['charls', 'pcwt-compact-cpu'], '--profile compact codecs %s' % ids)
+    st = settings.get('pcwt-compact-cpu', '')
+    check('compact profile' in st and '64x16 groups' in st, 'compact settings: %s' % st)
     for bad in (['--levels', '11'], ['--group', '0'], ['--group', '8x'], ['--lifting', 'diagonal'],
                 ['--profile', 'fast']):
         p = run(a.tool, bad + [img], 2)
