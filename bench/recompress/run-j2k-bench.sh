@@ -225,7 +225,7 @@ opj_run() {
   local decoded
   decoded=$(find "$streams" -name '*.rawl' | wc -l)
   [[ $decoded == "$nstreams" ]] || { log "opj_decompress decoded $decoded of $nstreams codestreams"; exit 1; }
-  printf '%.2f\n' "$(echo "$t1 - $t0" | bc -l)"
+  awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f\n", b - a }'
 }
 pcwt_run() {
   rm -rf "$work/out"
@@ -238,7 +238,7 @@ pcwt_run() {
   local done_files
   done_files=$(grep -c '"status": "recompressed"' "$work/report.json" || true)
   [[ $done_files == "$nfiles" ]] || { log "pcwt-recompress recompressed $done_files of $nfiles files"; tail -5 "$work/recompress.log"; exit 1; }
-  printf '%.2f\n' "$(echo "$t1 - $t0" | bc -l)"
+  awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f\n", b - a }'
 }
 median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 load=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -251,16 +251,16 @@ done
 loop_s=$(printf '%s\n' "${loop_times[@]}" | median)
 opj_s=$(printf '%s\n' "${opj_times[@]}" | median)
 pcwt_s=$(printf '%s\n' "${pcwt_times[@]}" | median)
-mbps() { echo "scale=1; $raw_bytes / 1048576 / $1" | bc -l; }
-ratio=$(printf '%.2f' "$(echo "$loop_s / $pcwt_s" | bc -l)")
-ratio_opj=$(printf '%.2f' "$(echo "$opj_s / $pcwt_s" | bc -l)")
+mbps() { awk -v n="$raw_bytes" -v s="$1" 'BEGIN { printf "%.1f", n / 1048576 / s }'; }
+ratio=$(awk -v a="$loop_s" -v b="$pcwt_s" 'BEGIN { printf "%.2f", a / b }')
+ratio_opj=$(awk -v a="$opj_s" -v b="$pcwt_s" 'BEGIN { printf "%.2f", a / b }')
 out_mb=$(du -sm "$work/out" | cut -f1)
 in_mb=$(du -sm "$input" | cut -f1)
 
 host=$(hostname -s)
 stamp=$(date -u +%Y%m%d-%H%M%S)
 file=$results/j2k-bench-$host-$stamp.md
-commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+commit=${PCWT_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')
 {
   echo "# JPEG 2000 input: pcwt-recompress vs OpenJPEG decoding alone"
