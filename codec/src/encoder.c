@@ -46,7 +46,7 @@ void pcwt_encode_params_default(pcwt_encode_params *p)
     p->group_rows = 0; /* the profile's size */
     p->group_cols = 0;
     p->min_ll = PCWT_DEFAULT_MIN_LL;
-    p->profile = PCWT_PROFILE_BASELINE;
+    p->profile = PCWT_PROFILE_COMPACT; /* the smallest; the baseline by name */
     p->backend = PCWT_BACKEND_AUTO;
 }
 

@@ -59,7 +59,7 @@ pcwt_cli_test(raw_compact_rgb   roundtrip_raw.sh 33 21 3  8  8 0 clean --planar 
 # The lifting order (docs/FORMAT.md Sec. 3.2): rows first in the entropy profile, columns first in
 # the baseline (the other way round from their defaults).
 pcwt_cli_test(raw_lifting_rows_entropy roundtrip_raw.sh 45 39 1 16 12 0 garbage --profile entropy --lifting rows)
-pcwt_cli_test(raw_lifting_cols_baseline roundtrip_raw.sh 37 41 3 8 8 0 clean --lifting columns)
+pcwt_cli_test(raw_lifting_cols_baseline roundtrip_raw.sh 37 41 3 8 8 0 clean --profile baseline --lifting columns)
 pcwt_cli_test(raw_levels3    roundtrip_raw.sh 64 48 1 16 12 0 clean --levels 3)
 pcwt_cli_test(raw_group4x8   roundtrip_raw.sh 45 39 1  8  8 0 clean --group 4x8)
 pcwt_cli_test(raw_group1     roundtrip_raw.sh 20 12 3  8  8 0 clean --group 1x1 --levels 1 --planar)

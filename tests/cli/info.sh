@@ -7,7 +7,7 @@ setup "$1" "$2" "$3"
 
 "$GEN" raw in.raw 45 31 3 16 12 1 3 clean
 expect_rc 0 "$PCWT" encode --width 45 --height 31 --components 3 --bits 16 --bits-stored 12 \
-    --signed --planar --levels 2 --group 8x16 in.raw out.pcwt
+    --signed --planar --levels 2 --group 8x16 --profile baseline in.raw out.pcwt
 expect_rc 0 "$PCWT" info out.pcwt
 expect_field "format version" 1
 expect_field profile "baseline \\(0\\)"
@@ -31,10 +31,12 @@ done
 grep -q 'not checked' out.txt || fail "info does not say that payload CRCs are not checked"
 [ ! -s err.txt ] || fail "info printed on stderr: $(cat err.txt)"
 
-# 8-bit single component, default parameters.
+# 8-bit single component, default parameters: the compact profile (its plane's few values mapped),
+# with the entropy profile's columns lifted first and 64x16 groups.
 "$GEN" raw small.raw 19 7 1 8 8 0 3 clean
 expect_rc 0 "$PCWT" encode --width 19 --height 7 --bits 8 small.raw small.pcwt
 expect_rc 0 "$PCWT" info small.pcwt
+expect_field profile "compact \\(2\\)"
 expect_field width 19
 expect_field height 7
 expect_field components 1
@@ -42,6 +44,12 @@ expect_field "bits allocated" 8
 expect_field "bits stored" 8
 expect_field signed no
 expect_field layout "single component"
+expect_field "group size" "64x16 \\(rows x columns\\)"
+expect_field "lifting order" "columns first"
+# The baseline by name: rows lifted first, 32x32 groups.
+expect_rc 0 "$PCWT" encode --width 19 --height 7 --bits 8 --profile baseline small.raw base.pcwt
+expect_rc 0 "$PCWT" info base.pcwt
+expect_field profile "baseline \\(0\\)"
 expect_field "group size" "32x32 \\(rows x columns\\)"
 expect_field "lifting order" "rows first"
 
@@ -54,7 +62,7 @@ expect_field "group size" "64x16 \\(rows x columns\\)"
 expect_rc 0 "$PCWT" encode --width 19 --height 7 --bits 8 --profile entropy --lifting rows small.raw ent.pcwt
 expect_rc 0 "$PCWT" info ent.pcwt
 expect_field "lifting order" "rows first"
-expect_rc 0 "$PCWT" encode --width 19 --height 7 --bits 8 --lifting columns small.raw small.pcwt
+expect_rc 0 "$PCWT" encode --width 19 --height 7 --bits 8 --profile baseline --lifting columns small.raw small.pcwt
 expect_rc 0 "$PCWT" info small.pcwt
 expect_field "lifting order" "columns first"
 expect_field "group size" "32x32 \\(rows x columns\\)"

@@ -485,7 +485,7 @@ inline std::string expectProfile(const std::string &path, pcwt_profile profile, 
         return err;
     if (headers.size() != frames)
         return std::to_string(headers.size()) + " codestreams for " + std::to_string(frames) + " frames";
-    const bool entropy = profile == PCWT_PROFILE_ENTROPY;
+    const bool entropy = profile != PCWT_PROFILE_BASELINE; // entropy or compact: their layout
     for (size_t i = 0; i < headers.size(); ++i) {
         const pcwt_header_info &h = headers[i];
         const std::string frame = "frame " + std::to_string(i + 1);

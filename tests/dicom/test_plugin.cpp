@@ -266,17 +266,17 @@ TEST_P(PluginRoundTrip, JpeglsLossless)
 
 namespace {
 
-// the encoders registered with the entropy profile for the scope, the defaults again afterwards
-class EntropyEncoders {
+// the encoders registered with a profile for the scope, the defaults again afterwards
+class ProfileEncoders {
 public:
-    EntropyEncoders()
+    explicit ProfileEncoders(pcwt_profile profile)
     {
         DPCWTEncoderRegistration::cleanup();
         DPCWTEncoderRegistration::registerCodecs(EPCUC_default, OFFalse, OFFalse, PCWT_DEFAULT_LEVELS,
                                                  0, 0 /* the profile's groups */, PCWT_BACKEND_AUTO,
-                                                 OFTrue, PCWT_PROFILE_ENTROPY);
+                                                 OFTrue, profile);
     }
-    ~EntropyEncoders()
+    ~ProfileEncoders()
     {
         DPCWTEncoderRegistration::cleanup();
         DPCWTEncoderRegistration::registerCodecs();
@@ -285,25 +285,25 @@ public:
 
 } // namespace
 
-// Encoders registered with PCWT_PROFILE_ENTROPY: every frame's codestream declares profile 1, the
-// file decodes to the same words (every bit) and keeps every attribute; the default registration
-// writes profile 0 for the same image.
+// Encoders registered with PCWT_PROFILE_ENTROPY or PCWT_PROFILE_BASELINE: every frame's codestream
+// declares that profile, the file decodes to the same words (every bit) and keeps every attribute;
+// the default registration writes profile 2 (compact) for the same image.
 TEST_P(PluginRoundTrip, EntropyProfile)
 {
     const ImageSpec &s = GetParam().spec;
     const std::vector<uint8_t> samples = makeSamples(s);
     TempDir dir;
-    uint64_t bytes[2] = {0, 0};
-    for (const pcwt_profile profile : {PCWT_PROFILE_BASELINE, PCWT_PROFILE_ENTROPY}) {
-        SCOPED_TRACE(profile == PCWT_PROFILE_ENTROPY ? "entropy" : "baseline (default registration)");
-        std::unique_ptr<EntropyEncoders> entropy(profile == PCWT_PROFILE_ENTROPY ? new EntropyEncoders : nullptr);
+    uint64_t bytes[3] = {0, 0, 0};
+    for (const pcwt_profile profile : {PCWT_PROFILE_COMPACT, PCWT_PROFILE_BASELINE, PCWT_PROFILE_ENTROPY}) {
+        SCOPED_TRACE(profile == PCWT_PROFILE_COMPACT ? "compact (default registration)" : pcwt_profile_name(profile));
+        std::unique_ptr<ProfileEncoders> registered(profile == PCWT_PROFILE_COMPACT ? nullptr : new ProfileEncoders(profile));
         std::unique_ptr<DcmFileFormat> src(makeFile(s, samples));
         DcmDataset *ds = src->getDataset();
         std::unique_ptr<DcmDataset> before(static_cast<DcmDataset *>(ds->clone()));
         DPCWTRepresentationParameter rp;
         OFCondition c = ds->chooseRepresentation(DPCWT_CARRIER_XFER, &rp);
         ASSERT_TRUE(c.good()) << c.text();
-        const std::string path = dir / (profile == PCWT_PROFILE_ENTROPY ? "entropy.dcm" : "baseline.dcm");
+        const std::string path = dir / (std::string(pcwt_profile_name(profile)) + ".dcm");
         DPCWTFileFormat out(ds);
         ASSERT_TRUE(out.saveFile(path.c_str(), DPCWT_CARRIER_XFER).good());
         EXPECT_EQ(expectProfile(path, profile, uint64_t(s.frames), &bytes[profile]), "");

@@ -209,7 +209,7 @@ TEST(Options, RefusedValuesLeaveTheHandle)
     EXPECT_STREQ(pcwt_encoder_last_error(e.get()), "unknown option 'speed'");
     EXPECT_EQ(pcwt_encoder_set_option_name(e.get(), "max-samples", "11"), PCWT_ERR_INVALID_ARGUMENT);
     EXPECT_EQ(get(e.get(), PCWT_OPT_GROUP_ROWS), 0);
-    EXPECT_EQ(get(e.get(), PCWT_OPT_PROFILE), PCWT_PROFILE_BASELINE);
+    EXPECT_EQ(get(e.get(), PCWT_OPT_PROFILE), PCWT_PROFILE_COMPACT); // the default
     // numbers work for enum options too
     EXPECT_EQ(pcwt_encoder_set_option_name(e.get(), "profile", "1"), PCWT_OK);
     EXPECT_EQ(get(e.get(), PCWT_OPT_PROFILE), PCWT_PROFILE_ENTROPY);

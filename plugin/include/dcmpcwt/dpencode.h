@@ -43,8 +43,9 @@ public:
    *  @param registerJPEGLS also register the JPEG-LS Lossless encoder. Leave it off when the
    *    application registers DCMTK's DJLSEncoderRegistration: the first registered encoder of a
    *    transfer syntax wins.
-   *  @param profile coding profile (PCWT): PCWT_PROFILE_BASELINE (the default) or
-   *    PCWT_PROFILE_ENTROPY (range-coded groups: about 10% smaller, several times slower, CPU only)
+   *  @param profile coding profile (PCWT): PCWT_PROFILE_COMPACT (the default: range-coded groups
+   *    and value maps, the smallest), PCWT_PROFILE_ENTROPY (range-coded groups) or
+   *    PCWT_PROFILE_BASELINE (raw bits)
    */
   static void registerCodecs(
     DPCWT_UIDCreation uidCreation = EPCUC_default,
@@ -55,7 +56,7 @@ public:
     Uint32 groupColumns = 0,
     pcwt_backend backend = PCWT_BACKEND_AUTO,
     OFBool registerJPEGLS = OFTrue,
-    pcwt_profile profile = PCWT_PROFILE_BASELINE);
+    pcwt_profile profile = PCWT_PROFILE_COMPACT);
 
   /** deregisters the encoders. Attention: Must not be called while other threads might still use
    *  the registered codecs, e.g. because they are currently encoding DICOM data sets through
