@@ -11,12 +11,18 @@ out=${2:?usage: gpu-ab.sh BASE_DIR OUT_DIR [ROUNDS] [SHARED_DIR]}
 rounds=${3:-2}
 shared=${4:-}
 mkdir -p "$out"
+# pcwt-bench (the CPU side) needs the DCMTK plugin: built only when SHARED_DIR asks for it.
 build() { # SRC BUILD
-  local args=(-G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DPCWT_WITH_DCMTK=OFF
-              -DPCWT_BUILD_TESTS=OFF)
-  [[ -n $shared ]] && args+=(-DPCWT_SHARED_DIR="$(cd "$shared" && pwd)")
+  local args=(-G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DPCWT_BUILD_TESTS=OFF)
+  local targets=(pcwt_bench_gpu)
+  if [[ -n $shared ]]; then
+    args+=(-DPCWT_SHARED_DIR="$(cd "$shared" && pwd)")
+    targets+=(pcwt-bench)
+  else
+    args+=(-DPCWT_WITH_DCMTK=OFF)
+  fi
   cmake -S "$1" -B "$2" "${args[@]}" >"$2.configure.log" 2>&1
-  cmake --build "$2" -j"$(nproc)" --target pcwt_bench_gpu pcwt-bench >"$2.build.log" 2>&1
+  cmake --build "$2" -j"$(nproc)" --target "${targets[@]}" >"$2.build.log" 2>&1
 }
 build "$base" build-ab-base
 build . build-ab-head
