@@ -55,7 +55,9 @@ static int get_option(const pco_json *section, const char *key, pcwt_option opti
 int pco_config_parse(const char *json, pco_config *cfg, char *msg, size_t msg_size)
 {
     memset(cfg, 0, sizeof *cfg);
-    cfg->profile = PCWT_PROFILE_ENTROPY;
+    pcwt_encode_params defaults;
+    pcwt_encode_params_default(&defaults);
+    cfg->profile = defaults.profile; /* the library's default, as every tool's */
     cfg->backend = PCWT_BACKEND_AUTO;
     cfg->compress_dicom = 1;
     cfg->read_plain_files = 1;

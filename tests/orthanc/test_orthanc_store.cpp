@@ -113,7 +113,9 @@ TEST(OrthancConfig, DefaultsAndSection)
   ASSERT_EQ(pco_config_parse("{ \"StorageDirectory\" : \"/srv/o\" }", &cfg, msg, sizeof msg), 0) << msg;
   EXPECT_EQ(cfg.enable, 0);
   EXPECT_STREQ(cfg.storage_dir, "/srv/o");
-  EXPECT_EQ(cfg.profile, PCWT_PROFILE_ENTROPY);
+  pcwt_encode_params defaults;
+  pcwt_encode_params_default(&defaults);
+  EXPECT_EQ(cfg.profile, defaults.profile); // the library's default profile, as every tool's
   EXPECT_EQ(cfg.read_plain_files, 1);
   ASSERT_EQ(pco_config_parse("{ \"StorageDirectory\" : \"/srv/o\", // comment\n \"PCWT\" : { \"Enable\" : true, "
                              "\"StorageDirectory\" : \"/srv/p\\u00e9\", \"Profile\" : \"baseline\", \"Backend\" : \"cpu\", "
