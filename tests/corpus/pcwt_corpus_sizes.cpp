@@ -1,5 +1,6 @@
 // pcwt_corpus_sizes: encodes every frame of a corpus manifest (tests/corpus/export_corpus.py) with the
-// given parameters and prints, per frame, the codestream size. Used by tests/corpus/wg04_ratio.py.
+// given parameters in the baseline profile (the one the model describes) and prints, per frame,
+// the codestream size. Used by tests/corpus/wg04_ratio.py.
 //
 // usage: pcwt_corpus_sizes MANIFEST LEVELS GROUP_ROWS GROUP_COLS [MIN_LL]
 // output: '#' header, then one tab-separated line per frame:
@@ -48,6 +49,7 @@ int main(int argc, char **argv)
     }
     pcwt_encode_params params;
     pcwt_encode_params_default(&params);
+    params.profile = PCWT_PROFILE_BASELINE;
     params.levels = levels;
     params.group_rows = group_rows;
     params.group_cols = group_cols;
