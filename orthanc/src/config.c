@@ -1,29 +1,18 @@
 /* config.c - the "PCWT" section of Orthanc's configuration (config.h). */
 #include "config.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "json.h"
-
-static int fail(char *msg, size_t msg_size, const char *fmt, ...)
-{
-    if (msg && msg_size) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(msg, msg_size, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
+#include "message.h"
 
 static int get_bool(const pco_json *section, const char *key, int *out, char *msg, size_t msg_size)
 {
     const pco_json *v = pco_json_member(section, key);
     if (!v) return 0;
     if (v->type != PCO_JSON_TRUE && v->type != PCO_JSON_FALSE)
-        return fail(msg, msg_size, "PCWT.%s: expected true or false", key);
+        return pco_fail(msg, msg_size, "PCWT.%s: expected true or false", key);
     *out = v->type == PCO_JSON_TRUE;
     return 0;
 }
@@ -32,7 +21,7 @@ static int get_string(const pco_json *section, const char *key, const char **out
 {
     const pco_json *v = pco_json_member(section, key);
     if (!v) return 0;
-    if (v->type != PCO_JSON_STRING) return fail(msg, msg_size, "PCWT.%s: expected a string", key);
+    if (v->type != PCO_JSON_STRING) return pco_fail(msg, msg_size, "PCWT.%s: expected a string", key);
     *out = v->text;
     return 0;
 }
@@ -47,7 +36,7 @@ static int get_option(const pco_json *section, const char *key, pcwt_option opti
     if (pcwt_option_parse(option, text, out) != PCWT_OK) {
         char choices[128];
         pcwt_option_choices(option, ", ", choices, sizeof choices);
-        return fail(msg, msg_size, "PCWT.%s '%s': expected %s", key, text, choices);
+        return pco_fail(msg, msg_size, "PCWT.%s '%s': expected %s", key, text, choices);
     }
     return 0;
 }
@@ -66,14 +55,14 @@ int pco_config_parse(const char *json, pco_config *cfg, char *msg, size_t msg_si
 
     char err[160];
     pco_json *root = pco_json_parse(json, err, sizeof err);
-    if (!root) return fail(msg, msg_size, "configuration: %s", err);
+    if (!root) return pco_fail(msg, msg_size, "configuration: %s", err);
     int rc = -1;
     const pco_json *orthanc_dir = pco_json_member(root, "StorageDirectory");
     if (orthanc_dir && orthanc_dir->type == PCO_JSON_STRING)
         snprintf(cfg->storage_dir, sizeof cfg->storage_dir, "%s", orthanc_dir->text);
     const pco_json *section = pco_json_member(root, "PCWT");
     if (!section) { rc = 0; goto done; }
-    if (section->type != PCO_JSON_OBJECT) { fail(msg, msg_size, "PCWT: expected an object"); goto done; }
+    if (section->type != PCO_JSON_OBJECT) { pco_fail(msg, msg_size, "PCWT: expected an object"); goto done; }
 
     const char *dir = NULL;
     int64_t profile = cfg->profile, backend = cfg->backend;
@@ -90,13 +79,13 @@ int pco_config_parse(const char *json, pco_config *cfg, char *msg, size_t msg_si
     const pco_json *min = pco_json_member(section, "MinimumPixelBytes");
     if (min) {
         if (min->type != PCO_JSON_NUMBER || min->number < 0 || min->number > 9.0e15) {
-            fail(msg, msg_size, "PCWT.MinimumPixelBytes: expected a number of bytes");
+            pco_fail(msg, msg_size, "PCWT.MinimumPixelBytes: expected a number of bytes");
             goto done;
         }
         cfg->minimum_pixel_bytes = (uint64_t)min->number;
     }
     if (dir) {
-        if (!dir[0]) { fail(msg, msg_size, "PCWT.StorageDirectory is empty"); goto done; }
+        if (!dir[0]) { pco_fail(msg, msg_size, "PCWT.StorageDirectory is empty"); goto done; }
         snprintf(cfg->storage_dir, sizeof cfg->storage_dir, "%s", dir);
     }
     for (const pco_json *m = section->child; m; m = m->next) {
@@ -104,7 +93,7 @@ int pco_config_parse(const char *json, pco_config *cfg, char *msg, size_t msg_si
                                             "CompressDicom", "MinimumPixelBytes", "ReadPlainFiles", "Sync"};
         int found = 0;
         for (size_t i = 0; i < sizeof known / sizeof known[0]; ++i) found |= strcmp(m->key, known[i]) == 0;
-        if (!found) { fail(msg, msg_size, "PCWT.%s: unknown setting", m->key); goto done; }
+        if (!found) { pco_fail(msg, msg_size, "PCWT.%s: unknown setting", m->key); goto done; }
     }
     rc = 0;
 done:

@@ -1,7 +1,7 @@
 /* container.c - build, check and decode the stored form (container.h). */
 #include "container.h"
+#include "message.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,17 +24,6 @@ typedef struct header {
     uint32_t prefix_crc;
     uint64_t deflated; /* length of the deflated outside bytes; 0: stored as they are */
 } header;
-
-static int fail(char *msg, size_t msg_size, const char *fmt, ...)
-{
-    if (msg && msg_size) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(msg, msg_size, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 static void put32(uint8_t *p, uint32_t v)
 {
@@ -76,9 +65,9 @@ static void write_header(uint8_t *p, const header *h)
 static int read_header(const uint8_t *c, size_t c_size, header *h, char *msg, size_t msg_size)
 {
     if (!pco_is_container(c, c_size) || c_size < PCO_HEADER_LENGTH)
-        return fail(msg, msg_size, "not a PCWT storage container");
+        return pco_fail(msg, msg_size, "not a PCWT storage container");
     if (get32(c + 8) != PCO_HEADER_LENGTH || get32(c + 68) != crc(c, 68))
-        return fail(msg, msg_size, "damaged container header (checksum)");
+        return pco_fail(msg, msg_size, "damaged container header (checksum)");
     h->kind = get32(c + 12);
     h->original_size = get64(c + 16);
     h->original_crc = get32(c + 24);
@@ -90,16 +79,16 @@ static int read_header(const uint8_t *c, size_t c_size, header *h, char *msg, si
     h->deflated = get64(c + 60);
     const uint64_t body = c_size - PCO_HEADER_LENGTH;
     if (h->kind == KIND_RAW) {
-        if (h->original_size != body) return fail(msg, msg_size, "truncated container");
+        if (h->original_size != body) return pco_fail(msg, msg_size, "truncated container");
         return 0;
     }
-    if (h->kind != KIND_CODED) return fail(msg, msg_size, "unknown container kind %u", h->kind);
+    if (h->kind != KIND_CODED) return pco_fail(msg, msg_size, "unknown container kind %u", h->kind);
     if (h->original_size > SIZE_MAX || h->prefix_length > h->original_size ||
         h->pixel_length > h->original_size - h->prefix_length || h->frames == 0 ||
         h->frame_bytes == 0 || h->frame_bytes > h->pixel_length / h->frames ||
         h->pixel_length - (uint64_t)h->frames * h->frame_bytes > 1 || h->prefix_length > body ||
         h->deflated > body)
-        return fail(msg, msg_size, "inconsistent container header");
+        return pco_fail(msg, msg_size, "inconsistent container header");
     return 0;
 }
 
@@ -117,12 +106,12 @@ static int read_outside(const uint8_t *c, size_t c_size, const header *h, const 
     if (h->deflated) {
         uLongf got = (uLongf)n;
         if (uncompress(buf, &got, c + PCO_HEADER_LENGTH, (uLong)h->deflated) != Z_OK || got != n)
-            return fail(msg, msg_size, "stored file damaged: the bytes outside Pixel Data do not inflate");
+            return pco_fail(msg, msg_size, "stored file damaged: the bytes outside Pixel Data do not inflate");
         return 0;
     }
     const uint64_t rest = n - h->prefix_length;
     if (!frames_end || (uint64_t)(c + c_size - frames_end) != rest)
-        return fail(msg, msg_size, "container length does not match its header");
+        return pco_fail(msg, msg_size, "container length does not match its header");
     memcpy(buf, c + PCO_HEADER_LENGTH, h->prefix_length);
     memcpy(buf + h->prefix_length, frames_end, rest);
     return 0;
@@ -145,7 +134,7 @@ int pco_container_raw(const uint8_t *orig, size_t size, uint8_t **out, size_t *o
                       size_t msg_size)
 {
     uint8_t *buf = malloc(size + PCO_HEADER_LENGTH);
-    if (!buf) return fail(msg, msg_size, "out of memory (%zu bytes)", size + PCO_HEADER_LENGTH);
+    if (!buf) return pco_fail(msg, msg_size, "out of memory (%zu bytes)", size + PCO_HEADER_LENGTH);
     header h = {KIND_RAW, size, crc(orig, size), 0, 0, 0, 0, 0, 0};
     write_header(buf, &h);
     memcpy(buf + PCO_HEADER_LENGTH, orig, size);
@@ -159,18 +148,18 @@ int pco_container_build(const uint8_t *orig, size_t size, const pco_scan *scan, 
 {
     pcwt_image_desc desc;
     if (pcwt_dicom_image_desc(&scan->module, &desc) != PCWT_DICOM_OK)
-        return fail(msg, msg_size, "pixel module not codable");
+        return pco_fail(msg, msg_size, "pixel module not codable");
     const uint64_t frames = scan->module.number_of_frames;
     if (frames > UINT32_MAX || pcwt_image_size(&desc) != scan->frame_bytes)
-        return fail(msg, msg_size, "frame layout does not match the pixel module");
+        return pco_fail(msg, msg_size, "frame layout does not match the pixel module");
     const size_t bound = pcwt_encode_bound(&desc);
-    if (bound == 0 || frames > SIZE_MAX / bound) return fail(msg, msg_size, "frames too large to code");
+    if (bound == 0 || frames > SIZE_MAX / bound) return pco_fail(msg, msg_size, "frames too large to code");
 
     int rc = -1;
     uint8_t *coded = malloc(bound * frames);
     pcwt_frame_job *jobs = calloc(frames, sizeof *jobs);
     uint8_t *buf = NULL, *check = NULL, *zbuf = NULL;
-    if (!coded || !jobs) { fail(msg, msg_size, "out of memory"); goto done; }
+    if (!coded || !jobs) { pco_fail(msg, msg_size, "out of memory"); goto done; }
     for (uint64_t i = 0; i < frames; ++i) {
         jobs[i].desc = desc;
         jobs[i].samples = orig + scan->pixel_offset + i * scan->frame_bytes;
@@ -180,7 +169,7 @@ int pco_container_build(const uint8_t *orig, size_t size, const pco_scan *scan, 
     }
     pcwt_status st = pcwt_encode_batch(enc, jobs, frames);
     if (st != PCWT_OK) {
-        fail(msg, msg_size, "encoding failed: %s (%s)", pcwt_status_string(st), pcwt_encoder_last_error(enc));
+        pco_fail(msg, msg_size, "encoding failed: %s (%s)", pcwt_status_string(st), pcwt_encoder_last_error(enc));
         goto done;
     }
     const uint64_t pixel_end = scan->pixel_offset + scan->pixel_length;
@@ -191,7 +180,7 @@ int pco_container_build(const uint8_t *orig, size_t size, const pco_scan *scan, 
 
     /* The outside bytes (attributes, mostly text) deflated when that is smaller. */
     uLongf zlen = compressBound((uLong)outside);
-    if (!(zbuf = malloc(outside + zlen)) ) { fail(msg, msg_size, "out of memory"); goto done; }
+    if (!(zbuf = malloc(outside + zlen)) ) { pco_fail(msg, msg_size, "out of memory"); goto done; }
     uint8_t *gathered = zbuf + zlen;
     memcpy(gathered, orig, scan->pixel_offset);
     memcpy(gathered + scan->pixel_offset, orig + pixel_end - pad, pad + (size - pixel_end));
@@ -199,7 +188,7 @@ int pco_container_build(const uint8_t *orig, size_t size, const pco_scan *scan, 
 
     uint64_t total = PCO_HEADER_LENGTH + (h.deflated ? h.deflated : outside);
     for (uint64_t i = 0; i < frames; ++i) total += 8 + jobs[i].written;
-    if (total > SIZE_MAX || !(buf = malloc(total))) { fail(msg, msg_size, "out of memory"); goto done; }
+    if (total > SIZE_MAX || !(buf = malloc(total))) { pco_fail(msg, msg_size, "out of memory"); goto done; }
     write_header(buf, &h);
     uint8_t *p = buf + PCO_HEADER_LENGTH;
     if (h.deflated) {
@@ -217,9 +206,9 @@ int pco_container_build(const uint8_t *orig, size_t size, const pco_scan *scan, 
     if (!h.deflated) memcpy(p, orig + pixel_end - pad, pad + (size - pixel_end));
 
     /* The copy is acknowledged only after it gave every byte back through the read path. */
-    if (!(check = malloc(size ? size : 1))) { fail(msg, msg_size, "out of memory"); goto done; }
+    if (!(check = malloc(size ? size : 1))) { pco_fail(msg, msg_size, "out of memory"); goto done; }
     if (pco_container_decode(buf, total, dec, check, size, msg, msg_size) != 0) goto done;
-    if (memcmp(check, orig, size) != 0) { fail(msg, msg_size, "verification failed: decoded bytes differ"); goto done; }
+    if (memcmp(check, orig, size) != 0) { pco_fail(msg, msg_size, "verification failed: decoded bytes differ"); goto done; }
     *out = buf;
     *out_size = total;
     buf = NULL;
@@ -238,7 +227,7 @@ int pco_container_decode(const uint8_t *c, size_t c_size, pcwt_decoder *dec, uin
 {
     header h = {0};
     if (read_header(c, c_size, &h, msg, msg_size) != 0) return -1;
-    if (dst_size != h.original_size) return fail(msg, msg_size, "wrong output size");
+    if (dst_size != h.original_size) return pco_fail(msg, msg_size, "wrong output size");
     if (h.kind == KIND_RAW) {
         memcpy(dst, c + PCO_HEADER_LENGTH, h.original_size);
     } else {
@@ -246,23 +235,23 @@ int pco_container_decode(const uint8_t *c, size_t c_size, pcwt_decoder *dec, uin
         const uint8_t *end = c + c_size;
         uint8_t *out = dst + h.prefix_length;
         for (uint32_t i = 0; i < h.frames; ++i) {
-            if (end - p < 8) return fail(msg, msg_size, "truncated container (frame %u)", i);
+            if (end - p < 8) return pco_fail(msg, msg_size, "truncated container (frame %u)", i);
             uint64_t len = get64(p);
             p += 8;
-            if (len > (uint64_t)(end - p)) return fail(msg, msg_size, "truncated container (frame %u)", i);
+            if (len > (uint64_t)(end - p)) return pco_fail(msg, msg_size, "truncated container (frame %u)", i);
             pcwt_header_info info;
             pcwt_status st = pcwt_read_header(p, len, &info);
             if (st == PCWT_OK && pcwt_image_size(&info.desc) != h.frame_bytes) st = PCWT_ERR_CORRUPT;
             if (st == PCWT_OK) st = pcwt_decode(dec, p, len, out, h.frame_bytes);
             if (st != PCWT_OK)
-                return fail(msg, msg_size, "frame %u does not decode: %s", i, pcwt_status_string(st));
+                return pco_fail(msg, msg_size, "frame %u does not decode: %s", i, pcwt_status_string(st));
             p += len;
             out += h.frame_bytes;
         }
-        if (h.deflated && p != end) return fail(msg, msg_size, "container length does not match its header");
+        if (h.deflated && p != end) return pco_fail(msg, msg_size, "container length does not match its header");
         const uint64_t n = outside_length(&h);
         uint8_t *outside = malloc(n ? n : 1);
-        if (!outside) return fail(msg, msg_size, "out of memory");
+        if (!outside) return pco_fail(msg, msg_size, "out of memory");
         int rc = read_outside(c, c_size, &h, p, outside, msg, msg_size);
         if (rc == 0) {
             memcpy(dst, outside, h.prefix_length);
@@ -272,7 +261,7 @@ int pco_container_decode(const uint8_t *c, size_t c_size, pcwt_decoder *dec, uin
         if (rc != 0) return -1;
     }
     if (crc(dst, h.original_size) != h.original_crc)
-        return fail(msg, msg_size, "stored file damaged: checksum of the original does not match");
+        return pco_fail(msg, msg_size, "stored file damaged: checksum of the original does not match");
     return 0;
 }
 
@@ -282,13 +271,13 @@ int pco_container_read_range(const uint8_t *c, size_t c_size, pcwt_decoder *dec,
     header h = {0};
     if (read_header(c, c_size, &h, msg, msg_size) != 0) return -1;
     if (start > h.original_size || length > h.original_size - start)
-        return fail(msg, msg_size, "range beyond the end of the file");
+        return pco_fail(msg, msg_size, "range beyond the end of the file");
     if (h.kind == KIND_CODED && start + length <= h.prefix_length) {
         const uint8_t *prefix = c + PCO_HEADER_LENGTH;
         uint8_t *outside = NULL;
         if (h.deflated) {
             const uint64_t n = outside_length(&h);
-            if (!(outside = malloc(n ? n : 1))) return fail(msg, msg_size, "out of memory");
+            if (!(outside = malloc(n ? n : 1))) return pco_fail(msg, msg_size, "out of memory");
             if (read_outside(c, c_size, &h, NULL, outside, msg, msg_size) != 0) {
                 free(outside);
                 return -1;
@@ -297,14 +286,14 @@ int pco_container_read_range(const uint8_t *c, size_t c_size, pcwt_decoder *dec,
         }
         int rc = 0;
         if (crc(prefix, h.prefix_length) != h.prefix_crc)
-            rc = fail(msg, msg_size, "stored file damaged: checksum of the header bytes does not match");
+            rc = pco_fail(msg, msg_size, "stored file damaged: checksum of the header bytes does not match");
         else
             memcpy(dst, prefix + start, length);
         free(outside);
         return rc;
     }
     uint8_t *whole = malloc(h.original_size ? h.original_size : 1);
-    if (!whole) return fail(msg, msg_size, "out of memory");
+    if (!whole) return pco_fail(msg, msg_size, "out of memory");
     int rc = pco_container_decode(c, c_size, dec, whole, h.original_size, msg, msg_size);
     if (rc == 0) memcpy(dst, whole + start, length);
     free(whole);

@@ -3,26 +3,15 @@
 #include "storage_files.h"
 
 #include "container.h"
+#include "message.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-static int fail(char *msg, size_t msg_size, const char *fmt, ...)
-{
-    if (msg && msg_size) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(msg, msg_size, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 int pco_uuid_valid(const char *name)
 {
@@ -106,12 +95,12 @@ int pco_write_atomic(const char *path, const void *data, size_t size, int sync, 
     /* A removal of the last file of a folder removes the folder: made again when that raced. */
     for (int attempt = 0; fd < 0 && attempt < 3; ++attempt) {
         if (make_parents(path, sync) != 0)
-            return fail(msg, msg_size, "cannot create the folder of %s: %s", path, strerror(errno));
+            return pco_fail(msg, msg_size, "cannot create the folder of %s: %s", path, strerror(errno));
         snprintf(tmp, sizeof tmp, "%s/.%s" PCO_TEMP_MARK "XXXXXX", dir, base);
         fd = mkostemp(tmp, O_CLOEXEC);
         if (fd < 0 && errno != ENOENT) break;
     }
-    if (fd < 0) return fail(msg, msg_size, "cannot create a temporary file in %s: %s", dir, strerror(errno));
+    if (fd < 0) return pco_fail(msg, msg_size, "cannot create a temporary file in %s: %s", dir, strerror(errno));
     int err = 0;
     if (write_all(fd, data, size) != 0 || (sync && fsync(fd) != 0)) err = errno;
     if (fchmod(fd, 0644) != 0 && !err) err = errno;
@@ -119,10 +108,10 @@ int pco_write_atomic(const char *path, const void *data, size_t size, int sync, 
     if (!err && rename(tmp, path) != 0) err = errno;
     if (err) {
         unlink(tmp);
-        return fail(msg, msg_size, "cannot write %s: %s", path, strerror(err));
+        return pco_fail(msg, msg_size, "cannot write %s: %s", path, strerror(err));
     }
     if (sync && pco_sync_parent(path) != 0)
-        return fail(msg, msg_size, "cannot sync the folder of %s: %s", path, strerror(errno));
+        return pco_fail(msg, msg_size, "cannot sync the folder of %s: %s", path, strerror(errno));
     return 0;
 }
 
@@ -132,18 +121,18 @@ int pco_read_file(const char *path, uint8_t **data, size_t *size, int *missing, 
     int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) {
         *missing = errno == ENOENT;
-        return fail(msg, msg_size, "cannot open %s: %s", path, strerror(errno));
+        return pco_fail(msg, msg_size, "cannot open %s: %s", path, strerror(errno));
     }
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         close(fd);
-        return fail(msg, msg_size, "%s is not a regular file", path);
+        return pco_fail(msg, msg_size, "%s is not a regular file", path);
     }
     size_t n = (size_t)st.st_size;
     uint8_t *buf = malloc(n ? n : 1);
     if (!buf) {
         close(fd);
-        return fail(msg, msg_size, "out of memory reading %s", path);
+        return pco_fail(msg, msg_size, "out of memory reading %s", path);
     }
     size_t got = 0;
     while (got < n) {
@@ -153,7 +142,7 @@ int pco_read_file(const char *path, uint8_t **data, size_t *size, int *missing, 
             int e = r < 0 ? errno : EIO;
             free(buf);
             close(fd);
-            return fail(msg, msg_size, "cannot read %s: %s", path, strerror(e));
+            return pco_fail(msg, msg_size, "cannot read %s: %s", path, strerror(e));
         }
         got += (size_t)r;
     }
@@ -184,20 +173,20 @@ int pco_read_plain_range(const char *path, uint64_t start, uint8_t *dst, uint64_
     int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) {
         *missing = errno == ENOENT;
-        return fail(msg, msg_size, "cannot open %s: %s", path, strerror(errno));
+        return pco_fail(msg, msg_size, "cannot open %s: %s", path, strerror(errno));
     }
     struct stat st;
     uint8_t magic[PCO_MAGIC_LENGTH];
     int rc = 0;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        rc = fail(msg, msg_size, "%s is not a regular file", path);
+        rc = pco_fail(msg, msg_size, "%s is not a regular file", path);
     } else if ((uint64_t)st.st_size >= PCO_MAGIC_LENGTH && pread_all(fd, magic, sizeof magic, 0) == 0 &&
                pco_is_container(magic, sizeof magic)) {
         *container = 1;
     } else if (start > (uint64_t)st.st_size || length > (uint64_t)st.st_size - start) {
-        rc = fail(msg, msg_size, "range beyond the end of %s", path);
+        rc = pco_fail(msg, msg_size, "range beyond the end of %s", path);
     } else if (pread_all(fd, dst, length, start) != 0) {
-        rc = fail(msg, msg_size, "cannot read %s: %s", path, strerror(errno ? errno : EIO));
+        rc = pco_fail(msg, msg_size, "cannot read %s: %s", path, strerror(errno ? errno : EIO));
     }
     close(fd);
     return rc;
@@ -205,7 +194,7 @@ int pco_read_plain_range(const char *path, uint64_t start, uint8_t *dst, uint64_
 
 int pco_remove_file(const char *path, char *msg, size_t msg_size)
 {
-    if (unlink(path) != 0) return fail(msg, msg_size, "cannot remove %s: %s", path, strerror(errno));
+    if (unlink(path) != 0) return pco_fail(msg, msg_size, "cannot remove %s: %s", path, strerror(errno));
     char dir[4096], up[4096];
     parent_of(path, dir, sizeof dir);
     parent_of(dir, up, sizeof up);
