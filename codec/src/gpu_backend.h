@@ -61,6 +61,13 @@ pcwt_status pcwt_gpu_decode_batch(pcwt_gpu *g, uint64_t max_samples, pcwt_decode
 pcwt_status pcwt_gpu_verify_batch(pcwt_gpu *g, uint64_t max_samples, pcwt_verify_job *jobs,
                                   size_t count, char *err, size_t err_size);
 
+/* Decodes a batch of JPEG 2000 frames prepared by the tier-2 parser (j2k_batch.h): tier-1 of
+ * every code-block, the inverse 5/3 DWT, the inverse RCT and the DC level shift on the device,
+ * the samples into each frame's dst. The same samples as the CPU path (j2k_decoder.c). */
+struct pcwt_j2k_batch;
+pcwt_status pcwt_gpu_j2k_decode_batch(pcwt_gpu *g, const struct pcwt_j2k_batch *b, char *err,
+                                      size_t err_size);
+
 /* Device-resident benchmark entry points: the samples (encode) or codestreams (decode) are
  * uploaded once, then only the device work is repeated, timed with CUDA events. Returns the median
  * milliseconds of `repeats` runs in *ms. pcwt_gpu_bench_encode runs the JPEG-LS encoder when
