@@ -172,12 +172,6 @@ OFCondition checkFrame(const DPJ2KInfo& info, const pcwt_dicom_pixel_module& m, 
       return DPCWTMakeError(EPCEC_HeaderMismatch, s.str().c_str());
     }
   }
-  // signed HTJ2K: OpenJPEG 2.5.0 and OpenJPH 0.9 decode OpenJPH's signed streams to different
-  // values (negative samples); an archive must not keep either guess as the original
-  for (size_t c = 0; c < comps && info.htj2k; ++c)
-    if (info.components[c].isSigned)
-      return DPCWTMakeError(EPCEC_UnsupportedImage, (s.str() + "signed HTJ2K codestreams are not decoded (OpenJPEG "
-        "and OpenJPH disagree on their negative samples); convert the file with the tool that made it").c_str());
   if (out.precision != 0 && out.precision != info.components[0].precision)
     return DPCWTMakeError(EPCEC_HeaderMismatch, (s.str() + "the frames' JPEG 2000 precisions differ").c_str());
   out.precision = info.components[0].precision;

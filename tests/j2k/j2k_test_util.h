@@ -103,18 +103,24 @@ inline std::string encode(const Spec &s, const std::vector<int32_t> &v, const st
         writeBytes(dir + "/" + s.name + ".ppm", raw);
         argv = {"ojph_compress", "-i", dir + "/" + s.name + ".ppm", "-o", out, "-reversible", "true"};
     } else {
-        // planar little-endian samples: OpenJPEG's .rawl, OpenJPH's .yuv (.raw for one component)
+        // planar little-endian samples: OpenJPEG's .rawl, OpenJPH's .yuv (.raw for one component).
+        // Signed HTJ2K: ojph_compress 0.9 zero-extends raw samples (OpenJPH issue #102, fixed in
+        // 0.10), so its signed streams hold negative samples as out-of-range positive values. It is
+        // given the values offset by 2^(bits-1) as unsigned instead (its DC level shift takes the
+        // offset off again) and the SIZ components are then marked signed: the codestream a
+        // conforming encoder writes for the signed values (signed components have no level shift).
+        const int32_t offset = (s.ht && s.sgn) ? int32_t(1) << (s.bits - 1) : 0;
         for (int32_t val : v) {
-            raw.push_back(uint8_t(val));
+            raw.push_back(uint8_t(val + offset));
             if (wide)
-                raw.push_back(uint8_t(uint32_t(val) >> 8));
+                raw.push_back(uint8_t(uint32_t(val + offset) >> 8));
         }
         if (s.ht) {
             const std::string in = dir + "/" + s.name + (s.comps == 1 ? ".raw" : ".yuv");
             writeBytes(in, raw);
             std::string sg, bd, ds;
             for (uint32_t c = 0; c < s.comps; ++c) {
-                sg += std::string(c ? "," : "") + (s.sgn ? "true" : "false");
+                sg += std::string(c ? "," : "") + "false";
                 bd += std::string(c ? "," : "") + std::to_string(s.bits);
                 ds += std::string(c ? "," : "") + "{1,1}";
             }
@@ -134,6 +140,13 @@ inline std::string encode(const Spec &s, const std::vector<int32_t> &v, const st
     if (p.rc != 0 || !exists(out))
         return describe(argv, p);
     cs = readBytes(out);
+    if (s.ht && s.sgn) {
+        // SOC, then SIZ: Ssiz of component c at 42 + 3c (bit 7: signed)
+        if (cs.size() < 42 + 3 * s.comps || cs[0] != 0xFF || cs[1] != 0x4F || cs[2] != 0xFF || cs[3] != 0x51)
+            return "no SIZ marker where expected in " + out;
+        for (uint32_t c = 0; c < s.comps; ++c)
+            cs[42 + 3 * c] |= 0x80;
+    }
     return cs.empty() ? "empty codestream" : "";
 }
 

@@ -3,7 +3,6 @@
 // levels, code-block sizes, progression orders, tiles and precincts, wrapped as DICOM (one or more
 // fragments per frame, Basic, Extended or no offset table): the plugin's decoder gives back the
 // source samples, whole-image and frame by frame, and dcmcpcwt --verify / dcmdpcwt keep them.
-// Signed HTJ2K is refused (J2kTools.SignedHtj2kRefused): OpenJPEG 2.5.0 and OpenJPH 0.9 disagree.
 #include "j2k_test_util.h"
 
 using namespace j2k;
@@ -63,6 +62,13 @@ std::vector<Case> cases()
     c.push_back({spec("ojph_u16_rgb_rct", 40, 24, 3, 16, false, true, {"-num_decomps", "3"}), DPCWT_HTJ2K_XFER, false});
     c.push_back({spec("ojph_u8_rgb_no_rct", 40, 24, 3, 8, false, true, {"-colour_trans", "false"}),
                  DPCWT_HTJ2K_LOSSLESS_XFER, false});
+    // signed HTJ2K (made as j2k_test_util.h's encode() says: ojph_compress 0.9 cannot code signed raw input)
+    c.push_back({spec("ojph_s16_gray", 64, 48, 1, 16, true, true, {}), DPCWT_HTJ2K_LOSSLESS_XFER, true});
+    c.push_back({spec("ojph_s12_levels2_cb32", 70, 33, 1, 12, true, true, {"-num_decomps", "2", "-block_size", "{32,32}"}),
+                 DPCWT_HTJ2K_LOSSLESS_RPCL_XFER, false});
+    c.push_back({spec("ojph_s8_gray", 40, 40, 1, 8, true, true, {}), DPCWT_HTJ2K_XFER, false});
+    c.push_back({spec("ojph_s10_three", 36, 20, 3, 10, true, true, {}), DPCWT_HTJ2K_LOSSLESS_XFER,
+                 true});
     // frames: several fragments each, with and without offset tables
     Spec mf = spec("opj_frames_bot", 40, 30, 1, 16, true, false, {"-n", "3"});
     mf.frames = 3;

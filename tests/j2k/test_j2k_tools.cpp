@@ -326,7 +326,6 @@ TEST(J2kTools, RecompressFolder)
         {plainSpec("b_j2k_lossless"), EXS_JPEG2000},
         {plainSpec("c_htj2k", true), DPCWT_HTJ2K_LOSSLESS_XFER},
     };
-    specs[2].first.sgn = false; // (signed HTJ2K is refused: SignedHtj2kRefused)
     for (const auto &sp : specs) {
         Made m{sp.first.name + ".dcm", {}, false};
         ASSERT_EQ(makeFile(sp.first, sp.second, dir.path(), in + "/" + m.file, m.want), "");
@@ -372,25 +371,3 @@ TEST(J2kTools, RecompressFolder)
     EXPECT_TRUE(lf.getDataset()->findAndGetOFString(DCM_LossyImageCompression, mark).good() && mark == "01");
 }
 
-
-// signed HTJ2K is refused, not guessed: OpenJPEG 2.5.0 and OpenJPH 0.9 decode OpenJPH's signed
-// streams to different negative samples
-TEST(J2kTools, SignedHtj2kRefused)
-{
-    REQUIRE_J2K_TOOLS();
-    TempDir dir;
-    Spec s = plainSpec("signed_ht", true);
-    s.frames = 1;
-    std::vector<uint8_t> want;
-    const std::string folder = dir / "in", file = folder + "/s.dcm";
-    fs::create_directories(folder);
-    ASSERT_EQ(makeFile(s, DPCWT_HTJ2K_LOSSLESS_XFER, dir.path(), file, want), "");
-    const std::vector<uint8_t> before = readBytes(file);
-    Proc p = run({DCMCPCWT_PATH, file, dir / "out.dcm"});
-    EXPECT_NE(p.rc, 0) << p.out;
-    EXPECT_NE(p.out.find("signed HTJ2K"), std::string::npos) << p.out;
-    EXPECT_FALSE(exists(dir / "out.dcm"));
-    p = run({kTool, "--threads", "1", "--report", dir / "r.json", folder});
-    EXPECT_EQ(reportStatus(dir / "r.json")[file], "unsupported") << p.out;
-    EXPECT_TRUE(readBytes(file) == before);
-}
