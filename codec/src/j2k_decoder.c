@@ -1,0 +1,242 @@
+/* j2k_decoder.c - the JPEG 2000 decoder's driver: the codestream's headers, the decoder's
+ * limits (samples, memory) before anything is allocated, tier-2 into a batch, then on the CPU
+ * tier-1 per code-block, the inverse DWT per tile-component and the output per frame; on the GPU
+ * backend the whole batch at once, with the CPU decoding every frame again when the device
+ * fails (out of memory, or a frame it refuses: the CPU's status is then the job's). */
+#include "decode_limits.h"
+#include "j2k_codestream.h"
+#include "j2k_decoder.h"
+#include "j2k_stages.h"
+#include "j2k_t1.h"
+#include "j2k_tier2.h"
+#include "planes.h"
+#include "status.h"
+#include "verify.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef PCWT_HAVE_CUDA
+#include "gpu_backend.h"
+#endif
+
+int pcwt_j2k_is_codestream(const void *src, size_t size)
+{
+    return pcwt_j2k_detect((const uint8_t *)src, size);
+}
+
+static void desc_of(const pcwt_j2k_header *h, pcwt_image_desc *d)
+{
+    d->width = h->width;
+    d->height = h->height;
+    d->components = h->components;
+    d->bits_allocated = h->precision <= 8 ? 8 : 16;
+    d->bits_stored = h->precision;
+    d->is_signed = h->is_signed;
+    d->planar = 0;
+}
+
+pcwt_status pcwt_j2k_read_header(const uint8_t *src, size_t size, pcwt_header_info *info, char *err,
+                                 size_t err_size)
+{
+    pcwt_j2k_header h;
+    const pcwt_status st = pcwt_j2k_read_main(src, size, &h, err, err_size);
+    if (st != PCWT_OK)
+        return st;
+    memset(info, 0, sizeof *info);
+    info->format_version = 0;
+    desc_of(&h, &info->desc);
+    info->levels = h.comp[0].levels;
+    info->group_rows = 1u << h.comp[0].ycb;
+    info->group_cols = 1u << h.comp[0].xcb;
+    info->colour_transform = h.rct;
+    info->columns_first = 1;
+    info->header_length = h.main_length;
+    info->codestream_length = size;
+    return PCWT_OK;
+}
+
+/* The codestream read and checked against the job and the limits: desc filled. */
+static pcwt_status prepare(const pcwt_j2k_route *r, const void *src, size_t size, size_t dst_capacity,
+                           pcwt_j2k_header *h, pcwt_image_desc *desc, uint64_t *need)
+{
+    if (!src) {
+        pcwt_set_error(r->err, r->err_size, "NULL buffer");
+        return PCWT_ERR_INVALID_ARGUMENT;
+    }
+    pcwt_status st = pcwt_j2k_read_codestream((const uint8_t *)src, size, h, r->err, r->err_size);
+    if (st != PCWT_OK)
+        return st;
+    desc_of(h, desc);
+    if (pcwt_desc_check(desc, r->err, r->err_size) != PCWT_OK)
+        return PCWT_ERR_UNSUPPORTED;
+    const uint64_t samples = (uint64_t)h->width * h->height * h->components;
+    if (samples > r->max_samples || samples > PCWT_MAX_SAMPLES) {
+        pcwt_set_error(r->err, r->err_size, "JPEG 2000 image of %ux%ux%u samples exceeds the limit of %llu",
+                       h->width, h->height, h->components, (unsigned long long)r->max_samples);
+        return PCWT_ERR_LIMIT_EXCEEDED;
+    }
+    const size_t out = pcwt_image_size(desc);
+    if (dst_capacity < out) {
+        pcwt_set_error(r->err, r->err_size, "destination of %zu bytes, the image needs %zu", dst_capacity, out);
+        return PCWT_ERR_BUFFER_TOO_SMALL;
+    }
+    *need = pcwt_j2k_working_bytes(h, size) + out;
+    char what[64];
+    snprintf(what, sizeof what, "decoding a %ux%u JPEG 2000 image", h->width, h->height);
+    return pcwt_memory_check(*need, r->memory_limit, what, r->err, r->err_size);
+}
+
+/* Tier-1, the inverse DWT and the output of every frame of a batch, on the CPU. */
+static pcwt_status decode_batch_cpu(const pcwt_j2k_route *r, const pcwt_j2k_batch *b)
+{
+    int32_t *coefs = calloc(b->coef_count ? b->coef_count : 1, sizeof *coefs);
+    size_t tmp_n = 1;
+    for (size_t i = 0; i < b->tc_count; i++)
+        if ((size_t)b->tcs[i].width * b->tcs[i].height > tmp_n)
+            tmp_n = (size_t)b->tcs[i].width * b->tcs[i].height;
+    int32_t *tmp = malloc(tmp_n * sizeof *tmp);
+    void *scratch = malloc(PCWT_J2K_T1_SCRATCH);
+    pcwt_status st = PCWT_OK;
+    if (!coefs || !tmp || !scratch) {
+        pcwt_set_error(r->err, r->err_size, "out of memory for a JPEG 2000 image");
+        st = PCWT_ERR_OUT_OF_MEMORY;
+    }
+    char why[160];
+    for (size_t i = 0; st == PCWT_OK && i < b->cblk_count; i++) {
+        st = pcwt_j2k_t1_decode(b, i, coefs, scratch, why, sizeof why);
+        if (st != PCWT_OK)
+            pcwt_set_error(r->err, r->err_size, "JPEG 2000 code-block %zu: %s", i, why);
+    }
+    for (size_t i = 0; st == PCWT_OK && i < b->tc_count; i++)
+        pcwt_j2k_idwt(&b->tcs[i], coefs, tmp);
+    for (size_t i = 0; st == PCWT_OK && i < b->frame_count; i++)
+        pcwt_j2k_output(b, &b->frames[i], coefs);
+    free(coefs);
+    free(tmp);
+    free(scratch);
+    return st;
+}
+
+/* One codestream on the CPU. */
+static pcwt_status decode_one(const pcwt_j2k_route *r, const void *src, size_t size, void *dst,
+                              size_t dst_capacity)
+{
+    pcwt_j2k_header *h = malloc(sizeof *h);
+    if (!h) {
+        pcwt_set_error(r->err, r->err_size, "out of memory");
+        return PCWT_ERR_OUT_OF_MEMORY;
+    }
+    pcwt_image_desc desc;
+    uint64_t need;
+    pcwt_status st = prepare(r, src, size, dst_capacity, h, &desc, &need);
+    if (st == PCWT_OK && !dst) {
+        pcwt_set_error(r->err, r->err_size, "NULL buffer");
+        st = PCWT_ERR_INVALID_ARGUMENT;
+    }
+    pcwt_j2k_builder bld;
+    memset(&bld, 0, sizeof bld);
+    if (st == PCWT_OK)
+        st = pcwt_j2k_tier2(&bld, h, (const uint8_t *)src, &desc, dst, r->err, r->err_size);
+    if (st == PCWT_OK)
+        st = decode_batch_cpu(r, &bld.b);
+    pcwt_j2k_builder_free(&bld);
+    free(h);
+    return st;
+}
+
+#ifdef PCWT_HAVE_CUDA
+/* Every JPEG 2000 job's frame into one batch for the device; a job that fails its checks or
+ * tier-2 keeps that status. Jobs the device does not decode go to the CPU. */
+static void decode_gpu(const pcwt_j2k_route *r, pcwt_decode_job *jobs, size_t count)
+{
+    pcwt_j2k_builder bld;
+    memset(&bld, 0, sizeof bld);
+    pcwt_j2k_header *h = malloc(sizeof *h);
+    size_t *in = malloc((count ? count : 1) * sizeof *in);
+    size_t n = 0;
+    uint64_t total = 0;
+    for (size_t i = 0; h && in && i < count; i++) {
+        pcwt_decode_job *j = &jobs[i];
+        if (!pcwt_j2k_is_codestream(j->src, j->src_size))
+            continue;
+        pcwt_image_desc desc;
+        uint64_t need;
+        j->status = prepare(r, j->src, j->src_size, j->dst_capacity, h, &desc, &need);
+        if (j->status == PCWT_OK && !j->dst) {
+            pcwt_set_error(r->err, r->err_size, "NULL buffer");
+            j->status = PCWT_ERR_INVALID_ARGUMENT;
+        }
+        if (j->status == PCWT_OK && total + need > r->memory_limit)
+            j->status = PCWT_ERR_OUT_OF_MEMORY; /* decoded on the CPU below, on its own */
+        if (j->status == PCWT_OK)
+            j->status = pcwt_j2k_tier2(&bld, h, (const uint8_t *)j->src, &desc, j->dst, r->err, r->err_size);
+        if (j->status == PCWT_OK) {
+            total += need;
+            in[n++] = i;
+        }
+    }
+    const pcwt_status st = (h && in) ? (n ? pcwt_gpu_j2k_decode_batch(r->gpu, &bld.b, r->err, r->err_size) : PCWT_OK)
+                                     : PCWT_ERR_OUT_OF_MEMORY;
+    pcwt_j2k_builder_free(&bld);
+    free(h);
+    for (size_t i = 0; i < count; i++) {
+        pcwt_decode_job *j = &jobs[i];
+        if (!pcwt_j2k_is_codestream(j->src, j->src_size))
+            continue;
+        if ((!in && st != PCWT_OK) || j->status == PCWT_ERR_OUT_OF_MEMORY ||
+            (j->status == PCWT_OK && st != PCWT_OK))
+            j->status = decode_one(r, j->src, j->src_size, j->dst, j->dst_capacity);
+    }
+    free(in);
+}
+#endif
+
+pcwt_status pcwt_j2k_decode_jobs(const pcwt_j2k_route *r, pcwt_decode_job *jobs, size_t count)
+{
+#ifdef PCWT_HAVE_CUDA
+    if (r->gpu)
+        decode_gpu(r, jobs, count);
+#endif
+    pcwt_status first = PCWT_OK;
+    for (size_t i = 0; i < count; i++) {
+        pcwt_decode_job *j = &jobs[i];
+        if (!pcwt_j2k_is_codestream(j->src, j->src_size))
+            continue;
+        if (!r->gpu)
+            j->status = decode_one(r, j->src, j->src_size, j->dst, j->dst_capacity);
+        if (first == PCWT_OK)
+            first = j->status;
+    }
+    return first;
+}
+
+pcwt_status pcwt_j2k_verify_jobs(const pcwt_j2k_route *r, pcwt_verify_job *jobs, size_t count)
+{
+    pcwt_status first = PCWT_OK;
+    for (size_t i = 0; i < count; i++) {
+        pcwt_verify_job *j = &jobs[i];
+        if (!pcwt_j2k_is_codestream(j->src, j->src_size))
+            continue;
+        j->first_difference = UINT64_MAX;
+        pcwt_header_info info;
+        j->status = pcwt_j2k_read_header((const uint8_t *)j->src, j->src_size, &info, r->err, r->err_size);
+        const size_t size = j->status == PCWT_OK ? pcwt_image_size(&info.desc) : 0;
+        uint8_t *out = j->status == PCWT_OK ? malloc(size ? size : 1) : NULL;
+        if (j->status == PCWT_OK && !out) {
+            pcwt_set_error(r->err, r->err_size, "out of memory");
+            j->status = PCWT_ERR_OUT_OF_MEMORY;
+        }
+        if (j->status == PCWT_OK) {
+            pcwt_decode_job d = {j->src, j->src_size, out, size, PCWT_OK};
+            j->status = pcwt_j2k_decode_jobs(r, &d, 1);
+        }
+        if (j->status == PCWT_OK)
+            j->status = pcwt_verify_compare(j, out, size, r->err, r->err_size);
+        free(out);
+        if (first == PCWT_OK)
+            first = j->status;
+    }
+    return first;
+}

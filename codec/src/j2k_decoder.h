@@ -1,0 +1,43 @@
+/* j2k_decoder.h - JPEG 2000 Part 1 lossless codestreams as the decoder's third codec
+ * (j2k_decoder.c): header, limits, tier-2, tier-1, the inverse DWT and the component transforms,
+ * on the CPU, or the batch on the GPU backend (pcwt_gpu_j2k_decode_batch) with the CPU taking the
+ * frames the device has no memory for. What is decoded and what is refused: docs/jpeg2000.md. */
+#ifndef PCWT_J2K_DECODER_H
+#define PCWT_J2K_DECODER_H
+
+#include "pcwt.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct pcwt_gpu;
+
+/* What a decode runs under: the decoder handle's limits, its GPU context (NULL: the CPU) and
+ * where its message goes. */
+typedef struct pcwt_j2k_route {
+    uint64_t max_samples;
+    uint64_t memory_limit; /* bytes, resolved (never 0) */
+    struct pcwt_gpu *gpu;
+    char *err;
+    size_t err_size;
+} pcwt_j2k_route;
+
+/* 1 when the bytes are a JPEG 2000 codestream or JP2 file (the decoder routes them here). */
+int pcwt_j2k_is_codestream(const void *src, size_t size);
+
+/* pcwt_read_header for JPEG 2000: the main header into info (format_version 0; desc as decoded:
+ * interleaved, bits_allocated 8 up to 8 bits of precision else 16; levels of component 0;
+ * group_rows x group_cols the code-block size; colour_transform the RCT; columns_first 1;
+ * no planes; header_length the main header's; codestream_length src_size). */
+pcwt_status pcwt_j2k_read_header(const uint8_t *src, size_t size, pcwt_header_info *info, char *err,
+                                 size_t err_size);
+
+/* Decodes the JPEG 2000 jobs of a batch (the others are left untouched), setting their
+ * statuses; returns the first JPEG 2000 job's failure, or PCWT_OK. */
+pcwt_status pcwt_j2k_decode_jobs(const pcwt_j2k_route *r, pcwt_decode_job *jobs, size_t count);
+
+/* The same for verify jobs: each JPEG 2000 codestream decoded and compared with its expected
+ * samples. */
+pcwt_status pcwt_j2k_verify_jobs(const pcwt_j2k_route *r, pcwt_verify_job *jobs, size_t count);
+
+#endif /* PCWT_J2K_DECODER_H */

@@ -1,0 +1,35 @@
+/* j2k_tier2.h - JPEG 2000 tier-2 decoding (T.800 Annex B): the packets of a tile in its
+ * progression order, their headers (tag trees, inclusion, zero bit-planes, coding passes,
+ * lengths) and the code-block bytes they carry, gathered into a batch (j2k_batch.h) frame by
+ * frame (j2k_tier2.c). */
+#ifndef PCWT_J2K_TIER2_H
+#define PCWT_J2K_TIER2_H
+
+#include "j2k_batch.h"
+#include "j2k_codestream.h"
+
+/* A batch being filled: the arrays of pcwt_j2k_batch, owned here, with their capacities. */
+typedef struct pcwt_j2k_builder {
+    pcwt_j2k_batch b;
+    uint8_t *data;
+    size_t data_cap, seg_cap, cblk_cap, tc_cap, frame_cap;
+} pcwt_j2k_builder;
+
+/* Empties the batch, keeping its memory for the next one. */
+void pcwt_j2k_builder_reset(pcwt_j2k_builder *bld);
+void pcwt_j2k_builder_free(pcwt_j2k_builder *bld);
+
+/* Code-blocks of the tile (every component), from the header alone. */
+uint64_t pcwt_j2k_cblk_count(const pcwt_j2k_header *h);
+
+/* Host bytes tier-2 and the CPU decode of one frame need beside the output samples, from the
+ * header and the input size (what the memory limit is checked against). */
+uint64_t pcwt_j2k_working_bytes(const pcwt_j2k_header *h, size_t src_size);
+
+/* Appends one frame: parses every packet of the codestream read by pcwt_j2k_read_codestream
+ * (src: the whole input) and adds its code-blocks, segments and tile-components to the batch;
+ * dst and desc are where its samples go. On failure the batch is left as it was before. */
+pcwt_status pcwt_j2k_tier2(pcwt_j2k_builder *bld, const pcwt_j2k_header *h, const uint8_t *src,
+                           const pcwt_image_desc *desc, void *dst, char *err, size_t err_size);
+
+#endif /* PCWT_J2K_TIER2_H */
