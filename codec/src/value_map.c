@@ -65,27 +65,19 @@ pcwt_status pcwt_value_map_build(pcwt_value_map *m, const int32_t *plane, size_t
 
 int pcwt_value_map_wanted(const pcwt_value_map *m)
 {
-    if (m->count < 2)
-        return m->count == 1;
-    const uint64_t span = (uint64_t)((int64_t)m->values[m->count - 1] - m->values[0]) + 1u;
-    if ((uint64_t)m->count * 8u <= span * 7u)
-        return 1;
-    for (uint32_t i = 1; i < m->count; i++)
-        if ((uint64_t)(m->values[i] - m->values[i - 1]) * 16u > span)
-            return 1;
-    return 0;
+    uint32_t max_step = 0;
+    for (uint32_t i = 1; i < m->count; i++) {
+        const uint32_t d = (uint32_t)(m->values[i] - m->values[i - 1]);
+        max_step = d > max_step ? d : max_step;
+    }
+    return pcwt_value_map_wanted_summary(m->count, m->count ? m->values[0] : 0,
+                                         m->count ? m->values[m->count - 1] : 0, max_step);
 }
 
-/* Header: LEB128 count, LEB128 zigzag(first value), LEB128 A; then A bytes of range-coder
- * stream. */
+/* The coded map's layout: value_map.h (pcwt_vmap_put_head). */
 size_t pcwt_value_map_bound(const pcwt_value_map *m)
 {
     return (size_t)pcwt_value_map_max_bytes(m->count);
-}
-
-static uint32_t zigzag(int32_t v)
-{
-    return v < 0 ? 2u * (uint32_t)(-(int64_t)v) - 1u : 2u * (uint32_t)v;
 }
 
 pcwt_status pcwt_value_map_write(const pcwt_value_map *m, uint8_t *dst, size_t cap, size_t *written)
@@ -93,31 +85,23 @@ pcwt_status pcwt_value_map_write(const pcwt_value_map *m, uint8_t *dst, size_t c
     *written = 0;
     if (m->count == 0)
         return PCWT_ERR_INVALID_ARGUMENT;
-    /* The stream first, after room for the longest header (3 + 3 + 5 bytes). */
-    enum { HEAD_MAX = 11 };
-    if (cap < HEAD_MAX)
+    /* The stream first, after room for the longest header. */
+    if (cap < PCWT_VMAP_HEAD_MAX)
         return PCWT_ERR_BUFFER_TOO_SMALL;
     pcwt_bit_model models[PCWT_VMAP_MODELS];
     pcwt_vmap_models_init(models);
     pcwt_rc_enc rc;
-    pcwt_rc_enc_init(&rc, dst + HEAD_MAX, cap - HEAD_MAX);
+    pcwt_rc_enc_init(&rc, dst + PCWT_VMAP_HEAD_MAX, cap - PCWT_VMAP_HEAD_MAX);
     uint32_t ctx = 1;
     for (uint32_t i = 1; i < m->count; i++) {
         const uint32_t g = (uint32_t)(m->values[i] - m->values[i - 1]) - 1u;
         pcwt_vmap_put_gap(&rc, models, ctx, g);
         ctx = g != 0;
     }
-    const size_t alen = m->count > 1 ? pcwt_rc_enc_finish(&rc, dst + HEAD_MAX) : 0;
+    const size_t alen = m->count > 1 ? pcwt_rc_enc_finish(&rc, dst + PCWT_VMAP_HEAD_MAX) : 0;
     if (rc.overflow)
         return PCWT_ERR_BUFFER_TOO_SMALL;
-    const size_t head = pcwt_leb128_size(m->count) + pcwt_leb128_size(zigzag(m->values[0])) +
-                        pcwt_leb128_size(alen);
-    uint8_t *p = dst;
-    memmove(dst + head, dst + HEAD_MAX, alen);
-    p = pcwt_leb128_put(p, m->count);
-    p = pcwt_leb128_put(p, zigzag(m->values[0]));
-    p = pcwt_leb128_put(p, alen);
-    *written = head + alen;
+    *written = pcwt_vmap_put_head(dst, m->count, m->values[0], alen);
     return PCWT_OK;
 }
 
@@ -155,85 +139,45 @@ void pcwt_value_map_to_ranks(const pcwt_value_map *m, int32_t *plane, size_t str
     free(rank);
 }
 
-static int32_t unzigzag(uint32_t z)
-{
-    return (z & 1u) ? (int32_t)(-(int64_t)((z >> 1) + 1u)) : (int32_t)(z >> 1);
-}
-
-static uint32_t get_gap(pcwt_rc_dec *d, pcwt_bit_model *m, uint32_t ctx, int *bad)
-{
-    uint32_t n = 0;
-    while (pcwt_rc_decode(d, pcwt_vmap_prefix_model(m, ctx, n))) {
-        if (++n > PCWT_VMAP_PREFIX) { /* no gap of a valid map needs more than 18 bits */
-            *bad = 1;
-            return 0;
-        }
-    }
-    uint32_t x = 1;
-    for (uint32_t j = 0; j < n; j++)
-        x = (x << 1) | pcwt_rc_decode(d, pcwt_vmap_suffix_model(m, n, j));
-    return x - 1u;
-}
-
 pcwt_status pcwt_value_map_read(pcwt_value_map *m, const uint8_t *src, size_t size, uint64_t max_count,
                                 size_t *used, char *err, size_t err_size)
 {
     m->count = 0;
     *used = 0;
     size_t pos = 0;
-    uint32_t count = 0, z = 0, alen = 0;
-    if (!pcwt_leb128_get(src, size, &pos, &count) || !pcwt_leb128_get(src, size, &pos, &z) ||
-        !pcwt_leb128_get(src, size, &pos, &alen)) {
-        pcwt_set_error(err, err_size, "value map: truncated or malformed header");
-        return PCWT_ERR_CORRUPT;
+    uint32_t count = 0, alen = 0;
+    int64_t first = 0;
+    int why = pcwt_vmap_read_head(src, size, max_count, &count, &first, &alen, &pos);
+    if (why == PCWT_VMAP_OK) {
+        if (reserve(m, count) != PCWT_OK) {
+            pcwt_set_error(err, err_size, "value map: out of memory for %u values", count);
+            return PCWT_ERR_OUT_OF_MEMORY;
+        }
+        why = pcwt_vmap_read_values(src + pos, alen, count, first, m->values);
     }
-    const int64_t first = (int64_t)unzigzag(z);
-    if (count == 0 || count > PCWT_VMAP_MAX_COUNT || count > max_count) {
+    switch (why) {
+    case PCWT_VMAP_OK:
+        m->count = count;
+        *used = pos + alen;
+        return PCWT_OK;
+    case PCWT_VMAP_BAD_HEAD:
+        pcwt_set_error(err, err_size, "value map: truncated or malformed header");
+        break;
+    case PCWT_VMAP_BAD_COUNT:
         pcwt_set_error(err, err_size, "value map: %u values (at most %llu)", count,
                        (unsigned long long)(max_count < PCWT_VMAP_MAX_COUNT ? max_count : PCWT_VMAP_MAX_COUNT));
-        return PCWT_ERR_CORRUPT;
-    }
-    if (first < PCWT_VMAP_MIN || first + (int64_t)count - 1 > PCWT_VMAP_MAX) {
+        break;
+    case PCWT_VMAP_BAD_FIRST:
         pcwt_set_error(err, err_size, "value map: values from %lld outside the planes' range", (long long)first);
-        return PCWT_ERR_CORRUPT;
-    }
-    if (alen > size - pos || (count == 1 && alen != 0) || (count > 1 && alen == 0)) {
+        break;
+    case PCWT_VMAP_BAD_LENGTH:
         pcwt_set_error(err, err_size, "value map: stream of %u bytes does not fit the payload", alen);
-        return PCWT_ERR_CORRUPT;
+        break;
+    default:
+        pcwt_set_error(err, err_size, "value map: corrupt value stream");
+        break;
     }
-    pcwt_status st = reserve(m, count);
-    if (st != PCWT_OK) {
-        pcwt_set_error(err, err_size, "value map: out of memory for %u values", count);
-        return st;
-    }
-    const uint8_t *a = src + pos;
-    m->values[0] = (int32_t)first;
-    m->count = 1;
-    if (count > 1) {
-        pcwt_bit_model models[PCWT_VMAP_MODELS];
-        pcwt_vmap_models_init(models);
-        pcwt_rc_dec rc;
-        pcwt_rc_dec_init(&rc, a, alen);
-        uint32_t ctx = 1;
-        int bad = 0;
-        int64_t v = first;
-        for (uint32_t i = 1; i < count && !bad; i++) {
-            const uint32_t g = get_gap(&rc, models, ctx, &bad);
-            v += (int64_t)g + 1;
-            if (v > PCWT_VMAP_MAX)
-                bad = 1;
-            else
-                m->values[m->count++] = (int32_t)v;
-            ctx = g != 0;
-        }
-        if (bad || rc.code >= rc.range || pcwt_rc_dec_taken(&rc, a) < alen || a[alen - 1] == 0) {
-            m->count = 0;
-            pcwt_set_error(err, err_size, "value map: corrupt value stream");
-            return PCWT_ERR_CORRUPT;
-        }
-    }
-    *used = pos + alen;
-    return PCWT_OK;
+    return PCWT_ERR_CORRUPT;
 }
 
 pcwt_status pcwt_value_map_from_ranks(const pcwt_value_map *m, int32_t *plane, size_t stride, uint32_t rows,

@@ -8,6 +8,7 @@
 #ifndef PCWT_VALUE_MAP_H
 #define PCWT_VALUE_MAP_H
 
+#include "ec_record.h"
 #include "hostdev.h"
 #include "pcwt.h"
 #include "rangecoder.h"
@@ -56,6 +57,123 @@ static inline PCWT_HD void pcwt_vmap_put_gap(pcwt_rc_enc *e, pcwt_bit_model *m, 
     pcwt_rc_encode(e, pcwt_vmap_prefix_model(m, ctx, n), 0u);
     for (uint32_t j = 0; j < n; j++)
         pcwt_rc_encode(e, pcwt_vmap_suffix_model(m, n, j), (x >> (n - 1u - j)) & 1u);
+}
+
+/* Reads one gap written by pcwt_vmap_put_gap; *bad when its prefix is longer than any gap of a
+ * valid map needs. */
+static inline PCWT_HD uint32_t pcwt_vmap_get_gap(pcwt_rc_dec *d, pcwt_bit_model *m, uint32_t ctx, int *bad)
+{
+    uint32_t n = 0;
+    while (pcwt_rc_decode(d, pcwt_vmap_prefix_model(m, ctx, n))) {
+        if (++n > PCWT_VMAP_PREFIX) {
+            *bad = 1;
+            return 0;
+        }
+    }
+    uint32_t x = 1;
+    for (uint32_t j = 0; j < n; j++)
+        x = (x << 1) | pcwt_rc_decode(d, pcwt_vmap_suffix_model(m, n, j));
+    return x - 1u;
+}
+
+static inline PCWT_HD uint32_t pcwt_vmap_zigzag(int32_t v)
+{
+    return v < 0 ? 2u * (uint32_t)(-(int64_t)v) - 1u : 2u * (uint32_t)v;
+}
+
+static inline PCWT_HD int32_t pcwt_vmap_unzigzag(uint32_t z)
+{
+    return (z & 1u) ? (int32_t)(-(int64_t)((z >> 1) + 1u)) : (int32_t)(z >> 1);
+}
+
+/* The encoder's decision (integer arithmetic, one rule for both backends) from a map's summary:
+ * count values from first to last, max_step the largest difference of two consecutive ones. A
+ * plane is compacted when its values are at most 7/8 of their span, or the span holds a gap of
+ * more than 1/16 of it (a padding value far from the rest); a plane of one value always. */
+static inline PCWT_HD int pcwt_value_map_wanted_summary(uint32_t count, int32_t first, int32_t last,
+                                                        uint32_t max_step)
+{
+    if (count < 2)
+        return count == 1;
+    const uint64_t span = (uint64_t)((int64_t)last - first) + 1u;
+    if ((uint64_t)count * 8u <= span * 7u)
+        return 1;
+    return (uint64_t)max_step * 16u > span;
+}
+
+/* The coded map: LEB128 count, LEB128 zigzag(first value), LEB128 A, then the A bytes of the gaps'
+ * range-coder stream. Writers code the stream PCWT_VMAP_HEAD_MAX bytes into the destination, then
+ * put the header in front of it (pcwt_vmap_put_head); returns the map's length. */
+#define PCWT_VMAP_HEAD_MAX 11u
+static inline PCWT_HD size_t pcwt_vmap_put_head(uint8_t *dst, uint32_t count, int32_t first, size_t alen)
+{
+    const size_t head = pcwt_leb128_size(count) + pcwt_leb128_size(pcwt_vmap_zigzag(first)) +
+                        pcwt_leb128_size(alen);
+    for (size_t i = 0; i < alen; i++) /* forward: head <= PCWT_VMAP_HEAD_MAX */
+        dst[head + i] = dst[PCWT_VMAP_HEAD_MAX + i];
+    uint8_t *p = pcwt_leb128_put(dst, count);
+    p = pcwt_leb128_put(p, pcwt_vmap_zigzag(first));
+    pcwt_leb128_put(p, alen);
+    return head + alen;
+}
+
+/* Why a coded map is refused (pcwt_vmap_decode); the CPU words each in its message. */
+enum {
+    PCWT_VMAP_OK = 0,
+    PCWT_VMAP_BAD_HEAD,   /* truncated or malformed header */
+    PCWT_VMAP_BAD_COUNT,  /* 0 values, or more than the plane holds */
+    PCWT_VMAP_BAD_FIRST,  /* values outside the planes' range */
+    PCWT_VMAP_BAD_LENGTH, /* the stream does not fit the payload */
+    PCWT_VMAP_BAD_STREAM  /* a corrupt value stream */
+};
+
+/* The header of a coded map at the start of a payload of size bytes: *count, *first, the stream's
+ * length *alen and where it starts *pos, checked against max_count values (the plane's samples). */
+static inline PCWT_HD int pcwt_vmap_read_head(const uint8_t *src, size_t size, uint64_t max_count,
+                                              uint32_t *count, int64_t *first, uint32_t *alen, size_t *pos)
+{
+    uint32_t z = 0;
+    *pos = 0;
+    if (!pcwt_leb128_get(src, size, pos, count) || !pcwt_leb128_get(src, size, pos, &z) ||
+        !pcwt_leb128_get(src, size, pos, alen))
+        return PCWT_VMAP_BAD_HEAD;
+    *first = (int64_t)pcwt_vmap_unzigzag(z);
+    if (*count == 0 || *count > PCWT_VMAP_MAX_COUNT || *count > max_count)
+        return PCWT_VMAP_BAD_COUNT;
+    if (*first < PCWT_VMAP_MIN || *first + (int64_t)*count - 1 > PCWT_VMAP_MAX)
+        return PCWT_VMAP_BAD_FIRST;
+    if (*alen > size - *pos || (*count == 1 && *alen != 0) || (*count > 1 && *alen == 0))
+        return PCWT_VMAP_BAD_LENGTH;
+    return PCWT_VMAP_OK;
+}
+
+/* The count values of a map whose header pcwt_vmap_read_head accepted, from its stream a of alen
+ * bytes, into values (room for count). */
+static inline PCWT_HD int pcwt_vmap_read_values(const uint8_t *a, uint32_t alen, uint32_t count,
+                                                int64_t first, int32_t *values)
+{
+    values[0] = (int32_t)first;
+    if (count < 2)
+        return PCWT_VMAP_OK;
+    pcwt_bit_model models[PCWT_VMAP_MODELS];
+    pcwt_vmap_models_init(models);
+    pcwt_rc_dec rc;
+    pcwt_rc_dec_init(&rc, a, alen);
+    uint32_t ctx = 1;
+    int bad = 0;
+    int64_t v = first;
+    for (uint32_t i = 1; i < count && !bad; i++) {
+        const uint32_t g = pcwt_vmap_get_gap(&rc, models, ctx, &bad);
+        v += (int64_t)g + 1;
+        if (v > PCWT_VMAP_MAX)
+            bad = 1;
+        else
+            values[i] = (int32_t)v;
+        ctx = g != 0;
+    }
+    if (bad || rc.code >= rc.range || pcwt_rc_dec_taken(&rc, a) < alen || a[alen - 1] == 0)
+        return PCWT_VMAP_BAD_STREAM;
+    return PCWT_VMAP_OK;
 }
 
 /* A plane's map: count sorted distinct values. */
