@@ -2,6 +2,7 @@
  * a CRC-32 of the header, written through container.h's writers (shared with the GPU's
  * container_gpu.cu). Parsing validates every field before the caller allocates anything. */
 #include "container.h"
+#include "j2k_decoder.h"
 #include "group_coder.h"
 #include "status.h"
 #include "value_map.h"
@@ -176,5 +177,7 @@ pcwt_status pcwt_read_header(const void *src, size_t src_size, pcwt_header_info 
 {
     if (!src || !info)
         return PCWT_ERR_INVALID_ARGUMENT;
+    if (pcwt_j2k_is_codestream(src, src_size)) /* the decoder's third codec (j2k_decoder.c) */
+        return pcwt_j2k_read_header((const uint8_t *)src, src_size, info, NULL, 0);
     return pcwt_header_parse((const uint8_t *)src, src_size, info, NULL, 0);
 }

@@ -7,6 +7,7 @@
 #include "dwt53.h"
 #include "group_coder.h"
 #include "group_coder_ec.h"
+#include "j2k_decoder.h"
 #include "options.h"
 #include "planes.h"
 #include "rct.h"
@@ -518,6 +519,47 @@ static pcwt_status decode_batch_gpu(pcwt_decoder *dec, pcwt_decode_job *jobs, si
 }
 #endif
 
+/* JPEG 2000 codestreams (a third codec) are decoded by j2k_decoder.c; a batch holding both kinds
+ * sends the others back through the PCWT path one at a time. verify: jobs are pcwt_verify_job. */
+static pcwt_status j2k_jobs(pcwt_decoder *dec, void *jobs, size_t count, int verify)
+{
+    pcwt_j2k_route r = {dec->max_samples,
+                        dec->memory_limit ? dec->memory_limit : pcwt_default_memory_limit(), NULL,
+                        dec->err, sizeof dec->err};
+#ifdef PCWT_HAVE_CUDA
+    if (dec->backend == PCWT_BACKEND_GPU && ensure_gpu(dec) == PCWT_OK)
+        r.gpu = dec->gpu;
+#endif
+    pcwt_decode_job *d = (pcwt_decode_job *)jobs;
+    pcwt_verify_job *v = (pcwt_verify_job *)jobs;
+    if (verify)
+        (void)pcwt_j2k_verify_jobs(&r, v, count);
+    else
+        (void)pcwt_j2k_decode_jobs(&r, d, count);
+    pcwt_status first = PCWT_OK;
+    for (size_t i = 0; i < count; i++) {
+        const void *src = verify ? v[i].src : d[i].src;
+        const size_t size = verify ? v[i].src_size : d[i].src_size;
+        pcwt_status *st = verify ? &v[i].status : &d[i].status;
+        if (!pcwt_j2k_is_codestream(src, size))
+            *st = verify ? pcwt_verify_batch(dec, v + i, 1) : pcwt_decode_batch(dec, d + i, 1);
+        if (first == PCWT_OK)
+            first = *st;
+    }
+    return first;
+}
+
+static int j2k_any(const void *jobs, size_t count, int verify)
+{
+    for (size_t i = 0; jobs && i < count; i++)
+        if (verify ? pcwt_j2k_is_codestream(((const pcwt_verify_job *)jobs)[i].src,
+                                            ((const pcwt_verify_job *)jobs)[i].src_size)
+                   : pcwt_j2k_is_codestream(((const pcwt_decode_job *)jobs)[i].src,
+                                            ((const pcwt_decode_job *)jobs)[i].src_size))
+            return 1;
+    return 0;
+}
+
 pcwt_status pcwt_decode(pcwt_decoder *dec, const void *src, size_t src_size, void *dst,
                         size_t dst_capacity)
 {
@@ -525,6 +567,8 @@ pcwt_status pcwt_decode(pcwt_decoder *dec, const void *src, size_t src_size, voi
         return PCWT_ERR_INVALID_ARGUMENT;
     dec->err[0] = 0;
     pcwt_decode_job job = {src, src_size, dst, dst_capacity, PCWT_OK};
+    if (pcwt_j2k_is_codestream(src, src_size))
+        return j2k_jobs(dec, &job, 1, 0);
     const pcwt_status st = budget_check(dec, &job, 1, decode_src, &job.status, sizeof job);
     if (st != PCWT_OK)
         return st;
@@ -540,6 +584,8 @@ pcwt_status pcwt_decode_batch(pcwt_decoder *dec, pcwt_decode_job *jobs, size_t c
     if (!dec || (!jobs && count))
         return PCWT_ERR_INVALID_ARGUMENT;
     dec->err[0] = 0;
+    if (j2k_any(jobs, count, 0))
+        return j2k_jobs(dec, jobs, count, 0);
     const pcwt_status st = budget_check(dec, jobs, count, decode_src, jobs ? &jobs->status : NULL, sizeof *jobs);
     if (st != PCWT_OK)
         return st;
@@ -644,6 +690,8 @@ pcwt_status pcwt_verify_batch(pcwt_decoder *dec, pcwt_verify_job *jobs, size_t c
     if (!dec || (!jobs && count))
         return PCWT_ERR_INVALID_ARGUMENT;
     dec->err[0] = 0;
+    if (j2k_any(jobs, count, 1))
+        return j2k_jobs(dec, jobs, count, 1);
     for (size_t i = 0; i < count; i++) {
         jobs[i].first_difference = UINT64_MAX;
         if (!jobs[i].src || (!jobs[i].expected && jobs[i].expected_size)) {

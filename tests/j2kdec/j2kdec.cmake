@@ -1,0 +1,10 @@
+# The library's JPEG 2000 decoder (codec/src/j2k_*.c, issue 34): streams made at test time with
+# opj_compress decoded through pcwt_decode against the source and opj_decompress, unsupported
+# features refused, damaged streams refused without over-reads (label j2k; skips without
+# libopenjp2-tools).
+add_executable(test_j2k_decoder ${CMAKE_CURRENT_LIST_DIR}/test_j2k_decoder.cpp)
+target_link_libraries(test_j2k_decoder PRIVATE pcwt GTest::gtest_main)
+target_include_directories(test_j2k_decoder PRIVATE ${PROJECT_SOURCE_DIR}/codec/src ${CMAKE_CURRENT_LIST_DIR}
+  ${CMAKE_CURRENT_LIST_DIR}/../j2kt1)
+target_compile_options(test_j2k_decoder PRIVATE ${PCWT_WARNINGS})
+gtest_discover_tests(test_j2k_decoder TEST_PREFIX "j2kdec." DISCOVERY_TIMEOUT 60 PROPERTIES LABELS j2k TIMEOUT 300)

@@ -1,0 +1,149 @@
+// The library's JPEG 2000 decoder (codec/src/j2k_*.c, pcwt_decode on a JPEG 2000 codestream):
+// streams made at test time by opj_compress over sizes, levels, code-block sizes, bit depths,
+// signedness, components and colour transform, layers, progression orders, precincts, SOP/EPH
+// and code-block styles decode to the source image (lossless) and to opj_decompress's samples;
+// what the decoder does not do is refused as unsupported. Skips without libopenjp2-tools.
+#include "j2k_opj_util.h"
+
+#include "pcwt.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <memory>
+
+using namespace j2kt1;
+
+namespace {
+
+struct Case {
+    const char *name;
+    uint32_t w, h, comps, bits;
+    bool sgn;
+    const char *args; // opj_compress options
+};
+
+std::ostream &operator<<(std::ostream &o, const Case &c) { return o << c.name; }
+
+const Case kCases[] = {
+    {"one_pixel", 1, 1, 1, 8, false, "-n 1"},
+    {"one_row", 77, 1, 1, 8, false, "-n 1"},
+    {"one_column", 1, 65, 1, 12, false, "-n 1"},
+    {"two_by_two", 2, 2, 1, 8, false, "-n 2"},
+    {"odd_levels1", 33, 29, 1, 12, false, "-n 2"},
+    {"odd_levels3", 97, 75, 1, 14, true, "-n 4"},
+    {"levels0", 50, 40, 1, 16, false, "-n 1"},
+    {"levels6", 300, 200, 1, 16, true, "-n 7"},
+    {"levels8", 512, 300, 1, 12, false, "-n 9"},
+    {"ct512", 512, 512, 1, 16, true, "-n 6"},
+    {"u8", 130, 70, 1, 8, false, "-n 5"},
+    {"s8", 130, 70, 1, 8, true, "-n 5"},
+    {"u10", 130, 70, 1, 10, false, "-n 5"},
+    {"u12", 130, 70, 1, 12, false, "-n 5"},
+    {"s12", 130, 70, 1, 12, true, "-n 5"},
+    {"u15", 130, 70, 1, 15, false, "-n 5"},
+    {"u16", 130, 70, 1, 16, false, "-n 5"},
+    {"s16", 130, 70, 1, 16, true, "-n 5"},
+    {"bits1", 64, 33, 1, 1, false, "-n 3"},
+    {"bits4", 64, 33, 1, 4, false, "-n 3"},
+    {"rgb8_mct", 120, 90, 3, 8, false, "-n 4"},
+    {"rgb8_nomct", 120, 90, 3, 8, false, "-n 4 -mct 0"},
+    {"rgb16_mct", 67, 45, 3, 16, false, "-n 3"},
+    {"rgb12s_mct", 67, 45, 3, 12, true, "-n 3"},
+    {"cblk16", 200, 150, 1, 12, false, "-n 4 -b 16,16"},
+    {"cblk4x1024", 60, 1100, 1, 12, false, "-n 3 -b 4,1024"},
+    {"cblk128x32", 300, 100, 1, 12, false, "-n 3 -b 128,32"},
+    {"cblk32x8", 100, 100, 1, 12, false, "-n 3 -b 32,8"},
+    {"layers3", 200, 150, 1, 12, false, "-n 4 -r 20,10,1"},
+    {"layers5_rgb", 100, 80, 3, 8, false, "-n 3 -r 40,20,10,5,1"},
+    {"rlcp_layers", 200, 150, 1, 12, false, "-n 4 -p RLCP -r 10,1"},
+    {"rpcl", 200, 150, 1, 12, false, "-n 4 -p RPCL -r 10,1"},
+    {"pcrl", 200, 150, 1, 12, false, "-n 4 -p PCRL -r 10,1"},
+    {"cprl", 200, 150, 3, 8, false, "-n 4 -p CPRL -r 10,1"},
+    {"precincts", 300, 200, 1, 12, false, "-n 4 -c [64,64],[32,32],[16,16]"},
+    {"precincts_rpcl", 300, 200, 3, 8, false, "-n 4 -p RPCL -c [128,128],[64,64] -r 5,1"},
+    {"precincts_pcrl", 257, 199, 1, 16, true, "-n 5 -p PCRL -c [32,32] -b 16,16"},
+    {"precincts_cprl", 257, 199, 3, 10, false, "-n 3 -p CPRL -c [16,16] -b 8,8 -r 3,1"},
+    {"precincts_small", 100, 90, 1, 8, false, "-n 3 -c [16,16],[8,8],[4,4] -b 4,4"},
+    {"sop_eph", 200, 150, 1, 12, false, "-n 4 -SOP -EPH -r 10,1"},
+    {"sop_eph_rgb_rpcl", 100, 80, 3, 8, false, "-n 3 -SOP -EPH -p RPCL -c [32,32]"},
+    {"bypass", 100, 90, 1, 16, false, "-n 3 -M 1"},
+    {"termall", 100, 90, 1, 12, false, "-n 3 -M 4"},
+    {"all_styles_layers", 100, 90, 1, 16, true, "-n 3 -M 63 -r 10,3,1"},
+    {"bypass_layers", 100, 90, 1, 16, false, "-n 3 -M 1 -r 8,4,1"},
+    {"tile_parts", 200, 150, 3, 8, false, "-n 4 -TP R"},
+    {"tile_parts_c", 200, 150, 3, 8, false, "-n 4 -TP C -p CPRL"},
+};
+
+class J2kStream : public ::testing::TestWithParam<Case> {};
+
+// pcwt_decode of a JPEG 2000 codestream into the layout pcwt_read_header gives: planar values
+std::vector<int32_t> pcwtDecode(const std::vector<uint8_t> &cs, pcwt_status &st, std::string &msg,
+                                pcwt_backend backend = PCWT_BACKEND_CPU)
+{
+    pcwt_header_info info;
+    st = pcwt_read_header(cs.data(), cs.size(), &info);
+    if (st != PCWT_OK)
+        return {};
+    const pcwt_image_desc &d = info.desc;
+    std::vector<uint8_t> out(pcwt_image_size(&d));
+    std::unique_ptr<pcwt_decoder, void (*)(pcwt_decoder *)> dec(pcwt_decoder_create(), pcwt_decoder_destroy);
+    st = pcwt_decoder_set_backend(dec.get(), backend);
+    if (st == PCWT_OK)
+        st = pcwt_decode(dec.get(), cs.data(), cs.size(), out.data(), out.size());
+    msg = pcwt_decoder_last_error(dec.get());
+    if (st != PCWT_OK)
+        return {};
+    const size_t px = size_t(d.width) * d.height;
+    std::vector<int32_t> v(px * d.components);
+    for (size_t p = 0; p < px; ++p)
+        for (uint32_t c = 0; c < d.components; ++c) {
+            const size_t i = p * d.components + c;
+            int32_t x;
+            if (d.bits_allocated == 8)
+                x = d.is_signed ? int32_t(int8_t(out[i])) : int32_t(out[i]);
+            else {
+                uint16_t w;
+                std::memcpy(&w, &out[2 * i], 2);
+                x = d.is_signed ? int32_t(int16_t(w)) : int32_t(w);
+            }
+            v[c * px + p] = x;
+        }
+    return v;
+}
+
+TEST_P(J2kStream, EqualsSourceAndOpenJPEG)
+{
+    if (!haveOpj())
+        GTEST_SKIP() << "opj_compress/opj_decompress missing (libopenjp2-tools)";
+    const Case &c = GetParam();
+    const Image im = makeImage(c.w, c.h, c.comps, c.bits, c.sgn, c.w * 31 + c.bits);
+    const std::vector<uint8_t> cs = opjEncode(im, c.args);
+    ASSERT_FALSE(cs.empty()) << "opj_compress failed on " << c.name << " " << c.args;
+    pcwt_header_info info;
+    ASSERT_EQ(pcwt_read_header(cs.data(), cs.size(), &info), PCWT_OK);
+    EXPECT_EQ(info.format_version, 0u);
+    EXPECT_EQ(info.desc.width, c.w);
+    EXPECT_EQ(info.desc.height, c.h);
+    EXPECT_EQ(info.desc.components, c.comps);
+    EXPECT_EQ(info.desc.bits_stored, c.bits);
+    EXPECT_EQ(info.desc.is_signed, c.sgn ? 1u : 0u);
+    pcwt_status st;
+    std::string msg;
+    const std::vector<int32_t> ours = pcwtDecode(cs, st, msg);
+    ASSERT_EQ(st, PCWT_OK) << msg;
+    const std::vector<int32_t> opj = opjDecode(cs, im);
+    ASSERT_EQ(opj.size(), im.v.size()) << "opj_decompress failed";
+    size_t bad = 0, first = 0;
+    for (size_t i = 0; i < ours.size(); ++i)
+        if (ours[i] != opj[i] && !bad++)
+            first = i;
+    EXPECT_EQ(bad, 0u) << "first difference at " << first << ": ours " << ours[first] << " OpenJPEG " << opj[first];
+    // opj_compress's -r rates make lossy layers only above the last one (1: lossless)
+    EXPECT_TRUE(ours == im.v) << "not the source image";
+}
+
+INSTANTIATE_TEST_SUITE_P(Opj, J2kStream, ::testing::ValuesIn(kCases),
+                         [](const ::testing::TestParamInfo<Case> &i) { return std::string(i.param.name); });
+
+} // namespace
