@@ -8,12 +8,15 @@
 #include "dcmtk/config/osconfig.h"
 
 #include "dcmtk/dcmdata/dcdeftag.h"
+#include "dcmtk/dcmdata/dcfilefo.h"
+#include "dcmtk/dcmdata/dcmetinf.h"
 #include "dcmtk/dcmdata/dcpixel.h"
 #include "dcmtk/dcmdata/dcpixseq.h"
 #include "dcmtk/dcmdata/dcxfer.h"
 #include "dcmtk/dcmnet/dimse.h"
 
 #include "ingest.h"
+#include "netcarrier.h"
 #include "pcwt_dicom.h"
 
 #include <algorithm>
@@ -35,12 +38,41 @@ bool getUint(DcmDataset *ds, const DcmTagKey& key, Uint32& value)
   return true;
 }
 
+/// the data set of a file whose meta information names HTJ2K: DCMTK 3.6.7 does not know the UID
+/// and reads it as Explicit VR Little Endian, its Pixel Data a pixel sequence (netcarrier.h)
+bool inCarriedFile(DcmDataset *ds)
+{
+  DcmObject *parent = ds->getParent();
+  if (parent == NULL || parent->ident() != EVR_fileFormat) return false;
+  DcmMetaInfo *meta = OFstatic_cast(DcmFileFormat *, parent)->getMetaInfo();
+  OFString ts;
+  return meta != NULL && meta->findAndGetOFString(DCM_TransferSyntaxUID, ts).good() &&
+         DPNetIsCarriedSyntax(ts.c_str());
+}
+
 } // namespace
+
+bool DPSCPStringOf(DcmDataset *ds, const DcmTagKey& key, OFString& value)
+{
+  value.clear();
+  DcmElement *elem = NULL;
+  if (ds == NULL || ds->findAndGetElement(key, elem).bad() || elem == NULL) return false;
+  if (elem->ident() != EVR_UN) return elem->getOFString(value, 0).good();
+  // a value of VR UN (an implicit VR file converted without a dictionary): its bytes as text
+  Uint8 *bytes = NULL;
+  if (elem->getUint8Array(bytes).bad() || bytes == NULL) return elem->getLength() == 0;
+  value.assign(OFreinterpret_cast(const char *, bytes), elem->getLength());
+  const size_t cut = value.find('\\');
+  if (cut != OFString_npos) value.erase(cut);
+  while (!value.empty() && (value[value.length() - 1] == ' ' || value[value.length() - 1] == '\0'))
+    value.erase(value.length() - 1);
+  return true;
+}
 
 Uint16 DPSCPCheckDataset(DcmDataset *ds, const OFString& requestSOPClass, std::string& why)
 {
   OFString sopClass;
-  if (ds->findAndGetOFString(DCM_SOPClassUID, sopClass).good() && !requestSOPClass.empty() &&
+  if (DPSCPStringOf(ds, DCM_SOPClassUID, sopClass) && !requestSOPClass.empty() &&
       sopClass != requestSOPClass)
   {
     why = "SOP Class UID " + std::string(sopClass.c_str()) + " of the data set differs from the request's " +
@@ -87,7 +119,7 @@ Uint16 DPSCPCheckDataset(DcmDataset *ds, const OFString& requestSOPClass, std::s
   }
 
   DcmXfer xfer(ds->getOriginalXfer());
-  if (xfer.isEncapsulated())
+  if (xfer.isEncapsulated() || inCarriedFile(ds))
   {
     // each frame takes one fragment or more
     DcmPixelSequence *seq = NULL;

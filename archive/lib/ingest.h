@@ -24,6 +24,12 @@
 /// PS3.7 C.4: a general failure in processing the operation (not in dcmnet's list for C-STORE)
 #define DPSCP_STATUS_ProcessingFailure 0x0110
 
+/** the first value of a string attribute, also when its VR is UN (the value's bytes, trailing
+ *  spaces and NULs removed): data sets from files written with every VR UN arrive so
+ *  @return false when absent or unreadable (value empty)
+ */
+bool DPSCPStringOf(DcmDataset *ds, const DcmTagKey& key, OFString& value);
+
 /** look at a received data set (its large values need not be loaded): the SOP Class UID against
  *  the request's, and for an image, the image pixel module against itself and against the size
  *  of Pixel Data (uncompressed: exactly the declared frames, plus a pad byte when odd;

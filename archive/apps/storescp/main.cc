@@ -33,6 +33,7 @@
 #include "walk.h"
 #include "ingest.h"
 #include "net.h"
+#include "netcarrier.h"
 #include "tls.h"
 #include "verify.h"
 
@@ -171,14 +172,15 @@ bool moveInto(const std::string& from, const std::string& dir, const std::string
 
 /// the transfer syntaxes accepted for storage, in order of preference: lossless compressed (fewer
 /// bytes on the wire), uncompressed, then those that may be lossy (lossy ones are stored as
-/// received; a JPEG 2000 (.91) codestream is lossless or not by its headers). HTJ2K is not among
-/// them: DCMTK 3.6.7's network layer cannot receive a data set in a transfer syntax it does not know.
+/// received; a JPEG 2000 (.91) or HTJ2K (.203) codestream is lossless or not by its headers).
+/// HTJ2K, which DCMTK 3.6.7 does not know, is received under its carriers (netcarrier.h).
 const char *g_storeXfers[] = {
   UID_JPEGLSLosslessTransferSyntax, UID_JPEGProcess14SV1TransferSyntax, UID_JPEGProcess14TransferSyntax,
-  UID_RLELosslessTransferSyntax, UID_JPEG2000LosslessOnlyTransferSyntax, UID_LittleEndianExplicitTransferSyntax,
+  UID_RLELosslessTransferSyntax, UID_JPEG2000LosslessOnlyTransferSyntax, DCMPCWT_HTJ2K_LOSSLESS_UID,
+  DCMPCWT_HTJ2K_LOSSLESS_RPCL_UID, UID_LittleEndianExplicitTransferSyntax,
   UID_BigEndianExplicitTransferSyntax, UID_LittleEndianImplicitTransferSyntax,
-  UID_DeflatedExplicitVRLittleEndianTransferSyntax, UID_JPEG2000TransferSyntax, UID_JPEGProcess1TransferSyntax,
-  UID_JPEGProcess2_4TransferSyntax, UID_JPEGLSLossyTransferSyntax};
+  UID_DeflatedExplicitVRLittleEndianTransferSyntax, UID_JPEG2000TransferSyntax, DCMPCWT_HTJ2K_UID,
+  UID_JPEGProcess1TransferSyntax, UID_JPEGProcess2_4TransferSyntax, UID_JPEGLSLossyTransferSyntax};
 const char *g_echoXfers[] = {
   UID_LittleEndianExplicitTransferSyntax, UID_BigEndianExplicitTransferSyntax, UID_LittleEndianImplicitTransferSyntax};
 const char *g_verification[] = {UID_VerificationSOPClass};
@@ -232,6 +234,13 @@ protected:
     DPSCPAbortConnection(assoc_);
   }
 
+  /// the A-ASSOCIATE-AC is sent: HTJ2K contexts go under their carriers from now on
+  virtual void notifyAssociationAcknowledge()
+  {
+    if (assoc_ != NULL) carried_ = DPNetCarryUnknownSyntaxes(assoc_->params);
+    DcmThreadSCP::notifyAssociationAcknowledge();
+  }
+
   virtual void notifyAssociationRequest(const T_ASC_Parameters& params, DcmSCPActionType& desiredAction)
   {
     params_ = OFconst_cast(T_ASC_Parameters *, &params);
@@ -277,7 +286,12 @@ protected:
     }
     const std::string received = stage + "/received.dcm";
     overLimit_ = false;
-    OFCondition cond = receiveSTORERequest(req, presID, OFString(received.c_str()));
+    OFCondition cond;
+    if (carried_.count(presID))
+      cond = DPNetReceiveCarriedToFile(assoc_, req, presID, carried_[presID], received, getDIMSEBlockingMode(),
+                                       OFstatic_cast(int, getDIMSETimeout()), receiveProgress, this);
+    else
+      cond = receiveSTORERequest(req, presID, OFString(received.c_str()));
     if (cond.bad())
     {
       if (!overLimit_) OFLOG_ERROR(scpLogger, "receiving C-STORE data set failed: " << cond.text());
@@ -321,11 +335,11 @@ private:
         return STATUS_STORE_Error_CannotUnderstand;
       }
       DcmDataset *ds = ff.getDataset();
-      ds->findAndGetOFString(DCM_PatientID, patient);
-      ds->findAndGetOFString(DCM_StudyInstanceUID, study);
-      ds->findAndGetOFString(DCM_SeriesInstanceUID, series);
-      ds->findAndGetOFString(DCM_SOPInstanceUID, instance);
-      ds->findAndGetOFString(DCM_SOPClassUID, sopClass);
+      DPSCPStringOf(ds, DCM_PatientID, patient);
+      DPSCPStringOf(ds, DCM_StudyInstanceUID, study);
+      DPSCPStringOf(ds, DCM_SeriesInstanceUID, series);
+      DPSCPStringOf(ds, DCM_SOPInstanceUID, instance);
+      DPSCPStringOf(ds, DCM_SOPClassUID, sopClass);
       // defence in depth before the codec's own checks: an image whose pixel data contradicts its
       // module is never acknowledged (part of it would be archived as the whole)
       std::string why;
@@ -399,6 +413,14 @@ private:
 
   T_ASC_Parameters *params_;
   T_ASC_Association *assoc_;
+  /// the association's HTJ2K contexts (under their carriers), with their UIDs
+  DPNetCarried carried_;
+
+  /// DIMSE's progress callback for receiving on a carried context
+  static void receiveProgress(void *self, unsigned long bytes)
+  {
+    OFstatic_cast(DPCWTStoreSCP *, self)->notifyRECEIVEProgress(bytes);
+  }
   /// the data set being received went over --max-object-size
   bool overLimit_;
 

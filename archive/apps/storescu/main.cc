@@ -3,20 +3,21 @@
  *
  *  Purpose: pcwt-storescu: a Storage SCU (DCMTK dcmnet) that sends archive files (PCWT, or any
  *           syntax DCMTK 3.6.7 decodes) to a peer, decompressing them on the fly to what the peer
- *           accepted: the file's own standard transfer syntax when accepted, else JPEG-LS
- *           Lossless when offered and accepted, else uncompressed (explicit or implicit VR little
- *           endian). PCWT itself never goes on the wire (its UID is private).
+ *           accepted: the file's own standard transfer syntax when accepted (HTJ2K too, under
+ *           its carrier: netcarrier.h), else JPEG-LS Lossless when offered and accepted, else
+ *           uncompressed (explicit or implicit VR little endian). PCWT itself never goes on the
+ *           wire (its UID is private).
  */
 
 #include "dcmtk/config/osconfig.h"
 
 #include "dcmtk/dcmdata/cmdlnarg.h"
 #include "dcmtk/dcmdata/dcdeftag.h"
+#include "dcmtk/dcmdata/dcmetinf.h"
 #include "dcmtk/dcmdata/dcuid.h"
 #include "dcmtk/dcmdata/dcxfer.h"
 #include "dcmtk/dcmnet/diutil.h"
 #include "dcmtk/dcmnet/dimse.h"
-#include "dcmtk/dcmnet/scu.h"
 #include "dcmtk/ofstd/ofconapp.h"
 #include "dcmtk/ofstd/ofstd.h"
 
@@ -25,6 +26,8 @@
 #include "dcmpcwt/dputil.h"
 #include "dpappopt.h"
 #include "dpapps.h"
+#include "assoc.h"
+#include "netcarrier.h"
 #include "walk.h"
 
 #include <algorithm>
@@ -67,10 +70,12 @@ bool isUncompressed(const std::string& ts)
          ts == UID_BigEndianExplicitTransferSyntax;
 }
 
-/// a standard transfer syntax DCMTK knows (not PCWT's private one)
+/// a standard transfer syntax a file can be sent in as it is: one DCMTK knows (not PCWT's private
+/// one), or HTJ2K (under its carrier)
 bool isStandard(const std::string& ts)
 {
-  return ts != DCMPCWT_TRANSFER_SYNTAX_UID && DcmXfer(ts.c_str()).getXfer() != EXS_Unknown;
+  return (ts != DCMPCWT_TRANSFER_SYNTAX_UID && DcmXfer(ts.c_str()).getXfer() != EXS_Unknown) ||
+         DPNetIsCarriedSyntax(ts);
 }
 
 void collect(const std::string& input, std::vector<std::string>& files)
@@ -212,51 +217,30 @@ int main(int argc, char *argv[])
     if (isStandard(f.xfer) && !isUncompressed(f.xfer) && f.xfer != UID_JPEGLSLosslessTransferSyntax)
       s.insert(f.xfer);
   }
-  DcmSCU scu;
-  scu.setAETitle(opt_ourTitle);
-  scu.setPeerHostName(opt_peer);
-  scu.setPeerPort(OFstatic_cast(Uint16, opt_port));
-  scu.setPeerAETitle(opt_peerTitle);
-  scu.setMaxReceivePDULength(OFstatic_cast(Uint32, opt_maxPDU));
-  scu.setConnectionTimeout(OFstatic_cast(Sint32, opt_timeout));
-  scu.setACSETimeout(OFstatic_cast(Uint32, opt_acseTimeout));
-  if (opt_dimseTimeout > 0)
-  {
-    scu.setDIMSEBlockingMode(DIMSE_NONBLOCKING);
-    scu.setDIMSETimeout(OFstatic_cast(Uint32, opt_dimseTimeout));
-  }
-  unsigned contexts = 0;
+  DPSCUSettings settings;
+  settings.peer = opt_peer;
+  settings.port = OFstatic_cast(unsigned, opt_port);
+  settings.ourTitle = opt_ourTitle;
+  settings.peerTitle = opt_peerTitle;
+  settings.maxPDU = OFstatic_cast(unsigned, opt_maxPDU);
+  settings.connectTimeout = OFstatic_cast(int, opt_timeout);
+  settings.acseTimeout = OFstatic_cast(int, opt_acseTimeout);
+  settings.dimseTimeout = OFstatic_cast(unsigned, opt_dimseTimeout);
+  DPSCUAssociation scu;
   for (std::map<std::string, std::set<std::string> >::const_iterator it = own.begin(); it != own.end(); ++it)
   {
-    OFList<OFString> unc;
-    unc.push_back(UID_LittleEndianExplicitTransferSyntax);
-    unc.push_back(UID_LittleEndianImplicitTransferSyntax);
-    scu.addPresentationContext(it->first.c_str(), unc);
-    ++contexts;
-    if (opt_jpegls)
-    {
-      OFList<OFString> jls;
-      jls.push_back(UID_JPEGLSLosslessTransferSyntax);
-      scu.addPresentationContext(it->first.c_str(), jls);
-      ++contexts;
-    }
-    for (const std::string& ts : it->second)
-    {
-      OFList<OFString> one;
-      one.push_back(ts.c_str());
-      scu.addPresentationContext(it->first.c_str(), one);
-      ++contexts;
-    }
+    scu.propose(it->first, {UID_LittleEndianExplicitTransferSyntax, UID_LittleEndianImplicitTransferSyntax});
+    if (opt_jpegls) scu.propose(it->first, {UID_JPEGLSLosslessTransferSyntax});
+    for (const std::string& ts : it->second) scu.propose(it->first, {ts});
   }
-  if (contexts > 128)
+  if (scu.proposed() > 128)
   {
-    OFLOG_FATAL(scuLogger, "too many SOP classes and transfer syntaxes for one association (" << contexts
+    OFLOG_FATAL(scuLogger, "too many SOP classes and transfer syntaxes for one association (" << scu.proposed()
                 << " presentation contexts, at most 128): send fewer files at once");
     return EXITCODE_ERROR;
   }
 
-  OFCondition cond = scu.initNetwork();
-  if (cond.good()) cond = scu.negotiateAssociation();
+  OFCondition cond = scu.open(settings);
   if (cond.bad())
   {
     OFLOG_FATAL(scuLogger, "cannot negotiate an association with " << opt_peer << ":" << opt_port << ": " << cond.text());
@@ -266,7 +250,7 @@ int main(int argc, char *argv[])
   unsigned sent = 0;
   for (const FileInfo& f : files)
   {
-    if (!scu.isConnected())
+    if (!scu.connected())
     {
       OFLOG_ERROR(scuLogger, "association lost, not sent: " << f.path);
       ++failed;
@@ -287,12 +271,12 @@ int main(int argc, char *argv[])
     // 1. the file as it is, when the peer accepted its own standard syntax
     if (isStandard(f.xfer))
     {
-      pcid = scu.findPresentationContextID(f.sopClass.c_str(), f.xfer.c_str());
+      pcid = scu.find(f.sopClass, f.xfer);
       if (pcid != 0) how = "as is";
     }
     // 2. JPEG-LS Lossless
     const T_ASC_PresentationContextID jlsID =
-      opt_jpegls ? scu.findPresentationContextID(f.sopClass.c_str(), UID_JPEGLSLosslessTransferSyntax) : 0;
+      opt_jpegls ? scu.find(f.sopClass, UID_JPEGLSLosslessTransferSyntax) : 0;
     if (pcid == 0 && jlsID != 0 && ds->tagExists(DCM_PixelData))
     {
       const OFCondition c = ds->chooseRepresentation(EXS_JPEGLSLossless, NULL);
@@ -307,8 +291,8 @@ int main(int argc, char *argv[])
     // 3. uncompressed
     if (pcid == 0)
     {
-      const T_ASC_PresentationContextID ele = scu.findPresentationContextID(f.sopClass.c_str(), UID_LittleEndianExplicitTransferSyntax);
-      const T_ASC_PresentationContextID ile = scu.findPresentationContextID(f.sopClass.c_str(), UID_LittleEndianImplicitTransferSyntax);
+      const T_ASC_PresentationContextID ele = scu.find(f.sopClass, UID_LittleEndianExplicitTransferSyntax);
+      const T_ASC_PresentationContextID ile = scu.find(f.sopClass, UID_LittleEndianImplicitTransferSyntax);
       const E_TransferSyntax x = ele ? EXS_LittleEndianExplicit : EXS_LittleEndianImplicit;
       if (ele || ile)
       {
@@ -330,7 +314,11 @@ int main(int argc, char *argv[])
       continue;
     }
     Uint16 status = 0;
-    cond = scu.sendSTORERequest(pcid, "", ds, status);
+    // the affected SOP instance: the file's meta information, else the data set's
+    OFString instance;
+    if (ff.getMetaInfo()->findAndGetOFString(DCM_MediaStorageSOPInstanceUID, instance).bad() || instance.empty())
+      ds->findAndGetOFString(DCM_SOPInstanceUID, instance);
+    cond = scu.store(pcid, ds, f.sopClass, instance.c_str(), status);
     if (cond.bad())
     {
       OFLOG_ERROR(scuLogger, "C-STORE of " << f.path << " failed: " << cond.text());
@@ -349,7 +337,7 @@ int main(int argc, char *argv[])
                  << (status != STATUS_Success ? ", with a warning" : ""));
     }
   }
-  if (scu.isConnected()) scu.releaseAssociation();
+  scu.release();
 
   OFLOG_INFO(scuLogger, sent << " sent, " << failed << " failed");
   DPCWTEncoderRegistration::cleanup();
