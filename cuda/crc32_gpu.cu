@@ -54,10 +54,10 @@ __device__ inline void warp_combine(uint32_t &crc, uint64_t &len)
 
 constexpr uint32_t CRC_THREADS = 256, CRC_SLICE = CRC_SPAN / CRC_THREADS;
 
-// The plane's payload: the header's range when decoding, its group records (contiguous) when
-// encoding.
-__device__ inline void plane_payload(const GpuPlane &p, const GpuGroup *groups, int verify, uint64_t &off,
-                                     uint64_t &len)
+// The plane's payload: the header's range when decoding, its value map and group records
+// (contiguous) when encoding.
+__device__ inline void plane_payload(const GpuPlane &p, const GpuPlaneState &st, const GpuGroup *groups,
+                                     int verify, uint64_t &off, uint64_t &len)
 {
     off = p.payload_off;
     len = p.payload_len;
@@ -69,6 +69,8 @@ __device__ inline void plane_payload(const GpuPlane &p, const GpuGroup *groups, 
         off = first.offset;
         len = last.offset + last.bytes - off;
     }
+    off -= st.map_len;
+    len += st.map_len;
 }
 
 __device__ inline uint32_t crc_word(const uint32_t (*t)[256], uint32_t c)
@@ -100,12 +102,13 @@ __device__ inline uint32_t crc_slice(const uint32_t (*t)[256], const uint8_t *q,
 // a thread per CRC_SLICE bytes; the slices are folded in order into parts[plane * blocks + x].
 // Spans, not group records (a polynomial power per record) or a block per plane (each thread
 // waiting on its own loads), keep every thread's loads in flight whatever the batch.
-__global__ void slice_crcs(const GpuPlane *planes, uint32_t first, const GpuGroup *groups,
-                           const uint8_t *stream, int verify, GpuCrcPart *parts, uint32_t blocks)
+__global__ void slice_crcs(const GpuPlane *planes, const GpuPlaneState *state, uint32_t first,
+                           const GpuGroup *groups, const uint8_t *stream, int verify, GpuCrcPart *parts,
+                           uint32_t blocks)
 {
     const uint32_t pi = first + blockIdx.y;
     uint64_t off, len;
-    plane_payload(planes[pi], groups, verify, off, len);
+    plane_payload(planes[pi], state[pi], groups, verify, off, len);
     const uint64_t span = uint64_t(blockIdx.x) * CRC_SPAN;
     if (span >= len)
         return; // past the payload (the grid is sized for the largest plane)
@@ -144,7 +147,7 @@ __global__ void fold_plane_crcs(const GpuPlane *planes, uint32_t count, const Gp
     const uint32_t lane = threadIdx.x & 31;
     const GpuPlane p = planes[pi];
     uint64_t off, len;
-    plane_payload(p, groups, verify, off, len);
+    plane_payload(p, state[pi], groups, verify, off, len);
     const uint64_t spans = (len + CRC_SPAN - 1) / CRC_SPAN, nb = spans < blocks ? spans : blocks;
     const uint32_t s = uint32_t((nb + 31) / 32);
     const uint32_t a = min(uint32_t(nb), lane * s), e = min(uint32_t(nb), a + s);
@@ -194,7 +197,7 @@ void gpu_plane_crcs(const DeviceBatch &b, uint32_t plane_count, uint32_t blocks,
     if (!plane_count)
         return;
     gpu_for_entries(plane_count, [&](uint32_t first, uint32_t n) {
-        slice_crcs<<<dim3(blocks, n), CRC_THREADS, 0, s>>>(b.planes, first, b.groups, b.stream, verify,
+        slice_crcs<<<dim3(blocks, n), CRC_THREADS, 0, s>>>(b.planes, b.state, first, b.groups, b.stream, verify,
                                                             b.crc_parts, blocks);
         CUDA_CHECK_LAUNCH();
     });

@@ -27,6 +27,8 @@ const char *gpu_error_text(uint32_t e)
     case GPU_ERR_CRC: return "payload checksum mismatch";
     case GPU_ERR_TRAILING: return "bytes after the last group";
     case GPU_ERR_MQD: return "an MQD above its element's largest level";
+    case GPU_ERR_VALUE_MAP: return "value map: malformed, or values outside the plane's range";
+    case GPU_ERR_RANK: return "value map: a rank outside the map";
     default: return "corrupt codestream";
     }
 }
@@ -42,9 +44,11 @@ FrameSpec spec_from_header(const pcwt_header_info &h, uint64_t sample_off)
     f.profile = h.profile;
     f.rct = h.colour_transform;
     f.columns_first = h.columns_first;
-    for (uint32_t i = 0; i < h.plane_count; i++)
+    for (uint32_t i = 0; i < h.plane_count; i++) {
         if (h.planes[i].kind == 1)
             f.high[h.planes[i].component] = 1;
+        f.mapped[h.planes[i].component][h.planes[i].kind ? 1 : 0] = h.planes[i].value_map;
+    }
     f.sample_off = sample_off;
     return f;
 }
@@ -121,6 +125,10 @@ void run_device_decode(pcwt_gpu *g, Slot &sl)
     DeviceBatch &d = sl.dev;
     cudaStream_t s = g->stream;
     const uint32_t np = uint32_t(L.planes.size());
+    if (L.vmap_planes) { // the maps first: the groups follow them
+        gpu_vmap_read(d, np, s);
+        gpu_mark(g, "value maps");
+    }
     gpu_group_walk(d, np, s);
     gpu_mark(g, "locate groups");
     gpu_plane_crcs(d, np, sl.crc_blocks, 1, s);
@@ -169,6 +177,8 @@ void run_device_decode(pcwt_gpu *g, Slot &sl)
         any_values |= p.kind == 0;
         any_high |= p.kind == 1;
     }
+    if (L.vmap_planes) // ranks back to values, before any plane is exported
+        gpu_vmap_values(d, L, s);
     // Values first, then XOR in the high bits; a launch whose blocks would all return is skipped.
     const uint32_t ne = uint32_t(L.export_planes.size());
     if (any_values)

@@ -82,11 +82,11 @@ __device__ inline int element_mqd(const GpuLevel &e, const GpuBand *bands, int32
 // A level input value: the frame's samples on level 1 (IMPORT), else the finer level's LL.
 template <bool IMPORT>
 __device__ inline int32_t level_value(const GpuLevel &e, const GpuPlane *planes,
-                                      const uint8_t *samples, const int32_t *i32, uint32_t row,
-                                      uint32_t col)
+                                      const uint8_t *samples, const uint32_t *vmap, const int32_t *i32,
+                                      uint32_t row, uint32_t col)
 {
     if (IMPORT)
-        return import_value(planes[e.plane], samples, row, col);
+        return import_value(planes[e.plane], samples, vmap, row, col);
     return i32[e.in + uint64_t(row) * e.c + col];
 }
 
@@ -103,7 +103,8 @@ constexpr uint32_t FWD_TILE = 2 * FR * FC > 2 * CR * 2 * CW ? 2 * FR * FC : 2 * 
 
 template <bool IMPORT>
 __global__ void fwd_level(const GpuLevel *levels, const GpuBand *bands, const GpuPlane *planes,
-                          GpuPlaneState *state, const uint8_t *samples, int32_t *i32, int8_t *i8)
+                          GpuPlaneState *state, const uint8_t *samples, const uint32_t *vmap, int32_t *i32,
+                          int8_t *i8)
 {
     __shared__ int32_t tile[FWD_TILE];
     const GpuLevel e = levels[blockIdx.y];
@@ -126,7 +127,7 @@ __global__ void fwd_level(const GpuLevel *levels, const GpuBand *bands, const Gp
                 continue; // never read
             int32_t lo = 0, hi = 0; // the padding column gets 0
             if (j < e.c / 2)
-                lift_pair([&](int m) { return level_value<IMPORT>(e, planes, samples, i32, uint32_t(row), uint32_t(m)); },
+                lift_pair([&](int m) { return level_value<IMPORT>(e, planes, samples, vmap, i32, uint32_t(row), uint32_t(m)); },
                           int(j), int(e.c), lo, hi);
             half_rows[0][t][jj] = lo;
             half_rows[1][t][jj] = hi;
@@ -146,7 +147,7 @@ __global__ void fwd_level(const GpuLevel *levels, const GpuBand *bands, const Gp
                 continue; // never read
             int32_t lo = 0, hi = 0; // the padding row gets 0
             if (i < e.r / 2)
-                lift_pair([&](int m) { return level_value<IMPORT>(e, planes, samples, i32, uint32_t(m), uint32_t(col)); },
+                lift_pair([&](int m) { return level_value<IMPORT>(e, planes, samples, vmap, i32, uint32_t(m), uint32_t(col)); },
                           int(i), int(e.r), lo, hi);
             half_cols[0][ii][t & 1][t >> 1] = lo;
             half_cols[1][ii][t & 1][t >> 1] = hi;
@@ -310,10 +311,10 @@ void gpu_dwt_forward_level(const DeviceBatch &b, const GpuLevel *lv, uint32_t co
     gpu_for_entries(count, [&](uint32_t first, uint32_t n) {
         const dim3 grid(tiles(m.r / 4 + 1, m.bc / 2), n), block(TX, TY); // mr <= r / 4 + 1
         if (finest)
-            fwd_level<true><<<grid, block, 0, s>>>(lv + first, b.bands, b.planes, b.state, b.samples,
+            fwd_level<true><<<grid, block, 0, s>>>(lv + first, b.bands, b.planes, b.state, b.samples, b.vmap,
                                                    b.i32, b.i8);
         else
-            fwd_level<false><<<grid, block, 0, s>>>(lv + first, b.bands, b.planes, b.state, b.samples,
+            fwd_level<false><<<grid, block, 0, s>>>(lv + first, b.bands, b.planes, b.state, b.samples, b.vmap,
                                                     b.i32, b.i8);
         CUDA_CHECK_LAUNCH();
     });

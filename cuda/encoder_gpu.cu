@@ -9,6 +9,7 @@
 
 extern "C" {
 #include "container.h"
+#include "group_coder.h"
 #include "plan.h"
 }
 
@@ -32,6 +33,7 @@ FrameSpec spec_of(const pcwt_encode_params *p, const pcwt_image_desc &d, uint64_
     f.rct = fc.colour_transform;
     f.columns_first = fc.columns_first;
     f.low_bits = uint32_t(p->low_bits);
+    f.value_map = uint32_t(p->value_map) + 1; // the layout gives compact planes their maps
     f.sample_off = sample_off;
     return f;
 }
@@ -43,6 +45,10 @@ void run_device_encode(pcwt_gpu *g, Slot &sl)
     DeviceBatch &d = sl.dev;
     cudaStream_t s = g->stream;
     const uint32_t np = uint32_t(L.planes.size());
+    if (L.vmap_planes) { // the compact profile's maps: the transform imports the ranks
+        gpu_vmap_build(d, L, s);
+        gpu_mark(g, "value maps");
+    }
     if (!L.level0_planes.empty()) { // images only for the planes without a transform
         uint32_t max_r = 0, max_c = 0;
         for (uint32_t pi : L.level0_planes) {
@@ -80,11 +86,15 @@ void run_device_encode(pcwt_gpu *g, Slot &sl)
         gpu_ec_encode(d, L.groups, nb, sl.ec_order.p, s);
         gpu_mark(g, "range coding");
     }
+    if (L.vmap_planes) // each plane's map before its groups
+        gpu_vmap_scan(d, np, s);
     gpu_group_offsets(d, L.groups, nb, sl.scan_tmp.p, sl.scan_tmp.cap, s);
     gpu_mark(g, "group sizes + scan");
     gpu_group_encode(d, L.groups, nb, s); // baseline records (profile 1: the raw-mode ones)
     if (L.entropy_planes)
         gpu_ec_pack(d, L.groups, s);
+    if (L.vmap_planes)
+        gpu_vmap_place(d, np, s);
     gpu_mark(g, "group coding");
     gpu_plane_crcs(d, np, sl.crc_blocks, 0, s);
     gpu_write_headers(d, uint32_t(L.frames.size()), s);
@@ -158,8 +168,9 @@ void upload_chunk(pcwt_gpu *g, Slot &sl, const pcwt_encode_params *p, pcwt_frame
         out += bound;
         largest = std::max(largest, bound);
     }
-    sl.stream_buf.ensure(out ? out : 1);
-    gpu_prepare_crc_parts(sl, largest); // a plane's payload is within its frame's bound
+    // value maps may come on top of a frame's bound (the CPU then codes the frame: map_fits)
+    sl.stream_buf.ensure(out + sl.layout.vmap_bytes ? out + sl.layout.vmap_bytes : 1);
+    gpu_prepare_crc_parts(sl, largest + sl.layout.vmap_cap_max); // within its frame's bound and map
     sl.dev.stream = sl.stream_buf.as<uint8_t>();
     if (sl.layout.entropy_planes) {
         sl.ec_scan.ensure(sizeof(uint64_t) * (sl.layout.groups ? sl.layout.groups : 1));
@@ -230,6 +241,24 @@ void download_chunk(pcwt_gpu *g, Slot &sl, pcwt_frame_job *jobs)
     CUDA_CHECK(cudaEventRecord(sl.downloaded, s));
 }
 
+// Whether a plane's value map keeps it within the payload bound the CPU encoder holds it to
+// (encoder.c: a map and the ranks' payload larger than the values' largest payload are dropped,
+// the values coded): true when the ranks' largest payload with their Qmax and the map fit. A
+// plane that may not is coded on the CPU, which decides exactly.
+bool map_fits(const GpuFrame &f, const GpuPlane &p, const GpuPlaneState &st)
+{
+    if (st.map_cpu)
+        return false;
+    if (!st.mapped)
+        return true;
+    pcwt_plan plan;
+    pcwt_plan_make(&plan, f.height, f.width, f.levels);
+    const uint32_t bits = p.kind ? f.bits_alloc - f.bits_stored : f.bits_stored + (f.components == 3);
+    const int qbound = int(std::min<uint32_t>(bits + 2 * f.levels + 1, PCWT_MAX_QMAX));
+    return st.map_len + pcwt_payload_max_size(&plan, st.qmax, 1, 1) <=
+           pcwt_payload_max_size(&plan, qbound, 1, 1);
+}
+
 // Waits for a chunk's download and hands each frame's result to its job.
 void finish_chunk(Slot &sl, pcwt_frame_job *jobs)
 {
@@ -246,9 +275,10 @@ void finish_chunk(Slot &sl, pcwt_frame_job *jobs)
         const GpuFrame &f = sl.frames_host()[k];
         bool too_big = false;
         for (uint32_t pl = f.plane_first; pl < f.plane_first + f.plane_count; pl++)
-            too_big |= sl.state_host()[pl].qmax > PCWT_MAX_QMAX;
+            too_big |= sl.state_host()[pl].qmax > PCWT_MAX_QMAX ||
+                       !map_fits(f, sl.layout.planes[pl], sl.state_host()[pl]);
         const uint64_t n = f.out_end - f.out_start;
-        if (too_big) {
+        if (too_big) { // the CPU encoder codes it (or reports it) as the reference does
             j.status = PCWT_ERR_UNSUPPORTED;
         } else if (n > j.dst_capacity) {
             j.status = PCWT_ERR_BUFFER_TOO_SMALL;

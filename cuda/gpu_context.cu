@@ -48,7 +48,7 @@ void Slot::release()
 {
     for (DevBuf *b : {&frames, &planes, &bands, &levels, &steps, &step_groups, &level0, &export_ids, &groups, &state,
                       &group_size, &samples, &stream_buf, &flags, &scan_tmp, &ec_scan, &ec_scratch, &ec_counts, &ec_element_counts, &ec_bin_at, &ec_order, &expected,
-                      &first_diff, &crc_parts})
+                      &first_diff, &crc_parts, &vmap, &vmap_bytes, &map_prefix})
         b->release();
     for (PinnedBuf *b : {&h_samples, &h_stream, &h_frames, &h_state, &h_first_diff})
         b->release();
@@ -267,6 +267,17 @@ void gpu_upload_layout(pcwt_gpu *g, Slot &sl, cudaStream_t s)
     d.group_size = sl.group_size.as<uint64_t>();
     d.i32 = g->i32.as<int32_t>();
     d.i8 = g->i8.as<int8_t>();
+    d.vmap = nullptr;
+    d.vmap_bytes = nullptr;
+    d.map_prefix = nullptr;
+    if (L.vmap_planes) {
+        sl.vmap.ensure(sizeof(uint32_t) * (L.vmap_words ? L.vmap_words : 1));
+        sl.vmap_bytes.ensure(L.vmap_bytes ? L.vmap_bytes : 1);
+        sl.map_prefix.ensure(sizeof(uint64_t) * L.planes.size());
+        d.vmap = sl.vmap.as<uint32_t>();
+        d.vmap_bytes = sl.vmap_bytes.as<uint8_t>();
+        d.map_prefix = sl.map_prefix.as<uint64_t>();
+    }
 }
 
 void gpu_prepare_crc_parts(Slot &sl, uint64_t max_payload)
@@ -282,7 +293,8 @@ size_t gpu_batch_bytes(const BatchLayout &L, size_t sample_bytes, size_t stream_
     // by length (4 + 16, gpu_order.cu)
     return L.i32_size * 4 + L.i8_size + L.groups * (sizeof(GpuGroup) + 8 + 20) +
            L.planes.size() * (sizeof(GpuPlane) + sizeof(GpuPlaneState)) +
-           L.bands.size() * sizeof(GpuBand) + sample_bytes + stream_bytes + (1u << 20);
+           L.bands.size() * sizeof(GpuBand) + sample_bytes + stream_bytes + (1u << 20) +
+           L.vmap_words * 4 + 2 * L.vmap_bytes + L.planes.size() * 8; // maps: arenas and stream
 }
 
 GpuLevelMax gpu_level_max(const std::vector<GpuLevel> &lv)

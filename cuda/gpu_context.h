@@ -132,6 +132,7 @@ struct Slot {
         ec_order;
     DevBuf expected, first_diff;         // verify: the samples expected, each frame's first difference
     DevBuf crc_parts;                    // gpu_plane_crcs: crc_blocks spans a plane
+    DevBuf vmap, vmap_bytes, map_prefix; // the compact profile's value maps (value_map_gpu.cu)
     uint32_t crc_blocks = 1;
     PinnedBuf h_samples, h_stream;
     BatchLayout layout;

@@ -41,6 +41,9 @@ struct DeviceBatch {            // device copies of a BatchLayout's tables and i
     uint8_t *ec_bins;           // profile 1 encode: the bin arena, ec_bin_cap bytes
     uint64_t ec_bin_cap;
     GpuCrcPart *crc_parts;      // CRCs of the payloads' spans, blocks (gpu_plane_crcs) a plane
+    uint32_t *vmap;             // compact profile: the value maps' words (GpuPlane::vmap_at)
+    uint8_t *vmap_bytes;        // encode: the coded maps (GpuPlane::vmap_bytes_at)
+    uint64_t *map_prefix;       // encode: map bytes of the planes up to each, inclusive
 };
 
 // planes_gpu.cu
@@ -52,6 +55,19 @@ void gpu_import_planes(const DeviceBatch &b, uint32_t count, uint32_t max_rows, 
 // Over b.export_planes (count entries): the values (kind 0), then XOR the high bits in (kind 1).
 void gpu_export_planes(const DeviceBatch &b, uint32_t count, uint32_t kind, uint32_t max_rows,
                        uint32_t max_cols, cudaStream_t s);
+
+// value_map_gpu.cu: the compact profile's value maps (docs/FORMAT.md Sec. 5.5), the twin of
+// codec/src/value_map.c. Encode, before the transform: each vmap plane's bitmap of its values,
+// then a thread per plane decides (pcwt_value_map_wanted_summary), codes the map and the ranks'
+// prefix that import_value reads; after gpu_group_sizes, the planes' map bytes scanned
+// (map_prefix, which gpu_group_offsets adds); after the group records, the maps copied in front
+// of them. Decode: a thread per mapped plane reads its map (before gpu_group_walk, which starts
+// after it); after the inverse transform, ranks back to values in the planes' images.
+void gpu_vmap_build(const DeviceBatch &b, const BatchLayout &L, cudaStream_t s);
+void gpu_vmap_scan(const DeviceBatch &b, uint32_t plane_count, cudaStream_t s);
+void gpu_vmap_place(const DeviceBatch &b, uint32_t plane_count, cudaStream_t s);
+void gpu_vmap_read(const DeviceBatch &b, uint32_t plane_count, cudaStream_t s);
+void gpu_vmap_values(const DeviceBatch &b, const BatchLayout &L, cudaStream_t s);
 
 // dwt53_gpu.cu
 // finest: level 1, whose row pass reads the frames' samples (no imported image)

@@ -1,9 +1,13 @@
 // gpu_layout.cpp - builds the batch tables (see gpu_layout.h). Sizes follow codec/src/plan.c.
 #include "gpu_layout.h"
 
+#include <algorithm>
+
 extern "C" {
 #include "container.h"
 #include "pyramid.h"
+#include "samples.h"
+#include "value_map.h"
 }
 
 namespace {
@@ -28,6 +32,49 @@ uint32_t add_band(BatchLayout &L, uint32_t plane, uint32_t level, uint32_t rows,
     b.group_count = uint32_t(div_up(b.mrows, group_rows) * b.gcols);
     L.bands.push_back(b);
     return uint32_t(L.bands.size() - 1);
+}
+
+// The lowest value plane p can hold and how many (its bitmap's span): the samples' range, the
+// colour transform's differences (twice it, about 0), or the bits above bits_stored.
+void value_span(const GpuPlane &p, int32_t &base, uint32_t &span)
+{
+    if (p.kind == 1) {
+        base = 0;
+        span = 1u << (p.bits_alloc - p.bits_stored);
+        return;
+    }
+    int32_t lo, hi;
+    pcwt_sample_range(p.bits_stored, p.is_signed, &lo, &hi);
+    base = p.rct ? lo - hi : lo;
+    span = p.rct ? 2u * uint32_t(hi - lo) + 1u : uint32_t(hi - lo) + 1u;
+}
+
+// The value map fields of plane p (gpu_types.h), from the frame's spec.
+void add_value_map(BatchLayout &L, const FrameSpec &f, GpuPlane &p)
+{
+    const uint64_t pixels = uint64_t(p.rows) * p.cols;
+    if (f.profile == PCWT_PROFILE_COMPACT && f.value_map && f.value_map - 1 != PCWT_VALUE_MAP_OFF) {
+        // encode: the bitmap and its prefix; room for the coded map up to a quarter of a byte a
+        // sample beside the plane's largest (a longer map sends the frame to the CPU encoder)
+        uint32_t span;
+        value_span(p, p.vmap_base, span);
+        p.vmap = f.value_map - 1 == PCWT_VALUE_MAP_ON ? 2 : 1;
+        p.vmap_words = (span + 31) / 32;
+        p.vmap_at = L.vmap_words;
+        L.vmap_words += 1 + 2 * uint64_t(p.vmap_words);
+        p.vmap_cap = std::min<uint64_t>(pcwt_value_map_max_bytes(std::min<uint64_t>(pixels, span)),
+                                        std::max<uint64_t>(4096, pixels / 4));
+        p.vmap_bytes_at = L.vmap_bytes;
+        L.vmap_bytes += (p.vmap_cap + 7) & ~uint64_t(7);
+        L.vmap_cap_max = std::max(L.vmap_cap_max, p.vmap_cap);
+        L.vmap_planes++;
+    } else if (f.mapped[p.comp][p.kind]) { // decode: the map's values
+        p.vmap = 1;
+        p.vmap_cap = std::min<uint64_t>(pixels, PCWT_VMAP_MAX_COUNT);
+        p.vmap_at = L.vmap_words;
+        L.vmap_words += p.vmap_cap;
+        L.vmap_planes++;
+    }
 }
 
 } // namespace
@@ -81,6 +128,7 @@ void gpu_build_layout(const std::vector<FrameSpec> &frames, BatchLayout &L)
                 p.is_signed = d.is_signed;
                 p.planar = fr.planar;
                 p.rct = fr.rct && kind == 0;
+                add_value_map(L, f, p);
                 p.image = L.i32_size;
                 L.i32_size += uint64_t(pcwt_even_up(d.height)) * pcwt_even_up(d.width);
                 // Bands in coding order: LL, then HL, LH, HH from the top level down.

@@ -32,6 +32,8 @@ struct FrameSpec {              // what the layout needs to know about one frame
     uint32_t high[3];           // component c has a high-bit plane
     uint64_t sample_off;
     uint32_t low_bits;          // encode: the pcwt_low_bits asked for
+    uint32_t value_map;         // encode: the pcwt_value_map_mode asked for (compact profile)
+    uint32_t mapped[3][2];      // decode: plane (component, kind) has a value map
 };
 
 struct BatchLayout {
@@ -45,6 +47,9 @@ struct BatchLayout {
     uint64_t i32_size = 0, i8_size = 0, groups = 0;
     uint32_t entropy_planes = 0;                    // planes of profile 1
     uint32_t max_levels = 0;
+    uint64_t vmap_words = 0, vmap_bytes = 0;       // the value maps' arenas (GpuPlane::vmap_at)
+    uint64_t vmap_cap_max = 0;                      // encode: the largest vmap_cap
+    uint32_t vmap_planes = 0;                       // planes with vmap set
 };
 
 void gpu_build_layout(const std::vector<FrameSpec> &frames, BatchLayout &out);

@@ -32,13 +32,24 @@ struct GpuPlane {
     // profile 1's modelled low bits: encode, the pcwt_low_bits asked for; decode, the header's
     // option bit 0
     uint32_t low_bits;
+    // The compact profile's value map (docs/FORMAT.md Sec. 5.5, value_map_gpu.cu). Encode: vmap = 1
+    // where the plane may get one; its bitmap of the values from vmap_base (vmap_words words, at
+    // u32 offset vmap_at + 1 of the batch's vmap arena, after a word saying whether the plane is
+    // mapped, and before the words' rank prefix), the coded map at byte vmap_bytes_at of its own
+    // arena, at most vmap_cap bytes. Decode: vmap = 1 where the header's option bit 1 is set;
+    // the map's values at u32 offset vmap_at, room for vmap_cap of them.
+    uint32_t vmap;
+    int32_t vmap_base;
+    uint32_t vmap_words;
+    uint64_t vmap_at, vmap_bytes_at, vmap_cap;
 };
 
 // Value planes without the colour transform are exported by their finest inverse row pass
 // (dwt53_gpu.cu); the export pass (planes_gpu.cu) takes the rest: no transform, colour, high bits.
+// A mapped plane's ranks go to the export pass, which reads them through its map.
 PCWT_HD inline bool exported_by_inverse(const GpuPlane &p)
 {
-    return p.kind == 0 && !p.rct && p.levels > 0;
+    return p.kind == 0 && !p.rct && p.levels > 0 && !p.vmap;
 }
 
 struct GpuBand {
@@ -91,6 +102,11 @@ struct GpuPlaneState {
     uint32_t low;                 // encode: the plane models its low bits (ec_low_bits_gpu.cu)
     uint64_t payload_off, payload_len; // encode: where the plane's payload landed
     unsigned long long low_n[3], low_ones[3]; // encode: pcwt_ec_low_stats, summed by groups
+    // The plane's value map: its coded bytes at the start of the payload (map_len), 1 in mapped
+    // where it has one (encode: decided on the device; the header's option bit 1); encode:
+    // map_cpu = 1 where the map did not fit its arena (the frame is coded on the CPU), decode:
+    // map_count values
+    uint32_t map_len, mapped, map_cpu, map_count;
 };
 
 enum GpuError : uint32_t {
@@ -102,7 +118,9 @@ enum GpuError : uint32_t {
     GPU_ERR_RANGE = 5,            // decoded sample out of range
     GPU_ERR_CRC = 6,              // payload CRC mismatch
     GPU_ERR_TRAILING = 7,         // bytes after the last group
-    GPU_ERR_MQD = 8               // an MQD above its element's largest level
+    GPU_ERR_MQD = 8,              // an MQD above its element's largest level
+    GPU_ERR_VALUE_MAP = 9,        // a value map refused by pcwt_vmap_read_head/_values
+    GPU_ERR_RANK = 10             // a decoded rank outside its plane's value map
 };
 
 // Whole-sample symmetric extension of an index into [0, n): x[-i] = x[i], x[n-1+i] = x[n-1-i].

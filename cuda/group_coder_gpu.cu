@@ -87,14 +87,15 @@ __global__ void group_sizes(const GpuBand *bands, uint32_t band_count, const Gpu
 }
 
 __global__ void group_offsets(const GpuBand *bands, uint32_t band_count, const GpuPlane *planes,
-                              const GpuFrame *frames, const uint64_t *scan, GpuGroup *groups,
-                              uint64_t n)
+                              const GpuFrame *frames, const uint64_t *scan, const uint64_t *map_prefix,
+                              GpuGroup *groups, uint64_t n)
 {
     const uint64_t g = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
     if (g >= n)
         return;
     const GpuBand &b = bands[find_band(bands, band_count, g)];
-    groups[g].offset = scan[g] + frames[planes[b.plane].frame].hdr_prefix;
+    // the value maps (compact profile) of the planes up to this one come first
+    groups[g].offset = scan[g] + frames[planes[b.plane].frame].hdr_prefix + (map_prefix ? map_prefix[b.plane] : 0);
 }
 
 constexpr int ENC_THREADS = 256, ENC_EPT = 4, ENC_CHUNK = ENC_THREADS * ENC_EPT;
@@ -193,7 +194,7 @@ __global__ void group_walk(const GpuPlane *planes, uint32_t count, GpuPlaneState
     if (pi >= count)
         return;
     const GpuPlane p = planes[pi];
-    uint64_t pos = p.payload_off;
+    uint64_t pos = p.payload_off + (p.vmap ? state[pi].map_len : 0); // the groups follow the map
     const uint64_t end = p.payload_off + p.payload_len;
     bool bad = false;
     for (uint64_t g = p.group_first; g < p.group_first + p.group_count; g++) {
@@ -224,6 +225,8 @@ __global__ void group_walk(const GpuPlane *planes, uint32_t count, GpuPlaneState
         groups[g] = grp;
         pos += grp.bytes;
     }
+    if (state[pi].error) // a refused value map: its error stands
+        return;
     if (bad)
         state[pi].error = GPU_ERR_GROUP_BOUNDS;
     else if (pos != end)
@@ -444,7 +447,7 @@ void gpu_group_offsets(const DeviceBatch &b, uint64_t groups, uint32_t band_coun
 {
     gpu_scan_group_sizes(b, groups, tmp, tmp_size, s); // in place: record sizes to positions
     group_offsets<<<gpu_blocks(groups, 256), 256, 0, s>>>(b.bands, band_count, b.planes, b.frames,
-                                                      b.group_size, b.groups, groups);
+                                                      b.group_size, b.map_prefix, b.groups, groups);
     CUDA_CHECK_LAUNCH();
 }
 

@@ -31,7 +31,7 @@ __global__ void high_bit_flags(const GpuFrame *frames, uint32_t *flags, const ui
 // The images of the planes coded without a transform (the others' first DWT level reads the
 // samples itself).
 __global__ void import_planes(const uint32_t *plane_ids, const GpuPlane *planes, const uint8_t *samples,
-                              int32_t *i32)
+                              const uint32_t *vmap, int32_t *i32)
 {
     const GpuPlane p = planes[plane_ids[blockIdx.y]];
     const uint32_t W = p.cols + (p.cols & 1), H = p.rows + (p.rows & 1);
@@ -41,7 +41,7 @@ __global__ void import_planes(const uint32_t *plane_ids, const GpuPlane *planes,
     if (j >= W)
         return;
     for (uint32_t r = 0, i = i0; r < RY && i < H; r++, i += TY)
-        i32[p.image + uint64_t(i) * W + j] = import_value(p, samples, i, j);
+        i32[p.image + uint64_t(i) * W + j] = import_value(p, samples, vmap, i, j);
 }
 
 __global__ void export_planes(const uint32_t *plane_ids, const GpuPlane *planes, GpuPlaneState *state,
@@ -104,7 +104,7 @@ void gpu_import_planes(const DeviceBatch &b, uint32_t count, uint32_t max_rows, 
 {
     gpu_for_entries(count, [&](uint32_t first, uint32_t n) {
         import_planes<<<dim3(tiles(max_rows + 1, max_cols + 1), n), dim3(TX, TY), 0, s>>>(
-            b.level0 + first, b.planes, b.samples, b.i32);
+            b.level0 + first, b.planes, b.samples, b.vmap, b.i32);
         CUDA_CHECK_LAUNCH();
     });
 }

@@ -38,12 +38,10 @@ __device__ inline void value_range(const GpuPlane &p, int32_t &lo, int32_t &hi)
     pcwt_sample_range(p.bits_stored, p.is_signed, &lo, &hi);
 }
 
-// The value plane p codes at pixel (i, j) of its frame: the sample's value, its bits above
-// bits_stored (kind 1), or the colour transform of the pixel's components; 0 in the padding.
-__device__ inline int32_t import_value(const GpuPlane &p, const uint8_t *samples, uint32_t i, uint32_t j)
+// The value of plane p at pixel (i, j) of its frame, inside the image: the sample's value, its
+// bits above bits_stored (kind 1), or the colour transform of the pixel's components.
+__device__ inline int32_t plane_value(const GpuPlane &p, const uint8_t *samples, uint32_t i, uint32_t j)
 {
-    if (i >= p.rows || j >= p.cols)
-        return 0;
     const uint8_t *s = samples + p.sample_off;
     const uint64_t pixels = uint64_t(p.rows) * p.cols, px = uint64_t(i) * p.cols + j;
     if (p.rct) {
@@ -56,4 +54,20 @@ __device__ inline int32_t import_value(const GpuPlane &p, const uint8_t *samples
     const uint32_t w = load_word(s, p.bits_alloc, sample_index(p.components, p.planar, pixels, p.comp, px));
     const int32_t v = value_of(w, p.bits_stored, p.is_signed);
     return p.kind ? pcwt_sample_high_bits(w, v, p.bits_alloc, p.bits_stored) : v;
+}
+
+// The value plane p codes at pixel (i, j): plane_value, or its rank in the plane's value map
+// where the encoder gave it one (vmap: the batch's map words, value_map_gpu.cu); 0 in the padding.
+__device__ inline int32_t import_value(const GpuPlane &p, const uint8_t *samples, const uint32_t *vmap,
+                                       uint32_t i, uint32_t j)
+{
+    if (i >= p.rows || j >= p.cols)
+        return 0;
+    const int32_t v = plane_value(p, samples, i, j);
+    if (!p.vmap || !vmap[p.vmap_at])
+        return v;
+    // the rank: values below v's word (the prefix), then those below v in its word
+    const uint32_t k = uint32_t(v - p.vmap_base), w = k >> 5;
+    const uint32_t *bits = vmap + p.vmap_at + 1, *prefix = bits + p.vmap_words;
+    return int32_t(prefix[w] + __popc(bits[w] & ((1u << (k & 31u)) - 1u)));
 }

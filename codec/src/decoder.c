@@ -413,55 +413,6 @@ static pcwt_status ensure_gpu(pcwt_decoder *dec)
     return dec->gpu ? PCWT_OK : pcwt_gpu_create(&dec->gpu, dec->device, dec->err, sizeof dec->err);
 }
 
-/* Whether a codestream has a plane with a value map (FORMAT.md Sec. 5.5). The GPU decoder has no
- * value maps: such codestreams are decoded on the CPU (one whose header does not parse goes to
- * the GPU, which reports it). */
-static int has_value_map(const void *src, size_t size)
-{
-    pcwt_header_info info;
-    if (!src || pcwt_header_parse((const uint8_t *)src, size, &info, NULL, 0) != PCWT_OK)
-        return 0;
-    for (uint32_t i = 0; i < info.plane_count; i++)
-        if (info.planes[i].value_map)
-            return 1;
-    return 0;
-}
-
-/* The jobs without value maps, gathered for the device: their indices in where[0..*n); NULL
- * when there are none to set apart (the jobs go as they are) or on a lack of memory (*failed). */
-static size_t *device_jobs(const void *jobs, size_t count, size_t job_size, size_t src_at,
-                           size_t size_at, size_t *n, int *failed)
-{
-    *n = 0;
-    *failed = 0;
-    size_t maps = 0;
-    for (size_t i = 0; i < count; i++) {
-        const char *j = (const char *)jobs + i * job_size;
-        const void *src;
-        size_t size;
-        memcpy(&src, j + src_at, sizeof src);
-        memcpy(&size, j + size_at, sizeof size);
-        maps += (size_t)has_value_map(src, size);
-    }
-    if (!maps)
-        return NULL;
-    size_t *where = malloc(sizeof *where * count);
-    if (!where) {
-        *failed = 1;
-        return NULL;
-    }
-    for (size_t i = 0; i < count; i++) {
-        const char *j = (const char *)jobs + i * job_size;
-        const void *src;
-        size_t size;
-        memcpy(&src, j + src_at, sizeof src);
-        memcpy(&size, j + size_at, sizeof size);
-        if (!has_value_map(src, size))
-            where[(*n)++] = i;
-    }
-    return where;
-}
-
 static pcwt_status decode_batch_gpu(pcwt_decoder *dec, pcwt_decode_job *jobs, size_t count)
 {
     const pcwt_status ready = ensure_gpu(dec);
@@ -472,38 +423,7 @@ static pcwt_status decode_batch_gpu(pcwt_decoder *dec, pcwt_decode_job *jobs, si
             pcwt_set_error(dec->err, sizeof dec->err, "job %zu: NULL buffer", i);
             return PCWT_ERR_INVALID_ARGUMENT;
         }
-    size_t n = 0;
-    int failed = 0;
-    size_t *where = device_jobs(jobs, count, sizeof *jobs, offsetof(pcwt_decode_job, src),
-                                offsetof(pcwt_decode_job, src_size), &n, &failed);
-    pcwt_decode_job *dev = where ? malloc(sizeof *dev * (n ? n : 1)) : NULL;
-    if (failed || (where && !dev)) {
-        free(where);
-        pcwt_set_error(dec->err, sizeof dec->err, "out of memory");
-        return PCWT_ERR_OUT_OF_MEMORY;
-    }
-    pcwt_status st;
-    if (where) {
-        /* value-mapped codestreams on the CPU, the others on the device */
-        for (size_t k = 0; k < n; k++)
-            dev[k] = jobs[where[k]];
-        for (size_t i = 0, k = 0; i < count; i++) {
-            if (k < n && where[k] == i) {
-                k++;
-                continue;
-            }
-            jobs[i].status =
-                decode_cpu(dec, jobs[i].src, jobs[i].src_size, jobs[i].dst, jobs[i].dst_capacity);
-        }
-        st = n ? pcwt_gpu_decode_batch(dec->gpu, dec->max_samples, dev, n, dec->err, sizeof dec->err)
-               : PCWT_OK;
-        for (size_t k = 0; k < n; k++)
-            jobs[where[k]].status = dev[k].status;
-        free(dev);
-        free(where);
-    } else {
-        st = pcwt_gpu_decode_batch(dec->gpu, dec->max_samples, jobs, count, dec->err, sizeof dec->err);
-    }
+    pcwt_status st = pcwt_gpu_decode_batch(dec->gpu, dec->max_samples, jobs, count, dec->err, sizeof dec->err);
     if (st == PCWT_ERR_OUT_OF_MEMORY || st == PCWT_OK) {
         /* Codestreams the device had no memory for are decoded on the CPU. */
         st = PCWT_OK;
@@ -638,39 +558,7 @@ static pcwt_status verify_batch_gpu(pcwt_decoder *dec, pcwt_verify_job *jobs, si
     const pcwt_status ready = ensure_gpu(dec);
     if (ready != PCWT_OK)
         return ready;
-    size_t n = 0;
-    int failed = 0;
-    size_t *where = device_jobs(jobs, count, sizeof *jobs, offsetof(pcwt_verify_job, src),
-                                offsetof(pcwt_verify_job, src_size), &n, &failed);
-    pcwt_verify_job *dev = where ? malloc(sizeof *dev * (n ? n : 1)) : NULL;
-    if (failed || (where && !dev)) {
-        free(where);
-        pcwt_set_error(dec->err, sizeof dec->err, "out of memory");
-        return PCWT_ERR_OUT_OF_MEMORY;
-    }
-    pcwt_status st;
-    if (where) {
-        /* value-mapped codestreams on the CPU, the others on the device */
-        for (size_t k = 0; k < n; k++)
-            dev[k] = jobs[where[k]];
-        for (size_t i = 0, k = 0; i < count; i++) {
-            if (k < n && where[k] == i) {
-                k++;
-                continue;
-            }
-            jobs[i].status = verify_cpu(dec, &jobs[i]);
-        }
-        st = n ? pcwt_gpu_verify_batch(dec->gpu, dec->max_samples, dev, n, dec->err, sizeof dec->err)
-               : PCWT_OK;
-        for (size_t k = 0; k < n; k++) {
-            jobs[where[k]].status = dev[k].status;
-            jobs[where[k]].first_difference = dev[k].first_difference;
-        }
-        free(dev);
-        free(where);
-    } else {
-        st = pcwt_gpu_verify_batch(dec->gpu, dec->max_samples, jobs, count, dec->err, sizeof dec->err);
-    }
+    pcwt_status st = pcwt_gpu_verify_batch(dec->gpu, dec->max_samples, jobs, count, dec->err, sizeof dec->err);
     if (st == PCWT_ERR_BACKEND_UNAVAILABLE)
         return st;
     /* Codestreams the device had no memory for are verified on the CPU. */

@@ -444,44 +444,10 @@ static int gpu_takes(const pcwt_encode_params *p, const pcwt_image_desc *d)
            (d->components == 1 || p->jpegls_interleave == 0);
 }
 
-/* Whether the CPU encoder would give a plane of this (checked) frame a value map (FORMAT.md
- * Sec. 5.5). The GPU encoder has no value maps: such frames are coded on the CPU, so that both
- * backends write the same bytes. */
-static int frame_maps_values(pcwt_encoder *e, const pcwt_image_desc *din, const void *samples)
-{
-    const pcwt_encode_params *p = &e->params;
-    if (p->codec != PCWT_CODEC_PCWT || p->profile != PCWT_PROFILE_COMPACT ||
-        p->value_map == PCWT_VALUE_MAP_OFF)
-        return 0;
-    if (p->value_map == PCWT_VALUE_MAP_ON)
-        return 1;
-    pcwt_image_desc d = *din;
-    if (d.components == 1)
-        d.planar = 0;
-    pcwt_frame_coding fc;
-    pcwt_frame_coding_resolve(p, &d, &fc);
-    const int rct = (int)fc.colour_transform;
-    int32_t *plane = malloc(sizeof *plane * d.width * d.height);
-    if (!plane)
-        return 1; /* the CPU encoder codes it, and reports a lack of memory itself */
-    int wanted = 0;
-    for (uint32_t c = 0; c < d.components && !wanted; c++)
-        for (uint32_t kind = 0; kind < 2 && !wanted; kind++) {
-            if (kind == 1 && !pcwt_plane_has_high_bits(&d, samples, c))
-                continue;
-            if (rct && kind == 0)
-                pcwt_plane_extract_rct(&d, samples, c, plane, d.width);
-            else
-                pcwt_plane_extract(&d, samples, c, kind, plane, d.width);
-            wanted = pcwt_value_map_build(&e->vmap, plane, d.width, d.height, d.width) != PCWT_OK ||
-                     pcwt_value_map_wanted(&e->vmap);
-        }
-    free(plane);
-    return wanted;
-}
-
 /* The GPU path: jobs are validated here, the device codes the valid ones together, and frames
- * the device has no memory for are coded on the CPU. */
+ * the device has no memory for are coded on the CPU, as are the few it reports unsupported (a
+ * Qmax above the limit, for the CPU's error; a value map that may not keep its plane within the
+ * bound, or longer than the device gave it room for, for the CPU's exact decision). */
 static pcwt_status encode_batch_gpu(pcwt_encoder *e, pcwt_frame_job *jobs, size_t count)
 {
     if (!e->gpu) {
@@ -511,8 +477,7 @@ static pcwt_status encode_batch_gpu(pcwt_encoder *e, pcwt_frame_job *jobs, size_
                            i, j->samples_size, pcwt_image_size(&j->desc));
             j->status = PCWT_ERR_INVALID_ARGUMENT;
         }
-        if (j->status == PCWT_OK &&
-            (!gpu_takes(&e->params, &j->desc) || frame_maps_values(e, &j->desc, j->samples))) {
+        if (j->status == PCWT_OK && !gpu_takes(&e->params, &j->desc)) {
             j->status = encode_frame(e, &j->desc, j->samples, j->samples_size, j->dst,
                                      j->dst_capacity, &j->written);
             cpu_only++;
@@ -542,6 +507,12 @@ static pcwt_status encode_batch_gpu(pcwt_encoder *e, pcwt_frame_job *jobs, size_
             on_cpu++;
             continue;
         }
+        if (valid[k].status == PCWT_ERR_UNSUPPORTED && e->params.codec == PCWT_CODEC_PCWT) {
+            j->status = encode_frame(e, &j->desc, j->samples, j->samples_size, j->dst,
+                                     j->dst_capacity, &j->written);
+            cpu_only++;
+            continue;
+        }
         j->status = valid[k].status;
         j->written = valid[k].written;
         if (j->status != PCWT_OK)
@@ -562,8 +533,8 @@ static pcwt_status encode_batch_gpu(pcwt_encoder *e, pcwt_frame_job *jobs, size_
     else if (first == PCWT_OK && cpu_only)
         pcwt_set_error(e->err, sizeof e->err,
                        "notice: %zu frame(s) were encoded on the CPU (the GPU JPEG-LS encoder codes "
-                       "grey frames and colour with interleave none; the GPU PCWT encoder has no "
-                       "value maps)",
+                       "grey frames and colour with interleave none; the GPU PCWT encoder leaves "
+                       "value maps that may not fit a plane's bound to the CPU)",
                        cpu_only);
     return first;
 }

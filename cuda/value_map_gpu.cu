@@ -1,0 +1,259 @@
+// value_map_gpu.cu - the compact profile's value maps on the GPU (docs/FORMAT.md Sec. 5.5), the
+// twin of codec/src/value_map.c: the format's rules (the decision, the gaps' binarisation and
+// models, the map's header, the reader's checks) are value_map.h's inline functions, shared with
+// the CPU. Encode: the bitmap of each plane's values (atomics over its samples), then a thread per
+// plane counts them, decides, codes the map into the map arena and leaves the rank prefix that
+// import_value (samples_gpu.h) reads while the transform imports the plane; the maps' bytes are
+// scanned into each plane's place and copied in front of its group records. Decode: a thread per
+// mapped plane reads its map, and after the inverse transform the ranks go back to values.
+#include "gpu_check.h"
+#include "gpu_kernels.h"
+#include "samples_gpu.h"
+
+extern "C" {
+#include "value_map.h"
+}
+
+#include <cub/block/block_scan.cuh>
+
+namespace {
+
+constexpr uint32_t TX = 32, TY = 8, RY = 4; // as planes_gpu.cu's tiles
+
+uint32_t tiles(uint32_t rows, uint32_t cols)
+{
+    return ((cols + TX - 1) / TX) * ((rows + TY * RY - 1) / (TY * RY));
+}
+
+// Sets the bit of every value of the vmap planes (grid: y the plane from `first`).
+__global__ void value_bits(const GpuPlane *planes, uint32_t first, const uint8_t *samples, uint32_t *vmap)
+{
+    const GpuPlane p = planes[first + blockIdx.y];
+    if (!p.vmap)
+        return;
+    const uint32_t tiles_x = (p.cols + TX - 1) / TX;
+    const uint32_t j = (blockIdx.x % tiles_x) * TX + threadIdx.x;
+    const uint32_t i0 = (blockIdx.x / tiles_x) * TY * RY + threadIdx.y;
+    if (j >= p.cols)
+        return;
+    uint32_t *bits = vmap + p.vmap_at + 1;
+    for (uint32_t r = 0, i = i0; r < RY && i < p.rows; r++, i += TY) {
+        const uint32_t k = uint32_t(plane_value(p, samples, i, j) - p.vmap_base);
+        const uint32_t m = 1u << (k & 31u);
+        if (!(bits[k >> 5] & m)) // most samples repeat a value already marked
+            atomicOr(&bits[k >> 5], m);
+    }
+}
+
+// Calls f(v) for each value of a plane's bitmap, in increasing order.
+template <typename F> __device__ void for_each_value(const uint32_t *bits, uint32_t words, int32_t base, F f)
+{
+    for (uint32_t w = 0; w < words; w++)
+        for (uint32_t x = bits[w]; x; x &= x - 1u)
+            f(base + int32_t(32u * w + uint32_t(__ffs(int(x)) - 1)));
+}
+
+// A thread per plane: the summary, the decision, the coded map and the rank prefix.
+__global__ void make_maps(const GpuPlane *planes, uint32_t count, GpuPlaneState *state, uint32_t *vmap,
+                          uint8_t *vmap_bytes)
+{
+    const uint32_t pi = blockIdx.x * blockDim.x + threadIdx.x;
+    if (pi >= count)
+        return;
+    const GpuPlane p = planes[pi];
+    if (!p.vmap)
+        return;
+    uint32_t *flag = vmap + p.vmap_at, *bits = flag + 1, *prefix = bits + p.vmap_words;
+    uint32_t n = 0, max_step = 0;
+    int32_t first = 0, last = 0;
+    for (uint32_t w = 0; w < p.vmap_words; w++) {
+        prefix[w] = n;
+        n += __popc(bits[w]);
+    }
+    bool any = false;
+    for_each_value(bits, p.vmap_words, p.vmap_base, [&](int32_t v) {
+        if (any)
+            max_step = max(max_step, uint32_t(v - last));
+        else
+            first = v;
+        any = true;
+        last = v;
+    });
+    *flag = 0;
+    const bool wanted = p.vmap == 2 ? n >= 1 : pcwt_value_map_wanted_summary(n, first, last, max_step) != 0;
+    if (!wanted)
+        return;
+    uint8_t *dst = vmap_bytes + p.vmap_bytes_at;
+    if (p.vmap_cap < PCWT_VMAP_HEAD_MAX) {
+        state[pi].map_cpu = 1;
+        return;
+    }
+    pcwt_bit_model models[PCWT_VMAP_MODELS];
+    pcwt_vmap_models_init(models);
+    pcwt_rc_enc rc;
+    pcwt_rc_enc_init(&rc, dst + PCWT_VMAP_HEAD_MAX, size_t(p.vmap_cap - PCWT_VMAP_HEAD_MAX));
+    uint32_t ctx = 1;
+    bool started = false;
+    int32_t prev = 0;
+    for_each_value(bits, p.vmap_words, p.vmap_base, [&](int32_t v) {
+        if (started) {
+            const uint32_t g = uint32_t(v - prev) - 1u;
+            pcwt_vmap_put_gap(&rc, models, ctx, g);
+            ctx = g != 0;
+        }
+        started = true;
+        prev = v;
+    });
+    const size_t alen = n > 1 ? pcwt_rc_enc_finish(&rc, dst + PCWT_VMAP_HEAD_MAX) : 0;
+    if (rc.overflow) { // longer than its room: the CPU codes the frame
+        state[pi].map_cpu = 1;
+        return;
+    }
+    state[pi].map_len = uint32_t(pcwt_vmap_put_head(dst, n, first, alen));
+    state[pi].mapped = 1;
+    *flag = 1;
+}
+
+// map_prefix[i] = the map bytes of planes 0..i (one block).
+constexpr uint32_t SCAN_THREADS = 256;
+__global__ void scan_maps(const GpuPlaneState *state, uint32_t count, uint64_t *map_prefix)
+{
+    using Scan = cub::BlockScan<uint64_t, SCAN_THREADS>;
+    __shared__ typename Scan::TempStorage tmp;
+    uint64_t carry = 0;
+    for (uint32_t base = 0; base < count; base += SCAN_THREADS) {
+        const uint32_t i = base + threadIdx.x;
+        uint64_t v = i < count ? state[i].map_len : 0, total = 0;
+        Scan(tmp).InclusiveSum(v, v, total);
+        if (i < count)
+            map_prefix[i] = carry + v;
+        carry += total;
+        __syncthreads(); // tmp is reused
+    }
+}
+
+// A block per plane copies its coded map in front of its first group record.
+__global__ void place_maps(const GpuPlane *planes, const GpuPlaneState *state, const GpuGroup *groups,
+                           const uint8_t *vmap_bytes, uint8_t *stream)
+{
+    const uint32_t pi = blockIdx.x;
+    const GpuPlane &p = planes[pi];
+    const uint32_t n = state[pi].map_len;
+    if (!n)
+        return;
+    uint8_t *to = stream + groups[p.group_first].offset - n;
+    const uint8_t *from = vmap_bytes + p.vmap_bytes_at;
+    for (uint32_t k = threadIdx.x; k < n; k += blockDim.x)
+        to[k] = from[k];
+}
+
+// Decode: a thread per mapped plane reads its map from the start of its payload.
+__global__ void read_maps(const GpuPlane *planes, uint32_t count, GpuPlaneState *state, const uint8_t *stream,
+                          uint32_t *vmap)
+{
+    const uint32_t pi = blockIdx.x * blockDim.x + threadIdx.x;
+    if (pi >= count)
+        return;
+    const GpuPlane p = planes[pi];
+    if (!p.vmap)
+        return;
+    const uint8_t *src = stream + p.payload_off;
+    uint32_t n = 0, alen = 0;
+    int64_t first = 0;
+    size_t pos = 0;
+    int why = pcwt_vmap_read_head(src, size_t(p.payload_len), uint64_t(p.rows) * p.cols, &n, &first, &alen, &pos);
+    if (why == PCWT_VMAP_OK && n > p.vmap_cap)
+        why = PCWT_VMAP_BAD_COUNT;
+    if (why == PCWT_VMAP_OK)
+        why = pcwt_vmap_read_values(src + pos, alen, n, first, reinterpret_cast<int32_t *>(vmap + p.vmap_at));
+    if (why != PCWT_VMAP_OK) {
+        atomicCAS(&state[pi].error, 0u, uint32_t(GPU_ERR_VALUE_MAP));
+        return;
+    }
+    state[pi].map_len = uint32_t(pos + alen);
+    state[pi].map_count = n;
+    state[pi].mapped = 1;
+}
+
+// Decode: ranks back to values in the mapped planes' images (grid: y the plane from `first`).
+__global__ void rank_values(const GpuPlane *planes, uint32_t first, GpuPlaneState *state, const uint32_t *vmap,
+                            int32_t *i32)
+{
+    const uint32_t pi = first + blockIdx.y;
+    const GpuPlane p = planes[pi];
+    if (!p.vmap || state[pi].error)
+        return;
+    const uint32_t n = state[pi].map_count;
+    const int32_t *values = reinterpret_cast<const int32_t *>(vmap + p.vmap_at);
+    const uint32_t W = p.cols + (p.cols & 1);
+    const uint32_t tiles_x = (p.cols + TX - 1) / TX;
+    const uint32_t j = (blockIdx.x % tiles_x) * TX + threadIdx.x;
+    const uint32_t i0 = (blockIdx.x / tiles_x) * TY * RY + threadIdx.y;
+    if (j >= p.cols)
+        return;
+    for (uint32_t r = 0, i = i0; r < RY && i < p.rows; r++, i += TY) {
+        int32_t &x = i32[p.image + uint64_t(i) * W + j];
+        if (x < 0 || uint32_t(x) >= n) {
+            atomicCAS(&state[pi].error, 0u, uint32_t(GPU_ERR_RANK));
+            return;
+        }
+        x = values[x];
+    }
+}
+
+// The largest image of the vmap planes.
+void vmap_extent(const BatchLayout &L, uint32_t &rows, uint32_t &cols)
+{
+    rows = cols = 0;
+    for (const GpuPlane &p : L.planes)
+        if (p.vmap) {
+            rows = max(rows, p.rows);
+            cols = max(cols, p.cols);
+        }
+}
+
+} // namespace
+
+void gpu_vmap_build(const DeviceBatch &b, const BatchLayout &L, cudaStream_t s)
+{
+    const uint32_t np = uint32_t(L.planes.size());
+    CUDA_CHECK(cudaMemsetAsync(b.vmap, 0, sizeof(uint32_t) * L.vmap_words, s));
+    uint32_t rows, cols;
+    vmap_extent(L, rows, cols);
+    gpu_for_entries(np, [&](uint32_t first, uint32_t n) {
+        value_bits<<<dim3(tiles(rows, cols), n), dim3(TX, TY), 0, s>>>(b.planes, first, b.samples, b.vmap);
+        CUDA_CHECK_LAUNCH();
+    });
+    make_maps<<<gpu_blocks(np, 32), 32, 0, s>>>(b.planes, np, b.state, b.vmap, b.vmap_bytes);
+    CUDA_CHECK_LAUNCH();
+}
+
+void gpu_vmap_scan(const DeviceBatch &b, uint32_t plane_count, cudaStream_t s)
+{
+    scan_maps<<<1, SCAN_THREADS, 0, s>>>(b.state, plane_count, b.map_prefix);
+    CUDA_CHECK_LAUNCH();
+}
+
+void gpu_vmap_place(const DeviceBatch &b, uint32_t plane_count, cudaStream_t s)
+{
+    if (!plane_count)
+        return;
+    place_maps<<<plane_count, 128, 0, s>>>(b.planes, b.state, b.groups, b.vmap_bytes, b.stream);
+    CUDA_CHECK_LAUNCH();
+}
+
+void gpu_vmap_read(const DeviceBatch &b, uint32_t plane_count, cudaStream_t s)
+{
+    read_maps<<<gpu_blocks(plane_count, 32), 32, 0, s>>>(b.planes, plane_count, b.state, b.stream, b.vmap);
+    CUDA_CHECK_LAUNCH();
+}
+
+void gpu_vmap_values(const DeviceBatch &b, const BatchLayout &L, cudaStream_t s)
+{
+    uint32_t rows, cols;
+    vmap_extent(L, rows, cols);
+    gpu_for_entries(uint32_t(L.planes.size()), [&](uint32_t first, uint32_t n) {
+        rank_values<<<dim3(tiles(rows, cols), n), dim3(TX, TY), 0, s>>>(b.planes, first, b.state, b.vmap, b.i32);
+        CUDA_CHECK_LAUNCH();
+    });
+}
