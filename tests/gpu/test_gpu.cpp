@@ -1,7 +1,8 @@
 // GPU backend tests (ctest label "gpu"): the CUDA encoder must write byte-identical codestreams to
 // the CPU reference and the CUDA decoder must return every sample, for random images of many
-// sizes and depths, batches that mix sizes, and every corpus image, in both profiles (baseline and
-// entropy: each test runs once per profile). Without CUDA or a device they skip and say why.
+// sizes and depths, batches that mix sizes, and every corpus image, in every profile (baseline,
+// entropy, and compact with its value maps built on the device: each test runs once per profile).
+// Without CUDA or a device they skip and say why.
 #include <gtest/gtest.h>
 
 #include "gpu_test_util.h"
@@ -68,7 +69,7 @@ struct Codec {
     }
 };
 
-// Each test runs for both profiles.
+// Each test runs for every profile.
 class Gpu : public ::testing::TestWithParam<pcwt_profile> {};
 
 std::vector<uint8_t> random_image(const pcwt_image_desc &d, Rng &rng, int pattern)
@@ -207,7 +208,7 @@ TEST_P(Gpu, ColourTransformMatchesCpu)
     int n = 0;
     for (pcwt_colour_transform ct : {PCWT_COLOUR_NONE, PCWT_COLOUR_RCT, PCWT_COLOUR_AUTO}) {
         Codec c(GetParam(), PCWT_DEFAULT_LEVELS, 32, 32, 2, ct);
-        const bool want = ct == PCWT_COLOUR_RCT || (ct == PCWT_COLOUR_AUTO && GetParam() == PCWT_PROFILE_ENTROPY);
+        const bool want = ct == PCWT_COLOUR_RCT || (ct == PCWT_COLOUR_AUTO && GetParam() != PCWT_PROFILE_BASELINE);
         for (uint32_t planar : {0u, 1u})
             for (uint32_t alloc : {8u, 16u})
                 for (uint32_t stored : {alloc, alloc - 3, 1u})
@@ -465,9 +466,11 @@ TEST_P(Gpu, MemoryBudgetSplitsBatchAndFallsBackToCpu)
 namespace {
 
 INSTANTIATE_TEST_SUITE_P(Profile, Gpu,
-                         ::testing::Values(PCWT_PROFILE_BASELINE, PCWT_PROFILE_ENTROPY),
+                         ::testing::Values(PCWT_PROFILE_BASELINE, PCWT_PROFILE_ENTROPY, PCWT_PROFILE_COMPACT),
                          [](const ::testing::TestParamInfo<pcwt_profile> &i) {
-                             return std::string(i.param == PCWT_PROFILE_BASELINE ? "baseline" : "entropy");
+                             return std::string(i.param == PCWT_PROFILE_BASELINE  ? "baseline"
+                                                : i.param == PCWT_PROFILE_ENTROPY ? "entropy"
+                                                                                  : "compact");
                          });
 
 } // namespace
