@@ -1,0 +1,281 @@
+// j2k_decode_gpu.cu - pcwt_gpu_j2k_decode_batch: a batch of JPEG 2000 frames prepared by the
+// tier-2 parser (j2k_batch.h) decoded on the device. The host checks every field first (nothing
+// on the device reads or writes outside its buffers), cuts the frames into chunks that fit the
+// device's memory budget, and per chunk uploads the code-blocks, runs tier-1 (j2k_t1_gpu.cu), the
+// inverse DWT and the output stage (j2k_idwt_gpu.cu), and downloads the samples once.
+#include "gpu_context.h"
+#include "j2k_gpu.h"
+
+extern "C" {
+#include "j2k_t1_gpu.h"
+#include "j2k_t1_rules.h"
+}
+
+#include <cstdio>
+#include <memory>
+
+namespace {
+
+struct DevMem {
+    void *p = nullptr;
+    DevMem() = default;
+    DevMem(const DevMem &) = delete;
+    DevMem &operator=(const DevMem &) = delete;
+    ~DevMem()
+    {
+        if (p)
+            cudaFree(p);
+    }
+    template <typename T> T *as() const { return static_cast<T *>(p); }
+    void alloc(size_t n) { CUDA_CHECK(cudaMalloc(&p, n ? n : 1)); }
+    template <typename T> void upload(const std::vector<T> &v, cudaStream_t s)
+    {
+        alloc(v.size() * sizeof(T));
+        if (!v.empty())
+            CUDA_CHECK(cudaMemcpyAsync(p, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice, s));
+    }
+};
+
+struct Failure {
+    pcwt_status st;
+};
+
+[[noreturn]] void fail(pcwt_status st, char *err, size_t es, const char *fmt, size_t a, unsigned b = 0)
+{
+    std::snprintf(err, es, fmt, a, b);
+    throw Failure{st};
+}
+
+// The frame's fields against the batch's lists; its output size.
+uint64_t check_frame(const pcwt_j2k_batch *b, size_t i, char *err, size_t es)
+{
+    const pcwt_j2k_frame &f = b->frames[i];
+    const size_t size = pcwt_image_size(&f.desc);
+    if ((f.components != 1 && f.components != 3) || f.desc.components != f.components || !size || !f.dst ||
+        f.precision < 1 || f.precision > 16 || f.desc.bits_allocated < f.precision ||
+        (uint64_t)f.tc_first + f.components > b->tc_count || (uint64_t)f.cblk_first + f.cblk_count > b->cblk_count)
+        fail(PCWT_ERR_INVALID_ARGUMENT, err, es, "JPEG 2000 GPU batch: frame %zu is inconsistent", i);
+    for (uint32_t c = 0; c < f.components; c++) {
+        const pcwt_j2k_tilecomp &t = b->tcs[f.tc_first + c];
+        if (t.width != f.desc.width || t.height != f.desc.height || t.levels > 32 ||
+            t.coef_offset > b->coef_count || (uint64_t)t.width * t.height > b->coef_count - t.coef_offset)
+            fail(PCWT_ERR_INVALID_ARGUMENT, err, es, "JPEG 2000 GPU batch: frame %zu: tile-component %u is inconsistent", i, c);
+    }
+    return size;
+}
+
+// The chunk's coefficient range [lo, hi): its frames' tile-components.
+void coef_range(const pcwt_j2k_batch *b, const std::vector<size_t> &frames, uint64_t &lo, uint64_t &hi)
+{
+    lo = UINT64_MAX;
+    hi = 0;
+    for (size_t i : frames) {
+        const pcwt_j2k_frame &f = b->frames[i];
+        for (uint32_t c = 0; c < f.components; c++) {
+            const pcwt_j2k_tilecomp &t = b->tcs[f.tc_first + c];
+            lo = std::min(lo, t.coef_offset);
+            hi = std::max(hi, t.coef_offset + (uint64_t)t.width * t.height);
+        }
+    }
+}
+
+void check_cblk(const pcwt_j2k_batch *b, const pcwt_j2k_cblk &cb, size_t i, uint64_t coefs, char *err, size_t es)
+{
+    switch (pcwt_j2k_t1_check(&cb, b->segs, b->seg_count, b->data_size, coefs)) {
+    case PCWT_J2K_T1_OK:
+        return;
+    case PCWT_J2K_T1_HT:
+        fail(PCWT_ERR_UNSUPPORTED, err, es, "JPEG 2000: code-block %zu: the HTJ2K block coder is not supported on the GPU", i);
+    case PCWT_J2K_T1_MANY_PLANES:
+        fail(PCWT_ERR_UNSUPPORTED, err, es, "JPEG 2000: code-block %zu has more than %u magnitude bit-planes", i,
+             PCWT_J2K_MAX_PLANES);
+    default:
+        fail(PCWT_ERR_CORRUPT, err, es, "corrupt JPEG 2000: code-block %zu is inconsistent (check %u)", i,
+             (unsigned)pcwt_j2k_t1_check(&cb, b->segs, b->seg_count, b->data_size, coefs));
+    }
+}
+
+// One chunk on the device, its buffers alive while it lives.
+struct Chunk {
+    DevMem cblks, tcs, frames, coefs, tmp, out;
+    J2kGpuChunk c{};
+    uint64_t out_bytes = 0;
+    std::vector<std::pair<void *, uint64_t>> dst; // each frame's destination and offset
+    std::vector<size_t> dst_size;
+
+    Chunk(const pcwt_j2k_batch *b, const std::vector<size_t> &fr, const uint8_t *data, const pcwt_j2k_seg *segs,
+          cudaStream_t s, char *err, size_t es)
+    {
+        uint64_t lo, hi;
+        coef_range(b, fr, lo, hi);
+        std::vector<pcwt_j2k_cblk> cb;
+        std::vector<J2kGpuTc> tc;
+        std::vector<J2kGpuFrame> fv;
+        for (size_t i : fr) {
+            const pcwt_j2k_frame &f = b->frames[i];
+            J2kGpuFrame g{};
+            g.out_off = out_bytes;
+            g.components = f.components;
+            g.rct = f.rct;
+            g.precision = f.precision;
+            g.is_signed = f.is_signed;
+            g.width = f.desc.width;
+            g.height = f.desc.height;
+            g.bytes = f.desc.bits_allocated > 8 ? 2 : 1;
+            g.planar = f.desc.planar;
+            for (uint32_t k = 0; k < f.components; k++) {
+                const pcwt_j2k_tilecomp &t = b->tcs[f.tc_first + k];
+                g.tc[k] = (uint32_t)tc.size();
+                tc.push_back(J2kGpuTc{t.coef_offset - lo, t.width, t.height, t.levels});
+                c.max_levels = std::max(c.max_levels, t.levels);
+                c.max_pixels = (uint32_t)std::min<uint64_t>(
+                    UINT32_MAX, std::max<uint64_t>(c.max_pixels, (uint64_t)t.width * t.height));
+            }
+            c.max_frame_pixels = (uint32_t)std::min<uint64_t>(
+                UINT32_MAX, std::max<uint64_t>(c.max_frame_pixels, (uint64_t)f.desc.width * f.desc.height));
+            for (uint32_t k = 0; k < f.cblk_count; k++) {
+                pcwt_j2k_cblk x = b->cblks[f.cblk_first + k];
+                if (x.out_offset < lo)
+                    fail(PCWT_ERR_CORRUPT, err, es, "corrupt JPEG 2000: code-block %zu outside its frame",
+                         f.cblk_first + k);
+                x.out_offset -= lo;
+                check_cblk(b, x, f.cblk_first + k, hi - lo, err, es);
+                cb.push_back(x);
+            }
+            const size_t size = pcwt_image_size(&f.desc);
+            dst.emplace_back(f.dst, out_bytes);
+            dst_size.push_back(size);
+            out_bytes = align_up(out_bytes + size);
+            fv.push_back(g);
+        }
+        cblks.upload(cb, s);
+        tcs.upload(tc, s);
+        frames.upload(fv, s);
+        coefs.alloc((hi - lo) * sizeof(int32_t));
+        tmp.alloc((hi - lo) * sizeof(int32_t));
+        out.alloc(out_bytes);
+        c.data = data;
+        c.segs = segs;
+        c.cblks = cblks.as<pcwt_j2k_cblk>();
+        c.cblk_count = (uint32_t)cb.size();
+        c.tcs = tcs.as<J2kGpuTc>();
+        c.tc_count = (uint32_t)tc.size();
+        c.frames = frames.as<J2kGpuFrame>();
+        c.frame_count = (uint32_t)fv.size();
+        c.coefs = coefs.as<int32_t>();
+        c.tmp = tmp.as<int32_t>();
+        c.out = out.as<uint8_t>();
+    }
+
+    void run(cudaStream_t s) const
+    {
+        j2k_gpu_t1(c, s);
+        j2k_gpu_idwt(c, s);
+        j2k_gpu_output(c, s);
+    }
+};
+
+// Device bytes a frame takes: coefficients twice (the DWT's two buffers), its samples, its
+// code-blocks and tables.
+uint64_t frame_bytes(const pcwt_j2k_batch *b, size_t i, uint64_t out)
+{
+    const pcwt_j2k_frame &f = b->frames[i];
+    uint64_t n = (uint64_t)f.desc.width * f.desc.height * f.components;
+    return 2 * 4 * n + align_up(out) + (uint64_t)f.cblk_count * sizeof(pcwt_j2k_cblk) + 3 * sizeof(J2kGpuTc) +
+           sizeof(J2kGpuFrame);
+}
+
+// Frames per launch: the grids' second dimension.
+constexpr size_t kMaxChunkFrames = 20000;
+
+template <typename Body> pcwt_status guarded(pcwt_gpu *g, char *err, size_t es, Body body)
+{
+    try {
+        CUDA_CHECK(cudaSetDevice(g->device));
+        body();
+    } catch (const Failure &f) {
+        return f.st;
+    } catch (const pcwt_gpu_detail::CudaError &e) {
+        std::snprintf(err, es, "%s", e.what.c_str());
+        cudaGetLastError(); // a failed allocation leaves the context usable
+        return e.code == cudaErrorMemoryAllocation ? PCWT_ERR_OUT_OF_MEMORY : PCWT_ERR_BACKEND_UNAVAILABLE;
+    }
+    return PCWT_OK;
+}
+
+// The chunks of a batch (frame indices), after checking every frame.
+std::vector<std::vector<size_t>> plan(pcwt_gpu *g, const pcwt_j2k_batch *b, uint64_t shared, char *err, size_t es)
+{
+    const uint64_t budget = gpu_memory_budget(g);
+    if (shared > budget)
+        fail(PCWT_ERR_OUT_OF_MEMORY, err, es, "JPEG 2000 GPU batch: %zu bytes of code-block data exceed the device budget",
+             (size_t)shared);
+    ChunkPlan p(budget - shared, UINT64_MAX);
+    for (size_t i = 0; i < b->frame_count; i++) {
+        const uint64_t out = check_frame(b, i, err, es);
+        if (!p.add(i, frame_bytes(b, i, out), 1))
+            fail(PCWT_ERR_OUT_OF_MEMORY, err, es, "JPEG 2000 GPU batch: frame %zu does not fit the device's memory", i);
+    }
+    std::vector<std::vector<size_t>> out;
+    for (const auto &c : p.chunks())
+        for (size_t k = 0; k < c.size(); k += kMaxChunkFrames)
+            out.emplace_back(c.begin() + (long)k, c.begin() + (long)std::min(c.size(), k + kMaxChunkFrames));
+    return out;
+}
+
+} // namespace
+
+extern "C" pcwt_status pcwt_gpu_j2k_decode_batch(pcwt_gpu *g, const struct pcwt_j2k_batch *b, char *err,
+                                                 size_t err_size)
+{
+    if (!g || !b)
+        return PCWT_ERR_INVALID_ARGUMENT;
+    if (!b->frame_count)
+        return PCWT_OK;
+    TraceCall trace(g, "j2k decode");
+    return guarded(g, err, err_size, [&]() {
+        const cudaStream_t s = g->stream;
+        const uint64_t shared = b->data_size + b->seg_count * sizeof(pcwt_j2k_seg);
+        const auto chunks = plan(g, b, shared, err, err_size);
+        DevMem data, segs;
+        data.alloc(b->data_size);
+        if (b->data_size)
+            CUDA_CHECK(cudaMemcpyAsync(data.p, b->data, b->data_size, cudaMemcpyHostToDevice, s));
+        segs.alloc(b->seg_count * sizeof(pcwt_j2k_seg));
+        if (b->seg_count)
+            CUDA_CHECK(cudaMemcpyAsync(segs.p, b->segs, b->seg_count * sizeof(pcwt_j2k_seg), cudaMemcpyHostToDevice, s));
+        std::vector<uint8_t> host;
+        for (const auto &fr : chunks) {
+            Chunk ch(b, fr, data.as<uint8_t>(), segs.as<pcwt_j2k_seg>(), s, err, err_size);
+            ch.run(s);
+            host.resize(ch.out_bytes);
+            CUDA_CHECK(cudaMemcpyAsync(host.data(), ch.out.p, ch.out_bytes, cudaMemcpyDeviceToHost, s));
+            CUDA_CHECK(cudaStreamSynchronize(s));
+            for (size_t k = 0; k < ch.dst.size(); k++)
+                std::memcpy(ch.dst[k].first, host.data() + ch.dst[k].second, ch.dst_size[k]);
+        }
+    });
+}
+
+extern "C" pcwt_status pcwt_gpu_j2k_bench(pcwt_gpu *g, const struct pcwt_j2k_batch *b, int repeats, double *ms,
+                                          char *err, size_t err_size)
+{
+    if (!g || !b || !ms)
+        return PCWT_ERR_INVALID_ARGUMENT;
+    return guarded(g, err, err_size, [&]() {
+        const cudaStream_t s = g->stream;
+        const uint64_t shared = b->data_size + b->seg_count * sizeof(pcwt_j2k_seg);
+        const auto chunks = plan(g, b, shared, err, err_size);
+        if (chunks.size() != 1)
+            fail(PCWT_ERR_OUT_OF_MEMORY, err, err_size, "JPEG 2000 GPU bench: the batch needs %zu chunks (one allowed)",
+                 chunks.size());
+        DevMem data, segs;
+        data.alloc(b->data_size);
+        CUDA_CHECK(cudaMemcpyAsync(data.p, b->data, b->data_size, cudaMemcpyHostToDevice, s));
+        segs.alloc(b->seg_count * sizeof(pcwt_j2k_seg));
+        CUDA_CHECK(cudaMemcpyAsync(segs.p, b->segs, b->seg_count * sizeof(pcwt_j2k_seg), cudaMemcpyHostToDevice, s));
+        Chunk ch(b, chunks[0], data.as<uint8_t>(), segs.as<pcwt_j2k_seg>(), s, err, err_size);
+        CUDA_CHECK(cudaStreamSynchronize(s));
+        *ms = gpu_median_event_ms(g, repeats, "j2k decode", []() {}, [&]() { ch.run(s); });
+    });
+}
