@@ -1,8 +1,8 @@
 # JPEG 2000 and HTJ2K input (issue 33): the plugin's decoder on streams made at test time with
 # opj_compress and ojph_compress (test_j2k_streams.cpp), the corpus's JPEG 2000 files against GDCM
 # and OpenJPH, lossy refusal, damaged codestreams, the preload library, pcwt-recompress and
-# pcwt-storescp with stock storescu (test_j2k_tools.cpp, test_j2k_scp.cpp). include()d from tests/CMakeLists.txt when
-# PCWT_WITH_DCMTK is on; test names start with "j2k." (label j2k). They skip, saying why, without
+# pcwt-storescp with stock storescu and, for HTJ2K, pcwt-storescu (test_j2k_tools.cpp,
+# test_j2k_scp.cpp). include()d from tests/CMakeLists.txt when PCWT_WITH_DCMTK is on; test names start with "j2k." (label j2k). They skip, saying why, without
 # the tools (libopenjp2-tools, openjph-tools, libgdcm-tools, dcmtk) or the corpus.
 find_package(Threads REQUIRED)
 find_package(DCMTK CONFIG REQUIRED)

@@ -14,6 +14,7 @@
 #include "dcmpcwt/dpfilefo.h"
 #include "dcmpcwt/dputil.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -30,6 +31,8 @@ struct Spec {
     uint32_t width = 64, height = 48, comps = 1, bits = 12;
     bool sgn = false;
     bool ht = false;                // ojph_compress (HTJ2K) instead of opj_compress
+    bool htLossy = false;           // ojph_compress: irreversible (9/7) instead of reversible
+    std::string instance;           // SOP Instance UID ("": a fixed one)
     std::vector<std::string> args;  // coder options (levels, code-blocks, order, tiles, precincts)
     uint32_t frames = 1;
     uint32_t fragmentsPerFrame = 1;
@@ -101,7 +104,7 @@ inline std::string encode(const Spec &s, const std::vector<int32_t> &v, const st
                 raw.push_back(uint8_t(val));
             }
         writeBytes(dir + "/" + s.name + ".ppm", raw);
-        argv = {"ojph_compress", "-i", dir + "/" + s.name + ".ppm", "-o", out, "-reversible", "true"};
+        argv = {"ojph_compress", "-i", dir + "/" + s.name + ".ppm", "-o", out, "-reversible", s.htLossy ? "false" : "true"};
     } else {
         // planar little-endian samples: OpenJPEG's .rawl, OpenJPH's .yuv (.raw for one component).
         // Signed HTJ2K: ojph_compress 0.9 zero-extends raw samples (OpenJPH issue #102, fixed in
@@ -126,7 +129,8 @@ inline std::string encode(const Spec &s, const std::vector<int32_t> &v, const st
             }
             argv = {"ojph_compress", "-i", in, "-o", out, "-dims",
                     "{" + std::to_string(s.width) + "," + std::to_string(s.height) + "}", "-num_comps",
-                    std::to_string(s.comps), "-signed", sg, "-bit_depth", bd, "-downsamp", ds, "-reversible", "true"};
+                    std::to_string(s.comps), "-signed", sg, "-bit_depth", bd, "-downsamp", ds,
+                    "-reversible", s.htLossy ? "false" : "true"};
         } else {
             const std::string in = dir + "/" + s.name + ".rawl";
             writeBytes(in, raw);
@@ -164,7 +168,8 @@ inline std::string writeDicom(const Spec &s, const std::vector<std::vector<uint8
     DPCWTFileFormat ff;
     DcmDataset *ds = ff.getDataset();
     ds->putAndInsertString(DCM_SOPClassUID, s.comps == 3 ? UID_SecondaryCaptureImageStorage : UID_CTImageStorage);
-    ds->putAndInsertString(DCM_SOPInstanceUID, "1.2.826.0.1.3680043.10.1078.1.1.1");
+    ds->putAndInsertString(DCM_SOPInstanceUID,
+                           s.instance.empty() ? "1.2.826.0.1.3680043.10.1078.1.1.1" : s.instance.c_str());
     ds->putAndInsertString(DCM_StudyInstanceUID, "1.2.826.0.1.3680043.10.1078.1.1");
     ds->putAndInsertString(DCM_SeriesInstanceUID, "1.2.826.0.1.3680043.10.1078.1.1.2");
     ds->putAndInsertString(DCM_PatientID, "J2K");
@@ -253,6 +258,74 @@ inline Spec plainSpec(const std::string &name, bool ht = false)
     s.frames = 2;
     s.table = Spec::Basic;
     return s;
+}
+
+// the JPEG 2000 and HTJ2K files of ../shared/testdata and testdata-jpeg2000 (a test name each)
+struct CorpusFile {
+    std::string path, name, ts;
+};
+
+inline std::string fileTs(const std::string &path)
+{
+    DcmFileFormat ff;
+    if (ff.loadFile(path.c_str(), EXS_Unknown, EGL_noChange, 256).bad())
+        return "";
+    return metaTransferSyntax(ff);
+}
+
+inline bool isJ2kUid(const std::string &ts)
+{
+    return ts == UID_JPEG2000LosslessOnlyTransferSyntax || ts == UID_JPEG2000TransferSyntax ||
+           DPCWTCarrierOfUID(ts.c_str()) == DPCWT_HTJ2K_LOSSLESS_XFER ||
+           DPCWTCarrierOfUID(ts.c_str()) == DPCWT_HTJ2K_LOSSLESS_RPCL_XFER ||
+           DPCWTCarrierOfUID(ts.c_str()) == DPCWT_HTJ2K_XFER;
+}
+
+inline std::vector<CorpusFile> j2kCorpus()
+{
+    std::vector<CorpusFile> files;
+    for (const std::string sub : {"testdata", "testdata-jpeg2000"}) {
+        const std::string root = kShared + "/" + sub;
+        std::error_code ec;
+        if (!fs::is_directory(root, ec))
+            continue;
+        for (auto it = fs::recursive_directory_iterator(root, ec); it != fs::recursive_directory_iterator();
+             it.increment(ec)) {
+            if (ec)
+                break;
+            if (!it->is_regular_file() || it->path().extension() != ".dcm")
+                continue;
+            const std::string ts = fileTs(it->path().string());
+            if (!isJ2kUid(ts))
+                continue;
+            std::string name = sub + "_" + fs::relative(it->path(), root).string();
+            name = name.substr(0, name.size() - 4);
+            for (char &c : name)
+                if (!std::isalnum(static_cast<unsigned char>(c)))
+                    c = '_';
+            files.push_back({it->path().string(), name, ts});
+        }
+    }
+    std::sort(files.begin(), files.end(), [](const CorpusFile &a, const CorpusFile &b) { return a.name < b.name; });
+    return files;
+}
+
+// how gtest prints a corpus file (and so how ctest lists its tests)
+inline void PrintTo(const CorpusFile &f, std::ostream *os) { *os << f.name; }
+
+// a copy decodes to the original's samples, and both have the same attributes once decoded (the
+// decoder's changes, such as a lossy mark or Bits Stored from the codestream, on both sides)
+inline void expectSameDecoded(const std::string &original, const std::string &copy)
+{
+    SCOPED_TRACE(original + " vs " + copy);
+    DPCWTFileFormat fo, fc;
+    ASSERT_TRUE(fo.loadFile(original.c_str()).good());
+    ASSERT_TRUE(fc.loadFile(copy.c_str()).good());
+    Pixels po, pc;
+    ASSERT_EQ(decodePixels(fo.getDataset(), po), "");
+    ASSERT_EQ(decodePixels(fc.getDataset(), pc), "");
+    EXPECT_TRUE(po.bytes == pc.bytes) << "samples differ";
+    EXPECT_EQ(diffAttributes(fo.getDataset(), fc.getDataset(), {DCM_PixelData, DCM_DataSetTrailingPadding}), "");
 }
 
 inline bool haveTools() { return onPath("opj_compress") && onPath("ojph_compress"); }

@@ -6,7 +6,8 @@
 //   J2kTools.*    stock dcmconv with the preload library, damaged codestreams (clear error, no
 //                 output, the original untouched by pcwt-recompress), pcwt-recompress of a folder
 //                 (lossless recompressed and verified, lossy left unless --accept-lossy);
-//                 pcwt-storescp receiving JPEG 2000 from stock storescu: test_j2k_scp.cpp.
+//   J2kCorpusTools.RecompressFolder   every corpus JPEG 2000 / HTJ2K file through pcwt-recompress;
+//   pcwt-storescp receiving JPEG 2000 and HTJ2K: test_j2k_scp.cpp.
 #include "j2k_test_util.h"
 #include "recompress_util.h"
 
@@ -17,55 +18,6 @@ using namespace j2k;
 static ::testing::Environment *const g_env = ::testing::AddGlobalTestEnvironment(new CodecEnvironment);
 
 namespace {
-
-struct CorpusFile {
-    std::string path, name, ts;
-};
-
-std::string fileTs(const std::string &path)
-{
-    DcmFileFormat ff;
-    if (ff.loadFile(path.c_str(), EXS_Unknown, EGL_noChange, 256).bad())
-        return "";
-    return metaTransferSyntax(ff);
-}
-
-bool isJ2kUid(const std::string &ts)
-{
-    return ts == UID_JPEG2000LosslessOnlyTransferSyntax || ts == UID_JPEG2000TransferSyntax ||
-           DPCWTCarrierOfUID(ts.c_str()) == DPCWT_HTJ2K_LOSSLESS_XFER ||
-           DPCWTCarrierOfUID(ts.c_str()) == DPCWT_HTJ2K_LOSSLESS_RPCL_XFER ||
-           DPCWTCarrierOfUID(ts.c_str()) == DPCWT_HTJ2K_XFER;
-}
-
-std::vector<CorpusFile> j2kCorpus()
-{
-    std::vector<CorpusFile> files;
-    for (const std::string sub : {"testdata", "testdata-jpeg2000"}) {
-        const std::string root = kShared + "/" + sub;
-        std::error_code ec;
-        if (!fs::is_directory(root, ec))
-            continue;
-        for (auto it = fs::recursive_directory_iterator(root, ec); it != fs::recursive_directory_iterator();
-             it.increment(ec)) {
-            if (ec)
-                break;
-            if (!it->is_regular_file() || it->path().extension() != ".dcm")
-                continue;
-            const std::string ts = fileTs(it->path().string());
-            if (!isJ2kUid(ts))
-                continue;
-            std::string name = sub + "_" + fs::relative(it->path(), root).string();
-            name = name.substr(0, name.size() - 4);
-            for (char &c : name)
-                if (!std::isalnum(static_cast<unsigned char>(c)))
-                    c = '_';
-            files.push_back({it->path().string(), name, ts});
-        }
-    }
-    std::sort(files.begin(), files.end(), [](const CorpusFile &a, const CorpusFile &b) { return a.name < b.name; });
-    return files;
-}
 
 // samples as unsigned words of the BitsStored bits, in pixel-interleaved order
 std::vector<uint32_t> maskedValues(const Pixels &px)
@@ -123,7 +75,6 @@ std::vector<uint8_t> firstFragment(const std::string &path)
 
 class J2kCorpus : public ::testing::TestWithParam<CorpusFile> {};
 
-void PrintTo(const CorpusFile &f, std::ostream *os) { *os << f.name; }
 
 } // namespace
 
@@ -371,3 +322,34 @@ TEST(J2kTools, RecompressFolder)
     EXPECT_TRUE(lf.getDataset()->findAndGetOFString(DCM_LossyImageCompression, mark).good() && mark == "01");
 }
 
+// every JPEG 2000 and HTJ2K file of the corpus recompressed by pcwt-recompress (a folder, 2
+// threads, --accept-lossy: every file coded), each copy decoding to its original's samples
+// (pcwt-storescp: J2kCorpusNet.StoreScp; dcmcpcwt: tests/dicom's DicomCorpus)
+TEST(J2kCorpusTools, RecompressFolder)
+{
+    const std::vector<CorpusFile> corpus = j2kCorpus();
+    if (corpus.empty())
+        GTEST_SKIP() << "no JPEG 2000 files under " << kShared << "/testdata or testdata-jpeg2000";
+    TempDir dir;
+    const std::string in = dir / "in";
+    fs::create_directories(in);
+    std::map<std::string, std::string> copyOf; // corpus path -> its copy in the input folder
+    for (const CorpusFile &f : corpus) {
+        copyOf[f.path] = in + "/" + f.name + ".dcm";
+        fs::copy_file(f.path, copyOf[f.path]);
+    }
+    // pcwt-recompress of the folder, 2 threads
+    const std::string out = dir / "out", report = dir / "report.json";
+    const Proc p = run({kTool, "--threads", "2", "--accept-lossy", "--output", out, "--report", report, in});
+    EXPECT_EQ(p.rc, 0) << p.out;
+    const auto status = reportStatus(report);
+    for (const CorpusFile &f : corpus) {
+        SCOPED_TRACE(f.name);
+        EXPECT_EQ(status.count(copyOf[f.path]) ? status.at(copyOf[f.path]) : "", "recompressed") << p.out;
+        const std::string copy = out + "/" + f.name + ".dcm";
+        ASSERT_TRUE(exists(copy));
+        EXPECT_EQ(fileTs(copy), PCWT_DICOM_TS_UID);
+        expectSameDecoded(f.path, copy);
+    }
+
+}
