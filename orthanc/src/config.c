@@ -51,6 +51,8 @@ int pco_config_parse(const char *json, pco_config *cfg, char *msg, size_t msg_si
     cfg->compress_dicom = 1;
     cfg->read_plain_files = 1;
     cfg->sync = 1;
+    cfg->deferred = 1;
+    cfg->batch_window_us = -1;
     snprintf(cfg->storage_dir, sizeof cfg->storage_dir, "OrthancStorage"); /* Orthanc's default */
 
     char err[160];
@@ -76,6 +78,32 @@ int pco_config_parse(const char *json, pco_config *cfg, char *msg, size_t msg_si
         goto done;
     cfg->profile = (pcwt_profile)profile;
     cfg->backend = (pcwt_backend)backend;
+    const char *mode = NULL;
+    if (get_string(section, "Mode", &mode, msg, msg_size) != 0) goto done;
+    if (mode) {
+        if (strcmp(mode, "deferred") != 0 && strcmp(mode, "immediate") != 0) {
+            pco_fail(msg, msg_size, "PCWT.Mode '%s': expected deferred or immediate", mode);
+            goto done;
+        }
+        cfg->deferred = mode[0] == 'd';
+    }
+    const pco_json *threads = pco_json_member(section, "DeferredThreads");
+    if (threads) {
+        if (threads->type != PCO_JSON_NUMBER || threads->number < 0 || threads->number > 256 ||
+            threads->number != (double)(unsigned)threads->number) {
+            pco_fail(msg, msg_size, "PCWT.DeferredThreads: expected a whole number from 0 to 256");
+            goto done;
+        }
+        cfg->deferred_threads = (unsigned)threads->number;
+    }
+    const pco_json *window = pco_json_member(section, "BatchWindowMs");
+    if (window) {
+        if (window->type != PCO_JSON_NUMBER || !(window->number == -1 || (window->number >= 0 && window->number <= 1000))) {
+            pco_fail(msg, msg_size, "PCWT.BatchWindowMs: expected -1 or milliseconds from 0 to 1000");
+            goto done;
+        }
+        cfg->batch_window_us = window->number < 0 ? -1 : (int64_t)(window->number * 1000.0 + 0.5);
+    }
     const pco_json *min = pco_json_member(section, "MinimumPixelBytes");
     if (min) {
         if (min->type != PCO_JSON_NUMBER || min->number < 0 || min->number > 9.0e15) {
@@ -90,7 +118,8 @@ int pco_config_parse(const char *json, pco_config *cfg, char *msg, size_t msg_si
     }
     for (const pco_json *m = section->child; m; m = m->next) {
         static const char *const known[] = {"Enable", "StorageDirectory", "Profile", "Backend",
-                                            "CompressDicom", "MinimumPixelBytes", "ReadPlainFiles", "Sync"};
+                                            "CompressDicom", "MinimumPixelBytes", "ReadPlainFiles", "Sync",
+                                            "Mode", "DeferredThreads", "BatchWindowMs"};
         int found = 0;
         for (size_t i = 0; i < sizeof known / sizeof known[0]; ++i) found |= strcmp(m->key, known[i]) == 0;
         if (!found) { pco_fail(msg, msg_size, "PCWT.%s: unknown setting", m->key); goto done; }

@@ -10,7 +10,12 @@
  *     "CompressDicom" : true,          // code the pixel data of DICOM attachments
  *     "MinimumPixelBytes" : 0,         // smaller pixel data is stored as it came
  *     "ReadPlainFiles" : true,         // read files stored without the plugin as they are
- *     "Sync" : true                    // fsync each file and its folder before acknowledging
+ *     "Sync" : true,                   // fsync each file and its folder before acknowledging
+ *     "Mode" : "deferred",             // deferred: store as it comes, code in the background;
+ *                                      // immediate: code and verify before acknowledging
+ *     "DeferredThreads" : 0,           // background coders (0: one per CPU), at idle priority
+ *     "BatchWindowMs" : -1             // gather concurrent writes' frames this long into one
+ *                                      // coding call (-1: 2 ms on the GPU, off on the CPU; 0: off)
  *   }
  */
 #ifndef PCWT_ORTHANC_CONFIG_H
@@ -30,6 +35,9 @@ typedef struct pco_config {
     uint64_t minimum_pixel_bytes;
     int read_plain_files;
     int sync;
+    int deferred;             /* Mode "deferred" (1) or "immediate" (0) */
+    unsigned deferred_threads; /* 0: one per CPU */
+    int64_t batch_window_us;  /* -1: by the backend (batch.h) */
 } pco_config;
 
 /* Fill cfg from Orthanc's configuration (JSON text). 0, or -1 with msg naming the bad setting. */

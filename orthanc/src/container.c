@@ -143,87 +143,11 @@ int pco_container_raw(const uint8_t *orig, size_t size, uint8_t **out, size_t *o
     return 0;
 }
 
-int pco_container_build(const uint8_t *orig, size_t size, const pco_scan *scan, pcwt_encoder *enc,
-                        pcwt_decoder *dec, uint8_t **out, size_t *out_size, char *msg, size_t msg_size)
-{
-    pcwt_image_desc desc;
-    if (pcwt_dicom_image_desc(&scan->module, &desc) != PCWT_DICOM_OK)
-        return pco_fail(msg, msg_size, "pixel module not codable");
-    const uint64_t frames = scan->module.number_of_frames;
-    if (frames > UINT32_MAX || pcwt_image_size(&desc) != scan->frame_bytes)
-        return pco_fail(msg, msg_size, "frame layout does not match the pixel module");
-    const size_t bound = pcwt_encode_bound(&desc);
-    if (bound == 0 || frames > SIZE_MAX / bound) return pco_fail(msg, msg_size, "frames too large to code");
-
-    int rc = -1;
-    uint8_t *coded = malloc(bound * frames);
-    pcwt_frame_job *jobs = calloc(frames, sizeof *jobs);
-    uint8_t *buf = NULL, *check = NULL, *zbuf = NULL;
-    if (!coded || !jobs) { pco_fail(msg, msg_size, "out of memory"); goto done; }
-    for (uint64_t i = 0; i < frames; ++i) {
-        jobs[i].desc = desc;
-        jobs[i].samples = orig + scan->pixel_offset + i * scan->frame_bytes;
-        jobs[i].samples_size = scan->frame_bytes;
-        jobs[i].dst = coded + i * bound;
-        jobs[i].dst_capacity = bound;
-    }
-    pcwt_status st = pcwt_encode_batch(enc, jobs, frames);
-    if (st != PCWT_OK) {
-        pco_fail(msg, msg_size, "encoding failed: %s (%s)", pcwt_status_string(st), pcwt_encoder_last_error(enc));
-        goto done;
-    }
-    const uint64_t pixel_end = scan->pixel_offset + scan->pixel_length;
-    const uint64_t pad = scan->pixel_length - frames * scan->frame_bytes;
-    const uint64_t outside = scan->pixel_offset + pad + (size - pixel_end);
-    header h = {KIND_CODED, size, crc(orig, size), (uint32_t)frames, scan->pixel_offset,
-                scan->pixel_length, scan->frame_bytes, crc(orig, scan->pixel_offset), 0};
-
-    /* The outside bytes (attributes, mostly text) deflated when that is smaller. */
-    uLongf zlen = compressBound((uLong)outside);
-    if (!(zbuf = malloc(outside + zlen)) ) { pco_fail(msg, msg_size, "out of memory"); goto done; }
-    uint8_t *gathered = zbuf + zlen;
-    memcpy(gathered, orig, scan->pixel_offset);
-    memcpy(gathered + scan->pixel_offset, orig + pixel_end - pad, pad + (size - pixel_end));
-    if (compress2(zbuf, &zlen, gathered, (uLong)outside, 6) == Z_OK && zlen < outside) h.deflated = zlen;
-
-    uint64_t total = PCO_HEADER_LENGTH + (h.deflated ? h.deflated : outside);
-    for (uint64_t i = 0; i < frames; ++i) total += 8 + jobs[i].written;
-    if (total > SIZE_MAX || !(buf = malloc(total))) { pco_fail(msg, msg_size, "out of memory"); goto done; }
-    write_header(buf, &h);
-    uint8_t *p = buf + PCO_HEADER_LENGTH;
-    if (h.deflated) {
-        memcpy(p, zbuf, h.deflated);
-        p += h.deflated;
-    } else {
-        memcpy(p, orig, scan->pixel_offset);
-        p += scan->pixel_offset;
-    }
-    for (uint64_t i = 0; i < frames; ++i) {
-        put64(p, jobs[i].written);
-        memcpy(p + 8, jobs[i].dst, jobs[i].written);
-        p += 8 + jobs[i].written;
-    }
-    if (!h.deflated) memcpy(p, orig + pixel_end - pad, pad + (size - pixel_end));
-
-    /* The copy is acknowledged only after it gave every byte back through the read path. */
-    if (!(check = malloc(size ? size : 1))) { pco_fail(msg, msg_size, "out of memory"); goto done; }
-    if (pco_container_decode(buf, total, dec, check, size, msg, msg_size) != 0) goto done;
-    if (memcmp(check, orig, size) != 0) { pco_fail(msg, msg_size, "verification failed: decoded bytes differ"); goto done; }
-    *out = buf;
-    *out_size = total;
-    buf = NULL;
-    rc = 0;
-done:
-    free(zbuf);
-    free(check);
-    free(buf);
-    free(jobs);
-    free(coded);
-    return rc;
-}
-
-int pco_container_decode(const uint8_t *c, size_t c_size, pcwt_decoder *dec, uint8_t *dst,
-                         uint64_t dst_size, char *msg, size_t msg_size)
+/* The read path. Each frame is decoded with dec, or, with verified (the jobs of a build, whose
+ * codestreams were checked to decode to their samples), must be that job's codestream, byte for
+ * byte, and its samples are taken. */
+static int decode_into(const uint8_t *c, size_t c_size, pcwt_decoder *dec, const pcwt_frame_job *verified,
+                       uint8_t *dst, uint64_t dst_size, char *msg, size_t msg_size)
 {
     header h = {0};
     if (read_header(c, c_size, &h, msg, msg_size) != 0) return -1;
@@ -239,12 +163,19 @@ int pco_container_decode(const uint8_t *c, size_t c_size, pcwt_decoder *dec, uin
             uint64_t len = get64(p);
             p += 8;
             if (len > (uint64_t)(end - p)) return pco_fail(msg, msg_size, "truncated container (frame %u)", i);
-            pcwt_header_info info;
-            pcwt_status st = pcwt_read_header(p, len, &info);
-            if (st == PCWT_OK && pcwt_image_size(&info.desc) != h.frame_bytes) st = PCWT_ERR_CORRUPT;
-            if (st == PCWT_OK) st = pcwt_decode(dec, p, len, out, h.frame_bytes);
-            if (st != PCWT_OK)
-                return pco_fail(msg, msg_size, "frame %u does not decode: %s", i, pcwt_status_string(st));
+            if (verified) {
+                if (len != verified[i].written || memcmp(p, verified[i].dst, len) != 0 ||
+                    verified[i].samples_size != h.frame_bytes)
+                    return pco_fail(msg, msg_size, "verification failed: frame %u is not the codestream checked", i);
+                memcpy(out, verified[i].samples, h.frame_bytes);
+            } else {
+                pcwt_header_info info;
+                pcwt_status st = pcwt_read_header(p, len, &info);
+                if (st == PCWT_OK && pcwt_image_size(&info.desc) != h.frame_bytes) st = PCWT_ERR_CORRUPT;
+                if (st == PCWT_OK) st = pcwt_decode(dec, p, len, out, h.frame_bytes);
+                if (st != PCWT_OK)
+                    return pco_fail(msg, msg_size, "frame %u does not decode: %s", i, pcwt_status_string(st));
+            }
             p += len;
             out += h.frame_bytes;
         }
@@ -263,6 +194,12 @@ int pco_container_decode(const uint8_t *c, size_t c_size, pcwt_decoder *dec, uin
     if (crc(dst, h.original_size) != h.original_crc)
         return pco_fail(msg, msg_size, "stored file damaged: checksum of the original does not match");
     return 0;
+}
+
+int pco_container_decode(const uint8_t *c, size_t c_size, pcwt_decoder *dec, uint8_t *dst,
+                         uint64_t dst_size, char *msg, size_t msg_size)
+{
+    return decode_into(c, c_size, dec, NULL, dst, dst_size, msg, msg_size);
 }
 
 int pco_container_read_range(const uint8_t *c, size_t c_size, pcwt_decoder *dec, uint64_t start,
@@ -297,5 +234,121 @@ int pco_container_read_range(const uint8_t *c, size_t c_size, pcwt_decoder *dec,
     int rc = pco_container_decode(c, c_size, dec, whole, h.original_size, msg, msg_size);
     if (rc == 0) memcpy(dst, whole + start, length);
     free(whole);
+    return rc;
+}
+
+/* Encode and verify with one encoder and decoder (pco_code_fn). */
+typedef struct coders {
+    pcwt_encoder *enc;
+    pcwt_decoder *dec;
+} coders;
+
+static int code_direct(void *user, pcwt_frame_job *jobs, size_t count, char *msg, size_t msg_size)
+{
+    const coders *c = user;
+    pcwt_status st = pcwt_encode_batch(c->enc, jobs, count);
+    if (st != PCWT_OK)
+        return pco_fail(msg, msg_size, "encoding failed: %s (%s)", pcwt_status_string(st), pcwt_encoder_last_error(c->enc));
+    pcwt_verify_job *checks = calloc(count ? count : 1, sizeof *checks);
+    if (!checks) return pco_fail(msg, msg_size, "out of memory");
+    for (size_t i = 0; i < count; ++i) {
+        checks[i].src = jobs[i].dst;
+        checks[i].src_size = jobs[i].written;
+        checks[i].expected = jobs[i].samples;
+        checks[i].expected_size = jobs[i].samples_size;
+    }
+    st = pcwt_verify_batch(c->dec, checks, count);
+    int rc = 0;
+    for (size_t i = 0; i < count && rc == 0; ++i)
+        if (checks[i].status != PCWT_OK)
+            rc = pco_fail(msg, msg_size, "verification failed: frame %zu %s", i,
+                          checks[i].status == PCWT_ERR_MISMATCH ? "decodes to other samples"
+                                                                : pcwt_status_string(checks[i].status));
+    if (rc == 0 && st != PCWT_OK) rc = pco_fail(msg, msg_size, "verification failed: %s", pcwt_status_string(st));
+    free(checks);
+    return rc;
+}
+
+int pco_container_build(const uint8_t *orig, size_t size, const pco_scan *scan, pcwt_encoder *enc,
+                        pcwt_decoder *dec, uint8_t **out, size_t *out_size, char *msg, size_t msg_size)
+{
+    coders c = {enc, dec};
+    return pco_container_build_with(orig, size, scan, code_direct, &c, out, out_size, msg, msg_size);
+}
+
+int pco_container_build_with(const uint8_t *orig, size_t size, const pco_scan *scan, pco_code_fn code,
+                             void *user, uint8_t **out, size_t *out_size, char *msg, size_t msg_size)
+{
+    pcwt_image_desc desc;
+    if (pcwt_dicom_image_desc(&scan->module, &desc) != PCWT_DICOM_OK)
+        return pco_fail(msg, msg_size, "pixel module not codable");
+    const uint64_t frames = scan->module.number_of_frames;
+    if (frames > UINT32_MAX || pcwt_image_size(&desc) != scan->frame_bytes)
+        return pco_fail(msg, msg_size, "frame layout does not match the pixel module");
+    const size_t bound = pcwt_encode_bound(&desc);
+    if (bound == 0 || frames > SIZE_MAX / bound) return pco_fail(msg, msg_size, "frames too large to code");
+
+    int rc = -1;
+    uint8_t *coded = malloc(bound * frames);
+    pcwt_frame_job *jobs = calloc(frames, sizeof *jobs);
+    uint8_t *buf = NULL, *check = NULL, *zbuf = NULL;
+    if (!coded || !jobs) { pco_fail(msg, msg_size, "out of memory"); goto done; }
+    for (uint64_t i = 0; i < frames; ++i) {
+        jobs[i].desc = desc;
+        jobs[i].samples = orig + scan->pixel_offset + i * scan->frame_bytes;
+        jobs[i].samples_size = scan->frame_bytes;
+        jobs[i].dst = coded + i * bound;
+        jobs[i].dst_capacity = bound;
+    }
+    if (code(user, jobs, frames, msg, msg_size) != 0) goto done;
+    const uint64_t pixel_end = scan->pixel_offset + scan->pixel_length;
+    const uint64_t pad = scan->pixel_length - frames * scan->frame_bytes;
+    const uint64_t outside = scan->pixel_offset + pad + (size - pixel_end);
+    header h = {KIND_CODED, size, crc(orig, size), (uint32_t)frames, scan->pixel_offset,
+                scan->pixel_length, scan->frame_bytes, crc(orig, scan->pixel_offset), 0};
+
+    /* The outside bytes (attributes, mostly text) deflated when that is smaller. */
+    uLongf zlen = compressBound((uLong)outside);
+    if (!(zbuf = malloc(outside + zlen)) ) { pco_fail(msg, msg_size, "out of memory"); goto done; }
+    uint8_t *gathered = zbuf + zlen;
+    memcpy(gathered, orig, scan->pixel_offset);
+    memcpy(gathered + scan->pixel_offset, orig + pixel_end - pad, pad + (size - pixel_end));
+    if (compress2(zbuf, &zlen, gathered, (uLong)outside, 6) == Z_OK && zlen < outside) h.deflated = zlen;
+
+    uint64_t total = PCO_HEADER_LENGTH + (h.deflated ? h.deflated : outside);
+    for (uint64_t i = 0; i < frames; ++i) total += 8 + jobs[i].written;
+    if (total > SIZE_MAX || !(buf = malloc(total))) { pco_fail(msg, msg_size, "out of memory"); goto done; }
+    write_header(buf, &h);
+    uint8_t *p = buf + PCO_HEADER_LENGTH;
+    if (h.deflated) {
+        memcpy(p, zbuf, h.deflated);
+        p += h.deflated;
+    } else {
+        memcpy(p, orig, scan->pixel_offset);
+        p += scan->pixel_offset;
+    }
+    for (uint64_t i = 0; i < frames; ++i) {
+        put64(p, jobs[i].written);
+        memcpy(p + 8, jobs[i].dst, jobs[i].written);
+        p += 8 + jobs[i].written;
+    }
+    if (!h.deflated) memcpy(p, orig + pixel_end - pad, pad + (size - pixel_end));
+
+    /* The copy is acknowledged only after it gave every byte back through the read path: the
+     * frames were decoded and compared by code(); here every frame of the container must be
+     * the codestream that was checked, and all the rest is read as a read reads it. */
+    if (!(check = malloc(size ? size : 1))) { pco_fail(msg, msg_size, "out of memory"); goto done; }
+    if (decode_into(buf, total, NULL, jobs, check, size, msg, msg_size) != 0) goto done;
+    if (memcmp(check, orig, size) != 0) { pco_fail(msg, msg_size, "verification failed: decoded bytes differ"); goto done; }
+    *out = buf;
+    *out_size = total;
+    buf = NULL;
+    rc = 0;
+done:
+    free(zbuf);
+    free(check);
+    free(buf);
+    free(jobs);
+    free(coded);
     return rc;
 }

@@ -46,6 +46,15 @@ int pco_is_container(const uint8_t *data, size_t size);
 int pco_container_build(const uint8_t *orig, size_t size, const pco_scan *scan, pcwt_encoder *enc,
                         pcwt_decoder *dec, uint8_t **out, size_t *out_size, char *msg, size_t msg_size);
 
+/* Encode every frame of jobs and check that each codestream decodes to its samples (with
+ * pcwt_encode_batch and pcwt_verify_batch, directly or through a batcher). 0, or -1 with msg. */
+typedef int (*pco_code_fn)(void *user, pcwt_frame_job *jobs, size_t count, char *msg, size_t msg_size);
+
+/* pco_container_build with the frames coded and checked by code(user, ...); the container is then
+ * read back as a read reads it, each frame being the codestream code() checked. */
+int pco_container_build_with(const uint8_t *orig, size_t size, const pco_scan *scan, pco_code_fn code,
+                             void *user, uint8_t **out, size_t *out_size, char *msg, size_t msg_size);
+
 /* The raw container of a file (malloc'd). 0 on success; -1 with msg. */
 int pco_container_raw(const uint8_t *orig, size_t size, uint8_t **out, size_t *out_size, char *msg,
                       size_t msg_size);

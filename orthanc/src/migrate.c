@@ -31,6 +31,20 @@ static pco_migrate_outcome failed(char *msg, size_t msg_size, const char *what, 
     return PCO_FAILED;
 }
 
+/* The original was removed while its copy was made: the folders Orthanc's removal could not
+ * remove (the copy was in them) are removed now when empty, as Orthanc would have. */
+static void remove_empty_parents(const char *path)
+{
+    char dir[4200];
+    snprintf(dir, sizeof dir, "%s", path);
+    for (int level = 0; level < 2; ++level) {
+        char *slash = strrchr(dir, '/');
+        if (!slash || slash == dir) return;
+        *slash = '\0';
+        if (rmdir(dir) != 0) return; /* not empty: another attachment lives there */
+    }
+}
+
 static void *alloc_plain(void *user, uint64_t size)
 {
     void **slot = user;
@@ -111,13 +125,17 @@ pco_migrate_outcome pco_migrate_file(pco_store *store, const char *path, int64_t
     }
 
     struct stat now;
-    if (lstat(path, &now) != 0 || !same_file(&before, &now)) {
+    const int stat_rc = lstat(path, &now);
+    if (stat_rc != 0 || !same_file(&before, &now)) {
+        const int gone = stat_rc != 0 && errno == ENOENT;
         unlink(tmp);
+        if (gone) remove_empty_parents(path);
         return PCO_CHANGED;
     }
     if (renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_EXCHANGE) != 0) {
         int e = errno;
         unlink(tmp);
+        if (e == ENOENT) remove_empty_parents(path);
         if (e == ENOENT) return PCO_CHANGED;
         errno = e;
         return failed(msg, msg_size, "cannot exchange", path);

@@ -11,6 +11,7 @@
 #include <orthanc/OrthancCPlugin.h>
 
 #include "config.h"
+#include "deferred.h"
 #include "store.h"
 
 #define PCO_PLUGIN_NAME "pcwt-storage"
@@ -19,6 +20,7 @@
 typedef struct plugin_context {
     OrthancPluginContext *orthanc;
     pco_store *store;
+    pco_deferred *deferred; /* the background coders (Mode "deferred") */
 } plugin_context;
 
 static plugin_context g_plugin; /* the plugin's context object (see above) */
@@ -28,6 +30,13 @@ static void log_error(const char *what, const char *uuid, const char *msg)
     char line[1024]; /* longer than what + uuid + a message: never cut */
     if (snprintf(line, sizeof line, "PCWT storage: %s %s: %s", what, uuid, msg) < 0) return;
     OrthancPluginLogError(g_plugin.orthanc, line);
+}
+
+static void log_line(void *user, int warning, const char *line)
+{
+    (void)user;
+    if (warning) OrthancPluginLogWarning(g_plugin.orthanc, line);
+    else OrthancPluginLogInfo(g_plugin.orthanc, line); /* with --verbose */
 }
 
 static OrthancPluginErrorCode error_of(pco_result r)
@@ -143,11 +152,27 @@ ORTHANC_PLUGINS_API int32_t OrthancPluginInitialize(OrthancPluginContext *contex
         OrthancPluginLogError(context, line);
         return -1;
     }
+    if (cfg.deferred && cfg.compress_dicom) {
+        g_plugin.deferred = pco_deferred_start(g_plugin.store, cfg.deferred_threads, log_line, NULL, msg, sizeof msg);
+        if (!g_plugin.deferred) {
+            char line[640];
+            snprintf(line, sizeof line, "PCWT storage: %s", msg);
+            OrthancPluginLogError(context, line);
+            pco_store_destroy(g_plugin.store);
+            g_plugin.store = NULL;
+            return -1;
+        }
+    }
     OrthancPluginRegisterStorageArea2(context, storage_create, storage_read_whole, storage_read_range, storage_remove);
     char line[4400];
-    snprintf(line, sizeof line, "PCWT storage: files in %s, DICOM pixel data %s (profile %s, backend %s), plain files %s",
-             cfg.storage_dir, cfg.compress_dicom ? "coded" : "stored as it comes",
+    snprintf(line, sizeof line,
+             "PCWT storage: files in %s, DICOM pixel data %s (profile %s, backend %s%s), plain files %s",
+             cfg.storage_dir,
+             !cfg.compress_dicom ? "stored as it comes"
+             : cfg.deferred      ? "stored as it comes and coded in the background (Mode deferred)"
+                                 : "coded before each write is acknowledged (Mode immediate)",
              pcwt_profile_name(cfg.profile), pcwt_backend_name(cfg.backend),
+             pco_store_batching(g_plugin.store) ? ", concurrent writes batched" : "",
              cfg.read_plain_files ? "read as they are" : "refused");
     OrthancPluginLogWarning(context, line);
     return 0;
@@ -155,6 +180,16 @@ ORTHANC_PLUGINS_API int32_t OrthancPluginInitialize(OrthancPluginContext *contex
 
 ORTHANC_PLUGINS_API void OrthancPluginFinalize(void)
 {
+    pco_deferred_stop(g_plugin.deferred); /* each coder finishes its file */
+    g_plugin.deferred = NULL;
+    if (g_plugin.store && pco_store_batching(g_plugin.store)) {
+        unsigned long long batches = 0, frames = 0;
+        pco_store_batch_counts(g_plugin.store, &batches, &frames);
+        char line[200];
+        snprintf(line, sizeof line, "PCWT storage: %llu frames of concurrent writes coded in %llu batches", frames,
+                 batches);
+        OrthancPluginLogWarning(g_plugin.orthanc, line);
+    }
     pco_store_destroy(g_plugin.store);
     g_plugin.store = NULL;
 }

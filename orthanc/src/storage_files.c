@@ -5,6 +5,7 @@
 #include "container.h"
 #include "message.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -200,4 +201,53 @@ int pco_remove_file(const char *path, char *msg, size_t msg_size)
     parent_of(dir, up, sizeof up);
     if (rmdir(dir) == 0) (void)rmdir(up); /* not empty: another attachment lives there */
     return 0;
+}
+
+static int is_hex2(const char *name)
+{
+    return strlen(name) == 2 && strspn(name, "0123456789abcdef") == 2;
+}
+
+static int walk_leaf(const char *dir, pco_walk_fn fn, void *user)
+{
+    DIR *d = opendir(dir);
+    if (!d) return fn(user, dir, NULL);
+    struct dirent *e;
+    int stop = 0;
+    while (!stop && (e = readdir(d)) != NULL) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        char path[4400];
+        int n = snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (n < 0 || (size_t)n >= sizeof path) continue;
+        stop = fn(user, path, e->d_name);
+    }
+    closedir(d);
+    return stop;
+}
+
+int pco_walk_storage(const char *root, pco_walk_fn fn, void *user)
+{
+    DIR *d1 = opendir(root);
+    if (!d1) return 0;
+    struct dirent *a;
+    int stop = 0;
+    while (!stop && (a = readdir(d1)) != NULL) {
+        if (!is_hex2(a->d_name)) continue;
+        char level1[4200];
+        snprintf(level1, sizeof level1, "%s/%s", root, a->d_name);
+        DIR *d2 = opendir(level1);
+        if (!d2) continue;
+        struct dirent *b;
+        while (!stop && (b = readdir(d2)) != NULL) {
+            if (!is_hex2(b->d_name)) continue;
+            char level2[4300];
+            snprintf(level2, sizeof level2, "%s/%s", level1, b->d_name);
+            struct stat st;
+            if (lstat(level2, &st) != 0 || !S_ISDIR(st.st_mode)) continue; /* never through a link */
+            stop = walk_leaf(level2, fn, user);
+        }
+        closedir(d2);
+    }
+    closedir(d1);
+    return stop;
 }

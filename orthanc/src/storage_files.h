@@ -37,6 +37,12 @@ int pco_read_plain_range(const char *path, uint64_t start, uint8_t *dst, uint64_
 /* Remove path and then the two folder levels above it when they are empty, as Orthanc does. */
 int pco_remove_file(const char *path, char *msg, size_t msg_size);
 
+/* Every entry of the leaf folders ROOT/ab/cd/ (never through a symbolic link), in directory
+ * order: fn(user, path, name) for each; the walk stops when fn returns non-zero. A leaf folder
+ * that cannot be opened goes to fn with name NULL (path the folder). Returns fn's last result. */
+typedef int (*pco_walk_fn)(void *user, const char *path, const char *name);
+int pco_walk_storage(const char *root, pco_walk_fn fn, void *user);
+
 /* fsync the folder holding path (after a rename in it). */
 int pco_sync_parent(const char *path);
 

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "batch.h"
 #include "container.h"
 #include "dicom_scan.h"
 #include "storage_files.h"
@@ -24,6 +25,10 @@ struct pco_store {
     pco_config cfg;
     pthread_mutex_t lock;
     coder_pair *idle;
+    coder_pair *batch_pair; /* the batcher's coders, when concurrent writes are batched */
+    pco_batcher *batcher;
+    pco_stored_fn deferred; /* the deferred mode's queue (pco_store_defer) */
+    void *deferred_user;
 };
 
 static pco_result fail(pco_result r, char *msg, size_t msg_size, const char *fmt, ...)
@@ -103,12 +108,40 @@ pco_store *pco_store_create(const pco_config *cfg, char *msg, size_t msg_size)
         return NULL;
     }
     s->idle = p;
+    /* Concurrent writes gathered into one coding call: by default where the encoder codes on the
+     * GPU (BatchWindowMs -1), or with any backend when a window is set. */
+    const int gpu = pcwt_encoder_backend(p->enc) == PCWT_BACKEND_GPU;
+    if (cfg->batch_window_us > 0 || (cfg->batch_window_us < 0 && gpu)) {
+        const unsigned window = cfg->batch_window_us > 0 ? (unsigned)cfg->batch_window_us : PCO_DEFAULT_BATCH_WINDOW_US;
+        s->batch_pair = pair_create(cfg, msg, msg_size);
+        if (!s->batch_pair || !(s->batcher = pco_batcher_create(s->batch_pair->enc, s->batch_pair->dec, window,
+                                                                 PCO_BATCH_MAX_FRAMES))) {
+            if (s->batch_pair) fail(PCO_ERR_MEMORY, msg, msg_size, "out of memory creating the batcher");
+            pco_store_destroy(s);
+            return NULL;
+        }
+    }
     return s;
+}
+
+int pco_store_batching(const pco_store *s) { return s->batcher != NULL; }
+
+void pco_store_batch_counts(pco_store *s, unsigned long long *batches, unsigned long long *frames)
+{
+    *batches = *frames = 0;
+    if (s->batcher) pco_batcher_counts(s->batcher, batches, frames);
+}
+
+static int batch_code(void *user, pcwt_frame_job *jobs, size_t count, char *msg, size_t msg_size)
+{
+    return pco_batcher_code(user, jobs, count, msg, msg_size);
 }
 
 void pco_store_destroy(pco_store *s)
 {
     if (!s) return;
+    pco_batcher_destroy(s->batcher);
+    pair_destroy(s->batch_pair);
     while (s->idle) {
         coder_pair *next = s->idle->next;
         pair_destroy(s->idle);
@@ -134,10 +167,12 @@ pco_result pco_store_prepare(pco_store *s, const uint8_t *data, size_t size, int
         } else if (scan.pixel_length < s->cfg.minimum_pixel_bytes) {
             fail(PCO_OK, note, note_size, "pixel data below MinimumPixelBytes");
         } else {
-            coder_pair *p = take(s, note, note_size);
-            if (p) {
-                int rc = pco_container_build(data, size, &scan, p->enc, p->dec, out, out_size, note, note_size);
-                give(s, p);
+            coder_pair *p = s->batcher ? NULL : take(s, note, note_size);
+            if (p || s->batcher) {
+                int rc = p ? pco_container_build(data, size, &scan, p->enc, p->dec, out, out_size, note, note_size)
+                           : pco_container_build_with(data, size, &scan, batch_code, s->batcher, out, out_size,
+                                                      note, note_size);
+                if (p) give(s, p);
                 if (rc == 0 && *out_size < size) {
                     *coded = 1;
                     return PCO_OK;
@@ -159,6 +194,12 @@ pco_result pco_store_prepare(pco_store *s, const uint8_t *data, size_t size, int
     return PCO_OK;
 }
 
+void pco_store_defer(pco_store *s, pco_stored_fn fn, void *user)
+{
+    s->deferred = fn;
+    s->deferred_user = user;
+}
+
 pco_result pco_store_write(pco_store *s, const char *uuid, const void *data, size_t size, int is_dicom,
                            char *msg, size_t msg_size)
 {
@@ -169,12 +210,17 @@ pco_result pco_store_write(pco_store *s, const char *uuid, const void *data, siz
     size_t stored_size = 0;
     int coded = 0;
     char note[256];
-    pco_result r = pco_store_prepare(s, data, size, is_dicom, &stored, &stored_size, &coded, note, sizeof note);
+    /* Deferred: as it came now (durable as Orthanc's own storage makes it), coded later. */
+    const int defer = s->deferred && is_dicom && s->cfg.compress_dicom;
+    pco_result r = pco_store_prepare(s, data, size, defer ? 0 : is_dicom, &stored, &stored_size, &coded, note,
+                                     sizeof note);
     if (r != PCO_OK) return fail(r, msg, msg_size, "out of memory storing %s", uuid);
     int rc = stored ? pco_write_atomic(path, stored, stored_size, s->cfg.sync, msg, msg_size)
                     : pco_write_atomic(path, data, size, s->cfg.sync, msg, msg_size);
     free(stored);
-    return rc == 0 ? PCO_OK : PCO_ERR_IO;
+    if (rc != 0) return PCO_ERR_IO;
+    if (defer && !stored) s->deferred(s->deferred_user, uuid);
+    return PCO_OK;
 }
 
 pco_result pco_store_decode(pco_store *s, const uint8_t *stored, size_t size, pco_alloc_fn alloc,

@@ -26,11 +26,26 @@ pco_store *pco_store_create(const pco_config *cfg, char *msg, size_t msg_size);
 void pco_store_destroy(pco_store *store);
 const pco_config *pco_store_config(const pco_store *store);
 
+/* Frames of concurrent writes coded together (batch.h): the batcher's window when BatchWindowMs
+ * is left to the default and the encoder codes on the GPU, and the most frames of a batch. */
+#define PCO_DEFAULT_BATCH_WINDOW_US 2000
+#define PCO_BATCH_MAX_FRAMES 64
+
+/* 1 when the store batches concurrent writes; the batches and frames coded so far. */
+int pco_store_batching(const pco_store *store);
+void pco_store_batch_counts(pco_store *store, unsigned long long *batches, unsigned long long *frames);
+
 /* How a file is to be stored. *out is NULL when data is stored as it came; otherwise a malloc'd
  * container (coded and verified, or raw). *coded is 1 for a coded one. note (may be "") says why
  * DICOM data was not coded (e.g. a container that would not be smaller than the file). */
 pco_result pco_store_prepare(pco_store *store, const uint8_t *data, size_t size, int is_dicom,
                              uint8_t **out, size_t *out_size, int *coded, char *note, size_t note_size);
+
+/* The deferred mode (deferred.h): from this call on, pco_store_write stores DICOM attachments as
+ * they came and then hands their uuid to fn(user, uuid), which has them coded later. NULL: code
+ * them in the write again. Called before the store's first write and after its last. */
+typedef void (*pco_stored_fn)(void *user, const char *uuid);
+void pco_store_defer(pco_store *store, pco_stored_fn fn, void *user);
 
 /* Store an attachment under its uuid (atomically). */
 pco_result pco_store_write(pco_store *store, const char *uuid, const void *data, size_t size,

@@ -6,7 +6,6 @@
  * as it was or replaced, and a second run goes on where it stopped.
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -52,11 +51,6 @@ static void usage(FILE *out)
             "                     original, with the same checks\n");
 }
 
-static int is_hex2(const char *name)
-{
-    return strlen(name) == 2 && strspn(name, "0123456789abcdef") == 2;
-}
-
 static void *alloc_plain(void *user, uint64_t size)
 {
     void **slot = user;
@@ -87,73 +81,43 @@ static void check_file(pco_store *store, const char *path, totals *t)
     free(data);
 }
 
-static int walk_leaf(pco_store *store, const char *dir, totals *t)
+typedef struct walk_state {
+    pco_store *store;
+    totals *t;
+} walk_state;
+
+static int visit(void *user, const char *path, const char *name)
 {
-    DIR *d = opendir(dir);
-    if (!d) {
-        fprintf(stderr, "pcwt-orthanc-compress: cannot open %s: %s\n", dir, strerror(errno));
+    walk_state *w = user;
+    totals *t = w->t;
+    if (!name) {
+        fprintf(stderr, "pcwt-orthanc-compress: cannot open %s: %s\n", path, strerror(errno));
         t->files[PCO_FAILED]++;
         return 0;
     }
-    struct dirent *e;
-    int stop = 0;
-    while (!stop && (e = readdir(d)) != NULL) {
-        char path[4400];
-        int n = snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        if (n < 0 || (size_t)n >= sizeof path) continue;
-        if (e->d_name[0] == '.' && strstr(e->d_name, PCO_TEMP_MARK)) {
-            if (!t->check && pco_remove_stale_temp(path, t->min_age) && t->verbose)
-                printf("removed left-over %s\n", path);
-            continue;
-        }
-        if (!pco_uuid_valid(e->d_name)) continue;
-        if (t->check) {
-            check_file(store, path, t);
-            continue;
-        }
-        uint64_t before = 0, after = 0;
-        char msg[512];
-        pco_migrate_outcome o = pco_migrate_file(store, path, t->min_age, t->decompress, &before, &after, msg,
-                                                 sizeof msg);
-        t->files[o]++;
-        if (o == PCO_FAILED) fprintf(stderr, "pcwt-orthanc-compress: %s\n", msg);
-        if (o == PCO_MIGRATED || o == PCO_ALREADY || o == PCO_NOT_CODED) {
-            t->before += before;
-            t->after += after;
-        }
-        if (o == PCO_MIGRATED) {
-            if (t->verbose) printf("%s: %llu -> %llu bytes\n", path, (unsigned long long)before, (unsigned long long)after);
-            if (t->max_files && ++t->done >= t->max_files) stop = 1;
-        }
+    if (name[0] == '.' && strstr(name, PCO_TEMP_MARK)) {
+        if (!t->check && pco_remove_stale_temp(path, t->min_age) && t->verbose) printf("removed left-over %s\n", path);
+        return 0;
     }
-    closedir(d);
-    return stop;
-}
-
-static void walk(pco_store *store, const char *root, totals *t)
-{
-    DIR *d1 = opendir(root);
-    if (!d1) return;
-    struct dirent *a;
-    int stop = 0;
-    while (!stop && (a = readdir(d1)) != NULL) {
-        if (!is_hex2(a->d_name)) continue;
-        char level1[4200];
-        snprintf(level1, sizeof level1, "%s/%s", root, a->d_name);
-        DIR *d2 = opendir(level1);
-        if (!d2) continue;
-        struct dirent *b;
-        while (!stop && (b = readdir(d2)) != NULL) {
-            if (!is_hex2(b->d_name)) continue;
-            char level2[4300];
-            snprintf(level2, sizeof level2, "%s/%s", level1, b->d_name);
-            struct stat st;
-            if (lstat(level2, &st) != 0 || !S_ISDIR(st.st_mode)) continue; /* never through a link */
-            stop = walk_leaf(store, level2, t);
-        }
-        closedir(d2);
+    if (!pco_uuid_valid(name)) return 0;
+    if (t->check) {
+        check_file(w->store, path, t);
+        return 0;
     }
-    closedir(d1);
+    uint64_t before = 0, after = 0;
+    char msg[512];
+    pco_migrate_outcome o = pco_migrate_file(w->store, path, t->min_age, t->decompress, &before, &after, msg, sizeof msg);
+    t->files[o]++;
+    if (o == PCO_FAILED) fprintf(stderr, "pcwt-orthanc-compress: %s\n", msg);
+    if (o == PCO_MIGRATED || o == PCO_ALREADY || o == PCO_NOT_CODED) {
+        t->before += before;
+        t->after += after;
+    }
+    if (o == PCO_MIGRATED) {
+        if (t->verbose) printf("%s: %llu -> %llu bytes\n", path, (unsigned long long)before, (unsigned long long)after);
+        if (t->max_files && ++t->done >= t->max_files) return 1;
+    }
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -223,7 +187,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "pcwt-orthanc-compress: %s\n", msg);
         return 2;
     }
-    walk(store, root, &t);
+    walk_state w = {store, &t};
+    pco_walk_storage(root, visit, &w);
     pco_store_destroy(store);
     close(lock);
     if (t.check) {

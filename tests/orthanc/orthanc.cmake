@@ -16,7 +16,7 @@ if(PCWT_SANITIZE MATCHES "address")
   set(_pcwt_orthanc_asan 1)
 endif()
 
-foreach(_t roundtrip kill damaged migrate config)
+foreach(_t roundtrip kill damaged migrate config deferred)
   add_test(NAME orthanc.${_t}
     COMMAND ${_pcwt_orthanc_python} ${CMAKE_CURRENT_LIST_DIR}/test_${_t}.py
             --plugin $<TARGET_FILE:pcwt_orthanc> --tool $<TARGET_FILE:pcwt-orthanc-compress>
@@ -27,7 +27,38 @@ endforeach()
 
 # The storage area without Orthanc: synthetic files, every byte of a container damaged in turn
 # (runs in every build, the sanitizer build included).
-add_executable(test_orthanc_store ${CMAKE_CURRENT_LIST_DIR}/test_orthanc_store.cpp)
-target_link_libraries(test_orthanc_store PRIVATE pcwt_orthanc_store GTest::gtest_main)
-target_compile_options(test_orthanc_store PRIVATE ${PCWT_WARNINGS})
-gtest_discover_tests(test_orthanc_store TEST_PREFIX "orthanc." DISCOVERY_TIMEOUT 60 PROPERTIES LABELS orthanc)
+# The batcher and the deferred mode's coders likewise (test_orthanc_deferred).
+foreach(_t test_orthanc_store test_orthanc_deferred)
+  add_executable(${_t} ${CMAKE_CURRENT_LIST_DIR}/${_t}.cpp)
+  target_link_libraries(${_t} PRIVATE pcwt_orthanc_store GTest::gtest_main)
+  target_compile_options(${_t} PRIVATE ${PCWT_WARNINGS})
+  gtest_discover_tests(${_t} TEST_PREFIX "orthanc." DISCOVERY_TIMEOUT 60 PROPERTIES LABELS orthanc)
+endforeach()
+
+# The plugin driven without Orthanc (a minimal plugin context, N threads calling its storage
+# callbacks): runs where Orthanc is not installed (the GPU machine) and in every build.
+add_executable(orthanc_harness ${CMAKE_CURRENT_LIST_DIR}/orthanc_harness.c)
+target_include_directories(orthanc_harness PRIVATE ${PCWT_ORTHANC_INCLUDE_DIR})
+target_link_libraries(orthanc_harness PRIVATE pcwt Threads::Threads ${CMAKE_DL_LIBS}) # pcwt: the GPU check
+target_compile_options(orthanc_harness PRIVATE ${PCWT_WARNINGS})
+add_dependencies(orthanc_harness pcwt_orthanc)
+set(_pcwt_harness_inputs ${PCWT_SHARED_DIR}/testdata/wg04/dicom_unc ${PCWT_SHARED_DIR}/testdata/pydicom-data
+    ${PCWT_SHARED_DIR}/testdata/dcm_qa_ct)
+# orthanc.harness.NAME (label LABEL): the harness with the section's MEMBERS and OPTIONS.
+function(pcwt_orthanc_harness_test name label members)
+  add_test(NAME orthanc.harness.${name}
+    COMMAND orthanc_harness --plugin $<TARGET_FILE:pcwt_orthanc>
+            --storage ${CMAKE_CURRENT_BINARY_DIR}/harness-${name} --pcwt "${members}" --threads 8
+            --expect-coded --skip-missing ${ARGN} ${_pcwt_harness_inputs})
+  set_tests_properties(orthanc.harness.${name} PROPERTIES LABELS ${label} SKIP_RETURN_CODE 77 TIMEOUT 600
+                       RUN_SERIAL TRUE)
+endfunction()
+pcwt_orthanc_harness_test(immediate orthanc [["Mode": "immediate", "Backend": "cpu"]] --expect-log "Mode immediate")
+pcwt_orthanc_harness_test(deferred orthanc [["Mode": "deferred", "Backend": "cpu"]] --expect-log "Mode deferred" --wait-coded)
+pcwt_orthanc_harness_test(batched orthanc [["Mode": "immediate", "Backend": "cpu", "BatchWindowMs": 2]]
+                          --expect-log "concurrent writes batched")
+# The GPU: concurrent writes batched by default (skip without CUDA or a device).
+pcwt_orthanc_harness_test(gpu_batched gpu [["Mode": "immediate", "Backend": "gpu"]]
+                          --expect-log "concurrent writes batched" --skip-without-gpu)
+pcwt_orthanc_harness_test(gpu_deferred gpu [["Mode": "deferred", "Backend": "gpu"]]
+                          --expect-log "concurrent writes batched" --wait-coded --skip-without-gpu)

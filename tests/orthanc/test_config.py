@@ -25,6 +25,15 @@ def main():
     except AssertionError as e:
         ou.check("exited" in str(e), str(e))
     ou.check("PCWT.Profile 'fast': expected baseline, entropy" in bad.log_text(), "no message naming the setting")
+    bad = ou.Orthanc(work, os.path.join(work, "bad-mode"), plugin=args.plugin, asan=asan, name="bad-mode",
+                     pcwt={"Mode": "later"})
+    try:
+        bad.start()
+        bad.stop()
+        raise AssertionError("Orthanc started with PCWT.Mode 'later'")
+    except AssertionError as e:
+        ou.check("exited" in str(e), str(e))
+    ou.check("PCWT.Mode 'later': expected deferred or immediate" in bad.log_text(), "no message naming Mode")
 
     for name, pcwt in (("disabled", {"Enable": False}), ("plain", {"CompressDicom": False})):
         storage = os.path.join(work, name)

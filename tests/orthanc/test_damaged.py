@@ -26,7 +26,7 @@ def main():
     files = [f for f in ou.corpus(args.shared) if "dicom_unc" in f][:3]
     ou.check(files, "no WG04 native images in the corpus")
     storage = os.path.join(work, "storage")
-    with ou.Orthanc(work, storage, plugin=args.plugin, asan=args.asan == "1") as orthanc:
+    with ou.Orthanc(work, storage, plugin=args.plugin, asan=args.asan == "1", pcwt={"Mode": "immediate"}) as orthanc:
         cases = 0
         for f in files:
             with open(f, "rb") as fh:

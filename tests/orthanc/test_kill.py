@@ -1,5 +1,6 @@
 """Orthanc with libpcwt_orthanc killed (SIGKILL) while several uploads are in flight, three
-times: after each restart every instance whose upload was acknowledged reads back byte-identical
+times (the immediate mode, then the deferred mode, whose background coders are then at work on
+the files just stored, then immediate again): after each restart every instance whose upload was acknowledged reads back byte-identical
 (and passes Orthanc's MD5 check), and every stored file decodes to its checksum
 (pcwt-orthanc-compress --check)."""
 import concurrent.futures
@@ -44,13 +45,16 @@ def main():
     acknowledged = {}
     rounds = 0
     for rounds, kill_after in enumerate((len(files) // 4, len(files) // 2, 3 * len(files) // 4), 1):
-        orthanc = ou.Orthanc(work, storage, plugin=args.plugin, asan=args.asan == "1", name="orthanc%d" % rounds)
+        mode = {"Mode": "deferred" if rounds == 2 else "immediate"}
+        orthanc = ou.Orthanc(work, storage, plugin=args.plugin, asan=args.asan == "1", name="orthanc%d" % rounds,
+                             pcwt=mode)
         orthanc.start()
         # instances already there answer AlreadyStored, not part of this round
         known = set(orthanc.json("/instances"))
         got = upload_until_killed(orthanc, [f for f in files], kill_after)
         acknowledged.update({k: v for k, v in got.items() if k not in known})
-        with ou.Orthanc(work, storage, plugin=args.plugin, asan=args.asan == "1", name="after%d" % rounds) as o:
+        with ou.Orthanc(work, storage, plugin=args.plugin, asan=args.asan == "1", name="after%d" % rounds,
+                        pcwt=mode) as o:
             for iid, data in acknowledged.items():
                 ou.check(o.file(iid) == data, "instance %s acknowledged before the kill reads back different" % iid)
                 o.json("/instances/%s/attachments/dicom/verify-md5" % iid, "POST", b"")

@@ -27,6 +27,11 @@ def check_each_file(args, storage, plain):
     return r
 
 
+# The deferred mode (the default) would code the plain folder itself at start: the tool is
+# tested here, the deferred mode in test_deferred.py.
+IMMEDIATE = {"Mode": "immediate"}
+
+
 def main():
     args = ou.parse_args()
     work = ou.workdir(args, "migrate")
@@ -41,7 +46,8 @@ def main():
     plain = snapshot(storage)
     ou.check(plain and not any(ou.is_container(p) for p in plain), "Orthanc wrote no plain files")
 
-    with ou.Orthanc(work, storage, plugin=args.plugin, asan=args.asan == "1", name="before") as orthanc:
+    with ou.Orthanc(work, storage, plugin=args.plugin, asan=args.asan == "1", name="before",
+                    pcwt=IMMEDIATE) as orthanc:
         for iid, data in originals.items():
             ou.check(orthanc.file(iid) == data, "plain file of %s read back different" % iid)
 
@@ -74,7 +80,8 @@ def main():
     before = sum(len(d) for d in plain.values())
     after = sum(os.path.getsize(p) for p in ou.stored_files(storage))
 
-    with ou.Orthanc(work, storage, plugin=args.plugin, asan=args.asan == "1", name="after") as orthanc:
+    with ou.Orthanc(work, storage, plugin=args.plugin, asan=args.asan == "1", name="after",
+                    pcwt=IMMEDIATE) as orthanc:
         for iid, data in originals.items():
             ou.check(orthanc.file(iid) == data, "instance %s read back different after compression" % iid)
             orthanc.json("/instances/%s/attachments/dicom/verify-md5" % iid, "POST", b"")

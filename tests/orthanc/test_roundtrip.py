@@ -138,8 +138,9 @@ def main():
     natives = ou.native_copies(args.shared, os.path.join(work, "native"))
     storage = os.path.join(work, "storage")
     dicomweb = os.path.exists(ou.DICOMWEB)
+    # immediate: each file is coded when its upload is answered (the deferred mode: test_deferred.py)
     with ou.Orthanc(work, storage, plugin=args.plugin, asan=args.asan == "1", dicomweb=dicomweb,
-                    verbose=True) as orthanc:
+                    verbose=True, pcwt={"Mode": "immediate"}) as orthanc:
         uploaded = upload_all(orthanc, originals)
         check_files(orthanc, uploaded, "REST")
         coded = [f for f in ou.stored_files(storage) if ou.is_container(f)]
