@@ -7,3 +7,4 @@ foreach(_t test_gpu test_gpu_jpegls test_gpu_entropy test_gpu_mqd test_gpu_compa
   target_include_directories(${_t} PRIVATE ${PROJECT_SOURCE_DIR}/codec/src ${PROJECT_SOURCE_DIR}/tests)
   gtest_discover_tests(${_t} DISCOVERY_TIMEOUT 60 PROPERTIES LABELS gpu)
 endforeach()
+include(${CMAKE_CURRENT_LIST_DIR}/j2k_gpu.cmake) # JPEG 2000 on the GPU (issue 34)

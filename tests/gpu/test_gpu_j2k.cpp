@@ -1,0 +1,402 @@
+// GPU JPEG 2000 decoding (ctest label "gpu"): pcwt_gpu_j2k_decode_batch on batches that the CPU's
+// tier-2 parser (j2k_tier2.c) builds gives every sample of the CPU path (tier-1, inverse DWT and
+// output of codec/src, run on the same batch) and of OpenJPEG's opj_decompress: streams made with
+// opj_compress over sizes, levels, code-block sizes, styles, layers, progressions and precincts,
+// bit depths 8-16, signed, three components, rate-truncated; all of them in one batch; the corpus's
+// JPEG 2000 codestreams packed by tests/gpu/pack_j2k_corpus.sh (PCWT_GPU_J2K_CORPUS, or made here
+// from ../shared when pydicom is there). Damaged code-block bytes decode as on the CPU, damaged
+// fields are refused, a memory budget too small for a frame is PCWT_ERR_OUT_OF_MEMORY. Skips
+// without CUDA or a device; the synthetic streams need opj_compress.
+#include "gpu_test_util.h"
+#include "j2k_opj_util.h"
+
+extern "C" {
+#include "gpu_backend.h"
+#include "j2k_codestream.h"
+#include "j2k_decoder.h"
+#include "j2k_stages.h"
+#include "j2k_t1.h"
+#include "j2k_tier2.h"
+}
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace {
+
+using j2kt1::Image;
+
+struct GpuCtx {
+    pcwt_gpu *g = nullptr;
+    std::string why;
+    GpuCtx()
+    {
+        char err[256] = "";
+        if (pcwt_gpu_create(&g, 0, err, sizeof err) != PCWT_OK) {
+            why = err;
+            g = nullptr;
+        }
+    }
+    ~GpuCtx()
+    {
+        if (g)
+            pcwt_gpu_destroy(g);
+    }
+};
+
+// A batch made by the CPU's tier-2 parser, each frame's samples into its own buffer.
+struct Built {
+    pcwt_j2k_builder bld{};
+    std::vector<std::vector<uint8_t>> out;
+    std::vector<pcwt_image_desc> desc;
+    Built() = default;
+    Built(const Built &) = delete;
+    Built &operator=(const Built &) = delete;
+    ~Built() { pcwt_j2k_builder_free(&bld); }
+    // "" or why the stream cannot be added (the CPU refuses it too).
+    std::string add(const std::vector<uint8_t> &cs, pcwt_status *status = nullptr)
+    {
+        char err[256] = "";
+        pcwt_header_info info{};
+        auto h = std::make_unique<pcwt_j2k_header>();
+        pcwt_status st = pcwt_j2k_read_header(cs.data(), cs.size(), &info, err, sizeof err);
+        if (st == PCWT_OK)
+            st = pcwt_j2k_read_codestream(cs.data(), cs.size(), h.get(), err, sizeof err);
+        if (status)
+            *status = st;
+        if (st != PCWT_OK)
+            return err;
+        out.emplace_back(pcwt_image_size(&info.desc), uint8_t(0xA5));
+        desc.push_back(info.desc);
+        st = pcwt_j2k_tier2(&bld, h.get(), cs.data(), &info.desc, out.back().data(), err, sizeof err);
+        if (status)
+            *status = st;
+        if (st != PCWT_OK) {
+            out.pop_back();
+            desc.pop_back();
+            return err;
+        }
+        // the vectors may have moved: point every frame at its buffer again
+        for (size_t i = 0; i < out.size(); i++)
+            bld.b.frames[i].dst = out[i].data();
+        return "";
+    }
+};
+
+// The CPU stages of codec/src on the same batch, into fresh buffers.
+std::vector<std::vector<uint8_t>> cpu_decode(const pcwt_j2k_batch &b, std::string &why)
+{
+    std::vector<std::vector<uint8_t>> out(b.frame_count);
+    std::vector<pcwt_j2k_frame> frames(b.frames, b.frames + b.frame_count);
+    std::vector<int32_t> coefs(b.coef_count);
+    std::vector<uint8_t> scratch(PCWT_J2K_T1_SCRATCH);
+    char err[256] = "";
+    for (size_t i = 0; i < b.cblk_count; i++)
+        if (pcwt_j2k_t1_decode(&b, i, coefs.data(), scratch.data(), err, sizeof err) != PCWT_OK) {
+            why = err;
+            return {};
+        }
+    uint64_t tmp_n = 1;
+    for (size_t t = 0; t < b.tc_count; t++)
+        tmp_n = std::max<uint64_t>(tmp_n, uint64_t(b.tcs[t].width) * b.tcs[t].height);
+    std::vector<int32_t> tmp(tmp_n);
+    for (size_t t = 0; t < b.tc_count; t++)
+        pcwt_j2k_idwt(&b.tcs[t], coefs.data(), tmp.data());
+    for (size_t f = 0; f < b.frame_count; f++) {
+        out[f].assign(pcwt_image_size(&frames[f].desc), 0x5A);
+        frames[f].dst = out[f].data();
+        pcwt_j2k_output(&b, &frames[f], coefs.data());
+    }
+    return out;
+}
+
+// Planar values of an interleaved frame (the library's JPEG 2000 output layout).
+std::vector<int32_t> values(const std::vector<uint8_t> &bytes, const pcwt_image_desc &d)
+{
+    const size_t px = size_t(d.width) * d.height, bps = d.bits_allocated > 8 ? 2 : 1;
+    std::vector<int32_t> v(px * d.components);
+    for (size_t k = 0; k < px; k++)
+        for (uint32_t c = 0; c < d.components; c++) {
+            const size_t at = (d.planar ? c * px + k : k * d.components + c) * bps;
+            uint32_t w = bytes[at] | (bps == 2 ? uint32_t(bytes[at + 1]) << 8 : 0u);
+            w &= (1u << d.bits_stored) - 1;
+            v[c * px + k] = d.is_signed && (w >> (d.bits_stored - 1)) ? int32_t(w) - int32_t(1u << d.bits_stored)
+                                                                      : int32_t(w);
+        }
+    return v;
+}
+
+::testing::AssertionResult same_values(const std::vector<int32_t> &got, const std::vector<int32_t> &want)
+{
+    if (got.size() != want.size())
+        return ::testing::AssertionFailure() << "sizes " << got.size() << " vs " << want.size();
+    size_t bad = 0, first = 0;
+    for (size_t i = 0; i < got.size(); i++)
+        if (got[i] != want[i] && bad++ == 0)
+            first = i;
+    if (bad)
+        return ::testing::AssertionFailure() << bad << " differ, first at " << first << ": " << got[first]
+                                             << " vs " << want[first];
+    return ::testing::AssertionSuccess();
+}
+
+struct Synth {
+    const char *name;
+    uint32_t w, h, comps, bits;
+    bool sgn;
+    const char *args;
+};
+
+const Synth kSynth[] = {
+    {"ct512_12u", 512, 512, 1, 12, false, "-n 6 -b 64,64"},
+    {"ct512_16s", 512, 512, 1, 16, true, "-n 6 -b 64,64"},
+    {"dx_1000x1250", 1000, 1250, 1, 14, false, "-n 6 -b 64,64"},
+    {"rgb640", 640, 480, 3, 8, false, "-n 6"},
+    {"rgb_nomct", 200, 150, 3, 10, false, "-n 4 -mct 0"},
+    {"px1", 1, 1, 1, 8, false, "-n 1"},
+    {"thin_row", 700, 3, 1, 9, false, "-n 3"},
+    {"thin_col", 3, 700, 1, 11, true, "-n 3"},
+    {"odd_c32", 257, 129, 1, 13, false, "-n 5 -b 32,32"},
+    {"cblk16x64", 300, 200, 1, 15, false, "-n 4 -b 16,64"},
+    {"lvl0", 130, 70, 1, 16, false, "-n 1"},
+    {"lvl8", 600, 520, 1, 12, false, "-n 9"},
+    {"bypass", 256, 256, 1, 16, false, "-n 6 -M 1"},
+    {"reset", 256, 256, 1, 12, false, "-n 6 -M 2"},
+    {"termall", 256, 256, 1, 12, false, "-n 6 -M 4"},
+    {"vsc", 256, 256, 1, 12, true, "-n 6 -M 8"},
+    {"pterm", 256, 256, 1, 12, false, "-n 6 -M 16"},
+    {"segsym", 256, 256, 1, 12, false, "-n 6 -M 32"},
+    {"all_styles", 256, 256, 1, 16, true, "-n 6 -M 63"},
+    {"layers", 256, 256, 1, 12, false, "-n 6 -r 40,10,1"},
+    {"rpcl_precincts", 256, 256, 1, 12, false, "-n 6 -p RPCL -c [64,64],[32,32]"},
+    {"bits8s", 200, 200, 1, 8, true, "-n 5"},
+    {"rate10", 256, 256, 1, 12, false, "-n 6 -r 10"},
+    {"rate6_rgb", 160, 120, 3, 8, false, "-n 5 -r 6 -M 1"},
+};
+
+struct Made {
+    std::string name;
+    std::vector<uint8_t> cs;
+    std::vector<int32_t> opj; // opj_decompress's values (planar), empty when not available
+};
+
+// Every synthetic stream, made once for the suite.
+const std::vector<Made> &synthetic()
+{
+    static std::vector<Made> all = [] {
+        std::vector<Made> v;
+        if (!j2kt1::haveOpj())
+            return v;
+        for (const Synth &s : kSynth) {
+            const Image im = j2kt1::makeImage(s.w, s.h, s.comps, s.bits, s.sgn, s.w + 7 * s.h);
+            Made m{s.name, j2kt1::opjEncode(im, s.args), {}};
+            if (!m.cs.empty())
+                m.opj = j2kt1::opjDecode(m.cs, im);
+            v.push_back(std::move(m));
+        }
+        return v;
+    }();
+    return all;
+}
+
+// Decodes `streams` as one batch on the GPU and on the CPU; checks both and OpenJPEG's values.
+void check_batch(pcwt_gpu *g, const std::vector<const Made *> &streams)
+{
+    Built b;
+    for (const Made *m : streams) {
+        ASSERT_FALSE(m->cs.empty()) << m->name << ": opj_compress failed";
+        ASSERT_EQ(b.add(m->cs), "") << m->name;
+    }
+    std::string why;
+    const auto cpu = cpu_decode(b.bld.b, why);
+    ASSERT_EQ(cpu.size(), streams.size()) << why;
+    char err[256] = "";
+    ASSERT_EQ(pcwt_gpu_j2k_decode_batch(g, &b.bld.b, err, sizeof err), PCWT_OK) << err;
+    for (size_t i = 0; i < streams.size(); i++) {
+        EXPECT_TRUE(b.out[i] == cpu[i]) << streams[i]->name << ": GPU samples differ from the CPU path's: "
+                                        << same_values(values(b.out[i], b.desc[i]), values(cpu[i], b.desc[i])).message();
+        if (!streams[i]->opj.empty())
+            EXPECT_TRUE(same_values(values(b.out[i], b.desc[i]), streams[i]->opj)) << streams[i]->name << " vs OpenJPEG";
+    }
+}
+
+class GpuJ2k : public ::testing::Test {
+  protected:
+    void SetUp() override
+    {
+        SKIP_WITHOUT_GPU();
+        ctx = std::make_unique<GpuCtx>();
+        if (!ctx->g)
+            GTEST_SKIP() << "GPU test skipped: " << ctx->why;
+    }
+    std::unique_ptr<GpuCtx> ctx;
+};
+
+TEST_F(GpuJ2k, EachSyntheticStreamEqualsCpuAndOpenJpeg)
+{
+    if (synthetic().empty())
+        GTEST_SKIP() << "opj_compress/opj_decompress not installed (libopenjp2-tools)";
+    for (const Made &m : synthetic()) {
+        SCOPED_TRACE(m.name);
+        check_batch(ctx->g, {&m});
+    }
+}
+
+TEST_F(GpuJ2k, AllSyntheticStreamsInOneBatch)
+{
+    if (synthetic().empty())
+        GTEST_SKIP() << "opj_compress/opj_decompress not installed (libopenjp2-tools)";
+    std::vector<const Made *> all;
+    for (const Made &m : synthetic())
+        all.push_back(&m);
+    for (const Made &m : synthetic()) // twice: frames of the same shape side by side
+        all.push_back(&m);
+    check_batch(ctx->g, all);
+}
+
+// The corpus's codestreams: PCWT_GPU_J2K_CORPUS (tests/gpu/pack_j2k_corpus.sh), each NAME.j2k
+// with, where OpenJPEG was there, NAME.opj (its samples as the library lays them out).
+TEST_F(GpuJ2k, CorpusCodestreams)
+{
+    const char *dir = std::getenv("PCWT_GPU_J2K_CORPUS");
+    if (!dir)
+        GTEST_SKIP() << "PCWT_GPU_J2K_CORPUS not set (tests/gpu/pack_j2k_corpus.sh makes it)";
+    std::vector<std::string> names;
+    if (DIR *d = opendir(dir)) {
+        while (dirent *e = readdir(d)) {
+            const std::string n = e->d_name;
+            if (n.size() > 4 && n.compare(n.size() - 4, 4, ".j2k") == 0)
+                names.push_back(n.substr(0, n.size() - 4));
+        }
+        closedir(d);
+    }
+    ASSERT_FALSE(names.empty()) << "no .j2k files in " << dir;
+    size_t decoded = 0;
+    for (const std::string &n : names) {
+        SCOPED_TRACE(n);
+        const std::vector<uint8_t> cs = read_file(std::string(dir) + "/" + n + ".j2k");
+        Built b;
+        pcwt_status st = PCWT_OK;
+        const std::string why = b.add(cs, &st);
+        if (!why.empty()) { // refused by the CPU path too (lossy, unsupported): nothing to compare
+            EXPECT_TRUE(st == PCWT_ERR_UNSUPPORTED) << why;
+            continue;
+        }
+        std::string cwhy;
+        const auto cpu = cpu_decode(b.bld.b, cwhy);
+        ASSERT_EQ(cpu.size(), 1u) << cwhy;
+        char err[256] = "";
+        ASSERT_EQ(pcwt_gpu_j2k_decode_batch(ctx->g, &b.bld.b, err, sizeof err), PCWT_OK) << err;
+        EXPECT_TRUE(b.out[0] == cpu[0]) << same_values(values(b.out[0], b.desc[0]), values(cpu[0], b.desc[0])).message();
+        const std::vector<uint8_t> opj = read_file(std::string(dir) + "/" + n + ".opj");
+        if (!opj.empty())
+            EXPECT_TRUE(b.out[0] == opj) << "vs OpenJPEG: "
+                                         << same_values(values(b.out[0], b.desc[0]), values(opj, b.desc[0])).message();
+        decoded++;
+    }
+    EXPECT_GT(decoded, 0u) << "no codestream of the packed corpus was decodable";
+}
+
+// Damaged code-block bytes: the GPU decodes them as the CPU does (same garbage, nothing outside).
+TEST_F(GpuJ2k, DamagedDataDecodesAsOnCpu)
+{
+    if (synthetic().empty())
+        GTEST_SKIP() << "opj_compress not installed (libopenjp2-tools)";
+    for (const char *name : {"ct512_12u", "all_styles", "bypass", "layers"}) {
+        const Made *m = nullptr;
+        for (const Made &x : synthetic())
+            if (x.name == name)
+                m = &x;
+        ASSERT_NE(m, nullptr);
+        for (int round = 0; round < 6; round++) {
+            SCOPED_TRACE(std::string(name) + " round " + std::to_string(round));
+            Built b;
+            ASSERT_EQ(b.add(m->cs), "");
+            Rng r(uint64_t(round) * 977 + 13);
+            uint8_t *data = const_cast<uint8_t *>(b.bld.b.data);
+            for (int k = 0; k < 20 * (round + 1); k++)
+                data[r.next() % b.bld.b.data_size] ^= uint8_t(1u << (r.next() % 8));
+            if (round % 3 == 2) // cut segments: the decoders read 0xFF past them
+                for (size_t s = 0; s < b.bld.b.seg_count; s++)
+                    b.bld.b.segs[s].length = b.bld.b.segs[s].length * 2 / 3;
+            std::string why;
+            const auto cpu = cpu_decode(b.bld.b, why);
+            ASSERT_EQ(cpu.size(), 1u) << why;
+            char err[256] = "";
+            ASSERT_EQ(pcwt_gpu_j2k_decode_batch(ctx->g, &b.bld.b, err, sizeof err), PCWT_OK) << err;
+            EXPECT_TRUE(b.out[0] == cpu[0]);
+        }
+    }
+}
+
+// Inconsistent fields are refused before anything reaches the device.
+TEST_F(GpuJ2k, DamagedFieldsAreRefused)
+{
+    if (synthetic().empty())
+        GTEST_SKIP() << "opj_compress not installed (libopenjp2-tools)";
+    const Made &m = synthetic()[0];
+    Built b;
+    ASSERT_EQ(b.add(m.cs), "");
+    pcwt_j2k_cblk *cb = b.bld.b.cblks;
+    size_t k = 0;
+    while (k < b.bld.b.cblk_count && cb[k].passes < 3)
+        k++;
+    ASSERT_LT(k, b.bld.b.cblk_count);
+    const pcwt_j2k_cblk keep = cb[k];
+    char err[256];
+    auto expect = [&](pcwt_status want, const char *what) {
+        err[0] = 0;
+        EXPECT_EQ(pcwt_gpu_j2k_decode_batch(ctx->g, &b.bld.b, err, sizeof err), want) << what;
+        EXPECT_NE(err[0], 0) << what;
+        cb[k] = keep;
+    };
+    cb[k].zero_msbs = uint8_t(keep.mb + 1);
+    expect(PCWT_ERR_CORRUPT, "missing planes above Mb");
+    cb[k].out_offset = b.bld.b.coef_count;
+    expect(PCWT_ERR_CORRUPT, "rectangle outside the coefficients");
+    cb[k].seg_first = uint32_t(b.bld.b.seg_count);
+    expect(PCWT_ERR_CORRUPT, "segments outside the list");
+    cb[k].style |= PCWT_J2K_STYLE_HT;
+    expect(PCWT_ERR_UNSUPPORTED, "HTJ2K block coder");
+    b.bld.b.tcs[0].width += 1;
+    expect(PCWT_ERR_INVALID_ARGUMENT, "tile-component not the frame's size");
+    b.bld.b.tcs[0].width -= 1;
+    char ok[256] = "";
+    EXPECT_EQ(pcwt_gpu_j2k_decode_batch(ctx->g, &b.bld.b, ok, sizeof ok), PCWT_OK) << ok;
+}
+
+// A device budget smaller than one frame: PCWT_ERR_OUT_OF_MEMORY (the caller decodes it on the
+// CPU); a budget of a little more than one frame cuts the batch into chunks that decode exactly.
+TEST_F(GpuJ2k, MemoryBudget)
+{
+    if (synthetic().empty())
+        GTEST_SKIP() << "opj_compress not installed (libopenjp2-tools)";
+    const Made &m = synthetic()[0]; // 512 x 512
+    auto with_budget = [&](const char *bytes, int frames, pcwt_status want) {
+        setenv("PCWT_GPU_MEMORY_BUDGET", bytes, 1);
+        GpuCtx small;
+        unsetenv("PCWT_GPU_MEMORY_BUDGET");
+        ASSERT_NE(small.g, nullptr) << small.why;
+        Built b;
+        for (int i = 0; i < frames; i++)
+            ASSERT_EQ(b.add(m.cs), "");
+        char err[256] = "";
+        ASSERT_EQ(pcwt_gpu_j2k_decode_batch(small.g, &b.bld.b, err, sizeof err), want) << err;
+        if (want == PCWT_OK) {
+            std::string why;
+            const auto cpu = cpu_decode(b.bld.b, why);
+            ASSERT_EQ(cpu.size(), size_t(frames)) << why;
+            for (int i = 0; i < frames; i++)
+                EXPECT_TRUE(b.out[i] == cpu[i]) << "frame " << i;
+        }
+    };
+    with_budget("1000000", 1, PCWT_ERR_OUT_OF_MEMORY);
+    with_budget("4500000", 4, PCWT_OK); // 2.6 MB a frame beside 4 frames of code-block data: 4 chunks
+}
+
+} // namespace
