@@ -189,8 +189,6 @@ public:
 
     std::string device_encode_unavailable() const override
     {
-        if (info_.gpu && compact_) // the device-resident entry points code no value maps
-            return "the compact profile's value maps are coded on the CPU";
         return info_.gpu ? device_resident_unavailable() : "not a GPU codec";
     }
     std::string device_decode_unavailable() const override { return device_encode_unavailable(); }
