@@ -165,26 +165,32 @@ INSTANTIATE_TEST_SUITE_P(Files, J2kCorpus, ::testing::ValuesIn(j2kCorpus()),
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(J2kCorpus);
 
 
-// stock dcmconv decompresses JPEG 2000 with the preload library (DCMTK 3.6.7 has no decoder)
+// stock dcmconv decompresses JPEG 2000 and HTJ2K with the preload library (DCMTK 3.6.7 has no
+// JPEG 2000 decoder and does not know HTJ2K's UIDs)
 TEST(J2kTools, PreloadStockDcmconv)
 {
     REQUIRE_J2K_TOOLS();
     if (!onPath("dcmconv"))
         GTEST_SKIP() << "stock dcmconv (dcmtk) not on PATH";
     TempDir dir;
-    const Spec s = plainSpec("preload");
-    std::vector<uint8_t> want;
-    ASSERT_EQ(makeFile(s, EXS_JPEG2000LosslessOnly, dir.path(), dir / "in.dcm", want), "");
-    Proc p = run({"dcmconv", "+te", dir / "in.dcm", dir / "stock.dcm"});
-    EXPECT_NE(p.rc, 0) << "stock dcmconv decodes JPEG 2000 without the preload library?";
-    p = run({"dcmconv", "+te", dir / "in.dcm", dir / "out.dcm"}, preloadEnv());
-    ASSERT_EQ(p.rc, 0) << p.out;
-    DcmFileFormat of;
-    ASSERT_TRUE(of.loadFile((dir / "out.dcm").c_str()).good());
-    EXPECT_EQ(metaTransferSyntax(of), UID_LittleEndianExplicitTransferSyntax);
-    Pixels px;
-    ASSERT_EQ(decodePixels(of.getDataset(), px), "");
-    EXPECT_TRUE(px.bytes == want);
+    for (const E_TransferSyntax xfer : {EXS_JPEG2000LosslessOnly, DPCWT_HTJ2K_LOSSLESS_XFER, DPCWT_HTJ2K_XFER}) {
+        const Spec s = plainSpec("preload", xfer != EXS_JPEG2000LosslessOnly); // signed, two frames
+        SCOPED_TRACE(uidOf(xfer));
+        std::vector<uint8_t> want;
+        const std::string in = dir / "in.dcm", stock = dir / "stock.dcm", out = dir / "out.dcm";
+        ASSERT_EQ(makeFile(s, xfer, dir.path(), in, want), "");
+        ASSERT_EQ(fileTs(in), uidOf(xfer));
+        Proc p = run({"dcmconv", "+te", in, stock});
+        EXPECT_NE(p.rc, 0) << "stock dcmconv decodes it without the preload library?";
+        p = run({"dcmconv", "+te", in, out}, preloadEnv());
+        ASSERT_EQ(p.rc, 0) << p.out;
+        DcmFileFormat of;
+        ASSERT_TRUE(of.loadFile(out.c_str()).good());
+        EXPECT_EQ(metaTransferSyntax(of), UID_LittleEndianExplicitTransferSyntax);
+        Pixels px;
+        ASSERT_EQ(decodePixels(of.getDataset(), px), "");
+        EXPECT_TRUE(px.bytes == want);
+    }
 }
 
 // damaged codestreams: a clear error naming the problem, no output, no crash; the original kept
