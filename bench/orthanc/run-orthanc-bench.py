@@ -5,7 +5,10 @@ against JPEG-LS copies of the same files (dcmcjpls). The images: the Explicit VR
 copies (shared/testdata/make-native.sh) of the corpus's CT, MR, CR, DX, XA and NM images, one per
 SOP Instance UID. Each configuration ingests them into a fresh storage folder by REST
 (POST /instances) from CLIENTS threads, REPEAT times; storage bytes are those of the attachment
-files (the SQLite index apart).
+files (the SQLite index apart). The plugin runs in both modes: immediate (each file coded and
+verified before its upload is answered) and deferred (stored as it came, coded in the
+background); for the deferred mode the table also gives the seconds from the first upload until
+the folder held as many containers as the immediate mode's (every codable file coded).
 
 usage: run-orthanc-bench.py --plugin libpcwt_orthanc.so --shared ../shared [--repeat 3]
                             [--clients 4] [--profile entropy] [--backend auto|cpu|gpu]
@@ -42,7 +45,12 @@ def images(shared, work):
     return out
 
 
-def ingest(work, name, files, clients, plugin=None, pcwt=None, extra=None):
+def containers(storage):
+    return sum(1 for p in ou.stored_files(storage) if ou.is_container(p))
+
+
+def ingest(work, name, files, clients, plugin=None, pcwt=None, extra=None, expect_coded=None):
+    """Seconds of the uploads, seconds until expect_coded files were containers (or None), bytes."""
     storage = os.path.join(work, "storage-" + name)
     shutil.rmtree(storage, ignore_errors=True)
     datas = [open(f, "rb").read() for f, _ in files]
@@ -51,15 +59,23 @@ def ingest(work, name, files, clients, plugin=None, pcwt=None, extra=None):
         with concurrent.futures.ThreadPoolExecutor(clients) as pool:
             answers = list(pool.map(orthanc.upload, datas))
         seconds = time.perf_counter() - t0
+        coded_after = None
+        if expect_coded:
+            deadline = time.time() + 600
+            while containers(storage) < expect_coded and time.time() < deadline:
+                time.sleep(0.05)
+            coded_after = time.perf_counter() - t0
+            ou.check(containers(storage) >= expect_coded, "%s: the folder was not coded within 600 s" % name)
         ou.check(all(a["Status"] == "Success" for a in answers), "an upload was not stored")
         for a, d in zip(answers, datas):  # what was measured must also read back
             ou.check(orthanc.file(a["ID"]) == d, "%s: read back different" % name)
     stored = ou.stored_files(storage)
     if plugin:
         ou.check(any(ou.is_container(p) for p in stored), "%s: the plugin coded nothing" % name)
+        ingest.containers = containers(storage)
     size = sum(os.path.getsize(p) for p in stored)
     shutil.rmtree(storage, ignore_errors=True)
-    return seconds, size
+    return seconds, coded_after, size
 
 
 def jpegls_bytes(work, files):
@@ -89,27 +105,39 @@ def main():
     configs = [
         ("orthanc", None, None, {"StorageCompression": False}),
         ("orthanc-zlib", None, None, {"StorageCompression": True}),
-        ("pcwt-plugin", a.plugin, {"Profile": a.profile, "Backend": a.backend}, None),
+        ("pcwt-plugin immediate", a.plugin, {"Profile": a.profile, "Backend": a.backend, "Mode": "immediate"}, None),
+        ("pcwt-plugin deferred", a.plugin, {"Profile": a.profile, "Backend": a.backend, "Mode": "deferred"}, None),
     ]
-    rows = {}
+    rows, coded = {}, {}
+    expect = None
     for _ in range(a.repeat):  # interleaved, so that load on the shared machine hits all alike
         for name, plugin, pcwt, extra in configs:
-            seconds, size = ingest(work, name, files, a.clients, plugin, pcwt, extra)
+            deferred = pcwt and pcwt["Mode"] == "deferred"
+            seconds, coded_after, size = ingest(work, name, files, a.clients, plugin, pcwt, extra,
+                                                expect if deferred else None)
             rows.setdefault(name, []).append((seconds, size))
+            if coded_after is not None:
+                coded.setdefault(name, []).append(coded_after)
+            if plugin and not deferred:
+                expect = ingest.containers
     jls = jpegls_bytes(work, files)
     shutil.rmtree(work, ignore_errors=True)
 
     n = len(files)
     base_rate = n / min(s for s, _ in rows["orthanc"])
-    lines = ["| storage | stored bytes | ratio to original | instances/s (best of %d) | median | vs plain Orthanc (best) |" % a.repeat,
-             "|---|---|---|---|---|---|"]
+    lines = ["| storage | stored bytes | ratio to original | instances/s (best of %d) | median | vs plain Orthanc (best) "
+             "| folder coded after, s (median) |" % a.repeat,
+             "|---|---|---|---|---|---|---|"]
     for name, _, _, _ in configs:
         size = rows[name][0][1]
         secs = sorted(s for s, _ in rows[name])
         best, median = n / secs[0], n / secs[len(secs) // 2]
-        lines.append("| %s | %d | %.3f | %.1f | %.1f | %.2fx |" % (name, size, original / size, best, median, best / base_rate))
-    lines.append("| JPEG-LS copies (dcmcjpls) | %d | %.3f | - | - | - |" % (jls, original / jls))
-    plugin, zlib = rows["pcwt-plugin"][0][1], rows["orthanc-zlib"][0][1]
+        after = sorted(coded.get(name, []))
+        lines.append("| %s | %d | %.3f | %.1f | %.1f | %.2fx | %s |" % (
+            name, size, original / size, best, median, best / base_rate,
+            "%.2f" % after[len(after) // 2] if after else "-"))
+    lines.append("| JPEG-LS copies (dcmcjpls) | %d | %.3f | - | - | - | - |" % (jls, original / jls))
+    plugin, zlib = rows["pcwt-plugin immediate"][0][1], rows["orthanc-zlib"][0][1]
     summary = ("%d images (%s), %d bytes as files. The plugin's folder is %.1f%% smaller than with "
                "StorageCompression and %.1f%% %s than the JPEG-LS copies." %
                (n, ", ".join("%s %d" % (m, c) for m, c in counts.items() if c), original,

@@ -42,8 +42,11 @@ target_include_directories(orthanc_harness PRIVATE ${PCWT_ORTHANC_INCLUDE_DIR})
 target_link_libraries(orthanc_harness PRIVATE pcwt Threads::Threads ${CMAKE_DL_LIBS}) # pcwt: the GPU check
 target_compile_options(orthanc_harness PRIVATE ${PCWT_WARNINGS})
 add_dependencies(orthanc_harness pcwt_orthanc)
-set(_pcwt_harness_inputs ${PCWT_SHARED_DIR}/testdata/wg04/dicom_unc ${PCWT_SHARED_DIR}/testdata/pydicom-data
-    ${PCWT_SHARED_DIR}/testdata/dcm_qa_ct)
+# The images written: the corpus's native ones, or a folder given (bench/orthanc/
+# pack-harness-inputs.py makes one for a machine without the corpus).
+set(PCWT_ORTHANC_HARNESS_INPUTS "${PCWT_SHARED_DIR}/testdata/wg04/dicom_unc;${PCWT_SHARED_DIR}/testdata/pydicom-data;${PCWT_SHARED_DIR}/testdata/dcm_qa_ct"
+    CACHE STRING "the files or folders orthanc_harness writes in the orthanc.harness.* tests")
+set(_pcwt_harness_inputs ${PCWT_ORTHANC_HARNESS_INPUTS})
 # orthanc.harness.NAME (label LABEL): the harness with the section's MEMBERS and OPTIONS.
 function(pcwt_orthanc_harness_test name label members)
   add_test(NAME orthanc.harness.${name}
