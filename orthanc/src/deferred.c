@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -144,6 +145,11 @@ static void *coder_main(void *arg)
     pco_deferred *d = arg;
     struct sched_param idle = {0};
     (void)pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle); /* refused: normal priority */
+#ifdef SYS_ioprio_set
+    /* The idle I/O class too (IOPRIO_WHO_PROCESS 1 names this thread; class 3 << 13), where the
+     * disk's scheduler has classes (BFQ); elsewhere it changes nothing. */
+    (void)syscall(SYS_ioprio_set, 1, (int)syscall(SYS_gettid), 3 << 13);
+#endif
     pthread_mutex_lock(&d->lock);
     int walker = d->walk_pending && pthread_equal(pthread_self(), d->threads[0]);
     pthread_mutex_unlock(&d->lock);

@@ -57,10 +57,14 @@ TEST(OrthancConfig, DefaultsAndSection)
   pcwt_encode_params_default(&defaults);
   EXPECT_EQ(cfg.profile, defaults.profile); // the library's default profile, as every tool's
   EXPECT_EQ(cfg.read_plain_files, 1);
+  EXPECT_EQ(cfg.deferred, 1);  // the deferred mode is the default (docs/orthanc.md says why)
+  EXPECT_EQ(cfg.deferred_threads, 0u);
+  EXPECT_EQ(cfg.batch_window_us, -1);
   ASSERT_EQ(pco_config_parse("{ \"StorageDirectory\" : \"/srv/o\", // comment\n \"PCWT\" : { \"Enable\" : true, "
                              "\"StorageDirectory\" : \"/srv/p\\u00e9\", \"Profile\" : \"baseline\", \"Backend\" : \"cpu\", "
                              "\"CompressDicom\" : false, \"MinimumPixelBytes\" : 4096, \"ReadPlainFiles\" : false, "
-                             "\"Sync\" : false } }", &cfg, msg, sizeof msg), 0) << msg;
+                             "\"Sync\" : false, \"Mode\" : \"immediate\", \"DeferredThreads\" : 3, "
+                             "\"BatchWindowMs\" : 1.5 } }", &cfg, msg, sizeof msg), 0) << msg;
   EXPECT_EQ(cfg.enable, 1);
   EXPECT_STREQ(cfg.storage_dir, "/srv/p\xc3\xa9");
   EXPECT_EQ(cfg.profile, PCWT_PROFILE_BASELINE);
@@ -69,6 +73,9 @@ TEST(OrthancConfig, DefaultsAndSection)
   EXPECT_EQ(cfg.minimum_pixel_bytes, 4096u);
   EXPECT_EQ(cfg.read_plain_files, 0);
   EXPECT_EQ(cfg.sync, 0);
+  EXPECT_EQ(cfg.deferred, 0);
+  EXPECT_EQ(cfg.deferred_threads, 3u);
+  EXPECT_EQ(cfg.batch_window_us, 1500);
 }
 
 TEST(OrthancConfig, RefusedSettingsNamed)
@@ -80,6 +87,12 @@ TEST(OrthancConfig, RefusedSettingsNamed)
   EXPECT_NE(pco_config_parse("{ \"PCWT\" : { \"Enabled\" : true } }", &cfg, msg, sizeof msg), 0);
   EXPECT_NE(std::string(msg).find("Enabled"), std::string::npos) << msg;
   EXPECT_NE(pco_config_parse("{ \"PCWT\" : { \"Enable\" : \"yes\" } }", &cfg, msg, sizeof msg), 0);
+  EXPECT_NE(pco_config_parse("{ \"PCWT\" : { \"Mode\" : \"later\" } }", &cfg, msg, sizeof msg), 0);
+  EXPECT_NE(std::string(msg).find("PCWT.Mode 'later'"), std::string::npos) << msg;
+  EXPECT_NE(pco_config_parse("{ \"PCWT\" : { \"DeferredThreads\" : 2.5 } }", &cfg, msg, sizeof msg), 0);
+  EXPECT_NE(std::string(msg).find("DeferredThreads"), std::string::npos) << msg;
+  EXPECT_NE(pco_config_parse("{ \"PCWT\" : { \"BatchWindowMs\" : -2 } }", &cfg, msg, sizeof msg), 0);
+  EXPECT_NE(std::string(msg).find("BatchWindowMs"), std::string::npos) << msg;
   EXPECT_NE(pco_config_parse("{ \"PCWT\" : { \"Enable\" : true ", &cfg, msg, sizeof msg), 0);
   EXPECT_NE(pco_config_parse(std::string(200, '[').c_str(), &cfg, msg, sizeof msg), 0);  // nesting limit
 }
