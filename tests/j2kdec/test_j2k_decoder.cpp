@@ -36,6 +36,7 @@ const Case kCases[] = {
     {"levels6", 300, 200, 1, 16, true, "-n 7"},
     {"levels8", 512, 300, 1, 12, false, "-n 9"},
     {"ct512", 512, 512, 1, 16, true, "-n 6"},
+    {"dx2000x2500", 2000, 2500, 1, 16, false, "-n 6"},
     {"u8", 130, 70, 1, 8, false, "-n 5"},
     {"s8", 130, 70, 1, 8, true, "-n 5"},
     {"u10", 130, 70, 1, 10, false, "-n 5"},
@@ -141,6 +142,28 @@ TEST_P(J2kStream, EqualsSourceAndOpenJPEG)
     EXPECT_EQ(bad, 0u) << "first difference at " << first << ": ours " << ours[first] << " OpenJPEG " << opj[first];
     // opj_compress's -r rates make lossy layers only above the last one (1: lossless)
     EXPECT_TRUE(ours == im.v) << "not the source image";
+}
+
+// The GPU backend (j2kgpu's pcwt_gpu_j2k_decode_batch) gives the CPU's samples; skips without
+// a CUDA build and a device.
+TEST_P(J2kStream, GpuEqualsCpu)
+{
+    if (!haveOpj())
+        GTEST_SKIP() << "opj_compress/opj_decompress missing (libopenjp2-tools)";
+    {
+        std::unique_ptr<pcwt_decoder, void (*)(pcwt_decoder *)> d(pcwt_decoder_create(), pcwt_decoder_destroy);
+        if (pcwt_decoder_set_backend(d.get(), PCWT_BACKEND_GPU) != PCWT_OK)
+            GTEST_SKIP() << "no GPU backend: " << pcwt_decoder_last_error(d.get());
+    }
+    const Case &c = GetParam();
+    const Image im = makeImage(c.w, c.h, c.comps, c.bits, c.sgn, c.w * 31 + c.bits);
+    const std::vector<uint8_t> cs = opjEncode(im, c.args);
+    ASSERT_FALSE(cs.empty());
+    pcwt_status st;
+    std::string msg;
+    const std::vector<int32_t> gpu = pcwtDecode(cs, st, msg, PCWT_BACKEND_GPU);
+    ASSERT_EQ(st, PCWT_OK) << msg;
+    EXPECT_TRUE(gpu == im.v) << "the GPU's samples are not the source image";
 }
 
 INSTANTIATE_TEST_SUITE_P(Opj, J2kStream, ::testing::ValuesIn(kCases),
