@@ -17,8 +17,15 @@
 #include "migrate.h"
 #include "storage_files.h"
 
+/* The coders start a file only once no write came for QUIET_MS (their syncs and reads would
+ * slow the writes of a burst: the disk's journal is shared), or once the file waited MAX_DELAY_MS
+ * (so that a steady stream of writes does not hold the coding back for ever). */
+#define QUIET_MS 200
+#define MAX_DELAY_MS 10000
+
 typedef struct item {
     char uuid[40];
+    int64_t queued_ms;
     struct item *next;
 } item;
 
@@ -37,8 +44,32 @@ struct pco_deferred {
     unsigned busy;    /* files being coded */
     int nothing_lost; /* cleared when the queue could not take a file (out of memory) */
     int worked;       /* files were coded since the coders were last idle */
+    int64_t last_write_ms; /* when the last file was queued */
     pco_deferred_counts counts;
 };
+
+static int64_t now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+static void wait_until(pco_deferred *d, int64_t ms)
+{
+    struct timespec t = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
+    (void)pthread_cond_timedwait(&d->cond, &d->lock, &t);
+}
+
+/* Wait (lock held) until no write came for QUIET_MS, or since_ms + MAX_DELAY_MS, or a stop. */
+static void wait_quiet(pco_deferred *d, int64_t since_ms)
+{
+    for (;;) {
+        const int64_t now = now_ms(), quiet = d->last_write_ms + QUIET_MS, late = since_ms + MAX_DELAY_MS;
+        if (d->stop || now >= quiet || now >= late) return;
+        wait_until(d, quiet < late ? quiet : late);
+    }
+}
 
 static void enqueue(void *user, const char *uuid)
 {
@@ -49,6 +80,7 @@ static void enqueue(void *user, const char *uuid)
         d->nothing_lost = 0; /* the next start walks the folder and finds it */
     } else {
         snprintf(it->uuid, sizeof it->uuid, "%s", uuid);
+        it->queued_ms = d->last_write_ms = now_ms();
         it->next = NULL;
         *d->tail = it;
         d->tail = &it->next;
@@ -100,8 +132,10 @@ static void note_idle(pco_deferred *d)
 /* Take one queued file and code it (lock held on entry and exit). 0 when the queue is empty. */
 static int code_queued(pco_deferred *d)
 {
-    item *it = d->head;
-    if (!it) return 0;
+    if (!d->head) return 0;
+    wait_quiet(d, d->head->queued_ms);
+    item *it = d->head; /* another coder may have taken it meanwhile */
+    if (!it || d->stop) return 0;
     d->head = it->next;
     if (!d->head) d->tail = &d->head;
     d->busy++;
@@ -125,6 +159,7 @@ static int visit(void *user, const char *path, const char *name)
     pthread_mutex_lock(&d->lock);
     while (!d->stop && code_queued(d)) {
     }
+    wait_quiet(d, now_ms());
     int stop = d->stop;
     if (!stop) d->busy++;
     pthread_mutex_unlock(&d->lock);
@@ -197,7 +232,11 @@ pco_deferred *pco_deferred_start(pco_store *store, unsigned threads, pco_log_fn 
     d->nothing_lost = 1;
     snprintf(d->root, sizeof d->root, "%s", pco_store_config(store)->storage_dir);
     pthread_mutex_init(&d->lock, NULL);
-    pthread_cond_init(&d->cond, NULL);
+    pthread_condattr_t attr;
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    pthread_cond_init(&d->cond, &attr);
+    pthread_condattr_destroy(&attr);
 
     /* The marker says the last stop left nothing to code; removed (durably) before any write,
      * so that a crash from now on makes the next start walk the folder. */
@@ -240,19 +279,10 @@ pco_deferred *pco_deferred_start(pco_store *store, unsigned threads, pco_log_fn 
 
 int pco_deferred_wait_idle(pco_deferred *d, unsigned timeout_ms)
 {
-    struct timespec deadline;
-    clock_gettime(CLOCK_REALTIME, &deadline);
-    deadline.tv_sec += timeout_ms / 1000u;
-    deadline.tv_nsec += (long)(timeout_ms % 1000u) * 1000000L;
-    if (deadline.tv_nsec >= 1000000000L) {
-        deadline.tv_sec++;
-        deadline.tv_nsec -= 1000000000L;
-    }
+    const int64_t deadline = now_ms() + timeout_ms;
     pthread_mutex_lock(&d->lock);
-    int idle;
-    while (!(idle = !d->head && !d->busy && !d->walk_pending))
-        if (pthread_cond_timedwait(&d->cond, &d->lock, &deadline) == ETIMEDOUT) break;
-    idle = !d->head && !d->busy && !d->walk_pending;
+    while ((d->head || d->busy || d->walk_pending) && now_ms() < deadline) wait_until(d, deadline);
+    const int idle = !d->head && !d->busy && !d->walk_pending;
     pthread_mutex_unlock(&d->lock);
     return idle;
 }

@@ -10,7 +10,8 @@
  * marker file in the storage folder, removed at start) needs no more; any other start (after a
  * crash, a kill, a stop with files still queued, or the first start on a folder) first walks the
  * folder and codes every plain file the plugin would code, so a crash loses no file's coding.
- * The coders run at idle priority (SCHED_IDLE): they take the CPU only when Orthanc leaves it.
+ * The coders run at idle priority (SCHED_IDLE): they take the CPU only when Orthanc leaves it,
+ * and start a file only after writes paused for a moment (or it waited some seconds).
  */
 #ifndef PCWT_ORTHANC_DEFERRED_H
 #define PCWT_ORTHANC_DEFERRED_H
