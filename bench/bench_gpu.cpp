@@ -10,9 +10,10 @@
 // thread per frame on every core (median), compression ratios, and each round trip checked.
 // --profile baseline|entropy|both picks the PCWT profile(s) (default baseline; both: a row of each
 // per batch, side by side). With --codec jpegls it measures the GPU JPEG-LS encoder instead (encode
-// only; every codestream compared byte for byte with CharLS's).
+// only; every codestream compared byte for byte with CharLS's). With --codec j2k (where OpenJPEG
+// 2.5 was found) it measures JPEG 2000 decoding on the GPU against OpenJPEG (bench_gpu_j2k.cpp).
 // --batches picks which of (a), (b), (c) run (default abc; e.g. a alone under a profiler).
-//   pcwt_bench_gpu CORPUS_DIR [--ct-bytes N] [--rad-frames N] [--repeats N] [--codec pcwt|jpegls]
+//   pcwt_bench_gpu CORPUS_DIR [--ct-bytes N] [--rad-frames N] [--repeats N] [--codec pcwt|jpegls|j2k]
 //                  [--profile baseline|entropy|both] [--batches abc]
 #include "pcwt.h"
 
@@ -20,6 +21,9 @@ extern "C" {
 #include "gpu_backend.h"
 }
 #include "pcwt_bench/encoder_options.hpp"
+#ifdef PCWT_BENCH_J2K
+#include "bench_gpu_j2k.hpp"
+#endif
 
 #include <charls/charls.h>
 #include <cuda_runtime.h>
@@ -376,7 +380,7 @@ void print(const Result &r)
 int main(int argc, char **argv)
 {
     if (argc < 2)
-        die("usage: pcwt_bench_gpu CORPUS_DIR [--ct-bytes N] [--rad-frames N] [--repeats N] [--codec pcwt|jpegls] "
+        die("usage: pcwt_bench_gpu CORPUS_DIR [--ct-bytes N] [--rad-frames N] [--repeats N] [--codec pcwt|jpegls|j2k] "
             "[--profile baseline|entropy|both] [--batches abc]");
     double ct_bytes = double(1u << 30);
     int rad_frames = 48, repeats = 5;
@@ -441,6 +445,24 @@ int main(int argc, char **argv)
         std::printf("PCIe (pinned, 1 GiB): host to device %.1f GB/s, device to host %.1f GB/s\n", n / (up * 1e6),
                     n / (down * 1e6));
     }
+#ifdef PCWT_BENCH_J2K
+    if (codec == "j2k") { // JPEG 2000 decoding against OpenJPEG (bench_gpu_j2k.cpp)
+        const auto frames = [](const std::vector<Frame> &v) {
+            std::vector<J2kBenchFrame> o;
+            for (const Frame &f : v)
+                o.push_back(J2kBenchFrame{f.d, f.px.data()});
+            return o;
+        };
+        j2k_bench_header();
+        if (wanted('c'))
+            j2k_bench_run("(c) one 512x512 CT slice", frames(one), std::max(repeats, 20));
+        if (wanted('b'))
+            j2k_bench_run("(b) 2000x2500 12-bit radiographs", frames(rad), repeats);
+        if (wanted('a'))
+            j2k_bench_run("(a) 512x512 16-bit CT slices", frames(ct), repeats);
+        return 0;
+    }
+#endif
     if (codec == "jpegls") {
         std::printf("JPEG-LS: GPU round encoder vs CharLS 2.4.1 (one frame per thread on %u threads)\n",
                     std::max(1u, std::thread::hardware_concurrency()));

@@ -1,0 +1,303 @@
+// bench_gpu_j2k.cpp - the JPEG 2000 rows of pcwt_bench_gpu (--codec j2k): the batches' frames coded
+// lossless by OpenJPEG as DICOM archives hold them (reversible 5/3, 64x64 code-blocks, 5 levels,
+// one tile, LRCP, one layer), then decoded
+//   - on the device alone (pcwt_gpu_j2k_bench: the batch from the CPU's tier-2 uploaded once;
+//     tier-1, inverse DWT and output repeated, CUDA events, median),
+//   - end to end through the library (pcwt_decode_batch on the GPU backend: tier-2 on the host,
+//     upload, device, download into page-locked buffers; median),
+//   - by OpenJPEG on every core, one frame per thread (median),
+// every frame of the GPU's output compared with OpenJPEG's. OpenJPEG is called directly (its memory
+// stream below) because pcwt_bench_gpu is built without DCMTK, whose plugin pcwt-bench's OpenJPEG
+// adapter decodes through.
+#include "bench_gpu_j2k.hpp"
+
+extern "C" {
+#include "gpu_backend.h"
+#include "j2k_codestream.h"
+#include "j2k_decoder.h"
+#include "j2k_t1_gpu.h"
+#include "j2k_tier2.h"
+}
+
+#include <openjpeg.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+double now_ms()
+{
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+template <typename F> double median_ms(int repeats, F f)
+{
+    f(); // warm-up
+    std::vector<double> t;
+    for (int r = 0; r < repeats; r++) {
+        const double a = now_ms();
+        f();
+        t.push_back(now_ms() - a);
+    }
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+}
+
+[[noreturn]] void die(const std::string &m)
+{
+    std::fprintf(stderr, "pcwt_bench_gpu (j2k): %s\n", m.c_str());
+    std::exit(1);
+}
+
+template <typename F> void parallel_for(size_t n, F f)
+{
+    const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+    std::atomic<size_t> next{0};
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < threads; t++)
+        pool.emplace_back([&]() {
+            for (size_t i; (i = next++) < n;)
+                f(i);
+        });
+    for (auto &t : pool)
+        t.join();
+}
+
+// OpenJPEG's in-memory stream: reading a codestream or growing an output vector.
+struct Mem {
+    const uint8_t *in = nullptr;
+    std::vector<uint8_t> *out = nullptr;
+    size_t size = 0, pos = 0;
+};
+
+opj_stream_t *mem_stream(Mem *m, bool input)
+{
+    opj_stream_t *s = opj_stream_create(1 << 20, input ? OPJ_TRUE : OPJ_FALSE);
+    opj_stream_set_user_data(s, m, nullptr);
+    opj_stream_set_user_data_length(s, m->size);
+    opj_stream_set_read_function(s, [](void *buf, OPJ_SIZE_T n, void *u) -> OPJ_SIZE_T {
+        Mem *mm = static_cast<Mem *>(u);
+        const size_t k = std::min<size_t>(n, mm->size - mm->pos);
+        if (!k)
+            return (OPJ_SIZE_T)-1;
+        std::memcpy(buf, mm->in + mm->pos, k);
+        mm->pos += k;
+        return k;
+    });
+    opj_stream_set_write_function(s, [](void *buf, OPJ_SIZE_T n, void *u) -> OPJ_SIZE_T {
+        Mem *mm = static_cast<Mem *>(u);
+        if (mm->out->size() < mm->pos + n)
+            mm->out->resize(mm->pos + n);
+        std::memcpy(mm->out->data() + mm->pos, buf, n);
+        mm->pos += n;
+        mm->size = std::max(mm->size, mm->pos);
+        return n;
+    });
+    opj_stream_set_skip_function(s, [](OPJ_OFF_T n, void *u) -> OPJ_OFF_T {
+        Mem *mm = static_cast<Mem *>(u);
+        mm->pos = size_t(std::max<OPJ_OFF_T>(0, OPJ_OFF_T(mm->pos) + n));
+        return n;
+    });
+    opj_stream_set_seek_function(s, [](OPJ_OFF_T n, void *u) -> OPJ_BOOL {
+        static_cast<Mem *>(u)->pos = size_t(n);
+        return OPJ_TRUE;
+    });
+    return s;
+}
+
+int32_t sample_value(const J2kBenchFrame &f, size_t i)
+{
+    const pcwt_image_desc &d = f.d;
+    uint32_t w = d.bits_allocated > 8 ? uint32_t(f.px[2 * i] | f.px[2 * i + 1] << 8) : f.px[i];
+    w &= (1u << d.bits_stored) - 1;
+    return d.is_signed && (w >> (d.bits_stored - 1)) ? int32_t(w) - int32_t(1u << d.bits_stored) : int32_t(w);
+}
+
+// Lossless JPEG 2000 as DICOM archives hold it (interleaved samples of 1 or 3 components).
+std::vector<uint8_t> openjpeg_encode(const J2kBenchFrame &f)
+{
+    const pcwt_image_desc &d = f.d;
+    std::vector<opj_image_cmptparm_t> cp(d.components);
+    for (auto &c : cp) {
+        std::memset(&c, 0, sizeof c);
+        c.dx = c.dy = 1;
+        c.w = d.width;
+        c.h = d.height;
+        c.prec = d.bits_stored;
+        c.sgnd = d.is_signed;
+    }
+    opj_image_t *im = opj_image_create(d.components, cp.data(), d.components == 3 ? OPJ_CLRSPC_SRGB : OPJ_CLRSPC_GRAY);
+    im->x1 = d.width;
+    im->y1 = d.height;
+    const size_t px = size_t(d.width) * d.height;
+    for (uint32_t c = 0; c < d.components; c++)
+        for (size_t k = 0; k < px; k++)
+            im->comps[c].data[k] = sample_value(f, d.planar ? c * px + k : k * d.components + c);
+    opj_cparameters_t p;
+    opj_set_default_encoder_parameters(&p);
+    p.tcp_numlayers = 1;
+    p.tcp_rates[0] = 0;
+    p.cp_disto_alloc = 1;
+    p.numresolution = 6; // 5 levels
+    p.cblockw_init = p.cblockh_init = 64;
+    p.prog_order = OPJ_LRCP;
+    p.tcp_mct = d.components == 3;
+    opj_codec_t *codec = opj_create_compress(OPJ_CODEC_J2K);
+    std::vector<uint8_t> out;
+    Mem m;
+    m.out = &out;
+    opj_stream_t *s = mem_stream(&m, false);
+    const bool ok = opj_setup_encoder(codec, &p, im) && opj_start_compress(codec, im, s) && opj_encode(codec, s) &&
+                    opj_end_compress(codec, s);
+    opj_stream_destroy(s);
+    opj_destroy_codec(codec);
+    opj_image_destroy(im);
+    if (!ok)
+        die("OpenJPEG could not encode a frame");
+    out.resize(m.size);
+    return out;
+}
+
+// OpenJPEG's decode of one codestream into the library's layout (interleaved words), one thread.
+bool openjpeg_decode(const std::vector<uint8_t> &cs, const pcwt_image_desc &d, uint8_t *dst)
+{
+    Mem m;
+    m.in = cs.data();
+    m.size = cs.size();
+    opj_stream_t *s = mem_stream(&m, true);
+    opj_codec_t *codec = opj_create_decompress(OPJ_CODEC_J2K);
+    opj_dparameters_t p;
+    opj_set_default_decoder_parameters(&p);
+    opj_image_t *im = nullptr;
+    bool ok = opj_setup_decoder(codec, &p) && opj_codec_set_threads(codec, 1) && opj_read_header(s, codec, &im) &&
+              opj_decode(codec, s, im) && opj_end_decompress(codec, s) && im->numcomps == d.components;
+    if (ok) {
+        const size_t px = size_t(d.width) * d.height;
+        for (uint32_t c = 0; c < d.components; c++)
+            for (size_t k = 0; k < px; k++) {
+                const uint32_t w = uint32_t(im->comps[c].data[k]);
+                const size_t at = k * d.components + c;
+                if (d.bits_allocated > 8) {
+                    dst[2 * at] = uint8_t(w);
+                    dst[2 * at + 1] = uint8_t(w >> 8);
+                } else {
+                    dst[at] = uint8_t(w);
+                }
+            }
+    }
+    opj_image_destroy(im);
+    opj_destroy_codec(codec);
+    opj_stream_destroy(s);
+    return ok;
+}
+
+struct Pinned {
+    uint8_t *p;
+    explicit Pinned(size_t n) : p(static_cast<uint8_t *>(pcwt_host_alloc(n ? n : 1)))
+    {
+        if (!p)
+            die("out of page-locked memory");
+    }
+    Pinned(const Pinned &) = delete;
+    ~Pinned() { pcwt_host_free(p); }
+};
+
+} // namespace
+
+void j2k_bench_header()
+{
+    std::printf("JPEG 2000 lossless (OpenJPEG %s: 5/3, 64x64 code-blocks, 5 levels, one tile, LRCP) decoding: "
+                "GPU vs OpenJPEG, one frame per thread on %u threads\n",
+                opj_version(), std::max(1u, std::thread::hardware_concurrency()));
+    std::printf("| batch | frames | raw MB | J2K ratio | GPU device dec Gpx/s | GPU e2e dec Gpx/s | OpenJPEG dec Gpx/s | "
+                "device vs OpenJPEG | e2e vs OpenJPEG | samples |\n|---|---|---|---|---|---|---|---|---|---|\n");
+}
+
+void j2k_bench_run(const char *name, const std::vector<J2kBenchFrame> &frames, int repeats)
+{
+    // code each distinct frame once (the batches replicate frames)
+    std::map<const uint8_t *, size_t> distinct;
+    std::vector<const J2kBenchFrame *> src;
+    for (const auto &f : frames)
+        if (distinct.emplace(f.px, src.size()).second)
+            src.push_back(&f);
+    std::vector<std::vector<uint8_t>> coded(src.size());
+    parallel_for(src.size(), [&](size_t i) { coded[i] = openjpeg_encode(*src[i]); });
+    std::vector<const std::vector<uint8_t> *> cs(frames.size());
+    std::vector<pcwt_image_desc> desc(frames.size());
+    std::vector<size_t> off(frames.size() + 1, 0);
+    double pixels = 0, raw = 0, bytes = 0;
+    for (size_t i = 0; i < frames.size(); i++) {
+        cs[i] = &coded[distinct[frames[i].px]];
+        pcwt_header_info h{};
+        char err[256] = "";
+        if (pcwt_j2k_read_header(cs[i]->data(), cs[i]->size(), &h, err, sizeof err) != PCWT_OK)
+            die(std::string("own header reader: ") + err);
+        desc[i] = h.desc;
+        off[i + 1] = off[i] + pcwt_image_size(&h.desc);
+        pixels += double(h.desc.width) * h.desc.height * h.desc.components;
+        raw += double(pcwt_image_size(&frames[i].d));
+        bytes += double(cs[i]->size());
+    }
+    Pinned gpu_out(off.back()), opj_out(off.back());
+
+    // device-resident: the CPU's tier-2 builds the batch once
+    pcwt_gpu *g = nullptr;
+    char err[256] = "";
+    if (pcwt_gpu_create(&g, 0, err, sizeof err) != PCWT_OK)
+        die(std::string("GPU: ") + err);
+    pcwt_j2k_builder bld{};
+    auto h = std::make_unique<pcwt_j2k_header>();
+    for (size_t i = 0; i < frames.size(); i++)
+        if (pcwt_j2k_read_codestream(cs[i]->data(), cs[i]->size(), h.get(), err, sizeof err) != PCWT_OK ||
+            pcwt_j2k_tier2(&bld, h.get(), cs[i]->data(), &desc[i], gpu_out.p + off[i], err, sizeof err) != PCWT_OK)
+            die(std::string("tier-2: ") + err);
+    double dev_ms = 0;
+    if (pcwt_gpu_j2k_bench(g, &bld.b, repeats, &dev_ms, err, sizeof err) != PCWT_OK)
+        die(std::string("device-resident decode: ") + err);
+    if (pcwt_gpu_j2k_decode_batch(g, &bld.b, err, sizeof err) != PCWT_OK) // its samples, checked below
+        die(std::string("GPU decode: ") + err);
+    pcwt_j2k_builder_free(&bld);
+    pcwt_gpu_destroy(g);
+
+    // OpenJPEG on every core, and the check of every frame against it
+    const double opj_ms = median_ms(repeats, [&]() {
+        parallel_for(frames.size(), [&](size_t i) {
+            if (!openjpeg_decode(*cs[i], desc[i], opj_out.p + off[i]))
+                die("OpenJPEG could not decode a frame");
+        });
+    });
+    const bool same = std::memcmp(gpu_out.p, opj_out.p, off.back()) == 0;
+
+    // end to end through the library on the GPU backend
+    pcwt_decoder *dec = pcwt_decoder_create();
+    if (pcwt_decoder_set_backend(dec, PCWT_BACKEND_GPU) != PCWT_OK)
+        die(std::string("GPU backend: ") + pcwt_decoder_last_error(dec));
+    if (pcwt_decoder_set_memory_limit(dec, uint64_t(1) << 40) != PCWT_OK)
+        die("memory limit");
+    std::vector<pcwt_decode_job> jobs(frames.size());
+    for (size_t i = 0; i < frames.size(); i++)
+        jobs[i] = pcwt_decode_job{cs[i]->data(), cs[i]->size(), gpu_out.p + off[i], off[i + 1] - off[i], PCWT_OK};
+    std::memset(gpu_out.p, 0, off.back());
+    const double e2e_ms = median_ms(repeats, [&]() {
+        if (pcwt_decode_batch(dec, jobs.data(), jobs.size()) != PCWT_OK)
+            die(std::string("pcwt_decode_batch: ") + pcwt_decoder_last_error(dec));
+    });
+    pcwt_decoder_destroy(dec);
+    const bool same_e2e = std::memcmp(gpu_out.p, opj_out.p, off.back()) == 0;
+
+    const double gp = pixels / 1e9;
+    std::printf("| %s | %zu | %.0f | %.2f | %.2f | %.2f | %.3f | %.1fx | %.1fx | %s |\n", name, frames.size(), raw / 1e6,
+                raw / bytes, gp / (dev_ms / 1e3), gp / (e2e_ms / 1e3), gp / (opj_ms / 1e3), opj_ms / dev_ms,
+                opj_ms / e2e_ms, same && same_e2e ? "equal to OpenJPEG's" : "DIFFER from OpenJPEG's");
+    std::fflush(stdout);
+}
