@@ -7,6 +7,7 @@
 #include "j2k_gpu.h"
 
 extern "C" {
+#include "j2k_idwt.h"
 #include "j2k_t1_gpu.h"
 #include "j2k_t1_rules.h"
 }
@@ -99,6 +100,7 @@ void check_cblk(const pcwt_j2k_batch *b, const pcwt_j2k_cblk &cb, size_t i, uint
 struct Chunk {
     DevMem cblks, tcs, frames, coefs, tmp, out;
     J2kGpuChunk c{};
+    std::vector<uint64_t> step_pixels; // the largest region of each level step (j2k_gpu_idwt)
     uint64_t out_bytes = 0;
     std::vector<std::pair<void *, uint64_t>> dst; // each frame's destination and offset
     std::vector<size_t> dst_size;
@@ -128,8 +130,12 @@ struct Chunk {
                 g.tc[k] = (uint32_t)tc.size();
                 tc.push_back(J2kGpuTc{t.coef_offset - lo, t.width, t.height, t.levels});
                 c.max_levels = std::max(c.max_levels, t.levels);
-                c.max_pixels = (uint32_t)std::min<uint64_t>(
-                    UINT32_MAX, std::max<uint64_t>(c.max_pixels, (uint64_t)t.width * t.height));
+                if (step_pixels.size() < t.levels)
+                    step_pixels.resize(t.levels, 0);
+                for (uint32_t r = 1; r <= t.levels; r++)
+                    step_pixels[r - 1] = std::max<uint64_t>(step_pixels[r - 1],
+                                                            (uint64_t)pcwt_j2k_res_size(t.width, t.levels - r) *
+                                                                pcwt_j2k_res_size(t.height, t.levels - r));
             }
             c.max_frame_pixels = (uint32_t)std::min<uint64_t>(
                 UINT32_MAX, std::max<uint64_t>(c.max_frame_pixels, (uint64_t)f.desc.width * f.desc.height));
@@ -148,6 +154,12 @@ struct Chunk {
             out_bytes = align_up(out_bytes + size);
             fv.push_back(g);
         }
+        // a thread per code-block: neighbours in a warp get similar work (passes times area), so
+        // that a warp's threads run the same passes and finish together; the order of the
+        // code-blocks is free, each writes its own rectangle
+        std::stable_sort(cb.begin(), cb.end(), [](const pcwt_j2k_cblk &a, const pcwt_j2k_cblk &b) {
+            return (uint64_t)a.passes * a.width * a.height > (uint64_t)b.passes * b.width * b.height;
+        });
         cblks.upload(cb, s);
         tcs.upload(tc, s);
         frames.upload(fv, s);
@@ -170,7 +182,7 @@ struct Chunk {
     void run(cudaStream_t s) const
     {
         j2k_gpu_t1(c, s);
-        j2k_gpu_idwt(c, s);
+        j2k_gpu_idwt(c, step_pixels, s);
         j2k_gpu_output(c, s);
     }
 };

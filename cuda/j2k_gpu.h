@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <vector>
 
 extern "C" {
 #include "j2k_batch.h"
@@ -33,7 +34,6 @@ struct J2kGpuChunk {
     uint32_t cblk_count;
     const J2kGpuTc *tcs;
     uint32_t tc_count, max_levels;
-    uint32_t max_pixels;        // of the largest tile-component
     const J2kGpuFrame *frames;
     uint32_t frame_count;
     uint32_t max_frame_pixels;
@@ -44,5 +44,6 @@ struct J2kGpuChunk {
 // Tier-1 of every code-block (j2k_t1_gpu.cu).
 void j2k_gpu_t1(const J2kGpuChunk &c, cudaStream_t s);
 // The inverse 5/3 DWT of every tile-component, then the output samples (j2k_idwt_gpu.cu).
-void j2k_gpu_idwt(const J2kGpuChunk &c, cudaStream_t s);
+// step_pixels[r - 1]: the largest region of level step r (1: the coarsest) over the chunk.
+void j2k_gpu_idwt(const J2kGpuChunk &c, const std::vector<uint64_t> &step_pixels, cudaStream_t s);
 void j2k_gpu_output(const J2kGpuChunk &c, cudaStream_t s);

@@ -82,12 +82,11 @@ uint32_t blocks_for(uint64_t n, uint32_t block)
 
 } // namespace
 
-void j2k_gpu_idwt(const J2kGpuChunk &c, cudaStream_t s)
+void j2k_gpu_idwt(const J2kGpuChunk &c, const std::vector<uint64_t> &step_pixels, cudaStream_t s)
 {
     const uint32_t block = 256;
-    for (uint32_t r = 1; r <= c.max_levels; r++) {
-        // the region of step r is at most the whole tile-component
-        const dim3 grid(blocks_for(c.max_pixels, block), c.tc_count);
+    for (uint32_t r = 1; r <= c.max_levels && r <= step_pixels.size(); r++) {
+        const dim3 grid(blocks_for(step_pixels[r - 1], block), c.tc_count);
         idwt_kernel<<<grid, block, 0, s>>>(c, r, true);
         CUDA_CHECK_LAUNCH();
         idwt_kernel<<<grid, block, 0, s>>>(c, r, false);
