@@ -275,6 +275,9 @@ int main(int argc, char **argv)
     int wait_coded = 0, keep = 0, expect_coded = 0, skip_missing = 0, need_gpu = 0;
     input *list = NULL;
     size_t cap = 0;
+    const char **paths = calloc((size_t)argc, sizeof *paths); /* the inputs, read after the checks */
+    int npaths = 0;
+    if (!paths) return 2;
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--plugin") && v) plugin = argv[++i];
@@ -288,23 +291,31 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--skip-missing")) skip_missing = 1;
         else if (!strcmp(a, "--skip-without-gpu")) need_gpu = 1;
         else if (!strcmp(a, "-v")) H.verbose = 1;
-        else if (a[0] == '-') { fprintf(stderr, "orthanc_harness: unknown option %s\n", a); return 2; }
+        else if (a[0] == '-') {
+            fprintf(stderr, "orthanc_harness: unknown option %s\n", a);
+            free(paths);
+            return 2;
+        }
         else if (skip_missing && access(a, R_OK) != 0) {
             printf("SKIPPED: %s is missing (the shared corpus)\n", a);
+            free(paths);
             return 77;
-        } else add_inputs(a, &list, &H.count, &cap);
-    }
-    if (!plugin || !storage || threads == 0 || threads > 256 || H.count == 0) {
-        fprintf(stderr, "usage: orthanc_harness --plugin SO --storage DIR [--pcwt JSON] [--threads N] "
-                        "[--expect-log TEXT] [--wait-coded] [--keep] FILE|DIR...\n");
-        return 2;
+        } else paths[npaths++] = a;
     }
     if (need_gpu) {
         const char *why = gpu_missing();
         if (why) {
             printf("SKIPPED: %s\n", why);
+            free(paths);
             return 77;
         }
+    }
+    for (int i = 0; i < npaths; ++i) add_inputs(paths[i], &list, &H.count, &cap);
+    free(paths);
+    if (!plugin || !storage || threads == 0 || threads > 256 || H.count == 0) {
+        fprintf(stderr, "usage: orthanc_harness --plugin SO --storage DIR [--pcwt JSON] [--threads N] "
+                        "[--expect-log TEXT] [--wait-coded] [--keep] FILE|DIR...\n");
+        return 2;
     }
     H.inputs = list;
     srand((unsigned)time(NULL) ^ (unsigned)getpid());
