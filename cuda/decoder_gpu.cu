@@ -132,6 +132,8 @@ void run_device_decode(pcwt_gpu *g, Slot &sl)
     gpu_group_walk(d, np, s);
     gpu_mark(g, "locate groups");
     gpu_plane_crcs(d, np, sl.crc_blocks, 1, s);
+    if (L.vmap_planes)
+        gpu_vmap_refused(d, np, s);
     gpu_mark(g, "verify CRCs");
     const uint32_t *ec_groups = d.step_groups;
     if (L.entropy_planes) {

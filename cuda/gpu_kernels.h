@@ -62,11 +62,13 @@ void gpu_export_planes(const DeviceBatch &b, uint32_t count, uint32_t kind, uint
 // prefix that import_value reads; after gpu_group_sizes, the planes' map bytes scanned
 // (map_prefix, which gpu_group_offsets adds); after the group records, the maps copied in front
 // of them. Decode: a thread per mapped plane reads its map (before gpu_group_walk, which starts
-// after it); after the inverse transform, ranks back to values in the planes' images.
+// after it); a refused map becomes the plane's error after the CRCs (gpu_vmap_refused); after the
+// inverse transform, ranks back to values in the planes' images.
 void gpu_vmap_build(const DeviceBatch &b, const BatchLayout &L, cudaStream_t s);
 void gpu_vmap_scan(const DeviceBatch &b, uint32_t plane_count, cudaStream_t s);
 void gpu_vmap_place(const DeviceBatch &b, uint32_t plane_count, cudaStream_t s);
 void gpu_vmap_read(const DeviceBatch &b, uint32_t plane_count, cudaStream_t s);
+void gpu_vmap_refused(const DeviceBatch &b, uint32_t plane_count, cudaStream_t s);
 void gpu_vmap_values(const DeviceBatch &b, const BatchLayout &L, cudaStream_t s);
 
 // dwt53_gpu.cu

@@ -103,10 +103,11 @@ struct GpuPlaneState {
     uint64_t payload_off, payload_len; // encode: where the plane's payload landed
     unsigned long long low_n[3], low_ones[3]; // encode: pcwt_ec_low_stats, summed by groups
     // The plane's value map: its coded bytes at the start of the payload (map_len), 1 in mapped
-    // where it has one (encode: decided on the device; the header's option bit 1); encode:
-    // map_cpu = 1 where the map did not fit its arena (the frame is coded on the CPU), decode:
-    // map_count values
-    uint32_t map_len, mapped, map_cpu, map_count;
+    // where it has one (encode: decided on the device; decode: read). Encode: map_cpu = 1 where
+    // the map did not fit its arena (the frame is coded on the CPU). Decode: map_count values;
+    // map_refused = 1 where the map failed pcwt_vmap_read_head/_values (the plane's error once its
+    // CRC has passed, as the CPU checks the CRC first).
+    uint32_t map_len, mapped, map_cpu, map_count, map_refused;
 };
 
 enum GpuError : uint32_t {

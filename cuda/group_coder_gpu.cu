@@ -196,7 +196,7 @@ __global__ void group_walk(const GpuPlane *planes, uint32_t count, GpuPlaneState
     const GpuPlane p = planes[pi];
     uint64_t pos = p.payload_off + (p.vmap ? state[pi].map_len : 0); // the groups follow the map
     const uint64_t end = p.payload_off + p.payload_len;
-    bool bad = false;
+    bool bad = p.vmap && state[pi].map_refused; // its groups left empty, its error after the CRC's
     for (uint64_t g = p.group_first; g < p.group_first + p.group_count; g++) {
         GpuGroup grp{};
         grp.offset = pos;
@@ -225,7 +225,7 @@ __global__ void group_walk(const GpuPlane *planes, uint32_t count, GpuPlaneState
         groups[g] = grp;
         pos += grp.bytes;
     }
-    if (state[pi].error) // a refused value map: its error stands
+    if (p.vmap && state[pi].map_refused)
         return;
     if (bad)
         state[pi].error = GPU_ERR_GROUP_BOUNDS;

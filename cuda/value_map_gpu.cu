@@ -167,12 +167,20 @@ __global__ void read_maps(const GpuPlane *planes, uint32_t count, GpuPlaneState 
     if (why == PCWT_VMAP_OK)
         why = pcwt_vmap_read_values(src + pos, alen, n, first, reinterpret_cast<int32_t *>(vmap + p.vmap_at));
     if (why != PCWT_VMAP_OK) {
-        atomicCAS(&state[pi].error, 0u, uint32_t(GPU_ERR_VALUE_MAP));
+        state[pi].map_refused = 1;
         return;
     }
     state[pi].map_len = uint32_t(pos + alen);
     state[pi].map_count = n;
     state[pi].mapped = 1;
+}
+
+// Decode, after the CRCs: a refused map is its plane's error where the CRC passed.
+__global__ void refuse_maps(const GpuPlane *planes, uint32_t count, GpuPlaneState *state)
+{
+    const uint32_t pi = blockIdx.x * blockDim.x + threadIdx.x;
+    if (pi < count && planes[pi].vmap && state[pi].map_refused)
+        atomicCAS(&state[pi].error, 0u, uint32_t(GPU_ERR_VALUE_MAP));
 }
 
 // Decode: ranks back to values in the mapped planes' images (grid: y the plane from `first`).
@@ -245,6 +253,12 @@ void gpu_vmap_place(const DeviceBatch &b, uint32_t plane_count, cudaStream_t s)
 void gpu_vmap_read(const DeviceBatch &b, uint32_t plane_count, cudaStream_t s)
 {
     read_maps<<<gpu_blocks(plane_count, 32), 32, 0, s>>>(b.planes, plane_count, b.state, b.stream, b.vmap);
+    CUDA_CHECK_LAUNCH();
+}
+
+void gpu_vmap_refused(const DeviceBatch &b, uint32_t plane_count, cudaStream_t s)
+{
+    refuse_maps<<<gpu_blocks(plane_count, 128), 128, 0, s>>>(b.planes, plane_count, b.state);
     CUDA_CHECK_LAUNCH();
 }
 
