@@ -368,6 +368,13 @@ TEST(GpuCompact, DamagedMapsGetTheCpuVerdict)
         EXPECT_EQ(pcwt_verify_batch(dgpu, &v, 1), PCWT_ERR_CORRUPT) << "case " << k;
     }
     EXPECT_GE(refused, 3);
+    {   // a damaged map whose CRC is left as it was: the checksum is the verdict on both backends
+        std::vector<uint8_t> cs = good, a(f.size()), b(f.size());
+        cs[at + 1] ^= 0x40;
+        EXPECT_EQ(pcwt_decode(dcpu, cs.data(), cs.size(), a.data(), a.size()), PCWT_ERR_CRC_MISMATCH);
+        EXPECT_EQ(pcwt_decode(dgpu, cs.data(), cs.size(), b.data(), b.size()), PCWT_ERR_CRC_MISMATCH)
+            << pcwt_decoder_last_error(dgpu);
+    }
     // refused in a batch beside good codestreams, which still decode
     std::vector<std::vector<uint8_t>> outs(3, std::vector<uint8_t>(f.size()));
     std::vector<pcwt_decode_job> jobs = {{good.data(), good.size(), outs[0].data(), f.size(), PCWT_OK},
