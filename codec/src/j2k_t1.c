@@ -10,8 +10,7 @@ static const uint32_t mq_table[PCWT_J2K_MQ_STATES] = PCWT_J2K_MQ_TABLE_INIT;
 pcwt_status pcwt_j2k_t1_decode(const pcwt_j2k_batch *b, size_t index, int32_t *coefs,
                                void *scratch, char *err, size_t err_size)
 {
-    (void)scratch; /* the code-block's own rectangle of coefs is its working storage */
-    if (!b || !coefs || index >= b->cblk_count) {
+    if (!b || !coefs || !scratch || index >= b->cblk_count) {
         pcwt_set_error(err, err_size, "JPEG 2000 tier-1: no code-block %zu", index);
         return PCWT_ERR_INVALID_ARGUMENT;
     }
@@ -44,6 +43,7 @@ pcwt_status pcwt_j2k_t1_decode(const pcwt_j2k_batch *b, size_t index, int32_t *c
                        index, cb->passes, (unsigned)cb->mb, (unsigned)cb->zero_msbs);
         return PCWT_ERR_CORRUPT;
     }
-    pcwt_j2k_t1_block(cb, b->segs, b->data, coefs, mq_table);
+    /* the state words: width x height (at most 4096) at the start of the scratch */
+    pcwt_j2k_t1_block(cb, b->segs, b->data, coefs, (uint32_t *)scratch, cb->width, mq_table);
     return PCWT_OK;
 }

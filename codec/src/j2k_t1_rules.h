@@ -2,12 +2,14 @@
  * D), written once for the CPU (j2k_t1.c) and the GPU (cuda/j2k_t1_gpu.cu, a thread per code-block),
  * so that both decode every code-block into the same coefficients.
  *
- * Working storage is the code-block's own rectangle of the batch's coefficient buffer: each 32-bit
- * word holds the magnitude decoded so far in its low 28 bits, kept (as OpenJPEG keeps it) at twice
- * its value with a half of the next plane below added once the coefficient is significant, and the
- * coefficient's state in its top 4 bits (significant, negative, visited in this plane's
- * significance pass, refined before). The last step turns each word into sign * (magnitude / 2),
- * truncated: OpenJPEG's reconstruction of a reversible path, its midpoint where passes are missing.
+ * Working storage: the code-block's own rectangle of the batch's coefficient buffer holds each
+ * magnitude decoded so far, kept (as OpenJPEG keeps it) at twice its value with a half of the next
+ * plane below added once the coefficient is significant; a state word per coefficient (a caller's
+ * rectangle of the same size: scratch on the CPU, the inverse DWT's other buffer on the GPU) holds
+ * its significance, sign, visited and refined marks and, pushed there when a neighbour becomes
+ * significant, its eight neighbours' significance and four neighbours' signs, so that a context is
+ * one read. The last step turns each magnitude into sign * (magnitude / 2), truncated: OpenJPEG's
+ * reconstruction of a reversible path, its midpoint where passes are missing.
  *
  * The MQ decoder reads 0xFF past a segment's end (C.3.4, what OpenJPEG's appended 0xFF 0xFF does),
  * so no read leaves the segment; every loop is bounded by the code-block's size and passes. */
@@ -20,14 +22,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Coefficient word state bits and the magnitude field. */
-#define PCWT_J2K_F_SIG 0x80000000u
-#define PCWT_J2K_F_NEG 0x40000000u
-#define PCWT_J2K_F_PI 0x20000000u
-#define PCWT_J2K_F_MU 0x10000000u
-#define PCWT_J2K_MAG 0x0FFFFFFFu
-/* Bit-planes a code-block may have: the doubled magnitude must fit the 28-bit field. */
-#define PCWT_J2K_MAX_PLANES 27u
+/* State word bits: the neighbours' significance (W, E, N, S, NW, NE, SW, SE) and signs (W, E, N,
+ * S), then the coefficient's own marks. */
+#define PCWT_J2K_NB_SIG 0xFFu
+#define PCWT_J2K_F_SIG 0x1000u
+#define PCWT_J2K_F_NEG 0x2000u
+#define PCWT_J2K_F_PI 0x4000u  /* visited by this plane's significance pass */
+#define PCWT_J2K_F_MU 0x8000u  /* refined before */
+/* Bit-planes a code-block may have: the doubled magnitude must fit 32 bits (OpenJPEG's limit). */
+#define PCWT_J2K_MAX_PLANES 30u
 
 /* Contexts (D.3): zero coding 0-8, sign coding 9-13 (the label of Table D.3 is the index),
  * magnitude refinement 14-16, run-length 17, uniform 18. */
@@ -200,8 +203,9 @@ static inline PCWT_HD void pcwt_j2k_reset_contexts(uint8_t *cx)
 
 /* One code-block being decoded. */
 typedef struct pcwt_j2k_t1_state {
-    uint32_t *c;                 /* the rectangle's words, row pitch stride */
-    uint32_t stride, w, h;
+    uint32_t *c;                 /* the magnitudes, row pitch stride */
+    uint32_t *f;                 /* the state words, row pitch fstride */
+    uint32_t stride, fstride, w, h;
     uint32_t vsc;                /* vertically causal: a stripe's last row ignores the next stripe */
     uint32_t orient;
     const uint32_t *table;       /* PCWT_J2K_MQ_TABLE_INIT */
@@ -209,43 +213,9 @@ typedef struct pcwt_j2k_t1_state {
     uint8_t cx[PCWT_J2K_CONTEXTS];
 } pcwt_j2k_t1_state;
 
-/* The neighbourhood of (x, y): bits 0-7 significance of W, E, N, S, NW, NE, SW, SE; bits 8-11
- * negative W, E, N, S (set only with their significance). */
-static inline PCWT_HD uint32_t pcwt_j2k_nbhd(const pcwt_j2k_t1_state *s, uint32_t x, uint32_t y)
-{
-    const uint32_t *p = s->c + (size_t)y * s->stride + x;
-    const int l = x > 0, r = x + 1 < s->w;
-    const int down = y + 1 < s->h && !(s->vsc && (y & 3u) == 3u);
-    uint32_t n = 0, v;
-    if (l) {
-        v = p[-1];
-        n |= (v >> 31) | ((v >> 30 & 1u) << 8);
-    }
-    if (r) {
-        v = p[1];
-        n |= (v >> 31 << 1) | ((v >> 30 & 1u) << 9);
-    }
-    if (y > 0) {
-        const uint32_t *q = p - s->stride;
-        n |= (q[0] >> 31 << 2) | ((q[0] >> 30 & 1u) << 10);
-        if (l)
-            n |= q[-1] >> 31 << 4;
-        if (r)
-            n |= q[1] >> 31 << 5;
-    }
-    if (down) {
-        const uint32_t *q = p + s->stride;
-        n |= (q[0] >> 31 << 3) | ((q[0] >> 30 & 1u) << 11);
-        if (l)
-            n |= q[-1] >> 31 << 6;
-        if (r)
-            n |= q[1] >> 31 << 7;
-    }
-    return n;
-}
-
-/* Zero coding context (Table D.1): LL and LH (at (0, lh)) with the horizontal count first, HL
- * (at (lw, 0), horizontally high-pass) with the two counts swapped, HH on the diagonal count. */
+/* Zero coding context (Table D.1) from a state word: LL and LH (at (0, lh)) with the horizontal
+ * count first, HL (at (lw, 0), horizontally high-pass) with the two counts swapped, HH on the
+ * diagonal count. */
 static inline PCWT_HD uint32_t pcwt_j2k_zc_ctx(uint32_t n, uint32_t orient)
 {
     uint32_t h = (n & 1u) + (n >> 1 & 1u), v = (n >> 2 & 1u) + (n >> 3 & 1u);
@@ -274,7 +244,8 @@ static inline PCWT_HD uint32_t pcwt_j2k_zc_ctx(uint32_t n, uint32_t orient)
     return d >= 2 ? 2 : d;
 }
 
-/* Sign coding context and XOR bit (Table D.3): the context in bits 0-4, the XOR bit in bit 5. */
+/* Sign coding context and XOR bit (Table D.3) from a state word: the context in bits 0-4, the XOR
+ * bit in bit 5. */
 static inline PCWT_HD uint32_t pcwt_j2k_sc(uint32_t n)
 {
     int hc = (int)(n & 1u) * (1 - 2 * (int)(n >> 8 & 1u)) + (int)(n >> 1 & 1u) * (1 - 2 * (int)(n >> 9 & 1u));
@@ -290,9 +261,39 @@ static inline PCWT_HD uint32_t pcwt_j2k_sc(uint32_t n)
     return (uint32_t)(hc ? 12 + vc : 9 + vc) | x << 5;
 }
 
+/* (x, y) became significant (neg: its sign): its own marks, and its neighbours' state words. A
+ * first stripe row does not reach the stripe above under VSC, whose last row then ignores it. */
+static inline PCWT_HD void pcwt_j2k_push(pcwt_j2k_t1_state *s, uint32_t x, uint32_t y, uint32_t neg,
+                                         uint32_t marks)
+{
+    uint32_t *f = s->f + (size_t)y * s->fstride + x;
+    const int l = x > 0, r = x + 1 < s->w;
+    *f |= PCWT_J2K_F_SIG | (neg ? PCWT_J2K_F_NEG : 0u) | marks;
+    if (l)
+        f[-1] |= 1u << 1 | neg << 9; /* I am its east */
+    if (r)
+        f[1] |= 1u | neg << 8;       /* its west */
+    if (y > 0 && !(s->vsc && (y & 3u) == 0)) {
+        uint32_t *u = f - s->fstride;
+        u[0] |= 1u << 3 | neg << 11; /* its south */
+        if (l)
+            u[-1] |= 1u << 7;        /* its south-east */
+        if (r)
+            u[1] |= 1u << 6;         /* its south-west */
+    }
+    if (y + 1 < s->h) {
+        uint32_t *d = f + s->fstride;
+        d[0] |= 1u << 2 | neg << 10; /* its north */
+        if (l)
+            d[-1] |= 1u << 5;        /* its north-east */
+        if (r)
+            d[1] |= 1u << 4;         /* its north-west */
+    }
+}
+
 /* A coefficient becomes significant at plane bp: its sign, then magnitude 1.5 * 2^bp. */
-static inline PCWT_HD void pcwt_j2k_set_sig(pcwt_j2k_t1_state *s, uint32_t *p, uint32_t n,
-                                            uint32_t bp, int raw, uint32_t pi)
+static inline PCWT_HD void pcwt_j2k_set_sig(pcwt_j2k_t1_state *s, uint32_t x, uint32_t y, uint32_t n,
+                                            uint32_t bp, int raw, uint32_t marks)
 {
     uint32_t neg;
     if (raw) {
@@ -301,7 +302,8 @@ static inline PCWT_HD void pcwt_j2k_set_sig(pcwt_j2k_t1_state *s, uint32_t *p, u
         const uint32_t sc = pcwt_j2k_sc(n);
         neg = pcwt_j2k_mq_decode(&s->mq, &s->cx[sc & 31u], s->table) ^ (sc >> 5);
     }
-    *p = PCWT_J2K_F_SIG | (neg ? PCWT_J2K_F_NEG : 0u) | pi | (3u << (bp - 1));
+    s->c[(size_t)y * s->stride + x] = 3u << (bp - 1);
+    pcwt_j2k_push(s, x, y, neg, marks);
 }
 
 /* Significance propagation pass (D.3.1) at plane bp (OpenJPEG's bpno_plus_one). */
@@ -311,18 +313,16 @@ static inline PCWT_HD void pcwt_j2k_sig_pass(pcwt_j2k_t1_state *s, uint32_t bp, 
         const uint32_t y1 = y0 + 4 < s->h ? y0 + 4 : s->h;
         for (uint32_t x = 0; x < s->w; ++x) {
             for (uint32_t y = y0; y < y1; ++y) {
-                uint32_t *p = s->c + (size_t)y * s->stride + x;
-                if (*p & (PCWT_J2K_F_SIG | PCWT_J2K_F_PI))
-                    continue;
-                const uint32_t n = pcwt_j2k_nbhd(s, x, y);
-                if (!(n & 0xFFu))
+                uint32_t *f = s->f + (size_t)y * s->fstride + x;
+                const uint32_t n = *f;
+                if ((n & (PCWT_J2K_F_SIG | PCWT_J2K_F_PI)) || !(n & PCWT_J2K_NB_SIG))
                     continue;
                 const uint32_t bit = raw ? pcwt_j2k_raw_bit(&s->mq)
                                          : pcwt_j2k_mq_decode(&s->mq, &s->cx[pcwt_j2k_zc_ctx(n, s->orient)], s->table);
                 if (bit)
-                    pcwt_j2k_set_sig(s, p, n, bp, raw, PCWT_J2K_F_PI);
+                    pcwt_j2k_set_sig(s, x, y, n, bp, raw, PCWT_J2K_F_PI);
                 else
-                    *p |= PCWT_J2K_F_PI;
+                    *f |= PCWT_J2K_F_PI;
             }
         }
     }
@@ -336,19 +336,20 @@ static inline PCWT_HD void pcwt_j2k_ref_pass(pcwt_j2k_t1_state *s, uint32_t bp, 
         const uint32_t y1 = y0 + 4 < s->h ? y0 + 4 : s->h;
         for (uint32_t x = 0; x < s->w; ++x) {
             for (uint32_t y = y0; y < y1; ++y) {
-                uint32_t *p = s->c + (size_t)y * s->stride + x;
-                const uint32_t v = *p;
-                if ((v & (PCWT_J2K_F_SIG | PCWT_J2K_F_PI)) != PCWT_J2K_F_SIG)
+                uint32_t *f = s->f + (size_t)y * s->fstride + x;
+                const uint32_t n = *f;
+                if ((n & (PCWT_J2K_F_SIG | PCWT_J2K_F_PI)) != PCWT_J2K_F_SIG)
                     continue;
                 uint32_t bit;
                 if (raw) {
                     bit = pcwt_j2k_raw_bit(&s->mq);
                 } else {
-                    const uint32_t cx = (v & PCWT_J2K_F_MU) ? 2u : (pcwt_j2k_nbhd(s, x, y) & 0xFFu) ? 1u : 0u;
+                    const uint32_t cx = (n & PCWT_J2K_F_MU) ? 2u : (n & PCWT_J2K_NB_SIG) ? 1u : 0u;
                     bit = pcwt_j2k_mq_decode(&s->mq, &s->cx[PCWT_J2K_CX_MR + cx], s->table);
                 }
-                const uint32_t mag = bit ? (v & PCWT_J2K_MAG) + half : (v & PCWT_J2K_MAG) - half;
-                *p = (v & ~PCWT_J2K_MAG) | PCWT_J2K_F_MU | (mag & PCWT_J2K_MAG);
+                uint32_t *c = s->c + (size_t)y * s->stride + x;
+                *c = bit ? *c + half : *c - half;
+                *f = n | PCWT_J2K_F_MU;
             }
         }
     }
@@ -362,33 +363,29 @@ static inline PCWT_HD void pcwt_j2k_cleanup_pass(pcwt_j2k_t1_state *s, uint32_t 
         const uint32_t y1 = y0 + 4 < s->h ? y0 + 4 : s->h;
         for (uint32_t x = 0; x < s->w; ++x) {
             uint32_t y = y0;
-            uint32_t *col = s->c + (size_t)y0 * s->stride + x;
-            if (y1 - y0 == 4) {
-                uint32_t any = 0;
-                for (uint32_t k = 0; k < 4 && !any; ++k)
-                    any = (col[k * s->stride] & (PCWT_J2K_F_SIG | PCWT_J2K_F_PI)) |
-                          (pcwt_j2k_nbhd(s, x, y0 + k) & 0xFFu);
-                if (!any) {
-                    if (!pcwt_j2k_mq_decode(&s->mq, &s->cx[PCWT_J2K_CX_RL], s->table))
-                        continue; /* the four stay insignificant */
-                    uint32_t r = pcwt_j2k_mq_decode(&s->mq, &s->cx[PCWT_J2K_CX_UNI], s->table) << 1;
-                    r |= pcwt_j2k_mq_decode(&s->mq, &s->cx[PCWT_J2K_CX_UNI], s->table);
-                    y = y0 + r;
-                    pcwt_j2k_set_sig(s, col + r * s->stride, pcwt_j2k_nbhd(s, x, y), bp, 0, 0);
-                    ++y;
-                }
+            const uint32_t *col = s->f + (size_t)y0 * s->fstride + x;
+            if (y1 - y0 == 4 &&
+                !((col[0] | col[s->fstride] | col[2 * (size_t)s->fstride] | col[3 * (size_t)s->fstride]) &
+                  (PCWT_J2K_F_SIG | PCWT_J2K_F_PI | PCWT_J2K_NB_SIG))) {
+                if (!pcwt_j2k_mq_decode(&s->mq, &s->cx[PCWT_J2K_CX_RL], s->table))
+                    continue; /* the four stay insignificant */
+                uint32_t r = pcwt_j2k_mq_decode(&s->mq, &s->cx[PCWT_J2K_CX_UNI], s->table) << 1;
+                r |= pcwt_j2k_mq_decode(&s->mq, &s->cx[PCWT_J2K_CX_UNI], s->table);
+                y = y0 + r;
+                pcwt_j2k_set_sig(s, x, y, col[r * (size_t)s->fstride], bp, 0, 0);
+                ++y;
             }
             for (; y < y1; ++y) {
-                uint32_t *p = s->c + (size_t)y * s->stride + x;
-                if (*p & PCWT_J2K_F_PI) {
-                    *p &= ~PCWT_J2K_F_PI;
+                uint32_t *f = s->f + (size_t)y * s->fstride + x;
+                const uint32_t n = *f;
+                if (n & PCWT_J2K_F_PI) {
+                    *f = n & ~PCWT_J2K_F_PI;
                     continue;
                 }
-                if (*p & PCWT_J2K_F_SIG)
+                if (n & PCWT_J2K_F_SIG)
                     continue;
-                const uint32_t n = pcwt_j2k_nbhd(s, x, y);
                 if (pcwt_j2k_mq_decode(&s->mq, &s->cx[pcwt_j2k_zc_ctx(n, s->orient)], s->table))
-                    pcwt_j2k_set_sig(s, p, n, bp, 0, 0);
+                    pcwt_j2k_set_sig(s, x, y, n, bp, 0, 0);
             }
         }
     }
@@ -435,23 +432,28 @@ static inline PCWT_HD int pcwt_j2k_t1_check(const pcwt_j2k_cblk *cb, const pcwt_
     return PCWT_J2K_T1_OK;
 }
 
-/* Decodes a checked code-block into its rectangle at coefs + out_offset. table: the 47 words of
- * PCWT_J2K_MQ_TABLE_INIT (constant or shared memory on the GPU). */
+/* Decodes a checked code-block into its rectangle at coefs + out_offset. state: width x height
+ * words at row pitch fstride (any content). table: the 47 words of PCWT_J2K_MQ_TABLE_INIT
+ * (constant or shared memory on the GPU). */
 static inline PCWT_HD void pcwt_j2k_t1_block(const pcwt_j2k_cblk *cb, const pcwt_j2k_seg *segs,
-                                             const uint8_t *data, int32_t *coefs,
-                                             const uint32_t *table)
+                                             const uint8_t *data, int32_t *coefs, uint32_t *state,
+                                             uint32_t fstride, const uint32_t *table)
 {
     pcwt_j2k_t1_state s;
     s.c = (uint32_t *)(coefs + cb->out_offset);
+    s.f = state;
     s.stride = cb->out_stride;
+    s.fstride = fstride;
     s.w = cb->width;
     s.h = cb->height;
     s.vsc = (cb->style & PCWT_J2K_STYLE_VSC) != 0;
     s.orient = cb->orientation;
     s.table = table;
     for (uint32_t y = 0; y < s.h; ++y)
-        for (uint32_t x = 0; x < s.w; ++x)
+        for (uint32_t x = 0; x < s.w; ++x) {
             s.c[(size_t)y * s.stride + x] = 0;
+            s.f[(size_t)y * s.fstride + x] = 0;
+        }
     if (cb->passes == 0)
         return;
     pcwt_j2k_reset_contexts(s.cx);
@@ -483,9 +485,9 @@ static inline PCWT_HD void pcwt_j2k_t1_block(const pcwt_j2k_cblk *cb, const pcwt
     /* sign * (doubled magnitude / 2), the half below the last decoded plane dropped */
     for (uint32_t y = 0; y < s.h; ++y) {
         for (uint32_t x = 0; x < s.w; ++x) {
-            const uint32_t v = s.c[(size_t)y * s.stride + x];
-            const int32_t m = (int32_t)((v & PCWT_J2K_MAG) >> 1);
-            coefs[cb->out_offset + (uint64_t)y * s.stride + x] = (v & PCWT_J2K_F_NEG) ? -m : m;
+            const int32_t m = (int32_t)(s.c[(size_t)y * s.stride + x] >> 1);
+            coefs[cb->out_offset + (uint64_t)y * s.stride + x] =
+                (s.f[(size_t)y * s.fstride + x] & PCWT_J2K_F_NEG) ? -m : m;
         }
     }
 }
