@@ -306,21 +306,32 @@ static inline PCWT_HD void pcwt_j2k_set_sig(pcwt_j2k_t1_state *s, uint32_t x, ui
     pcwt_j2k_push(s, x, y, neg, marks);
 }
 
-/* Significance propagation pass (D.3.1) at plane bp (OpenJPEG's bpno_plus_one). */
+/* Significance propagation pass (D.3.1) at plane bp (OpenJPEG's bpno_plus_one). A stripe column
+ * without a candidate (insignificant, not visited, a significant neighbour) is skipped at once: a
+ * candidate can only appear in it when one of its own becomes significant. */
 static inline PCWT_HD void pcwt_j2k_sig_pass(pcwt_j2k_t1_state *s, uint32_t bp, int raw)
 {
+    const size_t fs = s->fstride;
     for (uint32_t y0 = 0; y0 < s->h; y0 += 4) {
-        const uint32_t y1 = y0 + 4 < s->h ? y0 + 4 : s->h;
+        const uint32_t rows = s->h - y0 < 4 ? s->h - y0 : 4;
         for (uint32_t x = 0; x < s->w; ++x) {
-            for (uint32_t y = y0; y < y1; ++y) {
-                uint32_t *f = s->f + (size_t)y * s->fstride + x;
+            uint32_t *col = s->f + (size_t)y0 * fs + x;
+            uint32_t any = 0;
+            for (uint32_t k = 0; k < rows; ++k) {
+                const uint32_t n = col[k * fs];
+                any |= (n & (PCWT_J2K_F_SIG | PCWT_J2K_F_PI)) ? 0u : n & PCWT_J2K_NB_SIG;
+            }
+            if (!any)
+                continue;
+            for (uint32_t k = 0; k < rows; ++k) {
+                uint32_t *f = col + k * fs;
                 const uint32_t n = *f;
                 if ((n & (PCWT_J2K_F_SIG | PCWT_J2K_F_PI)) || !(n & PCWT_J2K_NB_SIG))
                     continue;
                 const uint32_t bit = raw ? pcwt_j2k_raw_bit(&s->mq)
                                          : pcwt_j2k_mq_decode(&s->mq, &s->cx[pcwt_j2k_zc_ctx(n, s->orient)], s->table);
                 if (bit)
-                    pcwt_j2k_set_sig(s, x, y, n, bp, raw, PCWT_J2K_F_PI);
+                    pcwt_j2k_set_sig(s, x, y0 + k, n, bp, raw, PCWT_J2K_F_PI);
                 else
                     *f |= PCWT_J2K_F_PI;
             }
@@ -332,14 +343,19 @@ static inline PCWT_HD void pcwt_j2k_sig_pass(pcwt_j2k_t1_state *s, uint32_t bp, 
 static inline PCWT_HD void pcwt_j2k_ref_pass(pcwt_j2k_t1_state *s, uint32_t bp, int raw)
 {
     const uint32_t half = (1u << bp) >> 1;
+    const size_t fs = s->fstride;
     for (uint32_t y0 = 0; y0 < s->h; y0 += 4) {
-        const uint32_t y1 = y0 + 4 < s->h ? y0 + 4 : s->h;
+        const uint32_t rows = s->h - y0 < 4 ? s->h - y0 : 4;
         for (uint32_t x = 0; x < s->w; ++x) {
-            for (uint32_t y = y0; y < y1; ++y) {
-                uint32_t *f = s->f + (size_t)y * s->fstride + x;
-                const uint32_t n = *f;
-                if ((n & (PCWT_J2K_F_SIG | PCWT_J2K_F_PI)) != PCWT_J2K_F_SIG)
+            uint32_t *col = s->f + (size_t)y0 * fs + x;
+            uint32_t todo = 0; /* bit k: row k is refined (nothing in this pass changes that) */
+            for (uint32_t k = 0; k < rows; ++k)
+                todo |= ((col[k * fs] & (PCWT_J2K_F_SIG | PCWT_J2K_F_PI)) == PCWT_J2K_F_SIG) << k;
+            for (uint32_t k = 0; todo; ++k, todo >>= 1) {
+                if (!(todo & 1u))
                     continue;
+                uint32_t *f = col + k * fs;
+                const uint32_t n = *f;
                 uint32_t bit;
                 if (raw) {
                     bit = pcwt_j2k_raw_bit(&s->mq);
@@ -347,7 +363,7 @@ static inline PCWT_HD void pcwt_j2k_ref_pass(pcwt_j2k_t1_state *s, uint32_t bp, 
                     const uint32_t cx = (n & PCWT_J2K_F_MU) ? 2u : (n & PCWT_J2K_NB_SIG) ? 1u : 0u;
                     bit = pcwt_j2k_mq_decode(&s->mq, &s->cx[PCWT_J2K_CX_MR + cx], s->table);
                 }
-                uint32_t *c = s->c + (size_t)y * s->stride + x;
+                uint32_t *c = s->c + (size_t)(y0 + k) * s->stride + x;
                 *c = bit ? *c + half : *c - half;
                 *f = n | PCWT_J2K_F_MU;
             }
@@ -364,6 +380,12 @@ static inline PCWT_HD void pcwt_j2k_cleanup_pass(pcwt_j2k_t1_state *s, uint32_t 
         for (uint32_t x = 0; x < s->w; ++x) {
             uint32_t y = y0;
             const uint32_t *col = s->f + (size_t)y0 * s->fstride + x;
+            if (y1 - y0 == 4) {
+                const uint32_t a = col[0], b = col[s->fstride], c = col[2 * (size_t)s->fstride],
+                               d = col[3 * (size_t)s->fstride];
+                if (a & b & c & d & PCWT_J2K_F_SIG && !((a | b | c | d) & PCWT_J2K_F_PI))
+                    continue; /* all four significant before: nothing to code or clear */
+            }
             if (y1 - y0 == 4 &&
                 !((col[0] | col[s->fstride] | col[2 * (size_t)s->fstride] | col[3 * (size_t)s->fstride]) &
                   (PCWT_J2K_F_SIG | PCWT_J2K_F_PI | PCWT_J2K_NB_SIG))) {
