@@ -112,6 +112,11 @@ int pco_config_parse(const char *json, pco_config *cfg, char *msg, size_t msg_si
         }
         cfg->minimum_pixel_bytes = (uint64_t)min->number;
     }
+    if (cfg->deferred && cfg->compress_dicom && !cfg->read_plain_files) {
+        /* the deferred mode keeps each file plain until its coder gets to it */
+        pco_fail(msg, msg_size, "PCWT.ReadPlainFiles false needs \"Mode\": \"immediate\"");
+        goto done;
+    }
     if (dir) {
         if (!dir[0]) { pco_fail(msg, msg_size, "PCWT.StorageDirectory is empty"); goto done; }
         snprintf(cfg->storage_dir, sizeof cfg->storage_dir, "%s", dir);

@@ -87,6 +87,10 @@ TEST(OrthancConfig, RefusedSettingsNamed)
   EXPECT_NE(pco_config_parse("{ \"PCWT\" : { \"Enabled\" : true } }", &cfg, msg, sizeof msg), 0);
   EXPECT_NE(std::string(msg).find("Enabled"), std::string::npos) << msg;
   EXPECT_NE(pco_config_parse("{ \"PCWT\" : { \"Enable\" : \"yes\" } }", &cfg, msg, sizeof msg), 0);
+  EXPECT_NE(pco_config_parse("{ \"PCWT\" : { \"ReadPlainFiles\" : false } }", &cfg, msg, sizeof msg), 0);
+  EXPECT_NE(std::string(msg).find("ReadPlainFiles false needs"), std::string::npos) << msg;
+  EXPECT_EQ(pco_config_parse("{ \"PCWT\" : { \"ReadPlainFiles\" : false, \"Mode\" : \"immediate\" } }", &cfg, msg,
+                             sizeof msg), 0) << msg;
   EXPECT_NE(pco_config_parse("{ \"PCWT\" : { \"Mode\" : \"later\" } }", &cfg, msg, sizeof msg), 0);
   EXPECT_NE(std::string(msg).find("PCWT.Mode 'later'"), std::string::npos) << msg;
   EXPECT_NE(pco_config_parse("{ \"PCWT\" : { \"DeferredThreads\" : 2.5 } }", &cfg, msg, sizeof msg), 0);
