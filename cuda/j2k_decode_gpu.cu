@@ -164,6 +164,8 @@ struct Chunk {
         tcs.upload(tc, s);
         frames.upload(fv, s);
         coefs.alloc((hi - lo) * sizeof(int32_t));
+        // zeros where no code-block writes, as the CPU path's calloc (tier-2 covers every band)
+        CUDA_CHECK(cudaMemsetAsync(coefs.p, 0, (hi - lo) * sizeof(int32_t), s));
         tmp.alloc((hi - lo) * sizeof(int32_t));
         out.alloc(out_bytes);
         c.data = data;
