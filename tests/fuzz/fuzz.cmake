@@ -2,6 +2,8 @@
 #
 #   fuzz_decode     untrusted codestream -> pcwt_read_header / pcwt_decode (fuzz_decode.c)
 #   fuzz_roundtrip  arbitrary image + parameters -> encode -> decode, bit-exact (fuzz_roundtrip.c)
+#   fuzz_j2k        untrusted JPEG 2000 codestream -> the library's JPEG 2000 decoder: markers,
+#                   tier-2 packets, tier-1 (fuzz_j2k.c; seeds from make_j2k_seeds.sh)
 #   fuzz_dicom      the DICOM rules in C (dicom/: pixel-module validation, the Pixel Data length
 #                   rule, frame layout, Basic Offset Table), without DCMTK
 #   fuzz_dicom_file the DCMTK carrier read: bytes as a DICOM file through DPCWTFileFormat, the
@@ -33,6 +35,7 @@ endif()
 set(PCWT_FUZZ_SECONDS 60 CACHE STRING "Seconds fuzz_decode_smoke runs the decoder fuzzer")
 set(PCWT_FUZZ_ROUNDTRIP_SECONDS 30 CACHE STRING "Seconds fuzz_roundtrip_smoke runs the round-trip fuzzer")
 set(PCWT_FUZZ_DICOM_SECONDS 30 CACHE STRING "Seconds fuzz_dicom_smoke runs the DICOM fuzzer")
+set(PCWT_FUZZ_J2K_SECONDS 30 CACHE STRING "Seconds fuzz_j2k_smoke runs the JPEG 2000 decoder fuzzer")
 set(PCWT_FUZZ_DICOM_FILE_SECONDS 30 CACHE STRING "Seconds fuzz_dicom_file_smoke runs the DICOM file fuzzer")
 
 # --- The library as fuzzed -----------------------------------------------------------------------
@@ -85,7 +88,7 @@ target_compile_definitions(pcwt_fuzzlib PRIVATE PCWT_FUZZING_SKIP_CRC)
 target_compile_options(pcwt_fuzzlib PRIVATE -fsanitize=fuzzer-no-link)
 
 # --- Fuzzers and seed tool -----------------------------------------------------------------------
-foreach(_f fuzz_decode fuzz_roundtrip)
+foreach(_f fuzz_decode fuzz_roundtrip fuzz_j2k)
   add_executable(${_f} ${CMAKE_CURRENT_LIST_DIR}/${_f}.c)
   target_link_libraries(${_f} PRIVATE pcwt_fuzzlib)
   target_compile_options(${_f} PRIVATE ${PCWT_WARNINGS} -fsanitize=fuzzer)
@@ -177,9 +180,13 @@ set_tests_properties(fuzz_make_seeds PROPERTIES FIXTURES_SETUP pcwt_fuzz_seeds L
 # Options common to both runs: -malloc_limit_mb reports any single allocation above 256 MB (far
 # more than a 2^22-sample image needs), -timeout flags inputs slower than 10 s.
 set(_fuzz_common -rss_limit_mb=2048 -malloc_limit_mb=256 -timeout=10 -print_final_stats=1)
-foreach(_f decode roundtrip dicom)
+add_test(NAME fuzz_make_j2k_seeds COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/make_j2k_seeds.sh "${_fuzz_dir}/seeds_j2k")
+set_tests_properties(fuzz_make_j2k_seeds PROPERTIES FIXTURES_SETUP pcwt_fuzz_seeds LABELS fuzz)
+foreach(_f decode roundtrip dicom j2k)
   if(_f STREQUAL "decode")
     set(_secs ${PCWT_FUZZ_SECONDS})
+  elseif(_f STREQUAL "j2k")
+    set(_secs ${PCWT_FUZZ_J2K_SECONDS})
   elseif(_f STREQUAL "dicom")
     set(_secs ${PCWT_FUZZ_DICOM_SECONDS})
   else()
