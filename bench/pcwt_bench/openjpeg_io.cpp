@@ -121,14 +121,16 @@ CodecPtr make_codec(OPJ_CODEC_FORMAT format, bool decoder, std::string *last_err
     throw CodecError(std::string("OpenJPEG ") + what + (last_error.empty() ? "" : ": " + last_error));
 }
 
-// Decoding: the DICOM plugin's OpenJPEG core (plugin/libsrc/dpj2kcore.h: headers read first, a
-// JP2 file's codestream box, OpenJPEG's messages in the error), shared with the JPEG 2000 decoder.
-void decode_core(const uint8_t *data, size_t size, DPJ2KImage &image)
+// Decoding: the DICOM plugin's JPEG 2000 core (plugin/libsrc/dpj2kcore.h: headers read first, a
+// JP2 file's codestream box, the decoder's messages in the error), shared with the JPEG 2000 decoder.
+// choice: DPJ2K_AUTO (libpcwt's JPEG 2000 decoder, OpenJPEG for what it does not decode) to read
+// input, DPJ2K_OPENJPEG for the openjpeg codec's own decode column.
+void decode_core(const uint8_t *data, size_t size, DPJ2KImage &image, DPJ2KDecoderChoice choice)
 {
     DPJ2KInfo info;
     std::string error;
-    if (!DPJ2KReadInfo(data, size, info, error) || !DPJ2KDecode(data, size, info, image, error))
-        throw CodecError("OpenJPEG decode: " + error);
+    if (!DPJ2KReadInfo(data, size, info, error) || !DPJ2KDecode(data, size, info, image, error, choice))
+        throw CodecError("JPEG 2000 decode: " + error);
 }
 
 } // namespace
@@ -141,7 +143,7 @@ bool looks_like_j2k(const uint8_t *data, size_t size)
 J2kFrame openjpeg_decode_frame(const uint8_t *data, size_t size)
 {
     DPJ2KImage image;
-    decode_core(data, size, image);
+    decode_core(data, size, image, DPJ2K_AUTO);
     J2kFrame f;
     f.width = image.width();
     f.height = image.height();
@@ -208,7 +210,7 @@ void openjpeg_decode_image(const Image &img, const uint8_t *data, size_t size, B
 {
     const pcwt_image_desc &d = img.desc;
     DPJ2KImage image;
-    decode_core(data, size, image);
+    decode_core(data, size, image, DPJ2K_OPENJPEG);
     if (image.components() != d.components || image.width() != d.width || image.height() != d.height)
         throw CodecError("OpenJPEG decode: the stream's frame does not match the image");
     const uint32_t ba = d.bits_allocated;

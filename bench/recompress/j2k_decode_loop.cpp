@@ -37,7 +37,7 @@ int main(int argc, char **argv)
                 DPJ2KImage image;
                 std::string error;
                 if (!DPJ2KReadInfo(streams[i].data(), streams[i].size(), info, error) ||
-                    !DPJ2KDecode(streams[i].data(), streams[i].size(), info, image, error)) {
+                    !DPJ2KDecode(streams[i].data(), streams[i].size(), info, image, error, DPJ2K_OPENJPEG)) {
                     std::fprintf(stderr, "codestream %zu: %s\n", i, error.c_str());
                     ++failed;
                     continue;

@@ -170,15 +170,20 @@ if [[ ! -x $build/archive/pcwt-recompress || ! -f $build/plugin/libdcmpcwt_j2kco
   cmake -S . -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DPCWT_WITH_DCMTK=ON -DPCWT_BUILD_TESTS=OFF \
         -DPCWT_BUILD_BENCH=OFF "${cuda[@]}" >"$results/j2k-bench-configure.log" 2>&1 \
     || { tail -20 "$results/j2k-bench-configure.log"; exit 1; }
-  cmake --build "$build" -j"$(nproc)" --target pcwt-recompress dcmpcwt_j2kcore >"$results/j2k-bench-build.log" 2>&1 \
+  cmake --build "$build" -j"$(nproc)" --target pcwt-recompress dcmpcwt_j2kcore pcwt >"$results/j2k-bench-build.log" 2>&1 \
     || { grep -E "error" "$results/j2k-bench-build.log" | head -20; exit 1; }
 fi
 recompress=$(cd "$build/archive" && pwd)/pcwt-recompress
 loop=$work/j2k_decode_loop
 mkdir -p "$work"
+# the plugin's JPEG 2000 core calls libpcwt (its own decoder first; the loop asks for OpenJPEG)
+pcwt_libs=("$build/codec/libpcwt.a" -lz)
+if grep -q '^PCWT_WITH_CUDA:BOOL=ON' "$build/CMakeCache.txt" 2>/dev/null; then
+  pcwt_libs+=(-L"${CUDA_HOME:-/usr/local/cuda}/lib64" -lcudart_static -ldl -lrt)
+fi
 # shellcheck disable=SC2046
 c++ -O2 -std=c++17 -Iplugin/libsrc bench/recompress/j2k_decode_loop.cpp "$build/plugin/libdcmpcwt_j2kcore.a" \
-    $(pkg-config --libs libopenjp2 2>/dev/null || echo -lopenjp2) -pthread -o "$loop"
+    "${pcwt_libs[@]}" $(pkg-config --libs libopenjp2 2>/dev/null || echo -lopenjp2) -pthread -o "$loop"
 
 # --- the input folder: copies of the source set up to --size-mb of pixel data --------------------
 input=$work/in-$size_mb

@@ -1,12 +1,14 @@
 /*
  *  Module:  dcmpcwt
  *
- *  Purpose: (internal) JPEG 2000 / HTJ2K headers and decoding on OpenJPEG 2.5 (see dpj2kcore.h).
+ *  Purpose: (internal) JPEG 2000 / HTJ2K headers and decoding: libpcwt's decoder, and OpenJPEG 2.5
+ *           for what it does not decode (see dpj2kcore.h).
  */
 
 #include "dpj2kcore.h"
 
 #include <openjpeg.h>
+#include <pcwt.h>
 
 #include <algorithm>
 #include <cstring>
@@ -271,31 +273,118 @@ bool DPJ2KReadInfo(const uint8_t *data, size_t size, DPJ2KInfo& info, std::strin
   return true;
 }
 
-DPJ2KImage::DPJ2KImage() : image_(NULL) {}
+DPJ2KImage::DPJ2KImage() : image_(NULL), width_(0), height_(0), components_(0), precision_(0), signed_(false) {}
 
-DPJ2KImage::~DPJ2KImage()
+DPJ2KImage::~DPJ2KImage() { clear(); }
+
+void DPJ2KImage::clear()
 {
   if (image_) opj_image_destroy(static_cast<opj_image_t *>(image_));
+  image_ = NULL;
+  planes_.clear();
+  components_ = 0;
+  fallback_.clear();
 }
 
-uint32_t DPJ2KImage::width() const { return static_cast<opj_image_t *>(image_)->comps[0].w; }
-uint32_t DPJ2KImage::height() const { return static_cast<opj_image_t *>(image_)->comps[0].h; }
-uint32_t DPJ2KImage::components() const { return image_ ? static_cast<opj_image_t *>(image_)->numcomps : 0; }
-uint32_t DPJ2KImage::precision(uint32_t c) const { return static_cast<opj_image_t *>(image_)->comps[c].prec; }
-bool DPJ2KImage::isSigned(uint32_t c) const { return static_cast<opj_image_t *>(image_)->comps[c].sgnd != 0; }
-const int32_t *DPJ2KImage::plane(uint32_t c) const { return static_cast<opj_image_t *>(image_)->comps[c].data; }
-
-bool DPJ2KDecode(const uint8_t *data, size_t size, const DPJ2KInfo& info, DPJ2KImage& image, std::string& error)
+#define DPJ2K_OPJ static_cast<opj_image_t *>(image_)
+uint32_t DPJ2KImage::width() const { return image_ ? DPJ2K_OPJ->comps[0].w : width_; }
+uint32_t DPJ2KImage::height() const { return image_ ? DPJ2K_OPJ->comps[0].h : height_; }
+uint32_t DPJ2KImage::components() const { return image_ ? DPJ2K_OPJ->numcomps : components_; }
+uint32_t DPJ2KImage::precision(uint32_t c) const { return image_ ? DPJ2K_OPJ->comps[c].prec : precision_; }
+bool DPJ2KImage::isSigned(uint32_t c) const { return image_ ? DPJ2K_OPJ->comps[c].sgnd != 0 : signed_; }
+const int32_t *DPJ2KImage::plane(uint32_t c) const
 {
-  if (image.image_)
+  return image_ ? DPJ2K_OPJ->comps[c].data : planes_.data() + size_t(c) * width_ * height_;
+}
+#undef DPJ2K_OPJ
+const char *DPJ2KImage::decoder() const { return image_ ? "OpenJPEG" : components_ ? "libpcwt" : ""; }
+const std::string& DPJ2KImage::fallbackReason() const { return fallback_; }
+
+namespace {
+
+/* libpcwt's JPEG 2000 decoder (CPU) into the image's planes: PCWT_ERR_UNSUPPORTED for what it
+ * does not decode, with its message in error. */
+pcwt_status decodeLibrary(const uint8_t *cs, size_t size, const DPJ2KInfo& info, std::vector<int32_t>& planes,
+                          pcwt_image_desc& d, std::string& error)
+{
+  pcwt_header_info hi;
+  pcwt_status st = pcwt_read_header(cs, size, &hi);
+  pcwt_decoder *dec = pcwt_decoder_create();
+  if (!dec)
   {
-    opj_image_destroy(static_cast<opj_image_t *>(image.image_));
-    image.image_ = NULL;
+    error = "libpcwt: out of memory";
+    return PCWT_ERR_OUT_OF_MEMORY;
   }
+  if (st == PCWT_OK && (hi.desc.width != info.width || hi.desc.height != info.height ||
+                        hi.desc.components != info.components.size()))
+    st = PCWT_ERR_CORRUPT;
+  if (st == PCWT_OK) st = pcwt_decoder_set_backend(dec, PCWT_BACKEND_CPU);
+  std::vector<uint8_t> out;
+  if (st == PCWT_OK)
+  {
+    d = hi.desc;
+    out.resize(pcwt_image_size(&d));
+    st = pcwt_decode(dec, cs, size, out.data(), out.size());
+  }
+  if (st != PCWT_OK)
+  {
+    const char *m = pcwt_decoder_last_error(dec);
+    error = std::string("libpcwt: ") + (m[0] ? m : pcwt_status_string(st));
+    if (st == PCWT_ERR_CORRUPT && !m[0]) error += " (the header differs from the one read)";
+    pcwt_decoder_destroy(dec);
+    return st;
+  }
+  pcwt_decoder_destroy(dec);
+  const size_t n = size_t(d.width) * d.height, nc = d.components;
+  planes.resize(n * nc);
+  for (size_t c = 0; c < nc; ++c)
+  {
+    int32_t *p = planes.data() + c * n;
+    if (d.bits_allocated == 8)
+      for (size_t i = 0; i < n; ++i)
+        p[i] = d.is_signed ? int32_t(int8_t(out[i * nc + c])) : int32_t(out[i * nc + c]);
+    else
+      for (size_t i = 0; i < n; ++i)
+      {
+        uint16_t w;
+        std::memcpy(&w, &out[2 * (i * nc + c)], 2);
+        p[i] = d.is_signed ? int32_t(int16_t(w)) : int32_t(w);
+      }
+  }
+  return PCWT_OK;
+}
+
+} // namespace
+
+bool DPJ2KDecode(const uint8_t *data, size_t size, const DPJ2KInfo& info, DPJ2KImage& image, std::string& error,
+                 DPJ2KDecoderChoice choice)
+{
+  image.clear();
   if (info.offset > size || info.length > size - info.offset)
   {
     error = "the codestream lies outside the data";
     return false;
+  }
+  if (choice != DPJ2K_OPENJPEG)
+  {
+    pcwt_image_desc d;
+    std::string why;
+    const pcwt_status st = decodeLibrary(data + info.offset, info.length, info, image.planes_, d, why);
+    if (st == PCWT_OK)
+    {
+      image.width_ = d.width;
+      image.height_ = d.height;
+      image.components_ = d.components;
+      image.precision_ = d.bits_stored;
+      image.signed_ = d.is_signed != 0;
+      return true;
+    }
+    if (st != PCWT_ERR_UNSUPPORTED || choice == DPJ2K_LIBRARY)
+    {
+      error = why;
+      return false;
+    }
+    image.fallback_ = why;
   }
   std::string messages, warnings;
   opj_codec_t *codec = opj_create_decompress(OPJ_CODEC_J2K);
@@ -342,7 +431,10 @@ bool DPJ2KDecode(const uint8_t *data, size_t size, const DPJ2KInfo& info, DPJ2KI
     if (!warnings.empty()) error += " (warnings: " + warnings + ")";
     return false;
   }
+  const std::string fallback = image.fallback_;
+  image.clear();
   image.image_ = raw;
+  image.fallback_ = fallback;
   return true;
 }
 

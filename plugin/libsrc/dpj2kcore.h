@@ -5,7 +5,8 @@
  *           that the DCMTK codec (dpj2kdec.cc) and pcwt-bench's OpenJPEG reader share it: the main
  *           and tile-part headers read before anything is decoded (size, precision, sign, whether
  *           the stream is lossless), a JP2 file's codestream found inside its boxes, and a decode
- *           whose OpenJPEG errors and warnings come back as text (per call: no global state).
+ *           whose errors and warnings come back as text (per call: no global state): libpcwt's
+ *           JPEG 2000 decoder first, OpenJPEG for what it does not decode.
  */
 
 #ifndef DCMPCWT_DPJ2KCORE_H
@@ -52,8 +53,16 @@ bool DPJ2KLooksLikeJ2K(const uint8_t *data, size_t size);
  */
 bool DPJ2KReadInfo(const uint8_t *data, size_t size, DPJ2KInfo& info, std::string& error);
 
+/** which decoder DPJ2KDecode() runs */
+enum DPJ2KDecoderChoice
+{
+  DPJ2K_AUTO,     ///< libpcwt's JPEG 2000 decoder, OpenJPEG for what it reports unsupported
+  DPJ2K_OPENJPEG, ///< OpenJPEG only
+  DPJ2K_LIBRARY   ///< libpcwt's decoder only (its unsupported features are errors)
+};
+
 /** a decoded frame: one plane of int32 values per component (colour transform undone), in the
- *  memory OpenJPEG decoded into */
+ *  memory OpenJPEG decoded into or the planes of libpcwt's decoder */
 class DPJ2KImage
 {
 public:
@@ -65,20 +74,34 @@ public:
   uint32_t precision(uint32_t c) const;
   bool isSigned(uint32_t c) const;
   const int32_t *plane(uint32_t c) const;
+  /** "libpcwt" or "OpenJPEG": which decoder made the image */
+  const char *decoder() const;
+  /** with OpenJPEG under DPJ2K_AUTO: why libpcwt did not decode it (its message), else "" */
+  const std::string& fallbackReason() const;
 
 private:
-  friend bool DPJ2KDecode(const uint8_t *, size_t, const DPJ2KInfo&, DPJ2KImage&, std::string&);
+  friend bool DPJ2KDecode(const uint8_t *, size_t, const DPJ2KInfo&, DPJ2KImage&, std::string&,
+                          DPJ2KDecoderChoice);
   DPJ2KImage(const DPJ2KImage&);
   DPJ2KImage& operator=(const DPJ2KImage&);
+  void clear();
   void *image_; // opj_image_t
+  std::vector<int32_t> planes_; // libpcwt's samples, plane after plane
+  uint32_t width_, height_, components_, precision_;
+  bool signed_;
+  std::string fallback_;
 };
 
 /** decode the codestream that DPJ2KReadInfo() found (info from it: its dimensions are what
- *  OpenJPEG allocates for, so check them first). OpenJPEG runs on the calling thread only and in
- *  strict mode (a truncated stream is an error, not a partial image).
- *  @return true, or false with error holding OpenJPEG's messages (errors, then warnings)
+ *  the decoders allocate for, so check them first). libpcwt's decoder (JPEG 2000 Part 1
+ *  lossless, docs/jpeg2000.md) runs first under DPJ2K_AUTO, on the CPU, and OpenJPEG decodes
+ *  what it reports unsupported; its other errors (a truncated or corrupt codestream) are the
+ *  result. OpenJPEG runs on the calling thread only and in strict mode (a truncated stream is an
+ *  error, not a partial image).
+ *  @return true, or false with error holding the decoder's messages (OpenJPEG: errors, then warnings)
  */
-bool DPJ2KDecode(const uint8_t *data, size_t size, const DPJ2KInfo& info, DPJ2KImage& image, std::string& error);
+bool DPJ2KDecode(const uint8_t *data, size_t size, const DPJ2KInfo& info, DPJ2KImage& image, std::string& error,
+                 DPJ2KDecoderChoice choice = DPJ2K_AUTO);
 
 /** OpenJPEG's version string */
 const char *DPJ2KVersion();

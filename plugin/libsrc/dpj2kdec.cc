@@ -218,6 +218,9 @@ OFCondition decodeInto(const Frame& frame, const pcwt_dicom_pixel_module& m, Uin
     s << "frame " << (frameNo + 1) << ": " << error;
     return DPCWTMakeError(EPCEC_CorruptData, s.str().c_str());
   }
+  // which decoder made the frame (libpcwt's, or OpenJPEG for what it does not decode), for -d
+  DCMPCWT_DEBUG("frame " << (frameNo + 1) << ": JPEG 2000 decoded by " << image.decoder()
+               << (image.fallbackReason().empty() ? "" : " (" + image.fallbackReason() + ")"));
   const size_t pixels = OFstatic_cast(size_t, m.rows) * m.columns;
   const size_t spp = m.samples_per_pixel;
   const Uint32 mask = precision >= 32 ? 0xFFFFFFFFu : (1u << precision) - 1;

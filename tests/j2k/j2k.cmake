@@ -12,8 +12,9 @@ if(NOT TARGET dcmpcwt_j2kcore)
 endif()
 
 add_executable(test_j2k ${CMAKE_CURRENT_LIST_DIR}/test_j2k_streams.cpp ${CMAKE_CURRENT_LIST_DIR}/test_j2k_tools.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/test_j2k_scp.cpp ${CMAKE_CURRENT_LIST_DIR}/j2k_test_util.h)
-target_link_libraries(test_j2k PRIVATE dcmpcwt DCMTK::dcmjpeg DCMTK::dcmjpls DCMTK::dcmdata GTest::gtest_main
+  ${CMAKE_CURRENT_LIST_DIR}/test_j2k_scp.cpp ${CMAKE_CURRENT_LIST_DIR}/test_j2k_library.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/j2k_test_util.h)
+target_link_libraries(test_j2k PRIVATE dcmpcwt dcmpcwt_j2kcore DCMTK::dcmjpeg DCMTK::dcmjpls DCMTK::dcmdata GTest::gtest_main
   Threads::Threads)
 # the helpers of the DICOM, PACS and recompress tests (processes, decoding, servers, reports)
 target_include_directories(test_j2k PRIVATE ${CMAKE_CURRENT_LIST_DIR} ${CMAKE_CURRENT_LIST_DIR}/../dicom
