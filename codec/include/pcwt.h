@@ -161,7 +161,9 @@ typedef enum pcwt_backend {
 
 typedef enum pcwt_codec {
     PCWT_CODEC_PCWT = 0,  /* the PCWT codestream of docs/FORMAT.md */
-    PCWT_CODEC_JPEGLS = 1 /* standard JPEG-LS lossless (ITU-T T.87), the interoperable fallback */
+    PCWT_CODEC_JPEGLS = 1, /* standard JPEG-LS lossless (ITU-T T.87), the interoperable fallback */
+    PCWT_CODEC_J2K = 2    /* JPEG 2000 Part 1 lossless ("jpeg2000"): decoded only, by pcwt_decode
+                             and the batch calls (docs/jpeg2000.md); pcwt_encode does not write it */
 } pcwt_codec;
 
 /* Encoder parameters as one struct: the compatibility interface of version 0.1. No field will be
@@ -359,7 +361,14 @@ typedef struct pcwt_header_info {
     size_t codestream_length;/* header plus all payloads */
 } pcwt_header_info;
 
-/* Parse and validate the header (including its CRC). Does not touch the payloads. */
+/* Parse and validate the header (including its CRC). Does not touch the payloads.
+ * A JPEG 2000 codestream (FF 4F FF 51) or JP2 file is read as the decoder's third codec
+ * (PCWT_CODEC_J2K, docs/jpeg2000.md): format_version 0 tells it apart; desc is what pcwt_decode
+ * writes (interleaved, bits_allocated 8 up to 8 bits of precision, else 16; signed samples
+ * sign-extended), levels those of component 0, group_rows x group_cols its code-block size,
+ * colour_transform the RCT, columns_first 1; profile, plane_count and planes mean nothing (0);
+ * header_length is the main header's, codestream_length src_size. PCWT_ERR_UNSUPPORTED (with the
+ * feature named by pcwt_decode's message) for what the library does not decode. */
 PCWT_API PCWT_CHECK_RESULT pcwt_status pcwt_read_header(const void *src, size_t src_size,
                                                pcwt_header_info *info);
 
@@ -407,7 +416,9 @@ PCWT_API uint64_t pcwt_decode_memory_bound(const pcwt_header_info *info);
 PCWT_API PCWT_CHECK_RESULT pcwt_status pcwt_decoder_set_backend(pcwt_decoder *dec, pcwt_backend backend);
 
 /* Decode a whole codestream into dst, in the layout its header describes (desc.planar).
- * dst_capacity must be at least pcwt_image_size(&info.desc). */
+ * dst_capacity must be at least pcwt_image_size(&info.desc). JPEG 2000 codestreams (see
+ * pcwt_read_header) are decoded too, under the same limits; the batch calls take them as well,
+ * mixed with PCWT codestreams. */
 PCWT_API PCWT_CHECK_RESULT pcwt_status pcwt_decode(pcwt_decoder *dec, const void *src, size_t src_size,
                                           void *dst, size_t dst_capacity);
 

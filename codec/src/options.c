@@ -122,7 +122,11 @@ const char *pcwt_profile_name(pcwt_profile profile)
     return name_or_unknown(PCWT_OPT_PROFILE, (int64_t)profile);
 }
 
-const char *pcwt_codec_name(pcwt_codec codec) { return name_or_unknown(PCWT_OPT_CODEC, (int64_t)codec); }
+/* JPEG 2000 is a codec of the decoder only, so no value of the encoder's codec option */
+const char *pcwt_codec_name(pcwt_codec codec)
+{
+    return codec == PCWT_CODEC_J2K ? "jpeg2000" : name_or_unknown(PCWT_OPT_CODEC, (int64_t)codec);
+}
 
 const char *pcwt_backend_name(pcwt_backend backend)
 {

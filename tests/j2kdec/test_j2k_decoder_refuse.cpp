@@ -199,8 +199,12 @@ TEST(J2kApi, LimitsBatchAndVerify)
     const Image im = makeImage(70, 50, 1, 12, true, 9);
     const std::vector<uint8_t> cs = opjEncode(im, "-n 3");
     ASSERT_FALSE(cs.empty());
+    EXPECT_STREQ(pcwt_codec_name(PCWT_CODEC_J2K), "jpeg2000");
     pcwt_header_info info;
     ASSERT_EQ(pcwt_read_header(cs.data(), cs.size(), &info), PCWT_OK);
+    EXPECT_EQ(info.format_version, 0u);
+    EXPECT_EQ(info.levels, 2u);
+    EXPECT_EQ(info.group_rows, 64u);
     const size_t size = pcwt_image_size(&info.desc);
     ASSERT_EQ(size, 70u * 50 * 2);
     std::vector<uint8_t> out(size);
