@@ -98,7 +98,7 @@ void check_cblk(const pcwt_j2k_batch *b, const pcwt_j2k_cblk &cb, size_t i, uint
 
 // One chunk on the device, its buffers alive while it lives.
 struct Chunk {
-    DevMem cblks, tcs, frames, coefs, tmp, out;
+    DevMem cblks, state, state_off, tcs, frames, coefs, tmp, out;
     J2kGpuChunk c{};
     std::vector<uint64_t> step_pixels; // the largest region of each level step (j2k_gpu_idwt)
     uint64_t out_bytes = 0;
@@ -161,6 +161,14 @@ struct Chunk {
             return (uint64_t)a.passes * a.width * a.height > (uint64_t)b.passes * b.width * b.height;
         });
         cblks.upload(cb, s);
+        std::vector<uint64_t> soff(cb.size());
+        uint64_t words = 0;
+        for (size_t k = 0; k < cb.size(); k++) {
+            soff[k] = words;
+            words += pcwt_j2k_state_words(cb[k].width, cb[k].height);
+        }
+        state_off.upload(soff, s);
+        state.alloc(words * sizeof(uint16_t));
         tcs.upload(tc, s);
         frames.upload(fv, s);
         coefs.alloc((hi - lo) * sizeof(int32_t));
@@ -172,6 +180,8 @@ struct Chunk {
         c.segs = segs;
         c.cblks = cblks.as<pcwt_j2k_cblk>();
         c.cblk_count = (uint32_t)cb.size();
+        c.state = state.as<uint16_t>();
+        c.state_off = state_off.as<uint64_t>();
         c.tcs = tcs.as<J2kGpuTc>();
         c.tc_count = (uint32_t)tc.size();
         c.frames = frames.as<J2kGpuFrame>();
@@ -190,13 +200,16 @@ struct Chunk {
 };
 
 // Device bytes a frame takes: coefficients twice (the DWT's two buffers), its samples, its
-// code-blocks and tables.
+// code-blocks with their tier-1 state, and tables.
 uint64_t frame_bytes(const pcwt_j2k_batch *b, size_t i, uint64_t out)
 {
     const pcwt_j2k_frame &f = b->frames[i];
-    uint64_t n = (uint64_t)f.desc.width * f.desc.height * f.components;
-    return 2 * 4 * n + align_up(out) + (uint64_t)f.cblk_count * sizeof(pcwt_j2k_cblk) + 3 * sizeof(J2kGpuTc) +
-           sizeof(J2kGpuFrame);
+    uint64_t n = (uint64_t)f.desc.width * f.desc.height * f.components, st = 0;
+    for (uint32_t k = 0; k < f.cblk_count; k++) {
+        const pcwt_j2k_cblk &cb = b->cblks[f.cblk_first + k];
+        st += 2 * (uint64_t)pcwt_j2k_state_words(cb.width, cb.height) + sizeof(uint64_t) + sizeof(pcwt_j2k_cblk);
+    }
+    return 2 * 4 * n + align_up(out) + st + 3 * sizeof(J2kGpuTc) + sizeof(J2kGpuFrame);
 }
 
 // Frames per launch: the grids' second dimension.

@@ -32,6 +32,8 @@ struct J2kGpuChunk {
     const pcwt_j2k_seg *segs;
     const pcwt_j2k_cblk *cblks; // out_offset rebased to the chunk
     uint32_t cblk_count;
+    uint16_t *state;            // tier-1's state words, code-block i's at state_off[i]
+    const uint64_t *state_off;
     const J2kGpuTc *tcs;
     uint32_t tc_count, max_levels;
     const J2kGpuFrame *frames;

@@ -1,7 +1,7 @@
 // j2k_t1_gpu.cu - JPEG 2000 tier-1 on the GPU: a thread per code-block, every code-block of a
 // chunk at once, running the CPU's decoder (codec/src/j2k_t1_rules.h) with the MQ table in
-// shared memory, each code-block's state words in the inverse DWT's buffer (free until then) at
-// the code-block's own place. The host has checked every code-block (pcwt_j2k_t1_check) first.
+// shared memory, each code-block's state words in its own slot of the chunk's state buffer. The
+// host has checked every code-block (pcwt_j2k_t1_check) first.
 #include "gpu_check.h"
 #include "j2k_gpu.h"
 
@@ -23,8 +23,7 @@ __global__ void t1_kernel(J2kGpuChunk c)
     if (i >= c.cblk_count)
         return;
     const pcwt_j2k_cblk cb = c.cblks[i];
-    // the state words in the inverse DWT's buffer, at the code-block's own place
-    pcwt_j2k_t1_block(&cb, c.segs, c.data, c.coefs, (uint32_t *)c.tmp + cb.out_offset, cb.out_stride, table);
+    pcwt_j2k_t1_block(&cb, c.segs, c.data, c.coefs, c.state + c.state_off[i], table);
 }
 
 } // namespace

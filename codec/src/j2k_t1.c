@@ -43,7 +43,7 @@ pcwt_status pcwt_j2k_t1_decode(const pcwt_j2k_batch *b, size_t index, int32_t *c
                        index, cb->passes, (unsigned)cb->mb, (unsigned)cb->zero_msbs);
         return PCWT_ERR_CORRUPT;
     }
-    /* the state words: width x height (at most 4096) at the start of the scratch */
-    pcwt_j2k_t1_block(cb, b->segs, b->data, coefs, (uint32_t *)scratch, cb->width, mq_table);
+    /* the state words (at most 4 * 1024 + 3 * 1024 of them) at the start of the scratch */
+    pcwt_j2k_t1_block(cb, b->segs, b->data, coefs, (uint16_t *)scratch, mq_table);
     return PCWT_OK;
 }

@@ -4,11 +4,11 @@
  *
  * Working storage: the code-block's own rectangle of the batch's coefficient buffer holds each
  * magnitude decoded so far, kept (as OpenJPEG keeps it) at twice its value with a half of the next
- * plane below added once the coefficient is significant; a state word per coefficient (a caller's
- * rectangle of the same size: scratch on the CPU, the inverse DWT's other buffer on the GPU) holds
- * its significance, sign, visited and refined marks and, pushed there when a neighbour becomes
- * significant, its eight neighbours' significance and four neighbours' signs, so that a context is
- * one read. The last step turns each magnitude into sign * (magnitude / 2), truncated: OpenJPEG's
+ * plane below added once the coefficient is significant; a 16-bit state word per coefficient (the
+ * caller's scratch, pcwt_j2k_state_words of them) holds its significance, sign, visited and
+ * refined marks and, pushed there when a neighbour becomes significant, its eight neighbours'
+ * significance and four neighbours' signs, so that a context is one read. The state words lie
+ * stripe by stripe, the four rows of a stripe column side by side (the passes' scan order). The last step turns each magnitude into sign * (magnitude / 2), truncated: OpenJPEG's
  * reconstruction of a reversible path, its midpoint where passes are missing.
  *
  * The MQ decoder reads 0xFF past a segment's end (C.3.4, what OpenJPEG's appended 0xFF 0xFF does),
@@ -201,17 +201,29 @@ static inline PCWT_HD void pcwt_j2k_reset_contexts(uint8_t *cx)
     cx[0] = 4u << 1;
 }
 
+/* State words a code-block of w x h needs: its stripes of four rows, the last one padded. */
+static inline PCWT_HD uint32_t pcwt_j2k_state_words(uint32_t w, uint32_t h)
+{
+    return (h + 3) / 4 * 4 * w;
+}
+
 /* One code-block being decoded. */
 typedef struct pcwt_j2k_t1_state {
     uint32_t *c;                 /* the magnitudes, row pitch stride */
-    uint32_t *f;                 /* the state words, row pitch fstride */
-    uint32_t stride, fstride, w, h;
+    uint16_t *f;                 /* the state words, stripe-major (pcwt_j2k_sw) */
+    uint32_t stride, w, h;
     uint32_t vsc;                /* vertically causal: a stripe's last row ignores the next stripe */
     uint32_t orient;
     const uint32_t *table;       /* PCWT_J2K_MQ_TABLE_INIT */
     pcwt_j2k_mq mq;
     uint8_t cx[PCWT_J2K_CONTEXTS];
 } pcwt_j2k_t1_state;
+
+/* The state word of (x, y): stripe y / 4, column x, row y % 4. */
+static inline PCWT_HD uint16_t *pcwt_j2k_sw(const pcwt_j2k_t1_state *s, uint32_t x, uint32_t y)
+{
+    return s->f + ((size_t)(y >> 2) * s->w + x) * 4 + (y & 3u);
+}
 
 /* Zero coding context (Table D.1) from a state word: LL and LH (at (0, lh)) with the horizontal
  * count first, HL (at (lw, 0), horizontally high-pass) with the two counts swapped, HH on the
@@ -266,28 +278,29 @@ static inline PCWT_HD uint32_t pcwt_j2k_sc(uint32_t n)
 static inline PCWT_HD void pcwt_j2k_push(pcwt_j2k_t1_state *s, uint32_t x, uint32_t y, uint32_t neg,
                                          uint32_t marks)
 {
-    uint32_t *f = s->f + (size_t)y * s->fstride + x;
+    uint16_t *f = pcwt_j2k_sw(s, x, y);
     const int l = x > 0, r = x + 1 < s->w;
-    *f |= PCWT_J2K_F_SIG | (neg ? PCWT_J2K_F_NEG : 0u) | marks;
+    const uint32_t w4 = 4 * s->w; /* one stripe */
+    *f = (uint16_t)(*f | PCWT_J2K_F_SIG | (neg ? PCWT_J2K_F_NEG : 0u) | marks);
     if (l)
-        f[-1] |= 1u << 1 | neg << 9; /* I am its east */
+        f[-4] = (uint16_t)(f[-4] | 1u << 1 | neg << 9); /* I am its east */
     if (r)
-        f[1] |= 1u | neg << 8;       /* its west */
+        f[4] = (uint16_t)(f[4] | 1u | neg << 8);        /* its west */
     if (y > 0 && !(s->vsc && (y & 3u) == 0)) {
-        uint32_t *u = f - s->fstride;
-        u[0] |= 1u << 3 | neg << 11; /* its south */
+        uint16_t *u = (y & 3u) ? f - 1 : f - w4 + 3;
+        u[0] = (uint16_t)(u[0] | 1u << 3 | neg << 11);  /* its south */
         if (l)
-            u[-1] |= 1u << 7;        /* its south-east */
+            u[-4] = (uint16_t)(u[-4] | 1u << 7);         /* its south-east */
         if (r)
-            u[1] |= 1u << 6;         /* its south-west */
+            u[4] = (uint16_t)(u[4] | 1u << 6);           /* its south-west */
     }
     if (y + 1 < s->h) {
-        uint32_t *d = f + s->fstride;
-        d[0] |= 1u << 2 | neg << 10; /* its north */
+        uint16_t *d = (y & 3u) != 3u ? f + 1 : f + w4 - 3;
+        d[0] = (uint16_t)(d[0] | 1u << 2 | neg << 10);  /* its north */
         if (l)
-            d[-1] |= 1u << 5;        /* its north-east */
+            d[-4] = (uint16_t)(d[-4] | 1u << 5);         /* its north-east */
         if (r)
-            d[1] |= 1u << 4;         /* its north-west */
+            d[4] = (uint16_t)(d[4] | 1u << 4);           /* its north-west */
     }
 }
 
@@ -311,20 +324,19 @@ static inline PCWT_HD void pcwt_j2k_set_sig(pcwt_j2k_t1_state *s, uint32_t x, ui
  * candidate can only appear in it when one of its own becomes significant. */
 static inline PCWT_HD void pcwt_j2k_sig_pass(pcwt_j2k_t1_state *s, uint32_t bp, int raw)
 {
-    const size_t fs = s->fstride;
     for (uint32_t y0 = 0; y0 < s->h; y0 += 4) {
         const uint32_t rows = s->h - y0 < 4 ? s->h - y0 : 4;
         for (uint32_t x = 0; x < s->w; ++x) {
-            uint32_t *col = s->f + (size_t)y0 * fs + x;
+            uint16_t *col = pcwt_j2k_sw(s, x, y0);
             uint32_t any = 0;
             for (uint32_t k = 0; k < rows; ++k) {
-                const uint32_t n = col[k * fs];
+                const uint32_t n = col[k];
                 any |= (n & (PCWT_J2K_F_SIG | PCWT_J2K_F_PI)) ? 0u : n & PCWT_J2K_NB_SIG;
             }
             if (!any)
                 continue;
             for (uint32_t k = 0; k < rows; ++k) {
-                uint32_t *f = col + k * fs;
+                uint16_t *f = col + k;
                 const uint32_t n = *f;
                 if ((n & (PCWT_J2K_F_SIG | PCWT_J2K_F_PI)) || !(n & PCWT_J2K_NB_SIG))
                     continue;
@@ -333,7 +345,7 @@ static inline PCWT_HD void pcwt_j2k_sig_pass(pcwt_j2k_t1_state *s, uint32_t bp, 
                 if (bit)
                     pcwt_j2k_set_sig(s, x, y0 + k, n, bp, raw, PCWT_J2K_F_PI);
                 else
-                    *f |= PCWT_J2K_F_PI;
+                    *f = (uint16_t)(n | PCWT_J2K_F_PI);
             }
         }
     }
@@ -343,18 +355,17 @@ static inline PCWT_HD void pcwt_j2k_sig_pass(pcwt_j2k_t1_state *s, uint32_t bp, 
 static inline PCWT_HD void pcwt_j2k_ref_pass(pcwt_j2k_t1_state *s, uint32_t bp, int raw)
 {
     const uint32_t half = (1u << bp) >> 1;
-    const size_t fs = s->fstride;
     for (uint32_t y0 = 0; y0 < s->h; y0 += 4) {
         const uint32_t rows = s->h - y0 < 4 ? s->h - y0 : 4;
         for (uint32_t x = 0; x < s->w; ++x) {
-            uint32_t *col = s->f + (size_t)y0 * fs + x;
+            uint16_t *col = pcwt_j2k_sw(s, x, y0);
             uint32_t todo = 0; /* bit k: row k is refined (nothing in this pass changes that) */
             for (uint32_t k = 0; k < rows; ++k)
-                todo |= ((col[k * fs] & (PCWT_J2K_F_SIG | PCWT_J2K_F_PI)) == PCWT_J2K_F_SIG) << k;
+                todo |= (uint32_t)((col[k] & (PCWT_J2K_F_SIG | PCWT_J2K_F_PI)) == PCWT_J2K_F_SIG) << k;
             for (uint32_t k = 0; todo; ++k, todo >>= 1) {
                 if (!(todo & 1u))
                     continue;
-                uint32_t *f = col + k * fs;
+                uint16_t *f = col + k;
                 const uint32_t n = *f;
                 uint32_t bit;
                 if (raw) {
@@ -365,7 +376,7 @@ static inline PCWT_HD void pcwt_j2k_ref_pass(pcwt_j2k_t1_state *s, uint32_t bp, 
                 }
                 uint32_t *c = s->c + (size_t)(y0 + k) * s->stride + x;
                 *c = bit ? *c + half : *c - half;
-                *f = n | PCWT_J2K_F_MU;
+                *f = (uint16_t)(n | PCWT_J2K_F_MU);
             }
         }
     }
@@ -379,29 +390,27 @@ static inline PCWT_HD void pcwt_j2k_cleanup_pass(pcwt_j2k_t1_state *s, uint32_t 
         const uint32_t y1 = y0 + 4 < s->h ? y0 + 4 : s->h;
         for (uint32_t x = 0; x < s->w; ++x) {
             uint32_t y = y0;
-            const uint32_t *col = s->f + (size_t)y0 * s->fstride + x;
+            uint16_t *col = pcwt_j2k_sw(s, x, y0);
             if (y1 - y0 == 4) {
-                const uint32_t a = col[0], b = col[s->fstride], c = col[2 * (size_t)s->fstride],
-                               d = col[3 * (size_t)s->fstride];
+                const uint32_t a = col[0], b = col[1], c = col[2], d = col[3];
                 if (a & b & c & d & PCWT_J2K_F_SIG && !((a | b | c | d) & PCWT_J2K_F_PI))
                     continue; /* all four significant before: nothing to code or clear */
             }
             if (y1 - y0 == 4 &&
-                !((col[0] | col[s->fstride] | col[2 * (size_t)s->fstride] | col[3 * (size_t)s->fstride]) &
-                  (PCWT_J2K_F_SIG | PCWT_J2K_F_PI | PCWT_J2K_NB_SIG))) {
+                !((col[0] | col[1] | col[2] | col[3]) & (PCWT_J2K_F_SIG | PCWT_J2K_F_PI | PCWT_J2K_NB_SIG))) {
                 if (!pcwt_j2k_mq_decode(&s->mq, &s->cx[PCWT_J2K_CX_RL], s->table))
                     continue; /* the four stay insignificant */
                 uint32_t r = pcwt_j2k_mq_decode(&s->mq, &s->cx[PCWT_J2K_CX_UNI], s->table) << 1;
                 r |= pcwt_j2k_mq_decode(&s->mq, &s->cx[PCWT_J2K_CX_UNI], s->table);
                 y = y0 + r;
-                pcwt_j2k_set_sig(s, x, y, col[r * (size_t)s->fstride], bp, 0, 0);
+                pcwt_j2k_set_sig(s, x, y, col[r], bp, 0, 0);
                 ++y;
             }
             for (; y < y1; ++y) {
-                uint32_t *f = s->f + (size_t)y * s->fstride + x;
+                uint16_t *f = col + (y - y0);
                 const uint32_t n = *f;
                 if (n & PCWT_J2K_F_PI) {
-                    *f = n & ~PCWT_J2K_F_PI;
+                    *f = (uint16_t)(n & ~PCWT_J2K_F_PI);
                     continue;
                 }
                 if (n & PCWT_J2K_F_SIG)
@@ -454,28 +463,27 @@ static inline PCWT_HD int pcwt_j2k_t1_check(const pcwt_j2k_cblk *cb, const pcwt_
     return PCWT_J2K_T1_OK;
 }
 
-/* Decodes a checked code-block into its rectangle at coefs + out_offset. state: width x height
- * words at row pitch fstride (any content). table: the 47 words of PCWT_J2K_MQ_TABLE_INIT
+/* Decodes a checked code-block into its rectangle at coefs + out_offset. state:
+ * pcwt_j2k_state_words(width, height) words (any content). table: the 47 words of PCWT_J2K_MQ_TABLE_INIT
  * (constant or shared memory on the GPU). */
 static inline PCWT_HD void pcwt_j2k_t1_block(const pcwt_j2k_cblk *cb, const pcwt_j2k_seg *segs,
-                                             const uint8_t *data, int32_t *coefs, uint32_t *state,
-                                             uint32_t fstride, const uint32_t *table)
+                                             const uint8_t *data, int32_t *coefs, uint16_t *state,
+                                             const uint32_t *table)
 {
     pcwt_j2k_t1_state s;
     s.c = (uint32_t *)(coefs + cb->out_offset);
     s.f = state;
     s.stride = cb->out_stride;
-    s.fstride = fstride;
     s.w = cb->width;
     s.h = cb->height;
     s.vsc = (cb->style & PCWT_J2K_STYLE_VSC) != 0;
     s.orient = cb->orientation;
     s.table = table;
     for (uint32_t y = 0; y < s.h; ++y)
-        for (uint32_t x = 0; x < s.w; ++x) {
+        for (uint32_t x = 0; x < s.w; ++x)
             s.c[(size_t)y * s.stride + x] = 0;
-            s.f[(size_t)y * s.fstride + x] = 0;
-        }
+    for (uint32_t i = 0, n = pcwt_j2k_state_words(s.w, s.h); i < n; ++i)
+        s.f[i] = 0;
     if (cb->passes == 0)
         return;
     pcwt_j2k_reset_contexts(s.cx);
@@ -509,7 +517,7 @@ static inline PCWT_HD void pcwt_j2k_t1_block(const pcwt_j2k_cblk *cb, const pcwt
         for (uint32_t x = 0; x < s.w; ++x) {
             const int32_t m = (int32_t)(s.c[(size_t)y * s.stride + x] >> 1);
             coefs[cb->out_offset + (uint64_t)y * s.stride + x] =
-                (s.f[(size_t)y * s.fstride + x] & PCWT_J2K_F_NEG) ? -m : m;
+                (*pcwt_j2k_sw(&s, x, y) & PCWT_J2K_F_NEG) ? -m : m;
         }
     }
 }

@@ -406,16 +406,25 @@ TEST_F(GpuJ2k, MemoryBudget)
     if (synthetic().empty())
         GTEST_SKIP() << kNoStreams;
     const Made &m = synthetic()[0]; // 512 x 512
-    auto with_budget = [&](const char *bytes, int frames, pcwt_status want) {
-        setenv("PCWT_GPU_MEMORY_BUDGET", bytes, 1);
+    const int frames = 4;
+    Built b;
+    for (int i = 0; i < frames; i++)
+        ASSERT_EQ(b.add(m.cs), "");
+    // what cuda/j2k_decode_gpu.cu counts: the code-block data and segments of the whole batch,
+    // then per frame two coefficient buffers, the samples and tier-1's state (a 16-bit word per
+    // coefficient, stripes padded), with room for the tables
+    const uint64_t px = uint64_t(b.desc[0].width) * b.desc[0].height;
+    const uint64_t shared = b.bld.b.data_size + b.bld.b.seg_count * sizeof(pcwt_j2k_seg);
+    const uint64_t frame = 8 * px + b.out[0].size() + 2 * px + 64 * 1024;
+    auto with_budget = [&](uint64_t bytes, pcwt_status want) {
+        setenv("PCWT_GPU_MEMORY_BUDGET", std::to_string(bytes).c_str(), 1);
         GpuCtx small;
         unsetenv("PCWT_GPU_MEMORY_BUDGET");
         ASSERT_NE(small.g, nullptr) << small.why;
-        Built b;
-        for (int i = 0; i < frames; i++)
-            ASSERT_EQ(b.add(m.cs), "");
+        for (auto &o : b.out)
+            std::fill(o.begin(), o.end(), uint8_t(0xA5));
         char err[256] = "";
-        ASSERT_EQ(pcwt_gpu_j2k_decode_batch(small.g, &b.bld.b, err, sizeof err), want) << err;
+        ASSERT_EQ(pcwt_gpu_j2k_decode_batch(small.g, &b.bld.b, err, sizeof err), want) << err << " (budget " << bytes << ")";
         if (want == PCWT_OK) {
             std::string why;
             const auto cpu = cpu_decode(b.bld.b, why);
@@ -424,8 +433,8 @@ TEST_F(GpuJ2k, MemoryBudget)
                 EXPECT_TRUE(b.out[i] == cpu[i]) << "frame " << i;
         }
     };
-    with_budget("1000000", 1, PCWT_ERR_OUT_OF_MEMORY);
-    with_budget("4500000", 4, PCWT_OK); // 2.6 MB a frame beside 4 frames of code-block data: 4 chunks
+    with_budget(shared + frame / 2, PCWT_ERR_OUT_OF_MEMORY);
+    with_budget(shared + frame + frame / 5, PCWT_OK); // one frame a chunk: 4 chunks
 }
 
 } // namespace
