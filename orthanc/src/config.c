@@ -52,6 +52,7 @@ int pco_config_parse(const char *json, pco_config *cfg, char *msg, size_t msg_si
     cfg->read_plain_files = 1;
     cfg->sync = 1;
     cfg->deferred = 1;
+    cfg->deferred_idle = 1;
     cfg->batch_window_us = -1;
     snprintf(cfg->storage_dir, sizeof cfg->storage_dir, "OrthancStorage"); /* Orthanc's default */
 
@@ -86,6 +87,15 @@ int pco_config_parse(const char *json, pco_config *cfg, char *msg, size_t msg_si
             goto done;
         }
         cfg->deferred = mode[0] == 'd';
+    }
+    const char *priority = NULL;
+    if (get_string(section, "DeferredPriority", &priority, msg, msg_size) != 0) goto done;
+    if (priority) {
+        if (strcmp(priority, "idle") != 0 && strcmp(priority, "normal") != 0) {
+            pco_fail(msg, msg_size, "PCWT.DeferredPriority '%s': expected idle or normal", priority);
+            goto done;
+        }
+        cfg->deferred_idle = priority[0] == 'i';
     }
     const pco_json *threads = pco_json_member(section, "DeferredThreads");
     if (threads) {
@@ -124,7 +134,7 @@ int pco_config_parse(const char *json, pco_config *cfg, char *msg, size_t msg_si
     for (const pco_json *m = section->child; m; m = m->next) {
         static const char *const known[] = {"Enable", "StorageDirectory", "Profile", "Backend",
                                             "CompressDicom", "MinimumPixelBytes", "ReadPlainFiles", "Sync",
-                                            "Mode", "DeferredThreads", "BatchWindowMs"};
+                                            "Mode", "DeferredThreads", "DeferredPriority", "BatchWindowMs"};
         int found = 0;
         for (size_t i = 0; i < sizeof known / sizeof known[0]; ++i) found |= strcmp(m->key, known[i]) == 0;
         if (!found) { pco_fail(msg, msg_size, "PCWT.%s: unknown setting", m->key); goto done; }

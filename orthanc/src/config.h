@@ -13,7 +13,8 @@
  *     "Sync" : true,                   // fsync each file and its folder before acknowledging
  *     "Mode" : "deferred",             // deferred: store as it comes, code in the background;
  *                                      // immediate: code and verify before acknowledging
- *     "DeferredThreads" : 0,           // background coders (0: one per CPU), at idle priority
+ *     "DeferredThreads" : 0,           // background coders (0: one per CPU)
+ *     "DeferredPriority" : "idle",     // idle: they use only CPU nothing else wants; normal
  *     "BatchWindowMs" : -1             // gather concurrent writes' frames this long into one
  *                                      // coding call (-1: 2 ms on the GPU, off on the CPU; 0: off)
  *   }
@@ -37,6 +38,7 @@ typedef struct pco_config {
     int sync;
     int deferred;             /* Mode "deferred" (1) or "immediate" (0) */
     unsigned deferred_threads; /* 0: one per CPU */
+    int deferred_idle;        /* DeferredPriority "idle" (1) or "normal" (0) */
     int64_t batch_window_us;  /* -1: by the backend (batch.h) */
 } pco_config;
 

@@ -36,6 +36,7 @@ struct pco_deferred {
     void *log_user;
     pthread_t *threads;
     unsigned count;
+    int idle; /* the coders' priority: idle (1) or the caller's */
     pthread_mutex_t lock;
     pthread_cond_t cond;
     item *head, **tail;
@@ -178,13 +179,15 @@ static int visit(void *user, const char *path, const char *name)
 static void *coder_main(void *arg)
 {
     pco_deferred *d = arg;
-    struct sched_param idle = {0};
-    (void)pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle); /* refused: normal priority */
+    if (d->idle) {
+        struct sched_param idle = {0};
+        (void)pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle); /* refused: normal priority */
 #ifdef SYS_ioprio_set
-    /* The idle I/O class too (IOPRIO_WHO_PROCESS 1 names this thread; class 3 << 13), where the
-     * disk's scheduler has classes (BFQ); elsewhere it changes nothing. */
-    (void)syscall(SYS_ioprio_set, 1, (int)syscall(SYS_gettid), 3 << 13);
+        /* The idle I/O class too (IOPRIO_WHO_PROCESS 1 names this thread; class 3 << 13), where
+         * the disk's scheduler has classes (BFQ); elsewhere it changes nothing. */
+        (void)syscall(SYS_ioprio_set, 1, (int)syscall(SYS_gettid), 3 << 13);
 #endif
+    }
     pthread_mutex_lock(&d->lock);
     int walker = d->walk_pending && pthread_equal(pthread_self(), d->threads[0]);
     pthread_mutex_unlock(&d->lock);
@@ -213,8 +216,8 @@ static int sync_root(const char *root)
     return rc;
 }
 
-pco_deferred *pco_deferred_start(pco_store *store, unsigned threads, pco_log_fn log, void *log_user, char *msg,
-                                 size_t msg_size)
+pco_deferred *pco_deferred_start(pco_store *store, unsigned threads, int idle, pco_log_fn log, void *log_user,
+                                 char *msg, size_t msg_size)
 {
     pco_deferred *d = calloc(1, sizeof *d);
     if (!d) {
@@ -226,6 +229,7 @@ pco_deferred *pco_deferred_start(pco_store *store, unsigned threads, pco_log_fn 
         threads = n > 0 && n < 256 ? (unsigned)n : 1;
     }
     d->store = store;
+    d->idle = idle;
     d->log = log;
     d->log_user = log_user;
     d->tail = &d->head;

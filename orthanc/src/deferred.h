@@ -10,7 +10,8 @@
  * marker file in the storage folder, removed at start) needs no more; any other start (after a
  * crash, a kill, a stop with files still queued, or the first start on a folder) first walks the
  * folder and codes every plain file the plugin would code, so a crash loses no file's coding.
- * The coders run at idle priority (SCHED_IDLE): they take the CPU only when Orthanc leaves it,
+ * The coders run at idle priority (SCHED_IDLE) by default: they take the CPU only when nothing
+ * else wants it (on a machine kept busy by other work they wait for it),
  * and start a file only after writes paused for a moment (or it waited some seconds).
  */
 #ifndef PCWT_ORTHANC_DEFERRED_H
@@ -29,9 +30,10 @@ typedef struct pco_deferred pco_deferred;
 typedef void (*pco_log_fn)(void *user, int warning, const char *line);
 
 /* Start threads coders (0: one per CPU) for store and attach them to its writes
- * (pco_store_defer). NULL with msg when the threads cannot be started. */
-pco_deferred *pco_deferred_start(pco_store *store, unsigned threads, pco_log_fn log, void *log_user, char *msg,
-                                 size_t msg_size);
+ * (pco_store_defer); idle 1: at idle priority (SCHED_IDLE, the idle I/O class), 0: at the
+ * caller's. NULL with msg when the threads cannot be started. */
+pco_deferred *pco_deferred_start(pco_store *store, unsigned threads, int idle, pco_log_fn log, void *log_user,
+                                 char *msg, size_t msg_size);
 
 /* Wait until nothing is queued or being coded and the start's walk is done: 1, or 0 when
  * timeout_ms passed first. */

@@ -153,7 +153,7 @@ ORTHANC_PLUGINS_API int32_t OrthancPluginInitialize(OrthancPluginContext *contex
         return -1;
     }
     if (cfg.deferred && cfg.compress_dicom) {
-        g_plugin.deferred = pco_deferred_start(g_plugin.store, cfg.deferred_threads, log_line, NULL, msg, sizeof msg);
+        g_plugin.deferred = pco_deferred_start(g_plugin.store, cfg.deferred_threads, cfg.deferred_idle, log_line, NULL, msg, sizeof msg);
         if (!g_plugin.deferred) {
             char line[640];
             snprintf(line, sizeof line, "PCWT storage: %s", msg);

@@ -52,16 +52,19 @@ function(pcwt_orthanc_harness_test name label members)
   add_test(NAME orthanc.harness.${name}
     COMMAND orthanc_harness --plugin $<TARGET_FILE:pcwt_orthanc>
             --storage ${CMAKE_CURRENT_BINARY_DIR}/harness-${name} --pcwt "${members}" --threads 8
-            --expect-coded --skip-missing ${ARGN} ${_pcwt_harness_inputs})
+            --expect-coded --skip-missing --clean ${ARGN} ${_pcwt_harness_inputs})
   set_tests_properties(orthanc.harness.${name} PROPERTIES LABELS ${label} SKIP_RETURN_CODE 77 TIMEOUT 600
                        RUN_SERIAL TRUE)
 endfunction()
 pcwt_orthanc_harness_test(immediate orthanc [["Mode": "immediate", "Backend": "cpu"]] --expect-log "Mode immediate")
-pcwt_orthanc_harness_test(deferred orthanc [["Mode": "deferred", "Backend": "cpu"]] --expect-log "Mode deferred" --wait-coded)
+# (the deferred mode's coders at normal priority: at idle priority they would wait while anything
+# else keeps the machine busy; orthanc.deferred tests the default)
+pcwt_orthanc_harness_test(deferred orthanc [["Mode": "deferred", "Backend": "cpu", "DeferredPriority": "normal"]]
+                          --expect-log "Mode deferred" --wait-coded)
 pcwt_orthanc_harness_test(batched orthanc [["Mode": "immediate", "Backend": "cpu", "BatchWindowMs": 2]]
                           --expect-log "concurrent writes batched")
 # The GPU: concurrent writes batched by default (skip without CUDA or a device).
 pcwt_orthanc_harness_test(gpu_batched gpu [["Mode": "immediate", "Backend": "gpu"]]
                           --expect-log "concurrent writes batched" --skip-without-gpu)
-pcwt_orthanc_harness_test(gpu_deferred gpu [["Mode": "deferred", "Backend": "gpu"]]
+pcwt_orthanc_harness_test(gpu_deferred gpu [["Mode": "deferred", "Backend": "gpu", "DeferredPriority": "normal"]]
                           --expect-log "concurrent writes batched" --wait-coded --skip-without-gpu)

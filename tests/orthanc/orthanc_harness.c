@@ -15,6 +15,7 @@
  *   --expect-coded      fail unless some files are stored coded (after --wait-coded)
  *   --skip-missing      exit 77 (a skip) when an input path does not exist
  *   --skip-without-gpu  exit 77 when this build has no CUDA backend or no device answers
+ *   --clean             first remove what a killed earlier run left in the storage folder
  * Prints one line of figures; exit status 0 when every byte came back, 1 otherwise, 2 on usage.
  */
 #define _GNU_SOURCE
@@ -268,11 +269,35 @@ static uint64_t folder_bytes(const char *root, uint64_t *files, uint64_t *contai
     return total;
 }
 
+/* --clean: what a killed earlier run left in the storage folder (attachment files, temporary
+ * files, the deferred mode's marker, the empty folders), nothing else. */
+static void clean_folder(const char *root, int depth)
+{
+    DIR *d = opendir(root);
+    if (!d) return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        char p[4400];
+        snprintf(p, sizeof p, "%s/%s", root, e->d_name);
+        struct stat st;
+        if (lstat(p, &st) != 0) continue;
+        if (depth < 2 && S_ISDIR(st.st_mode) && strlen(e->d_name) == 2) {
+            clean_folder(p, depth + 1);
+            rmdir(p);
+        } else if (S_ISREG(st.st_mode) && ((depth == 2 && (strlen(e->d_name) == 36 || strstr(e->d_name, ".pcwt-tmp-"))) ||
+                                           (depth == 0 && !strcmp(e->d_name, ".pcwt-deferred-clean")))) {
+            unlink(p);
+        }
+    }
+    closedir(d);
+}
+
 int main(int argc, char **argv)
 {
     const char *plugin = NULL, *storage = NULL, *pcwt = "";
     unsigned threads = 4;
-    int wait_coded = 0, keep = 0, expect_coded = 0, skip_missing = 0, need_gpu = 0;
+    int wait_coded = 0, keep = 0, expect_coded = 0, skip_missing = 0, need_gpu = 0, clean = 0;
     input *list = NULL;
     size_t cap = 0;
     const char **paths = calloc((size_t)argc, sizeof *paths); /* the inputs, read after the checks */
@@ -287,6 +312,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--expect-log") && v) snprintf(H.expect, sizeof H.expect, "%s", argv[++i]);
         else if (!strcmp(a, "--wait-coded")) wait_coded = 1;
         else if (!strcmp(a, "--keep")) keep = 1;
+        else if (!strcmp(a, "--clean")) clean = 1;
         else if (!strcmp(a, "--expect-coded")) expect_coded = 1;
         else if (!strcmp(a, "--skip-missing")) skip_missing = 1;
         else if (!strcmp(a, "--skip-without-gpu")) need_gpu = 1;
@@ -318,6 +344,7 @@ int main(int argc, char **argv)
         return 2;
     }
     H.inputs = list;
+    if (clean) clean_folder(storage, 0);
     srand((unsigned)time(NULL) ^ (unsigned)getpid());
     for (size_t i = 0; i < H.count; ++i) /* the form Orthanc gives attachment names */
         snprintf(list[i].uuid, sizeof list[i].uuid, "%08x-%04x-4%03x-8%03x-%012llx", (unsigned)rand(),

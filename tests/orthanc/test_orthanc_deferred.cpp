@@ -2,7 +2,9 @@
 // batches (batch.h, here on the CPU backend with a window set), and the deferred mode
 // (deferred.h): files stored as they came, coded by the background coders, read correctly at
 // every moment; a start without the clean-stop marker walks the folder; removals racing with
-// the coders leave nothing behind. Synthetic files, so that the sanitizer build covers it.
+// the coders leave nothing behind. Synthetic files, so that the sanitizer build covers it. The
+// coders run at normal priority here (the plugin's default, idle, would wait for CPU while
+// other tests keep the machine busy).
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -152,7 +154,7 @@ TEST(OrthancDeferred, StoredAsTheyCameThenCoded)
   pco_store* s = makeStore(f.root, 0);
   ASSERT_NE(s, nullptr);
   char msg[256];
-  pco_deferred* d = pco_deferred_start(s, 2, nullptr, nullptr, msg, sizeof msg);
+  pco_deferred* d = pco_deferred_start(s, 2, 0, nullptr, nullptr, msg, sizeof msg);
   ASSERT_NE(d, nullptr) << msg;
   const unsigned n = 12;
   for (unsigned i = 0; i < n; ++i) {
@@ -200,7 +202,7 @@ TEST(OrthancDeferred, StartWalksTheFolderUnlessStoppedClean)
   struct utimbuf old = {time(nullptr) - 3600, time(nullptr) - 3600};
   ASSERT_EQ(utime(stale.c_str(), &old), 0);
 
-  pco_deferred* d = pco_deferred_start(s, 1, nullptr, nullptr, msg, sizeof msg);
+  pco_deferred* d = pco_deferred_start(s, 1, 0, nullptr, nullptr, msg, sizeof msg);
   ASSERT_NE(d, nullptr) << msg;
   ASSERT_EQ(pco_deferred_wait_idle(d, 60000), 1);
   pco_deferred_counts c;
@@ -216,7 +218,7 @@ TEST(OrthancDeferred, StartWalksTheFolderUnlessStoppedClean)
   // crash from then on makes the start after it walk).
   Bytes extra = fileOf(n);
   ASSERT_EQ(pco_write_atomic(pathOf(f.root, uuidOf(n)).c_str(), extra.data(), extra.size(), 0, msg, sizeof msg), 0);
-  d = pco_deferred_start(s, 1, nullptr, nullptr, msg, sizeof msg);
+  d = pco_deferred_start(s, 1, 0, nullptr, nullptr, msg, sizeof msg);
   ASSERT_NE(d, nullptr) << msg;
   EXPECT_FALSE(fs::exists(f.root / PCO_DEFERRED_CLEAN));
   ASSERT_EQ(pco_deferred_wait_idle(d, 60000), 1);
@@ -233,7 +235,7 @@ TEST(OrthancDeferred, RemovalsRacingTheCodersLeaveNothing)
   pco_store* s = makeStore(f.root, 0);
   ASSERT_NE(s, nullptr);
   char msg[256];
-  pco_deferred* d = pco_deferred_start(s, 2, nullptr, nullptr, msg, sizeof msg);
+  pco_deferred* d = pco_deferred_start(s, 2, 0, nullptr, nullptr, msg, sizeof msg);
   ASSERT_NE(d, nullptr) << msg;
   const unsigned n = 30;
   for (unsigned i = 0; i < n; ++i) {

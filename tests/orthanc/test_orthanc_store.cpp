@@ -59,11 +59,12 @@ TEST(OrthancConfig, DefaultsAndSection)
   EXPECT_EQ(cfg.read_plain_files, 1);
   EXPECT_EQ(cfg.deferred, 1);  // the deferred mode is the default (docs/orthanc.md says why)
   EXPECT_EQ(cfg.deferred_threads, 0u);
+  EXPECT_EQ(cfg.deferred_idle, 1);
   EXPECT_EQ(cfg.batch_window_us, -1);
   ASSERT_EQ(pco_config_parse("{ \"StorageDirectory\" : \"/srv/o\", // comment\n \"PCWT\" : { \"Enable\" : true, "
                              "\"StorageDirectory\" : \"/srv/p\\u00e9\", \"Profile\" : \"baseline\", \"Backend\" : \"cpu\", "
                              "\"CompressDicom\" : false, \"MinimumPixelBytes\" : 4096, \"ReadPlainFiles\" : false, "
-                             "\"Sync\" : false, \"Mode\" : \"immediate\", \"DeferredThreads\" : 3, "
+                             "\"Sync\" : false, \"Mode\" : \"immediate\", \"DeferredThreads\" : 3, \"DeferredPriority\" : \"normal\", "
                              "\"BatchWindowMs\" : 1.5 } }", &cfg, msg, sizeof msg), 0) << msg;
   EXPECT_EQ(cfg.enable, 1);
   EXPECT_STREQ(cfg.storage_dir, "/srv/p\xc3\xa9");
@@ -75,6 +76,7 @@ TEST(OrthancConfig, DefaultsAndSection)
   EXPECT_EQ(cfg.sync, 0);
   EXPECT_EQ(cfg.deferred, 0);
   EXPECT_EQ(cfg.deferred_threads, 3u);
+  EXPECT_EQ(cfg.deferred_idle, 0);
   EXPECT_EQ(cfg.batch_window_us, 1500);
 }
 
@@ -93,6 +95,8 @@ TEST(OrthancConfig, RefusedSettingsNamed)
                              sizeof msg), 0) << msg;
   EXPECT_NE(pco_config_parse("{ \"PCWT\" : { \"Mode\" : \"later\" } }", &cfg, msg, sizeof msg), 0);
   EXPECT_NE(std::string(msg).find("PCWT.Mode 'later'"), std::string::npos) << msg;
+  EXPECT_NE(pco_config_parse("{ \"PCWT\" : { \"DeferredPriority\" : \"low\" } }", &cfg, msg, sizeof msg), 0);
+  EXPECT_NE(std::string(msg).find("PCWT.DeferredPriority 'low'"), std::string::npos) << msg;
   EXPECT_NE(pco_config_parse("{ \"PCWT\" : { \"DeferredThreads\" : 2.5 } }", &cfg, msg, sizeof msg), 0);
   EXPECT_NE(std::string(msg).find("DeferredThreads"), std::string::npos) << msg;
   EXPECT_NE(pco_config_parse("{ \"PCWT\" : { \"BatchWindowMs\" : -2 } }", &cfg, msg, sizeof msg), 0);
