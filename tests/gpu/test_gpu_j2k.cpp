@@ -289,6 +289,19 @@ TEST_F(GpuJ2k, AllSyntheticStreamsInOneBatch)
     check_batch(ctx->g, all);
 }
 
+// The other layout of tier-1 (cuda/j2k_t1_gpu.cu: state words in shared memory) decodes alike.
+TEST_F(GpuJ2k, SharedStateLayoutEqualsCpuAndOpenJpeg)
+{
+    if (synthetic().empty())
+        GTEST_SKIP() << kNoStreams;
+    std::vector<const Made *> all;
+    for (const Made &m : synthetic())
+        all.push_back(&m);
+    setenv("PCWT_J2K_T1_SHARED", "1", 1);
+    check_batch(ctx->g, all);
+    unsetenv("PCWT_J2K_T1_SHARED");
+}
+
 // The packed codestreams: PCWT_GPU_J2K_CORPUS (tests/gpu/pack_j2k_corpus.py), each NAME.j2k with,
 // where OpenJPEG decodes it, NAME.opj (the hash of its samples as the library lays them out).
 TEST_F(GpuJ2k, CorpusCodestreams)
