@@ -275,11 +275,24 @@ extern "C" pcwt_status pcwt_gpu_j2k_decode_batch(pcwt_gpu *g, const struct pcwt_
         for (const auto &fr : chunks) {
             Chunk ch(b, fr, data.as<uint8_t>(), segs.as<pcwt_j2k_seg>(), s, err, err_size);
             ch.run(s);
-            host.resize(ch.out_bytes);
-            CUDA_CHECK(cudaMemcpyAsync(host.data(), ch.out.p, ch.out_bytes, cudaMemcpyDeviceToHost, s));
+            // page-locked destinations straight from the device, the others through one copy
+            std::vector<char> direct(ch.dst.size());
+            bool staged = false;
+            for (size_t k = 0; k < ch.dst.size(); k++) {
+                direct[k] = gpu_is_pinned(ch.dst[k].first);
+                staged |= !direct[k];
+                if (direct[k])
+                    CUDA_CHECK(cudaMemcpyAsync(ch.dst[k].first, ch.out.as<uint8_t>() + ch.dst[k].second,
+                                               ch.dst_size[k], cudaMemcpyDeviceToHost, s));
+            }
+            if (staged) {
+                host.resize(ch.out_bytes);
+                CUDA_CHECK(cudaMemcpyAsync(host.data(), ch.out.p, ch.out_bytes, cudaMemcpyDeviceToHost, s));
+            }
             CUDA_CHECK(cudaStreamSynchronize(s));
             for (size_t k = 0; k < ch.dst.size(); k++)
-                std::memcpy(ch.dst[k].first, host.data() + ch.dst[k].second, ch.dst_size[k]);
+                if (!direct[k])
+                    std::memcpy(ch.dst[k].first, host.data() + ch.dst[k].second, ch.dst_size[k]);
         }
     });
 }
