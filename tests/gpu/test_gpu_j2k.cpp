@@ -289,6 +289,35 @@ TEST_F(GpuJ2k, AllSyntheticStreamsInOneBatch)
     check_batch(ctx->g, all);
 }
 
+// Page-locked destinations (pcwt_host_alloc) are written straight from the device, beside
+// pageable ones in the same batch.
+TEST_F(GpuJ2k, PinnedDestinations)
+{
+    if (synthetic().size() < 4)
+        GTEST_SKIP() << kNoStreams;
+    Built b;
+    for (size_t i = 0; i < 4; i++)
+        ASSERT_EQ(b.add(synthetic()[i].cs), "");
+    std::string why;
+    const auto cpu = cpu_decode(b.bld.b, why);
+    ASSERT_EQ(cpu.size(), 4u) << why;
+    std::vector<uint8_t *> pinned(2);
+    for (size_t i = 0; i < 2; i++) { // frames 0 and 2 page-locked
+        pinned[i] = static_cast<uint8_t *>(pcwt_host_alloc(b.out[2 * i].size()));
+        ASSERT_NE(pinned[i], nullptr);
+        std::memset(pinned[i], 0xA5, b.out[2 * i].size());
+        b.bld.b.frames[2 * i].dst = pinned[i];
+    }
+    char err[256] = "";
+    EXPECT_EQ(pcwt_gpu_j2k_decode_batch(ctx->g, &b.bld.b, err, sizeof err), PCWT_OK) << err;
+    for (size_t i = 0; i < 4; i++) {
+        const std::vector<uint8_t> got = i % 2 ? b.out[i] : std::vector<uint8_t>(pinned[i / 2], pinned[i / 2] + b.out[i].size());
+        EXPECT_TRUE(got == cpu[i]) << synthetic()[i].name;
+    }
+    for (uint8_t *p : pinned)
+        pcwt_host_free(p);
+}
+
 // The other layout of tier-1 (cuda/j2k_t1_gpu.cu: state words in shared memory) decodes alike.
 TEST_F(GpuJ2k, SharedStateLayoutEqualsCpuAndOpenJpeg)
 {
