@@ -126,8 +126,17 @@ static inline PCWT_HD void pcwt_j2k_mq_renorm(pcwt_j2k_mq *m)
     } while (m->a < 0x8000u);
 }
 
+/* The MQ decoder is the inner loop of every pass: inlined at each call, as OpenJPEG's macros are. */
+#if defined(__CUDACC__)
+#define PCWT_J2K_HOT __forceinline__
+#elif defined(__GNUC__)
+#define PCWT_J2K_HOT inline __attribute__((always_inline))
+#else
+#define PCWT_J2K_HOT inline
+#endif
+
 /* DECODE (C.3.2) with context state *cx (state index << 1 | MPS). */
-static inline PCWT_HD uint32_t pcwt_j2k_mq_decode(pcwt_j2k_mq *m, uint8_t *cx, const uint32_t *table)
+static PCWT_J2K_HOT PCWT_HD uint32_t pcwt_j2k_mq_decode(pcwt_j2k_mq *m, uint8_t *cx, const uint32_t *table)
 {
     const uint32_t st = *cx, mps = st & 1u, row = table[st >> 1], qe = row >> 16;
     const uint32_t nmps = (row >> 10) & 63u, nlps = (row >> 4) & 63u, sw = row & 1u;
