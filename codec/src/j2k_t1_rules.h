@@ -284,7 +284,7 @@ static inline PCWT_HD uint32_t pcwt_j2k_sc(uint32_t n)
 
 /* (x, y) became significant (neg: its sign): its own marks, and its neighbours' state words. A
  * first stripe row does not reach the stripe above under VSC, whose last row then ignores it. */
-static inline PCWT_HD void pcwt_j2k_push(pcwt_j2k_t1_state *s, uint32_t x, uint32_t y, uint32_t neg,
+static PCWT_J2K_HOT PCWT_HD void pcwt_j2k_push(pcwt_j2k_t1_state *s, uint32_t x, uint32_t y, uint32_t neg,
                                          uint32_t marks)
 {
     uint16_t *f = pcwt_j2k_sw(s, x, y);
@@ -314,7 +314,7 @@ static inline PCWT_HD void pcwt_j2k_push(pcwt_j2k_t1_state *s, uint32_t x, uint3
 }
 
 /* A coefficient becomes significant at plane bp: its sign, then magnitude 1.5 * 2^bp. */
-static inline PCWT_HD void pcwt_j2k_set_sig(pcwt_j2k_t1_state *s, uint32_t x, uint32_t y, uint32_t n,
+static PCWT_J2K_HOT PCWT_HD void pcwt_j2k_set_sig(pcwt_j2k_t1_state *s, uint32_t x, uint32_t y, uint32_t n,
                                             uint32_t bp, int raw, uint32_t marks)
 {
     uint32_t neg;
@@ -331,8 +331,11 @@ static inline PCWT_HD void pcwt_j2k_set_sig(pcwt_j2k_t1_state *s, uint32_t x, ui
 /* Significance propagation pass (D.3.1) at plane bp (OpenJPEG's bpno_plus_one). A stripe column
  * without a candidate (insignificant, not visited, a significant neighbour) is skipped at once: a
  * candidate can only appear in it when one of its own becomes significant. */
-static inline PCWT_HD void pcwt_j2k_sig_pass(pcwt_j2k_t1_state *s, uint32_t bp, int raw)
+static inline PCWT_HD void pcwt_j2k_sig_pass(pcwt_j2k_t1_state *sp, uint32_t bp, int raw)
 {
+    pcwt_j2k_t1_state st = *sp; /* a local copy: the MQ registers and contexts stay in registers,
+                                   not reloaded after every store through the state pointers */
+    pcwt_j2k_t1_state *s = &st;
     for (uint32_t y0 = 0; y0 < s->h; y0 += 4) {
         const uint32_t rows = s->h - y0 < 4 ? s->h - y0 : 4;
         for (uint32_t x = 0; x < s->w; ++x) {
@@ -358,11 +361,15 @@ static inline PCWT_HD void pcwt_j2k_sig_pass(pcwt_j2k_t1_state *s, uint32_t bp, 
             }
         }
     }
+    *sp = st;
 }
 
 /* Magnitude refinement pass (D.3.3): the significant coefficients not coded in this plane. */
-static inline PCWT_HD void pcwt_j2k_ref_pass(pcwt_j2k_t1_state *s, uint32_t bp, int raw)
+static inline PCWT_HD void pcwt_j2k_ref_pass(pcwt_j2k_t1_state *sp, uint32_t bp, int raw)
 {
+    pcwt_j2k_t1_state st = *sp; /* a local copy: the MQ registers and contexts stay in registers,
+                                   not reloaded after every store through the state pointers */
+    pcwt_j2k_t1_state *s = &st;
     const uint32_t half = (1u << bp) >> 1;
     for (uint32_t y0 = 0; y0 < s->h; y0 += 4) {
         const uint32_t rows = s->h - y0 < 4 ? s->h - y0 : 4;
@@ -389,12 +396,16 @@ static inline PCWT_HD void pcwt_j2k_ref_pass(pcwt_j2k_t1_state *s, uint32_t bp, 
             }
         }
     }
+    *sp = st;
 }
 
 /* Cleanup pass (D.3.4) with the run-length mode on full stripe columns, then the segmentation
  * symbol when the style asks for it; clears the visited marks for the next plane. */
-static inline PCWT_HD void pcwt_j2k_cleanup_pass(pcwt_j2k_t1_state *s, uint32_t bp, int segsym)
+static inline PCWT_HD void pcwt_j2k_cleanup_pass(pcwt_j2k_t1_state *sp, uint32_t bp, int segsym)
 {
+    pcwt_j2k_t1_state st = *sp; /* a local copy: the MQ registers and contexts stay in registers,
+                                   not reloaded after every store through the state pointers */
+    pcwt_j2k_t1_state *s = &st;
     for (uint32_t y0 = 0; y0 < s->h; y0 += 4) {
         const uint32_t y1 = y0 + 4 < s->h ? y0 + 4 : s->h;
         for (uint32_t x = 0; x < s->w; ++x) {
@@ -432,6 +443,7 @@ static inline PCWT_HD void pcwt_j2k_cleanup_pass(pcwt_j2k_t1_state *s, uint32_t 
     if (segsym)
         for (int i = 0; i < 4; ++i)
             (void)pcwt_j2k_mq_decode(&s->mq, &s->cx[PCWT_J2K_CX_UNI], s->table);
+    *sp = st;
 }
 
 /* Checks a code-block's fields against the batch's lists (sizes as in j2k_batch.h). */
