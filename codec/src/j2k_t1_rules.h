@@ -21,6 +21,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* State word bits: the neighbours' significance (W, E, N, S, NW, NE, SW, SE) and signs (W, E, N,
  * S), then the coefficient's own marks. */
@@ -328,6 +329,19 @@ static PCWT_J2K_HOT PCWT_HD void pcwt_j2k_set_sig(pcwt_j2k_t1_state *s, uint32_t
     pcwt_j2k_push(s, x, y, neg, marks);
 }
 
+/* Whether a stripe column (its four state words; rows past the code-block's end stay zero) has
+ * a candidate of the significance pass: insignificant, not visited, a significant neighbour. The
+ * four words are tested at once, as one 64-bit value. */
+static PCWT_J2K_HOT PCWT_HD int pcwt_j2k_sig_candidates(const uint16_t *col)
+{
+    uint64_t w;
+    memcpy(&w, col, sizeof w);
+    const uint64_t lanes = 0x0001000100010001ull;
+    const uint64_t nb = ((w & (PCWT_J2K_NB_SIG * lanes)) + 0xFFu * lanes) & (0x100u * lanes); /* bit 8: a neighbour */
+    const uint64_t done = ((w >> 12) | (w >> 14)) & lanes;                                    /* bit 0: SIG or PI */
+    return (nb & ~(done << 8)) != 0;
+}
+
 /* Significance propagation pass (D.3.1) at plane bp (OpenJPEG's bpno_plus_one). A stripe column
  * without a candidate (insignificant, not visited, a significant neighbour) is skipped at once: a
  * candidate can only appear in it when one of its own becomes significant. */
@@ -340,12 +354,7 @@ static inline PCWT_HD void pcwt_j2k_sig_pass(pcwt_j2k_t1_state *sp, uint32_t bp,
         const uint32_t rows = s->h - y0 < 4 ? s->h - y0 : 4;
         for (uint32_t x = 0; x < s->w; ++x) {
             uint16_t *col = pcwt_j2k_sw(s, x, y0);
-            uint32_t any = 0;
-            for (uint32_t k = 0; k < rows; ++k) {
-                const uint32_t n = col[k];
-                any |= (n & (PCWT_J2K_F_SIG | PCWT_J2K_F_PI)) ? 0u : n & PCWT_J2K_NB_SIG;
-            }
-            if (!any)
+            if (!pcwt_j2k_sig_candidates(col))
                 continue;
             for (uint32_t k = 0; k < rows; ++k) {
                 uint16_t *f = col + k;
