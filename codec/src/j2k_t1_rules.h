@@ -381,12 +381,13 @@ static inline PCWT_HD void pcwt_j2k_ref_pass(pcwt_j2k_t1_state *sp, uint32_t bp,
     pcwt_j2k_t1_state *s = &st;
     const uint32_t half = (1u << bp) >> 1;
     for (uint32_t y0 = 0; y0 < s->h; y0 += 4) {
-        const uint32_t rows = s->h - y0 < 4 ? s->h - y0 : 4;
         for (uint32_t x = 0; x < s->w; ++x) {
             uint16_t *col = pcwt_j2k_sw(s, x, y0);
-            uint32_t todo = 0; /* bit k: row k is refined (nothing in this pass changes that) */
-            for (uint32_t k = 0; k < rows; ++k)
-                todo |= (uint32_t)((col[k] & (PCWT_J2K_F_SIG | PCWT_J2K_F_PI)) == PCWT_J2K_F_SIG) << k;
+            uint64_t w; /* the four state words; rows past the end stay zero */
+            memcpy(&w, col, sizeof w);
+            const uint64_t t = (w >> 12) & ~(w >> 14) & 0x0001000100010001ull; /* SIG, not PI */
+            /* bit k: row k is refined (nothing in this pass changes that) */
+            uint32_t todo = (uint32_t)((t | t >> 15 | t >> 30 | t >> 45) & 0xFu);
             for (uint32_t k = 0; todo; ++k, todo >>= 1) {
                 if (!(todo & 1u))
                     continue;
