@@ -191,7 +191,7 @@ typedef struct pcwt_encode_params {
     pcwt_value_map_mode value_map; /* PCWT, entropy profile */
 } pcwt_encode_params;
 
-/* Fill params with the defaults (PCWT codec, 6 levels, the profile's group size, entropy profile,
+/* Fill params with the defaults (PCWT codec, 6 levels, the profile's group size, compact profile,
  * automatic colour transform, low bits and lifting order, automatic backend; for JPEG-LS no
  * interleave and no restart markers). */
 PCWT_API void pcwt_encode_params_default(pcwt_encode_params *params);
@@ -214,7 +214,7 @@ PCWT_API const char *pcwt_encoder_last_error(const pcwt_encoder *enc);
  * pcwt_*_set_option_name and printed by the tools (the library's names are the tools' names).
  *   option                      handle   name                 values (names)                  default
  *   PCWT_OPT_CODEC              enc      "codec"              pcwt_codec (pcwt, jpegls)       pcwt
- *   PCWT_OPT_PROFILE            enc      "profile"            pcwt_profile (baseline, entropy, compact) entropy
+ *   PCWT_OPT_PROFILE            enc      "profile"            pcwt_profile (baseline, entropy, compact) compact
  *   PCWT_OPT_LEVELS             enc      "levels"             0..PCWT_MAX_LEVELS              6
  *   PCWT_OPT_GROUP_ROWS         enc      "group-rows"         0 (the profile's), 1..256       0
  *   PCWT_OPT_GROUP_COLS         enc      "group-cols"         0 (the profile's), 1..256       0

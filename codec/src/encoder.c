@@ -46,9 +46,9 @@ void pcwt_encode_params_default(pcwt_encode_params *p)
     p->group_rows = 0; /* the profile's size */
     p->group_cols = 0;
     p->min_ll = PCWT_DEFAULT_MIN_LL;
-    /* the entropy profile: smaller than JPEG-LS and fast on both backends; the compact profile
-     * (smaller again) becomes the default once the GPU builds value maps itself */
-    p->profile = PCWT_PROFILE_ENTROPY;
+    /* the smallest, and coded at GPU speed by the GPU backend, which builds its value maps on the
+     * device; the entropy and baseline profiles by name */
+    p->profile = PCWT_PROFILE_COMPACT;
     p->backend = PCWT_BACKEND_AUTO;
 }
 

@@ -5,7 +5,7 @@
  *     "Enable" : true,                 // register the storage area (default false: installing
  *                                      // the package changes nothing until this is set)
  *     "StorageDirectory" : "/var/lib/orthanc/db-v6", // default: Orthanc's StorageDirectory
- *     "Profile" : "compact",           // baseline | entropy | compact (default: the library's, entropy)
+ *     "Profile" : "compact",           // baseline | entropy | compact (default: the library's, compact)
  *     "Backend" : "auto",              // auto | cpu | gpu
  *     "CompressDicom" : true,          // code the pixel data of DICOM attachments
  *     "MinimumPixelBytes" : 0,         // smaller pixel data is stored as it came

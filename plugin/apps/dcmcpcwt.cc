@@ -57,7 +57,7 @@ int main(int argc, char *argv[])
   OFCmdUnsignedInt opt_levels = PCWT_DEFAULT_LEVELS;
   OFCmdUnsignedInt opt_groupRows = 0; // 0x0: the profile's size
   OFCmdUnsignedInt opt_groupColumns = 0;
-  pcwt_profile opt_profile = PCWT_PROFILE_ENTROPY;
+  pcwt_profile opt_profile = PCWT_PROFILE_COMPACT;
   pcwt_backend opt_backend = PCWT_BACKEND_AUTO;
   OFBool opt_acceptLossy = OFFalse;
   OFBool opt_verify = OFFalse;

@@ -149,7 +149,7 @@ void DPCWTEvaluateOptions(OFConsoleApplication& app, OFCommandLine& cmd, DPCWTAp
 
 void DPCWTAddProfileOption(OFCommandLine& cmd)
 {
-      cmd.addOption("--profile",                "+pr", 1, "[p]rofile: baseline | entropy | compact (default: entropy)",
+      cmd.addOption("--profile",                "+pr", 1, "[p]rofile: baseline | entropy | compact (default: compact)",
                                                           "PCWT coding profile: entropy range-codes each\n"
                                                           "group, about 10% smaller, slower to code;\n"
                                                           "compact adds value maps, the smallest (decoders\n"

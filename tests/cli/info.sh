@@ -31,12 +31,12 @@ done
 grep -q 'not checked' out.txt || fail "info does not say that payload CRCs are not checked"
 [ ! -s err.txt ] || fail "info printed on stderr: $(cat err.txt)"
 
-# 8-bit single component, default parameters: the entropy profile, columns lifted first and 64x16
-# groups.
+# 8-bit single component, default parameters: the compact profile (its plane's few values mapped),
+# with the entropy profile's columns lifted first and 64x16 groups.
 "$GEN" raw small.raw 19 7 1 8 8 0 3 clean
 expect_rc 0 "$PCWT" encode --width 19 --height 7 --bits 8 small.raw small.pcwt
 expect_rc 0 "$PCWT" info small.pcwt
-expect_field profile "entropy \\(1\\)"
+expect_field profile "compact \\(2\\)"
 expect_field width 19
 expect_field height 7
 expect_field components 1

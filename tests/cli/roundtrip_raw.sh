@@ -28,7 +28,7 @@ expect_field "bits stored" "$S"
 if [ "$SIGNED" = 1 ]; then expect_field signed yes; else expect_field signed no; fi
 layout="pixel-interleaved"
 [ "$C" = 1 ] && layout="single component"
-profile=entropy colour=auto
+profile=compact colour=auto
 while [ $# -gt 0 ]; do
     case $1 in
     --levels) expect_field levels "$2"; shift ;;

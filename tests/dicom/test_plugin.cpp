@@ -285,18 +285,18 @@ public:
 
 } // namespace
 
-// Encoders registered with PCWT_PROFILE_COMPACT or PCWT_PROFILE_BASELINE: every frame's codestream
+// Encoders registered with PCWT_PROFILE_ENTROPY or PCWT_PROFILE_BASELINE: every frame's codestream
 // declares that profile, the file decodes to the same words (every bit) and keeps every attribute;
-// the default registration writes profile 1 (entropy) for the same image.
+// the default registration writes profile 2 (compact) for the same image.
 TEST_P(PluginRoundTrip, EntropyProfile)
 {
     const ImageSpec &s = GetParam().spec;
     const std::vector<uint8_t> samples = makeSamples(s);
     TempDir dir;
     uint64_t bytes[3] = {0, 0, 0};
-    for (const pcwt_profile profile : {PCWT_PROFILE_ENTROPY, PCWT_PROFILE_BASELINE, PCWT_PROFILE_COMPACT}) {
-        SCOPED_TRACE(profile == PCWT_PROFILE_ENTROPY ? "entropy (default registration)" : pcwt_profile_name(profile));
-        std::unique_ptr<ProfileEncoders> registered(profile == PCWT_PROFILE_ENTROPY ? nullptr : new ProfileEncoders(profile));
+    for (const pcwt_profile profile : {PCWT_PROFILE_COMPACT, PCWT_PROFILE_BASELINE, PCWT_PROFILE_ENTROPY}) {
+        SCOPED_TRACE(profile == PCWT_PROFILE_COMPACT ? "compact (default registration)" : pcwt_profile_name(profile));
+        std::unique_ptr<ProfileEncoders> registered(profile == PCWT_PROFILE_COMPACT ? nullptr : new ProfileEncoders(profile));
         std::unique_ptr<DcmFileFormat> src(makeFile(s, samples));
         DcmDataset *ds = src->getDataset();
         std::unique_ptr<DcmDataset> before(static_cast<DcmDataset *>(ds->clone()));

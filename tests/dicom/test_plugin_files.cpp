@@ -143,8 +143,8 @@ static int64_t configured(const DPCWTCodecParameter& cp, pcwt_option option, OFB
 TEST(PluginCodecParameter, Profile)
 {
   const DPCWTCodecParameter byDefault;
-  EXPECT_EQ(byDefault.getProfile(), PCWT_PROFILE_ENTROPY);
-  EXPECT_EQ(configured(byDefault, PCWT_OPT_PROFILE), PCWT_PROFILE_ENTROPY);
+  EXPECT_EQ(byDefault.getProfile(), PCWT_PROFILE_COMPACT);
+  EXPECT_EQ(configured(byDefault, PCWT_OPT_PROFILE), PCWT_PROFILE_COMPACT);
   const DPCWTCodecParameter entropy(EPCUC_default, OFFalse, OFFalse, 3, 16, 8, PCWT_BACKEND_CPU,
                                     OFstatic_cast(Uint64, 1) << 20, PCWT_PROFILE_ENTROPY);
   EXPECT_EQ(entropy.getProfile(), PCWT_PROFILE_ENTROPY);

@@ -60,7 +60,7 @@ struct RecompressOptions
   DPRC_VerifyMode verify = DPRCVM_auto;
   /// --verify-sample: the CPU decoder's sample, one frame in n (0: none)
   OFCmdUnsignedInt verifySample = kDPRCDefaultVerifySample;
-  pcwt_profile profile = PCWT_PROFILE_ENTROPY;
+  pcwt_profile profile = PCWT_PROFILE_COMPACT;
   bool stats = false;
   /// a DPRC_ProgressMode, -1: a bar on a terminal, else lines
   int progress = -1;

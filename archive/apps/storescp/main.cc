@@ -81,7 +81,7 @@ struct StoreSettings
   DPRC_Target target = DPRCT_pcwt;
   bool rejectUnsupported = false;
   bool acceptLossy = false;
-  pcwt_profile profile = PCWT_PROFILE_ENTROPY;
+  pcwt_profile profile = PCWT_PROFILE_COMPACT;
   unsigned slots = 8;
   /// the most bytes of one received data set (the association is aborted beyond)
   std::uint64_t maxObjectBytes = 0;

@@ -33,9 +33,9 @@ public:
    *  @param backend libpcwt backend for encoding and decoding
    *  @param maxSamplesPerFrame decoder limit: frames with more samples (rows x columns x samples
    *    per pixel) are refused before any memory is allocated
-   *  @param profile coding profile of the PCWT encoder: PCWT_PROFILE_ENTROPY (the default:
-   *    range-coded groups; docs/FORMAT.md Sec. 5), PCWT_PROFILE_COMPACT (the entropy profile with
-   *    value maps, the smallest; Sec. 5.5) or PCWT_PROFILE_BASELINE (raw bits).
+   *  @param profile coding profile of the PCWT encoder: PCWT_PROFILE_COMPACT (the default: the
+   *    entropy profile with value maps, the smallest; docs/FORMAT.md Sec. 5.5),
+   *    PCWT_PROFILE_ENTROPY (range-coded groups; Sec. 5) or PCWT_PROFILE_BASELINE (raw bits).
    *    The decoder reads the profile from each codestream: this setting only affects encoding.
    */
   DPCWTCodecParameter(
@@ -47,7 +47,7 @@ public:
     Uint32 groupColumns = 0,
     pcwt_backend backend = PCWT_BACKEND_AUTO,
     Uint64 maxSamplesPerFrame = OFstatic_cast(Uint64, 1) << 30,
-    pcwt_profile profile = PCWT_PROFILE_ENTROPY);
+    pcwt_profile profile = PCWT_PROFILE_COMPACT);
 
   /// copy constructor
   DPCWTCodecParameter(const DPCWTCodecParameter& arg);

@@ -43,8 +43,8 @@ public:
    *  @param registerJPEGLS also register the JPEG-LS Lossless encoder. Leave it off when the
    *    application registers DCMTK's DJLSEncoderRegistration: the first registered encoder of a
    *    transfer syntax wins.
-   *  @param profile coding profile (PCWT): PCWT_PROFILE_ENTROPY (the default: range-coded
-   *    groups), PCWT_PROFILE_COMPACT (range-coded groups and value maps, the smallest) or
+   *  @param profile coding profile (PCWT): PCWT_PROFILE_COMPACT (the default: range-coded groups
+   *    and value maps, the smallest), PCWT_PROFILE_ENTROPY (range-coded groups) or
    *    PCWT_PROFILE_BASELINE (raw bits)
    */
   static void registerCodecs(
@@ -56,7 +56,7 @@ public:
     Uint32 groupColumns = 0,
     pcwt_backend backend = PCWT_BACKEND_AUTO,
     OFBool registerJPEGLS = OFTrue,
-    pcwt_profile profile = PCWT_PROFILE_ENTROPY);
+    pcwt_profile profile = PCWT_PROFILE_COMPACT);
 
   /** deregisters the encoders. Attention: Must not be called while other threads might still use
    *  the registered codecs, e.g. because they are currently encoding DICOM data sets through
