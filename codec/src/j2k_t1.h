@@ -7,7 +7,8 @@
 
 #include "j2k_batch.h"
 
-/* Bytes of working memory pcwt_j2k_t1_decode needs (one code-block's state). */
+/* Bytes of working memory pcwt_j2k_t1_decode needs: one code-block's state words
+ * (pcwt_j2k_state_words of j2k_t1_rules.h, at most 7168 16-bit words), with room to spare. */
 #define PCWT_J2K_T1_SCRATCH ((size_t)(66 * 66 * 4 + 4096 * 4))
 
 /* Decodes code-block `index` of the batch into coefs (b->coef_count values), final reversible
