@@ -193,8 +193,49 @@ static void decode_gpu(const pcwt_j2k_route *r, pcwt_decode_job *jobs, size_t co
 }
 #endif
 
+/* The batch's memory as the PCWT path counts it (decoder.c): every decoded frame held at once,
+ * the working memory of the largest; jobs whose main header does not parse count nothing (they
+ * fail on their own). PCWT_ERR_LIMIT_EXCEEDED for every JPEG 2000 job when over the limit. */
+static pcwt_status budget(const pcwt_j2k_route *r, pcwt_decode_job *jobs, size_t count)
+{
+    pcwt_j2k_header *h = malloc(sizeof *h);
+    if (!h) {
+        pcwt_set_error(r->err, r->err_size, "out of memory");
+        for (size_t i = 0; i < count; i++)
+            if (pcwt_j2k_is_codestream(jobs[i].src, jobs[i].src_size))
+                jobs[i].status = PCWT_ERR_OUT_OF_MEMORY;
+        return PCWT_ERR_OUT_OF_MEMORY;
+    }
+    uint64_t work = 0, held = 0;
+    size_t n = 0;
+    for (size_t i = 0; i < count; i++) {
+        if (!pcwt_j2k_is_codestream(jobs[i].src, jobs[i].src_size) ||
+            pcwt_j2k_read_main((const uint8_t *)jobs[i].src, jobs[i].src_size, h, NULL, 0) != PCWT_OK)
+            continue;
+        pcwt_image_desc d;
+        desc_of(h, &d);
+        const uint64_t w = pcwt_j2k_working_bytes(h, jobs[i].src_size);
+        work = w > work ? w : work;
+        held += pcwt_image_size(&d);
+        n++;
+    }
+    free(h);
+    if (n < 2)
+        return PCWT_OK; /* one codestream: prepare() checks it with its message */
+    char what[64];
+    snprintf(what, sizeof what, "a batch of %zu JPEG 2000 codestreams", n);
+    const pcwt_status st = pcwt_memory_check(work + held, r->memory_limit, what, r->err, r->err_size);
+    for (size_t i = 0; st != PCWT_OK && i < count; i++)
+        if (pcwt_j2k_is_codestream(jobs[i].src, jobs[i].src_size))
+            jobs[i].status = st;
+    return st;
+}
+
 pcwt_status pcwt_j2k_decode_jobs(const pcwt_j2k_route *r, pcwt_decode_job *jobs, size_t count)
 {
+    const pcwt_status limit = budget(r, jobs, count);
+    if (limit != PCWT_OK)
+        return limit;
 #ifdef PCWT_HAVE_CUDA
     if (r->gpu)
         decode_gpu(r, jobs, count);

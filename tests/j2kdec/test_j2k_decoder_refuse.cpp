@@ -245,6 +245,28 @@ TEST(J2kApi, LimitsBatchAndVerify)
     EXPECT_EQ(outs[1], out);
     EXPECT_EQ(outs[3], out);
 
+    // the memory limit counts a batch's frames together: the least limit one decode passes
+    // with refuses a batch of 50
+    uint64_t lo = 1, hi = uint64_t(1) << 30;
+    while (lo < hi) {
+        const uint64_t mid = (lo + hi) / 2;
+        ASSERT_EQ(pcwt_decoder_set_memory_limit(d.get(), mid), PCWT_OK);
+        if (pcwt_decode(d.get(), cs.data(), cs.size(), out.data(), out.size()) == PCWT_OK)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    ASSERT_EQ(pcwt_decoder_set_memory_limit(d.get(), lo), PCWT_OK);
+    std::vector<std::vector<uint8_t>> many(50, std::vector<uint8_t>(size));
+    std::vector<pcwt_decode_job> batch;
+    for (auto &m : many)
+        batch.push_back({cs.data(), cs.size(), m.data(), size, PCWT_OK});
+    EXPECT_EQ(pcwt_decode_batch(d.get(), batch.data(), batch.size()), PCWT_ERR_LIMIT_EXCEEDED);
+    EXPECT_EQ(batch[49].status, PCWT_ERR_LIMIT_EXCEEDED);
+    ASSERT_EQ(pcwt_decoder_set_memory_limit(d.get(), 0), PCWT_OK);
+    EXPECT_EQ(pcwt_decode_batch(d.get(), batch.data(), batch.size()), PCWT_OK);
+    EXPECT_EQ(many[49], out);
+
     std::vector<uint8_t> wrong(out);
     wrong[1234] ^= 1;
     pcwt_verify_job v[3] = {{cs.data(), cs.size(), out.data(), out.size(), 0, PCWT_OK},
