@@ -251,7 +251,7 @@ static pcwt_status layout(t2 *t, uint64_t *nprec_out, uint64_t *ncblk_out)
             uint32_t npx, npy;
             prec_grid(h, c, r, &npx, &npy);
             nprec += (uint64_t)npx * npy;
-            if (nprec * h->layers > t->size)
+            if (nprec > t->size / h->layers)
                 return fail(t, PCWT_ERR_TRUNCATED, "more packets than the tile has bytes");
         }
     t->prec = calloc(nprec ? nprec : 1, sizeof *t->prec);
