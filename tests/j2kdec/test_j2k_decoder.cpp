@@ -74,6 +74,7 @@ const Case kCases[] = {
     {"bypass_layers", 100, 90, 1, 16, false, "-n 3 -M 1 -r 8,4,1"},
     {"tile_parts", 200, 150, 3, 8, false, "-n 4 -TP R"},
     {"tile_parts_c", 200, 150, 3, 8, false, "-n 4 -TP C -p CPRL"},
+    {"plt_tlm_comment", 200, 150, 1, 12, false, "-n 4 -PLT -TLM -C a_comment -r 5,1"},
 };
 
 class J2kStream : public ::testing::TestWithParam<Case> {};
@@ -142,6 +143,21 @@ TEST_P(J2kStream, EqualsSourceAndOpenJPEG)
     EXPECT_EQ(bad, 0u) << "first difference at " << first << ": ours " << ours[first] << " OpenJPEG " << opj[first];
     // opj_compress's -r rates make lossy layers only above the last one (1: lossless)
     EXPECT_TRUE(ours == im.v) << "not the source image";
+}
+
+// A JP2 file: the codestream in its jp2c box
+TEST(J2kFile, Jp2)
+{
+    if (!haveOpj())
+        GTEST_SKIP() << "opj_compress missing (libopenjp2-tools)";
+    const Image im = makeImage(90, 70, 3, 8, false, 21);
+    const std::vector<uint8_t> jp2 = opjEncode(im, "-n 3 -OutFor JP2");
+    ASSERT_GT(jp2.size(), 12u);
+    ASSERT_EQ(jp2[4], 'j'); // the JP2 signature box, not a bare codestream
+    pcwt_status st;
+    std::string msg;
+    EXPECT_TRUE(pcwtDecode(jp2, st, msg) == im.v) << msg;
+    ASSERT_EQ(st, PCWT_OK) << msg;
 }
 
 // The GPU backend (j2kgpu's pcwt_gpu_j2k_decode_batch) gives the CPU's samples; skips without
