@@ -73,7 +73,7 @@ if [[ -n $out ]]; then
     echo "- machine: $(nproc) vCPU, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load $(cut -d' ' -f1-3 /proc/loadavg)"
     echo "- commit: $(git rev-parse --short HEAD 2>/dev/null || echo "${PCWT_COMMIT:-unknown}")$(git diff --quiet HEAD -- codec plugin 2>/dev/null || echo ' (with uncommitted changes in codec/ or plugin/)')"
     echo "- OpenJPEG $(pkg-config --modversion libopenjp2 2>/dev/null), through plugin/libsrc/dpj2kcore (DPJ2K_OPENJPEG, one thread, strict mode); libpcwt: pcwt_decode, CPU backend"
-    echo "- command: bench/j2k_decode/run-j2k-decode-bench.sh --repeat $repeat (medians of $repeat alternating runs per codestream, in memory; every sample compared once)"
+    echo "- command: bench/j2k_decode/run-j2k-decode-bench.sh --repeat $repeat (medians of $repeat alternating runs per codestream, in memory, timed in the process's CPU time (OpenJPEG's one worker thread included); every sample compared once)"
     echo
     echo "$table"
   } >"$out"
