@@ -11,6 +11,7 @@
 #include <pcwt.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 namespace {
@@ -307,18 +308,28 @@ namespace {
 pcwt_status decodeLibrary(const uint8_t *cs, size_t size, const DPJ2KInfo& info, std::vector<int32_t>& planes,
                           pcwt_image_desc& d, std::string& error)
 {
-  pcwt_header_info hi;
-  pcwt_status st = pcwt_read_header(cs, size, &hi);
   pcwt_decoder *dec = pcwt_decoder_create();
-  if (!dec)
+  if (!dec || pcwt_decoder_set_backend(dec, PCWT_BACKEND_CPU) != PCWT_OK)
   {
+    pcwt_decoder_destroy(dec);
     error = "libpcwt: out of memory";
     return PCWT_ERR_OUT_OF_MEMORY;
   }
-  if (st == PCWT_OK && (hi.desc.width != info.width || hi.desc.height != info.height ||
-                        hi.desc.components != info.components.size()))
-    st = PCWT_ERR_CORRUPT;
-  if (st == PCWT_OK) st = pcwt_decoder_set_backend(dec, PCWT_BACKEND_CPU);
+  pcwt_header_info hi;
+  pcwt_status st = pcwt_read_header(cs, size, &hi);
+  if (st != PCWT_OK)
+  {
+    uint8_t none = 0; // pcwt_read_header has no message: the decode's names the refused feature
+    st = pcwt_decode(dec, cs, size, &none, 1);
+    if (st == PCWT_OK) st = PCWT_ERR_CORRUPT;
+  }
+  else if (hi.desc.width != info.width || hi.desc.height != info.height ||
+           hi.desc.components != info.components.size())
+  {
+    pcwt_decoder_destroy(dec);
+    error = "libpcwt: the codestream's header differs from the one read";
+    return PCWT_ERR_CORRUPT;
+  }
   std::vector<uint8_t> out;
   if (st == PCWT_OK)
   {
@@ -330,7 +341,6 @@ pcwt_status decodeLibrary(const uint8_t *cs, size_t size, const DPJ2KInfo& info,
   {
     const char *m = pcwt_decoder_last_error(dec);
     error = std::string("libpcwt: ") + (m[0] ? m : pcwt_status_string(st));
-    if (st == PCWT_ERR_CORRUPT && !m[0]) error += " (the header differs from the one read)";
     pcwt_decoder_destroy(dec);
     return st;
   }
@@ -364,6 +374,13 @@ bool DPJ2KDecode(const uint8_t *data, size_t size, const DPJ2KInfo& info, DPJ2KI
   {
     error = "the codestream lies outside the data";
     return false;
+  }
+  if (choice == DPJ2K_AUTO)
+  {
+    // an operator's choice for the tools (docs/jpeg2000.md): PCWT_J2K_DECODER=openjpeg or libpcwt
+    const char *env = std::getenv("PCWT_J2K_DECODER");
+    if (env && std::strcmp(env, "openjpeg") == 0) choice = DPJ2K_OPENJPEG;
+    if (env && std::strcmp(env, "libpcwt") == 0) choice = DPJ2K_LIBRARY;
   }
   if (choice != DPJ2K_OPENJPEG)
   {

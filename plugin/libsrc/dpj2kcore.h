@@ -56,7 +56,8 @@ bool DPJ2KReadInfo(const uint8_t *data, size_t size, DPJ2KInfo& info, std::strin
 /** which decoder DPJ2KDecode() runs */
 enum DPJ2KDecoderChoice
 {
-  DPJ2K_AUTO,     ///< libpcwt's JPEG 2000 decoder, OpenJPEG for what it reports unsupported
+  DPJ2K_AUTO,     ///< libpcwt's JPEG 2000 decoder, OpenJPEG for what it reports unsupported; the
+                  ///< environment variable PCWT_J2K_DECODER (openjpeg, libpcwt) makes it one of the others
   DPJ2K_OPENJPEG, ///< OpenJPEG only
   DPJ2K_LIBRARY   ///< libpcwt's decoder only (its unsupported features are errors)
 };

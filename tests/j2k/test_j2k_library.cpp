@@ -145,3 +145,47 @@ TEST(J2kLibraryCorpus, EveryFrameAsOpenJPEG)
         std::printf("  unsupported: %zu x %s\n", w.second, w.first.c_str());
     EXPECT_GT(decoded, 0u) << "no corpus frame decoded by libpcwt";
 }
+
+// DPJ2K_AUTO: libpcwt decodes what it can, OpenJPEG the rest (with libpcwt's reason), and
+// PCWT_J2K_DECODER chooses one of them
+TEST(J2kLibraryCore, AutoFallbackAndEnvironment)
+{
+    if (std::system("command -v opj_compress >/dev/null 2>&1") != 0)
+        GTEST_SKIP() << "opj_compress missing (libopenjp2-tools)";
+    TempDir dir;
+    auto make = [&](const std::string &name, const std::string &args) {
+        Spec s;
+        s.name = name;
+        s.args = {"-n", "3"};
+        if (!args.empty())
+            s.args.push_back(args);
+        std::vector<uint8_t> cs;
+        const std::string err = encode(s, sourceValues(s, 0), dir.path(), cs);
+        EXPECT_EQ(err, "");
+        return cs;
+    };
+    const std::vector<uint8_t> lossless = make("lossless", ""), irreversible = make("irreversible", "-I");
+    ASSERT_FALSE(lossless.empty());
+    ASSERT_FALSE(irreversible.empty());
+    auto decoderOf = [](const std::vector<uint8_t> &cs, std::string &reason) {
+        DPJ2KInfo info;
+        DPJ2KImage image;
+        std::string error;
+        if (!DPJ2KReadInfo(cs.data(), cs.size(), info, error) || !DPJ2KDecode(cs.data(), cs.size(), info, image, error))
+            return "error: " + error;
+        reason = image.fallbackReason();
+        return std::string(image.decoder());
+    };
+    std::string reason;
+    ::unsetenv("PCWT_J2K_DECODER");
+    EXPECT_EQ(decoderOf(lossless, reason), "libpcwt");
+    EXPECT_EQ(reason, "");
+    EXPECT_EQ(decoderOf(irreversible, reason), "OpenJPEG");
+    EXPECT_NE(reason.find("9/7"), std::string::npos) << reason;
+    ::setenv("PCWT_J2K_DECODER", "openjpeg", 1);
+    EXPECT_EQ(decoderOf(lossless, reason), "OpenJPEG");
+    ::setenv("PCWT_J2K_DECODER", "libpcwt", 1);
+    EXPECT_EQ(decoderOf(lossless, reason), "libpcwt");
+    EXPECT_EQ(decoderOf(irreversible, reason).rfind("error: libpcwt:", 0), 0u);
+    ::unsetenv("PCWT_J2K_DECODER");
+}
