@@ -8,8 +8,9 @@
  * caller's scratch, pcwt_j2k_state_words of them) holds its significance, sign, visited and
  * refined marks and, pushed there when a neighbour becomes significant, its eight neighbours'
  * significance and four neighbours' signs, so that a context is one read. The state words lie
- * stripe by stripe, the four rows of a stripe column side by side (the passes' scan order). The last step turns each magnitude into sign * (magnitude / 2), truncated: OpenJPEG's
- * reconstruction of a reversible path, its midpoint where passes are missing.
+ * stripe by stripe, the four rows of a stripe column side by side (the passes' scan order). The
+ * last step turns each magnitude into sign * (magnitude / 2), truncated: OpenJPEG's reconstruction
+ * of a reversible path, its midpoint where passes are missing.
  *
  * The MQ decoder reads 0xFF past a segment's end (C.3.4, what OpenJPEG's appended 0xFF 0xFF does),
  * so no read leaves the segment; every loop is bounded by the code-block's size and passes. */
