@@ -52,9 +52,14 @@ static void print_header(const char *path, const pcwt_header_info *h, size_t fil
                pl.low_bits ? ", low bits modelled" : "", pl.value_map ? ", value map" : "");
     }
     printf("header length:    %zu bytes\n", h->header_length);
-    printf("total length:     %zu bytes\n", h->codestream_length);
+    if (h->codestream_length == SIZE_MAX) /* JPEG 2000 whose tile-parts' lengths were not read */
+        printf("total length:     not in the header (JPEG 2000)\n");
+    else
+        printf("total length:     %zu bytes\n", h->codestream_length);
     printf("file size:        %zu bytes", file_size);
-    if (file_size < h->codestream_length)
+    if (h->codestream_length == SIZE_MAX)
+        printf("\n");
+    else if (file_size < h->codestream_length)
         printf(" (truncated: %zu bytes missing)\n", h->codestream_length - file_size);
     else if (file_size > h->codestream_length)
         printf(" (%zu bytes after the codestream)\n", file_size - h->codestream_length);
@@ -99,7 +104,7 @@ int cli_info(int argc, char **argv)
     if (cli_read_codestream(path, 0, 1, NULL, NULL, &src, &info, &size) != 0)
         return CLI_EXIT_RUNTIME;
     print_header(path, &info, (size_t)size);
-    if (size < info.codestream_length) {
+    if (size < info.codestream_length && info.codestream_length != SIZE_MAX) {
         cli_error("'%s' is truncated: the header declares %zu bytes, the file has %llu", path,
                   info.codestream_length, (unsigned long long)size);
         rc = CLI_EXIT_RUNTIME;

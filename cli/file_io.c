@@ -180,6 +180,8 @@ static int read_upto(int fd, const char *name, cli_buffer *buf, size_t want)
 
 /* The largest header: 28 fixed bytes, six plane records of 16, the CRC (docs/FORMAT.md Sec. 1). */
 #define HEADER_MAX 128u
+/* What is read of a JPEG 2000 main header (markers up to the first tile-part) */
+#define J2K_HEADER_MAX 65536u
 
 /* regular: the input is a file of file_size bytes (a truncated one is allocated for what it holds,
  * whatever its header declares). */
@@ -191,6 +193,12 @@ static int read_codestream_fd(int fd, const char *name, int regular, uint64_t fi
     if (read_upto(fd, name, out, HEADER_MAX) != 0)
         return -1;
     st = pcwt_read_header(out->data, out->size, info);
+    /* a JPEG 2000 codestream (decoded by the library too) has a longer main header: read on */
+    if (st == PCWT_ERR_TRUNCATED && out->size == HEADER_MAX && out->data[0] == 0xFF && out->data[1] == 0x4F) {
+        if (read_upto(fd, name, out, J2K_HEADER_MAX) != 0)
+            return -1;
+        st = pcwt_read_header(out->data, out->size, info);
+    }
     if (st != PCWT_OK) {
         cli_header_error(name, st);
         return -1;
@@ -199,10 +207,13 @@ static int read_codestream_fd(int fd, const char *name, int regular, uint64_t fi
         return -1;
     if (header_only && regular) /* a stream is read to its declared end, to tell its length */
         return 0;
-    if (max_bytes && info->codestream_length > max_bytes)
+    /* SIZE_MAX: the header does not tell the length (JPEG 2000 without visible tile-part lengths):
+     * the whole input is the codestream */
+    const int unknown = info->codestream_length == SIZE_MAX;
+    if (max_bytes && (unknown ? regular && file_size > max_bytes : info->codestream_length > max_bytes))
         return too_large(name, max_bytes);
     if (regular) { /* the size is known: allocate once */
-        size_t want = info->codestream_length;
+        size_t want = unknown ? (size_t)file_size : info->codestream_length;
         if (file_size < want)
             want = file_size > out->size ? (size_t)file_size : out->size;
         unsigned char *all = realloc(out->data, want ? want : 1);
@@ -219,7 +230,7 @@ static int read_codestream_fd(int fd, const char *name, int regular, uint64_t fi
         out->size += (size_t)got;
         return 0;
     }
-    return read_upto(fd, name, out, info->codestream_length);
+    return read_upto(fd, name, out, unknown && max_bytes ? (size_t)max_bytes : info->codestream_length);
 }
 
 int cli_read_codestream(const char *path, uint64_t max_bytes, int header_only,

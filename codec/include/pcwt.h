@@ -367,7 +367,9 @@ typedef struct pcwt_header_info {
  * writes (interleaved, bits_allocated 8 up to 8 bits of precision, else 16; signed samples
  * sign-extended), levels those of component 0, group_rows x group_cols its code-block size,
  * colour_transform the RCT, columns_first 1; profile, plane_count and planes mean nothing (0);
- * header_length is the main header's, codestream_length src_size. PCWT_ERR_UNSUPPORTED (with the
+ * header_length is the main header's; codestream_length where the tile-parts' lengths (Psot) say
+ * the codestream ends (EOC included when src shows it; SIZE_MAX when src does not tell: a
+ * tile-part running to EOC, or the next one beyond src). PCWT_ERR_UNSUPPORTED (with the
  * feature named by pcwt_decode's message) for what the library does not decode. */
 PCWT_API PCWT_CHECK_RESULT pcwt_status pcwt_read_header(const void *src, size_t src_size,
                                                pcwt_header_info *info);

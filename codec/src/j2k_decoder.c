@@ -37,6 +37,36 @@ static void desc_of(const pcwt_j2k_header *h, pcwt_image_desc *d)
     d->planar = 0;
 }
 
+/* Where the codestream ends, from the tile-parts' lengths (Psot) as far as src shows them, EOC
+ * included when it is there: so that a reader holding only the start of a file knows what to
+ * read. SIZE_MAX when that is unknown (a tile-part running to EOC, Psot 0, or tile-parts beyond
+ * src that TNsot does not rule out). */
+static size_t codestream_end(const uint8_t *src, size_t size, const pcwt_j2k_header *h)
+{
+    size_t pos = h->start + h->main_length;
+    for (;;) {
+        if (pos == size)
+            return size; /* the data ends after a whole tile-part: no EOC */
+        if (size - pos < 2)
+            return SIZE_MAX;
+        const uint32_t marker = (uint32_t)src[pos] << 8 | src[pos + 1];
+        if (marker == 0xFFD9)
+            return pos + 2;
+        if (marker != 0xFF90 || size - pos < 12)
+            return marker == 0xFF90 ? SIZE_MAX : pos;
+        const uint32_t psot = (uint32_t)src[pos + 6] << 24 | (uint32_t)src[pos + 7] << 16 |
+                              (uint32_t)src[pos + 8] << 8 | src[pos + 9];
+        if (psot < 14)
+            return psot == 0 ? SIZE_MAX : pos;
+        if (psot > SIZE_MAX - pos)
+            return SIZE_MAX;
+        const uint32_t tpsot = src[pos + 10], tnsot = src[pos + 11];
+        pos += psot;
+        if (pos > size) /* beyond src: the end when TNsot says this is the last tile-part */
+            return tnsot != 0 && tpsot + 1 == tnsot ? pos : SIZE_MAX;
+    }
+}
+
 pcwt_status pcwt_j2k_read_header(const uint8_t *src, size_t size, pcwt_header_info *info, char *err,
                                  size_t err_size)
 {
@@ -53,7 +83,7 @@ pcwt_status pcwt_j2k_read_header(const uint8_t *src, size_t size, pcwt_header_in
     info->colour_transform = h.rct;
     info->columns_first = 1;
     info->header_length = h.main_length;
-    info->codestream_length = size;
+    info->codestream_length = codestream_end(src, size, &h);
     return PCWT_OK;
 }
 

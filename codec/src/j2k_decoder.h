@@ -28,7 +28,8 @@ int pcwt_j2k_is_codestream(const void *src, size_t size);
 /* pcwt_read_header for JPEG 2000: the main header into info (format_version 0; desc as decoded:
  * interleaved, bits_allocated 8 up to 8 bits of precision else 16; levels of component 0;
  * group_rows x group_cols the code-block size; colour_transform the RCT; columns_first 1;
- * no planes; header_length the main header's; codestream_length src_size). */
+ * no planes; header_length the main header's; codestream_length where the tile-parts' lengths
+ * say the codestream ends, SIZE_MAX when the data does not tell). */
 pcwt_status pcwt_j2k_read_header(const uint8_t *src, size_t size, pcwt_header_info *info, char *err,
                                  size_t err_size);
 

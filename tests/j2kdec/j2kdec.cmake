@@ -8,4 +8,6 @@ target_link_libraries(test_j2k_decoder PRIVATE pcwt GTest::gtest_main)
 target_include_directories(test_j2k_decoder PRIVATE ${PROJECT_SOURCE_DIR}/codec/src ${CMAKE_CURRENT_LIST_DIR}
   ${CMAKE_CURRENT_LIST_DIR}/../j2kt1)
 target_compile_options(test_j2k_decoder PRIVATE ${PCWT_WARNINGS})
+target_compile_definitions(test_j2k_decoder PRIVATE PCWT_CLI_PATH="$<TARGET_FILE:pcwt_cli>")
+add_dependencies(test_j2k_decoder pcwt_cli)
 gtest_discover_tests(test_j2k_decoder TEST_PREFIX "j2kdec." DISCOVERY_TIMEOUT 60 PROPERTIES LABELS j2k TIMEOUT 300)

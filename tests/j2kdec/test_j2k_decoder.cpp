@@ -160,6 +160,30 @@ TEST(J2kFile, Jp2)
     ASSERT_EQ(st, PCWT_OK) << msg;
 }
 
+// The pcwt tool decodes a JPEG 2000 file (its main header longer than a PCWT header, its length
+// not in the header) from a file and from standard input, to the source samples
+TEST(J2kFile, PcwtToolDecodes)
+{
+    if (!haveOpj())
+        GTEST_SKIP() << "opj_compress missing (libopenjp2-tools)";
+    const Image im = makeImage(120, 80, 1, 12, true, 5);
+    const std::vector<uint8_t> cs = opjEncode(im, "-n 4 -c [64,64],[32,32] -C a_comment_making_the_main_header_long");
+    ASSERT_FALSE(cs.empty());
+    TempDir t;
+    writeFile(t.path + "/in.j2k", cs);
+    for (const std::string &how : {"'" + t.path + "/in.j2k'", "- < '" + t.path + "/in.j2k'"}) {
+        const std::string cmd = std::string(PCWT_CLI_PATH) + " decode " + how + " '" + t.path + "/out.raw'";
+        ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+        const std::vector<uint8_t> raw = readFile(t.path + "/out.raw");
+        ASSERT_EQ(raw.size(), im.v.size() * 2);
+        for (size_t i = 0; i < im.v.size(); ++i) {
+            int16_t v;
+            std::memcpy(&v, &raw[2 * i], 2);
+            ASSERT_EQ(v, im.v[i]) << how << " sample " << i;
+        }
+    }
+}
+
 // The GPU backend (j2kgpu's pcwt_gpu_j2k_decode_batch) gives the CPU's samples; skips without
 // a CUDA build and a device.
 TEST_P(J2kStream, GpuEqualsCpu)
