@@ -74,9 +74,13 @@ pcwt_status pcwt_j2k_read_header(const uint8_t *src, size_t size, pcwt_header_in
     const pcwt_status st = pcwt_j2k_read_main(src, size, &h, err, err_size);
     if (st != PCWT_OK)
         return st;
+    pcwt_image_desc d;
+    desc_of(&h, &d);
+    if (pcwt_desc_check(&d, err, err_size) != PCWT_OK) /* beyond the library's images */
+        return PCWT_ERR_UNSUPPORTED;
     memset(info, 0, sizeof *info);
     info->format_version = 0;
-    desc_of(&h, &info->desc);
+    info->desc = d;
     info->levels = h.comp[0].levels;
     info->group_rows = 1u << h.comp[0].ycb;
     info->group_cols = 1u << h.comp[0].xcb;
