@@ -225,6 +225,8 @@ void vmap_extent(const BatchLayout &L, uint32_t &rows, uint32_t &cols)
 void gpu_vmap_build(const DeviceBatch &b, const BatchLayout &L, cudaStream_t s)
 {
     const uint32_t np = uint32_t(L.planes.size());
+    if (!np)
+        return;
     CUDA_CHECK(cudaMemsetAsync(b.vmap, 0, sizeof(uint32_t) * L.vmap_words, s));
     uint32_t rows, cols;
     vmap_extent(L, rows, cols);
@@ -232,7 +234,9 @@ void gpu_vmap_build(const DeviceBatch &b, const BatchLayout &L, cudaStream_t s)
         value_bits<<<dim3(tiles(rows, cols), n), dim3(TX, TY), 0, s>>>(b.planes, first, b.samples, b.vmap);
         CUDA_CHECK_LAUNCH();
     });
-    make_maps<<<gpu_blocks(np, 32), 32, 0, s>>>(b.planes, np, b.state, b.vmap, b.vmap_bytes);
+    // A block (a warp) per plane: the planes' loops differ, and lanes of one warp would run them
+    // one after the other.
+    make_maps<<<np, 1, 0, s>>>(b.planes, np, b.state, b.vmap, b.vmap_bytes);
     CUDA_CHECK_LAUNCH();
 }
 
@@ -252,7 +256,9 @@ void gpu_vmap_place(const DeviceBatch &b, uint32_t plane_count, cudaStream_t s)
 
 void gpu_vmap_read(const DeviceBatch &b, uint32_t plane_count, cudaStream_t s)
 {
-    read_maps<<<gpu_blocks(plane_count, 32), 32, 0, s>>>(b.planes, plane_count, b.state, b.stream, b.vmap);
+    if (!plane_count)
+        return;
+    read_maps<<<plane_count, 1, 0, s>>>(b.planes, plane_count, b.state, b.stream, b.vmap); // as make_maps
     CUDA_CHECK_LAUNCH();
 }
 
