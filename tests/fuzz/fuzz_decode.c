@@ -80,7 +80,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t image_size = pcwt_image_size(d);
     FUZZ_CHECK(image_size != 0);
     FUZZ_CHECK(d->components == 1 || d->components == 3);
-    FUZZ_CHECK(info.plane_count >= 1 && info.plane_count <= 6);
+    /* format_version 0: a JPEG 2000 codestream, which has no planes (pcwt.h) */
+    FUZZ_CHECK(info.format_version == 0 ? info.plane_count == 0
+                                        : info.plane_count >= 1 && info.plane_count <= 6);
     FUZZ_CHECK(info.header_length <= info.codestream_length);
 
     uint64_t samples = (uint64_t)d->width * d->height * d->components;
