@@ -10,7 +10,7 @@ typedef enum pcwt_status {
     PCWT_ERR_BAD_MAGIC = 9, PCWT_ERR_BAD_VERSION = 10, PCWT_ERR_BACKEND_UNAVAILABLE = 11,
     PCWT_ERR_MISMATCH = 12
 } pcwt_status;
-typedef enum pcwt_profile { PCWT_PROFILE_BASELINE = 0, PCWT_PROFILE_ENTROPY = 1 } pcwt_profile;
+typedef enum pcwt_profile { PCWT_PROFILE_BASELINE = 0, PCWT_PROFILE_ENTROPY = 1, PCWT_PROFILE_COMPACT = 2 } pcwt_profile;
 typedef enum pcwt_backend { PCWT_BACKEND_AUTO = 0, PCWT_BACKEND_CPU = 1, PCWT_BACKEND_GPU = 2 } pcwt_backend;
 typedef int pcwt_option;
 

@@ -265,7 +265,7 @@ def encode(array, bits_stored=None, is_signed=None, planar=False, **options):
     """Encode one frame: array of uint8/int8/uint16/int16, shape (rows, columns), (rows, columns,
     3), or (3, rows, columns) with planar=True. bits_stored defaults to the dtype's bits, is_signed
     to the dtype's signedness. options: every encoder option of the C API by its name, '_' for
-    '-' (codec="jpegls", profile="entropy", levels=4, group=(64, 16), group_rows=..., min_ll,
+    '-' (codec="jpegls", profile="entropy" (default: compact), levels=4, group=(64, 16), group_rows=..., min_ll,
     colour_transform, low_bits, lifting, jpegls_interleave, jpegls_restart, backend, device);
     values are value names or numbers, parsed by the library. Returns the codestream."""
     return Encoder(**options).encode(array, bits_stored, is_signed, planar)
