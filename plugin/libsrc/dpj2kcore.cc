@@ -377,10 +377,13 @@ bool DPJ2KDecode(const uint8_t *data, size_t size, const DPJ2KInfo& info, DPJ2KI
   }
   if (choice == DPJ2K_AUTO)
   {
-    // an operator's choice for the tools (docs/jpeg2000.md): PCWT_J2K_DECODER=openjpeg or libpcwt
+    // OpenJPEG, the faster of the two on a CPU thread (bench/results/cpu-2026-11-27-j2k-decoder.md),
+    // unless the operator chooses (docs/jpeg2000.md): PCWT_J2K_DECODER=libpcwt (libpcwt alone) or
+    // both (libpcwt, then OpenJPEG for what it reports unsupported)
     const char *env = std::getenv("PCWT_J2K_DECODER");
-    if (env && std::strcmp(env, "openjpeg") == 0) choice = DPJ2K_OPENJPEG;
     if (env && std::strcmp(env, "libpcwt") == 0) choice = DPJ2K_LIBRARY;
+    else if (env && std::strcmp(env, "both") == 0) choice = DPJ2K_BOTH;
+    else choice = DPJ2K_OPENJPEG;
   }
   if (choice != DPJ2K_OPENJPEG)
   {

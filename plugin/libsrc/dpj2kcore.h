@@ -6,7 +6,7 @@
  *           and tile-part headers read before anything is decoded (size, precision, sign, whether
  *           the stream is lossless), a JP2 file's codestream found inside its boxes, and a decode
  *           whose errors and warnings come back as text (per call: no global state): libpcwt's
- *           JPEG 2000 decoder first, OpenJPEG for what it does not decode.
+ *           OpenJPEG by default, libpcwt's JPEG 2000 decoder where chosen (DPJ2KDecoderChoice).
  */
 
 #ifndef DCMPCWT_DPJ2KCORE_H
@@ -56,10 +56,11 @@ bool DPJ2KReadInfo(const uint8_t *data, size_t size, DPJ2KInfo& info, std::strin
 /** which decoder DPJ2KDecode() runs */
 enum DPJ2KDecoderChoice
 {
-  DPJ2K_AUTO,     ///< libpcwt's JPEG 2000 decoder, OpenJPEG for what it reports unsupported; the
-                  ///< environment variable PCWT_J2K_DECODER (openjpeg, libpcwt) makes it one of the others
+  DPJ2K_AUTO,     ///< OpenJPEG (on a CPU thread the faster), unless the environment variable
+                  ///< PCWT_J2K_DECODER says libpcwt (DPJ2K_LIBRARY) or both (DPJ2K_BOTH)
   DPJ2K_OPENJPEG, ///< OpenJPEG only
-  DPJ2K_LIBRARY   ///< libpcwt's decoder only (its unsupported features are errors)
+  DPJ2K_LIBRARY,  ///< libpcwt's decoder only (its unsupported features are errors)
+  DPJ2K_BOTH      ///< libpcwt's decoder, OpenJPEG for what it reports unsupported
 };
 
 /** a decoded frame: one plane of int32 values per component (colour transform undone), in the
@@ -77,7 +78,7 @@ public:
   const int32_t *plane(uint32_t c) const;
   /** "libpcwt" or "OpenJPEG": which decoder made the image */
   const char *decoder() const;
-  /** with OpenJPEG under DPJ2K_AUTO: why libpcwt did not decode it (its message), else "" */
+  /** with OpenJPEG under DPJ2K_BOTH: why libpcwt did not decode it (its message), else "" */
   const std::string& fallbackReason() const;
 
 private:
@@ -94,10 +95,10 @@ private:
 };
 
 /** decode the codestream that DPJ2KReadInfo() found (info from it: its dimensions are what
- *  the decoders allocate for, so check them first). libpcwt's decoder (JPEG 2000 Part 1
- *  lossless, docs/jpeg2000.md) runs first under DPJ2K_AUTO, on the CPU, and OpenJPEG decodes
- *  what it reports unsupported; its other errors (a truncated or corrupt codestream) are the
- *  result. OpenJPEG runs on the calling thread only and in strict mode (a truncated stream is an
+ *  the decoders allocate for, so check them first). The decoder is the choice's (DPJ2KDecoderChoice);
+ *  libpcwt's (JPEG 2000 Part 1 lossless, docs/jpeg2000.md) runs on the CPU here, and under
+ *  DPJ2K_BOTH OpenJPEG decodes what it reports unsupported, while its other errors (a truncated
+ *  or corrupt codestream) are the result. OpenJPEG runs on the calling thread only and in strict mode (a truncated stream is an
  *  error, not a partial image).
  *  @return true, or false with error holding the decoder's messages (OpenJPEG: errors, then warnings)
  */

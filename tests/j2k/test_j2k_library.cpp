@@ -146,8 +146,8 @@ TEST(J2kLibraryCorpus, EveryFrameAsOpenJPEG)
     EXPECT_GT(decoded, 0u) << "no corpus frame decoded by libpcwt";
 }
 
-// DPJ2K_AUTO: libpcwt decodes what it can, OpenJPEG the rest (with libpcwt's reason), and
-// PCWT_J2K_DECODER chooses one of them
+// DPJ2K_AUTO: OpenJPEG, unless PCWT_J2K_DECODER says libpcwt (alone) or both (libpcwt decodes
+// what it can, OpenJPEG the rest, with libpcwt's reason)
 TEST(J2kLibraryCore, AutoFallbackAndEnvironment)
 {
     if (std::system("command -v opj_compress >/dev/null 2>&1") != 0)
@@ -178,6 +178,9 @@ TEST(J2kLibraryCore, AutoFallbackAndEnvironment)
     };
     std::string reason;
     ::unsetenv("PCWT_J2K_DECODER");
+    EXPECT_EQ(decoderOf(lossless, reason), "OpenJPEG");
+    EXPECT_EQ(reason, "");
+    ::setenv("PCWT_J2K_DECODER", "both", 1);
     EXPECT_EQ(decoderOf(lossless, reason), "libpcwt");
     EXPECT_EQ(reason, "");
     EXPECT_EQ(decoderOf(irreversible, reason), "OpenJPEG");
