@@ -20,6 +20,7 @@
 extern "C" {
 #include "gpu_backend.h"
 }
+#include "bench_gpu_util.hpp"
 #include "pcwt_bench/encoder_options.hpp"
 #ifdef PCWT_BENCH_J2K
 #include "bench_gpu_j2k.hpp"
@@ -29,8 +30,6 @@ extern "C" {
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <atomic>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -48,28 +47,11 @@ struct Frame {
     std::vector<uint8_t> px;
 };
 
-double now_ms()
-{
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-template <typename F> double median_ms(int repeats, F f)
-{
-    f(); // warm-up
-    std::vector<double> t;
-    for (int r = 0; r < repeats; r++) {
-        const double a = now_ms();
-        f();
-        t.push_back(now_ms() - a);
-    }
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
-}
+using benchgpu::median_ms;
 
 [[noreturn]] void die(const std::string &m)
 {
-    std::fprintf(stderr, "pcwt_bench_gpu: %s\n", m.c_str());
-    std::exit(1);
+    benchgpu::die_as("pcwt_bench_gpu", m);
 }
 
 // An encoder with these options set one by one (the others the library's defaults).
@@ -176,20 +158,9 @@ struct Result {
 void charls_run(const std::vector<Frame> &fr, int repeats, Result &r,
                 std::vector<std::vector<uint8_t>> *streams = nullptr)
 {
-    const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
     std::vector<std::vector<uint8_t>> enc(fr.size());
     std::vector<std::vector<uint8_t>> dec(fr.size());
-    auto pool = [&](auto job) {
-        std::atomic<size_t> next{0};
-        std::vector<std::thread> ts;
-        for (unsigned t = 0; t < threads; t++)
-            ts.emplace_back([&]() {
-                for (size_t i; (i = next++) < fr.size();)
-                    job(i);
-            });
-        for (auto &t : ts)
-            t.join();
-    };
+    auto pool = [&](auto job) { benchgpu::parallel_for(fr.size(), job); };
     auto encode_one = [&](size_t i) {
         const Frame &f = fr[i];
         charls_jpegls_encoder *e = charls_jpegls_encoder_create();

@@ -11,6 +11,7 @@
 // stream below) because pcwt_bench_gpu is built without DCMTK, whose plugin pcwt-bench's OpenJPEG
 // adapter decodes through.
 #include "bench_gpu_j2k.hpp"
+#include "bench_gpu_util.hpp"
 
 extern "C" {
 #include "gpu_backend.h"
@@ -23,8 +24,6 @@ extern "C" {
 #include <openjpeg.h>
 
 #include <algorithm>
-#include <atomic>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -36,42 +35,12 @@ extern "C" {
 
 namespace {
 
-double now_ms()
-{
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-template <typename F> double median_ms(int repeats, F f)
-{
-    f(); // warm-up
-    std::vector<double> t;
-    for (int r = 0; r < repeats; r++) {
-        const double a = now_ms();
-        f();
-        t.push_back(now_ms() - a);
-    }
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
-}
+using benchgpu::median_ms;
+using benchgpu::parallel_for;
 
 [[noreturn]] void die(const std::string &m)
 {
-    std::fprintf(stderr, "pcwt_bench_gpu (j2k): %s\n", m.c_str());
-    std::exit(1);
-}
-
-template <typename F> void parallel_for(size_t n, F f)
-{
-    const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
-    std::atomic<size_t> next{0};
-    std::vector<std::thread> pool;
-    for (unsigned t = 0; t < threads; t++)
-        pool.emplace_back([&]() {
-            for (size_t i; (i = next++) < n;)
-                f(i);
-        });
-    for (auto &t : pool)
-        t.join();
+    benchgpu::die_as("pcwt_bench_gpu (j2k)", m);
 }
 
 // OpenJPEG's in-memory stream: reading a codestream or growing an output vector.
