@@ -5,13 +5,10 @@
 // The other planes' samples are read and written by the finest DWT level (dwt53_gpu.cu).
 #include "gpu_check.h"
 #include "gpu_kernels.h"
+#include "plane_tiles_gpu.h"
 #include "samples_gpu.h"
 
 namespace {
-
-// A block covers TX columns and TY * RY rows of a plane, each thread RY rows: fewer, fuller
-// blocks than one sample per thread (the per-plane fields are read once per thread).
-constexpr uint32_t TX = 32, TY = 8, RY = 4;
 
 __global__ void high_bit_flags(const GpuFrame *frames, uint32_t *flags, const uint8_t *samples)
 {
@@ -35,9 +32,8 @@ __global__ void import_planes(const uint32_t *plane_ids, const GpuPlane *planes,
 {
     const GpuPlane p = planes[plane_ids[blockIdx.y]];
     const uint32_t W = p.cols + (p.cols & 1), H = p.rows + (p.rows & 1);
-    const uint32_t tiles_x = (W + TX - 1) / TX;
-    const uint32_t j = (blockIdx.x % tiles_x) * TX + threadIdx.x;
-    const uint32_t i0 = (blockIdx.x / tiles_x) * TY * RY + threadIdx.y;
+    const TileSpot spot = tile_spot(W);
+    const uint32_t j = spot.j, i0 = spot.i0;
     if (j >= W)
         return;
     for (uint32_t r = 0, i = i0; r < RY && i < H; r++, i += TY)
@@ -52,9 +48,8 @@ __global__ void export_planes(const uint32_t *plane_ids, const GpuPlane *planes,
     if (p.kind != kind || state[pi].error)
         return; // a failed plane's frame is reported, its samples are not written
     const uint32_t W = p.cols + (p.cols & 1);
-    const uint32_t tiles_x = (p.cols + TX - 1) / TX;
-    const uint32_t j = (blockIdx.x % tiles_x) * TX + threadIdx.x;
-    const uint32_t i0 = (blockIdx.x / tiles_x) * TY * RY + threadIdx.y;
+    const TileSpot spot = tile_spot(p.cols);
+    const uint32_t j = spot.j, i0 = spot.i0;
     if (j >= p.cols)
         return;
     int32_t lo, hi;
@@ -83,11 +78,6 @@ __global__ void export_planes(const uint32_t *plane_ids, const GpuPlane *planes,
     }
 }
 
-uint32_t tiles(uint32_t rows, uint32_t cols)
-{
-    return ((cols + TX - 1) / TX) * ((rows + TY * RY - 1) / (TY * RY));
-}
-
 } // namespace
 
 void gpu_high_bit_flags(const DeviceBatch &b, const GpuFrame *, uint32_t frame_count, cudaStream_t s)
@@ -103,7 +93,7 @@ void gpu_import_planes(const DeviceBatch &b, uint32_t count, uint32_t max_rows, 
                        cudaStream_t s)
 {
     gpu_for_entries(count, [&](uint32_t first, uint32_t n) {
-        import_planes<<<dim3(tiles(max_rows + 1, max_cols + 1), n), dim3(TX, TY), 0, s>>>(
+        import_planes<<<dim3(plane_tiles(max_rows + 1, max_cols + 1), n), dim3(TX, TY), 0, s>>>(
             b.level0 + first, b.planes, b.samples, b.vmap, b.i32);
         CUDA_CHECK_LAUNCH();
     });
@@ -113,7 +103,7 @@ void gpu_export_planes(const DeviceBatch &b, uint32_t count, uint32_t kind, uint
                        uint32_t max_cols, cudaStream_t s)
 {
     gpu_for_entries(count, [&](uint32_t first, uint32_t n) {
-        export_planes<<<dim3(tiles(max_rows, max_cols), n), dim3(TX, TY), 0, s>>>(
+        export_planes<<<dim3(plane_tiles(max_rows, max_cols), n), dim3(TX, TY), 0, s>>>(
             b.export_planes + first, b.planes, b.state, kind, b.i32, b.samples);
         CUDA_CHECK_LAUNCH();
     });

@@ -8,6 +8,7 @@
 // mapped plane reads its map, and after the inverse transform the ranks go back to values.
 #include "gpu_check.h"
 #include "gpu_kernels.h"
+#include "plane_tiles_gpu.h"
 #include "samples_gpu.h"
 
 extern "C" {
@@ -18,22 +19,14 @@ extern "C" {
 
 namespace {
 
-constexpr uint32_t TX = 32, TY = 8, RY = 4; // as planes_gpu.cu's tiles
-
-uint32_t tiles(uint32_t rows, uint32_t cols)
-{
-    return ((cols + TX - 1) / TX) * ((rows + TY * RY - 1) / (TY * RY));
-}
-
 // Sets the bit of every value of the vmap planes (grid: y the plane from `first`).
 __global__ void value_bits(const GpuPlane *planes, uint32_t first, const uint8_t *samples, uint32_t *vmap)
 {
     const GpuPlane p = planes[first + blockIdx.y];
     if (!p.vmap)
         return;
-    const uint32_t tiles_x = (p.cols + TX - 1) / TX;
-    const uint32_t j = (blockIdx.x % tiles_x) * TX + threadIdx.x;
-    const uint32_t i0 = (blockIdx.x / tiles_x) * TY * RY + threadIdx.y;
+    const TileSpot spot = tile_spot(p.cols);
+    const uint32_t j = spot.j, i0 = spot.i0;
     if (j >= p.cols)
         return;
     uint32_t *bits = vmap + p.vmap_at + 1;
@@ -194,9 +187,8 @@ __global__ void rank_values(const GpuPlane *planes, uint32_t first, GpuPlaneStat
     const uint32_t n = state[pi].map_count;
     const int32_t *values = reinterpret_cast<const int32_t *>(vmap + p.vmap_at);
     const uint32_t W = p.cols + (p.cols & 1);
-    const uint32_t tiles_x = (p.cols + TX - 1) / TX;
-    const uint32_t j = (blockIdx.x % tiles_x) * TX + threadIdx.x;
-    const uint32_t i0 = (blockIdx.x / tiles_x) * TY * RY + threadIdx.y;
+    const TileSpot spot = tile_spot(p.cols);
+    const uint32_t j = spot.j, i0 = spot.i0;
     if (j >= p.cols)
         return;
     for (uint32_t r = 0, i = i0; r < RY && i < p.rows; r++, i += TY) {
@@ -231,7 +223,7 @@ void gpu_vmap_build(const DeviceBatch &b, const BatchLayout &L, cudaStream_t s)
     uint32_t rows, cols;
     vmap_extent(L, rows, cols);
     gpu_for_entries(np, [&](uint32_t first, uint32_t n) {
-        value_bits<<<dim3(tiles(rows, cols), n), dim3(TX, TY), 0, s>>>(b.planes, first, b.samples, b.vmap);
+        value_bits<<<dim3(plane_tiles(rows, cols), n), dim3(TX, TY), 0, s>>>(b.planes, first, b.samples, b.vmap);
         CUDA_CHECK_LAUNCH();
     });
     // A block (a warp) per plane: the planes' loops differ, and lanes of one warp would run them
@@ -273,7 +265,7 @@ void gpu_vmap_values(const DeviceBatch &b, const BatchLayout &L, cudaStream_t s)
     uint32_t rows, cols;
     vmap_extent(L, rows, cols);
     gpu_for_entries(uint32_t(L.planes.size()), [&](uint32_t first, uint32_t n) {
-        rank_values<<<dim3(tiles(rows, cols), n), dim3(TX, TY), 0, s>>>(b.planes, first, b.state, b.vmap, b.i32);
+        rank_values<<<dim3(plane_tiles(rows, cols), n), dim3(TX, TY), 0, s>>>(b.planes, first, b.state, b.vmap, b.i32);
         CUDA_CHECK_LAUNCH();
     });
 }
