@@ -82,6 +82,15 @@ typedef struct parser {
     size_t es;
 } parser;
 
+/* A parser filling h, its messages into err, nothing read yet. */
+static void parser_init(parser *p, pcwt_j2k_header *h, char *err, size_t err_size)
+{
+    memset(p, 0, sizeof *p);
+    p->h = h;
+    p->err = err;
+    p->es = err_size;
+}
+
 static pcwt_status unsupported(parser *p, const char *what)
 {
     pcwt_set_error(p->err, p->es, "JPEG 2000: %s is not decoded by this library", what);
@@ -388,10 +397,7 @@ pcwt_status pcwt_j2k_read_main(const uint8_t *src, size_t size, pcwt_j2k_header 
                                size_t err_size)
 {
     parser p;
-    memset(&p, 0, sizeof p);
-    p.h = h;
-    p.err = err;
-    p.es = err_size;
+    parser_init(&p, h, err, err_size);
     size_t pos;
     return read_main(&p, src, size, &pos);
 }
@@ -400,10 +406,7 @@ pcwt_status pcwt_j2k_read_codestream(const uint8_t *src, size_t size, pcwt_j2k_h
                                      char *err, size_t err_size)
 {
     parser p;
-    memset(&p, 0, sizeof p);
-    p.h = h;
-    p.err = err;
-    p.es = err_size;
+    parser_init(&p, h, err, err_size);
     size_t pos;
     pcwt_status st = read_main(&p, src, size, &pos);
     if (st != PCWT_OK)
