@@ -16,15 +16,7 @@ using namespace j2kt1;
 
 namespace {
 
-struct Case {
-    const char *name;
-    uint32_t w, h, comps, bits;
-    bool sgn;
-    const char *args; // opj_compress options
-    bool lossless = true; // false: rate-truncated, compared with OpenJPEG only
-};
-
-std::ostream &operator<<(std::ostream &o, const Case &c) { return o << c.name; }
+using Case = OpjCase;
 
 const Case kCases[] = {
     {"one_pixel", 1, 1, 1, 8, false, "-n 1"},
@@ -141,10 +133,8 @@ TEST_P(J2kStream, EqualsSourceAndOpenJPEG)
     ASSERT_EQ(st, PCWT_OK) << msg;
     const std::vector<int32_t> opj = opjDecode(cs, im);
     ASSERT_EQ(opj.size(), im.v.size()) << "opj_decompress failed";
-    size_t bad = 0, first = 0;
-    for (size_t i = 0; i < ours.size(); ++i)
-        if (ours[i] != opj[i] && !bad++)
-            first = i;
+    size_t first;
+    const size_t bad = countDifferences(ours, opj, first);
     EXPECT_EQ(bad, 0u) << "first difference at " << first << ": ours " << ours[first] << " OpenJPEG " << opj[first];
     // opj_compress's -r rates make lossy layers only above the last one (1: lossless)
     if (c.lossless)

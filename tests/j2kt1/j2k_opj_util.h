@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <ostream>
 #include <filesystem>
 #include <string>
 #include <unistd.h>
@@ -44,6 +45,28 @@ struct Image {
     bool sgn = false;
     std::vector<int32_t> v;
 };
+
+// A parameterised test's stream: an image (makeImage's) and the opj_compress options coding it.
+struct OpjCase {
+    const char *name;
+    uint32_t w, h, comps, bits;
+    bool sgn;
+    const char *args; // opj_compress options
+    bool lossless = true; // false: rate-truncated, compared with OpenJPEG only
+};
+
+inline std::ostream &operator<<(std::ostream &o, const OpjCase &c) { return o << c.name; }
+
+// How many samples of a differ from b's (the same size), the first such index in first.
+inline size_t countDifferences(const std::vector<int32_t> &a, const std::vector<int32_t> &b, size_t &first)
+{
+    size_t bad = 0;
+    first = 0;
+    for (size_t i = 0; i < a.size(); ++i)
+        if (a[i] != b[i] && bad++ == 0)
+            first = i;
+    return bad;
+}
 
 // A pattern with smooth parts, edges, noise and the range's extremes (seeded).
 inline Image makeImage(uint32_t w, uint32_t h, uint32_t comps, uint32_t bits, bool sgn, uint32_t seed)

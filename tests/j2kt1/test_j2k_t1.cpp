@@ -18,15 +18,7 @@ using namespace j2kt1;
 
 namespace {
 
-struct Case {
-    const char *name;
-    uint32_t w, h, comps, bits;
-    bool sgn;
-    const char *args; // opj_compress options
-    bool lossless = true;
-};
-
-std::ostream &operator<<(std::ostream &o, const Case &c) { return o << c.name; }
+using Case = OpjCase;
 
 const Case kCases[] = {
     {"tiny8", 16, 8, 1, 8, false, "-n 1"},
@@ -89,10 +81,8 @@ TEST_P(T1Stream, EqualsOpenJpeg)
     std::string why;
     const std::vector<int32_t> got = decodeCpu(b, why);
     ASSERT_EQ(got.size(), ref.size()) << why;
-    size_t bad = 0, first = 0;
-    for (size_t i = 0; i < ref.size(); ++i)
-        if (got[i] != ref[i] && bad++ == 0)
-            first = i;
+    size_t first;
+    const size_t bad = countDifferences(got, ref, first);
     EXPECT_EQ(bad, 0u) << "first at " << first << ": " << got[first] << " vs OpenJPEG " << ref[first];
     if (c.lossless)
         EXPECT_EQ(ref, im.v) << "OpenJPEG's own decode is not lossless";
