@@ -135,10 +135,8 @@ std::vector<int32_t> values(const std::vector<uint8_t> &bytes, const pcwt_image_
 {
     if (got.size() != want.size())
         return ::testing::AssertionFailure() << "sizes " << got.size() << " vs " << want.size();
-    size_t bad = 0, first = 0;
-    for (size_t i = 0; i < got.size(); i++)
-        if (got[i] != want[i] && bad++ == 0)
-            first = i;
+    size_t first;
+    const size_t bad = j2kt1::countDifferences(got, want, first);
     if (bad)
         return ::testing::AssertionFailure() << bad << " differ, first at " << first << ": " << got[first]
                                              << " vs " << want[first];
