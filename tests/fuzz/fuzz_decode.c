@@ -32,22 +32,13 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define FUZZ_CHECK(cond)                                                                        \
-    do {                                                                                        \
-        if (!(cond)) {                                                                          \
-            fprintf(stderr, "fuzz_decode: invariant violated: %s (%s:%d)\n", #cond, __FILE__,   \
-                    __LINE__);                                                                  \
-            abort();                                                                            \
-        }                                                                                       \
-    } while (0)
+#define FUZZ_NAME "fuzz_decode"
+#include "fuzz_check.h"
+#include "fuzz_decoder.h"
 
 static pcwt_decoder *make_decoder(void)
 {
-    pcwt_decoder *dec = pcwt_decoder_create();
-    FUZZ_CHECK(dec != NULL);
-    FUZZ_CHECK(pcwt_decoder_set_max_samples(dec, FUZZ_MAX_SAMPLES) == PCWT_OK);
-    FUZZ_CHECK(pcwt_decoder_set_backend(dec, PCWT_BACKEND_CPU) == PCWT_OK);
-    return dec;
+    return fuzz_make_decoder(FUZZ_MAX_SAMPLES, 0);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -26,14 +26,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define FUZZ_CHECK(cond)                                                                        \
-    do {                                                                                        \
-        if (!(cond)) {                                                                          \
-            fprintf(stderr, "fuzz_dicom: invariant violated: %s (%s:%d)\n", #cond, __FILE__,    \
-                    __LINE__);                                                                  \
-            abort();                                                                            \
-        }                                                                                       \
-    } while (0)
+#define FUZZ_NAME "fuzz_dicom"
+#include "fuzz_check.h"
 
 /* frames up to this size are laid out and copied (bigger ones are only validated) */
 #define FUZZ_MAX_FRAME_BYTES ((uint64_t)1 << 16)
