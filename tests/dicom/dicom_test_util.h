@@ -23,6 +23,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -159,6 +160,36 @@ private:
 inline bool exists(const std::string &p)
 {
     return access(p.c_str(), F_OK) == 0;
+}
+
+// A .dcm file below a folder: its path and a test name (a prefix and the path relative to the
+// folder, less ".dcm", its non-alphanumerics as '_').
+struct DcmFile {
+    std::string path, name;
+};
+
+// The .dcm files below root, recursively (nothing when root is absent; an unreadable part ends
+// the walk), in the order the walk meets them.
+inline std::vector<DcmFile> dcmFilesUnder(const std::string &root, const std::string &prefix)
+{
+    std::vector<DcmFile> files;
+    std::error_code ec;
+    if (!fs::is_directory(root, ec))
+        return files;
+    for (auto it = fs::recursive_directory_iterator(root, ec); it != fs::recursive_directory_iterator();
+         it.increment(ec)) {
+        if (ec)
+            break;
+        if (!it->is_regular_file() || it->path().extension() != ".dcm")
+            continue;
+        const std::string rel = fs::relative(it->path(), root).string();
+        std::string name = prefix + rel.substr(0, rel.size() - 4);
+        for (char &c : name)
+            if (!std::isalnum(static_cast<unsigned char>(c)))
+                c = '_';
+        files.push_back({it->path().string(), name});
+    }
+    return files;
 }
 
 inline std::vector<uint8_t> readBytes(const std::string &p)

@@ -42,24 +42,9 @@ struct CorpusFile {
 std::vector<CorpusFile> corpusFiles()
 {
     std::vector<CorpusFile> files;
-    for (const std::string &root : {kTestdata, kTestdataJ2k}) {
-        std::error_code ec;
-        if (!fs::is_directory(root, ec))
-            continue;
-        for (auto it = fs::recursive_directory_iterator(root, ec); it != fs::recursive_directory_iterator();
-             it.increment(ec)) {
-            if (ec)
-                break;
-            if (!it->is_regular_file() || it->path().extension() != ".dcm")
-                continue;
-            std::string rel = fs::relative(it->path(), root).string();
-            std::string name = (root == kTestdataJ2k ? "jpeg2000_" : "") + rel.substr(0, rel.size() - 4);
-            for (char &c : name)
-                if (!std::isalnum(static_cast<unsigned char>(c)))
-                    c = '_';
-            files.push_back({it->path().string(), name});
-        }
-    }
+    for (const std::string &root : {kTestdata, kTestdataJ2k})
+        for (DcmFile &f : dcmFilesUnder(root, root == kTestdataJ2k ? "jpeg2000_" : ""))
+            files.push_back({std::move(f.path), std::move(f.name)});
     std::sort(files.begin(), files.end(), [](const CorpusFile &a, const CorpusFile &b) { return a.name < b.name; });
     return files;
 }

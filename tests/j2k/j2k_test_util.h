@@ -284,28 +284,12 @@ inline bool isJ2kUid(const std::string &ts)
 inline std::vector<CorpusFile> j2kCorpus()
 {
     std::vector<CorpusFile> files;
-    for (const std::string sub : {"testdata", "testdata-jpeg2000"}) {
-        const std::string root = kShared + "/" + sub;
-        std::error_code ec;
-        if (!fs::is_directory(root, ec))
-            continue;
-        for (auto it = fs::recursive_directory_iterator(root, ec); it != fs::recursive_directory_iterator();
-             it.increment(ec)) {
-            if (ec)
-                break;
-            if (!it->is_regular_file() || it->path().extension() != ".dcm")
-                continue;
-            const std::string ts = fileTs(it->path().string());
-            if (!isJ2kUid(ts))
-                continue;
-            std::string name = sub + "_" + fs::relative(it->path(), root).string();
-            name = name.substr(0, name.size() - 4);
-            for (char &c : name)
-                if (!std::isalnum(static_cast<unsigned char>(c)))
-                    c = '_';
-            files.push_back({it->path().string(), name, ts});
+    for (const std::string sub : {"testdata", "testdata-jpeg2000"})
+        for (dt::DcmFile &f : dt::dcmFilesUnder(kShared + "/" + sub, sub + "_")) {
+            std::string ts = fileTs(f.path);
+            if (isJ2kUid(ts))
+                files.push_back({std::move(f.path), std::move(f.name), std::move(ts)});
         }
-    }
     std::sort(files.begin(), files.end(), [](const CorpusFile &a, const CorpusFile &b) { return a.name < b.name; });
     return files;
 }
