@@ -265,6 +265,22 @@ struct CorpusFile {
     std::string path, name, ts;
 };
 
+// The pixel sequence of the encapsulated representation ff was read in (nullptr where it has none).
+inline DcmPixelSequence *originalPixelSequence(DcmFileFormat &ff)
+{
+    DcmElement *e = nullptr;
+    if (ff.getDataset()->findAndGetElement(DCM_PixelData, e).bad())
+        return nullptr;
+    DcmPixelData *pd = static_cast<DcmPixelData *>(e);
+    E_TransferSyntax key = EXS_Unknown;
+    const DcmRepresentationParameter *rp = nullptr;
+    DcmPixelSequence *seq = nullptr;
+    pd->getOriginalRepresentationKey(key, rp);
+    if (pd->getEncapsulatedRepresentation(key, rp, seq).bad())
+        return nullptr;
+    return seq;
+}
+
 inline std::string fileTs(const std::string &path)
 {
     DcmFileFormat ff;

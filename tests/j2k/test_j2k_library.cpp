@@ -27,15 +27,8 @@ std::vector<std::vector<uint8_t>> frameStreams(const std::string &path)
     DPCWTFileFormat ff;
     if (ff.loadFile(path.c_str()).bad())
         return {};
-    DcmElement *e = nullptr;
-    if (ff.getDataset()->findAndGetElement(DCM_PixelData, e).bad())
-        return {};
-    DcmPixelData *pd = static_cast<DcmPixelData *>(e);
-    E_TransferSyntax key = EXS_Unknown;
-    const DcmRepresentationParameter *rp = nullptr;
-    DcmPixelSequence *seq = nullptr;
-    pd->getOriginalRepresentationKey(key, rp);
-    if (pd->getEncapsulatedRepresentation(key, rp, seq).bad() || !seq)
+    DcmPixelSequence *seq = originalPixelSequence(ff);
+    if (!seq)
         return {};
     std::vector<std::vector<uint8_t>> frames;
     for (unsigned long i = 1; i < seq->card(); ++i) {

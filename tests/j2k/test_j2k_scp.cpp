@@ -22,15 +22,8 @@ std::vector<std::vector<uint8_t>> fragmentsOf(const std::string &path)
 {
     std::vector<std::vector<uint8_t>> r;
     DPCWTFileFormat ff;
-    DcmElement *e = nullptr;
-    if (ff.loadFile(path.c_str()).bad() || ff.getDataset()->findAndGetElement(DCM_PixelData, e).bad())
-        return r;
-    DcmPixelData *pd = static_cast<DcmPixelData *>(e);
-    E_TransferSyntax key = EXS_Unknown;
-    const DcmRepresentationParameter *rp = nullptr;
-    DcmPixelSequence *seq = nullptr;
-    pd->getOriginalRepresentationKey(key, rp);
-    if (pd->getEncapsulatedRepresentation(key, rp, seq).bad() || !seq)
+    DcmPixelSequence *seq = ff.loadFile(path.c_str()).bad() ? nullptr : originalPixelSequence(ff);
+    if (!seq)
         return r;
     for (unsigned long i = 1; i < seq->card(); ++i) {
         DcmPixelItem *item = nullptr;
