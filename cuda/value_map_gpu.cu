@@ -46,16 +46,22 @@ template <typename F> __device__ void for_each_value(const uint32_t *bits, uint3
             f(base + int32_t(32u * w + uint32_t(__ffs(int(x)) - 1)));
 }
 
+// The kernels of a thread per plane: this thread's plane, or count where it has none or its plane
+// has no value map.
+__device__ uint32_t mapped_plane_of_thread(const GpuPlane *planes, uint32_t count)
+{
+    const uint32_t pi = blockIdx.x * blockDim.x + threadIdx.x;
+    return pi < count && planes[pi].vmap ? pi : count;
+}
+
 // A thread per plane: the summary, the decision, the coded map and the rank prefix.
 __global__ void make_maps(const GpuPlane *planes, uint32_t count, GpuPlaneState *state, uint32_t *vmap,
                           uint8_t *vmap_bytes)
 {
-    const uint32_t pi = blockIdx.x * blockDim.x + threadIdx.x;
-    if (pi >= count)
+    const uint32_t pi = mapped_plane_of_thread(planes, count);
+    if (pi == count)
         return;
     const GpuPlane p = planes[pi];
-    if (!p.vmap)
-        return;
     uint32_t *flag = vmap + p.vmap_at, *bits = flag + 1, *prefix = bits + p.vmap_words;
     uint32_t n = 0, max_step = 0;
     int32_t first = 0, last = 0;
@@ -144,12 +150,10 @@ __global__ void place_maps(const GpuPlane *planes, const GpuPlaneState *state, c
 __global__ void read_maps(const GpuPlane *planes, uint32_t count, GpuPlaneState *state, const uint8_t *stream,
                           uint32_t *vmap)
 {
-    const uint32_t pi = blockIdx.x * blockDim.x + threadIdx.x;
-    if (pi >= count)
+    const uint32_t pi = mapped_plane_of_thread(planes, count);
+    if (pi == count)
         return;
     const GpuPlane p = planes[pi];
-    if (!p.vmap)
-        return;
     const uint8_t *src = stream + p.payload_off;
     uint32_t n = 0, alen = 0;
     int64_t first = 0;
@@ -171,8 +175,8 @@ __global__ void read_maps(const GpuPlane *planes, uint32_t count, GpuPlaneState 
 // Decode, after the CRCs: a refused map is its plane's error where the CRC passed.
 __global__ void refuse_maps(const GpuPlane *planes, uint32_t count, GpuPlaneState *state)
 {
-    const uint32_t pi = blockIdx.x * blockDim.x + threadIdx.x;
-    if (pi < count && planes[pi].vmap && state[pi].map_refused)
+    const uint32_t pi = mapped_plane_of_thread(planes, count);
+    if (pi < count && state[pi].map_refused)
         atomicCAS(&state[pi].error, 0u, uint32_t(GPU_ERR_VALUE_MAP));
 }
 
