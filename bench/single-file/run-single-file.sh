@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# run-single-file.sh - wall clock of the single-file DICOM tools on one file, each run a fresh
+# process as a user runs it: dcmcpcwt against dcmcjpls (encode) and dcmdpcwt on the PCWT copy
+# against dcmdjpls on the JPEG-LS copy (decode). Prints the median, min and max of N runs.
+# The decoded files are compared with the original's pixels (pydicom). PCWT_BACKEND=cpu|gpu in the
+# environment chooses both PCWT tools' backend (unset: the tools' default).
+# usage: run-single-file.sh BUILD_DIR FILE.dcm [RUNS (20)] [extra dcmcpcwt args...]
+#   e.g. PCWT_BACKEND=gpu run-single-file.sh build ../shared/testdata/dcm_qa_ct/GE_CT_series/01.dcm 20
+set -euo pipefail
+build=$1 file=$2 runs=${3:-20}
+shift $(( $# < 3 ? $# : 3 ))
+extra=("$@")
+cpcwt=$build/plugin/dcmcpcwt dpcwt=$build/plugin/dcmdpcwt
+for t in "$cpcwt" "$dpcwt" dcmcjpls dcmdjpls; do
+    command -v "$t" >/dev/null || { echo "run-single-file.sh: $t not found" >&2; exit 1; }
+done
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+"$cpcwt" "${extra[@]}" "$file" "$work/pcwt.dcm"
+dcmcjpls "$file" "$work/jls.dcm"
+
+# median min max of `runs` timings (ms) of the command
+timeit() {
+    local t=()
+    for ((i = 0; i < runs; i++)); do
+        local a b
+        a=$(date +%s%N)
+        "$@" >/dev/null
+        b=$(date +%s%N)
+        t+=($(( (b - a) / 1000 )))
+    done
+    printf '%s\n' "${t[@]}" | sort -n | awk '{v[NR]=$1} END {printf "%.2f %.2f %.2f", v[int((NR+1)/2)]/1000, v[1]/1000, v[NR]/1000}'
+}
+echo "file: $file ($(stat -c %s "$file") bytes); PCWT copy $(stat -c %s "$work/pcwt.dcm"), JPEG-LS copy $(stat -c %s "$work/jls.dcm") bytes; $runs runs each"
+echo "tool | median ms | min ms | max ms"
+echo "dcmcpcwt ${extra[*]} | $(timeit "$cpcwt" "${extra[@]}" "$file" "$work/o1.dcm")"
+echo "dcmcjpls | $(timeit dcmcjpls "$file" "$work/o2.dcm")"
+echo "dcmdpcwt | $(timeit "$dpcwt" "$work/pcwt.dcm" "$work/o3.dcm")"
+echo "dcmdjpls | $(timeit dcmdjpls "$work/jls.dcm" "$work/o4.dcm")"
+# the decoded files must hold the original pixels
+/usr/bin/python3 - "$file" "$work/o3.dcm" "$work/o4.dcm" <<'PY'
+import sys, pydicom
+want = pydicom.dcmread(sys.argv[1]).PixelData
+for f in sys.argv[2:]:
+    if pydicom.dcmread(f).PixelData[:len(want)] != want:
+        sys.exit(f"run-single-file.sh: {f}: decoded pixels differ from the original")
+print("decoded pixels of both tools equal the original's")
+PY
