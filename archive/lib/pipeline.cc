@@ -117,8 +117,9 @@ bool makeHandles(Run& run, std::string& error)
   run.gpuCoders = !run.coders.empty() && run.coders[0]->gpu();
   run.arenas->setPinned(run.gpuCoders);
   // Batches the memory budget admits besides one in each coder: one being read and three being
-  // written and verified (with one being written, the readers mostly waited for the budget)
-  const std::size_t batchesBesideCoders = 4;
+  // written and verified (with one being written, the readers mostly waited for the budget), for
+  // each device: every GPU's batches are in flight at once
+  const std::size_t batchesBesideCoders = 4 * run.devices.size();
   // a batch counts as at least 64 MB: with the default 32 MB batches, ten in flight
   run.budgetBytes = std::max<std::uint64_t>(p.batchBytes, 64u << 20) *
                     (batchesBesideCoders + std::max<std::size_t>(1, run.coders.size()));
@@ -134,10 +135,14 @@ bool makeHandles(Run& run, std::string& error)
   run.verifyBytes = std::min<std::uint64_t>(p.batchBytes, 64u << 20);
   if (wanted)
   {
+    const unsigned per = p.verifiersPerDevice ? p.verifiersPerDevice : 1u;
     for (int d : run.devices)
     {
-      run.verifiers.emplace_back(new BatchVerifier());
-      if (!run.verifiers.back()->init(p, d, error)) return false;
+      for (unsigned k = 0; k < per; ++k)
+      {
+        run.verifiers.emplace_back(new BatchVerifier());
+        if (!run.verifiers.back()->init(p, d, error)) return false;
+      }
     }
     // (the automatic backend found no GPU)
     if (p.verify == DPRCVM_auto && !run.verifiers[0]->gpu()) run.verifiers.clear();

@@ -96,6 +96,10 @@ struct DPRCPipelineOptions
    *  (through the PCWT decoder codec, the CPU) and compares them
    */
   DPRC_VerifyMode verify = DPRCVM_auto;
+  /** verifier threads per device, each with its own decoder, taking copies from the same queue,
+   *  so that one's call waits on the device while another's stages and compares (0: one)
+   */
+  unsigned verifiersPerDevice = 0;
   /** with the verifier stage: each writer also decodes one frame in verifySample with the CPU
    *  decoder (sample.h; 0: none, 1: every frame)
    */

@@ -22,7 +22,9 @@ sets=("$@")
 if [[ ${#sets[@]} -eq 0 ]]; then
   sets=("--gpus 1" "--gpus 1" "--gpus 1 --verify-sample 0" "--gpus 1 --profile baseline"
         "--gpus 1 --profile baseline --verify-sample 0" "--gpus 1 --threads 16" "--gpus 1 --threads 12"
-        "PCWT_GPU_TRACE=1 --gpus 1" "--gpus 1 --coders-per-gpu 2" "--gpus 1 --batch-mb 64" "--gpus 1 --commit-group 64")
+        "PCWT_GPU_TRACE=1 --gpus 1" "--gpus 1 --coders-per-gpu 2" "--gpus 1 --verifiers-per-gpu 2"
+        "--gpus 1 --coders-per-gpu 2 --verifiers-per-gpu 2" "--gpus 1 --batch-mb 64"
+        "--gpus 1 --batch-mb 64 --verifiers-per-gpu 2" "--gpus 1 --commit-group 64")
 fi
 raw=""
 out=$input.probe-out

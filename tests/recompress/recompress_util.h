@@ -250,6 +250,18 @@ inline long long reportSummary(const std::string &json, const std::string &key)
     return std::atoll(text.c_str() + at + key.size() + 4);
 }
 
+// a string value of the report's summary ("" when absent)
+inline std::string reportText(const std::string &json, const std::string &key)
+{
+    const auto bytes = readBytes(json);
+    const std::string text(bytes.begin(), bytes.end());
+    const size_t at = text.find("\"" + key + "\": \"");
+    if (at == std::string::npos)
+        return "";
+    const size_t from = at + key.size() + 5;
+    return text.substr(from, text.find('"', from) - from);
+}
+
 // a 16-bit image of noise in every bit: no lossless coder makes it smaller
 inline void writeNoiseImage(const std::string &path)
 {

@@ -14,7 +14,7 @@ TEST(Recompress, Help)
     EXPECT_EQ(p.rc, 0) << p.out;
     for (const char *opt : {"--output", "--keep-originals", "--dry-run", "--shard", "--threads", "--report",
                             "--decompress", "--encode-jpegls", "--gpus", "--batch-frames", "--batch-mb",
-                            "--batch-wait", "--keep-smaller", "--verify-gpu", "--coders-per-gpu"})
+                            "--batch-wait", "--keep-smaller", "--verify-gpu", "--coders-per-gpu", "--verifiers-per-gpu"})
         EXPECT_NE(p.out.find(opt), std::string::npos) << opt;
     EXPECT_NE(run({kTool, "--shard", "3/3", "/nonexistent"}).rc, 0);
     EXPECT_NE(run({kTool, "--output"}).rc, 0);

@@ -18,18 +18,6 @@ const std::vector<std::pair<std::string, std::string>> kVerifySet = {
     {"pydicom-data/US1_UNCR.dcm", "us/US1_rgb.dcm"},
 };
 
-// a string value of the report's summary ("" when absent)
-std::string reportText(const std::string &json, const std::string &key)
-{
-    const auto bytes = readBytes(json);
-    const std::string text(bytes.begin(), bytes.end());
-    const size_t at = text.find("\"" + key + "\": \"");
-    if (at == std::string::npos)
-        return "";
-    const size_t from = at + key.size() + 5;
-    return text.substr(from, text.find('"', from) - from);
-}
-
 // Number of Frames of every DICOM image below root (1 when absent), by relative path
 std::map<std::string, long> framesBelow(const std::string &root)
 {

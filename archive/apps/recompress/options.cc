@@ -145,6 +145,8 @@ bool RecompressParseCommandLine(int argc, char *argv[], RecompressOptions& o)
                                                           "a writer flushes and renames up to n verified\ncopies together, then flushes their folders\nonce (1: each file on its own)");
     cmd.addOption("--verify-gpu",               "+vg",    "verify (decode the new copies, every frame) with\nthe coding backend, the copies of several\nwriters in one call, and a sample of the frames\nwith the CPU decoder (default when the GPU\ncodes; on the CPU, CPU decoders stand in)");
     cmd.addOption("--verify-cpu",               "+vc",    "verify every frame with the CPU decoder, in each\nwriter (default when the CPU codes)");
+    cmd.addOption("--verifiers-per-gpu",        "+vp", 1, "[n]umber: integer (default: 1)",
+                                                          "with --verify-gpu: verifier threads per device,\neach with its own decoder");
     cmd.addOption("--verify-sample",            "+vs", 1, "[n]umber: integer (default: 64)",
                                                           "with --verify-gpu: the CPU decoder checks one\nframe in n too, the same frames in every run\n(0: none, 1: all)");
 
@@ -247,6 +249,11 @@ bool RecompressParseCommandLine(int argc, char *argv[], RecompressOptions& o)
     if (cmd.findOption("--commit-group")) app.checkValue(cmd.getValueAndCheckMinMax(o.commitGroup, 1, 4096));
     if (cmd.findOption("--batch-wait")) app.checkValue(cmd.getValueAndCheckMinMax(o.batchWait, 0, 600000));
     if (cmd.findOption("--coders-per-gpu")) app.checkValue(cmd.getValueAndCheckMinMax(o.codersPerGpu, 1, 16));
+    if (cmd.findOption("--verifiers-per-gpu"))
+    {
+      app.checkConflict("--verifiers-per-gpu", "--verify-cpu", o.verify == DPRCVM_writers);
+      app.checkValue(cmd.getValueAndCheckMinMax(o.verifiersPerGpu, 1, 16));
+    }
 
     cmd.beginOptionBlock();
     if (cmd.findOption("--progress-auto")) o.progress = -1;

@@ -56,6 +56,7 @@ struct RecompressOptions
   OFCmdUnsignedInt batchWait = 20;
   OFCmdUnsignedInt commitGroup = 16;
   OFCmdUnsignedInt codersPerGpu = 0;
+  OFCmdUnsignedInt verifiersPerGpu = 0;
   /// --verify-gpu, --verify-cpu (default: the coding backend's verifier when it is a GPU)
   DPRC_VerifyMode verify = DPRCVM_auto;
   /// --verify-sample: the CPU decoder's sample, one frame in n (0: none)

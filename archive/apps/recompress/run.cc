@@ -225,6 +225,7 @@ static DPRCPipelineOptions pipelineOptions(const RecompressOptions& o, std::size
   popt.batchWaitMs = static_cast<unsigned>(o.batchWait);
   popt.commitGroup = static_cast<unsigned>(o.commitGroup);
   popt.codersPerDevice = static_cast<unsigned>(o.codersPerGpu);
+  popt.verifiersPerDevice = static_cast<unsigned>(o.verifiersPerGpu);
   popt.backend = o.backend;
   popt.devices = o.devices;
   popt.decodeBackend = PCWT_BACKEND_CPU;

@@ -1,0 +1,118 @@
+// Tests of pcwt-recompress's stages spread over threads and devices: several verifier threads per
+// device (--verifiers-per-gpu; on the CPU the verifier stage's CPU decoders stand in, as in CI),
+// and (label gpu, RecompressGpu.*) two GPUs writing the same files as one. Skips when
+// ../shared/testdata is absent, the GPU tests without the devices they need.
+#include "recompress_util.h"
+
+#include "pcwt.h"
+
+namespace {
+
+// a few images: 1, 10, 2 and 1 frames, grey and colour
+const std::vector<std::pair<std::string, std::string>> kDeviceSet = {
+    {"debian-python3-pydicom/CT_small.dcm", "ct/CT_small.dcm"},
+    {"pydicom-data/emri_small.dcm", "mr/emri_small_10frames.dcm"},
+    {"pydicom-data/eCT_Supplemental.dcm", "ct/eCT_2frames.dcm"},
+    {"pydicom-data/US1_UNCR.dcm", "us/US1_rgb.dcm"},
+};
+const long long kFramesPerCopy = 1 + 10 + 2 + 1;
+
+// GPU `device` is there (a CUDA build with that many devices)
+bool gpuDevice(int device)
+{
+    pcwt_decoder *probe = pcwt_decoder_create();
+    const bool ok = probe && pcwt_decoder_set_backend(probe, PCWT_BACKEND_GPU) == PCWT_OK &&
+                    pcwt_decoder_set_device(probe, device) == PCWT_OK;
+    pcwt_decoder_destroy(probe);
+    return ok;
+}
+
+// pcwt-recompress over root into out with options; its report
+Proc recompressInto(const std::string &root, const std::string &out, const std::string &report,
+                    const std::vector<std::string> &options, const std::vector<std::string> &env = {})
+{
+    std::vector<std::string> argv = {kTool, "--no-progress", "--stats", "--report", report, "--output", out};
+    argv.insert(argv.end(), options.begin(), options.end());
+    argv.push_back(root);
+    return run(argv, env);
+}
+
+} // namespace
+
+// --verifiers-per-gpu: several verifier threads take the copies from the same queue (here the CPU
+// stands in for the coding backend); every frame is verified once, the outputs are those of the
+// writers' own verification, a damaged codestream is caught whichever thread decodes it
+TEST(RecompressDevices, SeveralVerifiersPerDeviceVerifyEveryFrameOnce)
+{
+    REQUIRE_CORPUS();
+    Tree t(kDeviceSet, 4);
+    const std::string ra = t.dir / "a.json", rb = t.dir / "b.json";
+    Proc p = recompressInto(t.root, t.dir / "a", ra,
+                            {"--verify-gpu", "--verifiers-per-gpu", "3", "--batch-frames", "2", "--threads", "2"});
+    ASSERT_EQ(p.rc, 0) << p.out;
+    EXPECT_NE(p.out.find("verifiers (3)"), std::string::npos) << p.out;
+    EXPECT_EQ(reportSummary(ra, "batch_verified_frames"), 4 * kFramesPerCopy) << p.out;
+    EXPECT_EQ(reportSummary(ra, "batch_verified_files"), 4 * 4) << p.out;
+    EXPECT_EQ(reportSummary(ra, "recompressed"), 4 * 4) << p.out;
+    p = recompressInto(t.root, t.dir / "b", rb, {"--verify-cpu", "--threads", "2"});
+    ASSERT_EQ(p.rc, 0) << p.out;
+    EXPECT_TRUE(sameOutputs(snapshot(t.dir / "a"), snapshot(t.dir / "b")));
+
+    const std::string rf = t.dir / "f.json";
+    p = recompressInto(t.root, t.dir / "f", rf, {"--verify-gpu", "--verifiers-per-gpu", "2", "--verify-sample", "0"},
+                       {"PCWT_RECOMPRESS_FAULT=codestream"});
+    EXPECT_EQ(p.rc, 2) << p.out;
+    EXPECT_EQ(reportSummary(rf, "failed"), 4 * 4) << p.out;
+    EXPECT_EQ(reportSummary(rf, "recompressed"), 0) << p.out;
+    EXPECT_NE(p.out.find("verification failed"), std::string::npos) << p.out;
+    EXPECT_TRUE(snapshot(t.dir / "f").empty()) << "a copy that failed verification was renamed into place";
+
+    for (const char *bad : {"0", "17", "x"}) {
+        p = run({kTool, "--verifiers-per-gpu", bad, "--no-progress", "--dry-run", t.root});
+        EXPECT_EQ(p.rc, 1) << bad << ": " << p.out;
+        EXPECT_NE(p.out.find("verifiers-per-gpu"), std::string::npos) << p.out;
+    }
+    p = run({kTool, "--verify-cpu", "--verifiers-per-gpu", "2", "--no-progress", "--dry-run", t.root});
+    EXPECT_EQ(p.rc, 1) << "--verifiers-per-gpu with --verify-cpu: " << p.out;
+}
+
+// --gpus 2 and --gpus 0,1: a batch coder and a verifier on each device, sharing the readers and
+// writers; the files are byte for byte those of one GPU, every frame verified once
+TEST(RecompressGpu, TwoGpusWriteTheSameFilesAsOne)
+{
+    REQUIRE_CORPUS();
+    if (!gpuDevice(0) || !gpuDevice(1))
+        GTEST_SKIP() << "fewer than two GPUs (a CUDA build with devices 0 and 1 is needed): several GPUs are not tested";
+    Tree t(kDeviceSet, 8);
+    // small batches, so that both devices' coders take some
+    const std::vector<std::string> small = {"--batch-frames", "4", "--batch-wait", "0"};
+    auto with = [&](std::vector<std::string> o) {
+        o.insert(o.end(), small.begin(), small.end());
+        return o;
+    };
+    Proc p = recompressInto(t.root, t.dir / "one", t.dir / "one.json", with({"--gpus", "1"}));
+    ASSERT_EQ(p.rc, 0) << p.out;
+    EXPECT_NE(p.out.find("batch coders (1)"), std::string::npos) << p.out;
+    const auto one = snapshot(t.dir / "one");
+    EXPECT_EQ(one.size(), 8u * kDeviceSet.size());
+    for (const std::string gpus : {"2", "0,1"}) {
+        SCOPED_TRACE("--gpus " + gpus);
+        const std::string out = t.dir / ("two" + gpus), report = out + ".json";
+        p = recompressInto(t.root, out, report, with({"--gpus", gpus}));
+        ASSERT_EQ(p.rc, 0) << p.out;
+        EXPECT_NE(p.out.find("batch coders (2)"), std::string::npos) << p.out;
+        EXPECT_NE(p.out.find("verifiers (2)"), std::string::npos) << p.out;
+        EXPECT_EQ(reportText(report, "verification"), "gpu+cpu-sample");
+        EXPECT_EQ(reportSummary(report, "batch_verified_frames"), 8 * kFramesPerCopy) << p.out;
+        EXPECT_EQ(reportSummary(report, "batch_coded_files"), reportSummary(report, "recompressed")) << p.out;
+        EXPECT_TRUE(sameOutputs(one, snapshot(out)));
+    }
+    // a damaged codestream is caught on either device
+    const std::string rf = t.dir / "f.json";
+    p = recompressInto(t.root, t.dir / "f", rf, with({"--gpus", "2", "--verify-sample", "0"}),
+                       {"PCWT_RECOMPRESS_FAULT=codestream"});
+    EXPECT_EQ(p.rc, 2) << p.out;
+    EXPECT_EQ(reportSummary(rf, "failed"), static_cast<long long>(8 * kDeviceSet.size())) << p.out;
+    EXPECT_NE(p.out.find("the GPU decoder: "), std::string::npos) << p.out;
+    EXPECT_TRUE(snapshot(t.dir / "f").empty()) << "a copy that failed verification was renamed into place";
+}
