@@ -255,6 +255,12 @@ struct DPRCJob
    *  (DPRCAwaitVerified); `original` stays until then
    */
   std::shared_ptr<DPRCPendingCopy> pending;
+  /** set by the caller: DPRCPrepare() stops before decoding JPEG 2000 (or HTJ2K) pixel data and
+   *  sets j2kDeferred, so that the frames of many files can be decoded together (on a GPU) and
+   *  handed to the decoder codec through the thread's coder in DPRCPrepareDecoded()
+   */
+  bool deferJ2K = false;
+  bool j2kDeferred = false;
 };
 
 /** the first steps for one file: look at it, read it, decode its pixel data, check it and get
@@ -264,6 +270,11 @@ struct DPRCJob
  */
 bool DPRCPrepare(DPRCJob& job, const DPRCEntry& entry, const DPRCOptions& options, unsigned slot,
                  DPRCSampleMemory *memory = NULL);
+
+/** the rest of DPRCPrepare() for a job it left with j2kDeferred (the data set read and checked,
+ *  its JPEG 2000 pixel data not decoded): decode it, check it, get the samples; the same return
+ */
+bool DPRCPrepareDecoded(DPRCJob& job, const DPRCOptions& options, unsigned slot, DPRCSampleMemory *memory = NULL);
 
 /// decodes copies and compares them with the originals (below; NULL: the PCWT decoder codec)
 class DPRCFrameVerifier;

@@ -48,6 +48,9 @@ namespace fs = std::filesystem;
 using namespace dprc;
 
 static DPRCResult& prepareInner(DPRCJob& job, const DPRCOptions& opt, DPRCSampleMemory *memory);
+static DPRCResult& readAndCheck(DPRCJob& job, const DPRCOptions& opt);
+static DPRCResult& decodeAndTakeSamples(DPRCJob& job, const DPRCOptions& opt, DPRCSampleMemory *memory);
+static bool prepared(DPRCJob& job, const DPRCOptions& opt, unsigned slot);
 
 bool DPRCPrepare(DPRCJob& job, const DPRCEntry& entry, const DPRCOptions& opt, unsigned slot,
                  DPRCSampleMemory *memory)
@@ -60,7 +63,22 @@ bool DPRCPrepare(DPRCJob& job, const DPRCEntry& entry, const DPRCOptions& opt, u
   r.output = DPRCOutputPath(entry, opt);
   r.inBytes = entry.size;
   r.status = DPRCST_wouldDo;
+  job.j2kDeferred = false;
   prepareInner(job, opt, memory);
+  return prepared(job, opt, slot);
+}
+
+bool DPRCPrepareDecoded(DPRCJob& job, const DPRCOptions& opt, unsigned slot, DPRCSampleMemory *memory)
+{
+  job.j2kDeferred = false;
+  decodeAndTakeSamples(job, opt, memory);
+  return prepared(job, opt, slot);
+}
+
+/// the end of DPRCPrepare and DPRCPrepareDecoded: on to coding, or the result final
+static bool prepared(DPRCJob& job, const DPRCOptions& opt, unsigned slot)
+{
+  DPRCResult& r = job.result;
   if (r.status == DPRCST_wouldDo && !opt.dryRun)
   {
     // to be finished (maybe on another thread): its time so far counts
@@ -71,8 +89,21 @@ bool DPRCPrepare(DPRCJob& job, const DPRCEntry& entry, const DPRCOptions& opt, u
   return false;
 }
 
-/// everything up to the original samples; status wouldDo when the file is to be coded
+/// everything up to the original samples; status wouldDo when the file is to be coded (or, with
+/// job.deferJ2K, JPEG 2000 pixel data is to be decoded first: job.j2kDeferred)
 static DPRCResult& prepareInner(DPRCJob& job, const DPRCOptions& opt, DPRCSampleMemory *memory)
+{
+  if (readAndCheck(job, opt).status != DPRCST_wouldDo) return job.result;
+  if (job.deferJ2K && !opt.dryRun && DPCWTIsJPEG2000Xfer(job.file->getDataset()->getOriginalXfer()))
+  {
+    job.j2kDeferred = true;
+    return job.result;
+  }
+  return decodeAndTakeSamples(job, opt, memory);
+}
+
+/// the file read and checked up to decoding its pixel data; status wouldDo when that is next
+static DPRCResult& readAndCheck(DPRCJob& job, const DPRCOptions& opt)
 {
   DPRCResult& r = job.result;
   const DPRCEntry& entry = job.entry;
@@ -186,6 +217,22 @@ static DPRCResult& prepareInner(DPRCJob& job, const DPRCOptions& opt, DPRCSample
       return finish(r, DPRCST_unsupported, "lossy compressed input (" + r.inXfer +
                     (DPCWTIsJPEG2000Xfer(ixfer) ? ": a lossy codestream" : "") + "); --accept-lossy codes it anyway",
                     DPRCR_lossySyntax);
+  }
+  return r;
+}
+
+/// the pixel data decoded (the thread's coder may hold JPEG 2000 frames decoded ahead), checked,
+/// the original samples taken
+static DPRCResult& decodeAndTakeSamples(DPRCJob& job, const DPRCOptions& opt, DPRCSampleMemory *memory)
+{
+  DPRCResult& r = job.result;
+  DPRCStageTimer timer(DPRCSG_decodeInput);
+  DcmDataset *ds = job.file->getDataset();
+  const E_TransferSyntax ixfer = ds->getOriginalXfer();
+  DcmXfer ix(ixfer);
+  OFCondition c = EC_Normal;
+  if (ix.isEncapsulated())
+  {
     c = ds->chooseRepresentation(EXS_LittleEndianExplicit, NULL);
     if (c.bad())
     {

@@ -303,6 +303,8 @@ const std::string& DPJ2KImage::fallbackReason() const { return fallback_; }
 
 namespace {
 
+void planesOf(const pcwt_image_desc& d, const uint8_t *out, std::vector<int32_t>& planes);
+
 /* libpcwt's JPEG 2000 decoder (CPU) into the image's planes: PCWT_ERR_UNSUPPORTED for what it
  * does not decode, with its message in error. */
 pcwt_status decodeLibrary(const uint8_t *cs, size_t size, const DPJ2KInfo& info, std::vector<int32_t>& planes,
@@ -345,6 +347,32 @@ pcwt_status decodeLibrary(const uint8_t *cs, size_t size, const DPJ2KInfo& info,
     return st;
   }
   pcwt_decoder_destroy(dec);
+  planesOf(d, out.data(), planes);
+  return PCWT_OK;
+}
+
+} // namespace
+
+bool DPJ2KImageFromSamples(const pcwt_image_desc& desc, const void *samples, size_t size, DPJ2KImage& image)
+{
+  image.clear();
+  if (samples == NULL || desc.planar != 0 || (desc.components != 1 && desc.components != 3) ||
+      (desc.bits_allocated != 8 && desc.bits_allocated != 16) || size != pcwt_image_size(&desc))
+    return false;
+  planesOf(desc, static_cast<const uint8_t *>(samples), image.planes_);
+  image.width_ = desc.width;
+  image.height_ = desc.height;
+  image.components_ = desc.components;
+  image.precision_ = desc.bits_stored;
+  image.signed_ = desc.is_signed != 0;
+  return true;
+}
+
+namespace {
+
+/* the interleaved samples libpcwt wrote (desc d) as planes of int32 values */
+void planesOf(const pcwt_image_desc& d, const uint8_t *out, std::vector<int32_t>& planes)
+{
   const size_t n = size_t(d.width) * d.height, nc = d.components;
   planes.resize(n * nc);
   for (size_t c = 0; c < nc; ++c)
@@ -361,7 +389,6 @@ pcwt_status decodeLibrary(const uint8_t *cs, size_t size, const DPJ2KInfo& info,
         p[i] = d.is_signed ? int32_t(int16_t(w)) : int32_t(w);
       }
   }
-  return PCWT_OK;
 }
 
 } // namespace

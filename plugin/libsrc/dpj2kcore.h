@@ -12,6 +12,8 @@
 #ifndef DCMPCWT_DPJ2KCORE_H
 #define DCMPCWT_DPJ2KCORE_H
 
+#include <pcwt.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -82,6 +84,7 @@ public:
   const std::string& fallbackReason() const;
 
 private:
+  friend bool DPJ2KImageFromSamples(const pcwt_image_desc&, const void *, size_t, DPJ2KImage&);
   friend bool DPJ2KDecode(const uint8_t *, size_t, const DPJ2KInfo&, DPJ2KImage&, std::string&,
                           DPJ2KDecoderChoice);
   DPJ2KImage(const DPJ2KImage&);
@@ -104,6 +107,12 @@ private:
  */
 bool DPJ2KDecode(const uint8_t *data, size_t size, const DPJ2KInfo& info, DPJ2KImage& image, std::string& error,
                  DPJ2KDecoderChoice choice = DPJ2K_AUTO);
+
+/** the image of samples libpcwt's decoder wrote (pcwt_decode, pcwt_decode_batch: desc as
+ *  pcwt_read_header() gave it), e.g. on a GPU: decoder() is then "libpcwt"
+ *  @return false when size is not the size of such samples (pcwt_image_size(&desc))
+ */
+bool DPJ2KImageFromSamples(const pcwt_image_desc& desc, const void *samples, size_t size, DPJ2KImage& image);
 
 /** OpenJPEG's version string */
 const char *DPJ2KVersion();

@@ -16,6 +16,7 @@
 #include "dcmtk/dcmdata/dcvrpobw.h"  /* for class DcmPolymorphOBOW */
 
 #include "dcmpcwt/dpcparam.h"
+#include "dcmpcwt/dpthrcod.h"
 #include "dpj2kfrm.h"
 #include "dpmodule.h"
 
@@ -83,6 +84,12 @@ static OFCondition noDecoder()
 OFCondition DPCWTJ2KDecoder::isLossy(DcmItem *, OFBool& lossy)
 {
   lossy = OFFalse;
+  return noDecoder();
+}
+
+OFCondition DPCWTJ2KDecoder::frameCodestreams(DcmItem *, std::vector<DPCWTJ2KCodestream>& frames)
+{
+  frames.clear();
   return noDecoder();
 }
 
@@ -212,12 +219,23 @@ OFCondition decodeInto(const Frame& frame, const pcwt_dicom_pixel_module& m, Uin
 {
   DPJ2KImage image;
   std::string error;
-  if (!DPJ2KDecode(frame.data.data, frame.data.size, frame.info, image, error))
+  // the samples of a frame decoded ahead (on a GPU, by the thread's coder), else decoded here
+  DPCWTThreadCoder *lent = DPCWTGetThreadCoder();
+  pcwt_image_desc aheadDesc;
+  const void *ahead = NULL;
+  const Uint8 *cs = frame.data.data + frame.info.offset;
+  const bool tookAhead = lent && lent->decodedJ2KFrame(cs, frame.info.length, aheadDesc, ahead) &&
+    DPJ2KImageFromSamples(aheadDesc, ahead, pcwt_image_size(&aheadDesc), image) &&
+    image.width() == frame.info.width && image.height() == frame.info.height &&
+    image.components() == frame.info.components.size() &&
+    image.precision(0) == frame.info.components[0].precision && image.isSigned(0) == frame.info.components[0].isSigned;
+  if (!tookAhead && !DPJ2KDecode(frame.data.data, frame.data.size, frame.info, image, error))
   {
     std::ostringstream s;
     s << "frame " << (frameNo + 1) << ": " << error;
     return DPCWTMakeError(EPCEC_CorruptData, s.str().c_str());
   }
+  if (!tookAhead && lent) lent->decodedJ2KHere(image.decoder());
   // which decoder made the frame (libpcwt's, or OpenJPEG for what it does not decode), for -d
   DCMPCWT_DEBUG("frame " << (frameNo + 1) << ": JPEG 2000 decoded by " << image.decoder()
                << (image.fallbackReason().empty() ? "" : " (" + image.fallbackReason() + ")"));
@@ -285,9 +303,9 @@ OFCondition updateDataset(DcmItem *dataset, const pcwt_dicom_pixel_module& m, co
 
 } // namespace
 
-OFCondition DPCWTJ2KDecoder::isLossy(DcmItem *dataset, OFBool& lossy)
+OFCondition DPCWTJ2KDecoder::frameCodestreams(DcmItem *dataset, std::vector<DPCWTJ2KCodestream>& frames)
 {
-  lossy = OFFalse;
+  frames.clear();
   DcmElement *elem = NULL;
   if (dataset == NULL || dataset->findAndGetElement(DCM_PixelData, elem).bad() || elem == NULL ||
       elem->ident() != EVR_PixelData)
@@ -304,13 +322,32 @@ OFCondition DPCWTJ2KDecoder::isLossy(DcmItem *dataset, OFBool& lossy)
   OFCondition result = readModule(dataset, &cp, m);
   DPCWTJ2KFragments frags;
   if (result.good()) result = DPCWTJ2KReadFragments(dataset, seq, m.number_of_frames, frags);
+  if (result.good()) frames.resize(OFstatic_cast(size_t, m.number_of_frames));
   Outcome out;
-  for (Uint64 f = 0; f < m.number_of_frames && result.good(); ++f)
+  for (size_t f = 0; f < frames.size() && result.good(); ++f)
   {
     Frame frame;
     result = locate(frags, m, f, frame, out);
+    if (result.bad()) break;
+    DPCWTJ2KCodestream& c = frames[f];
+    c.joined.swap(frame.data.joined);
+    const Uint8 *base = c.joined.empty() ? frame.data.data : c.joined.data();
+    c.data = base + frame.info.offset;
+    c.size = frame.info.length;
+    c.lossless = frame.info.lossless();
+    c.htj2k = frame.info.htj2k;
   }
-  if (result.good()) lossy = out.lossy ? OFTrue : OFFalse;
+  if (result.bad()) frames.clear();
+  return result;
+}
+
+OFCondition DPCWTJ2KDecoder::isLossy(DcmItem *dataset, OFBool& lossy)
+{
+  lossy = OFFalse;
+  std::vector<DPCWTJ2KCodestream> frames;
+  const OFCondition result = frameCodestreams(dataset, frames);
+  for (const DPCWTJ2KCodestream& f : frames)
+    if (!f.lossless) lossy = OFTrue;
   return result;
 }
 

@@ -12,6 +12,22 @@
 #include "dcmpcwt/dpcodecb.h"
 #include "dcmpcwt/dputil.h"
 
+#include <vector>
+
+/** one frame's codestream as the decoder finds it (DPCWTJ2KDecoder::frameCodestreams()) */
+struct DPCWTJ2KCodestream
+{
+  /// the codestream (of a JP2 file: its jp2c box's content), in the data set or in joined
+  const Uint8 *data = NULL;
+  size_t size = 0;
+  /// its headers say: reversible 5/3 wavelet, no quantisation
+  bool lossless = false;
+  /// HTJ2K (Part 15)
+  bool htj2k = false;
+  /// a frame of several fragments: them joined (data points in here)
+  std::vector<Uint8> joined;
+};
+
 /** decoder of JPEG 2000 and HTJ2K encapsulated pixel data to native pixel data. What it does with
  *  the files real archives hold (docs/CONFORMANCE.md, "JPEG 2000 input"):
  *  - whether a stream is lossless is read from its headers (reversible 5/3 wavelet in every COD/COC,
@@ -75,6 +91,15 @@ public:
    *  @return EC_Normal, or the condition decoding would return for these headers
    */
   static OFCondition isLossy(DcmItem *dataset, OFBool& lossy);
+
+  /** the codestream of every frame of a data set's JPEG 2000 / HTJ2K pixel data, found and its
+   *  headers checked against the image pixel module as decoding does, without decoding: for a
+   *  tool that decodes the frames of many files together (pcwt-recompress on a GPU) and hands
+   *  the samples back through DPCWTThreadCoder::decodedJ2KFrame(), so that decoding the data set
+   *  then applies the codec's DICOM rules to them
+   *  @return EC_Normal, or the condition decoding would return for these headers (frames empty)
+   */
+  static OFCondition frameCodestreams(DcmItem *dataset, std::vector<DPCWTJ2KCodestream>& frames);
 
   /// @return OFTrue when built with OpenJPEG (otherwise decoding fails with EPCEC_NoDecoder)
   static OFBool available();

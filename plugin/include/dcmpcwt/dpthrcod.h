@@ -63,6 +63,26 @@ public:
    *  creates one, as without a coder). The codec still checks every frame against its limits.
    */
   virtual pcwt_decoder *decoder() { return NULL; }
+
+  /** the samples of a JPEG 2000 frame decoded ahead (pcwt-recompress decodes the frames of many
+   *  files in one pcwt_decode_batch call on a GPU), asked for by the JPEG 2000 decoder codec frame
+   *  by frame before it decodes one itself; it applies its DICOM rules to them as to its own.
+   *  A coder hands over samples only for exactly these codestream bytes.
+   *  @param codestream the frame's codestream (a JP2 file's: the content of its jp2c box)
+   *  @param desc receives the samples' layout, as pcwt_decode writes them (pcwt_read_header())
+   *  @param samples receives them; valid until the codec returns
+   *  @return true when handed over; false (the default): the codec decodes the frame itself
+   */
+  virtual bool decodedJ2KFrame(const Uint8 *codestream, size_t size, pcwt_image_desc& desc, const void *& samples)
+  {
+    (void)codestream; (void)size; (void)desc; (void)samples;
+    return false;
+  }
+
+  /** told by the JPEG 2000 decoder codec after it decoded a frame itself (decodedJ2KFrame()
+   *  false), with the name of the decoder that did ("OpenJPEG", "libpcwt"), so that a tool can
+   *  count them */
+  virtual void decodedJ2KHere(const char *decoder) { (void)decoder; }
 };
 
 /** install coder for the calling thread (NULL removes it)
