@@ -14,6 +14,7 @@
 #include "dcmpcwt/dpthrcod.h"
 #include "arena.h"
 #include "engine.h"
+#include "j2kdecode.h"
 #include "pipeline.h"
 #include "queue.h"
 #include "pcwt.h"
@@ -215,8 +216,12 @@ public:
 
   virtual pcwt_decoder *decoder() { return decoder_; }
 
+  /// a reader's JPEG 2000 frames, decoded by the codec on its thread (no GPU decoding)
+  virtual void decodedJ2KHere(const char *name) { j2k.decodedHere(name); }
+
   std::uint64_t taken = 0;
   std::uint64_t codedHere = 0;
+  J2KCounts j2k;
 
 private:
   DPRCJob *job_ = NULL;

@@ -11,6 +11,8 @@
 #include "dcmpcwt/dpthrcod.h"
 #include "arena.h"
 #include "coder.h"
+#include "j2kdecode.h"
+#include "dpmodule.h"
 #include "queue.h"
 #include "verifier.h"
 
@@ -19,6 +21,8 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -57,6 +61,10 @@ struct Run
   std::vector<std::unique_ptr<BatchVerifier> > verifiers;
   std::uint64_t verifyBytes = 0;
   std::vector<std::unique_ptr<ThreadCoder> > lent;
+  // JPEG 2000 input decoded on the GPU: a batch decoder per device, finishers with their coders
+  bool j2kGpu = false;
+  std::vector<std::unique_ptr<J2KBatchDecoder> > j2kDecoders;
+  std::vector<std::unique_ptr<J2KAheadCoder> > finishCoders;
 
   // connectStages()
   unsigned group = 1;
@@ -66,10 +74,14 @@ struct Run
   std::atomic<std::size_t> next{0};
   // --stats' timeline: the first of each (a flag each, not the timeline's lock for every file)
   std::atomic<bool> firstRead{false}, firstBatch{false}, firstWritten{false}, firstVerdict{false};
+  std::atomic<bool> firstJ2K{false};
   Queue<VerifyRequest> toVerifier;
   std::shared_ptr<ArenaPool> codestreams;
   std::unique_ptr<VerifyClient> verifyClient;
   std::atomic<unsigned> readersLeft{0}, codersLeft{0}, writersLeft{0};
+  Queue<J2KWork> toJ2K, toFinish;
+  std::shared_ptr<ArenaPool> j2kSamples;
+  std::atomic<unsigned> j2kLeft{0}, finishersLeft{0};
   std::mutex statsMutex;
 };
 
@@ -87,6 +99,25 @@ void planStages(Run& run)
   run.writers = (run.opt.dryRun || run.files.empty()) ? 0u : std::max(1u, p.writers);
   run.batching = p.batchFrames > 0 && run.opt.target == DPRCT_pcwt && !run.opt.dryRun && !run.files.empty();
   run.devices = p.devices.empty() ? std::vector<int>(1, 0) : p.devices;
+}
+
+/// JPEG 2000 input on the GPU (DPRCJ2KOnGpu): a batch decoder per device, a finisher per reader
+bool makeJ2KHandles(Run& run, std::string& error)
+{
+  const DPRCPipelineOptions& p = run.p;
+  run.j2kGpu = !run.opt.dryRun && !run.files.empty() && DPRCJ2KOnGpu(p.j2kDecoder, run.gpuCoders);
+  if (!run.j2kGpu) return true;
+  // for the tests without a device: the CPU decoder stands in for the GPU's, batches and all
+  const char *standIn = std::getenv("PCWT_RECOMPRESS_J2K_STANDIN");
+  const bool gpu = !(standIn && std::strcmp(standIn, "cpu") == 0);
+  for (int d : run.devices)
+  {
+    run.j2kDecoders.emplace_back(new J2KBatchDecoder());
+    if (!run.j2kDecoders.back()->init(gpu, d, p.maxSamplesPerFrame, error)) return false;
+  }
+  for (unsigned f = 0; f < run.readers; ++f) run.finishCoders.emplace_back(new J2KAheadCoder());
+  run.stats.j2kGpu = true;
+  return true;
 }
 
 /// every handle is made before the first file is touched: a missing GPU stops the run here
@@ -116,6 +147,7 @@ bool makeHandles(Run& run, std::string& error)
   // not faulted in anew for each file.
   run.gpuCoders = !run.coders.empty() && run.coders[0]->gpu();
   run.arenas->setPinned(run.gpuCoders);
+  if (!makeJ2KHandles(run, error)) return false;
   // Batches the memory budget admits besides one in each coder: one being read and three being
   // written and verified (with one being written, the readers mostly waited for the budget), for
   // each device: every GPU's batches are in flight at once
@@ -123,6 +155,8 @@ bool makeHandles(Run& run, std::string& error)
   // a batch counts as at least 64 MB: with the default 32 MB batches, ten in flight
   run.budgetBytes = std::max<std::uint64_t>(p.batchBytes, 64u << 20) *
                     (batchesBesideCoders + std::max<std::size_t>(1, run.coders.size()));
+  // and, decoding JPEG 2000 on the GPU, a batch being gathered and one decoded
+  if (run.j2kGpu) run.budgetBytes += 2 * p.j2kBatchBytes;
   // output arenas kept: one for each batch the budget admits, one spare (a batch being written
   // holds its arena until its last file is)
   run.arenas->setKeep(static_cast<std::size_t>(run.budgetBytes / std::max<std::uint64_t>(p.batchBytes, 1)) + 1);
@@ -165,7 +199,7 @@ void connectStages(Run& run)
   // temporary file slots: group slots for each writer (its verified copies waiting for their
   // commit), readers after them (--copy-others copies)
   run.group = std::max(1u, run.p.commitGroup);
-  DPRCInstallSignalHandlers(run.writers * run.group + run.readers);
+  DPRCInstallSignalHandlers(run.writers * run.group + run.readers + static_cast<unsigned>(run.finishCoders.size()));
   run.budget.reset(new Budget(run.budgetBytes));
   // the samples' buffers, reused by file after file (kept until the end: at most what each size
   // had in use at once, and the budget bounds what is in use)
@@ -180,6 +214,10 @@ void connectStages(Run& run)
   run.verifyClient.reset(
     new VerifyClient(run.toVerifier, run.p.maxSamplesPerFrame, run.codestreams.get(), run.p.verifySample));
   run.readersLeft = run.readers;
+  // the decoded JPEG 2000 samples of a batch in one page-locked buffer (each file's until finished)
+  run.j2kSamples = std::make_shared<ArenaPool>(3, "j2k", run.j2kGpu);
+  run.j2kLeft = static_cast<unsigned>(run.j2kDecoders.size());
+  run.finishersLeft = static_cast<unsigned>(run.finishCoders.size());
   run.codersLeft = static_cast<unsigned>(run.coders.size());
   run.writersLeft = run.writers;
 }
@@ -201,6 +239,7 @@ void readStage(Run& run, unsigned r)
       DPRCStageTimer wait(DPRCSG_readerWait);
       run.budget->acquire(w->reserved);
     }
+    w->job.deferJ2K = run.j2kGpu;
     if (!DPRCPrepare(w->job, run.files[i], run.opt, run.writers * run.group + r, run.samples.get()))
     {
       run.budget->release(w->reserved);
@@ -208,6 +247,14 @@ void readStage(Run& run, unsigned r)
       continue;
     }
     once(run.firstRead, "first file read");
+    if (w->job.j2kDeferred)
+    {
+      // its JPEG 2000 frames go to the GPU with other files' (j2kStage)
+      J2KWork *j = new J2KWork();
+      j->work = w.release();
+      run.toJ2K.push(j);
+      continue;
+    }
     // decoded, the file may hold more than its size on disk
     const std::uint64_t held = w->job.original.size();
     if (held > w->reserved)
@@ -222,6 +269,90 @@ void readStage(Run& run, unsigned r)
   if (--run.readersLeft == 0)
   {
     DPRCTimelineMark("readers done");
+    if (run.j2kGpu) run.toJ2K.close();
+    else if (run.batching) run.toCoder.close();
+    else run.toWriter.close();
+  }
+}
+
+/// the frames of a file and their bytes as its image pixel module declares them (0: not readable)
+void declared(Work& w, std::uint64_t& frames, std::uint64_t& bytes)
+{
+  pcwt_dicom_pixel_module m;
+  if (!w.job.file || DPCWTReadPixelModule(w.job.file->getDataset(), m).bad()) return;
+  frames += m.number_of_frames;
+  bytes += std::uint64_t(m.rows) * m.columns * m.samples_per_pixel * (m.bits_allocated / 8) * m.number_of_frames;
+}
+
+/// a JPEG 2000 batch decoder: gathers the files that come within the batch's limits and decodes
+/// their frames on its GPU in one call, then hands them to the finishers
+void j2kStage(Run& run, std::size_t k)
+{
+  const DPRCPipelineOptions& p = run.p;
+  for (;;)
+  {
+    std::vector<J2KWork *> batch;
+    J2KWork *j = NULL;
+    if (!run.toJ2K.pop(j)) break;
+    std::uint64_t frames = 0, bytes = 0;
+    for (;;)
+    {
+      batch.push_back(j);
+      declared(*j->work, frames, bytes);
+      if (frames >= p.j2kBatchFrames || bytes >= p.j2kBatchBytes) break;
+      if (!run.toJ2K.popFor(j, std::chrono::milliseconds(p.batchWaitMs))) break;
+    }
+    if (!run.firstJ2K.load(std::memory_order_relaxed)) DPRCTimelineMark("first JPEG 2000 batch in");
+    run.j2kDecoders[k]->decode(batch, *run.j2kSamples);
+    once(run.firstJ2K, "first JPEG 2000 batch decoded");
+    for (J2KWork *x : batch)
+    {
+      // its decoded samples count until it is finished
+      const std::uint64_t decoded = x->frames.decodedBytes();
+      run.budget->grow(decoded);
+      x->work->reserved += decoded;
+      run.toFinish.push(x);
+    }
+  }
+  if (--run.j2kLeft == 0)
+  {
+    DPRCTimelineMark("JPEG 2000 decoders done");
+    run.toFinish.close();
+  }
+}
+
+/// a finisher: decodes a file's data set with its frames decoded ahead (DPRCPrepareDecoded: the
+/// codec's DICOM rules, OpenJPEG for the frames the GPU did not decode), then on as a reader would
+void finishStage(Run& run, unsigned f)
+{
+  J2KAheadCoder& coder = *run.finishCoders[f];
+  DPCWTSetThreadCoder(&coder);
+  J2KWork *x = NULL;
+  while (run.toFinish.pop(x))
+  {
+    std::unique_ptr<J2KWork> j(x);
+    std::unique_ptr<Work> w(j->work);
+    coder.setFrames(&j->frames);
+    const bool go = DPRCPrepareDecoded(w->job, run.opt, run.writers * run.group + run.readers + f, run.samples.get());
+    coder.setFrames(NULL);
+    j.reset(); // the decoded samples
+    if (!go)
+    {
+      run.budget->release(w->reserved);
+      run.done(w->index, w->job.result);
+      continue;
+    }
+    // what it holds now: its samples (at least its size on disk, as a reader counts)
+    const std::uint64_t held = std::max<std::uint64_t>(w->job.original.size(), run.files[w->index].size);
+    if (held > w->reserved) run.budget->grow(held - w->reserved);
+    else run.budget->release(w->reserved - held);
+    w->reserved = held;
+    if (run.batching) run.toCoder.push(w.release());
+    else run.toWriter.push(w.release());
+  }
+  DPCWTSetThreadCoder(NULL);
+  if (--run.finishersLeft == 0)
+  {
     if (run.batching) run.toCoder.close();
     else run.toWriter.close();
   }
@@ -426,6 +557,8 @@ void runStages(Run& run)
 {
   std::vector<std::thread> threads;
   for (unsigned r = 0; r < run.readers; ++r) threads.emplace_back(readStage, std::ref(run), r);
+  for (std::size_t k = 0; k < run.j2kDecoders.size(); ++k) threads.emplace_back(j2kStage, std::ref(run), k);
+  for (unsigned f = 0; f < run.finishCoders.size(); ++f) threads.emplace_back(finishStage, std::ref(run), f);
   for (std::size_t c = 0; c < run.coders.size(); ++c) threads.emplace_back(codeStage, std::ref(run), c);
   for (unsigned w = 0; w < run.writers; ++w) threads.emplace_back(writeStage, std::ref(run), w);
   for (std::size_t v = 0; v < run.verifiers.size(); ++v) threads.emplace_back(verifyStage, std::ref(run), v);
@@ -444,7 +577,16 @@ void reportStages(Run& run)
   {
     run.stats.framesTaken += tc->taken;
     run.stats.framesCodedByWriters += tc->codedHere;
+    run.stats.j2kOpenjpegFrames += tc->j2k.openjpeg;
+    run.stats.j2kCpuLibraryFrames += tc->j2k.cpuLibrary;
   }
+  for (const std::unique_ptr<J2KAheadCoder>& c : run.finishCoders)
+  {
+    run.stats.j2kGpuFrames += c->counts.gpu;
+    run.stats.j2kOpenjpegFrames += c->counts.openjpeg;
+    run.stats.j2kCpuLibraryFrames += c->counts.cpuLibrary;
+  }
+  for (const std::unique_ptr<J2KBatchDecoder>& d : run.j2kDecoders) run.stats.j2kCalls += d->calls;
 }
 
 } // namespace

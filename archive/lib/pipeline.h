@@ -9,6 +9,9 @@
  *
  *             readers -> batch coders (on each GPU) -> writers  (<-> verifier per GPU)
  *
+ *           JPEG 2000 input decoded on the GPU (--j2k-decoder, j2kdecode.h) takes a detour:
+ *           readers -> JPEG 2000 batch decoder (on each GPU) -> finishers -> batch coders.
+ *
  *           The codecs do the DICOM side as for a single file: a writer lends its thread a
  *           DPCWTThreadCoder (dcmpcwt/dpthrcod.h) that hands the codec the codestreams coded
  *           ahead, for frames whose samples, description and coding are the ones coded, and
@@ -48,9 +51,26 @@ enum DPRC_VerifyMode
   DPRCVM_writers
 };
 
+/// who decodes JPEG 2000 input (--j2k-decoder)
+enum DPRC_J2KDecoder
+{
+  /// the GPU when the batch coders code on one, else OpenJPEG on the readers' threads
+  DPRCJD_auto,
+  /// the GPU (the run does not start without one)
+  DPRCJD_gpu,
+  /// OpenJPEG on the readers' threads
+  DPRCJD_cpu
+};
+
 /// how the pipeline runs
 struct DPRCPipelineOptions
 {
+  /** JPEG 2000 input: on a GPU the frames of many files are decoded in one pcwt_decode_batch
+   *  call (j2kdecode.h), at most j2kBatchFrames frames and about j2kBatchBytes bytes of samples
+   */
+  DPRC_J2KDecoder j2kDecoder = DPRCJD_auto;
+  std::size_t j2kBatchFrames = 2048;
+  std::uint64_t j2kBatchBytes = std::uint64_t(512) << 20;
   /// threads reading, decoding and checking files
   unsigned readers = 1;
   /// threads writing, verifying and renaming files
@@ -140,7 +160,22 @@ struct DPRCPipelineStats
   /// the frames of those copies that the writers' CPU decoder checked too, one in sampleEvery
   std::uint64_t sampledFrames = 0;
   unsigned sampleEvery = 0;
+  /// JPEG 2000 frames decoded on the GPU (in j2kCalls pcwt_decode_batch calls), by OpenJPEG, by
+  /// libpcwt on the CPU (PCWT_J2K_DECODER); j2kGpu: the GPU decoded JPEG 2000 input
+  std::uint64_t j2kGpuFrames = 0;
+  std::uint64_t j2kOpenjpegFrames = 0;
+  std::uint64_t j2kCpuLibraryFrames = 0;
+  std::uint64_t j2kCalls = 0;
+  bool j2kGpu = false;
 };
+
+/** whether JPEG 2000 input is decoded on the GPU: the choice, and whether the batch coders code
+ *  on a GPU (the automatic choice follows them)
+ */
+inline bool DPRCJ2KOnGpu(DPRC_J2KDecoder choice, bool codersOnGpu)
+{
+  return choice == DPRCJD_gpu || (choice == DPRCJD_auto && codersOnGpu);
+}
 
 /** run every file through the pipeline; done(i, result) is called once for each file i, from
  *  any thread, as soon as its result is final. The signal handlers for the temporary files are

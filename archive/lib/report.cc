@@ -211,6 +211,13 @@ std::string DPRCSummaryText(const DPRCSummary& s, bool dryRun)
     o << "\nbatch verifier: " << s.verifiedFrames << " frames of " << s.verifiedFiles << " files in "
       << s.verifierBatches << " batches";
   if (!dryRun && s.byStatus[DPRCST_done]) o << "\nverification: " << DPRCVerificationText(s);
+  if (s.j2kGpuFrames || s.j2kOpenjpegFrames || s.j2kCpuLibraryFrames)
+  {
+    o << "\nJPEG 2000 frames: " << s.j2kGpuFrames << " decoded on the GPU";
+    if (s.j2kCalls) o << " (" << s.j2kCalls << " batches)";
+    o << ", " << s.j2kOpenjpegFrames << " by OpenJPEG";
+    if (s.j2kCpuLibraryFrames) o << ", " << s.j2kCpuLibraryFrames << " by libpcwt on the CPU";
+  }
   if (s.dicomdirRecords) o << "\n" << s.dicomdirRecords << " DICOMDIR records updated to the new transfer syntax";
   if (s.cleanedTemps) o << "\nremoved " << s.cleanedTemps << " temporary files of an interrupted run";
   return o.str();
@@ -334,7 +341,9 @@ bool DPRCWriteReport(const std::string& path, const std::vector<DPRCResult>& res
         << ", \"batch_verified_files\": " << s.verifiedFiles << ", \"verification\": "
         << jsonString(!s.verifierBatches ? "cpu" : s.verifierGpu ? "gpu+cpu-sample" : "backend-cpu+cpu-sample")
         << ", \"verify_sample_every\": " << s.sampleEvery << ", \"cpu_sampled_frames\": " << s.sampledFrames
-        << ", \"dicomdir_records_updated\": " << s.dicomdirRecords << ", \"seconds\": " << sec;
+        << ", \"dicomdir_records_updated\": " << s.dicomdirRecords << ", \"j2k_gpu_frames\": " << s.j2kGpuFrames
+        << ", \"j2k_gpu_calls\": " << s.j2kCalls << ", \"j2k_openjpeg_frames\": " << s.j2kOpenjpegFrames
+        << ", \"j2k_cpu_libpcwt_frames\": " << s.j2kCpuLibraryFrames << ", \"seconds\": " << sec;
       if (s.stageSeconds.size() == DPRCSG_count)
       {
         f << ", \"stage_seconds\": {";

@@ -41,6 +41,10 @@ struct DPRCSummary
   std::uint64_t sampledFrames = 0;  //   of those frames, the ones the CPU decoder checked too,
   unsigned sampleEvery = 0;         //   one in sampleEvery (0: no verifier stage, or no sample)
   std::uint64_t dicomdirRecords = 0; // DICOMDIR records updated to the new transfer syntax
+  std::uint64_t j2kGpuFrames = 0;   // JPEG 2000 input frames decoded on the GPU (in j2kCalls
+  std::uint64_t j2kCalls = 0;       //   pcwt_decode_batch calls), by OpenJPEG, by libpcwt on the CPU
+  std::uint64_t j2kOpenjpegFrames = 0;
+  std::uint64_t j2kCpuLibraryFrames = 0;
   double seconds = 0.0;
   /// thread-seconds per stage (index: DPRC_Stage; empty: not recorded)
   std::vector<double> stageSeconds;

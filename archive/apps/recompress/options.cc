@@ -143,6 +143,8 @@ bool RecompressParseCommandLine(int argc, char *argv[], RecompressOptions& o)
                                                           "how long a batch that is not full waits for\nthe next file");
     cmd.addOption("--commit-group",             "+cg", 1, "[n]umber: integer (default: 16)",
                                                           "a writer flushes and renames up to n verified\ncopies together, then flushes their folders\nonce (1: each file on its own)");
+    cmd.addOption("--j2k-decoder",              "+jd", 1, "[d]ecoder: auto, gpu or cpu (default: auto)",
+                                                          "JPEG 2000 input: gpu decodes the frames of\nmany files in one libpcwt call on the GPU\n(OpenJPEG what it does not take: HTJ2K, lossy);\ncpu: OpenJPEG on the reading threads; auto:\nthe GPU when the PCWT coder is on one");
     cmd.addOption("--verify-gpu",               "+vg",    "verify (decode the new copies, every frame) with\nthe coding backend, the copies of several\nwriters in one call, and a sample of the frames\nwith the CPU decoder (default when the GPU\ncodes; on the CPU, CPU decoders stand in)");
     cmd.addOption("--verify-cpu",               "+vc",    "verify every frame with the CPU decoder, in each\nwriter (default when the CPU codes)");
     cmd.addOption("--verifiers-per-gpu",        "+vp", 1, "[n]umber: integer (default: 1)",
@@ -234,6 +236,16 @@ bool RecompressParseCommandLine(int argc, char *argv[], RecompressOptions& o)
       std::string error;
       if (!parseGpus(gpus, o.devices, error)) app.printError(error.c_str());
       o.backend = o.devices.empty() ? PCWT_BACKEND_CPU : PCWT_BACKEND_GPU;
+    }
+    if (cmd.findOption("--j2k-decoder"))
+    {
+      const char *d = NULL;
+      app.checkValue(cmd.getValue(d));
+      const std::string v = d ? d : "";
+      if (v == "auto") o.j2kDecoder = DPRCJD_auto;
+      else if (v == "gpu") o.j2kDecoder = DPRCJD_gpu;
+      else if (v == "cpu") o.j2kDecoder = DPRCJD_cpu;
+      else app.printError(("--j2k-decoder needs auto, gpu or cpu, not \"" + v + "\"").c_str());
     }
     if (cmd.findOption("--batch-frames")) app.checkValue(cmd.getValueAndCheckMinMax(o.batchFrames, 0, 1000000));
     if (cmd.findOption("--batch-mb")) app.checkValue(cmd.getValueAndCheckMinMax(o.batchMB, 1, 1048576));

@@ -62,6 +62,8 @@ struct RecompressOptions
   /// --verify-sample: the CPU decoder's sample, one frame in n (0: none)
   OFCmdUnsignedInt verifySample = kDPRCDefaultVerifySample;
   pcwt_profile profile = PCWT_PROFILE_COMPACT;
+  /// --j2k-decoder: who decodes JPEG 2000 input (auto: the GPU when the batch coders are on one)
+  DPRC_J2KDecoder j2kDecoder = DPRCJD_auto;
   bool stats = false;
   /// a DPRC_ProgressMode, -1: a bar on a terminal, else lines
   int progress = -1;

@@ -231,6 +231,7 @@ static DPRCPipelineOptions pipelineOptions(const RecompressOptions& o, std::size
   popt.decodeBackend = PCWT_BACKEND_CPU;
   popt.verify = o.verify;
   popt.verifySample = static_cast<unsigned>(o.verifySample);
+  popt.j2kDecoder = o.j2kDecoder;
   popt.maxSamplesPerFrame = kMaxSamplesPerFrame;
   // the batch coders code what the plugin's encoder would: its settings as RecompressRegisterCodecs
   // registers them (NULL when out of memory: the pipeline refuses to start)
@@ -404,6 +405,10 @@ bool RecompressRun(const RecompressOptions& o, const RecompressLocks& locks, int
   sum.sampledFrames = pstats.sampledFrames;
   sum.sampleEvery = pstats.sampleEvery;
   sum.dicomdirRecords = dicomdirRecords;
+  sum.j2kGpuFrames = pstats.j2kGpuFrames;
+  sum.j2kCalls = pstats.j2kCalls;
+  sum.j2kOpenjpegFrames = pstats.j2kOpenjpegFrames;
+  sum.j2kCpuLibraryFrames = pstats.j2kCpuLibraryFrames;
   sum.stageSeconds = DPRCStageSeconds();
   DPRCTimelineMark("summary");
   sum.timeline = DPRCTimeline();
