@@ -59,12 +59,12 @@ struct DecodeSet {
 };
 
 // Host side of a chunk: headers -> layout, codestreams (verify: and the samples expected) ->
-// device (copy_in stream).
+// device, on stream s (a batch: copy_in).
 void upload_chunk(pcwt_gpu *g, Slot &sl, pcwt_decode_job *jobs, const DecodeSet &set,
-                  const pcwt_verify_job *verify)
+                  const pcwt_verify_job *verify, cudaStream_t s)
 {
-    cudaStream_t s = g->copy_in;
-    std::vector<FrameSpec> specs;
+    std::vector<FrameSpec> &specs = sl.specs;
+    specs.clear();
     std::vector<uint64_t> cs_off;
     uint64_t stream_bytes = 0, sample_bytes = 0;
     TraceScope timed(GpuHostTrace::LAYOUT);
@@ -190,11 +190,15 @@ void run_device_decode(pcwt_gpu *g, Slot &sl)
     gpu_mark(g, "export samples");
 }
 
-void compute_chunk(pcwt_gpu *g, Slot &sl, bool verify)
+// one: the one-frame path, whose device work goes through the slot's graph.
+void compute_chunk(pcwt_gpu *g, Slot &sl, bool verify, bool one)
 {
     TraceScope timed(GpuHostTrace::LAUNCH);
     CUDA_CHECK(cudaStreamWaitEvent(g->stream, sl.uploaded, 0));
-    run_device_decode(g, sl);
+    if (one)
+        gpu_run_frame_graph(g, sl, gpu_frame_graph_key(sl, 'd'), [&]() { run_device_decode(g, sl); });
+    else
+        run_device_decode(g, sl);
     if (verify) {
         const uint32_t nf = uint32_t(sl.layout.frames.size());
         uint64_t max_size = 0;
@@ -216,11 +220,10 @@ void compute_chunk(pcwt_gpu *g, Slot &sl, bool verify)
     sl.busy = true;
 }
 
-// Samples back to the callers (copy_out stream), straight into pinned destinations.
-void download_chunk(pcwt_gpu *g, Slot &sl, pcwt_decode_job *jobs)
+// Samples back to the callers (stream s; a batch: copy_out), straight into pinned destinations.
+void download_chunk(pcwt_gpu *g, Slot &sl, pcwt_decode_job *jobs, cudaStream_t s)
 {
     TraceScope timed(GpuHostTrace::D2H);
-    cudaStream_t s = g->copy_out;
     CUDA_CHECK(cudaStreamWaitEvent(s, sl.computed, 0));
     const BatchLayout &L = sl.layout;
     uint64_t total = 0;
@@ -311,6 +314,44 @@ DecodeSet validate(pcwt_decode_job *jobs, size_t count, uint64_t max_samples, ch
     return set;
 }
 
+// The batch path's chunks of the valid jobs: each fits in half the device memory budget; a big
+// batch is cut into about eight so that transfers overlap compute. A job that fits no chunk gets
+// PCWT_ERR_OUT_OF_MEMORY (the caller's CPU path).
+std::vector<DecodeSet> cut_chunks(pcwt_gpu *g, const DecodeSet &all, bool verify, pcwt_decode_job *jobs)
+{
+    const size_t budget = gpu_memory_budget(g) / 2; // two chunks in flight
+    uint64_t total_samples = 0;
+    for (const pcwt_header_info &h : all.info)
+        total_samples += pcwt_image_size(&h.desc);
+    // Two chunks when there are range-coded frames: a chunk's group decode takes, level by level,
+    // the serial time of its slowest group however few groups it holds.
+    bool entropy = false;
+    for (const pcwt_header_info &h : all.info)
+        entropy |= pcwt_profile_ranged(h.profile);
+    const uint64_t parts = entropy ? 2 : 8;
+    ChunkPlan cut(budget, std::max<uint64_t>(total_samples / parts, 32u << 20));
+    for (size_t k = 0; k < all.idx.size(); k++) {
+        const pcwt_header_info &h = all.info[k];
+        FrameSpec f = spec_from_header(h, 0);
+        f.high[0] = f.high[1] = f.high[2] = 1; // the most a frame of this size can take
+        BatchLayout one;
+        gpu_build_layout({f}, one);
+        const size_t need = gpu_batch_bytes(one, pcwt_image_size(&h.desc) * (verify ? 2 : 1),
+                                            h.codestream_length);
+        if (!cut.add(k, need, pcwt_image_size(&h.desc)))
+            jobs[all.idx[k]].status = PCWT_ERR_OUT_OF_MEMORY;
+    }
+    std::vector<DecodeSet> chunks;
+    for (const std::vector<size_t> &ks : cut.chunks()) {
+        DecodeSet &c = chunks.emplace_back();
+        for (size_t k : ks) {
+            c.idx.push_back(all.idx[k]);
+            c.info.push_back(all.info[k]);
+        }
+    }
+    return chunks;
+}
+
 // Decodes the jobs (verify: and compares them, jobs[i].dst unused), in chunks that alternate
 // between the two slots.
 pcwt_status decode_chunks(pcwt_gpu *g, uint64_t max_samples, pcwt_decode_job *jobs, size_t count,
@@ -318,6 +359,8 @@ pcwt_status decode_chunks(pcwt_gpu *g, uint64_t max_samples, pcwt_decode_job *jo
 {
     try {
         CUDA_CHECK(cudaSetDevice(g->device)); // the context's device, on any thread
+        const bool one = count == 1 && !g->memory_budget;
+        const cudaStream_t in = one ? g->stream : g->copy_in, out = one ? g->stream : g->copy_out;
         std::vector<DecodeSet> chunks;
         {
             TraceScope plan(GpuHostTrace::PLAN);
@@ -339,36 +382,16 @@ pcwt_status decode_chunks(pcwt_gpu *g, uint64_t max_samples, pcwt_decode_job *jo
                 }
                 all = same;
             }
-            // Chunks: each fits in half the device memory budget; a big batch is cut into about eight
-            // so that transfers overlap compute.
-            const size_t budget = gpu_memory_budget(g) / 2; // two chunks in flight
-            uint64_t total_samples = 0;
-            for (const pcwt_header_info &h : all.info)
-                total_samples += pcwt_image_size(&h.desc);
-            // Two chunks when there are range-coded frames: a chunk's group decode takes, level
-            // by level, the serial time of its slowest group however few groups it holds.
-            bool entropy = false;
-            for (const pcwt_header_info &h : all.info)
-                entropy |= pcwt_profile_ranged(h.profile);
-            const uint64_t parts = entropy ? 2 : 8;
-            ChunkPlan cut(budget, std::max<uint64_t>(total_samples / parts, 32u << 20));
-            for (size_t k = 0; k < all.idx.size(); k++) {
-                const pcwt_header_info &h = all.info[k];
-                FrameSpec f = spec_from_header(h, 0);
-                f.high[0] = f.high[1] = f.high[2] = 1; // the most a frame of this size can take
-                BatchLayout one;
-                gpu_build_layout({f}, one);
-                const size_t need = gpu_batch_bytes(one, pcwt_image_size(&h.desc) * (verify ? 2 : 1),
-                                                    h.codestream_length);
-                if (!cut.add(k, need, pcwt_image_size(&h.desc)))
-                    jobs[all.idx[k]].status = PCWT_ERR_OUT_OF_MEMORY;
-            }
-            for (const std::vector<size_t> &ks : cut.chunks()) {
-                DecodeSet &c = chunks.emplace_back();
-                for (size_t k : ks) {
-                    c.idx.push_back(all.idx[k]);
-                    c.info.push_back(all.info[k]);
-                }
+            // One codestream (pcwt_decode; the DCMTK codecs decode a frame at a time) takes the
+            // one-frame path: no chunk plan nor memory budget query, and upload, compute and
+            // download in order on the compute stream; a frame the device has no memory for
+            // fails its allocation (PCWT_ERR_OUT_OF_MEMORY: the caller decodes it on the CPU). A
+            // budget set in the environment (tests) keeps the batch path, which applies it.
+            if (one) {
+                if (!all.idx.empty())
+                    chunks.push_back(all);
+            } else {
+                chunks = cut_chunks(g, all, verify != nullptr, jobs);
             }
         }
         if (gpu_trace) {
@@ -379,13 +402,13 @@ pcwt_status decode_chunks(pcwt_gpu *g, uint64_t max_samples, pcwt_decode_job *jo
         for (size_t c = 0; c < chunks.size(); c++) {
             Slot &sl = g->slot[c % 2], &prev = g->slot[(c + 1) % 2];
             finish_chunk(sl, jobs, verify, err, err_size);
-            upload_chunk(g, sl, jobs, chunks[c], verify);
-            compute_chunk(g, sl, verify != nullptr);
+            upload_chunk(g, sl, jobs, chunks[c], verify, in);
+            compute_chunk(g, sl, verify != nullptr, one);
             if (c > 0 && !verify)
-                download_chunk(g, prev, jobs);
+                download_chunk(g, prev, jobs, out);
         }
         if (!chunks.empty() && !verify)
-            download_chunk(g, g->slot[(chunks.size() - 1) % 2], jobs);
+            download_chunk(g, g->slot[(chunks.size() - 1) % 2], jobs, out);
         for (Slot &sl : g->slot)
             finish_chunk(sl, jobs, verify, err, err_size);
     } catch (const pcwt_gpu_detail::CudaError &e) {
@@ -442,7 +465,7 @@ extern "C" pcwt_status pcwt_gpu_bench_decode(pcwt_gpu *g, pcwt_decode_job *jobs,
         if (set.idx.size() != count)
             return PCWT_ERR_CORRUPT;
         Slot &sl = g->slot[0];
-        upload_chunk(g, sl, jobs, set, nullptr);
+        upload_chunk(g, sl, jobs, set, nullptr, g->copy_in);
         CUDA_CHECK(cudaStreamSynchronize(g->copy_in));
         *ms = gpu_median_ms(g, sl, repeats, "decode", [&]() { run_device_decode(g, sl); });
         std::vector<GpuPlaneState> st(sl.layout.planes.size());

@@ -102,11 +102,11 @@ void run_device_encode(pcwt_gpu *g, Slot &sl)
 }
 
 // Host side of a chunk: samples to the device (directly from pinned memory), the high-bit check,
-// the layout and its tables. Runs on the copy_in stream; the compute stream waits for it.
-void upload_chunk(pcwt_gpu *g, Slot &sl, const pcwt_encode_params *p, pcwt_frame_job *jobs)
+// the layout and its tables. Runs on stream s (a batch: copy_in; the compute stream waits for it).
+void upload_chunk(pcwt_gpu *g, Slot &sl, const pcwt_encode_params *p, pcwt_frame_job *jobs, cudaStream_t s)
 {
-    cudaStream_t s = g->copy_in;
-    std::vector<FrameSpec> specs;
+    std::vector<FrameSpec> &specs = sl.specs;
+    specs.clear();
     uint64_t off = 0;
     {
         TraceScope timed(GpuHostTrace::LAYOUT);
@@ -193,12 +193,16 @@ void upload_chunk(pcwt_gpu *g, Slot &sl, const pcwt_encode_params *p, pcwt_frame
     CUDA_CHECK(cudaEventRecord(sl.uploaded, s));
 }
 
-// Compute of a chunk, then its small result tables back to the host (compute stream).
-void compute_chunk(pcwt_gpu *g, Slot &sl)
+// Compute of a chunk, then its small result tables back to the host (compute stream). one: the
+// one-frame path, whose device work goes through the slot's graph.
+void compute_chunk(pcwt_gpu *g, Slot &sl, bool one)
 {
     TraceScope timed(GpuHostTrace::LAUNCH);
     CUDA_CHECK(cudaStreamWaitEvent(g->stream, sl.uploaded, 0));
-    run_device_encode(g, sl);
+    if (one)
+        gpu_run_frame_graph(g, sl, gpu_frame_graph_key(sl, 'e'), [&]() { run_device_encode(g, sl); });
+    else
+        run_device_encode(g, sl);
     const BatchLayout &L = sl.layout;
     sl.h_frames.ensure(sizeof(GpuFrame) * (L.frames.size() + 1));
     sl.h_state.ensure(sizeof(GpuPlaneState) * (L.planes.size() + 1));
@@ -210,16 +214,15 @@ void compute_chunk(pcwt_gpu *g, Slot &sl)
     sl.busy = true;
 }
 
-// Once a chunk is computed: its codestreams to the host (copy_out stream), straight into pinned
-// destinations, else through staging.
-void download_chunk(pcwt_gpu *g, Slot &sl, pcwt_frame_job *jobs)
+// Once a chunk is computed: its codestreams to the host (stream s; a batch: copy_out), straight
+// into pinned destinations, else through staging.
+void download_chunk(pcwt_gpu *g, Slot &sl, pcwt_frame_job *jobs, cudaStream_t s)
 {
     TraceScope timed(GpuHostTrace::D2H);
     {
         TraceScope wait(GpuHostTrace::WAIT_COMPUTE);
         gpu_wait_event(sl.computed); // h_frames is valid from here
     }
-    cudaStream_t s = g->copy_out;
     CUDA_CHECK(cudaStreamWaitEvent(s, sl.computed, 0));
     const size_t nf = sl.layout.frames.size();
     const uint64_t total = nf ? sl.frames_host()[nf - 1].out_end : 0;
@@ -341,10 +344,17 @@ extern "C" pcwt_status pcwt_gpu_encode_batch(pcwt_gpu *g, const pcwt_encode_para
             jobs[i].written = 0;
             jobs[i].status = PCWT_OK;
         }
+        // One frame (pcwt_encode; the DCMTK codecs code a frame at a time) takes the one-frame
+        // path: no chunk plan nor memory budget query, and upload, compute and download in order
+        // on the compute stream. A frame the device has no memory for fails its allocation
+        // (PCWT_ERR_OUT_OF_MEMORY: the caller codes it on the CPU). A budget set in the
+        // environment (tests) keeps the batch path, which applies it.
+        const bool one = count == 1 && !g->memory_budget;
+        const cudaStream_t in = one ? g->stream : g->copy_in, out = one ? g->stream : g->copy_out;
         std::vector<std::vector<size_t>> chunks;
         {
             TraceScope timed(GpuHostTrace::PLAN);
-            chunks = plan_chunks(g, p, jobs, count);
+            chunks = one ? std::vector<std::vector<size_t>>{{0}} : plan_chunks(g, p, jobs, count);
         }
         if (gpu_trace) {
             gpu_trace->chunks = chunks.size();
@@ -355,13 +365,13 @@ extern "C" pcwt_status pcwt_gpu_encode_batch(pcwt_gpu *g, const pcwt_encode_para
             Slot &sl = g->slot[c % 2], &prev = g->slot[(c + 1) % 2];
             finish_chunk(sl, jobs); // chunk c-2 used this slot
             sl.idx = chunks[c];
-            upload_chunk(g, sl, p, jobs);
-            compute_chunk(g, sl);
+            upload_chunk(g, sl, p, jobs, in);
+            compute_chunk(g, sl, one);
             if (c > 0)
-                download_chunk(g, prev, jobs); // overlaps this chunk's compute
+                download_chunk(g, prev, jobs, out); // overlaps this chunk's compute
         }
         if (!chunks.empty())
-            download_chunk(g, g->slot[(chunks.size() - 1) % 2], jobs);
+            download_chunk(g, g->slot[(chunks.size() - 1) % 2], jobs, out);
         for (Slot &sl : g->slot)
             finish_chunk(sl, jobs);
     } catch (const pcwt_gpu_detail::CudaError &e) {
@@ -392,7 +402,7 @@ extern "C" pcwt_status pcwt_gpu_bench_encode(pcwt_gpu *g, const pcwt_encode_para
         sl.idx.resize(count);
         for (size_t i = 0; i < count; i++)
             sl.idx[i] = i;
-        upload_chunk(g, sl, p, jobs);
+        upload_chunk(g, sl, p, jobs, g->copy_in);
         CUDA_CHECK(cudaStreamSynchronize(g->copy_in));
         *ms = gpu_median_ms(g, sl, repeats, "encode", [&]() { run_device_encode(g, sl); });
     } catch (const pcwt_gpu_detail::CudaError &e) {
