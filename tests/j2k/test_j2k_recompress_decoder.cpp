@@ -1,0 +1,224 @@
+// pcwt-recompress's JPEG 2000 decoder choice (--j2k-decoder, archive/lib/j2kdecode.h):
+//   J2kRecompressDecoder.*  (label j2k) the option's values, the automatic choice on the CPU
+//                           (OpenJPEG), a GPU decoding asked for without a device (the run does
+//                           not start, nothing touched), and the batch path with the CPU decoder
+//                           standing in for the device (PCWT_RECOMPRESS_J2K_STANDIN=cpu);
+//   J2kRecompressGpu.*      (label gpu) the same folder decoded on the GPU: skips without one.
+// The folder: every JPEG 2000 / HTJ2K file of the corpus, streams made here by opj_compress
+// (signed, unsigned, 8 to 16 bits, RGB with the RCT, several frames and fragments, 6 levels), an
+// HTJ2K file (OpenJPEG's, counted as such) and a truncated codestream (that file fails, alone).
+// The outputs must equal those of --j2k-decoder cpu byte for byte.
+#include "j2k_test_util.h"
+#include "recompress_util.h"
+
+#include <algorithm>
+
+using namespace j2k;
+
+namespace {
+
+// an input folder of JPEG 2000 files; lossless Part 1 frames made here in partOneFrames
+struct Folder {
+    std::string in;
+    std::string corrupt;          // the file with the truncated codestream
+    uint64_t partOneFrames = 0;   // lossless Part 1 frames of the files made here
+    uint64_t htFrames = 0;        // HTJ2K frames
+};
+
+std::string makeFolder(const std::string &dir, bool withCorpus, Folder &f)
+{
+    f.in = dir + "/in";
+    fs::create_directories(f.in);
+    std::vector<uint8_t> want;
+    struct Made { Spec spec; E_TransferSyntax xfer; };
+    std::vector<Made> specs;
+    Spec a = plainSpec("a_signed16");                  // 2 frames, Basic Offset Table
+    specs.push_back({a, EXS_JPEG2000LosslessOnly});
+    Spec b = plainSpec("b_unsigned12");
+    b.bits = 12;
+    b.sgn = false;
+    b.frames = 3;
+    b.args = {"-n", "6"};
+    b.fragmentsPerFrame = 2;
+    specs.push_back({b, EXS_JPEG2000});
+    Spec c = plainSpec("c_rgb8");
+    c.comps = 3;
+    c.bits = 8;
+    c.sgn = false;
+    c.frames = 1;
+    c.table = Spec::None;
+    specs.push_back({c, EXS_JPEG2000LosslessOnly});
+    Spec d = plainSpec("d_ct");
+    d.width = 512;
+    d.height = 512;
+    d.frames = 1;
+    d.table = Spec::None;
+    specs.push_back({d, EXS_JPEG2000LosslessOnly});
+    for (int k = 0; k < 6; ++k) { // more single-frame slices in one batch
+        Spec e = plainSpec("e_slice" + std::to_string(k));
+        e.bits = 10 + k;
+        e.sgn = (k & 1) != 0;
+        e.frames = 1;
+        e.table = Spec::None;
+        specs.push_back({e, EXS_JPEG2000LosslessOnly});
+    }
+    for (const Made &m : specs) {
+        const std::string err = makeFile(m.spec, m.xfer, dir, f.in + "/" + m.spec.name + ".dcm", want);
+        if (!err.empty())
+            return m.spec.name + ": " + err;
+        f.partOneFrames += m.spec.frames;
+    }
+    // HTJ2K: OpenJPEG decodes it, as without the GPU
+    const Spec ht = plainSpec("h_htj2k", true);
+    std::string err = makeFile(ht, DPCWT_HTJ2K_LOSSLESS_XFER, dir, f.in + "/h_htj2k.dcm", want);
+    if (!err.empty())
+        return "h_htj2k: " + err;
+    f.htFrames = ht.frames;
+    // a codestream cut short, its headers intact
+    Spec t = plainSpec("t_truncated");
+    t.frames = 1;
+    t.table = Spec::None;
+    std::vector<uint8_t> cs;
+    err = encode(t, sourceValues(t, 0), dir, cs);
+    if (!err.empty())
+        return "t_truncated: " + err;
+    cs.resize(cs.size() * 3 / 5);
+    f.corrupt = f.in + "/t_truncated.dcm";
+    err = writeDicom(t, {cs}, EXS_JPEG2000LosslessOnly, f.corrupt);
+    if (!err.empty())
+        return err;
+    if (withCorpus)
+        for (const CorpusFile &cf : j2kCorpus())
+            copyFile(cf.path, f.in + "/corpus_" + cf.name + ".dcm");
+    return "";
+}
+
+struct Outcome {
+    Proc proc;
+    std::string out, report;
+};
+
+Outcome recompress(const std::string &dir, const std::string &name, const std::string &in,
+                   const std::vector<std::string> &options, const std::vector<std::string> &env = {})
+{
+    Outcome o;
+    o.out = dir + "/" + name;
+    o.report = dir + "/" + name + ".json";
+    std::vector<std::string> argv = {kTool, "--threads", "2", "--no-progress", "--accept-lossy", "--output", o.out,
+                                     "--report", o.report};
+    argv.insert(argv.end(), options.begin(), options.end());
+    argv.push_back(in);
+    o.proc = run(argv, env);
+    return o;
+}
+
+// the batch path (on the device, or the CPU standing in) against --j2k-decoder cpu
+void batchEqualsCpuPath(const std::vector<std::string> &env)
+{
+    REQUIRE_J2K_TOOLS();
+    TempDir dir;
+    Folder f;
+    ASSERT_EQ(makeFolder(dir.path(), true, f), "");
+    const auto inputs = snapshot(f.in);
+    const Outcome gpu = recompress(dir.path(), "gpu", f.in, {"--j2k-decoder", "gpu"}, env);
+    if (env.empty() && gpu.proc.rc == 1 && gpu.proc.out.find("JPEG 2000 decoding on the GPU") != std::string::npos)
+        GTEST_SKIP() << "no GPU: " << gpu.proc.out;
+    const Outcome cpu = recompress(dir.path(), "cpu", f.in, {"--j2k-decoder", "cpu"});
+    // the truncated file fails in both, alone
+    EXPECT_EQ(cpu.proc.rc, 2) << cpu.proc.out;
+    EXPECT_EQ(gpu.proc.rc, 2) << gpu.proc.out;
+    const auto sc = reportStatus(cpu.report), sg = reportStatus(gpu.report);
+    EXPECT_EQ(sc, sg);
+    ASSERT_TRUE(sg.count(f.corrupt)) << gpu.proc.out;
+    EXPECT_EQ(sg.at(f.corrupt), "failed");
+    EXPECT_NE(gpu.proc.out.find("t_truncated.dcm"), std::string::npos) << gpu.proc.out;
+    EXPECT_NE(gpu.proc.out.find("cannot decode the pixel data"), std::string::npos) << gpu.proc.out;
+    for (const auto &s : sg) {
+        if (s.first != f.corrupt) {
+            EXPECT_EQ(s.second, "recompressed") << s.first;
+        }
+    }
+    EXPECT_TRUE(sameOutputs(snapshot(cpu.out), snapshot(gpu.out)));
+    EXPECT_TRUE(snapshot(f.in) == inputs) << "an input changed";
+    // who decoded what: the Part 1 lossless frames on the batch decoder, HTJ2K (and the corpus's
+    // lossy frames) by OpenJPEG; the truncated frame by neither
+    const long long gpuFrames = reportSummary(gpu.report, "j2k_gpu_frames");
+    const long long gpuOpj = reportSummary(gpu.report, "j2k_openjpeg_frames");
+    EXPECT_GE(gpuFrames, static_cast<long long>(f.partOneFrames));
+    EXPECT_GE(gpuOpj, static_cast<long long>(f.htFrames));
+    EXPECT_GE(reportSummary(gpu.report, "j2k_gpu_calls"), 1);
+    EXPECT_EQ(reportSummary(cpu.report, "j2k_gpu_frames"), 0);
+    EXPECT_EQ(reportSummary(cpu.report, "j2k_openjpeg_frames"), gpuFrames + gpuOpj);
+    EXPECT_NE(gpu.proc.out.find("JPEG 2000 frames: " + std::to_string(gpuFrames) + " decoded on the GPU"),
+              std::string::npos)
+        << gpu.proc.out;
+
+    // in place: the truncated file is left byte for byte, the others replaced by verified copies
+    const std::string place = dir / "place";
+    fs::create_directories(place);
+    copyFile(f.in + "/a_signed16.dcm", place + "/a_signed16.dcm");
+    copyFile(f.corrupt, place + "/t_truncated.dcm");
+    const std::vector<uint8_t> before = readBytes(place + "/t_truncated.dcm");
+    std::vector<std::string> argv = {kTool, "--threads", "2", "--no-progress", "--j2k-decoder", "gpu", place};
+    const Proc p = run(argv, env);
+    EXPECT_EQ(p.rc, 2) << p.out;
+    EXPECT_TRUE(readBytes(place + "/t_truncated.dcm") == before) << "the corrupt original changed";
+    EXPECT_TRUE(readBytes(place + "/a_signed16.dcm") == snapshot(gpu.out).at("a_signed16.dcm"));
+    EXPECT_TRUE(tempFilesBelow(place).empty());
+}
+
+} // namespace
+
+TEST(J2kRecompressDecoder, OptionValues)
+{
+    const Proc bad = run({kTool, "--j2k-decoder", "nvjpeg2000", "."});
+    EXPECT_EQ(bad.rc, 1) << bad.out;
+    EXPECT_NE(bad.out.find("--j2k-decoder needs auto, gpu or cpu"), std::string::npos) << bad.out;
+    const Proc help = run({kTool, "--help"});
+    EXPECT_NE(help.out.find("--j2k-decoder"), std::string::npos) << help.out;
+}
+
+// the CPU codes: auto is OpenJPEG on the readers' threads, and the summary says so
+TEST(J2kRecompressDecoder, AutoOnTheCpuIsOpenJpeg)
+{
+    REQUIRE_J2K_TOOLS();
+    TempDir dir;
+    Folder f;
+    ASSERT_EQ(makeFolder(dir.path(), false, f), "");
+    fs::remove(f.corrupt);
+    const Outcome o = recompress(dir.path(), "out", f.in, {"--backend-cpu"});
+    EXPECT_EQ(o.proc.rc, 0) << o.proc.out;
+    const long long opj = static_cast<long long>(f.partOneFrames + f.htFrames);
+    EXPECT_EQ(reportSummary(o.report, "j2k_gpu_frames"), 0);
+    EXPECT_EQ(reportSummary(o.report, "j2k_gpu_calls"), 0);
+    EXPECT_EQ(reportSummary(o.report, "j2k_openjpeg_frames"), opj);
+    EXPECT_NE(o.proc.out.find("JPEG 2000 frames: 0 decoded on the GPU, " + std::to_string(opj) + " by OpenJPEG"),
+              std::string::npos)
+        << o.proc.out;
+}
+
+// --j2k-decoder gpu without a device: the run does not start, nothing is touched
+TEST(J2kRecompressDecoder, GpuAskedWithoutDeviceDoesNotStart)
+{
+    REQUIRE_J2K_TOOLS();
+    TempDir dir;
+    Folder f;
+    ASSERT_EQ(makeFolder(dir.path(), false, f), "");
+    const auto before = snapshot(f.in);
+    const Proc p = run({kTool, "--threads", "2", "--no-progress", "--j2k-decoder", "gpu", f.in});
+    if (p.rc != 1 && p.out.find("decoded on the GPU") != std::string::npos)
+        GTEST_SKIP() << "a GPU is present (J2kRecompressGpu.* test it): " << p.out;
+    EXPECT_EQ(p.rc, 1) << p.out;
+    EXPECT_NE(p.out.find("cannot start: JPEG 2000 decoding on the GPU"), std::string::npos) << p.out;
+    EXPECT_TRUE(snapshot(f.in) == before) << "a file was touched";
+}
+
+TEST(J2kRecompressDecoder, CpuStandInBatchEqualsCpuPath)
+{
+    batchEqualsCpuPath({"PCWT_RECOMPRESS_J2K_STANDIN=cpu"});
+}
+
+TEST(J2kRecompressGpu, GpuDecodingEqualsCpuPath)
+{
+    batchEqualsCpuPath({});
+}
