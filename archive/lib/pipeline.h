@@ -70,7 +70,7 @@ struct DPRCPipelineOptions
    */
   DPRC_J2KDecoder j2kDecoder = DPRCJD_auto;
   std::size_t j2kBatchFrames = 2048;
-  std::uint64_t j2kBatchBytes = std::uint64_t(512) << 20;
+  std::uint64_t j2kBatchBytes = std::uint64_t(256) << 20;
   /// threads reading, decoding and checking files
   unsigned readers = 1;
   /// threads writing, verifying and renaming files

@@ -12,13 +12,13 @@
 #ifndef DCMPCWT_DPJ2KCORE_H
 #define DCMPCWT_DPJ2KCORE_H
 
-#include <pcwt.h>
-
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
+
+struct pcwt_image_desc; // pcwt.h (not needed by the callers that decode with OpenJPEG only)
 
 /** one component as the SIZ, COD/COC and QCD/QCC markers describe it */
 struct DPJ2KComponent

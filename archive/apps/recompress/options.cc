@@ -145,6 +145,8 @@ bool RecompressParseCommandLine(int argc, char *argv[], RecompressOptions& o)
                                                           "a writer flushes and renames up to n verified\ncopies together, then flushes their folders\nonce (1: each file on its own)");
     cmd.addOption("--j2k-decoder",              "+jd", 1, "[d]ecoder: auto, gpu or cpu (default: auto)",
                                                           "JPEG 2000 input: gpu decodes the frames of\nmany files in one libpcwt call on the GPU\n(OpenJPEG what it does not take: HTJ2K, lossy);\ncpu: OpenJPEG on the reading threads; auto:\nthe GPU when the PCWT coder is on one");
+    cmd.addOption("--j2k-batch-mb",             "+jb", 1, "[n]umber: integer (default: 256)",
+                                                          "--j2k-decoder gpu: decode the JPEG 2000 frames\nof up to about n MB of samples in one call");
     cmd.addOption("--verify-gpu",               "+vg",    "verify (decode the new copies, every frame) with\nthe coding backend, the copies of several\nwriters in one call, and a sample of the frames\nwith the CPU decoder (default when the GPU\ncodes; on the CPU, CPU decoders stand in)");
     cmd.addOption("--verify-cpu",               "+vc",    "verify every frame with the CPU decoder, in each\nwriter (default when the CPU codes)");
     cmd.addOption("--verifiers-per-gpu",        "+vp", 1, "[n]umber: integer (default: 1)",
@@ -247,6 +249,7 @@ bool RecompressParseCommandLine(int argc, char *argv[], RecompressOptions& o)
       else if (v == "cpu") o.j2kDecoder = DPRCJD_cpu;
       else app.printError(("--j2k-decoder needs auto, gpu or cpu, not \"" + v + "\"").c_str());
     }
+    if (cmd.findOption("--j2k-batch-mb")) app.checkValue(cmd.getValueAndCheckMinMax(o.j2kBatchMB, 1, 1048576));
     if (cmd.findOption("--batch-frames")) app.checkValue(cmd.getValueAndCheckMinMax(o.batchFrames, 0, 1000000));
     if (cmd.findOption("--batch-mb")) app.checkValue(cmd.getValueAndCheckMinMax(o.batchMB, 1, 1048576));
     cmd.beginOptionBlock();

@@ -64,6 +64,8 @@ struct RecompressOptions
   pcwt_profile profile = PCWT_PROFILE_COMPACT;
   /// --j2k-decoder: who decodes JPEG 2000 input (auto: the GPU when the batch coders are on one)
   DPRC_J2KDecoder j2kDecoder = DPRCJD_auto;
+  /// --j2k-batch-mb: a GPU decoding batch's samples
+  OFCmdUnsignedInt j2kBatchMB = 256;
   bool stats = false;
   /// a DPRC_ProgressMode, -1: a bar on a terminal, else lines
   int progress = -1;

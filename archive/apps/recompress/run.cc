@@ -232,6 +232,7 @@ static DPRCPipelineOptions pipelineOptions(const RecompressOptions& o, std::size
   popt.verify = o.verify;
   popt.verifySample = static_cast<unsigned>(o.verifySample);
   popt.j2kDecoder = o.j2kDecoder;
+  popt.j2kBatchBytes = static_cast<std::uint64_t>(o.j2kBatchMB) << 20;
   popt.maxSamplesPerFrame = kMaxSamplesPerFrame;
   // the batch coders code what the plugin's encoder would: its settings as RecompressRegisterCodecs
   // registers them (NULL when out of memory: the pipeline refuses to start)
