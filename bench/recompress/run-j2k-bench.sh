@@ -6,7 +6,11 @@
 # and opj_decompress (N processes, -threads 1, raw files written: for reference). Prints and
 # writes RESULTS_DIR/j2k-bench-<host>-<time>.md: MB/s of raw pixel data
 # (Rows*Columns*SamplesPerPixel*BitsAllocated/8*frames) and the ratios (the target:
-# recompression at least 0.9x OpenJPEG's decoding alone).
+# recompression at least 0.9x OpenJPEG's decoding alone). pcwt-recompress decodes with OpenJPEG on its
+# threads (--j2k-decoder cpu: the CPU path); with --gpu-decode a fourth row, pcwt-recompress
+# --j2k-decoder gpu on the same folder and threads (the frames of many files decoded in one libpcwt
+# call on the GPU), its outputs compared byte for byte with the CPU path's, and the ratios GPU path /
+# CPU path (target: at least 5x) and GPU path / OpenJPEG alone.
 #
 #   bench/recompress/run-j2k-bench.sh RESULTS_DIR [options]
 #   bench/recompress/run-j2k-bench.sh --pack [DIR]  only make the JPEG 2000 source files (about 8 MB,
@@ -22,7 +26,8 @@
 #     --build DIR        build folder with archive/pcwt-recompress and plugin/libdcmpcwt_j2kcore.a
 #                        (configured and built there when missing; default build-j2k-bench)
 #     --pcwt-args "ARGS" more pcwt-recompress options (e.g. "--gpus 1")
-#     --repeat R         the three measurements R times, in turn; the table has the medians (default 1)
+#     --repeat R         the measurements R times, in turn; the table has the medians (default 1)
+#     --gpu-decode       also pcwt-recompress --j2k-decoder gpu (needs a CUDA build and a GPU)
 #
 # The source set: the corpus's uncompressed CT and MR images (wg04, GE CT series, pydicom), its CR
 # (WG04 RG2, JPEG-LS: decoded first) coded with opj_compress (lossless, reversible 5/3, default
@@ -40,6 +45,7 @@ else
   results=$1; shift
 fi
 size_mb=400 threads=$(nproc) work=/tmp/pcwt-j2k-bench corpus="" srcset="" build=build-j2k-bench pcwt_args="" repeat=1
+gpu_decode=""
 while [[ $# -gt 0 ]]; do
   case $1 in
     --size-mb) size_mb=$2; shift 2 ;;
@@ -50,6 +56,7 @@ while [[ $# -gt 0 ]]; do
     --build) build=$2; shift 2 ;;
     --pcwt-args) pcwt_args=$2; shift 2 ;;
     --repeat) repeat=$2; shift 2 ;;
+    --gpu-decode) gpu_decode=1; shift ;;
     -h|--help) usage 0 ;;
     *) echo "unknown option $1" >&2; usage ;;
   esac
@@ -232,34 +239,51 @@ opj_run() {
   [[ $decoded == "$nstreams" ]] || { log "opj_decompress decoded $decoded of $nstreams codestreams"; exit 1; }
   awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f\n", b - a }'
 }
-pcwt_run() {
-  rm -rf "$work/out"
-  local t0 t1
+pcwt_run() { # DECODER (cpu, gpu): output in $work/out-DECODER, report $work/report-DECODER.json
+  local dec=$1 t0 t1
+  rm -rf "$work/out-$dec"
   t0=$(now)
   # shellcheck disable=SC2086
-  "$recompress" --threads "$threads" --output "$work/out" --report "$work/report.json" $pcwt_args "$input" \
-    >"$work/recompress.log" 2>&1 || { tail -5 "$work/recompress.log"; exit 1; }
+  "$recompress" --threads "$threads" --output "$work/out-$dec" --report "$work/report-$dec.json" --j2k-decoder "$dec" \
+    $pcwt_args "$input" >"$work/recompress-$dec.log" 2>&1 || { tail -5 "$work/recompress-$dec.log"; exit 1; }
   t1=$(now)
   local done_files
-  done_files=$(grep -c '"status": "recompressed"' "$work/report.json" || true)
-  [[ $done_files == "$nfiles" ]] || { log "pcwt-recompress recompressed $done_files of $nfiles files"; tail -5 "$work/recompress.log"; exit 1; }
+  done_files=$(grep -c '"status": "recompressed"' "$work/report-$dec.json" || true)
+  [[ $done_files == "$nfiles" ]] || { log "pcwt-recompress recompressed $done_files of $nfiles files"; tail -5 "$work/recompress-$dec.log"; exit 1; }
   awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f\n", b - a }'
+}
+summary_of() { # KEY DECODER: a number of the report's summary
+  grep -o "\"$1\": [0-9]*" "$work/report-$2.json" | head -1 | grep -o '[0-9]*$'
 }
 median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 load=$(cut -d' ' -f1-3 /proc/loadavg)
-loop_times=() opj_times=() pcwt_times=()
+loop_times=() opj_times=() pcwt_times=() gpu_times=()
 for ((r = 0; r < repeat; r++)); do
   t=$(loop_run); loop_times+=("$t"); log "run $((r + 1)): OpenJPEG decoding alone (j2k_decode_loop) $t s"
   t=$(opj_run); opj_times+=("$t"); log "run $((r + 1)): opj_decompress $t s"
-  t=$(pcwt_run); pcwt_times+=("$t"); log "run $((r + 1)): pcwt-recompress $t s"
+  t=$(pcwt_run cpu); pcwt_times+=("$t"); log "run $((r + 1)): pcwt-recompress --j2k-decoder cpu $t s"
+  if [[ -n $gpu_decode ]]; then
+    t=$(pcwt_run gpu); gpu_times+=("$t"); log "run $((r + 1)): pcwt-recompress --j2k-decoder gpu $t s"
+  fi
 done
 loop_s=$(printf '%s\n' "${loop_times[@]}" | median)
 opj_s=$(printf '%s\n' "${opj_times[@]}" | median)
 pcwt_s=$(printf '%s\n' "${pcwt_times[@]}" | median)
+if [[ -n $gpu_decode ]]; then
+  gpu_s=$(printf '%s\n' "${gpu_times[@]}" | median)
+  # the GPU path writes exactly the CPU path's files
+  if diff -rq -x .pcwt-recompress.lock "$work/out-cpu" "$work/out-gpu" >"$work/out-diff.txt" 2>&1; then
+    same="byte for byte identical to the CPU path's"
+  else
+    same="**differ from the CPU path's** ($(wc -l < "$work/out-diff.txt") files, $work/out-diff.txt)"
+  fi
+  gpu_frames=$(summary_of j2k_gpu_frames gpu) gpu_opj=$(summary_of j2k_openjpeg_frames gpu)
+  gpu_calls=$(summary_of j2k_gpu_calls gpu)
+fi
 mbps() { awk -v n="$raw_bytes" -v s="$1" 'BEGIN { printf "%.1f", n / 1048576 / s }'; }
 ratio=$(awk -v a="$loop_s" -v b="$pcwt_s" 'BEGIN { printf "%.2f", a / b }')
 ratio_opj=$(awk -v a="$opj_s" -v b="$pcwt_s" 'BEGIN { printf "%.2f", a / b }')
-out_mb=$(du -sm "$work/out" | cut -f1)
+out_mb=$(du -sm "$work/out-cpu" | cut -f1)
 in_mb=$(du -sm "$input" | cut -f1)
 
 host=$(hostname -s)
@@ -272,7 +296,7 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')
   echo
   echo "- machine: $host, $cpu, $(nproc) CPUs (load average before the runs: $load); $(date -u '+%Y-%m-%d %H:%M UTC')"
   echo "- commit: $commit; OpenJPEG $(pkg-config --modversion libopenjp2 2>/dev/null || dpkg-query -W -f='${Version}' libopenjp2-7 2>/dev/null || echo '(version unknown)')"
-  echo "- command: bench/recompress/run-j2k-bench.sh $results --size-mb $size_mb --threads $threads${pcwt_args:+ --pcwt-args \"$pcwt_args\"} --repeat $repeat"
+  echo "- command: bench/recompress/run-j2k-bench.sh $results --size-mb $size_mb --threads $threads${pcwt_args:+ --pcwt-args \"$pcwt_args\"} --repeat $repeat${gpu_decode:+ --gpu-decode}"
   echo "- input: $nfiles JPEG 2000 Lossless files ($in_mb MB; $nstreams frames; $(( raw_bytes / 1048576 )) MB of raw pixel data) in $input"
   echo "- OpenJPEG alone: j2k_decode_loop $threads (bench/recompress/j2k_decode_loop.cpp: the codestreams in memory, $threads threads, the plugin's OpenJPEG core, one OpenJPEG thread per decode); for reference opj_decompress -ImgDir -OutFor RAWL -threads 1, $threads processes at once (raw files written)"
   echo "- pcwt-recompress: --threads $threads --output (mirror) $pcwt_args; decode (OpenJPEG, on its workers), PCWT coding, write, verify; output $out_mb MB"
@@ -281,11 +305,19 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')
   echo "|---|---:|---:|"
   echo "| OpenJPEG decoding alone (j2k_decode_loop), $threads threads | $loop_s | $(mbps "$loop_s") |"
   echo "| opj_decompress, $threads processes | $opj_s | $(mbps "$opj_s") |"
-  echo "| pcwt-recompress, $threads threads | $pcwt_s | $(mbps "$pcwt_s") |"
+  echo "| pcwt-recompress --j2k-decoder cpu (the CPU path), $threads threads | $pcwt_s | $(mbps "$pcwt_s") |"
+  [[ -z $gpu_decode ]] || echo "| pcwt-recompress --j2k-decoder gpu (the GPU path), $threads threads | $gpu_s | $(mbps "$gpu_s") |"
   echo
   echo "pcwt-recompress runs at **${ratio}x** OpenJPEG's decoding speed (target: at least 0.9x);"
   echo "${ratio_opj}x opj_decompress's."
+  if [[ -n $gpu_decode ]]; then
+    echo
+    echo "GPU path / CPU path: **$(awk -v a="$pcwt_s" -v b="$gpu_s" 'BEGIN { printf "%.2f", a / b }')x** (target: at least 5x);"
+    echo "GPU path / OpenJPEG alone x $threads: **$(awk -v a="$loop_s" -v b="$gpu_s" 'BEGIN { printf "%.2f", a / b }')x**."
+    echo "JPEG 2000 frames of the GPU path: $gpu_frames decoded on the GPU in $gpu_calls batches, $gpu_opj by OpenJPEG;"
+    echo "its outputs are $same."
+  fi
   echo
-  echo "Every run: j2k_decode_loop ${loop_times[*]} s; opj_decompress ${opj_times[*]} s; pcwt-recompress ${pcwt_times[*]} s."
+  echo "Every run: j2k_decode_loop ${loop_times[*]} s; opj_decompress ${opj_times[*]} s; pcwt-recompress (cpu) ${pcwt_times[*]} s${gpu_decode:+; pcwt-recompress (gpu) ${gpu_times[*]} s}."
 } | tee "$file"
 log "written $file"
