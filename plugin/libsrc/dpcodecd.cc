@@ -18,6 +18,7 @@
 
 #include "dcmpcwt/dpcparam.h"
 #include "dcmpcwt/dpthrcod.h"
+#include "dpdecpool.h"
 #include "dpmodule.h"
 
 #include <cstring>
@@ -43,11 +44,13 @@ struct DPCWTDecoder::Fragments
 DPCWTDecoder::DPCWTDecoder(DPCWT_DecoderMode mode)
 : DPCWTCodecBase()
 , mode_(mode)
+, pool_(new DPCWTDecoderPool)
 {
 }
 
 DPCWTDecoder::~DPCWTDecoder()
 {
+  delete pool_;
 }
 
 OFBool DPCWTDecoder::canChangeCoding(
@@ -253,9 +256,28 @@ OFCondition DPCWTDecoder::locateFrame(
   return EC_Normal;
 }
 
-pcwt_decoder *DPCWTDecoder::createDecoder(const DPCWTCodecParameter *cp, OFCondition& result)
+static DPCWTDecoderSettings settingsOf(const DPCWTCodecParameter *cp)
 {
-  pcwt_decoder *dec = pcwt_decoder_create();
+  const DPCWTDecoderSettings s = {cp->getBackend(), cp->getMaxSamplesPerFrame(), DPCWTGetDecodeMemoryLimit()};
+  return s;
+}
+
+void DPCWTDecoder::returnDecoder(pcwt_decoder *dec, const DPCWTCodecParameter *cp, OFBool succeeded) const
+{
+  // a handle that failed may hold a device in an unknown state: never kept
+  if (succeeded) pool_->give(dec, settingsOf(cp));
+  else pcwt_decoder_destroy(dec);
+}
+
+pcwt_decoder *DPCWTDecoder::takeDecoder(const DPCWTCodecParameter *cp, OFCondition& result) const
+{
+  pcwt_decoder *dec = pool_->take(settingsOf(cp));
+  if (dec != NULL)
+  {
+    result = EC_Normal;
+    return dec;
+  }
+  dec = pcwt_decoder_create();
   if (dec == NULL)
   {
     result = EC_MemoryExhausted;
@@ -323,7 +345,7 @@ OFCondition DPCWTDecoder::decode(
   DPCWTThreadCoder *lent = DPCWTGetThreadCoder();
   pcwt_decoder *lentDecoder = lent ? lent->decoder() : NULL;
   pcwt_decoder *dec = lentDecoder;
-  if (result.good() && dec == NULL) dec = createDecoder(pcp, result);
+  if (result.good() && dec == NULL) dec = takeDecoder(pcp, result);
 
   // the image buffer holds all frames at once, and libpcwt decodes them in one batch: their
   // bounds together (each includes its frame's samples) must fit the budget before we allocate
@@ -370,7 +392,7 @@ OFCondition DPCWTDecoder::decode(
       result = swapIfNecessary(gLocalByteOrder, EBO_LittleEndian, words,
                                OFstatic_cast(Uint32, (totalBytes + 1) & ~OFstatic_cast(Uint64, 1)), sizeof(Uint16));
   }
-  if (dec && dec != lentDecoder) pcwt_decoder_destroy(dec);
+  if (dec && dec != lentDecoder) returnDecoder(dec, pcp, result.good());
   if (result.bad())
   {
     DCMPCWT_DEBUG("cannot decode: " << result.text()); // the caller reports the condition
@@ -414,13 +436,13 @@ OFCondition DPCWTDecoder::decodeFrame(
   FrameSource source;
   if (result.good()) result = locateFrame(frags, module, pcp, frameNo, source);
   pcwt_decoder *dec = NULL;
-  if (result.good()) dec = createDecoder(pcp, result);
+  if (result.good()) dec = takeDecoder(pcp, result);
   if (result.good())
   {
     const pcwt_status st = pcwt_decode(dec, source.data, source.size, buffer, OFstatic_cast(size_t, frameBytes));
     if (st != PCWT_OK) result = decodeFailure(dec, frameNo, st);
   }
-  if (dec) pcwt_decoder_destroy(dec);
+  if (dec) returnDecoder(dec, pcp, result.good());
   if (result.good())
   {
     startFragment = source.nextFragment;

@@ -18,12 +18,15 @@
 class DcmObject;
 class DcmPixelItem;
 class DPCWTCodecParameter;
+class DPCWTDecoderPool;
 
 /** decoder of the PCWT private transfer syntax. Whole-image decoding (decode) and frame-wise
  *  decoding (decodeFrame, used by DcmPixelData::getUncompressedFrame and DicomImage's partial
  *  access) both find a frame's fragments through the Basic Offset Table, check the codestream
  *  header against the image pixel module and allocate nothing before those checks pass.
- *  Thread-safe: each call uses its own libpcwt handle. Encoding is refused (DPCWTCodecBase).
+ *  Thread-safe: each call uses a libpcwt handle of its own at a time, kept for the next call
+ *  after one that succeeds (a GPU backend's context and buffers with it: DCMTK decodes many
+ *  images, and frame by frame, with one codec). Encoding is refused (DPCWTCodecBase).
  */
 class DPCWTDecoder : public DPCWTCodecBase
 {
@@ -142,14 +145,23 @@ private:
     Uint64 frameNo,
     FrameSource& source);
 
-  /// a decoder handle set up with the codec parameters
-  static pcwt_decoder *createDecoder(const DPCWTCodecParameter *cp, OFCondition& result);
+  /// a decoder handle set up with the codec parameters: a kept one, else a new one
+  pcwt_decoder *takeDecoder(const DPCWTCodecParameter *cp, OFCondition& result) const;
+
+  /// dec back to the kept handles after a call that succeeded, else destroyed
+  void returnDecoder(pcwt_decoder *dec, const DPCWTCodecParameter *cp, OFBool succeeded) const;
 
   /// the checks that precede any decoding in EPCDM_unknownEncapsulated mode
   OFCondition checkClaim(DcmItem *dataset, DcmPixelSequence *pixSeq) const;
 
   /// which pixel data this instance claims
   const DPCWT_DecoderMode mode_;
+
+  /// the idle libpcwt handles kept between calls
+  DPCWTDecoderPool *pool_;
+
+  DPCWTDecoder(const DPCWTDecoder&);
+  DPCWTDecoder& operator=(const DPCWTDecoder&);
 };
 
 #endif
