@@ -79,7 +79,7 @@ int main(int argc, char *argv[])
       cmd.addOption("--group-size",             "+gs", 2, "[r]ows [c]olumns: integer (1..256)",
                                                           "elements per independently coded group\n(default: 32 32; entropy profile: 64 16)");
       DPCWTAddProfileOption(cmd);
-      cmd.addOption("--backend-auto",           "+ba",    "GPU when available, else CPU (default)");
+      cmd.addOption("--backend-auto",           "+ba",    "GPU when available for images of 32 MB of\nsamples or more, else CPU (default)");
       cmd.addOption("--backend-cpu",            "+bc",    "always use the CPU codec");
       cmd.addOption("--backend-gpu",            "+bg",    "always use the GPU codec (fail without one)");
     cmd.addSubGroup("lossy compressed input:");
@@ -161,11 +161,6 @@ int main(int argc, char *argv[])
   /* print resource identifier */
   OFLOG_DEBUG(dcmcpcwtLogger, rcsid << OFendl);
 
-  // register global codecs: every decoder DCMTK 3.6.7 has, ours, and the encoders
-  DPCWTRegisterDecoders(OFstatic_cast(unsigned long, 1) << 30, OFFalse);
-  DPCWTEncoderRegistration::registerCodecs(opt_uidcreation, opt_secondarycapture, opt_acceptLossy,
-    OFstatic_cast(Uint32, opt_levels), OFstatic_cast(Uint32, opt_groupRows),
-    OFstatic_cast(Uint32, opt_groupColumns), opt_backend, OFTrue /* JPEG-LS */, opt_profile);
 
   const pcwt_dicom_target target = opt_jpegls ? PCWT_DICOM_TARGET_JPEGLS : PCWT_DICOM_TARGET_PCWT;
   int status = EXITCODE_ERROR;
@@ -177,6 +172,13 @@ int main(int argc, char *argv[])
     OFCondition error = DPCWTLoadInput(dcmcpcwtLogger, opt, fileformat);
     if (error.bad()) break;
     DcmDataset *dataset = fileformat.getDataset();
+    // global codecs: every decoder DCMTK 3.6.7 has, ours, and the encoders; ours on the backend
+    // for this image's size (DPCWTToolBackend)
+    const pcwt_backend backend = DPCWTToolBackend(opt_backend, dataset);
+    DPCWTRegisterDecoders(OFstatic_cast(unsigned long, 1) << 30, OFFalse, backend);
+    DPCWTEncoderRegistration::registerCodecs(opt_uidcreation, opt_secondarycapture, opt_acceptLossy,
+      OFstatic_cast(Uint32, opt_levels), OFstatic_cast(Uint32, opt_groupRows),
+      OFstatic_cast(Uint32, opt_groupColumns), backend, OFTrue /* JPEG-LS */, opt_profile);
 
     OFString sopClass;
     if (fileformat.getMetaInfo()->findAndGetOFString(DCM_MediaStorageSOPClassUID, sopClass).good() &&

@@ -61,6 +61,7 @@ int main(int argc, char *argv[])
   DPCWT_UIDCreation opt_uidcreation = EPCUC_default;
   OFCmdUnsignedInt opt_maxSamples = OFstatic_cast(OFCmdUnsignedInt, 1) << 30;
   Uint64 opt_maxMemory = 0; // libpcwt's default
+  pcwt_backend opt_backend = PCWT_BACKEND_AUTO;
 
   // output options
   E_TransferSyntax opt_oxfer = EXS_LittleEndianExplicit;
@@ -78,6 +79,10 @@ int main(int argc, char *argv[])
                                                           "refuse frames with more samples");
       cmd.addOption("--max-memory",             "+mm", 1, "[b]ytes: integer, suffix K, M or G (default: 0)",
                                                           "refuse images whose decoding needs more memory\n(0: 3/4 of physical memory, within ulimit -v)");
+    cmd.addSubGroup("backend:");
+      cmd.addOption("--backend-auto",           "+ba",    "GPU when available for images of 32 MB of\nsamples or more, else CPU (default)");
+      cmd.addOption("--backend-cpu",            "+bc",    "always use the CPU codec");
+      cmd.addOption("--backend-gpu",            "+bg",    "always use the GPU codec (fail without one)");
 
   cmd.addGroup("output options:");
     cmd.addSubGroup("output transfer syntax:");
@@ -97,6 +102,12 @@ int main(int argc, char *argv[])
     cmd.beginOptionBlock();
     if (cmd.findOption("--uid-default")) opt_uidcreation = EPCUC_default;
     if (cmd.findOption("--uid-always")) opt_uidcreation = EPCUC_always;
+    cmd.endOptionBlock();
+
+    cmd.beginOptionBlock();
+    if (cmd.findOption("--backend-auto")) opt_backend = PCWT_BACKEND_AUTO;
+    if (cmd.findOption("--backend-cpu")) opt_backend = PCWT_BACKEND_CPU;
+    if (cmd.findOption("--backend-gpu")) opt_backend = PCWT_BACKEND_GPU;
     cmd.endOptionBlock();
 
     if (cmd.findOption("--max-samples"))
@@ -119,8 +130,6 @@ int main(int argc, char *argv[])
   /* print resource identifier */
   OFLOG_DEBUG(dcmdpcwtLogger, rcsid << OFendl);
 
-  // register global decompression codecs: PCWT and DCMTK's, with the UID policy
-  DPCWTRegisterDecoders(OFstatic_cast(unsigned long, opt_maxSamples), opt_uidcreation == EPCUC_always);
   DPCWTSetDecodeMemoryLimit(opt_maxMemory);
 
   int status = EXITCODE_ERROR;
@@ -131,6 +140,10 @@ int main(int argc, char *argv[])
     OFCondition error = DPCWTLoadInput(dcmdpcwtLogger, opt, fileformat);
     if (error.bad()) break;
     DcmDataset *dataset = fileformat.getDataset();
+    // global decompression codecs: PCWT and DCMTK's, with the UID policy, the PCWT decoder on the
+    // backend for this image's size (DPCWTToolBackend)
+    DPCWTRegisterDecoders(OFstatic_cast(unsigned long, opt_maxSamples), opt_uidcreation == EPCUC_always,
+                          DPCWTToolBackend(opt_backend, dataset));
 
     // a compressed file, or an image, without Pixel Data was cut short (a file that ends right
     // before (7FE0,0010) loads cleanly): nothing to decompress is then an error, not a success

@@ -148,12 +148,28 @@ void DPCWTOutputFile::discard()
 // ---------------------------------------------------------------------------------------------
 // codecs
 
-void DPCWTRegisterDecoders(unsigned long maxSamplesPerFrame, OFBool newUID)
+void DPCWTRegisterDecoders(unsigned long maxSamplesPerFrame, OFBool newUID, pcwt_backend backend)
 {
   DJDecoderRegistration::registerCodecs(EDC_photometricInterpretation, newUID ? EUC_always : EUC_default);
   DJLSDecoderRegistration::registerCodecs(newUID ? EJLSUC_always : EJLSUC_default);
   DcmRLEDecoderRegistration::registerCodecs(newUID);
-  DPCWTDecoderRegistration::registerCodecs(newUID ? EPCUC_always : EPCUC_default, maxSamplesPerFrame);
+  DPCWTDecoderRegistration::registerCodecs(newUID ? EPCUC_always : EPCUC_default, maxSamplesPerFrame, backend);
+}
+
+pcwt_backend DPCWTToolBackend(pcwt_backend asked, DcmDataset *dataset)
+{
+  const char *env = getenv("PCWT_BACKEND");
+  if (asked != PCWT_BACKEND_AUTO || (env && *env) || dataset == NULL) return asked;
+  Uint16 rows = 0, columns = 0, samples = 1, bits = 16;
+  Sint32 frames = 1;
+  dataset->findAndGetUint16(DCM_Rows, rows);
+  dataset->findAndGetUint16(DCM_Columns, columns);
+  dataset->findAndGetUint16(DCM_SamplesPerPixel, samples);
+  dataset->findAndGetUint16(DCM_BitsAllocated, bits);
+  if (dataset->findAndGetSint32(DCM_NumberOfFrames, frames).bad() || frames < 1) frames = 1;
+  const unsigned long long bytes = OFstatic_cast(unsigned long long, rows) * columns * samples *
+                                   OFstatic_cast(unsigned long long, frames) * (bits > 8 ? 2u : 1u);
+  return bytes < DPCWT_TOOL_GPU_MIN_BYTES ? PCWT_BACKEND_CPU : PCWT_BACKEND_AUTO;
 }
 
 void DPCWTCleanupDecoders()

@@ -12,6 +12,7 @@
 #include "dcmtk/ofstd/ofcond.h"
 #include "dcmtk/ofstd/ofstring.h"
 
+#include "pcwt.h"
 #include "pcwt_dicom.h"
 
 #include <vector>
@@ -51,8 +52,20 @@ private:
 };
 
 /// register DCMTK's JPEG, JPEG-LS and RLE decoders and the PCWT decoder (all with a new SOP
-/// Instance UID on decompression when newUID is set)
-void DPCWTRegisterDecoders(unsigned long maxSamplesPerFrame, OFBool newUID);
+/// Instance UID on decompression when newUID is set; the PCWT decoder on backend)
+void DPCWTRegisterDecoders(unsigned long maxSamplesPerFrame, OFBool newUID,
+                           pcwt_backend backend = PCWT_BACKEND_AUTO);
+
+/// the bytes of samples from which a single-file tool codes on the GPU when no backend is asked
+/// for (DPCWTToolBackend)
+const unsigned long long DPCWT_TOOL_GPU_MIN_BYTES = 32ull << 20;
+
+/** the backend a single-file tool codes the data set's image with: `asked` when it is not
+ *  PCWT_BACKEND_AUTO or when PCWT_BACKEND chooses in the environment; otherwise the CPU for an
+ *  image of fewer than DPCWT_TOOL_GPU_MIN_BYTES bytes of samples (making a GPU context takes longer
+ *  than the CPU takes to code such an image: docs/dcmtk-plugin.md), else AUTO (the GPU when present)
+ */
+pcwt_backend DPCWTToolBackend(pcwt_backend asked, DcmDataset *dataset);
 
 /// deregister what DPCWTRegisterDecoders() registered
 void DPCWTCleanupDecoders();

@@ -149,6 +149,47 @@ TEST(DicomTools, RoundTripVerifyAndUidPolicy)
     ASSERT_EQ(p.rc, 0) << p.out;
 }
 
+// The tools' backend options reach the PCWT codecs: with none (+ba) a small image is coded and
+// decoded on the CPU (no GPU context: no line of PCWT_GPU_TRACE), +bg takes the GPU where a
+// device is (its trace lines) and is refused with a message where none is; +bc is the CPU.
+TEST(DicomTools, BackendOptions)
+{
+    TempDir dir;
+    const std::vector<uint8_t> samples = writeNative(dir, "in.dcm", ct(2));
+    const std::vector<std::string> env = {"PCWT_GPU_TRACE=1", "PCWT_BACKEND="};
+    pcwt_decoder *probe = pcwt_decoder_create();
+    const bool gpu = pcwt_decoder_set_backend(probe, PCWT_BACKEND_GPU) == PCWT_OK;
+    pcwt_decoder_destroy(probe);
+    Proc p = run({kCompress, dir / "in.dcm", dir / "a.dcm"}, env);
+    ASSERT_EQ(p.rc, 0) << p.out;
+    EXPECT_EQ(p.out.find("pcwt gpu"), std::string::npos) << "a small image went to the GPU: " << p.out;
+    for (const char *b : {"+bc", "+ba"}) {
+        const std::string out = dir / (std::string("d") + (b + 1) + ".dcm");
+        p = run({kDecompress, b, dir / "a.dcm", out}, env);
+        ASSERT_EQ(p.rc, 0) << b << ": " << p.out;
+        EXPECT_EQ(p.out.find("pcwt gpu"), std::string::npos) << b << ": the GPU decoded: " << p.out;
+        Pixels px;
+        ASSERT_EQ(loadPixels(out, px), "");
+        EXPECT_TRUE(px.bytes == samples) << b;
+    }
+    p = run({kCompress, "+bg", dir / "in.dcm", dir / "g.dcm"}, env);
+    Proc q = run({kDecompress, "+bg", dir / "a.dcm", dir / "dg.dcm"}, env);
+    if (!gpu) {
+        EXPECT_NE(p.rc, 0) << "+bg without a GPU: " << p.out;
+        EXPECT_NE(q.rc, 0) << "+bg without a GPU: " << q.out;
+        EXPECT_NE(q.out.find("GPU"), std::string::npos) << q.out;
+        return;
+    }
+    ASSERT_EQ(p.rc, 0) << p.out;
+    EXPECT_NE(p.out.find("pcwt gpu encode host"), std::string::npos) << p.out;
+    EXPECT_TRUE(readBytes(dir / "g.dcm") == readBytes(dir / "a.dcm")) << "GPU and CPU files differ";
+    ASSERT_EQ(q.rc, 0) << q.out;
+    EXPECT_NE(q.out.find("pcwt gpu decode host"), std::string::npos) << q.out;
+    Pixels px;
+    ASSERT_EQ(loadPixels(dir / "dg.dcm", px), "");
+    EXPECT_TRUE(px.bytes == samples);
+}
+
 TEST(DicomTools, OverwritesOnlyOnSuccess)
 {
     TempDir dir;
