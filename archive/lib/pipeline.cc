@@ -169,13 +169,16 @@ bool makeHandles(Run& run, std::string& error)
   run.verifyBytes = std::min<std::uint64_t>(p.batchBytes, 64u << 20);
   if (wanted)
   {
-    const unsigned per = p.verifiersPerDevice ? p.verifiersPerDevice : 1u;
     for (int d : run.devices)
     {
-      for (unsigned k = 0; k < per; ++k)
+      // by default several on a GPU: a call waits mostly for the decoder's latency, which calls
+      // on other handles (streams) overlap; one on the CPU, whose batches are split over threads
+      unsigned per = p.verifiersPerDevice;
+      for (unsigned k = 0; k == 0 || k < per; ++k)
       {
         run.verifiers.emplace_back(new BatchVerifier());
         if (!run.verifiers.back()->init(p, d, error)) return false;
+        if (per == 0) per = run.verifiers.back()->gpu() ? kDPRCGpuVerifiersPerDevice : 1u;
       }
     }
     // (the automatic backend found no GPU)

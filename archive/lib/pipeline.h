@@ -39,6 +39,9 @@
 #include <string>
 #include <vector>
 
+/// verifier threads per GPU by default (DPRCPipelineOptions::verifiersPerDevice)
+const unsigned kDPRCGpuVerifiersPerDevice = 4;
+
 /// who verifies the PCWT copies
 enum DPRC_VerifyMode
 {
@@ -117,7 +120,8 @@ struct DPRCPipelineOptions
    */
   DPRC_VerifyMode verify = DPRCVM_auto;
   /** verifier threads per device, each with its own decoder, taking copies from the same queue,
-   *  so that one's call waits on the device while another's stages and compares (0: one)
+   *  so that their calls overlap on the device (0: kDPRCGpuVerifiersPerDevice on a GPU, one on
+   *  the CPU)
    */
   unsigned verifiersPerDevice = 0;
   /** with the verifier stage: each writer also decodes one frame in verifySample with the CPU

@@ -20,16 +20,16 @@ recompress=$build/archive/pcwt-recompress
 [[ -d $input ]] || { echo "probe-stages.sh: no input tree $input" >&2; exit 1; }
 sets=("$@")
 if [[ ${#sets[@]} -eq 0 ]]; then
-  sets=("--gpus 1" "--gpus 1" "--gpus 1 --verify-sample 0" "--gpus 1 --profile baseline"
-        "--gpus 1 --profile baseline --verify-sample 0" "--gpus 1 --threads 16" "--gpus 1 --threads 12"
-        "PCWT_GPU_TRACE=1 --gpus 1" "--gpus 1 --coders-per-gpu 2" "--gpus 1 --verifiers-per-gpu 2"
-        "--gpus 1 --coders-per-gpu 2 --verifiers-per-gpu 2" "--gpus 1 --batch-mb 64"
-        "--gpus 1 --batch-mb 64 --verifiers-per-gpu 2" "--gpus 1 --commit-group 64")
+  sets=("--gpus 1" "--gpus 1" "--gpus 1 --verifiers-per-gpu 1" "--gpus 1 --verifiers-per-gpu 2"
+        "--gpus 1 --verifiers-per-gpu 3" "--gpus 1 --verifiers-per-gpu 6" "--gpus 1 --verifiers-per-gpu 8"
+        "--gpus 1 --coders-per-gpu 2" "--gpus 1 --coders-per-gpu 2 --verifiers-per-gpu 6"
+        "--gpus 1 --batch-mb 64" "--gpus 1 --verify-sample 0" "--gpus 1 --profile baseline"
+        "--gpus 1 --threads 12" "PCWT_GPU_TRACE=1 --gpus 1")
 fi
 raw=""
 out=$input.probe-out
 find "$input" -name '*.dcm' -print0 | xargs -0 cat >/dev/null
-n=0
+n=0 table=()
 for s in "${sets[@]}"; do
   n=$((n + 1)); rm -rf "$out"; log=$input.probe-$n.log
   t0=$(date +%s.%N)
@@ -43,7 +43,9 @@ for s in "${sets[@]}"; do
   t1=$(date +%s.%N)
   pix=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"]["pixel_bytes"])' "$input.probe-$n.json" 2>/dev/null || echo 0)
   echo "== set $n: $s (exit $rc)"
-  awk -v a="$t0" -v b="$t1" -v p="$pix" 'BEGIN {printf "wall %.3f s, %.1f MB/s of raw pixels\n", b - a, p / 1048576 / (b - a)}'
+  line=$(awk -v a="$t0" -v b="$t1" -v p="$pix" 'BEGIN {printf "wall %.3f s, %.1f MB/s of raw pixels", b - a, p / 1048576 / (b - a)}')
+  echo "$line"
+  table+=("| $s | $line | $(grep -o 'code [0-9.]* ([0-9]*%)' "$log" | head -1) | $(grep -o 'verify-batch [0-9.]* ([0-9]*%)' "$log" | head -1) |")
   grep -E '^ *(readers|batch coders|writers|verifiers) \(|^timeline|^verification|^batch (coder|verifier)|^recompressed:|^stage times' "$log"
   # PCWT_GPU_TRACE lines: "pcwt gpu encode host (ms): plan 0.9; layout 1.2; ...; total 65.7; 188 frames ..."
   awk '/^pcwt gpu [a-z]+ host \(ms\):/ {
@@ -55,3 +57,7 @@ for s in "${sets[@]}"; do
                                  for (i = 1; i <= m; i++) printf " %s %.1f", names[i], sum[k, names[i]]; printf "\n" } }' "$log"
 done
 rm -rf "$out"
+echo
+echo "| options | wall, MB/s | batch coders: code | verifiers: verify-batch |"
+echo "|---|---|---|---|"
+printf '%s\n' "${table[@]}"

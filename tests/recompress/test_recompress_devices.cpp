@@ -4,6 +4,7 @@
 // ../shared/testdata is absent, the GPU tests without the devices they need.
 #include "recompress_util.h"
 
+#include "pipeline.h"
 #include "pcwt.h"
 
 namespace {
@@ -67,6 +68,11 @@ TEST(RecompressDevices, SeveralVerifiersPerDeviceVerifyEveryFrameOnce)
     EXPECT_NE(p.out.find("verification failed"), std::string::npos) << p.out;
     EXPECT_TRUE(snapshot(t.dir / "f").empty()) << "a copy that failed verification was renamed into place";
 
+    // one verifier when the CPU stands in, by default
+    p = recompressInto(t.root, t.dir / "c", t.dir / "c.json", {"--verify-gpu", "--threads", "2"});
+    ASSERT_EQ(p.rc, 0) << p.out;
+    EXPECT_NE(p.out.find("verifiers (1)"), std::string::npos) << p.out;
+
     for (const char *bad : {"0", "17", "x"}) {
         p = run({kTool, "--verifiers-per-gpu", bad, "--no-progress", "--dry-run", t.root});
         EXPECT_EQ(p.rc, 1) << bad << ": " << p.out;
@@ -101,7 +107,9 @@ TEST(RecompressGpu, TwoGpusWriteTheSameFilesAsOne)
         p = recompressInto(t.root, out, report, with({"--gpus", gpus}));
         ASSERT_EQ(p.rc, 0) << p.out;
         EXPECT_NE(p.out.find("batch coders (2)"), std::string::npos) << p.out;
-        EXPECT_NE(p.out.find("verifiers (2)"), std::string::npos) << p.out;
+        // (kDPRCGpuVerifiersPerDevice on each by default)
+        EXPECT_NE(p.out.find("verifiers (" + std::to_string(2 * kDPRCGpuVerifiersPerDevice) + ")"), std::string::npos)
+            << p.out;
         EXPECT_EQ(reportText(report, "verification"), "gpu+cpu-sample");
         EXPECT_EQ(reportSummary(report, "batch_verified_frames"), 8 * kFramesPerCopy) << p.out;
         EXPECT_EQ(reportSummary(report, "batch_coded_files"), reportSummary(report, "recompressed")) << p.out;

@@ -149,7 +149,7 @@ bool RecompressParseCommandLine(int argc, char *argv[], RecompressOptions& o)
                                                           "--j2k-decoder gpu: decode the JPEG 2000 frames\nof up to about n MB of samples in one call");
     cmd.addOption("--verify-gpu",               "+vg",    "verify (decode the new copies, every frame) with\nthe coding backend, the copies of several\nwriters in one call, and a sample of the frames\nwith the CPU decoder (default when the GPU\ncodes; on the CPU, CPU decoders stand in)");
     cmd.addOption("--verify-cpu",               "+vc",    "verify every frame with the CPU decoder, in each\nwriter (default when the CPU codes)");
-    cmd.addOption("--verifiers-per-gpu",        "+vp", 1, "[n]umber: integer (default: 1)",
+    cmd.addOption("--verifiers-per-gpu",        "+vp", 1, "[n]umber: integer (default: 4 on a GPU)",
                                                           "with --verify-gpu: verifier threads per device,\neach with its own decoder");
     cmd.addOption("--verify-sample",            "+vs", 1, "[n]umber: integer (default: 64)",
                                                           "with --verify-gpu: the CPU decoder checks one\nframe in n too, the same frames in every run\n(0: none, 1: all)");
