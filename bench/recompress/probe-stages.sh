@@ -51,7 +51,13 @@ for s in "${sets[@]}"; do
   awk '/^pcwt gpu [a-z]+ host \(ms\):/ {
          kind = $3; calls[kind]++; sub(/^[^:]*: /, "")
          n = split($0, part, "; ")
-         for (i = 1; i <= n; i++) { split(part[i], f, " "); if (f[2] ~ /^[0-9.]+$/) { sum[kind, f[1]] += f[2]; if (!((kind, f[1]) in seen)) { seen[kind, f[1]] = 1; order[kind] = order[kind] " " f[1] } } }
+         for (i = 1; i <= n; i++) {
+           m = split(part[i], f, " "); name = ""
+           for (j = 1; j <= m && f[j] !~ /^[0-9.]+$/; j++) name = name (name == "" ? "" : "-") f[j]
+           if (j > m || name == "") continue
+           sum[kind, name] += f[j]
+           if (!((kind, name) in seen)) { seen[kind, name] = 1; order[kind] = order[kind] " " name }
+         }
        }
        END { for (k in calls) { printf "gpu %s calls: %d; host ms summed:", k, calls[k]; m = split(order[k], names, " ")
                                  for (i = 1; i <= m; i++) printf " %s %.1f", names[i], sum[k, names[i]]; printf "\n" } }' "$log"
