@@ -245,6 +245,37 @@ TEST(J2kApi, LimitsBatchAndVerify)
     EXPECT_EQ(outs[1], out);
     EXPECT_EQ(outs[3], out);
 
+    // several of each kind, a damaged one of each: each job's status, the first failing one's
+    // returned with its own message, whichever kind it is
+    std::vector<uint8_t> pcut(pc.begin(), pc.begin() + long(pc.size() / 2));
+    for (int j2kFirst = 0; j2kFirst < 2; ++j2kFirst) {
+        SCOPED_TRACE(j2kFirst ? "the damaged JPEG 2000 codestream first" : "the damaged PCWT codestream first");
+        std::vector<std::vector<uint8_t>> o(6, std::vector<uint8_t>(size));
+        const std::vector<uint8_t> &bad1 = j2kFirst ? cut : pcut, &bad2 = j2kFirst ? pcut : cut;
+        pcwt_decode_job mixed[6] = {{pc.data(), pc.size(), o[0].data(), size, PCWT_OK},
+                                    {cs.data(), cs.size(), o[1].data(), size, PCWT_OK},
+                                    {bad1.data(), bad1.size(), o[2].data(), size, PCWT_OK},
+                                    {pc.data(), pc.size(), o[3].data(), size, PCWT_OK},
+                                    {bad2.data(), bad2.size(), o[4].data(), size, PCWT_OK},
+                                    {cs.data(), cs.size(), o[5].data(), size, PCWT_OK}};
+        const pcwt_status st = pcwt_decode_batch(d.get(), mixed, 6);
+        EXPECT_NE(mixed[2].status, PCWT_OK);
+        EXPECT_NE(mixed[4].status, PCWT_OK);
+        EXPECT_EQ(st, mixed[2].status);
+        const std::string msg = pcwt_decoder_last_error(d.get());
+        std::string alone;
+        {
+            std::vector<uint8_t> scratch(size);
+            EXPECT_EQ(pcwt_decode(d.get(), bad1.data(), bad1.size(), scratch.data(), size), mixed[2].status);
+            alone = pcwt_decoder_last_error(d.get());
+        }
+        EXPECT_EQ(msg, alone) << "the batch's message is the first failing job's";
+        for (int k : {0, 1, 3, 5}) {
+            EXPECT_EQ(mixed[k].status, PCWT_OK) << k;
+            EXPECT_EQ(o[size_t(k)], out) << k;
+        }
+    }
+
     // the memory limit counts a batch's frames together: the least limit one decode passes
     // with refuses a batch of 50
     uint64_t lo = 1, hi = uint64_t(1) << 30;
