@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # run-single-file.sh - wall clock of the single-file DICOM tools on one file, each run a fresh
-# process as a user runs it: dcmcpcwt against dcmcjpls (encode) and dcmdpcwt on the PCWT copy
-# against dcmdjpls on the JPEG-LS copy (decode). Prints the median, min and max of N runs.
+# process as a user runs it, the two tools of a pair alternately: dcmcpcwt against dcmcjpls
+# (encode), dcmdpcwt on the PCWT copy
+# against dcmdjpls on the JPEG-LS copy (decode), and both with --version (the cost of starting).
+# Prints the median, min and max of N runs.
 # The decoded files are compared with the original's pixels (pydicom). PCWT_BACKEND=cpu|gpu in the
 # environment chooses both PCWT tools' backend (unset: the tools' default).
 # usage: run-single-file.sh BUILD_DIR FILE.dcm [RUNS (20)] [extra dcmcpcwt args...]
@@ -19,24 +21,32 @@ trap 'rm -rf "$work"' EXIT
 "$cpcwt" "${extra[@]}" "$file" "$work/pcwt.dcm"
 dcmcjpls "$file" "$work/jls.dcm"
 
-# median min max of `runs` timings (ms) of the command
-timeit() {
-    local t=()
+# Runs two commands alternately, `runs` times each (so that both see the same load on a shared
+# machine), and prints a line for each: its label, median, min and max ms.
+pair() {
+    local la=$1 lb=$2
+    shift 2
+    local -a a=() b=()
+    while [[ $1 != -- ]]; do a+=("$1"); shift; done
+    shift
+    b=("$@")
+    local ta=() tb=() i s e
     for ((i = 0; i < runs; i++)); do
-        local a b
-        a=$(date +%s%N)
-        "$@" >/dev/null
-        b=$(date +%s%N)
-        t+=($(( (b - a) / 1000 )))
+        s=$(date +%s%N); "${a[@]}" >/dev/null; e=$(date +%s%N); ta+=($(( (e - s) / 1000 )))
+        s=$(date +%s%N); "${b[@]}" >/dev/null; e=$(date +%s%N); tb+=($(( (e - s) / 1000 )))
     done
-    printf '%s\n' "${t[@]}" | sort -n | awk '{v[NR]=$1} END {printf "%.2f %.2f %.2f", v[int((NR+1)/2)]/1000, v[1]/1000, v[NR]/1000}'
+    for l in a b; do
+        local -n t=t$l
+        local -n lab=l$l
+        printf '%s | ' "$lab"
+        printf '%s\n' "${t[@]}" | sort -n | awk '{v[NR]=$1} END {printf "%.2f | %.2f | %.2f\n", v[int((NR+1)/2)]/1000, v[1]/1000, v[NR]/1000}'
+    done
 }
-echo "file: $file ($(stat -c %s "$file") bytes); PCWT copy $(stat -c %s "$work/pcwt.dcm"), JPEG-LS copy $(stat -c %s "$work/jls.dcm") bytes; $runs runs each"
+echo "file: $file ($(stat -c %s "$file") bytes); PCWT copy $(stat -c %s "$work/pcwt.dcm"), JPEG-LS copy $(stat -c %s "$work/jls.dcm") bytes; $runs runs each, alternating"
 echo "tool | median ms | min ms | max ms"
-echo "dcmcpcwt ${extra[*]} | $(timeit "$cpcwt" "${extra[@]}" "$file" "$work/o1.dcm")"
-echo "dcmcjpls | $(timeit dcmcjpls "$file" "$work/o2.dcm")"
-echo "dcmdpcwt | $(timeit "$dpcwt" "$work/pcwt.dcm" "$work/o3.dcm")"
-echo "dcmdjpls | $(timeit dcmdjpls "$work/jls.dcm" "$work/o4.dcm")"
+pair "dcmcpcwt ${extra[*]}" dcmcjpls "$cpcwt" "${extra[@]}" "$file" "$work/o1.dcm" -- dcmcjpls "$file" "$work/o2.dcm"
+pair dcmdpcwt dcmdjpls "$dpcwt" "$work/pcwt.dcm" "$work/o3.dcm" -- dcmdjpls "$work/jls.dcm" "$work/o4.dcm"
+pair "dcmdpcwt --version" "dcmdjpls --version" "$dpcwt" --version -- dcmdjpls --version
 # the decoded files must hold the original pixels
 /usr/bin/python3 - "$file" "$work/o3.dcm" "$work/o4.dcm" <<'PY'
 import sys, pydicom
