@@ -161,8 +161,10 @@ __global__ void fold_plane_crcs(const GpuPlane *planes, uint32_t count, const Gp
     warp_combine(crc, n);
     if (lane == 0) {
         if (verify) {
+            // the checksum is the verdict, as the CPU decoder checks it before it reads the
+            // groups: it replaces what the group walk found in a damaged payload
             if (crc != p.crc_expected || n != len)
-                atomicCAS(&state[pi].error, 0u, uint32_t(GPU_ERR_CRC));
+                atomicExch(&state[pi].error, uint32_t(GPU_ERR_CRC));
         } else {
             state[pi].crc = crc;
             state[pi].payload_off = off;
