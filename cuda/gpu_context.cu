@@ -170,7 +170,7 @@ extern "C" pcwt_status pcwt_gpu_create(pcwt_gpu **out, int device, char *err, si
         const char *tr = std::getenv("PCWT_GPU_TRACE");
         g->trace = tr && *tr && *tr != '0';
         const char *graphs = std::getenv("PCWT_GPU_GRAPH");
-        g->graphs = !(graphs && std::strcmp(graphs, "0") == 0);
+        g->graphs = graphs && std::strcmp(graphs, "1") == 0;
     } catch (const pcwt_gpu_detail::CudaError &e) {
         std::snprintf(err, err_size, "%s", e.what.c_str());
         delete g;

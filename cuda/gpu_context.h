@@ -125,8 +125,10 @@ template <cudaError_t (*Alloc)(void **, size_t), cudaError_t (*Free)(void *)> st
 using DevBuf = Buffer<device_alloc, device_free>;
 using PinnedBuf = Buffer<pinned_alloc, pinned_free>;
 
-// The one-frame path's device work as a CUDA graph (frame_graph_gpu.cu): one launch where the
-// kernels would take one each. The graph is captured on the second call in a row of the same key
+// The one-frame path's device work as a CUDA graph (frame_graph_gpu.cu), with PCWT_GPU_GRAPH=1:
+// one launch where the kernels would take one each (off by default: on one H100 it made a CT
+// slice's one-frame encode and decode 15-55 us slower end to end, not faster, in every profile
+// measured). The graph is captured on the second call in a row of the same key
 // (a lone call pays no capture) and replayed while the key holds; the key is what the launches
 // take (gpu_frame_graph_key): the frames' specs, the slot's device pointers and the launch sizes
 // read outside the layout.
@@ -186,7 +188,7 @@ struct pcwt_gpu {
     std::vector<const char *> mark_names;
     size_t mark_count = 0;
     bool recording = false;
-    bool graphs = true; // the one-frame path replays graphs (PCWT_GPU_GRAPH=0: never)
+    bool graphs = false; // the one-frame path replays graphs (PCWT_GPU_GRAPH=1)
     ~pcwt_gpu();
 };
 

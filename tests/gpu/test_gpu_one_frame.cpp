@@ -1,11 +1,12 @@
 // The GPU backend's one-frame path (one frame per call: pcwt_encode, pcwt_decode, a batch of one;
-// one stream, the device work replayed as a CUDA graph from the third call of a shape) against
+// one stream; with PCWT_GPU_GRAPH=1 the device work replayed as a CUDA graph from the third call
+// of a shape) against
 // its batch path (the same frame in a batch of two) and the CPU, in every profile: the same
 // codestream bytes and every sample back, for synthetic frames (odd sizes, one row, one column, 8
 // and 16 bits, signed, bits above BitsStored, RGB) and corpus frames (PCWT_GPU_CORPUS); repeated
-// calls on one handle whose frames change size and content, with graphs on and off
-// (PCWT_GPU_GRAPH=0); damaged codestreams through the one-frame path get the CPU decoder's
-// verdict, after which the handle decodes good frames again. Label gpu; skipped without CUDA or a
+// calls on one handle whose frames change size and content, with graphs off and on; damaged
+// codestreams through the one-frame path, graphs off and on, get the CPU decoder's verdict, after
+// which the handle decodes good frames again. Label gpu; skipped without CUDA or a
 // device.
 #include "gpu_test_util.h"
 #include "recrc.h"
@@ -208,20 +209,25 @@ TEST_P(GpuOneFrame, RepeatedCallsWithChangingSizes)
     repeated_calls(GetParam());
 }
 
-TEST_P(GpuOneFrame, RepeatedCallsWithChangingSizesWithoutGraphs)
+// PCWT_GPU_GRAPH=1 for the handles made while it lives (read when a GPU context is made).
+struct WithGraphs {
+    WithGraphs() { setenv("PCWT_GPU_GRAPH", "1", 1); }
+    ~WithGraphs() { unsetenv("PCWT_GPU_GRAPH"); }
+};
+
+TEST_P(GpuOneFrame, RepeatedCallsWithChangingSizesWithGraphs)
 {
     SKIP_WITHOUT_GPU();
-    setenv("PCWT_GPU_GRAPH", "0", 1); // read when the GPU context is made (first use)
-    struct Unset { ~Unset() { unsetenv("PCWT_GPU_GRAPH"); } } unset;
+    WithGraphs on;
     repeated_calls(GetParam());
 }
 
-// Damaged codestreams of a shape whose graph is captured: the one-frame decode gives the CPU
-// decoder's status (and its samples where that decodes), and good frames decode after each.
-TEST_P(GpuOneFrame, DamagedCodestreamsRefusedCleanly)
+// Damaged codestreams of a shape decoded three times before (with graphs: its graph captured):
+// the one-frame decode gives the CPU decoder's status (and its samples where that decodes), and
+// good frames decode after each.
+void damaged_codestreams(pcwt_profile profile)
 {
-    SKIP_WITHOUT_GPU();
-    Codecs c(GetParam());
+    Codecs c(profile);
     Rng rng(23);
     const pcwt_image_desc d{160, 120, 1, 16, 12, 1, 0};
     const std::vector<uint8_t> img = image(d, rng, false);
@@ -271,6 +277,19 @@ TEST_P(GpuOneFrame, DamagedCodestreamsRefusedCleanly)
     EXPECT_GE(refused, 5u); // the three checksum failures, the truncation, the header
     pcwt_verify_job v = {good.data(), good.size(), img.data(), img.size(), 0, PCWT_OK};
     EXPECT_EQ(pcwt_verify_batch(c.dgpu, &v, 1), PCWT_OK) << pcwt_decoder_last_error(c.dgpu);
+}
+
+TEST_P(GpuOneFrame, DamagedCodestreamsRefusedCleanly)
+{
+    SKIP_WITHOUT_GPU();
+    damaged_codestreams(GetParam());
+}
+
+TEST_P(GpuOneFrame, DamagedCodestreamsRefusedCleanlyWithGraphs)
+{
+    SKIP_WITHOUT_GPU();
+    WithGraphs on;
+    damaged_codestreams(GetParam());
 }
 
 INSTANTIATE_TEST_SUITE_P(Profile, GpuOneFrame,
