@@ -111,10 +111,11 @@ bool makeJ2KHandles(Run& run, std::string& error)
   const char *standIn = std::getenv("PCWT_RECOMPRESS_J2K_STANDIN");
   const bool gpu = !(standIn && std::strcmp(standIn, "cpu") == 0);
   for (int d : run.devices)
-  {
-    run.j2kDecoders.emplace_back(new J2KBatchDecoder());
-    if (!run.j2kDecoders.back()->init(gpu, d, p.maxSamplesPerFrame, error)) return false;
-  }
+    for (unsigned k = 0; k < std::max(1u, p.j2kDecodersPerDevice); ++k)
+    {
+      run.j2kDecoders.emplace_back(new J2KBatchDecoder());
+      if (!run.j2kDecoders.back()->init(gpu, d, p.maxSamplesPerFrame, error)) return false;
+    }
   for (unsigned f = 0; f < run.readers; ++f) run.finishCoders.emplace_back(new J2KAheadCoder());
   run.stats.j2kGpu = true;
   return true;
@@ -155,8 +156,8 @@ bool makeHandles(Run& run, std::string& error)
   // a batch counts as at least 64 MB: with the default 32 MB batches, ten in flight
   run.budgetBytes = std::max<std::uint64_t>(p.batchBytes, 64u << 20) *
                     (batchesBesideCoders + std::max<std::size_t>(1, run.coders.size()));
-  // and, decoding JPEG 2000 on the GPU, a batch being gathered and one decoded
-  if (run.j2kGpu) run.budgetBytes += 2 * p.j2kBatchBytes;
+  // and, decoding JPEG 2000 on the GPU, a batch being gathered and one in each decoder
+  if (run.j2kGpu) run.budgetBytes += (run.j2kDecoders.size() + 1) * p.j2kBatchBytes;
   // output arenas kept: one for each batch the budget admits, one spare (a batch being written
   // holds its arena until its last file is)
   run.arenas->setKeep(static_cast<std::size_t>(run.budgetBytes / std::max<std::uint64_t>(p.batchBytes, 1)) + 1);

@@ -74,6 +74,9 @@ struct DPRCPipelineOptions
   DPRC_J2KDecoder j2kDecoder = DPRCJD_auto;
   std::size_t j2kBatchFrames = 2048;
   std::uint64_t j2kBatchBytes = std::uint64_t(256) << 20;
+  /// JPEG 2000 batch decoders per device, each with its own decoder: one parses a batch's
+  /// packets on the CPU while another's is on the device
+  unsigned j2kDecodersPerDevice = 2;
   /// threads reading, decoding and checking files
   unsigned readers = 1;
   /// threads writing, verifying and renaming files

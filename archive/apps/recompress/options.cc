@@ -147,6 +147,8 @@ bool RecompressParseCommandLine(int argc, char *argv[], RecompressOptions& o)
                                                           "JPEG 2000 input: gpu decodes the frames of\nmany files in one libpcwt call on the GPU\n(OpenJPEG what it does not take: HTJ2K, lossy);\ncpu: OpenJPEG on the reading threads; auto:\nthe GPU when the PCWT coder is on one");
     cmd.addOption("--j2k-batch-mb",             "+jb", 1, "[n]umber: integer (default: 256)",
                                                           "--j2k-decoder gpu: decode the JPEG 2000 frames\nof up to about n MB of samples in one call");
+    cmd.addOption("--j2k-decoders-per-gpu",     "+jp", 1, "[n]umber: integer (default: 2)",
+                                                          "--j2k-decoder gpu: batch decoder threads per\ndevice, one parsing a batch while another's\nis on the GPU");
     cmd.addOption("--verify-gpu",               "+vg",    "verify (decode the new copies, every frame) with\nthe coding backend, the copies of several\nwriters in one call, and a sample of the frames\nwith the CPU decoder (default when the GPU\ncodes; on the CPU, CPU decoders stand in)");
     cmd.addOption("--verify-cpu",               "+vc",    "verify every frame with the CPU decoder, in each\nwriter (default when the CPU codes)");
     cmd.addOption("--verifiers-per-gpu",        "+vp", 1, "[n]umber: integer (default: 4 on a GPU)",
@@ -250,6 +252,8 @@ bool RecompressParseCommandLine(int argc, char *argv[], RecompressOptions& o)
       else app.printError(("--j2k-decoder needs auto, gpu or cpu, not \"" + v + "\"").c_str());
     }
     if (cmd.findOption("--j2k-batch-mb")) app.checkValue(cmd.getValueAndCheckMinMax(o.j2kBatchMB, 1, 1048576));
+    if (cmd.findOption("--j2k-decoders-per-gpu"))
+      app.checkValue(cmd.getValueAndCheckMinMax(o.j2kDecodersPerGpu, 1, 16));
     if (cmd.findOption("--batch-frames")) app.checkValue(cmd.getValueAndCheckMinMax(o.batchFrames, 0, 1000000));
     if (cmd.findOption("--batch-mb")) app.checkValue(cmd.getValueAndCheckMinMax(o.batchMB, 1, 1048576));
     cmd.beginOptionBlock();

@@ -66,6 +66,8 @@ struct RecompressOptions
   DPRC_J2KDecoder j2kDecoder = DPRCJD_auto;
   /// --j2k-batch-mb: a GPU decoding batch's samples
   OFCmdUnsignedInt j2kBatchMB = 256;
+  /// --j2k-decoders-per-gpu
+  OFCmdUnsignedInt j2kDecodersPerGpu = 2;
   bool stats = false;
   /// a DPRC_ProgressMode, -1: a bar on a terminal, else lines
   int progress = -1;

@@ -233,6 +233,7 @@ static DPRCPipelineOptions pipelineOptions(const RecompressOptions& o, std::size
   popt.verifySample = static_cast<unsigned>(o.verifySample);
   popt.j2kDecoder = o.j2kDecoder;
   popt.j2kBatchBytes = static_cast<std::uint64_t>(o.j2kBatchMB) << 20;
+  popt.j2kDecodersPerDevice = static_cast<unsigned>(o.j2kDecodersPerGpu);
   popt.maxSamplesPerFrame = kMaxSamplesPerFrame;
   // the batch coders code what the plugin's encoder would: its settings as RecompressRegisterCodecs
   // registers them (NULL when out of memory: the pipeline refuses to start)
