@@ -17,6 +17,7 @@
 
 #include "dcmpcwt/dpdecode.h"
 #include "dcmpcwt/dputil.h"
+#include "../libsrc/dpbackend.h"
 #include "../libsrc/dpmodule.h"
 
 #include <cerrno>
@@ -158,8 +159,7 @@ void DPCWTRegisterDecoders(unsigned long maxSamplesPerFrame, OFBool newUID, pcwt
 
 pcwt_backend DPCWTToolBackend(pcwt_backend asked, DcmDataset *dataset)
 {
-  const char *env = getenv("PCWT_BACKEND");
-  if (asked != PCWT_BACKEND_AUTO || (env && *env) || dataset == NULL) return asked;
+  if (dataset == NULL) return asked;
   Uint16 rows = 0, columns = 0, samples = 1, bits = 16;
   Sint32 frames = 1;
   dataset->findAndGetUint16(DCM_Rows, rows);
@@ -169,7 +169,7 @@ pcwt_backend DPCWTToolBackend(pcwt_backend asked, DcmDataset *dataset)
   if (dataset->findAndGetSint32(DCM_NumberOfFrames, frames).bad() || frames < 1) frames = 1;
   const unsigned long long bytes = OFstatic_cast(unsigned long long, rows) * columns * samples *
                                    OFstatic_cast(unsigned long long, frames) * (bits > 8 ? 2u : 1u);
-  return bytes < DPCWT_TOOL_GPU_MIN_BYTES ? PCWT_BACKEND_CPU : PCWT_BACKEND_AUTO;
+  return DPCWTBackendForSize(asked, bytes);
 }
 
 void DPCWTCleanupDecoders()

@@ -56,14 +56,8 @@ private:
 void DPCWTRegisterDecoders(unsigned long maxSamplesPerFrame, OFBool newUID,
                            pcwt_backend backend = PCWT_BACKEND_AUTO);
 
-/// the bytes of samples from which a single-file tool codes on the GPU when no backend is asked
-/// for (DPCWTToolBackend)
-const unsigned long long DPCWT_TOOL_GPU_MIN_BYTES = 32ull << 20;
-
-/** the backend a single-file tool codes the data set's image with: `asked` when it is not
- *  PCWT_BACKEND_AUTO or when PCWT_BACKEND chooses in the environment; otherwise the CPU for an
- *  image of fewer than DPCWT_TOOL_GPU_MIN_BYTES bytes of samples (making a GPU context takes longer
- *  than the CPU takes to code such an image: docs/dcmtk-plugin.md), else AUTO (the GPU when present)
+/** the backend a single-file tool codes the data set's image with: DPCWTBackendForSize()
+ *  (../libsrc/dpbackend.h) of its samples' bytes (all frames)
  */
 pcwt_backend DPCWTToolBackend(pcwt_backend asked, DcmDataset *dataset);
 

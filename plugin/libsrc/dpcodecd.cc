@@ -18,6 +18,7 @@
 
 #include "dcmpcwt/dpcparam.h"
 #include "dcmpcwt/dpthrcod.h"
+#include "dpbackend.h"
 #include "dpdecpool.h"
 #include "dpmodule.h"
 
@@ -256,22 +257,27 @@ OFCondition DPCWTDecoder::locateFrame(
   return EC_Normal;
 }
 
-static DPCWTDecoderSettings settingsOf(const DPCWTCodecParameter *cp)
+/* the settings of a handle for an image of `bytes` bytes of samples: the codec's, with the
+ * backend for its size when AUTO (dpbackend.h: a small image on the CPU) */
+static DPCWTDecoderSettings settingsOf(const DPCWTCodecParameter *cp, Uint64 bytes)
 {
-  const DPCWTDecoderSettings s = {cp->getBackend(), cp->getMaxSamplesPerFrame(), DPCWTGetDecodeMemoryLimit()};
+  const DPCWTDecoderSettings s = {DPCWTBackendForSize(cp->getBackend(), bytes), cp->getMaxSamplesPerFrame(),
+                                  DPCWTGetDecodeMemoryLimit()};
   return s;
 }
 
-void DPCWTDecoder::returnDecoder(pcwt_decoder *dec, const DPCWTCodecParameter *cp, OFBool succeeded) const
+void DPCWTDecoder::returnDecoder(pcwt_decoder *dec, const DPCWTCodecParameter *cp, Uint64 bytes,
+                                 OFBool succeeded) const
 {
   // a handle that failed may hold a device in an unknown state: never kept
-  if (succeeded) pool_->give(dec, settingsOf(cp));
+  if (succeeded) pool_->give(dec, settingsOf(cp, bytes));
   else pcwt_decoder_destroy(dec);
 }
 
-pcwt_decoder *DPCWTDecoder::takeDecoder(const DPCWTCodecParameter *cp, OFCondition& result) const
+pcwt_decoder *DPCWTDecoder::takeDecoder(const DPCWTCodecParameter *cp, Uint64 bytes, OFCondition& result) const
 {
-  pcwt_decoder *dec = pool_->take(settingsOf(cp));
+  const DPCWTDecoderSettings settings = settingsOf(cp, bytes);
+  pcwt_decoder *dec = pool_->take(settings);
   if (dec != NULL)
   {
     result = EC_Normal;
@@ -283,9 +289,9 @@ pcwt_decoder *DPCWTDecoder::takeDecoder(const DPCWTCodecParameter *cp, OFConditi
     result = EC_MemoryExhausted;
     return NULL;
   }
-  pcwt_status st = pcwt_decoder_set_max_samples(dec, cp->getMaxSamplesPerFrame());
-  if (st == PCWT_OK) st = pcwt_decoder_set_backend(dec, cp->getBackend());
-  if (st == PCWT_OK) st = pcwt_decoder_set_memory_limit(dec, DPCWTGetDecodeMemoryLimit());
+  pcwt_status st = pcwt_decoder_set_max_samples(dec, settings.maxSamples);
+  if (st == PCWT_OK) st = pcwt_decoder_set_backend(dec, settings.backend);
+  if (st == PCWT_OK) st = pcwt_decoder_set_memory_limit(dec, settings.memoryLimit);
   if (st != PCWT_OK)
   {
     result = DPCWTMakeError(EPCEC_CodecError, OFString("libpcwt: ") + pcwt_decoder_last_error(dec));
@@ -345,7 +351,7 @@ OFCondition DPCWTDecoder::decode(
   DPCWTThreadCoder *lent = DPCWTGetThreadCoder();
   pcwt_decoder *lentDecoder = lent ? lent->decoder() : NULL;
   pcwt_decoder *dec = lentDecoder;
-  if (result.good() && dec == NULL) dec = takeDecoder(pcp, result);
+  if (result.good() && dec == NULL) dec = takeDecoder(pcp, totalBytes, result);
 
   // the image buffer holds all frames at once, and libpcwt decodes them in one batch: their
   // bounds together (each includes its frame's samples) must fit the budget before we allocate
@@ -392,7 +398,7 @@ OFCondition DPCWTDecoder::decode(
       result = swapIfNecessary(gLocalByteOrder, EBO_LittleEndian, words,
                                OFstatic_cast(Uint32, (totalBytes + 1) & ~OFstatic_cast(Uint64, 1)), sizeof(Uint16));
   }
-  if (dec && dec != lentDecoder) returnDecoder(dec, pcp, result.good());
+  if (dec && dec != lentDecoder) returnDecoder(dec, pcp, totalBytes, result.good());
   if (result.bad())
   {
     DCMPCWT_DEBUG("cannot decode: " << result.text()); // the caller reports the condition
@@ -436,13 +442,13 @@ OFCondition DPCWTDecoder::decodeFrame(
   FrameSource source;
   if (result.good()) result = locateFrame(frags, module, pcp, frameNo, source);
   pcwt_decoder *dec = NULL;
-  if (result.good()) dec = takeDecoder(pcp, result);
+  if (result.good()) dec = takeDecoder(pcp, frameBytes, result);
   if (result.good())
   {
     const pcwt_status st = pcwt_decode(dec, source.data, source.size, buffer, OFstatic_cast(size_t, frameBytes));
     if (st != PCWT_OK) result = decodeFailure(dec, frameNo, st);
   }
-  if (dec) returnDecoder(dec, pcp, result.good());
+  if (dec) returnDecoder(dec, pcp, frameBytes, result.good());
   if (result.good())
   {
     startFragment = source.nextFragment;

@@ -150,8 +150,9 @@ TEST(DicomTools, RoundTripVerifyAndUidPolicy)
 }
 
 // The tools' backend options reach the PCWT codecs: with none (+ba) a small image is coded and
-// decoded on the CPU (no GPU context: no line of PCWT_GPU_TRACE), +bg takes the GPU where a
-// device is (its trace lines) and is refused with a message where none is; +bc is the CPU.
+// decoded on the CPU (no GPU context: no line of PCWT_GPU_TRACE), also by a stock tool with the
+// preload library (the decoder codec's rule); +bg takes the GPU where a device is (its trace
+// lines) and is refused with a message where none is; +bc is the CPU.
 TEST(DicomTools, BackendOptions)
 {
     TempDir dir;
@@ -172,6 +173,14 @@ TEST(DicomTools, BackendOptions)
         ASSERT_EQ(loadPixels(out, px), "");
         EXPECT_TRUE(px.bytes == samples) << b;
     }
+    std::vector<std::string> penv = preloadEnv();
+    penv.insert(penv.end(), env.begin(), env.end());
+    p = run({"dcmdjpls", dir / "a.dcm", dir / "dp.dcm"}, penv);
+    ASSERT_EQ(p.rc, 0) << p.out;
+    EXPECT_EQ(p.out.find("pcwt gpu"), std::string::npos) << "the preload library decoded on the GPU: " << p.out;
+    Pixels pp;
+    ASSERT_EQ(loadPixels(dir / "dp.dcm", pp), "");
+    EXPECT_TRUE(pp.bytes == samples);
     p = run({kCompress, "+bg", dir / "in.dcm", dir / "g.dcm"}, env);
     Proc q = run({kDecompress, "+bg", dir / "a.dcm", dir / "dg.dcm"}, env);
     if (!gpu) {

@@ -26,7 +26,9 @@ class DPCWTDecoderPool;
  *  header against the image pixel module and allocate nothing before those checks pass.
  *  Thread-safe: each call uses a libpcwt handle of its own at a time, kept for the next call
  *  after one that succeeds (a GPU backend's context and buffers with it: DCMTK decodes many
- *  images, and frame by frame, with one codec). Encoding is refused (DPCWTCodecBase).
+ *  images, and frame by frame, with one codec). With the AUTO backend an image (decode) or frame
+ *  (decodeFrame) of fewer than 32 MB of samples is decoded on the CPU (dpbackend.h: a GPU context
+ *  costs more). Encoding is refused (DPCWTCodecBase).
  */
 class DPCWTDecoder : public DPCWTCodecBase
 {
@@ -145,11 +147,14 @@ private:
     Uint64 frameNo,
     FrameSource& source);
 
-  /// a decoder handle set up with the codec parameters: a kept one, else a new one
-  pcwt_decoder *takeDecoder(const DPCWTCodecParameter *cp, OFCondition& result) const;
+  /** a decoder handle set up with the codec parameters for an image of `bytes` bytes of samples
+   *  (their backend; AUTO: the CPU for a small image, see dpbackend.h): a kept one, else a new one
+   */
+  pcwt_decoder *takeDecoder(const DPCWTCodecParameter *cp, Uint64 bytes, OFCondition& result) const;
 
-  /// dec back to the kept handles after a call that succeeded, else destroyed
-  void returnDecoder(pcwt_decoder *dec, const DPCWTCodecParameter *cp, OFBool succeeded) const;
+  /// dec (from takeDecoder with the same cp and bytes) back to the kept handles after a call
+  /// that succeeded, else destroyed
+  void returnDecoder(pcwt_decoder *dec, const DPCWTCodecParameter *cp, Uint64 bytes, OFBool succeeded) const;
 
   /// the checks that precede any decoding in EPCDM_unknownEncapsulated mode
   OFCondition checkClaim(DcmItem *dataset, DcmPixelSequence *pixSeq) const;
