@@ -81,7 +81,7 @@ struct Run
   std::atomic<unsigned> readersLeft{0}, codersLeft{0}, writersLeft{0};
   Queue<J2KWork> toJ2K, toFinish;
   std::shared_ptr<ArenaPool> j2kSamples;
-  std::atomic<unsigned> j2kLeft{0}, finishersLeft{0};
+  std::atomic<unsigned> j2kLeft{0}, finishersLeft{0}, j2kBatches{0};
   std::mutex statsMutex;
 };
 
@@ -298,12 +298,16 @@ void j2kStage(Run& run, std::size_t k)
     std::vector<J2KWork *> batch;
     J2KWork *j = NULL;
     if (!run.toJ2K.pop(j)) break;
+    // the first batches smaller (1/16, 1/8, ... of the limit), so that the stages after this one
+    // start early instead of waiting for a whole batch to be read and decoded
+    const unsigned nth = run.j2kBatches.fetch_add(1);
+    const std::uint64_t limit = std::max<std::uint64_t>(p.j2kBatchBytes >> (nth < 4 ? 4 - nth : 0), 1);
     std::uint64_t frames = 0, bytes = 0;
     for (;;)
     {
       batch.push_back(j);
       declared(*j->work, frames, bytes);
-      if (frames >= p.j2kBatchFrames || bytes >= p.j2kBatchBytes) break;
+      if (frames >= p.j2kBatchFrames || bytes >= limit) break;
       if (!run.toJ2K.popFor(j, std::chrono::milliseconds(p.batchWaitMs))) break;
     }
     if (!run.firstJ2K.load(std::memory_order_relaxed)) DPRCTimelineMark("first JPEG 2000 batch in");
