@@ -16,6 +16,7 @@
 
 #include "dcmpcwt/dpcparam.h"
 #include "dcmpcwt/dpthrcod.h"
+#include "dpbackend.h"
 #include "dpjpegls.h"
 #include "dpmodule.h"
 
@@ -229,6 +230,10 @@ OFCondition DPCWTEncoderBase::encodeFrames(
     pcwt_encoder *enc = pcwt_encoder_create();
     if (enc == NULL) return EC_MemoryExhausted;
     pcwt_status st = cp->configureEncoder(enc, lent == NULL);
+    // AUTO: a small image on the CPU (dpbackend.h: a GPU context costs more than it saves)
+    const pcwt_backend backend = DPCWTBackendForSize(cp->getBackend(), OFstatic_cast(Uint64, frameBytes) * frames);
+    if (st == PCWT_OK && lent == NULL && backend != cp->getBackend())
+      st = pcwt_encoder_set_option(enc, PCWT_OPT_BACKEND, OFstatic_cast(int64_t, backend));
     if (st != PCWT_OK)
     {
       result = DPCWTMakeError(EPCEC_CodecError, OFString("libpcwt: ") + pcwt_encoder_last_error(enc));
