@@ -48,6 +48,10 @@ pair "dcmcpcwt ${extra[*]}" dcmcjpls "$cpcwt" "${extra[@]}" "$file" "$work/o1.dc
 pair dcmdpcwt dcmdjpls "$dpcwt" "$work/pcwt.dcm" "$work/o3.dcm" -- dcmdjpls "$work/jls.dcm" "$work/o4.dcm"
 pair "dcmdpcwt --version" "dcmdjpls --version" "$dpcwt" --version -- dcmdjpls --version
 # the decoded files must hold the original pixels
+if ! /usr/bin/python3 -c 'import pydicom' 2>/dev/null; then
+    echo "pixel check skipped: /usr/bin/python3 has no pydicom"
+    exit 0
+fi
 /usr/bin/python3 - "$file" "$work/o3.dcm" "$work/o4.dcm" <<'PY'
 import sys, pydicom
 want = pydicom.dcmread(sys.argv[1]).PixelData
