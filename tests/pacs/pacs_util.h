@@ -1,5 +1,5 @@
-// Helpers of the PACS tests (test_pacs.cpp, test_pacs_service.cpp): servers as real processes
-// on loopback, free ports, the archive layout of pcwt-storescp, image comparison.
+// Helpers of the PACS tests (test_pacs.cpp, test_pacs_service.cpp, test_pacs_verify.cpp): servers
+// as real processes on loopback, free ports, the archive layout of pcwt-storescp, image comparison.
 #ifndef PCWT_TESTS_PACS_UTIL_H
 #define PCWT_TESTS_PACS_UTIL_H
 
@@ -148,6 +148,28 @@ private:
     pid_t pid_ = -1;
     int port_ = 0;
     std::string log_;
+};
+
+// the folders of an archiving pcwt-storescp: a temporary folder, its archive root (made here)
+struct ArchiveFolders {
+    TempDir tmp;
+    const std::string root = tmp / "archive";
+    ArchiveFolders() { fs::create_directories(root); }
+};
+
+// pcwt-storescp archiving into a fresh root, its output in tmp/scp.log; the folders are removed
+// after the server is stopped (base classes are destroyed in reverse order)
+class ArchiveScp : public ArchiveFolders, public Server {
+public:
+    // "pcwt-storescp PORT -od <root>" then options, started by `launcher` (e.g. env) when given
+    bool listen(const std::vector<std::string> &options, const char *host = "127.0.0.1",
+                const std::vector<std::string> &launcher = {})
+    {
+        std::vector<std::string> argv = launcher;
+        argv.insert(argv.end(), {kStoreScp, "PORT", "-od", root});
+        argv.insert(argv.end(), options.begin(), options.end());
+        return start(argv, tmp / "scp.log", host);
+    }
 };
 
 // run with a time limit (coreutils timeout)

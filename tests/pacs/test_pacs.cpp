@@ -14,11 +14,8 @@ static ::testing::Environment *const g_env = ::testing::AddGlobalTestEnvironment
 TEST(PacsStoreScp, IngestsFromConcurrentStorescu)
 {
     REQUIRE_SETUP();
-    TempDir tmp;
-    const std::string root = tmp / "archive";
-    fs::create_directories(root);
-    Server scp;
-    ASSERT_TRUE(scp.start({kStoreScp, "PORT", "-od", root, "-v"}, tmp / "scp.log")) << scp.log();
+    ArchiveScp scp;
+    ASSERT_TRUE(scp.listen({"-v"})) << scp.log();
     const std::string port = std::to_string(scp.port());
 
     struct Batch {
@@ -62,19 +59,19 @@ TEST(PacsStoreScp, IngestsFromConcurrentStorescu)
     EXPECT_TRUE(scp.running()) << scp.log();
 
     // every instance once, where it belongs, compressed and verified
-    std::vector<std::string> archived = filesBelow(root);
+    std::vector<std::string> archived = filesBelow(scp.root);
     archived.erase(std::remove_if(archived.begin(), archived.end(),
                                   [&](const std::string &p) { return p.find("/.incoming/") != std::string::npos; }),
                    archived.end());
     std::set<std::string> destinations; // (the corpus files are distinct instances)
     for (const std::string &f : all)
-        destinations.insert(archivePath(root, f));
+        destinations.insert(archivePath(scp.root, f));
     ASSERT_EQ(destinations.size(), all.size());
     EXPECT_EQ(archived.size(), all.size()) << scp.log();
-    EXPECT_TRUE(filesBelow(root + "/.incoming").empty()) << "staging files left";
-    EXPECT_FALSE(fs::exists(root + "/failed")) << scp.log();
+    EXPECT_TRUE(filesBelow(scp.root + "/.incoming").empty()) << "staging files left";
+    EXPECT_FALSE(fs::exists(scp.root + "/failed")) << scp.log();
     for (const std::string &f : all) {
-        const std::string dest = archivePath(root, f);
+        const std::string dest = archivePath(scp.root, f);
         ASSERT_TRUE(exists(dest)) << f << " not archived as " << dest << "\n" << scp.log();
         EXPECT_EQ(fileTransferSyntax(dest), kPcwtUid) << dest;
         expectSameImage(f, dest);
@@ -86,19 +83,16 @@ TEST(PacsStoreScp, IngestsFromConcurrentStorescu)
 TEST(PacsStoreScp, TargetJpegls)
 {
     REQUIRE_SETUP();
-    TempDir tmp;
-    const std::string root = tmp / "archive";
-    fs::create_directories(root);
-    Server scp;
-    ASSERT_TRUE(scp.start({kStoreScp, "--port", "PORT", "-od", root, "--target", "jpegls", "-aet", "ARCHIVE"},
-                          tmp / "scp.log"))
+    ArchiveScp scp; // (started by hand: the port is given with --port here)
+    ASSERT_TRUE(scp.start({kStoreScp, "--port", "PORT", "-od", scp.root, "--target", "jpegls", "-aet", "ARCHIVE"},
+                          scp.tmp / "scp.log"))
         << scp.log();
     const std::string ct = td("debian-python3-pydicom/CT_small.dcm");
     const std::string rgb = td("pydicom-data/US1_UNCR.dcm");
     const Proc p = runLimited({"storescu", "-aec", "ARCHIVE", "127.0.0.1", std::to_string(scp.port()), ct, rgb});
     EXPECT_EQ(p.rc, 0) << p.out;
     for (const std::string &f : {ct, rgb}) {
-        const std::string dest = archivePath(root, f);
+        const std::string dest = archivePath(scp.root, f);
         ASSERT_TRUE(exists(dest)) << scp.log();
         EXPECT_EQ(fileTransferSyntax(dest), UID_JPEGLSLosslessTransferSyntax);
         expectSameImage(f, dest, true);
@@ -110,12 +104,8 @@ TEST(PacsStoreScp, TargetJpegls)
 TEST(PacsStoreScp, ProfileEntropy)
 {
     REQUIRE_SETUP();
-    TempDir tmp;
-    const std::string root = tmp / "archive";
-    fs::create_directories(root);
-    Server scp;
-    ASSERT_TRUE(scp.start({kStoreScp, "PORT", "-od", root, "--profile", "entropy", "-v"}, tmp / "scp.log"))
-        << scp.log();
+    ArchiveScp scp;
+    ASSERT_TRUE(scp.listen({"--profile", "entropy", "-v"})) << scp.log();
     const std::vector<std::string> files = {td("debian-python3-pydicom/CT_small.dcm"), td("pydicom-data/US1_UNCR.dcm"),
                                             td("pydicom-data/OBXXXX1A_2frame.dcm")};
     std::vector<std::string> argv = {"storescu", "127.0.0.1", std::to_string(scp.port())};
@@ -126,7 +116,7 @@ TEST(PacsStoreScp, ProfileEntropy)
     EXPECT_EQ(p.rc, 0) << p.out;
     EXPECT_NE(scp.log().find("(entropy profile)"), std::string::npos) << scp.log();
     for (size_t i = 3; i < argv.size(); ++i) {
-        const std::string dest = archivePath(root, argv[i]);
+        const std::string dest = archivePath(scp.root, argv[i]);
         ASSERT_TRUE(exists(dest)) << argv[i] << " not archived\n" << scp.log();
         EXPECT_EQ(fileTransferSyntax(dest), kPcwtUid) << dest;
         DcmFileFormat ff;
@@ -170,11 +160,8 @@ TEST(PacsStoreScp, ProfileOptionErrors)
 TEST(PacsStoreScp, FailureStatusAndKeepsRunning)
 {
     REQUIRE_SETUP();
-    TempDir tmp;
-    const std::string root = tmp / "archive";
-    fs::create_directories(root);
-    Server scp;
-    ASSERT_TRUE(scp.start({kStoreScp, "PORT", "-od", root, "--reject-unsupported"}, tmp / "scp.log")) << scp.log();
+    ArchiveScp scp;
+    ASSERT_TRUE(scp.listen({"--reject-unsupported"})) << scp.log();
     const std::string port = std::to_string(scp.port());
 
     const std::string rgb32 = td("pydicom-data/SC_rgb_32bit.dcm");
@@ -182,19 +169,19 @@ TEST(PacsStoreScp, FailureStatusAndKeepsRunning)
     Proc p = runLimited({"storescu", "-v", "127.0.0.1", port, rgb32});
     EXPECT_EQ(p.rc, 0xc0) << p.out;
     EXPECT_NE(p.out.find("Received Store Response (Error: CannotUnderstand)"), std::string::npos) << p.out;
-    EXPECT_FALSE(exists(archivePath(root, rgb32)));
+    EXPECT_FALSE(exists(archivePath(scp.root, rgb32)));
 
     // the patient folder of CT_small is a file: the archive path cannot be created
     const std::string ct = td("debian-python3-pydicom/CT_small.dcm");
-    const std::string dest = archivePath(root, ct);
-    const std::string patientDir = dest.substr(0, dest.find('/', root.size() + 1));
+    const std::string dest = archivePath(scp.root, ct);
+    const std::string patientDir = dest.substr(0, dest.find('/', scp.root.size() + 1));
     writeBytes(patientDir, {'x'});
     p = runLimited({"storescu", "-v", "127.0.0.1", port, ct});
     EXPECT_EQ(p.rc, 0xa7) << p.out;
     EXPECT_NE(p.out.find("Received Store Response (Refused: OutOfResources)"), std::string::npos) << p.out;
 
     // both originals are kept under failed/, byte for byte what was received
-    const std::vector<std::string> failed = filesBelow(root + "/failed");
+    const std::vector<std::string> failed = filesBelow(scp.root + "/failed");
     EXPECT_EQ(failed.size(), 2u) << scp.log();
     for (const std::string &f : failed) {
         Pixels px;
@@ -206,7 +193,7 @@ TEST(PacsStoreScp, FailureStatusAndKeepsRunning)
     const std::string mr = td("debian-python3-pydicom/MR_small_bigendian.dcm");
     p = runLimited({"storescu", "127.0.0.1", port, mr});
     EXPECT_EQ(p.rc, 0) << p.out;
-    EXPECT_TRUE(exists(archivePath(root, mr))) << scp.log();
+    EXPECT_TRUE(exists(archivePath(scp.root, mr))) << scp.log();
     scp.stop();
 }
 

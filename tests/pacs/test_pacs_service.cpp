@@ -114,9 +114,7 @@ long peakKiB(pid_t pid)
 TEST(PacsService, InconsistentPixelDataRefused)
 {
     REQUIRE_SETUP();
-    TempDir tmp;
-    const std::string root = tmp / "archive";
-    fs::create_directories(root);
+    ArchiveScp scp;
     const std::string ct = td(kCT);
     if (!exists(ct))
         GTEST_SKIP() << ct << " absent";
@@ -133,22 +131,21 @@ TEST(PacsService, InconsistentPixelDataRefused)
         {"bits-stored-17", [](DcmDataset *ds) { ds->putAndInsertUint16(DCM_BitsStored, 17); }},
         {"lying-frames", [](DcmDataset *ds) { ds->putAndInsertOFStringArray(DCM_NumberOfFrames, "3"); }},
     };
-    Server scp;
-    ASSERT_TRUE(scp.start({kStoreScp, "PORT", "-od", root, "-v"}, tmp / "scp.log")) << scp.log();
+    ASSERT_TRUE(scp.listen({"-v"})) << scp.log();
     for (const auto &c : cases) {
         SCOPED_TRACE(c.first);
-        const std::string f = variant(ct, tmp / (c.first + ".dcm"), c.second);
+        const std::string f = variant(ct, scp.tmp / (c.first + ".dcm"), c.second);
         ASSERT_FALSE(f.empty());
         const Proc p = runLimited({"storescu", "-v", "127.0.0.1", std::to_string(scp.port()), f});
         EXPECT_EQ(p.rc, 0xa9) << p.out;
         EXPECT_NE(p.out.find("Error: DataSetDoesNotMatchSOPClass"), std::string::npos) << p.out;
-        EXPECT_FALSE(archived(root)) << scp.log();
+        EXPECT_FALSE(archived(scp.root)) << scp.log();
     }
-    EXPECT_EQ(filesBelow(root + "/failed").size(), cases.size());
+    EXPECT_EQ(filesBelow(scp.root + "/failed").size(), cases.size());
     // the unmodified file is still stored
     const Proc p = runLimited({"storescu", "127.0.0.1", std::to_string(scp.port()), ct});
     EXPECT_EQ(p.rc, 0) << p.out;
-    EXPECT_TRUE(exists(archivePath(root, ct))) << scp.log();
+    EXPECT_TRUE(exists(archivePath(scp.root, ct))) << scp.log();
 }
 
 // A 5 MB data set with --max-object-size 1M: the association is aborted while it comes in (the
@@ -157,18 +154,14 @@ TEST(PacsService, InconsistentPixelDataRefused)
 TEST(PacsService, OversizeObjectAborted)
 {
     REQUIRE_SETUP();
-    TempDir tmp;
-    const std::string root = tmp / "archive";
-    fs::create_directories(root);
-    const std::string big = variant(td("debian-python3-pydicom/CT_small.dcm"), tmp / "big.dcm", [](DcmDataset *ds) {
+    ArchiveScp scp;
+    const std::string big = variant(td("debian-python3-pydicom/CT_small.dcm"), scp.tmp / "big.dcm", [](DcmDataset *ds) {
         ds->putAndInsertUint16(DCM_Rows, 1600);
         ds->putAndInsertUint16(DCM_Columns, 1600);
         setPixels(ds, 1600 * 1600 * 2);
     });
     ASSERT_FALSE(big.empty());
-    Server scp;
-    ASSERT_TRUE(scp.start({kStoreScp, "PORT", "-od", root, "--max-object-size", "1M", "-v"}, tmp / "scp.log"))
-        << scp.log();
+    ASSERT_TRUE(scp.listen({"--max-object-size", "1M", "-v"})) << scp.log();
     const Proc p = runLimited({"storescu", "-v", "127.0.0.1", std::to_string(scp.port()), big}, 60);
     EXPECT_NE(p.rc, 0) << p.out;
     EXPECT_EQ(p.out.find("Received Store Response (Success)"), std::string::npos) << p.out;
@@ -176,15 +169,15 @@ TEST(PacsService, OversizeObjectAborted)
     // the server removes the partial data set once its receiving call returns, which can be after
     // the sender saw the abort (under load it was not yet gone when storescu exited): wait for that
     // (bounded), then nothing may be left
-    for (int i = 0; i < 200 && !filesBelow(root + "/.incoming").empty(); ++i) // up to 10 s
+    for (int i = 0; i < 200 && !filesBelow(scp.root + "/.incoming").empty(); ++i) // up to 10 s
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    EXPECT_TRUE(filesBelow(root + "/.incoming").empty());
-    EXPECT_FALSE(archived(root));
-    EXPECT_TRUE(filesBelow(root + "/failed").empty());
+    EXPECT_TRUE(filesBelow(scp.root + "/.incoming").empty());
+    EXPECT_FALSE(archived(scp.root));
+    EXPECT_TRUE(filesBelow(scp.root + "/failed").empty());
     EXPECT_TRUE(scp.running());
     const Proc q = runLimited({"storescu", "127.0.0.1", std::to_string(scp.port()), td("debian-python3-pydicom/CT_small.dcm")});
     EXPECT_EQ(q.rc, 0) << q.out;
-    EXPECT_TRUE(archived(root)) << scp.log();
+    EXPECT_TRUE(archived(scp.root)) << scp.log();
     // (the 5 MB never sat in memory: the server's peak stays below 4 times its size). Not under
     // AddressSanitizer, whose shadow memory and quarantine of freed blocks (each received PDU)
     // raise the resident size by more than the object itself.
@@ -213,13 +206,8 @@ TEST(PacsService, DefaultLimitsLogged)
 TEST(PacsService, StalledPeersDoNotLockOut)
 {
     REQUIRE_SETUP();
-    TempDir tmp;
-    const std::string root = tmp / "archive";
-    fs::create_directories(root);
-    Server scp;
-    ASSERT_TRUE(scp.start({kStoreScp, "PORT", "-od", root, "--max-associations", "2", "-ta", "2", "-td", "3"},
-                          tmp / "scp.log"))
-        << scp.log();
+    ArchiveScp scp;
+    ASSERT_TRUE(scp.listen({"--max-associations", "2", "-ta", "2", "-td", "3"})) << scp.log();
     IdleAssociation idle[2];
     for (IdleAssociation &a : idle)
         ASSERT_TRUE(a.open(scp.port())) << scp.log();
@@ -243,7 +231,7 @@ TEST(PacsService, StalledPeersDoNotLockOut)
             close(fd);
     EXPECT_TRUE(stored) << attempts << " attempts in " << s << " s\n" << scp.log();
     EXPECT_LT(s, 12.0);
-    EXPECT_TRUE(exists(archivePath(root, ct)));
+    EXPECT_TRUE(exists(archivePath(scp.root, ct)));
     EXPECT_TRUE(scp.running());
 }
 
@@ -251,19 +239,15 @@ TEST(PacsService, StalledPeersDoNotLockOut)
 TEST(PacsService, BindAddress)
 {
     REQUIRE_SETUP();
-    TempDir tmp;
-    const std::string root = tmp / "archive";
-    fs::create_directories(root);
-    Server scp;
-    ASSERT_TRUE(scp.start({kStoreScp, "PORT", "-od", root, "--bind", "127.0.0.2"}, tmp / "scp.log", "127.0.0.2"))
-        << scp.log();
+    ArchiveScp scp;
+    ASSERT_TRUE(scp.listen({"--bind", "127.0.0.2"}, "127.0.0.2")) << scp.log();
     EXPECT_FALSE(canConnect(scp.port(), "127.0.0.1"));
     const std::string ct = td("debian-python3-pydicom/CT_small.dcm");
     const Proc p = runLimited({"storescu", "127.0.0.2", std::to_string(scp.port()), ct});
     EXPECT_EQ(p.rc, 0) << p.out;
-    EXPECT_TRUE(exists(archivePath(root, ct))) << scp.log();
+    EXPECT_TRUE(exists(archivePath(scp.root, ct))) << scp.log();
     // a bad address is a startup error
-    const Proc bad = runLimited({kStoreScp, "-od", root, "--bind", "not-an-address", "11112"}, 20);
+    const Proc bad = runLimited({kStoreScp, "-od", scp.root, "--bind", "not-an-address", "11112"}, 20);
     EXPECT_NE(bad.rc, 0) << bad.out;
     EXPECT_NE(bad.out.find("not an IPv4 address"), std::string::npos) << bad.out;
 }
@@ -273,22 +257,17 @@ TEST(PacsService, BindAddress)
 TEST(PacsService, CallingAETitleAllowList)
 {
     REQUIRE_SETUP();
-    TempDir tmp;
-    const std::string root = tmp / "archive";
-    fs::create_directories(root);
-    Server scp;
-    ASSERT_TRUE(scp.start({kStoreScp, "PORT", "-od", root, "--calling-aet", "MODALITY1", "--calling-aet", "CT2"},
-                          tmp / "scp.log"))
-        << scp.log();
+    ArchiveScp scp;
+    ASSERT_TRUE(scp.listen({"--calling-aet", "MODALITY1", "--calling-aet", "CT2"})) << scp.log();
     const std::string port = std::to_string(scp.port());
     const std::string ct = td("debian-python3-pydicom/CT_small.dcm");
     Proc p = runLimited({"storescu", "-aet", "INTRUDER", "127.0.0.1", port, ct});
     EXPECT_NE(p.rc, 0) << p.out;
     EXPECT_NE(p.out.find("Calling AE Title Not Recognized"), std::string::npos) << p.out;
-    EXPECT_FALSE(archived(root));
+    EXPECT_FALSE(archived(scp.root));
     p = runLimited({"storescu", "-aet", "CT2", "127.0.0.1", port, ct});
     EXPECT_EQ(p.rc, 0) << p.out;
-    EXPECT_TRUE(exists(archivePath(root, ct))) << scp.log();
+    EXPECT_TRUE(exists(archivePath(scp.root, ct))) << scp.log();
 }
 
 // TLS: certificates made by openssl; stock storescu +tls sends a file that is compressed,
@@ -298,7 +277,8 @@ TEST(PacsService, TlsRoundTrip)
     REQUIRE_SETUP();
     if (!onPath("openssl"))
         GTEST_SKIP() << "openssl not on PATH: the TLS test is skipped";
-    TempDir tmp;
+    ArchiveScp scp;
+    const TempDir &tmp = scp.tmp; // (the certificates too)
     const Proc probe = runLimited({kStoreScp, "-od", tmp.path(), "+tls", "none.key", "none.pem", "11112"}, 20);
     if (probe.out.find("built without TLS") != std::string::npos)
         GTEST_SKIP() << "pcwt-storescp built without TLS (CMake said why)";
@@ -309,12 +289,7 @@ TEST(PacsService, TlsRoundTrip)
                                    tmp / (who + ".pem")});
         ASSERT_EQ(k.rc, 0) << k.out;
     }
-    const std::string root = tmp / "archive";
-    fs::create_directories(root);
-    Server scp;
-    ASSERT_TRUE(scp.start({kStoreScp, "PORT", "-od", root, "-v", "+tls", tmp / "server.key", tmp / "server.pem", "+cf",
-                           tmp / "client.pem"},
-                          tmp / "scp.log"))
+    ASSERT_TRUE(scp.listen({"-v", "+tls", tmp / "server.key", tmp / "server.pem", "+cf", tmp / "client.pem"}))
         << scp.log();
     const std::string port = std::to_string(scp.port());
     const std::string ct = td("debian-python3-pydicom/CT_small.dcm");
@@ -325,12 +300,12 @@ TEST(PacsService, TlsRoundTrip)
                     "127.0.0.1", port, ct},
                    30);
     EXPECT_NE(p.rc, 0) << p.out;
-    EXPECT_FALSE(archived(root));
+    EXPECT_FALSE(archived(scp.root));
     // the trusted client
     p = runLimited({"storescu", "+tls", tmp / "client.key", tmp / "client.pem", "+cf", tmp / "server.pem", "127.0.0.1",
                     port, ct});
     EXPECT_EQ(p.rc, 0) << p.out << scp.log();
-    const std::string dest = archivePath(root, ct);
+    const std::string dest = archivePath(scp.root, ct);
     ASSERT_TRUE(exists(dest)) << scp.log();
     EXPECT_EQ(fileTransferSyntax(dest), kPcwtUid);
     expectSameImage(ct, dest);

@@ -29,30 +29,27 @@ struct Ingest {
 Ingest ingest(const std::vector<std::string> &options, const std::string &fault = "")
 {
     Ingest r;
-    TempDir tmp;
-    const std::string root = tmp / "archive";
-    fs::create_directories(root);
-    std::vector<std::string> argv = {"env", "PCWT_RECOMPRESS_FAULT=" + fault, kStoreScp, "PORT", "-od", root, "-v"};
+    std::vector<std::string> argv = {"-v"};
     argv.insert(argv.end(), options.begin(), options.end());
-    Server scp;
-    if (!scp.start(argv, tmp / "scp.log")) {
+    ArchiveScp scp;
+    if (!scp.listen(argv, "127.0.0.1", {"env", "PCWT_RECOMPRESS_FAULT=" + fault})) {
         ADD_FAILURE() << "pcwt-storescp did not start: " << scp.log();
         return r;
     }
     const std::string ct = td("debian-python3-pydicom/CT_small.dcm"), mr = td("pydicom-data/emri_small.dcm");
     // (-nh: on after a failure)
     const Proc p = runLimited({"storescu", "-nh", "127.0.0.1", std::to_string(scp.port()), ct, mr});
-    r.stored = p.rc == 0 && exists(archivePath(root, ct)) && exists(archivePath(root, mr));
+    r.stored = p.rc == 0 && exists(archivePath(scp.root, ct)) && exists(archivePath(scp.root, mr));
     if (r.stored) {
-        EXPECT_EQ(fileTransferSyntax(archivePath(root, mr)), kPcwtUid);
-        expectSameImage(ct, archivePath(root, ct), true);
-        expectSameImage(mr, archivePath(root, mr), true);
+        EXPECT_EQ(fileTransferSyntax(archivePath(scp.root, mr)), kPcwtUid);
+        expectSameImage(ct, archivePath(scp.root, ct), true);
+        expectSameImage(mr, archivePath(scp.root, mr), true);
     }
     // refused (a failure status each; storescu -nh goes on): nothing archived, both received
     // originals kept under failed/, byte for byte
-    r.refused = !exists(archivePath(root, ct)) && !exists(archivePath(root, mr)) &&
-                filesBelow(root + "/failed").size() == 2;
-    for (const std::string &f : filesBelow(root + "/failed")) {
+    r.refused = !exists(archivePath(scp.root, ct)) && !exists(archivePath(scp.root, mr)) &&
+                filesBelow(scp.root + "/failed").size() == 2;
+    for (const std::string &f : filesBelow(scp.root + "/failed")) {
         Pixels px;
         EXPECT_EQ(loadPixels(f, px), "") << f;
     }
