@@ -117,12 +117,10 @@ struct TempDir {
     }
 };
 
-// a secondary capture image: rows x columns, one sample of `bits` bits, Pixel Data of `bytes`
-// bytes (a pattern), in Explicit VR Little Endian
-bool writeImage(const std::string &path, Uint16 rows, Uint16 columns, Uint16 bits, size_t bytes)
+// a new secondary capture instance's image pixel module, without Pixel Data: rows x columns,
+// one unsigned MONOCHROME2 sample of `bits` bits
+void putImageModule(DcmDataset *ds, Uint16 rows, Uint16 columns, Uint16 bits)
 {
-    DcmFileFormat ff;
-    DcmDataset *ds = ff.getDataset();
     char uid[100];
     ds->putAndInsertString(DCM_SOPClassUID, UID_SecondaryCaptureImageStorage);
     ds->putAndInsertString(DCM_SOPInstanceUID, dcmGenerateUniqueIdentifier(uid, SITE_INSTANCE_UID_ROOT));
@@ -134,6 +132,15 @@ bool writeImage(const std::string &path, Uint16 rows, Uint16 columns, Uint16 bit
     ds->putAndInsertUint16(DCM_BitsStored, bits);
     ds->putAndInsertUint16(DCM_HighBit, static_cast<Uint16>(bits - 1));
     ds->putAndInsertUint16(DCM_PixelRepresentation, 0);
+}
+
+// a secondary capture image: rows x columns, one sample of `bits` bits, Pixel Data of `bytes`
+// bytes (a pattern), in Explicit VR Little Endian
+bool writeImage(const std::string &path, Uint16 rows, Uint16 columns, Uint16 bits, size_t bytes)
+{
+    DcmFileFormat ff;
+    DcmDataset *ds = ff.getDataset();
+    putImageModule(ds, rows, columns, bits);
     std::vector<Uint16> w((bytes + 1) / 2);
     for (size_t i = 0; i < w.size(); ++i)
         w[i] = static_cast<Uint16>((i * 37) & 0xfff);
@@ -146,17 +153,7 @@ bool writeBrokenJpeg(const std::string &path)
 {
     DcmFileFormat ff;
     DcmDataset *ds = ff.getDataset();
-    char uid[100];
-    ds->putAndInsertString(DCM_SOPClassUID, UID_SecondaryCaptureImageStorage);
-    ds->putAndInsertString(DCM_SOPInstanceUID, dcmGenerateUniqueIdentifier(uid, SITE_INSTANCE_UID_ROOT));
-    ds->putAndInsertString(DCM_PhotometricInterpretation, "MONOCHROME2");
-    ds->putAndInsertUint16(DCM_Rows, 16);
-    ds->putAndInsertUint16(DCM_Columns, 16);
-    ds->putAndInsertUint16(DCM_SamplesPerPixel, 1);
-    ds->putAndInsertUint16(DCM_BitsAllocated, 8);
-    ds->putAndInsertUint16(DCM_BitsStored, 8);
-    ds->putAndInsertUint16(DCM_HighBit, 7);
-    ds->putAndInsertUint16(DCM_PixelRepresentation, 0);
+    putImageModule(ds, 16, 16, 8);
     DcmPixelSequence *seq = new DcmPixelSequence(DCM_PixelSequenceTag);
     seq->insert(new DcmPixelItem(DCM_PixelItemTag)); // empty offset table
     DcmPixelItem *frag = new DcmPixelItem(DCM_PixelItemTag);
