@@ -71,6 +71,26 @@ Bytes fileOf(unsigned i)  // each a little different in size, all coded
   return makeDicom(im);
 }
 
+// the deferred mode on s: `threads` background coders at normal priority (NULL, a failure said,
+// when they cannot start)
+pco_deferred* startCoders(pco_store* s, unsigned threads)
+{
+  char msg[256];
+  pco_deferred* d = pco_deferred_start(s, threads, 0, nullptr, nullptr, msg, sizeof msg);
+  EXPECT_NE(d, nullptr) << msg;
+  return d;
+}
+
+// file i stored under uuidOf(i) as a DICOM attachment, as Orthanc stores it
+::testing::AssertionResult storeFile(pco_store* s, unsigned i)
+{
+  const Bytes data = fileOf(i);
+  char msg[256];
+  const pco_result r = pco_store_write(s, uuidOf(i).c_str(), data.data(), data.size(), 1, msg, sizeof msg);
+  if (r == PCO_OK) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "pco_store_write of file " << i << ": " << r << ": " << msg;
+}
+
 Bytes readBack(pco_store* s, const std::string& uuid, pco_result* r)
 {
   Bytes back;
@@ -153,13 +173,11 @@ TEST(OrthancDeferred, StoredAsTheyCameThenCoded)
   Folder f("deferred");
   pco_store* s = makeStore(f.root, 0);
   ASSERT_NE(s, nullptr);
-  char msg[256];
-  pco_deferred* d = pco_deferred_start(s, 2, 0, nullptr, nullptr, msg, sizeof msg);
-  ASSERT_NE(d, nullptr) << msg;
+  pco_deferred* d = startCoders(s, 2);
+  ASSERT_NE(d, nullptr);
   const unsigned n = 12;
   for (unsigned i = 0; i < n; ++i) {
-    Bytes data = fileOf(i);
-    ASSERT_EQ(pco_store_write(s, uuidOf(i).c_str(), data.data(), data.size(), 1, msg, sizeof msg), PCO_OK) << msg;
+    ASSERT_TRUE(storeFile(s, i));
     for (unsigned j = 0; j <= i; ++j) {  // every file reads back at every moment, coded or not
       pco_result r;
       EXPECT_EQ(readBack(s, uuidOf(j), &r), fileOf(j)) << j;
@@ -202,8 +220,8 @@ TEST(OrthancDeferred, StartWalksTheFolderUnlessStoppedClean)
   struct utimbuf old = {time(nullptr) - 3600, time(nullptr) - 3600};
   ASSERT_EQ(utime(stale.c_str(), &old), 0);
 
-  pco_deferred* d = pco_deferred_start(s, 1, 0, nullptr, nullptr, msg, sizeof msg);
-  ASSERT_NE(d, nullptr) << msg;
+  pco_deferred* d = startCoders(s, 1);
+  ASSERT_NE(d, nullptr);
   ASSERT_EQ(pco_deferred_wait_idle(d, 60000), 1);
   pco_deferred_counts c;
   pco_deferred_get_counts(d, &c);
@@ -218,8 +236,8 @@ TEST(OrthancDeferred, StartWalksTheFolderUnlessStoppedClean)
   // crash from then on makes the start after it walk).
   Bytes extra = fileOf(n);
   ASSERT_EQ(pco_write_atomic(pathOf(f.root, uuidOf(n)).c_str(), extra.data(), extra.size(), 0, msg, sizeof msg), 0);
-  d = pco_deferred_start(s, 1, 0, nullptr, nullptr, msg, sizeof msg);
-  ASSERT_NE(d, nullptr) << msg;
+  d = startCoders(s, 1);
+  ASSERT_NE(d, nullptr);
   EXPECT_FALSE(fs::exists(f.root / PCO_DEFERRED_CLEAN));
   ASSERT_EQ(pco_deferred_wait_idle(d, 60000), 1);
   pco_deferred_get_counts(d, &c);
@@ -235,12 +253,11 @@ TEST(OrthancDeferred, RemovalsRacingTheCodersLeaveNothing)
   pco_store* s = makeStore(f.root, 0);
   ASSERT_NE(s, nullptr);
   char msg[256];
-  pco_deferred* d = pco_deferred_start(s, 2, 0, nullptr, nullptr, msg, sizeof msg);
-  ASSERT_NE(d, nullptr) << msg;
+  pco_deferred* d = startCoders(s, 2);
+  ASSERT_NE(d, nullptr);
   const unsigned n = 30;
   for (unsigned i = 0; i < n; ++i) {
-    Bytes data = fileOf(i);
-    ASSERT_EQ(pco_store_write(s, uuidOf(i).c_str(), data.data(), data.size(), 1, msg, sizeof msg), PCO_OK) << msg;
+    ASSERT_TRUE(storeFile(s, i));
     if (i % 2) {
       ASSERT_EQ(pco_store_remove(s, uuidOf(i).c_str(), msg, sizeof msg), PCO_OK) << msg;
     }
