@@ -132,9 +132,10 @@ bool makeHandles(Run& run, std::string& error)
     {
       run.coders.emplace_back(new BatchCoder(run.arenas));
       if (!run.coders.back()->init(p, d, error)) return false;
-      // several coders on a device when asked: one stages and lays out a batch while another's is
-      // on the device (one is the default: two measured slower, bench/results)
-      const unsigned per = p.codersPerDevice ? p.codersPerDevice : 1u;
+      // several coders on a device: a call waits mostly for the encoder's latency, which another
+      // coder's call overlaps (by default on a GPU; the CPU splits each batch over threads)
+      const unsigned per = p.codersPerDevice ? p.codersPerDevice
+                                             : (run.coders.back()->gpu() ? kDPRCGpuCodersPerDevice : 1u);
       for (unsigned k = 1; k < per; ++k)
       {
         run.coders.emplace_back(new BatchCoder(run.arenas));

@@ -41,6 +41,8 @@
 
 /// verifier threads per GPU by default (DPRCPipelineOptions::verifiersPerDevice)
 const unsigned kDPRCGpuVerifiersPerDevice = 4;
+/// batch coder threads per GPU by default (DPRCPipelineOptions::codersPerDevice)
+const unsigned kDPRCGpuCodersPerDevice = 2;
 
 /// who verifies the PCWT copies
 enum DPRC_VerifyMode
@@ -103,7 +105,7 @@ struct DPRCPipelineOptions
   std::vector<int> devices;
   /** batch coder threads per device, each with its own encoder, taking batches from the same
    *  queue, so that one's host-side work (staging copies, layout, waits) overlaps another's GPU
-   *  work (0: one, with a GPU or the CPU codec)
+   *  work (0: kDPRCGpuCodersPerDevice on a GPU, one with the CPU codec)
    */
   unsigned codersPerDevice = 0;
   /** the coding of the PCWT encoder codec as registered: an encoder configured as the codec's

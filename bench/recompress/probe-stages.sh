@@ -20,9 +20,9 @@ recompress=$build/archive/pcwt-recompress
 [[ -d $input ]] || { echo "probe-stages.sh: no input tree $input" >&2; exit 1; }
 sets=("$@")
 if [[ ${#sets[@]} -eq 0 ]]; then
-  sets=("--gpus 1" "--gpus 1" "--gpus 1 --verifiers-per-gpu 1" "--gpus 1 --verifiers-per-gpu 2"
-        "--gpus 1 --verifiers-per-gpu 3" "--gpus 1 --verifiers-per-gpu 6" "--gpus 1 --verifiers-per-gpu 8"
-        "--gpus 1 --coders-per-gpu 2" "--gpus 1 --coders-per-gpu 2 --verifiers-per-gpu 6"
+  sets=("--gpus 1" "--gpus 1" "--gpus 1 --coders-per-gpu 1 --verifiers-per-gpu 1" "--gpus 1 --coders-per-gpu 1"
+        "--gpus 1 --coders-per-gpu 3" "--gpus 1 --verifiers-per-gpu 2" "--gpus 1 --verifiers-per-gpu 3"
+        "--gpus 1 --verifiers-per-gpu 6" "--gpus 1 --verifiers-per-gpu 8" "--gpus 1 --batch-mb 16"
         "--gpus 1 --batch-mb 64" "--gpus 1 --verify-sample 0" "--gpus 1 --profile baseline"
         "--gpus 1 --threads 12" "PCWT_GPU_TRACE=1 --gpus 1")
 fi

@@ -250,6 +250,16 @@ inline long long reportSummary(const std::string &json, const std::string &key)
     return std::atoll(text.c_str() + at + key.size() + 4);
 }
 
+// GPU `device` is there (a CUDA build with that many devices)
+inline bool gpuDevice(int device)
+{
+    pcwt_decoder *probe = pcwt_decoder_create();
+    const bool ok = probe && pcwt_decoder_set_backend(probe, PCWT_BACKEND_GPU) == PCWT_OK &&
+                    pcwt_decoder_set_device(probe, device) == PCWT_OK;
+    pcwt_decoder_destroy(probe);
+    return ok;
+}
+
 // a string value of the report's summary ("" when absent)
 inline std::string reportText(const std::string &json, const std::string &key)
 {

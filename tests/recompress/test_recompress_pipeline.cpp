@@ -4,6 +4,7 @@
 // PCWT encoder codec. Skips when ../shared/testdata is absent.
 #include "recompress_util.h"
 
+#include "pipeline.h"
 #include "dcmpcwt/dpthrcod.h"
 #include "pcwt.h"
 
@@ -352,13 +353,14 @@ TEST(Recompress, SeveralCodersPerDeviceAgreeWithPerFileCoding)
     p = run(argv);
     ASSERT_EQ(p.rc, 0) << describe(argv, p);
     EXPECT_TRUE(sameOutputs(snapshot(a.root), snapshot(b.root)));
-    // without the option one coder (the default with a GPU too)
+    // without the option one coder with the CPU codec, kDPRCGpuCodersPerDevice with a GPU
     TempDir d;
     copyFile(kTestdata + "/debian-python3-pydicom/CT_small.dcm", d / "in/ct.dcm");
     argv = {kTool, "--stats", "--no-progress", d / "in"};
     p = run(argv);
     ASSERT_EQ(p.rc, 0) << describe(argv, p);
-    EXPECT_NE(p.out.find("batch coders (1)"), std::string::npos) << p.out;
+    const unsigned coders = gpuDevice(0) ? kDPRCGpuCodersPerDevice : 1;
+    EXPECT_NE(p.out.find("batch coders (" + std::to_string(coders) + ")"), std::string::npos) << p.out;
     for (const char *bad : {"0", "17", "x"}) {
         const std::vector<std::string> args = {kTool, "--coders-per-gpu", bad, "--no-progress", b.root};
         p = run(args);

@@ -137,7 +137,7 @@ bool RecompressParseCommandLine(int argc, char *argv[], RecompressOptions& o)
                                                           "PCWT: code up to n frames of several files in\none libpcwt call (0: each file on its own)");
     cmd.addOption("--batch-mb",                 "+bm", 1, "[n]umber: integer (default: 32)",
                                                           "... and up to about n MB of samples");
-    cmd.addOption("--coders-per-gpu",           "+cp", 1, "[n]umber: integer (default: 1)",
+    cmd.addOption("--coders-per-gpu",           "+cp", 1, "[n]umber: integer (default: 2 on a GPU)",
                                                           "batch coder threads per device, each with its\nown encoder: one stages and lays out a batch\nwhile another's is on the GPU");
     cmd.addOption("--batch-wait",               "+bw", 1, "[m]illiseconds: integer (default: 20)",
                                                           "how long a batch that is not full waits for\nthe next file");
