@@ -53,6 +53,16 @@ private:
     std::string (*check_)(const Image &);
 };
 
+CodecInfo peer_info(std::string id, std::string family, std::string library, std::string settings)
+{
+    CodecInfo info;
+    info.id = std::move(id);
+    info.family = std::move(family);
+    info.library = std::move(library);
+    info.settings = std::move(settings);
+    return info;
+}
+
 std::string jls_check(const Image &img)
 {
     return img.peer.is_signed && img.peer.bits < 2 ? "JPEG-LS: 1-bit signed samples" : "";
@@ -111,13 +121,11 @@ std::string jxl_unavailable()
 std::unique_ptr<Codec> make_jxl_codec(int effort)
 {
 #if PCWT_BENCH_HAVE_JXL
-    CodecInfo info;
-    info.id = "jpegxl";
-    info.family = "JPEG XL";
-    info.library = "libjxl " + jxl_version();
-    info.settings = "lossless (modular, distance 0), effort " + std::to_string(effort) +
-                    ", bits_per_sample = BitsStored, signed values offset by 2^(BitsStored-1), one thread";
-    return std::make_unique<JxlCodec>(info, effort);
+    return std::make_unique<JxlCodec>(
+        peer_info("jpegxl", "JPEG XL", "libjxl " + jxl_version(),
+                  "lossless (modular, distance 0), effort " + std::to_string(effort) +
+                      ", bits_per_sample = BitsStored, signed values offset by 2^(BitsStored-1), one thread"),
+        effort);
 #else
     (void)effort;
     return nullptr;
@@ -126,34 +134,28 @@ std::unique_ptr<Codec> make_jxl_codec(int effort)
 
 std::unique_ptr<Codec> make_charls_codec()
 {
-    CodecInfo info;
-    info.id = "charls";
-    info.family = "JPEG-LS";
-    info.library = "CharLS " + charls_version();
-    info.settings = "lossless (NEAR 0), default coding parameters; interleave none (planar) or sample (RGB)";
-    return std::make_unique<FunctionCodec>(info, charls_encode_image, charls_decode_image, jls_check);
+    return std::make_unique<FunctionCodec>(
+        peer_info("charls", "JPEG-LS", "CharLS " + charls_version(),
+                  "lossless (NEAR 0), default coding parameters; interleave none (planar) or sample (RGB)"),
+        charls_encode_image, charls_decode_image, jls_check);
 }
 
 std::unique_ptr<Codec> make_openjpeg_codec()
 {
-    CodecInfo info;
-    info.id = "openjpeg";
-    info.family = "JPEG 2000";
-    info.library = "OpenJPEG " + openjpeg_version();
-    info.settings = "J2K codestream, reversible 5/3, 5 levels (fewer for small images), 64x64 code blocks, "
-                    "one layer, RCT for RGB, one thread per codestream";
-    return std::make_unique<FunctionCodec>(info, openjpeg_encode_image, openjpeg_decode_image, nullptr);
+    return std::make_unique<FunctionCodec>(
+        peer_info("openjpeg", "JPEG 2000", "OpenJPEG " + openjpeg_version(),
+                  "J2K codestream, reversible 5/3, 5 levels (fewer for small images), 64x64 code blocks, "
+                  "one layer, RCT for RGB, one thread per codestream"),
+        openjpeg_encode_image, openjpeg_decode_image, nullptr);
 }
 
 std::unique_ptr<Codec> make_openjph_codec()
 {
-    CodecInfo info;
-    info.id = "openjph";
-    info.family = "HTJ2K";
-    info.library = "OpenJPH " + openjph_version();
-    info.settings = "HTJ2K codestream, reversible 5/3, 5 levels (fewer for small images), 64x64 code blocks, "
-                    "RCT for RGB";
-    return std::make_unique<FunctionCodec>(info, openjph_encode_image, openjph_decode_image, openjph_check);
+    return std::make_unique<FunctionCodec>(
+        peer_info("openjph", "HTJ2K", "OpenJPH " + openjph_version(),
+                  "HTJ2K codestream, reversible 5/3, 5 levels (fewer for small images), 64x64 code blocks, "
+                  "RCT for RGB"),
+        openjph_encode_image, openjph_decode_image, openjph_check);
 }
 
 } // namespace pcwtbench
