@@ -41,4 +41,32 @@ std::vector<std::pair<std::string, std::vector<size_t>>> by_modality(const std::
     return {groups.begin(), groups.end()};
 }
 
+OutcomeCounts outcome_counts(const std::vector<Image> &images, const BenchResults &res, size_t c)
+{
+    OutcomeCounts n;
+    for (size_t i = 0; i < images.size(); ++i)
+        switch (res.per_image[i][c].status) {
+        case Status::Ok: ++n.ok; break;
+        case Status::NotApplicable: ++n.not_applicable; break;
+        case Status::Failed: ++n.failed; break;
+        case Status::Mismatch: ++n.mismatch; break;
+        case Status::NotRun: break;
+        }
+    n.failed += res.parallel[c].status == Status::Failed;
+    n.mismatch += res.parallel[c].status == Status::Mismatch;
+    return n;
+}
+
+std::vector<std::pair<size_t, size_t>> not_exact(const std::vector<Image> &images, const BenchResults &res)
+{
+    std::vector<std::pair<size_t, size_t>> r;
+    for (size_t i = 0; i < images.size(); ++i)
+        for (size_t c = 0; c < res.codecs.size(); ++c) {
+            const Status s = res.per_image[i][c].status;
+            if (s != Status::Ok && s != Status::NotRun)
+                r.emplace_back(i, c);
+        }
+    return r;
+}
+
 } // namespace pcwtbench

@@ -1,5 +1,5 @@
 // aggregate.hpp - totals over a set of images: ratio = total raw bytes / total coded bytes;
-// single-thread MB/s = total raw bytes / sum of the per-image median times.
+// single-thread MB/s = total raw bytes / sum of the per-image median times; outcome counts.
 #pragma once
 
 #include <string>
@@ -31,5 +31,16 @@ Aggregate aggregate_codec(const std::vector<Image> &images, const BenchResults &
 // The images of set grouped by modality, modalities in alphabetical order.
 std::vector<std::pair<std::string, std::vector<size_t>>> by_modality(const std::vector<Image> &images,
                                                                      const std::vector<size_t> &set);
+
+// Codec c's frames by outcome as the reports count them: failures and mismatches include its
+// whole-set run (one more when that run failed or mismatched).
+struct OutcomeCounts {
+    size_t ok = 0, not_applicable = 0, failed = 0, mismatch = 0;
+};
+OutcomeCounts outcome_counts(const std::vector<Image> &images, const BenchResults &res, size_t c);
+
+// The (image, codec) pairs not coded exactly (n/a, failed or mismatched; not those not run),
+// image by image.
+std::vector<std::pair<size_t, size_t>> not_exact(const std::vector<Image> &images, const BenchResults &res);
 
 } // namespace pcwtbench

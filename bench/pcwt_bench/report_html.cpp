@@ -130,23 +130,19 @@ std::string section_summary(const ReportInput &in)
         best = std::max(best, aggregate_codec(in.images, res, c, res.common).ratio());
     for (size_t c = 0; c < nc; ++c) {
         const Aggregate a = aggregate_codec(in.images, res, c, res.common);
-        size_t counts[5] = {0, 0, 0, 0, 0};
-        for (size_t i = 0; i < in.images.size(); ++i)
-            ++counts[static_cast<int>(res.per_image[i][c].status)];
+        const OutcomeCounts n = outcome_counts(in.images, res, c);
         const ParallelResult &p = res.parallel[c];
         const bool pok = p.status == Status::Ok;
         const std::string pcls = p.status == Status::Mismatch || p.status == Status::Failed ? "bad" : "";
-        const size_t fails = counts[static_cast<int>(Status::Failed)] + (p.status == Status::Failed);
-        const size_t mism = counts[static_cast<int>(Status::Mismatch)] + (p.status == Status::Mismatch);
         s += "<tr>" + td(esc(res.codecs[c].id), "l") + td(esc(res.codecs[c].library), "l") +
              td(fixed(a.ratio(), 3), a.ratio() >= best - 1e-12 && best > 0 ? "best" : "") +
              td(fixed(a.enc_mbps(), 1)) + td(fixed(a.dec_mbps(), 1)) + td(esc(p.mode.empty() ? "-" : p.mode), "l") +
              td(pok ? fixed(mbps(p.raw_bytes, p.enc_s), 1) : status_word(p.status), pcls, p.message) +
              td(pok ? fixed(mbps(p.raw_bytes, p.dec_s), 1) : status_word(p.status), pcls, p.message) +
              device_td(p.dev_enc, res.codecs[c].gpu) + device_td(p.dev_dec, res.codecs[c].gpu) +
-             td(std::to_string(counts[static_cast<int>(Status::Ok)])) +
-             td(std::to_string(counts[static_cast<int>(Status::NotApplicable)])) +
-             td(std::to_string(fails), fails ? "bad" : "") + td(std::to_string(mism), mism ? "bad" : "") + "</tr>\n";
+             td(std::to_string(n.ok)) + td(std::to_string(n.not_applicable)) +
+             td(std::to_string(n.failed), n.failed ? "bad" : "") +
+             td(std::to_string(n.mismatch), n.mismatch ? "bad" : "") + "</tr>\n";
     }
     s += "</table>\n";
     for (const auto &sk : in.run.skipped_codecs)

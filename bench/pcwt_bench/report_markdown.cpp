@@ -124,18 +124,14 @@ bool write_markdown_report(const std::string &path, const ReportInput &in, std::
     for (const InputProblem &p : in.problems)
         s += "- " + md_cell(p.name) + ": not read, " + md_cell(p.status) + "\n";
 
-    bool header = false;
-    for (size_t i = 0; i < in.images.size(); ++i)
-        for (size_t c = 0; c < nc; ++c) {
-            const CodecResult &r = res.per_image[i][c];
-            if (r.status == Status::Ok || r.status == Status::NotRun)
-                continue;
-            if (!header)
-                s += "\n## Not coded exactly\n\n";
-            header = true;
-            s += "- " + std::string(status_word(r.status)) + " " + res.codecs[c].id + " on " + md_cell(in.images[i].name) +
-                 ": " + md_cell(r.message) + "\n";
-        }
+    const std::vector<std::pair<size_t, size_t>> bad = not_exact(in.images, res);
+    if (!bad.empty())
+        s += "\n## Not coded exactly\n\n";
+    for (const auto &ic : bad) {
+        const CodecResult &r = res.per_image[ic.first][ic.second];
+        s += "- " + std::string(status_word(r.status)) + " " + res.codecs[ic.second].id + " on " +
+             md_cell(in.images[ic.first].name) + ": " + md_cell(r.message) + "\n";
+    }
     return write_text_file(path, s, why);
 }
 

@@ -108,9 +108,7 @@ void print_terminal_report(std::FILE *out, const ReportInput &in)
                  "FAIL", "MISM");
     for (size_t c = 0; c < nc; ++c) {
         const Aggregate a = aggregate_codec(in.images, res, c, res.common);
-        size_t counts[5] = {0, 0, 0, 0, 0};
-        for (size_t i = 0; i < in.images.size(); ++i)
-            ++counts[static_cast<int>(res.per_image[i][c].status)];
+        const OutcomeCounts n = outcome_counts(in.images, res, c);
         const ParallelResult &p = res.parallel[c];
         std::string penc = "-", pdec = "-";
         if (p.status == Status::Ok) {
@@ -123,9 +121,7 @@ void print_terminal_report(std::FILE *out, const ReportInput &in)
                      res.codecs[c].id.c_str(), clip_left(res.codecs[c].library, 42).c_str(), a.ratio(), a.enc_mbps(),
                      a.dec_mbps(), modew, p.mode.empty() ? "-" : p.mode.c_str(), penc.c_str(), pdec.c_str(),
                      device_cell(p.dev_enc).c_str(), device_cell(p.dev_dec).c_str(),
-                     counts[static_cast<int>(Status::Ok)], counts[static_cast<int>(Status::NotApplicable)],
-                     counts[static_cast<int>(Status::Failed)] + (p.status == Status::Failed),
-                     counts[static_cast<int>(Status::Mismatch)] + (p.status == Status::Mismatch));
+                     n.ok, n.not_applicable, n.failed, n.mismatch);
     }
     // What the device-resident columns rest on, or why they are n/a.
     bool any_gpu = false;
@@ -171,18 +167,14 @@ void print_terminal_report(std::FILE *out, const ReportInput &in)
     }
 
     // What went wrong, in words.
-    bool header = false;
-    for (size_t i = 0; i < in.images.size(); ++i)
-        for (size_t c = 0; c < nc; ++c) {
-            const CodecResult &r = res.per_image[i][c];
-            if (r.status == Status::Ok || r.status == Status::NotRun)
-                continue;
-            if (!header)
-                std::fprintf(out, "\nNot coded / not exact:\n");
-            header = true;
-            std::fprintf(out, "  %s %s: %s: %s\n", status_word(r.status), res.codecs[c].id.c_str(),
-                         in.images[i].name.c_str(), r.message.c_str());
-        }
+    const std::vector<std::pair<size_t, size_t>> bad = not_exact(in.images, res);
+    if (!bad.empty())
+        std::fprintf(out, "\nNot coded / not exact:\n");
+    for (const auto &ic : bad) {
+        const CodecResult &r = res.per_image[ic.first][ic.second];
+        std::fprintf(out, "  %s %s: %s: %s\n", status_word(r.status), res.codecs[ic.second].id.c_str(),
+                     in.images[ic.first].name.c_str(), r.message.c_str());
+    }
     for (size_t c = 0; c < nc; ++c)
         if (res.parallel[c].status == Status::Failed || res.parallel[c].status == Status::Mismatch)
             std::fprintf(out, "  %s %s whole set: %s\n", status_word(res.parallel[c].status),
