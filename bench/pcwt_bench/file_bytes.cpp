@@ -56,4 +56,14 @@ bool read_file_head(const std::string &path, size_t n, std::vector<uint8_t> &byt
     return read_up_to(path, n, false, bytes, why);
 }
 
+bool read_input_bytes(const std::string &path, const std::string &name, LoadedInputs &out,
+                      std::vector<uint8_t> &bytes)
+{
+    std::string why;
+    if (read_file_bytes(path, bytes, why))
+        return true;
+    out.problems.push_back({name, path, "unreadable: " + why});
+    return false;
+}
+
 } // namespace pcwtbench

@@ -92,11 +92,8 @@ std::string modality_from_name(const std::string &path)
 void read_jpegls_file(const std::string &path, const std::string &name, LoadedInputs &out)
 {
     std::vector<uint8_t> bytes;
-    std::string why;
-    if (!read_file_bytes(path, bytes, why)) {
-        out.problems.push_back({name, path, "unreadable: " + why});
+    if (!read_input_bytes(path, name, out, bytes))
         return;
-    }
     JlsFrame f;
     try {
         f = charls_decode_frame(bytes.data(), bytes.size());
@@ -122,11 +119,8 @@ void read_jpegls_file(const std::string &path, const std::string &name, LoadedIn
 void read_j2k_file(const std::string &path, const std::string &name, LoadedInputs &out)
 {
     std::vector<uint8_t> bytes;
-    std::string why;
-    if (!read_file_bytes(path, bytes, why)) {
-        out.problems.push_back({name, path, "unreadable: " + why});
+    if (!read_input_bytes(path, name, out, bytes))
         return;
-    }
     J2kFrame f;
     try {
         f = openjpeg_decode_frame(bytes.data(), bytes.size());

@@ -57,11 +57,8 @@ std::optional<RawFormat> parse_raw_format(const std::string &spec)
 void read_raw_file(const std::string &path, const std::string &name, const RawFormat &fmt, LoadedInputs &out)
 {
     std::vector<uint8_t> bytes;
-    std::string why;
-    if (!read_file_bytes(path, bytes, why)) {
-        out.problems.push_back({name, path, "unreadable: " + why});
+    if (!read_input_bytes(path, name, out, bytes))
         return;
-    }
     pcwt_image_desc d{fmt.width, fmt.height, fmt.components, fmt.bits <= 8 ? 8u : 16u, fmt.bits,
                       fmt.is_signed ? 1u : 0u, fmt.components == 3 && fmt.planar ? 1u : 0u};
     const size_t frame_bytes = sample_count(d) * (d.bits_allocated / 8u);
@@ -133,11 +130,8 @@ bool pnm_number(const std::vector<uint8_t> &b, size_t &pos, uint32_t &v)
 void read_pnm_file(const std::string &path, const std::string &name, LoadedInputs &out)
 {
     std::vector<uint8_t> b;
-    std::string why;
-    if (!read_file_bytes(path, b, why)) {
-        out.problems.push_back({name, path, "unreadable: " + why});
+    if (!read_input_bytes(path, name, out, b))
         return;
-    }
     size_t pos = 0;
     std::string magic;
     uint32_t w = 0, h = 0, maxval = 0;
