@@ -259,6 +259,15 @@ def test_images(args, work):
     return out
 
 
+def storage_test(name):
+    """The start of a test that uploads test_images into one storage folder: its arguments, its
+    work folder (named for the test), the images and the storage folder (work/storage)."""
+    args = parse_args()
+    work = workdir(args, name)
+    files = test_images(args, work)
+    return args, work, files, os.path.join(work, "storage")
+
+
 def run_tool(args, *tool_args, check_rc=True):
     r = subprocess.run([args.tool] + list(tool_args), capture_output=True, text=True, timeout=600)
     if check_rc and r.returncode != 0:

@@ -7,6 +7,20 @@ import sys
 import orthanc_util as ou
 
 
+def refused_at_start(args, work, name, setting, value, expected):
+    """Orthanc with PCWT.<setting> = value exits at start, its log saying "PCWT.<setting>
+    'value': <expected>"."""
+    bad = ou.Orthanc(work, os.path.join(work, name), plugin=args.plugin, asan=args.asan == "1", name=name,
+                     pcwt={setting: value})
+    try:
+        bad.start()
+        bad.stop()
+        raise AssertionError("Orthanc started with PCWT.%s '%s'" % (setting, value))
+    except AssertionError as e:
+        ou.check("exited" in str(e), str(e))
+    ou.check("PCWT.%s '%s': %s" % (setting, value, expected) in bad.log_text(), "no message naming PCWT." + setting)
+
+
 def main():
     args = ou.parse_args()
     work = ou.workdir(args, "config")
@@ -16,24 +30,8 @@ def main():
     with open(f[0], "rb") as fh:
         data = fh.read()
 
-    bad = ou.Orthanc(work, os.path.join(work, "bad"), plugin=args.plugin, asan=asan, name="bad",
-                     pcwt={"Profile": "fast"})
-    try:
-        bad.start()
-        bad.stop()
-        raise AssertionError("Orthanc started with PCWT.Profile 'fast'")
-    except AssertionError as e:
-        ou.check("exited" in str(e), str(e))
-    ou.check("PCWT.Profile 'fast': expected baseline, entropy" in bad.log_text(), "no message naming the setting")
-    bad = ou.Orthanc(work, os.path.join(work, "bad-mode"), plugin=args.plugin, asan=asan, name="bad-mode",
-                     pcwt={"Mode": "later"})
-    try:
-        bad.start()
-        bad.stop()
-        raise AssertionError("Orthanc started with PCWT.Mode 'later'")
-    except AssertionError as e:
-        ou.check("exited" in str(e), str(e))
-    ou.check("PCWT.Mode 'later': expected deferred or immediate" in bad.log_text(), "no message naming Mode")
+    refused_at_start(args, work, "bad", "Profile", "fast", "expected baseline, entropy")
+    refused_at_start(args, work, "bad-mode", "Mode", "later", "expected deferred or immediate")
 
     for name, pcwt in (("disabled", {"Enable": False}), ("plain", {"CompressDicom": False})):
         storage = os.path.join(work, name)

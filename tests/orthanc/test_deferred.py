@@ -32,11 +32,8 @@ def attachment_path(orthanc, storage, iid):
 
 
 def main():
-    args = ou.parse_args()
-    work = ou.workdir(args, "deferred")
-    files = ou.test_images(args, work)
+    args, work, files, storage = ou.storage_test("deferred")
     datas = [open(f, "rb").read() for f in files]
-    storage = os.path.join(work, "storage")
     asan = args.asan == "1"
 
     with ou.Orthanc(work, storage, plugin=args.plugin, asan=asan, verbose=True, name="first") as orthanc:

@@ -4,7 +4,6 @@ the files just stored, then immediate again): after each restart every instance 
 (and passes Orthanc's MD5 check), and every stored file decodes to its checksum
 (pcwt-orthanc-compress --check)."""
 import concurrent.futures
-import os
 import sys
 import threading
 import time
@@ -38,10 +37,7 @@ def upload_until_killed(orthanc, files, kill_after):
 
 
 def main():
-    args = ou.parse_args()
-    work = ou.workdir(args, "kill")
-    files = ou.test_images(args, work)
-    storage = os.path.join(work, "storage")
+    args, work, files, storage = ou.storage_test("kill")
     acknowledged = {}
     rounds = 0
     for rounds, kill_after in enumerate((len(files) // 4, len(files) // 2, 3 * len(files) // 4), 1):

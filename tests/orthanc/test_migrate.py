@@ -33,10 +33,7 @@ IMMEDIATE = {"Mode": "immediate"}
 
 
 def main():
-    args = ou.parse_args()
-    work = ou.workdir(args, "migrate")
-    files = ou.test_images(args, work)
-    storage = os.path.join(work, "storage")
+    args, work, files, storage = ou.storage_test("migrate")
     originals = {}
     with ou.Orthanc(work, storage, name="plain") as orthanc:  # no plugin: Orthanc's own storage
         for f in files:
