@@ -54,90 +54,30 @@ __device__ uint32_t mapped_plane_of_thread(const GpuPlane *planes, uint32_t coun
     return pi < count && planes[pi].vmap ? pi : count;
 }
 
-// make_maps and read_maps: a block per plane. The per-plane work is serial where the format makes
-// it so (the map's range coder), and one thread reading a plane's bitmap or map bytes from global
-// memory waits out a load's latency at every word: the block first stages them in shared memory
-// (and computes the rank prefix and the summary in parallel), then one thread codes or decodes.
-constexpr uint32_t MAP_THREADS = 256;
-constexpr uint32_t MAP_WORDS = (uint32_t(PCWT_VMAP_MAX - PCWT_VMAP_MIN) + 1u) / 32u + 1u; // any span
-constexpr uint32_t MAP_BYTES = 4u * MAP_WORDS; // read_maps' staged map (larger ones: from global)
-
-// The plane of this block, or count where it has none or its plane has no value map.
-__device__ uint32_t mapped_plane_of_block(const GpuPlane *planes, uint32_t count)
+// A thread per plane: the summary, the decision, the coded map and the rank prefix.
+__global__ void make_maps(const GpuPlane *planes, uint32_t count, GpuPlaneState *state, uint32_t *vmap,
+                          uint8_t *vmap_bytes)
 {
-    const uint32_t pi = blockIdx.x;
-    return pi < count && planes[pi].vmap ? pi : count;
-}
-
-// A block per plane: the rank prefix and the summary (count, first, last, largest step) by the
-// block; then one thread decides and codes the map from the staged bitmap.
-__global__ void __launch_bounds__(MAP_THREADS) make_maps(const GpuPlane *planes, uint32_t count,
-                                                         GpuPlaneState *state, uint32_t *vmap,
-                                                         uint8_t *vmap_bytes)
-{
-    using Scan = cub::BlockScan<uint32_t, MAP_THREADS>;
-    __shared__ typename Scan::TempStorage scan;
-    __shared__ uint32_t sbits[MAP_WORDS];
-    __shared__ int32_t t_first[MAP_THREADS], t_last[MAP_THREADS];
-    __shared__ uint32_t t_step[MAP_THREADS], t_any[MAP_THREADS];
-    __shared__ pcwt_bit_model models[PCWT_VMAP_MODELS];
-    const uint32_t pi = mapped_plane_of_block(planes, count);
+    const uint32_t pi = mapped_plane_of_thread(planes, count);
     if (pi == count)
         return;
     const GpuPlane p = planes[pi];
-    uint32_t *flag = vmap + p.vmap_at, *gbits = flag + 1, *prefix = gbits + p.vmap_words;
-    const bool staged = p.vmap_words <= MAP_WORDS;
-    const uint32_t *bits = staged ? sbits : gbits;
-    // thread t takes words [w0, w1): its count, first and last value and largest step inside
-    const uint32_t per = (p.vmap_words + MAP_THREADS - 1) / MAP_THREADS, t = threadIdx.x;
-    const uint32_t w0 = min(p.vmap_words, t * per), w1 = min(p.vmap_words, w0 + per);
-    uint32_t n = 0, step = 0;
+    uint32_t *flag = vmap + p.vmap_at, *bits = flag + 1, *prefix = bits + p.vmap_words;
+    uint32_t n = 0, max_step = 0;
     int32_t first = 0, last = 0;
+    for (uint32_t w = 0; w < p.vmap_words; w++) {
+        prefix[w] = n;
+        n += __popc(bits[w]);
+    }
     bool any = false;
-    for (uint32_t w = w0; w < w1; w++) {
-        const uint32_t x = gbits[w];
-        if (staged)
-            sbits[w] = x;
-        n += __popc(x);
-        for (uint32_t y = x; y; y &= y - 1u) {
-            const int32_t v = p.vmap_base + int32_t(32u * w + uint32_t(__ffs(int(y)) - 1));
-            if (any)
-                step = max(step, uint32_t(v - last));
-            else
-                first = v;
-            any = true;
-            last = v;
-        }
-    }
-    uint32_t before = 0, total = 0;
-    Scan(scan).ExclusiveSum(n, before, total);
-    for (uint32_t w = w0; w < w1; w++) {
-        prefix[w] = before;
-        before += __popc(bits == sbits ? sbits[w] : gbits[w]);
-    }
-    t_first[t] = first;
-    t_last[t] = last;
-    t_step[t] = step;
-    t_any[t] = any;
-    __syncthreads();
-    if (t != 0)
-        return;
-    // the summary in value order: the steps inside each thread's words and between them
-    uint32_t max_step = 0;
-    any = false;
-    for (uint32_t k = 0; k < MAP_THREADS; k++) {
-        if (!t_any[k])
-            continue;
+    for_each_value(bits, p.vmap_words, p.vmap_base, [&](int32_t v) {
         if (any)
-            max_step = max(max_step, max(t_step[k], uint32_t(t_first[k] - last)));
-        else {
-            first = t_first[k];
-            max_step = t_step[k];
-        }
+            max_step = max(max_step, uint32_t(v - last));
+        else
+            first = v;
         any = true;
-        last = t_last[k];
-    }
-    n = total;
+        last = v;
+    });
     *flag = 0;
     const bool wanted = p.vmap == 2 ? n >= 1 : pcwt_value_map_wanted_summary(n, first, last, max_step) != 0;
     if (!wanted)
@@ -147,6 +87,7 @@ __global__ void __launch_bounds__(MAP_THREADS) make_maps(const GpuPlane *planes,
         state[pi].map_cpu = 1;
         return;
     }
+    pcwt_bit_model models[PCWT_VMAP_MODELS];
     pcwt_vmap_models_init(models);
     pcwt_rc_enc rc;
     pcwt_rc_enc_init(&rc, dst + PCWT_VMAP_HEAD_MAX, size_t(p.vmap_cap - PCWT_VMAP_HEAD_MAX));
@@ -205,50 +146,24 @@ __global__ void place_maps(const GpuPlane *planes, const GpuPlaneState *state, c
         to[k] = from[k];
 }
 
-// Decode: a block per mapped plane reads its map from the start of its payload: one thread its
-// head, the block stages its coded values in shared memory, one thread decodes them.
-__global__ void __launch_bounds__(MAP_THREADS) read_maps(const GpuPlane *planes, uint32_t count,
-                                                         GpuPlaneState *state, const uint8_t *stream,
-                                                         uint32_t *vmap)
+// Decode: a thread per mapped plane reads its map from the start of its payload.
+__global__ void read_maps(const GpuPlane *planes, uint32_t count, GpuPlaneState *state, const uint8_t *stream,
+                          uint32_t *vmap)
 {
-    __shared__ uint8_t sbytes[MAP_BYTES];
-    __shared__ uint32_t n, alen;
-    __shared__ int64_t first;
-    __shared__ size_t pos;
-    __shared__ int why;
-    const uint32_t pi = mapped_plane_of_block(planes, count);
+    const uint32_t pi = mapped_plane_of_thread(planes, count);
     if (pi == count)
         return;
     const GpuPlane p = planes[pi];
     const uint8_t *src = stream + p.payload_off;
-    if (threadIdx.x == 0) {
-        uint32_t n0 = 0, a0 = 0;
-        int64_t f0 = 0;
-        size_t pos0 = 0;
-        int w = pcwt_vmap_read_head(src, size_t(p.payload_len), uint64_t(p.rows) * p.cols, &n0, &f0, &a0, &pos0);
-        if (w == PCWT_VMAP_OK && n0 > p.vmap_cap)
-            w = PCWT_VMAP_BAD_COUNT;
-        n = n0;
-        alen = a0;
-        first = f0;
-        pos = pos0;
-        why = w;
-    }
-    __syncthreads();
+    uint32_t n = 0, alen = 0;
+    int64_t first = 0;
+    size_t pos = 0;
+    int why = pcwt_vmap_read_head(src, size_t(p.payload_len), uint64_t(p.rows) * p.cols, &n, &first, &alen, &pos);
+    if (why == PCWT_VMAP_OK && n > p.vmap_cap)
+        why = PCWT_VMAP_BAD_COUNT;
+    if (why == PCWT_VMAP_OK)
+        why = pcwt_vmap_read_values(src + pos, alen, n, first, reinterpret_cast<int32_t *>(vmap + p.vmap_at));
     if (why != PCWT_VMAP_OK) {
-        if (threadIdx.x == 0)
-            state[pi].map_refused = 1;
-        return;
-    }
-    const bool staged = alen <= MAP_BYTES; // the head checked that pos + alen lie in the payload
-    for (uint32_t k = threadIdx.x; staged && k < alen; k += MAP_THREADS)
-        sbytes[k] = src[pos + k];
-    __syncthreads();
-    if (threadIdx.x != 0)
-        return;
-    const int w = pcwt_vmap_read_values(staged ? sbytes : src + pos, alen, n, first,
-                                        reinterpret_cast<int32_t *>(vmap + p.vmap_at));
-    if (w != PCWT_VMAP_OK) {
         state[pi].map_refused = 1;
         return;
     }
@@ -317,7 +232,7 @@ void gpu_vmap_build(const DeviceBatch &b, const BatchLayout &L, cudaStream_t s)
     });
     // A block (a warp) per plane: the planes' loops differ, and lanes of one warp would run them
     // one after the other.
-    make_maps<<<np, MAP_THREADS, 0, s>>>(b.planes, np, b.state, b.vmap, b.vmap_bytes);
+    make_maps<<<np, 1, 0, s>>>(b.planes, np, b.state, b.vmap, b.vmap_bytes);
     CUDA_CHECK_LAUNCH();
 }
 
@@ -339,7 +254,7 @@ void gpu_vmap_read(const DeviceBatch &b, uint32_t plane_count, cudaStream_t s)
 {
     if (!plane_count)
         return;
-    read_maps<<<plane_count, MAP_THREADS, 0, s>>>(b.planes, plane_count, b.state, b.stream, b.vmap);
+    read_maps<<<plane_count, 1, 0, s>>>(b.planes, plane_count, b.state, b.stream, b.vmap); // as make_maps
     CUDA_CHECK_LAUNCH();
 }
 
