@@ -203,10 +203,20 @@ public:
         j.status = fallback_ == NULL ? PCWT_ERR_OUT_OF_MEMORY : st;
         message = error.c_str();
       }
+      else if (failBackend)
+      {
+        j.status = PCWT_ERR_BACKEND_UNAVAILABLE;
+        message = "the coding backend failed (PCWT_RECOMPRESS_FAULT=backend)";
+      }
       else
       {
         j.status = pcwt_encode(fallback_, &j.desc, j.samples, j.samples_size, j.dst, j.dst_capacity, &j.written);
         if (j.status != PCWT_OK) message = pcwt_encoder_last_error(fallback_);
+        else if (j.written == 0 || j.written > j.dst_capacity)
+        {
+          j.status = PCWT_ERR_CORRUPT; // no codestream, or one beyond the buffer: never stored
+          message = "the encoder reported an impossible codestream size";
+        }
         ++codedHere;
       }
       if (first == PCWT_OK) first = j.status;
@@ -221,6 +231,8 @@ public:
 
   std::uint64_t taken = 0;
   std::uint64_t codedHere = 0;
+  /// tests (PCWT_RECOMPRESS_FAULT=backend): every frame this thread would code fails as a broken GPU's
+  bool failBackend = false;
   J2KCounts j2k;
 
 private:
@@ -266,8 +278,10 @@ public:
   /// the GPU codes (page-locked host memory is read and written by it directly)
   bool gpu() const { return pcwt_encoder_backend(encoders_[0]) == PCWT_BACKEND_GPU; }
 
-  /// code every frame of the batch; a file whose frames all succeed gets them in job.coded
-  void code(const std::vector<Work *>& batch, DPRCPipelineStats& stats)
+  /** code every frame of the batch; a file whose frames all succeed gets them in job.coded.
+   *  failBackend (tests): every call fails as a broken GPU's, with no per-frame status set
+   */
+  void code(const std::vector<Work *>& batch, DPRCPipelineStats& stats, bool failBackend = false)
   {
     struct Frame { std::size_t work; std::size_t offset; };
     std::vector<pcwt_frame_job> jobs;
@@ -290,6 +304,7 @@ public:
       {
         pcwt_frame_job j;
         std::memset(&j, 0, sizeof j);
+        j.status = PCWT_ERR_INVALID_ARGUMENT; // until the encoder says otherwise
         j.desc = desc;
         j.samples = job.original.data() + f * frameBytes;
         j.samples_size = frameBytes;
@@ -306,7 +321,10 @@ public:
     for (std::size_t k = 0; k < jobs.size(); ++k) jobs[k].dst = arena.get() + where[k].offset;
 
     // the per-frame statuses below decide
-    stats.calls += runSplit(encoders_, jobs, [](const pcwt_frame_job& j) { return j.samples_size; },
+    if (failBackend)
+      ++stats.calls;
+    else
+      stats.calls += runSplit(encoders_, jobs, [](const pcwt_frame_job& j) { return j.samples_size; },
                             [](pcwt_encoder *e, pcwt_frame_job *j, std::size_t n) { const pcwt_status st = pcwt_encode_batch(e, j, n); (void)st; });
 
     // the codestreams go with their files; a file with a failed frame is coded again by the
@@ -315,7 +333,9 @@ public:
     for (std::size_t k = 0; k < jobs.size(); ++k)
     {
       any[where[k].work] = true;
-      if (jobs[k].status != PCWT_OK) ok[where[k].work] = false;
+      // (a status left unset, no codestream or one beyond its slot: the writer codes the file)
+      if (jobs[k].status != PCWT_OK || jobs[k].written == 0 || jobs[k].written > jobs[k].dst_capacity)
+        ok[where[k].work] = false;
     }
     for (std::size_t k = 0; k < jobs.size(); ++k)
     {

@@ -194,6 +194,7 @@ bool makeHandles(Run& run, std::string& error)
   {
     run.lent.emplace_back(new ThreadCoder());
     if (!run.lent.back()->init(p.backend, p.decodeBackend, run.devices[t % run.devices.size()], error)) return false;
+    run.lent.back()->failBackend = run.opt.testFault == "backend";
   }
   return true;
 }
@@ -392,7 +393,7 @@ void codeStage(Run& run, std::size_t c)
     }
     timer.next(DPRCSG_code);
     if (!run.firstBatch.load(std::memory_order_relaxed)) DPRCTimelineMark("first batch in");
-    run.coders[c]->code(batch, local);
+    run.coders[c]->code(batch, local, run.opt.testFault == "backend");
     once(run.firstBatch, "first batch coded");
     for (Work *x : batch) run.toWriter.push(x);
   }
@@ -545,7 +546,7 @@ void verifyStage(Run& run, std::size_t v)
       bytes += r->frames->size() * r->frameBytes;
     }
     timer.next(DPRCSG_verifyBatch);
-    run.verifiers[v]->verify(batch, local);
+    run.verifiers[v]->verify(batch, local, run.opt.testFault == "backend" || run.opt.testFault == "backend-verify");
     once(run.firstVerdict, "first verdict");
     for (VerifyRequest *x : batch)
     {

@@ -167,8 +167,10 @@ public:
   /// the GPU decodes (page-locked host memory goes up without staging)
   bool gpu() const { return pcwt_decoder_backend(decoders_[0]) != PCWT_BACKEND_CPU; }
 
-  /// verify every frame of the batch's copies; each request gets its verdict in its error
-  void verify(const std::vector<VerifyRequest *>& batch, DPRCPipelineStats& stats)
+  /** verify every frame of the batch's copies; each request gets its verdict in its error.
+   *  failBackend (tests): the call fails as a broken GPU's
+   */
+  void verify(const std::vector<VerifyRequest *>& batch, DPRCPipelineStats& stats, bool failBackend = false)
   {
     std::vector<pcwt_verify_job> jobs;
     for (const VerifyRequest *r : batch)
@@ -185,7 +187,9 @@ public:
         jobs.push_back(j);
       }
     }
-    if (!jobs.empty()) // the per-frame statuses decide
+    if (failBackend)
+      for (pcwt_verify_job& j : jobs) j.status = PCWT_ERR_BACKEND_UNAVAILABLE;
+    else if (!jobs.empty()) // the per-frame statuses decide
       runSplit(decoders_, jobs, [](const pcwt_verify_job& j) { return j.expected_size; },
                [](pcwt_decoder *d, pcwt_verify_job *j, std::size_t n) { const pcwt_status st = pcwt_verify_batch(d, j, n); (void)st; });
     ++stats.verifierBatches;

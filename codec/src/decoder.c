@@ -416,8 +416,11 @@ static pcwt_status ensure_gpu(pcwt_decoder *dec)
 static pcwt_status decode_batch_gpu(pcwt_decoder *dec, pcwt_decode_job *jobs, size_t count)
 {
     const pcwt_status ready = ensure_gpu(dec);
-    if (ready != PCWT_OK)
+    if (ready != PCWT_OK) {
+        for (size_t i = 0; i < count; i++) /* every job gets a status */
+            jobs[i].status = ready;
         return ready;
+    }
     for (size_t i = 0; i < count; i++)
         if (!jobs[i].src || !jobs[i].dst) {
             pcwt_set_error(dec->err, sizeof dec->err, "job %zu: NULL buffer", i);
@@ -434,6 +437,9 @@ static pcwt_status decode_batch_gpu(pcwt_decoder *dec, pcwt_decode_job *jobs, si
             if (st == PCWT_OK)
                 st = jobs[i].status;
         }
+    } else if (st == PCWT_ERR_BACKEND_UNAVAILABLE) {
+        for (size_t i = 0; i < count; i++) /* the call failed as a whole: every job with it */
+            jobs[i].status = st;
     }
     return st;
 }
@@ -619,12 +625,14 @@ static pcwt_status verify_job_cpu(pcwt_decoder *dec, void *jobs, size_t i)
 #ifdef PCWT_HAVE_CUDA
 static pcwt_status verify_batch_gpu(pcwt_decoder *dec, pcwt_verify_job *jobs, size_t count)
 {
-    const pcwt_status ready = ensure_gpu(dec);
-    if (ready != PCWT_OK)
-        return ready;
-    pcwt_status st = pcwt_gpu_verify_batch(dec->gpu, dec->max_samples, jobs, count, dec->err, sizeof dec->err);
-    if (st == PCWT_ERR_BACKEND_UNAVAILABLE)
+    pcwt_status st = ensure_gpu(dec);
+    if (st == PCWT_OK)
+        st = pcwt_gpu_verify_batch(dec->gpu, dec->max_samples, jobs, count, dec->err, sizeof dec->err);
+    if (st == PCWT_ERR_BACKEND_UNAVAILABLE || (st != PCWT_OK && !dec->gpu)) {
+        for (size_t i = 0; i < count; i++) /* every job gets a status: none matched */
+            jobs[i].status = st;
         return st;
+    }
     /* Codestreams the device had no memory for are verified on the CPU. */
     st = PCWT_OK;
     for (size_t i = 0; i < count; i++) {

@@ -450,18 +450,27 @@ static int gpu_takes(const pcwt_encode_params *p, const pcwt_image_desc *d)
  * bound, or longer than the device gave it room for, for the CPU's exact decision). */
 static pcwt_status encode_batch_gpu(pcwt_encoder *e, pcwt_frame_job *jobs, size_t count)
 {
-    if (!e->gpu) {
-        const pcwt_status st = pcwt_gpu_create(&e->gpu, e->device, e->err, sizeof e->err);
-        if (st != PCWT_OK)
-            return st;
+    /* every job gets a status, also when the call fails as a whole (a caller may take a job's
+     * status alone) */
+    pcwt_status st = e->gpu ? PCWT_OK : pcwt_gpu_create(&e->gpu, e->device, e->err, sizeof e->err);
+    pcwt_frame_job *valid = NULL;
+    size_t *where = NULL;
+    if (st == PCWT_OK) {
+        valid = malloc(sizeof *valid * (count ? count : 1));
+        where = malloc(sizeof *where * (count ? count : 1));
+        if (!valid || !where) {
+            pcwt_set_error(e->err, sizeof e->err, "out of memory");
+            st = PCWT_ERR_OUT_OF_MEMORY;
+        }
     }
-    pcwt_frame_job *valid = malloc(sizeof *valid * (count ? count : 1));
-    size_t *where = malloc(sizeof *where * (count ? count : 1));
-    if (!valid || !where) {
+    if (st != PCWT_OK) {
         free(valid);
         free(where);
-        pcwt_set_error(e->err, sizeof e->err, "out of memory");
-        return PCWT_ERR_OUT_OF_MEMORY;
+        for (size_t i = 0; i < count; i++) {
+            jobs[i].status = st;
+            jobs[i].written = 0;
+        }
+        return st;
     }
     size_t n = 0, cpu_only = 0;
     for (size_t i = 0; i < count; i++) {

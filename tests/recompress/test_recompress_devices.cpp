@@ -116,3 +116,34 @@ TEST(RecompressGpu, TwoGpusWriteTheSameFilesAsOne)
     EXPECT_NE(p.out.find("the GPU decoder: "), std::string::npos) << p.out;
     EXPECT_TRUE(snapshot(t.dir / "f").empty()) << "a copy that failed verification was renamed into place";
 }
+
+// A coding backend that fails every call (as a GPU whose context is lost mid-run), simulated by
+// PCWT_RECOMPRESS_FAULT=backend (the batch coders and the writers' own encoders fail, no frame
+// status set) and =backend-verify (only the verifiers fail): every file fails, exit status 2, no
+// crash, every original byte for byte as it was, no temporary file left
+TEST(RecompressDevices, FailingCodingBackendFailsEveryFileCleanly)
+{
+    REQUIRE_CORPUS();
+    // (the verifiers fail only where there is a verifier stage: --verify-gpu on the CPU)
+    const std::vector<std::string> stage = {"--verify-gpu", "--coders-per-gpu", "2", "--verifiers-per-gpu", "3"};
+    const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
+        {"backend", stage}, {"backend", {"--batch-frames", "0"}}, {"backend", {}},
+        {"backend-verify", stage}, {"backend-verify", {"--verify-gpu", "--batch-frames", "0"}}};
+    for (const auto &c : cases) {
+        const std::string &fault = c.first;
+        const std::vector<std::string> &options = c.second;
+        SCOPED_TRACE(fault + " with " + std::to_string(options.size()) + " options");
+        Tree t(kDeviceSet, 2);
+        const auto before = snapshot(t.root);
+        const std::string report = t.dir / "r.json";
+        std::vector<std::string> argv = {kTool, "--no-progress", "--threads", "2", "--report", report};
+        argv.insert(argv.end(), options.begin(), options.end());
+        argv.push_back(t.root);
+        const Proc p = run(argv, {"PCWT_RECOMPRESS_FAULT=" + fault});
+        EXPECT_EQ(p.rc, 2) << p.out;
+        EXPECT_EQ(reportSummary(report, "failed"), static_cast<long long>(2 * kDeviceSet.size())) << p.out;
+        EXPECT_EQ(reportSummary(report, "recompressed"), 0) << p.out;
+        EXPECT_TRUE(snapshot(t.root) == before) << "an original was changed";
+        EXPECT_TRUE(tempFilesBelow(t.root).empty());
+    }
+}
