@@ -181,6 +181,7 @@ public:
         f.offset[k] = total;
         pcwt_decode_job j;
         std::memset(&j, 0, sizeof j);
+        j.status = PCWT_ERR_INVALID_ARGUMENT; // until the decoder says otherwise (a failed call)
         j.src = s.data;
         j.src_size = s.size;
         j.dst_capacity = bytes;
