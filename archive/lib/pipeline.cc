@@ -313,7 +313,8 @@ void j2kStage(Run& run, std::size_t k)
       if (!run.toJ2K.popFor(j, std::chrono::milliseconds(p.batchWaitMs))) break;
     }
     if (!run.firstJ2K.load(std::memory_order_relaxed)) DPRCTimelineMark("first JPEG 2000 batch in");
-    run.j2kDecoders[k]->decode(batch, *run.j2kSamples);
+    run.j2kDecoders[k]->decode(batch, *run.j2kSamples,
+                               run.opt.testFault == "backend" || run.opt.testFault == "backend-j2k");
     once(run.firstJ2K, "first JPEG 2000 batch decoded");
     for (J2KWork *x : batch)
     {

@@ -2,7 +2,8 @@
 //   J2kRecompressDecoder.*  (label j2k) the option's values, the automatic choice on the CPU
 //                           (OpenJPEG), a GPU decoding asked for without a device (the run does
 //                           not start, nothing touched), and the batch path with the CPU decoder
-//                           standing in for the device (PCWT_RECOMPRESS_J2K_STANDIN=cpu);
+//                           standing in for the device (PCWT_RECOMPRESS_J2K_STANDIN=cpu), and its
+//                           call failing as a whole (PCWT_RECOMPRESS_FAULT=backend-j2k);
 //   J2kRecompressGpu.*      (label gpu) the same folder decoded on the GPU: skips without one.
 // The folder: every JPEG 2000 / HTJ2K file of the corpus, streams made here by opj_compress
 // (signed, unsigned, 8 to 16 bits, RGB with the RCT, several frames and fragments, 6 levels), an
@@ -216,6 +217,27 @@ TEST(J2kRecompressDecoder, GpuAskedWithoutDeviceDoesNotStart)
 TEST(J2kRecompressDecoder, CpuStandInBatchEqualsCpuPath)
 {
     batchEqualsCpuPath({"PCWT_RECOMPRESS_J2K_STANDIN=cpu"});
+}
+
+// the JPEG 2000 batch decoder's call failing as a whole, as a GPU context lost mid-run makes it
+// (PCWT_RECOMPRESS_FAULT=backend-j2k): every frame goes to OpenJPEG, the files come out as the CPU
+// path writes them, the truncated one fails alone, no crash
+TEST(J2kRecompressDecoder, FailingBatchDecoderFallsBackToOpenJpeg)
+{
+    REQUIRE_J2K_TOOLS();
+    TempDir dir;
+    Folder f;
+    ASSERT_EQ(makeFolder(dir.path(), false, f), "");
+    const Outcome cpu = recompress(dir.path(), "cpu", f.in, {"--j2k-decoder", "cpu"});
+    const Outcome bad = recompress(dir.path(), "bad", f.in, {"--j2k-decoder", "gpu"},
+                                   {"PCWT_RECOMPRESS_J2K_STANDIN=cpu", "PCWT_RECOMPRESS_FAULT=backend-j2k"});
+    EXPECT_EQ(cpu.proc.rc, 2) << cpu.proc.out;
+    EXPECT_EQ(bad.proc.rc, 2) << bad.proc.out;
+    EXPECT_EQ(reportStatus(cpu.report), reportStatus(bad.report));
+    EXPECT_TRUE(sameOutputs(snapshot(cpu.out), snapshot(bad.out)));
+    EXPECT_EQ(reportSummary(bad.report, "j2k_gpu_frames"), 0);
+    EXPECT_GE(reportSummary(bad.report, "j2k_gpu_calls"), 1);
+    EXPECT_EQ(reportSummary(bad.report, "j2k_openjpeg_frames"), static_cast<long long>(f.partOneFrames + f.htFrames));
 }
 
 TEST(J2kRecompressGpu, GpuDecodingEqualsCpuPath)
