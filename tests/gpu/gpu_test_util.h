@@ -43,6 +43,40 @@ inline std::string skip_reason()
             GTEST_SKIP() << "GPU test skipped: " << why_;                                          \
     } while (0)
 
+// An encoder on backend `b` with the library's defaults but `profile` (and, where given, the
+// value-map mode `map`).
+inline pcwt_encoder *test_encoder(pcwt_backend b, pcwt_profile profile, const pcwt_value_map_mode *map = nullptr)
+{
+    pcwt_encoder *e = pcwt_encoder_create();
+    pcwt_encode_params p;
+    pcwt_encode_params_default(&p);
+    p.backend = b;
+    p.profile = profile;
+    if (map)
+        p.value_map = *map;
+    EXPECT_EQ(pcwt_encoder_set_params(e, &p), PCWT_OK) << pcwt_encoder_last_error(e);
+    return e;
+}
+
+// A decoder on backend `b`.
+inline pcwt_decoder *test_decoder(pcwt_backend b)
+{
+    pcwt_decoder *d = pcwt_decoder_create();
+    EXPECT_EQ(pcwt_decoder_set_backend(d, b), PCWT_OK) << pcwt_decoder_last_error(d);
+    return d;
+}
+
+// The three profiles as parameters of a test suite, named by the profile.
+#define PCWT_INSTANTIATE_PROFILES(suite)                                                           \
+    INSTANTIATE_TEST_SUITE_P(Profile, suite,                                                       \
+                             ::testing::Values(PCWT_PROFILE_BASELINE, PCWT_PROFILE_ENTROPY,        \
+                                               PCWT_PROFILE_COMPACT),                              \
+                             [](const ::testing::TestParamInfo<pcwt_profile> &i) {                 \
+                                 return std::string(i.param == PCWT_PROFILE_BASELINE  ? "baseline" \
+                                                    : i.param == PCWT_PROFILE_ENTROPY ? "entropy"  \
+                                                                                      : "compact"); \
+                             })
+
 // pcwt_encode into a buffer of pcwt_encode_bound bytes, expecting status `want`; the codestream,
 // or nothing when the encode failed.
 inline std::vector<uint8_t> encode_with(pcwt_encoder *e, const pcwt_image_desc &d,

@@ -465,12 +465,6 @@ TEST_P(Gpu, MemoryBudgetSplitsBatchAndFallsBackToCpu)
 
 namespace {
 
-INSTANTIATE_TEST_SUITE_P(Profile, Gpu,
-                         ::testing::Values(PCWT_PROFILE_BASELINE, PCWT_PROFILE_ENTROPY, PCWT_PROFILE_COMPACT),
-                         [](const ::testing::TestParamInfo<pcwt_profile> &i) {
-                             return std::string(i.param == PCWT_PROFILE_BASELINE  ? "baseline"
-                                                : i.param == PCWT_PROFILE_ENTROPY ? "entropy"
-                                                                                  : "compact");
-                         });
+PCWT_INSTANTIATE_PROFILES(Gpu);
 
 } // namespace

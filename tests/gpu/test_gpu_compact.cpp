@@ -14,21 +14,7 @@ namespace {
 
 pcwt_encoder *encoder(pcwt_backend b, pcwt_value_map_mode mode)
 {
-    pcwt_encoder *e = pcwt_encoder_create();
-    pcwt_encode_params p;
-    pcwt_encode_params_default(&p);
-    p.backend = b;
-    p.profile = PCWT_PROFILE_COMPACT;
-    p.value_map = mode;
-    EXPECT_EQ(pcwt_encoder_set_params(e, &p), PCWT_OK) << pcwt_encoder_last_error(e);
-    return e;
-}
-
-pcwt_decoder *decoder(pcwt_backend b)
-{
-    pcwt_decoder *d = pcwt_decoder_create();
-    EXPECT_EQ(pcwt_decoder_set_backend(d, b), PCWT_OK);
-    return d;
+    return test_encoder(b, PCWT_PROFILE_COMPACT, &mode);
 }
 
 // 16-bit words of a frame: a smooth ramp over `step`-spaced values (sparse when step > 1), signed.
@@ -79,7 +65,7 @@ TEST(GpuCompact, SameBytesAsTheCpuAndDecodedOnEitherBackend)
         EXPECT_EQ(std::string(pcwt_encoder_last_error(egpu)).find("CPU"), std::string::npos)
             << pcwt_encoder_last_error(egpu);
         // Decoded in one batch by the GPU backend, and verified against the originals.
-        pcwt_decoder *dgpu = decoder(PCWT_BACKEND_GPU);
+        pcwt_decoder *dgpu = test_decoder(PCWT_BACKEND_GPU);
         std::vector<std::vector<uint8_t>> out(frames.size(), std::vector<uint8_t>(frames[0].size()));
         std::vector<pcwt_decode_job> dj(frames.size());
         std::vector<pcwt_verify_job> vj(frames.size());
@@ -118,7 +104,7 @@ TEST(GpuCompact, DamagedMapRefusedByTheGpuBackend)
     ASSERT_EQ(pcwt_read_header(cs.data(), cs.size(), &info), PCWT_OK);
     ASSERT_EQ(info.planes[0].value_map, 1u);
     cs[info.header_length] = 0; // a map of 0 values (the payload CRC then differs as well)
-    pcwt_decoder *dgpu = decoder(PCWT_BACKEND_GPU);
+    pcwt_decoder *dgpu = test_decoder(PCWT_BACKEND_GPU);
     std::vector<uint8_t> out(f.size());
     EXPECT_NE(pcwt_decode(dgpu, cs.data(), cs.size(), out.data(), out.size()), PCWT_OK);
     EXPECT_FALSE(std::string(pcwt_decoder_last_error(dgpu)).empty());
@@ -196,7 +182,7 @@ size_t check_cases(const std::vector<Case> &cases)
             dj[k] = {cpu[k].data(), cpu[k].size(), out[k].data(), out[k].size(), PCWT_OK};
             vj[k] = {cpu[k].data(), cpu[k].size(), cases[k].samples.data(), cases[k].samples.size(), 0, PCWT_OK};
         }
-        pcwt_decoder *dgpu = decoder(PCWT_BACKEND_GPU);
+        pcwt_decoder *dgpu = test_decoder(PCWT_BACKEND_GPU);
         EXPECT_EQ(pcwt_decode_batch(dgpu, dj.data(), dj.size()), PCWT_OK) << pcwt_decoder_last_error(dgpu);
         for (size_t k = 0; k < cases.size(); k++)
             EXPECT_TRUE(out[k] == cases[k].samples) << cases[k].what << ", mode " << mode << ": GPU decode differs";
@@ -348,7 +334,7 @@ TEST(GpuCompact, DamagedMapsGetTheCpuVerdict)
         fix_crcs(one, oi);
         bad.push_back(one);
     }
-    pcwt_decoder *dcpu = decoder(PCWT_BACKEND_CPU), *dgpu = decoder(PCWT_BACKEND_GPU);
+    pcwt_decoder *dcpu = test_decoder(PCWT_BACKEND_CPU), *dgpu = test_decoder(PCWT_BACKEND_GPU);
     int refused = 0;
     for (size_t k = 0; k < bad.size(); k++) {
         std::vector<uint8_t> a(f.size()), b(f.size());

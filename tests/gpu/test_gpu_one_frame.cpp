@@ -20,31 +20,13 @@ namespace {
 
 class GpuOneFrame : public ::testing::TestWithParam<pcwt_profile> {};
 
-pcwt_encoder *encoder(pcwt_backend b, pcwt_profile profile)
-{
-    pcwt_encoder *e = pcwt_encoder_create();
-    pcwt_encode_params p;
-    pcwt_encode_params_default(&p);
-    p.backend = b;
-    p.profile = profile;
-    EXPECT_EQ(pcwt_encoder_set_params(e, &p), PCWT_OK) << pcwt_encoder_last_error(e);
-    return e;
-}
-
-pcwt_decoder *decoder(pcwt_backend b)
-{
-    pcwt_decoder *d = pcwt_decoder_create();
-    EXPECT_EQ(pcwt_decoder_set_backend(d, b), PCWT_OK) << pcwt_decoder_last_error(d);
-    return d;
-}
-
 // The CPU and GPU encoders and decoders of one profile.
 struct Codecs {
     pcwt_encoder *cpu, *gpu;
     pcwt_decoder *dcpu, *dgpu;
     explicit Codecs(pcwt_profile p)
-        : cpu(encoder(PCWT_BACKEND_CPU, p)), gpu(encoder(PCWT_BACKEND_GPU, p)),
-          dcpu(decoder(PCWT_BACKEND_CPU)), dgpu(decoder(PCWT_BACKEND_GPU)) {}
+        : cpu(test_encoder(PCWT_BACKEND_CPU, p)), gpu(test_encoder(PCWT_BACKEND_GPU, p)),
+          dcpu(test_decoder(PCWT_BACKEND_CPU)), dgpu(test_decoder(PCWT_BACKEND_GPU)) {}
     ~Codecs()
     {
         pcwt_encoder_destroy(cpu);
@@ -292,12 +274,6 @@ TEST_P(GpuOneFrame, DamagedCodestreamsRefusedCleanlyWithGraphs)
     damaged_codestreams(GetParam());
 }
 
-INSTANTIATE_TEST_SUITE_P(Profile, GpuOneFrame,
-                         ::testing::Values(PCWT_PROFILE_BASELINE, PCWT_PROFILE_ENTROPY, PCWT_PROFILE_COMPACT),
-                         [](const ::testing::TestParamInfo<pcwt_profile> &i) {
-                             return std::string(i.param == PCWT_PROFILE_BASELINE  ? "baseline"
-                                                : i.param == PCWT_PROFILE_ENTROPY ? "entropy"
-                                                                                  : "compact");
-                         });
+PCWT_INSTANTIATE_PROFILES(GpuOneFrame);
 
 } // namespace
