@@ -360,12 +360,17 @@ bool DPJ2KImageFromSamples(const pcwt_image_desc& desc, const void *samples, siz
       (desc.bits_allocated != 8 && desc.bits_allocated != 16) || size != pcwt_image_size(&desc))
     return false;
   planesOf(desc, static_cast<const uint8_t *>(samples), image.planes_);
-  image.width_ = desc.width;
-  image.height_ = desc.height;
-  image.components_ = desc.components;
-  image.precision_ = desc.bits_stored;
-  image.signed_ = desc.is_signed != 0;
+  image.setShape(desc);
   return true;
+}
+
+void DPJ2KImage::setShape(const pcwt_image_desc& d)
+{
+  width_ = d.width;
+  height_ = d.height;
+  components_ = d.components;
+  precision_ = d.bits_stored;
+  signed_ = d.is_signed != 0;
 }
 
 namespace {
@@ -419,11 +424,7 @@ bool DPJ2KDecode(const uint8_t *data, size_t size, const DPJ2KInfo& info, DPJ2KI
     const pcwt_status st = decodeLibrary(data + info.offset, info.length, info, image.planes_, d, why);
     if (st == PCWT_OK)
     {
-      image.width_ = d.width;
-      image.height_ = d.height;
-      image.components_ = d.components;
-      image.precision_ = d.bits_stored;
-      image.signed_ = d.is_signed != 0;
+      image.setShape(d);
       return true;
     }
     if (st != PCWT_ERR_UNSUPPORTED || choice == DPJ2K_LIBRARY)

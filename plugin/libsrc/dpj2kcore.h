@@ -90,6 +90,8 @@ private:
   DPJ2KImage(const DPJ2KImage&);
   DPJ2KImage& operator=(const DPJ2KImage&);
   void clear();
+  /** the geometry of libpcwt's planes_, from the description its decoder gave */
+  void setShape(const pcwt_image_desc& d);
   void *image_; // opj_image_t
   std::vector<int32_t> planes_; // libpcwt's samples, plane after plane
   uint32_t width_, height_, components_, precision_;
