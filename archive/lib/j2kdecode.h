@@ -211,6 +211,10 @@ public:
     return total;
   }
 
+  /// add the frames of a file and their bytes as its image pixel module declares them (a batch's
+  /// limits, before decoding; nothing when not readable)
+  static void declared(const Work& w, std::uint64_t& frames, std::uint64_t& bytes);
+
   std::uint64_t calls = 0;
 
 private:

@@ -281,15 +281,6 @@ void readStage(Run& run, unsigned r)
   }
 }
 
-/// the frames of a file and their bytes as its image pixel module declares them (0: not readable)
-void declared(Work& w, std::uint64_t& frames, std::uint64_t& bytes)
-{
-  pcwt_dicom_pixel_module m;
-  if (!w.job.file || DPCWTReadPixelModule(w.job.file->getDataset(), m).bad()) return;
-  frames += m.number_of_frames;
-  bytes += std::uint64_t(m.rows) * m.columns * m.samples_per_pixel * (m.bits_allocated / 8) * m.number_of_frames;
-}
-
 /// a JPEG 2000 batch decoder: gathers the files that come within the batch's limits and decodes
 /// their frames on its GPU in one call, then hands them to the finishers
 void j2kStage(Run& run, std::size_t k)
@@ -308,7 +299,7 @@ void j2kStage(Run& run, std::size_t k)
     for (;;)
     {
       batch.push_back(j);
-      declared(*j->work, frames, bytes);
+      J2KBatchDecoder::declared(*j->work, frames, bytes);
       if (frames >= p.j2kBatchFrames || bytes >= limit) break;
       if (!run.toJ2K.popFor(j, std::chrono::milliseconds(p.batchWaitMs))) break;
     }

@@ -186,6 +186,19 @@ inline bool DPRCJ2KOnGpu(DPRC_J2KDecoder choice, bool codersOnGpu)
   return choice == DPRCJD_gpu || (choice == DPRCJD_auto && codersOnGpu);
 }
 
+/** --j2k-decoder's value (pcwt-recompress, pcwt-storescp): "auto", "gpu" or "cpu"
+ *  @return false for anything else
+ */
+inline bool DPRCJ2KDecoderFromName(const char *name, DPRC_J2KDecoder& choice)
+{
+  const std::string v = name ? name : "";
+  if (v == "auto") choice = DPRCJD_auto;
+  else if (v == "gpu") choice = DPRCJD_gpu;
+  else if (v == "cpu") choice = DPRCJD_cpu;
+  else return false;
+  return true;
+}
+
 /** run every file through the pipeline; done(i, result) is called once for each file i, from
  *  any thread, as soon as its result is final. The signal handlers for the temporary files are
  *  installed here.

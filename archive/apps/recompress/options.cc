@@ -245,11 +245,8 @@ bool RecompressParseCommandLine(int argc, char *argv[], RecompressOptions& o)
     {
       const char *d = NULL;
       app.checkValue(cmd.getValue(d));
-      const std::string v = d ? d : "";
-      if (v == "auto") o.j2kDecoder = DPRCJD_auto;
-      else if (v == "gpu") o.j2kDecoder = DPRCJD_gpu;
-      else if (v == "cpu") o.j2kDecoder = DPRCJD_cpu;
-      else app.printError(("--j2k-decoder needs auto, gpu or cpu, not \"" + v + "\"").c_str());
+      if (!DPRCJ2KDecoderFromName(d, o.j2kDecoder))
+        app.printError(("--j2k-decoder needs auto, gpu or cpu, not \"" + std::string(d ? d : "") + "\"").c_str());
     }
     if (cmd.findOption("--j2k-batch-mb")) app.checkValue(cmd.getValueAndCheckMinMax(o.j2kBatchMB, 1, 1048576));
     if (cmd.findOption("--j2k-decoders-per-gpu"))

@@ -32,6 +32,7 @@
 #include "engine.h"
 #include "walk.h"
 #include "ingest.h"
+#include "j2k.h"
 #include "net.h"
 #include "netcarrier.h"
 #include "tls.h"
@@ -90,11 +91,15 @@ struct StoreSettings
   /// --verify-gpu / --verify-cpu (default: the GPU's verifier where the GPU codes), --verify-sample
   DPRC_VerifyMode verify = DPRCVM_auto;
   OFCmdUnsignedInt verifySample = kDPRCDefaultVerifySample;
+  /// --j2k-decoder
+  DPRC_J2KDecoder j2kDecoder = DPRCJD_auto;
 };
 
 StoreSettings g_settings;
 /// PCWT copies: every frame decoded by the coding backend, a sample by the CPU (NULL: the codec, every frame on the CPU)
 std::unique_ptr<dprc::DirectVerifier> g_verifier;
+/// JPEG 2000 input decoded on the GPU (NULL, or not enabled: OpenJPEG on the association's thread)
+std::unique_ptr<DPSCPJ2KDecoding> g_j2k;
 std::atomic<unsigned long> g_counter(0);
 
 /// the worker slots of the engine's temporary file registry (temp.cc)
@@ -370,9 +375,20 @@ private:
     opt.acceptLossy = g_settings.acceptLossy;
     if (const char *fault = std::getenv("PCWT_RECOMPRESS_FAULT")) opt.testFault = fault; // the verification's tests
     const unsigned slot = takeSlot();
-    DPRCJob job;
+    dprc::Work work; // (its job: what the JPEG 2000 batch decoder takes)
+    DPRCJob& job = work.job;
     job.sampleKey = instance.c_str(); // draws the CPU decoder's sample of the frames
-    if (DPRCPrepare(job, entry, opt, slot)) DPRCFinish(job, opt, slot, g_verifier.get());
+    job.deferJ2K = g_j2k && g_j2k->enabled();
+    bool go = DPRCPrepare(job, entry, opt, slot);
+    if (go && job.j2kDeferred)
+    {
+      dprc::J2KCounts counts;
+      go = g_j2k->prepareDecoded(work, opt, slot, counts);
+      OFLOG_INFO(scpLogger, "JPEG 2000 frames of " << rel << ": " << counts.gpu << " decoded on the "
+                 << (g_j2k->gpu() ? "GPU" : "CPU standing in for the GPU") << ", " << counts.openjpeg
+                 << " by OpenJPEG" << (counts.cpuLibrary ? ", " + std::to_string(counts.cpuLibrary) + " by libpcwt on the CPU" : ""));
+    }
+    if (go) DPRCFinish(job, opt, slot, g_verifier.get());
     releaseSlot(slot);
     const DPRCResult& r = job.result;
 
@@ -440,6 +456,25 @@ private:
 
 // ---------------------------------------------------------------------------------------------
 
+/// --j2k-decoder: the GPU's batch decoders, logged; false (logged) when gpu was asked for without one
+static bool setUpJ2K()
+{
+  g_j2k.reset(new DPSCPJ2KDecoding());
+  std::string error;
+  if (!g_j2k->start(g_settings.j2kDecoder, OFstatic_cast(std::uint64_t, 1) << 30, error))
+  {
+    OFLOG_FATAL(scpLogger, "cannot start: " << error << " (--j2k-decoder gpu; cpu or auto decode with OpenJPEG)");
+    return false;
+  }
+  if (g_j2k->enabled())
+    OFLOG_INFO(scpLogger, "JPEG 2000 input: lossless Part 1 frames decoded on the "
+               << (g_j2k->gpu() ? "GPU" : "CPU standing in for the GPU") << ", OpenJPEG for the others");
+  else
+    OFLOG_INFO(scpLogger, "JPEG 2000 input: decoded by OpenJPEG" << (g_settings.j2kDecoder == DPRCJD_cpu ? " (--j2k-decoder cpu)"
+               : error.empty() ? "" : " (no GPU: " + error + ")"));
+  return true;
+}
+
 int main(int argc, char *argv[])
 {
   OFCmdUnsignedInt opt_port = 0;
@@ -503,6 +538,8 @@ int main(int argc, char *argv[])
     cmd.addOption("--verify-cpu",                         "verify every frame with the CPU decoder\n(default when the CPU codes)");
     cmd.addOption("--verify-sample",                   1, "[n]umber: integer (default: 64)",
                                                           "with --verify-gpu: the CPU decoder checks one\nframe in n too (0: none, 1: all)");
+    cmd.addOption("--j2k-decoder",              "+jd", 1, "[d]ecoder: auto, gpu or cpu (default: auto)",
+                                                          "JPEG 2000 input: gpu decodes the frames of the\ndata sets of all associations waiting in one\nlibpcwt call on the GPU (OpenJPEG what it does\nnot take: HTJ2K, lossy, a failed call); cpu:\nOpenJPEG; auto: the GPU when there is one.\ngpu without a GPU: the server does not start");
   DPSCPAddTLSOptions(cmd);
 
   prepareCmdLineArgs(argc, argv, OFFIS_CONSOLE_APPLICATION);
@@ -568,6 +605,13 @@ int main(int argc, char *argv[])
       app.checkConflict("--verify-sample", "--verify-cpu", g_settings.verify == DPRCVM_writers);
       app.checkValue(cmd.getValueAndCheckMinMax(g_settings.verifySample, 0, 1000000));
     }
+    if (cmd.findOption("--j2k-decoder"))
+    {
+      const char *d = NULL;
+      app.checkValue(cmd.getValue(d));
+      if (!DPRCJ2KDecoderFromName(d, g_settings.j2kDecoder))
+        app.printError(("--j2k-decoder needs auto, gpu or cpu, not \"" + std::string(d ? d : "") + "\"").c_str());
+    }
     if (opt_port == 0) app.printError("missing port (parameter or --port)");
     if (opt_root == NULL || !*opt_root) app.printError("missing archive root (--output-directory)");
   }
@@ -612,6 +656,7 @@ int main(int argc, char *argv[])
   if (!DPSCPSetUpVerifier(g_settings.target, g_settings.verify, static_cast<unsigned>(g_settings.verifySample),
                           OFstatic_cast(std::uint64_t, 1) << 30, g_verifier))
     return EXITCODE_ERROR;
+  if (!setUpJ2K()) return EXITCODE_ERROR;
 
   DcmSCPConfig cfg;
   cfg.setAETitle(opt_aetitle);
@@ -674,6 +719,7 @@ int main(int argc, char *argv[])
   }, error);
   if (!ok) OFLOG_FATAL(scpLogger, error);
 
+  g_j2k.reset();
   DPCWTEncoderRegistration::cleanup();
   DPCWTCleanupDecoders();
   return ok ? EXITCODE_NO_ERROR : EXITCODE_ERROR;

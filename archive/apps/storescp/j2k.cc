@@ -1,0 +1,96 @@
+/*
+ *  Module:  archive
+ *
+ *  Purpose: pcwt-storescp: JPEG 2000 input decoded on a GPU (j2k.h).
+ */
+
+#include "dcmtk/config/osconfig.h"
+#include "j2k.h"
+
+#include "dcmpcwt/dpthrcod.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <future>
+
+using namespace dprc;
+
+/// one data set waiting for the decoder threads, and the association's thread waiting for it
+struct DPSCPJ2KDecoding::Request
+{
+  J2KWork work;
+  std::promise<void> decoded;
+};
+
+bool DPSCPJ2KDecoding::start(DPRC_J2KDecoder choice, std::uint64_t maxSamples, std::string& error)
+{
+  if (choice == DPRCJD_cpu) return true;
+  const char *standIn = std::getenv("PCWT_RECOMPRESS_J2K_STANDIN");
+  const char *fault = std::getenv("PCWT_RECOMPRESS_FAULT");
+  gpu_ = !(standIn && std::strcmp(standIn, "cpu") == 0);
+  failBackend_ = fault && (std::strcmp(fault, "backend") == 0 || std::strcmp(fault, "backend-j2k") == 0);
+  for (unsigned k = 0; k < std::max(1u, limits_.j2kDecodersPerDevice); ++k)
+  {
+    std::unique_ptr<J2KBatchDecoder> d(new J2KBatchDecoder());
+    if (!d->init(gpu_, 0, maxSamples, error))
+    {
+      decoders_.clear();
+      gpu_ = false;
+      // auto: no GPU here, OpenJPEG decodes (error kept for the log)
+      return choice == DPRCJD_auto;
+    }
+    decoders_.push_back(std::move(d));
+  }
+  // the decoded samples of a batch in one buffer (page-locked for the GPU), each data set's until
+  // its association's thread has taken them
+  samples_ = std::make_shared<ArenaPool>(3, "j2k", gpu_);
+  for (std::size_t k = 0; k < decoders_.size(); ++k) threads_.emplace_back(&DPSCPJ2KDecoding::decodeStage, this, k);
+  return true;
+}
+
+void DPSCPJ2KDecoding::stop()
+{
+  queue_.close();
+  for (std::thread& t : threads_) t.join();
+  threads_.clear();
+}
+
+/// a batch decoder thread: the data sets waiting now (no waiting for more: a sender waits for
+/// each answer), within pcwt-recompress's batch limits, in one call
+void DPSCPJ2KDecoding::decodeStage(std::size_t k)
+{
+  Request *r = NULL;
+  while (queue_.pop(r))
+  {
+    std::vector<Request *> requests;
+    std::vector<J2KWork *> batch;
+    std::uint64_t frames = 0, bytes = 0;
+    for (;;)
+    {
+      requests.push_back(r);
+      batch.push_back(&r->work);
+      J2KBatchDecoder::declared(*r->work.work, frames, bytes);
+      if (frames >= limits_.j2kBatchFrames || bytes >= limits_.j2kBatchBytes || !queue_.tryPop(r)) break;
+    }
+    decoders_[k]->decode(batch, *samples_, failBackend_);
+    for (Request *q : requests) q->decoded.set_value();
+  }
+}
+
+bool DPSCPJ2KDecoding::prepareDecoded(Work& work, const DPRCOptions& options, unsigned slot, J2KCounts& counts)
+{
+  Request request;
+  request.work.work = &work;
+  std::future<void> decoded = request.decoded.get_future();
+  queue_.push(&request);
+  decoded.wait();
+  // the codec takes the frames decoded ahead, OpenJPEG decodes the others
+  J2KAheadCoder coder;
+  coder.setFrames(&request.work.frames);
+  DPCWTThreadCoder *before = DPCWTSetThreadCoder(&coder);
+  const bool go = DPRCPrepareDecoded(work.job, options, slot);
+  DPCWTSetThreadCoder(before);
+  coder.setFrames(NULL);
+  counts = coder.counts;
+  return go;
+}

@@ -1,0 +1,74 @@
+/*
+ *  Module:  archive
+ *
+ *  Purpose: pcwt-storescp: JPEG 2000 input decoded on a GPU (--j2k-decoder, j2k.cc). An
+ *           association's thread stops before its data set's JPEG 2000 pixel data is decoded
+ *           (DPRCJob::deferJ2K) and hands the data set to batch decoder threads, which give the
+ *           frames of every data set waiting, from all associations, to one pcwt_decode_batch
+ *           call on the GPU (J2KBatchDecoder, archive/lib/j2kdecode.h, as pcwt-recompress does).
+ *           The association's thread then decodes the data set through the JPEG 2000 decoder
+ *           codec, lending it those frames (J2KAheadCoder, DPRCPrepareDecoded): every DICOM rule
+ *           stays the codec's, and the frames the GPU did not decode (HTJ2K, lossy, a corrupt
+ *           codestream, a failed call) OpenJPEG decodes as without a GPU. The copy is then
+ *           written and verified as any other before the store is acknowledged.
+ */
+
+#ifndef PCWT_STORESCP_J2K_H
+#define PCWT_STORESCP_J2K_H
+
+#include "dcmtk/config/osconfig.h"
+
+#include "engine.h"
+#include "j2kdecode.h"
+#include "pipeline.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+class DPSCPJ2KDecoding
+{
+public:
+  DPSCPJ2KDecoding() {}
+  ~DPSCPJ2KDecoding() { stop(); }
+
+  /** set up the decoders as choice says: cpu: none (OpenJPEG on the associations' threads);
+   *  auto: on the GPU when a decoder can be made there, else none; gpu: on the GPU or fail.
+   *  The environment's PCWT_RECOMPRESS_J2K_STANDIN=cpu puts the CPU decoder in the GPU's place
+   *  and PCWT_RECOMPRESS_FAULT=backend-j2k makes every call fail as a whole (the tests, as for
+   *  pcwt-recompress)
+   *  @param maxSamples the decoder's limit of samples per frame
+   *  @return false (error says why) when gpu was asked for and no decoder could be made
+   */
+  bool start(DPRC_J2KDecoder choice, std::uint64_t maxSamples, std::string& error);
+
+  /// frames are decoded here (after start)
+  bool enabled() const { return !decoders_.empty(); }
+  /// on a GPU (not the CPU standing in)
+  bool gpu() const { return gpu_; }
+
+  /** the rest of DPRCPrepare() for a job it left j2kDeferred: its frames decoded with those of
+   *  the data sets waiting, then the data set decoded, checked and its samples taken on this
+   *  thread (DPRCPrepareDecoded, the same return); counts gets who decoded its frames
+   */
+  bool prepareDecoded(dprc::Work& work, const DPRCOptions& options, unsigned slot, dprc::J2KCounts& counts);
+
+  /// the decoder threads end (after the associations')
+  void stop();
+
+private:
+  struct Request;
+  void decodeStage(std::size_t k);
+
+  DPRCPipelineOptions limits_; // pcwt-recompress's batch limits and decoders per device
+  bool gpu_ = false;
+  bool failBackend_ = false;
+  std::vector<std::unique_ptr<dprc::J2KBatchDecoder> > decoders_;
+  std::shared_ptr<dprc::ArenaPool> samples_;
+  dprc::Queue<Request> queue_;
+  std::vector<std::thread> threads_;
+};
+
+#endif
