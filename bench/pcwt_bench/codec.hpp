@@ -59,8 +59,9 @@ public:
     {
         throw CodecError("no batch decoding");
     }
-    // Whether the whole-set decode is one batch call too (else: sessions on the thread pool, e.g.
-    // the GPU JPEG-LS encoder, whose codestreams CharLS decodes).
+    // Whether the whole-set decode is one batch call (else: sessions on the thread pool, e.g.
+    // the GPU JPEG-LS encoder, whose codestreams CharLS decodes; or a GPU decoder of a CPU
+    // encoder's codestreams, which batches decodes only: jpeg2000-gpu).
     virtual bool batch_decodes() const { return batches(); }
 
     // Device-resident throughput (GPU codecs; see device_resident.hpp): the frames (encode) or

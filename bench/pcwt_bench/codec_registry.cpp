@@ -9,7 +9,7 @@ namespace pcwtbench {
 const std::vector<std::string> &all_codec_ids()
 {
     static const std::vector<std::string> ids = {"pcwt-cpu", "pcwt-gpu", "pcwt-jpegls", "pcwt-jpegls-gpu",
-                                                 "charls",   "openjpeg", "openjph",     "pcwt-entropy-cpu",
+                                                 "charls",   "openjpeg", "jpeg2000-gpu", "openjph", "pcwt-entropy-cpu",
                                                  "pcwt-entropy-gpu", "pcwt-compact-cpu", "pcwt-compact-gpu", "jpegxl"};
     return ids;
 }
@@ -18,7 +18,8 @@ namespace {
 
 bool is_gpu_codec(const std::string &id)
 {
-    return id == "pcwt-gpu" || id == "pcwt-jpegls-gpu" || id == "pcwt-entropy-gpu" || id == "pcwt-compact-gpu";
+    return id == "pcwt-gpu" || id == "pcwt-jpegls-gpu" || id == "pcwt-entropy-gpu" || id == "pcwt-compact-gpu" ||
+           id == "jpeg2000-gpu";
 }
 
 } // namespace
@@ -42,7 +43,7 @@ CodecSelection select_codecs(const std::vector<std::string> &ids, const std::str
         sel.gpu_status = "not used (--gpu off)";
         gpu_why = "--gpu off";
     } else if (!wanted("pcwt-gpu") && !wanted("pcwt-jpegls-gpu") && !wanted("pcwt-entropy-gpu") &&
-               !wanted("pcwt-compact-gpu")) {
+               !wanted("pcwt-compact-gpu") && !wanted("jpeg2000-gpu")) {
         sel.gpu_status = "not used (not in --codecs)";
     } else {
         const std::string why = probe_pcwt_gpu();
@@ -76,6 +77,8 @@ CodecSelection select_codecs(const std::vector<std::string> &ids, const std::str
             sel.codecs.push_back(make_charls_codec());
         else if (id == "openjpeg")
             sel.codecs.push_back(make_openjpeg_codec());
+        else if (id == "jpeg2000-gpu")
+            sel.codecs.push_back(make_j2k_gpu_codec());
         else if (id == "openjph")
             sel.codecs.push_back(make_openjph_codec());
         else if (id == "pcwt-entropy-cpu")

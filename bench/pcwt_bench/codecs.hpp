@@ -24,6 +24,10 @@ std::unique_ptr<Codec> make_pcwt_compact_codec(bool gpu, const PcwtSettings &set
 // Empty when the GPU backend works here (a small image round-trips on it), else why not.
 std::string probe_pcwt_gpu();
 
+// libpcwt's JPEG 2000 decoder on the GPU decoding OpenJPEG's codestreams ("jpeg2000-gpu",
+// codec_j2k_gpu.cpp).
+std::unique_ptr<Codec> make_j2k_gpu_codec();
+
 // Peers (codec_peers.cpp).
 std::unique_ptr<Codec> make_charls_codec();
 std::unique_ptr<Codec> make_openjpeg_codec();
@@ -42,8 +46,8 @@ struct CodecSelection {
     std::vector<std::pair<std::string, std::string>> skipped; // codecs asked for but not run: id, why
 };
 
-// Make the codecs asked for (ids; empty = all). gpu: "auto" (the GPU codecs pcwt-gpu and
-// pcwt-jpegls-gpu when a device works; otherwise they are listed in `skipped`), "on" (required:
+// Make the codecs asked for (ids; empty = all). gpu: "auto" (the GPU codecs pcwt-gpu,
+// pcwt-jpegls-gpu and jpeg2000-gpu when a device works; otherwise they are listed in `skipped`), "on" (required:
 // error text returned in gpu_status and no codecs), "off"; the PCWT codecs with the parameters of
 // pcwt, the peers with those of peers. Throws std::invalid_argument for an unknown id.
 CodecSelection select_codecs(const std::vector<std::string> &ids, const std::string &gpu, const PcwtSettings &pcwt,

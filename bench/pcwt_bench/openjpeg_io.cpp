@@ -208,11 +208,16 @@ void openjpeg_encode_image(const Image &img, ByteBuffer &coded)
 
 void openjpeg_decode_image(const Image &img, const uint8_t *data, size_t size, ByteBuffer &out)
 {
-    const pcwt_image_desc &d = img.desc;
     DPJ2KImage image;
     decode_core(data, size, image, DPJ2K_OPENJPEG);
+    words_from_j2k_image(img, image, out, "OpenJPEG");
+}
+
+void words_from_j2k_image(const Image &img, const DPJ2KImage &image, ByteBuffer &out, const char *decoder)
+{
+    const pcwt_image_desc &d = img.desc;
     if (image.components() != d.components || image.width() != d.width || image.height() != d.height)
-        throw CodecError("OpenJPEG decode: the stream's frame does not match the image");
+        throw CodecError(std::string(decoder) + " decode: the stream's frame does not match the image");
     const uint32_t ba = d.bits_allocated;
     uint8_t *dst = out.resize(img.raw_bytes());
     for (uint32_t c = 0; c < d.components; ++c) {

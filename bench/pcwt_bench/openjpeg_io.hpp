@@ -9,6 +9,8 @@
 #include "byte_buffer.hpp"
 #include "image.hpp"
 
+class DPJ2KImage; // plugin/libsrc/dpj2kcore.h
+
 namespace pcwtbench {
 
 std::string openjpeg_version();
@@ -33,5 +35,10 @@ bool looks_like_j2k(const uint8_t *data, size_t size);
 
 void openjpeg_encode_image(const Image &img, ByteBuffer &coded);
 void openjpeg_decode_image(const Image &img, const uint8_t *data, size_t size, ByteBuffer &out);
+
+// A decoded JPEG 2000 frame (OpenJPEG's, or libpcwt's JPEG 2000 decoder's through
+// DPJ2KImageFromSamples) back into img's words (out: img.raw_bytes()), as the peer mapping gave
+// them. Throws CodecError, naming the decoder, when its frame is not img's.
+void words_from_j2k_image(const Image &img, const DPJ2KImage &image, ByteBuffer &out, const char *decoder);
 
 } // namespace pcwtbench

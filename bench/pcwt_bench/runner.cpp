@@ -215,9 +215,9 @@ std::vector<CodecResult> measure_image(const Image &img, const std::vector<std::
 std::string parallel_mode(const Codec &codec, unsigned threads)
 {
     const std::string pool = std::to_string(threads) + " threads";
-    if (!codec.batches())
-        return pool;
-    return codec.batch_decodes() ? "GPU batch" : "GPU batch / " + pool; // encode / decode
+    if (!codec.batches()) // encode / decode
+        return codec.batch_decodes() ? pool + " / GPU batch" : pool;
+    return codec.batch_decodes() ? "GPU batch" : "GPU batch / " + pool;
 }
 
 void progress_line(const Options &opt, size_t k, size_t n, const Image &img, const std::vector<CodecInfo> &infos,
@@ -247,7 +247,7 @@ ParallelResult measure_parallel(const std::vector<const Image *> &set, Codec &co
     for (const Image *img : set)
         r.raw_bytes += static_cast<double>(img->raw_bytes());
     r.mode = parallel_mode(codec, pool.size());
-    const bool benc = codec.batches(), bdec = codec.batches() && codec.batch_decodes();
+    const bool benc = codec.batches(), bdec = codec.batch_decodes();
     const size_t n = set.size();
     std::vector<ByteBuffer> coded(n), out(n);
     std::vector<double> te, td;
