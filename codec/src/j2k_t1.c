@@ -43,7 +43,16 @@ pcwt_status pcwt_j2k_t1_decode(const pcwt_j2k_batch *b, size_t index, int32_t *c
                        index, cb->passes, (unsigned)cb->mb, (unsigned)cb->zero_msbs);
         return PCWT_ERR_CORRUPT;
     }
+    /* the tables this code-block reads (the zero coding ones of its orientation alone) */
+    pcwt_j2k_t1_luts luts;
+    for (uint32_t i = 0; i < 2 * PCWT_J2K_MQ_STATES; ++i)
+        luts.mq[i] = pcwt_j2k_mq_lut(mq_table, i);
+    for (uint32_t i = 0; i < 256; ++i) {
+        luts.zc[cb->orientation][i] = (uint8_t)pcwt_j2k_zc_ctx(i, cb->orientation);
+        luts.sc[i] = pcwt_j2k_sc_lut(i);
+    }
+    uint8_t cx[PCWT_J2K_CONTEXTS];
     /* the state words (at most 4 * 1024 + 3 * 1024 of them) at the start of the scratch */
-    pcwt_j2k_t1_block(cb, b->segs, b->data, coefs, (uint16_t *)scratch, mq_table);
+    pcwt_j2k_t1_block(cb, b->segs, b->data, coefs, (uint16_t *)scratch, &luts, cx);
     return PCWT_OK;
 }

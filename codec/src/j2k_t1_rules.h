@@ -7,13 +7,18 @@
  * plane below added once the coefficient is significant; a 16-bit state word per coefficient (the
  * caller's scratch, pcwt_j2k_state_words of them) holds its significance, sign, visited and
  * refined marks and, pushed there when a neighbour becomes significant, its eight neighbours'
- * significance and four neighbours' signs, so that a context is one read. The state words lie
+ * significance and four neighbours' signs, so that a context is one read of a table
+ * (pcwt_j2k_t1_luts, built once: zero coding by orientation, sign coding, and the MQ states' next
+ * states, so that a decision is a few selects). The state words lie
  * stripe by stripe, the four rows of a stripe column side by side (the passes' scan order). The
  * last step turns each magnitude into sign * (magnitude / 2), truncated: OpenJPEG's reconstruction
  * of a reversible path, its midpoint where passes are missing.
  *
  * The MQ decoder reads 0xFF past a segment's end (C.3.4, what OpenJPEG's appended 0xFF 0xFF does),
- * so no read leaves the segment; every loop is bounded by the code-block's size and passes. */
+ * so no read leaves the segment; every loop is bounded by the code-block's size and passes. It
+ * keeps up to 16 bits of the codeword below the compared half of C, so that renormalisation is one
+ * shift by the leading zeros of A: adding a byte earlier at its place below gives the same C as
+ * the standard's byte by byte (shifts and additions commute, modulo 2^32 too). */
 #ifndef PCWT_J2K_T1_RULES_H
 #define PCWT_J2K_T1_RULES_H
 
@@ -117,15 +122,52 @@ static inline PCWT_HD void pcwt_j2k_mq_init(pcwt_j2k_mq *m, const uint8_t *d, ui
     m->a = 0x8000u;
 }
 
+/* Count of leading zeros of x != 0. */
+static inline PCWT_HD uint32_t pcwt_j2k_clz(uint32_t x)
+{
+    return 31u - (uint32_t)PCWT_LOG2(x);
+}
+
+/* BYTEIN ahead of need: while at most 8 codeword bits wait below C's upper half (ct), the next
+ * byte goes just below them (after 0xFF its 7 bits, its top bit on the lowest waiting bit). */
+static inline PCWT_HD void pcwt_j2k_mq_fill(pcwt_j2k_mq *m)
+{
+    while (m->ct <= 8u) {
+        if (pcwt_j2k_mq_byte(m, m->bp) == 0xFFu) {
+            const uint32_t b1 = pcwt_j2k_mq_byte(m, m->bp + 1);
+            if (b1 > 0x8Fu) {
+                m->c += 0xFFu << (8u - m->ct);
+                m->ct += 8;
+            } else {
+                m->bp++;
+                m->c += b1 << (9u - m->ct);
+                m->ct += 7;
+            }
+        } else {
+            m->bp++;
+            m->c += pcwt_j2k_mq_byte(m, m->bp) << (8u - m->ct);
+            m->ct += 8;
+        }
+    }
+}
+
+/* RENORMD (C.3.3) as one shift of A and C by A's leading zeros (1..15 below 0x8000). */
 static inline PCWT_HD void pcwt_j2k_mq_renorm(pcwt_j2k_mq *m)
 {
-    do {
-        if (m->ct == 0)
-            pcwt_j2k_mq_bytein(m);
-        m->a <<= 1;
-        m->c <<= 1;
-        m->ct--;
-    } while (m->a < 0x8000u);
+    uint32_t n = pcwt_j2k_clz(m->a) - 16u;
+    if (n > m->ct) {
+        pcwt_j2k_mq_fill(m);
+        if (n > m->ct) { /* more than the 9..16 waiting bits */
+            m->a <<= m->ct;
+            m->c <<= m->ct;
+            n -= m->ct;
+            m->ct = 0;
+            pcwt_j2k_mq_fill(m);
+        }
+    }
+    m->a <<= n;
+    m->c <<= n;
+    m->ct -= n;
 }
 
 /* The MQ decoder is the inner loop of every pass: inlined at each call, as OpenJPEG's macros are. */
@@ -137,39 +179,25 @@ static inline PCWT_HD void pcwt_j2k_mq_renorm(pcwt_j2k_mq *m)
 #define PCWT_J2K_HOT inline
 #endif
 
-/* DECODE (C.3.2) with context state *cx (state index << 1 | MPS). */
-static PCWT_J2K_HOT PCWT_HD uint32_t pcwt_j2k_mq_decode(pcwt_j2k_mq *m, uint8_t *cx, const uint32_t *table)
+/* DECODE (C.3.2) with context state *cx (state index << 1 | MPS); mqt: pcwt_j2k_t1_luts.mq. The
+ * MPS without renormalisation returns at once; otherwise the symbol is an LPS when the interval
+ * taken (LPS below C's half, MPS above) and the exchange test disagree. */
+static PCWT_J2K_HOT PCWT_HD uint32_t pcwt_j2k_mq_decode(pcwt_j2k_mq *m, uint8_t *cx, const uint32_t *mqt)
 {
-    const uint32_t st = *cx, mps = st & 1u, row = table[st >> 1], qe = row >> 16;
-    const uint32_t nmps = (row >> 10) & 63u, nlps = (row >> 4) & 63u, sw = row & 1u;
-    uint32_t d;
+    const uint32_t st = *cx, e = mqt[st], qe = e >> 16;
     m->a -= qe;
-    if ((m->c >> 16) < qe) {
-        if (m->a < qe) { /* LPS_EXCHANGE: conditional exchange, the MPS */
-            d = mps;
-            *cx = (uint8_t)(nmps << 1 | mps);
-        } else {
-            d = mps ^ 1u;
-            *cx = (uint8_t)(nlps << 1 | (mps ^ sw));
-        }
-        m->a = qe;
-        pcwt_j2k_mq_renorm(m);
-    } else {
+    const uint32_t lower = (m->c >> 16) < qe;
+    if (!lower) {
         m->c -= qe << 16;
-        if (!(m->a & 0x8000u)) {
-            if (m->a < qe) { /* MPS_EXCHANGE: conditional exchange, the LPS */
-                d = mps ^ 1u;
-                *cx = (uint8_t)(nlps << 1 | (mps ^ sw));
-            } else {
-                d = mps;
-                *cx = (uint8_t)(nmps << 1 | mps);
-            }
-            pcwt_j2k_mq_renorm(m);
-        } else {
-            d = mps;
-        }
+        if (m->a & 0x8000u)
+            return st & 1u;
     }
-    return d;
+    const uint32_t lps = lower ^ (m->a < qe);
+    if (lower)
+        m->a = qe;
+    *cx = (uint8_t)(lps ? e : e >> 8);
+    pcwt_j2k_mq_renorm(m);
+    return (st & 1u) ^ lps;
 }
 
 static inline PCWT_HD void pcwt_j2k_raw_init(pcwt_j2k_mq *m, const uint8_t *d, uint32_t len)
@@ -224,10 +252,10 @@ typedef struct pcwt_j2k_t1_state {
     uint16_t *f;                 /* the state words, stripe-major (pcwt_j2k_sw) */
     uint32_t stride, w, h;
     uint32_t vsc;                /* vertically causal: a stripe's last row ignores the next stripe */
-    uint32_t orient;
-    const uint32_t *table;       /* PCWT_J2K_MQ_TABLE_INIT */
+    const uint32_t *mqt;         /* pcwt_j2k_t1_luts.mq */
+    const uint8_t *zc, *sc;      /* pcwt_j2k_t1_luts.zc of the orientation, .sc */
     pcwt_j2k_mq mq;
-    uint8_t cx[PCWT_J2K_CONTEXTS];
+    uint8_t *cx;                 /* the PCWT_J2K_CONTEXTS context states */
 } pcwt_j2k_t1_state;
 
 /* The state word of (x, y): stripe y / 4, column x, row y % 4. */
@@ -284,6 +312,36 @@ static inline PCWT_HD uint32_t pcwt_j2k_sc(uint32_t n)
     return (uint32_t)(hc ? 12 + vc : 9 + vc) | x << 5;
 }
 
+/* The tables the passes read (shared memory on the GPU): the MQ states (by context state: Qe
+ * << 16 | the context state after an MPS << 8 | after an LPS), the zero coding context by
+ * orientation and the eight neighbours' significance (a state word's low byte), the sign coding
+ * context and XOR bit by the four direct neighbours' significance and (bits 4-7) signs. */
+typedef struct pcwt_j2k_t1_luts {
+    uint32_t mq[2 * PCWT_J2K_MQ_STATES];
+    uint8_t zc[4][256];
+    uint8_t sc[256];
+} pcwt_j2k_t1_luts;
+
+/* Entry st of pcwt_j2k_t1_luts.mq from Table C.2 (PCWT_J2K_MQ_TABLE_INIT). */
+static inline PCWT_HD uint32_t pcwt_j2k_mq_lut(const uint32_t *table, uint32_t st)
+{
+    const uint32_t row = table[st >> 1], mps = st & 1u;
+    const uint32_t nmps = (row >> 10) & 63u, nlps = (row >> 4) & 63u, sw = row & 1u;
+    return (row >> 16) << 16 | (nmps << 1 | mps) << 8 | (nlps << 1 | (mps ^ sw));
+}
+
+/* Entry i of pcwt_j2k_t1_luts.sc. */
+static inline PCWT_HD uint8_t pcwt_j2k_sc_lut(uint32_t i)
+{
+    return (uint8_t)pcwt_j2k_sc((i & 0xFu) | (i & 0xF0u) << 4);
+}
+
+/* The sign coding table's index of a state word. */
+static inline PCWT_HD uint32_t pcwt_j2k_sc_index(uint32_t n)
+{
+    return (n & 0xFu) | (n >> 4 & 0xF0u);
+}
+
 /* (x, y) became significant (neg: its sign): its own marks, and its neighbours' state words. A
  * first stripe row does not reach the stripe above under VSC, whose last row then ignores it. */
 static PCWT_J2K_HOT PCWT_HD void pcwt_j2k_push(pcwt_j2k_t1_state *s, uint32_t x, uint32_t y, uint32_t neg,
@@ -323,8 +381,8 @@ static PCWT_J2K_HOT PCWT_HD void pcwt_j2k_set_sig(pcwt_j2k_t1_state *s, uint32_t
     if (raw) {
         neg = pcwt_j2k_raw_bit(&s->mq);
     } else {
-        const uint32_t sc = pcwt_j2k_sc(n);
-        neg = pcwt_j2k_mq_decode(&s->mq, &s->cx[sc & 31u], s->table) ^ (sc >> 5);
+        const uint32_t sc = s->sc[pcwt_j2k_sc_index(n)];
+        neg = pcwt_j2k_mq_decode(&s->mq, &s->cx[sc & 31u], s->mqt) ^ (sc >> 5);
     }
     s->c[(size_t)y * s->stride + x] = 3u << (bp - 1);
     pcwt_j2k_push(s, x, y, neg, marks);
@@ -363,7 +421,7 @@ static inline PCWT_HD void pcwt_j2k_sig_pass(pcwt_j2k_t1_state *sp, uint32_t bp,
                 if ((n & (PCWT_J2K_F_SIG | PCWT_J2K_F_PI)) || !(n & PCWT_J2K_NB_SIG))
                     continue;
                 const uint32_t bit = raw ? pcwt_j2k_raw_bit(&s->mq)
-                                         : pcwt_j2k_mq_decode(&s->mq, &s->cx[pcwt_j2k_zc_ctx(n, s->orient)], s->table);
+                                         : pcwt_j2k_mq_decode(&s->mq, &s->cx[s->zc[n & PCWT_J2K_NB_SIG]], s->mqt);
                 if (bit)
                     pcwt_j2k_set_sig(s, x, y0 + k, n, bp, raw, PCWT_J2K_F_PI);
                 else
@@ -399,7 +457,7 @@ static inline PCWT_HD void pcwt_j2k_ref_pass(pcwt_j2k_t1_state *sp, uint32_t bp,
                     bit = pcwt_j2k_raw_bit(&s->mq);
                 } else {
                     const uint32_t cx = (n & PCWT_J2K_F_MU) ? 2u : (n & PCWT_J2K_NB_SIG) ? 1u : 0u;
-                    bit = pcwt_j2k_mq_decode(&s->mq, &s->cx[PCWT_J2K_CX_MR + cx], s->table);
+                    bit = pcwt_j2k_mq_decode(&s->mq, &s->cx[PCWT_J2K_CX_MR + cx], s->mqt);
                 }
                 uint32_t *c = s->c + (size_t)(y0 + k) * s->stride + x;
                 *c = bit ? *c + half : *c - half;
@@ -429,10 +487,10 @@ static inline PCWT_HD void pcwt_j2k_cleanup_pass(pcwt_j2k_t1_state *sp, uint32_t
             }
             if (y1 - y0 == 4 &&
                 !((col[0] | col[1] | col[2] | col[3]) & (PCWT_J2K_F_SIG | PCWT_J2K_F_PI | PCWT_J2K_NB_SIG))) {
-                if (!pcwt_j2k_mq_decode(&s->mq, &s->cx[PCWT_J2K_CX_RL], s->table))
+                if (!pcwt_j2k_mq_decode(&s->mq, &s->cx[PCWT_J2K_CX_RL], s->mqt))
                     continue; /* the four stay insignificant */
-                uint32_t r = pcwt_j2k_mq_decode(&s->mq, &s->cx[PCWT_J2K_CX_UNI], s->table) << 1;
-                r |= pcwt_j2k_mq_decode(&s->mq, &s->cx[PCWT_J2K_CX_UNI], s->table);
+                uint32_t r = pcwt_j2k_mq_decode(&s->mq, &s->cx[PCWT_J2K_CX_UNI], s->mqt) << 1;
+                r |= pcwt_j2k_mq_decode(&s->mq, &s->cx[PCWT_J2K_CX_UNI], s->mqt);
                 y = y0 + r;
                 pcwt_j2k_set_sig(s, x, y, col[r], bp, 0, 0);
                 ++y;
@@ -446,14 +504,14 @@ static inline PCWT_HD void pcwt_j2k_cleanup_pass(pcwt_j2k_t1_state *sp, uint32_t
                 }
                 if (n & PCWT_J2K_F_SIG)
                     continue;
-                if (pcwt_j2k_mq_decode(&s->mq, &s->cx[pcwt_j2k_zc_ctx(n, s->orient)], s->table))
+                if (pcwt_j2k_mq_decode(&s->mq, &s->cx[s->zc[n & PCWT_J2K_NB_SIG]], s->mqt))
                     pcwt_j2k_set_sig(s, x, y, n, bp, 0, 0);
             }
         }
     }
     if (segsym)
         for (int i = 0; i < 4; ++i)
-            (void)pcwt_j2k_mq_decode(&s->mq, &s->cx[PCWT_J2K_CX_UNI], s->table);
+            (void)pcwt_j2k_mq_decode(&s->mq, &s->cx[PCWT_J2K_CX_UNI], s->mqt);
     *sp = st;
 }
 
@@ -496,11 +554,12 @@ static inline PCWT_HD int pcwt_j2k_t1_check(const pcwt_j2k_cblk *cb, const pcwt_
 }
 
 /* Decodes a checked code-block into its rectangle at coefs + out_offset. state:
- * pcwt_j2k_state_words(width, height) words (any content). table: the 47 words of PCWT_J2K_MQ_TABLE_INIT
- * (constant or shared memory on the GPU). */
+ * pcwt_j2k_state_words(width, height) words (any content). luts: its mq and sc tables and the zc
+ * table of the code-block's orientation (shared memory on the GPU). cx: PCWT_J2K_CONTEXTS bytes
+ * (any content). */
 static inline PCWT_HD void pcwt_j2k_t1_block(const pcwt_j2k_cblk *cb, const pcwt_j2k_seg *segs,
                                              const uint8_t *data, int32_t *coefs, uint16_t *state,
-                                             const uint32_t *table)
+                                             const pcwt_j2k_t1_luts *luts, uint8_t *cx)
 {
     pcwt_j2k_t1_state s;
     s.c = (uint32_t *)(coefs + cb->out_offset);
@@ -509,8 +568,10 @@ static inline PCWT_HD void pcwt_j2k_t1_block(const pcwt_j2k_cblk *cb, const pcwt
     s.w = cb->width;
     s.h = cb->height;
     s.vsc = (cb->style & PCWT_J2K_STYLE_VSC) != 0;
-    s.orient = cb->orientation;
-    s.table = table;
+    s.mqt = luts->mq;
+    s.zc = luts->zc[cb->orientation & 3u];
+    s.sc = luts->sc;
+    s.cx = cx;
     for (uint32_t y = 0; y < s.h; ++y)
         for (uint32_t x = 0; x < s.w; ++x)
             s.c[(size_t)y * s.stride + x] = 0;

@@ -316,17 +316,17 @@ TEST_F(GpuJ2k, PinnedDestinations)
         pcwt_host_free(p);
 }
 
-// The other layout of tier-1 (cuda/j2k_t1_gpu.cu: state words in shared memory) decodes alike.
-TEST_F(GpuJ2k, SharedStateLayoutEqualsCpuAndOpenJpeg)
+// The previous tier-1 decoder (cuda/j2k_t1_gpu.cu, PCWT_J2K_T1_OLD=1) decodes alike.
+TEST_F(GpuJ2k, OldTier1EqualsCpuAndOpenJpeg)
 {
     if (synthetic().empty())
         GTEST_SKIP() << kNoStreams;
     std::vector<const Made *> all;
     for (const Made &m : synthetic())
         all.push_back(&m);
-    setenv("PCWT_J2K_T1_SHARED", "1", 1);
+    setenv("PCWT_J2K_T1_OLD", "1", 1);
     check_batch(ctx->g, all);
-    unsetenv("PCWT_J2K_T1_SHARED");
+    unsetenv("PCWT_J2K_T1_OLD");
 }
 
 // The packed codestreams: PCWT_GPU_J2K_CORPUS (tests/gpu/pack_j2k_corpus.py), each NAME.j2k with,

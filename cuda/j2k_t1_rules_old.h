@@ -1,0 +1,558 @@
+/* j2k_t1_rules_old.h - the previous tier-1 decoder (codec/src/j2k_t1_rules.h before its MQ
+ * decoder renormalised in one shift and its contexts came from tables), kept for one GPU
+ * measurement beside the new one (PCWT_J2K_T1_OLD=1, cuda/j2k_t1_gpu.cu); included there inside
+ * a namespace of its own.
+ *
+ * Working storage: the code-block's own rectangle of the batch's coefficient buffer holds each
+ * magnitude decoded so far, kept (as OpenJPEG keeps it) at twice its value with a half of the next
+ * plane below added once the coefficient is significant; a 16-bit state word per coefficient (the
+ * caller's scratch, pcwt_j2k_state_words of them) holds its significance, sign, visited and
+ * refined marks and, pushed there when a neighbour becomes significant, its eight neighbours'
+ * significance and four neighbours' signs, so that a context is one read. The state words lie
+ * stripe by stripe, the four rows of a stripe column side by side (the passes' scan order). The
+ * last step turns each magnitude into sign * (magnitude / 2), truncated: OpenJPEG's reconstruction
+ * of a reversible path, its midpoint where passes are missing.
+ *
+ * The MQ decoder reads 0xFF past a segment's end (C.3.4, what OpenJPEG's appended 0xFF 0xFF does),
+ * so no read leaves the segment; every loop is bounded by the code-block's size and passes. */
+#ifndef PCWT_J2K_T1_RULES_OLD_H
+#define PCWT_J2K_T1_RULES_OLD_H
+
+#include "hostdev.h"
+#include "j2k_batch.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* State word bits: the neighbours' significance (W, E, N, S, NW, NE, SW, SE) and signs (W, E, N,
+ * S), then the coefficient's own marks. */
+#define PCWT_J2K_NB_SIG 0xFFu
+#define PCWT_J2K_F_SIG 0x1000u
+#define PCWT_J2K_F_NEG 0x2000u
+#define PCWT_J2K_F_PI 0x4000u  /* visited by this plane's significance pass */
+#define PCWT_J2K_F_MU 0x8000u  /* refined before */
+/* Bit-planes a code-block may have: the doubled magnitude must fit 32 bits (OpenJPEG's limit). */
+#define PCWT_J2K_MAX_PLANES 30u
+
+/* Contexts (D.3): zero coding 0-8, sign coding 9-13 (the label of Table D.3 is the index),
+ * magnitude refinement 14-16, run-length 17, uniform 18. */
+enum { PCWT_J2K_CX_SC = 9, PCWT_J2K_CX_MR = 14, PCWT_J2K_CX_RL = 17, PCWT_J2K_CX_UNI = 18,
+       PCWT_J2K_CONTEXTS = 19 };
+
+/* Table C.2, one word per state: Qe << 16 | NMPS << 10 | NLPS << 4 | SWITCH. */
+#define PCWT_J2K_MQ(qe, nmps, nlps, sw) \
+    (((uint32_t)(qe) << 16) | ((uint32_t)(nmps) << 10) | ((uint32_t)(nlps) << 4) | (uint32_t)(sw))
+#define PCWT_J2K_MQ_STATES 47
+#define PCWT_J2K_MQ_TABLE_INIT                                                                     \
+    {PCWT_J2K_MQ(0x5601, 1, 1, 1),   PCWT_J2K_MQ(0x3401, 2, 6, 0),   PCWT_J2K_MQ(0x1801, 3, 9, 0),  \
+     PCWT_J2K_MQ(0x0AC1, 4, 12, 0),  PCWT_J2K_MQ(0x0521, 5, 29, 0),  PCWT_J2K_MQ(0x0221, 38, 33, 0), \
+     PCWT_J2K_MQ(0x5601, 7, 6, 1),   PCWT_J2K_MQ(0x5401, 8, 14, 0),  PCWT_J2K_MQ(0x4801, 9, 14, 0),  \
+     PCWT_J2K_MQ(0x3801, 10, 14, 0), PCWT_J2K_MQ(0x3001, 11, 17, 0), PCWT_J2K_MQ(0x2401, 12, 18, 0), \
+     PCWT_J2K_MQ(0x1C01, 13, 20, 0), PCWT_J2K_MQ(0x1601, 29, 21, 0), PCWT_J2K_MQ(0x5601, 15, 14, 1), \
+     PCWT_J2K_MQ(0x5401, 16, 14, 0), PCWT_J2K_MQ(0x5101, 17, 15, 0), PCWT_J2K_MQ(0x4801, 18, 16, 0), \
+     PCWT_J2K_MQ(0x3801, 19, 17, 0), PCWT_J2K_MQ(0x3401, 20, 18, 0), PCWT_J2K_MQ(0x3001, 21, 19, 0), \
+     PCWT_J2K_MQ(0x2801, 22, 19, 0), PCWT_J2K_MQ(0x2401, 23, 20, 0), PCWT_J2K_MQ(0x2201, 24, 21, 0), \
+     PCWT_J2K_MQ(0x1C01, 25, 22, 0), PCWT_J2K_MQ(0x1801, 26, 23, 0), PCWT_J2K_MQ(0x1601, 27, 24, 0), \
+     PCWT_J2K_MQ(0x1401, 28, 25, 0), PCWT_J2K_MQ(0x1201, 29, 26, 0), PCWT_J2K_MQ(0x1101, 30, 27, 0), \
+     PCWT_J2K_MQ(0x0AC1, 31, 28, 0), PCWT_J2K_MQ(0x09C1, 32, 29, 0), PCWT_J2K_MQ(0x08A1, 33, 30, 0), \
+     PCWT_J2K_MQ(0x0521, 34, 31, 0), PCWT_J2K_MQ(0x0441, 35, 32, 0), PCWT_J2K_MQ(0x02A1, 36, 33, 0), \
+     PCWT_J2K_MQ(0x0221, 37, 34, 0), PCWT_J2K_MQ(0x0141, 38, 35, 0), PCWT_J2K_MQ(0x0111, 39, 36, 0), \
+     PCWT_J2K_MQ(0x0085, 40, 37, 0), PCWT_J2K_MQ(0x0049, 41, 38, 0), PCWT_J2K_MQ(0x0025, 42, 39, 0), \
+     PCWT_J2K_MQ(0x0015, 43, 40, 0), PCWT_J2K_MQ(0x0009, 44, 41, 0), PCWT_J2K_MQ(0x0005, 45, 42, 0), \
+     PCWT_J2K_MQ(0x0001, 45, 43, 0), PCWT_J2K_MQ(0x5601, 46, 46, 0)}
+
+/* What pcwt_j2k_t1_check and pcwt_j2k_t1_block report. */
+enum {
+    PCWT_J2K_T1_OK = 0,
+    PCWT_J2K_T1_BAD_RECT,     /* size out of 1..1024 / 4096, or the rectangle leaves the buffer */
+    PCWT_J2K_T1_BAD_SEGS,     /* segments outside the batch's lists or data, passes not adding up */
+    PCWT_J2K_T1_BAD_PLANES,   /* more missing bit-planes than Mb, or more passes than the planes */
+    PCWT_J2K_T1_BAD_ORIENT,   /* orientation not LL..HH */
+    PCWT_J2K_T1_HT,           /* the HTJ2K block coder (Part 15) */
+    PCWT_J2K_T1_MANY_PLANES   /* more than PCWT_J2K_MAX_PLANES magnitude bit-planes */
+};
+
+/* The MQ decoder (C.3) and the raw reader of bypassed passes (D.6) over one segment. */
+typedef struct pcwt_j2k_mq {
+    const uint8_t *d;
+    uint32_t len, bp; /* bp <= len + 1: past the end every byte reads 0xFF */
+    uint32_t a, c, ct;
+} pcwt_j2k_mq;
+
+static inline PCWT_HD uint32_t pcwt_j2k_mq_byte(const pcwt_j2k_mq *m, uint32_t i)
+{
+    return i < m->len ? m->d[i] : 0xFFu;
+}
+
+/* BYTEIN (C.3.4): a byte after 0xFF above 0x8F is a marker, and ones are fed instead. */
+static inline PCWT_HD void pcwt_j2k_mq_bytein(pcwt_j2k_mq *m)
+{
+    if (pcwt_j2k_mq_byte(m, m->bp) == 0xFFu) {
+        const uint32_t b1 = pcwt_j2k_mq_byte(m, m->bp + 1);
+        if (b1 > 0x8Fu) {
+            m->c += 0xFF00u;
+            m->ct = 8;
+        } else {
+            m->bp++;
+            m->c += b1 << 9;
+            m->ct = 7;
+        }
+    } else {
+        m->bp++;
+        m->c += pcwt_j2k_mq_byte(m, m->bp) << 8;
+        m->ct = 8;
+    }
+}
+
+/* INITDEC (C.3.5). */
+static inline PCWT_HD void pcwt_j2k_mq_init(pcwt_j2k_mq *m, const uint8_t *d, uint32_t len)
+{
+    m->d = d;
+    m->len = len;
+    m->bp = 0;
+    m->c = pcwt_j2k_mq_byte(m, 0) << 16;
+    pcwt_j2k_mq_bytein(m);
+    m->c <<= 7;
+    m->ct -= 7;
+    m->a = 0x8000u;
+}
+
+static inline PCWT_HD void pcwt_j2k_mq_renorm(pcwt_j2k_mq *m)
+{
+    do {
+        if (m->ct == 0)
+            pcwt_j2k_mq_bytein(m);
+        m->a <<= 1;
+        m->c <<= 1;
+        m->ct--;
+    } while (m->a < 0x8000u);
+}
+
+/* The MQ decoder is the inner loop of every pass: inlined at each call, as OpenJPEG's macros are. */
+#if defined(__CUDACC__)
+#define PCWT_J2K_HOT __forceinline__
+#elif defined(__GNUC__)
+#define PCWT_J2K_HOT inline __attribute__((always_inline))
+#else
+#define PCWT_J2K_HOT inline
+#endif
+
+/* DECODE (C.3.2) with context state *cx (state index << 1 | MPS). */
+static PCWT_J2K_HOT PCWT_HD uint32_t pcwt_j2k_mq_decode(pcwt_j2k_mq *m, uint8_t *cx, const uint32_t *table)
+{
+    const uint32_t st = *cx, mps = st & 1u, row = table[st >> 1], qe = row >> 16;
+    const uint32_t nmps = (row >> 10) & 63u, nlps = (row >> 4) & 63u, sw = row & 1u;
+    uint32_t d;
+    m->a -= qe;
+    if ((m->c >> 16) < qe) {
+        if (m->a < qe) { /* LPS_EXCHANGE: conditional exchange, the MPS */
+            d = mps;
+            *cx = (uint8_t)(nmps << 1 | mps);
+        } else {
+            d = mps ^ 1u;
+            *cx = (uint8_t)(nlps << 1 | (mps ^ sw));
+        }
+        m->a = qe;
+        pcwt_j2k_mq_renorm(m);
+    } else {
+        m->c -= qe << 16;
+        if (!(m->a & 0x8000u)) {
+            if (m->a < qe) { /* MPS_EXCHANGE: conditional exchange, the LPS */
+                d = mps ^ 1u;
+                *cx = (uint8_t)(nlps << 1 | (mps ^ sw));
+            } else {
+                d = mps;
+                *cx = (uint8_t)(nmps << 1 | mps);
+            }
+            pcwt_j2k_mq_renorm(m);
+        } else {
+            d = mps;
+        }
+    }
+    return d;
+}
+
+static inline PCWT_HD void pcwt_j2k_raw_init(pcwt_j2k_mq *m, const uint8_t *d, uint32_t len)
+{
+    m->d = d;
+    m->len = len;
+    m->bp = 0;
+    m->c = 0;
+    m->ct = 0;
+    m->a = 0;
+}
+
+/* One raw bit (D.6): after 0xFF a byte carries 7 bits; a byte above 0x8F there ends the data. */
+static inline PCWT_HD uint32_t pcwt_j2k_raw_bit(pcwt_j2k_mq *m)
+{
+    if (m->ct == 0) {
+        if (m->c == 0xFFu) {
+            if (pcwt_j2k_mq_byte(m, m->bp) > 0x8Fu) {
+                m->ct = 8;
+            } else {
+                m->c = pcwt_j2k_mq_byte(m, m->bp++);
+                m->ct = 7;
+            }
+        } else {
+            m->c = pcwt_j2k_mq_byte(m, m->bp++);
+            m->ct = 8;
+        }
+    }
+    m->ct--;
+    return (m->c >> m->ct) & 1u;
+}
+
+/* The initial context states (D.7): all 0 except uniform 46, run-length 3, zero coding 0 at 4. */
+static inline PCWT_HD void pcwt_j2k_reset_contexts(uint8_t *cx)
+{
+    for (int i = 0; i < PCWT_J2K_CONTEXTS; ++i)
+        cx[i] = 0;
+    cx[PCWT_J2K_CX_UNI] = 46u << 1;
+    cx[PCWT_J2K_CX_RL] = 3u << 1;
+    cx[0] = 4u << 1;
+}
+
+/* State words a code-block of w x h needs: its stripes of four rows, the last one padded. */
+static inline PCWT_HD uint32_t pcwt_j2k_state_words(uint32_t w, uint32_t h)
+{
+    return (h + 3) / 4 * 4 * w;
+}
+
+/* One code-block being decoded. */
+typedef struct pcwt_j2k_t1_state {
+    uint32_t *c;                 /* the magnitudes, row pitch stride */
+    uint16_t *f;                 /* the state words, stripe-major (pcwt_j2k_sw) */
+    uint32_t stride, w, h;
+    uint32_t vsc;                /* vertically causal: a stripe's last row ignores the next stripe */
+    uint32_t orient;
+    const uint32_t *table;       /* PCWT_J2K_MQ_TABLE_INIT */
+    pcwt_j2k_mq mq;
+    uint8_t cx[PCWT_J2K_CONTEXTS];
+} pcwt_j2k_t1_state;
+
+/* The state word of (x, y): stripe y / 4, column x, row y % 4. */
+static inline PCWT_HD uint16_t *pcwt_j2k_sw(const pcwt_j2k_t1_state *s, uint32_t x, uint32_t y)
+{
+    return s->f + ((size_t)(y >> 2) * s->w + x) * 4 + (y & 3u);
+}
+
+/* Zero coding context (Table D.1) from a state word: LL and LH (at (0, lh)) with the horizontal
+ * count first, HL (at (lw, 0), horizontally high-pass) with the two counts swapped, HH on the
+ * diagonal count. */
+static inline PCWT_HD uint32_t pcwt_j2k_zc_ctx(uint32_t n, uint32_t orient)
+{
+    uint32_t h = (n & 1u) + (n >> 1 & 1u), v = (n >> 2 & 1u) + (n >> 3 & 1u);
+    const uint32_t d = (n >> 4 & 1u) + (n >> 5 & 1u) + (n >> 6 & 1u) + (n >> 7 & 1u);
+    if (orient == PCWT_J2K_HH) {
+        const uint32_t hv = h + v;
+        if (d >= 3)
+            return 8;
+        if (d == 2)
+            return hv >= 1 ? 7 : 6;
+        if (d == 1)
+            return hv >= 2 ? 5 : hv == 1 ? 4 : 3;
+        return hv >= 2 ? 2 : hv;
+    }
+    if (orient == PCWT_J2K_HL) {
+        const uint32_t t = h;
+        h = v;
+        v = t;
+    }
+    if (h == 2)
+        return 8;
+    if (h == 1)
+        return v ? 7 : d ? 6 : 5;
+    if (v)
+        return 2 + v;
+    return d >= 2 ? 2 : d;
+}
+
+/* Sign coding context and XOR bit (Table D.3) from a state word: the context in bits 0-4, the XOR
+ * bit in bit 5. */
+static inline PCWT_HD uint32_t pcwt_j2k_sc(uint32_t n)
+{
+    int hc = (int)(n & 1u) * (1 - 2 * (int)(n >> 8 & 1u)) + (int)(n >> 1 & 1u) * (1 - 2 * (int)(n >> 9 & 1u));
+    int vc = (int)(n >> 2 & 1u) * (1 - 2 * (int)(n >> 10 & 1u)) + (int)(n >> 3 & 1u) * (1 - 2 * (int)(n >> 11 & 1u));
+    uint32_t x = 0;
+    hc = hc > 1 ? 1 : hc < -1 ? -1 : hc;
+    vc = vc > 1 ? 1 : vc < -1 ? -1 : vc;
+    if (hc < 0 || (hc == 0 && vc < 0)) {
+        hc = -hc;
+        vc = -vc;
+        x = 1;
+    }
+    return (uint32_t)(hc ? 12 + vc : 9 + vc) | x << 5;
+}
+
+/* (x, y) became significant (neg: its sign): its own marks, and its neighbours' state words. A
+ * first stripe row does not reach the stripe above under VSC, whose last row then ignores it. */
+static PCWT_J2K_HOT PCWT_HD void pcwt_j2k_push(pcwt_j2k_t1_state *s, uint32_t x, uint32_t y, uint32_t neg,
+                                         uint32_t marks)
+{
+    uint16_t *f = pcwt_j2k_sw(s, x, y);
+    const int l = x > 0, r = x + 1 < s->w;
+    const uint32_t w4 = 4 * s->w; /* one stripe */
+    *f = (uint16_t)(*f | PCWT_J2K_F_SIG | (neg ? PCWT_J2K_F_NEG : 0u) | marks);
+    if (l)
+        f[-4] = (uint16_t)(f[-4] | 1u << 1 | neg << 9); /* I am its east */
+    if (r)
+        f[4] = (uint16_t)(f[4] | 1u | neg << 8);        /* its west */
+    if (y > 0 && !(s->vsc && (y & 3u) == 0)) {
+        uint16_t *u = (y & 3u) ? f - 1 : f - w4 + 3;
+        u[0] = (uint16_t)(u[0] | 1u << 3 | neg << 11);  /* its south */
+        if (l)
+            u[-4] = (uint16_t)(u[-4] | 1u << 7);         /* its south-east */
+        if (r)
+            u[4] = (uint16_t)(u[4] | 1u << 6);           /* its south-west */
+    }
+    if (y + 1 < s->h) {
+        uint16_t *d = (y & 3u) != 3u ? f + 1 : f + w4 - 3;
+        d[0] = (uint16_t)(d[0] | 1u << 2 | neg << 10);  /* its north */
+        if (l)
+            d[-4] = (uint16_t)(d[-4] | 1u << 5);         /* its north-east */
+        if (r)
+            d[4] = (uint16_t)(d[4] | 1u << 4);           /* its north-west */
+    }
+}
+
+/* A coefficient becomes significant at plane bp: its sign, then magnitude 1.5 * 2^bp. */
+static PCWT_J2K_HOT PCWT_HD void pcwt_j2k_set_sig(pcwt_j2k_t1_state *s, uint32_t x, uint32_t y, uint32_t n,
+                                            uint32_t bp, int raw, uint32_t marks)
+{
+    uint32_t neg;
+    if (raw) {
+        neg = pcwt_j2k_raw_bit(&s->mq);
+    } else {
+        const uint32_t sc = pcwt_j2k_sc(n);
+        neg = pcwt_j2k_mq_decode(&s->mq, &s->cx[sc & 31u], s->table) ^ (sc >> 5);
+    }
+    s->c[(size_t)y * s->stride + x] = 3u << (bp - 1);
+    pcwt_j2k_push(s, x, y, neg, marks);
+}
+
+/* Whether a stripe column (its four state words; rows past the code-block's end stay zero) has
+ * a candidate of the significance pass: insignificant, not visited, a significant neighbour. The
+ * four words are tested at once, as one 64-bit value. */
+static PCWT_J2K_HOT PCWT_HD int pcwt_j2k_sig_candidates(const uint16_t *col)
+{
+    uint64_t w;
+    memcpy(&w, col, sizeof w);
+    const uint64_t lanes = 0x0001000100010001ull;
+    const uint64_t nb = ((w & (PCWT_J2K_NB_SIG * lanes)) + 0xFFu * lanes) & (0x100u * lanes); /* bit 8: a neighbour */
+    const uint64_t done = ((w >> 12) | (w >> 14)) & lanes;                                    /* bit 0: SIG or PI */
+    return (nb & ~(done << 8)) != 0;
+}
+
+/* Significance propagation pass (D.3.1) at plane bp (OpenJPEG's bpno_plus_one). A stripe column
+ * without a candidate (insignificant, not visited, a significant neighbour) is skipped at once: a
+ * candidate can only appear in it when one of its own becomes significant. */
+static inline PCWT_HD void pcwt_j2k_sig_pass(pcwt_j2k_t1_state *sp, uint32_t bp, int raw)
+{
+    pcwt_j2k_t1_state st = *sp; /* a local copy: the MQ registers and contexts stay in registers,
+                                   not reloaded after every store through the state pointers */
+    pcwt_j2k_t1_state *s = &st;
+    for (uint32_t y0 = 0; y0 < s->h; y0 += 4) {
+        const uint32_t rows = s->h - y0 < 4 ? s->h - y0 : 4;
+        for (uint32_t x = 0; x < s->w; ++x) {
+            uint16_t *col = pcwt_j2k_sw(s, x, y0);
+            if (!pcwt_j2k_sig_candidates(col))
+                continue;
+            for (uint32_t k = 0; k < rows; ++k) {
+                uint16_t *f = col + k;
+                const uint32_t n = *f;
+                if ((n & (PCWT_J2K_F_SIG | PCWT_J2K_F_PI)) || !(n & PCWT_J2K_NB_SIG))
+                    continue;
+                const uint32_t bit = raw ? pcwt_j2k_raw_bit(&s->mq)
+                                         : pcwt_j2k_mq_decode(&s->mq, &s->cx[pcwt_j2k_zc_ctx(n, s->orient)], s->table);
+                if (bit)
+                    pcwt_j2k_set_sig(s, x, y0 + k, n, bp, raw, PCWT_J2K_F_PI);
+                else
+                    *f = (uint16_t)(n | PCWT_J2K_F_PI);
+            }
+        }
+    }
+    *sp = st;
+}
+
+/* Magnitude refinement pass (D.3.3): the significant coefficients not coded in this plane. */
+static inline PCWT_HD void pcwt_j2k_ref_pass(pcwt_j2k_t1_state *sp, uint32_t bp, int raw)
+{
+    pcwt_j2k_t1_state st = *sp; /* a local copy: the MQ registers and contexts stay in registers,
+                                   not reloaded after every store through the state pointers */
+    pcwt_j2k_t1_state *s = &st;
+    const uint32_t half = (1u << bp) >> 1;
+    for (uint32_t y0 = 0; y0 < s->h; y0 += 4) {
+        for (uint32_t x = 0; x < s->w; ++x) {
+            uint16_t *col = pcwt_j2k_sw(s, x, y0);
+            uint64_t w; /* the four state words; rows past the end stay zero */
+            memcpy(&w, col, sizeof w);
+            const uint64_t t = (w >> 12) & ~(w >> 14) & 0x0001000100010001ull; /* SIG, not PI */
+            /* bit k: row k is refined (nothing in this pass changes that) */
+            uint32_t todo = (uint32_t)((t | t >> 15 | t >> 30 | t >> 45) & 0xFu);
+            for (uint32_t k = 0; todo; ++k, todo >>= 1) {
+                if (!(todo & 1u))
+                    continue;
+                uint16_t *f = col + k;
+                const uint32_t n = *f;
+                uint32_t bit;
+                if (raw) {
+                    bit = pcwt_j2k_raw_bit(&s->mq);
+                } else {
+                    const uint32_t cx = (n & PCWT_J2K_F_MU) ? 2u : (n & PCWT_J2K_NB_SIG) ? 1u : 0u;
+                    bit = pcwt_j2k_mq_decode(&s->mq, &s->cx[PCWT_J2K_CX_MR + cx], s->table);
+                }
+                uint32_t *c = s->c + (size_t)(y0 + k) * s->stride + x;
+                *c = bit ? *c + half : *c - half;
+                *f = (uint16_t)(n | PCWT_J2K_F_MU);
+            }
+        }
+    }
+    *sp = st;
+}
+
+/* Cleanup pass (D.3.4) with the run-length mode on full stripe columns, then the segmentation
+ * symbol when the style asks for it; clears the visited marks for the next plane. */
+static inline PCWT_HD void pcwt_j2k_cleanup_pass(pcwt_j2k_t1_state *sp, uint32_t bp, int segsym)
+{
+    pcwt_j2k_t1_state st = *sp; /* a local copy: the MQ registers and contexts stay in registers,
+                                   not reloaded after every store through the state pointers */
+    pcwt_j2k_t1_state *s = &st;
+    for (uint32_t y0 = 0; y0 < s->h; y0 += 4) {
+        const uint32_t y1 = y0 + 4 < s->h ? y0 + 4 : s->h;
+        for (uint32_t x = 0; x < s->w; ++x) {
+            uint32_t y = y0;
+            uint16_t *col = pcwt_j2k_sw(s, x, y0);
+            if (y1 - y0 == 4) {
+                const uint32_t a = col[0], b = col[1], c = col[2], d = col[3];
+                if (a & b & c & d & PCWT_J2K_F_SIG && !((a | b | c | d) & PCWT_J2K_F_PI))
+                    continue; /* all four significant before: nothing to code or clear */
+            }
+            if (y1 - y0 == 4 &&
+                !((col[0] | col[1] | col[2] | col[3]) & (PCWT_J2K_F_SIG | PCWT_J2K_F_PI | PCWT_J2K_NB_SIG))) {
+                if (!pcwt_j2k_mq_decode(&s->mq, &s->cx[PCWT_J2K_CX_RL], s->table))
+                    continue; /* the four stay insignificant */
+                uint32_t r = pcwt_j2k_mq_decode(&s->mq, &s->cx[PCWT_J2K_CX_UNI], s->table) << 1;
+                r |= pcwt_j2k_mq_decode(&s->mq, &s->cx[PCWT_J2K_CX_UNI], s->table);
+                y = y0 + r;
+                pcwt_j2k_set_sig(s, x, y, col[r], bp, 0, 0);
+                ++y;
+            }
+            for (; y < y1; ++y) {
+                uint16_t *f = col + (y - y0);
+                const uint32_t n = *f;
+                if (n & PCWT_J2K_F_PI) {
+                    *f = (uint16_t)(n & ~PCWT_J2K_F_PI);
+                    continue;
+                }
+                if (n & PCWT_J2K_F_SIG)
+                    continue;
+                if (pcwt_j2k_mq_decode(&s->mq, &s->cx[pcwt_j2k_zc_ctx(n, s->orient)], s->table))
+                    pcwt_j2k_set_sig(s, x, y, n, bp, 0, 0);
+            }
+        }
+    }
+    if (segsym)
+        for (int i = 0; i < 4; ++i)
+            (void)pcwt_j2k_mq_decode(&s->mq, &s->cx[PCWT_J2K_CX_UNI], s->table);
+    *sp = st;
+}
+
+/* Checks a code-block's fields against the batch's lists (sizes as in j2k_batch.h). */
+static inline PCWT_HD int pcwt_j2k_t1_check(const pcwt_j2k_cblk *cb, const pcwt_j2k_seg *segs,
+                                            uint64_t seg_total, uint64_t data_size,
+                                            uint64_t coef_count)
+{
+    if (cb->style & PCWT_J2K_STYLE_HT)
+        return PCWT_J2K_T1_HT;
+    if (cb->width == 0 || cb->height == 0 || cb->width > 1024 || cb->height > 1024 ||
+        (uint32_t)cb->width * cb->height > 4096 || cb->width > cb->out_stride)
+        return PCWT_J2K_T1_BAD_RECT;
+    const uint64_t last = cb->out_offset + (uint64_t)(cb->height - 1) * cb->out_stride + cb->width;
+    if (cb->out_offset >= coef_count || last > coef_count)
+        return PCWT_J2K_T1_BAD_RECT;
+    if (cb->orientation > PCWT_J2K_HH)
+        return PCWT_J2K_T1_BAD_ORIENT;
+    if ((uint64_t)cb->seg_first + cb->seg_count > seg_total)
+        return PCWT_J2K_T1_BAD_SEGS;
+    uint64_t passes = 0;
+    for (uint32_t i = 0; i < cb->seg_count; ++i) {
+        const pcwt_j2k_seg *g = &segs[cb->seg_first + i];
+        if (g->offset > data_size || g->length > data_size - g->offset)
+            return PCWT_J2K_T1_BAD_SEGS;
+        passes += g->passes;
+    }
+    if (passes != cb->passes)
+        return PCWT_J2K_T1_BAD_SEGS;
+    if (cb->passes == 0)
+        return PCWT_J2K_T1_OK;
+    if (cb->zero_msbs > cb->mb)
+        return PCWT_J2K_T1_BAD_PLANES;
+    const uint32_t planes = (uint32_t)cb->mb - cb->zero_msbs;
+    if (planes > PCWT_J2K_MAX_PLANES)
+        return PCWT_J2K_T1_MANY_PLANES;
+    if (planes == 0 || cb->passes > 3 * planes - 2)
+        return PCWT_J2K_T1_BAD_PLANES;
+    return PCWT_J2K_T1_OK;
+}
+
+/* Decodes a checked code-block into its rectangle at coefs + out_offset. state:
+ * pcwt_j2k_state_words(width, height) words (any content). table: the 47 words of PCWT_J2K_MQ_TABLE_INIT
+ * (constant or shared memory on the GPU). */
+static inline PCWT_HD void pcwt_j2k_t1_block(const pcwt_j2k_cblk *cb, const pcwt_j2k_seg *segs,
+                                             const uint8_t *data, int32_t *coefs, uint16_t *state,
+                                             const uint32_t *table)
+{
+    pcwt_j2k_t1_state s;
+    s.c = (uint32_t *)(coefs + cb->out_offset);
+    s.f = state;
+    s.stride = cb->out_stride;
+    s.w = cb->width;
+    s.h = cb->height;
+    s.vsc = (cb->style & PCWT_J2K_STYLE_VSC) != 0;
+    s.orient = cb->orientation;
+    s.table = table;
+    for (uint32_t y = 0; y < s.h; ++y)
+        for (uint32_t x = 0; x < s.w; ++x)
+            s.c[(size_t)y * s.stride + x] = 0;
+    for (uint32_t i = 0, n = pcwt_j2k_state_words(s.w, s.h); i < n; ++i)
+        s.f[i] = 0;
+    if (cb->passes == 0)
+        return;
+    pcwt_j2k_reset_contexts(s.cx);
+    const int planes = (int)cb->mb - (int)cb->zero_msbs;
+    int bp = planes;
+    uint32_t type = 2; /* cleanup first */
+    for (uint32_t g = 0; g < cb->seg_count; ++g) {
+        const pcwt_j2k_seg *seg = &segs[cb->seg_first + g];
+        const int raw = (cb->style & PCWT_J2K_STYLE_BYPASS) && bp <= planes - 4 && type < 2;
+        if (raw)
+            pcwt_j2k_raw_init(&s.mq, data + seg->offset, seg->length);
+        else
+            pcwt_j2k_mq_init(&s.mq, data + seg->offset, seg->length);
+        for (uint32_t k = 0; k < seg->passes && bp >= 1; ++k) {
+            if (type == 0)
+                pcwt_j2k_sig_pass(&s, (uint32_t)bp, raw);
+            else if (type == 1)
+                pcwt_j2k_ref_pass(&s, (uint32_t)bp, raw);
+            else
+                pcwt_j2k_cleanup_pass(&s, (uint32_t)bp, (cb->style & PCWT_J2K_STYLE_SEGSYM) != 0);
+            if ((cb->style & PCWT_J2K_STYLE_RESET) && !raw)
+                pcwt_j2k_reset_contexts(s.cx);
+            if (++type == 3) {
+                type = 0;
+                --bp;
+            }
+        }
+    }
+    /* sign * (doubled magnitude / 2), the half below the last decoded plane dropped */
+    for (uint32_t y = 0; y < s.h; ++y) {
+        for (uint32_t x = 0; x < s.w; ++x) {
+            const int32_t m = (int32_t)(s.c[(size_t)y * s.stride + x] >> 1);
+            coefs[cb->out_offset + (uint64_t)y * s.stride + x] =
+                (*pcwt_j2k_sw(&s, x, y) & PCWT_J2K_F_NEG) ? -m : m;
+        }
+    }
+}
+
+#endif /* PCWT_J2K_T1_RULES_OLD_H */
