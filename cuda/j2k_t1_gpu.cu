@@ -3,8 +3,9 @@
 // thread's context states in shared memory, each code-block's state words in its own slot of the
 // chunk's state buffer. The host has checked every code-block (pcwt_j2k_t1_check) first.
 //
-// PCWT_J2K_T1_OLD=1 runs the previous decoder (j2k_t1_rules_old.h) instead, for one measurement
-// of both side by side.
+// The passes run as symbol loops (j2k_t1_loops.h). For one measurement side by side:
+// PCWT_J2K_T1_LOOPS=0 runs the straight passes of j2k_t1_rules.h, PCWT_J2K_T1_OLD=1 the previous
+// decoder (j2k_t1_rules_old.h).
 #include "gpu_check.h"
 #include "j2k_gpu.h"
 
@@ -28,7 +29,7 @@ constexpr uint32_t kThreads = 64;
 constexpr uint32_t kCxStride = 20;
 static_assert(kCxStride >= PCWT_J2K_CONTEXTS && kCxStride % 8 == 4, "contexts per thread");
 
-__global__ void __launch_bounds__(kThreads, 16) t1_kernel(J2kGpuChunk c)
+template <int Loops> __global__ void __launch_bounds__(kThreads, 16) t1_kernel(J2kGpuChunk c)
 {
     __shared__ pcwt_j2k_t1_luts luts;
     __shared__ uint8_t cx[kThreads * kCxStride];
@@ -44,7 +45,8 @@ __global__ void __launch_bounds__(kThreads, 16) t1_kernel(J2kGpuChunk c)
     if (i >= c.cblk_count)
         return;
     const pcwt_j2k_cblk cb = c.cblks[i];
-    pcwt_j2k_t1_block(&cb, c.segs, c.data, c.coefs, c.state + c.state_off[i], &luts, cx + threadIdx.x * kCxStride);
+    pcwt_j2k_t1_block(&cb, c.segs, c.data, c.coefs, c.state + c.state_off[i], &luts, cx + threadIdx.x * kCxStride,
+                      Loops);
 }
 
 __global__ void t1_kernel_old(J2kGpuChunk c)
@@ -66,11 +68,13 @@ void j2k_gpu_t1(const J2kGpuChunk &c, cudaStream_t s)
 {
     if (!c.cblk_count)
         return;
-    const char *e = std::getenv("PCWT_J2K_T1_OLD");
+    const char *old = std::getenv("PCWT_J2K_T1_OLD"), *loops = std::getenv("PCWT_J2K_T1_LOOPS");
     const uint32_t grid = (c.cblk_count + kThreads - 1) / kThreads;
-    if (e && *e == '1')
+    if (old && *old == '1')
         t1_kernel_old<<<grid, kThreads, 0, s>>>(c);
+    else if (loops && *loops == '0')
+        t1_kernel<0><<<grid, kThreads, 0, s>>>(c);
     else
-        t1_kernel<<<grid, kThreads, 0, s>>>(c);
+        t1_kernel<1><<<grid, kThreads, 0, s>>>(c);
     CUDA_CHECK_LAUNCH();
 }

@@ -553,13 +553,15 @@ static inline PCWT_HD int pcwt_j2k_t1_check(const pcwt_j2k_cblk *cb, const pcwt_
     return PCWT_J2K_T1_OK;
 }
 
+#include "j2k_t1_loops.h"
+
 /* Decodes a checked code-block into its rectangle at coefs + out_offset. state:
  * pcwt_j2k_state_words(width, height) words (any content). luts: its mq and sc tables and the zc
  * table of the code-block's orientation (shared memory on the GPU). cx: PCWT_J2K_CONTEXTS bytes
- * (any content). */
+ * (any content). loops: the passes of j2k_t1_loops.h, else the straight ones (the same result). */
 static inline PCWT_HD void pcwt_j2k_t1_block(const pcwt_j2k_cblk *cb, const pcwt_j2k_seg *segs,
                                              const uint8_t *data, int32_t *coefs, uint16_t *state,
-                                             const pcwt_j2k_t1_luts *luts, uint8_t *cx)
+                                             const pcwt_j2k_t1_luts *luts, uint8_t *cx, int loops)
 {
     pcwt_j2k_t1_state s;
     s.c = (uint32_t *)(coefs + cb->out_offset);
@@ -591,10 +593,16 @@ static inline PCWT_HD void pcwt_j2k_t1_block(const pcwt_j2k_cblk *cb, const pcwt
         else
             pcwt_j2k_mq_init(&s.mq, data + seg->offset, seg->length);
         for (uint32_t k = 0; k < seg->passes && bp >= 1; ++k) {
-            if (type == 0)
+            if (type == 0 && loops)
+                pcwt_j2k_sig_loop(&s, (uint32_t)bp, raw);
+            else if (type == 0)
                 pcwt_j2k_sig_pass(&s, (uint32_t)bp, raw);
+            else if (type == 1 && loops)
+                pcwt_j2k_ref_loop(&s, (uint32_t)bp, raw);
             else if (type == 1)
                 pcwt_j2k_ref_pass(&s, (uint32_t)bp, raw);
+            else if (loops)
+                pcwt_j2k_cleanup_loop(&s, (uint32_t)bp, (cb->style & PCWT_J2K_STYLE_SEGSYM) != 0);
             else
                 pcwt_j2k_cleanup_pass(&s, (uint32_t)bp, (cb->style & PCWT_J2K_STYLE_SEGSYM) != 0);
             if ((cb->style & PCWT_J2K_STYLE_RESET) && !raw)
