@@ -75,8 +75,28 @@ public:
     keep_ = std::max<std::size_t>(1, keep);
   }
 
-  /// page-locked buffers or not (before the first get)
-  void setPinned(bool pinned) { pinned_ = pinned; }
+  /** page-locked buffers or not from now on (the samples' pool is made before the GPU is up):
+   *  buffers of the other kind are not lent again (those of slabs stay until the pool goes)
+   */
+  void setPinned(bool pinned)
+  {
+    std::vector<Arena> drop;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      pinned_ = pinned;
+      for (auto it = free_.begin(); it != free_.end();)
+      {
+        if (it->second.pinned == pinned)
+        {
+          ++it;
+          continue;
+        }
+        if (!classes_) drop.push_back(it->second);
+        it = free_.erase(it);
+      }
+    }
+    for (const Arena& d : drop) release(d);
+  }
 
   /** buffers for many requests of many sizes (files' samples): each of about the size asked
    *  (within 1/8), a free one reused for a request of at least half its size. They are cut from
@@ -112,7 +132,7 @@ public:
     {
       // room to grow: batches differ in size, and a new buffer is expensive
       a.size = (std::max(n + n / 8, minSize_) + (std::size_t(1) << 20) - 1) & ~((std::size_t(1) << 20) - 1);
-      a.p = allocate(a.size);
+      a.p = allocate(a.size, a.pinned);
       if (a.p == NULL) return std::shared_ptr<unsigned char>();
     }
     std::shared_ptr<ArenaPool> self = shared_from_this();
@@ -128,13 +148,15 @@ private:
   {
     unsigned char *p = NULL;
     std::size_t size = 0;
+    bool pinned = false;
   };
 
-  /// n bytes, page locked or committed, counted and timed (allocations(); the arenas' profile lines)
-  unsigned char *allocate(std::size_t n)
+  /// n bytes, page locked or committed (pinned: which), counted and timed (allocations(); the arenas' profile lines)
+  unsigned char *allocate(std::size_t n, bool& pinned)
   {
     const std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
-    unsigned char *p = static_cast<unsigned char *>(pinned_ ? pcwt_host_alloc(n) : committedAlloc(n));
+    pinned = pinned_.load();
+    unsigned char *p = static_cast<unsigned char *>(pinned ? pcwt_host_alloc(n) : committedAlloc(n));
     if (gpuTrace() && !classes_)
       std::fprintf(stderr, "pcwt-recompress %s arena (ms): alloc %.0f MB %.1f\n", name_, static_cast<double>(n) / 1e6, msSince(t0));
     if (p == NULL) return NULL;
@@ -150,7 +172,7 @@ private:
     const std::size_t count = std::min<std::size_t>(16, std::max<std::size_t>(1, (std::size_t(32) << 20) / size));
     Arena slab;
     slab.size = size * count;
-    slab.p = allocate(slab.size);
+    slab.p = allocate(slab.size, slab.pinned);
     if (slab.p == NULL) return Arena();
     std::lock_guard<std::mutex> lock(mutex_);
     slabs_.push_back(slab);
@@ -159,11 +181,13 @@ private:
       Arena b;
       b.p = slab.p + k * size;
       b.size = size;
-      free_.emplace(size, b);
+      b.pinned = slab.pinned;
+      if (b.pinned == pinned_) free_.emplace(size, b); // (else made just before setPinned)
     }
     Arena first;
     first.p = slab.p;
     first.size = size;
+    first.pinned = slab.pinned;
     return first;
   }
 
@@ -181,7 +205,8 @@ private:
     std::vector<Arena> drop;
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      free_.emplace(a.size, a);
+      if (a.pinned == pinned_) free_.emplace(a.size, a);
+      else if (!classes_) drop.push_back(a);
       while (!classes_ && free_.size() > keep_)
       {
         drop.push_back(free_.begin()->second);
@@ -217,7 +242,7 @@ private:
 
   void release(const Arena& a) const
   {
-    if (pinned_)
+    if (a.pinned)
       pcwt_host_free(a.p);
     else
 #ifdef __linux__
@@ -234,7 +259,7 @@ private:
   std::size_t keep_;
   bool classes_ = false;
   const char *name_;
-  bool pinned_;
+  std::atomic<bool> pinned_;
   const std::size_t minSize_;
   std::atomic<std::uint64_t> allocs_{0}, allocNs_{0};
 };

@@ -11,6 +11,7 @@
 #include "dcmpcwt/dpthrcod.h"
 #include "arena.h"
 #include "coder.h"
+#include "gate.h"
 #include "j2kdecode.h"
 #include "dpmodule.h"
 #include "queue.h"
@@ -23,6 +24,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -31,8 +33,8 @@ using namespace dprc;
 
 namespace {
 
-/// what the stages of one run share: the handles (made first), the queues between the stages and
-/// the memory budget. Declared in the order they are made, so that they go in the reverse order.
+/// what the stages of one run share: the handles, the queues between the stages and the memory
+/// budget. Declared in the order they are made, so that they go in the reverse order.
 struct Run
 {
   Run(const std::vector<DPRCEntry>& f, const DPRCOptions& o, const DPRCPipelineOptions& po,
@@ -51,8 +53,18 @@ struct Run
   unsigned writers = 0;
   bool batching = false;
   std::vector<int> devices;
+  /** before the gate opens the readers stop before decoding JPEG 2000 when the GPU may decode it
+   *  (toJ2K; j2kPassStage when it does not), and with --copy-others they wait for it
+   */
+  bool mayDeferJ2K = false;
+  bool copiesWhileReading = false;
+  StartGate gate;
 
-  // makeHandles()
+  // makeHostHandles(): the readers' and writers' coders, the finishers' (with mayDeferJ2K)
+  std::vector<std::unique_ptr<ThreadCoder> > lent;
+  std::vector<std::unique_ptr<J2KAheadCoder> > finishCoders;
+
+  // makeDeviceHandles(), beside the first reads
   std::vector<std::unique_ptr<BatchCoder> > coders;
   std::shared_ptr<ArenaPool> arenas;
   bool gpuCoders = false;
@@ -60,11 +72,9 @@ struct Run
   bool verifying = false;
   std::vector<std::unique_ptr<BatchVerifier> > verifiers;
   std::uint64_t verifyBytes = 0;
-  std::vector<std::unique_ptr<ThreadCoder> > lent;
-  // JPEG 2000 input decoded on the GPU: a batch decoder per device, finishers with their coders
+  // JPEG 2000 input decoded on the GPU: batch decoders on each device
   bool j2kGpu = false;
   std::vector<std::unique_ptr<J2KBatchDecoder> > j2kDecoders;
-  std::vector<std::unique_ptr<J2KAheadCoder> > finishCoders;
 
   // connectStages()
   unsigned group = 1;
@@ -99,9 +109,30 @@ void planStages(Run& run)
   run.writers = (run.opt.dryRun || run.files.empty()) ? 0u : std::max(1u, p.writers);
   run.batching = p.batchFrames > 0 && run.opt.target == DPRCT_pcwt && !run.opt.dryRun && !run.files.empty();
   run.devices = p.devices.empty() ? std::vector<int>(1, 0) : p.devices;
+  // (DPRCJ2KOnGpu with batch coders that may be on a GPU)
+  run.mayDeferJ2K = !run.opt.dryRun && !run.files.empty() &&
+                    (p.j2kDecoder == DPRCJD_gpu ||
+                     (p.j2kDecoder == DPRCJD_auto && run.batching && p.backend != PCWT_BACKEND_CPU));
+  run.copiesWhileReading = !run.opt.outputDir.empty() && run.opt.copyOthers && !run.opt.dryRun;
 }
 
-/// JPEG 2000 input on the GPU (DPRCJ2KOnGpu): a batch decoder per device, a finisher per reader
+/// the threads' coders (no device needed: their decoders are the CPU's, their encoders made when
+/// first used), and the finishers' when JPEG 2000 may be decoded ahead
+bool makeHostHandles(Run& run, std::string& error)
+{
+  const DPRCPipelineOptions& p = run.p;
+  for (unsigned t = 0; t < run.readers + run.writers; ++t)
+  {
+    run.lent.emplace_back(new ThreadCoder());
+    if (!run.lent.back()->init(p.backend, p.decodeBackend, run.devices[t % run.devices.size()], error)) return false;
+    run.lent.back()->failBackend = run.opt.testFault == "backend";
+  }
+  if (run.mayDeferJ2K)
+    for (unsigned f = 0; f < run.readers; ++f) run.finishCoders.emplace_back(new J2KAheadCoder());
+  return true;
+}
+
+/// JPEG 2000 input on the GPU (DPRCJ2KOnGpu): batch decoders on each device
 bool makeJ2KHandles(Run& run, std::string& error)
 {
   const DPRCPipelineOptions& p = run.p;
@@ -116,13 +147,41 @@ bool makeJ2KHandles(Run& run, std::string& error)
       run.j2kDecoders.emplace_back(new J2KBatchDecoder());
       if (!run.j2kDecoders.back()->init(gpu, d, p.maxSamplesPerFrame, error)) return false;
     }
-  for (unsigned f = 0; f < run.readers; ++f) run.finishCoders.emplace_back(new J2KAheadCoder());
   run.stats.j2kGpu = true;
   return true;
 }
 
-/// every handle is made before the first file is touched: a missing GPU stops the run here
-bool makeHandles(Run& run, std::string& error)
+/// the memory budget with these batch coders and JPEG 2000 batch decoders
+std::uint64_t budgetFor(const Run& run, std::size_t coders, std::size_t j2kDecoders)
+{
+  const DPRCPipelineOptions& p = run.p;
+  // Batches the memory budget admits besides one in each coder: one being read and three being
+  // written and verified (with one being written, the readers mostly waited for the budget), for
+  // each device: every GPU's batches are in flight at once
+  const std::size_t batchesBesideCoders = 4 * run.devices.size();
+  // a batch counts as at least 64 MB: with the default 32 MB batches, ten in flight
+  std::uint64_t bytes = std::max<std::uint64_t>(p.batchBytes, 64u << 20) *
+                        (batchesBesideCoders + std::max<std::size_t>(1, coders));
+  // and, decoding JPEG 2000 on the GPU, a batch being gathered and one in each decoder
+  if (j2kDecoders) bytes += (j2kDecoders + 1) * p.j2kBatchBytes;
+  return bytes;
+}
+
+/// the budget until the devices' handles are made: as with the GPU's coders and decoders, when
+/// they may be on one
+std::uint64_t plannedBudget(const Run& run)
+{
+  const DPRCPipelineOptions& p = run.p;
+  const bool gpu = p.backend != PCWT_BACKEND_CPU;
+  const std::size_t perDevice = p.codersPerDevice ? p.codersPerDevice : (gpu ? kDPRCGpuCodersPerDevice : 1u);
+  const std::size_t coders = run.batching ? perDevice * run.devices.size() : 0;
+  const std::size_t j2k = run.mayDeferJ2K ? std::max(1u, p.j2kDecodersPerDevice) * run.devices.size() : 0;
+  return budgetFor(run, coders, j2k);
+}
+
+/// the handles on the devices (the batch coders, verifiers, JPEG 2000 decoders), made while the
+/// readers read: a missing GPU stops the run here, before any file is written or reported
+bool makeDeviceHandles(Run& run, std::string& error)
 {
   const DPRCPipelineOptions& p = run.p;
   run.arenas = std::make_shared<ArenaPool>(1, "coder", false);
@@ -150,15 +209,7 @@ bool makeHandles(Run& run, std::string& error)
   run.gpuCoders = !run.coders.empty() && run.coders[0]->gpu();
   run.arenas->setPinned(run.gpuCoders);
   if (!makeJ2KHandles(run, error)) return false;
-  // Batches the memory budget admits besides one in each coder: one being read and three being
-  // written and verified (with one being written, the readers mostly waited for the budget), for
-  // each device: every GPU's batches are in flight at once
-  const std::size_t batchesBesideCoders = 4 * run.devices.size();
-  // a batch counts as at least 64 MB: with the default 32 MB batches, ten in flight
-  run.budgetBytes = std::max<std::uint64_t>(p.batchBytes, 64u << 20) *
-                    (batchesBesideCoders + std::max<std::size_t>(1, run.coders.size()));
-  // and, decoding JPEG 2000 on the GPU, a batch being gathered and one in each decoder
-  if (run.j2kGpu) run.budgetBytes += (run.j2kDecoders.size() + 1) * p.j2kBatchBytes;
+  run.budgetBytes = budgetFor(run, run.coders.size(), run.j2kGpu ? run.j2kDecoders.size() : 0);
   // output arenas kept: one for each batch the budget admits, one spare (a batch being written
   // holds its arena until its last file is)
   run.arenas->setKeep(static_cast<std::size_t>(run.budgetBytes / std::max<std::uint64_t>(p.batchBytes, 1)) + 1);
@@ -190,12 +241,6 @@ bool makeHandles(Run& run, std::string& error)
   run.stats.verifiers = static_cast<unsigned>(run.verifiers.size());
   run.stats.verifierGpu = run.verifying && run.verifiers[0]->gpu();
   run.stats.sampleEvery = run.verifying ? p.verifySample : 0;
-  for (unsigned t = 0; t < run.readers + run.writers; ++t)
-  {
-    run.lent.emplace_back(new ThreadCoder());
-    if (!run.lent.back()->init(p.backend, p.decodeBackend, run.devices[t % run.devices.size()], error)) return false;
-    run.lent.back()->failBackend = run.opt.testFault == "backend";
-  }
   return true;
 }
 
@@ -206,11 +251,31 @@ void connectStages(Run& run)
   // commit), readers after them (--copy-others copies)
   run.group = std::max(1u, run.p.commitGroup);
   DPRCInstallSignalHandlers(run.writers * run.group + run.readers + static_cast<unsigned>(run.finishCoders.size()));
-  run.budget.reset(new Budget(run.budgetBytes));
+  run.budget.reset(new Budget(plannedBudget(run)));
   // the samples' buffers, reused by file after file (kept until the end: at most what each size
-  // had in use at once, and the budget bounds what is in use)
-  run.samples = std::make_shared<ArenaPool>(1, "samples", run.gpuCoders);
+  // had in use at once, and the budget bounds what is in use); page locked once the GPU codes
+  run.samples = std::make_shared<ArenaPool>(1, "samples", false);
   run.samples->setSizeClasses();
+  run.readersLeft = run.readers;
+}
+
+/** on the starting thread while the readers read: the caller's checks (the GPUs), the devices'
+ *  handles and what follows from them; then the gate opens and the results held are reported
+ *  @return false (error) when the run cannot start: the gate fails, the readers stop
+ */
+bool startDevices(Run& run, std::string& error)
+{
+  // (tests: the readers read ahead of a slow start)
+  if (run.opt.testFault == "slow-start") std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  if (run.p.beforeStart) error = run.p.beforeStart();
+  if (!error.empty() || !makeDeviceHandles(run, error))
+  {
+    run.gate.fail();
+    run.budget->setLimit(std::numeric_limits<std::uint64_t>::max()); // the readers waiting see it
+    return false;
+  }
+  run.budget->setLimit(run.budgetBytes);
+  run.samples->setPinned(run.gpuCoders);
   DPRCTimelineMark("handles made");
   // the codestreams the writers read back and hand over, copied out of DCMTK's buffers on the
   // writers' threads (not on the verifier's one thread), page locked with a GPU
@@ -219,13 +284,15 @@ void connectStages(Run& run)
   run.codestreams->setSizeClasses();
   run.verifyClient.reset(
     new VerifyClient(run.toVerifier, run.p.maxSamplesPerFrame, run.codestreams.get(), run.p.verifySample));
-  run.readersLeft = run.readers;
   // the decoded JPEG 2000 samples of a batch in one page-locked buffer (each file's until finished)
   run.j2kSamples = std::make_shared<ArenaPool>(3, "j2k", run.j2kGpu);
-  run.j2kLeft = static_cast<unsigned>(run.j2kDecoders.size());
+  // (the JPEG 2000 files read before the gate go on without the GPU's decoding: j2kPassStage)
+  run.j2kLeft = run.j2kGpu ? static_cast<unsigned>(run.j2kDecoders.size()) : (run.mayDeferJ2K ? 1u : 0u);
   run.finishersLeft = static_cast<unsigned>(run.finishCoders.size());
   run.codersLeft = static_cast<unsigned>(run.coders.size());
   run.writersLeft = run.writers;
+  for (std::pair<std::size_t, DPRCResult>& h : run.gate.openGate()) run.done(h.first, h.second);
+  return true;
 }
 
 /// a reader: takes the next file, waits for the budget, reads, decodes and checks it
@@ -244,18 +311,27 @@ void readStage(Run& run, unsigned r)
     {
       DPRCStageTimer wait(DPRCSG_readerWait);
       run.budget->acquire(w->reserved);
+      // --copy-others copies the files it skips as it reads them: not before the run has started
+      if (run.copiesWhileReading) run.gate.wait();
     }
-    w->job.deferJ2K = run.j2kGpu;
+    const bool open = run.gate.isOpen();
+    if (!open && run.gate.failed())
+    {
+      run.budget->release(w->reserved);
+      break;
+    }
+    // before the gate opens, whether the GPU decodes JPEG 2000 is not known yet
+    w->job.deferJ2K = open ? run.j2kGpu : run.mayDeferJ2K;
     if (!DPRCPrepare(w->job, run.files[i], run.opt, run.writers * run.group + r, run.samples.get()))
     {
       run.budget->release(w->reserved);
-      run.done(i, w->job.result);
+      if (!run.gate.hold(i, w->job.result)) run.done(i, w->job.result);
       continue;
     }
     once(run.firstRead, "first file read");
     if (w->job.j2kDeferred)
     {
-      // its JPEG 2000 frames go to the GPU with other files' (j2kStage)
+      // its JPEG 2000 frames go to the GPU with other files' (j2kStage; j2kPassStage without it)
       J2KWork *j = new J2KWork();
       j->work = w.release();
       run.toJ2K.push(j);
@@ -275,7 +351,8 @@ void readStage(Run& run, unsigned r)
   if (--run.readersLeft == 0)
   {
     DPRCTimelineMark("readers done");
-    if (run.j2kGpu) run.toJ2K.close();
+    run.gate.wait();
+    if (run.mayDeferJ2K) run.toJ2K.close();
     else if (run.batching) run.toCoder.close();
     else run.toWriter.close();
   }
@@ -321,6 +398,15 @@ void j2kStage(Run& run, std::size_t k)
     DPRCTimelineMark("JPEG 2000 decoders done");
     run.toFinish.close();
   }
+}
+
+/// without the GPU's decoding: the JPEG 2000 files the readers left before the gate opened go to
+/// the finishers as they are, whose codec decodes them as a reader's would (OpenJPEG)
+void j2kPassStage(Run& run)
+{
+  J2KWork *j = NULL;
+  while (run.toJ2K.pop(j)) run.toFinish.push(j);
+  if (--run.j2kLeft == 0) run.toFinish.close();
 }
 
 /// a finisher: decodes a file's data set with its frames decoded ahead (DPRCPrepareDecoded: the
@@ -554,12 +640,13 @@ void verifyStage(Run& run, std::size_t v)
   run.stats.verifiedFiles += local.verifiedFiles;
 }
 
-/// every stage's threads, started and joined
-void runStages(Run& run)
+/// the stages after the readers started (the gate open), and every thread joined
+void runStages(Run& run, std::vector<std::thread>& threads)
 {
-  std::vector<std::thread> threads;
-  for (unsigned r = 0; r < run.readers; ++r) threads.emplace_back(readStage, std::ref(run), r);
-  for (std::size_t k = 0; k < run.j2kDecoders.size(); ++k) threads.emplace_back(j2kStage, std::ref(run), k);
+  if (run.j2kGpu)
+    for (std::size_t k = 0; k < run.j2kDecoders.size(); ++k) threads.emplace_back(j2kStage, std::ref(run), k);
+  else if (run.mayDeferJ2K)
+    threads.emplace_back(j2kPassStage, std::ref(run));
   for (unsigned f = 0; f < run.finishCoders.size(); ++f) threads.emplace_back(finishStage, std::ref(run), f);
   for (std::size_t c = 0; c < run.coders.size(); ++c) threads.emplace_back(codeStage, std::ref(run), c);
   for (unsigned w = 0; w < run.writers; ++w) threads.emplace_back(writeStage, std::ref(run), w);
@@ -599,9 +686,29 @@ bool DPRCRunPipeline(const std::vector<DPRCEntry>& files, const DPRCOptions& opt
 {
   Run run(files, opt, p, done, stats);
   planStages(run);
-  if (!makeHandles(run, error)) return false;
+  if (!makeHostHandles(run, error)) return false;
   connectStages(run);
-  runStages(run);
+  // the readers start at once, the devices come up beside them (startDevices)
+  std::vector<std::thread> threads;
+  for (unsigned r = 0; r < run.readers; ++r) threads.emplace_back(readStage, std::ref(run), r);
+  if (!startDevices(run, error))
+  {
+    for (std::thread& t : threads) t.join();
+    // what the readers handed on is dropped, untouched
+    J2KWork *j = NULL;
+    while (run.toJ2K.tryPop(j))
+    {
+      delete j->work;
+      delete j;
+    }
+    for (Queue<Work> *q : {&run.toCoder, &run.toWriter})
+    {
+      Work *w = NULL;
+      while (q->tryPop(w)) delete w;
+    }
+    return false;
+  }
+  runStages(run, threads);
   reportStages(run);
   return true;
 }

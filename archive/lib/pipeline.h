@@ -140,6 +140,11 @@ struct DPRCPipelineOptions
   unsigned verifyWaitMs = 0;
   /// the verifier's limit of samples per frame (the PCWT decoder codec's, as registered)
   std::uint64_t maxSamplesPerFrame = std::uint64_t(1) << 30;
+  /** the caller's checks (e.g. that the GPUs named are there, their CUDA contexts made), run on
+   *  the starting thread while the readers read, before the devices' handles are made: a
+   *  non-empty answer (the error) stops the run before any file is reported or written
+   */
+  std::function<std::string()> beforeStart;
   /** a writer commits (flushes, renames, flushes the folders of) up to this many verified copies
    *  together, and whatever it holds when no coded file is waiting (1: each file on its own)
    */
@@ -201,9 +206,11 @@ inline bool DPRCJ2KDecoderFromName(const char *name, DPRC_J2KDecoder& choice)
 
 /** run every file through the pipeline; done(i, result) is called once for each file i, from
  *  any thread, as soon as its result is final. The signal handlers for the temporary files are
- *  installed here.
- *  @return false (error says why) when a batch coder or decoder cannot be set up, e.g. a GPU
- *    that is not present; no file has been touched then
+ *  installed here. The readers start at once; the devices' handles are made beside them (the
+ *  CUDA start-up overlaps the first reads), and the other stages start when they are
+ *  (gate.h).
+ *  @return false (error says why) when beforeStart fails or a batch coder or decoder cannot be
+ *    set up, e.g. a GPU that is not present; no file has been reported or written then
  */
 bool DPRCRunPipeline(const std::vector<DPRCEntry>& files, const DPRCOptions& options,
                      const DPRCPipelineOptions& pipeline,

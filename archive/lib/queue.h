@@ -121,11 +121,21 @@ public:
     cv_.notify_all();
   }
 
+  /// a new limit (the readers start before the coders' count, which sets it, is known)
+  void setLimit(std::uint64_t limit)
+  {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      limit_ = limit;
+    }
+    cv_.notify_all();
+  }
+
 private:
   std::mutex mutex_;
   std::condition_variable cv_;
   std::uint64_t used_ = 0;
-  const std::uint64_t limit_;
+  std::uint64_t limit_;
 };
 
 } // namespace dprc

@@ -244,3 +244,26 @@ TEST(J2kRecompressGpu, GpuDecodingEqualsCpuPath)
 {
     batchEqualsCpuPath({});
 }
+
+// The readers start before the coding devices are up and leave JPEG 2000 files undecoded while it
+// is not known whether the GPU decodes them (PCWT_RECOMPRESS_FAULT=slow-start holds the start back
+// until every file is read). With a GPU they are decoded there; without one they go to OpenJPEG
+// after all: either way the outputs are the CPU path's byte for byte, every frame decoded once.
+TEST(J2kRecompressDecoder, FilesReadBeforeTheStartEqualTheCpuPath)
+{
+    REQUIRE_J2K_TOOLS();
+    TempDir dir;
+    Folder f;
+    ASSERT_EQ(makeFolder(dir.path(), false, f), "");
+    const Outcome cpu = recompress(dir.path(), "cpu", f.in, {"--j2k-decoder", "cpu"});
+    const Outcome slow = recompress(dir.path(), "slow", f.in, {"--stats"}, {"PCWT_RECOMPRESS_FAULT=slow-start"});
+    EXPECT_EQ(cpu.proc.rc, 2) << cpu.proc.out;
+    EXPECT_EQ(slow.proc.rc, 2) << slow.proc.out;
+    EXPECT_EQ(reportStatus(cpu.report), reportStatus(slow.report));
+    EXPECT_TRUE(sameOutputs(snapshot(cpu.out), snapshot(slow.out)));
+    EXPECT_EQ(reportSummary(slow.report, "j2k_gpu_frames") + reportSummary(slow.report, "j2k_openjpeg_frames"),
+              reportSummary(cpu.report, "j2k_openjpeg_frames"));
+    const size_t read = slow.proc.out.find("first file read"), made = slow.proc.out.find("handles made");
+    ASSERT_NE(made, std::string::npos) << slow.proc.out;
+    EXPECT_LT(read, made) << slow.proc.out;
+}

@@ -147,3 +147,64 @@ TEST(RecompressDevices, FailingCodingBackendFailsEveryFileCleanly)
         EXPECT_TRUE(tempFilesBelow(t.root).empty());
     }
 }
+
+// The readers start before the coding devices are up (archive/lib/gate.h); PCWT_RECOMPRESS_FAULT=
+// slow-start holds the start back, so that every file is read (and those it skips are final)
+// before the coders start. The results held are reported once the start is done, each once, and the
+// outputs (--copy-others' copies too) are byte for byte those of a run that starts at once. A start
+// that fails after the files were read (the coding backend asked for is not there) reports no file,
+// copies none and writes no report: one line says why.
+TEST(RecompressDevices, SlowStartReportsEveryFileOnceAndAFailedStartNone)
+{
+    REQUIRE_CORPUS();
+    Tree t(kDeviceSet);
+    writeBytes(t.root + "/notes.txt", std::vector<uint8_t>{'n', 'o', 't', 'e', 's'});
+    const auto before = snapshot(t.root);
+    const std::vector<std::string> threads = {"--threads", "2"}, copies = {"--threads", "2", "--copy-others"};
+    const std::vector<std::string> slow = {"PCWT_RECOMPRESS_FAULT=slow-start"};
+    const std::string ra = t.dir / "a.json", rb = t.dir / "b.json";
+    Proc a = recompressInto(t.root, t.dir / "a", ra, threads);
+    ASSERT_EQ(a.rc, 0) << a.out;
+    Proc b = recompressInto(t.root, t.dir / "b", rb, threads, slow);
+    ASSERT_EQ(b.rc, 0) << b.out;
+    EXPECT_EQ(reportStatus(ra), reportStatus(rb));
+    EXPECT_EQ(reportSummary(rb, "files"), static_cast<long long>(before.size())) << b.out;
+    EXPECT_EQ(reportStatus(rb)[t.root + "/notes.txt"], "skipped-not-dicom");
+    EXPECT_TRUE(sameOutputs(snapshot(t.dir / "a"), snapshot(t.dir / "b")));
+    // the readers read on before the coders started (the stats' timeline, in run order)
+    const size_t read = b.out.find("first file read"), made = b.out.find("handles made");
+    ASSERT_NE(read, std::string::npos) << b.out;
+    ASSERT_NE(made, std::string::npos) << b.out;
+    EXPECT_LT(read, made) << b.out;
+    // --copy-others copies what it skips as it reads: only once the start is done
+    a = recompressInto(t.root, t.dir / "c", t.dir / "c.json", copies);
+    ASSERT_EQ(a.rc, 0) << a.out;
+    b = recompressInto(t.root, t.dir / "d", t.dir / "d.json", copies, slow);
+    ASSERT_EQ(b.rc, 0) << b.out;
+    EXPECT_EQ(snapshot(t.dir / "d").size(), before.size());
+    EXPECT_TRUE(sameOutputs(snapshot(t.dir / "c"), snapshot(t.dir / "d")));
+
+    // the start fails: a GPU that is not there (a CUDA build with a GPU: device 63)
+    const std::vector<std::string> noDevice =
+        gpuDevice(0) ? std::vector<std::string>{"--gpus", "0,63"} : std::vector<std::string>{"--backend-gpu"};
+    for (const std::string out : {"--output", ""}) {
+        SCOPED_TRACE(out.empty() ? "in place" : "mirrored");
+        std::vector<std::string> argv = {kTool, "--no-progress", "--report", t.dir / "f.json", "--threads", "2"};
+        if (!out.empty())
+            argv.insert(argv.end(), {"--copy-others", "--output", t.dir / "f"});
+        argv.insert(argv.end(), noDevice.begin(), noDevice.end());
+        argv.push_back(t.root);
+        const Proc f = run(argv, {"PCWT_RECOMPRESS_FAULT=slow-start"});
+        EXPECT_EQ(f.rc, 1) << f.out;
+        EXPECT_NE(f.out.find(gpuDevice(0) ? "GPU 63 is not available" : "cannot start: "), std::string::npos) << f.out;
+        for (const char *line : {"skipped", "recompressed", "failed:", "notes.txt"}) {
+            EXPECT_EQ(f.out.find(line), std::string::npos) << line << " in " << f.out;
+        }
+        EXPECT_FALSE(exists(t.dir / "f.json")) << "a report was written";
+        if (!out.empty() && exists(t.dir / "f")) {
+            EXPECT_TRUE(snapshot(t.dir / "f").empty()) << "a file was copied";
+        }
+        EXPECT_TRUE(snapshot(t.root) == before) << "an input was changed";
+        EXPECT_TRUE(tempFilesBelow(t.root).empty());
+    }
+}

@@ -335,7 +335,8 @@ static void report(const RecompressOptions& o, DPRCSummary& sum, const DPRCPipel
 bool RecompressRun(const RecompressOptions& o, const RecompressLocks& locks, int& status)
 {
   // the GPUs are checked (cuInit) and the CUDA context made on a thread of their own while the
-  // folders are walked
+  // folders are walked and the first files read; the pipeline waits for it before its devices'
+  // handles are made (beforeStart)
   std::string gpuProblem;
   std::thread gpuCheck;
   if (!o.devices.empty())
@@ -346,34 +347,38 @@ bool RecompressRun(const RecompressOptions& o, const RecompressLocks& locks, int
     });
   }
   DPRCWalkResult walk = walkInputs(o);
-  if (gpuCheck.joinable()) gpuCheck.join();
-  if (!gpuProblem.empty())
+  struct JoinCheck
   {
-    OFLOG_FATAL(recmpLogger, "--gpus " << o.gpus << ": " << gpuProblem);
-    return false;
-  }
-  for (const std::string& p : walk.problems) OFLOG_ERROR(recmpLogger, p);
-  if (!walk.problems.empty()) status = EXITCODE_FILES_FAILED;
+    std::thread& t;
+    ~JoinCheck() { if (t.joinable()) t.join(); }
+  } joinCheck{gpuCheck};
   std::uint64_t totalBytes = 0;
   for (const DPRCEntry& e : walk.files) totalBytes += e.size;
-  OFLOG_INFO(recmpLogger, walk.files.size() << " files (" << DPRCBytes(double(totalBytes)) << ") to look at"
-    << (o.shardCount > 1 ? " in shard " + std::to_string(o.shardIndex) + "/" + std::to_string(o.shardCount) +
-        " (" + std::to_string(walk.otherShards) + " in other shards)" : std::string())
-    << ", " << o.threads << " threads" << (o.file.dryRun ? ", dry run" : ""));
-
-  const std::uint64_t cleaned = removeStaleTemps(o, walk, locks);
-
   DPRC_ProgressMode mode = o.progress < 0 ? (isatty(2) ? DPRCPM_bar : DPRCPM_lines)
                                           : static_cast<DPRC_ProgressMode>(o.progress);
   DPRCProgress progress(mode, walk.files.size(), totalBytes);
   std::vector<DPRCResult> results(walk.files.size());
-  const DPRCPipelineOptions popt = pipelineOptions(o, walk.files.size());
-  OFLOG_INFO(recmpLogger, (popt.batchFrames && o.file.target == DPRCT_pcwt
-    ? "batches of up to " + std::to_string(popt.batchFrames) + " frames / " + std::to_string(o.batchMB) +
-      " MB, batch coders on " + (o.devices.empty() ? std::string("the default device")
-                                                   : std::to_string(o.devices.size()) + " GPU(s)") +
-      (o.codersPerGpu ? ", " + std::to_string(o.codersPerGpu) + " per device" : std::string())
-    : std::string("no batch coder: each file coded on its own")));
+  DPRCPipelineOptions popt = pipelineOptions(o, walk.files.size());
+  // when the GPUs are there (the readers reading meanwhile): what the walk found is said, and the
+  // temporary files of an interrupted run are removed; nothing of it when the GPUs fail
+  std::uint64_t cleaned = 0;
+  popt.beforeStart = [&]() {
+    if (gpuCheck.joinable()) gpuCheck.join();
+    if (!gpuProblem.empty()) return gpuProblem;
+    for (const std::string& p : walk.problems) OFLOG_ERROR(recmpLogger, p);
+    OFLOG_INFO(recmpLogger, walk.files.size() << " files (" << DPRCBytes(double(totalBytes)) << ") to look at"
+      << (o.shardCount > 1 ? " in shard " + std::to_string(o.shardIndex) + "/" + std::to_string(o.shardCount) +
+          " (" + std::to_string(walk.otherShards) + " in other shards)" : std::string())
+      << ", " << o.threads << " threads" << (o.file.dryRun ? ", dry run" : ""));
+    cleaned = removeStaleTemps(o, walk, locks);
+    OFLOG_INFO(recmpLogger, (popt.batchFrames && o.file.target == DPRCT_pcwt
+      ? "batches of up to " + std::to_string(popt.batchFrames) + " frames / " + std::to_string(o.batchMB) +
+        " MB, batch coders on " + (o.devices.empty() ? std::string("the default device")
+                                                     : std::to_string(o.devices.size()) + " GPU(s)") +
+        (o.codersPerGpu ? ", " + std::to_string(o.codersPerGpu) + " per device" : std::string())
+      : std::string("no batch coder: each file coded on its own")));
+    return std::string();
+  };
   DPRCPipelineStats pstats;
   std::string perror;
   progress.start();
@@ -385,9 +390,13 @@ bool RecompressRun(const RecompressOptions& o, const RecompressLocks& locks, int
   if (!started)
   {
     progress.stop();
-    OFLOG_FATAL(recmpLogger, "cannot start: " << perror);
+    if (!gpuProblem.empty())
+      OFLOG_FATAL(recmpLogger, "--gpus " << o.gpus << ": " << gpuProblem);
+    else
+      OFLOG_FATAL(recmpLogger, "cannot start: " << perror);
     return false;
   }
+  if (!walk.problems.empty()) status = EXITCODE_FILES_FAILED;
   OFLOG_DEBUG(recmpLogger, "batch coder: " << pstats.calls << " calls, " << pstats.frames << " frames of "
     << pstats.files << " files; the writers took " << pstats.framesTaken << " frames from batches and coded "
     << pstats.framesCodedByWriters << " themselves");
