@@ -41,3 +41,12 @@ foreach(mode usage raw_pgm mismatch corpus options wg04 jpegxl)
             --testdata "${PCWT_SHARED_DIR}/testdata")
   set_tests_properties(bench_tool_${mode} PROPERTIES LABELS bench SKIP_RETURN_CODE 77 TIMEOUT 300)
 endforeach()
+
+# jpeg2000-gpu (libpcwt's JPEG 2000 decoder on the GPU) against the openjpeg codec on the same
+# codestreams, word for word (test_pcwt_bench_j2k_gpu.py); label gpu, skips without a device
+add_test(NAME bench_tool_j2k_gpu
+  COMMAND "${_pcwt_bench_python}" "${CMAKE_CURRENT_LIST_DIR}/test_pcwt_bench_j2k_gpu.py"
+          --tool $<TARGET_FILE:pcwt-bench>
+          --work "${_pcwt_bench_work}/j2k_gpu"
+          --testdata "${PCWT_SHARED_DIR}/testdata")
+set_tests_properties(bench_tool_j2k_gpu PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 300)

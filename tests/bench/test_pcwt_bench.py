@@ -10,7 +10,7 @@ MODE:
             non-image file and a raw file of the wrong size: every codec lossless on every frame,
             the words the tool read are those written (--save-frames), the bad raw reported, the
             device-resident columns (dev_*) present and empty / n/a for the CPU codecs; then the
-            default codec set: without a GPU the GPU codecs (pcwt-gpu, pcwt-jpegls-gpu) are listed as
+            default codec set: without a GPU the GPU codecs (GPU_CODECS) are listed as
             not run and every device-resident cell is empty / n/a; with one, they are lossless and
             pcwt-gpu has device-resident figures (pcwt-jpegls-gpu: encode a figure or n/a with why,
             decode n/a: no GPU JPEG-LS decoder)
@@ -58,7 +58,7 @@ CSV_COLUMNS = ['image', 'file', 'frame', 'modality', 'photometric', 'source', 'w
                'enc_mbps', 'dec_mbps', 'dev_enc_ms', 'dev_dec_ms', 'dev_enc_mbps', 'dev_dec_mbps', 'message',
                'dev_message']
 DEV_COLUMNS = ['dev_enc_ms', 'dev_dec_ms', 'dev_enc_mbps', 'dev_dec_mbps']
-GPU_CODECS = ['pcwt-gpu', 'pcwt-jpegls-gpu']
+GPU_CODECS = ['jpeg2000-gpu', 'pcwt-gpu', 'pcwt-jpegls-gpu']  # sorted
 VOID_ELEMENTS = {'meta', 'img', 'br', 'link', 'hr', 'input', 'col', 'area', 'base', 'wbr'}
 
 failures = []
@@ -349,6 +349,9 @@ def mode_raw_pgm(a):
                   '%s / pcwt-jpegls-gpu has no device-resident decode: %s' % (n, j))
             check(j.get('coded_bytes') == by.get((n, 'charls'), {}).get('coded_bytes'),
                   '%s: the GPU JPEG-LS encoder writes what CharLS writes' % n)
+            k = by.get((n, 'jpeg2000-gpu'), {})
+            check(k.get('coded_bytes') == by.get((n, 'openjpeg'), {}).get('coded_bytes'),
+                  '%s: jpeg2000-gpu decodes the openjpeg codec\'s codestreams' % n)
         dr = dj['summary']['codecs']['pcwt-gpu']['device_resident']
         check(dr['enc_status'] == 'ok' and dr['enc_mbps'] > 0 and dr['dec_status'] == 'ok' and dr['dec_mbps'] > 0,
               'pcwt-gpu whole-set device-resident: %s' % dr)

@@ -13,7 +13,8 @@ endif()
 
 add_executable(test_j2k ${CMAKE_CURRENT_LIST_DIR}/test_j2k_streams.cpp ${CMAKE_CURRENT_LIST_DIR}/test_j2k_tools.cpp
   ${CMAKE_CURRENT_LIST_DIR}/test_j2k_scp.cpp ${CMAKE_CURRENT_LIST_DIR}/test_j2k_library.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/test_j2k_recompress_decoder.cpp ${CMAKE_CURRENT_LIST_DIR}/j2k_test_util.h)
+  ${CMAKE_CURRENT_LIST_DIR}/test_j2k_recompress_decoder.cpp ${CMAKE_CURRENT_LIST_DIR}/test_j2k_scp_decoder.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/j2k_test_util.h ${CMAKE_CURRENT_LIST_DIR}/j2k_folder.h)
 target_link_libraries(test_j2k PRIVATE dcmpcwt dcmpcwt_j2kcore DCMTK::dcmjpeg DCMTK::dcmjpls DCMTK::dcmdata GTest::gtest_main
   Threads::Threads)
 # the helpers of the DICOM, PACS and recompress tests (processes, decoding, servers, reports)
@@ -30,8 +31,8 @@ target_compile_definitions(test_j2k PRIVATE
   PRELOAD_PATH="$<TARGET_FILE:dcmpcwt_preload>"
   PRELOAD_PREFIX="${_pcwt_dicom_preload_prefix}")
 add_dependencies(test_j2k dcmcpcwt dcmdpcwt pcwt-recompress pcwt-storescp pcwt-storescu dcmpcwt_preload)
-gtest_discover_tests(test_j2k TEST_PREFIX "j2k." TEST_FILTER "-J2kRecompressGpu.*" DISCOVERY_TIMEOUT 60
+gtest_discover_tests(test_j2k TEST_PREFIX "j2k." TEST_FILTER "-J2kRecompressGpu.*:J2kScpGpu.*" DISCOVERY_TIMEOUT 60
   NO_PRETTY_VALUES PROPERTIES LABELS j2k TIMEOUT 300)
-# pcwt-recompress decoding JPEG 2000 on the GPU (skips without a device)
-gtest_discover_tests(test_j2k TEST_PREFIX "j2k." TEST_FILTER "J2kRecompressGpu.*" DISCOVERY_TIMEOUT 60
+# pcwt-recompress and pcwt-storescp decoding JPEG 2000 on the GPU (skip without a device)
+gtest_discover_tests(test_j2k TEST_PREFIX "j2k." TEST_FILTER "J2kRecompressGpu.*:J2kScpGpu.*" DISCOVERY_TIMEOUT 60
   NO_PRETTY_VALUES PROPERTIES LABELS gpu TIMEOUT 300)

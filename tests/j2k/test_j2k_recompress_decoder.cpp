@@ -9,6 +9,7 @@
 // (signed, unsigned, 8 to 16 bits, RGB with the RCT, several frames and fragments, 6 levels), an
 // HTJ2K file (OpenJPEG's, counted as such) and a truncated codestream (that file fails, alone).
 // The outputs must equal those of --j2k-decoder cpu byte for byte.
+#include "j2k_folder.h"
 #include "j2k_test_util.h"
 #include "recompress_util.h"
 
@@ -17,82 +18,6 @@
 using namespace j2k;
 
 namespace {
-
-// an input folder of JPEG 2000 files; lossless Part 1 frames made here in partOneFrames
-struct Folder {
-    std::string in;
-    std::string corrupt;          // the file with the truncated codestream
-    uint64_t partOneFrames = 0;   // lossless Part 1 frames of the files made here
-    uint64_t htFrames = 0;        // HTJ2K frames
-};
-
-std::string makeFolder(const std::string &dir, bool withCorpus, Folder &f)
-{
-    f.in = dir + "/in";
-    fs::create_directories(f.in);
-    std::vector<uint8_t> want;
-    struct Made { Spec spec; E_TransferSyntax xfer; };
-    std::vector<Made> specs;
-    Spec a = plainSpec("a_signed16");                  // 2 frames, Basic Offset Table
-    specs.push_back({a, EXS_JPEG2000LosslessOnly});
-    Spec b = plainSpec("b_unsigned12");
-    b.bits = 12;
-    b.sgn = false;
-    b.frames = 3;
-    b.args = {"-n", "6"};
-    b.fragmentsPerFrame = 2;
-    specs.push_back({b, EXS_JPEG2000});
-    Spec c = plainSpec("c_rgb8");
-    c.comps = 3;
-    c.bits = 8;
-    c.sgn = false;
-    c.frames = 1;
-    c.table = Spec::None;
-    specs.push_back({c, EXS_JPEG2000LosslessOnly});
-    Spec d = plainSpec("d_ct");
-    d.width = 512;
-    d.height = 512;
-    d.frames = 1;
-    d.table = Spec::None;
-    specs.push_back({d, EXS_JPEG2000LosslessOnly});
-    for (int k = 0; k < 6; ++k) { // more single-frame slices in one batch
-        Spec e = plainSpec("e_slice" + std::to_string(k));
-        e.bits = 10 + k;
-        e.sgn = (k & 1) != 0;
-        e.frames = 1;
-        e.table = Spec::None;
-        specs.push_back({e, EXS_JPEG2000LosslessOnly});
-    }
-    for (const Made &m : specs) {
-        const std::string err = makeFile(m.spec, m.xfer, dir, f.in + "/" + m.spec.name + ".dcm", want);
-        if (!err.empty())
-            return m.spec.name + ": " + err;
-        f.partOneFrames += m.spec.frames;
-    }
-    // HTJ2K: OpenJPEG decodes it, as without the GPU
-    const Spec ht = plainSpec("h_htj2k", true);
-    std::string err = makeFile(ht, DPCWT_HTJ2K_LOSSLESS_XFER, dir, f.in + "/h_htj2k.dcm", want);
-    if (!err.empty())
-        return "h_htj2k: " + err;
-    f.htFrames = ht.frames;
-    // a codestream cut short, its headers intact
-    Spec t = plainSpec("t_truncated");
-    t.frames = 1;
-    t.table = Spec::None;
-    std::vector<uint8_t> cs;
-    err = encode(t, sourceValues(t, 0), dir, cs);
-    if (!err.empty())
-        return "t_truncated: " + err;
-    cs.resize(cs.size() * 3 / 5);
-    f.corrupt = f.in + "/t_truncated.dcm";
-    err = writeDicom(t, {cs}, EXS_JPEG2000LosslessOnly, f.corrupt);
-    if (!err.empty())
-        return err;
-    if (withCorpus)
-        for (const CorpusFile &cf : j2kCorpus())
-            copyFile(cf.path, f.in + "/corpus_" + cf.name + ".dcm");
-    return "";
-}
 
 struct Outcome {
     Proc proc;

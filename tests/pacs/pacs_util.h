@@ -26,7 +26,7 @@ const std::string kCompress = DCMCPCWT_PATH;
 const std::string kTestdata = std::string(PCWT_SHARED_DIR) + "/testdata";
 const std::string kPcwtUid = PCWT_DICOM_TS_UID;
 
-bool haveCorpus()
+inline bool haveCorpus()
 {
     return exists(kTestdata + "/debian-python3-pydicom/CT_small.dcm") &&
            exists(kTestdata + "/pydicom-data/US1_UNCR.dcm") && exists(kTestdata + "/pylibjpeg-data/RG2_JLSL.dcm");
@@ -40,10 +40,10 @@ bool haveCorpus()
             GTEST_SKIP() << "stock DCMTK storescu/storescp not on PATH: the PACS tests are skipped"; \
     } while (0)
 
-std::string td(const std::string &rel) { return kTestdata + "/" + rel; }
+inline std::string td(const std::string &rel) { return kTestdata + "/" + rel; }
 
 // a port nobody listens on now (bound to port 0 and released)
-int freePort()
+inline int freePort()
 {
     const int s = socket(AF_INET, SOCK_STREAM, 0);
     sockaddr_in a{};
@@ -59,7 +59,7 @@ int freePort()
     return port;
 }
 
-bool canConnect(int port, const char *host = "127.0.0.1")
+inline bool canConnect(int port, const char *host = "127.0.0.1")
 {
     const int s = socket(AF_INET, SOCK_STREAM, 0);
     sockaddr_in a{};
@@ -173,14 +173,14 @@ public:
 };
 
 // run with a time limit (coreutils timeout)
-Proc runLimited(std::vector<std::string> argv, int seconds = 60)
+inline Proc runLimited(std::vector<std::string> argv, int seconds = 60)
 {
     argv.insert(argv.begin(), {"timeout", "-k", "5", std::to_string(seconds)});
     return run(argv);
 }
 
 // the archive path component rule of pcwt-storescp
-std::string sanitize(const std::string &v)
+inline std::string sanitize(const std::string &v)
 {
     std::string s;
     for (char c : v) {
@@ -194,14 +194,14 @@ std::string sanitize(const std::string &v)
     return s.empty() ? "UNKNOWN" : s;
 }
 
-std::string attr(DcmDataset *ds, const DcmTagKey &key)
+inline std::string attr(DcmDataset *ds, const DcmTagKey &key)
 {
     OFString v;
     ds->findAndGetOFString(key, v);
     return v.c_str();
 }
 
-std::string archivePath(const std::string &root, const std::string &original)
+inline std::string archivePath(const std::string &root, const std::string &original)
 {
     DcmFileFormat ff;
     if (ff.loadFile(original.c_str()).bad())
@@ -211,7 +211,7 @@ std::string archivePath(const std::string &root, const std::string &original)
            sanitize(attr(ds, DCM_SeriesInstanceUID)) + "/" + sanitize(attr(ds, DCM_SOPInstanceUID)) + ".dcm";
 }
 
-std::vector<std::string> filesBelow(const std::string &dir)
+inline std::vector<std::string> filesBelow(const std::string &dir)
 {
     std::vector<std::string> r;
     std::error_code ec;
@@ -225,7 +225,7 @@ std::vector<std::string> filesBelow(const std::string &dir)
 
 // the archived (or received) file decodes to the original's samples, with the same attributes;
 // jpegls: compare the BitsStored-bit values (what JPEG-LS carries)
-void expectSameImage(const std::string &original, const std::string &copy, bool jpegls = false)
+inline void expectSameImage(const std::string &original, const std::string &copy, bool jpegls = false)
 {
     SCOPED_TRACE(original + " vs " + copy);
     DPCWTFileFormat fo, fc;
@@ -245,7 +245,7 @@ void expectSameImage(const std::string &original, const std::string &copy, bool 
         EXPECT_TRUE(po.bytes == pc.bytes) << "samples differ";
 }
 
-std::string fileTransferSyntax(const std::string &path)
+inline std::string fileTransferSyntax(const std::string &path)
 {
     DcmFileFormat ff;
     if (ff.loadFile(path.c_str()).bad())

@@ -1,0 +1,170 @@
+// pcwt-storescp's JPEG 2000 decoder choice (--j2k-decoder, archive/apps/storescp/j2k.h):
+//   J2kScpDecoder.*  (label j2k) the option's values and --help, gpu without a device (the server
+//                    does not start: a PACS admin who asked for the GPU learns at once that it is
+//                    not there, instead of a server that is slower than configured), auto on a
+//                    machine without a device (OpenJPEG, said in the log), and the batch path with
+//                    the CPU decoder standing in for the device (PCWT_RECOMPRESS_J2K_STANDIN=cpu),
+//                    also with its call failing as a whole (PCWT_RECOMPRESS_FAULT=backend-j2k:
+//                    every frame then goes to OpenJPEG, nothing lost);
+//   J2kScpGpu.*      (label gpu) the same folder decoded on the GPU: skips without one.
+// pcwt-storescu sends the folder of j2k_folder.h (the corpus's JPEG 2000 / HTJ2K files, opj_compress
+// streams, an HTJ2K file, a truncated codestream); the archive must equal byte for byte the one
+// --j2k-decoder cpu (OpenJPEG) writes, the truncated instance refused in both and kept under failed/.
+#include "j2k_folder.h"
+#include "j2k_test_util.h"
+#include "pacs_util.h"
+
+using namespace j2k;
+
+namespace {
+
+// pcwt-storescp (options, environment) receiving the folder from pcwt-storescu
+struct Received {
+    bool started = false;
+    std::string log;     // pcwt-storescp's
+    std::string sender;  // pcwt-storescu's output
+    std::map<std::string, std::vector<uint8_t>> archived; // path below the root (failed/ aside) -> bytes
+    size_t failed = 0;   // received originals kept under failed/
+};
+
+Received receive(const Folder &f, const std::vector<std::string> &options, const std::vector<std::string> &env)
+{
+    Received r;
+    ArchiveScp scp;
+    std::vector<std::string> launcher;
+    if (!env.empty()) {
+        launcher = {"env"};
+        launcher.insert(launcher.end(), env.begin(), env.end());
+    }
+    std::vector<std::string> opts = {"-v", "--accept-lossy"};
+    opts.insert(opts.end(), options.begin(), options.end());
+    r.started = scp.listen(opts, "127.0.0.1", launcher);
+    if (!r.started) {
+        r.log = scp.log();
+        return r;
+    }
+    const Proc p = runLimited({STORESCU_PATH, "-v", "127.0.0.1", std::to_string(scp.port()), f.in}, 240);
+    r.sender = p.out;
+    scp.stop();
+    r.log = scp.log();
+    const std::string failed = scp.root + "/failed";
+    for (const std::string &a : filesBelow(scp.root)) {
+        if (a.compare(0, failed.size() + 1, failed + "/") == 0)
+            ++r.failed;
+        else
+            r.archived[a.substr(scp.root.size() + 1)] = readBytes(a);
+    }
+    return r;
+}
+
+// the sum of the counts "JPEG 2000 frames of X: G decoded on the ..., O by OpenJPEG" in the log
+void frameCounts(const std::string &log, long long &gpu, long long &openjpeg)
+{
+    gpu = openjpeg = 0;
+    const std::string key = "JPEG 2000 frames of ";
+    for (size_t at = log.find(key); at != std::string::npos; at = log.find(key, at + 1)) {
+        const size_t colon = log.find(": ", at);
+        const size_t by = log.find(" by OpenJPEG", at);
+        const size_t comma = log.rfind(", ", by);
+        if (colon == std::string::npos || by == std::string::npos || comma == std::string::npos)
+            continue;
+        gpu += std::atoll(log.c_str() + colon + 2);
+        openjpeg += std::atoll(log.c_str() + comma + 2);
+    }
+}
+
+// the batch path (on the device, or the CPU standing in; faulty: every call failing) against
+// --j2k-decoder cpu
+void batchEqualsCpuPath(const std::vector<std::string> &env, bool faulty)
+{
+    REQUIRE_J2K_TOOLS();
+    TempDir dir;
+    Folder f;
+    ASSERT_EQ(makeFolder(dir.path(), true, f), "");
+    const Received gpu = receive(f, {"--j2k-decoder", "gpu"}, env);
+    if (env.empty() && !gpu.started && gpu.log.find("JPEG 2000 decoding on the GPU") != std::string::npos)
+        GTEST_SKIP() << "no GPU: " << gpu.log;
+    ASSERT_TRUE(gpu.started) << gpu.log;
+    const Received cpu = receive(f, {"--j2k-decoder", "cpu"}, {});
+    ASSERT_TRUE(cpu.started) << cpu.log;
+    // every instance but the truncated one archived, the same bytes
+    EXPECT_GT(cpu.archived.size(), 1u) << cpu.log;
+    EXPECT_EQ(cpu.archived.size(), gpu.archived.size()) << gpu.log;
+    for (const auto &a : cpu.archived) {
+        SCOPED_TRACE(a.first);
+        ASSERT_TRUE(gpu.archived.count(a.first)) << "not archived with --j2k-decoder gpu\n" << gpu.log;
+        EXPECT_TRUE(gpu.archived.at(a.first) == a.second) << "archived bytes differ from --j2k-decoder cpu's";
+    }
+    // the truncated instance: refused (a failure status to the sender) and kept, in both
+    EXPECT_EQ(cpu.failed, 1u) << cpu.log;
+    EXPECT_EQ(gpu.failed, 1u) << gpu.log;
+    EXPECT_NE(gpu.log.find("cannot decode the pixel data"), std::string::npos) << gpu.log;
+    // who decoded what: the lossless Part 1 frames on the batch decoder (none when its calls fail),
+    // HTJ2K by OpenJPEG
+    long long g = 0, o = 0;
+    frameCounts(gpu.log, g, o);
+    if (faulty) {
+        EXPECT_EQ(g, 0) << gpu.log;
+        EXPECT_GE(o, static_cast<long long>(f.partOneFrames + f.htFrames)) << gpu.log;
+    } else {
+        EXPECT_GE(g, static_cast<long long>(f.partOneFrames)) << gpu.log;
+        EXPECT_GE(o, static_cast<long long>(f.htFrames)) << gpu.log;
+    }
+    EXPECT_NE(gpu.log.find("JPEG 2000 input: lossless Part 1 frames decoded on the"), std::string::npos) << gpu.log;
+    frameCounts(cpu.log, g, o);
+    EXPECT_EQ(g + o, 0) << "--j2k-decoder cpu deferred a data set\n" << cpu.log;
+}
+
+} // namespace
+
+TEST(J2kScpDecoder, OptionValues)
+{
+    TempDir dir;
+    const Proc bad = run({STORESCP_PATH, "--j2k-decoder", "nvjpeg2000", "-od", dir.path(), "11112"});
+    EXPECT_NE(bad.rc, 0) << bad.out;
+    EXPECT_NE(bad.out.find("--j2k-decoder needs auto, gpu or cpu"), std::string::npos) << bad.out;
+    const Proc help = run({STORESCP_PATH, "--help"});
+    EXPECT_NE(help.out.find("--j2k-decoder"), std::string::npos) << help.out;
+}
+
+// --j2k-decoder gpu without a device: the server does not start (exit 1, the reason logged)
+TEST(J2kScpDecoder, GpuAskedWithoutDeviceDoesNotStart)
+{
+    ArchiveScp scp;
+    if (scp.listen({"--j2k-decoder", "gpu"})) {
+        scp.stop();
+        GTEST_SKIP() << "a GPU is present (J2kScpGpu.* test it): " << scp.log();
+    }
+    const Proc p = run({STORESCP_PATH, "--j2k-decoder", "gpu", "-od", scp.root, std::to_string(freePort())});
+    EXPECT_EQ(p.rc, 1) << p.out;
+    EXPECT_NE(p.out.find("cannot start: JPEG 2000 decoding on the GPU"), std::string::npos) << p.out;
+}
+
+// auto without a device: OpenJPEG, and the log says why
+TEST(J2kScpDecoder, AutoWithoutDeviceIsOpenJpeg)
+{
+    ArchiveScp scp;
+    ASSERT_TRUE(scp.listen({"-v"})) << scp.log();
+    scp.stop();
+    const std::string log = scp.log();
+    if (log.find("decoded on the GPU") != std::string::npos)
+        GTEST_SKIP() << "a GPU is present: " << log;
+    EXPECT_NE(log.find("JPEG 2000 input: decoded by OpenJPEG (no GPU: "), std::string::npos) << log;
+}
+
+TEST(J2kScpDecoder, CpuStandInEqualsCpuPath)
+{
+    batchEqualsCpuPath({"PCWT_RECOMPRESS_J2K_STANDIN=cpu"}, false);
+}
+
+// the batch decoder's call failing as a whole (a GPU context lost mid-run): OpenJPEG decodes every
+// frame, each instance archived as --j2k-decoder cpu archives it
+TEST(J2kScpDecoder, FailingBatchDecoderFallsBackToOpenJpeg)
+{
+    batchEqualsCpuPath({"PCWT_RECOMPRESS_J2K_STANDIN=cpu", "PCWT_RECOMPRESS_FAULT=backend-j2k"}, true);
+}
+
+TEST(J2kScpGpu, GpuDecodingEqualsCpuPath)
+{
+    batchEqualsCpuPath({}, false);
+}
