@@ -18,14 +18,6 @@ static inline PCWT_HD uint32_t pcwt_j2k_ctz(uint32_t x)
 #endif
 }
 
-/* The four state words of a stripe column; rows past the code-block's end stay zero. */
-static inline PCWT_HD uint64_t pcwt_j2k_col(const uint16_t *col)
-{
-    uint64_t w;
-    memcpy(&w, col, sizeof w);
-    return w;
-}
-
 /* Bit 0 of each 16-bit lane to bits 0-3. */
 static inline PCWT_HD uint32_t pcwt_j2k_lanes(uint64_t t)
 {
@@ -50,7 +42,7 @@ static inline PCWT_HD int pcwt_j2k_next_col(const pcwt_j2k_t1_state *s, uint32_t
 static inline PCWT_HD int pcwt_j2k_sig_next(const pcwt_j2k_t1_state *s, uint32_t *x, uint32_t *y0, uint32_t *k)
 {
     while (*y0 < s->h) {
-        const uint64_t w = pcwt_j2k_col(pcwt_j2k_sw(s, *x, *y0));
+        const uint64_t w = pcwt_j2k_load4(pcwt_j2k_sw(s, *x, *y0));
         const uint64_t nb = ((w & (PCWT_J2K_NB_SIG * PCWT_J2K_LANES)) + 0xFFu * PCWT_J2K_LANES) >> 8;
         const uint64_t done = (w >> 12) | (w >> 14); /* SIG or PI */
         const uint32_t m = pcwt_j2k_lanes(nb & ~done & PCWT_J2K_LANES) >> *k;
@@ -102,7 +94,7 @@ static inline PCWT_HD void pcwt_j2k_sig_loop(pcwt_j2k_t1_state *sp, uint32_t bp,
 static inline PCWT_HD int pcwt_j2k_ref_next(const pcwt_j2k_t1_state *s, uint32_t *x, uint32_t *y0, uint32_t *k)
 {
     while (*y0 < s->h) {
-        const uint64_t w = pcwt_j2k_col(pcwt_j2k_sw(s, *x, *y0));
+        const uint64_t w = pcwt_j2k_load4(pcwt_j2k_sw(s, *x, *y0));
         const uint32_t m = pcwt_j2k_lanes((w >> 12) & ~(w >> 14) & PCWT_J2K_LANES) >> *k;
         if (m) {
             *k += pcwt_j2k_ctz(m);
@@ -152,7 +144,7 @@ static inline PCWT_HD int pcwt_j2k_cleanup_next(const pcwt_j2k_t1_state *s, uint
     const uint64_t pi = PCWT_J2K_F_PI * PCWT_J2K_LANES;
     while (*y0 < s->h) {
         uint16_t *col = pcwt_j2k_sw(s, *x, *y0);
-        const uint64_t w = pcwt_j2k_col(col);
+        const uint64_t w = pcwt_j2k_load4(col);
         const uint32_t rows = s->h - *y0 < 4 ? s->h - *y0 : 4;
         if (*k == 0 && rows == 4 &&
             !(w & ((PCWT_J2K_F_SIG | PCWT_J2K_F_PI | PCWT_J2K_NB_SIG) * PCWT_J2K_LANES))) {
@@ -169,8 +161,7 @@ static inline PCWT_HD int pcwt_j2k_cleanup_next(const pcwt_j2k_t1_state *s, uint
             for (uint32_t r = 0; r < 4; ++r)
                 if (vis >> r & 1u)
                     clear |= pi & (0xFFFFull << (16 * r));
-            const uint64_t nw = w & ~clear;
-            memcpy(col, &nw, sizeof nw);
+            pcwt_j2k_store4(col, w & ~clear);
         }
         if (code) {
             *k = end;

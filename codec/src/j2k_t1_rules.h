@@ -240,6 +240,30 @@ static inline PCWT_HD void pcwt_j2k_reset_contexts(uint8_t *cx)
     cx[0] = 4u << 1;
 }
 
+/* Four state words at once, at an address that is a multiple of 4 words (a code-block's state
+ * words start at one; on the GPU in device memory): one 64-bit access. On the GPU in PTX, which
+ * the compiler neither splits (as it does memcpy from a 16-bit pointer) nor moves across the
+ * 16-bit accesses to the same words. */
+static inline PCWT_HD uint64_t pcwt_j2k_load4(const uint16_t *p)
+{
+    uint64_t w;
+#ifdef __CUDA_ARCH__
+    asm volatile("ld.global.u64 %0, [%1];" : "=l"(w) : "l"(p) : "memory");
+#else
+    memcpy(&w, p, sizeof w);
+#endif
+    return w;
+}
+
+static inline PCWT_HD void pcwt_j2k_store4(uint16_t *p, uint64_t w)
+{
+#ifdef __CUDA_ARCH__
+    asm volatile("st.global.u64 [%0], %1;" : : "l"(p), "l"(w) : "memory");
+#else
+    memcpy(p, &w, sizeof w);
+#endif
+}
+
 /* State words a code-block of w x h needs: its stripes of four rows, the last one padded. */
 static inline PCWT_HD uint32_t pcwt_j2k_state_words(uint32_t w, uint32_t h)
 {
@@ -393,8 +417,7 @@ static PCWT_J2K_HOT PCWT_HD void pcwt_j2k_set_sig(pcwt_j2k_t1_state *s, uint32_t
  * four words are tested at once, as one 64-bit value. */
 static PCWT_J2K_HOT PCWT_HD int pcwt_j2k_sig_candidates(const uint16_t *col)
 {
-    uint64_t w;
-    memcpy(&w, col, sizeof w);
+    const uint64_t w = pcwt_j2k_load4(col);
     const uint64_t lanes = 0x0001000100010001ull;
     const uint64_t nb = ((w & (PCWT_J2K_NB_SIG * lanes)) + 0xFFu * lanes) & (0x100u * lanes); /* bit 8: a neighbour */
     const uint64_t done = ((w >> 12) | (w >> 14)) & lanes;                                    /* bit 0: SIG or PI */
@@ -442,8 +465,7 @@ static inline PCWT_HD void pcwt_j2k_ref_pass(pcwt_j2k_t1_state *sp, uint32_t bp,
     for (uint32_t y0 = 0; y0 < s->h; y0 += 4) {
         for (uint32_t x = 0; x < s->w; ++x) {
             uint16_t *col = pcwt_j2k_sw(s, x, y0);
-            uint64_t w; /* the four state words; rows past the end stay zero */
-            memcpy(&w, col, sizeof w);
+            const uint64_t w = pcwt_j2k_load4(col); /* rows past the end stay zero */
             const uint64_t t = (w >> 12) & ~(w >> 14) & 0x0001000100010001ull; /* SIG, not PI */
             /* bit k: row k is refined (nothing in this pass changes that) */
             uint32_t todo = (uint32_t)((t | t >> 15 | t >> 30 | t >> 45) & 0xFu);
@@ -574,13 +596,9 @@ static inline PCWT_HD void pcwt_j2k_t1_block(const pcwt_j2k_cblk *cb, const pcwt
     s.zc = luts->zc[cb->orientation & 3u];
     s.sc = luts->sc;
     s.cx = cx;
-    for (uint32_t y = 0; y < s.h; ++y)
-        for (uint32_t x = 0; x < s.w; ++x)
-            s.c[(size_t)y * s.stride + x] = 0;
-    for (uint32_t i = 0, n = pcwt_j2k_state_words(s.w, s.h); i < n; ++i)
-        s.f[i] = 0;
-    if (cb->passes == 0)
-        return;
+    /* a magnitude is written when its coefficient becomes significant, read only after */
+    for (uint32_t i = 0, n = pcwt_j2k_state_words(s.w, s.h); i < n; i += 4)
+        pcwt_j2k_store4(s.f + i, 0);
     pcwt_j2k_reset_contexts(s.cx);
     const int planes = (int)cb->mb - (int)cb->zero_msbs;
     int bp = planes;
@@ -613,12 +631,13 @@ static inline PCWT_HD void pcwt_j2k_t1_block(const pcwt_j2k_cblk *cb, const pcwt
             }
         }
     }
-    /* sign * (doubled magnitude / 2), the half below the last decoded plane dropped */
+    /* sign * (doubled magnitude / 2), the half below the last decoded plane dropped; 0 where
+       never significant */
     for (uint32_t y = 0; y < s.h; ++y) {
         for (uint32_t x = 0; x < s.w; ++x) {
-            const int32_t m = (int32_t)(s.c[(size_t)y * s.stride + x] >> 1);
-            coefs[cb->out_offset + (uint64_t)y * s.stride + x] =
-                (*pcwt_j2k_sw(&s, x, y) & PCWT_J2K_F_NEG) ? -m : m;
+            const uint32_t f = *pcwt_j2k_sw(&s, x, y);
+            const int32_t m = (f & PCWT_J2K_F_SIG) ? (int32_t)(s.c[(size_t)y * s.stride + x] >> 1) : 0;
+            coefs[cb->out_offset + (uint64_t)y * s.stride + x] = (f & PCWT_J2K_F_NEG) ? -m : m;
         }
     }
 }
