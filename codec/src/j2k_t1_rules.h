@@ -82,6 +82,7 @@ typedef struct pcwt_j2k_mq {
     const uint8_t *d;
     uint32_t len, bp; /* bp <= len + 1: past the end every byte reads 0xFF */
     uint32_t a, c, ct;
+    uint32_t b;       /* the byte at bp (pcwt_j2k_mq_fill) */
 } pcwt_j2k_mq;
 
 static inline PCWT_HD uint32_t pcwt_j2k_mq_byte(const pcwt_j2k_mq *m, uint32_t i)
@@ -120,6 +121,7 @@ static inline PCWT_HD void pcwt_j2k_mq_init(pcwt_j2k_mq *m, const uint8_t *d, ui
     m->c <<= 7;
     m->ct -= 7;
     m->a = 0x8000u;
+    m->b = pcwt_j2k_mq_byte(m, m->bp);
 }
 
 /* Count of leading zeros of x != 0. */
@@ -133,19 +135,21 @@ static inline PCWT_HD uint32_t pcwt_j2k_clz(uint32_t x)
 static inline PCWT_HD void pcwt_j2k_mq_fill(pcwt_j2k_mq *m)
 {
     while (m->ct <= 8u) {
-        if (pcwt_j2k_mq_byte(m, m->bp) == 0xFFu) {
+        if (m->b == 0xFFu) {
             const uint32_t b1 = pcwt_j2k_mq_byte(m, m->bp + 1);
             if (b1 > 0x8Fu) {
                 m->c += 0xFFu << (8u - m->ct);
                 m->ct += 8;
             } else {
                 m->bp++;
+                m->b = b1;
                 m->c += b1 << (9u - m->ct);
                 m->ct += 7;
             }
         } else {
             m->bp++;
-            m->c += pcwt_j2k_mq_byte(m, m->bp) << (8u - m->ct);
+            m->b = pcwt_j2k_mq_byte(m, m->bp);
+            m->c += m->b << (8u - m->ct);
             m->ct += 8;
         }
     }
@@ -208,6 +212,7 @@ static inline PCWT_HD void pcwt_j2k_raw_init(pcwt_j2k_mq *m, const uint8_t *d, u
     m->c = 0;
     m->ct = 0;
     m->a = 0;
+    m->b = 0;
 }
 
 /* One raw bit (D.6): after 0xFF a byte carries 7 bits; a byte above 0x8F there ends the data. */
