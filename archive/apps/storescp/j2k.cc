@@ -11,7 +11,6 @@
 
 #include <cstdlib>
 #include <cstring>
-#include <future>
 
 using namespace dprc;
 
@@ -19,7 +18,8 @@ using namespace dprc;
 struct DPSCPJ2KDecoding::Request
 {
   J2KWork work;
-  std::promise<void> decoded;
+  /// set under the service's doneMutex_: the decoder thread touches the request no more
+  bool decoded = false;
 };
 
 bool DPSCPJ2KDecoding::start(DPRC_J2KDecoder choice, std::uint64_t maxSamples, std::string& error)
@@ -73,7 +73,11 @@ void DPSCPJ2KDecoding::decodeStage(std::size_t k)
       if (frames >= limits_.j2kBatchFrames || bytes >= limits_.j2kBatchBytes || !queue_.tryPop(r)) break;
     }
     decoders_[k]->decode(batch, *samples_, failBackend_);
-    for (Request *q : requests) q->decoded.set_value();
+    {
+      std::lock_guard<std::mutex> lock(doneMutex_);
+      for (Request *q : requests) q->decoded = true;
+    }
+    done_.notify_all();
   }
 }
 
@@ -81,9 +85,11 @@ bool DPSCPJ2KDecoding::prepareDecoded(Work& work, const DPRCOptions& options, un
 {
   Request request;
   request.work.work = &work;
-  std::future<void> decoded = request.decoded.get_future();
   queue_.push(&request);
-  decoded.wait();
+  {
+    std::unique_lock<std::mutex> lock(doneMutex_);
+    done_.wait(lock, [&request]() { return request.decoded; });
+  }
   // the codec takes the frames decoded ahead, OpenJPEG decodes the others
   J2KAheadCoder coder;
   coder.setFrames(&request.work.frames);

@@ -22,8 +22,10 @@
 #include "j2kdecode.h"
 #include "pipeline.h"
 
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -68,6 +70,8 @@ private:
   std::vector<std::unique_ptr<dprc::J2KBatchDecoder> > decoders_;
   std::shared_ptr<dprc::ArenaPool> samples_;
   dprc::Queue<Request> queue_;
+  std::mutex doneMutex_;
+  std::condition_variable done_;
   std::vector<std::thread> threads_;
 };
 
