@@ -89,6 +89,7 @@ struct Run
   std::shared_ptr<ArenaPool> codestreams;
   std::unique_ptr<VerifyClient> verifyClient;
   std::atomic<unsigned> readersLeft{0}, codersLeft{0}, writersLeft{0};
+  std::mutex verifyFill;
   Queue<J2KWork> toJ2K, toFinish;
   std::shared_ptr<ArenaPool> j2kSamples;
   std::atomic<unsigned> j2kLeft{0}, finishersLeft{0}, j2kBatches{0};
@@ -176,7 +177,7 @@ std::uint64_t plannedBudget(const Run& run)
   const std::size_t perDevice = p.codersPerDevice ? p.codersPerDevice : (gpu ? kDPRCGpuCodersPerDevice : 1u);
   const std::size_t coders = run.batching ? perDevice * run.devices.size() : 0;
   const std::size_t j2k = run.mayDeferJ2K ? std::max(1u, p.j2kDecodersPerDevice) * run.devices.size() : 0;
-  return budgetFor(run, coders, j2k);
+  return p.budgetBytes ? p.budgetBytes : budgetFor(run, coders, j2k);
 }
 
 /// the handles on the devices (the batch coders, verifiers, JPEG 2000 decoders), made while the
@@ -209,7 +210,8 @@ bool makeDeviceHandles(Run& run, std::string& error)
   run.gpuCoders = !run.coders.empty() && run.coders[0]->gpu();
   run.arenas->setPinned(run.gpuCoders);
   if (!makeJ2KHandles(run, error)) return false;
-  run.budgetBytes = budgetFor(run, run.coders.size(), run.j2kGpu ? run.j2kDecoders.size() : 0);
+  run.budgetBytes = p.budgetBytes ? p.budgetBytes
+                                  : budgetFor(run, run.coders.size(), run.j2kGpu ? run.j2kDecoders.size() : 0);
   // output arenas kept: one for each batch the budget admits, one spare (a batch being written
   // holds its arena until its last file is)
   run.arenas->setKeep(static_cast<std::size_t>(run.budgetBytes / std::max<std::uint64_t>(p.batchBytes, 1)) + 1);
@@ -610,19 +612,32 @@ void verifyStage(Run& run, std::size_t v)
   for (;;)
   {
     DPRCStageTimer timer(DPRCSG_verifierWait);
+    // with a minimum batch, one verifier fills its batch at a time while the others' calls run:
+    // a call costs about the decoder's latency whatever its size
+    std::unique_lock<std::mutex> filling(run.verifyFill, std::defer_lock);
+    if (p.verifyMinFrames) filling.lock();
     VerifyRequest *r = NULL;
     if (!run.toVerifier.pop(r)) break;
-    // the copies waiting already (more arrive while this batch is decoded: the writers go on)
+    // the copies waiting already (more arrive while this batch is decoded: the writers go on),
+    // and below the minimum those that come within verifyFillMs
+    const std::chrono::steady_clock::time_point until =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(p.verifyFillMs);
     std::vector<VerifyRequest *> batch(1, r);
     std::size_t frames = r->frames->size();
     std::uint64_t bytes = frames * r->frameBytes;
-    while (frames < maxFrames && bytes < run.verifyBytes &&
-           run.toVerifier.popFor(r, std::chrono::milliseconds(p.verifyWaitMs)))
+    while (frames < maxFrames && bytes < run.verifyBytes)
     {
+      const std::chrono::steady_clock::time_point now = std::chrono::steady_clock::now();
+      const std::chrono::milliseconds wait =
+        frames < p.verifyMinFrames && now < until
+          ? std::chrono::duration_cast<std::chrono::milliseconds>(until - now) + std::chrono::milliseconds(1)
+          : std::chrono::milliseconds(p.verifyWaitMs);
+      if (!run.toVerifier.popFor(r, wait)) break;
       batch.push_back(r);
       frames += r->frames->size();
       bytes += r->frames->size() * r->frameBytes;
     }
+    if (filling.owns_lock()) filling.unlock();
     timer.next(DPRCSG_verifyBatch);
     run.verifiers[v]->verify(batch, local, run.opt.testFault == "backend" || run.opt.testFault == "backend-verify");
     once(run.firstVerdict, "first verdict");

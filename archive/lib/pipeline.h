@@ -138,6 +138,13 @@ struct DPRCPipelineOptions
    *  gpu-*-recompress-*.md)
    */
   unsigned verifyWaitMs = 0;
+  /** a verifier batch below this many frames waits up to verifyFillMs (in all) for more copies,
+   *  and the verifiers fill their batches one at a time (0: each takes the copies waiting)
+   */
+  unsigned verifyMinFrames = 0;
+  unsigned verifyFillMs = 20;
+  /// the memory budget the readers wait for (0: from the batches in flight, budgetFor())
+  std::uint64_t budgetBytes = 0;
   /// the verifier's limit of samples per frame (the PCWT decoder codec's, as registered)
   std::uint64_t maxSamplesPerFrame = std::uint64_t(1) << 30;
   /** the caller's checks (e.g. that the GPUs named are there, their CUDA contexts made), run on

@@ -48,6 +48,13 @@ TEST(RecompressDevices, SeveralVerifiersPerDeviceVerifyEveryFrameOnce)
     p = recompressInto(t.root, t.dir / "b", rb, {"--verify-cpu", "--threads", "2"});
     ASSERT_EQ(p.rc, 0) << p.out;
     EXPECT_TRUE(sameOutputs(snapshot(t.dir / "a"), snapshot(t.dir / "b")));
+    // a minimum verifier batch (filled one verifier at a time, for a measurement): the same
+    const std::string rm = t.dir / "m.json";
+    p = recompressInto(t.root, t.dir / "m", rm, {"--verify-gpu", "--verifiers-per-gpu", "3", "--threads", "2"},
+                       {"PCWT_RECOMPRESS_VERIFY_MIN_FRAMES=1000", "PCWT_RECOMPRESS_VERIFY_FILL_MS=50"});
+    ASSERT_EQ(p.rc, 0) << p.out;
+    EXPECT_EQ(reportSummary(rm, "batch_verified_frames"), 4 * kFramesPerCopy) << p.out;
+    EXPECT_TRUE(sameOutputs(snapshot(t.dir / "a"), snapshot(t.dir / "m")));
 
     const std::string rf = t.dir / "f.json";
     p = recompressInto(t.root, t.dir / "f", rf, {"--verify-gpu", "--verifiers-per-gpu", "2", "--verify-sample", "0"},

@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <thread>
@@ -213,6 +214,15 @@ static std::uint64_t removeStaleTemps(const RecompressOptions& o, const DPRCWalk
   return cleaned;
 }
 
+/// a number from the environment (absent or not a number: fallback)
+static unsigned long envNumber(const char *name, unsigned long fallback)
+{
+  const char *v = std::getenv(name);
+  char *end = NULL;
+  const unsigned long n = v ? std::strtoul(v, &end, 10) : 0;
+  return (v && *v && end && *end == 0) ? n : fallback;
+}
+
 /// the pipeline's settings from the command line
 static DPRCPipelineOptions pipelineOptions(const RecompressOptions& o, std::size_t files)
 {
@@ -235,6 +245,11 @@ static DPRCPipelineOptions pipelineOptions(const RecompressOptions& o, std::size
   popt.j2kBatchBytes = static_cast<std::uint64_t>(o.j2kBatchMB) << 20;
   popt.j2kDecodersPerDevice = static_cast<unsigned>(o.j2kDecodersPerGpu);
   popt.maxSamplesPerFrame = kMaxSamplesPerFrame;
+  // for measurements (bench/recompress/probe-stages.sh), not options: the verifiers' minimum
+  // batch and its wait, the memory budget
+  popt.verifyMinFrames = static_cast<unsigned>(envNumber("PCWT_RECOMPRESS_VERIFY_MIN_FRAMES", popt.verifyMinFrames));
+  popt.verifyFillMs = static_cast<unsigned>(envNumber("PCWT_RECOMPRESS_VERIFY_FILL_MS", popt.verifyFillMs));
+  popt.budgetBytes = static_cast<std::uint64_t>(envNumber("PCWT_RECOMPRESS_BUDGET_MB", 0)) << 20;
   // the batch coders code what the plugin's encoder would: its settings as RecompressRegisterCodecs
   // registers them (NULL when out of memory: the pipeline refuses to start)
   const DPCWTCodecParameter cp(EPCUC_default, OFFalse, o.file.acceptLossy ? OFTrue : OFFalse, PCWT_DEFAULT_LEVELS,
