@@ -3,9 +3,9 @@
 // thread's context states in shared memory, each code-block's state words in its own slot of the
 // chunk's state buffer. The host has checked every code-block (pcwt_j2k_t1_check) first.
 //
-// The passes run as symbol loops (j2k_t1_loops.h). For one measurement side by side:
-// PCWT_J2K_T1_LOOPS=0 runs the straight passes of j2k_t1_rules.h, PCWT_J2K_T1_OLD=1 the previous
-// decoder (j2k_t1_rules_old.h).
+// The passes run as one symbol loop (pcwt_j2k_t1_merged, j2k_t1_loops.h). For one measurement
+// side by side: PCWT_J2K_T1_LOOPS=1 runs a loop per pass, PCWT_J2K_T1_LOOPS=0 the straight passes
+// of j2k_t1_rules.h, PCWT_J2K_T1_OLD=1 the previous decoder (j2k_t1_rules_old.h).
 #include "gpu_check.h"
 #include "j2k_gpu.h"
 
@@ -74,7 +74,9 @@ void j2k_gpu_t1(const J2kGpuChunk &c, cudaStream_t s)
         t1_kernel_old<<<grid, kThreads, 0, s>>>(c);
     else if (loops && *loops == '0')
         t1_kernel<0><<<grid, kThreads, 0, s>>>(c);
-    else
+    else if (loops && *loops == '1')
         t1_kernel<1><<<grid, kThreads, 0, s>>>(c);
+    else
+        t1_kernel<2><<<grid, kThreads, 0, s>>>(c);
     CUDA_CHECK_LAUNCH();
 }

@@ -53,6 +53,6 @@ pcwt_status pcwt_j2k_t1_decode(const pcwt_j2k_batch *b, size_t index, int32_t *c
     }
     uint8_t cx[PCWT_J2K_CONTEXTS];
     /* the state words (at most 4 * 1024 + 3 * 1024 of them) at the start of the scratch */
-    pcwt_j2k_t1_block(cb, b->segs, b->data, coefs, (uint16_t *)scratch, &luts, cx, 1);
+    pcwt_j2k_t1_block(cb, b->segs, b->data, coefs, (uint16_t *)scratch, &luts, cx, 2);
     return PCWT_OK;
 }

@@ -231,4 +231,119 @@ static inline PCWT_HD void pcwt_j2k_cleanup_loop(pcwt_j2k_t1_state *sp, uint32_t
     *sp = st;
 }
 
+/* Every pass of a code-block in one symbol loop: a turn finds the next symbol of the pass under
+ * way (moving on to the next pass, and segment, when it has none), decodes it at the block's one
+ * MQ call, applies it. On the GPU a warp's code-blocks then meet at that decode even when one of
+ * them has finished a pass that another is still in. The passes, segments and symbols are
+ * pcwt_j2k_t1_block's. */
+static inline PCWT_HD void pcwt_j2k_t1_merged(pcwt_j2k_t1_state *sp, const pcwt_j2k_cblk *cb,
+                                              const pcwt_j2k_seg *segs, const uint8_t *data)
+{
+    pcwt_j2k_t1_state st = *sp;
+    pcwt_j2k_t1_state *s = &st;
+    const int planes = (int)cb->mb - (int)cb->zero_msbs;
+    const int bypass = (cb->style & PCWT_J2K_STYLE_BYPASS) != 0, reset = (cb->style & PCWT_J2K_STYLE_RESET) != 0;
+    const int segsym = (cb->style & PCWT_J2K_STYLE_SEGSYM) != 0;
+    int bp = planes, raw = 0;
+    uint32_t type = 2, g = 0, left = 0, open = 1; /* cleanup first; passes left in the segment */
+    uint32_t x = 0, y0 = 0, k = 0, n = 0, sc = 0, what = PCWT_J2K_CU_ZC, pending = 0;
+    for (;;) {
+        if (open) { /* a pass starts, in the next segment when this one has no pass left */
+            if (!left) {
+                while (g < cb->seg_count && segs[cb->seg_first + g].passes == 0)
+                    ++g;
+                if (g == cb->seg_count)
+                    break;
+                const pcwt_j2k_seg *seg = &segs[cb->seg_first + g++];
+                left = seg->passes;
+                raw = bypass && bp <= planes - 4 && type < 2;
+                if (raw)
+                    pcwt_j2k_raw_init(&s->mq, data + seg->offset, seg->length);
+                else
+                    pcwt_j2k_mq_init(&s->mq, data + seg->offset, seg->length);
+            }
+            if (bp < 1)
+                break;
+            x = y0 = k = 0;
+            pending = 0;
+            open = 0;
+        }
+        const int found = pending || (type == 0   ? pcwt_j2k_sig_next(s, &x, &y0, &k)
+                                      : type == 1 ? pcwt_j2k_ref_next(s, &x, &y0, &k)
+                                                  : pcwt_j2k_cleanup_next(s, &x, &y0, &k, &what));
+        if (!found) { /* the pass is over */
+            if (type == 2 && segsym)
+                for (int i = 0; i < 4; ++i)
+                    (void)pcwt_j2k_mq_decode(&s->mq, &s->cx[PCWT_J2K_CX_UNI], s->mqt);
+            if (reset && !raw)
+                pcwt_j2k_reset_contexts(s->cx);
+            if (++type == 3) {
+                type = 0;
+                --bp;
+            }
+            --left;
+            open = 1;
+            continue;
+        }
+        uint16_t *f = pcwt_j2k_sw(s, x, y0) + k;
+        uint32_t cx;
+        if (type == 1) {
+            n = *f;
+            cx = PCWT_J2K_CX_MR + ((n & PCWT_J2K_F_MU) ? 2u : (n & PCWT_J2K_NB_SIG) ? 1u : 0u);
+        } else if (type == 0 ? pending : what == PCWT_J2K_CU_SC) {
+            sc = raw ? 0u : s->sc[pcwt_j2k_sc_index(n)];
+            cx = sc & 31u;
+        } else if (type == 0 || what == PCWT_J2K_CU_ZC) {
+            n = *f;
+            cx = s->zc[n & PCWT_J2K_NB_SIG];
+        } else {
+            cx = what == PCWT_J2K_CU_RL ? (uint32_t)PCWT_J2K_CX_RL : (uint32_t)PCWT_J2K_CX_UNI;
+        }
+        const uint32_t bit = raw ? pcwt_j2k_raw_bit(&s->mq) : pcwt_j2k_mq_decode(&s->mq, &s->cx[cx], s->mqt);
+        if (type == 1) {
+            const uint32_t half = (1u << bp) >> 1;
+            uint32_t *c = s->c + (size_t)(y0 + k) * s->stride + x;
+            *c = bit ? *c + half : *c - half;
+            *f = (uint16_t)(n | PCWT_J2K_F_MU);
+            ++k;
+        } else if (type == 0 ? pending : what == PCWT_J2K_CU_SC) { /* a sign: significant */
+            s->c[(size_t)(y0 + k) * s->stride + x] = 3u << (bp - 1);
+            pcwt_j2k_push(s, x, y0 + k, bit ^ (sc >> 5), type == 0 ? PCWT_J2K_F_PI : 0u);
+            pending = 0;
+            ++k;
+        } else if (type == 0) {
+            if (bit)
+                pending = 1;
+            else
+                *f = (uint16_t)(n | PCWT_J2K_F_PI), ++k;
+        } else {
+            pending = 1;
+            switch (what) {
+            case PCWT_J2K_CU_ZC:
+                if (bit)
+                    what = PCWT_J2K_CU_SC;
+                else
+                    pending = 0, ++k;
+                break;
+            case PCWT_J2K_CU_RL:
+                if (bit)
+                    what = PCWT_J2K_CU_UNI0;
+                else
+                    pending = 0, k = 4;
+                break;
+            case PCWT_J2K_CU_UNI0:
+                k = bit << 1;
+                what = PCWT_J2K_CU_UNI1;
+                break;
+            default:
+                k |= bit;
+                n = pcwt_j2k_sw(s, x, y0)[k];
+                what = PCWT_J2K_CU_SC;
+                break;
+            }
+        }
+    }
+    *sp = st;
+}
+
 #endif /* PCWT_J2K_T1_LOOPS_H */

@@ -585,7 +585,8 @@ static inline PCWT_HD int pcwt_j2k_t1_check(const pcwt_j2k_cblk *cb, const pcwt_
 /* Decodes a checked code-block into its rectangle at coefs + out_offset. state:
  * pcwt_j2k_state_words(width, height) words (any content). luts: its mq and sc tables and the zc
  * table of the code-block's orientation (shared memory on the GPU). cx: PCWT_J2K_CONTEXTS bytes
- * (any content). loops: the passes of j2k_t1_loops.h, else the straight ones (the same result). */
+ * (any content). loops: 1, the passes of j2k_t1_loops.h; 2, its one loop over all passes
+ * (pcwt_j2k_t1_merged); 0, the straight passes (the same result). */
 static inline PCWT_HD void pcwt_j2k_t1_block(const pcwt_j2k_cblk *cb, const pcwt_j2k_seg *segs,
                                              const uint8_t *data, int32_t *coefs, uint16_t *state,
                                              const pcwt_j2k_t1_luts *luts, uint8_t *cx, int loops)
@@ -605,10 +606,13 @@ static inline PCWT_HD void pcwt_j2k_t1_block(const pcwt_j2k_cblk *cb, const pcwt
     for (uint32_t i = 0, n = pcwt_j2k_state_words(s.w, s.h); i < n; i += 4)
         pcwt_j2k_store4(s.f + i, 0);
     pcwt_j2k_reset_contexts(s.cx);
+    pcwt_j2k_raw_init(&s.mq, data, 0); /* each segment starts its own */
     const int planes = (int)cb->mb - (int)cb->zero_msbs;
     int bp = planes;
     uint32_t type = 2; /* cleanup first */
-    for (uint32_t g = 0; g < cb->seg_count; ++g) {
+    if (loops == 2)
+        pcwt_j2k_t1_merged(&s, cb, segs, data);
+    for (uint32_t g = 0; loops != 2 && g < cb->seg_count; ++g) {
         const pcwt_j2k_seg *seg = &segs[cb->seg_first + g];
         const int raw = (cb->style & PCWT_J2K_STYLE_BYPASS) && bp <= planes - 4 && type < 2;
         if (raw)

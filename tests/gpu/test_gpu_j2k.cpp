@@ -316,8 +316,8 @@ TEST_F(GpuJ2k, PinnedDestinations)
         pcwt_host_free(p);
 }
 
-// Tier-1's straight passes (cuda/j2k_t1_gpu.cu, PCWT_J2K_T1_LOOPS=0) and its previous decoder
-// (PCWT_J2K_T1_OLD=1) decode alike.
+// Tier-1's loop per pass (cuda/j2k_t1_gpu.cu, PCWT_J2K_T1_LOOPS=1), straight passes (=0) and
+// previous decoder (PCWT_J2K_T1_OLD=1) decode alike.
 TEST_F(GpuJ2k, OldTier1EqualsCpuAndOpenJpeg)
 {
     if (synthetic().empty())
@@ -325,6 +325,8 @@ TEST_F(GpuJ2k, OldTier1EqualsCpuAndOpenJpeg)
     std::vector<const Made *> all;
     for (const Made &m : synthetic())
         all.push_back(&m);
+    setenv("PCWT_J2K_T1_LOOPS", "1", 1);
+    check_batch(ctx->g, all);
     setenv("PCWT_J2K_T1_LOOPS", "0", 1);
     check_batch(ctx->g, all);
     unsetenv("PCWT_J2K_T1_LOOPS");
