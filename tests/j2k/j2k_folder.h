@@ -24,6 +24,7 @@ struct Folder {
     std::string corrupt;          // the file with the truncated codestream
     uint64_t partOneFrames = 0;   // lossless Part 1 frames of the files made here
     uint64_t htFrames = 0;        // HTJ2K frames
+    uint64_t made = 0;            // files made here (each its own SOP Instance UID), the truncated one too
 };
 
 inline std::string makeFolder(const std::string &dir, bool withCorpus, Folder &f)
@@ -63,6 +64,10 @@ inline std::string makeFolder(const std::string &dir, bool withCorpus, Folder &f
         e.table = Spec::None;
         specs.push_back({e, EXS_JPEG2000LosslessOnly});
     }
+    // each its own SOP Instance UID (pcwt-storescp files instances by it)
+    const std::string uidRoot = "1.2.826.0.1.3680043.10.1078.3.";
+    for (size_t k = 0; k < specs.size(); ++k)
+        specs[k].spec.instance = uidRoot + std::to_string(k + 1);
     for (const Made &m : specs) {
         const std::string err = makeFile(m.spec, m.xfer, dir, f.in + "/" + m.spec.name + ".dcm", want);
         if (!err.empty())
@@ -70,13 +75,15 @@ inline std::string makeFolder(const std::string &dir, bool withCorpus, Folder &f
         f.partOneFrames += m.spec.frames;
     }
     // HTJ2K: OpenJPEG decodes it, as without the GPU
-    const Spec ht = plainSpec("h_htj2k", true);
+    Spec ht = plainSpec("h_htj2k", true);
+    ht.instance = uidRoot + "100";
     std::string err = makeFile(ht, DPCWT_HTJ2K_LOSSLESS_XFER, dir, f.in + "/h_htj2k.dcm", want);
     if (!err.empty())
         return "h_htj2k: " + err;
     f.htFrames = ht.frames;
     // a codestream cut short, its headers intact
     Spec t = plainSpec("t_truncated");
+    t.instance = uidRoot + "101";
     t.frames = 1;
     t.table = Spec::None;
     std::vector<uint8_t> cs;
@@ -88,6 +95,7 @@ inline std::string makeFolder(const std::string &dir, bool withCorpus, Folder &f
     err = writeDicom(t, {cs}, EXS_JPEG2000LosslessOnly, f.corrupt);
     if (!err.empty())
         return err;
+    f.made = specs.size() + 2;
     if (withCorpus)
         for (const CorpusFile &cf : j2kCorpus())
             copyCorpusFile(cf.path, f.in + "/corpus_" + cf.name + ".dcm");

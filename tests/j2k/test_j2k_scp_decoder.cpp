@@ -73,14 +73,14 @@ void frameCounts(const std::string &log, long long &gpu, long long &openjpeg)
     }
 }
 
-// the batch path (on the device, or the CPU standing in; faulty: every call failing) against
-// --j2k-decoder cpu
+// the batch path (on the device, or the CPU standing in; faulty: every call failing, the folder
+// without the corpus's files) against --j2k-decoder cpu
 void batchEqualsCpuPath(const std::vector<std::string> &env, bool faulty)
 {
     REQUIRE_J2K_TOOLS();
     TempDir dir;
     Folder f;
-    ASSERT_EQ(makeFolder(dir.path(), true, f), "");
+    ASSERT_EQ(makeFolder(dir.path(), !faulty, f), "");
     const Received gpu = receive(f, {"--j2k-decoder", "gpu"}, env);
     if (env.empty() && !gpu.started && gpu.log.find("JPEG 2000 decoding on the GPU") != std::string::npos)
         GTEST_SKIP() << "no GPU: " << gpu.log;
@@ -88,7 +88,7 @@ void batchEqualsCpuPath(const std::vector<std::string> &env, bool faulty)
     const Received cpu = receive(f, {"--j2k-decoder", "cpu"}, {});
     ASSERT_TRUE(cpu.started) << cpu.log;
     // every instance but the truncated one archived, the same bytes
-    EXPECT_GT(cpu.archived.size(), 1u) << cpu.log;
+    EXPECT_GE(cpu.archived.size(), f.made - 1) << cpu.log;
     EXPECT_EQ(cpu.archived.size(), gpu.archived.size()) << gpu.log;
     for (const auto &a : cpu.archived) {
         SCOPED_TRACE(a.first);
