@@ -29,7 +29,7 @@ constexpr uint32_t kThreads = 64;
 constexpr uint32_t kCxStride = 20;
 static_assert(kCxStride >= PCWT_J2K_CONTEXTS && kCxStride % 8 == 4, "contexts per thread");
 
-template <int Loops> __global__ void __launch_bounds__(kThreads, 16) t1_kernel(J2kGpuChunk c)
+template <int Shape> __global__ void __launch_bounds__(kThreads, 16) t1_kernel(J2kGpuChunk c)
 {
     __shared__ pcwt_j2k_t1_luts luts;
     __shared__ uint8_t cx[kThreads * kCxStride];
@@ -46,7 +46,7 @@ template <int Loops> __global__ void __launch_bounds__(kThreads, 16) t1_kernel(J
         return;
     const pcwt_j2k_cblk cb = c.cblks[i];
     pcwt_j2k_t1_block(&cb, c.segs, c.data, c.coefs, c.state + c.state_off[i], &luts, cx + threadIdx.x * kCxStride,
-                      Loops);
+                      Shape);
 }
 
 __global__ void t1_kernel_old(J2kGpuChunk c)
@@ -73,10 +73,10 @@ void j2k_gpu_t1(const J2kGpuChunk &c, cudaStream_t s)
     if (old && *old == '1')
         t1_kernel_old<<<grid, kThreads, 0, s>>>(c);
     else if (loops && *loops == '0')
-        t1_kernel<0><<<grid, kThreads, 0, s>>>(c);
+        t1_kernel<PCWT_J2K_T1_STRAIGHT><<<grid, kThreads, 0, s>>>(c);
     else if (loops && *loops == '1')
-        t1_kernel<1><<<grid, kThreads, 0, s>>>(c);
+        t1_kernel<PCWT_J2K_T1_PASS_LOOPS><<<grid, kThreads, 0, s>>>(c);
     else
-        t1_kernel<2><<<grid, kThreads, 0, s>>>(c);
+        t1_kernel<PCWT_J2K_T1_ONE_LOOP><<<grid, kThreads, 0, s>>>(c);
     CUDA_CHECK_LAUNCH();
 }

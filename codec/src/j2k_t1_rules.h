@@ -24,6 +24,7 @@
 
 #include "hostdev.h"
 #include "j2k_batch.h"
+#include "j2k_t1.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -585,11 +586,11 @@ static inline PCWT_HD int pcwt_j2k_t1_check(const pcwt_j2k_cblk *cb, const pcwt_
 /* Decodes a checked code-block into its rectangle at coefs + out_offset. state:
  * pcwt_j2k_state_words(width, height) words (any content). luts: its mq and sc tables and the zc
  * table of the code-block's orientation (shared memory on the GPU). cx: PCWT_J2K_CONTEXTS bytes
- * (any content). loops: 1, the passes of j2k_t1_loops.h; 2, its one loop over all passes
- * (pcwt_j2k_t1_merged); 0, the straight passes (the same result). */
+ * (any content). shape: PCWT_J2K_T1_STRAIGHT, the passes above; PCWT_J2K_T1_PASS_LOOPS, those of
+ * j2k_t1_loops.h; PCWT_J2K_T1_ONE_LOOP, its one loop over all passes (the same result). */
 static inline PCWT_HD void pcwt_j2k_t1_block(const pcwt_j2k_cblk *cb, const pcwt_j2k_seg *segs,
                                              const uint8_t *data, int32_t *coefs, uint16_t *state,
-                                             const pcwt_j2k_t1_luts *luts, uint8_t *cx, int loops)
+                                             const pcwt_j2k_t1_luts *luts, uint8_t *cx, int shape)
 {
     pcwt_j2k_t1_state s;
     s.c = (uint32_t *)(coefs + cb->out_offset);
@@ -610,9 +611,10 @@ static inline PCWT_HD void pcwt_j2k_t1_block(const pcwt_j2k_cblk *cb, const pcwt
     const int planes = (int)cb->mb - (int)cb->zero_msbs;
     int bp = planes;
     uint32_t type = 2; /* cleanup first */
-    if (loops == 2)
+    const int loops = shape == PCWT_J2K_T1_PASS_LOOPS;
+    if (shape == PCWT_J2K_T1_ONE_LOOP)
         pcwt_j2k_t1_merged(&s, cb, segs, data);
-    for (uint32_t g = 0; loops != 2 && g < cb->seg_count; ++g) {
+    for (uint32_t g = 0; shape != PCWT_J2K_T1_ONE_LOOP && g < cb->seg_count; ++g) {
         const pcwt_j2k_seg *seg = &segs[cb->seg_first + g];
         const int raw = (cb->style & PCWT_J2K_STYLE_BYPASS) && bp <= planes - 4 && type < 2;
         if (raw)
