@@ -30,6 +30,11 @@ if [[ $what == sanitize || $what == all ]]; then
   "$cs" --tool memcheck --error-exitcode 3 build-gpu/tests/test_gpu_entropy \
       >"$out/memcheck-entropy.log" 2>&1; echo "memcheck (entropy) exit $?" | tee -a "$out/memcheck-entropy.log"
   tail -5 "$out/memcheck-entropy.log"
+  # corrupted JPEG 2000 codestreams through the GPU decoder (tier-1, inverse DWT, output)
+  "$cs" --tool memcheck --error-exitcode 3 build-gpu/tests/test_gpu_j2k \
+      --gtest_filter='GpuJ2k.DamagedDataDecodesAsOnCpu:GpuJ2k.DamagedFieldsAreRefused:GpuJ2k.CorpusCodestreams' \
+      >"$out/memcheck-j2k.log" 2>&1; echo "memcheck (j2k) exit $?" | tee -a "$out/memcheck-j2k.log"
+  tail -5 "$out/memcheck-j2k.log"
   "$cs" --tool racecheck --error-exitcode 3 build-gpu/tests/test_gpu \
       --gtest_filter='*Gpu.ColourAndParameters/*' >"$out/racecheck.log" 2>&1
   echo "racecheck exit $?" | tee -a "$out/racecheck.log"; tail -5 "$out/racecheck.log"
