@@ -437,14 +437,22 @@ enum DPRC_Stage
   DPRCSG_dirFlush,     // writer: the folder flushed
   DPRCSG_verifierWait, // verifier: waiting for copies to decode
   DPRCSG_verifyBatch,  // verifier: pcwt_verify_batch of the copies of several writers
+  DPRCSG_j2kWait,      // JPEG 2000 batch decoder: waiting for files (and filling a batch)
+  DPRCSG_j2kDecode,    // JPEG 2000 batch decoder: the codestreams found, parsed, decoded (pcwt_decode_batch)
+  DPRCSG_finishWait,   // finisher: waiting for a decoded batch's files
+  DPRCSG_finishDecode, // finisher: the data set decoded with the frames decoded ahead (OpenJPEG the others)
+  DPRCSG_finishSamples,// finisher: the original samples taken and checked
   DPRCSG_count
 };
 
 /// the short name of a stage ("load", "verify-decode", ...)
 const char *DPRCStageName(DPRC_Stage stage);
 
-/// add time to a stage (thread-safe)
+/// add time to a stage (thread-safe); on a finisher's thread a reader's decoding is the finisher's
 void DPRCStageAdd(DPRC_Stage stage, std::chrono::steady_clock::duration d);
+
+/// this thread is a JPEG 2000 finisher (DPRCPrepareDecoded's stages are counted as its own)
+void DPRCStageOnFinisher(bool on);
 
 /// the seconds of every stage so far (index: DPRC_Stage), summed over threads
 std::vector<double> DPRCStageSeconds();

@@ -293,6 +293,8 @@ bool startDevices(Run& run, std::string& error)
   run.finishersLeft = static_cast<unsigned>(run.finishCoders.size());
   run.codersLeft = static_cast<unsigned>(run.coders.size());
   run.writersLeft = run.writers;
+  run.stats.j2kThreads = run.j2kLeft;
+  run.stats.finishers = static_cast<unsigned>(run.finishCoders.size());
   for (std::pair<std::size_t, DPRCResult>& h : run.gate.openGate()) run.done(h.first, h.second);
   return true;
 }
@@ -367,6 +369,7 @@ void j2kStage(Run& run, std::size_t k)
   const DPRCPipelineOptions& p = run.p;
   for (;;)
   {
+    DPRCStageTimer timer(DPRCSG_j2kWait);
     std::vector<J2KWork *> batch;
     J2KWork *j = NULL;
     if (!run.toJ2K.pop(j)) break;
@@ -382,6 +385,7 @@ void j2kStage(Run& run, std::size_t k)
       if (frames >= p.j2kBatchFrames || bytes >= limit) break;
       if (!run.toJ2K.popFor(j, std::chrono::milliseconds(p.batchWaitMs))) break;
     }
+    timer.next(DPRCSG_j2kDecode);
     if (!run.firstJ2K.load(std::memory_order_relaxed)) DPRCTimelineMark("first JPEG 2000 batch in");
     run.j2kDecoders[k]->decode(batch, *run.j2kSamples,
                                run.opt.testFault == "backend" || run.opt.testFault == "backend-j2k");
@@ -417,9 +421,14 @@ void finishStage(Run& run, unsigned f)
 {
   J2KAheadCoder& coder = *run.finishCoders[f];
   DPCWTSetThreadCoder(&coder);
+  DPRCStageOnFinisher(true);
   J2KWork *x = NULL;
-  while (run.toFinish.pop(x))
+  for (;;)
   {
+    {
+      DPRCStageTimer wait(DPRCSG_finishWait);
+      if (!run.toFinish.pop(x)) break;
+    }
     std::unique_ptr<J2KWork> j(x);
     std::unique_ptr<Work> w(j->work);
     coder.setFrames(&j->frames);
@@ -441,6 +450,7 @@ void finishStage(Run& run, unsigned f)
     else run.toWriter.push(w.release());
   }
   DPCWTSetThreadCoder(NULL);
+  DPRCStageOnFinisher(false);
   if (--run.finishersLeft == 0)
   {
     if (run.batching) run.toCoder.close();

@@ -188,6 +188,9 @@ struct DPRCPipelineStats
   std::uint64_t j2kCpuLibraryFrames = 0;
   std::uint64_t j2kCalls = 0;
   bool j2kGpu = false;
+  /// JPEG 2000 batch decoder threads (and the one handing files on without them) and finishers
+  unsigned j2kThreads = 0;
+  unsigned finishers = 0;
 };
 
 /** whether JPEG 2000 input is decoded on the GPU: the choice, and whether the batch coders code

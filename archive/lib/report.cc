@@ -224,7 +224,7 @@ std::string DPRCSummaryText(const DPRCSummary& s, bool dryRun)
 }
 
 std::string DPRCStageText(const DPRCSummary& s, unsigned readers, unsigned coders, unsigned writers,
-                          unsigned verifiers)
+                          unsigned verifiers, unsigned j2kDecoders, unsigned finishers)
 {
   std::ostringstream o;
   if (s.stageSeconds.size() != DPRCSG_count) return o.str();
@@ -232,7 +232,9 @@ std::string DPRCStageText(const DPRCSummary& s, unsigned readers, unsigned coder
   const Group groups[] = {{"readers", readers, DPRCSG_check, DPRCSG_readerWait},
                           {"batch coders", coders, DPRCSG_coderWait, DPRCSG_code},
                           {"writers", writers, DPRCSG_writerWait, DPRCSG_dirFlush},
-                          {"verifiers", verifiers, DPRCSG_verifierWait, DPRCSG_verifyBatch}};
+                          {"verifiers", verifiers, DPRCSG_verifierWait, DPRCSG_verifyBatch},
+                          {"JPEG 2000 decoders", j2kDecoders, DPRCSG_j2kWait, DPRCSG_j2kDecode},
+                          {"finishers", finishers, DPRCSG_finishWait, DPRCSG_finishSamples}};
   o << "stage times (thread-seconds; % of the threads' time over " << std::fixed << std::setprecision(2)
     << s.seconds << " s):";
   for (const Group& g : groups)

@@ -110,10 +110,11 @@ std::string DPRCVerificationText(const DPRCSummary& s);
 std::string DPRCSummaryText(const DPRCSummary& s, bool dryRun);
 
 /** the time of each stage (--stats): thread-seconds and their share of the threads of its kind
- *  (readers, batch coders, writers, verifiers) over the run's seconds, several lines
+ *  (readers, batch coders, writers, verifiers, JPEG 2000 batch decoders, finishers) over the
+ *  run's seconds, several lines (a kind without threads: none)
  */
 std::string DPRCStageText(const DPRCSummary& s, unsigned readers, unsigned coders, unsigned writers,
-                          unsigned verifiers = 0);
+                          unsigned verifiers = 0, unsigned j2kDecoders = 0, unsigned finishers = 0);
 
 /** write the report: CSV when path ends in .csv, JSON otherwise (written to a temporary file
  *  and renamed)

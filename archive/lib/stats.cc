@@ -61,12 +61,21 @@ const char *DPRCStageName(DPRC_Stage stage)
   static const char *const names[DPRCSG_count] = {
     "check", "load", "decode-input", "samples", "reader-wait", "coder-wait", "code", "writer-wait",
     "encode", "save", "flush", "verify-load", "verify-decode", "verify-compare", "rename", "dir-flush",
-    "verifier-wait", "verify-batch"};
+    "verifier-wait", "verify-batch", "j2k-wait", "j2k-decode", "finish-wait", "finish-decode", "finish-samples"};
   return stage >= 0 && stage < DPRCSG_count ? names[stage] : "?";
+}
+
+static thread_local bool t_finisher = false;
+
+void DPRCStageOnFinisher(bool on)
+{
+  t_finisher = on;
 }
 
 void DPRCStageAdd(DPRC_Stage stage, std::chrono::steady_clock::duration d)
 {
+  if (t_finisher && stage == DPRCSG_decodeInput) stage = DPRCSG_finishDecode;
+  if (t_finisher && stage == DPRCSG_samples) stage = DPRCSG_finishSamples;
   if (stage >= 0 && stage < DPRCSG_count)
     g_stageNs[stage].fetch_add(std::chrono::duration_cast<std::chrono::nanoseconds>(d).count(),
                                std::memory_order_relaxed);

@@ -215,3 +215,33 @@ TEST(RecompressDevices, SlowStartReportsEveryFileOnceAndAFailedStartNone)
         EXPECT_TRUE(tempFilesBelow(t.root).empty());
     }
 }
+
+// --stats with JPEG 2000 input decoded in batches (the CPU standing in for the GPU): the batch
+// decoders and the finishers have lines of their own, and the readers, which only read those
+// files, decode none of them
+TEST(RecompressDevices, JpegTwoThousandBatchStagesAreTheirOwn)
+{
+    const std::string j2k = std::string(PCWT_SHARED_DIR) + "/testdata-jpeg2000";
+    if (!exists(j2k + "/explicit_VR-UN.dcm"))
+        GTEST_SKIP() << j2k << "/explicit_VR-UN.dcm is absent: the JPEG 2000 batch stages are not tested";
+    TempDir d;
+    copyFile(j2k + "/explicit_VR-UN.dcm", d / "in/a.dcm"); // lossless, one frame
+    copyFile(j2k + "/explicit_VR-UN.dcm", d / "in/b.dcm");
+    const std::string report = d / "r.json";
+    const Proc p = recompressInto(d / "in", d / "out", report, {"--threads", "2", "--j2k-decoder", "gpu"},
+                                  {"PCWT_RECOMPRESS_J2K_STANDIN=cpu"});
+    ASSERT_EQ(p.rc, 0) << p.out;
+    EXPECT_EQ(reportSummary(report, "recompressed"), 2) << p.out;
+    EXPECT_EQ(reportSummary(report, "j2k_gpu_frames"), 2) << p.out;
+    EXPECT_NE(p.out.find("JPEG 2000 decoders (2): j2k-wait "), std::string::npos) << p.out;
+    EXPECT_NE(p.out.find("finishers (2): finish-wait "), std::string::npos) << p.out;
+    EXPECT_NE(p.out.find(" decode-input 0.00 (0%)"), std::string::npos) << p.out;
+    const auto bytes = readBytes(report);
+    const std::string text(bytes.begin(), bytes.end());
+    for (const char *stage : {"j2k-decode", "finish-decode"}) {
+        const std::string key = std::string("\"") + stage + "\": ";
+        const size_t k = text.find(key, text.find("\"stage_seconds\": {"));
+        ASSERT_NE(k, std::string::npos) << stage << ": " << text;
+        EXPECT_GT(std::strtod(text.c_str() + k + key.size(), nullptr), 0.0) << stage;
+    }
+}

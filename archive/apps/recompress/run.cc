@@ -332,7 +332,8 @@ static void report(const RecompressOptions& o, DPRCSummary& sum, const DPRCPipel
   if (sum.byStatus[DPRCST_failed] || sum.byStatus[DPRCST_skippedChanged]) status = EXITCODE_FILES_FAILED;
   COUT << DPRCSummaryText(sum, o.file.dryRun) << OFendl;
   if (o.stats)
-    COUT << DPRCStageText(sum, popt.readers, pstats.coders, o.file.dryRun ? 0u : popt.writers, pstats.verifiers)
+    COUT << DPRCStageText(sum, popt.readers, pstats.coders, o.file.dryRun ? 0u : popt.writers, pstats.verifiers,
+                          pstats.j2kThreads, pstats.finishers)
          << OFendl;
   if (o.reportGiven)
   {
