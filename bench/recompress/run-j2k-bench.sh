@@ -319,5 +319,14 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')
   fi
   echo
   echo "Every run: j2k_decode_loop ${loop_times[*]} s; opj_decompress ${opj_times[*]} s; pcwt-recompress (cpu) ${pcwt_times[*]} s${gpu_decode:+; pcwt-recompress (gpu) ${gpu_times[*]} s}."
+  # with --pcwt-args --stats: where the last run of each path spent its time
+  for dec in cpu ${gpu_decode:+gpu}; do
+    if grep -q '^stage times' "$work/recompress-$dec.log"; then
+      echo
+      echo "pcwt-recompress --j2k-decoder $dec, last run, --stats:"
+      echo
+      grep -E '^stage times|^  [a-zA-Z0-9 ]+ \([0-9]+\):|^timeline' "$work/recompress-$dec.log" | sed 's/^/    /'
+    fi
+  done
 } | tee "$file"
 log "written $file"
