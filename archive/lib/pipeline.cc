@@ -293,8 +293,10 @@ bool startDevices(Run& run, std::string& error)
   run.finishersLeft = static_cast<unsigned>(run.finishCoders.size());
   run.codersLeft = static_cast<unsigned>(run.coders.size());
   run.writersLeft = run.writers;
-  run.stats.j2kThreads = run.j2kLeft;
-  run.stats.finishers = static_cast<unsigned>(run.finishCoders.size());
+  // (--stats: the files read before the start and handed on without the GPU's decoding, if any,
+  // are not a stage of their own)
+  run.stats.j2kThreads = run.j2kGpu ? static_cast<unsigned>(run.j2kDecoders.size()) : 0u;
+  run.stats.finishers = run.j2kGpu ? static_cast<unsigned>(run.finishCoders.size()) : 0u;
   for (std::pair<std::size_t, DPRCResult>& h : run.gate.openGate()) run.done(h.first, h.second);
   return true;
 }
