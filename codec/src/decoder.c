@@ -445,147 +445,6 @@ static pcwt_status decode_batch_gpu(pcwt_decoder *dec, pcwt_decode_job *jobs, si
 }
 #endif
 
-/* JPEG 2000 codestreams (a third codec) are decoded by j2k_decoder.c: every job is one.
- * verify: jobs are pcwt_verify_job. */
-static pcwt_status j2k_jobs(pcwt_decoder *dec, void *jobs, size_t count, int verify)
-{
-    pcwt_j2k_route r = {dec->max_samples,
-                        dec->memory_limit ? dec->memory_limit : pcwt_default_memory_limit(), NULL,
-                        dec->err, sizeof dec->err};
-#ifdef PCWT_HAVE_CUDA
-    if (dec->backend == PCWT_BACKEND_GPU && ensure_gpu(dec) == PCWT_OK)
-        r.gpu = dec->gpu;
-#endif
-    return verify ? pcwt_j2k_verify_jobs(&r, (pcwt_verify_job *)jobs, count)
-                  : pcwt_j2k_decode_jobs(&r, (pcwt_decode_job *)jobs, count);
-}
-
-/* The two kinds of a batch's jobs: size of a job, its bytes, its status; the PCWT codestreams'
- * batch call and the JPEG 2000 ones'. */
-typedef struct job_kind {
-    size_t size;
-    const void *(*src)(const void *jobs, size_t i, size_t *size);
-    pcwt_status (*pcwt)(pcwt_decoder *dec, void *jobs, size_t count);
-    pcwt_status (*j2k)(pcwt_decoder *dec, void *jobs, size_t count);
-    int verify;
-} job_kind;
-
-static pcwt_status *status_of(const job_kind *k, void *jobs, size_t i)
-{
-    return k->verify ? &((pcwt_verify_job *)jobs)[i].status : &((pcwt_decode_job *)jobs)[i].status;
-}
-
-/* One part of a batch as a batch; a call that fails before it looks at the jobs (a NULL buffer)
- * gives its status to every job of the part. */
-static void run_part(pcwt_decoder *dec, char *jobs, size_t count, const job_kind *k,
-                     pcwt_status (*call)(pcwt_decoder *, void *, size_t))
-{
-    const pcwt_status st = call(dec, jobs, count);
-    if (st == PCWT_OK)
-        return;
-    for (size_t i = 0; i < count; i++)
-        if (*status_of(k, jobs, i) != PCWT_OK)
-            return;
-    for (size_t i = 0; i < count; i++)
-        *status_of(k, jobs, i) = st;
-}
-
-/* A batch cut once into its JPEG 2000 and its PCWT codestreams, each part decoded as a batch;
- * the statuses (and verify results) go back to the caller's jobs, the first failing job's
- * status is returned with its part's message. */
-static pcwt_status partitioned(pcwt_decoder *dec, void *jobs, size_t count, const job_kind *k)
-{
-    unsigned char *is_j2k = count ? (unsigned char *)malloc(count) : NULL;
-    if (count && !is_j2k) {
-        pcwt_set_error(dec->err, sizeof dec->err, "out of memory for a batch of %zu jobs", count);
-        return PCWT_ERR_OUT_OF_MEMORY;
-    }
-    size_t n = 0;
-    for (size_t i = 0; i < count; i++) {
-        size_t size;
-        const void *src = k->src(jobs, i, &size);
-        is_j2k[i] = (unsigned char)pcwt_j2k_is_codestream(src, size);
-        n += is_j2k[i];
-    }
-    if (n == 0 || n == count) {
-        free(is_j2k);
-        return n ? k->j2k(dec, jobs, count) : k->pcwt(dec, jobs, count);
-    }
-    /* the JPEG 2000 jobs first, then the PCWT ones, in the caller's order within each part */
-    char *parts = (char *)malloc(count * k->size);
-    if (!parts) {
-        free(is_j2k);
-        pcwt_set_error(dec->err, sizeof dec->err, "out of memory for a batch of %zu jobs", count);
-        return PCWT_ERR_OUT_OF_MEMORY;
-    }
-    for (size_t i = 0, a = 0, b = n; i < count; i++)
-        memcpy(parts + (is_j2k[i] ? a++ : b++) * k->size, (char *)jobs + i * k->size, k->size);
-    char err_j2k[sizeof dec->err];
-    run_part(dec, parts, n, k, k->j2k);
-    memcpy(err_j2k, dec->err, sizeof err_j2k);
-    dec->err[0] = 0;
-    run_part(dec, parts + n * k->size, count - n, k, k->pcwt);
-    pcwt_status first = PCWT_OK;
-    for (size_t i = 0, a = 0, b = n; i < count; i++) {
-        const size_t at = is_j2k[i] ? a++ : b++;
-        memcpy((char *)jobs + i * k->size, parts + at * k->size, k->size);
-        if (first != PCWT_OK || (first = *status_of(k, jobs, i)) == PCWT_OK)
-            continue;
-        if (is_j2k[i]) /* the message of the first failing job's part */
-            memcpy(dec->err, err_j2k, sizeof err_j2k);
-    }
-    free(parts);
-    free(is_j2k);
-    return first;
-}
-
-pcwt_status pcwt_decode(pcwt_decoder *dec, const void *src, size_t src_size, void *dst,
-                        size_t dst_capacity)
-{
-    if (!dec)
-        return PCWT_ERR_INVALID_ARGUMENT;
-    dec->err[0] = 0;
-    pcwt_decode_job job = {src, src_size, dst, dst_capacity, PCWT_OK};
-    if (pcwt_j2k_is_codestream(src, src_size))
-        return j2k_jobs(dec, &job, 1, 0);
-    const pcwt_status st = budget_check(dec, &job, 1, decode_src, &job.status, sizeof job);
-    if (st != PCWT_OK)
-        return st;
-#ifdef PCWT_HAVE_CUDA
-    if (dec->backend == PCWT_BACKEND_GPU)
-        return decode_batch_gpu(dec, &job, 1);
-#endif
-    return decode_cpu(dec, src, src_size, dst, dst_capacity);
-}
-
-/* A batch of PCWT codestreams. */
-static pcwt_status decode_pcwt_jobs(pcwt_decoder *dec, void *all, size_t count)
-{
-    pcwt_decode_job *jobs = (pcwt_decode_job *)all;
-    const pcwt_status st = budget_check(dec, jobs, count, decode_src, jobs ? &jobs->status : NULL, sizeof *jobs);
-    if (st != PCWT_OK)
-        return st;
-#ifdef PCWT_HAVE_CUDA
-    if (dec->backend == PCWT_BACKEND_GPU)
-        return decode_batch_gpu(dec, jobs, count);
-#endif
-    return each_on_cpu(dec, jobs, count, decode_job_cpu);
-}
-
-static pcwt_status decode_j2k_jobs(pcwt_decoder *dec, void *jobs, size_t count)
-{
-    return j2k_jobs(dec, jobs, count, 0);
-}
-
-pcwt_status pcwt_decode_batch(pcwt_decoder *dec, pcwt_decode_job *jobs, size_t count)
-{
-    if (!dec || (!jobs && count))
-        return PCWT_ERR_INVALID_ARGUMENT;
-    dec->err[0] = 0;
-    static const job_kind kind = {sizeof(pcwt_decode_job), decode_src, decode_pcwt_jobs, decode_j2k_jobs, 0};
-    return partitioned(dec, jobs, count, &kind);
-}
-
 /* One job on the CPU: decoded into the handle's scratch buffer, then compared. */
 static pcwt_status verify_cpu(pcwt_decoder *dec, pcwt_verify_job *j)
 {
@@ -645,10 +504,39 @@ static pcwt_status verify_batch_gpu(pcwt_decoder *dec, pcwt_verify_job *jobs, si
 }
 #endif
 
-/* A batch of PCWT codestreams. */
-static pcwt_status verify_pcwt_jobs(pcwt_decoder *dec, void *all, size_t count)
+/* The two kinds of a batch's jobs: size of a job, its bytes; verify: pcwt_verify_job, else
+ * pcwt_decode_job. */
+typedef struct job_kind {
+    size_t size;
+    const void *(*src)(const void *jobs, size_t i, size_t *size);
+    int verify;
+} job_kind;
+
+static const job_kind decode_kind = {sizeof(pcwt_decode_job), decode_src, 0};
+static const job_kind verify_kind = {sizeof(pcwt_verify_job), verify_src, 1};
+
+static pcwt_status *status_of(const job_kind *k, void *jobs, size_t i)
 {
-    pcwt_verify_job *jobs = (pcwt_verify_job *)all;
+    return k->verify ? &((pcwt_verify_job *)jobs)[i].status : &((pcwt_decode_job *)jobs)[i].status;
+}
+
+/* JPEG 2000 codestreams (a third codec) are decoded by j2k_decoder.c: every job is one. */
+static pcwt_status j2k_jobs(pcwt_decoder *dec, void *jobs, size_t count, const job_kind *k)
+{
+    pcwt_j2k_route r = {dec->max_samples,
+                        dec->memory_limit ? dec->memory_limit : pcwt_default_memory_limit(), NULL,
+                        dec->err, sizeof dec->err};
+#ifdef PCWT_HAVE_CUDA
+    if (dec->backend == PCWT_BACKEND_GPU && ensure_gpu(dec) == PCWT_OK)
+        r.gpu = dec->gpu;
+#endif
+    return k->verify ? pcwt_j2k_verify_jobs(&r, (pcwt_verify_job *)jobs, count)
+                     : pcwt_j2k_decode_jobs(&r, (pcwt_decode_job *)jobs, count);
+}
+
+/* Verify jobs need a codestream and, unless empty, the expected samples. */
+static pcwt_status verify_args(pcwt_decoder *dec, pcwt_verify_job *jobs, size_t count)
+{
     for (size_t i = 0; i < count; i++) {
         jobs[i].first_difference = UINT64_MAX;
         if (!jobs[i].src || (!jobs[i].expected && jobs[i].expected_size)) {
@@ -656,26 +544,109 @@ static pcwt_status verify_pcwt_jobs(pcwt_decoder *dec, void *all, size_t count)
             return PCWT_ERR_INVALID_ARGUMENT;
         }
     }
-    const pcwt_status st = budget_check(dec, jobs, count, verify_src, jobs ? &jobs->status : NULL, sizeof *jobs);
+    return PCWT_OK;
+}
+
+/* PCWT codestreams: within the memory budget, on the resolved backend. */
+static pcwt_status pcwt_jobs(pcwt_decoder *dec, void *jobs, size_t count, const job_kind *k)
+{
+    pcwt_status st = k->verify ? verify_args(dec, (pcwt_verify_job *)jobs, count) : PCWT_OK;
+    if (st != PCWT_OK)
+        return st;
+    st = budget_check(dec, jobs, count, k->src, jobs ? status_of(k, jobs, 0) : NULL, k->size);
     if (st != PCWT_OK)
         return st;
 #ifdef PCWT_HAVE_CUDA
     if (dec->backend == PCWT_BACKEND_GPU)
-        return verify_batch_gpu(dec, jobs, count);
+        return k->verify ? verify_batch_gpu(dec, (pcwt_verify_job *)jobs, count)
+                         : decode_batch_gpu(dec, (pcwt_decode_job *)jobs, count);
 #endif
-    return each_on_cpu(dec, jobs, count, verify_job_cpu);
+    return each_on_cpu(dec, jobs, count, k->verify ? verify_job_cpu : decode_job_cpu);
 }
 
-static pcwt_status verify_j2k_jobs(pcwt_decoder *dec, void *jobs, size_t count)
+/* One part of a batch, all JPEG 2000 (j2k) or all PCWT, as a batch; a call that fails before
+ * it looks at the jobs (a NULL buffer) gives its status to every job of the part. */
+static void run_part(pcwt_decoder *dec, char *jobs, size_t count, const job_kind *k, int j2k)
 {
-    return j2k_jobs(dec, jobs, count, 1);
+    const pcwt_status st = j2k ? j2k_jobs(dec, jobs, count, k) : pcwt_jobs(dec, jobs, count, k);
+    if (st == PCWT_OK)
+        return;
+    for (size_t i = 0; i < count; i++)
+        if (*status_of(k, jobs, i) != PCWT_OK)
+            return;
+    for (size_t i = 0; i < count; i++)
+        *status_of(k, jobs, i) = st;
 }
 
-pcwt_status pcwt_verify_batch(pcwt_decoder *dec, pcwt_verify_job *jobs, size_t count)
+/* A batch cut once into its JPEG 2000 and its PCWT codestreams, each part decoded as a batch;
+ * the statuses (and verify results) go back to the caller's jobs, the first failing job's
+ * status is returned with its part's message. */
+static pcwt_status partitioned(pcwt_decoder *dec, void *jobs, size_t count, const job_kind *k)
 {
     if (!dec || (!jobs && count))
         return PCWT_ERR_INVALID_ARGUMENT;
     dec->err[0] = 0;
-    static const job_kind kind = {sizeof(pcwt_verify_job), verify_src, verify_pcwt_jobs, verify_j2k_jobs, 1};
-    return partitioned(dec, jobs, count, &kind);
+    unsigned char *is_j2k = count ? (unsigned char *)malloc(count) : NULL;
+    if (count && !is_j2k) {
+        pcwt_set_error(dec->err, sizeof dec->err, "out of memory for a batch of %zu jobs", count);
+        return PCWT_ERR_OUT_OF_MEMORY;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < count; i++) {
+        size_t size;
+        const void *src = k->src(jobs, i, &size);
+        is_j2k[i] = (unsigned char)pcwt_j2k_is_codestream(src, size);
+        n += is_j2k[i];
+    }
+    if (n == 0 || n == count) {
+        free(is_j2k);
+        return n ? j2k_jobs(dec, jobs, count, k) : pcwt_jobs(dec, jobs, count, k);
+    }
+    /* the JPEG 2000 jobs first, then the PCWT ones, in the caller's order within each part */
+    char *parts = (char *)malloc(count * k->size);
+    if (!parts) {
+        free(is_j2k);
+        pcwt_set_error(dec->err, sizeof dec->err, "out of memory for a batch of %zu jobs", count);
+        return PCWT_ERR_OUT_OF_MEMORY;
+    }
+    for (size_t i = 0, a = 0, b = n; i < count; i++)
+        memcpy(parts + (is_j2k[i] ? a++ : b++) * k->size, (char *)jobs + i * k->size, k->size);
+    char err_j2k[sizeof dec->err];
+    run_part(dec, parts, n, k, 1);
+    memcpy(err_j2k, dec->err, sizeof err_j2k);
+    dec->err[0] = 0;
+    run_part(dec, parts + n * k->size, count - n, k, 0);
+    pcwt_status first = PCWT_OK;
+    for (size_t i = 0, a = 0, b = n; i < count; i++) {
+        const size_t at = is_j2k[i] ? a++ : b++;
+        memcpy((char *)jobs + i * k->size, parts + at * k->size, k->size);
+        if (first != PCWT_OK || (first = *status_of(k, jobs, i)) == PCWT_OK)
+            continue;
+        if (is_j2k[i]) /* the message of the first failing job's part */
+            memcpy(dec->err, err_j2k, sizeof err_j2k);
+    }
+    free(parts);
+    free(is_j2k);
+    return first;
+}
+
+pcwt_status pcwt_decode(pcwt_decoder *dec, const void *src, size_t src_size, void *dst,
+                        size_t dst_capacity)
+{
+    if (!dec)
+        return PCWT_ERR_INVALID_ARGUMENT;
+    dec->err[0] = 0;
+    pcwt_decode_job job = {src, src_size, dst, dst_capacity, PCWT_OK};
+    return pcwt_j2k_is_codestream(src, src_size) ? j2k_jobs(dec, &job, 1, &decode_kind)
+                                                 : pcwt_jobs(dec, &job, 1, &decode_kind);
+}
+
+pcwt_status pcwt_decode_batch(pcwt_decoder *dec, pcwt_decode_job *jobs, size_t count)
+{
+    return partitioned(dec, jobs, count, &decode_kind);
+}
+
+pcwt_status pcwt_verify_batch(pcwt_decoder *dec, pcwt_verify_job *jobs, size_t count)
+{
+    return partitioned(dec, jobs, count, &verify_kind);
 }
