@@ -124,7 +124,7 @@ void pcwt_payload_encode(const pcwt_pyramid *p, int qmax, uint32_t group_rows, u
  * element without children as they decode it (pcwt_element_reaches); this checks the elements of
  * band bi against child band bi + 3, once that is decoded, reading an element's own coefficients
  * only where no child reaches its MQD. */
-pcwt_status pcwt_check_mqd_parents(const pcwt_pyramid *p, uint32_t bi, char *err, size_t err_size)
+static pcwt_status check_mqd_parents(const pcwt_pyramid *p, uint32_t bi, char *err, size_t err_size)
 {
     const pcwt_band *band = &p->band[bi], *child = &p->band[bi + 3];
     for (uint32_t x = 0; x < band->mrows; x++) {
@@ -217,22 +217,17 @@ pcwt_status pcwt_payload_decode(pcwt_pyramid *p, int qmax, uint32_t group_rows, 
                 pos += nbytes;
             }
         }
-        pcwt_status st = pcwt_check_top_qmax(p, b, qmax, err, err_size);
-        if (st == PCWT_OK && b != 0 && !pcwt_band_is_top(p, b)) /* the parent band's children are in */
-            st = pcwt_check_mqd_parents(p, b - 3, err, err_size);
+        const pcwt_status st = pcwt_check_band_decoded(p, b, qmax, err, err_size);
         if (st != PCWT_OK)
             return st;
     }
-    if (pos != size) {
-        pcwt_set_error(err, err_size, "payload has %llu bytes after its last group",
-                       (unsigned long long)(size - pos));
-        return PCWT_ERR_CORRUPT;
-    }
-    return PCWT_OK;
+    return pcwt_check_payload_end(pos, size, err, err_size);
 }
 
-pcwt_status pcwt_check_top_qmax(const pcwt_pyramid *p, uint32_t b, int qmax, char *err,
-                                size_t err_size)
+/* Once the last band of the top level is decoded, Qmax must be the largest top-level MQD, as the
+ * encoder computes it. */
+static pcwt_status check_top_qmax(const pcwt_pyramid *p, uint32_t b, int qmax, char *err,
+                                  size_t err_size)
 {
     if (!pcwt_band_is_top(p, b) || b + 1 != (p->plan.levels ? 4u : 1u))
         return PCWT_OK;
@@ -245,6 +240,25 @@ pcwt_status pcwt_check_top_qmax(const pcwt_pyramid *p, uint32_t b, int qmax, cha
     }
     if (top != qmax) {
         pcwt_set_error(err, err_size, "Qmax %d does not match the top-level MQDs (%d)", qmax, top);
+        return PCWT_ERR_CORRUPT;
+    }
+    return PCWT_OK;
+}
+
+pcwt_status pcwt_check_band_decoded(const pcwt_pyramid *p, uint32_t b, int qmax, char *err,
+                                    size_t err_size)
+{
+    pcwt_status st = check_top_qmax(p, b, qmax, err, err_size);
+    if (st == PCWT_OK && b != 0 && !pcwt_band_is_top(p, b)) /* the parent band's children are in */
+        st = check_mqd_parents(p, b - 3, err, err_size);
+    return st;
+}
+
+pcwt_status pcwt_check_payload_end(size_t pos, size_t size, char *err, size_t err_size)
+{
+    if (pos != size) {
+        pcwt_set_error(err, err_size, "payload has %llu bytes after its last group",
+                       (unsigned long long)(size - pos));
         return PCWT_ERR_CORRUPT;
     }
     return PCWT_OK;

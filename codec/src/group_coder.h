@@ -18,12 +18,13 @@ void pcwt_payload_encode(const pcwt_pyramid *p, int qmax, uint32_t group_rows, u
 pcwt_status pcwt_payload_decode(pcwt_pyramid *p, int qmax, uint32_t group_rows,
                                 uint32_t group_cols, const uint8_t *src, size_t size, char *err,
                                 size_t err_size);
-/* Once band b is decoded: when it is the last band of the top level, Qmax must be the largest
- * top-level MQD, as the encoder computes it. */
-pcwt_status pcwt_check_top_qmax(const pcwt_pyramid *p, uint32_t b, int qmax, char *err,
-                                size_t err_size);
-/* Once band bi + 3 (its children) is decoded: each MQD of band bi is the largest level of its
- * children's MQDs and its own coefficients. */
-pcwt_status pcwt_check_mqd_parents(const pcwt_pyramid *p, uint32_t bi, char *err, size_t err_size);
+/* Once band b is decoded (either profile's payload): when it is the last band of the top level,
+ * Qmax must be the largest top-level MQD, as the encoder computes it; below the top level, each
+ * MQD of its parent band b - 3 must be the largest level of its children's MQDs and its own
+ * coefficients. */
+pcwt_status pcwt_check_band_decoded(const pcwt_pyramid *p, uint32_t b, int qmax, char *err,
+                                    size_t err_size);
+/* A payload decoded up to pos of its size: no byte may follow its last group. */
+pcwt_status pcwt_check_payload_end(size_t pos, size_t size, char *err, size_t err_size);
 
 #endif /* PCWT_GROUP_CODER_H */

@@ -231,16 +231,9 @@ pcwt_status pcwt_ec_payload_decode(pcwt_pyramid *p, int qmax, uint32_t group_row
                 }
             }
         }
-        pcwt_status st = pcwt_check_top_qmax(p, b, qmax, err, err_size);
-        if (st == PCWT_OK && b != 0 && !pcwt_band_is_top(p, b)) /* as in the baseline */
-            st = pcwt_check_mqd_parents(p, b - 3, err, err_size);
+        const pcwt_status st = pcwt_check_band_decoded(p, b, qmax, err, err_size);
         if (st != PCWT_OK)
             return st;
     }
-    if (pos != size) {
-        pcwt_set_error(err, err_size, "payload has %llu bytes after its last group",
-                       (unsigned long long)(size - pos));
-        return PCWT_ERR_CORRUPT;
-    }
-    return PCWT_OK;
+    return pcwt_check_payload_end(pos, size, err, err_size);
 }
