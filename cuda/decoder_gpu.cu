@@ -190,15 +190,11 @@ void run_device_decode(pcwt_gpu *g, Slot &sl)
     gpu_mark(g, "export samples");
 }
 
-// one: the one-frame path, whose device work goes through the slot's graph.
-void compute_chunk(pcwt_gpu *g, Slot &sl, bool verify, bool one)
+void compute_chunk(pcwt_gpu *g, Slot &sl, bool verify)
 {
     TraceScope timed(GpuHostTrace::LAUNCH);
     CUDA_CHECK(cudaStreamWaitEvent(g->stream, sl.uploaded, 0));
-    if (one)
-        gpu_run_frame_graph(g, sl, gpu_frame_graph_key(sl, 'd'), [&]() { run_device_decode(g, sl); });
-    else
-        run_device_decode(g, sl);
+    run_device_decode(g, sl);
     if (verify) {
         const uint32_t nf = uint32_t(sl.layout.frames.size());
         uint64_t max_size = 0;
@@ -403,7 +399,7 @@ pcwt_status decode_chunks(pcwt_gpu *g, uint64_t max_samples, pcwt_decode_job *jo
             Slot &sl = g->slot[c % 2], &prev = g->slot[(c + 1) % 2];
             finish_chunk(sl, jobs, verify, err, err_size);
             upload_chunk(g, sl, jobs, chunks[c], verify, in);
-            compute_chunk(g, sl, verify != nullptr, one);
+            compute_chunk(g, sl, verify != nullptr);
             if (c > 0 && !verify)
                 download_chunk(g, prev, jobs, out);
         }

@@ -193,16 +193,12 @@ void upload_chunk(pcwt_gpu *g, Slot &sl, const pcwt_encode_params *p, pcwt_frame
     CUDA_CHECK(cudaEventRecord(sl.uploaded, s));
 }
 
-// Compute of a chunk, then its small result tables back to the host (compute stream). one: the
-// one-frame path, whose device work goes through the slot's graph.
-void compute_chunk(pcwt_gpu *g, Slot &sl, bool one)
+// Compute of a chunk, then its small result tables back to the host (compute stream).
+void compute_chunk(pcwt_gpu *g, Slot &sl)
 {
     TraceScope timed(GpuHostTrace::LAUNCH);
     CUDA_CHECK(cudaStreamWaitEvent(g->stream, sl.uploaded, 0));
-    if (one)
-        gpu_run_frame_graph(g, sl, gpu_frame_graph_key(sl, 'e'), [&]() { run_device_encode(g, sl); });
-    else
-        run_device_encode(g, sl);
+    run_device_encode(g, sl);
     const BatchLayout &L = sl.layout;
     sl.h_frames.ensure(sizeof(GpuFrame) * (L.frames.size() + 1));
     sl.h_state.ensure(sizeof(GpuPlaneState) * (L.planes.size() + 1));
@@ -366,7 +362,7 @@ extern "C" pcwt_status pcwt_gpu_encode_batch(pcwt_gpu *g, const pcwt_encode_para
             finish_chunk(sl, jobs); // chunk c-2 used this slot
             sl.idx = chunks[c];
             upload_chunk(g, sl, p, jobs, in);
-            compute_chunk(g, sl, one);
+            compute_chunk(g, sl);
             if (c > 0)
                 download_chunk(g, prev, jobs, out); // overlaps this chunk's compute
         }

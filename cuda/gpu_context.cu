@@ -55,7 +55,6 @@ void Slot::release()
     for (cudaEvent_t e : {uploaded, computed, downloaded})
         if (e)
             cudaEventDestroy(e);
-    graph.release();
 }
 
 pcwt_gpu::~pcwt_gpu()
@@ -169,8 +168,6 @@ extern "C" pcwt_status pcwt_gpu_create(pcwt_gpu **out, int device, char *err, si
             g->bin_arena = size_t(std::strtoull(cap, nullptr, 10));
         const char *tr = std::getenv("PCWT_GPU_TRACE");
         g->trace = tr && *tr && *tr != '0';
-        const char *graphs = std::getenv("PCWT_GPU_GRAPH");
-        g->graphs = graphs && std::strcmp(graphs, "1") == 0;
     } catch (const pcwt_gpu_detail::CudaError &e) {
         std::snprintf(err, err_size, "%s", e.what.c_str());
         delete g;

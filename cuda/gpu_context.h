@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
-#include <functional>
 #include <vector>
 
 // Host-side trace of one pcwt_gpu_encode_batch / pcwt_gpu_decode_batch call (PCWT_GPU_TRACE=1):
@@ -125,19 +124,6 @@ template <cudaError_t (*Alloc)(void **, size_t), cudaError_t (*Free)(void *)> st
 using DevBuf = Buffer<device_alloc, device_free>;
 using PinnedBuf = Buffer<pinned_alloc, pinned_free>;
 
-// The one-frame path's device work as a CUDA graph (frame_graph_gpu.cu), with PCWT_GPU_GRAPH=1:
-// one launch where the kernels would take one each (off by default: on one H100 it made a CT
-// slice's one-frame encode and decode 15-55 us slower end to end, not faster, in every profile
-// measured). The graph is captured on the second call in a row of the same key
-// (a lone call pays no capture) and replayed while the key holds; the key is what the launches
-// take (gpu_frame_graph_key): the frames' specs, the slot's device pointers and the launch sizes
-// read outside the layout.
-struct FrameGraph {
-    std::vector<uint8_t> key;        // the last call's
-    cudaGraphExec_t exec = nullptr; // the graph of key, once captured
-    void release();
-};
-
 // The per-batch state a pass needs: tables, samples, codestreams, and the host copies. Two slots
 // let the encoder overlap one chunk's transfers with another chunk's compute.
 struct Slot {
@@ -161,7 +147,6 @@ struct Slot {
     PinnedBuf h_first_diff;              // verify: first_diff, written back
     std::vector<char> direct;            // output copied straight into the caller's pinned buffer
     bool busy = false;
-    FrameGraph graph;
     void release();
 };
 
@@ -188,17 +173,9 @@ struct pcwt_gpu {
     std::vector<const char *> mark_names;
     size_t mark_count = 0;
     bool recording = false;
-    bool graphs = false; // the one-frame path replays graphs (PCWT_GPU_GRAPH=1)
     ~pcwt_gpu();
 };
 
-// The key of the slot's device work: `what` (encode, decode), its specs, its device pointers,
-// scan_tmp, ec_order and crc_blocks.
-std::vector<uint8_t> gpu_frame_graph_key(const Slot &sl, uint8_t what);
-// Runs `run` (the slot's device work on g->stream) through the slot's FrameGraph: replayed when
-// `key` is the graph's, captured when it is the last call's, launched as it is otherwise, when
-// tracing, when graphs are off or where capture fails (graphs then stay off in this context).
-void gpu_run_frame_graph(pcwt_gpu *g, Slot &sl, std::vector<uint8_t> key, const std::function<void()> &run);
 
 // Uploads the slot's layout tables on stream s (and sizes the shared arenas); fills slot.dev.
 void gpu_upload_layout(pcwt_gpu *g, Slot &slot, cudaStream_t s);

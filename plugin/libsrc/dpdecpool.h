@@ -6,7 +6,7 @@
  *  DCMTK calls decodeFrame() once per frame (DcmPixelData::getUncompressedFrame, DicomImage's
  *  partial access) and decode() once per image. A handle made for each call would make a GPU
  *  context and its device and page-locked buffers each time; a kept handle reuses them (the GPU
- *  one-frame path: persistent buffers, graphs replayed from the third frame of a size).
+ *  one-frame path: persistent buffers).
  */
 
 #ifndef DCMPCWT_DPDECPOOL_H

@@ -1,13 +1,10 @@
 // The GPU backend's one-frame path (one frame per call: pcwt_encode, pcwt_decode, a batch of one;
-// one stream; with PCWT_GPU_GRAPH=1 the device work replayed as a CUDA graph from the third call
-// of a shape) against
-// its batch path (the same frame in a batch of two) and the CPU, in every profile: the same
-// codestream bytes and every sample back, for synthetic frames (odd sizes, one row, one column, 8
-// and 16 bits, signed, bits above BitsStored, RGB) and corpus frames (PCWT_GPU_CORPUS); repeated
-// calls on one handle whose frames change size and content, with graphs off and on; damaged
-// codestreams through the one-frame path, graphs off and on, get the CPU decoder's verdict, after
-// which the handle decodes good frames again. Label gpu; skipped without CUDA or a
-// device.
+// one stream) against its batch path (the same frame in a batch of two) and the CPU, in every
+// profile: the same codestream bytes and every sample back, for synthetic frames (odd sizes, one
+// row, one column, 8 and 16 bits, signed, bits above BitsStored, RGB) and corpus frames
+// (PCWT_GPU_CORPUS); repeated calls on one handle whose frames change size and content; damaged
+// codestreams through the one-frame path get the CPU decoder's verdict, after which the handle
+// decodes good frames again. Label gpu; skipped without CUDA or a device.
 #include "gpu_test_util.h"
 #include "recrc.h"
 
@@ -164,11 +161,12 @@ TEST_P(GpuOneFrame, CorpusFramesMatchTheBatchPathAndTheCpu)
 }
 
 // One handle for a run of frames that change size (and content at every call, sparse and dense
-// values alternating, with and without bits above BitsStored): the grow-only buffers and the
-// graphs of each shape must not carry anything from one frame to the next.
-void repeated_calls(pcwt_profile profile)
+// values alternating, with and without bits above BitsStored): the grow-only buffers must not
+// carry anything from one frame to the next.
+TEST_P(GpuOneFrame, RepeatedCallsWithChangingSizes)
 {
-    Codecs c(profile);
+    SKIP_WITHOUT_GPU();
+    Codecs c(GetParam());
     Rng rng(17);
     const pcwt_image_desc a{512, 512, 1, 16, 12, 1, 0}, b{96, 80, 1, 16, 16, 0, 0},
         r{301, 199, 1, 8, 8, 0, 0}, big{1024, 768, 1, 16, 14, 0, 0};
@@ -185,31 +183,12 @@ void repeated_calls(pcwt_profile profile)
     }
 }
 
-TEST_P(GpuOneFrame, RepeatedCallsWithChangingSizes)
+// Damaged codestreams of a shape decoded three times before: the one-frame decode gives the CPU
+// decoder's status (and its samples where that decodes), and good frames decode after each.
+TEST_P(GpuOneFrame, DamagedCodestreamsRefusedCleanly)
 {
     SKIP_WITHOUT_GPU();
-    repeated_calls(GetParam());
-}
-
-// PCWT_GPU_GRAPH=1 for the handles made while it lives (read when a GPU context is made).
-struct WithGraphs {
-    WithGraphs() { setenv("PCWT_GPU_GRAPH", "1", 1); }
-    ~WithGraphs() { unsetenv("PCWT_GPU_GRAPH"); }
-};
-
-TEST_P(GpuOneFrame, RepeatedCallsWithChangingSizesWithGraphs)
-{
-    SKIP_WITHOUT_GPU();
-    WithGraphs on;
-    repeated_calls(GetParam());
-}
-
-// Damaged codestreams of a shape decoded three times before (with graphs: its graph captured):
-// the one-frame decode gives the CPU decoder's status (and its samples where that decodes), and
-// good frames decode after each.
-void damaged_codestreams(pcwt_profile profile)
-{
-    Codecs c(profile);
+    Codecs c(GetParam());
     Rng rng(23);
     const pcwt_image_desc d{160, 120, 1, 16, 12, 1, 0};
     const std::vector<uint8_t> img = image(d, rng, false);
@@ -218,7 +197,7 @@ void damaged_codestreams(pcwt_profile profile)
     pcwt_header_info h;
     ASSERT_EQ(pcwt_read_header(good.data(), good.size(), &h), PCWT_OK);
     pcwt_status st;
-    for (int k = 0; k < 3; k++) { // the graph of this shape is captured by the second
+    for (int k = 0; k < 3; k++) {
         ASSERT_TRUE(decode_one(c.dgpu, good, img.size(), &st) == img);
         ASSERT_EQ(st, PCWT_OK) << pcwt_decoder_last_error(c.dgpu);
     }
@@ -259,19 +238,6 @@ void damaged_codestreams(pcwt_profile profile)
     EXPECT_GE(refused, 5u); // the three checksum failures, the truncation, the header
     pcwt_verify_job v = {good.data(), good.size(), img.data(), img.size(), 0, PCWT_OK};
     EXPECT_EQ(pcwt_verify_batch(c.dgpu, &v, 1), PCWT_OK) << pcwt_decoder_last_error(c.dgpu);
-}
-
-TEST_P(GpuOneFrame, DamagedCodestreamsRefusedCleanly)
-{
-    SKIP_WITHOUT_GPU();
-    damaged_codestreams(GetParam());
-}
-
-TEST_P(GpuOneFrame, DamagedCodestreamsRefusedCleanlyWithGraphs)
-{
-    SKIP_WITHOUT_GPU();
-    WithGraphs on;
-    damaged_codestreams(GetParam());
 }
 
 PCWT_INSTANTIATE_PROFILES(GpuOneFrame);
