@@ -173,12 +173,11 @@ int main(int argc, char *argv[])
     if (error.bad()) break;
     DcmDataset *dataset = fileformat.getDataset();
     // global codecs: every decoder DCMTK 3.6.7 has, ours, and the encoders; ours on the backend
-    // for this image's size (DPCWTToolBackend)
-    const pcwt_backend backend = DPCWTToolBackend(opt_backend, dataset);
-    DPCWTRegisterDecoders(OFstatic_cast(unsigned long, 1) << 30, OFFalse, backend);
+    // asked for (AUTO: the codecs take the CPU for a small image, libsrc/dpbackend.h)
+    DPCWTRegisterDecoders(OFstatic_cast(unsigned long, 1) << 30, OFFalse, opt_backend);
     DPCWTEncoderRegistration::registerCodecs(opt_uidcreation, opt_secondarycapture, opt_acceptLossy,
       OFstatic_cast(Uint32, opt_levels), OFstatic_cast(Uint32, opt_groupRows),
-      OFstatic_cast(Uint32, opt_groupColumns), backend, OFTrue /* JPEG-LS */, opt_profile);
+      OFstatic_cast(Uint32, opt_groupColumns), opt_backend, OFTrue /* JPEG-LS */, opt_profile);
 
     OFString sopClass;
     if (fileformat.getMetaInfo()->findAndGetOFString(DCM_MediaStorageSOPClassUID, sopClass).good() &&

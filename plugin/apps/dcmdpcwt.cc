@@ -141,9 +141,9 @@ int main(int argc, char *argv[])
     if (error.bad()) break;
     DcmDataset *dataset = fileformat.getDataset();
     // global decompression codecs: PCWT and DCMTK's, with the UID policy, the PCWT decoder on the
-    // backend for this image's size (DPCWTToolBackend)
+    // backend asked for (AUTO: the codec takes the CPU for a small image, libsrc/dpbackend.h)
     DPCWTRegisterDecoders(OFstatic_cast(unsigned long, opt_maxSamples), opt_uidcreation == EPCUC_always,
-                          DPCWTToolBackend(opt_backend, dataset));
+                          opt_backend);
 
     // a compressed file, or an image, without Pixel Data was cut short (a file that ends right
     // before (7FE0,0010) loads cleanly): nothing to decompress is then an error, not a success

@@ -17,7 +17,6 @@
 
 #include "dcmpcwt/dpdecode.h"
 #include "dcmpcwt/dputil.h"
-#include "../libsrc/dpbackend.h"
 #include "../libsrc/dpmodule.h"
 
 #include <cerrno>
@@ -155,21 +154,6 @@ void DPCWTRegisterDecoders(unsigned long maxSamplesPerFrame, OFBool newUID, pcwt
   DJLSDecoderRegistration::registerCodecs(newUID ? EJLSUC_always : EJLSUC_default);
   DcmRLEDecoderRegistration::registerCodecs(newUID);
   DPCWTDecoderRegistration::registerCodecs(newUID ? EPCUC_always : EPCUC_default, maxSamplesPerFrame, backend);
-}
-
-pcwt_backend DPCWTToolBackend(pcwt_backend asked, DcmDataset *dataset)
-{
-  if (dataset == NULL) return asked;
-  Uint16 rows = 0, columns = 0, samples = 1, bits = 16;
-  Sint32 frames = 1;
-  dataset->findAndGetUint16(DCM_Rows, rows);
-  dataset->findAndGetUint16(DCM_Columns, columns);
-  dataset->findAndGetUint16(DCM_SamplesPerPixel, samples);
-  dataset->findAndGetUint16(DCM_BitsAllocated, bits);
-  if (dataset->findAndGetSint32(DCM_NumberOfFrames, frames).bad() || frames < 1) frames = 1;
-  const unsigned long long bytes = OFstatic_cast(unsigned long long, rows) * columns * samples *
-                                   OFstatic_cast(unsigned long long, frames) * (bits > 8 ? 2u : 1u);
-  return DPCWTBackendForSize(asked, bytes);
 }
 
 void DPCWTCleanupDecoders()

@@ -56,11 +56,6 @@ private:
 void DPCWTRegisterDecoders(unsigned long maxSamplesPerFrame, OFBool newUID,
                            pcwt_backend backend = PCWT_BACKEND_AUTO);
 
-/** the backend a single-file tool codes the data set's image with: DPCWTBackendForSize()
- *  (../libsrc/dpbackend.h) of its samples' bytes (all frames)
- */
-pcwt_backend DPCWTToolBackend(pcwt_backend asked, DcmDataset *dataset);
-
 /// deregister what DPCWTRegisterDecoders() registered
 void DPCWTCleanupDecoders();
 
