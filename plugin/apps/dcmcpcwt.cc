@@ -79,9 +79,7 @@ int main(int argc, char *argv[])
       cmd.addOption("--group-size",             "+gs", 2, "[r]ows [c]olumns: integer (1..256)",
                                                           "elements per independently coded group\n(default: 32 32; entropy profile: 64 16)");
       DPCWTAddProfileOption(cmd);
-      cmd.addOption("--backend-auto",           "+ba",    "GPU when available for images of 32 MB of\nsamples or more, else CPU (default)");
-      cmd.addOption("--backend-cpu",            "+bc",    "always use the CPU codec");
-      cmd.addOption("--backend-gpu",            "+bg",    "always use the GPU codec (fail without one)");
+      DPCWTAddBackendOptions(cmd);
     cmd.addSubGroup("lossy compressed input:");
       cmd.addOption("--refuse-lossy",           "-al",    "refuse images that were lossy compressed\nbefore (default)");
       cmd.addOption("--accept-lossy",           "+al",    "code them anyway (their losses are kept)");
@@ -128,11 +126,7 @@ int main(int argc, char *argv[])
       app.checkValue(cmd.getValueAndCheckMinMax(opt_groupColumns, 1, PCWT_MAX_GROUP));
     }
     DPCWTEvaluateProfileOption(app, cmd, opt_profile, "--encode-jpegls", opt_jpegls);
-    cmd.beginOptionBlock();
-    if (cmd.findOption("--backend-auto")) opt_backend = PCWT_BACKEND_AUTO;
-    if (cmd.findOption("--backend-cpu")) opt_backend = PCWT_BACKEND_CPU;
-    if (cmd.findOption("--backend-gpu")) opt_backend = PCWT_BACKEND_GPU;
-    cmd.endOptionBlock();
+    DPCWTEvaluateBackendOptions(cmd, opt_backend);
 
     cmd.beginOptionBlock();
     if (cmd.findOption("--refuse-lossy")) opt_acceptLossy = OFFalse;

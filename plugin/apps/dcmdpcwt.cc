@@ -80,9 +80,7 @@ int main(int argc, char *argv[])
       cmd.addOption("--max-memory",             "+mm", 1, "[b]ytes: integer, suffix K, M or G (default: 0)",
                                                           "refuse images whose decoding needs more memory\n(0: 3/4 of physical memory, within ulimit -v)");
     cmd.addSubGroup("backend:");
-      cmd.addOption("--backend-auto",           "+ba",    "GPU when available for images of 32 MB of\nsamples or more, else CPU (default)");
-      cmd.addOption("--backend-cpu",            "+bc",    "always use the CPU codec");
-      cmd.addOption("--backend-gpu",            "+bg",    "always use the GPU codec (fail without one)");
+      DPCWTAddBackendOptions(cmd);
 
   cmd.addGroup("output options:");
     cmd.addSubGroup("output transfer syntax:");
@@ -104,11 +102,7 @@ int main(int argc, char *argv[])
     if (cmd.findOption("--uid-always")) opt_uidcreation = EPCUC_always;
     cmd.endOptionBlock();
 
-    cmd.beginOptionBlock();
-    if (cmd.findOption("--backend-auto")) opt_backend = PCWT_BACKEND_AUTO;
-    if (cmd.findOption("--backend-cpu")) opt_backend = PCWT_BACKEND_CPU;
-    if (cmd.findOption("--backend-gpu")) opt_backend = PCWT_BACKEND_GPU;
-    cmd.endOptionBlock();
+    DPCWTEvaluateBackendOptions(cmd, opt_backend);
 
     if (cmd.findOption("--max-samples"))
       app.checkValue(cmd.getValueAndCheckMin(opt_maxSamples, 1));

@@ -178,6 +178,22 @@ void DPCWTEvaluateProfileOption(OFConsoleApplication& app, OFCommandLine& cmd, p
   }
 }
 
+void DPCWTAddBackendOptions(OFCommandLine& cmd)
+{
+      cmd.addOption("--backend-auto",           "+ba",    "GPU when available for images of 32 MB of\nsamples or more, else CPU (default)");
+      cmd.addOption("--backend-cpu",            "+bc",    "always use the CPU codec");
+      cmd.addOption("--backend-gpu",            "+bg",    "always use the GPU codec (fail without one)");
+}
+
+void DPCWTEvaluateBackendOptions(OFCommandLine& cmd, pcwt_backend& backend)
+{
+  cmd.beginOptionBlock();
+  if (cmd.findOption("--backend-auto")) backend = PCWT_BACKEND_AUTO;
+  if (cmd.findOption("--backend-cpu")) backend = PCWT_BACKEND_CPU;
+  if (cmd.findOption("--backend-gpu")) backend = PCWT_BACKEND_GPU;
+  cmd.endOptionBlock();
+}
+
 const char *DPCWTProfileName(pcwt_profile profile)
 {
   return pcwt_profile_name(profile);

@@ -3,7 +3,8 @@
  *
  *  Purpose: (internal) the command line dcmcpcwt and dcmdpcwt share: the two file parameters, the
  *           general and input options, the output encoding options and --version; and the PCWT
- *           coding options of the encoding tools (dcmcpcwt, pcwt-storescp, pcwt-recompress).
+ *           coding options of the encoding tools (dcmcpcwt, pcwt-storescp, pcwt-recompress); the
+ *           backend options of the two tools.
  */
 
 #ifndef DCMPCWT_DPAPPOPT_H
@@ -69,6 +70,13 @@ void DPCWTAddProfileOption(OFCommandLine& cmd);
  */
 void DPCWTEvaluateProfileOption(OFConsoleApplication& app, OFCommandLine& cmd, pcwt_profile& profile,
                                 const char *jpeglsOption, OFBool jpegls);
+
+/// add --backend-auto (+ba, the default), --backend-cpu (+bc), --backend-gpu (+bg) to the current
+/// group or subgroup
+void DPCWTAddBackendOptions(OFCommandLine& cmd);
+
+/// evaluate the backend options: backend receives the one given (left alone when none was)
+void DPCWTEvaluateBackendOptions(OFCommandLine& cmd, pcwt_backend& backend);
 
 /** @param profile a coding profile
  *  @return its name as --profile takes it ("baseline", "entropy"; "unknown" for other values)
