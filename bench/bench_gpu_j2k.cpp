@@ -2,9 +2,7 @@
 // lossless by OpenJPEG as DICOM archives hold them (reversible 5/3, 64x64 code-blocks, 5 levels,
 // one tile, LRCP, one layer), then decoded
 //   - on the device alone (pcwt_gpu_j2k_bench: the batch from the CPU's tier-2 uploaded once;
-//     tier-1, inverse DWT and output repeated, CUDA events, median), with tier-1's decoder (one
-//     symbol loop), a loop per pass (PCWT_J2K_T1_LOOPS=1), its straight passes (=0) and its
-//     previous one (PCWT_J2K_T1_OLD=1; cuda/j2k_t1_gpu.cu),
+//     tier-1, inverse DWT and output repeated, CUDA events, median),
 //   - end to end through the library (pcwt_decode_batch on the GPU backend: tier-2 on the host,
 //     upload, device, download into page-locked buffers; median),
 //   - by OpenJPEG on every core, one frame per thread (median),
@@ -190,9 +188,9 @@ void j2k_bench_header()
     std::printf("JPEG 2000 lossless (OpenJPEG %s: 5/3, 64x64 code-blocks, 5 levels, one tile, LRCP) decoding: "
                 "GPU vs OpenJPEG, one frame per thread on %u threads\n",
                 opj_version(), std::max(1u, std::thread::hardware_concurrency()));
-    std::printf("| batch | frames | raw MB | J2K ratio | GPU device dec Gpx/s | (loop per pass) | (straight passes) | (previous tier-1) | GPU e2e dec Gpx/s | "
+    std::printf("| batch | frames | raw MB | J2K ratio | GPU device dec Gpx/s | GPU e2e dec Gpx/s | "
                 "OpenJPEG dec Gpx/s | device vs OpenJPEG | e2e vs OpenJPEG | samples |\n"
-                "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+                "|---|---|---|---|---|---|---|---|---|---|\n");
 }
 
 void j2k_bench_run(const char *name, const std::vector<J2kBenchFrame> &frames, int repeats)
@@ -234,20 +232,9 @@ void j2k_bench_run(const char *name, const std::vector<J2kBenchFrame> &frames, i
         if (pcwt_j2k_read_codestream(cs[i]->data(), cs[i]->size(), h.get(), err, sizeof err) != PCWT_OK ||
             pcwt_j2k_tier2(&bld, h.get(), cs[i]->data(), &desc[i], gpu_out.p + off[i], err, sizeof err) != PCWT_OK)
             die(std::string("tier-2: ") + err);
-    double dev_ms = 0, pass_ms = 0, straight_ms = 0, old_ms = 0;
+    double dev_ms = 0;
     if (pcwt_gpu_j2k_bench(g, &bld.b, repeats, &dev_ms, err, sizeof err) != PCWT_OK)
         die(std::string("device-resident decode: ") + err);
-    setenv("PCWT_J2K_T1_LOOPS", "1", 1);
-    if (pcwt_gpu_j2k_bench(g, &bld.b, repeats, &pass_ms, err, sizeof err) != PCWT_OK)
-        die(std::string("device-resident decode (loop per pass): ") + err);
-    setenv("PCWT_J2K_T1_LOOPS", "0", 1);
-    if (pcwt_gpu_j2k_bench(g, &bld.b, repeats, &straight_ms, err, sizeof err) != PCWT_OK)
-        die(std::string("device-resident decode (straight passes): ") + err);
-    unsetenv("PCWT_J2K_T1_LOOPS");
-    setenv("PCWT_J2K_T1_OLD", "1", 1);
-    if (pcwt_gpu_j2k_bench(g, &bld.b, repeats, &old_ms, err, sizeof err) != PCWT_OK)
-        die(std::string("device-resident decode (previous tier-1): ") + err);
-    unsetenv("PCWT_J2K_T1_OLD");
     if (pcwt_gpu_j2k_decode_batch(g, &bld.b, err, sizeof err) != PCWT_OK) // its samples, checked below
         die(std::string("GPU decode: ") + err);
     pcwt_j2k_builder_free(&bld);
@@ -280,9 +267,8 @@ void j2k_bench_run(const char *name, const std::vector<J2kBenchFrame> &frames, i
     const bool same_e2e = std::memcmp(gpu_out.p, opj_out.p, off.back()) == 0;
 
     const double gp = pixels / 1e9;
-    std::printf("| %s | %zu | %.0f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.3f | %.1fx | %.1fx | %s |\n", name, frames.size(),
-                raw / 1e6, raw / bytes, gp / (dev_ms / 1e3), gp / (pass_ms / 1e3), gp / (straight_ms / 1e3),
-                gp / (old_ms / 1e3), gp / (e2e_ms / 1e3),
+    std::printf("| %s | %zu | %.0f | %.2f | %.2f | %.2f | %.3f | %.1fx | %.1fx | %s |\n", name, frames.size(),
+                raw / 1e6, raw / bytes, gp / (dev_ms / 1e3), gp / (e2e_ms / 1e3),
                 gp / (opj_ms / 1e3), opj_ms / dev_ms, opj_ms / e2e_ms,
                 same && same_e2e ? "equal to OpenJPEG's" : "DIFFER from OpenJPEG's");
     std::fflush(stdout);

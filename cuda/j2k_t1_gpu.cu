@@ -2,22 +2,12 @@
 // chunk at once, running the CPU's decoder (codec/src/j2k_t1_rules.h) with its tables and each
 // thread's context states in shared memory, each code-block's state words in its own slot of the
 // chunk's state buffer. The host has checked every code-block (pcwt_j2k_t1_check) first.
-//
-// The passes run as one symbol loop (pcwt_j2k_t1_merged, j2k_t1_loops.h). For one measurement
-// side by side: PCWT_J2K_T1_LOOPS=1 runs a loop per pass, PCWT_J2K_T1_LOOPS=0 the straight passes
-// of j2k_t1_rules.h, PCWT_J2K_T1_OLD=1 the previous decoder (j2k_t1_rules_old.h).
 #include "gpu_check.h"
 #include "j2k_gpu.h"
 
 extern "C" {
 #include "j2k_t1_rules.h"
 }
-
-namespace old_t1 {
-#include "j2k_t1_rules_old.h"
-}
-
-#include <cstdlib>
 
 namespace {
 
@@ -29,7 +19,7 @@ constexpr uint32_t kThreads = 64;
 constexpr uint32_t kCxStride = 20;
 static_assert(kCxStride >= PCWT_J2K_CONTEXTS && kCxStride % 8 == 4, "contexts per thread");
 
-template <int Shape> __global__ void __launch_bounds__(kThreads, 16) t1_kernel(J2kGpuChunk c)
+__global__ void __launch_bounds__(kThreads, 16) t1_kernel(J2kGpuChunk c)
 {
     __shared__ pcwt_j2k_t1_luts luts;
     __shared__ uint8_t cx[kThreads * kCxStride];
@@ -45,21 +35,7 @@ template <int Shape> __global__ void __launch_bounds__(kThreads, 16) t1_kernel(J
     if (i >= c.cblk_count)
         return;
     const pcwt_j2k_cblk cb = c.cblks[i];
-    pcwt_j2k_t1_block(&cb, c.segs, c.data, c.coefs, c.state + c.state_off[i], &luts, cx + threadIdx.x * kCxStride,
-                      Shape);
-}
-
-__global__ void t1_kernel_old(J2kGpuChunk c)
-{
-    __shared__ uint32_t table[PCWT_J2K_MQ_STATES];
-    for (uint32_t i = threadIdx.x; i < PCWT_J2K_MQ_STATES; i += blockDim.x)
-        table[i] = c_mq_table[i];
-    __syncthreads();
-    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= c.cblk_count)
-        return;
-    const pcwt_j2k_cblk cb = c.cblks[i];
-    old_t1::pcwt_j2k_t1_block(&cb, c.segs, c.data, c.coefs, c.state + c.state_off[i], table);
+    pcwt_j2k_t1_block(&cb, c.segs, c.data, c.coefs, c.state + c.state_off[i], &luts, cx + threadIdx.x * kCxStride);
 }
 
 } // namespace
@@ -68,15 +44,6 @@ void j2k_gpu_t1(const J2kGpuChunk &c, cudaStream_t s)
 {
     if (!c.cblk_count)
         return;
-    const char *old = std::getenv("PCWT_J2K_T1_OLD"), *loops = std::getenv("PCWT_J2K_T1_LOOPS");
-    const uint32_t grid = (c.cblk_count + kThreads - 1) / kThreads;
-    if (old && *old == '1')
-        t1_kernel_old<<<grid, kThreads, 0, s>>>(c);
-    else if (loops && *loops == '0')
-        t1_kernel<PCWT_J2K_T1_STRAIGHT><<<grid, kThreads, 0, s>>>(c);
-    else if (loops && *loops == '1')
-        t1_kernel<PCWT_J2K_T1_PASS_LOOPS><<<grid, kThreads, 0, s>>>(c);
-    else
-        t1_kernel<PCWT_J2K_T1_ONE_LOOP><<<grid, kThreads, 0, s>>>(c);
+    t1_kernel<<<(c.cblk_count + kThreads - 1) / kThreads, kThreads, 0, s>>>(c);
     CUDA_CHECK_LAUNCH();
 }

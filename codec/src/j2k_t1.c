@@ -10,14 +10,7 @@ static const uint32_t mq_table[PCWT_J2K_MQ_STATES] = PCWT_J2K_MQ_TABLE_INIT;
 pcwt_status pcwt_j2k_t1_decode(const pcwt_j2k_batch *b, size_t index, int32_t *coefs,
                                void *scratch, char *err, size_t err_size)
 {
-    return pcwt_j2k_t1_decode_as(b, index, PCWT_J2K_T1_STRAIGHT, coefs, scratch, err, err_size);
-}
-
-pcwt_status pcwt_j2k_t1_decode_as(const pcwt_j2k_batch *b, size_t index, int shape, int32_t *coefs,
-                                  void *scratch, char *err, size_t err_size)
-{
-    if (!b || !coefs || !scratch || index >= b->cblk_count || shape < PCWT_J2K_T1_STRAIGHT ||
-        shape > PCWT_J2K_T1_ONE_LOOP) {
+    if (!b || !coefs || !scratch || index >= b->cblk_count) {
         pcwt_set_error(err, err_size, "JPEG 2000 tier-1: no code-block %zu", index);
         return PCWT_ERR_INVALID_ARGUMENT;
     }
@@ -60,6 +53,6 @@ pcwt_status pcwt_j2k_t1_decode_as(const pcwt_j2k_batch *b, size_t index, int sha
     }
     uint8_t cx[PCWT_J2K_CONTEXTS];
     /* the state words (at most 4 * 1024 + 3 * 1024 of them) at the start of the scratch */
-    pcwt_j2k_t1_block(cb, b->segs, b->data, coefs, (uint16_t *)scratch, &luts, cx, shape);
+    pcwt_j2k_t1_block(cb, b->segs, b->data, coefs, (uint16_t *)scratch, &luts, cx);
     return PCWT_OK;
 }

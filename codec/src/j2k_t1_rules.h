@@ -24,7 +24,6 @@
 
 #include "hostdev.h"
 #include "j2k_batch.h"
-#include "j2k_t1.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -581,16 +580,13 @@ static inline PCWT_HD int pcwt_j2k_t1_check(const pcwt_j2k_cblk *cb, const pcwt_
     return PCWT_J2K_T1_OK;
 }
 
-#include "j2k_t1_loops.h"
-
 /* Decodes a checked code-block into its rectangle at coefs + out_offset. state:
  * pcwt_j2k_state_words(width, height) words (any content). luts: its mq and sc tables and the zc
  * table of the code-block's orientation (shared memory on the GPU). cx: PCWT_J2K_CONTEXTS bytes
- * (any content). shape: PCWT_J2K_T1_STRAIGHT, the passes above; PCWT_J2K_T1_PASS_LOOPS, those of
- * j2k_t1_loops.h; PCWT_J2K_T1_ONE_LOOP, its one loop over all passes (the same result). */
+ * (any content). */
 static inline PCWT_HD void pcwt_j2k_t1_block(const pcwt_j2k_cblk *cb, const pcwt_j2k_seg *segs,
                                              const uint8_t *data, int32_t *coefs, uint16_t *state,
-                                             const pcwt_j2k_t1_luts *luts, uint8_t *cx, int shape)
+                                             const pcwt_j2k_t1_luts *luts, uint8_t *cx)
 {
     pcwt_j2k_t1_state s;
     s.c = (uint32_t *)(coefs + cb->out_offset);
@@ -611,10 +607,7 @@ static inline PCWT_HD void pcwt_j2k_t1_block(const pcwt_j2k_cblk *cb, const pcwt
     const int planes = (int)cb->mb - (int)cb->zero_msbs;
     int bp = planes;
     uint32_t type = 2; /* cleanup first */
-    const int loops = shape == PCWT_J2K_T1_PASS_LOOPS;
-    if (shape == PCWT_J2K_T1_ONE_LOOP)
-        pcwt_j2k_t1_merged(&s, cb, segs, data);
-    for (uint32_t g = 0; shape != PCWT_J2K_T1_ONE_LOOP && g < cb->seg_count; ++g) {
+    for (uint32_t g = 0; g < cb->seg_count; ++g) {
         const pcwt_j2k_seg *seg = &segs[cb->seg_first + g];
         const int raw = (cb->style & PCWT_J2K_STYLE_BYPASS) && bp <= planes - 4 && type < 2;
         if (raw)
@@ -622,16 +615,10 @@ static inline PCWT_HD void pcwt_j2k_t1_block(const pcwt_j2k_cblk *cb, const pcwt
         else
             pcwt_j2k_mq_init(&s.mq, data + seg->offset, seg->length);
         for (uint32_t k = 0; k < seg->passes && bp >= 1; ++k) {
-            if (type == 0 && loops)
-                pcwt_j2k_sig_loop(&s, (uint32_t)bp, raw);
-            else if (type == 0)
+            if (type == 0)
                 pcwt_j2k_sig_pass(&s, (uint32_t)bp, raw);
-            else if (type == 1 && loops)
-                pcwt_j2k_ref_loop(&s, (uint32_t)bp, raw);
             else if (type == 1)
                 pcwt_j2k_ref_pass(&s, (uint32_t)bp, raw);
-            else if (loops)
-                pcwt_j2k_cleanup_loop(&s, (uint32_t)bp, (cb->style & PCWT_J2K_STYLE_SEGSYM) != 0);
             else
                 pcwt_j2k_cleanup_pass(&s, (uint32_t)bp, (cb->style & PCWT_J2K_STYLE_SEGSYM) != 0);
             if ((cb->style & PCWT_J2K_STYLE_RESET) && !raw)

@@ -316,25 +316,6 @@ TEST_F(GpuJ2k, PinnedDestinations)
         pcwt_host_free(p);
 }
 
-// Tier-1's loop per pass (cuda/j2k_t1_gpu.cu, PCWT_J2K_T1_LOOPS=1), straight passes (=0) and
-// previous decoder (PCWT_J2K_T1_OLD=1) decode alike.
-TEST_F(GpuJ2k, OldTier1EqualsCpuAndOpenJpeg)
-{
-    if (synthetic().empty())
-        GTEST_SKIP() << kNoStreams;
-    std::vector<const Made *> all;
-    for (const Made &m : synthetic())
-        all.push_back(&m);
-    setenv("PCWT_J2K_T1_LOOPS", "1", 1);
-    check_batch(ctx->g, all);
-    setenv("PCWT_J2K_T1_LOOPS", "0", 1);
-    check_batch(ctx->g, all);
-    unsetenv("PCWT_J2K_T1_LOOPS");
-    setenv("PCWT_J2K_T1_OLD", "1", 1);
-    check_batch(ctx->g, all);
-    unsetenv("PCWT_J2K_T1_OLD");
-}
-
 // The packed codestreams: PCWT_GPU_J2K_CORPUS (tests/gpu/pack_j2k_corpus.py), each NAME.j2k with,
 // where OpenJPEG decodes it, NAME.opj (the hash of its samples as the library lays them out).
 TEST_F(GpuJ2k, CorpusCodestreams)

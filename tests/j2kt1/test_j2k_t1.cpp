@@ -1,9 +1,8 @@
 // The CPU tier-1 decoder (codec/src/j2k_t1.c) on code-blocks that OpenJPEG made: every sample of
 // the reconstruction equals opj_decompress's and, for lossless streams, the source image's; over
 // sizes, levels, code-block sizes and styles, bit depths, signed and 3-component images, and
-// rate-truncated streams (OpenJPEG's midpoint reconstruction); with the passes in every shape the
-// GPU may run (pcwt_j2k_t1_decode_as). Damaged fields and data are refused or decoded without
-// leaving the code-block's rectangle, alike in every shape. Skips without opj_compress.
+// rate-truncated streams (OpenJPEG's midpoint reconstruction). Damaged fields and data are
+// refused or decoded without leaving the code-block's rectangle. Skips without opj_compress.
 #include "j2k_opj_util.h"
 #include "j2k_simple_stream.h"
 
@@ -51,17 +50,15 @@ const Case kCases[] = {
 
 class T1Stream : public ::testing::TestWithParam<Case> {};
 
-const int kShapes[] = {PCWT_J2K_T1_STRAIGHT, PCWT_J2K_T1_PASS_LOOPS, PCWT_J2K_T1_ONE_LOOP};
-
 // Tier-1 of every code-block of b, then the reference reconstruction of frame 0.
-std::vector<int32_t> decodeCpu(Batch &b, int shape, std::string &why)
+std::vector<int32_t> decodeCpu(Batch &b, std::string &why)
 {
     pcwt_j2k_batch v = b.view();
     std::vector<int32_t> coefs(b.coefs, 0x5A5A5A5A); // every coefficient must be written
     std::vector<uint8_t> scratch(PCWT_J2K_T1_SCRATCH);
     char err[256] = "";
     for (size_t i = 0; i < v.cblk_count; ++i) {
-        if (pcwt_j2k_t1_decode_as(&v, i, shape, coefs.data(), scratch.data(), err, sizeof err) != PCWT_OK) {
+        if (pcwt_j2k_t1_decode(&v, i, coefs.data(), scratch.data(), err, sizeof err) != PCWT_OK) {
             why = err;
             return {};
         }
@@ -81,15 +78,12 @@ TEST_P(T1Stream, EqualsOpenJpeg)
     ASSERT_EQ(ref.size(), im.v.size());
     Batch b;
     ASSERT_EQ(addFrame(b, cs), "");
-    for (int shape : kShapes) {
-        std::string why;
-        const std::vector<int32_t> got = decodeCpu(b, shape, why);
-        ASSERT_EQ(got.size(), ref.size()) << "shape " << shape << ": " << why;
-        size_t first;
-        const size_t bad = countDifferences(got, ref, first);
-        EXPECT_EQ(bad, 0u) << "shape " << shape << ", first at " << first << ": " << got[first] << " vs OpenJPEG "
-                           << ref[first];
-    }
+    std::string why;
+    const std::vector<int32_t> got = decodeCpu(b, why);
+    ASSERT_EQ(got.size(), ref.size()) << why;
+    size_t first;
+    const size_t bad = countDifferences(got, ref, first);
+    EXPECT_EQ(bad, 0u) << "first at " << first << ": " << got[first] << " vs OpenJPEG " << ref[first];
     if (c.lossless)
         EXPECT_EQ(ref, im.v) << "OpenJPEG's own decode is not lossless";
     else
@@ -186,30 +180,21 @@ TEST(T1Damage, DamagedDataStaysInside)
             d.data = exact;
             pcwt_j2k_batch v = d.view();
             const size_t guard = 64;
-            std::vector<int32_t> straight;
-            for (int shape : kShapes) {
-                std::vector<int32_t> coefs(d.coefs + 2 * guard, 0x11111111);
-                std::vector<uint8_t> scratch(PCWT_J2K_T1_SCRATCH);
-                char err[256];
-                for (size_t i = 0; i < v.cblk_count; ++i) {
-                    pcwt_j2k_cblk cb = d.cblks[i];
-                    cb.out_offset += guard;
-                    pcwt_j2k_batch one = v;
-                    one.cblks = &cb;
-                    one.cblk_count = 1;
-                    one.coef_count = d.coefs + 2 * guard;
-                    EXPECT_EQ(pcwt_j2k_t1_decode_as(&one, 0, shape, coefs.data(), scratch.data(), err, sizeof err),
-                              PCWT_OK)
-                        << err;
-                }
-                for (size_t i = 0; i < guard; ++i) {
-                    EXPECT_EQ(coefs[i], 0x11111111);
-                    EXPECT_EQ(coefs[coefs.size() - 1 - i], 0x11111111);
-                }
-                if (shape == PCWT_J2K_T1_STRAIGHT)
-                    straight = coefs;
-                else // the GPU's shapes decode damaged data as the CPU does
-                    EXPECT_TRUE(coefs == straight) << args << ", round " << round << ", shape " << shape;
+            std::vector<int32_t> coefs(d.coefs + 2 * guard, 0x11111111);
+            std::vector<uint8_t> scratch(PCWT_J2K_T1_SCRATCH);
+            char err[256];
+            for (size_t i = 0; i < v.cblk_count; ++i) {
+                pcwt_j2k_cblk cb = d.cblks[i];
+                cb.out_offset += guard;
+                pcwt_j2k_batch one = v;
+                one.cblks = &cb;
+                one.cblk_count = 1;
+                one.coef_count = d.coefs + 2 * guard;
+                EXPECT_EQ(pcwt_j2k_t1_decode(&one, 0, coefs.data(), scratch.data(), err, sizeof err), PCWT_OK) << err;
+            }
+            for (size_t i = 0; i < guard; ++i) {
+                EXPECT_EQ(coefs[i], 0x11111111);
+                EXPECT_EQ(coefs[coefs.size() - 1 - i], 0x11111111);
             }
         }
     }
