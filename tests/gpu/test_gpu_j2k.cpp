@@ -359,36 +359,41 @@ TEST_F(GpuJ2k, CorpusCodestreams)
 }
 
 // Damaged code-block bytes: the GPU decodes them as the CPU does (same garbage, nothing outside).
-TEST_F(GpuJ2k, DamagedDataDecodesAsOnCpu)
+// One test per stream, so that compute-sanitizer memcheck can take them a few at a time.
+class GpuJ2kDamaged : public GpuJ2k, public ::testing::WithParamInterface<const char *> {};
+
+TEST_P(GpuJ2kDamaged, DataDecodesAsOnCpu)
 {
     if (synthetic().empty())
         GTEST_SKIP() << kNoStreams;
-    for (const char *name : {"ct512_12u", "all_styles", "bypass", "layers"}) {
-        const Made *m = nullptr;
-        for (const Made &x : synthetic())
-            if (x.name == name)
-                m = &x;
-        ASSERT_NE(m, nullptr);
-        for (int round = 0; round < 6; round++) {
-            SCOPED_TRACE(std::string(name) + " round " + std::to_string(round));
-            Built b;
-            ASSERT_EQ(b.add(m->cs), "");
-            Rng r(uint64_t(round) * 977 + 13);
-            uint8_t *data = const_cast<uint8_t *>(b.bld.b.data);
-            for (int k = 0; k < 20 * (round + 1); k++)
-                data[r.next() % b.bld.b.data_size] ^= uint8_t(1u << (r.next() % 8));
-            if (round % 3 == 2) // cut segments: the decoders read 0xFF past them
-                for (size_t s = 0; s < b.bld.b.seg_count; s++)
-                    b.bld.b.segs[s].length = b.bld.b.segs[s].length * 2 / 3;
-            std::string why;
-            const auto cpu = cpu_decode(b.bld.b, why);
-            ASSERT_EQ(cpu.size(), 1u) << why;
-            char err[256] = "";
-            ASSERT_EQ(pcwt_gpu_j2k_decode_batch(ctx->g, &b.bld.b, err, sizeof err), PCWT_OK) << err;
-            EXPECT_TRUE(b.out[0] == cpu[0]);
-        }
+    const char *name = GetParam();
+    const Made *m = nullptr;
+    for (const Made &x : synthetic())
+        if (x.name == name)
+            m = &x;
+    ASSERT_NE(m, nullptr);
+    for (int round = 0; round < 6; round++) {
+        SCOPED_TRACE(std::string(name) + " round " + std::to_string(round));
+        Built b;
+        ASSERT_EQ(b.add(m->cs), "");
+        Rng r(uint64_t(round) * 977 + 13);
+        uint8_t *data = const_cast<uint8_t *>(b.bld.b.data);
+        for (int k = 0; k < 20 * (round + 1); k++)
+            data[r.next() % b.bld.b.data_size] ^= uint8_t(1u << (r.next() % 8));
+        if (round % 3 == 2) // cut segments: the decoders read 0xFF past them
+            for (size_t s = 0; s < b.bld.b.seg_count; s++)
+                b.bld.b.segs[s].length = b.bld.b.segs[s].length * 2 / 3;
+        std::string why;
+        const auto cpu = cpu_decode(b.bld.b, why);
+        ASSERT_EQ(cpu.size(), 1u) << why;
+        char err[256] = "";
+        ASSERT_EQ(pcwt_gpu_j2k_decode_batch(ctx->g, &b.bld.b, err, sizeof err), PCWT_OK) << err;
+        EXPECT_TRUE(b.out[0] == cpu[0]);
     }
 }
+
+INSTANTIATE_TEST_SUITE_P(Streams, GpuJ2kDamaged, ::testing::Values("ct512_12u", "all_styles", "bypass", "layers"),
+                         [](const ::testing::TestParamInfo<const char *> &i) { return std::string(i.param); });
 
 // Inconsistent fields are refused before anything reaches the device.
 TEST_F(GpuJ2k, DamagedFieldsAreRefused)
