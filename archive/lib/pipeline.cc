@@ -152,8 +152,8 @@ bool makeJ2KHandles(Run& run, std::string& error)
   return true;
 }
 
-/// the memory budget with these batch coders (on a GPU or not) and JPEG 2000 batch decoders
-std::uint64_t budgetFor(const Run& run, std::size_t coders, bool gpu, std::size_t j2kDecoders)
+/// the memory budget with these batch coders and JPEG 2000 batch decoders
+std::uint64_t budgetFor(const Run& run, std::size_t coders, std::size_t j2kDecoders)
 {
   const DPRCPipelineOptions& p = run.p;
   // Batches the memory budget admits besides one in each coder: one being read and three being
@@ -163,9 +163,6 @@ std::uint64_t budgetFor(const Run& run, std::size_t coders, bool gpu, std::size_
   // a batch counts as at least 64 MB: with the default 32 MB batches, ten in flight
   std::uint64_t bytes = std::max<std::uint64_t>(p.batchBytes, 64u << 20) *
                         (batchesBesideCoders + std::max<std::size_t>(1, coders));
-  // and on a GPU four times that: the verifiers' calls reach their minimum batch (verifyMinFrames)
-  // only with that many copies in flight (bench/results/gpu-h200x2-2026-11-28-start-checkpoint.md)
-  if (gpu) bytes *= 4;
   // and, decoding JPEG 2000 on the GPU, a batch being gathered and one in each decoder
   if (j2kDecoders) bytes += (j2kDecoders + 1) * p.j2kBatchBytes;
   return bytes;
@@ -180,7 +177,7 @@ std::uint64_t plannedBudget(const Run& run)
   const std::size_t perDevice = p.codersPerDevice ? p.codersPerDevice : (gpu ? kDPRCGpuCodersPerDevice : 1u);
   const std::size_t coders = run.batching ? perDevice * run.devices.size() : 0;
   const std::size_t j2k = run.mayDeferJ2K ? std::max(1u, p.j2kDecodersPerDevice) * run.devices.size() : 0;
-  return p.budgetBytes ? p.budgetBytes : budgetFor(run, coders, gpu, j2k);
+  return p.budgetBytes ? p.budgetBytes : budgetFor(run, coders, j2k);
 }
 
 /** batch coders or verifiers (made by make()) on each device: `asked` on each, or with 0 `onGpu`
@@ -218,8 +215,7 @@ bool makeDeviceHandles(Run& run, std::string& error)
   run.arenas->setPinned(run.gpuCoders);
   if (!makeJ2KHandles(run, error)) return false;
   run.budgetBytes = p.budgetBytes ? p.budgetBytes
-                                  : budgetFor(run, run.coders.size(), run.gpuCoders,
-                                              run.j2kGpu ? run.j2kDecoders.size() : 0);
+                                  : budgetFor(run, run.coders.size(), run.j2kGpu ? run.j2kDecoders.size() : 0);
   // output arenas kept: one for each batch the budget admits, one spare (a batch being written
   // holds its arena until its last file is)
   run.arenas->setKeep(static_cast<std::size_t>(run.budgetBytes / std::max<std::uint64_t>(p.batchBytes, 1)) + 1);
@@ -374,12 +370,10 @@ void j2kStage(Run& run, std::size_t k)
     std::vector<J2KWork *> batch;
     J2KWork *j = NULL;
     if (!run.toJ2K.pop(j)) break;
-    // full batches from the first: a call costs about the same whatever its size (the device's
-    // tier-1 waits for its longest code-blocks), so that smaller first batches delayed the last
-    // (j2kRamp: the first four 1/16, 1/8, 1/4, 1/2 of the limit, for measuring)
+    // the first batches smaller (1/16, 1/8, ... of the limit), so that the stages after this one
+    // start early instead of waiting for a whole batch to be read and decoded
     const unsigned nth = run.j2kBatches.fetch_add(1);
-    const unsigned shift = (p.j2kRamp && nth < 4) ? 4 - nth : 0;
-    const std::uint64_t limit = std::max<std::uint64_t>(p.j2kBatchBytes >> shift, 1);
+    const std::uint64_t limit = std::max<std::uint64_t>(p.j2kBatchBytes >> (nth < 4 ? 4 - nth : 0), 1);
     std::uint64_t frames = 0, bytes = 0;
     for (;;)
     {
