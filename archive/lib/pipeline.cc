@@ -152,8 +152,8 @@ bool makeJ2KHandles(Run& run, std::string& error)
   return true;
 }
 
-/// the memory budget with these batch coders and JPEG 2000 batch decoders
-std::uint64_t budgetFor(const Run& run, std::size_t coders, std::size_t j2kDecoders)
+/// the memory budget with these batch coders (on a GPU or not) and JPEG 2000 batch decoders
+std::uint64_t budgetFor(const Run& run, std::size_t coders, bool gpu, std::size_t j2kDecoders)
 {
   const DPRCPipelineOptions& p = run.p;
   // Batches the memory budget admits besides one in each coder: one being read and three being
@@ -163,6 +163,9 @@ std::uint64_t budgetFor(const Run& run, std::size_t coders, std::size_t j2kDecod
   // a batch counts as at least 64 MB: with the default 32 MB batches, ten in flight
   std::uint64_t bytes = std::max<std::uint64_t>(p.batchBytes, 64u << 20) *
                         (batchesBesideCoders + std::max<std::size_t>(1, coders));
+  // and on a GPU four times that: the verifiers' calls reach their minimum batch (verifyMinFrames)
+  // only with that many copies in flight (bench/results/gpu-h200x2-2026-11-28-start-checkpoint.md)
+  if (gpu) bytes *= 4;
   // and, decoding JPEG 2000 on the GPU, a batch being gathered and one in each decoder
   if (j2kDecoders) bytes += (j2kDecoders + 1) * p.j2kBatchBytes;
   return bytes;
@@ -177,25 +180,7 @@ std::uint64_t plannedBudget(const Run& run)
   const std::size_t perDevice = p.codersPerDevice ? p.codersPerDevice : (gpu ? kDPRCGpuCodersPerDevice : 1u);
   const std::size_t coders = run.batching ? perDevice * run.devices.size() : 0;
   const std::size_t j2k = run.mayDeferJ2K ? std::max(1u, p.j2kDecodersPerDevice) * run.devices.size() : 0;
-  return p.budgetBytes ? p.budgetBytes : budgetFor(run, coders, j2k);
-}
-
-/** batch coders or verifiers (made by make()) on each device: `asked` on each, or with 0 `onGpu`
- *  where the first made there is on the GPU, else one. Several on a GPU: a call waits mostly for
- *  the coder's latency, which calls on other handles (streams) overlap; the CPU splits each batch
- *  over threads. */
-template <typename Handle, typename Make>
-bool makePerDevice(Run& run, unsigned asked, unsigned onGpu, std::vector<std::unique_ptr<Handle> >& handles,
-                   Make make, std::string& error)
-{
-  for (int d : run.devices)
-    for (unsigned k = 0, per = asked; k == 0 || k < per; ++k)
-    {
-      handles.emplace_back(make());
-      if (!handles.back()->init(run.p, d, error)) return false;
-      if (per == 0) per = handles.back()->gpu() ? onGpu : 1u;
-    }
-  return true;
+  return p.budgetBytes ? p.budgetBytes : budgetFor(run, coders, gpu, j2k);
 }
 
 /// the handles on the devices (the batch coders, verifiers, JPEG 2000 decoders), made while the
@@ -204,9 +189,23 @@ bool makeDeviceHandles(Run& run, std::string& error)
 {
   const DPRCPipelineOptions& p = run.p;
   run.arenas = std::make_shared<ArenaPool>(1, "coder", false);
-  if (run.batching && !makePerDevice(run, p.codersPerDevice, kDPRCGpuCodersPerDevice, run.coders,
-                                     [&run]() { return new BatchCoder(run.arenas); }, error))
-    return false;
+  if (run.batching)
+  {
+    for (int d : run.devices)
+    {
+      run.coders.emplace_back(new BatchCoder(run.arenas));
+      if (!run.coders.back()->init(p, d, error)) return false;
+      // several coders on a device: a call waits mostly for the encoder's latency, which another
+      // coder's call overlaps (by default on a GPU; the CPU splits each batch over threads)
+      const unsigned per = p.codersPerDevice ? p.codersPerDevice
+                                             : (run.coders.back()->gpu() ? kDPRCGpuCodersPerDevice : 1u);
+      for (unsigned k = 1; k < per; ++k)
+      {
+        run.coders.emplace_back(new BatchCoder(run.arenas));
+        if (!run.coders.back()->init(p, d, error)) return false;
+      }
+    }
+  }
   run.stats.coders = static_cast<unsigned>(run.coders.size());
   // With a GPU the codestreams go straight into page-locked arenas, and the files' samples come
   // from page-locked buffers: no staging copies on the coder's thread, and the buffers are reused,
@@ -215,7 +214,8 @@ bool makeDeviceHandles(Run& run, std::string& error)
   run.arenas->setPinned(run.gpuCoders);
   if (!makeJ2KHandles(run, error)) return false;
   run.budgetBytes = p.budgetBytes ? p.budgetBytes
-                                  : budgetFor(run, run.coders.size(), run.j2kGpu ? run.j2kDecoders.size() : 0);
+                                  : budgetFor(run, run.coders.size(), run.gpuCoders,
+                                              run.j2kGpu ? run.j2kDecoders.size() : 0);
   // output arenas kept: one for each batch the budget admits, one spare (a batch being written
   // holds its arena until its last file is)
   run.arenas->setKeep(static_cast<std::size_t>(run.budgetBytes / std::max<std::uint64_t>(p.batchBytes, 1)) + 1);
@@ -228,9 +228,18 @@ bool makeDeviceHandles(Run& run, std::string& error)
   run.verifyBytes = std::min<std::uint64_t>(p.batchBytes, 64u << 20);
   if (wanted)
   {
-    if (!makePerDevice(run, p.verifiersPerDevice, kDPRCGpuVerifiersPerDevice, run.verifiers,
-                       []() { return new BatchVerifier(); }, error))
-      return false;
+    for (int d : run.devices)
+    {
+      // by default several on a GPU: a call waits mostly for the decoder's latency, which calls
+      // on other handles (streams) overlap; one on the CPU, whose batches are split over threads
+      unsigned per = p.verifiersPerDevice;
+      for (unsigned k = 0; k == 0 || k < per; ++k)
+      {
+        run.verifiers.emplace_back(new BatchVerifier());
+        if (!run.verifiers.back()->init(p, d, error)) return false;
+        if (per == 0) per = run.verifiers.back()->gpu() ? kDPRCGpuVerifiersPerDevice : 1u;
+      }
+    }
     // (the automatic backend found no GPU)
     if (p.verify == DPRCVM_auto && !run.verifiers[0]->gpu()) run.verifiers.clear();
   }
@@ -370,10 +379,12 @@ void j2kStage(Run& run, std::size_t k)
     std::vector<J2KWork *> batch;
     J2KWork *j = NULL;
     if (!run.toJ2K.pop(j)) break;
-    // the first batches smaller (1/16, 1/8, ... of the limit), so that the stages after this one
-    // start early instead of waiting for a whole batch to be read and decoded
+    // full batches from the first: a call costs about the same whatever its size (the device's
+    // tier-1 waits for its longest code-blocks), so that smaller first batches delayed the last
+    // (j2kRamp: the first four 1/16, 1/8, 1/4, 1/2 of the limit, for measuring)
     const unsigned nth = run.j2kBatches.fetch_add(1);
-    const std::uint64_t limit = std::max<std::uint64_t>(p.j2kBatchBytes >> (nth < 4 ? 4 - nth : 0), 1);
+    const unsigned shift = (p.j2kRamp && nth < 4) ? 4 - nth : 0;
+    const std::uint64_t limit = std::max<std::uint64_t>(p.j2kBatchBytes >> shift, 1);
     std::uint64_t frames = 0, bytes = 0;
     for (;;)
     {

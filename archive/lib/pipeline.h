@@ -76,6 +76,8 @@ struct DPRCPipelineOptions
   DPRC_J2KDecoder j2kDecoder = DPRCJD_auto;
   std::size_t j2kBatchFrames = 2048;
   std::uint64_t j2kBatchBytes = std::uint64_t(256) << 20;
+  /// the first four JPEG 2000 batches 1/16, 1/8, 1/4, 1/2 of the limit (for measuring; full ones by default)
+  bool j2kRamp = false;
   /// JPEG 2000 batch decoders per device, each with its own decoder: one parses a batch's
   /// packets on the CPU while another's is on the device
   unsigned j2kDecodersPerDevice = 2;
@@ -139,9 +141,11 @@ struct DPRCPipelineOptions
    */
   unsigned verifyWaitMs = 0;
   /** a verifier batch below this many frames waits up to verifyFillMs (in all) for more copies,
-   *  and the verifiers fill their batches one at a time (0: each takes the copies waiting)
+   *  and the verifiers fill their batches one at a time (0: each takes the copies waiting): a GPU
+   *  call costs about the decoder's latency whatever its size (with 64, 1.13x one GPU's speed:
+   *  bench/results/gpu-h200x2-2026-11-28-start-checkpoint.md)
    */
-  unsigned verifyMinFrames = 0;
+  unsigned verifyMinFrames = 64;
   unsigned verifyFillMs = 20;
   /// the memory budget the readers wait for (0: from the batches in flight, budgetFor())
   std::uint64_t budgetBytes = 0;

@@ -65,8 +65,8 @@ TEST(RecompressDevices, SeveralVerifiersPerDeviceVerifyEveryFrameOnce)
     EXPECT_NE(p.out.find("verification failed"), std::string::npos) << p.out;
     EXPECT_TRUE(snapshot(t.dir / "f").empty()) << "a copy that failed verification was renamed into place";
 
-    // one verifier when the CPU stands in, by default
-    p = recompressInto(t.root, t.dir / "c", t.dir / "c.json", {"--verify-gpu", "--threads", "2"});
+    // one verifier when the CPU stands in, by default (the CPU codes, also on a GPU machine)
+    p = recompressInto(t.root, t.dir / "c", t.dir / "c.json", {"--verify-gpu", "--backend-cpu", "--threads", "2"});
     ASSERT_EQ(p.rc, 0) << p.out;
     EXPECT_NE(p.out.find("verifiers (1)"), std::string::npos) << p.out;
 

@@ -250,6 +250,7 @@ static DPRCPipelineOptions pipelineOptions(const RecompressOptions& o, std::size
   popt.verifyMinFrames = static_cast<unsigned>(envNumber("PCWT_RECOMPRESS_VERIFY_MIN_FRAMES", popt.verifyMinFrames));
   popt.verifyFillMs = static_cast<unsigned>(envNumber("PCWT_RECOMPRESS_VERIFY_FILL_MS", popt.verifyFillMs));
   popt.budgetBytes = static_cast<std::uint64_t>(envNumber("PCWT_RECOMPRESS_BUDGET_MB", 0)) << 20;
+  popt.j2kRamp = envNumber("PCWT_RECOMPRESS_J2K_RAMP", 0) != 0;
   // the batch coders code what the plugin's encoder would: its settings as RecompressRegisterCodecs
   // registers them (NULL when out of memory: the pipeline refuses to start)
   const DPCWTCodecParameter cp(EPCUC_default, OFFalse, o.file.acceptLossy ? OFTrue : OFFalse, PCWT_DEFAULT_LEVELS,
@@ -333,7 +334,7 @@ static void report(const RecompressOptions& o, DPRCSummary& sum, const DPRCPipel
   COUT << DPRCSummaryText(sum, o.file.dryRun) << OFendl;
   if (o.stats)
     COUT << DPRCStageText(sum, popt.readers, pstats.coders, o.file.dryRun ? 0u : popt.writers, pstats.verifiers,
-                          pstats.j2kThreads, pstats.finishers)
+                          pstats.j2kCalls ? pstats.j2kThreads : 0u, pstats.j2kCalls ? pstats.finishers : 0u)
          << OFendl;
   if (o.reportGiven)
   {
