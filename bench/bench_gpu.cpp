@@ -74,6 +74,23 @@ pcwt_encode_params device_params(const pcwt_encoder *e)
     return p;
 }
 
+// Device-resident: inputs already on the device, only the device work timed (CUDA events): the
+// encode of jobs with enc's options, and the decode of djobs when given.
+void device_times(const pcwt_encoder *enc, std::vector<pcwt_frame_job> &jobs,
+                  std::vector<pcwt_decode_job> *djobs, int repeats, double *enc_ms, double *dec_ms)
+{
+    pcwt_gpu *g = nullptr;
+    char err[256];
+    if (pcwt_gpu_create(&g, 0, err, sizeof err) != PCWT_OK)
+        die(err);
+    const pcwt_encode_params p = device_params(enc);
+    if (pcwt_gpu_bench_encode(g, &p, jobs.data(), jobs.size(), repeats, enc_ms, err, sizeof err) != PCWT_OK)
+        die(err);
+    if (djobs && pcwt_gpu_bench_decode(g, djobs->data(), djobs->size(), repeats, dec_ms, err, sizeof err) != PCWT_OK)
+        die(err);
+    pcwt_gpu_destroy(g);
+}
+
 #define CL(call)                                                                                   \
     do {                                                                                           \
         if ((call) != charls_jpegls_errc{})                                                        \
@@ -246,14 +263,7 @@ Result run_jpegls(const std::string &name, const std::vector<Frame> &fr, int rep
     });
     for (const pcwt_frame_job &j : jobs)
         r.coded += double(j.written);
-    pcwt_gpu *g = nullptr;
-    char err[256];
-    if (pcwt_gpu_create(&g, 0, err, sizeof err) != PCWT_OK)
-        die(err);
-    const pcwt_encode_params p = device_params(enc);
-    if (pcwt_gpu_bench_encode(g, &p, jobs.data(), jobs.size(), repeats, &r.dev_enc, err, sizeof err) != PCWT_OK)
-        die(err);
-    pcwt_gpu_destroy(g);
+    device_times(enc, jobs, nullptr, repeats, &r.dev_enc, nullptr);
     pcwt_encoder_destroy(enc);
     std::vector<std::vector<uint8_t>> ref;
     charls_run(fr, repeats, r, &ref);
@@ -317,17 +327,7 @@ Result run(const std::string &name, const std::vector<Frame> &fr, int repeats, p
     for (size_t i = 0; i < fr.size(); i++)
         if (std::memcmp(back[i].p, fr[i].px.data(), fr[i].px.size()) != 0)
             die("round trip mismatch in " + name + " frame " + std::to_string(i));
-    // Device-resident: inputs already on the device, only the device work timed (CUDA events).
-    pcwt_gpu *g = nullptr;
-    char err[256];
-    if (pcwt_gpu_create(&g, 0, err, sizeof err) != PCWT_OK)
-        die(err);
-    const pcwt_encode_params p = device_params(enc);
-    if (pcwt_gpu_bench_encode(g, &p, jobs.data(), jobs.size(), repeats, &r.dev_enc, err, sizeof err) != PCWT_OK)
-        die(err);
-    if (pcwt_gpu_bench_decode(g, djobs.data(), djobs.size(), repeats, &r.dev_dec, err, sizeof err) != PCWT_OK)
-        die(err);
-    pcwt_gpu_destroy(g);
+    device_times(enc, jobs, &djobs, repeats, &r.dev_enc, &r.dev_dec);
     pcwt_encoder_destroy(enc);
     pcwt_decoder_destroy(dec);
     charls_run(fr, repeats, r);
