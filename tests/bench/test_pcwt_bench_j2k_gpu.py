@@ -5,7 +5,7 @@ on the GPU decoding the openjpeg codec's codestreams.
 usage: test_pcwt_bench_j2k_gpu.py --tool PCWT_BENCH --work DIR [--testdata DIR]
 
 With --gpu on and --codecs openjpeg,jpeg2000-gpu, on generated images (8-bit PGM, 12-bit PGM, 16-bit
-PGM using the full range, PPM, 12-bit signed raw of two frames, a 1x1 and a 3x700 image) and, when
+PGM using the full range, PPM, 12-bit signed raw of two frames, a 20x12 and a 3x700 image) and, when
 present, the JPEG 2000 DICOM files of shared/testdata and testdata-jpeg2000: every frame of both
 codecs lossless (so the GPU's samples are OpenJPEG's, word for word; a frame the GPU decoder refuses
 fails the run), the same codestream sizes (the same streams), the whole set decoded in one batch
@@ -41,7 +41,8 @@ def main():
     tb.write_pgm(os.path.join(d, 'b12.pgm'), 130, 90, 4095, 1, tb.smooth_image(rng, 130, 90, 1, 0, 4095))
     tb.write_pgm(os.path.join(d, 'c16.pgm'), 64, 64, 65535, 1, [rng.randrange(65536) for _ in range(64 * 64)])
     tb.write_pgm(os.path.join(d, 'd.ppm'), 40, 33, 255, 3, tb.smooth_image(rng, 40, 33, 3, 0, 255))
-    tb.write_pgm(os.path.join(d, 'e1x1.pgm'), 1, 1, 255, 1, [200])
+    # small (fewer levels), yet enough bytes for a throughput the CSV's 2 decimals show
+    tb.write_pgm(os.path.join(d, 'e20x12.pgm'), 20, 12, 4095, 1, tb.smooth_image(rng, 20, 12, 1, 0, 4095))
     tb.write_pgm(os.path.join(d, 'f3x700.pgm'), 3, 700, 1023, 1, tb.smooth_image(rng, 3, 700, 1, 0, 1023))
     raw = tb.smooth_image(rng, 33, 21 * 2, 1, -2048, 2047)
     with open(os.path.join(d, 'g.raw'), 'wb') as f:

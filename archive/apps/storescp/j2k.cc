@@ -24,7 +24,10 @@ struct DPSCPJ2KDecoding::Request
 
 bool DPSCPJ2KDecoding::start(DPRC_J2KDecoder choice, std::uint64_t maxSamples, std::string& error)
 {
-  if (choice == DPRCJD_cpu) return true;
+  // auto is OpenJPEG here: a store waits for its own decode, and a batch is at most the data sets
+  // of the associations waiting at that moment, whose call on the GPU took longer than OpenJPEG
+  // on their threads (bench/results/gpu-h200x2-2026-11-28-j2k-storescp.md)
+  if (choice != DPRCJD_gpu) return true;
   const char *standIn = std::getenv("PCWT_RECOMPRESS_J2K_STANDIN");
   const char *fault = std::getenv("PCWT_RECOMPRESS_FAULT");
   gpu_ = !(standIn && std::strcmp(standIn, "cpu") == 0);
@@ -36,8 +39,7 @@ bool DPSCPJ2KDecoding::start(DPRC_J2KDecoder choice, std::uint64_t maxSamples, s
     {
       decoders_.clear();
       gpu_ = false;
-      // auto: no GPU here, OpenJPEG decodes (error kept for the log)
-      return choice == DPRCJD_auto;
+      return false;
     }
     decoders_.push_back(std::move(d));
   }

@@ -36,8 +36,8 @@ public:
   DPSCPJ2KDecoding() {}
   ~DPSCPJ2KDecoding() { stop(); }
 
-  /** set up the decoders as choice says: cpu: none (OpenJPEG on the associations' threads);
-   *  auto: on the GPU when a decoder can be made there, else none; gpu: on the GPU or fail.
+  /** set up the decoders as choice says: cpu and auto: none (OpenJPEG on the associations'
+   *  threads; auto until the GPU path is the faster here); gpu: on the GPU or fail.
    *  The environment's PCWT_RECOMPRESS_J2K_STANDIN=cpu puts the CPU decoder in the GPU's place
    *  and PCWT_RECOMPRESS_FAULT=backend-j2k makes every call fail as a whole (the tests, as for
    *  pcwt-recompress)

@@ -470,8 +470,8 @@ static bool setUpJ2K()
     OFLOG_INFO(scpLogger, "JPEG 2000 input: lossless Part 1 frames decoded on the "
                << (g_j2k->gpu() ? "GPU" : "CPU standing in for the GPU") << ", OpenJPEG for the others");
   else
-    OFLOG_INFO(scpLogger, "JPEG 2000 input: decoded by OpenJPEG" << (g_settings.j2kDecoder == DPRCJD_cpu ? " (--j2k-decoder cpu)"
-               : error.empty() ? "" : " (no GPU: " + error + ")"));
+    OFLOG_INFO(scpLogger, "JPEG 2000 input: decoded by OpenJPEG (--j2k-decoder "
+               << (g_settings.j2kDecoder == DPRCJD_cpu ? "cpu" : "auto; gpu decodes on the GPU") << ")");
   return true;
 }
 
@@ -539,7 +539,7 @@ int main(int argc, char *argv[])
     cmd.addOption("--verify-sample",                   1, "[n]umber: integer (default: 64)",
                                                           "with --verify-gpu: the CPU decoder checks one\nframe in n too (0: none, 1: all)");
     cmd.addOption("--j2k-decoder",              "+jd", 1, "[d]ecoder: auto, gpu or cpu (default: auto)",
-                                                          "JPEG 2000 input: gpu decodes the frames of the\ndata sets of all associations waiting in one\nlibpcwt call on the GPU (OpenJPEG what it does\nnot take: HTJ2K, lossy, a failed call); cpu:\nOpenJPEG; auto: the GPU when there is one.\ngpu without a GPU: the server does not start");
+                                                          "JPEG 2000 input: gpu decodes the frames of the\ndata sets of all associations waiting in one\nlibpcwt call on the GPU (OpenJPEG what it does\nnot take: HTJ2K, lossy, a failed call); cpu and\nauto: OpenJPEG (the faster here for now).\ngpu without a GPU: the server does not start");
   DPSCPAddTLSOptions(cmd);
 
   prepareCmdLineArgs(argc, argv, OFFIS_CONSOLE_APPLICATION);
