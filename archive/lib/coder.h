@@ -278,6 +278,28 @@ public:
   /// the GPU codes (page-locked host memory is read and written by it directly)
   bool gpu() const { return pcwt_encoder_backend(encoders_[0]) == PCWT_BACKEND_GPU; }
 
+  /** one small frame coded before the first batch, so that the handle's device state (its
+   *  context, streams, buffers, kernels) is made while the readers read; its codestream (empty
+   *  when the call failed: the batches then fail as they would have)
+   */
+  std::vector<unsigned char> warm(const pcwt_image_desc& desc, const std::vector<std::uint16_t>& samples)
+  {
+    std::vector<unsigned char> out(static_cast<std::size_t>(pcwt_encode_bound(&desc)));
+    pcwt_frame_job j;
+    std::memset(&j, 0, sizeof j);
+    j.status = PCWT_ERR_INVALID_ARGUMENT;
+    j.desc = desc;
+    j.samples = samples.data();
+    j.samples_size = samples.size() * sizeof(std::uint16_t);
+    j.dst = out.data();
+    j.dst_capacity = out.size();
+    if (out.empty() || pcwt_encode_batch(encoders_[0], &j, 1) != PCWT_OK || j.status != PCWT_OK || j.written == 0 ||
+        j.written > out.size())
+      return std::vector<unsigned char>();
+    out.resize(j.written);
+    return out;
+  }
+
   /** code every frame of the batch; a file whose frames all succeed gets them in job.coded.
    *  failBackend (tests): every call fails as a broken GPU's, with no per-frame status set
    */

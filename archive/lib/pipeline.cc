@@ -265,6 +265,33 @@ void connectStages(Run& run)
   run.readersLeft = run.readers;
 }
 
+/** with GPU coders: each batch coder codes and each verifier verifies a small frame, all at once,
+ *  so that the handles' device state (and a second GPU's context) is made before the first batch
+ *  instead of in its call (p.warm)
+ */
+void warmDevices(Run& run)
+{
+  if (!run.gpuCoders || !run.p.warm) return;
+  const pcwt_image_desc desc = {256, 256, 1, 16, 12, 0, 0};
+  std::vector<std::uint16_t> samples(std::size_t(desc.width) * desc.height);
+  for (std::size_t k = 0; k < samples.size(); ++k)
+    samples[k] = static_cast<std::uint16_t>((k * 7 + (k / desc.width) * 13) & 0xfff);
+  std::vector<std::vector<unsigned char> > codestreams(run.coders.size());
+  std::vector<std::thread> threads;
+  for (std::size_t c = 0; c < run.coders.size(); ++c)
+    threads.emplace_back([&run, &codestreams, &desc, &samples, c]() { codestreams[c] = run.coders[c]->warm(desc, samples); });
+  for (std::thread& t : threads) t.join();
+  threads.clear();
+  const std::vector<unsigned char> *cs = NULL;
+  for (const std::vector<unsigned char>& c : codestreams)
+    if (!c.empty()) cs = &c;
+  for (std::size_t v = 0; cs && v < run.verifiers.size(); ++v)
+    if (run.verifiers[v]->gpu())
+      threads.emplace_back([&run, cs, &samples, v]() { run.verifiers[v]->warm(*cs, samples); });
+  for (std::thread& t : threads) t.join();
+  DPRCTimelineMark("devices warm");
+}
+
 /** on the starting thread while the readers read: the caller's checks (the GPUs), the devices'
  *  handles and what follows from them; then the gate opens and the results held are reported
  *  @return false (error) when the run cannot start: the gate fails, the readers stop
@@ -280,9 +307,10 @@ bool startDevices(Run& run, std::string& error)
     run.budget->setLimit(std::numeric_limits<std::uint64_t>::max()); // the readers waiting see it
     return false;
   }
+  DPRCTimelineMark("handles made");
+  warmDevices(run);
   run.budget->setLimit(run.budgetBytes);
   run.samples->setPinned(run.gpuCoders);
-  DPRCTimelineMark("handles made");
   // the codestreams the writers read back and hand over, copied out of DCMTK's buffers on the
   // writers' threads (not on the verifier's one thread), page locked with a GPU
   run.codestreams =

@@ -147,6 +147,9 @@ struct DPRCPipelineOptions
    */
   unsigned verifyMinFrames = 64;
   unsigned verifyFillMs = 20;
+  /// with GPU coders: each coder and verifier handle codes or verifies a small frame before the
+  /// first batch (their device state made while the readers read)
+  bool warm = true;
   /// the memory budget the readers wait for (0: from the batches in flight, budgetFor())
   std::uint64_t budgetBytes = 0;
   /// the verifier's limit of samples per frame (the PCWT decoder codec's, as registered)

@@ -167,6 +167,20 @@ public:
   /// the GPU decodes (page-locked host memory goes up without staging)
   bool gpu() const { return pcwt_decoder_backend(decoders_[0]) != PCWT_BACKEND_CPU; }
 
+  /// one small frame verified before the first copy (BatchCoder::warm); the outcome is not used
+  void warm(const std::vector<unsigned char>& codestream, const std::vector<std::uint16_t>& samples)
+  {
+    pcwt_verify_job j;
+    std::memset(&j, 0, sizeof j);
+    j.status = PCWT_ERR_INVALID_ARGUMENT;
+    j.src = codestream.data();
+    j.src_size = codestream.size();
+    j.expected = samples.data();
+    j.expected_size = samples.size() * sizeof(std::uint16_t);
+    const pcwt_status st = pcwt_verify_batch(decoders_[0], &j, 1);
+    (void)st;
+  }
+
   /** verify every frame of the batch's copies; each request gets its verdict in its error.
    *  failBackend (tests): the call fails as a broken GPU's
    */
