@@ -304,6 +304,13 @@ DecodeSet validate(pcwt_decode_job *jobs, size_t count, uint64_t max_samples, ch
             std::snprintf(err, err_size, "%s", why);
             continue;
         }
+        bool f511 = false; // no GPU twin of the 5/11-C level-1 filter yet: the caller's CPU path
+        for (uint32_t k = 0; k < h.plane_count; k++)
+            f511 |= h.planes[k].level1_511 != 0;
+        if (f511) {
+            j.status = PCWT_ERR_OUT_OF_MEMORY;
+            continue;
+        }
         set.idx.push_back(i);
         set.info.push_back(h);
     }
@@ -458,6 +465,12 @@ extern "C" pcwt_status pcwt_gpu_bench_decode(pcwt_gpu *g, pcwt_decode_job *jobs,
     try {
         CUDA_CHECK(cudaSetDevice(g->device)); // the context's device, on any thread
         DecodeSet set = validate(jobs, count, ~uint64_t(0), err, err_size);
+        for (size_t i = 0; i < count; i++)
+            if (jobs[i].status == PCWT_ERR_OUT_OF_MEMORY) {
+                std::snprintf(err, err_size, "codestream %zu: the 5/11-C level-1 filter has no GPU "
+                              "decoder yet", i);
+                return PCWT_ERR_UNSUPPORTED;
+            }
         if (set.idx.size() != count)
             return PCWT_ERR_CORRUPT;
         Slot &sl = g->slot[0];

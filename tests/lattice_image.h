@@ -35,7 +35,7 @@ inline std::vector<uint8_t> lattice_image(const pcwt_image_desc &d, uint32_t lev
                            : below(5) == 0 ? 0
                                            : (below(2) ? 1 : -1) * (4 * int32_t(1 + below(40)) + 2);
     }
-    pcwt_dwt53_inverse(&pyr, cols_first);
+    pcwt_dwt53_inverse(&pyr, cols_first, 0);
     std::vector<uint8_t> buf(pcwt_image_size(&d));
     const uint32_t stride = pcwt_even_up(d.width);
     for (uint32_t y = 0; y < d.height; y++)

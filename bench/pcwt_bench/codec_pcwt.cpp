@@ -115,7 +115,8 @@ public:
                     {PCWT_OPT_LEVELS, levels},
                     {PCWT_OPT_GROUP_ROWS, set.group_rows},
                     {PCWT_OPT_GROUP_COLS, set.group_cols},
-                    {PCWT_OPT_LIFTING_ORDER, set.lifting}};
+                    {PCWT_OPT_LIFTING_ORDER, set.lifting},
+                    {PCWT_OPT_LEVEL1_FILTER, set.level1}};
         const bool entropy = profile != PCWT_PROFILE_BASELINE; // entropy or compact: range-coded
         const bool gpu = backend == PCWT_BACKEND_GPU;
         compact_ = profile == PCWT_PROFILE_COMPACT;
@@ -130,6 +131,10 @@ public:
                          std::to_string(levels) + " levels, " + std::to_string(gr) + "x" +
                          std::to_string(gc) + " groups, " + (columns_first ? "columns" : "rows") +
                          " lifted first; " +
+                         (entropy && set.level1 != PCWT_LEVEL1_53
+                              ? std::string("level-1 filter ") +
+                                    pcwt_option_value_name(PCWT_OPT_LEVEL1_FILTER, set.level1) + "; "
+                              : std::string()) +
                          (backend == PCWT_BACKEND_GPU
                               ? "GPU backend, host memory in and out (end to end); whole set: one batch call"
                               : "CPU backend");

@@ -83,6 +83,8 @@ void print_usage(std::FILE *f)
         "      --group G|RxC     groups of GxG or RxC elements, 1-256 (default: the profile's size)\n"
         "      --lifting auto|rows|columns\n"
         "                        which pass of the 2-D lifting comes first (default: the profile's)\n"
+        "      --level1-filter 53|auto|511\n"
+        "                        entropy, compact: the finest level's filter (default 53)\n"
         "\n"
         "A comparison on one CPU thread, codecs alternating run by run (e.g. against CharLS):\n"
         "  pcwt-bench --wg04 --codecs pcwt-cpu,charls --no-parallel -o cpu\n"
@@ -244,6 +246,11 @@ ParseOutcome parse_options(int argc, char **argv, Options &opt)
             if (!value(v) || pcwt_option_parse(PCWT_OPT_LIFTING_ORDER, v.c_str(), &l) != PCWT_OK)
                 return usage_error("--lifting takes " + choices(PCWT_OPT_LIFTING_ORDER));
             opt.pcwt.lifting = static_cast<pcwt_lifting_order>(l);
+        } else if (a == "--level1-filter") {
+            int64_t l = 0;
+            if (!value(v) || pcwt_option_parse(PCWT_OPT_LEVEL1_FILTER, v.c_str(), &l) != PCWT_OK)
+                return usage_error("--level1-filter takes " + choices(PCWT_OPT_LEVEL1_FILTER));
+            opt.pcwt.level1 = static_cast<pcwt_level1_filter>(l);
         } else if (a == "--jxl-effort") {
             unsigned e = 0;
             if (!value(v) || !parse_unsigned(v, 1, 9, e))

@@ -140,6 +140,19 @@ typedef enum pcwt_lifting_order {
     PCWT_LIFTING_COLUMNS_FIRST = 2
 } pcwt_lifting_order;
 
+/* The reversible filter of the finest wavelet level (docs/FORMAT.md Sec. 3.4, plane option bit 2):
+ * 5/3 everywhere, or at level 1 5/11-C (5/3 followed by one more lifting step on the high half),
+ * whose smaller high bands pay on smooth images (CT and MR slices reconstructed with soft
+ * kernels) and lose on radiographs, ultrasound and lattice-valued images. Auto chooses per plane
+ * from an estimate of the level-1 coefficients' bit lengths and keeps 5/3 wherever the modelled
+ * low bits would be used with it. Entropy and compact profiles only: the baseline profile is always
+ * 5/3; codestreams with 5/11-C need a decoder of this version. */
+typedef enum pcwt_level1_filter {
+    PCWT_LEVEL1_53 = 0,   /* 5/3 at every level (the default) */
+    PCWT_LEVEL1_AUTO = 1, /* per plane, 5/11-C where the estimate says it is smaller */
+    PCWT_LEVEL1_511 = 2   /* 5/11-C at level 1 of every plane */
+} pcwt_level1_filter;
+
 typedef enum pcwt_backend {
     PCWT_BACKEND_AUTO = 0, /* GPU when built and a device is present, else CPU */
     PCWT_BACKEND_CPU = 1,
@@ -189,6 +202,7 @@ typedef struct pcwt_encode_params {
     pcwt_low_bits low_bits; /* PCWT, entropy profile */
     pcwt_lifting_order lifting_order; /* PCWT */
     pcwt_value_map_mode value_map; /* PCWT, entropy profile */
+    pcwt_level1_filter level1_filter; /* PCWT, entropy profile */
 } pcwt_encode_params;
 
 /* Fill params with the defaults (PCWT codec, 6 levels, the profile's group size, compact profile,
@@ -230,6 +244,7 @@ PCWT_API const char *pcwt_encoder_last_error(const pcwt_encoder *enc);
  *   PCWT_OPT_MAX_SAMPLES        dec      "max-samples"        1..2^63 (see set_max_samples)    PCWT_MAX_SAMPLES
  *   PCWT_OPT_MEMORY_LIMIT       dec      "memory-limit"       bytes, 0: the default            0
  *   PCWT_OPT_VALUE_MAP          enc      "value-map"          pcwt_value_map_mode (auto, off, on)
+ *   PCWT_OPT_LEVEL1_FILTER      enc      "level1-filter"      pcwt_level1_filter (53, auto, 511) 53
  * The group size: a dimension left 0 takes the profile's size in that dimension. */
 typedef enum pcwt_option {
     PCWT_OPT_CODEC = 1,
@@ -247,7 +262,8 @@ typedef enum pcwt_option {
     PCWT_OPT_DEVICE = 13,
     PCWT_OPT_MAX_SAMPLES = 14,
     PCWT_OPT_MEMORY_LIMIT = 15,
-    PCWT_OPT_VALUE_MAP = 16
+    PCWT_OPT_VALUE_MAP = 16,
+    PCWT_OPT_LEVEL1_FILTER = 17
 } pcwt_option;
 
 /* Set one option. PCWT_ERR_INVALID_ARGUMENT (with the handle's message) for an option the handle
@@ -344,6 +360,7 @@ typedef struct pcwt_plane_info {
     uint64_t payload_length;
     uint32_t payload_crc32;
     uint32_t value_map; /* 1: the plane holds the ranks of its values in a value map (option bit 1) */
+    uint32_t level1_511; /* 1: the plane's finest level uses the 5/11-C filter (option bit 2) */
 } pcwt_plane_info;
 
 /* What a codestream header says, read without decoding the payload. */

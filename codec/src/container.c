@@ -48,7 +48,8 @@ void pcwt_header_write(const pcwt_header_info *info, uint8_t *d)
     pcwt_header_put_fixed(d, &h);
     for (uint32_t i = 0; i < info->plane_count; i++)
         pcwt_plane_record_put(d, i, info->planes[i].component, info->planes[i].kind,
-                              info->planes[i].qmax, info->planes[i].low_bits | (info->planes[i].value_map << 1),
+                              info->planes[i].qmax, info->planes[i].low_bits | (info->planes[i].value_map << 1) |
+                                  (info->planes[i].level1_511 << 2),
                               info->planes[i].payload_length, info->planes[i].payload_crc32);
     pcwt_header_put_crc(d, h.header_size, pcwt_crc32(d, h.header_size - 4));
 }
@@ -141,11 +142,15 @@ pcwt_status pcwt_header_parse(const uint8_t *s, size_t size, pcwt_header_info *i
             FAIL(PCWT_ERR_CORRUPT, "plane %u: unexpected component %u kind %u", i, comp, kind);
         if (next_value)
             expect_comp++;
-        /* options: bit 0, modelled low bits, only in the entropy profile */
         /* options: bit 0, modelled low bits (entropy and compact profiles); bit 1, a value map
-         * (compact profile) */
-        if (r[3] > (info->profile == PCWT_PROFILE_COMPACT ? 3u : info->profile == PCWT_PROFILE_ENTROPY ? 1u : 0u))
+         * (compact profile); bit 2, the 5/11-C filter at level 1 (entropy and compact, L >= 1) */
+        const unsigned allowed = info->profile == PCWT_PROFILE_COMPACT   ? 7u
+                                 : info->profile == PCWT_PROFILE_ENTROPY ? 5u
+                                                                         : 0u;
+        if (r[3] & ~allowed)
             FAIL(PCWT_ERR_CORRUPT, "plane %u: invalid options byte 0x%02x", i, r[3]);
+        if ((r[3] & 4u) && info->levels == 0)
+            FAIL(PCWT_ERR_CORRUPT, "plane %u: level-1 filter 5/11-C without a wavelet level", i);
         if (qmax < -1 || qmax > PCWT_MAX_QMAX)
             FAIL(PCWT_ERR_CORRUPT, "plane %u: invalid Qmax %d", i, qmax);
         const uint64_t len = get64(r + 4);
@@ -160,6 +165,7 @@ pcwt_status pcwt_header_parse(const uint8_t *s, size_t size, pcwt_header_info *i
         info->planes[i].qmax = qmax;
         info->planes[i].low_bits = r[3] & 1u;
         info->planes[i].value_map = (r[3] >> 1) & 1u;
+        info->planes[i].level1_511 = (r[3] >> 2) & 1u;
         info->planes[i].payload_length = len;
         info->planes[i].payload_crc32 = get32(r + 12);
         total += len;

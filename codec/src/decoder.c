@@ -350,7 +350,7 @@ static pcwt_status decode_cpu(pcwt_decoder *dec, const void *src, size_t src_siz
                 pcwt_set_error(err, es, "plane %u: %s", i, why);
                 return st;
             }
-            pcwt_dwt53_inverse(pyr, (int)info.columns_first);
+            pcwt_dwt53_inverse(pyr, (int)info.columns_first, (int)info.planes[i].level1_511);
             if (info.planes[i].value_map) {
                 st = pcwt_value_map_from_ranks(&dec->vmap, pyr->image, stride, d->height, d->width, why,
                                                sizeof why);

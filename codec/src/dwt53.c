@@ -1,7 +1,8 @@
 /* dwt53.c - B-LDWT+B on the CPU: reversible integer (5,3) lifting (JPEG 2000's filter), rows then
  * columns per level (or columns then rows: header flag bit 3, FORMAT.md Sec. 3.2), with
  * whole-sample symmetric extension (x[-1] = x[1], x[n] = x[n-2]) at every edge. The GPU splits the work into blocks with halos; the result is the same as this whole-row,
- * whole-column reference, which is what makes the two bit-identical.
+ * whole-column reference, which is what makes the two bit-identical. A plane may lift its
+ * finest level with 5/11-C instead (5/3 and a third step on the high half, FORMAT.md Sec. 3.4).
  * The lifting steps themselves are dwt53.h's, shared with the GPU. */
 #include "dwt53.h"
 
@@ -98,13 +99,62 @@ static const int32_t *level_input(const pcwt_pyramid *p, uint32_t l)
     return l == 1 ? p->image : p->ll[l - 2];
 }
 
+/* 5/11-C's third step on one line: the high half h of N from the low half l (inverse: undone). */
+static void step511_line(const int32_t *l, int32_t *h, uint32_t N, int inverse)
+{
+    uint32_t k = 0;
+    while (k < N) {
+        if (k == 1 && N > 3) { /* the interior, without reflection */
+            if (inverse)
+                for (; k + 2 < N; k++)
+                    h[k] = pcwt_wsub(h[k], pcwt_c511(l[k - 1], l[k], l[k + 1], l[k + 2]));
+            else
+                for (; k + 2 < N; k++)
+                    h[k] = pcwt_wadd(h[k], pcwt_c511(l[k - 1], l[k], l[k + 1], l[k + 2]));
+            continue;
+        }
+        const int32_t c = pcwt_c511(l[pcwt_refl511((int64_t)k - 1, N)], l[k],
+                                    l[pcwt_refl511((int64_t)k + 1, N)],
+                                    l[pcwt_refl511((int64_t)k + 2, N)]);
+        h[k] = inverse ? pcwt_wsub(h[k], c) : pcwt_wadd(h[k], c);
+        k++;
+    }
+}
+
+/* The same step down the columns: rows k of the high half (N rows of m, at a stride) from rows
+ * k-1 .. k+2 of the low half. */
+static void step511_columns(const int32_t *l, int32_t *h, uint32_t N, uint32_t m, size_t stride,
+                            int inverse)
+{
+    for (uint32_t k = 0; k < N; k++) {
+        const int32_t *a = l + pcwt_refl511((int64_t)k - 1, N) * stride, *b = l + (size_t)k * stride;
+        const int32_t *c = l + pcwt_refl511((int64_t)k + 1, N) * stride;
+        const int32_t *e = l + pcwt_refl511((int64_t)k + 2, N) * stride;
+        int32_t *o = h + (size_t)k * stride;
+        if (inverse)
+            for (uint32_t j = 0; j < m; j++)
+                o[j] = pcwt_wsub(o[j], pcwt_c511(a[j], b[j], c[j], e[j]));
+        else
+            for (uint32_t j = 0; j < m; j++)
+                o[j] = pcwt_wadd(o[j], pcwt_c511(a[j], b[j], c[j], e[j]));
+    }
+}
+
+/* The step on each of n rows of two arrays (low and high halves of a row pass, at a stride). */
+static void step511_rows(const int32_t *l, int32_t *h, uint32_t n, uint32_t N, size_t stride,
+                         int inverse)
+{
+    for (uint32_t i = 0; i < n; i++)
+        step511_line(l + (size_t)i * stride, h + (size_t)i * stride, N, inverse);
+}
+
 /* Rows first (B-LDWT+B's order): the row halves are r x bc, their columns give LL, LH (row-low)
  * and HL, HH (row-high). Columns first (JPEG 2000's order): the column halves are br x c, their
  * rows give LL, HL (column-low) and LH, HH (column-high). Integer rounding makes the two differ. */
-void pcwt_dwt53_forward(pcwt_pyramid *p, int columns_first)
+static void forward_level(pcwt_pyramid *p, uint32_t l, int columns_first, int f511)
 {
     const uint32_t L = p->plan.levels;
-    for (uint32_t l = 1; l <= L; l++) {
+    {
         const pcwt_level_size *s = &p->plan.lv[l - 1];
         const uint32_t r = s->level_r, c = s->level_c, br = s->band_r, bc = s->band_c;
         const int32_t *x = level_input(p, l);
@@ -114,15 +164,39 @@ void pcwt_dwt53_forward(pcwt_pyramid *p, int columns_first)
         if (columns_first) {
             int32_t *lo = p->tmp, *hi = p->tmp + (size_t)br * c;
             forward_columns(x, r, c, lo, hi, br);
+            if (f511)
+                step511_columns(lo, hi, r / 2, c, c, 0);
             forward_rows(lo, br, c, ll, hl, bc);
             forward_rows(hi, br, c, lh, hh, bc);
+            if (f511) {
+                step511_rows(ll, hl, r / 2, c / 2, bc, 0);
+                step511_rows(lh, hh, r / 2, c / 2, bc, 0);
+            }
         } else {
             int32_t *lo = p->tmp, *hi = p->tmp + (size_t)r * bc;
             forward_rows(x, r, c, lo, hi, bc);
+            if (f511)
+                step511_rows(lo, hi, r, c / 2, bc, 0);
             forward_columns(lo, r, bc, ll, lh, br);
             forward_columns(hi, r, bc, hl, hh, br);
+            if (f511) {
+                step511_columns(ll, lh, r / 2, c / 2, bc, 0);
+                step511_columns(hl, hh, r / 2, c / 2, bc, 0);
+            }
         }
     }
+}
+
+void pcwt_dwt53_forward(pcwt_pyramid *p, int columns_first, int level1_511)
+{
+    for (uint32_t l = 1; l <= p->plan.levels; l++)
+        forward_level(p, l, columns_first, l == 1 && level1_511);
+}
+
+void pcwt_dwt53_forward_level1(pcwt_pyramid *p, int columns_first, int level1_511)
+{
+    if (p->plan.levels)
+        forward_level(p, 1, columns_first, level1_511);
 }
 
 /* The inverse's vertical steps on one row: the even row e_i = l_i - floor((h_{i-1} + h_i + 2) / 4)
@@ -146,9 +220,10 @@ static void inverse_odd_row(const int32_t *h, const int32_t *e, const int32_t *e
  * (6 rows of c/2), so the halves never exist as whole planes. */
 static void inverse_level_rows_first(const int32_t *ll, const int32_t *lh, const int32_t *hl,
                                      const int32_t *hh, uint32_t bc, uint32_t r, uint32_t c,
-                                     int32_t *x, int32_t *tmp)
+                                     int32_t *x, int32_t *tmp, int f511)
 {
     const uint32_t N = r / 2, m = c / 2;
+    int32_t *fix = tmp + 6 * (size_t)m; /* 5/11-C: a row-high row with its third step undone */
     int32_t *le[2] = {tmp, tmp + m}, *lo = tmp + 2 * (size_t)m;
     int32_t *he[2] = {tmp + 3 * (size_t)m, tmp + 4 * (size_t)m}, *ho = tmp + 5 * (size_t)m;
     inverse_even_row(ll, lh, lh, m, le[0]);
@@ -164,6 +239,12 @@ static void inverse_level_rows_first(const int32_t *ll, const int32_t *lh, const
         }
         inverse_odd_row(lh + at, lei, len, m, lo);
         inverse_odd_row(hh + at, hei, hen, m, ho);
+        if (f511) {
+            memcpy(fix, hei, sizeof(int32_t) * m);
+            step511_line(lei, fix, m, 1);
+            hei = fix;
+            step511_line(lo, ho, m, 1); /* ho is not read again */
+        }
         pcwt_dwt53_inverse_1d(lei, hei, c, x + (size_t)(2 * i) * c);
         pcwt_dwt53_inverse_1d(lo, ho, c, x + (size_t)(2 * i + 1) * c);
     }
@@ -197,7 +278,55 @@ static void inverse_level_cols_first(const int32_t *ll, const int32_t *hl, const
     }
 }
 
-void pcwt_dwt53_inverse(pcwt_pyramid *p, int columns_first)
+/* Columns first with 5/11-C: the row inverses of the low half (from LL, HL) run up to two rows
+ * ahead of the high half's (from LH, HH), whose column step needs low rows t-1 .. t+2; the
+ * scratch holds four low rows (lo[k & 3]) and two high ones (6 rows of c). The rows' own third
+ * step was undone in the bands beforehand. */
+typedef struct cols511 {
+    const int32_t *ll, *hl, *lh, *hh;
+    uint32_t bc, N, c, made; /* made: low rows 0 .. made-1 done */
+    int32_t *h[2], *lo[4];
+} cols511;
+
+/* High row t (into h[t & 1]), the low rows it needs made first. */
+static void high_row_511(cols511 *s, uint32_t t)
+{
+    const uint32_t want = t + 3 < s->N ? t + 3 : s->N, c = s->c;
+    for (; s->made < want; s->made++)
+        pcwt_dwt53_inverse_1d(s->ll + (size_t)s->made * s->bc, s->hl + (size_t)s->made * s->bc, c,
+                              s->lo[s->made & 3]);
+    int32_t *ht = s->h[t & 1];
+    pcwt_dwt53_inverse_1d(s->lh + (size_t)t * s->bc, s->hh + (size_t)t * s->bc, c, ht);
+    const int32_t *a = s->lo[pcwt_refl511((int64_t)t - 1, s->N) & 3], *b = s->lo[t & 3];
+    const int32_t *d = s->lo[pcwt_refl511((int64_t)t + 1, s->N) & 3];
+    const int32_t *e = s->lo[pcwt_refl511((int64_t)t + 2, s->N) & 3];
+    for (uint32_t k = 0; k < c; k++)
+        ht[k] = pcwt_wsub(ht[k], pcwt_c511(a[k], b[k], d[k], e[k]));
+}
+
+static void inverse_level_cols_first_511(const int32_t *ll, const int32_t *hl, const int32_t *lh,
+                                         const int32_t *hh, uint32_t bc, uint32_t r, uint32_t c,
+                                         int32_t *x, int32_t *tmp)
+{
+    cols511 s = {ll, hl, lh, hh, bc, r / 2, c, 0, {tmp, tmp + c},
+                 {tmp + 2 * (size_t)c, tmp + 3 * (size_t)c, tmp + 4 * (size_t)c, tmp + 5 * (size_t)c}};
+    const uint32_t N = r / 2;
+    high_row_511(&s, 0);
+    inverse_even_row(s.lo[0], s.h[0], s.h[0], c, x);
+    for (uint32_t i = 0; i < N; i++) {
+        const int32_t *hi = s.h[i & 1];
+        int32_t *e = x + (size_t)(2 * i) * c, *o = e + c;
+        const int32_t *e2 = e;
+        if (i + 1 < N) {
+            high_row_511(&s, i + 1);
+            inverse_even_row(s.lo[(i + 1) & 3], hi, s.h[(i + 1) & 1], c, o + c);
+            e2 = o + c;
+        }
+        inverse_odd_row(hi, e, e2, c, o);
+    }
+}
+
+void pcwt_dwt53_inverse(pcwt_pyramid *p, int columns_first, int level1_511)
 {
     const uint32_t L = p->plan.levels;
     for (uint32_t l = L; l >= 1; l--) {
@@ -206,9 +335,21 @@ void pcwt_dwt53_inverse(pcwt_pyramid *p, int columns_first)
         const int32_t *ll = p->ll[l - 1], *hl = p->band[pcwt_band_index(L, l, 0)].coef;
         const int32_t *lh = p->band[pcwt_band_index(L, l, 1)].coef;
         const int32_t *hh = p->band[pcwt_band_index(L, l, 2)].coef;
-        if (columns_first)
-            inverse_level_cols_first(ll, hl, lh, hh, s->band_c, s->level_r, s->level_c, x, p->tmp);
-        else
-            inverse_level_rows_first(ll, lh, hl, hh, s->band_c, s->level_r, s->level_c, x, p->tmp);
+        const int f511 = l == 1 && level1_511;
+        const uint32_t N = s->level_r / 2, m = s->level_c / 2, bc = s->band_c;
+        /* 5/11-C: the third step of the last pass of the forward is undone in the bands */
+        if (f511 && columns_first) {
+            step511_rows(ll, (int32_t *)hl, N, m, bc, 1);
+            step511_rows(lh, (int32_t *)hh, N, m, bc, 1);
+            inverse_level_cols_first_511(ll, hl, lh, hh, bc, s->level_r, s->level_c, x, p->tmp);
+        } else if (columns_first) {
+            inverse_level_cols_first(ll, hl, lh, hh, bc, s->level_r, s->level_c, x, p->tmp);
+        } else {
+            if (f511) {
+                step511_columns(ll, (int32_t *)lh, N, m, bc, 1);
+                step511_columns(hl, (int32_t *)hh, N, m, bc, 1);
+            }
+            inverse_level_rows_first(ll, lh, hl, hh, bc, s->level_r, s->level_c, x, p->tmp, f511);
+        }
     }
 }

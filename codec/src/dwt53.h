@@ -43,13 +43,37 @@ static inline PCWT_HD int32_t pcwt_unlift_odd(int32_t h, int32_t x0, int32_t x2)
     return pcwt_wadd(h, pcwt_wadd(x0, x2) >> 1);
 }
 
+/* 5/11-C's third step (Adams and Kossentini), after the two above on the finest level when a
+ * plane's option bit 2 says so (FORMAT.md Sec. 3.4): H[i] += floor((L[i-1] - L[i] - L[i+1] +
+ * L[i+2] + 8) / 16), L reflected as pcwt_refl511 says; the inverse subtracts it before the 5/3
+ * inverse. Wrapping, as the inverse's steps, so that hostile coefficients stay defined. */
+static inline PCWT_HD int32_t pcwt_c511(int32_t lm1, int32_t l0, int32_t l1, int32_t l2)
+{
+    return pcwt_wadd(pcwt_wsub(pcwt_wsub(lm1, l0), pcwt_wsub(l1, l2)), 8) >> 4;
+}
+/* The low half's index k of N (k from -1 to N+1): L[-1] = L[1], L[N] = L[N-1], L[N+1] = L[N-2]
+ * (the extension of the 5/3 steps carried to the low half); all 0 when N is 1. */
+static inline PCWT_HD uint32_t pcwt_refl511(int64_t k, uint32_t N)
+{
+    if (N < 2)
+        return 0;
+    if (k < 0)
+        return (uint32_t)-k;
+    if (k >= (int64_t)N)
+        return (uint32_t)(2 * (int64_t)N - 1 - k);
+    return (uint32_t)k;
+}
+
 #include "pyramid.h"
 
 /* dwt53.c: one dimension, and the levels of a plane in the order the header records
  * (columns_first: each level lifts its columns before its rows, header flag bit 3). */
 void pcwt_dwt53_forward_1d(const int32_t *x, uint32_t n, int32_t *low, int32_t *high);
 void pcwt_dwt53_inverse_1d(const int32_t *low, const int32_t *high, uint32_t n, int32_t *x);
-void pcwt_dwt53_forward(pcwt_pyramid *p, int columns_first);
-void pcwt_dwt53_inverse(pcwt_pyramid *p, int columns_first);
+/* level1_511: the finest level uses 5/11-C (plane option bit 2). forward_level1 redoes level 1
+ * alone (its LL band, hence every coarser level, is the same with either filter). */
+void pcwt_dwt53_forward(pcwt_pyramid *p, int columns_first, int level1_511);
+void pcwt_dwt53_forward_level1(pcwt_pyramid *p, int columns_first, int level1_511);
+void pcwt_dwt53_inverse(pcwt_pyramid *p, int columns_first, int level1_511);
 
 #endif /* PCWT_DWT53_H */

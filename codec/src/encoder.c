@@ -50,6 +50,7 @@ void pcwt_encode_params_default(pcwt_encode_params *p)
      * device; the entropy and baseline profiles by name */
     p->profile = PCWT_PROFILE_COMPACT;
     p->backend = PCWT_BACKEND_AUTO;
+    p->level1_filter = PCWT_LEVEL1_53; /* 5/3 at every level */
 }
 
 /* The handle keeps the group size it codes with. */
@@ -264,11 +265,50 @@ static void load_plane(const pcwt_image_desc *d, const void *samples, int rct, u
         pcwt_plane_extract(d, samples, comp, kind, pyr->image, stride);
 }
 
-/* The forward transform and the MQDs of the loaded plane; its Qmax in *qmax. */
-static pcwt_status transform_plane(pcwt_pyramid *pyr, int columns_first, int *qmax, char *err,
-                                   size_t es)
+/* The estimate of the level-1 filter's choice: over the level-1 high bands, each coefficient's
+ * bit length plus one for a non-zero one (the coarser levels are the same with either filter). */
+static uint64_t level1_bits(const pcwt_pyramid *pyr)
 {
-    pcwt_dwt53_forward(pyr, columns_first);
+    uint64_t n = 0;
+    const uint32_t L = pyr->plan.levels;
+    for (uint32_t o = 0; o < 3; o++) {
+        const pcwt_band *b = &pyr->band[pcwt_band_index(L, 1, o)];
+        const size_t count = (size_t)b->rows * b->cols;
+        for (size_t i = 0; i < count; i++) {
+            const uint32_t a = pcwt_magnitude(b->coef[i]);
+            n += a ? 33u - (uint32_t)__builtin_clz(a) : 0u;
+        }
+    }
+    return n;
+}
+
+/* The forward transform of the loaded plane with the level-1 filter the options ask for (FORMAT.md
+ * Sec. 3.4); *f511 says whether level 1 took 5/11-C. Auto keeps 5/3 where the low bits would be
+ * modelled with it (5/3's integer predict keeps their lattice; the estimate sees magnitudes only)
+ * and otherwise takes 5/11-C where its estimate is smaller. */
+static void forward_plane(const pcwt_encode_params *p, pcwt_pyramid *pyr, int columns_first,
+                          int *f511)
+{
+    const int ranged = pcwt_profile_ranged(p->profile) && pyr->plan.levels > 0;
+    *f511 = ranged && p->level1_filter == PCWT_LEVEL1_511;
+    pcwt_dwt53_forward(pyr, columns_first, *f511);
+    if (!ranged || p->level1_filter != PCWT_LEVEL1_AUTO)
+        return;
+    if (p->low_bits == PCWT_LOW_BITS_ON ||
+        (p->low_bits == PCWT_LOW_BITS_AUTO && pcwt_ec_low_bits_wanted(pyr)))
+        return;
+    const uint64_t with53 = level1_bits(pyr);
+    pcwt_dwt53_forward_level1(pyr, columns_first, 1);
+    *f511 = level1_bits(pyr) < with53;
+    if (!*f511)
+        pcwt_dwt53_forward_level1(pyr, columns_first, 0);
+}
+
+/* The forward transform and the MQDs of the loaded plane; its Qmax in *qmax. */
+static pcwt_status transform_plane(const pcwt_encode_params *p, pcwt_pyramid *pyr,
+                                   int columns_first, int *f511, int *qmax, char *err, size_t es)
+{
+    forward_plane(p, pyr, columns_first, f511);
     *qmax = pcwt_mqd_compute(pyr);
     if (*qmax > PCWT_MAX_QMAX) {
         pcwt_set_error(err, es, "coefficients too large (Qmax %d > %d)", *qmax, PCWT_MAX_QMAX);
@@ -379,8 +419,8 @@ static pcwt_status encode_frame(pcwt_encoder *e, const pcwt_image_desc *din, con
             if (st != PCWT_OK)
                 return st;
         }
-        int qmax = 0;
-        st = transform_plane(pyr, (int)info.columns_first, &qmax, err, es);
+        int qmax = 0, f511 = 0;
+        st = transform_plane(p, pyr, (int)info.columns_first, &f511, &qmax, err, es);
         if (st != PCWT_OK)
             return st;
         /* The entropy profile's payload is never larger than the baseline's. */
@@ -390,12 +430,13 @@ static pcwt_status encode_frame(pcwt_encoder *e, const pcwt_image_desc *din, con
              * pcwt_encode_bound holds. */
             map_len = 0;
             load_plane(&d, samples, rct, pl->component, pl->kind, pyr);
-            st = transform_plane(pyr, (int)info.columns_first, &qmax, err, es);
+            st = transform_plane(p, pyr, (int)info.columns_first, &f511, &qmax, err, es);
             if (st != PCWT_OK)
                 return st;
             size = pcwt_payload_size(pyr, qmax, fc.group_rows, fc.group_cols);
         }
         info.planes[i].value_map = map_len != 0;
+        info.planes[i].level1_511 = (uint32_t)f511;
         off += map_len;
         if (size > cap - off) {
             pcwt_set_error(err, es, "destination buffer of %zu bytes too small (see pcwt_encode_bound)",
@@ -438,8 +479,8 @@ pcwt_backend pcwt_encoder_backend(const pcwt_encoder *e)
  * interleave none, at least 2 bits (the CPU encoder gives the errors for the rest). */
 static int gpu_takes(const pcwt_encode_params *p, const pcwt_image_desc *d)
 {
-    if (p->codec != PCWT_CODEC_JPEGLS)
-        return 1;
+    if (p->codec != PCWT_CODEC_JPEGLS) /* no GPU twin of the 5/11-C level-1 filter yet */
+        return !pcwt_profile_ranged(p->profile) || p->level1_filter == PCWT_LEVEL1_53;
     return d->bits_stored >= 2 && p->jpegls_interleave <= 2 &&
            (d->components == 1 || p->jpegls_interleave == 0);
 }
@@ -543,7 +584,8 @@ static pcwt_status encode_batch_gpu(pcwt_encoder *e, pcwt_frame_job *jobs, size_
         pcwt_set_error(e->err, sizeof e->err,
                        "notice: %zu frame(s) were encoded on the CPU (the GPU JPEG-LS encoder codes "
                        "grey frames and colour with interleave none; the GPU PCWT encoder leaves "
-                       "value maps that may not fit a plane's bound to the CPU)",
+                       "value maps that may not fit a plane's bound, and the level-1 filters "
+                       "other than 5/3, to the CPU)",
                        cpu_only);
     return first;
 }

@@ -6,8 +6,8 @@
 #include <string.h>
 
 /* The int32s and MQD bytes of a plan's pyramid, and the transform scratch's int32s among them:
- * the forward transform's holds a level's two halves, the inverse's (decode) three rows of the
- * widest level (dwt53.c). */
+ * the forward transform's holds a level's two halves, the inverse's (decode) six rows of the
+ * widest level (dwt53.c: three for 5/3, six for level 1's 5/11-C). */
 static void pyramid_sizes(const pcwt_plan *plan, int decode, size_t *ints, size_t *bytes8,
                           size_t *tmp)
 {
@@ -26,7 +26,7 @@ static void pyramid_sizes(const pcwt_plan *plan, int decode, size_t *ints, size_
     }
     b8 += (size_t)(plan->ll_r / 2) * (plan->ll_c / 2);
     if (decode)
-        t_max = plan->levels ? 3 * (size_t)plan->lv[0].level_c : 0;
+        t_max = plan->levels ? 6 * (size_t)plan->lv[0].level_c : 0;
     *ints = n + t_max;
     *bytes8 = b8;
     *tmp = t_max;

@@ -30,7 +30,8 @@ set_tests_properties(corpus_export PROPERTIES
 
 # The round-trip tests. The manifest only exists after the fixture ran, so the binary has a fixed set
 # of TESTs that loop over the manifest at run time (failures name each file).
-pcwt_gtest(pcwt_corpus_test "${CMAKE_CURRENT_LIST_DIR}/test_corpus.cpp")
+pcwt_gtest(pcwt_corpus_test "${CMAKE_CURRENT_LIST_DIR}/test_corpus.cpp"
+           "${CMAKE_CURRENT_LIST_DIR}/test_corpus_level1.cpp")
 target_compile_options(pcwt_corpus_test PRIVATE ${PCWT_WARNINGS})
 target_compile_definitions(pcwt_corpus_test PRIVATE
   PCWT_CORPUS_MANIFEST="${PCWT_CORPUS_OUT}/manifest.tsv")

@@ -6,7 +6,8 @@
  *   byte 0  flags: bit0 3 components, bit1 16-bit words, bit2 signed, bit3 planar,
  *           bit4 codec JPEG-LS (PCWT_CODEC_JPEGLS) instead of PCWT, bits5-6 JPEG-LS interleave;
  *           PCWT: bit5 the entropy profile (PCWT_PROFILE_ENTROPY) instead of the baseline; bit6
- *           the compact profile (value maps automatic, or forced on with bit5)
+ *           the compact profile (value maps automatic, or forced on with bit5); bit7 with
+ *           either, the level-1 filter automatic (5/3 or 5/11-C per plane)
  *   byte 1  bits_stored - 1 (mod bits_allocated)
  *   byte 2  width - 1  (mod 96)      byte 3  height - 1 (mod 96)
  *   byte 4  levels (mod PCWT_MAX_LEVELS + 1)
@@ -223,6 +224,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         p.profile = PCWT_PROFILE_COMPACT;
         p.value_map = (data[0] & 0x20u) ? PCWT_VALUE_MAP_ON : PCWT_VALUE_MAP_AUTO;
     }
+    if (!jpegls && (data[0] & 0x80u))
+        p.level1_filter = PCWT_LEVEL1_AUTO;
     if (jpegls) {
         p.codec = PCWT_CODEC_JPEGLS;
         p.jpegls_interleave = ((data[0] >> 5) & 3u) == 3u ? 2u : (data[0] >> 5) & 3u;

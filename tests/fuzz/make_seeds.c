@@ -248,7 +248,8 @@ int main(int argc, char **argv)
         return 1;
     }
     int failures = 0;
-    /* Every seed in every profile: baseline, entropy, then compact (value maps on). */
+    /* Every seed in every profile: baseline, entropy, then compact (value maps on, the 5/11-C
+     * level-1 filter). */
     static const char *const suffix[] = {"", "_entropy", "_compact"};
     const size_t nseeds = sizeof k_seeds / sizeof k_seeds[0];
     for (size_t k = 0; k < 3 * nseeds; ++k) {
@@ -262,6 +263,8 @@ int main(int argc, char **argv)
         p.backend = PCWT_BACKEND_CPU;
         p.profile = k < nseeds ? PCWT_PROFILE_BASELINE : k < 2 * nseeds ? PCWT_PROFILE_ENTROPY : PCWT_PROFILE_COMPACT;
         p.value_map = PCWT_VALUE_MAP_ON;
+        if (p.profile == PCWT_PROFILE_COMPACT) /* and option bit 2: the 5/11-C filter at level 1 */
+            p.level1_filter = PCWT_LEVEL1_511;
         size_t size = pcwt_image_size(&s->desc);
         size_t bound = pcwt_encode_bound(&s->desc);
         if (size == 0 || bound == 0) {

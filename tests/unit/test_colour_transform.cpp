@@ -375,7 +375,7 @@ std::vector<uint8_t> constant_planes(const int32_t y[3], uint32_t stored, bool s
         for (uint32_t i = 0; i < pcwt_even_up(h); i++)
             for (uint32_t j = 0; j < pcwt_even_up(w); j++)
                 pyr.image[i * pcwt_even_up(w) + j] = i < h && j < w ? y[c] : 0;
-        pcwt_dwt53_forward(&pyr, 0);
+        pcwt_dwt53_forward(&pyr, 0, 0);
         const int qmax = pcwt_mqd_compute(&pyr);
         EXPECT_LE(qmax, 30);
         const size_t size = size_t(pcwt_payload_size(&pyr, qmax, 4, 4));

@@ -82,10 +82,10 @@ TEST(Dwt53, PyramidInvertsExactly)
                         img[static_cast<size_t>(i) * stride + j] = v;
                     }
                 std::memcpy(p.image, img.data(), img.size() * sizeof(int32_t));
-                pcwt_dwt53_forward(&p, cols_first);
+                pcwt_dwt53_forward(&p, cols_first, 0);
                 if (plan.levels) // the inverse must rewrite the whole image
                     std::memset(p.image, 0x5a, img.size() * sizeof(int32_t));
-                pcwt_dwt53_inverse(&p, cols_first);
+                pcwt_dwt53_inverse(&p, cols_first, 0);
                 ASSERT_EQ(0, std::memcmp(p.image, img.data(), img.size() * sizeof(int32_t)))
                     << s.r << "x" << s.c << " levels " << s.levels << " bits " << bits
                     << (cols_first ? " columns first" : " rows first");
@@ -119,8 +119,8 @@ TEST(Dwt53, ColumnsFirstIsRowsFirstOfTheTranspose)
                 a.image[static_cast<size_t>(i) * ca + j] = v;
                 b.image[static_cast<size_t>(j) * ra + i] = v;
             }
-        pcwt_dwt53_forward(&a, 1);
-        pcwt_dwt53_forward(&b, 0);
+        pcwt_dwt53_forward(&a, 1, 0);
+        pcwt_dwt53_forward(&b, 0, 0);
         const std::string what = std::to_string(s.r) + "x" + std::to_string(s.c);
         ASSERT_EQ(a.band_count, b.band_count) << what;
         for (uint32_t k = 0; k < a.band_count; k++) {
@@ -143,8 +143,8 @@ TEST(Dwt53, ColumnsFirstIsRowsFirstOfTheTranspose)
     ASSERT_EQ(pcwt_pyramid_prepare(&b, &plan), PCWT_OK);
     for (size_t k = 0; k < 64 * 64; k++)
         a.image[k] = b.image[k] = static_cast<int32_t>(rng.below(1u << 12));
-    pcwt_dwt53_forward(&a, 0);
-    pcwt_dwt53_forward(&b, 1);
+    pcwt_dwt53_forward(&a, 0, 0);
+    pcwt_dwt53_forward(&b, 1, 0);
     size_t differ = 0;
     for (uint32_t k = 0; k < a.band_count; k++)
         for (size_t i = 0; i < static_cast<size_t>(a.band[k].rows) * a.band[k].cols; i++)

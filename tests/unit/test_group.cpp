@@ -29,7 +29,7 @@ TEST(Group, PayloadLayout)
             for (uint32_t j = 0; j < cs.c; j++)
                 p.image[static_cast<size_t>(i) * stride + j] =
                     rng.below(4) ? static_cast<int32_t>(rng.below(256)) : 0;
-        pcwt_dwt53_forward(&p, 0);
+        pcwt_dwt53_forward(&p, 0, 0);
         const int qmax = pcwt_mqd_compute(&p);
         const uint64_t size = pcwt_payload_size(&p, qmax, cs.gr, cs.gc);
         std::vector<uint8_t> buf(static_cast<size_t>(size));

@@ -43,7 +43,7 @@ TEST(Mqd, MatchesDirectDefinitionAndQmax)
                 if (cs.sparse && rng.below(8)) v = 0; // flat regions give MQD -1 subtrees
                 p.image[static_cast<size_t>(i) * stride + j] = v;
             }
-        pcwt_dwt53_forward(&p, 0);
+        pcwt_dwt53_forward(&p, 0, 0);
         const int qmax = pcwt_mqd_compute(&p);
         const uint32_t L = plan.levels;
         int top = -1;

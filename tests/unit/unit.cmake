@@ -13,7 +13,8 @@ pcwt_gtest(test_unit
   ${CMAKE_CURRENT_LIST_DIR}/test_limits.cpp
   ${CMAKE_CURRENT_LIST_DIR}/test_options.cpp
   ${CMAKE_CURRENT_LIST_DIR}/test_value_map.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/test_value_map_codec.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/test_value_map_codec.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/test_level1_filter.cpp)
 
 # pcwt_*_set_device: what every build does (DeviceApi.*), and on a CUDA machine coding on every
 # device (GpuDevice.*, label gpu, skipped without a device).
