@@ -183,29 +183,33 @@ std::uint64_t plannedBudget(const Run& run)
   return p.budgetBytes ? p.budgetBytes : budgetFor(run, coders, gpu, j2k);
 }
 
+/** batch coders or verifiers (made by make()) on each device: `asked` on each, or with 0 `onGpu`
+ *  where the first made there is on the GPU, else one. Several on a GPU: a call waits mostly for
+ *  the coder's latency, which calls on other handles (streams) overlap; the CPU splits each batch
+ *  over threads. */
+template <typename Handle, typename Make>
+bool makePerDevice(Run& run, unsigned asked, unsigned onGpu, std::vector<std::unique_ptr<Handle> >& handles,
+                   Make make, std::string& error)
+{
+  for (int d : run.devices)
+    for (unsigned k = 0, per = asked; k == 0 || k < per; ++k)
+    {
+      handles.emplace_back(make());
+      if (!handles.back()->init(run.p, d, error)) return false;
+      if (per == 0) per = handles.back()->gpu() ? onGpu : 1u;
+    }
+  return true;
+}
+
 /// the handles on the devices (the batch coders, verifiers, JPEG 2000 decoders), made while the
 /// readers read: a missing GPU stops the run here, before any file is written or reported
 bool makeDeviceHandles(Run& run, std::string& error)
 {
   const DPRCPipelineOptions& p = run.p;
   run.arenas = std::make_shared<ArenaPool>(1, "coder", false);
-  if (run.batching)
-  {
-    for (int d : run.devices)
-    {
-      run.coders.emplace_back(new BatchCoder(run.arenas));
-      if (!run.coders.back()->init(p, d, error)) return false;
-      // several coders on a device: a call waits mostly for the encoder's latency, which another
-      // coder's call overlaps (by default on a GPU; the CPU splits each batch over threads)
-      const unsigned per = p.codersPerDevice ? p.codersPerDevice
-                                             : (run.coders.back()->gpu() ? kDPRCGpuCodersPerDevice : 1u);
-      for (unsigned k = 1; k < per; ++k)
-      {
-        run.coders.emplace_back(new BatchCoder(run.arenas));
-        if (!run.coders.back()->init(p, d, error)) return false;
-      }
-    }
-  }
+  if (run.batching && !makePerDevice(run, p.codersPerDevice, kDPRCGpuCodersPerDevice, run.coders,
+                                     [&run]() { return new BatchCoder(run.arenas); }, error))
+    return false;
   run.stats.coders = static_cast<unsigned>(run.coders.size());
   // With a GPU the codestreams go straight into page-locked arenas, and the files' samples come
   // from page-locked buffers: no staging copies on the coder's thread, and the buffers are reused,
@@ -228,18 +232,9 @@ bool makeDeviceHandles(Run& run, std::string& error)
   run.verifyBytes = std::min<std::uint64_t>(p.batchBytes, 64u << 20);
   if (wanted)
   {
-    for (int d : run.devices)
-    {
-      // by default several on a GPU: a call waits mostly for the decoder's latency, which calls
-      // on other handles (streams) overlap; one on the CPU, whose batches are split over threads
-      unsigned per = p.verifiersPerDevice;
-      for (unsigned k = 0; k == 0 || k < per; ++k)
-      {
-        run.verifiers.emplace_back(new BatchVerifier());
-        if (!run.verifiers.back()->init(p, d, error)) return false;
-        if (per == 0) per = run.verifiers.back()->gpu() ? kDPRCGpuVerifiersPerDevice : 1u;
-      }
-    }
+    if (!makePerDevice(run, p.verifiersPerDevice, kDPRCGpuVerifiersPerDevice, run.verifiers,
+                       []() { return new BatchVerifier(); }, error))
+      return false;
     // (the automatic backend found no GPU)
     if (p.verify == DPRCVM_auto && !run.verifiers[0]->gpu()) run.verifiers.clear();
   }
