@@ -199,6 +199,41 @@ void pcwt_dwt53_forward_level1(pcwt_pyramid *p, int columns_first, int level1_51
         forward_level(p, 1, columns_first, level1_511);
 }
 
+void pcwt_dwt53_forward_above(pcwt_pyramid *p, int columns_first)
+{
+    for (uint32_t l = 2; l <= p->plan.levels; l++)
+        forward_level(p, l, columns_first, 0);
+}
+
+/* HL' is HL with the rows' step from LL; LH' and HH' are the rows of the column-high half with
+ * the columns' step from the column-low half, lifted with 5/3 and the rows' step (forward_level
+ * with f511, a row at a time). The bands' padding is 0 either way. */
+uint64_t pcwt_dwt511_level1_cost(const pcwt_pyramid *p, int32_t *row)
+{
+    const pcwt_level_size *s = &p->plan.lv[0];
+    const uint32_t c = s->level_c, bc = s->band_c, N = s->level_r / 2, m = c / 2;
+    const int32_t *ll = p->ll[0], *hl = p->band[pcwt_band_index(p->plan.levels, 1, 0)].coef;
+    const int32_t *lo = p->tmp, *hi = p->tmp + (size_t)s->band_r * c;
+    int32_t *h = row, *lh = row + c, *hh = row + c + m;
+    uint64_t n = 0;
+    for (uint32_t i = 0; i < N; i++) {
+        memcpy(h, hl + (size_t)i * bc, sizeof(int32_t) * m);
+        step511_line(ll + (size_t)i * bc, h, m, 0);
+        for (uint32_t k = 0; k < m; k++)
+            n += pcwt_bit_cost(h[k]);
+        const int32_t *a = lo + pcwt_refl511((int64_t)i - 1, N) * c, *b = lo + (size_t)i * c;
+        const int32_t *d = lo + pcwt_refl511((int64_t)i + 1, N) * c;
+        const int32_t *e = lo + pcwt_refl511((int64_t)i + 2, N) * c, *x = hi + (size_t)i * c;
+        for (uint32_t j = 0; j < c; j++)
+            h[j] = pcwt_wadd(x[j], pcwt_c511(a[j], b[j], d[j], e[j]));
+        pcwt_dwt53_forward_1d(h, c, lh, hh);
+        step511_line(lh, hh, m, 0);
+        for (uint32_t k = 0; k < m; k++)
+            n += pcwt_bit_cost(lh[k]) + pcwt_bit_cost(hh[k]);
+    }
+    return n;
+}
+
 /* The inverse's vertical steps on one row: the even row e_i = l_i - floor((h_{i-1} + h_i + 2) / 4)
  * and the odd row o_i = h_i + floor((e_i + e_{i+1}) / 2), m columns. */
 static void inverse_even_row(const int32_t *l, const int32_t *h0, const int32_t *h1, uint32_t m,

@@ -74,6 +74,18 @@ void pcwt_dwt53_inverse_1d(const int32_t *low, const int32_t *high, uint32_t n, 
  * alone (its LL band, hence every coarser level, is the same with either filter). */
 void pcwt_dwt53_forward(pcwt_pyramid *p, int columns_first, int level1_511);
 void pcwt_dwt53_forward_level1(pcwt_pyramid *p, int columns_first, int level1_511);
+/* Levels 2 .. L of the 5/3 forward (level 1 done). */
+void pcwt_dwt53_forward_above(pcwt_pyramid *p, int columns_first);
+/* The encoder's estimate of a level-1 band: each coefficient's bit length, plus one when not 0. */
+static inline uint32_t pcwt_bit_cost(int32_t c)
+{
+    const uint32_t a = c < 0 ? 0u - (uint32_t)c : (uint32_t)c;
+    return a ? 33u - (uint32_t)__builtin_clz(a) : 0u;
+}
+/* Right after the 5/3 level 1 of a columns-first forward (its column halves still in p->tmp):
+ * the estimate summed over the HL, LH and HH bands that 5/11-C would give, without writing
+ * them. row: scratch of 2 * level_c int32s. */
+uint64_t pcwt_dwt511_level1_cost(const pcwt_pyramid *p, int32_t *row);
 void pcwt_dwt53_inverse(pcwt_pyramid *p, int columns_first, int level1_511);
 
 #endif /* PCWT_DWT53_H */

@@ -274,10 +274,8 @@ static uint64_t level1_bits(const pcwt_pyramid *pyr)
     for (uint32_t o = 0; o < 3; o++) {
         const pcwt_band *b = &pyr->band[pcwt_band_index(L, 1, o)];
         const size_t count = (size_t)b->rows * b->cols;
-        for (size_t i = 0; i < count; i++) {
-            const uint32_t a = pcwt_magnitude(b->coef[i]);
-            n += a ? 33u - (uint32_t)__builtin_clz(a) : 0u;
-        }
+        for (size_t i = 0; i < count; i++)
+            n += pcwt_bit_cost(b->coef[i]);
     }
     return n;
 }
@@ -291,6 +289,22 @@ static void forward_plane(const pcwt_encode_params *p, pcwt_pyramid *pyr, int co
 {
     const int ranged = pcwt_profile_ranged(p->profile) && pyr->plan.levels > 0;
     *f511 = ranged && p->level1_filter == PCWT_LEVEL1_511;
+    int32_t *row = ranged && p->level1_filter == PCWT_LEVEL1_AUTO && columns_first
+                       ? malloc(sizeof(int32_t) * 2 * pyr->plan.lv[0].level_c)
+                       : NULL;
+    if (row) { /* columns first: 5/11-C's level 1 estimated from 5/3's, transformed only if taken */
+        pcwt_dwt53_forward_level1(pyr, columns_first, 0);
+        const uint64_t with53 = level1_bits(pyr), with511 = pcwt_dwt511_level1_cost(pyr, row);
+        free(row);
+        pcwt_dwt53_forward_above(pyr, columns_first);
+        if (p->low_bits == PCWT_LOW_BITS_ON ||
+            (p->low_bits == PCWT_LOW_BITS_AUTO && pcwt_ec_low_bits_wanted(pyr)))
+            return;
+        *f511 = with511 < with53;
+        if (*f511)
+            pcwt_dwt53_forward_level1(pyr, columns_first, 1);
+        return;
+    }
     pcwt_dwt53_forward(pyr, columns_first, *f511);
     if (!ranged || p->level1_filter != PCWT_LEVEL1_AUTO)
         return;

@@ -420,3 +420,32 @@ TEST(Level1Filter, DamagedFieldIsRefused)
     const pcwt_status ds = decode(cs, back);
     EXPECT_TRUE(ds != PCWT_OK || back != s) << "the bit cleared, the same samples decoded";
 }
+
+// The encoder's estimate of 5/11-C's level 1, made from 5/3's column halves without transforming,
+// is the sum over the bands the 5/11-C transform writes.
+TEST(Level1Filter, EstimateFromFiveThreeEqualsTheTransformsBands)
+{
+    Rng rng(39);
+    pcwt_pyramid p{};
+    for (const Size &s : kSizes) {
+        pcwt_plan plan;
+        pcwt_plan_make(&plan, s.r, s.c, s.levels);
+        if (!plan.levels)
+            continue;
+        ASSERT_EQ(pcwt_pyramid_prepare(&p, &plan), PCWT_OK);
+        const std::vector<int32_t> img = random_image(s, 12, true, rng);
+        std::memcpy(p.image, img.data(), img.size() * sizeof(int32_t));
+        pcwt_dwt53_forward_level1(&p, 1, 0);
+        std::vector<int32_t> row(2 * static_cast<size_t>(plan.lv[0].level_c));
+        const uint64_t estimate = pcwt_dwt511_level1_cost(&p, row.data());
+        pcwt_dwt53_forward(&p, 1, 1);
+        uint64_t sum = 0;
+        for (uint32_t o = 0; o < 3; o++) {
+            const pcwt_band &b = p.band[pcwt_band_index(plan.levels, 1, o)];
+            for (size_t i = 0; i < static_cast<size_t>(b.rows) * b.cols; i++)
+                sum += pcwt_bit_cost(b.coef[i]);
+        }
+        EXPECT_EQ(estimate, sum) << s.r << "x" << s.c;
+    }
+    pcwt_pyramid_free(&p);
+}
