@@ -13,7 +13,6 @@ extern "C" {
 }
 
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <memory>
 
@@ -158,30 +157,23 @@ struct Chunk {
         }
         // a thread per code-block: neighbours in a warp get similar work (passes times area), so
         // that a warp's threads run the same passes and finish together; the order of the
-        // code-blocks is free, each writes its own rectangle. PCWT_J2K_T1_ORDER=bytes (for one
-        // measurement beside it) breaks ties by codeword bytes, the symbols' share of the work.
-        const char *order = std::getenv("PCWT_J2K_T1_ORDER");
-        if (order && std::strcmp(order, "bytes") == 0) {
-            std::vector<std::pair<uint64_t, uint64_t>> key(cb.size());
-            for (size_t k = 0; k < cb.size(); k++) {
-                uint64_t bytes = 0;
-                for (uint32_t g = 0; g < cb[k].seg_count; g++)
-                    bytes += b->segs[cb[k].seg_first + g].length;
-                key[k] = {(uint64_t)cb[k].passes * cb[k].width * cb[k].height, bytes};
-            }
-            std::vector<size_t> idx(cb.size());
-            for (size_t k = 0; k < idx.size(); k++)
-                idx[k] = k;
-            std::stable_sort(idx.begin(), idx.end(), [&](size_t x, size_t y) { return key[x] > key[y]; });
-            std::vector<pcwt_j2k_cblk> sorted(cb.size());
-            for (size_t k = 0; k < idx.size(); k++)
-                sorted[k] = cb[idx[k]];
-            cb.swap(sorted);
-        } else {
-            std::stable_sort(cb.begin(), cb.end(), [](const pcwt_j2k_cblk &a, const pcwt_j2k_cblk &b) {
-                return (uint64_t)a.passes * a.width * a.height > (uint64_t)b.passes * b.width * b.height;
-            });
+        // code-blocks is free, each writes its own rectangle; ties broken by codeword bytes, the
+        // symbols' share of the work
+        std::vector<std::pair<uint64_t, uint64_t>> key(cb.size());
+        for (size_t k = 0; k < cb.size(); k++) {
+            uint64_t bytes = 0;
+            for (uint32_t g = 0; g < cb[k].seg_count; g++)
+                bytes += b->segs[cb[k].seg_first + g].length;
+            key[k] = {(uint64_t)cb[k].passes * cb[k].width * cb[k].height, bytes};
         }
+        std::vector<size_t> idx(cb.size());
+        for (size_t k = 0; k < idx.size(); k++)
+            idx[k] = k;
+        std::stable_sort(idx.begin(), idx.end(), [&](size_t x, size_t y) { return key[x] > key[y]; });
+        std::vector<pcwt_j2k_cblk> sorted(cb.size());
+        for (size_t k = 0; k < idx.size(); k++)
+            sorted[k] = cb[idx[k]];
+        cb.swap(sorted);
         cblks.upload(cb, s);
         std::vector<uint64_t> soff(cb.size());
         uint64_t words = 0;

@@ -2,18 +2,12 @@
 // chunk at once, running the CPU's decoder (codec/src/j2k_t1_rules.h) with its tables and each
 // thread's context states in shared memory, each code-block's state words in its own slot of the
 // chunk's state buffer. The host has checked every code-block (pcwt_j2k_t1_check) first.
-//
-// PCWT_J2K_T1_REGS=48 (for one measurement beside the default's 56 registers, 18 blocks of 64
-// threads an SM) builds for 20 blocks an SM: 48 registers, 12 bytes spilled.
 #include "gpu_check.h"
 #include "j2k_gpu.h"
 
 extern "C" {
 #include "j2k_t1_rules.h"
 }
-
-#include <cstdlib>
-#include <cstring>
 
 namespace {
 
@@ -25,7 +19,7 @@ constexpr uint32_t kThreads = 64;
 constexpr uint32_t kCxStride = 20;
 static_assert(kCxStride >= PCWT_J2K_CONTEXTS && kCxStride % 8 == 4, "contexts per thread");
 
-template <int MinBlocks> __global__ void __launch_bounds__(kThreads, MinBlocks) t1_kernel(J2kGpuChunk c)
+__global__ void __launch_bounds__(kThreads, 16) t1_kernel(J2kGpuChunk c)
 {
     __shared__ pcwt_j2k_t1_luts luts;
     __shared__ uint8_t cx[kThreads * kCxStride];
@@ -50,11 +44,6 @@ void j2k_gpu_t1(const J2kGpuChunk &c, cudaStream_t s)
 {
     if (!c.cblk_count)
         return;
-    const char *regs = std::getenv("PCWT_J2K_T1_REGS");
-    const uint32_t grid = (c.cblk_count + kThreads - 1) / kThreads;
-    if (regs && std::strcmp(regs, "48") == 0)
-        t1_kernel<20><<<grid, kThreads, 0, s>>>(c);
-    else
-        t1_kernel<16><<<grid, kThreads, 0, s>>>(c);
+    t1_kernel<<<(c.cblk_count + kThreads - 1) / kThreads, kThreads, 0, s>>>(c);
     CUDA_CHECK_LAUNCH();
 }
