@@ -12,6 +12,8 @@
 
 #include <csignal>
 #include <functional>
+#include <memory>
+#include <thread>
 
 // (the codecs are registered by test_pacs.cpp's environment, once for the binary)
 
@@ -208,9 +210,21 @@ TEST(PacsService, StalledPeersDoNotLockOut)
     REQUIRE_SETUP();
     ArchiveScp scp;
     ASSERT_TRUE(scp.listen({"--max-associations", "2", "-ta", "2", "-td", "3"})) << scp.log();
-    IdleAssociation idle[2];
-    for (IdleAssociation &a : idle)
-        ASSERT_TRUE(a.open(scp.port())) << scp.log();
+    // The start's readiness probe (a bare TCP connection) holds a slot until the server has seen it
+    // close, so the first associations may be refused as busy for a moment: try again briefly.
+    auto openIdle = [&](std::unique_ptr<IdleAssociation> &a) {
+        for (int i = 0; i < 40; ++i) {
+            a.reset(new IdleAssociation);
+            if (a->open(scp.port()))
+                return true;
+            a.reset();
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
+        return false;
+    };
+    std::unique_ptr<IdleAssociation> idle[2];
+    for (std::unique_ptr<IdleAssociation> &a : idle)
+        ASSERT_TRUE(openIdle(a)) << scp.log();
     std::vector<int> silent;
     for (int i = 0; i < 16; ++i)
         silent.push_back(silentConnection(scp.port()));
