@@ -265,6 +265,14 @@ static void load_plane(const pcwt_image_desc *d, const void *samples, int rct, u
         pcwt_plane_extract(d, samples, comp, kind, pyr->image, stride);
 }
 
+/* Whether the range-coded profiles model the low bits of this transformed plane: the option, or
+ * with auto the plane's own statistics. */
+static int low_bits_modelled(const pcwt_encode_params *p, const pcwt_pyramid *pyr)
+{
+    return p->low_bits == PCWT_LOW_BITS_ON ||
+           (p->low_bits == PCWT_LOW_BITS_AUTO && pcwt_ec_low_bits_wanted(pyr));
+}
+
 /* The estimate of the level-1 filter's choice: over the level-1 high bands, each coefficient's
  * bit length plus one for a non-zero one (the coarser levels are the same with either filter). */
 static uint64_t level1_bits(const pcwt_pyramid *pyr)
@@ -297,8 +305,7 @@ static void forward_plane(const pcwt_encode_params *p, pcwt_pyramid *pyr, int co
         const uint64_t with53 = level1_bits(pyr), with511 = pcwt_dwt511_level1_cost(pyr, row);
         free(row);
         pcwt_dwt53_forward_above(pyr, columns_first);
-        if (p->low_bits == PCWT_LOW_BITS_ON ||
-            (p->low_bits == PCWT_LOW_BITS_AUTO && pcwt_ec_low_bits_wanted(pyr)))
+        if (low_bits_modelled(p, pyr))
             return;
         *f511 = with511 < with53;
         if (*f511)
@@ -308,8 +315,7 @@ static void forward_plane(const pcwt_encode_params *p, pcwt_pyramid *pyr, int co
     pcwt_dwt53_forward(pyr, columns_first, *f511);
     if (!ranged || p->level1_filter != PCWT_LEVEL1_AUTO)
         return;
-    if (p->low_bits == PCWT_LOW_BITS_ON ||
-        (p->low_bits == PCWT_LOW_BITS_AUTO && pcwt_ec_low_bits_wanted(pyr)))
+    if (low_bits_modelled(p, pyr))
         return;
     const uint64_t with53 = level1_bits(pyr);
     pcwt_dwt53_forward_level1(pyr, columns_first, 1);
@@ -458,8 +464,7 @@ static pcwt_status encode_frame(pcwt_encoder *e, const pcwt_image_desc *din, con
             return PCWT_ERR_BUFFER_TOO_SMALL;
         }
         if (pcwt_profile_ranged(p->profile)) {
-            const int low = p->low_bits == PCWT_LOW_BITS_ON ||
-                            (p->low_bits == PCWT_LOW_BITS_AUTO && pcwt_ec_low_bits_wanted(pyr));
+            const int low = low_bits_modelled(p, pyr);
             info.planes[i].low_bits = (uint32_t)low;
             size_t n = 0;
             st = pcwt_ec_payload_encode(pyr, qmax, fc.group_rows, fc.group_cols, low, out + off,
