@@ -65,6 +65,7 @@ pcwt_gpu::~pcwt_gpu()
     for (Slot &s : slot)
         s.release();
     jls_gpu_free(jls);
+    j2k_gpu_free(j2k);
     i32.release();
     i8.release();
     ec_bins.release();
@@ -356,6 +357,7 @@ size_t gpu_memory_budget(pcwt_gpu *g)
                 s.ec_bin_at.cap + s.expected.cap +
                 s.crc_parts.cap;
     held += jls_gpu_held(g->jls);
+    held += j2k_gpu_held(g->j2k);
     const size_t budget = (free_b + held) / 10 * 8;
     return g->memory_budget && g->memory_budget < budget ? g->memory_budget : budget;
 }

@@ -153,6 +153,9 @@ struct Slot {
 struct JlsGpu; // the JPEG-LS encoder's buffers (jpegls_encoder_gpu.cu), made on first use
 void jls_gpu_free(JlsGpu *j);
 size_t jls_gpu_held(const JlsGpu *j); // device bytes it holds
+struct J2kGpu; // the JPEG 2000 decoder's buffers (j2k_decode_gpu.cu), made on first use
+void j2k_gpu_free(J2kGpu *j);
+size_t j2k_gpu_held(const J2kGpu *j); // device bytes it holds
 
 struct pcwt_gpu {
     int device = 0;
@@ -167,6 +170,7 @@ struct pcwt_gpu {
     DevBuf ec_bins; // the entropy profile encoder's bin arena, shared likewise
     Slot slot[2];
     JlsGpu *jls = nullptr;
+    J2kGpu *j2k = nullptr;
     // Per-stage timing, the trace (PCWT_GPU_TRACE=1): events recorded between stages, printed to stderr.
     bool trace = false;
     std::vector<cudaEvent_t> marks;

@@ -2,7 +2,10 @@
 // tier-2 parser (j2k_batch.h) decoded on the device. The host checks every field first (nothing
 // on the device reads or writes outside its buffers), cuts the frames into chunks that fit the
 // device's memory budget, and per chunk uploads the code-blocks, runs tier-1 (j2k_t1_gpu.cu), the
-// inverse DWT and the output stage (j2k_idwt_gpu.cu), and downloads the samples once.
+// inverse DWT and the output stage (j2k_idwt_gpu.cu), and downloads the samples once. The device
+// buffers stay in the handle (J2kGpu) from call to call, grown when a chunk needs more: freeing
+// them (cudaFree) would wait for the whole device, that is for the coding and verification other
+// threads run on it.
 #include "gpu_context.h"
 #include "j2k_gpu.h"
 
@@ -15,28 +18,45 @@ extern "C" {
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <new>
+
+// The decoder's buffers in a handle (pcwt_gpu::j2k), made on first use.
+struct J2kGpu {
+    DevBuf data, segs, cblks, state, state_off, tcs, frames, coefs, tmp, out;
+    PinnedBuf h_out; // the samples of destinations that are not page-locked
+    DevBuf *dev[10] = {&data, &segs, &cblks, &state, &state_off, &tcs, &frames, &coefs, &tmp, &out};
+};
+
+void j2k_gpu_free(J2kGpu *j)
+{
+    if (!j)
+        return;
+    for (DevBuf *d : j->dev)
+        d->release();
+    j->h_out.release();
+    delete j;
+}
+
+size_t j2k_gpu_held(const J2kGpu *j)
+{
+    size_t n = 0;
+    if (j)
+        for (const DevBuf *d : j->dev)
+            n += d->cap;
+    return n;
+}
 
 namespace {
 
-struct DevMem {
-    void *p = nullptr;
-    DevMem() = default;
-    DevMem(const DevMem &) = delete;
-    DevMem &operator=(const DevMem &) = delete;
-    ~DevMem()
-    {
-        if (p)
-            cudaFree(p);
-    }
-    template <typename T> T *as() const { return static_cast<T *>(p); }
-    void alloc(size_t n) { CUDA_CHECK(cudaMalloc(&p, n ? n : 1)); }
-    template <typename T> void upload(const std::vector<T> &v, cudaStream_t s)
-    {
-        alloc(v.size() * sizeof(T));
-        if (!v.empty())
-            CUDA_CHECK(cudaMemcpyAsync(p, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice, s));
-    }
-};
+// n bytes (at least one) in d, which keeps what it had when that is enough.
+void reserve(DevBuf &d, size_t n) { d.ensure(n ? n : 1); }
+
+template <typename T> void upload(DevBuf &d, const std::vector<T> &v, cudaStream_t s)
+{
+    reserve(d, v.size() * sizeof(T));
+    if (!v.empty())
+        CUDA_CHECK(cudaMemcpyAsync(d.p, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice, s));
+}
 
 struct Failure {
     pcwt_status st;
@@ -97,18 +117,17 @@ void check_cblk(const pcwt_j2k_batch *b, const pcwt_j2k_cblk &cb, size_t i, uint
     }
 }
 
-// One chunk on the device, its buffers alive while it lives.
+// One chunk on the device, in the handle's buffers (valid until the next chunk is prepared).
 struct Chunk {
-    DevMem cblks, state, state_off, tcs, frames, coefs, tmp, out;
     J2kGpuChunk c{};
     std::vector<uint64_t> step_pixels; // the largest region of each level step (j2k_gpu_idwt)
     uint64_t out_bytes = 0;
     std::vector<std::pair<void *, uint64_t>> dst; // each frame's destination and offset
     std::vector<size_t> dst_size;
 
-    Chunk(const pcwt_j2k_batch *b, const std::vector<size_t> &fr, const uint8_t *data, const pcwt_j2k_seg *segs,
-          cudaStream_t s, char *err, size_t es)
+    Chunk(J2kGpu &m, const pcwt_j2k_batch *b, const std::vector<size_t> &fr, cudaStream_t s, char *err, size_t es)
     {
+        TraceScope timed(GpuHostTrace::LAYOUT);
         uint64_t lo, hi;
         coef_range(b, fr, lo, hi);
         std::vector<pcwt_j2k_cblk> cb;
@@ -174,35 +193,36 @@ struct Chunk {
         for (size_t k = 0; k < idx.size(); k++)
             sorted[k] = cb[idx[k]];
         cb.swap(sorted);
-        cblks.upload(cb, s);
+        TraceScope tables(GpuHostTrace::TABLES);
+        upload(m.cblks, cb, s);
         std::vector<uint64_t> soff(cb.size());
         uint64_t words = 0;
         for (size_t k = 0; k < cb.size(); k++) {
             soff[k] = words;
             words += pcwt_j2k_state_words(cb[k].width, cb[k].height);
         }
-        state_off.upload(soff, s);
-        state.alloc(words * sizeof(uint16_t));
-        tcs.upload(tc, s);
-        frames.upload(fv, s);
-        coefs.alloc((hi - lo) * sizeof(int32_t));
+        upload(m.state_off, soff, s);
+        reserve(m.state, words * sizeof(uint16_t));
+        upload(m.tcs, tc, s);
+        upload(m.frames, fv, s);
+        reserve(m.coefs, (hi - lo) * sizeof(int32_t));
         // zeros where no code-block writes, as the CPU path's calloc (tier-2 covers every band)
-        CUDA_CHECK(cudaMemsetAsync(coefs.p, 0, (hi - lo) * sizeof(int32_t), s));
-        tmp.alloc((hi - lo) * sizeof(int32_t));
-        out.alloc(out_bytes);
-        c.data = data;
-        c.segs = segs;
-        c.cblks = cblks.as<pcwt_j2k_cblk>();
+        CUDA_CHECK(cudaMemsetAsync(m.coefs.p, 0, (hi - lo) * sizeof(int32_t), s));
+        reserve(m.tmp, (hi - lo) * sizeof(int32_t));
+        reserve(m.out, out_bytes);
+        c.data = m.data.as<uint8_t>();
+        c.segs = m.segs.as<pcwt_j2k_seg>();
+        c.cblks = m.cblks.as<pcwt_j2k_cblk>();
         c.cblk_count = (uint32_t)cb.size();
-        c.state = state.as<uint16_t>();
-        c.state_off = state_off.as<uint64_t>();
-        c.tcs = tcs.as<J2kGpuTc>();
+        c.state = m.state.as<uint16_t>();
+        c.state_off = m.state_off.as<uint64_t>();
+        c.tcs = m.tcs.as<J2kGpuTc>();
         c.tc_count = (uint32_t)tc.size();
-        c.frames = frames.as<J2kGpuFrame>();
+        c.frames = m.frames.as<J2kGpuFrame>();
         c.frame_count = (uint32_t)fv.size();
-        c.coefs = coefs.as<int32_t>();
-        c.tmp = tmp.as<int32_t>();
-        c.out = out.as<uint8_t>();
+        c.coefs = m.coefs.as<int32_t>();
+        c.tmp = m.tmp.as<int32_t>();
+        c.out = m.out.as<uint8_t>();
     }
 
     void run(cudaStream_t s) const
@@ -229,19 +249,57 @@ uint64_t frame_bytes(const pcwt_j2k_batch *b, size_t i, uint64_t out)
 // Frames per launch: the grids' second dimension.
 constexpr size_t kMaxChunkFrames = 20000;
 
+// The handle's decoder buffers, made on first use.
+J2kGpu &buffers(pcwt_gpu *g)
+{
+    if (!g->j2k)
+        g->j2k = new J2kGpu;
+    return *g->j2k;
+}
+
+// After a failure: the buffers go (so that an allocation that failed leaves none held), once
+// the stream's work that may use them is done.
+void drop_buffers(pcwt_gpu *g)
+{
+    if (!g->j2k)
+        return;
+    cudaStreamSynchronize(g->stream);
+    cudaGetLastError();
+    j2k_gpu_free(g->j2k);
+    g->j2k = nullptr;
+}
+
 template <typename Body> pcwt_status guarded(pcwt_gpu *g, char *err, size_t es, Body body)
 {
     try {
         CUDA_CHECK(cudaSetDevice(g->device));
-        body();
+        body(buffers(g));
     } catch (const Failure &f) {
         return f.st;
     } catch (const pcwt_gpu_detail::CudaError &e) {
         std::snprintf(err, es, "%s", e.what.c_str());
         cudaGetLastError(); // a failed allocation leaves the context usable
+        drop_buffers(g);
         return e.code == cudaErrorMemoryAllocation ? PCWT_ERR_OUT_OF_MEMORY : PCWT_ERR_BACKEND_UNAVAILABLE;
+    } catch (const std::bad_alloc &) {
+        std::snprintf(err, es, "out of host memory for a JPEG 2000 GPU batch");
+        return PCWT_ERR_OUT_OF_MEMORY;
     }
     return PCWT_OK;
+}
+
+// The code-block bytes and segments every chunk reads, uploaded once per call.
+void upload_shared(J2kGpu &m, const pcwt_j2k_batch *b, cudaStream_t s)
+{
+    TraceScope timed(GpuHostTrace::H2D);
+    reserve(m.data, b->data_size);
+    if (b->data_size)
+        CUDA_CHECK(cudaMemcpyAsync(m.data.p, b->data, b->data_size, cudaMemcpyHostToDevice, s));
+    reserve(m.segs, b->seg_count * sizeof(pcwt_j2k_seg));
+    if (b->seg_count)
+        CUDA_CHECK(cudaMemcpyAsync(m.segs.p, b->segs, b->seg_count * sizeof(pcwt_j2k_seg), cudaMemcpyHostToDevice, s));
+    if (gpu_trace)
+        gpu_trace->in += b->data_size;
 }
 
 // The chunks of a batch (frame indices), after checking every frame.
@@ -274,39 +332,54 @@ extern "C" pcwt_status pcwt_gpu_j2k_decode_batch(pcwt_gpu *g, const struct pcwt_
     if (!b->frame_count)
         return PCWT_OK;
     TraceCall trace(g, "j2k decode");
-    return guarded(g, err, err_size, [&]() {
+    return guarded(g, err, err_size, [&](J2kGpu &m) {
         const cudaStream_t s = g->stream;
         const uint64_t shared = b->data_size + b->seg_count * sizeof(pcwt_j2k_seg);
-        const auto chunks = plan(g, b, shared, err, err_size);
-        DevMem data, segs;
-        data.alloc(b->data_size);
-        if (b->data_size)
-            CUDA_CHECK(cudaMemcpyAsync(data.p, b->data, b->data_size, cudaMemcpyHostToDevice, s));
-        segs.alloc(b->seg_count * sizeof(pcwt_j2k_seg));
-        if (b->seg_count)
-            CUDA_CHECK(cudaMemcpyAsync(segs.p, b->segs, b->seg_count * sizeof(pcwt_j2k_seg), cudaMemcpyHostToDevice, s));
-        std::vector<uint8_t> host;
+        std::vector<std::vector<size_t>> chunks;
+        {
+            TraceScope timed(GpuHostTrace::PLAN);
+            chunks = plan(g, b, shared, err, err_size);
+        }
+        upload_shared(m, b, s);
         for (const auto &fr : chunks) {
-            Chunk ch(b, fr, data.as<uint8_t>(), segs.as<pcwt_j2k_seg>(), s, err, err_size);
-            ch.run(s);
-            // page-locked destinations straight from the device, the others through one copy
+            Chunk ch(m, b, fr, s, err, err_size);
+            {
+                TraceScope timed(GpuHostTrace::LAUNCH);
+                ch.run(s);
+            }
+            // page-locked destinations straight from the device, the others through the handle's
+            // page-locked staging buffer
             std::vector<char> direct(ch.dst.size());
             bool staged = false;
-            for (size_t k = 0; k < ch.dst.size(); k++) {
-                direct[k] = gpu_is_pinned(ch.dst[k].first);
-                staged |= !direct[k];
-                if (direct[k])
-                    CUDA_CHECK(cudaMemcpyAsync(ch.dst[k].first, ch.out.as<uint8_t>() + ch.dst[k].second,
-                                               ch.dst_size[k], cudaMemcpyDeviceToHost, s));
+            {
+                TraceScope timed(GpuHostTrace::D2H);
+                for (size_t k = 0; k < ch.dst.size(); k++) {
+                    direct[k] = gpu_is_pinned(ch.dst[k].first);
+                    staged |= !direct[k];
+                    if (direct[k])
+                        CUDA_CHECK(cudaMemcpyAsync(ch.dst[k].first, m.out.as<uint8_t>() + ch.dst[k].second,
+                                                   ch.dst_size[k], cudaMemcpyDeviceToHost, s));
+                }
+                if (staged) {
+                    m.h_out.ensure(ch.out_bytes ? ch.out_bytes : 1);
+                    CUDA_CHECK(cudaMemcpyAsync(m.h_out.p, m.out.p, ch.out_bytes, cudaMemcpyDeviceToHost, s));
+                }
             }
-            if (staged) {
-                host.resize(ch.out_bytes);
-                CUDA_CHECK(cudaMemcpyAsync(host.data(), ch.out.p, ch.out_bytes, cudaMemcpyDeviceToHost, s));
+            {
+                TraceScope timed(GpuHostTrace::WAIT_COMPUTE);
+                CUDA_CHECK(cudaStreamSynchronize(s));
             }
-            CUDA_CHECK(cudaStreamSynchronize(s));
+            TraceScope timed(GpuHostTrace::UNPACK);
+            std::vector<HostCopy> copies;
             for (size_t k = 0; k < ch.dst.size(); k++)
                 if (!direct[k])
-                    std::memcpy(ch.dst[k].first, host.data() + ch.dst[k].second, ch.dst_size[k]);
+                    copies.push_back(HostCopy{ch.dst[k].first, m.h_out.as<uint8_t>() + ch.dst[k].second, ch.dst_size[k]});
+            gpu_host_copies(copies);
+            if (gpu_trace) {
+                gpu_trace->frames += fr.size();
+                gpu_trace->chunks++;
+                gpu_trace->out += ch.out_bytes;
+            }
         }
     });
 }
@@ -316,19 +389,15 @@ extern "C" pcwt_status pcwt_gpu_j2k_bench(pcwt_gpu *g, const struct pcwt_j2k_bat
 {
     if (!g || !b || !ms)
         return PCWT_ERR_INVALID_ARGUMENT;
-    return guarded(g, err, err_size, [&]() {
+    return guarded(g, err, err_size, [&](J2kGpu &m) {
         const cudaStream_t s = g->stream;
         const uint64_t shared = b->data_size + b->seg_count * sizeof(pcwt_j2k_seg);
         const auto chunks = plan(g, b, shared, err, err_size);
         if (chunks.size() != 1)
             fail(PCWT_ERR_OUT_OF_MEMORY, err, err_size, "JPEG 2000 GPU bench: the batch needs %zu chunks (one allowed)",
                  chunks.size());
-        DevMem data, segs;
-        data.alloc(b->data_size);
-        CUDA_CHECK(cudaMemcpyAsync(data.p, b->data, b->data_size, cudaMemcpyHostToDevice, s));
-        segs.alloc(b->seg_count * sizeof(pcwt_j2k_seg));
-        CUDA_CHECK(cudaMemcpyAsync(segs.p, b->segs, b->seg_count * sizeof(pcwt_j2k_seg), cudaMemcpyHostToDevice, s));
-        Chunk ch(b, chunks[0], data.as<uint8_t>(), segs.as<pcwt_j2k_seg>(), s, err, err_size);
+        upload_shared(m, b, s);
+        Chunk ch(m, b, chunks[0], s, err, err_size);
         CUDA_CHECK(cudaStreamSynchronize(s));
         *ms = gpu_median_event_ms(g, repeats, "j2k decode", []() {}, [&]() { ch.run(s); });
     });

@@ -6,7 +6,8 @@
 // corpus's JPEG 2000 codestreams. Where OpenJPEG's tools are absent (the device machine) the
 // streams come from PCWT_GPU_J2K_CORPUS (tests/gpu/pack_j2k_corpus.py). Damaged code-block bytes
 // decode as on the CPU, damaged fields are refused, a memory budget too small for a frame is
-// PCWT_ERR_OUT_OF_MEMORY. Skips without CUDA or a device, or without streams.
+// PCWT_ERR_OUT_OF_MEMORY, the handle keeps its device buffers from call to call. Skips without
+// CUDA or a device, or without streams.
 #include "gpu_test_util.h"
 #include "j2k_opj_util.h"
 
@@ -467,6 +468,50 @@ TEST_F(GpuJ2k, MemoryBudget)
     };
     with_budget(shared + frame / 2, PCWT_ERR_OUT_OF_MEMORY);
     with_budget(shared + frame + frame / 5, PCWT_OK); // one frame a chunk: 4 chunks
+}
+
+// The handle keeps its device buffers between calls (cudaFree would wait for the whole device):
+// the trace (PCWT_GPU_TRACE=1) counts the allocations of each call. The first call allocates, a
+// call of the same or a smaller batch none, a larger one grows them; each decodes exactly, a
+// small batch after a large one too (the buffers hold the large one's data).
+TEST_F(GpuJ2k, BuffersKeptAcrossCalls)
+{
+    if (synthetic().size() < 4)
+        GTEST_SKIP() << kNoStreams;
+    setenv("PCWT_GPU_TRACE", "1", 1);
+    GpuCtx traced;
+    unsetenv("PCWT_GPU_TRACE");
+    ASSERT_NE(traced.g, nullptr) << traced.why;
+    // "(N allocs" of the call's trace line; -1 without one
+    auto decode = [&](const std::vector<const Made *> &streams) -> long {
+        Built b;
+        for (const Made *m : streams)
+            EXPECT_EQ(b.add(m->cs), "") << m->name;
+        std::string why;
+        const auto cpu = cpu_decode(b.bld.b, why);
+        EXPECT_EQ(cpu.size(), streams.size()) << why;
+        char err[256] = "";
+        ::testing::internal::CaptureStderr();
+        const pcwt_status st = pcwt_gpu_j2k_decode_batch(traced.g, &b.bld.b, err, sizeof err);
+        const std::string trace = ::testing::internal::GetCapturedStderr();
+        EXPECT_EQ(st, PCWT_OK) << err;
+        for (size_t i = 0; i < streams.size() && i < cpu.size(); i++)
+            EXPECT_TRUE(b.out[i] == cpu[i]) << streams[i]->name;
+        const size_t at = trace.find("j2k decode host");
+        const size_t n = trace.find(" allocs", at);
+        if (at == std::string::npos || n == std::string::npos)
+            return -1;
+        const size_t open = trace.rfind('(', n);
+        return std::strtol(trace.c_str() + open + 1, nullptr, 10);
+    };
+    const std::vector<const Made *> one = {&synthetic()[0]};
+    const std::vector<const Made *> four = {&synthetic()[0], &synthetic()[1], &synthetic()[2], &synthetic()[3]};
+    EXPECT_GT(decode(one), 0) << "the first call makes the buffers";
+    EXPECT_EQ(decode(one), 0) << "the same batch again";
+    EXPECT_GT(decode(four), 0) << "a larger batch grows them";
+    EXPECT_EQ(decode(four), 0);
+    EXPECT_EQ(decode(one), 0) << "a smaller batch after a larger one";
+    EXPECT_EQ(decode({&synthetic()[3]}), 0);
 }
 
 } // namespace
