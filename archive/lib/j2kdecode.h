@@ -22,8 +22,10 @@
 #include "queue.h"
 #include "pcwt.h"
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -161,7 +163,8 @@ public:
     struct Slot { J2KWork *w; std::size_t frame; };
     std::vector<pcwt_decode_job> jobs;
     std::vector<Slot> where;
-    std::size_t total = 0;
+    std::size_t total = 0, codestreamBytes = 0;
+    const std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
     for (J2KWork *w : batch)
     {
       J2KFrames& f = w->frames;
@@ -188,12 +191,15 @@ public:
         j.dst_capacity = bytes;
         jobs.push_back(j);
         where.push_back(Slot{w, k});
+        codestreamBytes += s.size;
         total += (bytes + 63) & ~std::size_t(63);
       }
     }
     if (jobs.empty()) return 0;
+    const double findMs = msSince(t0);
     std::shared_ptr<unsigned char> arena = memory.get(total);
     if (!arena) return 0; // the codec decodes every frame itself
+    const double arenaMs = msSince(t0) - findMs;
     for (std::size_t k = 0; k < jobs.size(); ++k)
       jobs[k].dst = arena.get() + where[k].w->frames.offset[where[k].frame];
     if (!failBackend)
@@ -202,6 +208,10 @@ public:
       (void)st;
     }
     ++calls;
+    if (gpuTrace())
+      std::fprintf(stderr, "pcwt-recompress j2k batch (ms): %zu frames, %.1f MB of samples from %.1f MB; "
+                   "codestreams found %.1f, buffer %.1f, decode call %.1f\n", jobs.size(), double(total) / 1048576,
+                   double(codestreamBytes) / 1048576, findMs, arenaMs, msSince(t0) - findMs - arenaMs);
     for (std::size_t k = 0; k < jobs.size(); ++k)
     {
       J2KFrames& f = where[k].w->frames;
@@ -210,6 +220,10 @@ public:
     }
     return total;
   }
+
+  /// one small codestream decoded (j2kwarm.cc): the decoder's device state made before the first
+  /// batch. false when it failed (the batches then go as they would)
+  bool warm();
 
   /// add the frames of a file and their bytes as its image pixel module declares them (a batch's
   /// limits, before decoding; nothing when not readable)

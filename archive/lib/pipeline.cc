@@ -2,20 +2,15 @@
  *  Module:  archive
  *
  *  Purpose: (internal) pcwt-recompress: readers -> batch coders -> writers (pipeline.h), one named
- *           function per stage; the stages' pieces are in queue.h, arena.h, coder.h and verifier.h.
+ *           function per stage; the stages' pieces are in queue.h, arena.h, coder.h and verifier.h,
+ *           the JPEG 2000 stages in j2kstages.cc, what they share in pipeline_run.h.
  */
 
 #include "dcmtk/config/osconfig.h"
-#include "pipeline.h"
+#include "pipeline_run.h"
 
 #include "dcmpcwt/dpthrcod.h"
-#include "arena.h"
-#include "coder.h"
-#include "gate.h"
-#include "j2kdecode.h"
 #include "dpmodule.h"
-#include "queue.h"
-#include "verifier.h"
 
 #include <algorithm>
 #include <atomic>
@@ -32,75 +27,6 @@
 using namespace dprc;
 
 namespace {
-
-/// what the stages of one run share: the handles, the queues between the stages and the memory
-/// budget. Declared in the order they are made, so that they go in the reverse order.
-struct Run
-{
-  Run(const std::vector<DPRCEntry>& f, const DPRCOptions& o, const DPRCPipelineOptions& po,
-      const std::function<void(std::size_t, DPRCResult&)>& d, DPRCPipelineStats& s)
-    : files(f), opt(o), p(po), done(d), stats(s)
-  {
-  }
-
-  const std::vector<DPRCEntry>& files;
-  const DPRCOptions& opt;
-  const DPRCPipelineOptions& p;
-  const std::function<void(std::size_t, DPRCResult&)>& done;
-  DPRCPipelineStats& stats;
-
-  unsigned readers = 1;
-  unsigned writers = 0;
-  bool batching = false;
-  std::vector<int> devices;
-  /** before the gate opens the readers stop before decoding JPEG 2000 when the GPU may decode it
-   *  (toJ2K; j2kPassStage when it does not), and with --copy-others they wait for it
-   */
-  bool mayDeferJ2K = false;
-  bool copiesWhileReading = false;
-  StartGate gate;
-
-  // makeHostHandles(): the readers' and writers' coders, the finishers' (with mayDeferJ2K)
-  std::vector<std::unique_ptr<ThreadCoder> > lent;
-  std::vector<std::unique_ptr<J2KAheadCoder> > finishCoders;
-
-  // makeDeviceHandles(), beside the first reads
-  std::vector<std::unique_ptr<BatchCoder> > coders;
-  std::shared_ptr<ArenaPool> arenas;
-  bool gpuCoders = false;
-  std::uint64_t budgetBytes = 0;
-  bool verifying = false;
-  std::vector<std::unique_ptr<BatchVerifier> > verifiers;
-  std::uint64_t verifyBytes = 0;
-  // JPEG 2000 input decoded on the GPU: batch decoders on each device
-  bool j2kGpu = false;
-  std::vector<std::unique_ptr<J2KBatchDecoder> > j2kDecoders;
-
-  // connectStages()
-  unsigned group = 1;
-  Queue<Work> toCoder, toWriter;
-  std::unique_ptr<Budget> budget;
-  std::shared_ptr<ArenaPool> samples;
-  std::atomic<std::size_t> next{0};
-  // --stats' timeline: the first of each (a flag each, not the timeline's lock for every file)
-  std::atomic<bool> firstRead{false}, firstBatch{false}, firstWritten{false}, firstVerdict{false};
-  std::atomic<bool> firstJ2K{false};
-  Queue<VerifyRequest> toVerifier;
-  std::shared_ptr<ArenaPool> codestreams;
-  std::unique_ptr<VerifyClient> verifyClient;
-  std::atomic<unsigned> readersLeft{0}, codersLeft{0}, writersLeft{0};
-  std::mutex verifyFill;
-  Queue<J2KWork> toJ2K, toFinish;
-  std::shared_ptr<ArenaPool> j2kSamples;
-  std::atomic<unsigned> j2kLeft{0}, finishersLeft{0}, j2kBatches{0};
-  std::mutex statsMutex;
-};
-
-/// a timeline mark for the first time only
-void once(std::atomic<bool>& seen, const char *what)
-{
-  if (!seen.exchange(true, std::memory_order_relaxed)) DPRCTimelineMark(what);
-}
 
 /// the stages' sizes from the options
 void planStages(Run& run)
@@ -130,25 +56,6 @@ bool makeHostHandles(Run& run, std::string& error)
   }
   if (run.mayDeferJ2K)
     for (unsigned f = 0; f < run.readers; ++f) run.finishCoders.emplace_back(new J2KAheadCoder());
-  return true;
-}
-
-/// JPEG 2000 input on the GPU (DPRCJ2KOnGpu): batch decoders on each device
-bool makeJ2KHandles(Run& run, std::string& error)
-{
-  const DPRCPipelineOptions& p = run.p;
-  run.j2kGpu = !run.opt.dryRun && !run.files.empty() && DPRCJ2KOnGpu(p.j2kDecoder, run.gpuCoders);
-  if (!run.j2kGpu) return true;
-  // for the tests without a device: the CPU decoder stands in for the GPU's, batches and all
-  const char *standIn = std::getenv("PCWT_RECOMPRESS_J2K_STANDIN");
-  const bool gpu = !(standIn && std::strcmp(standIn, "cpu") == 0);
-  for (int d : run.devices)
-    for (unsigned k = 0; k < std::max(1u, p.j2kDecodersPerDevice); ++k)
-    {
-      run.j2kDecoders.emplace_back(new J2KBatchDecoder());
-      if (!run.j2kDecoders.back()->init(gpu, d, p.maxSamplesPerFrame, error)) return false;
-    }
-  run.stats.j2kGpu = true;
   return true;
 }
 
@@ -203,9 +110,11 @@ bool makePerDevice(Run& run, unsigned asked, unsigned onGpu, std::vector<std::un
 
 /// the handles on the devices (the batch coders, verifiers, JPEG 2000 decoders), made while the
 /// readers read: a missing GPU stops the run here, before any file is written or reported
-bool makeDeviceHandles(Run& run, std::string& error)
+bool makeDeviceHandles(Run& run, std::vector<std::thread>& threads, std::string& error)
 {
   const DPRCPipelineOptions& p = run.p;
+  // JPEG 2000 input asked of the GPU: its decoders first, decoding while the rest are made
+  if (p.j2kDecoder == DPRCJD_gpu && p.j2kEarly && !startJ2K(run, threads, error)) return false;
   run.arenas = std::make_shared<ArenaPool>(1, "coder", false);
   if (run.batching && !makePerDevice(run, p.codersPerDevice, kDPRCGpuCodersPerDevice, run.coders,
                                      [&run]() { return new BatchCoder(run.arenas); }, error))
@@ -216,7 +125,7 @@ bool makeDeviceHandles(Run& run, std::string& error)
   // not faulted in anew for each file.
   run.gpuCoders = !run.coders.empty() && run.coders[0]->gpu();
   run.arenas->setPinned(run.gpuCoders);
-  if (!makeJ2KHandles(run, error)) return false;
+  if (run.j2kDecoders.empty() && !startJ2K(run, threads, error)) return false;
   run.budgetBytes = p.budgetBytes ? p.budgetBytes
                                   : budgetFor(run, run.coders.size(), run.gpuCoders,
                                               run.j2kGpu ? run.j2kDecoders.size() : 0);
@@ -291,12 +200,12 @@ void warmDevices(Run& run)
  *  handles and what follows from them; then the gate opens and the results held are reported
  *  @return false (error) when the run cannot start: the gate fails, the readers stop
  */
-bool startDevices(Run& run, std::string& error)
+bool startDevices(Run& run, std::vector<std::thread>& threads, std::string& error)
 {
   // (tests: the readers read ahead of a slow start)
   if (run.opt.testFault == "slow-start") std::this_thread::sleep_for(std::chrono::milliseconds(500));
   if (run.p.beforeStart) error = run.p.beforeStart();
-  if (!error.empty() || !makeDeviceHandles(run, error))
+  if (!error.empty() || !makeDeviceHandles(run, threads, error))
   {
     run.gate.fail();
     run.budget->setLimit(std::numeric_limits<std::uint64_t>::max()); // the readers waiting see it
@@ -313,10 +222,6 @@ bool startDevices(Run& run, std::string& error)
   run.codestreams->setSizeClasses();
   run.verifyClient.reset(
     new VerifyClient(run.toVerifier, run.p.maxSamplesPerFrame, run.codestreams.get(), run.p.verifySample));
-  // the decoded JPEG 2000 samples of a batch in one page-locked buffer (each file's until finished)
-  run.j2kSamples = std::make_shared<ArenaPool>(3, "j2k", run.j2kGpu);
-  // (the JPEG 2000 files read before the gate go on without the GPU's decoding: j2kPassStage)
-  run.j2kLeft = run.j2kGpu ? static_cast<unsigned>(run.j2kDecoders.size()) : (run.mayDeferJ2K ? 1u : 0u);
   run.finishersLeft = static_cast<unsigned>(run.finishCoders.size());
   run.codersLeft = static_cast<unsigned>(run.coders.size());
   run.writersLeft = run.writers;
@@ -387,104 +292,6 @@ void readStage(Run& run, unsigned r)
     run.gate.wait();
     if (run.mayDeferJ2K) run.toJ2K.close();
     else if (run.batching) run.toCoder.close();
-    else run.toWriter.close();
-  }
-}
-
-/// a JPEG 2000 batch decoder: gathers the files that come within the batch's limits and decodes
-/// their frames on its GPU in one call, then hands them to the finishers
-void j2kStage(Run& run, std::size_t k)
-{
-  const DPRCPipelineOptions& p = run.p;
-  for (;;)
-  {
-    DPRCStageTimer timer(DPRCSG_j2kWait);
-    std::vector<J2KWork *> batch;
-    J2KWork *j = NULL;
-    if (!run.toJ2K.pop(j)) break;
-    // full batches from the first: a call costs about the same whatever its size (the device's
-    // tier-1 waits for its longest code-blocks), so that smaller first batches delayed the last
-    // (j2kRamp: the first four 1/16, 1/8, 1/4, 1/2 of the limit, for measuring)
-    const unsigned nth = run.j2kBatches.fetch_add(1);
-    const unsigned shift = (p.j2kRamp && nth < 4) ? 4 - nth : 0;
-    const std::uint64_t limit = std::max<std::uint64_t>(p.j2kBatchBytes >> shift, 1);
-    std::uint64_t frames = 0, bytes = 0;
-    for (;;)
-    {
-      batch.push_back(j);
-      J2KBatchDecoder::declared(*j->work, frames, bytes);
-      if (frames >= p.j2kBatchFrames || bytes >= limit) break;
-      if (!run.toJ2K.popFor(j, std::chrono::milliseconds(p.batchWaitMs))) break;
-    }
-    timer.next(DPRCSG_j2kDecode);
-    if (!run.firstJ2K.load(std::memory_order_relaxed)) DPRCTimelineMark("first JPEG 2000 batch in");
-    run.j2kDecoders[k]->decode(batch, *run.j2kSamples,
-                               run.opt.testFault == "backend" || run.opt.testFault == "backend-j2k");
-    once(run.firstJ2K, "first JPEG 2000 batch decoded");
-    for (J2KWork *x : batch)
-    {
-      // its decoded samples count until it is finished
-      const std::uint64_t decoded = x->frames.decodedBytes();
-      run.budget->grow(decoded);
-      x->work->reserved += decoded;
-      run.toFinish.push(x);
-    }
-  }
-  if (--run.j2kLeft == 0)
-  {
-    DPRCTimelineMark("JPEG 2000 decoders done");
-    run.toFinish.close();
-  }
-}
-
-/// without the GPU's decoding: the JPEG 2000 files the readers left before the gate opened go to
-/// the finishers as they are, whose codec decodes them as a reader's would (OpenJPEG)
-void j2kPassStage(Run& run)
-{
-  J2KWork *j = NULL;
-  while (run.toJ2K.pop(j)) run.toFinish.push(j);
-  if (--run.j2kLeft == 0) run.toFinish.close();
-}
-
-/// a finisher: decodes a file's data set with its frames decoded ahead (DPRCPrepareDecoded: the
-/// codec's DICOM rules, OpenJPEG for the frames the GPU did not decode), then on as a reader would
-void finishStage(Run& run, unsigned f)
-{
-  J2KAheadCoder& coder = *run.finishCoders[f];
-  DPCWTSetThreadCoder(&coder);
-  DPRCStageOnFinisher(true);
-  J2KWork *x = NULL;
-  for (;;)
-  {
-    {
-      DPRCStageTimer wait(DPRCSG_finishWait);
-      if (!run.toFinish.pop(x)) break;
-    }
-    std::unique_ptr<J2KWork> j(x);
-    std::unique_ptr<Work> w(j->work);
-    coder.setFrames(&j->frames);
-    const bool go = DPRCPrepareDecoded(w->job, run.opt, run.writers * run.group + run.readers + f, run.samples.get());
-    coder.setFrames(NULL);
-    j.reset(); // the decoded samples
-    if (!go)
-    {
-      run.budget->release(w->reserved);
-      run.done(w->index, w->job.result);
-      continue;
-    }
-    // what it holds now: its samples (at least its size on disk, as a reader counts)
-    const std::uint64_t held = std::max<std::uint64_t>(w->job.original.size(), run.files[w->index].size);
-    if (held > w->reserved) run.budget->grow(held - w->reserved);
-    else run.budget->release(w->reserved - held);
-    w->reserved = held;
-    if (run.batching) run.toCoder.push(w.release());
-    else run.toWriter.push(w.release());
-  }
-  DPCWTSetThreadCoder(NULL);
-  DPRCStageOnFinisher(false);
-  if (--run.finishersLeft == 0)
-  {
-    if (run.batching) run.toCoder.close();
     else run.toWriter.close();
   }
 }
@@ -699,11 +506,7 @@ void verifyStage(Run& run, std::size_t v)
 /// the stages after the readers started (the gate open), and every thread joined
 void runStages(Run& run, std::vector<std::thread>& threads)
 {
-  if (run.j2kGpu)
-    for (std::size_t k = 0; k < run.j2kDecoders.size(); ++k) threads.emplace_back(j2kStage, std::ref(run), k);
-  else if (run.mayDeferJ2K)
-    threads.emplace_back(j2kPassStage, std::ref(run));
-  for (unsigned f = 0; f < run.finishCoders.size(); ++f) threads.emplace_back(finishStage, std::ref(run), f);
+  startJ2KFinishers(run, threads);
   for (std::size_t c = 0; c < run.coders.size(); ++c) threads.emplace_back(codeStage, std::ref(run), c);
   for (unsigned w = 0; w < run.writers; ++w) threads.emplace_back(writeStage, std::ref(run), w);
   for (std::size_t v = 0; v < run.verifiers.size(); ++v) threads.emplace_back(verifyStage, std::ref(run), v);
@@ -747,16 +550,10 @@ bool DPRCRunPipeline(const std::vector<DPRCEntry>& files, const DPRCOptions& opt
   // the readers start at once, the devices come up beside them (startDevices)
   std::vector<std::thread> threads;
   for (unsigned r = 0; r < run.readers; ++r) threads.emplace_back(readStage, std::ref(run), r);
-  if (!startDevices(run, error))
+  if (!startDevices(run, threads, error))
   {
-    for (std::thread& t : threads) t.join();
     // what the readers handed on is dropped, untouched
-    J2KWork *j = NULL;
-    while (run.toJ2K.tryPop(j))
-    {
-      delete j->work;
-      delete j;
-    }
+    dropJ2K(run, threads);
     for (Queue<Work> *q : {&run.toCoder, &run.toWriter})
     {
       Work *w = NULL;

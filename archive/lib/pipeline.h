@@ -78,6 +78,11 @@ struct DPRCPipelineOptions
   std::uint64_t j2kBatchBytes = std::uint64_t(256) << 20;
   /// the first four JPEG 2000 batches 1/16, 1/8, 1/4, 1/2 of the limit (for measuring; full ones by default)
   bool j2kRamp = false;
+  /** the batch decoders made first and started at once, each warmed (with `warm`): the first
+   *  batches are decoded while the other handles are made (false: after them, with the other
+   *  stages; for measuring)
+   */
+  bool j2kEarly = true;
   /// JPEG 2000 batch decoders per device, each with its own decoder: one parses a batch's
   /// packets on the CPU while another's is on the device
   unsigned j2kDecodersPerDevice = 2;

@@ -4,6 +4,9 @@
 //                           not start, nothing touched), and the batch path with the CPU decoder
 //                           standing in for the device (PCWT_RECOMPRESS_J2K_STANDIN=cpu), and its
 //                           call failing as a whole (PCWT_RECOMPRESS_FAULT=backend-j2k);
+//                           The batch decoders start before the other handles are made
+//                           (PCWT_RECOMPRESS_FAULT=slow-devices holds those back until the first
+//                           batch is decoded; =fail-devices then fails the start);
 //   J2kRecompressGpu.*      (label gpu) the same folder decoded on the GPU: skips without one.
 // The folder: every JPEG 2000 / HTJ2K file of the corpus, streams made here by opj_compress
 // (signed, unsigned, 8 to 16 bits, RGB with the RCT, several frames and fragments, 6 levels), an
@@ -191,4 +194,65 @@ TEST(J2kRecompressDecoder, FilesReadBeforeTheStartEqualTheCpuPath)
     const size_t read = slow.proc.out.find("first file read"), made = slow.proc.out.find("handles made");
     ASSERT_NE(made, std::string::npos) << slow.proc.out;
     EXPECT_LT(read, made) << slow.proc.out;
+}
+
+// the position of a timeline mark in --stats' output (npos when absent)
+size_t mark(const Outcome &o, const std::string &name)
+{
+    const size_t t = o.proc.out.find("timeline (s since the start):");
+    return t == std::string::npos ? t : o.proc.out.find(" " + name + " ", t);
+}
+
+// The batch decoders are made first and decode while the other handles are made (held back here
+// until the first batch is decoded), each warmed with a small codestream first; the outputs are
+// the CPU path's. PCWT_RECOMPRESS_J2K_EARLY=0 starts them with the other stages, after the gate.
+TEST(J2kRecompressDecoder, DecodersStartBeforeTheOtherHandles)
+{
+    REQUIRE_J2K_TOOLS();
+    TempDir dir;
+    Folder f;
+    ASSERT_EQ(makeFolder(dir.path(), false, f), "");
+    const Outcome cpu = recompress(dir.path(), "cpu", f.in, {"--j2k-decoder", "cpu"});
+    const Outcome early = recompress(dir.path(), "early", f.in, {"--j2k-decoder", "gpu", "--stats"},
+                                     {"PCWT_RECOMPRESS_J2K_STANDIN=cpu", "PCWT_RECOMPRESS_FAULT=slow-devices"});
+    const Outcome late =
+        recompress(dir.path(), "late", f.in, {"--j2k-decoder", "gpu", "--stats"},
+                   {"PCWT_RECOMPRESS_J2K_STANDIN=cpu", "PCWT_RECOMPRESS_FAULT=slow-devices", "PCWT_RECOMPRESS_J2K_EARLY=0"});
+    EXPECT_EQ(early.proc.rc, 2) << early.proc.out;
+    EXPECT_EQ(late.proc.rc, 2) << late.proc.out;
+    EXPECT_EQ(reportStatus(cpu.report), reportStatus(early.report));
+    EXPECT_TRUE(sameOutputs(snapshot(cpu.out), snapshot(early.out)));
+    EXPECT_TRUE(sameOutputs(snapshot(cpu.out), snapshot(late.out)));
+    EXPECT_EQ(reportSummary(early.report, "j2k_gpu_frames"), reportSummary(late.report, "j2k_gpu_frames"));
+    EXPECT_GE(reportSummary(early.report, "j2k_gpu_frames"), static_cast<long long>(f.partOneFrames));
+
+    const size_t decoded = mark(early, "first JPEG 2000 batch decoded"), made = mark(early, "handles made");
+    ASSERT_NE(decoded, std::string::npos) << early.proc.out;
+    ASSERT_NE(made, std::string::npos) << early.proc.out;
+    EXPECT_LT(decoded, made) << early.proc.out;
+    EXPECT_LT(mark(early, "JPEG 2000 decoder warm"), decoded) << early.proc.out;
+
+    const size_t lateDecoded = mark(late, "first JPEG 2000 batch decoded"), lateMade = mark(late, "handles made");
+    ASSERT_NE(lateDecoded, std::string::npos) << late.proc.out;
+    EXPECT_LT(lateMade, lateDecoded) << late.proc.out;
+    EXPECT_EQ(mark(late, "JPEG 2000 decoder warm"), std::string::npos) << late.proc.out;
+}
+
+// the other handles failing after the batch decoders have decoded: the run does not start, no
+// file is reported or written, nothing is touched (what the decoders held is dropped)
+TEST(J2kRecompressDecoder, HandlesFailingAfterEarlyDecodingTouchNothing)
+{
+    REQUIRE_J2K_TOOLS();
+    TempDir dir;
+    Folder f;
+    ASSERT_EQ(makeFolder(dir.path(), false, f), "");
+    const auto before = snapshot(f.in);
+    const Outcome o = recompress(dir.path(), "fail", f.in, {"--j2k-decoder", "gpu"},
+                                 {"PCWT_RECOMPRESS_J2K_STANDIN=cpu", "PCWT_RECOMPRESS_FAULT=fail-devices"});
+    EXPECT_EQ(o.proc.rc, 1) << o.proc.out;
+    EXPECT_NE(o.proc.out.find("cannot start: test fault: the devices' handles fail"), std::string::npos) << o.proc.out;
+    EXPECT_TRUE(snapshot(f.in) == before) << "a file was touched";
+    EXPECT_TRUE(!fs::exists(o.out) || snapshot(o.out).empty()) << "a copy was written";
+    EXPECT_FALSE(fs::exists(o.report)) << "a report was written";
+    EXPECT_EQ(o.proc.out.find("recompressed"), std::string::npos) << o.proc.out;
 }

@@ -252,6 +252,7 @@ static DPRCPipelineOptions pipelineOptions(const RecompressOptions& o, std::size
   popt.budgetBytes = static_cast<std::uint64_t>(envNumber("PCWT_RECOMPRESS_BUDGET_MB", 0)) << 20;
   popt.j2kRamp = envNumber("PCWT_RECOMPRESS_J2K_RAMP", 0) != 0;
   popt.warm = envNumber("PCWT_RECOMPRESS_WARM", 1) != 0;
+  popt.j2kEarly = envNumber("PCWT_RECOMPRESS_J2K_EARLY", 1) != 0;
   // the batch coders code what the plugin's encoder would: its settings as RecompressRegisterCodecs
   // registers them (NULL when out of memory: the pipeline refuses to start)
   const DPCWTCodecParameter cp(EPCUC_default, OFFalse, o.file.acceptLossy ? OFTrue : OFFalse, PCWT_DEFAULT_LEVELS,
