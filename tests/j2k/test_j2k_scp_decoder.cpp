@@ -5,7 +5,8 @@
 //                    default: OpenJPEG, said in the log, nothing deferred), and the batch path with
 //                    the CPU decoder standing in for the device (PCWT_RECOMPRESS_J2K_STANDIN=cpu),
 //                    also with its call failing as a whole (PCWT_RECOMPRESS_FAULT=backend-j2k:
-//                    every frame then goes to OpenJPEG, nothing lost);
+//                    every frame then goes to OpenJPEG, nothing lost), and frames below
+//                    --j2k-gpu-min-samples left to OpenJPEG on the association's thread;
 //   J2kScpGpu.*      (label gpu) the same folder decoded on the GPU: skips without one.
 // pcwt-storescu sends the folder of j2k_folder.h (the corpus's JPEG 2000 / HTJ2K files, opj_compress
 // streams, an HTJ2K file, a truncated codestream); the archive must equal byte for byte the one
@@ -74,14 +75,16 @@ void frameCounts(const std::string &log, long long &gpu, long long &openjpeg)
 }
 
 // the batch path (on the device, or the CPU standing in; faulty: every call failing, the folder
-// without the corpus's files) against --j2k-decoder cpu
-void batchEqualsCpuPath(const std::vector<std::string> &env, bool faulty)
+// without the corpus's files) against --j2k-decoder cpu; minSamples: --j2k-gpu-min-samples (above
+// every frame of the folder: nothing deferred, OpenJPEG on the associations' threads)
+void batchEqualsCpuPath(const std::vector<std::string> &env, bool faulty, const char *minSamples = "0")
 {
     REQUIRE_J2K_TOOLS();
     TempDir dir;
     Folder f;
     ASSERT_EQ(makeFolder(dir.path(), !faulty, f), "");
-    const Received gpu = receive(f, {"--j2k-decoder", "gpu"}, env);
+    const bool none = std::string(minSamples) != "0";
+    const Received gpu = receive(f, {"--j2k-decoder", "gpu", "--j2k-gpu-min-samples", minSamples}, env);
     if (env.empty() && !gpu.started && gpu.log.find("JPEG 2000 decoding on the GPU") != std::string::npos)
         GTEST_SKIP() << "no GPU: " << gpu.log;
     ASSERT_TRUE(gpu.started) << gpu.log;
@@ -103,7 +106,11 @@ void batchEqualsCpuPath(const std::vector<std::string> &env, bool faulty)
     // HTJ2K by OpenJPEG
     long long g = 0, o = 0;
     frameCounts(gpu.log, g, o);
-    if (faulty) {
+    if (none) {
+        EXPECT_EQ(g + o, 0) << "a data set of small frames deferred\n" << gpu.log;
+        EXPECT_NE(gpu.log.find(std::string("for frames of fewer than ") + minSamples + " samples"), std::string::npos)
+            << gpu.log;
+    } else if (faulty) {
         EXPECT_EQ(g, 0) << gpu.log;
         EXPECT_GE(o, static_cast<long long>(f.partOneFrames + f.htFrames)) << gpu.log;
     } else {
@@ -171,6 +178,13 @@ TEST(J2kScpDecoder, CpuStandInEqualsCpuPath)
 TEST(J2kScpDecoder, FailingBatchDecoderFallsBackToOpenJpeg)
 {
     batchEqualsCpuPath({"PCWT_RECOMPRESS_J2K_STANDIN=cpu", "PCWT_RECOMPRESS_FAULT=backend-j2k"}, true);
+}
+
+// --j2k-gpu-min-samples above every frame of the folder: each data set decoded by OpenJPEG on its
+// association's thread, none handed to the batch decoder, the same archive
+TEST(J2kScpDecoder, SmallFramesStayWithOpenJpeg)
+{
+    batchEqualsCpuPath({"PCWT_RECOMPRESS_J2K_STANDIN=cpu"}, false, "100000000");
 }
 
 TEST(J2kScpGpu, GpuDecodingEqualsCpuPath)

@@ -9,6 +9,7 @@
 
 #include "dcmpcwt/dpthrcod.h"
 
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 
@@ -18,6 +19,9 @@ using namespace dprc;
 struct DPSCPJ2KDecoding::Request
 {
   J2KWork work;
+  /// the call's data sets and declared frames (set before decoded)
+  std::size_t dataSets = 0;
+  std::uint64_t frames = 0;
   /// set under the service's doneMutex_: the decoder thread touches the request no more
   bool decoded = false;
 };
@@ -77,14 +81,21 @@ void DPSCPJ2KDecoding::decodeStage(std::size_t k)
     decoders_[k]->decode(batch, *samples_, failBackend_);
     {
       std::lock_guard<std::mutex> lock(doneMutex_);
-      for (Request *q : requests) q->decoded = true;
+      for (Request *q : requests)
+      {
+        q->dataSets = requests.size();
+        q->frames = frames;
+        q->decoded = true;
+      }
     }
     done_.notify_all();
   }
 }
 
-bool DPSCPJ2KDecoding::prepareDecoded(Work& work, const DPRCOptions& options, unsigned slot, J2KCounts& counts)
+bool DPSCPJ2KDecoding::prepareDecoded(Work& work, const DPRCOptions& options, unsigned slot, J2KCounts& counts,
+                                      DPSCPJ2KWait& wait)
 {
+  const std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
   Request request;
   request.work.work = &work;
   queue_.push(&request);
@@ -92,6 +103,9 @@ bool DPSCPJ2KDecoding::prepareDecoded(Work& work, const DPRCOptions& options, un
     std::unique_lock<std::mutex> lock(doneMutex_);
     done_.wait(lock, [&request]() { return request.decoded; });
   }
+  wait.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  wait.dataSets = request.dataSets;
+  wait.frames = request.frames;
   // the codec takes the frames decoded ahead, OpenJPEG decodes the others
   J2KAheadCoder coder;
   coder.setFrames(&request.work.frames);

@@ -23,12 +23,27 @@
 #include "pipeline.h"
 
 #include <condition_variable>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
+
+/// --j2k-gpu-min-samples' default: frames smaller than a radiograph go to OpenJPEG (a CT slice or
+/// an MR image alone on the GPU is not decoded sooner than by OpenJPEG on one thread)
+const unsigned long kJ2KGpuMinSamples = 1048576;
+
+/// an association's wait for the batch decoder (its log line; the benchmark's reading)
+struct DPSCPJ2KWait
+{
+  /// from handing the data set over to its frames decoded, milliseconds
+  double ms = 0;
+  /// the call that decoded them: its data sets (of all associations) and their declared frames
+  std::size_t dataSets = 0;
+  std::uint64_t frames = 0;
+};
 
 class DPSCPJ2KDecoding
 {
@@ -48,14 +63,25 @@ public:
 
   /// frames are decoded here (after start)
   bool enabled() const { return !decoders_.empty(); }
+
+  /** data sets whose frames hold fewer samples (rows x columns x samples per pixel) are decoded
+   *  by OpenJPEG on the association's thread: a frame alone on the GPU takes about as long as
+   *  its slowest code-block on one GPU thread (bench/results, --j2k-gpu-min-samples)
+   */
+  void setMinFrameSamples(std::uint64_t n) { minFrameSamples_ = n; }
+  std::uint64_t minFrameSamples() const { return minFrameSamples_; }
+  /// a data set with frames of frameSamples samples goes to the batch decoders
+  bool takes(std::uint64_t frameSamples) const { return enabled() && frameSamples >= minFrameSamples_; }
   /// on a GPU (not the CPU standing in)
   bool gpu() const { return gpu_; }
 
   /** the rest of DPRCPrepare() for a job it left j2kDeferred: its frames decoded with those of
    *  the data sets waiting, then the data set decoded, checked and its samples taken on this
-   *  thread (DPRCPrepareDecoded, the same return); counts gets who decoded its frames
+   *  thread (DPRCPrepareDecoded, the same return); counts gets who decoded its frames, wait the
+   *  time it waited for them and the call's size
    */
-  bool prepareDecoded(dprc::Work& work, const DPRCOptions& options, unsigned slot, dprc::J2KCounts& counts);
+  bool prepareDecoded(dprc::Work& work, const DPRCOptions& options, unsigned slot, dprc::J2KCounts& counts,
+                      DPSCPJ2KWait& wait);
 
   /// the decoder threads end (after the associations')
   void stop();
@@ -67,6 +93,7 @@ private:
   DPRCPipelineOptions limits_; // pcwt-recompress's batch limits and decoders per device
   bool gpu_ = false;
   bool failBackend_ = false;
+  std::uint64_t minFrameSamples_ = 0;
   std::vector<std::unique_ptr<dprc::J2KBatchDecoder> > decoders_;
   std::shared_ptr<dprc::ArenaPool> samples_;
   dprc::Queue<Request> queue_;

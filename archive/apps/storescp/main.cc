@@ -93,6 +93,8 @@ struct StoreSettings
   OFCmdUnsignedInt verifySample = kDPRCDefaultVerifySample;
   /// --j2k-decoder
   DPRC_J2KDecoder j2kDecoder = DPRCJD_auto;
+  /// --j2k-gpu-min-samples
+  OFCmdUnsignedInt j2kGpuMinSamples = kJ2KGpuMinSamples;
 };
 
 StoreSettings g_settings;
@@ -329,6 +331,7 @@ private:
 
     // where it goes in the archive
     OFString patient, study, series, instance, sopClass;
+    std::uint64_t frameSamples = 0; // rows x columns x samples per pixel (the JPEG 2000 decoder's choice)
     {
       // (values over 4 KiB are left on disk: Pixel Data's length is all the checks need)
       DcmFileFormat ff;
@@ -345,6 +348,11 @@ private:
       DPSCPStringOf(ds, DCM_SeriesInstanceUID, series);
       DPSCPStringOf(ds, DCM_SOPInstanceUID, instance);
       DPSCPStringOf(ds, DCM_SOPClassUID, sopClass);
+      Uint16 rows = 0, columns = 0, spp = 1;
+      ds->findAndGetUint16(DCM_Rows, rows);
+      ds->findAndGetUint16(DCM_Columns, columns);
+      ds->findAndGetUint16(DCM_SamplesPerPixel, spp);
+      frameSamples = std::uint64_t(rows) * columns * spp;
       // defence in depth before the codec's own checks: an image whose pixel data contradicts its
       // module is never acknowledged (part of it would be archived as the whole)
       std::string why;
@@ -378,15 +386,18 @@ private:
     dprc::Work work; // (its job: what the JPEG 2000 batch decoder takes)
     DPRCJob& job = work.job;
     job.sampleKey = instance.c_str(); // draws the CPU decoder's sample of the frames
-    job.deferJ2K = g_j2k && g_j2k->enabled();
+    job.deferJ2K = g_j2k && g_j2k->takes(frameSamples);
     bool go = DPRCPrepare(job, entry, opt, slot);
     if (go && job.j2kDeferred)
     {
       dprc::J2KCounts counts;
-      go = g_j2k->prepareDecoded(work, opt, slot, counts);
+      DPSCPJ2KWait wait;
+      go = g_j2k->prepareDecoded(work, opt, slot, counts, wait);
       OFLOG_INFO(scpLogger, "JPEG 2000 frames of " << rel << ": " << counts.gpu << " decoded on the "
                  << (g_j2k->gpu() ? "GPU" : "CPU standing in for the GPU") << ", " << counts.openjpeg
-                 << " by OpenJPEG" << (counts.cpuLibrary ? ", " + std::to_string(counts.cpuLibrary) + " by libpcwt on the CPU" : ""));
+                 << " by OpenJPEG" << (counts.cpuLibrary ? ", " + std::to_string(counts.cpuLibrary) + " by libpcwt on the CPU" : "")
+                 << " (batch decoder: waited " << OFstatic_cast(long, wait.ms + 0.5) << " ms, a call of " << wait.dataSets
+                 << " data sets, " << wait.frames << " frames)");
     }
     if (go) DPRCFinish(job, opt, slot, g_verifier.get());
     releaseSlot(slot);
@@ -466,9 +477,11 @@ static bool setUpJ2K()
     OFLOG_FATAL(scpLogger, "cannot start: " << error << " (--j2k-decoder gpu; cpu or auto decode with OpenJPEG)");
     return false;
   }
+  g_j2k->setMinFrameSamples(g_settings.j2kGpuMinSamples);
   if (g_j2k->enabled())
     OFLOG_INFO(scpLogger, "JPEG 2000 input: lossless Part 1 frames decoded on the "
-               << (g_j2k->gpu() ? "GPU" : "CPU standing in for the GPU") << ", OpenJPEG for the others");
+               << (g_j2k->gpu() ? "GPU" : "CPU standing in for the GPU") << ", OpenJPEG for the others"
+               << " and for frames of fewer than " << g_settings.j2kGpuMinSamples << " samples");
   else
     OFLOG_INFO(scpLogger, "JPEG 2000 input: decoded by OpenJPEG (--j2k-decoder "
                << (g_settings.j2kDecoder == DPRCJD_cpu ? "cpu" : "auto; gpu decodes on the GPU") << ")");
@@ -540,6 +553,8 @@ int main(int argc, char *argv[])
                                                           "with --verify-gpu: the CPU decoder checks one\nframe in n too (0: none, 1: all)");
     cmd.addOption("--j2k-decoder",              "+jd", 1, "[d]ecoder: auto, gpu or cpu (default: auto)",
                                                           "JPEG 2000 input: gpu decodes the frames of the\ndata sets of all associations waiting in one\nlibpcwt call on the GPU (OpenJPEG what it does\nnot take: HTJ2K, lossy, a failed call); cpu and\nauto: OpenJPEG (the faster here for now).\ngpu without a GPU: the server does not start");
+    cmd.addOption("--j2k-gpu-min-samples",           1, "[n]umber: integer (default: 1048576)",
+                                                          "with --j2k-decoder gpu: frames of fewer samples\n(rows x columns x samples per pixel) are\ndecoded by OpenJPEG on the association's thread\n(0: every frame on the GPU)");
   DPSCPAddTLSOptions(cmd);
 
   prepareCmdLineArgs(argc, argv, OFFIS_CONSOLE_APPLICATION);
@@ -612,6 +627,7 @@ int main(int argc, char *argv[])
       if (!DPRCJ2KDecoderFromName(d, g_settings.j2kDecoder))
         app.printError(("--j2k-decoder needs auto, gpu or cpu, not \"" + std::string(d ? d : "") + "\"").c_str());
     }
+    if (cmd.findOption("--j2k-gpu-min-samples")) app.checkValue(cmd.getValue(g_settings.j2kGpuMinSamples));
     if (opt_port == 0) app.printError("missing port (parameter or --port)");
     if (opt_root == NULL || !*opt_root) app.printError("missing archive root (--output-directory)");
   }
