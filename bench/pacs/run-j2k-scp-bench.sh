@@ -125,7 +125,7 @@ decoded() {
   n=$( (grep -c "JPEG 2000 frames of " "$f" || true) )
   w=$( (grep -o "waited [0-9]* ms, a call of [0-9]* data sets" "$f" || true) |
     awk '{w+=$2; d+=$7; n++} END {if (n) printf "%.0f ms, %.1f data sets a call", w/n, d/n; else print "-"}')
-  echo "$g on the GPU, $o lent ones by OpenJPEG, $(( nfiles - n )) data sets not deferred; mean wait $w"
+  echo "$g decoded on the GPU, $o of the data sets handed over by OpenJPEG, $(( nfiles - n )) data sets not handed over (OpenJPEG); the associations' mean wait for the batch decoder $w"
 }
 out=$results/j2k-scp-bench-$(hostname -s)-$(date -u +%Y%m%dT%H%M%S).md
 {
