@@ -337,7 +337,8 @@ OFCondition DPCWTEncoderBase::encodeFrames(
     // precisions below 8 in 8-bit images, and the masked values are the same at any precision
     pcwt_image_desc cdesc = jdesc;
     if (cdesc.bits_allocated == 8 && cdesc.bits_stored < 8) cdesc.bits_stored = 8;
-    DPCWTJPEGLSFrameEncoder jls;
+    // libpcwt's JPEG-LS on the GPU only for a large image, as the PCWT branch above decides
+    DPCWTJPEGLSFrameEncoder jls(DPCWTBackendForSize(cp->getBackend(), OFstatic_cast(Uint64, frameBytes) * frames));
     std::vector<Uint8> frame(frameBytes), masked(frameBytes), cs;
     for (Uint64 f = 0; f < frames && result.good(); ++f)
     {

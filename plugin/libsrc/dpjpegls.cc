@@ -7,6 +7,7 @@
 #include "dcmtk/config/osconfig.h"
 #include "dpjpegls.h"
 #include "dcmpcwt/dputil.h"
+#include "dpbackend.h"
 
 #include <sstream>
 
@@ -139,7 +140,7 @@ OFCondition DPCWTEncodeJPEGLSFrame(const pcwt_image_desc& desc, const void *samp
   return EC_Normal;
 }
 
-DPCWTJPEGLSFrameEncoder::DPCWTJPEGLSFrameEncoder() : handle_(NULL) {}
+DPCWTJPEGLSFrameEncoder::DPCWTJPEGLSFrameEncoder(pcwt_backend backend) : handle_(NULL), backend_(backend) {}
 DPCWTJPEGLSFrameEncoder::~DPCWTJPEGLSFrameEncoder() {}
 
 OFCondition DPCWTJPEGLSFrameEncoder::encode(const pcwt_image_desc& desc, const void *samples,
@@ -157,11 +158,13 @@ OFString DPCWTJPEGLSEncoderName()
 
 #else /* libpcwt's JPEG-LS encoder */
 
-static pcwt_encoder *createJPEGLSEncoder()
+static pcwt_encoder *createJPEGLSEncoder(pcwt_backend backend)
 {
   pcwt_encoder *enc = pcwt_encoder_create();
   if (enc != NULL && (pcwt_encoder_set_option(enc, PCWT_OPT_CODEC, PCWT_CODEC_JPEGLS) != PCWT_OK ||
-                      pcwt_encoder_set_option(enc, PCWT_OPT_JPEGLS_RESTART, 0) != PCWT_OK))
+                      pcwt_encoder_set_option(enc, PCWT_OPT_JPEGLS_RESTART, 0) != PCWT_OK ||
+                      (backend != PCWT_BACKEND_AUTO &&
+                       pcwt_encoder_set_option(enc, PCWT_OPT_BACKEND, OFstatic_cast(int64_t, backend)) != PCWT_OK)))
   {
     pcwt_encoder_destroy(enc);
     enc = NULL;
@@ -198,11 +201,11 @@ static OFCondition encodeWith(pcwt_encoder *enc, const pcwt_image_desc& desc, co
 OFCondition DPCWTEncodeJPEGLSFrame(const pcwt_image_desc& desc, const void *samples,
                                    std::vector<unsigned char>& out)
 {
-  DPCWTJPEGLSFrameEncoder enc;
+  DPCWTJPEGLSFrameEncoder enc(DPCWTBackendForSize(PCWT_BACKEND_AUTO, pcwt_image_size(&desc)));
   return enc.encode(desc, samples, out);
 }
 
-DPCWTJPEGLSFrameEncoder::DPCWTJPEGLSFrameEncoder() : handle_(NULL) {}
+DPCWTJPEGLSFrameEncoder::DPCWTJPEGLSFrameEncoder(pcwt_backend backend) : handle_(NULL), backend_(backend) {}
 
 DPCWTJPEGLSFrameEncoder::~DPCWTJPEGLSFrameEncoder()
 {
@@ -212,7 +215,7 @@ DPCWTJPEGLSFrameEncoder::~DPCWTJPEGLSFrameEncoder()
 OFCondition DPCWTJPEGLSFrameEncoder::encode(const pcwt_image_desc& desc, const void *samples,
                                             std::vector<unsigned char>& out)
 {
-  if (handle_ == NULL) handle_ = createJPEGLSEncoder();
+  if (handle_ == NULL) handle_ = createJPEGLSEncoder(backend_);
   if (handle_ == NULL) return EC_MemoryExhausted;
   return encodeWith(OFstatic_cast(pcwt_encoder *, handle_), desc, samples, out);
 }

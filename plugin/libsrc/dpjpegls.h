@@ -29,11 +29,13 @@ OFCondition DPCWTEncodeJPEGLSFrame(const pcwt_image_desc& desc, const void *samp
                                    std::vector<unsigned char>& out);
 
 /** the same for many frames of one image: keeps its encoder handle from frame to frame (a handle
- *  per frame cost more than coding a small frame); one object per thread */
+ *  per frame cost more than coding a small frame); one object per thread. `backend` is libpcwt's
+ *  (DPCWTBackendForSize: a small image is coded on the CPU, not worth a GPU context); CharLS
+ *  ignores it */
 class DPCWTJPEGLSFrameEncoder
 {
 public:
-  DPCWTJPEGLSFrameEncoder();
+  explicit DPCWTJPEGLSFrameEncoder(pcwt_backend backend = PCWT_BACKEND_AUTO);
   ~DPCWTJPEGLSFrameEncoder();
   OFCondition encode(const pcwt_image_desc& desc, const void *samples, std::vector<unsigned char>& out);
 
@@ -41,6 +43,7 @@ private:
   DPCWTJPEGLSFrameEncoder(const DPCWTJPEGLSFrameEncoder&);
   DPCWTJPEGLSFrameEncoder& operator=(const DPCWTJPEGLSFrameEncoder&);
   void *handle_; // libpcwt's pcwt_encoder; unused with CharLS
+  pcwt_backend backend_;
 };
 
 /// name and version of the JPEG-LS encoder in use
