@@ -40,19 +40,26 @@ bool makeDecoders(Run& run, std::string& error)
       if (!run.j2kDecoders.back()->init(gpu, d, p.maxSamplesPerFrame, error)) return false;
     }
   run.stats.j2kGpu = true;
+  run.j2kOnDevice = gpu;
   // the decoded samples of a batch in one page-locked buffer (each file's until finished)
   run.j2kSamples = std::make_shared<ArenaPool>(3, "j2k", true);
   return true;
 }
-
 
 /// a JPEG 2000 batch decoder: gathers the files that come within the batch's limits and decodes
 /// their frames on its GPU in one call, then hands them to the finishers
 void j2kStage(Run& run, std::size_t k)
 {
   const DPRCPipelineOptions& p = run.p;
-  // started early, the decoder warms while the readers read (the first batch's call would)
-  if (p.j2kEarly && p.warm && run.j2kDecoders[k]->warm()) once(run.j2kWarm, "JPEG 2000 decoder warm");
+  // started early, the decoder warms while the readers read (the first batch's call would), and
+  // the page-locked buffer for a full batch's samples is made then, not in the first batch
+  // (held until this decoder's first batch, so that each decoder makes one)
+  std::shared_ptr<unsigned char> ready;
+  if (p.j2kEarly && p.warm)
+  {
+    if (run.j2kDecoders[k]->warm()) once(run.j2kWarm, "JPEG 2000 decoder warm");
+    if (run.j2kOnDevice) ready = run.j2kSamples->get(static_cast<std::size_t>(p.j2kBatchBytes + p.j2kBatchBytes / 8));
+  }
   for (;;)
   {
     DPRCStageTimer timer(DPRCSG_j2kWait);
@@ -80,6 +87,7 @@ void j2kStage(Run& run, std::size_t k)
       if (!run.toJ2K.popFor(j, std::chrono::milliseconds(p.batchWaitMs))) break;
     }
     timer.next(DPRCSG_j2kDecode);
+    ready.reset();
     if (!run.firstJ2K.load(std::memory_order_relaxed)) DPRCTimelineMark("first JPEG 2000 batch in");
     run.j2kDecoders[k]->decode(batch, *run.j2kSamples,
                                run.opt.testFault == "backend" || run.opt.testFault == "backend-j2k");

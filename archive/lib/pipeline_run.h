@@ -71,6 +71,8 @@ struct Run
   std::uint64_t verifyBytes = 0;
   // JPEG 2000 input decoded on the GPU: batch decoders on each device
   bool j2kGpu = false;
+  /// (not the CPU standing in for the device: PCWT_RECOMPRESS_J2K_STANDIN)
+  bool j2kOnDevice = false;
   std::vector<std::unique_ptr<J2KBatchDecoder> > j2kDecoders;
   /// the decoders' threads started (startJ2K with p.j2kEarly: before the gate opens)
   bool j2kStarted = false;

@@ -28,6 +28,10 @@
 #     --pcwt-args "ARGS" more pcwt-recompress options (e.g. "--gpus 1")
 #     --repeat R         the measurements R times, in turn; the table has the medians (default 1)
 #     --gpu-decode       also pcwt-recompress --j2k-decoder gpu (needs a CUDA build and a GPU)
+#     --variant "L:WORDS" with --gpu-decode, one more GPU path row labelled L (repeatable), run in
+#                        turn with the others: WORDS are VAR=value environment words, then
+#                        pcwt-recompress options, e.g. "early0:PCWT_RECOMPRESS_J2K_EARLY=0" or
+#                        "b64x4:--j2k-batch-mb 64 --j2k-decoders-per-gpu 4"; its outputs compared too
 #
 # The source set: the corpus's uncompressed CT and MR images (wg04, GE CT series, pydicom), its CR
 # (WG04 RG2, JPEG-LS: decoded first) coded with opj_compress (lossless, reversible 5/3, default
@@ -45,7 +49,7 @@ else
   results=$1; shift
 fi
 size_mb=400 threads=$(nproc) work=/tmp/pcwt-j2k-bench corpus="" srcset="" build=build-j2k-bench pcwt_args="" repeat=1
-gpu_decode=""
+gpu_decode="" variants=()
 while [[ $# -gt 0 ]]; do
   case $1 in
     --size-mb) size_mb=$2; shift 2 ;;
@@ -57,6 +61,7 @@ while [[ $# -gt 0 ]]; do
     --pcwt-args) pcwt_args=$2; shift 2 ;;
     --repeat) repeat=$2; shift 2 ;;
     --gpu-decode) gpu_decode=1; shift ;;
+    --variant) [[ $2 == *:* ]] || usage; variants+=("$2"); shift 2 ;;
     -h|--help) usage 0 ;;
     *) echo "unknown option $1" >&2; usage ;;
   esac
@@ -239,17 +244,24 @@ opj_run() {
   [[ $decoded == "$nstreams" ]] || { log "opj_decompress decoded $decoded of $nstreams codestreams"; exit 1; }
   awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f\n", b - a }'
 }
-pcwt_run() { # DECODER (cpu, gpu): output in $work/out-DECODER, report $work/report-DECODER.json
-  local dec=$1 t0 t1
-  rm -rf "$work/out-$dec"
+pcwt_run() { # DECODER (cpu, gpu) [LABEL VARIANT-WORDS]: output in $work/out-LABEL, report $work/report-LABEL.json
+  local dec=$1 name=${2:-$1} words=${3:-} t0 t1 w
+  local envs=() args=()
+  for w in $words; do
+    if [[ ${#args[@]} -eq 0 && $w =~ ^[A-Za-z_][A-Za-z0-9_]*= ]]; then envs+=("$w"); else args+=("$w"); fi
+  done
+  rm -rf "$work/out-$name"
   t0=$(now)
   # shellcheck disable=SC2086
-  "$recompress" --threads "$threads" --output "$work/out-$dec" --report "$work/report-$dec.json" --j2k-decoder "$dec" \
-    $pcwt_args "$input" >"$work/recompress-$dec.log" 2>&1 || { tail -5 "$work/recompress-$dec.log"; exit 1; }
+  env "${envs[@]}" "$recompress" --threads "$threads" --output "$work/out-$name" --report "$work/report-$name.json" \
+    --j2k-decoder "$dec" $pcwt_args "${args[@]}" "$input" >"$work/recompress-$name.log" 2>&1 \
+    || { tail -5 "$work/recompress-$name.log"; exit 1; }
   t1=$(now)
   local done_files
-  done_files=$(grep -c '"status": "recompressed"' "$work/report-$dec.json" || true)
-  [[ $done_files == "$nfiles" ]] || { log "pcwt-recompress recompressed $done_files of $nfiles files"; tail -5 "$work/recompress-$dec.log"; exit 1; }
+  done_files=$(grep -c '"status": "recompressed"' "$work/report-$name.json" || true)
+  [[ $done_files == "$nfiles" ]] || { log "pcwt-recompress recompressed $done_files of $nfiles files"; tail -5 "$work/recompress-$name.log"; exit 1; }
+  # the last run's wall time, beside its --stats timeline (what lies outside main)
+  awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f\n", b - a }' > "$work/wall-$name"
   awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f\n", b - a }'
 }
 summary_of() { # KEY DECODER: a number of the report's summary
@@ -257,13 +269,17 @@ summary_of() { # KEY DECODER: a number of the report's summary
 }
 median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 load=$(cut -d' ' -f1-3 /proc/loadavg)
-loop_times=() opj_times=() pcwt_times=() gpu_times=()
+loop_times=() opj_times=() pcwt_times=() gpu_times=() var_times=()
 for ((r = 0; r < repeat; r++)); do
   t=$(loop_run); loop_times+=("$t"); log "run $((r + 1)): OpenJPEG decoding alone (j2k_decode_loop) $t s"
   t=$(opj_run); opj_times+=("$t"); log "run $((r + 1)): opj_decompress $t s"
   t=$(pcwt_run cpu); pcwt_times+=("$t"); log "run $((r + 1)): pcwt-recompress --j2k-decoder cpu $t s"
   if [[ -n $gpu_decode ]]; then
     t=$(pcwt_run gpu); gpu_times+=("$t"); log "run $((r + 1)): pcwt-recompress --j2k-decoder gpu $t s"
+    for ((v = 0; v < ${#variants[@]}; v++)); do
+      t=$(pcwt_run gpu "v-${variants[v]%%:*}" "${variants[v]#*:}"); var_times[v]+="$t "
+      log "run $((r + 1)): pcwt-recompress --j2k-decoder gpu, variant ${variants[v]}: $t s"
+    done
   fi
 done
 loop_s=$(printf '%s\n' "${loop_times[@]}" | median)
@@ -296,7 +312,7 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')
   echo
   echo "- machine: $host, $cpu, $(nproc) CPUs (load average before the runs: $load); $(date -u '+%Y-%m-%d %H:%M UTC')"
   echo "- commit: $commit; OpenJPEG $(pkg-config --modversion libopenjp2 2>/dev/null || dpkg-query -W -f='${Version}' libopenjp2-7 2>/dev/null || echo '(version unknown)')"
-  echo "- command: bench/recompress/run-j2k-bench.sh $results --size-mb $size_mb --threads $threads${pcwt_args:+ --pcwt-args \"$pcwt_args\"} --repeat $repeat${gpu_decode:+ --gpu-decode}"
+  echo "- command: bench/recompress/run-j2k-bench.sh $results --size-mb $size_mb --threads $threads${pcwt_args:+ --pcwt-args \"$pcwt_args\"} --repeat $repeat${gpu_decode:+ --gpu-decode}$(for v in "${variants[@]}"; do printf ' --variant "%s"' "$v"; done)"
   echo "- input: $nfiles JPEG 2000 Lossless files ($in_mb MB; $nstreams frames; $(( raw_bytes / 1048576 )) MB of raw pixel data) in $input"
   echo "- OpenJPEG alone: j2k_decode_loop $threads (bench/recompress/j2k_decode_loop.cpp: the codestreams in memory, $threads threads, the plugin's OpenJPEG core, one OpenJPEG thread per decode); for reference opj_decompress -ImgDir -OutFor RAWL -threads 1, $threads processes at once (raw files written)"
   echo "- pcwt-recompress: --threads $threads --output (mirror) $pcwt_args; decode (OpenJPEG, on its workers), PCWT coding, write, verify; output $out_mb MB"
@@ -307,6 +323,13 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')
   echo "| opj_decompress, $threads processes | $opj_s | $(mbps "$opj_s") |"
   echo "| pcwt-recompress --j2k-decoder cpu (the CPU path), $threads threads | $pcwt_s | $(mbps "$pcwt_s") |"
   [[ -z $gpu_decode ]] || echo "| pcwt-recompress --j2k-decoder gpu (the GPU path), $threads threads | $gpu_s | $(mbps "$gpu_s") |"
+  for ((v = 0; v < ${#variants[@]}; v++)); do
+    # shellcheck disable=SC2086 # (the times, split)
+    vs=$(printf '%s\n' ${var_times[v]} | median)
+    vname=v-${variants[v]%%:*}
+    if diff -rq -x .pcwt-recompress.lock "$work/out-cpu" "$work/out-$vname" >/dev/null 2>&1; then vsame="same bytes"; else vsame="**outputs differ**"; fi
+    echo "| GPU path, variant \`${variants[v]}\` | $vs | $(mbps "$vs") ($(awk -v a="$pcwt_s" -v b="$vs" 'BEGIN { printf "%.2f", a / b }')x the CPU path; $vsame) |"
+  done
   echo
   echo "pcwt-recompress runs at **${ratio}x** OpenJPEG's decoding speed (target: at least 0.9x);"
   echo "${ratio_opj}x opj_decompress's."
@@ -319,13 +342,22 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')
   fi
   echo
   echo "Every run: j2k_decode_loop ${loop_times[*]} s; opj_decompress ${opj_times[*]} s; pcwt-recompress (cpu) ${pcwt_times[*]} s${gpu_decode:+; pcwt-recompress (gpu) ${gpu_times[*]} s}."
-  # with --pcwt-args --stats: where the last run of each path spent its time
-  for dec in cpu ${gpu_decode:+gpu}; do
+  for ((v = 0; v < ${#variants[@]}; v++)); do echo "Variant ${variants[v]}: ${var_times[v]}s."; done
+  # with --pcwt-args --stats: where the last run of each path spent its time, and how much of the
+  # process's wall time lies outside the timeline (before main's start mark, after cleanup)
+  names=(cpu ${gpu_decode:+gpu})
+  for ((v = 0; v < ${#variants[@]}; v++)); do names+=("v-${variants[v]%%:*}"); done
+  for dec in "${names[@]}"; do
     if grep -q '^stage times' "$work/recompress-$dec.log"; then
       echo
-      echo "pcwt-recompress --j2k-decoder $dec, last run, --stats:"
+      label=$dec; [[ $dec != v-* ]] || label="gpu, variant ${dec#v-}"
+      echo "pcwt-recompress --j2k-decoder $label, last run, --stats:"
       echo
       grep -E '^stage times|^  [a-zA-Z0-9 ]+ \([0-9]+\):|^timeline' "$work/recompress-$dec.log" | sed 's/^/    /'
+      cleanup=$(grep -o 'timeline: cleanup [0-9.]*' "$work/recompress-$dec.log" | grep -o '[0-9.]*$' || true)
+      if [[ -n $cleanup && -f $work/wall-$dec ]]; then
+        echo "    wall time $(cat "$work/wall-$dec") s, of it outside the timeline (process start and exit): $(awk -v w="$(cat "$work/wall-$dec")" -v c="$cleanup" 'BEGIN { printf "%.3f", w - c }') s"
+      fi
     fi
   done
 } | tee "$file"

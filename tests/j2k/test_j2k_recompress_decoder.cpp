@@ -256,3 +256,26 @@ TEST(J2kRecompressDecoder, HandlesFailingAfterEarlyDecodingTouchNothing)
     EXPECT_FALSE(fs::exists(o.report)) << "a report was written";
     EXPECT_EQ(o.proc.out.find("recompressed"), std::string::npos) << o.proc.out;
 }
+
+// PCWT_RECOMPRESS_FAST_EXIT=1 (for measuring the process's exit): the summary, --stats and the
+// report are all out and the files are the CPU path's, as with the ordinary exit
+TEST(J2kRecompressDecoder, FastExitLeavesEverythingWritten)
+{
+    REQUIRE_J2K_TOOLS();
+    TempDir dir;
+    Folder f;
+    ASSERT_EQ(makeFolder(dir.path(), false, f), "");
+    const Outcome cpu = recompress(dir.path(), "cpu", f.in, {"--j2k-decoder", "cpu"});
+    const Outcome fast = recompress(dir.path(), "fast", f.in, {"--j2k-decoder", "gpu", "--stats"},
+                                    {"PCWT_RECOMPRESS_J2K_STANDIN=cpu", "PCWT_RECOMPRESS_FAST_EXIT=1"});
+    EXPECT_EQ(fast.proc.rc, 2) << fast.proc.out;
+    EXPECT_EQ(reportStatus(cpu.report), reportStatus(fast.report));
+    EXPECT_TRUE(sameOutputs(snapshot(cpu.out), snapshot(fast.out)));
+    const long long gpuFrames = reportSummary(fast.report, "j2k_gpu_frames");
+    EXPECT_GE(gpuFrames, static_cast<long long>(f.partOneFrames));
+    EXPECT_NE(fast.proc.out.find("JPEG 2000 frames: " + std::to_string(gpuFrames) + " decoded on the GPU"),
+              std::string::npos)
+        << fast.proc.out;
+    EXPECT_NE(fast.proc.out.find("timeline: cleanup "), std::string::npos) << fast.proc.out;
+    EXPECT_NE(fast.proc.out.find("s before the start)"), std::string::npos) << fast.proc.out;
+}
