@@ -2,11 +2,13 @@
 // Stage 2: RUNindex is one sequence over all runs of a segment, so one thread per segment walks
 // them (a few thousand per 512x512 slice) and writes each run-length codeword and the J[RUNindex]
 // that the following interruption sample's code limit needs.
-// Stage 3: a stable sort by (segment, context)
-// turns each context's samples into a contiguous chain in raster order, and one thread per chain
-// replays exactly the sequential updates of T.87 A.6 / A.7 (same order, same inputs), so every
-// codeword equals the sequential encoder's.
+// Stage 3: a stable sort by (segment, context) turns each context's samples into a contiguous
+// chain in raster order, which replays exactly the sequential updates of T.87 A.6 / A.7 (same
+// order, same inputs), so every codeword equals the sequential encoder's. A long chain is coded
+// in chunks at once (jpegls_chain_step.h: speculate, rejoin, fix), so that one large frame's most
+// populated context does not bound the stage.
 #include "gpu_check.h"
+#include "jpegls_chain_step.h"
 #include "jpegls_gpu.h"
 
 #include <cub/cub.cuh>
@@ -50,139 +52,118 @@ __global__ void k_iota(uint32_t *v, uint32_t n)
         v[i] = i;
 }
 
-// The least k with n * 2^k >= a (A.5.1), from the bit lengths and one correction.
-__device__ inline uint32_t golomb_k(int32_t n, int32_t a)
+// Chunks of the chains (jpegls_chain_step.h). chunk_first[c] is chain c's first chunk in the
+// batch, an exclusive scan of the chunk counts; chunk j >= 1 of chain c has the index
+// chunk_first[c] - c + j - 1 among the chunks that are not first, whose speculative states are
+// kept: the end state of the chunk before it (first pass in prev_a, after the rejoin pass in
+// prev_b), its start state and its checkpoints.
+struct ChunkStates {
+    JlsChainState *prev_a, *prev_b, *start, *checks;
+};
+
+ChunkStates chunk_states(void *base, uint32_t n)
 {
-    int32_t k = (31 - __clz(a)) - (31 - __clz(n));
-    if (k < 0)
-        k = 0;
-    if ((n << k) < a)
-        k++;
-    return (uint32_t)k;
+    const size_t e = n / kJlsChunk + 1; // chunks that are not first, at most
+    JlsChainState *p = static_cast<JlsChainState *>(base);
+    return {p, p + e, p + 2 * e, p + 3 * e};
 }
 
-// LG(k, glimit) of m (A.5.3) as a packed codeword.
-__device__ inline uint32_t golomb_code(uint32_t m, uint32_t k, uint32_t glimit, uint32_t qbpp)
+size_t chunk_state_bytes(uint32_t n) { return sizeof(JlsChainState) * (3 + kJlsChecks) * (n / kJlsChunk + 1); }
+
+__global__ void k_chunk_counts(JlsDev d, uint32_t max_chains)
 {
-    const uint32_t high = m >> k, max_high = glimit - qbpp - 1u;
-    if (high < max_high)
-        return jls_code_pack(0, high, k + 1u, (1u << k) | (m & ((1u << k) - 1u)));
-    return jls_code_pack(0, max_high, qbpp + 1u, (1u << qbpp) | ((m - 1u) & ((1u << qbpp) - 1u)));
+    const uint32_t c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c <= max_chains) // chain_len is 0 past the last chain
+        d.chunk_first[c] = c < max_chains ? (d.chain_len[c] + kJlsChunk - 1) / kJlsChunk : 0;
 }
 
-__device__ inline int32_t mod_range(int32_t e, int32_t range)
+struct ChunkTask {
+    uint32_t chain, j, chunks, base; // base + j - 1: the index of chunk j >= 1 among non-first ones
+    uint32_t slot, off, n;
+    JlsParams p;
+};
+
+// The chain and chunk of task t, when t is a chunk: the last chain whose first chunk is at or
+// before t (every chain has at least one chunk, so chunk_first rises strictly).
+__device__ inline bool task_of(const JlsDev &d, uint32_t t, ChunkTask &k)
 {
-    const int32_t half = range >> 1;
-    return ((e + half) & (range - 1)) - half;
-}
-
-constexpr int32_t kReset = 64, kMinC = -128, kMaxC = 127;
-
-// The chains read their samples' records from `recs` (gathered in chain order) and write their
-// codewords to `codes` in the same order: each thread streams through its own slice of both. The
-// records of the next group of 8 are loaded while a group is coded, hiding memory latency behind
-// the serial context updates.
-constexpr uint32_t kGroup = 8;
-
-template <typename Step>
-__device__ inline void stream_chain(const uint64_t *recs, uint32_t *codes, uint32_t n, Step step)
-{
-    uint64_t cur[kGroup], nxt[kGroup];
-#pragma unroll
-    for (uint32_t u = 0; u < kGroup; u++)
-        nxt[u] = u < n ? recs[u] : 0;
-    for (uint32_t j = 0; j < n; j += kGroup) {
-#pragma unroll
-        for (uint32_t u = 0; u < kGroup; u++) {
-            cur[u] = nxt[u];
-            nxt[u] = j + kGroup + u < n ? recs[j + kGroup + u] : 0;
-        }
-#pragma unroll
-        for (uint32_t u = 0; u < kGroup; u++)
-            if (j + u < n)
-                codes[j + u] = step(cur[u]);
-    }
-}
-
-__device__ void regular_chain(const JlsParams &p, const uint64_t *recs, uint32_t *codes, uint32_t n)
-{
-    int32_t A = p.a_init, B = 0, C = 0, N = 1;
-    stream_chain(recs, codes, n, [&](uint64_t cur) {
-        const int32_t x = (int32_t)(cur & 0xFFFFu), px = (int32_t)((cur >> 16) & 0xFFFFu);
-        const bool neg = (cur >> 32) & 1u;
-        const uint32_t k = golomb_k(N, A);
-        int32_t pred = neg ? px - C : px + C;
-        pred = pred < 0 ? 0 : (pred > p.maxval ? p.maxval : pred);
-        const int32_t e = mod_range(neg ? pred - x : x - pred, p.range);
-        const int32_t em = (k == 0 && 2 * B + N - 1 < 0) ? -e - 1 : e;
-        const uint32_t m = em >= 0 ? 2u * (uint32_t)em : 2u * (uint32_t)(-em) - 1u;
-        A += e >= 0 ? e : -e;
-        B += e;
-        if (N == kReset) {
-            A >>= 1;
-            B = B >= 0 ? B >> 1 : -((1 - B) >> 1);
-            N >>= 1;
-        }
-        N++;
-        if (B + N <= 0) {
-            B += N;
-            if (B <= -N)
-                B = 1 - N;
-            if (C > kMinC)
-                C--;
-        } else if (B > 0) {
-            B -= N;
-            if (B > 0)
-                B = 0;
-            if (C < kMaxC)
-                C++;
-        }
-        return golomb_code(m, k, (uint32_t)p.limit, (uint32_t)p.qbpp);
-    });
-}
-
-__device__ void interruption_chain(const JlsParams &p, int32_t ritype, const uint64_t *recs,
-                                   uint32_t *codes, uint32_t n)
-{
-    int32_t A = p.a_init, N = 1, Nn = 0;
-    stream_chain(recs, codes, n, [&](uint64_t cur) {
-        const int32_t x = (int32_t)(cur & 0xFFFFu), px = (int32_t)((cur >> 16) & 0xFFFFu);
-        const bool neg = (cur >> 32) & 1u;
-        const uint32_t glimit = (uint32_t)p.limit - (uint32_t)(cur >> 33) - 1u; // J, see k_gather
-        const int32_t e = mod_range(neg ? px - x : x - px, p.range);
-        const uint32_t k = golomb_k(N, A + (ritype ? N >> 1 : 0));
-        int32_t map;
-        if (e < 0)
-            map = (k != 0 || 2 * Nn >= N) ? 1 : 0;
+    const uint32_t count = *d.chain_count;
+    if (t >= d.chunk_first[count])
+        return false;
+    uint32_t lo = 0, hi = count;
+    while (hi - lo > 1) {
+        const uint32_t mid = (lo + hi) / 2;
+        if (d.chunk_first[mid] <= t)
+            lo = mid;
         else
-            map = (k == 0 && e > 0 && 2 * Nn < N) ? 1 : 0;
-        const int32_t em = 2 * (e < 0 ? -e : e) - ritype - map;
-        if (e < 0)
-            Nn++;
-        A += (em + 1 - ritype) >> 1;
-        if (N == kReset) {
-            A >>= 1;
-            N >>= 1;
-            Nn >>= 1;
-        }
-        N++;
-        return golomb_code((uint32_t)em, k, glimit, (uint32_t)p.qbpp);
-    });
+            hi = mid;
+    }
+    k.chain = lo;
+    k.j = t - d.chunk_first[lo];
+    k.chunks = d.chunk_first[lo + 1] - d.chunk_first[lo];
+    k.base = d.chunk_first[lo] - lo;
+    const uint32_t key = d.chain_key[lo];
+    k.slot = key % kJlsContexts;
+    k.p = jls_gpu_params(d.segs[key / kJlsContexts].bits);
+    k.off = d.chain_off[lo];
+    k.n = d.chain_len[lo];
+    return true;
 }
 
-__global__ void k_chains(JlsDev d, const uint64_t *recs, uint32_t *codes)
+// First pass: every chunk from its guessed start state.
+__global__ void k_speculate(JlsDev d, const uint64_t *recs, uint32_t *codes, ChunkStates st)
+{
+    ChunkTask k;
+    if (!task_of(d, blockIdx.x * blockDim.x + threadIdx.x, k))
+        return;
+    const uint32_t e = k.base + k.j - 1;
+    JlsChainState start, end;
+    jls_chunk_speculate(k.p, k.slot, recs + k.off, codes + k.off, k.n, k.j,
+                        k.j ? st.checks + (size_t)e * kJlsChecks : nullptr, &start, &end);
+    if (k.j)
+        st.start[e] = start;
+    if (k.j + 1 < k.chunks)
+        st.prev_a[k.base + k.j] = end;
+}
+
+// Second pass: every chunk again from the first pass's end state of the chunk before it, where
+// that differs from its start (prev_a to prev_b).
+__global__ void k_rejoin(JlsDev d, const uint64_t *recs, uint32_t *codes, ChunkStates st)
+{
+    ChunkTask k;
+    if (!task_of(d, blockIdx.x * blockDim.x + threadIdx.x, k) || k.chunks < 2)
+        return;
+    if (k.j == 0) {
+        st.prev_b[k.base] = st.prev_a[k.base];
+        return;
+    }
+    const uint32_t e = k.base + k.j - 1;
+    JlsChainState s = st.prev_a[e];
+    const JlsChainState end = k.j + 1 < k.chunks ? st.prev_a[e + 1] : s;
+    jls_chunk_recode(k.p, k.slot, recs + k.off, codes + k.off, k.n, k.j, s, st.start + e,
+                     st.checks + (size_t)e * kJlsChecks, end);
+    if (k.j + 1 < k.chunks)
+        st.prev_b[e + 1] = s;
+}
+
+// Last pass: one thread per chain of several chunks walks them with the true state.
+__global__ void k_fix(JlsDev d, const uint64_t *recs, uint32_t *codes, ChunkStates st)
 {
     const uint32_t c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= *d.chain_count)
         return;
-    const uint32_t key = d.chain_key[c];
-    const uint32_t slot = key % kJlsContexts;
+    const uint32_t chunks = d.chunk_first[c + 1] - d.chunk_first[c];
+    if (chunks < 2)
+        return;
+    const uint32_t base = d.chunk_first[c] - c, key = d.chain_key[c], off = d.chain_off[c];
     const JlsParams p = jls_gpu_params(d.segs[key / kJlsContexts].bits);
-    const uint32_t off = d.chain_off[c], n = d.chain_len[c];
-    if (slot < kJlsRunCtx)
-        regular_chain(p, recs + off, codes + off, n);
-    else
-        interruption_chain(p, (int32_t)(slot - kJlsRunCtx), recs + off, codes + off, n);
+    JlsChainState s = st.prev_b[base];
+    for (uint32_t j = 1; j < chunks; j++) {
+        const uint32_t e = base + j - 1;
+        const JlsChainState end = j + 1 < chunks ? st.prev_b[e + 1] : s;
+        jls_chunk_recode(p, key % kJlsContexts, recs + off, codes + off, d.chain_len[c], j, s,
+                         st.start + e, st.checks + (size_t)e * kJlsChecks, end);
+    }
 }
 
 // Records in chain order; an interruption sample's run index becomes its J[RUNindex].
@@ -223,7 +204,7 @@ size_t sort_scratch(uint32_t n, uint32_t seg_count)
                                                   (uint32_t *)nullptr, (uint32_t *)nullptr,
                                                   (uint32_t *)nullptr, n));
     CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, c, (uint32_t *)nullptr, (uint32_t *)nullptr,
-                                             seg_count * kJlsContexts));
+                                             seg_count * kJlsContexts + 1));
     return std::max(a, std::max(b, c));
 }
 
@@ -234,6 +215,8 @@ void jls_gpu_runs(const JlsDev &d, cudaStream_t s)
     k_runs<<<(d.seg_count + 63) / 64, 64, 0, s>>>(d);
     CUDA_CHECK_LAUNCH();
 }
+
+size_t jls_gpu_chain_state_bytes(uint32_t ctx_count) { return chunk_state_bytes(ctx_count); }
 
 size_t jls_gpu_chain_scratch(uint32_t ctx_count, uint32_t seg_count)
 {
@@ -271,8 +254,20 @@ void jls_gpu_chains(const JlsDev &d, uint32_t n, void *tmp, size_t tmp_size, cud
     uint64_t *recs = d.ctx_bits;
     k_gather<<<blocks, 256, 0, s>>>(d, recs, n);
     CUDA_CHECK_LAUNCH();
+    // the chunks of every chain, their speculative states in key_alt (free after the sort)
+    k_chunk_counts<<<max_chains / 256 + 1, 256, 0, s>>>(d, max_chains);
+    CUDA_CHECK_LAUNCH();
+    bytes = tmp_size;
+    CUDA_CHECK(cub::DeviceScan::ExclusiveSum(tmp, bytes, d.chunk_first, d.chunk_first,
+                                             max_chains + 1, s));
+    const ChunkStates st = chunk_states(d.key_alt, n);
     const uint32_t chains = max_chains < n ? max_chains : n;
-    k_chains<<<(chains + 63) / 64, 64, 0, s>>>(d, recs, d.order_code);
+    const uint32_t tasks = n / kJlsChunk + chains + 1; // chunks, at most
+    k_speculate<<<(tasks + 127) / 128, 128, 0, s>>>(d, recs, d.order_code, st);
+    CUDA_CHECK_LAUNCH();
+    k_rejoin<<<(tasks + 127) / 128, 128, 0, s>>>(d, recs, d.order_code, st);
+    CUDA_CHECK_LAUNCH();
+    k_fix<<<(chains + 127) / 128, 128, 0, s>>>(d, recs, d.order_code, st);
     CUDA_CHECK_LAUNCH();
     k_scatter<<<blocks, 256, 0, s>>>(d, d.order_code, n);
     CUDA_CHECK_LAUNCH();

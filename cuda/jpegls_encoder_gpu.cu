@@ -37,18 +37,18 @@ struct JlsGpu {
     JlsIn in[2];
     DevBuf line_counts, frame_flags, ctx_key, key_alt, ctx_rec, runs_before, run_len, run_attach,
         run_code, run_j, order, order_alt, order_code, chain_key, chain_len, chain_off, chain_count,
-        ctx_code, ctx_bits, run_bits, words, out, tmp;
+        chunk_first, ctx_code, ctx_bits, run_bits, words, out, tmp;
     PinnedBuf h_segs, h_out, h_small;
     cudaEvent_t downloaded = nullptr; // the last chunk's scan data is on the host
     bool download_pending = false;
     std::vector<Staged> staged;
     uint64_t out_bytes = 0;  // extent of the output arena
-    std::array<DevBuf *, 29> device_buffers()
+    std::array<DevBuf *, 30> device_buffers()
     {
         return {&in[0].samples, &in[0].segs, &in[0].line_seg, &in[1].samples, &in[1].segs,
                 &in[1].line_seg, &line_counts, &frame_flags, &ctx_key, &key_alt, &ctx_rec,
                 &runs_before, &run_len, &run_attach, &run_code, &run_j, &order, &order_alt,
-                &order_code, &chain_key, &chain_len, &chain_off, &chain_count, &ctx_code,
+                &order_code, &chain_key, &chain_len, &chain_off, &chain_count, &chunk_first, &ctx_code,
                 &ctx_bits, &run_bits, &words, &out, &tmp};
     }
     ~JlsGpu()
@@ -175,6 +175,7 @@ JlsDev dev_view(JlsGpu &J, JlsIn &in)
     d.chain_len = J.chain_len.as<uint32_t>();
     d.chain_off = J.chain_off.as<uint32_t>();
     d.chain_count = J.chain_count.as<uint32_t>();
+    d.chunk_first = J.chunk_first.as<uint32_t>();
     d.ctx_code = J.ctx_code.as<uint32_t>();
     d.ctx_bits = J.ctx_bits.as<uint64_t>();
     d.run_bits = J.run_bits.as<uint64_t>();
@@ -220,7 +221,7 @@ void run_device_encode(pcwt_gpu *g, JlsGpu &J, JlsIn &in)
 
     const size_t n1 = nc ? nc : 1, r1 = nr ? nr : 1, chains = (size_t)S * kJlsContexts;
     J.ctx_key.ensure(4 * n1);
-    J.key_alt.ensure(4 * n1);
+    J.key_alt.ensure(std::max(4 * n1, jls_gpu_chain_state_bytes((uint32_t)n1)));
     J.ctx_rec.ensure(8 * n1);
     J.runs_before.ensure(4 * n1);
     J.order.ensure(4 * n1);
@@ -237,6 +238,7 @@ void run_device_encode(pcwt_gpu *g, JlsGpu &J, JlsIn &in)
     J.chain_len.ensure(4 * chains);
     J.chain_off.ensure(4 * chains);
     J.chain_count.ensure(4);
+    J.chunk_first.ensure(4 * (chains + 1));
     J.tmp.ensure(std::max(jls_gpu_chain_scratch(nc, S), jls_gpu_offsets_scratch(nc, nr)));
     d = dev_view(J, in);
     jls_gpu_lines_emit(d, s);

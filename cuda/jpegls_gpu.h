@@ -10,9 +10,10 @@
 //   2. runs    (jpegls_chain_gpu.cu): one thread per segment walks its runs in order: RUNindex,
 //      the run-length codewords and each interruption sample's J[RUNindex];
 //   3. chains  (jpegls_chain_gpu.cu): a stable sort by (segment, context) makes every context's
-//      samples contiguous in raster order; one thread per context replays the standard's context
-//      updates and writes each sample's codeword. A context sees the same updates in the same order
-//      as in the sequential encoder, so the codewords are the same;
+//      samples contiguous in raster order; the standard's context updates are replayed along each
+//      chain and write each sample's codeword. A context sees the same updates in the same order
+//      as in the sequential encoder, so the codewords are the same. Long chains are cut into
+//      chunks coded at once from speculated states and checked (jpegls_chain_step.h);
 //   4. packing (jpegls_pack_gpu.cu): prefix sums of codeword lengths give bit positions, codewords
 //      are OR-ed into an unstuffed bit string, and a warp per segment inserts the 0xFF stuffing.
 // The markers around the scans are written on the host by the CPU encoder's own writers
@@ -118,7 +119,7 @@ struct JlsDev {
     uint32_t *run_code;     // [Nr]
     uint8_t *run_j;         // [Nr] J[RUNindex] of the interruption sample after the run
     // stage 3
-    uint32_t *key_alt;      // [Nc] sort keys
+    uint32_t *key_alt;      // [Nc] sort keys, then the chunks' states (jls_gpu_chain_state_bytes)
     uint32_t *order_code;   // [Nc] sort scratch, then the codewords in chain order
     uint32_t *order_alt;    // [Nc] sort scratch
     uint32_t *order;        // [Nc] sample indices, sorted by key
@@ -126,6 +127,7 @@ struct JlsDev {
     uint32_t *chain_len;    // [S * 366]
     uint32_t *chain_off;    // [S * 366] first entry of each chain in order
     uint32_t *chain_count;  // [1]
+    uint32_t *chunk_first;  // [S * 366 + 1] first chunk of each chain (jpegls_chain_step.h)
     uint32_t *ctx_code;     // [Nc]
     // stage 4
     uint64_t *ctx_bits;     // [Nc + 1] lengths, then bit offsets (exclusive scan)
@@ -146,6 +148,8 @@ void jls_gpu_runs(const JlsDev &d, cudaStream_t s);
 void jls_gpu_chains(const JlsDev &d, uint32_t ctx_count, void *tmp, size_t tmp_size,
                     cudaStream_t s);
 size_t jls_gpu_chain_scratch(uint32_t ctx_count, uint32_t seg_count);
+// Bytes of key_alt the chunked chains need besides the sort keys (4 per context sample).
+size_t jls_gpu_chain_state_bytes(uint32_t ctx_count);
 
 // jpegls_pack_gpu.cu
 // Codeword lengths and their prefix sums; segment bit ranges and output offsets.
