@@ -133,14 +133,17 @@ void finishStage(Run& run, unsigned f)
     }
     std::unique_ptr<J2KWork> j(x);
     std::unique_ptr<Work> w(j->work);
+    if (run.gate.failed()) continue; // the run did not start: dropped
     coder.setFrames(&j->frames);
     const bool go = DPRCPrepareDecoded(w->job, run.opt, run.writers * run.group + run.readers + f, run.samples.get());
     coder.setFrames(NULL);
     j.reset(); // the decoded samples
+    once(run.firstFinished, "first JPEG 2000 file finished");
     if (!go)
     {
       run.budget->release(w->reserved);
-      run.done(w->index, w->job.result);
+      // (before the gate opens: held until it does)
+      if (!run.gate.hold(w->index, w->job.result)) run.done(w->index, w->job.result);
       continue;
     }
     // what it holds now: its samples (at least its size on disk, as a reader counts)
@@ -169,22 +172,35 @@ void startDecoders(Run& run, std::vector<std::thread>& threads)
   for (std::size_t k = 0; k < run.j2kDecoders.size(); ++k) threads.emplace_back(j2kStage, std::ref(run), k);
 }
 
+/// the finishers' threads, once
+void startFinishers(Run& run, std::vector<std::thread>& threads)
+{
+  if (run.finishersStarted) return;
+  run.finishersStarted = true;
+  run.finishersLeft = static_cast<unsigned>(run.finishCoders.size());
+  for (unsigned f = 0; f < run.finishCoders.size(); ++f) threads.emplace_back(finishStage, std::ref(run), f);
+}
+
 } // namespace
 
 bool startJ2K(Run& run, std::vector<std::thread>& threads, std::string& error)
 {
   if (!makeDecoders(run, error)) return false;
-  if (run.p.j2kEarly) startDecoders(run, threads);
-  // (tests: the other handles are made once the first batch is decoded, or fail then)
+  if (run.p.j2kEarly && run.j2kGpu)
+  {
+    startDecoders(run, threads);
+    startFinishers(run, threads);
+  }
+  // (tests: the other handles are made once the first file is finished, or fail then)
   const std::string& fault = run.opt.testFault;
   if (run.j2kStarted && (fault == "slow-devices" || fault == "fail-devices"))
   {
     const std::chrono::steady_clock::time_point until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-    while (!run.firstJ2K.load() && std::chrono::steady_clock::now() < until)
+    while (!run.firstFinished.load() && std::chrono::steady_clock::now() < until)
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     if (fault == "fail-devices")
     {
-      error = "test fault: the devices' handles fail after the first JPEG 2000 batch";
+      error = "test fault: the devices' handles fail after the first JPEG 2000 file finished";
       return false;
     }
   }
@@ -201,7 +217,7 @@ void startJ2KFinishers(Run& run, std::vector<std::thread>& threads)
     run.j2kLeft = 1;
     threads.emplace_back(j2kPassStage, std::ref(run));
   }
-  for (unsigned f = 0; f < run.finishCoders.size(); ++f) threads.emplace_back(finishStage, std::ref(run), f);
+  startFinishers(run, threads);
 }
 
 void dropJ2K(Run& run, std::vector<std::thread>& threads)

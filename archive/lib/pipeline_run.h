@@ -74,8 +74,9 @@ struct Run
   /// (not the CPU standing in for the device: PCWT_RECOMPRESS_J2K_STANDIN)
   bool j2kOnDevice = false;
   std::vector<std::unique_ptr<J2KBatchDecoder> > j2kDecoders;
-  /// the decoders' threads started (startJ2K with p.j2kEarly: before the gate opens)
-  bool j2kStarted = false;
+  /// the decoders' and the finishers' threads started (startJ2K with p.j2kEarly: before the
+  /// gate opens, the finishers' results held by it)
+  bool j2kStarted = false, finishersStarted = false;
 
   // connectStages()
   unsigned group = 1;
@@ -85,7 +86,7 @@ struct Run
   std::atomic<std::size_t> next{0};
   // --stats' timeline: the first of each (a flag each, not the timeline's lock for every file)
   std::atomic<bool> firstRead{false}, firstBatch{false}, firstWritten{false}, firstVerdict{false};
-  std::atomic<bool> firstJ2K{false}, j2kWarm{false};
+  std::atomic<bool> firstJ2K{false}, j2kWarm{false}, firstFinished{false};
   Queue<VerifyRequest> toVerifier;
   std::shared_ptr<ArenaPool> codestreams;
   std::unique_ptr<VerifyClient> verifyClient;
@@ -106,17 +107,22 @@ inline void once(std::atomic<bool>& seen, const char *what)
 // The JPEG 2000 stages (j2kstages.cc): JPEG 2000 input decoded on the GPU.
 
 /** the batch decoders on each device when the GPU decodes JPEG 2000 input (DPRCJ2KOnGpu), their
- *  threads started at once with p.j2kEarly (each warms its decoder first): they decode what the
- *  readers hand on while the other handles are made and warmed, and report nothing (the
- *  finishers do, once the gate is open)
+ *  threads and the finishers' started at once with p.j2kEarly (each decoder warms first): they
+ *  decode and finish what the readers hand on while the other handles are made and warmed; the
+ *  finishers' results wait for the gate (StartGate::hold), as the readers' do
  *  @return false (error) when a decoder cannot be made
  */
 bool startJ2K(Run& run, std::vector<std::thread>& threads, std::string& error);
-/// the JPEG 2000 stages after the gate opened: the finishers (and, without the GPU's decoding,
-/// the stage handing on the files read before the gate)
+/// the JPEG 2000 stages after the gate opened: those not started yet (without the GPU's
+/// decoding: the stage handing on the files read before the gate) and the finishers
 void startJ2KFinishers(Run& run, std::vector<std::thread>& threads);
 /// when the run does not start: the decoders stopped and joined, what they held dropped
 void dropJ2K(Run& run, std::vector<std::thread>& threads);
+
+/** the end of the run's handles and buffers (teardown.cc): with p.teardown together they leave
+ *  the run and are freed together, or handed to p.keepHandles; serial: nothing (they go with it)
+ */
+void endHandles(Run& run);
 
 } // namespace dprc
 

@@ -203,9 +203,10 @@ size_t mark(const Outcome &o, const std::string &name)
     return t == std::string::npos ? t : o.proc.out.find(" " + name + " ", t);
 }
 
-// The batch decoders are made first and decode while the other handles are made (held back here
-// until the first batch is decoded), each warmed with a small codestream first; the outputs are
-// the CPU path's. PCWT_RECOMPRESS_J2K_EARLY=0 starts them with the other stages, after the gate.
+// The batch decoders and the finishers start first and decode while the other handles are made
+// (held back here until the first file is finished), each decoder warmed with a small codestream
+// first; what fails meanwhile (the truncated file) is reported once the run starts; the outputs
+// are the CPU path's. PCWT_RECOMPRESS_J2K_EARLY=0 starts them with the other stages, after the gate.
 TEST(J2kRecompressDecoder, DecodersStartBeforeTheOtherHandles)
 {
     REQUIRE_J2K_TOOLS();
@@ -231,15 +232,19 @@ TEST(J2kRecompressDecoder, DecodersStartBeforeTheOtherHandles)
     ASSERT_NE(made, std::string::npos) << early.proc.out;
     EXPECT_LT(decoded, made) << early.proc.out;
     EXPECT_LT(mark(early, "JPEG 2000 decoder warm"), decoded) << early.proc.out;
+    EXPECT_LT(mark(early, "first JPEG 2000 file finished"), made) << early.proc.out;
+    EXPECT_NE(early.proc.out.find("t_truncated.dcm"), std::string::npos) << early.proc.out;
 
     const size_t lateDecoded = mark(late, "first JPEG 2000 batch decoded"), lateMade = mark(late, "handles made");
     ASSERT_NE(lateDecoded, std::string::npos) << late.proc.out;
     EXPECT_LT(lateMade, lateDecoded) << late.proc.out;
+    EXPECT_LT(lateMade, mark(late, "first JPEG 2000 file finished")) << late.proc.out;
     EXPECT_EQ(mark(late, "JPEG 2000 decoder warm"), std::string::npos) << late.proc.out;
 }
 
-// the other handles failing after the batch decoders have decoded: the run does not start, no
-// file is reported or written, nothing is touched (what the decoders held is dropped)
+// the other handles failing after the batch decoders have decoded and the finishers finished a
+// file: the run does not start, no file is reported or written, nothing is touched (what the
+// decoders and finishers held is dropped)
 TEST(J2kRecompressDecoder, HandlesFailingAfterEarlyDecodingTouchNothing)
 {
     REQUIRE_J2K_TOOLS();
@@ -255,6 +260,7 @@ TEST(J2kRecompressDecoder, HandlesFailingAfterEarlyDecodingTouchNothing)
     EXPECT_TRUE(!fs::exists(o.out) || snapshot(o.out).empty()) << "a copy was written";
     EXPECT_FALSE(fs::exists(o.report)) << "a report was written";
     EXPECT_EQ(o.proc.out.find("recompressed"), std::string::npos) << o.proc.out;
+    EXPECT_EQ(o.proc.out.find("t_truncated.dcm"), std::string::npos) << o.proc.out;
 }
 
 // PCWT_RECOMPRESS_FAST_EXIT=1 (for measuring the process's exit): the summary, --stats and the
