@@ -49,9 +49,9 @@ __global__ void write_headers(GpuFrame *frames, uint32_t count, const GpuPlane *
     for (uint32_t i = 0; i < fr.plane_count; i++) {
         const GpuPlane &p = planes[fr.plane_first + i];
         const GpuPlaneState &st = state[fr.plane_first + i];
-        // options: bit 0 the low bits, bit 1 the value map (docs/FORMAT.md Sec. 3)
-        pcwt_plane_record_put(d, i, p.comp, p.kind, st.qmax, st.low | (st.mapped ? 2u : 0u), st.payload_len,
-                              st.crc);
+        // options: bit 0 the low bits, bit 1 the value map, bit 2 5/11-C (docs/FORMAT.md Sec. 3)
+        const uint32_t options = st.low | (st.mapped ? 2u : 0u) | st.f511 << 2;
+        pcwt_plane_record_put(d, i, p.comp, p.kind, st.qmax, options, st.payload_len, st.crc);
         end += st.payload_len;
     }
     pcwt_header_put_crc(d, fr.header_size, crc_bytes(crc_table, d, fr.header_size - 4));

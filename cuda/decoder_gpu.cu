@@ -48,6 +48,7 @@ FrameSpec spec_from_header(const pcwt_header_info &h, uint64_t sample_off)
         if (h.planes[i].kind == 1)
             f.high[h.planes[i].component] = 1;
         f.mapped[h.planes[i].component][h.planes[i].kind ? 1 : 0] = h.planes[i].value_map;
+        f.level1_511[h.planes[i].component][h.planes[i].kind ? 1 : 0] = h.planes[i].level1_511;
     }
     f.sample_off = sample_off;
     return f;
@@ -168,6 +169,9 @@ void run_device_decode(pcwt_gpu *g, Slot &sl)
         const auto &lv = L.levels[l - 1];
         gpu_dwt_inverse_level(d, d.levels + sl.level_first[l - 1], uint32_t(lv.size()),
                               gpu_level_max(lv), l == 1, s);
+        if (l == 1 && L.level1_planes) // the planes whose level 1 is 5/11-C
+            gpu_dwt511_inverse_level1(d, d.levels + sl.level_first[0], uint32_t(lv.size()),
+                                      gpu_level_max(lv), s);
     }
     gpu_mark(g, "inverse DWT");
     uint32_t max_r = 0, max_c = 0;
@@ -302,13 +306,6 @@ DecodeSet validate(pcwt_decode_job *jobs, size_t count, uint64_t max_samples, ch
             j.status = pcwt_decode_check(&h, j.src_size, j.dst_capacity, max_samples, why, sizeof why);
         if (j.status != PCWT_OK) {
             std::snprintf(err, err_size, "%s", why);
-            continue;
-        }
-        bool f511 = false; // no GPU twin of the 5/11-C level-1 filter yet: the caller's CPU path
-        for (uint32_t k = 0; k < h.plane_count; k++)
-            f511 |= h.planes[k].level1_511 != 0;
-        if (f511) {
-            j.status = PCWT_ERR_OUT_OF_MEMORY;
             continue;
         }
         set.idx.push_back(i);

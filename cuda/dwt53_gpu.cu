@@ -226,6 +226,8 @@ __global__ void inv_level(const GpuLevel *levels, const GpuBand *bands, const Gp
 {
     __shared__ int32_t tile[INV_TILE];
     const GpuLevel e = levels[blockIdx.y];
+    if (EXPORT && planes[e.plane].level1 == PCWT_LEVEL1_511)
+        return; // the whole block: inv_level1_511's
     const uint32_t N = e.r / 2, M = e.c / 2;
     const uint32_t tw = e.columns_first ? CJ : IJ, th = e.columns_first ? CI : IT;
     const uint32_t tiles_x = (M + tw - 1) / tw;
@@ -301,6 +303,332 @@ __global__ void inv_level(const GpuLevel *levels, const GpuBand *bands, const Gp
     }
 }
 
+// ---- 5/11-C at level 1 (docs/FORMAT.md Sec. 3.4): dwt53.c's forward_level and inverse with f511 ----
+
+// The forward of a tile of TY x TX MQD elements (L5R band rows x L5C band columns, as fwd_level's)
+// with the halos that the third steps read (low rows or columns k-1 .. k+2 of the high one k),
+// each pass into shared memory. Columns first: the column halves of the tile's band rows (low:
+// one above, two below) for the input columns that the row lifts read, the columns' third step
+// on the high half, then the row lifts of both halves (band columns one left, two right, for
+// the rows' third step). Rows first: the row halves of the input rows that the column lifts read
+// (low: band columns one left, two right), the rows' third step, then the column lifts (band rows
+// one above, two below, for the columns' third step). COST: the planes of auto that do not
+// model their low bits (st.low, the 5/3 pyramid's decision, as encoder.c's forward_plane asks
+// it) add the bit lengths of the level-1 high bands with 5/3 (as stored) and with 5/11-C to
+// their estimates; else the planes that took 5/11-C get its bands over the 5/3 ones (the LL band
+// is the same).
+constexpr uint32_t L5R = 2 * TY, L5C = 2 * TX;       // band rows, band columns of a tile
+constexpr uint32_t CW5 = 2 * L5C + 9, CM5 = L5C + 3; // columns first: input columns, row lifts
+constexpr uint32_t RH5 = 2 * L5R + 9, RW5 = L5C + 3; // rows first: input rows, low band columns
+constexpr uint32_t F511_CF = (2 * L5R + 3) * CW5 + 4 * L5R * CM5;
+constexpr uint32_t F511_RF = RH5 * (RW5 + L5C) + 4 * (L5R + 3) * L5C;
+constexpr uint32_t F511_TILE = F511_CF > F511_RF ? F511_CF : F511_RF;
+
+template <bool COST>
+__global__ void fwd_level1_511(const GpuLevel *levels, const GpuBand *bands, const GpuPlane *planes,
+                               GpuPlaneState *state, const uint8_t *samples, const uint32_t *vmap,
+                               int32_t *i32)
+{
+    __shared__ int32_t tile[F511_TILE];
+    const GpuLevel e = levels[blockIdx.y];
+    if (COST ? planes[e.plane].level1 != PCWT_LEVEL1_AUTO || state[e.plane].low : !state[e.plane].f511)
+        return; // the whole block
+    const uint32_t mr = e.br / 2, mc = e.bc / 2, tiles_x = (mc + TX - 1) / TX;
+    const uint32_t y0 = (blockIdx.x % tiles_x) * TX, x0 = (blockIdx.x / tiles_x) * TY;
+    if (x0 >= mr || y0 >= mc)
+        return; // the whole block
+    const int N = int(e.r / 2), M = int(e.c / 2), R = int(e.r), C = int(e.c);
+    const int i0 = int(2 * x0), m0 = int(2 * y0);
+    const uint32_t tid = threadIdx.y * TX + threadIdx.x, nt = TX * TY;
+    const GpuPlane &pl = planes[e.plane];
+    int32_t out[2][2][3] = {}; // [dy][dx][HL, LH, HH]; 0 in the padding
+    if (e.columns_first) {
+        auto LO = reinterpret_cast<int32_t(*)[CW5]>(tile);                   // band rows i0-1 ..
+        auto HI = reinterpret_cast<int32_t(*)[CW5]>(tile + (L5R + 3) * CW5); // band rows i0 ..
+        auto RS = reinterpret_cast<int32_t(*)[L5R][CM5]>(tile + (2 * L5R + 3) * CW5); // LL, HL, LH, HH
+        const int jb = 2 * m0 - 4; // the first input column
+        for (uint32_t k = tid; k < (L5R + 3) * CW5; k += nt) { // columns: 5/3
+            const int t = int(k / CW5), u = int(k % CW5), i = i0 - 1 + t, j = jb + u;
+            if (i < 0 || i >= N || j < 0 || j >= C)
+                continue; // never read
+            int32_t lo, hi;
+            lift_pair([&](int q) { return import_value(pl, samples, vmap, uint32_t(q), uint32_t(j)); }, i, R, lo, hi);
+            LO[t][u] = lo;
+            if (t >= 1 && t <= int(L5R))
+                HI[t - 1][u] = hi;
+        }
+        __syncthreads();
+        for (uint32_t k = tid; k < L5R * CW5; k += nt) { // the columns' third step
+            const int t = int(k / CW5), u = int(k % CW5), i = i0 + t, j = jb + u;
+            if (i >= N || j < 0 || j >= C)
+                continue;
+            const auto lo = [&](int q) { return LO[int(pcwt_refl511(q, uint32_t(N))) - (i0 - 1)][u]; };
+            HI[t][u] = pcwt_wadd(HI[t][u], pcwt_c511(lo(i - 1), lo(i), lo(i + 1), lo(i + 2)));
+        }
+        __syncthreads();
+        for (uint32_t k = tid; k < L5R * CM5; k += nt) { // rows: 5/3
+            const int t = int(k / CM5), v = int(k % CM5), i = i0 + t, m = m0 - 1 + v;
+            if (i >= N || m < 0 || m >= M)
+                continue;
+            lift_pair([&](int q) { return LO[t + 1][q - jb]; }, m, C, RS[0][t][v], RS[1][t][v]);
+            lift_pair([&](int q) { return HI[t][q - jb]; }, m, C, RS[2][t][v], RS[3][t][v]);
+        }
+        __syncthreads();
+        const auto rv = [&](int q) { return int(pcwt_refl511(q, uint32_t(M))) - (m0 - 1); };
+        for (int dy = 0; dy < 2; dy++)
+            for (int dx = 0; dx < 2; dx++) {
+                const int t = int(2 * threadIdx.y) + dy, i = i0 + t, m = m0 + int(2 * threadIdx.x) + dx;
+                if (i >= N || m >= M)
+                    continue;
+                const int v = m - (m0 - 1);
+                const int32_t *ll = RS[0][t], *lh = RS[2][t];
+                out[dy][dx][0] = pcwt_wadd(RS[1][t][v], pcwt_c511(ll[rv(m - 1)], ll[v], ll[rv(m + 1)], ll[rv(m + 2)]));
+                out[dy][dx][1] = lh[v];
+                out[dy][dx][2] = pcwt_wadd(RS[3][t][v], pcwt_c511(lh[rv(m - 1)], lh[v], lh[rv(m + 1)], lh[rv(m + 2)]));
+            }
+    } else {
+        auto LO = reinterpret_cast<int32_t(*)[RW5]>(tile);                          // band columns m0-1 ..
+        auto HI = reinterpret_cast<int32_t(*)[L5C]>(tile + RH5 * RW5);               // band columns m0 ..
+        auto CS = reinterpret_cast<int32_t(*)[L5R + 3][L5C]>(tile + RH5 * (RW5 + L5C)); // LL, LH, HL, HH
+        const int qb = 2 * i0 - 4; // the first input row
+        for (uint32_t k = tid; k < RH5 * RW5; k += nt) { // rows: 5/3
+            const int a = int(k / RW5), b = int(k % RW5), q = qb + a, m = m0 - 1 + b;
+            if (q < 0 || q >= R || m < 0 || m >= M)
+                continue; // never read
+            int32_t lo, hi;
+            lift_pair([&](int j) { return import_value(pl, samples, vmap, uint32_t(q), uint32_t(j)); }, m, C, lo, hi);
+            LO[a][b] = lo;
+            if (b >= 1 && b <= int(L5C))
+                HI[a][b - 1] = hi;
+        }
+        __syncthreads();
+        for (uint32_t k = tid; k < RH5 * L5C; k += nt) { // the rows' third step
+            const int a = int(k / L5C), w = int(k % L5C), q = qb + a, m = m0 + w;
+            if (q < 0 || q >= R || m >= M)
+                continue;
+            const auto lo = [&](int j) { return LO[a][int(pcwt_refl511(j, uint32_t(M))) - (m0 - 1)]; };
+            HI[a][w] = pcwt_wadd(HI[a][w], pcwt_c511(lo(m - 1), lo(m), lo(m + 1), lo(m + 2)));
+        }
+        __syncthreads();
+        for (uint32_t k = tid; k < (L5R + 3) * L5C; k += nt) { // columns: 5/3
+            const int t = int(k / L5C), w = int(k % L5C), i = i0 - 1 + t, m = m0 + w;
+            if (i < 0 || i >= N || m >= M)
+                continue;
+            lift_pair([&](int q) { return LO[q - qb][w + 1]; }, i, R, CS[0][t][w], CS[1][t][w]);
+            lift_pair([&](int q) { return HI[q - qb][w]; }, i, R, CS[2][t][w], CS[3][t][w]);
+        }
+        __syncthreads();
+        const auto rt = [&](int q) { return int(pcwt_refl511(q, uint32_t(N))) - (i0 - 1); };
+        for (int dy = 0; dy < 2; dy++)
+            for (int dx = 0; dx < 2; dx++) {
+                const int i = i0 + int(2 * threadIdx.y) + dy, t = i - (i0 - 1);
+                const int w = int(2 * threadIdx.x) + dx, m = m0 + w;
+                if (i >= N || m >= M)
+                    continue;
+                const auto low = [&](int h, int q) { return CS[h][rt(q)][w]; };
+                out[dy][dx][0] = CS[2][t][w];
+                out[dy][dx][1] = pcwt_wadd(CS[1][t][w], pcwt_c511(low(0, i - 1), low(0, i), low(0, i + 1), low(0, i + 2)));
+                out[dy][dx][2] = pcwt_wadd(CS[3][t][w], pcwt_c511(low(2, i - 1), low(2, i), low(2, i + 1), low(2, i + 2)));
+            }
+    }
+    const uint32_t x = x0 + threadIdx.y, y = y0 + threadIdx.x;
+    const uint64_t band[3] = {bands[e.b_hl].coef, bands[e.b_lh].coef, bands[e.b_hh].coef};
+    unsigned long long n53 = 0, n511 = 0;
+    if (x < mr && y < mc)
+        for (uint32_t dy = 0; dy < 2; dy++)
+            for (uint32_t dx = 0; dx < 2; dx++)
+                for (int o = 0; o < 3; o++) {
+                    int32_t *c = i32 + band[o] + uint64_t(2 * x + dy) * e.bc + 2 * y + dx;
+                    if (COST) {
+                        n53 += pcwt_bit_cost(*c);
+                        n511 += pcwt_bit_cost(out[dy][dx][o]);
+                    } else {
+                        *c = out[dy][dx][o];
+                    }
+                }
+    if (COST) { // every lane of the block's warps is here
+        for (int off = 16; off > 0; off >>= 1) {
+            n53 += __shfl_xor_sync(0xffffffffu, n53, off);
+            n511 += __shfl_xor_sync(0xffffffffu, n511, off);
+        }
+        if ((threadIdx.x & 31) == 0) {
+            atomicAdd(&state[e.plane].cost53, n53);
+            atomicAdd(&state[e.plane].cost511, n511);
+        }
+    }
+}
+
+// A thread per plane: 5/11-C where asked, or with auto where the low bits are not modelled and
+// its estimate is smaller (encoder.c's forward_plane); the estimates cleared for the next run of
+// the batch, and the Qmax of a plane that takes it made again (gpu_mqd_level_511).
+__global__ void level1_decide(const GpuPlane *planes, GpuPlaneState *state, uint32_t count)
+{
+    const uint32_t pi = blockIdx.x * blockDim.x + threadIdx.x;
+    if (pi >= count)
+        return;
+    GpuPlaneState &st = state[pi];
+    const uint32_t f = planes[pi].level1;
+    st.f511 = f == PCWT_LEVEL1_511 || (f == PCWT_LEVEL1_AUTO && !st.low && st.cost511 < st.cost53);
+    st.cost53 = st.cost511 = 0;
+    if (st.f511)
+        st.qmax = -1;
+}
+
+// The inverse's first step on a 5/11-C level 1: the third step of the forward's last pass taken
+// out of the bands, in place (the rows' from HL and HH, or the columns' from LH and HH; LL and the
+// other high band, which it reads, stay).
+__global__ void undo_last_step_511(const GpuLevel *levels, const GpuBand *bands, const GpuPlane *planes,
+                                   int32_t *i32)
+{
+    const GpuLevel e = levels[blockIdx.y];
+    if (planes[e.plane].level1 != PCWT_LEVEL1_511)
+        return;
+    const uint32_t N = e.r / 2, M = e.c / 2;
+    const uint64_t k = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (k >= uint64_t(N) * M)
+        return;
+    const uint32_t i = uint32_t(k / M), m = uint32_t(k % M);
+    const uint64_t s = e.bc;
+    if (e.columns_first) { // along the row: HL from LL, HH from LH
+        for (int h = 0; h < 2; h++) {
+            const int32_t *l = i32 + (h ? bands[e.b_lh].coef : e.ll) + i * s;
+            int32_t &o = i32[(h ? bands[e.b_hh].coef : bands[e.b_hl].coef) + i * s + m];
+            o = pcwt_wsub(o, pcwt_c511(l[pcwt_refl511(int64_t(m) - 1, M)], l[m], l[pcwt_refl511(int64_t(m) + 1, M)],
+                                       l[pcwt_refl511(int64_t(m) + 2, M)]));
+        }
+    } else { // down the column: LH from LL, HH from HL
+        for (int h = 0; h < 2; h++) {
+            const int32_t *l = i32 + (h ? bands[e.b_hl].coef : e.ll) + m;
+            int32_t &o = i32[(h ? bands[e.b_hh].coef : bands[e.b_lh].coef) + i * s + m];
+            o = pcwt_wsub(o, pcwt_c511(l[pcwt_refl511(int64_t(i) - 1, N) * s], l[i * s],
+                                       l[pcwt_refl511(int64_t(i) + 1, N) * s], l[pcwt_refl511(int64_t(i) + 2, N) * s]));
+        }
+    }
+}
+
+// The rest of a 5/11-C level 1's inverse, inv_level's with the first pass's third step undone
+// between its two passes, in shared memory with the halos it reads. Columns first (inverse: rows,
+// then columns): the row inverses of the column-low half (band rows two above, two below the
+// tile's) and the column-high half (one above, one below), the step undone on the high rows, then
+// the column inverse. Rows first (inverse: columns, then rows): the column inverses of the
+// row-low half (band columns two left, three right) and the row-high half (one left, one right),
+// the step undone on the high columns, then the row inverse. Writes the samples as inv_level's
+// finest level does.
+constexpr uint32_t J5I = 2 * TY, J5J = TX;          // columns first: band rows, column pairs
+constexpr uint32_t I5T = 8, I5J = 59;               // rows first: band rows, band columns
+constexpr uint32_t I5L = I5J + 5, I5H = I5J + 2;    // rows first: low, high columns kept
+constexpr uint32_t INV511_CF = (2 * J5I + 7) * 2 * J5J, INV511_RF = 2 * I5T * (I5L + I5H);
+constexpr uint32_t INV511_TILE = INV511_CF > INV511_RF ? INV511_CF : INV511_RF;
+
+__global__ void inv_level1_511(const GpuLevel *levels, const GpuBand *bands, const GpuPlane *planes,
+                               GpuPlaneState *state, int32_t *i32, uint8_t *samples)
+{
+    __shared__ int32_t tile[INV511_TILE];
+    const GpuLevel e = levels[blockIdx.y];
+    if (planes[e.plane].level1 != PCWT_LEVEL1_511)
+        return; // the whole block
+    const int N = int(e.r / 2), M = int(e.c / 2);
+    const uint32_t tw = e.columns_first ? J5J : I5J, th = e.columns_first ? J5I : I5T;
+    const uint32_t tiles_x = (uint32_t(M) + tw - 1) / tw;
+    const int j0 = int((blockIdx.x % tiles_x) * tw), i0 = int((blockIdx.x / tiles_x) * th);
+    if (i0 >= N || j0 >= M)
+        return; // the whole block
+    const uint64_t s = e.bc;
+    const uint32_t tid = threadIdx.y * TX + threadIdx.x, nt = TX * TY;
+    if (e.columns_first) {
+        auto LO = reinterpret_cast<int32_t(*)[2 * J5J]>(tile);                   // band rows i0-2 ..
+        auto HI = reinterpret_cast<int32_t(*)[2 * J5J]>(tile + (J5I + 5) * 2 * J5J); // band rows i0-1 ..
+        for (uint32_t k = tid; k < (2 * J5I + 7) * J5J; k += nt) { // rows: columns 2j, 2j+1
+            const uint32_t rr = k / J5J, jl = k % J5J;
+            const bool low = rr < J5I + 5;
+            const int t = low ? int(rr) : int(rr - (J5I + 5)), i = (low ? i0 - 2 : i0 - 1) + t;
+            const int j = j0 + int(jl);
+            if (i < 0 || i >= N || j >= M)
+                continue; // never read
+            const int32_t *L = i32 + (low ? e.ll : bands[e.b_lh].coef) + uint64_t(i) * s;
+            const int32_t *H = i32 + (low ? bands[e.b_hl].coef : bands[e.b_hh].coef) + uint64_t(i) * s;
+            const int32_t hi = H[j], hm1 = j ? H[j - 1] : hi;
+            const int32_t x0 = inv_even(L[j], hm1, hi);
+            const int32_t x2 = j + 1 < M ? inv_even(L[j + 1], hi, H[j + 1]) : x0;
+            int32_t *row = low ? LO[t] : HI[t];
+            row[2 * jl] = x0;
+            row[2 * jl + 1] = pcwt_unlift_odd(hi, x0, x2);
+        }
+        __syncthreads();
+        for (uint32_t k = tid; k < (J5I + 2) * 2 * J5J; k += nt) { // the columns' third step
+            const int t = int(k / (2 * J5J)), col = int(k % (2 * J5J)), i = i0 - 1 + t;
+            if (i < 0 || i >= N || j0 + col / 2 >= M)
+                continue;
+            const auto lo = [&](int q) { return LO[int(pcwt_refl511(q, uint32_t(N))) - (i0 - 2)][col]; };
+            HI[t][col] = pcwt_wsub(HI[t][col], pcwt_c511(lo(i - 1), lo(i), lo(i + 1), lo(i + 2)));
+        }
+        __syncthreads();
+        const int j = j0 + int(threadIdx.x);
+        for (uint32_t ti = threadIdx.y; ti < J5I && j < M; ti += TY) { // columns
+            const int i = i0 + int(ti);
+            if (i >= N)
+                break;
+            int32_t out[2][2]; // [row 2i, 2i + 1][column 2j, 2j + 1]
+            for (uint32_t cc = 0; cc < 2; cc++) {
+                const uint32_t col = 2 * threadIdx.x + cc;
+                const int32_t hi = HI[ti + 1][col], hm1 = i ? HI[ti][col] : hi;
+                const int32_t x0 = inv_even(LO[ti + 2][col], hm1, hi);
+                const int32_t x2 = i + 1 < N ? inv_even(LO[ti + 3][col], hi, HI[ti + 2][col]) : x0;
+                out[0][cc] = x0;
+                out[1][cc] = pcwt_unlift_odd(hi, x0, x2);
+            }
+            store_pair<true>(e, planes, state, i32, samples, uint32_t(2 * i), uint32_t(2 * j), out[0][0], out[0][1]);
+            store_pair<true>(e, planes, state, i32, samples, uint32_t(2 * i + 1), uint32_t(2 * j), out[1][0], out[1][1]);
+        }
+        return;
+    }
+    auto LO = reinterpret_cast<int32_t(*)[I5L]>(tile);               // band columns j0-2 ..
+    auto HI = reinterpret_cast<int32_t(*)[I5H]>(tile + 2 * I5T * I5L); // band columns j0-1 ..
+    for (uint32_t k = tid; k < I5T * (I5L + I5H); k += nt) { // columns: rows 2i, 2i+1
+        const uint32_t ii = k / (I5L + I5H), c = k % (I5L + I5H);
+        const bool low = c < I5L;
+        const int col = low ? int(c) : int(c - I5L), jc = (low ? j0 - 2 : j0 - 1) + col;
+        const int i = i0 + int(ii);
+        if (i >= N || jc < 0 || jc >= M)
+            continue; // never read
+        const int32_t *L = i32 + (low ? e.ll : bands[e.b_hl].coef) + jc;
+        const int32_t *H = i32 + (low ? bands[e.b_lh].coef : bands[e.b_hh].coef) + jc;
+        const int32_t hi = H[i * s], hm1 = i ? H[(i - 1) * s] : hi;
+        const int32_t x0 = inv_even(L[i * s], hm1, hi);
+        const int32_t x2 = i + 1 < N ? inv_even(L[(i + 1) * s], hi, H[(i + 1) * s]) : x0;
+        const int32_t x1 = pcwt_unlift_odd(hi, x0, x2);
+        if (low) {
+            LO[2 * ii][col] = x0;
+            LO[2 * ii + 1][col] = x1;
+        } else {
+            HI[2 * ii][col] = x0;
+            HI[2 * ii + 1][col] = x1;
+        }
+    }
+    __syncthreads();
+    for (uint32_t k = tid; k < 2 * I5T * I5H; k += nt) { // the rows' third step
+        const uint32_t rr = k / I5H;
+        const int col = int(k % I5H), jc = j0 - 1 + col;
+        if (i0 + int(rr / 2) >= N || jc < 0 || jc >= M)
+            continue;
+        const auto lo = [&](int q) { return LO[rr][int(pcwt_refl511(q, uint32_t(M))) - (j0 - 2)]; };
+        HI[rr][col] = pcwt_wsub(HI[rr][col], pcwt_c511(lo(jc - 1), lo(jc), lo(jc + 1), lo(jc + 2)));
+    }
+    __syncthreads();
+    for (uint32_t rr = threadIdx.y; rr < 2 * I5T; rr += TY) { // rows: outputs 2j, 2j+1
+        const uint32_t row = uint32_t(2 * i0) + rr;
+        if (row >= e.r)
+            break;
+        for (uint32_t jl = threadIdx.x; jl < I5J && j0 + int(jl) < M; jl += TX) {
+            const int j = j0 + int(jl);
+            const int32_t hi = HI[rr][jl + 1], hm1 = j ? HI[rr][jl] : hi;
+            const int32_t x0 = inv_even(LO[rr][jl + 2], hm1, hi);
+            const int32_t x2 = j + 1 < M ? inv_even(LO[rr][jl + 3], hi, HI[rr][jl + 2]) : x0;
+            store_pair<true>(e, planes, state, i32, samples, row, uint32_t(2 * j), x0, pcwt_unlift_odd(hi, x0, x2));
+        }
+    }
+}
+
 uint32_t tiles(uint32_t rows, uint32_t cols) { return ((cols + TX - 1) / TX) * ((rows + TY - 1) / TY); }
 
 } // namespace
@@ -334,6 +662,42 @@ void gpu_dwt_inverse_level(const DeviceBatch &b, const GpuLevel *lv, uint32_t co
             inv_level<true><<<grid, block, 0, s>>>(lv + first, b.bands, b.planes, b.state, b.i32, b.samples);
         else
             inv_level<false><<<grid, block, 0, s>>>(lv + first, b.bands, b.planes, b.state, b.i32, b.samples);
+        CUDA_CHECK_LAUNCH();
+    });
+}
+
+void gpu_dwt511_level1(const DeviceBatch &b, const GpuLevel *lv, uint32_t count, const GpuLevelMax &m,
+                       uint32_t plane_count, cudaStream_t s)
+{
+    const dim3 block(TX, TY);
+    const uint32_t blocks = tiles(m.r / 4 + 1, m.bc / 2);
+    gpu_for_entries(count, [&](uint32_t first, uint32_t n) {
+        fwd_level1_511<true><<<dim3(blocks, n), block, 0, s>>>(lv + first, b.bands, b.planes, b.state,
+                                                              b.samples, b.vmap, b.i32);
+        CUDA_CHECK_LAUNCH();
+    });
+    level1_decide<<<gpu_blocks(plane_count, 128), 128, 0, s>>>(b.planes, b.state, plane_count);
+    CUDA_CHECK_LAUNCH();
+    gpu_for_entries(count, [&](uint32_t first, uint32_t n) {
+        fwd_level1_511<false><<<dim3(blocks, n), block, 0, s>>>(lv + first, b.bands, b.planes, b.state,
+                                                               b.samples, b.vmap, b.i32);
+        CUDA_CHECK_LAUNCH();
+    });
+}
+
+void gpu_dwt511_inverse_level1(const DeviceBatch &b, const GpuLevel *lv, uint32_t count,
+                               const GpuLevelMax &m, cudaStream_t s)
+{
+    const uint64_t N = m.r / 2, M = m.bc; // at least each plane's
+    const uint32_t rows_blocks = uint32_t(((M + I5J - 1) / I5J) * ((N + I5T - 1) / I5T));
+    const uint32_t cols_blocks = uint32_t(((M + J5J - 1) / J5J) * ((N + J5I - 1) / J5I));
+    const uint32_t blocks =
+        std::max(m.rows_first ? rows_blocks : 0u, m.columns_first ? cols_blocks : 0u);
+    gpu_for_entries(count, [&](uint32_t first, uint32_t n) {
+        undo_last_step_511<<<dim3(gpu_blocks(N * M, 256), n), 256, 0, s>>>(lv + first, b.bands, b.planes, b.i32);
+        CUDA_CHECK_LAUNCH();
+        inv_level1_511<<<dim3(blocks, n), dim3(TX, TY), 0, s>>>(lv + first, b.bands, b.planes, b.state,
+                                                               b.i32, b.samples);
         CUDA_CHECK_LAUNCH();
     });
 }

@@ -12,7 +12,8 @@ namespace {
 // column of the group's elements in the rows that the decision counts (PCWT_EC_LOW_ROW_STEP), so
 // a warp reads whole rows of coefficients (several rows at once in groups narrower than a warp).
 __global__ void low_bits_tally(const GpuBand *bands, uint32_t band_count, const GpuPlane *planes,
-                               GpuPlaneState *state, const int32_t *__restrict__ i32, uint64_t n)
+                               GpuPlaneState *state, const int32_t *__restrict__ i32, uint64_t n,
+                               bool only_511)
 {
     const uint64_t g = (uint64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
     const uint32_t lane = threadIdx.x & 31;
@@ -20,7 +21,8 @@ __global__ void low_bits_tally(const GpuBand *bands, uint32_t band_count, const 
         return;
     const GpuBand b = bands[find_band(bands, band_count, g)];
     const GpuPlane p = planes[b.plane];
-    if (p.profile != PCWT_PROFILE_ENTROPY || p.low_bits != PCWT_LOW_BITS_AUTO)
+    if (p.profile != PCWT_PROFILE_ENTROPY || p.low_bits != PCWT_LOW_BITS_AUTO ||
+        (only_511 && !state[b.plane].f511))
         return;
     const GroupPos q = group_pos(b, p, g);
     // a group's first row is a multiple of the group height, not always of the step
@@ -55,10 +57,11 @@ __global__ void low_bits_tally(const GpuBand *bands, uint32_t band_count, const 
 }
 
 // Each plane's decision; the counts are cleared for the next run of the same batch.
-__global__ void low_bits_decide(const GpuPlane *planes, GpuPlaneState *state, uint32_t count)
+__global__ void low_bits_decide(const GpuPlane *planes, GpuPlaneState *state, uint32_t count,
+                                bool only_511)
 {
     const uint32_t pi = blockIdx.x * blockDim.x + threadIdx.x;
-    if (pi >= count)
+    if (pi >= count || (only_511 && !state[pi].f511))
         return;
     const GpuPlane &p = planes[pi];
     GpuPlaneState &st = state[pi];
@@ -76,16 +79,16 @@ __global__ void low_bits_decide(const GpuPlane *planes, GpuPlaneState *state, ui
 } // namespace
 
 void gpu_ec_low_bits(const DeviceBatch &b, uint64_t groups, uint32_t band_count,
-                     uint32_t plane_count, cudaStream_t s)
+                     uint32_t plane_count, cudaStream_t s, bool only_511)
 {
     if (groups) {
         low_bits_tally<<<gpu_blocks(groups * 32, 256), 256, 0, s>>>(b.bands, band_count, b.planes,
-                                                                    b.state, b.i32, groups);
+                                                                    b.state, b.i32, groups, only_511);
         CUDA_CHECK_LAUNCH();
     }
     if (plane_count) {
         low_bits_decide<<<gpu_blocks(plane_count, 128), 128, 0, s>>>(b.planes, b.state,
-                                                                     plane_count);
+                                                                     plane_count, only_511);
         CUDA_CHECK_LAUNCH();
     }
 }

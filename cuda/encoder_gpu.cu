@@ -34,6 +34,7 @@ FrameSpec spec_of(const pcwt_encode_params *p, const pcwt_image_desc &d, uint64_
     f.columns_first = fc.columns_first;
     f.low_bits = uint32_t(p->low_bits);
     f.value_map = uint32_t(p->value_map) + 1; // the layout gives compact planes their maps
+    f.level1 = uint32_t(p->level1_filter);
     f.sample_off = sample_off;
     return f;
 }
@@ -76,6 +77,16 @@ void run_device_encode(pcwt_gpu *g, Slot &sl)
     if (L.entropy_planes) {
         gpu_ec_low_bits(d, L.groups, nb, np, s);
         gpu_mark(g, "low-bit decision");
+    }
+    if (L.level1_planes) { // 5/11-C at level 1 where asked or where auto takes it
+        const auto &lv1 = L.levels[0];
+        gpu_dwt511_level1(d, d.levels + sl.level_first[0], uint32_t(lv1.size()), gpu_level_max(lv1), np, s);
+        for (uint32_t l = 1; l <= L.max_levels; l++) {
+            const auto &lv = L.levels[l - 1];
+            gpu_mqd_level_511(d, d.levels + sl.level_first[l - 1], uint32_t(lv.size()), gpu_level_max(lv), s);
+        }
+        gpu_ec_low_bits(d, L.groups, nb, np, s, true);
+        gpu_mark(g, "level-1 filter");
     }
     gpu_group_sizes(d, L.groups, nb, L.entropy_planes != 0, s);
     if (L.entropy_planes) {

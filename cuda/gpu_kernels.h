@@ -79,14 +79,30 @@ void gpu_dwt_forward_level(const DeviceBatch &b, const GpuLevel *dev_levels, uin
 void gpu_dwt_inverse_level(const DeviceBatch &b, const GpuLevel *dev_levels, uint32_t count,
                            const GpuLevelMax &m, bool finest, cudaStream_t s);
 
+// The 5/11-C filter at level 1 (docs/FORMAT.md Sec. 3.4), over the level-1 entries. Encode,
+// after the 5/3 forward of every level and the low-bit decision on it: each plane's choice
+// (GpuPlaneState::f511, as encoder.c's forward_plane makes it), and the 5/11-C bands of the
+// planes that take it over their 5/3 ones (their MQDs and Qmax then made again:
+// gpu_mqd_level_511, level by level, and their low-bit decision: gpu_ec_low_bits). Decode: the
+// level-1 inverse of the planes whose level1 is 511 (gpu_dwt_inverse_level leaves them out).
+void gpu_dwt511_level1(const DeviceBatch &b, const GpuLevel *dev_levels, uint32_t count,
+                       const GpuLevelMax &m, uint32_t plane_count, cudaStream_t s);
+void gpu_dwt511_inverse_level1(const DeviceBatch &b, const GpuLevel *dev_levels, uint32_t count,
+                               const GpuLevelMax &m, cudaStream_t s);
+
 // mqd_gpu.cu: MQDs and Qmax of the planes coded without a transform (b.level0, count entries)
 void gpu_mqd_level0(const DeviceBatch &b, uint32_t count, uint32_t max_mr, uint32_t max_mc,
                     cudaStream_t s);
+// The MQDs (and on the top level the Qmax) of one level of the planes whose level 1 took 5/11-C,
+// from their coefficients; levels finest first.
+void gpu_mqd_level_511(const DeviceBatch &b, const GpuLevel *dev_levels, uint32_t count,
+                       const GpuLevelMax &m, cudaStream_t s);
 
 // ec_low_bits_gpu.cu (profile 1, after the transform): each plane's low-bit decision into its
-// state (GpuPlaneState::low), as pcwt_ec_low_bits_wanted decides on the CPU.
+// state (GpuPlaneState::low), as pcwt_ec_low_bits_wanted decides on the CPU; only_511: again, for
+// the planes whose level 1 took 5/11-C after the first decision (the others keep theirs).
 void gpu_ec_low_bits(const DeviceBatch &b, uint64_t groups, uint32_t band_count,
-                     uint32_t plane_count, cudaStream_t s);
+                     uint32_t plane_count, cudaStream_t s, bool only_511 = false);
 
 // group_coder_gpu.cu
 void gpu_group_sizes(const DeviceBatch &b, uint64_t groups, uint32_t band_count, bool entropy,

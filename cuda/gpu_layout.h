@@ -34,6 +34,8 @@ struct FrameSpec {              // what the layout needs to know about one frame
     uint32_t low_bits;          // encode: the pcwt_low_bits asked for
     uint32_t value_map;         // encode: the pcwt_value_map_mode asked for (compact profile)
     uint32_t mapped[3][2];      // decode: plane (component, kind) has a value map
+    uint32_t level1;            // encode: the pcwt_level1_filter asked for
+    uint32_t level1_511[3][2];  // decode: plane (component, kind) lifts level 1 with 5/11-C
 };
 
 struct BatchLayout {
@@ -50,6 +52,7 @@ struct BatchLayout {
     uint64_t vmap_words = 0, vmap_bytes = 0;       // the value maps' arenas (GpuPlane::vmap_at)
     uint64_t vmap_cap_max = 0;                      // encode: the largest vmap_cap
     uint32_t vmap_planes = 0;                       // planes with vmap set
+    uint32_t level1_planes = 0;                     // planes whose level1 is not 5/3
 };
 
 void gpu_build_layout(const std::vector<FrameSpec> &frames, BatchLayout &out);

@@ -38,6 +38,10 @@ struct GpuPlane {
     // mapped, and before the words' rank prefix), the coded map at byte vmap_bytes_at of its own
     // arena, at most vmap_cap bytes. Decode: vmap = 1 where the header's option bit 1 is set;
     // the map's values at u32 offset vmap_at, room for vmap_cap of them.
+    // The level-1 filter (docs/FORMAT.md Sec. 3.4), a PCWT_LEVEL1_* value. Encode: the one asked
+    // for (53 where the plane cannot take 5/11-C: baseline, no transform); decode: 511 where the
+    // header's option bit 2 is set, else 53.
+    uint32_t level1;
     uint32_t vmap;
     int32_t vmap_base;
     uint32_t vmap_words;
@@ -108,6 +112,10 @@ struct GpuPlaneState {
     // map_refused = 1 where the map failed pcwt_vmap_read_head/_values (the plane's error once its
     // CRC has passed, as the CPU checks the CRC first).
     uint32_t map_len, mapped, map_cpu, map_count, map_refused;
+    // Encode: f511 = 1 where level 1 took 5/11-C (option bit 2, dwt53_gpu.cu decides); the level-1
+    // estimates of auto (pcwt_bit_cost sums of the high bands with either filter), cleared once read.
+    uint32_t f511;
+    unsigned long long cost53, cost511;
 };
 
 enum GpuError : uint32_t {

@@ -1,6 +1,7 @@
 // mqd_gpu.cu - MQDs and Qmax of planes coded without a transform (their LL band is the padded
 // image: type-1 MQDs only), the GPU twin of codec/src/mqd.c's pcwt_mqd_band on level 0. The MQDs
-// of transformed levels are stored by the forward transform (dwt53_gpu.cu) through mqd_gpu.h.
+// of transformed levels are stored by the forward transform (dwt53_gpu.cu) through mqd_gpu.h;
+// those of the planes whose level 1 then took 5/11-C are made again here from their bands.
 #include "gpu_check.h"
 #include "gpu_kernels.h"
 #include "mqd_gpu.h"
@@ -28,6 +29,33 @@ __global__ void mqd_level0(const uint32_t *plane_ids, const GpuPlane *planes, co
     warp_qmax(m, &state[plane_ids[blockIdx.y]].qmax);
 }
 
+// One level of the planes whose level 1 took 5/11-C: an element's MQDs from its bands'
+// coefficients (and the finer level's MQDs), as the forward transform stores them.
+__global__ void mqd_level_511(const GpuLevel *levels, const GpuBand *bands, GpuPlaneState *state,
+                              const int32_t *i32, int8_t *i8)
+{
+    const GpuLevel e = levels[blockIdx.y];
+    if (!state[e.plane].f511)
+        return; // the whole block
+    const uint32_t mr = e.br / 2, mc = e.bc / 2, tiles_x = (mc + TX - 1) / TX;
+    const uint32_t y = (blockIdx.x % tiles_x) * TX + threadIdx.x;
+    const uint32_t x = (blockIdx.x / tiles_x) * TY + threadIdx.y;
+    if ((blockIdx.x / tiles_x) * TY >= mr)
+        return; // the whole block
+    int top = -1;
+    if (x < mr && y < mc) {
+        uint32_t a[4]; // LL, HL, LH, HH
+        const uint64_t off[4] = {e.ll, bands[e.b_hl].coef, bands[e.b_lh].coef, bands[e.b_hh].coef};
+        for (int k = 0; k < 4; k++) {
+            const int32_t *r0 = i32 + off[k] + uint64_t(2 * x) * e.bc + 2 * y, *r1 = r0 + e.bc;
+            a[k] = pcwt_magnitude(r0[0]) | pcwt_magnitude(r0[1]) | pcwt_magnitude(r1[0]) | pcwt_magnitude(r1[1]);
+        }
+        top = store_mqds(e, bands, i8, x, y, a[0], a[1], a[2], a[3]);
+    }
+    if (e.top) // uniform per block
+        warp_qmax(top, &state[e.plane].qmax);
+}
+
 uint32_t tiles(uint32_t rows, uint32_t cols) { return ((cols + TX - 1) / TX) * ((rows + TY - 1) / TY); }
 
 } // namespace
@@ -38,6 +66,16 @@ void gpu_mqd_level0(const DeviceBatch &b, uint32_t count, uint32_t max_mr, uint3
     gpu_for_entries(count, [&](uint32_t first, uint32_t n) {
         mqd_level0<<<dim3(tiles(max_mr, max_mc), n), dim3(TX, TY), 0, s>>>(
             b.level0 + first, b.planes, b.bands, b.state, b.i32, b.i8);
+        CUDA_CHECK_LAUNCH();
+    });
+}
+
+void gpu_mqd_level_511(const DeviceBatch &b, const GpuLevel *lv, uint32_t count, const GpuLevelMax &m,
+                       cudaStream_t s)
+{
+    gpu_for_entries(count, [&](uint32_t first, uint32_t n) {
+        mqd_level_511<<<dim3(tiles(m.r / 4 + 1, m.bc / 2), n), dim3(TX, TY), 0, s>>>(
+            lv + first, b.bands, b.state, b.i32, b.i8);
         CUDA_CHECK_LAUNCH();
     });
 }

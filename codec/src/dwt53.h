@@ -77,10 +77,10 @@ void pcwt_dwt53_forward_level1(pcwt_pyramid *p, int columns_first, int level1_51
 /* Levels 2 .. L of the 5/3 forward (level 1 done). */
 void pcwt_dwt53_forward_above(pcwt_pyramid *p, int columns_first);
 /* The encoder's estimate of a level-1 band: each coefficient's bit length, plus one when not 0. */
-static inline uint32_t pcwt_bit_cost(int32_t c)
+static inline PCWT_HD uint32_t pcwt_bit_cost(int32_t c)
 {
     const uint32_t a = c < 0 ? 0u - (uint32_t)c : (uint32_t)c;
-    return a ? 33u - (uint32_t)__builtin_clz(a) : 0u;
+    return a ? (uint32_t)PCWT_LOG2(a) + 2u : 0u;
 }
 /* Right after the 5/3 level 1 of a columns-first forward (its column halves still in p->tmp):
  * the estimate summed over the HL, LH and HH bands that 5/11-C would give, without writing

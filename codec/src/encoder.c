@@ -498,8 +498,8 @@ pcwt_backend pcwt_encoder_backend(const pcwt_encoder *e)
  * interleave none, at least 2 bits (the CPU encoder gives the errors for the rest). */
 static int gpu_takes(const pcwt_encode_params *p, const pcwt_image_desc *d)
 {
-    if (p->codec != PCWT_CODEC_JPEGLS) /* no GPU twin of the 5/11-C level-1 filter yet */
-        return !pcwt_profile_ranged(p->profile) || p->level1_filter == PCWT_LEVEL1_53;
+    if (p->codec != PCWT_CODEC_JPEGLS)
+        return 1;
     return d->bits_stored >= 2 && p->jpegls_interleave <= 2 &&
            (d->components == 1 || p->jpegls_interleave == 0);
 }
@@ -603,8 +603,7 @@ static pcwt_status encode_batch_gpu(pcwt_encoder *e, pcwt_frame_job *jobs, size_
         pcwt_set_error(e->err, sizeof e->err,
                        "notice: %zu frame(s) were encoded on the CPU (the GPU JPEG-LS encoder codes "
                        "grey frames and colour with interleave none; the GPU PCWT encoder leaves "
-                       "value maps that may not fit a plane's bound, and the level-1 filters "
-                       "other than 5/3, to the CPU)",
+                       "value maps that may not fit a plane's bound to the CPU)",
                        cpu_only);
     return first;
 }
