@@ -1,6 +1,7 @@
 // jpegls_chain_gpu.cu - stages 2 and 3 of the GPU JPEG-LS encoder (see jpegls_gpu.h).
-// Stage 2: RUNindex is one sequence over all runs of a segment, so one thread per segment walks
-// them (a few thousand per 512x512 slice) and writes each run-length codeword and the J[RUNindex]
+// Stage 2: RUNindex is one sequence over all runs of a segment; it is found for groups of runs at
+// once (each group's map from the RUNindex before it to the one after it, for all 32 values, then
+// a scan of the maps), and a thread per group writes each run-length codeword and the J[RUNindex]
 // that the following interruption sample's code limit needs.
 // Stage 3: a stable sort by (segment, context) turns each context's samples into a contiguous
 // chain in raster order, which replays exactly the sequential updates of T.87 A.6 / A.7 (same
@@ -18,31 +19,70 @@ namespace {
 __constant__ uint8_t c_run_j[32] = {0, 0, 0, 0, 1, 1, 1,  1,  2,  2,  2,  2,  3,  3,  3,  3,
                                     4, 4, 5, 5, 6, 6, 7, 7, 8, 9, 10, 11, 12, 13, 14, 15};
 
-__global__ void k_runs(JlsDev d)
+// One run's RUNindex update (T.87 A.7.1): returns its codeword, and J[RUNindex] for the
+// interruption sample after it in *j.
+__device__ inline uint32_t code_run(uint32_t v, uint32_t &ri, uint8_t *j)
 {
-    const uint32_t s = blockIdx.x * blockDim.x + threadIdx.x;
-    if (s >= d.seg_count)
-        return;
-    const JlsSeg &sg = d.segs[s];
-    uint32_t ri = 0;
-    for (uint32_t r = sg.run_first; r < sg.run_end; r++) {
-        const uint32_t v = d.run_len[r];
-        uint32_t len = v & 0x7FFFFFFFu, ones = 0;
-        while (len >= (1u << c_run_j[ri])) {
-            ones++;
-            len -= 1u << c_run_j[ri];
-            if (ri < 31)
-                ri++;
-        }
-        if (v >> 31) { // end of line: a single 1 for a partial last segment
-            d.run_code[r] = jls_code_pack(1, ones, len ? 1u : 0u, len ? 1u : 0u);
-        } else { // a 0, then the remainder in J[RUNindex] bits
-            d.run_code[r] = jls_code_pack(1, ones, c_run_j[ri] + 1u, len);
-            d.run_j[r] = c_run_j[ri];
-            if (ri > 0)
-                ri--;
-        }
+    if (v & 0x40000000u)
+        ri = 0;
+    uint32_t len = v & 0x3FFFFFFFu, ones = 0;
+    while (len >= (1u << c_run_j[ri])) {
+        ones++;
+        len -= 1u << c_run_j[ri];
+        if (ri < 31)
+            ri++;
     }
+    if (v >> 31) // end of line: a single 1 for a partial last segment
+        return jls_code_pack(1, ones, len ? 1u : 0u, len ? 1u : 0u);
+    const uint32_t code = jls_code_pack(1, ones, c_run_j[ri] + 1u, len); // a 0, then the remainder
+    *j = c_run_j[ri];
+    if (ri > 0)
+        ri--;
+    return code;
+}
+
+// RUNindex after a group of runs for each RUNindex before it (lane = RUNindex before).
+struct RunMap {
+    uint8_t to[32];
+};
+
+struct ComposeMaps { // a then b
+    __device__ RunMap operator()(const RunMap &a, const RunMap &b) const
+    {
+        RunMap r;
+#pragma unroll
+        for (int i = 0; i < 32; i++)
+            r.to[i] = b.to[a.to[i]];
+        return r;
+    }
+};
+
+__global__ void k_run_maps(JlsDev d, uint32_t nr)
+{
+    const uint32_t g = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31u;
+    const uint32_t first = g * kJlsRunGroup;
+    if (first >= nr)
+        return;
+    const uint32_t end = nr - first < kJlsRunGroup ? nr : first + kJlsRunGroup;
+    uint32_t ri = lane;
+    uint8_t j;
+    for (uint32_t r = first; r < end; r++)
+        (void)code_run(d.run_len[r], ri, &j);
+    d.run_maps[32 * g + lane] = (uint8_t)ri;
+}
+
+// A thread per group, from the RUNindex the scan of the maps gives (the batch's first run starts
+// a segment, so the state before it does not matter).
+__global__ void k_run_codes(JlsDev d, uint32_t nr, const RunMap *before)
+{
+    const uint32_t g = blockIdx.x * blockDim.x + threadIdx.x;
+    const uint32_t first = g * kJlsRunGroup;
+    if (first >= nr)
+        return;
+    const uint32_t end = nr - first < kJlsRunGroup ? nr : first + kJlsRunGroup;
+    uint32_t ri = before[g].to[0];
+    for (uint32_t r = first; r < end; r++)
+        d.run_code[r] = code_run(d.run_len[r], ri, &d.run_j[r]);
 }
 
 __global__ void k_iota(uint32_t *v, uint32_t n)
@@ -210,9 +250,29 @@ size_t sort_scratch(uint32_t n, uint32_t seg_count)
 
 } // namespace
 
-void jls_gpu_runs(const JlsDev &d, cudaStream_t s)
+size_t jls_gpu_runs_scratch(uint32_t nr)
 {
-    k_runs<<<(d.seg_count + 63) / 64, 64, 0, s>>>(d);
+    size_t bytes = 0;
+    RunMap id{};
+    CUDA_CHECK(cub::DeviceScan::ExclusiveScan(nullptr, bytes, (RunMap *)nullptr, (RunMap *)nullptr,
+                                              ComposeMaps(), id, nr / kJlsRunGroup + 1));
+    return bytes;
+}
+
+void jls_gpu_runs(const JlsDev &d, uint32_t nr, void *tmp, size_t tmp_size, cudaStream_t s)
+{
+    if (!nr)
+        return;
+    const uint32_t groups = (nr + kJlsRunGroup - 1) / kJlsRunGroup;
+    k_run_maps<<<(groups + 3) / 4, 128, 0, s>>>(d, nr);
+    CUDA_CHECK_LAUNCH();
+    RunMap id;
+    for (uint32_t i = 0; i < 32; i++)
+        id.to[i] = (uint8_t)i;
+    RunMap *maps = reinterpret_cast<RunMap *>(d.run_maps), *before = maps + groups;
+    size_t bytes = tmp_size;
+    CUDA_CHECK(cub::DeviceScan::ExclusiveScan(tmp, bytes, maps, before, ComposeMaps(), id, groups, s));
+    k_run_codes<<<(groups + 63) / 64, 64, 0, s>>>(d, nr, before);
     CUDA_CHECK_LAUNCH();
 }
 

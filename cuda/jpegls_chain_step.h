@@ -9,11 +9,12 @@
 // The chunked schedule: a chain is cut into chunks of kJlsChunk samples, and every chunk is coded
 // at once from a guessed start state, reached by replaying the kJlsWarm samples before the chunk
 // from a neutral state (B and C track the context's bias and A its mean error, so two states that
-// see the same samples soon become equal). The guess is checked afterwards, chunk after chunk, by
-// one thread per chain that holds the true state: where the guess was right the chunk is kept
-// whole, where it was wrong the chunk is coded again from the true state until that state equals
-// the speculative one at a checkpoint (every kJlsCheck samples), after which both codings agree.
-// So the codewords are always the sequential encoder's; only the time depends on the guesses.
+// see the same samples soon become equal). Then every chunk whose guessed start differs from the
+// end state its neighbour reached is coded again from that state (rejoin), and finally one thread
+// per chain walks its chunks with the true state (fix). Recoding (jls_chunk_recode) stops at the
+// first checkpoint (every kJlsCheck samples) where the new state equals the stored one: from there
+// on both codings agree. So the codewords are always the sequential encoder's; only the time
+// depends on the guesses.
 #pragma once
 
 #include <cstdint>

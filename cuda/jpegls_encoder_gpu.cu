@@ -7,6 +7,7 @@
 
 #include <cub/cub.cuh>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <vector>
@@ -36,20 +37,20 @@ struct Staged {
 struct JlsGpu {
     JlsIn in[2];
     DevBuf line_counts, frame_flags, ctx_key, key_alt, ctx_rec, runs_before, run_len, run_attach,
-        run_code, run_j, order, order_alt, order_code, chain_key, chain_len, chain_off, chain_count,
-        chunk_first, ctx_code, ctx_bits, run_bits, words, out, tmp;
+        run_code, run_j, run_maps, order, order_alt, order_code, chain_key, chain_len, chain_off, chain_count,
+        chunk_first, ctx_code, ctx_bits, run_bits, words, out, stuff, tmp;
     PinnedBuf h_segs, h_out, h_small;
     cudaEvent_t downloaded = nullptr; // the last chunk's scan data is on the host
     bool download_pending = false;
     std::vector<Staged> staged;
     uint64_t out_bytes = 0;  // extent of the output arena
-    std::array<DevBuf *, 30> device_buffers()
+    std::array<DevBuf *, 32> device_buffers()
     {
         return {&in[0].samples, &in[0].segs, &in[0].line_seg, &in[1].samples, &in[1].segs,
                 &in[1].line_seg, &line_counts, &frame_flags, &ctx_key, &key_alt, &ctx_rec,
-                &runs_before, &run_len, &run_attach, &run_code, &run_j, &order, &order_alt,
+                &runs_before, &run_len, &run_attach, &run_code, &run_j, &run_maps, &order, &order_alt,
                 &order_code, &chain_key, &chain_len, &chain_off, &chain_count, &chunk_first, &ctx_code,
-                &ctx_bits, &run_bits, &words, &out, &tmp};
+                &ctx_bits, &run_bits, &words, &out, &stuff, &tmp};
     }
     ~JlsGpu()
     {
@@ -167,6 +168,7 @@ JlsDev dev_view(JlsGpu &J, JlsIn &in)
     d.run_attach = J.run_attach.as<uint32_t>();
     d.run_code = J.run_code.as<uint32_t>();
     d.run_j = J.run_j.as<uint8_t>();
+    d.run_maps = J.run_maps.as<uint8_t>();
     d.key_alt = J.key_alt.as<uint32_t>();
     d.order_alt = J.order_alt.as<uint32_t>();
     d.order_code = J.order_code.as<uint32_t>();
@@ -233,17 +235,19 @@ void run_device_encode(pcwt_gpu *g, JlsGpu &J, JlsIn &in)
     J.run_attach.ensure(4 * r1);
     J.run_code.ensure(4 * r1);
     J.run_j.ensure(r1);
+    J.run_maps.ensure(64 * (r1 / kJlsRunGroup + 1));
     J.run_bits.ensure(8 * (r1 + 1));
     J.chain_key.ensure(4 * chains);
     J.chain_len.ensure(4 * chains);
     J.chain_off.ensure(4 * chains);
     J.chain_count.ensure(4);
     J.chunk_first.ensure(4 * (chains + 1));
-    J.tmp.ensure(std::max(jls_gpu_chain_scratch(nc, S), jls_gpu_offsets_scratch(nc, nr)));
+    J.tmp.ensure(std::max({jls_gpu_chain_scratch(nc, S), jls_gpu_offsets_scratch(nc, nr),
+                           jls_gpu_runs_scratch(nr), jls_gpu_stuff_scratch(S)}));
     d = dev_view(J, in);
     jls_gpu_lines_emit(d, s);
     gpu_mark(g, "jls lines (emit)");
-    jls_gpu_runs(d, s);
+    jls_gpu_runs(d, nr, J.tmp.p, J.tmp.cap, s);
     gpu_mark(g, "jls runs");
     jls_gpu_chains(d, nc, J.tmp.p, J.tmp.cap, s);
     gpu_mark(g, "jls sort + chains");
@@ -261,11 +265,12 @@ void run_device_encode(pcwt_gpu *g, JlsGpu &J, JlsIn &in)
     J.out_bytes = bits / 7 + 4ull * S + 16;
     J.words.ensure(4 * words);
     J.out.ensure(J.out_bytes);
+    J.stuff.ensure(jls_gpu_stuff_bytes(bits, S));
     d = dev_view(J, in);
     CUDA_CHECK(cudaMemsetAsync(d.words, 0, 4 * words, s));
     jls_gpu_pack(d, nc, nr, s);
     gpu_mark(g, "jls pack");
-    jls_gpu_stuff(d, words, s);
+    jls_gpu_stuff(d, words, bits, J.stuff.p, J.tmp.p, J.tmp.cap, s);
     gpu_mark(g, "jls stuff");
 }
 

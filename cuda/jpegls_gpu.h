@@ -7,15 +7,17 @@
 //   1. lines   (jpegls_lines_gpu.cu): a warp per line computes every sample's context and MED
 //      prediction and walks the line's run/regular automaton with ballots; it writes one record per
 //      context-coded sample (regular or run interruption) and one per run, in raster order;
-//   2. runs    (jpegls_chain_gpu.cu): one thread per segment walks its runs in order: RUNindex,
-//      the run-length codewords and each interruption sample's J[RUNindex];
+//   2. runs    (jpegls_chain_gpu.cu): RUNindex, the run-length codewords and each interruption
+//      sample's J[RUNindex], by groups of runs: a warp per group maps every RUNindex before the
+//      group to the one after it, a scan composes the maps, and a thread per group codes it;
 //   3. chains  (jpegls_chain_gpu.cu): a stable sort by (segment, context) makes every context's
 //      samples contiguous in raster order; the standard's context updates are replayed along each
 //      chain and write each sample's codeword. A context sees the same updates in the same order
 //      as in the sequential encoder, so the codewords are the same. Long chains are cut into
 //      chunks coded at once from speculated states and checked (jpegls_chain_step.h);
 //   4. packing (jpegls_pack_gpu.cu): prefix sums of codeword lengths give bit positions, codewords
-//      are OR-ed into an unstuffed bit string, and a warp per segment inserts the 0xFF stuffing.
+//      are OR-ed into an unstuffed bit string, and the 0xFF stuffing is inserted by chunks of it
+//      (from every possible entry state, then from the true one).
 // The markers around the scans are written on the host by the CPU encoder's own writers
 // (codec/src/jpegls_markers.c), so headers are identical by construction.
 #pragma once
@@ -113,11 +115,12 @@ struct JlsDev {
     uint32_t *ctx_key;      // [Nc] segment * 366 + context slot
     uint64_t *ctx_rec;      // [Nc] x | px << 16 | negate << 32 | run index << 33 (interruptions)
     uint32_t *ctx_runs_before; // [Nc] runs before the sample in the batch
-    uint32_t *run_len;      // [Nr] length | end-of-line << 31
+    uint32_t *run_len;      // [Nr] length | first of its segment << 30 | end-of-line << 31
     uint32_t *run_attach;   // [Nr] context samples before the run in the batch
     // stage 2
     uint32_t *run_code;     // [Nr]
     uint8_t *run_j;         // [Nr] J[RUNindex] of the interruption sample after the run
+    uint8_t *run_maps;      // [2 * 32 * groups of kJlsRunGroup runs] RUNindex maps, then their scan
     // stage 3
     uint32_t *key_alt;      // [Nc] sort keys, then the chunks' states (jls_gpu_chain_state_bytes)
     uint32_t *order_code;   // [Nc] sort scratch, then the codewords in chain order
@@ -142,7 +145,9 @@ void jls_gpu_lines_emit(const JlsDev &d, cudaStream_t s);
 void jls_gpu_seg_ranges(const JlsDev &d, cudaStream_t s);
 
 // jpegls_chain_gpu.cu
-void jls_gpu_runs(const JlsDev &d, cudaStream_t s);
+constexpr uint32_t kJlsRunGroup = 128;
+void jls_gpu_runs(const JlsDev &d, uint32_t run_count, void *tmp, size_t tmp_size, cudaStream_t s);
+size_t jls_gpu_runs_scratch(uint32_t run_count);
 // Sorts the samples by (segment, context) and codes every context chain. tmp/tmp_size: scratch
 // from jls_gpu_chain_scratch.
 void jls_gpu_chains(const JlsDev &d, uint32_t ctx_count, void *tmp, size_t tmp_size,
@@ -157,4 +162,9 @@ void jls_gpu_bit_offsets(const JlsDev &d, uint32_t ctx_count, uint32_t run_count
                          size_t tmp_size, cudaStream_t s);
 size_t jls_gpu_offsets_scratch(uint32_t ctx_count, uint32_t run_count);
 void jls_gpu_pack(const JlsDev &d, uint32_t ctx_count, uint32_t run_count, cudaStream_t s);
-void jls_gpu_stuff(const JlsDev &d, uint64_t word_count, cudaStream_t s);
+// Stuffs every segment's bits into out and sets its out_size. tabs: jls_gpu_stuff_bytes, tmp:
+// jls_gpu_stuff_scratch.
+void jls_gpu_stuff(const JlsDev &d, uint64_t word_count, uint64_t bits, void *tabs, void *tmp,
+                   size_t tmp_size, cudaStream_t s);
+size_t jls_gpu_stuff_bytes(uint64_t bits, uint32_t seg_count);
+size_t jls_gpu_stuff_scratch(uint32_t seg_count);

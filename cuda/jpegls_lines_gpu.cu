@@ -78,6 +78,8 @@ template <bool Emit> __global__ void k_lines(JlsDev d)
         ctx_base = d.line_counts[line] >> 32;
         run_base = d.line_counts[line] & 0xFFFFFFFFu;
     }
+    // bit 30 of a run's length marks its segment's first run (RUNindex starts again at 0)
+    const auto seg_start = [&](uint64_t run) { return run == sg.run_first ? 0x40000000u : 0u; };
     uint32_t ctx_n = 0, run_n = 0; // records of this line so far
     uint32_t pos = 0;              // next token start
     bool in_run = false;
@@ -117,7 +119,7 @@ template <bool Emit> __global__ void k_lines(JlsDev d)
                 if (m) {
                     const uint32_t j = base + __ffs(m) - 1;
                     if (Emit && lane == 0) {
-                        d.run_len[run_base + run_n] = j - run_start;
+                        d.run_len[run_base + run_n] = (j - run_start) | seg_start(run_base + run_n);
                         d.run_attach[run_base + run_n] =
                             (uint32_t)(ctx_base + ctx_n + __popc(regm | intm));
                     }
@@ -128,7 +130,8 @@ template <bool Emit> __global__ void k_lines(JlsDev d)
                     in_run = false;
                 } else if (base + 32 >= w) {
                     if (Emit && lane == 0) {
-                        d.run_len[run_base + run_n] = (w - run_start) | 0x80000000u;
+                        d.run_len[run_base + run_n] =
+                            (w - run_start) | 0x80000000u | seg_start(run_base + run_n);
                         d.run_attach[run_base + run_n] =
                             (uint32_t)(ctx_base + ctx_n + __popc(regm | intm));
                     }

@@ -5,10 +5,12 @@
 // before it) + (bits of the runs before it), two prefix sums; a run's is (bits of the context
 // codewords before it) + (bits of the runs before it). Segments follow each other in both arrays,
 // so one unstuffed bit string holds the whole batch.
-// Stuffing (T.87 A.1: after a 0xFF byte the next byte carries 7 bits) is sequential over bytes; a
-// warp per segment cuts 128 bytes at a time assuming no 0xFF among them, keeps them up to and
-// including the first 0xFF, and goes on from there: 128 bytes per step on ordinary data, at least
-// one on runs of ones.
+// Stuffing (T.87 A.1: after a 0xFF byte the next byte carries 7 bits) is sequential over bytes,
+// but its state between bytes is small: where the next byte starts modulo 8 and whether the byte
+// before was 0xFF. Each chunk of a segment's bits is cut from all 16 such states at once (a warp
+// cuts 128 bytes at a time assuming no 0xFF among them, keeps them up to and including the first
+// 0xFF and goes on from there), a thread per segment follows the true state through the chunks'
+// tables, and each chunk is cut again from its true state, writing its bytes.
 #include "gpu_check.h"
 #include "jpegls_gpu.h"
 
@@ -76,8 +78,11 @@ __global__ void k_pack(JlsDev d, uint32_t nc, uint32_t nr)
         put_code(d.words, d.ctx_bits[d.run_attach[i]] + d.run_bits[i], d.run_code[i]);
 }
 
-constexpr uint32_t kWindow = 1024; // words of the bit string a warp holds in shared memory
-constexpr uint32_t kStep = 128;    // bytes a warp cuts per step (4 per lane)
+constexpr uint32_t kStep = 128; // bytes a warp cuts per step (4 per lane)
+// The unstuffed bits of a segment are stuffed in chunks of kStuffChunk bits. A chunk's window
+// holds its words and what its last step may read past it.
+constexpr uint32_t kStuffChunk = 16384;
+constexpr uint32_t kStuffWords = kStuffChunk / 32 + 40;
 
 // `width` (<= 8) bits at bit position pos from the window starting at word `base`; bits at or
 // past `end` read as 0.
@@ -92,33 +97,23 @@ __device__ inline uint32_t window_bits(const uint32_t *win, uint64_t base, uint6
     return b;
 }
 
-// A warp per segment. Each step cuts up to 128 bytes assuming no 0xFF among them (byte 0 takes 7
-// bits after a 0xFF, the others 8), keeps them up to and including the first 0xFF, and goes on
-// from there. The bit string is read through a shared-memory window refilled as it is consumed.
-__global__ void k_stuff(JlsDev d, uint64_t word_count)
+__device__ inline void load_window(uint32_t *win, const uint32_t *words, uint64_t word_count,
+                                   uint64_t base, uint32_t t, uint32_t threads)
 {
-    __shared__ uint32_t window[4][kWindow + 2];
-    const uint32_t s = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-    const uint32_t lane = threadIdx.x & 31u;
-    if (s >= d.seg_count)
-        return;
-    uint32_t *win = window[threadIdx.x >> 5];
-    JlsSeg &sg = d.segs[s];
-    const uint64_t end = sg.bit_end;
-    uint8_t *out = d.out + sg.out_off;
-    uint64_t pos = sg.bit_first, base = 0;
-    bool loaded = false;
+    for (uint32_t k = t; k < kStuffWords; k += threads)
+        win[k] = base + k < word_count ? words[base + k] : 0u;
+}
+
+// A warp cuts the bytes that start before `stop`, from bit pos on (ff: the byte before was 0xFF,
+// so the first takes 7 bits); bits at or past `end` read as 0. Each step cuts up to 128 bytes
+// assuming no 0xFF among them (byte 0 takes 7 bits after a 0xFF, the others 8), keeps them up to
+// and including the first 0xFF, and goes on from there. Writes the bytes to out when it is not
+// null; returns their count, and pos and ff become the state after them.
+__device__ uint32_t stuff_span(const uint32_t *win, uint64_t base, uint64_t &pos, bool &ff,
+                               uint64_t stop, uint64_t end, uint8_t *out, uint32_t lane)
+{
     uint32_t n = 0;
-    bool ff = false;
-    while (pos < end) {
-        if (!loaded || pos + 8u * (kStep + 2u) > (base + kWindow) * 32u) {
-            __syncwarp();
-            base = pos >> 5;
-            for (uint32_t k = lane; k < kWindow + 2; k += 32)
-                win[k] = base + k < word_count ? d.words[base + k] : 0u;
-            __syncwarp();
-            loaded = true;
-        }
+    while (pos < stop) {
         const uint32_t w0 = ff ? 7u : 8u;
         uint32_t bytes[4];
         int first_ff = -1;
@@ -126,8 +121,8 @@ __global__ void k_stuff(JlsDev d, uint64_t word_count)
         for (uint32_t u = 0; u < 4; u++) {
             const uint32_t q = 4u * lane + u;
             const uint64_t start = q ? pos + w0 + 8u * (q - 1u) : pos;
-            bytes[u] = start < end ? window_bits(win, base, start, q ? 8u : w0, end) : 0u;
-            if (start < end && bytes[u] == 0xFFu && first_ff < 0)
+            bytes[u] = start < stop ? window_bits(win, base, start, q ? 8u : w0, end) : 0u;
+            if (start < stop && bytes[u] == 0xFFu && first_ff < 0)
                 first_ff = (int)u;
         }
         const uint32_t fmask = __ballot_sync(~0u, first_ff >= 0);
@@ -136,23 +131,131 @@ __global__ void k_stuff(JlsDev d, uint64_t word_count)
             const uint32_t f = __ffs(fmask) - 1;
             total = 4u * f + (uint32_t)__shfl_sync(~0u, first_ff, f) + 1u;
         } else {
-            const int64_t after = (int64_t)(end - pos) - (int64_t)w0; // bits past byte 0
+            const int64_t after = (int64_t)(stop - pos) - (int64_t)w0; // bits past byte 0
             const uint64_t more = after > 0 ? ((uint64_t)after + 7u) / 8u : 0u;
             total = 1u + (uint32_t)(more < kStep - 1u ? more : kStep - 1u);
         }
+        if (out) {
 #pragma unroll
-        for (uint32_t u = 0; u < 4; u++)
-            if (4u * lane + u < total)
-                out[n + 4u * lane + u] = (uint8_t)bytes[u];
+            for (uint32_t u = 0; u < 4; u++)
+                if (4u * lane + u < total)
+                    out[n + 4u * lane + u] = (uint8_t)bytes[u];
+        }
         n += total;
         pos += w0 + 8u * (total - 1u);
         ff = fmask != 0; // the last byte kept is the first 0xFF, or there was none
     }
-    if (ff && lane == 0) // a segment never ends on a whole 0xFF byte (T.87 / CharLS)
-        out[n] = 0;
-    if (lane == 0)
-        sg.out_size = n + (ff ? 1u : 0u);
+    return n;
 }
+
+// Stuffing in three passes over chunks. A chunk's entry state is where its first byte starts
+// (0..7 bits past the chunk's start) and whether the byte before it was 0xFF: 16 states.
+struct StuffTabs {
+    uint32_t *first; // [S + 1] first chunk of each segment (scan of the counts)
+    uint32_t *tab;   // [T * 16] per entry state: exit offset | exit ff << 3 | bytes << 4
+    uint32_t *entry; // [T] the true entry state
+    uint64_t *off;   // [T] the chunk's first byte in its segment's output
+};
+
+struct StuffChunk {
+    const JlsSeg *sg;
+    uint64_t start, stop;
+};
+
+__device__ inline StuffChunk stuff_chunk(const JlsDev &d, const StuffTabs &t, uint32_t c)
+{
+    uint32_t lo = 0, hi = d.seg_count; // the last segment whose first chunk is at or before c
+    while (hi - lo > 1) {
+        const uint32_t mid = (lo + hi) / 2;
+        if (t.first[mid] <= c)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    const JlsSeg &sg = d.segs[lo];
+    const uint64_t start = sg.bit_first + (uint64_t)(c - t.first[lo]) * kStuffChunk;
+    return {&sg, start, sg.bit_end - start < kStuffChunk ? sg.bit_end : start + kStuffChunk};
+}
+
+__global__ void k_stuff_counts(JlsDev d, StuffTabs t)
+{
+    const uint32_t s = blockIdx.x * blockDim.x + threadIdx.x;
+    if (s <= d.seg_count)
+        t.first[s] = s < d.seg_count ? (uint32_t)((d.segs[s].bit_end - d.segs[s].bit_first +
+                                                   kStuffChunk - 1) / kStuffChunk)
+                                     : 0u;
+}
+
+// A block of 16 warps per chunk, a warp per entry state, one window.
+__global__ void k_stuff_tables(JlsDev d, StuffTabs t, uint64_t word_count)
+{
+    __shared__ uint32_t win[kStuffWords];
+    const uint32_t c = blockIdx.x;
+    if (c >= t.first[d.seg_count])
+        return;
+    const StuffChunk k = stuff_chunk(d, t, c);
+    const uint64_t base = k.start >> 5;
+    load_window(win, d.words, word_count, base, threadIdx.x, blockDim.x);
+    __syncthreads();
+    const uint32_t e = threadIdx.x >> 5;
+    uint64_t pos = k.start + (e & 7u);
+    bool ff = e >> 3;
+    const uint32_t n = stuff_span(win, base, pos, ff, k.stop, k.sg->bit_end, nullptr, threadIdx.x & 31u);
+    if ((threadIdx.x & 31u) == 0)
+        t.tab[16 * c + e] = (uint32_t)(pos - k.stop) | (uint32_t)ff << 3 | n << 4;
+}
+
+// A thread per segment follows the states through its chunks.
+__global__ void k_stuff_walk(JlsDev d, StuffTabs t)
+{
+    const uint32_t s = blockIdx.x * blockDim.x + threadIdx.x;
+    if (s >= d.seg_count)
+        return;
+    JlsSeg &sg = d.segs[s];
+    uint32_t e = 0;
+    uint64_t off = 0;
+    for (uint32_t c = t.first[s]; c < t.first[s + 1]; c++) {
+        t.entry[c] = e;
+        t.off[c] = off;
+        const uint32_t v = t.tab[16 * c + e];
+        off += v >> 4;
+        e = v & 15u;
+    }
+    const bool ff = e >> 3;
+    if (ff) // a segment never ends on a whole 0xFF byte (T.87 / CharLS)
+        d.out[sg.out_off + off] = 0;
+    sg.out_size = (uint32_t)(off + (ff ? 1u : 0u));
+}
+
+// A warp per chunk writes its bytes from its true entry state.
+__global__ void k_stuff_write(JlsDev d, StuffTabs t, uint64_t word_count)
+{
+    __shared__ uint32_t window[4][kStuffWords];
+    const uint32_t c = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31u;
+    if (c >= t.first[d.seg_count])
+        return;
+    uint32_t *win = window[threadIdx.x >> 5];
+    const StuffChunk k = stuff_chunk(d, t, c);
+    const uint64_t base = k.start >> 5;
+    load_window(win, d.words, word_count, base, lane, 32);
+    __syncwarp();
+    const uint32_t e = t.entry[c];
+    uint64_t pos = k.start + (e & 7u);
+    bool ff = e >> 3;
+    stuff_span(win, base, pos, ff, k.stop, k.sg->bit_end, d.out + k.sg->out_off + t.off[c], lane);
+}
+
+StuffTabs stuff_tabs(void *p, uint32_t seg_count, uint64_t chunks)
+{
+    StuffTabs t;
+    t.off = static_cast<uint64_t *>(p);
+    t.first = reinterpret_cast<uint32_t *>(t.off + chunks);
+    t.tab = t.first + seg_count + 1;
+    t.entry = t.tab + 16 * chunks;
+    return t;
+}
+
+uint64_t stuff_chunks(uint64_t bits, uint32_t seg_count) { return bits / kStuffChunk + seg_count + 1; }
 
 } // namespace
 
@@ -189,8 +292,33 @@ void jls_gpu_pack(const JlsDev &d, uint32_t nc, uint32_t nr, cudaStream_t s)
     CUDA_CHECK_LAUNCH();
 }
 
-void jls_gpu_stuff(const JlsDev &d, uint64_t word_count, cudaStream_t s)
+size_t jls_gpu_stuff_bytes(uint64_t bits, uint32_t seg_count)
 {
-    k_stuff<<<(d.seg_count + 3) / 4, 128, 0, s>>>(d, word_count);
+    const uint64_t chunks = stuff_chunks(bits, seg_count);
+    return 8 * chunks + 4 * (seg_count + 1) + 4 * 17 * chunks;
+}
+
+size_t jls_gpu_stuff_scratch(uint32_t seg_count)
+{
+    size_t bytes = 0;
+    CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, (uint32_t *)nullptr,
+                                             (uint32_t *)nullptr, seg_count + 1));
+    return bytes;
+}
+
+void jls_gpu_stuff(const JlsDev &d, uint64_t word_count, uint64_t bits, void *tabs, void *tmp,
+                   size_t tmp_size, cudaStream_t s)
+{
+    const uint64_t chunks = stuff_chunks(bits, d.seg_count);
+    const StuffTabs t = stuff_tabs(tabs, d.seg_count, chunks);
+    k_stuff_counts<<<d.seg_count / 128 + 1, 128, 0, s>>>(d, t);
+    CUDA_CHECK_LAUNCH();
+    size_t bytes = tmp_size;
+    CUDA_CHECK(cub::DeviceScan::ExclusiveSum(tmp, bytes, t.first, t.first, d.seg_count + 1, s));
+    k_stuff_tables<<<(uint32_t)chunks, 512, 0, s>>>(d, t, word_count);
+    CUDA_CHECK_LAUNCH();
+    k_stuff_walk<<<(d.seg_count + 127) / 128, 128, 0, s>>>(d, t);
+    CUDA_CHECK_LAUNCH();
+    k_stuff_write<<<(uint32_t)((chunks + 3) / 4), 128, 0, s>>>(d, t, word_count);
     CUDA_CHECK_LAUNCH();
 }

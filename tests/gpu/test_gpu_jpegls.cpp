@@ -50,7 +50,7 @@ struct JlsPair {
 std::vector<uint8_t> image(const pcwt_image_desc &d, Rng &rng, int pattern)
 {
     std::vector<uint8_t> img(pcwt_image_size(&d));
-    const uint32_t mask = (1u << d.bits_stored) - 1, amask = (1u << d.bits_allocated) - 1;
+    const uint32_t mask = (1u << d.bits_stored) - 1;
     const size_t n = img.size() / (d.bits_allocated / 8);
     for (size_t k = 0; k < n; k++) {
         const uint32_t px = uint32_t(k / d.components), i = px / d.width, j = px % d.width;
@@ -64,16 +64,7 @@ std::vector<uint8_t> image(const pcwt_image_desc &d, Rng &rng, int pattern)
         case 5: v = (i % 9 < 4) ? 0 : (rng.next() % 5 ? mask : mask - 1); break;
         default: v = ((i / 3) & 1) ? j / 4 : 100; break;
         }
-        v &= mask;
-        if (d.is_signed && (v >> (d.bits_stored - 1)))
-            v |= ~mask; // sign extension above bits_stored is allowed
-        v &= amask;
-        if (d.bits_allocated == 8) {
-            img[k] = uint8_t(v);
-        } else {
-            const uint16_t w = uint16_t(v);
-            std::memcpy(&img[2 * k], &w, 2);
-        }
+        store_sample(img, d, k, sample_word(d, v)); // sign extension above bits_stored is allowed
     }
     return img;
 }
@@ -188,6 +179,74 @@ TEST(GpuJpegls, BatchMixingFramesAndErrors)
     }
 }
 
+// Large frames for the chunked stages (context chains cut in chunks of 1024 samples coded from
+// guessed states, RUNindex by groups of runs, stuffing by chunks of the bit string): bands whose
+// statistics jump every 37 rows (so that guessed chain states are often wrong), a bias that
+// drifts and flips (the C correction moves), and flat areas with sparse dots (many runs and
+// interruptions, long strings of one bits, hence 0xFF bytes across chunk boundaries).
+std::vector<uint8_t> large_image(const pcwt_image_desc &d, Rng &rng, int kind)
+{
+    std::vector<uint8_t> img(pcwt_image_size(&d));
+    const uint32_t mask = (1u << d.bits_stored) - 1, amask = (1u << d.bits_allocated) - 1;
+    const size_t n = img.size() / (d.bits_allocated / 8);
+    for (size_t k = 0; k < n; k++) {
+        const uint32_t px = uint32_t(k / d.components), i = px / d.width, j = px % d.width;
+        const uint32_t band = i / 37;
+        uint32_t v;
+        if (kind == 0)
+            v = band % 2 ? (band * 977 + (rng.next() & (mask >> 3))) : (band * 977 + j / 8 + (rng.next() & 3));
+        else if (kind == 1) {
+            v = (i + j) / 5 + uint32_t(uint64_t(i) * j / 997) + (rng.next() & 15);
+            if (j > d.width / 2)
+                v = mask - (v & mask);
+        } else
+            v = rng.next() % 97 == 0 ? rng.next() : (i / 50) * 3;
+        v &= mask;
+        if (d.is_signed && (v >> (d.bits_stored - 1)))
+            v |= ~mask;
+        v &= amask;
+        if (d.bits_allocated == 8) {
+            img[k] = uint8_t(v);
+        } else {
+            const uint16_t w = uint16_t(v);
+            std::memcpy(&img[2 * k], &w, 2);
+        }
+    }
+    return img;
+}
+
+TEST(GpuJpegls, LargeFramesThroughChunkedStages)
+{
+    SKIP_WITHOUT_GPU();
+    JlsPair c;
+    Rng rng(16);
+    const pcwt_image_desc shapes[] = {{4000, 1500, 1, 16, 12, 0, 0}, {64, 60000, 1, 16, 16, 0, 0},
+                                      {60000, 40, 1, 8, 8, 0, 0},    {1999, 1001, 1, 16, 10, 1, 0},
+                                      {1001, 997, 3, 8, 8, 0, 1},    {2000, 2500, 1, 16, 14, 0, 0},
+                                      {1500, 1200, 1, 16, 12, 1, 0}};
+    std::vector<pcwt_image_desc> descs;
+    std::vector<std::vector<uint8_t>> imgs, outs, cpu;
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        const int kind = int(s % 3);
+        descs.push_back(shapes[s]);
+        imgs.push_back(large_image(shapes[s], rng, kind));
+        cpu.push_back(JlsPair::enc(c.cpu, descs.back(), imgs.back()));
+        ASSERT_TRUE(same_codestream(cpu.back(), JlsPair::enc(c.gpu, descs.back(), imgs.back())))
+            << name(descs.back(), kind) << " kind " << kind;
+    }
+    // all of them as one batch, each frame's chains, runs and chunks after the others'
+    std::vector<pcwt_frame_job> jobs;
+    for (size_t i = 0; i < descs.size(); i++)
+        outs.emplace_back(pcwt_encode_bound(&descs[i]));
+    for (size_t i = 0; i < descs.size(); i++)
+        jobs.push_back({descs[i], imgs[i].data(), imgs[i].size(), outs[i].data(), outs[i].size(), 0, PCWT_OK});
+    ASSERT_EQ(pcwt_encode_batch(c.gpu, jobs.data(), jobs.size()), PCWT_OK) << pcwt_encoder_last_error(c.gpu);
+    for (size_t i = 0; i < descs.size(); i++) {
+        outs[i].resize(jobs[i].written);
+        ASSERT_TRUE(same_codestream(cpu[i], outs[i])) << "batch frame " << i;
+    }
+}
+
 // A small device-memory budget cuts a batch into many chunks; a frame over the budget goes to
 // the CPU. The bytes must not change.
 TEST(GpuJpegls, MemoryBudgetSplitsBatch)
@@ -220,23 +279,16 @@ TEST(GpuJpegls, MemoryBudgetSplitsBatch)
 TEST(GpuJpegls, CorpusMatchesCpu)
 {
     SKIP_WITHOUT_GPU();
-    const char *dir = std::getenv("PCWT_GPU_CORPUS");
-    if (!dir)
-        GTEST_SKIP() << "GPU corpus test skipped: set PCWT_GPU_CORPUS to a folder made by tests/gpu/pack_corpus.sh";
-    const std::vector<std::string> files = gpu_corpus_files(dir);
-    ASSERT_GT(files.size(), 10u) << "too few corpus codestreams in " << dir;
-    pcwt_decoder *dec = pcwt_decoder_create();
-    ASSERT_EQ(pcwt_decoder_set_backend(dec, PCWT_BACKEND_CPU), PCWT_OK);
+    GPU_CORPUS_OR_SKIP(files);
+    pcwt_decoder *dec = test_decoder(PCWT_BACKEND_CPU);
     JlsPair c;
     size_t same = 0, refused = 0;
     std::vector<std::vector<uint8_t>> imgs;
     std::vector<pcwt_image_desc> descs;
     for (const std::string &f : files) {
-        const std::vector<uint8_t> cs = read_file(f);
+        std::vector<uint8_t> cs, img;
         pcwt_header_info h;
-        ASSERT_EQ(pcwt_read_header(cs.data(), cs.size(), &h), PCWT_OK) << f;
-        std::vector<uint8_t> img(pcwt_image_size(&h.desc));
-        ASSERT_EQ(pcwt_decode(dec, cs.data(), cs.size(), img.data(), img.size()), PCWT_OK) << f;
+        ASSERT_TRUE(corpus_image(dec, f, cs, h, img));
         const bool high = h.plane_count > h.desc.components; // a high-bit plane: JPEG-LS refuses
         if (high) {
             JlsPair::enc(c.gpu, h.desc, img, PCWT_ERR_UNSUPPORTED);
