@@ -72,36 +72,6 @@ struct Codec {
 // Each test runs for every profile.
 class Gpu : public ::testing::TestWithParam<pcwt_profile> {};
 
-std::vector<uint8_t> random_image(const pcwt_image_desc &d, Rng &rng, int pattern)
-{
-    std::vector<uint8_t> img(pcwt_image_size(&d));
-    const uint32_t mask = (1u << d.bits_stored) - 1, amask = (1u << d.bits_allocated) - 1;
-    const size_t n = img.size() / (d.bits_allocated / 8);
-    for (size_t k = 0; k < n; k++) {
-        const uint32_t px = uint32_t(k / d.components), i = px / d.width, j = px % d.width;
-        uint32_t v;
-        switch (pattern) {
-        case 0: v = rng.next(); break;                                  // noise
-        case 1: v = (i * 3 + j * 5 + (rng.next() & 7)) & mask; break;   // smooth + noise
-        case 2: v = ((i / 7 + j / 5) & 1) ? mask : 0; break;            // checkerboard
-        default: v = (rng.next() % 97 == 0) ? rng.next() : 0; break;    // sparse
-        }
-        v &= mask;
-        if (d.is_signed && (v >> (d.bits_stored - 1)))
-            v |= ~mask;
-        if (pattern == 0 && d.bits_stored < d.bits_allocated && rng.next() % 11 == 0)
-            v ^= rng.next() << d.bits_stored; // garbage above bits_stored
-        v &= amask;
-        if (d.bits_allocated == 8) {
-            img[k] = uint8_t(v);
-        } else {
-            const uint16_t w = uint16_t(v);
-            std::memcpy(&img[2 * k], &w, 2);
-        }
-    }
-    return img;
-}
-
 TEST_P(Gpu, RandomImagesMatchCpuBytes)
 {
     SKIP_WITHOUT_GPU();
@@ -397,18 +367,15 @@ TEST_P(Gpu, VerifyOnTheDeviceMatchesCpu)
 TEST_P(Gpu, CorpusMatchesCpu)
 {
     SKIP_WITHOUT_GPU();
-    const char *dir = std::getenv("PCWT_GPU_CORPUS");
-    if (!dir)
-        GTEST_SKIP() << "GPU corpus test skipped: set PCWT_GPU_CORPUS to a folder made by tests/gpu/pack_corpus.sh";
-    const std::vector<std::string> files = gpu_corpus_files(dir);
-    ASSERT_GT(files.size(), 10u) << "too few corpus codestreams in " << dir;
+    GPU_CORPUS_OR_SKIP(files);
     for (const std::string &f : files) {
-        const std::vector<uint8_t> cs = read_file(f);
+        std::vector<uint8_t> cs, img;
         pcwt_header_info h;
-        ASSERT_EQ(pcwt_read_header(cs.data(), cs.size(), &h), PCWT_OK) << f;
+        pcwt_decoder *dcpu = test_decoder(PCWT_BACKEND_CPU);
+        ASSERT_TRUE(corpus_image(dcpu, f, cs, h, img));
+        pcwt_decoder_destroy(dcpu);
         Codec c(GetParam(), h.levels, h.group_rows, h.group_cols, 1);
-        std::vector<uint8_t> img(pcwt_image_size(&h.desc)), g(img.size(), 0x33);
-        ASSERT_EQ(pcwt_decode(c.dcpu, cs.data(), cs.size(), img.data(), img.size()), PCWT_OK) << f;
+        std::vector<uint8_t> g(img.size(), 0x33);
         const std::vector<uint8_t> want =
             GetParam() == PCWT_PROFILE_BASELINE ? cs : Codec::enc(c.cpu, h.desc, img);
         const std::vector<uint8_t> got = Codec::enc(c.gpu, h.desc, img);

@@ -141,35 +141,16 @@ std::vector<int32_t> range_values(int32_t lo, int32_t hi, int32_t step)
     return v;
 }
 
-struct Case {
-    std::string what;
-    pcwt_image_desc d;
-    std::vector<uint8_t> samples;
-};
-
-// Every case in one GPU batch per mode: the CPU's bytes, frame by frame; then the CPU's
-// codestreams decoded and verified in one batch by the GPU backend. Returns how many planes of
-// the cases the CPU mapped in automatic mode.
-size_t check_cases(const std::vector<Case> &cases)
+// Every case in one GPU batch per mode, held to the CPU's bytes and samples (check_gpu_batch).
+// Returns how many planes of the cases the CPU mapped in automatic mode.
+size_t check_cases(const std::vector<GpuCase> &cases)
 {
     size_t auto_mapped = 0;
     for (pcwt_value_map_mode mode : {PCWT_VALUE_MAP_AUTO, PCWT_VALUE_MAP_ON, PCWT_VALUE_MAP_OFF}) {
         pcwt_encoder *ecpu = encoder(PCWT_BACKEND_CPU, mode), *egpu = encoder(PCWT_BACKEND_GPU, mode);
-        std::vector<std::vector<uint8_t>> cpu, gpu(cases.size());
-        std::vector<pcwt_frame_job> jobs(cases.size());
+        const std::vector<std::vector<uint8_t>> cpu =
+            check_gpu_batch(ecpu, egpu, cases, "mode " + std::to_string(mode));
         for (size_t k = 0; k < cases.size(); k++) {
-            cpu.push_back(encode_with(ecpu, cases[k].d, cases[k].samples));
-            gpu[k].resize(pcwt_encode_bound(&cases[k].d));
-            jobs[k] = {cases[k].d, cases[k].samples.data(), cases[k].samples.size(), gpu[k].data(), gpu[k].size(),
-                       0, PCWT_OK};
-        }
-        EXPECT_EQ(pcwt_encode_batch(egpu, jobs.data(), jobs.size()), PCWT_OK) << pcwt_encoder_last_error(egpu);
-        std::vector<std::vector<uint8_t>> out(cases.size());
-        std::vector<pcwt_decode_job> dj(cases.size());
-        std::vector<pcwt_verify_job> vj(cases.size());
-        for (size_t k = 0; k < cases.size(); k++) {
-            gpu[k].resize(jobs[k].written);
-            EXPECT_TRUE(same_codestream(cpu[k], gpu[k])) << cases[k].what << ", mode " << mode;
             pcwt_header_info info;
             EXPECT_EQ(pcwt_read_header(cpu[k].data(), cpu[k].size(), &info), PCWT_OK) << cases[k].what;
             for (uint32_t i = 0; i < info.plane_count; i++) {
@@ -178,16 +159,7 @@ size_t check_cases(const std::vector<Case> &cases)
                 if (mode != PCWT_VALUE_MAP_AUTO)
                     EXPECT_EQ(info.planes[i].value_map, mode == PCWT_VALUE_MAP_ON ? 1u : 0u) << cases[k].what;
             }
-            out[k].assign(cases[k].samples.size(), 0x5A);
-            dj[k] = {cpu[k].data(), cpu[k].size(), out[k].data(), out[k].size(), PCWT_OK};
-            vj[k] = {cpu[k].data(), cpu[k].size(), cases[k].samples.data(), cases[k].samples.size(), 0, PCWT_OK};
         }
-        pcwt_decoder *dgpu = test_decoder(PCWT_BACKEND_GPU);
-        EXPECT_EQ(pcwt_decode_batch(dgpu, dj.data(), dj.size()), PCWT_OK) << pcwt_decoder_last_error(dgpu);
-        for (size_t k = 0; k < cases.size(); k++)
-            EXPECT_TRUE(out[k] == cases[k].samples) << cases[k].what << ", mode " << mode << ": GPU decode differs";
-        EXPECT_EQ(pcwt_verify_batch(dgpu, vj.data(), vj.size()), PCWT_OK) << pcwt_decoder_last_error(dgpu);
-        pcwt_decoder_destroy(dgpu);
         pcwt_encoder_destroy(ecpu);
         pcwt_encoder_destroy(egpu);
     }
@@ -200,7 +172,7 @@ TEST(GpuCompact, SyntheticSetsMatchCpu)
 {
     SKIP_WITHOUT_GPU();
     Rng rng(43);
-    std::vector<Case> cases;
+    std::vector<GpuCase> cases;
     for (uint32_t bits : {2u, 8u, 12u, 16u})
         for (uint32_t sgn : {0u, 1u}) {
             const uint32_t alloc = bits <= 8 ? 8 : 16;
@@ -223,7 +195,7 @@ TEST(GpuCompact, SixtyFiveThousandValuesMatchCpu)
 {
     SKIP_WITHOUT_GPU();
     Rng rng(44);
-    std::vector<Case> cases;
+    std::vector<GpuCase> cases;
     for (uint32_t sgn : {0u, 1u}) {
         const pcwt_image_desc d{300, 256, 1, 16, 16, sgn, 0};
         const int32_t lo = sgn ? -32768 : 0;
@@ -242,7 +214,7 @@ TEST(GpuCompact, ColourAndHighBitPlanesMatchCpu)
 {
     SKIP_WITHOUT_GPU();
     Rng rng(45);
-    std::vector<Case> cases;
+    std::vector<GpuCase> cases;
     for (uint32_t alloc : {8u, 16u})
         for (uint32_t planar : {0u, 1u}) {
             // RGB with the colour transform: the maps are the transformed planes'
