@@ -59,6 +59,12 @@ struct DecodeSet {
     std::vector<pcwt_header_info> info;
 };
 
+// Where the pipelined decode's counters lie in sl.ec_order: after gpu_ec_order's buffers.
+size_t ec_pipe_offset(const Slot &sl)
+{
+    return (gpu_order_bytes(sl.step_group_first.back()) + 255) & ~size_t(255);
+}
+
 // Host side of a chunk: headers -> layout, codestreams (verify: and the samples expected) ->
 // device, on stream s (a batch: copy_in).
 void upload_chunk(pcwt_gpu *g, Slot &sl, pcwt_decode_job *jobs, const DecodeSet &set,
@@ -103,7 +109,7 @@ void upload_chunk(pcwt_gpu *g, Slot &sl, pcwt_decode_job *jobs, const DecodeSet 
     gpu_upload_pieces(sl.h_stream, sl.stream_buf.as<uint8_t>(), pieces, stream_bytes, s);
     gpu_upload_layout(g, sl, s);
     if (L.entropy_planes) // where gpu_ec_order puts the range-coded groups of each decode step
-        sl.ec_order.ensure(gpu_order_bytes(sl.step_group_first.back()));
+        sl.ec_order.ensure(ec_pipe_offset(sl) + gpu_ec_pipe_bytes(L));
     sl.samples.ensure(sample_bytes ? sample_bytes : 1);
     if (verify) { // the samples expected, at the decoded frames' offsets (h_samples: no download)
         sl.expected.ensure(sample_bytes ? sample_bytes : 1);
@@ -126,8 +132,10 @@ void run_device_decode(pcwt_gpu *g, Slot &sl)
     DeviceBatch &d = sl.dev;
     cudaStream_t s = g->stream;
     const uint32_t np = uint32_t(L.planes.size());
-    if (L.vmap_planes) { // the maps first: the groups follow them
+    const bool beside = L.vmap_planes && gpu_vmap_beside();
+    if (L.vmap_planes) { // the maps' heads first: the groups follow them; their values beside
         gpu_vmap_read(d, np, s);
+        gpu_vmap_read_values(d, np, gpu_side_fork(g, s, beside));
         gpu_mark(g, "value maps");
     }
     gpu_group_walk(d, np, s);
@@ -137,9 +145,17 @@ void run_device_decode(pcwt_gpu *g, Slot &sl)
         gpu_vmap_refused(d, np, s);
     gpu_mark(g, "verify CRCs");
     const uint32_t *ec_groups = d.step_groups;
+    uint32_t *pipe = nullptr; // the pipelined decode's counters: the steps' launches stand by
     if (L.entropy_planes) {
         const uint32_t steps = uint32_t(L.decode_steps.size());
-        ec_groups = gpu_ec_order(d, sl.step_group_first.data(), steps, sl.ec_order.p, s);
+        if (gpu_ec_pipe_wanted(L)) {
+            pipe = reinterpret_cast<uint32_t *>(sl.ec_order.as<char>() + ec_pipe_offset(sl));
+            CUDA_CHECK(cudaMemsetAsync(pipe, 0, gpu_ec_pipe_bytes(L), s));
+        }
+        ec_groups = gpu_ec_order(d, sl.step_group_first.data(), steps, sl.ec_order.p, s, pipe);
+        if (pipe)
+            gpu_ec_decode_pipe(d, ec_groups, sl.step_group_first.data(), steps,
+                               uint32_t(L.bands.size()), pipe, s);
     }
     for (size_t st = 0; st < L.decode_steps.size(); st++) {
         uint32_t max_groups = 0;
@@ -150,7 +166,7 @@ void run_device_decode(pcwt_gpu *g, Slot &sl)
         if (L.entropy_planes) // the range-coded groups of profile 1
             gpu_ec_decode(d, ec_groups + sl.step_group_first[st],
                           sl.step_group_first[st + 1] - sl.step_group_first[st],
-                          uint32_t(L.bands.size()), s);
+                          uint32_t(L.bands.size()), s, pipe);
     }
     // Bands with children are in every step but the last (level 1): one launch checks them all.
     const size_t nsteps = L.decode_steps.size();
@@ -183,8 +199,11 @@ void run_device_decode(pcwt_gpu *g, Slot &sl)
         any_values |= p.kind == 0;
         any_high |= p.kind == 1;
     }
-    if (L.vmap_planes) // ranks back to values, before any plane is exported
+    if (L.vmap_planes) { // ranks back to values, before any plane is exported
+        gpu_side_join(g, s, beside);
+        gpu_vmap_refused(d, np, s); // the values' verdicts
         gpu_vmap_values(d, L, s);
+    }
     // Values first, then XOR in the high bits; a launch whose blocks would all return is skipped.
     const uint32_t ne = uint32_t(L.export_planes.size());
     if (any_values)

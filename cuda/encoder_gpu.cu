@@ -46,8 +46,10 @@ void run_device_encode(pcwt_gpu *g, Slot &sl)
     DeviceBatch &d = sl.dev;
     cudaStream_t s = g->stream;
     const uint32_t np = uint32_t(L.planes.size());
-    if (L.vmap_planes) { // the compact profile's maps: the transform imports the ranks
-        gpu_vmap_build(d, L, s);
+    const bool beside = L.vmap_planes && gpu_vmap_beside();
+    if (L.vmap_planes) { // the compact profile's maps: the transform imports the ranks; the maps
+        gpu_vmap_build(d, L, s); // are coded beside the transform and the group coding
+        gpu_vmap_code(d, np, gpu_side_fork(g, s, beside));
         gpu_mark(g, "value maps");
     }
     if (!L.level0_planes.empty()) { // images only for the planes without a transform
@@ -97,8 +99,10 @@ void run_device_encode(pcwt_gpu *g, Slot &sl)
         gpu_ec_encode(d, L.groups, nb, sl.ec_order.p, s);
         gpu_mark(g, "range coding");
     }
-    if (L.vmap_planes) // each plane's map before its groups
+    if (L.vmap_planes) { // each plane's map before its groups
+        gpu_side_join(g, s, beside);
         gpu_vmap_scan(d, np, s);
+    }
     gpu_group_offsets(d, L.groups, nb, sl.scan_tmp.p, sl.scan_tmp.cap, s);
     gpu_mark(g, "group sizes + scan");
     gpu_group_encode(d, L.groups, nb, s); // baseline records (profile 1: the raw-mode ones)

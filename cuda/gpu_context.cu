@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <new>
 #include <string>
 #include <thread>
@@ -73,7 +74,10 @@ pcwt_gpu::~pcwt_gpu()
         cudaEventDestroy(e);
     if (ev_start) cudaEventDestroy(ev_start);
     if (ev_stop) cudaEventDestroy(ev_stop);
-    for (cudaStream_t s : {stream, copy_in, copy_out})
+    for (cudaEvent_t e : {side_fork, side_join})
+        if (e)
+            cudaEventDestroy(e);
+    for (cudaStream_t s : {stream, copy_in, copy_out, side})
         if (s)
             cudaStreamDestroy(s);
 }
@@ -116,6 +120,29 @@ void gpu_wait_event(cudaEvent_t e)
     CUDA_CHECK(st);
 }
 
+bool gpu_vmap_beside()
+{
+    const char *e = std::getenv("PCWT_VMAP_SIDE");
+    return !e || std::strcmp(e, "0") != 0;
+}
+
+cudaStream_t gpu_side_fork(pcwt_gpu *g, cudaStream_t s, bool beside)
+{
+    if (!beside)
+        return s;
+    CUDA_CHECK(cudaEventRecord(g->side_fork, s));
+    CUDA_CHECK(cudaStreamWaitEvent(g->side, g->side_fork, 0));
+    return g->side;
+}
+
+void gpu_side_join(pcwt_gpu *g, cudaStream_t s, bool beside)
+{
+    if (!beside)
+        return;
+    CUDA_CHECK(cudaEventRecord(g->side_join, g->side));
+    CUDA_CHECK(cudaStreamWaitEvent(s, g->side_join, 0));
+}
+
 bool gpu_is_pinned(const void *ptr)
 {
     cudaPointerAttributes a{};
@@ -150,6 +177,9 @@ extern "C" pcwt_status pcwt_gpu_create(pcwt_gpu **out, int device, char *err, si
         CUDA_CHECK(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking));
         CUDA_CHECK(cudaStreamCreateWithFlags(&g->copy_in, cudaStreamNonBlocking));
         CUDA_CHECK(cudaStreamCreateWithFlags(&g->copy_out, cudaStreamNonBlocking));
+        CUDA_CHECK(cudaStreamCreateWithFlags(&g->side, cudaStreamNonBlocking));
+        CUDA_CHECK(cudaEventCreateWithFlags(&g->side_fork, cudaEventDisableTiming));
+        CUDA_CHECK(cudaEventCreateWithFlags(&g->side_join, cudaEventDisableTiming));
         // A thread waiting for a chunk sleeps after a short poll (gpu_wait_event) instead of
         // spinning: pcwt-recompress's coder and verifier threads would otherwise spin a core
         // each, which its readers and writers need.

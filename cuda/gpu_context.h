@@ -162,6 +162,10 @@ struct pcwt_gpu {
     cudaStream_t stream = nullptr;   // compute
     cudaStream_t copy_in = nullptr;  // host to device
     cudaStream_t copy_out = nullptr; // device to host
+    // Compute beside the compute stream: work forked from it (side_fork) and joined back
+    // (side_join) within one chunk's compute (the value maps' serial coding and reading).
+    cudaStream_t side = nullptr;
+    cudaEvent_t side_fork = nullptr, side_join = nullptr;
     cudaEvent_t ev_start = nullptr, ev_stop = nullptr;
     size_t total_mem = 0;
     size_t memory_budget = 0; // PCWT_GPU_MEMORY_BUDGET (bytes), 0: what the device has free
@@ -287,6 +291,13 @@ template <typename Run> double gpu_median_ms(pcwt_gpu *g, Slot &sl, int repeats,
 // as with a spin, then sleeps in the driver (the slots' events are BlockingSync), leaving the core
 // to the caller's other threads.
 void gpu_wait_event(cudaEvent_t e);
+// Whether the value maps' serial work runs on pcwt_gpu::side (PCWT_VMAP_SIDE=0: on the compute
+// stream, for measuring).
+bool gpu_vmap_beside();
+// Forks g->side from stream s (what is launched on the returned stream runs beside s until
+// gpu_side_join), or returns s itself when !beside.
+cudaStream_t gpu_side_fork(pcwt_gpu *g, cudaStream_t s, bool beside);
+void gpu_side_join(pcwt_gpu *g, cudaStream_t s, bool beside);
 
 // True for page-locked host memory (cudaMallocHost / cudaHostRegister): direct DMA, no staging.
 bool gpu_is_pinned(const void *ptr);

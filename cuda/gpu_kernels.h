@@ -58,16 +58,20 @@ void gpu_export_planes(const DeviceBatch &b, uint32_t count, uint32_t kind, uint
 
 // value_map_gpu.cu: the compact profile's value maps (docs/FORMAT.md Sec. 5.5), the twin of
 // codec/src/value_map.c. Encode, before the transform: each vmap plane's bitmap of its values,
-// then a thread per plane decides (pcwt_value_map_wanted_summary), codes the map and the ranks'
-// prefix that import_value reads; after gpu_group_sizes, the planes' map bytes scanned
-// (map_prefix, which gpu_group_offsets adds); after the group records, the maps copied in front
-// of them. Decode: a thread per mapped plane reads its map (before gpu_group_walk, which starts
-// after it); a refused map becomes the plane's error after the CRCs (gpu_vmap_refused); after the
-// inverse transform, ranks back to values in the planes' images.
+// then a thread per plane decides (pcwt_value_map_wanted_summary) and makes the ranks' prefix
+// that import_value reads; gpu_vmap_code codes the maps (any time after gpu_vmap_build); after
+// gpu_group_sizes and gpu_vmap_code, the planes' map bytes scanned (map_prefix, which
+// gpu_group_offsets adds); after the group records, the maps copied in front of them. Decode: a
+// thread per mapped plane reads its map's head (before gpu_group_walk, which starts after it),
+// gpu_vmap_read_values its values (any time after); a refused map becomes the plane's error
+// after the CRCs (gpu_vmap_refused, again once the values are read); after the inverse
+// transform, ranks back to values in the planes' images.
 void gpu_vmap_build(const DeviceBatch &b, const BatchLayout &L, cudaStream_t s);
+void gpu_vmap_code(const DeviceBatch &b, uint32_t plane_count, cudaStream_t s);
 void gpu_vmap_scan(const DeviceBatch &b, uint32_t plane_count, cudaStream_t s);
 void gpu_vmap_place(const DeviceBatch &b, uint32_t plane_count, cudaStream_t s);
 void gpu_vmap_read(const DeviceBatch &b, uint32_t plane_count, cudaStream_t s);
+void gpu_vmap_read_values(const DeviceBatch &b, uint32_t plane_count, cudaStream_t s);
 void gpu_vmap_refused(const DeviceBatch &b, uint32_t plane_count, cudaStream_t s);
 void gpu_vmap_values(const DeviceBatch &b, const BatchLayout &L, cudaStream_t s);
 
@@ -152,11 +156,24 @@ void gpu_ec_encode(const DeviceBatch &b, uint64_t groups, uint32_t band_count, v
 void gpu_ec_pack(const DeviceBatch &b, uint64_t groups, cudaStream_t s);
 // The steps' groups (b.step_groups, step_first[0..steps] on the host), each step's ordered by
 // decreasing range-coder stream length so that groups of like length share a warp; buf holds
-// gpu_order_bytes(groups). Returns the list (in buf, or b.step_groups).
+// gpu_order_bytes(groups). Returns the list (in buf, or b.step_groups). raw: set nonzero when a
+// step holds a raw-mode record (none: not asked).
 const uint32_t *gpu_ec_order(const DeviceBatch &b, const uint32_t *step_first, uint32_t steps,
-                             void *buf, cudaStream_t s);
+                             void *buf, cudaStream_t s, uint32_t *raw = nullptr);
+// One step's range-coded groups; only_if_raw: decode only when *only_if_raw is nonzero (the
+// pipelined launch took the batch otherwise).
 void gpu_ec_decode(const DeviceBatch &b, const uint32_t *dev_groups, uint32_t group_count,
-                   uint32_t band_count, cudaStream_t s);
+                   uint32_t band_count, cudaStream_t s, const uint32_t *only_if_raw = nullptr);
+// Lanes per group that gpu_ec_decode gives a step of group_count groups.
+uint32_t gpu_ec_decode_spread(uint32_t group_count);
+// group_coder_ec_pipe_gpu.cu: all steps in one launch, the levels overlapping (PCWT_EC_PIPE=1
+// and even group sizes: gpu_ec_pipe_wanted). pipe: gpu_ec_pipe_bytes, zeroed before gpu_ec_order,
+// whose raw flag is pipe[0]; list, list_first: gpu_ec_order's list and the steps' offsets in it.
+void gpu_ec_pipe_init();
+bool gpu_ec_pipe_wanted(const BatchLayout &L);
+size_t gpu_ec_pipe_bytes(const BatchLayout &L);
+void gpu_ec_decode_pipe(const DeviceBatch &b, const uint32_t *list, const uint32_t *list_first,
+                        uint32_t steps, uint32_t band_count, uint32_t *pipe, cudaStream_t s);
 
 // compare_gpu.cu (pcwt_verify_batch): result[f] = the first byte where frame f's samples in
 // decoded and expected differ (both at the frame's sample_off), UINT64_MAX where they do not;

@@ -20,11 +20,11 @@ __constant__ uint16_t c_init[PCWT_EC_CLASSES][PCWT_EC_CONTEXTS];
 __global__ void __launch_bounds__(EC_THREADS, 8) ec_decode(
     const uint32_t *step_groups, uint32_t n, uint32_t spread, const GpuBand *bands,
     uint32_t band_count, const GpuPlane *planes, GpuPlaneState *state, const GpuGroup *groups,
-    const uint8_t *__restrict__ stream, int32_t *i32, int8_t *i8)
+    const uint8_t *__restrict__ stream, int32_t *i32, int8_t *i8, const uint32_t *only_if_raw)
 {
     __shared__ pcwt_bit_model models[PCWT_EC_ALL * EC_THREADS];
     const uint32_t t = blockIdx.x * EC_THREADS + threadIdx.x, k = t / spread;
-    if (t % spread || k >= n)
+    if (t % spread || k >= n || (only_if_raw && !*only_if_raw))
         return;
     const uint64_t g = step_groups[k];
     const GpuGroup grp = groups[g];
@@ -66,13 +66,16 @@ __global__ void __launch_bounds__(EC_THREADS, 8) ec_decode(
 
 // Sort keys of the steps' groups: the step in the high bits, so that each step keeps its place in
 // the list, then the range-coder stream's length, longest first (raw-mode groups last).
+// raw (when asked): set where a step holds a raw-mode record.
 __global__ void ec_order_keys(const uint32_t *ids, uint32_t first, uint32_t n, uint32_t step,
-                              const GpuGroup *groups, uint32_t *keys)
+                              const GpuGroup *groups, uint32_t *keys, uint32_t *raw)
 {
     const uint32_t i = blockIdx.x * 256 + threadIdx.x;
     if (i >= n)
         return;
     const GpuGroup grp = groups[ids[first + i]];
+    if (raw && !grp.entropy)
+        *raw = 1;
     const uint32_t len = grp.entropy ? min(grp.alen, 0xFFFFu) : 0u;
     keys[first + i] = step << 16 | (0xFFFFu - len);
 }
@@ -90,7 +93,7 @@ uint64_t gpu_ec_decode_lanes()
 } // namespace
 
 const uint32_t *gpu_ec_order(const DeviceBatch &b, const uint32_t *step_first, uint32_t steps,
-                             void *buf, cudaStream_t s)
+                             void *buf, cudaStream_t s, uint32_t *raw)
 {
     const uint32_t n = step_first[steps];
     if (!n)
@@ -101,7 +104,7 @@ const uint32_t *gpu_ec_order(const DeviceBatch &b, const uint32_t *step_first, u
         const uint32_t m = step_first[st + 1] - step_first[st];
         if (m)
             ec_order_keys<<<gpu_blocks(m, 256), 256, 0, s>>>(b.step_groups, step_first[st], m, st,
-                                                             b.groups, o.keys[0]);
+                                                             b.groups, o.keys[0], raw);
         CUDA_CHECK_LAUNCH();
     }
     int bits = 16;
@@ -117,21 +120,28 @@ void gpu_ec_decode_init()
     // of the L1, so that as many blocks as possible share an SM.
     CUDA_CHECK(cudaFuncSetAttribute(ec_decode, cudaFuncAttributePreferredSharedMemoryCarveout,
                                     int(cudaSharedmemCarveoutMaxShared)));
+    gpu_ec_pipe_init();
 }
 
-void gpu_ec_decode(const DeviceBatch &b, const uint32_t *dev_groups, uint32_t group_count,
-                   uint32_t band_count, cudaStream_t s)
+uint32_t gpu_ec_decode_spread(uint32_t group_count)
 {
-    if (!group_count)
-        return;
-    // Lanes per group: as many as keep the step within the lanes the device holds at once, up to
-    // a warp each.
+    // as many lanes per group as keep the step within the lanes the device holds at once, up to
+    // a warp each
     const uint64_t lanes = gpu_ec_decode_lanes();
     uint32_t spread = 1;
     while (spread < 32 && uint64_t(group_count) * spread * 2 <= lanes)
         spread *= 2;
+    return spread;
+}
+
+void gpu_ec_decode(const DeviceBatch &b, const uint32_t *dev_groups, uint32_t group_count,
+                   uint32_t band_count, cudaStream_t s, const uint32_t *only_if_raw)
+{
+    if (!group_count)
+        return;
+    const uint32_t spread = gpu_ec_decode_spread(group_count);
     ec_decode<<<gpu_blocks(uint64_t(group_count) * spread, EC_THREADS), EC_THREADS, 0, s>>>(
         dev_groups, group_count, spread, b.bands, band_count, b.planes, b.state, b.groups, b.stream,
-        b.i32, b.i8);
+        b.i32, b.i8, only_if_raw);
     CUDA_CHECK_LAUNCH();
 }

@@ -5,12 +5,15 @@
 // places every group; then a block per group writes its record: each thread codes a few
 // consecutive elements, a block scan gives each thread its bit offset, the bits are OR-ed into a
 // shared-memory word buffer and copied out as bytes (long groups in chunks, carrying the partial
-// byte). Decode: a thread per plane walks the length words to locate the groups, then, level by
+// byte). Decode: a block per plane walks the length words to locate the groups, then, level by
 // level from the top, a thread per group decodes its elements (parents first).
 #include "gpu_block_bits.h"
 #include "gpu_check.h"
 #include "gpu_groups.h"
 #include "gpu_kernels.h"
+
+#include <cstdlib>
+#include <cstring>
 
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_scan.cuh>
@@ -184,20 +187,58 @@ __global__ void __launch_bounds__(ENC_THREADS) group_encode(
     out_bits.finish(dst);
 }
 
-// Decode: locate every group of a plane by walking its length words or LEB128 headers (a thread
-// per plane). When a record runs past the payload, it and the groups after it are left empty
-// (no bytes), so that the CRC kernels read nothing outside the payload; the plane is flagged.
-__global__ void group_walk(const GpuPlane *planes, uint32_t count, GpuPlaneState *state,
-                           const uint8_t *stream, GpuGroup *groups)
+// The second warp of a walk's block: the payload's lines loaded into L1 up to WALK_AHEAD bytes
+// ahead of the walk (*at: where it is), so that each record's header is there when the walk
+// reaches it instead of a memory latency away.
+constexpr uint64_t WALK_AHEAD = 64u << 10;
+__device__ void walk_ahead(const uint8_t *stream, uint64_t from, uint64_t end, const volatile uint64_t *at,
+                           const volatile int *done, volatile uint32_t *sink)
 {
-    const uint32_t pi = blockIdx.x * blockDim.x + threadIdx.x;
+    const uint32_t lane = threadIdx.x & 31;
+    uint64_t line = (from & ~uint64_t(127)) + 128u * lane; // lane k: every 32nd line from the k-th
+    uint32_t acc = 0;
+    while (!*done && line < end) {
+        const uint64_t until = *at + WALK_AHEAD;
+        for (int k = 0; k < 4 && line < end && line < until; k++, line += 32u * 128u)
+            acc += __ldg(reinterpret_cast<const unsigned int *>(stream + line));
+        if (line >= until)
+            __nanosleep(256);
+    }
+    if (acc == 0x9E3779B9u) // keeps the loads
+        *sink = acc;
+}
+
+// Decode: locate every group of a plane by walking its length words or LEB128 headers (a block
+// per plane: its first thread walks, its second warp loads ahead, unless ahead is 0). When a record
+// runs past the payload, it and the groups after it are left empty (no bytes), so that the CRC
+// kernels read nothing outside the payload; the plane is flagged.
+__global__ void group_walk(const GpuPlane *planes, uint32_t count, GpuPlaneState *state,
+                           const uint8_t *stream, GpuGroup *groups, int ahead)
+{
+    __shared__ volatile uint64_t s_at;
+    __shared__ volatile int s_done;
+    __shared__ volatile uint32_t s_sink;
+    const uint32_t pi = blockIdx.x;
     if (pi >= count)
         return;
     const GpuPlane p = planes[pi];
     uint64_t pos = p.payload_off + (p.vmap ? state[pi].map_len : 0); // the groups follow the map
     const uint64_t end = p.payload_off + p.payload_len;
+    if (threadIdx.x == 0) {
+        s_at = pos;
+        s_done = 0;
+    }
+    __syncthreads();
+    if (threadIdx.x >= 32) {
+        if (ahead)
+            walk_ahead(stream, pos, end, &s_at, &s_done, &s_sink);
+        return;
+    }
+    if (threadIdx.x)
+        return;
     bool bad = p.vmap && state[pi].map_refused; // its groups left empty, its error after the CRC's
     for (uint64_t g = p.group_first; g < p.group_first + p.group_count; g++) {
+        s_at = pos;
         GpuGroup grp{};
         grp.offset = pos;
         if (!bad && p.profile == PCWT_PROFILE_ENTROPY) {
@@ -225,6 +266,7 @@ __global__ void group_walk(const GpuPlane *planes, uint32_t count, GpuPlaneState
         groups[g] = grp;
         pos += grp.bytes;
     }
+    s_done = 1;
     if (p.vmap && state[pi].map_refused)
         return;
     if (bad)
@@ -462,8 +504,11 @@ void gpu_group_encode(const DeviceBatch &b, uint64_t groups, uint32_t band_count
 
 void gpu_group_walk(const DeviceBatch &b, uint32_t plane_count, cudaStream_t s)
 {
-    group_walk<<<gpu_blocks(plane_count, 128), 128, 0, s>>>(b.planes, plane_count, b.state, b.stream,
-                                                        b.groups);
+    if (!plane_count)
+        return;
+    const char *e = std::getenv("PCWT_WALK_AHEAD"); // 0: no loads ahead, for measuring
+    const int ahead = !e || std::strcmp(e, "0") != 0;
+    group_walk<<<plane_count, 64, 0, s>>>(b.planes, plane_count, b.state, b.stream, b.groups, ahead);
     CUDA_CHECK_LAUNCH();
 }
 

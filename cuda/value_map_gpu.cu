@@ -2,10 +2,13 @@
 // twin of codec/src/value_map.c: the format's rules (the decision, the gaps' binarisation and
 // models, the map's header, the reader's checks) are value_map.h's inline functions, shared with
 // the CPU. Encode: the bitmap of each plane's values (atomics over its samples), then a thread per
-// plane counts them, decides, codes the map into the map arena and leaves the rank prefix that
-// import_value (samples_gpu.h) reads while the transform imports the plane; the maps' bytes are
-// scanned into each plane's place and copied in front of its group records. Decode: a thread per
-// mapped plane reads its map, and after the inverse transform the ranks go back to values.
+// plane counts them, decides and leaves the rank prefix that import_value (samples_gpu.h) reads
+// while the transform imports the plane; a thread per mapped plane codes its map into the map
+// arena (gpu_vmap_code: the caller may run it beside the transform and the group coding); the
+// maps' bytes are scanned into each plane's place and copied in front of its group records.
+// Decode: a thread per mapped plane reads its map's head (where its groups start), then its values
+// (gpu_vmap_read_values: beside the group decoding), and after the inverse transform the ranks go
+// back to values.
 #include "gpu_check.h"
 #include "gpu_kernels.h"
 #include "plane_tiles_gpu.h"
@@ -54,9 +57,10 @@ __device__ uint32_t mapped_plane_of_thread(const GpuPlane *planes, uint32_t coun
     return pi < count && planes[pi].vmap ? pi : count;
 }
 
-// A thread per plane: the summary, the decision, the coded map and the rank prefix.
-__global__ void make_maps(const GpuPlane *planes, uint32_t count, GpuPlaneState *state, uint32_t *vmap,
-                          uint8_t *vmap_bytes)
+// A thread per plane: the summary, the decision and the rank prefix; the flag word says that the
+// plane is mapped (its import reads ranks). A map that then does not fit its room sends its frame
+// to the CPU (map_cpu), whatever the GPU made of it.
+__global__ void decide_maps(const GpuPlane *planes, uint32_t count, GpuPlaneState *state, uint32_t *vmap)
 {
     const uint32_t pi = mapped_plane_of_thread(planes, count);
     if (pi == count)
@@ -82,23 +86,40 @@ __global__ void make_maps(const GpuPlane *planes, uint32_t count, GpuPlaneState 
     const bool wanted = p.vmap == 2 ? n >= 1 : pcwt_value_map_wanted_summary(n, first, last, max_step) != 0;
     if (!wanted)
         return;
-    uint8_t *dst = vmap_bytes + p.vmap_bytes_at;
     if (p.vmap_cap < PCWT_VMAP_HEAD_MAX) {
         state[pi].map_cpu = 1;
         return;
     }
+    *flag = 1;
+}
+
+// A thread per mapped plane: its map coded into the map arena.
+__global__ void code_maps(const GpuPlane *planes, uint32_t count, GpuPlaneState *state,
+                          const uint32_t *vmap, uint8_t *vmap_bytes)
+{
+    const uint32_t pi = mapped_plane_of_thread(planes, count);
+    if (pi == count)
+        return;
+    const GpuPlane p = planes[pi];
+    const uint32_t *flag = vmap + p.vmap_at, *bits = flag + 1, *prefix = bits + p.vmap_words;
+    if (!*flag)
+        return;
+    const uint32_t n = prefix[p.vmap_words - 1] + __popc(bits[p.vmap_words - 1]); // at least one
+    uint8_t *dst = vmap_bytes + p.vmap_bytes_at;
     pcwt_bit_model models[PCWT_VMAP_MODELS];
     pcwt_vmap_models_init(models);
     pcwt_rc_enc rc;
     pcwt_rc_enc_init(&rc, dst + PCWT_VMAP_HEAD_MAX, size_t(p.vmap_cap - PCWT_VMAP_HEAD_MAX));
     uint32_t ctx = 1;
     bool started = false;
-    int32_t prev = 0;
+    int32_t prev = 0, first = 0;
     for_each_value(bits, p.vmap_words, p.vmap_base, [&](int32_t v) {
         if (started) {
             const uint32_t g = uint32_t(v - prev) - 1u;
             pcwt_vmap_put_gap(&rc, models, ctx, g);
             ctx = g != 0;
+        } else {
+            first = v;
         }
         started = true;
         prev = v;
@@ -110,7 +131,6 @@ __global__ void make_maps(const GpuPlane *planes, uint32_t count, GpuPlaneState 
     }
     state[pi].map_len = uint32_t(pcwt_vmap_put_head(dst, n, first, alen));
     state[pi].mapped = 1;
-    *flag = 1;
 }
 
 // map_prefix[i] = the map bytes of planes 0..i (one block).
@@ -146,12 +166,14 @@ __global__ void place_maps(const GpuPlane *planes, const GpuPlaneState *state, c
         to[k] = from[k];
 }
 
-// Decode: a thread per mapped plane reads its map from the start of its payload.
+// Decode: a thread per mapped plane reads its map's head from the start of its payload (values:
+// the map's values too, once the heads are read).
+template <bool values>
 __global__ void read_maps(const GpuPlane *planes, uint32_t count, GpuPlaneState *state, const uint8_t *stream,
                           uint32_t *vmap)
 {
     const uint32_t pi = mapped_plane_of_thread(planes, count);
-    if (pi == count)
+    if (pi == count || (values && !state[pi].mapped))
         return;
     const GpuPlane p = planes[pi];
     const uint8_t *src = stream + p.payload_off;
@@ -161,12 +183,14 @@ __global__ void read_maps(const GpuPlane *planes, uint32_t count, GpuPlaneState 
     int why = pcwt_vmap_read_head(src, size_t(p.payload_len), uint64_t(p.rows) * p.cols, &n, &first, &alen, &pos);
     if (why == PCWT_VMAP_OK && n > p.vmap_cap)
         why = PCWT_VMAP_BAD_COUNT;
-    if (why == PCWT_VMAP_OK)
+    if (values && why == PCWT_VMAP_OK)
         why = pcwt_vmap_read_values(src + pos, alen, n, first, reinterpret_cast<int32_t *>(vmap + p.vmap_at));
     if (why != PCWT_VMAP_OK) {
         state[pi].map_refused = 1;
         return;
     }
+    if (values)
+        return;
     state[pi].map_len = uint32_t(pos + alen);
     state[pi].map_count = n;
     state[pi].mapped = 1;
@@ -232,7 +256,15 @@ void gpu_vmap_build(const DeviceBatch &b, const BatchLayout &L, cudaStream_t s)
     });
     // A block (a warp) per plane: the planes' loops differ, and lanes of one warp would run them
     // one after the other.
-    make_maps<<<np, 1, 0, s>>>(b.planes, np, b.state, b.vmap, b.vmap_bytes);
+    decide_maps<<<np, 1, 0, s>>>(b.planes, np, b.state, b.vmap);
+    CUDA_CHECK_LAUNCH();
+}
+
+void gpu_vmap_code(const DeviceBatch &b, uint32_t plane_count, cudaStream_t s)
+{
+    if (!plane_count)
+        return;
+    code_maps<<<plane_count, 1, 0, s>>>(b.planes, plane_count, b.state, b.vmap, b.vmap_bytes); // as decide_maps
     CUDA_CHECK_LAUNCH();
 }
 
@@ -254,7 +286,15 @@ void gpu_vmap_read(const DeviceBatch &b, uint32_t plane_count, cudaStream_t s)
 {
     if (!plane_count)
         return;
-    read_maps<<<plane_count, 1, 0, s>>>(b.planes, plane_count, b.state, b.stream, b.vmap); // as make_maps
+    read_maps<false><<<plane_count, 1, 0, s>>>(b.planes, plane_count, b.state, b.stream, b.vmap); // as decide_maps
+    CUDA_CHECK_LAUNCH();
+}
+
+void gpu_vmap_read_values(const DeviceBatch &b, uint32_t plane_count, cudaStream_t s)
+{
+    if (!plane_count)
+        return;
+    read_maps<true><<<plane_count, 1, 0, s>>>(b.planes, plane_count, b.state, b.stream, b.vmap);
     CUDA_CHECK_LAUNCH();
 }
 

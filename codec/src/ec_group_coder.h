@@ -35,6 +35,17 @@
 
 /* ---- decoder -------------------------------------------------------------------------------- */
 
+/* Hooks of the group decoder before and after each row x of a group (b: the band view it was
+ * given). Nothing, except in the GPU decoder that overlaps the levels
+ * (cuda/group_coder_ec_pipe_gpu.cu), which waits there for the parent rows that row x reads and
+ * tells the group's children how far it has come. */
+#ifndef PCWT_EC_ROW_BEGIN
+#define PCWT_EC_ROW_BEGIN(b, x) ((void)0)
+#endif
+#ifndef PCWT_EC_ROW_END
+#define PCWT_EC_ROW_END(b, x) ((void)0)
+#endif
+
 /* MSB-first reader of a group's raw stream: zero bits past the end. */
 typedef struct pcwt_ec_raw_reader {
 #ifdef __CUDA_ARCH__
@@ -310,6 +321,7 @@ static PCWT_EC_INLINE PCWT_HD int pcwt_ec_decode_group(const pcwt_ec_band *b, co
     pcwt_ec_raw_reader raw;
     pcwt_ec_raw_init(&raw, rs, rlen);
     for (uint32_t x = g->gx; x < g->xe; x++) {
+        PCWT_EC_ROW_BEGIN(b, x);
         int8_t *const mrow = mqd + (ptrdiff_t)x * mcols;
         const int8_t *const prow = parent ? parent + (ptrdiff_t)(x / 2) * pcols : NULL;
         int32_t *const c0 = coef + (ptrdiff_t)(2 * x) * cols, *const c1 = c0 + cols;
@@ -387,6 +399,7 @@ static PCWT_EC_INLINE PCWT_HD int pcwt_ec_decode_group(const pcwt_ec_band *b, co
             sl0 = s1;
             sl1 = s3;
         }
+        PCWT_EC_ROW_END(b, x);
         if (pcwt_ec_raw_pos(&raw, rs) > 8 * (uint64_t)rlen)
             return 0; /* stops a hostile group early */
     }

@@ -11,6 +11,13 @@
 #include <stdint.h>
 
 #ifdef __CUDA_ARCH__
+/* How the words are loaded: through the read-only cache, unless a decoder whose streams are
+ * written by other threads in the same launch (cuda/group_coder_ec_pipe_gpu.cu: parent MQDs)
+ * defines it before this header (__ldcg: past L1). */
+#ifndef PCWT_GPU_WORDS_LOAD
+#define PCWT_GPU_WORDS_LOAD __ldg
+#endif
+
 /* A GPU thread waits for every load at its first use, and the lanes of a warp that branch apart
  * run one after the other. So the GPU decoder reads its streams in aligned 32-bit words, each
  * loaded a word ahead of its use: ahead is the word at q, amask the mask of its bytes before end
@@ -29,7 +36,7 @@ static inline __device__ void pcwt_gpu_words_load(pcwt_gpu_words *w)
     const ptrdiff_t left = w->end - w->q;
     uint32_t v = 0;
     if (left > 0)
-        v = __ldg((const unsigned int *)w->q);
+        v = PCWT_GPU_WORDS_LOAD((const unsigned int *)w->q);
     w->ahead = v;
     w->amask = left >= 4 ? 0xFFFFFFFFu : left <= 0 ? 0u : (1u << (8 * (uint32_t)left)) - 1u;
 }

@@ -1,0 +1,180 @@
+// GPU tests of the entropy decode with the levels overlapping (group_coder_ec_pipe_gpu.cu,
+// PCWT_EC_PIPE=1) against the decode a launch per step: batches of the entropy and compact
+// profiles with 6, 3, 1 and 0 levels, even and odd group sizes (odd ones keep the step launches),
+// smooth frames (every group range-coded: the overlapped decode) beside noisy ones (raw-mode
+// groups: the step launches take the batch), must give every sample back both ways; damaged
+// codestreams (CRCs recomputed) must get the same verdict and, when accepted, the same samples,
+// and must not hang a decode. Label "gpu"; skipped, saying why, without a device.
+#include <gtest/gtest.h>
+
+#include "gpu_test_util.h"
+#include "recrc.h"
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+namespace {
+
+// The environment switch for the decodes of one scope.
+struct PipeSwitch {
+    explicit PipeSwitch(bool on) { setenv("PCWT_EC_PIPE", on ? "1" : "0", 1); }
+    ~PipeSwitch() { unsetenv("PCWT_EC_PIPE"); }
+};
+
+pcwt_encoder *cpu_encoder(pcwt_profile profile, uint32_t levels, uint32_t gr, uint32_t gc)
+{
+    pcwt_encoder *e = pcwt_encoder_create();
+    pcwt_encode_params p;
+    pcwt_encode_params_default(&p);
+    p.backend = PCWT_BACKEND_CPU;
+    p.profile = profile;
+    p.levels = levels;
+    p.group_rows = gr;
+    p.group_cols = gc;
+    p.min_ll = 1;
+    EXPECT_EQ(pcwt_encoder_set_params(e, &p), PCWT_OK) << pcwt_encoder_last_error(e);
+    return e;
+}
+
+// 16-bit signed CT-like samples: a smooth field (noise of the given amplitude), a flat border.
+std::vector<uint8_t> ct_like(const pcwt_image_desc &d, Rng &rng, uint32_t noise)
+{
+    std::vector<uint8_t> img(pcwt_image_size(&d));
+    for (uint32_t i = 0; i < d.height; i++)
+        for (uint32_t j = 0; j < d.width; j++) {
+            int v = -1024;
+            if (i > d.height / 8 && j > d.width / 10)
+                v = int((i * 7 + j * 3) % 900) - 200 + int(noise ? rng.next() % noise : 0);
+            const int16_t w = int16_t(v);
+            std::memcpy(&img[2 * (size_t(i) * d.width + j)], &w, 2);
+        }
+    return img;
+}
+
+// One GPU batch decode; the statuses and the samples (destinations start as 0xEE).
+pcwt_status decode_batch(pcwt_decoder *d, const std::vector<std::vector<uint8_t>> &streams,
+                         const std::vector<size_t> &sizes, std::vector<std::vector<uint8_t>> &out,
+                         std::vector<pcwt_status> &st)
+{
+    out.clear();
+    std::vector<pcwt_decode_job> jobs;
+    for (size_t i = 0; i < streams.size(); i++)
+        out.emplace_back(sizes[i], 0xEE);
+    for (size_t i = 0; i < streams.size(); i++)
+        jobs.push_back({streams[i].data(), streams[i].size(), out[i].data(), out[i].size(), PCWT_OK});
+    const pcwt_status s = pcwt_decode_batch(d, jobs.data(), jobs.size());
+    st.clear();
+    for (const pcwt_decode_job &j : jobs)
+        st.push_back(j.status);
+    return s;
+}
+
+struct Set {
+    std::vector<std::vector<uint8_t>> imgs, streams;
+    std::vector<size_t> sizes;
+};
+
+// Frames of each profile, level count and group size; noise: the amplitude of every third frame's
+// noise (4000: raw-mode groups), 0 for none.
+Set make_set(uint32_t noise, uint64_t seed)
+{
+    Set s;
+    Rng rng(seed);
+    const uint32_t levels[] = {6, 3, 1, 0, 6, 6};
+    const uint32_t sizes[][2] = {{512, 512}, {300, 200}, {96, 64}, {37, 91}, {640, 480}, {1000, 7}};
+    const uint32_t groups[][2] = {{64, 16}, {8, 8}, {32, 32}, {64, 16}, {16, 64}, {7, 9}};
+    for (int k = 0; k < 12; k++) {
+        const uint32_t *sz = sizes[k % 6], *g = groups[(k + k / 6) % 6];
+        pcwt_image_desc d{sz[0], sz[1], 1, 16, 16, 1, 0};
+        pcwt_encoder *e = cpu_encoder(k % 2 ? PCWT_PROFILE_COMPACT : PCWT_PROFILE_ENTROPY,
+                                      levels[(k + k / 6) % 6], g[0], g[1]);
+        s.imgs.push_back(ct_like(d, rng, k % 3 == 0 ? noise : 0));
+        s.streams.push_back(encode_with(e, d, s.imgs.back()));
+        s.sizes.push_back(s.imgs.back().size());
+        pcwt_encoder_destroy(e);
+    }
+    return s;
+}
+
+void expect_both_ways_exact(const Set &s)
+{
+    pcwt_decoder *d = test_decoder(PCWT_BACKEND_GPU);
+    for (bool on : {false, true}) {
+        PipeSwitch sw(on);
+        std::vector<std::vector<uint8_t>> out;
+        std::vector<pcwt_status> st;
+        ASSERT_EQ(decode_batch(d, s.streams, s.sizes, out, st), PCWT_OK) << pcwt_decoder_last_error(d);
+        for (size_t i = 0; i < s.imgs.size(); i++)
+            EXPECT_TRUE(out[i] == s.imgs[i]) << "frame " << i << (on ? ", levels overlapping" : "");
+        // the same frames one at a time (the one-frame path)
+        for (size_t i = 0; i < s.imgs.size(); i++) {
+            std::vector<uint8_t> one(s.sizes[i], 0xEE);
+            ASSERT_EQ(pcwt_decode(d, s.streams[i].data(), s.streams[i].size(), one.data(), one.size()),
+                      PCWT_OK) << pcwt_decoder_last_error(d);
+            EXPECT_TRUE(one == s.imgs[i]) << "frame " << i << " alone" << (on ? ", levels overlapping" : "");
+        }
+    }
+    pcwt_decoder_destroy(d);
+}
+
+TEST(GpuEcPipe, SmoothBatchesExactBothWays)
+{
+    SKIP_WITHOUT_GPU();
+    expect_both_ways_exact(make_set(0, 3));
+}
+
+TEST(GpuEcPipe, BatchesWithRawGroupsExactBothWays)
+{
+    SKIP_WITHOUT_GPU();
+    expect_both_ways_exact(make_set(4000, 5));
+}
+
+// Damaged payloads of smooth frames in one batch: the overlapped decode reaches the step
+// launches' verdict on each, and their samples where both accept.
+TEST(GpuEcPipe, DamagedStreamsSameVerdicts)
+{
+    SKIP_WITHOUT_GPU();
+    const Set s = make_set(0, 7);
+    pcwt_decoder *d = test_decoder(PCWT_BACKEND_GPU);
+    Rng rng(11);
+    int rejected = 0, accepted = 0;
+    for (int round = 0; round < 4; round++) {
+        std::vector<std::vector<uint8_t>> bad;
+        std::vector<size_t> sizes;
+        for (size_t i = 0; i < s.streams.size(); i++)
+            for (int t = 0; t < 4; t++) {
+                std::vector<uint8_t> cs = s.streams[i];
+                pcwt_header_info info;
+                ASSERT_EQ(pcwt_read_header(cs.data(), cs.size(), &info), PCWT_OK);
+                const size_t payload = cs.size() - info.header_length;
+                if (!payload)
+                    continue;
+                cs[info.header_length + rng.next() % payload] ^= uint8_t(1 + rng.next() % 255);
+                fix_crcs(cs, info);
+                bad.push_back(cs);
+                sizes.push_back(s.sizes[i]);
+            }
+        std::vector<std::vector<uint8_t>> out[2];
+        std::vector<pcwt_status> st[2];
+        for (int on = 0; on < 2; on++) {
+            PipeSwitch sw(on != 0);
+            decode_batch(d, bad, sizes, out[on], st[on]);
+        }
+        for (size_t k = 0; k < bad.size(); k++) {
+            EXPECT_EQ(st[0][k] == PCWT_OK, st[1][k] == PCWT_OK) << "round " << round << " stream " << k;
+            if (st[0][k] == PCWT_OK && st[1][k] == PCWT_OK) {
+                EXPECT_TRUE(out[0][k] == out[1][k]) << "round " << round << " stream " << k;
+                accepted++;
+            } else {
+                rejected++;
+            }
+        }
+    }
+    EXPECT_GT(rejected, 20); // both verdicts occur, or the test proves little
+    EXPECT_GT(accepted, 5);
+    pcwt_decoder_destroy(d);
+}
+
+} // namespace
