@@ -33,12 +33,13 @@ inline pcwt_status set_encoder_options(pcwt_encoder *enc, const EncoderOptions &
 inline bool encoder_params(const pcwt_encoder *enc, pcwt_encode_params *p)
 {
     pcwt_encode_params_default(p);
-    int64_t v[12] = {};
-    const pcwt_option o[12] = {PCWT_OPT_CODEC,       PCWT_OPT_PROFILE,          PCWT_OPT_LEVELS,
+    int64_t v[14] = {};
+    const pcwt_option o[14] = {PCWT_OPT_CODEC,       PCWT_OPT_PROFILE,          PCWT_OPT_LEVELS,
                                PCWT_OPT_GROUP_ROWS,  PCWT_OPT_GROUP_COLS,       PCWT_OPT_MIN_LL,
                                PCWT_OPT_COLOUR_TRANSFORM, PCWT_OPT_LOW_BITS,   PCWT_OPT_LIFTING_ORDER,
-                               PCWT_OPT_JPEGLS_INTERLEAVE, PCWT_OPT_JPEGLS_RESTART, PCWT_OPT_BACKEND};
-    for (int i = 0; i < 12; ++i)
+                               PCWT_OPT_JPEGLS_INTERLEAVE, PCWT_OPT_JPEGLS_RESTART, PCWT_OPT_BACKEND,
+                               PCWT_OPT_VALUE_MAP,   PCWT_OPT_LEVEL1_FILTER};
+    for (int i = 0; i < 14; ++i)
         if (pcwt_encoder_get_option(enc, o[i], &v[i]) != PCWT_OK)
             return false;
     p->codec = static_cast<pcwt_codec>(v[0]);
@@ -53,6 +54,8 @@ inline bool encoder_params(const pcwt_encoder *enc, pcwt_encode_params *p)
     p->jpegls_interleave = static_cast<uint32_t>(v[9]);
     p->jpegls_restart_interval = static_cast<uint32_t>(v[10]);
     p->backend = static_cast<pcwt_backend>(v[11]);
+    p->value_map = static_cast<pcwt_value_map_mode>(v[12]);
+    p->level1_filter = static_cast<pcwt_level1_filter>(v[13]);
     return true;
 }
 
