@@ -187,7 +187,7 @@ TEST(GpuJpegls, BatchMixingFramesAndErrors)
 std::vector<uint8_t> large_image(const pcwt_image_desc &d, Rng &rng, int kind)
 {
     std::vector<uint8_t> img(pcwt_image_size(&d));
-    const uint32_t mask = (1u << d.bits_stored) - 1, amask = (1u << d.bits_allocated) - 1;
+    const uint32_t mask = (1u << d.bits_stored) - 1;
     const size_t n = img.size() / (d.bits_allocated / 8);
     for (size_t k = 0; k < n; k++) {
         const uint32_t px = uint32_t(k / d.components), i = px / d.width, j = px % d.width;
@@ -201,16 +201,7 @@ std::vector<uint8_t> large_image(const pcwt_image_desc &d, Rng &rng, int kind)
                 v = mask - (v & mask);
         } else
             v = rng.next() % 97 == 0 ? rng.next() : (i / 50) * 3;
-        v &= mask;
-        if (d.is_signed && (v >> (d.bits_stored - 1)))
-            v |= ~mask;
-        v &= amask;
-        if (d.bits_allocated == 8) {
-            img[k] = uint8_t(v);
-        } else {
-            const uint16_t w = uint16_t(v);
-            std::memcpy(&img[2 * k], &w, 2);
-        }
+        store_sample(img, d, k, sample_word(d, v & mask));
     }
     return img;
 }
