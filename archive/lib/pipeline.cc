@@ -171,7 +171,8 @@ void connectStages(Run& run)
 
 /** with GPU coders: each batch coder codes and each verifier verifies a small frame, all at once,
  *  so that the handles' device state (and a second GPU's context) is made before the first batch
- *  instead of in its call (p.warm)
+ *  instead of in its call (p.warm). The verifiers' codestream is coded on the CPU first (a few
+ *  ms), so that they warm beside the coders, not after them.
  */
 void warmDevices(Run& run)
 {
@@ -180,18 +181,24 @@ void warmDevices(Run& run)
   std::vector<std::uint16_t> samples(std::size_t(desc.width) * desc.height);
   for (std::size_t k = 0; k < samples.size(); ++k)
     samples[k] = static_cast<std::uint16_t>((k * 7 + (k / desc.width) * 13) & 0xfff);
-  std::vector<std::vector<unsigned char> > codestreams(run.coders.size());
+  std::vector<unsigned char> cs;
+  std::string error;
+  if (pcwt_encoder *cpu = makeEncoder(run.p.coding.get(), PCWT_BACKEND_CPU, 0, error))
+  {
+    cs.resize(static_cast<std::size_t>(pcwt_encode_bound(&desc)));
+    size_t written = 0;
+    if (cs.empty() || pcwt_encode(cpu, &desc, samples.data(), samples.size() * sizeof(std::uint16_t), cs.data(),
+                                  cs.size(), &written) != PCWT_OK || written > cs.size())
+      written = 0;
+    cs.resize(written);
+    pcwt_encoder_destroy(cpu);
+  }
   std::vector<std::thread> threads;
   for (std::size_t c = 0; c < run.coders.size(); ++c)
-    threads.emplace_back([&run, &codestreams, &desc, &samples, c]() { codestreams[c] = run.coders[c]->warm(desc, samples); });
-  for (std::thread& t : threads) t.join();
-  threads.clear();
-  const std::vector<unsigned char> *cs = NULL;
-  for (const std::vector<unsigned char>& c : codestreams)
-    if (!c.empty()) cs = &c;
-  for (std::size_t v = 0; cs && v < run.verifiers.size(); ++v)
+    threads.emplace_back([&run, &desc, &samples, c]() { (void)run.coders[c]->warm(desc, samples); });
+  for (std::size_t v = 0; !cs.empty() && v < run.verifiers.size(); ++v)
     if (run.verifiers[v]->gpu())
-      threads.emplace_back([&run, cs, &samples, v]() { run.verifiers[v]->warm(*cs, samples); });
+      threads.emplace_back([&run, &cs, &samples, v]() { run.verifiers[v]->warm(cs, samples); });
   for (std::thread& t : threads) t.join();
   DPRCTimelineMark("devices warm");
 }
@@ -563,5 +570,6 @@ bool DPRCRunPipeline(const std::vector<DPRCEntry>& files, const DPRCOptions& opt
   }
   runStages(run, threads);
   reportStages(run);
+  endHandles(run);
   return true;
 }

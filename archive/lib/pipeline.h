@@ -67,6 +67,21 @@ enum DPRC_J2KDecoder
   DPRCJD_cpu
 };
 
+/// how a run's handles and buffers end (DPRCPipelineOptions::teardown)
+enum DPRC_Teardown
+{
+  /// with the run, one after another
+  DPRCTD_serial,
+  /// together, a thread each (a GPU handle's end waits for its device and frees its memory)
+  DPRCTD_together
+};
+
+/// the handles and buffers of a run that ended, kept for the caller (DPRCPipelineOptions::keepHandles)
+class DPRCPipelineHandles;
+
+/// the parts of handles (each handle, each buffer pool), freed together when the last pointer goes
+std::size_t DPRCPipelineHandleParts(const DPRCPipelineHandles& handles);
+
 /// how the pipeline runs
 struct DPRCPipelineOptions
 {
@@ -168,6 +183,13 @@ struct DPRCPipelineOptions
    *  together, and whatever it holds when no coded file is waiting (1: each file on its own)
    */
   unsigned commitGroup = 16;
+  /// how the run's handles and buffers end
+  DPRC_Teardown teardown = DPRCTD_together;
+  /** together: where the run's handles and buffers go when it ends (NULL: freed before
+   *  DPRCRunPipeline returns), so that the caller reports before they are freed (by the last
+   *  copy of the pointer, together)
+   */
+  std::shared_ptr<DPRCPipelineHandles> *keepHandles = NULL;
 };
 
 /// what the batch coders did

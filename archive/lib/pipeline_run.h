@@ -119,6 +119,11 @@ void startJ2KFinishers(Run& run, std::vector<std::thread>& threads);
 /// when the run does not start: the decoders stopped and joined, what they held dropped
 void dropJ2K(Run& run, std::vector<std::thread>& threads);
 
+/** the end of the run's handles and buffers (teardown.cc): with p.teardown together they leave
+ *  the run and are freed together, or handed to p.keepHandles; serial: nothing (they go with it)
+ */
+void endHandles(Run& run);
+
 } // namespace dprc
 
 #endif

@@ -21,6 +21,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
+#include <cstdio>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -49,8 +51,35 @@ static bool isBelow(const std::string& path, const std::string& root)
   return true;
 }
 
+/** a GPU's CUDA context made and its encoding kernels loaded, by coding a small frame there:
+ *  the pipeline's warm-up then finds them. With two GPUs the second's context was made in the
+ *  warm-up, after 'handles made' (0.3-0.4 s there, against 0.04-0.1 s with one GPU); each
+ *  device's on a thread of its own, they are made together, beside the walk and the first reads.
+ */
+static void makeContext(int device)
+{
+  pcwt_encoder *e = pcwt_encoder_create();
+  if (e == NULL) return;
+  const pcwt_image_desc desc = {256, 256, 1, 16, 12, 0, 0};
+  std::vector<std::uint16_t> samples(std::size_t(desc.width) * desc.height);
+  for (std::size_t k = 0; k < samples.size(); ++k)
+    samples[k] = static_cast<std::uint16_t>((k * 7 + (k / desc.width) * 13) & 0xfff);
+  std::vector<unsigned char> out(static_cast<std::size_t>(pcwt_encode_bound(&desc)));
+  size_t written = 0;
+  // (a failure here is the pipeline's to report, when its handles are made)
+  if (!out.empty() && pcwt_encoder_set_option(e, PCWT_OPT_BACKEND, PCWT_BACKEND_GPU) == PCWT_OK &&
+      pcwt_encoder_set_device(e, device) == PCWT_OK)
+  {
+    const pcwt_status st = pcwt_encode(e, &desc, samples.data(), samples.size() * sizeof(std::uint16_t), out.data(),
+                                       out.size(), &written);
+    (void)st;
+  }
+  pcwt_encoder_destroy(e);
+}
+
 /** every device there (""): a description of the first that is not; the CUDA context made, as
- *  the readers' page-locked buffers need it
+ *  the readers' page-locked buffers need it (PCWT_RECOMPRESS_CONTEXTS=0, for measuring: only
+ *  that, the other devices' contexts made by the pipeline's warm-up)
  */
 static std::string checkGpus(const std::vector<int>& devices)
 {
@@ -74,6 +103,13 @@ static std::string checkGpus(const std::vector<int>& devices)
     }
   }
   pcwt_encoder_destroy(probe);
+  const char *together = std::getenv("PCWT_RECOMPRESS_CONTEXTS");
+  if (problem.empty() && !(together && std::strcmp(together, "0") == 0))
+  {
+    std::vector<std::thread> threads;
+    for (int d : devices) threads.emplace_back(makeContext, d);
+    for (std::thread& t : threads) t.join();
+  }
   if (problem.empty()) pcwt_host_free(pcwt_host_alloc(1));
   return problem;
 }
@@ -253,6 +289,9 @@ static DPRCPipelineOptions pipelineOptions(const RecompressOptions& o, std::size
   popt.j2kRamp = envNumber("PCWT_RECOMPRESS_J2K_RAMP", 0) != 0;
   popt.warm = envNumber("PCWT_RECOMPRESS_WARM", 1) != 0;
   popt.j2kEarly = envNumber("PCWT_RECOMPRESS_J2K_EARLY", 1) != 0;
+  // the handles' end: 0 one after another in the pipeline, 1 together there, 2 together after
+  // the report (the default), 3 never (left to the process's exit)
+  popt.teardown = envNumber("PCWT_RECOMPRESS_TEARDOWN", 2) == 0 ? DPRCTD_serial : DPRCTD_together;
   // the batch coders code what the plugin's encoder would: its settings as RecompressRegisterCodecs
   // registers them (NULL when out of memory: the pipeline refuses to start)
   const DPCWTCodecParameter cp(EPCUC_default, OFFalse, o.file.acceptLossy ? OFTrue : OFFalse, PCWT_DEFAULT_LEVELS,
@@ -398,6 +437,10 @@ bool RecompressRun(const RecompressOptions& o, const RecompressLocks& locks, int
       : std::string("no batch coder: each file coded on its own")));
     return std::string();
   };
+  // the pipeline's handles and buffers, freed once everything is reported (PCWT_RECOMPRESS_TEARDOWN)
+  std::shared_ptr<DPRCPipelineHandles> handles;
+  const unsigned long teardown = envNumber("PCWT_RECOMPRESS_TEARDOWN", 2);
+  if (teardown >= 2) popt.keepHandles = &handles;
   DPRCPipelineStats pstats;
   std::string perror;
   progress.start();
@@ -445,5 +488,20 @@ bool RecompressRun(const RecompressOptions& o, const RecompressLocks& locks, int
   DPRCTimelineMark("summary");
   sum.timeline = DPRCTimeline();
   report(o, sum, popt, pstats, results, status);
+  // (3: left to the process's exit; held where a leak checker sees them reachable)
+  static std::shared_ptr<DPRCPipelineHandles> *leftToExit = NULL;
+  if (teardown == 3 && leftToExit == NULL) leftToExit = new std::shared_ptr<DPRCPipelineHandles>(std::move(handles));
+  if (handles)
+  {
+    const std::size_t parts = DPRCPipelineHandleParts(*handles);
+    const std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
+    handles.reset();
+    if (o.stats)
+    {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.3f", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      COUT << "handles freed after the summary: " << parts << " parts together in " << buf << " s" << OFendl;
+    }
+  }
   return true;
 }
