@@ -65,6 +65,8 @@ void DPSCPJ2KDecoding::stop()
 /// each answer), within pcwt-recompress's batch limits, in one call
 void DPSCPJ2KDecoding::decodeStage(std::size_t k)
 {
+  // the decoder's device state (context, kernels, buffers) made before the first data set comes
+  decoders_[k]->warm();
   Request *r = NULL;
   while (queue_.pop(r))
   {
