@@ -12,6 +12,8 @@ extern "C" {
 }
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 
 namespace {
 
@@ -58,6 +60,14 @@ struct DecodeSet {
     std::vector<size_t> idx;               // jobs in this pass
     std::vector<pcwt_header_info> info;
 };
+
+// Whether a batch of profile-1 planes only skips the group_decode launches when it has no
+// raw-mode record (PCWT_RAW_SKIP=0: they run and find nothing, for measuring).
+bool gpu_raw_skip()
+{
+    const char *e = std::getenv("PCWT_RAW_SKIP");
+    return !e || std::strcmp(e, "0") != 0;
+}
 
 // Where the pipelined decode's counters lie in sl.ec_order: after gpu_ec_order's buffers.
 size_t ec_pipe_offset(const Slot &sl)
@@ -146,13 +156,14 @@ void run_device_decode(pcwt_gpu *g, Slot &sl)
     gpu_mark(g, "verify CRCs");
     const uint32_t *ec_groups = d.step_groups;
     uint32_t *pipe = nullptr; // the pipelined decode's counters: the steps' launches stand by
+    uint32_t *raw = nullptr;  // (pipe[0]) some step holds a raw-mode record
     if (L.entropy_planes) {
         const uint32_t steps = uint32_t(L.decode_steps.size());
-        if (gpu_ec_pipe_wanted(L)) {
-            pipe = reinterpret_cast<uint32_t *>(sl.ec_order.as<char>() + ec_pipe_offset(sl));
-            CUDA_CHECK(cudaMemsetAsync(pipe, 0, gpu_ec_pipe_bytes(L), s));
-        }
-        ec_groups = gpu_ec_order(d, sl.step_group_first.data(), steps, sl.ec_order.p, s, pipe);
+        raw = reinterpret_cast<uint32_t *>(sl.ec_order.as<char>() + ec_pipe_offset(sl));
+        if (gpu_ec_pipe_wanted(L))
+            pipe = raw;
+        CUDA_CHECK(cudaMemsetAsync(raw, 0, pipe ? gpu_ec_pipe_bytes(L) : 4, s));
+        ec_groups = gpu_ec_order(d, sl.step_group_first.data(), steps, sl.ec_order.p, s, raw);
         if (pipe)
             gpu_ec_decode_pipe(d, ec_groups, sl.step_group_first.data(), steps,
                                uint32_t(L.bands.size()), pipe, s);
@@ -161,8 +172,9 @@ void run_device_decode(pcwt_gpu *g, Slot &sl)
         uint32_t max_groups = 0;
         for (uint32_t b : L.decode_steps[st])
             max_groups = std::max(max_groups, L.bands[b].group_count);
+        // (the raw-mode records of profile 1; in a batch of profile-1 planes only, nothing else)
         gpu_group_decode(d, d.steps + sl.step_first[st], uint32_t(L.decode_steps[st].size()),
-                         max_groups, s);
+                         max_groups, s, L.entropy_planes == np && gpu_raw_skip() ? raw : nullptr);
         if (L.entropy_planes) // the range-coded groups of profile 1
             gpu_ec_decode(d, ec_groups + sl.step_group_first[st],
                           sl.step_group_first[st + 1] - sl.step_group_first[st],

@@ -118,8 +118,10 @@ void gpu_group_offsets(const DeviceBatch &b, uint64_t groups, uint32_t band_coun
 size_t gpu_scan_tmp_size(uint64_t groups);
 void gpu_group_encode(const DeviceBatch &b, uint64_t groups, uint32_t band_count, cudaStream_t s);
 void gpu_group_walk(const DeviceBatch &b, uint32_t plane_count, cudaStream_t s);
+// only_if_raw: nothing to do unless *only_if_raw is nonzero (a batch of profile-1 planes only,
+// whose steps hold no raw-mode record: gpu_ec_order's raw flag)
 void gpu_group_decode(const DeviceBatch &b, const uint32_t *dev_bands, uint32_t band_count,
-                      uint32_t max_groups, cudaStream_t s);
+                      uint32_t max_groups, cudaStream_t s, const uint32_t *only_if_raw = nullptr);
 // After the last decode step: the MQDs of the bands with children among dev_bands (others are
 // skipped) against their children's; max_elements: the most MQDs of one such band.
 void gpu_check_parent_mqds(const DeviceBatch &b, const uint32_t *dev_bands, uint32_t band_count,

@@ -310,9 +310,11 @@ constexpr int DEC_WARPS = 4, DEC_CHUNK = 512;
 __global__ void __launch_bounds__(DEC_WARPS * 32) group_decode(
     const uint32_t *band_ids, const GpuBand *bands, const GpuPlane *planes, GpuPlaneState *state,
     const GpuGroup *groups, const uint8_t *__restrict__ stream, int32_t *__restrict__ i32,
-    int8_t *__restrict__ i8)
+    int8_t *__restrict__ i8, const uint32_t *only_if_raw)
 {
     __shared__ uint32_t s_off[DEC_WARPS][DEC_CHUNK];
+    if (only_if_raw && !*only_if_raw)
+        return; // no raw-mode record in the batch
     __shared__ int8_t s_r[DEC_WARPS][DEC_CHUNK];
     __shared__ int8_t s_m[DEC_WARPS][DEC_CHUNK];
     const uint32_t warp = threadIdx.x / 32, lane = threadIdx.x & 31;
@@ -513,11 +515,11 @@ void gpu_group_walk(const DeviceBatch &b, uint32_t plane_count, cudaStream_t s)
 }
 
 void gpu_group_decode(const DeviceBatch &b, const uint32_t *dev_bands, uint32_t band_count,
-                      uint32_t max_groups, cudaStream_t s)
+                      uint32_t max_groups, cudaStream_t s, const uint32_t *only_if_raw)
 {
     gpu_for_entries(band_count, [&](uint32_t first, uint32_t n) {
         group_decode<<<dim3(gpu_blocks(max_groups, DEC_WARPS), n), DEC_WARPS * 32, 0, s>>>(
-            dev_bands + first, b.bands, b.planes, b.state, b.groups, b.stream, b.i32, b.i8);
+            dev_bands + first, b.bands, b.planes, b.state, b.groups, b.stream, b.i32, b.i8, only_if_raw);
         CUDA_CHECK_LAUNCH();
     });
 }
