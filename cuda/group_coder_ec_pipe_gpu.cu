@@ -1,10 +1,11 @@
 // group_coder_ec_pipe_gpu.cu - the range-coded groups of the entropy profile decoded with the
-// levels overlapping (PCWT_EC_PIPE=1): one launch for all decode steps instead of one per step. A
-// group reads, for its row x, only row x / 2 of one parent group (the MQDs one level up; even group
-// sizes), so it waits for that row, not for the whole coarser level: each group publishes how many
-// of its rows are decoded, and the chain of levels costs about one group's serial decode instead
-// of one per level. Same bytes and checks as group_coder_ec_decode_gpu.cu, whose step launches
-// still decode a batch whose steps hold raw-mode records (this launch then leaves at once).
+// levels overlapping (PCWT_EC_PIPE=1 or 2): one launch for all decode steps instead of one per
+// step. A group reads, for its row x, only row x / 2 of one parent group (the MQDs one level up;
+// even group sizes), so it waits for that row, not for the whole coarser level: each group
+// publishes how many of its rows are decoded, and the chain of levels costs about one group's
+// serial decode instead of one per level. Same bytes and checks as group_coder_ec_decode_gpu.cu,
+// whose step launches still decode a batch whose steps hold raw-mode records (this launch then
+// leaves at once).
 //
 // The parent MQDs are written in this launch by other multiprocessors, so every stream word here
 // is loaded past L1 (word_window.h), and the blocks take their place in the steps from a ticket, in
@@ -181,7 +182,8 @@ void gpu_ec_pipe_init()
 bool gpu_ec_pipe_wanted(const BatchLayout &L)
 {
     const char *e = std::getenv("PCWT_EC_PIPE");
-    if (!e || std::strcmp(e, "1") != 0 || !L.entropy_planes || L.decode_steps.size() > PIPE_STEPS)
+    if (!e || (std::strcmp(e, "1") != 0 && std::strcmp(e, "2") != 0) || !L.entropy_planes ||
+        L.decode_steps.size() > PIPE_STEPS)
         return false;
     for (const GpuPlane &p : L.planes) // a child group's rows / 2 in one parent group
         if (p.profile != PCWT_PROFILE_BASELINE && (p.group_rows % 2 || p.group_cols % 2))
@@ -196,12 +198,16 @@ void gpu_ec_decode_pipe(const DeviceBatch &b, const uint32_t *list, const uint32
 {
     PipeSteps st{};
     st.count = steps;
+    // PCWT_EC_PIPE=2 (for measuring): every step spread as one step of all the groups would be,
+    // so that the whole launch fits the lanes the device holds at once
+    const char *e = std::getenv("PCWT_EC_PIPE");
+    const bool together = e && std::strcmp(e, "2") == 0;
     uint32_t blocks = 0;
     for (uint32_t i = 0; i < steps; i++) {
         const uint32_t n = list_first[i + 1] - list_first[i];
         st.block_first[i] = blocks;
         st.list_first[i] = list_first[i];
-        st.spread[i] = gpu_ec_decode_spread(n);
+        st.spread[i] = gpu_ec_decode_spread(together ? list_first[steps] : n);
         blocks += gpu_blocks(uint64_t(n) * st.spread[i], EC_THREADS);
     }
     st.block_first[steps] = blocks;
