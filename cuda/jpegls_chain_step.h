@@ -17,9 +17,10 @@
 // depends on the guesses.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
-#include "jpegls_gpu.h"
+#include "jpegls_code.h"
 
 constexpr uint32_t kJlsChunk = 1024; // samples of a chain coded by one thread in the first pass
 constexpr uint32_t kJlsWarm = 256;   // samples replayed before a chunk to reach its start state
@@ -30,23 +31,23 @@ struct JlsChainState {
     int32_t a, b, c, nn; // regular contexts use A, B, C; interruption contexts A and Nn
 };
 
-__host__ __device__ inline bool jls_state_eq(const JlsChainState &x, const JlsChainState &y)
+JLS_HD inline bool jls_state_eq(const JlsChainState &x, const JlsChainState &y)
 {
     return x.a == y.a && x.b == y.b && x.c == y.c && x.nn == y.nn;
 }
 
 // N before step i of a chain (RESET 64).
-__host__ __device__ inline int32_t jls_chain_n(uint32_t i)
+JLS_HD inline int32_t jls_chain_n(uint32_t i)
 {
     return i < 64 ? (int32_t)i + 1 : 33 + (int32_t)((i - 64) & 31u);
 }
 
-__host__ __device__ inline JlsChainState jls_chain_init(const JlsParams &p)
+JLS_HD inline JlsChainState jls_chain_init(const JlsParams &p)
 {
     return JlsChainState{p.a_init, 0, 0, 0};
 }
 
-__host__ __device__ inline int32_t jls_bit_length(uint32_t v) // position of the highest set bit + 1
+JLS_HD inline int32_t jls_bit_length(uint32_t v) // position of the highest set bit + 1
 {
 #ifdef __CUDA_ARCH__
     return 32 - __clz((int)v);
@@ -56,7 +57,7 @@ __host__ __device__ inline int32_t jls_bit_length(uint32_t v) // position of the
 }
 
 // The least k with n * 2^k >= a (A.5.1), from the bit lengths and one correction.
-__host__ __device__ inline uint32_t jls_golomb_k(int32_t n, int32_t a)
+JLS_HD inline uint32_t jls_golomb_k(int32_t n, int32_t a)
 {
     int32_t k = jls_bit_length((uint32_t)a) - jls_bit_length((uint32_t)n);
     if (k < 0)
@@ -67,7 +68,7 @@ __host__ __device__ inline uint32_t jls_golomb_k(int32_t n, int32_t a)
 }
 
 // LG(k, glimit) of m (A.5.3) as a packed codeword.
-__host__ __device__ inline uint32_t jls_golomb_code(uint32_t m, uint32_t k, uint32_t glimit,
+JLS_HD inline uint32_t jls_golomb_code(uint32_t m, uint32_t k, uint32_t glimit,
                                                     uint32_t qbpp)
 {
     const uint32_t high = m >> k, max_high = glimit - qbpp - 1u;
@@ -76,14 +77,14 @@ __host__ __device__ inline uint32_t jls_golomb_code(uint32_t m, uint32_t k, uint
     return jls_code_pack(0, max_high, qbpp + 1u, (1u << qbpp) | ((m - 1u) & ((1u << qbpp) - 1u)));
 }
 
-__host__ __device__ inline int32_t jls_mod_range(int32_t e, int32_t range)
+JLS_HD inline int32_t jls_mod_range(int32_t e, int32_t range)
 {
     const int32_t half = range >> 1;
     return ((e + half) & (range - 1)) - half;
 }
 
 // Step i of a regular context's chain: record x | px << 16 | negate << 32.
-__host__ __device__ inline uint32_t jls_regular_step(const JlsParams &p, JlsChainState &s,
+JLS_HD inline uint32_t jls_regular_step(const JlsParams &p, JlsChainState &s,
                                                      uint32_t i, uint64_t rec)
 {
     constexpr int32_t kMinC = -128, kMaxC = 127;
@@ -122,7 +123,7 @@ __host__ __device__ inline uint32_t jls_regular_step(const JlsParams &p, JlsChai
 
 // Step i of a run interruption context's chain (ritype 0 or 1): record x | px << 16 |
 // negate << 32 | J[RUNindex] << 33.
-__host__ __device__ inline uint32_t jls_interruption_step(const JlsParams &p, int32_t ritype,
+JLS_HD inline uint32_t jls_interruption_step(const JlsParams &p, int32_t ritype,
                                                           JlsChainState &s, uint32_t i, uint64_t rec)
 {
     const int32_t x = (int32_t)(rec & 0xFFFFu), px = (int32_t)((rec >> 16) & 0xFFFFu);
@@ -148,7 +149,7 @@ __host__ __device__ inline uint32_t jls_interruption_step(const JlsParams &p, in
 }
 
 // Step i of the chain of context slot `slot` (0..363 regular, 364/365 interruption).
-__host__ __device__ inline uint32_t jls_chain_step(const JlsParams &p, uint32_t slot,
+JLS_HD inline uint32_t jls_chain_step(const JlsParams &p, uint32_t slot,
                                                    JlsChainState &s, uint32_t i, uint64_t rec)
 {
     return slot < kJlsRunCtx ? jls_regular_step(p, s, i, rec)
@@ -160,7 +161,7 @@ __host__ __device__ inline uint32_t jls_chain_step(const JlsParams &p, uint32_t 
 // its checkpoints (checks[q] = state before sample j * kJlsChunk + (q + 1) * kJlsCheck; none when
 // checks is null, as for chunk 0, whose start is exact), and returns the guessed start state in
 // *start and the end state in *end.
-__host__ __device__ inline void jls_chunk_speculate(const JlsParams &p, uint32_t slot,
+JLS_HD inline void jls_chunk_speculate(const JlsParams &p, uint32_t slot,
                                                     const uint64_t *recs, uint32_t *codes,
                                                     uint32_t n, uint32_t j, JlsChainState *checks,
                                                     JlsChainState *start, JlsChainState *end)
@@ -183,7 +184,7 @@ __host__ __device__ inline void jls_chunk_speculate(const JlsParams &p, uint32_t
 // chunk's start state): every sample up to the first checkpoint where s equals the state stored
 // there, overwriting the stored states it passes, so that the chunk's start, checkpoints, end and
 // codewords stay one trajectory. Returns the samples recoded; s becomes the chunk's end state.
-__host__ __device__ inline uint32_t jls_chunk_recode(const JlsParams &p, uint32_t slot,
+JLS_HD inline uint32_t jls_chunk_recode(const JlsParams &p, uint32_t slot,
                                                      const uint64_t *recs, uint32_t *codes,
                                                      uint32_t n, uint32_t j, JlsChainState &s,
                                                      JlsChainState *start, JlsChainState *checks,
@@ -211,7 +212,7 @@ __host__ __device__ inline uint32_t jls_chunk_recode(const JlsParams &p, uint32_
 
 // Last pass, one chain of `chunks` chunks: walks them in order with the true state, recoding
 // where a chunk's start state is not it. Returns the samples recoded.
-__host__ __device__ inline uint32_t jls_chain_fix(const JlsParams &p, uint32_t slot,
+JLS_HD inline uint32_t jls_chain_fix(const JlsParams &p, uint32_t slot,
                                                   const uint64_t *recs, uint32_t *codes, uint32_t n,
                                                   uint32_t chunks, JlsChainState *checks,
                                                   JlsChainState *starts, const JlsChainState *ends)

@@ -3,7 +3,13 @@
 #
 #   pcwt_jpegls_test         synthetic images, refusals, restart intervals, WG04 re-encodes
 #   pcwt_jpegls_corpus_test  every grey and RGB frame of shared/testdata (needs the corpus fixture)
-# Both need CharLS (libcharls-dev); without it they are not built.
+#   pcwt_jpegls_chain_test   the GPU encoder's chunked context chains, replayed on the host
+# The first two need CharLS (libcharls-dev); without it they are not built.
+
+# The GPU encoder's chunked context chains (cuda/jpegls_chain_step.h) replayed on the host against
+# the serial chain: needs neither CharLS nor CUDA.
+pcwt_gtest(pcwt_jpegls_chain_test "${CMAKE_CURRENT_LIST_DIR}/test_jpegls_chain_schedule.cpp")
+target_compile_options(pcwt_jpegls_chain_test PRIVATE ${PCWT_WARNINGS})
 
 find_package(PkgConfig QUIET)
 if(PkgConfig_FOUND)
