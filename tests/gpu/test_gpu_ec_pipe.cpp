@@ -17,9 +17,10 @@
 
 namespace {
 
-// The environment switch for the decodes of one scope.
+// The environment switch for the decodes of one scope: 0 the step launches, 1 and 2 the two
+// spreads of the overlapped decode.
 struct PipeSwitch {
-    explicit PipeSwitch(bool on) { setenv("PCWT_EC_PIPE", on ? "1" : "0", 1); }
+    explicit PipeSwitch(int mode) { setenv("PCWT_EC_PIPE", mode == 2 ? "2" : mode ? "1" : "0", 1); }
     ~PipeSwitch() { unsetenv("PCWT_EC_PIPE"); }
 };
 
@@ -101,19 +102,19 @@ Set make_set(uint32_t noise, uint64_t seed)
 void expect_both_ways_exact(const Set &s)
 {
     pcwt_decoder *d = test_decoder(PCWT_BACKEND_GPU);
-    for (bool on : {false, true}) {
+    for (int on : {0, 1, 2}) {
         PipeSwitch sw(on);
         std::vector<std::vector<uint8_t>> out;
         std::vector<pcwt_status> st;
         ASSERT_EQ(decode_batch(d, s.streams, s.sizes, out, st), PCWT_OK) << pcwt_decoder_last_error(d);
         for (size_t i = 0; i < s.imgs.size(); i++)
-            EXPECT_TRUE(out[i] == s.imgs[i]) << "frame " << i << (on ? ", levels overlapping" : "");
+            EXPECT_TRUE(out[i] == s.imgs[i]) << "frame " << i << ", switch " << on;
         // the same frames one at a time (the one-frame path)
         for (size_t i = 0; i < s.imgs.size(); i++) {
             std::vector<uint8_t> one(s.sizes[i], 0xEE);
             ASSERT_EQ(pcwt_decode(d, s.streams[i].data(), s.streams[i].size(), one.data(), one.size()),
                       PCWT_OK) << pcwt_decoder_last_error(d);
-            EXPECT_TRUE(one == s.imgs[i]) << "frame " << i << " alone" << (on ? ", levels overlapping" : "");
+            EXPECT_TRUE(one == s.imgs[i]) << "frame " << i << " alone, switch " << on;
         }
     }
     pcwt_decoder_destroy(d);
@@ -156,20 +157,20 @@ TEST(GpuEcPipe, DamagedStreamsSameVerdicts)
                 bad.push_back(cs);
                 sizes.push_back(s.sizes[i]);
             }
-        std::vector<std::vector<uint8_t>> out[2];
-        std::vector<pcwt_status> st[2];
-        for (int on = 0; on < 2; on++) {
-            PipeSwitch sw(on != 0);
+        std::vector<std::vector<uint8_t>> out[3];
+        std::vector<pcwt_status> st[3];
+        for (int on = 0; on < 3; on++) {
+            PipeSwitch sw(on);
             decode_batch(d, bad, sizes, out[on], st[on]);
         }
         for (size_t k = 0; k < bad.size(); k++) {
-            EXPECT_EQ(st[0][k] == PCWT_OK, st[1][k] == PCWT_OK) << "round " << round << " stream " << k;
-            if (st[0][k] == PCWT_OK && st[1][k] == PCWT_OK) {
-                EXPECT_TRUE(out[0][k] == out[1][k]) << "round " << round << " stream " << k;
-                accepted++;
-            } else {
-                rejected++;
+            for (int on = 1; on < 3; on++) {
+                EXPECT_EQ(st[0][k] == PCWT_OK, st[on][k] == PCWT_OK)
+                    << "round " << round << " stream " << k << " switch " << on;
+                if (st[0][k] == PCWT_OK && st[on][k] == PCWT_OK)
+                    EXPECT_TRUE(out[0][k] == out[on][k]) << "round " << round << " stream " << k << " switch " << on;
             }
+            (st[0][k] == PCWT_OK ? accepted : rejected)++;
         }
     }
     EXPECT_GT(rejected, 20); // both verdicts occur, or the test proves little
