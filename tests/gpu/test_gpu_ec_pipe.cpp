@@ -78,14 +78,16 @@ struct Set {
 };
 
 // Frames of each profile, level count and group size; noise: the amplitude of every third frame's
-// noise (4000: raw-mode groups), 0 for none.
-Set make_set(uint32_t noise, uint64_t seed)
+// noise (4000: raw-mode groups), 0 for none; odd: some frames with groups of 7x9 (a batch with them
+// keeps the step launches).
+Set make_set(uint32_t noise, uint64_t seed, bool odd)
 {
     Set s;
     Rng rng(seed);
     const uint32_t levels[] = {6, 3, 1, 0, 6, 6};
     const uint32_t sizes[][2] = {{512, 512}, {300, 200}, {96, 64}, {37, 91}, {640, 480}, {1000, 7}};
-    const uint32_t groups[][2] = {{64, 16}, {8, 8}, {32, 32}, {64, 16}, {16, 64}, {7, 9}};
+    const uint32_t groups[][2] = {{64, 16}, {8, 8},   {32, 32},
+                                  {64, 16}, {16, 64}, {odd ? 7u : 32u, odd ? 9u : 16u}};
     for (int k = 0; k < 12; k++) {
         const uint32_t *sz = sizes[k % 6], *g = groups[(k + k / 6) % 6];
         pcwt_image_desc d{sz[0], sz[1], 1, 16, 16, 1, 0};
@@ -123,21 +125,29 @@ void expect_both_ways_exact(const Set &s)
 TEST(GpuEcPipe, SmoothBatchesExactBothWays)
 {
     SKIP_WITHOUT_GPU();
-    expect_both_ways_exact(make_set(0, 3));
+    expect_both_ways_exact(make_set(0, 3, false));
+}
+
+TEST(GpuEcPipe, OddGroupSizesExactBothWays)
+{
+    SKIP_WITHOUT_GPU();
+    expect_both_ways_exact(make_set(0, 13, true));
 }
 
 TEST(GpuEcPipe, BatchesWithRawGroupsExactBothWays)
 {
     SKIP_WITHOUT_GPU();
-    expect_both_ways_exact(make_set(4000, 5));
+    expect_both_ways_exact(make_set(4000, 5, false));
 }
 
-// Damaged payloads of smooth frames in one batch: the overlapped decode reaches the step
-// launches' verdict on each, and their samples where both accept.
+// Damaged payloads of smooth frames, in one batch and one at a time: the overlapped decode reaches
+// the step launches' verdict on each, and their samples where both accept. (A damaged record can
+// read as raw-mode, and a batch with one keeps the step launches: the frames alone take the
+// overlapped decode wherever theirs do not.)
 TEST(GpuEcPipe, DamagedStreamsSameVerdicts)
 {
     SKIP_WITHOUT_GPU();
-    const Set s = make_set(0, 7);
+    const Set s = make_set(0, 7, false);
     pcwt_decoder *d = test_decoder(PCWT_BACKEND_GPU);
     Rng rng(11);
     int rejected = 0, accepted = 0;
@@ -157,18 +167,29 @@ TEST(GpuEcPipe, DamagedStreamsSameVerdicts)
                 bad.push_back(cs);
                 sizes.push_back(s.sizes[i]);
             }
-        std::vector<std::vector<uint8_t>> out[3];
-        std::vector<pcwt_status> st[3];
+        std::vector<std::vector<uint8_t>> out[3], alone[3];
+        std::vector<pcwt_status> st[3], st_alone[3];
         for (int on = 0; on < 3; on++) {
             PipeSwitch sw(on);
             decode_batch(d, bad, sizes, out[on], st[on]);
+            for (size_t k = 0; k < bad.size(); k++) {
+                alone[on].emplace_back(sizes[k], 0xEE);
+                st_alone[on].push_back(pcwt_decode(d, bad[k].data(), bad[k].size(), alone[on][k].data(),
+                                                   alone[on][k].size()));
+            }
         }
         for (size_t k = 0; k < bad.size(); k++) {
             for (int on = 1; on < 3; on++) {
                 EXPECT_EQ(st[0][k] == PCWT_OK, st[on][k] == PCWT_OK)
                     << "round " << round << " stream " << k << " switch " << on;
                 if (st[0][k] == PCWT_OK && st[on][k] == PCWT_OK)
-                    EXPECT_TRUE(out[0][k] == out[on][k]) << "round " << round << " stream " << k << " switch " << on;
+                    EXPECT_TRUE(out[0][k] == out[on][k]) << "round " << round << " stream " << k
+                                                         << " switch " << on;
+                EXPECT_EQ(st_alone[0][k], st_alone[on][k]) << "alone: round " << round << " stream " << k
+                                                           << " switch " << on;
+                if (st_alone[0][k] == PCWT_OK && st_alone[on][k] == PCWT_OK)
+                    EXPECT_TRUE(alone[0][k] == alone[on][k]) << "alone: round " << round << " stream "
+                                                             << k << " switch " << on;
             }
             (st[0][k] == PCWT_OK ? accepted : rejected)++;
         }
