@@ -24,6 +24,7 @@ extern "C" {
 struct J2kGpu {
     DevBuf data, segs, cblks, state, state_off, tcs, frames, coefs, tmp, out;
     PinnedBuf h_out; // the samples of destinations that are not page-locked
+    uint32_t schedulers = 0; // the device's warp schedulers (tier-1's lanes)
     DevBuf *dev[10] = {&data, &segs, &cblks, &state, &state_off, &tcs, &frames, &coefs, &tmp, &out};
 };
 
@@ -120,6 +121,7 @@ void check_cblk(const pcwt_j2k_batch *b, const pcwt_j2k_cblk &cb, size_t i, uint
 // One chunk on the device, in the handle's buffers (valid until the next chunk is prepared).
 struct Chunk {
     J2kGpuChunk c{};
+    uint32_t schedulers = 0;
     std::vector<uint64_t> step_pixels; // the largest region of each level step (j2k_gpu_idwt)
     uint64_t out_bytes = 0;
     std::vector<std::pair<void *, uint64_t>> dst; // each frame's destination and offset
@@ -128,6 +130,7 @@ struct Chunk {
     Chunk(J2kGpu &m, const pcwt_j2k_batch *b, const std::vector<size_t> &fr, cudaStream_t s, char *err, size_t es)
     {
         TraceScope timed(GpuHostTrace::LAYOUT);
+        schedulers = m.schedulers;
         uint64_t lo, hi;
         coef_range(b, fr, lo, hi);
         std::vector<pcwt_j2k_cblk> cb;
@@ -227,7 +230,7 @@ struct Chunk {
 
     void run(cudaStream_t s) const
     {
-        j2k_gpu_t1(c, s);
+        j2k_gpu_t1(c, schedulers, s);
         j2k_gpu_idwt(c, step_pixels, s);
         j2k_gpu_output(c, s);
     }
@@ -252,8 +255,12 @@ constexpr size_t kMaxChunkFrames = 20000;
 // The handle's decoder buffers, made on first use.
 J2kGpu &buffers(pcwt_gpu *g)
 {
-    if (!g->j2k)
+    if (!g->j2k) {
+        int sms = 0;
+        CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, g->device));
         g->j2k = new J2kGpu;
+        g->j2k->schedulers = 4 * uint32_t(sms > 0 ? sms : 1);
+    }
     return *g->j2k;
 }
 

@@ -43,8 +43,10 @@ struct J2kGpuChunk {
     uint8_t *out;
 };
 
-// Tier-1 of every code-block (j2k_t1_gpu.cu).
-void j2k_gpu_t1(const J2kGpuChunk &c, cudaStream_t s);
+// Tier-1 of every code-block (j2k_t1_gpu.cu); schedulers: the device's warp schedulers (4 per SM).
+void j2k_gpu_t1(const J2kGpuChunk &c, uint32_t schedulers, cudaStream_t s);
+// Code-blocks a warp takes: 32, or fewer down to 1 while the warps still fit the schedulers.
+uint32_t j2k_t1_lanes(uint32_t cblks, uint32_t schedulers);
 // The inverse 5/3 DWT of every tile-component, then the output samples (j2k_idwt_gpu.cu).
 // step_pixels[r - 1]: the largest region of level step r (1: the coarsest) over the chunk.
 void j2k_gpu_idwt(const J2kGpuChunk &c, const std::vector<uint64_t> &step_pixels, cudaStream_t s);

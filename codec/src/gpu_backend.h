@@ -67,6 +67,9 @@ pcwt_status pcwt_gpu_verify_batch(pcwt_gpu *g, uint64_t max_samples, pcwt_verify
 struct pcwt_j2k_batch;
 pcwt_status pcwt_gpu_j2k_decode_batch(pcwt_gpu *g, const struct pcwt_j2k_batch *b, char *err,
                                       size_t err_size);
+/* Code-blocks a warp of tier-1 takes for a chunk of `cblks` on a device of `schedulers` warp
+ * schedulers (j2k_t1_gpu.cu; PCWT_J2K_T1_LANES fixes it). */
+uint32_t pcwt_gpu_j2k_t1_lanes(uint32_t cblks, uint32_t schedulers);
 
 /* Device-resident benchmark entry points: the samples (encode) or codestreams (decode) are
  * uploaded once, then only the device work is repeated, timed with CUDA events. Returns the median

@@ -470,6 +470,29 @@ TEST_F(GpuJ2k, MemoryBudget)
     with_budget(shared + frame + frame / 5, PCWT_OK); // one frame a chunk: 4 chunks
 }
 
+// Tier-1's code-blocks per warp: a full warp where the chunk fills the device's warp schedulers,
+// fewer down to one where it does not (a frame alone), each count giving the CPU's samples.
+TEST_F(GpuJ2k, LanesPerWarp)
+{
+    EXPECT_EQ(pcwt_gpu_j2k_t1_lanes(64, 528), 1u);        // a CT slice alone on an H200 (132 SMs)
+    EXPECT_EQ(pcwt_gpu_j2k_t1_lanes(1118, 528), 4u);      // a radiograph alone
+    EXPECT_EQ(pcwt_gpu_j2k_t1_lanes(9000, 528), 32u);     // eight radiographs
+    EXPECT_EQ(pcwt_gpu_j2k_t1_lanes(131072, 528), 32u);   // 2048 CT slices
+    EXPECT_EQ(pcwt_gpu_j2k_t1_lanes(1, 4), 1u);
+    if (synthetic().empty())
+        GTEST_SKIP() << kNoStreams;
+    std::vector<const Made *> all;
+    for (const Made &m : synthetic())
+        all.push_back(&m);
+    for (const char *lanes : {"1", "3", "8", "32"}) {
+        SCOPED_TRACE(std::string("PCWT_J2K_T1_LANES=") + lanes);
+        setenv("PCWT_J2K_T1_LANES", lanes, 1);
+        EXPECT_EQ(pcwt_gpu_j2k_t1_lanes(100000, 4), uint32_t(std::atoi(lanes)));
+        check_batch(ctx->g, all);
+        unsetenv("PCWT_J2K_T1_LANES");
+    }
+}
+
 // The handle keeps its device buffers between calls (cudaFree would wait for the whole device):
 // the trace (PCWT_GPU_TRACE=1) counts the allocations of each call. The first call allocates, a
 // call of the same or a smaller batch none, a larger one grows them; each decodes exactly, a
