@@ -167,8 +167,10 @@ __global__ void k_speculate(JlsDev d, const uint64_t *recs, uint32_t *codes, Chu
 }
 
 // Second pass: every chunk again from the first pass's end state of the chunk before it, where
-// that differs from its start (prev_a to prev_b).
-__global__ void k_rejoin(JlsDev d, const uint64_t *recs, uint32_t *codes, ChunkStates st)
+// that differs from its start (prev_a to prev_b). A chunk whose end state changes makes the next
+// one inconsistent: fix_from[chain] is the first such next chunk.
+__global__ void k_rejoin(JlsDev d, const uint64_t *recs, uint32_t *codes, ChunkStates st,
+                         uint32_t *fix_from)
 {
     ChunkTask k;
     if (!task_of(d, blockIdx.x * blockDim.x + threadIdx.x, k) || k.chunks < 2)
@@ -182,23 +184,28 @@ __global__ void k_rejoin(JlsDev d, const uint64_t *recs, uint32_t *codes, ChunkS
     const JlsChainState end = k.j + 1 < k.chunks ? st.prev_a[e + 1] : s;
     jls_chunk_recode(k.p, k.slot, recs + k.off, codes + k.off, k.n, k.j, s, st.start + e,
                      st.checks + (size_t)e * kJlsChecks, end);
-    if (k.j + 1 < k.chunks)
+    if (k.j + 1 < k.chunks) {
         st.prev_b[e + 1] = s;
+        if (!jls_state_eq(s, end))
+            atomicMin(&fix_from[k.chain], k.j + 1);
+    }
 }
 
-// Last pass: one thread per chain of several chunks walks them with the true state.
-__global__ void k_fix(JlsDev d, const uint64_t *recs, uint32_t *codes, ChunkStates st)
+// Last pass: one thread per chain walks its chunks with the true state from the first chunk that
+// may be inconsistent (the chunks before it start where their neighbours ended, chunk 0 exactly).
+__global__ void k_fix(JlsDev d, const uint64_t *recs, uint32_t *codes, ChunkStates st,
+                      const uint32_t *fix_from)
 {
     const uint32_t c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= *d.chain_count)
         return;
-    const uint32_t chunks = d.chunk_first[c + 1] - d.chunk_first[c];
-    if (chunks < 2)
+    const uint32_t chunks = d.chunk_first[c + 1] - d.chunk_first[c], j0 = fix_from[c];
+    if (j0 >= chunks)
         return;
     const uint32_t base = d.chunk_first[c] - c, key = d.chain_key[c], off = d.chain_off[c];
     const JlsParams p = jls_gpu_params(d.segs[key / kJlsContexts].bits);
-    JlsChainState s = st.prev_b[base];
-    for (uint32_t j = 1; j < chunks; j++) {
+    JlsChainState s = st.prev_b[base + j0 - 1];
+    for (uint32_t j = j0; j < chunks; j++) {
         const uint32_t e = base + j - 1;
         const JlsChainState end = j + 1 < chunks ? st.prev_b[e + 1] : s;
         jls_chunk_recode(p, key % kJlsContexts, recs + off, codes + off, d.chain_len[c], j, s,
@@ -325,9 +332,11 @@ void jls_gpu_chains(const JlsDev &d, uint32_t n, void *tmp, size_t tmp_size, cud
     const uint32_t tasks = n / kJlsChunk + chains + 1; // chunks, at most
     k_speculate<<<(tasks + 127) / 128, 128, 0, s>>>(d, recs, d.order_code, st);
     CUDA_CHECK_LAUNCH();
-    k_rejoin<<<(tasks + 127) / 128, 128, 0, s>>>(d, recs, d.order_code, st);
+    uint32_t *fix_from = d.order_alt; // [chains], free after the sort
+    CUDA_CHECK(cudaMemsetAsync(fix_from, 0xFF, sizeof(uint32_t) * chains, s));
+    k_rejoin<<<(tasks + 127) / 128, 128, 0, s>>>(d, recs, d.order_code, st, fix_from);
     CUDA_CHECK_LAUNCH();
-    k_fix<<<(chains + 127) / 128, 128, 0, s>>>(d, recs, d.order_code, st);
+    k_fix<<<(chains + 127) / 128, 128, 0, s>>>(d, recs, d.order_code, st, fix_from);
     CUDA_CHECK_LAUNCH();
     k_scatter<<<blocks, 256, 0, s>>>(d, d.order_code, n);
     CUDA_CHECK_LAUNCH();

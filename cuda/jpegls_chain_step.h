@@ -11,7 +11,8 @@
 // from a neutral state (B and C track the context's bias and A its mean error, so two states that
 // see the same samples soon become equal). Then every chunk whose guessed start differs from the
 // end state its neighbour reached is coded again from that state (rejoin), and finally one thread
-// per chain walks its chunks with the true state (fix). Recoding (jls_chunk_recode) stops at the
+// per chain walks its chunks with the true state (fix), from the first chunk whose neighbour's
+// end state the rejoin changed. Recoding (jls_chunk_recode) stops at the
 // first checkpoint (every kJlsCheck samples) where the new state equals the stored one: from there
 // on both codings agree. So the codewords are always the sequential encoder's; only the time
 // depends on the guesses.
@@ -210,16 +211,20 @@ JLS_HD inline uint32_t jls_chunk_recode(const JlsParams &p, uint32_t slot,
     return stop - begin;
 }
 
-// Last pass, one chain of `chunks` chunks: walks them in order with the true state, recoding
-// where a chunk's start state is not it. Returns the samples recoded.
-JLS_HD inline uint32_t jls_chain_fix(const JlsParams &p, uint32_t slot,
-                                                  const uint64_t *recs, uint32_t *codes, uint32_t n,
-                                                  uint32_t chunks, JlsChainState *checks,
-                                                  JlsChainState *starts, const JlsChainState *ends)
+// Last pass, one chain of `chunks` chunks: walks them in order with the true state from chunk
+// `first` on (1 after the first pass; after the rejoin pass, the chunk after the first one whose end
+// state changed: the chunks before it start where their neighbours end), recoding where a chunk's
+// start state is not it. ends[j] is chunk j's end state. Returns the samples recoded.
+JLS_HD inline uint32_t jls_chain_fix(const JlsParams &p, uint32_t slot, const uint64_t *recs,
+                                     uint32_t *codes, uint32_t n, uint32_t chunks, uint32_t first,
+                                     JlsChainState *checks, JlsChainState *starts,
+                                     const JlsChainState *ends)
 {
     uint32_t recoded = 0;
-    JlsChainState s = ends[0];
-    for (uint32_t j = 1; j < chunks; j++)
+    if (first >= chunks)
+        return 0;
+    JlsChainState s = ends[first - 1];
+    for (uint32_t j = first; j < chunks; j++)
         recoded += jls_chunk_recode(p, slot, recs, codes, n, j, s, starts + j,
                                     checks + (size_t)j * kJlsChecks, ends[j]);
     return recoded;

@@ -9,7 +9,7 @@
 // but its state between bytes is small: where the next byte starts modulo 8 and whether the byte
 // before was 0xFF. Each chunk of a segment's bits is cut from all 16 such states at once (a warp
 // cuts 128 bytes at a time assuming no 0xFF among them, keeps them up to and including the first
-// 0xFF and goes on from there), a thread per segment follows the true state through the chunks'
+// 0xFF and goes on from there), a warp per segment follows the true state through the chunks'
 // tables, and each chunk is cut again from its true state, writing its bytes.
 #include "gpu_check.h"
 #include "jpegls_gpu.h"
@@ -205,26 +205,46 @@ __global__ void k_stuff_tables(JlsDev d, StuffTabs t, uint64_t word_count)
         t.tab[16 * c + e] = (uint32_t)(pos - k.stop) | (uint32_t)ff << 3 | n << 4;
 }
 
-// A thread per segment follows the states through its chunks.
+// A warp per segment follows the states through its chunks: the lanes stage the tables of 32
+// chunks in shared memory, lane 0 follows the state through them, the lanes write the entry
+// states and offsets.
 __global__ void k_stuff_walk(JlsDev d, StuffTabs t)
 {
-    const uint32_t s = blockIdx.x * blockDim.x + threadIdx.x;
+    __shared__ uint32_t tabs[4][32 * 16], entries[4][32];
+    __shared__ uint64_t offs[4][32];
+    const uint32_t s = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31u;
     if (s >= d.seg_count)
         return;
-    JlsSeg &sg = d.segs[s];
+    const uint32_t w = threadIdx.x >> 5, c1 = t.first[s + 1];
     uint32_t e = 0;
     uint64_t off = 0;
-    for (uint32_t c = t.first[s]; c < t.first[s + 1]; c++) {
-        t.entry[c] = e;
-        t.off[c] = off;
-        const uint32_t v = t.tab[16 * c + e];
-        off += v >> 4;
-        e = v & 15u;
+    for (uint32_t b = t.first[s]; b < c1; b += 32) {
+        const uint32_t m = c1 - b < 32 ? c1 - b : 32;
+        for (uint32_t k = lane; k < 16 * m; k += 32)
+            tabs[w][k] = t.tab[16 * (size_t)b + k];
+        __syncwarp();
+        if (lane == 0)
+            for (uint32_t q = 0; q < m; q++) {
+                entries[w][q] = e;
+                offs[w][q] = off;
+                const uint32_t v = tabs[w][16 * q + e];
+                off += v >> 4;
+                e = v & 15u;
+            }
+        __syncwarp();
+        if (lane < m) {
+            t.entry[b + lane] = entries[w][lane];
+            t.off[b + lane] = offs[w][lane];
+        }
+        __syncwarp();
     }
-    const bool ff = e >> 3;
-    if (ff) // a segment never ends on a whole 0xFF byte (T.87 / CharLS)
-        d.out[sg.out_off + off] = 0;
-    sg.out_size = (uint32_t)(off + (ff ? 1u : 0u));
+    if (lane == 0) {
+        JlsSeg &sg = d.segs[s];
+        const bool ff = e >> 3;
+        if (ff) // a segment never ends on a whole 0xFF byte (T.87 / CharLS)
+            d.out[sg.out_off + off] = 0;
+        sg.out_size = (uint32_t)(off + (ff ? 1u : 0u));
+    }
 }
 
 // A warp per chunk writes its bytes from its true entry state.
@@ -317,7 +337,7 @@ void jls_gpu_stuff(const JlsDev &d, uint64_t word_count, uint64_t bits, void *ta
     CUDA_CHECK(cub::DeviceScan::ExclusiveSum(tmp, bytes, t.first, t.first, d.seg_count + 1, s));
     k_stuff_tables<<<(uint32_t)chunks, 512, 0, s>>>(d, t, word_count);
     CUDA_CHECK_LAUNCH();
-    k_stuff_walk<<<(d.seg_count + 127) / 128, 128, 0, s>>>(d, t);
+    k_stuff_walk<<<(d.seg_count + 3) / 4, 128, 0, s>>>(d, t);
     CUDA_CHECK_LAUNCH();
     k_stuff_write<<<(uint32_t)((chunks + 3) / 4), 128, 0, s>>>(d, t, word_count);
     CUDA_CHECK_LAUNCH();

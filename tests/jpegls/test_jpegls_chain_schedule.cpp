@@ -1,7 +1,7 @@
 // The GPU JPEG-LS encoder's chunked context chains (cuda/jpegls_chain_step.h), run here on the
 // host in the order the kernels run them: speculate every chunk, rejoin every chunk from its
 // neighbour's end state (reading the first pass's states, writing new ones), fix each chain with
-// the true state. The codewords must equal the serial replay of the chain, including when start
+// the true state from the first chunk after one whose end state the rejoin changed. The codewords must equal the serial replay of the chain, including when start
 // states are wrong on purpose (a chunk coded from a made-up state, as a bad guess would).
 #include "../../cuda/jpegls_chain_step.h"
 
@@ -79,18 +79,22 @@ uint32_t chunked(const JlsParams &p, uint32_t slot, const std::vector<uint64_t> 
                                    checks.data() + size_t(j) * kJlsChecks, ends[j]);
             ends[j] = bad; // the made-up trajectory's end
         }
+    uint32_t first = 1; // the chunk the last pass starts from
     if (rejoin) {
         std::vector<JlsChainState> next = ends;
+        first = UINT32_MAX;
         for (uint32_t j = 1; j < chunks; j++) {
             JlsChainState s = ends[j - 1];
             (void)jls_chunk_recode(p, slot, r.data(), codes.data(), n, j, s, &starts[j],
                                    checks.data() + size_t(j) * kJlsChecks, ends[j]);
             next[j] = s;
+            if (j + 1 < chunks && !jls_state_eq(s, ends[j]) && j + 1 < first)
+                first = j + 1;
         }
         ends = next;
     }
-    return jls_chain_fix(p, slot, r.data(), codes.data(), n, chunks, checks.data(), starts.data(),
-                         ends.data());
+    return jls_chain_fix(p, slot, r.data(), codes.data(), n, chunks, first, checks.data(),
+                         starts.data(), ends.data());
 }
 
 TEST(JpeglsChainSchedule, ChunkedCodewordsEqualSerial)
