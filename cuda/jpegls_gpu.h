@@ -17,7 +17,7 @@
 //      chunks coded at once from speculated states and checked (jpegls_chain_step.h);
 //   4. packing (jpegls_pack_gpu.cu): prefix sums of codeword lengths give bit positions, codewords
 //      are OR-ed into an unstuffed bit string, and the 0xFF stuffing is inserted by chunks of it
-//      (from every possible entry state, then from the true one).
+//      (from each entry state, then from the true one).
 // The markers around the scans are written on the host by the CPU encoder's own writers
 // (codec/src/jpegls_markers.c), so headers are identical by construction.
 #pragma once

@@ -7,10 +7,11 @@
 // so one unstuffed bit string holds the whole batch.
 // Stuffing (T.87 A.1: after a 0xFF byte the next byte carries 7 bits) is sequential over bytes,
 // but its state between bytes is small: where the next byte starts modulo 8 and whether the byte
-// before was 0xFF. Each chunk of a segment's bits is cut from all 16 such states at once (a warp
-// cuts 128 bytes at a time assuming no 0xFF among them, keeps them up to and including the first
-// 0xFF and goes on from there), a warp per segment follows the true state through the chunks'
-// tables, and each chunk is cut again from its true state, writing its bytes.
+// before was 0xFF. Each chunk of a segment's bits is cut from the 8 states without a 0xFF before at
+// once (a warp cuts 128 bytes at a time assuming no 0xFF among them, keeps them up to and
+// including the first 0xFF and goes on from there), a warp per segment follows the true state
+// through the chunks' tables (cutting the rare chunk entered after a 0xFF itself), and each chunk
+// is cut again from its true state, writing its bytes.
 #include "gpu_check.h"
 #include "jpegls_gpu.h"
 
@@ -152,7 +153,8 @@ __device__ uint32_t stuff_span(const uint32_t *win, uint64_t base, uint64_t &pos
 // (0..7 bits past the chunk's start) and whether the byte before it was 0xFF: 16 states.
 struct StuffTabs {
     uint32_t *first; // [S + 1] first chunk of each segment (scan of the counts)
-    uint32_t *tab;   // [T * 16] per entry state: exit offset | exit ff << 3 | bytes << 4
+    uint32_t *tab;   // [T * 8] per entry state without a 0xFF before: exit offset | exit ff << 3 |
+                     // bytes << 4
     uint32_t *entry; // [T] the true entry state
     uint64_t *off;   // [T] the chunk's first byte in its segment's output
 };
@@ -186,7 +188,8 @@ __global__ void k_stuff_counts(JlsDev d, StuffTabs t)
                                      : 0u;
 }
 
-// A block of 16 warps per chunk, a warp per entry state, one window.
+// A block of 8 warps per chunk, a warp per entry state that does not follow a 0xFF byte (those
+// that do are rare and are cut by the walk), one window.
 __global__ void k_stuff_tables(JlsDev d, StuffTabs t, uint64_t word_count)
 {
     __shared__ uint32_t win[kStuffWords];
@@ -198,39 +201,55 @@ __global__ void k_stuff_tables(JlsDev d, StuffTabs t, uint64_t word_count)
     load_window(win, d.words, word_count, base, threadIdx.x, blockDim.x);
     __syncthreads();
     const uint32_t e = threadIdx.x >> 5;
-    uint64_t pos = k.start + (e & 7u);
-    bool ff = e >> 3;
+    uint64_t pos = k.start + e;
+    bool ff = false;
     const uint32_t n = stuff_span(win, base, pos, ff, k.stop, k.sg->bit_end, nullptr, threadIdx.x & 31u);
     if ((threadIdx.x & 31u) == 0)
-        t.tab[16 * c + e] = (uint32_t)(pos - k.stop) | (uint32_t)ff << 3 | n << 4;
+        t.tab[8 * c + e] = (uint32_t)(pos - k.stop) | (uint32_t)ff << 3 | n << 4;
 }
 
 // A warp per segment follows the states through its chunks: the lanes stage the tables of 32
-// chunks in shared memory, lane 0 follows the state through them, the lanes write the entry
-// states and offsets.
-__global__ void k_stuff_walk(JlsDev d, StuffTabs t)
+// chunks in shared memory, follow the state through them (every lane alike; a chunk entered after
+// a 0xFF byte is cut here, by the warp, as its table lacks that state), and write the entry states
+// and offsets.
+__global__ void k_stuff_walk(JlsDev d, StuffTabs t, uint64_t word_count)
 {
-    __shared__ uint32_t tabs[4][32 * 16], entries[4][32];
+    __shared__ uint32_t tabs[4][32 * 8], entries[4][32], window[4][kStuffWords];
     __shared__ uint64_t offs[4][32];
     const uint32_t s = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31u;
     if (s >= d.seg_count)
         return;
-    const uint32_t w = threadIdx.x >> 5, c1 = t.first[s + 1];
+    JlsSeg &sg = d.segs[s];
+    const uint32_t w = threadIdx.x >> 5, c0 = t.first[s], c1 = t.first[s + 1];
     uint32_t e = 0;
     uint64_t off = 0;
-    for (uint32_t b = t.first[s]; b < c1; b += 32) {
+    for (uint32_t b = c0; b < c1; b += 32) {
         const uint32_t m = c1 - b < 32 ? c1 - b : 32;
-        for (uint32_t k = lane; k < 16 * m; k += 32)
-            tabs[w][k] = t.tab[16 * (size_t)b + k];
+        for (uint32_t k = lane; k < 8 * m; k += 32)
+            tabs[w][k] = t.tab[8 * (size_t)b + k];
         __syncwarp();
-        if (lane == 0)
-            for (uint32_t q = 0; q < m; q++) {
+        for (uint32_t q = 0; q < m; q++) {
+            if (lane == 0) {
                 entries[w][q] = e;
                 offs[w][q] = off;
-                const uint32_t v = tabs[w][16 * q + e];
-                off += v >> 4;
-                e = v & 15u;
             }
+            uint32_t v;
+            if (e < 8) {
+                v = tabs[w][8 * q + e];
+            } else {
+                const uint64_t start = sg.bit_first + (uint64_t)(b + q - c0) * kStuffChunk;
+                const uint64_t stop = sg.bit_end - start < kStuffChunk ? sg.bit_end : start + kStuffChunk;
+                __syncwarp();
+                load_window(window[w], d.words, word_count, start >> 5, lane, 32);
+                __syncwarp();
+                uint64_t pos = start + (e & 7u);
+                bool ff = true;
+                const uint32_t n = stuff_span(window[w], start >> 5, pos, ff, stop, sg.bit_end, nullptr, lane);
+                v = (uint32_t)(pos - stop) | (uint32_t)ff << 3 | n << 4;
+            }
+            off += v >> 4;
+            e = v & 15u;
+        }
         __syncwarp();
         if (lane < m) {
             t.entry[b + lane] = entries[w][lane];
@@ -239,7 +258,6 @@ __global__ void k_stuff_walk(JlsDev d, StuffTabs t)
         __syncwarp();
     }
     if (lane == 0) {
-        JlsSeg &sg = d.segs[s];
         const bool ff = e >> 3;
         if (ff) // a segment never ends on a whole 0xFF byte (T.87 / CharLS)
             d.out[sg.out_off + off] = 0;
@@ -271,7 +289,7 @@ StuffTabs stuff_tabs(void *p, uint32_t seg_count, uint64_t chunks)
     t.off = static_cast<uint64_t *>(p);
     t.first = reinterpret_cast<uint32_t *>(t.off + chunks);
     t.tab = t.first + seg_count + 1;
-    t.entry = t.tab + 16 * chunks;
+    t.entry = t.tab + 8 * chunks;
     return t;
 }
 
@@ -315,7 +333,7 @@ void jls_gpu_pack(const JlsDev &d, uint32_t nc, uint32_t nr, cudaStream_t s)
 size_t jls_gpu_stuff_bytes(uint64_t bits, uint32_t seg_count)
 {
     const uint64_t chunks = stuff_chunks(bits, seg_count);
-    return 8 * chunks + 4 * (seg_count + 1) + 4 * 17 * chunks;
+    return 8 * chunks + 4 * (seg_count + 1) + 4 * 9 * chunks;
 }
 
 size_t jls_gpu_stuff_scratch(uint32_t seg_count)
@@ -335,9 +353,9 @@ void jls_gpu_stuff(const JlsDev &d, uint64_t word_count, uint64_t bits, void *ta
     CUDA_CHECK_LAUNCH();
     size_t bytes = tmp_size;
     CUDA_CHECK(cub::DeviceScan::ExclusiveSum(tmp, bytes, t.first, t.first, d.seg_count + 1, s));
-    k_stuff_tables<<<(uint32_t)chunks, 512, 0, s>>>(d, t, word_count);
+    k_stuff_tables<<<(uint32_t)chunks, 256, 0, s>>>(d, t, word_count);
     CUDA_CHECK_LAUNCH();
-    k_stuff_walk<<<(d.seg_count + 3) / 4, 128, 0, s>>>(d, t);
+    k_stuff_walk<<<(d.seg_count + 3) / 4, 128, 0, s>>>(d, t, word_count);
     CUDA_CHECK_LAUNCH();
     k_stuff_write<<<(uint32_t)((chunks + 3) / 4), 128, 0, s>>>(d, t, word_count);
     CUDA_CHECK_LAUNCH();
