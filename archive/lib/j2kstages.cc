@@ -188,6 +188,9 @@ bool startJ2K(Run& run, std::vector<std::thread>& threads, std::string& error)
   if (!makeDecoders(run, error)) return false;
   if (run.p.j2kEarly && run.j2kGpu)
   {
+    // the files finished now keep their samples until coded: page locked already, as the GPU's
+    // coders and verifiers read them (startDevices says what the coders need, once made)
+    if (run.j2kOnDevice) run.samples->setPinned(true);
     startDecoders(run, threads);
     startFinishers(run, threads);
   }
