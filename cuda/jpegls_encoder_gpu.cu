@@ -361,8 +361,7 @@ void finish_chunk(pcwt_gpu *g, JlsGpu &J, JlsIn &in, const pcwt_encode_params *p
 
 // Chunks: by samples (indices stay in 32 bits) and by the device memory budget. A big batch is
 // cut in two, so that uploads and downloads overlap compute, but a chunk keeps at least 256
-// frames of its largest size: each chunk costs at least its longest context chain, which grows
-// with the frame, so four chunks of 512 CT slices take less than half the time of one of 2048.
+// frames of its largest size, so that each gives the device enough independent work.
 std::vector<std::vector<size_t>> plan_chunks(pcwt_gpu *g, pcwt_frame_job *jobs, size_t count)
 {
     const uint64_t budget = gpu_memory_budget(g) / 2; // two chunks' inputs may be resident
