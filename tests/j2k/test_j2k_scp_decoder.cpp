@@ -2,12 +2,14 @@
 //   J2kScpDecoder.*  (label j2k) the option's values and --help, gpu without a device (the server
 //                    does not start: a PACS admin who asked for the GPU learns at once that it is
 //                    not there, instead of a server that is slower than configured), auto (the
-//                    default: OpenJPEG, said in the log, nothing deferred), and the batch path with
+//                    default) without a GPU: OpenJPEG, said in the log, nothing deferred, and the
+//                    batch path with
 //                    the CPU decoder standing in for the device (PCWT_RECOMPRESS_J2K_STANDIN=cpu),
 //                    also with its call failing as a whole (PCWT_RECOMPRESS_FAULT=backend-j2k:
 //                    every frame then goes to OpenJPEG, nothing lost), and frames below
 //                    --j2k-gpu-min-samples left to OpenJPEG on the association's thread;
-//   J2kScpGpu.*      (label gpu) the same folder decoded on the GPU: skips without one.
+//   J2kScpGpu.*      (label gpu) the same folder decoded on the GPU, asked for (gpu) and by
+//                    default (auto): skips without one.
 // pcwt-storescu sends the folder of j2k_folder.h (the corpus's JPEG 2000 / HTJ2K files, opj_compress
 // streams, an HTJ2K file, a truncated codestream); the archive must equal byte for byte the one
 // --j2k-decoder cpu (OpenJPEG) writes, the truncated instance refused in both and kept under failed/.
@@ -77,14 +79,22 @@ void frameCounts(const std::string &log, long long &gpu, long long &openjpeg)
 // the batch path (on the device, or the CPU standing in; faulty: every call failing, the folder
 // without the corpus's files) against --j2k-decoder cpu; minSamples: --j2k-gpu-min-samples (above
 // every frame of the folder: nothing deferred, OpenJPEG on the associations' threads)
-void batchEqualsCpuPath(const std::vector<std::string> &env, bool faulty, const char *minSamples = "0")
+void batchEqualsCpuPath(const std::vector<std::string> &env, bool faulty, const char *minSamples = "0",
+                        const char *decoder = "gpu")
 {
     REQUIRE_J2K_TOOLS();
+    if (std::string(decoder) == "auto") { // without a GPU auto is OpenJPEG: said at the start
+        ArchiveScp probe;
+        ASSERT_TRUE(probe.listen({"-v", "--j2k-decoder", "auto"})) << probe.log();
+        probe.stop();
+        if (probe.log().find("(--j2k-decoder auto, no GPU") != std::string::npos)
+            GTEST_SKIP() << "no GPU (auto decodes with OpenJPEG): " << probe.log();
+    }
     TempDir dir;
     Folder f;
     ASSERT_EQ(makeFolder(dir.path(), !faulty, f), "");
     const bool none = std::string(minSamples) != "0";
-    const Received gpu = receive(f, {"--j2k-decoder", "gpu", "--j2k-gpu-min-samples", minSamples}, env);
+    const Received gpu = receive(f, {"--j2k-decoder", decoder, "--j2k-gpu-min-samples", minSamples}, env);
     if (env.empty() && !gpu.started && gpu.log.find("JPEG 2000 decoding on the GPU") != std::string::npos)
         GTEST_SKIP() << "no GPU: " << gpu.log;
     ASSERT_TRUE(gpu.started) << gpu.log;
@@ -147,9 +157,9 @@ TEST(J2kScpDecoder, GpuAskedWithoutDeviceDoesNotStart)
     EXPECT_NE(p.out.find("cannot start: JPEG 2000 decoding on the GPU"), std::string::npos) << p.out;
 }
 
-// auto (the default) is OpenJPEG, with or without a device (the GPU path was the slower in
-// pcwt-storescp: docs/pacs.md): said at the start, no data set deferred to the batch decoder
-TEST(J2kScpDecoder, AutoIsOpenJpeg)
+// auto (the default) without a GPU is OpenJPEG: said at the start with the reason, no data set
+// deferred to the batch decoder (with a GPU, J2kScpGpu.AutoTakesTheGpu)
+TEST(J2kScpDecoder, AutoWithoutGpuIsOpenJpeg)
 {
     REQUIRE_J2K_TOOLS();
     TempDir dir;
@@ -163,7 +173,9 @@ TEST(J2kScpDecoder, AutoIsOpenJpeg)
     EXPECT_EQ(p.rc, 0) << p.out;
     scp.stop();
     const std::string log = scp.log();
-    EXPECT_NE(log.find("JPEG 2000 input: decoded by OpenJPEG (--j2k-decoder auto"), std::string::npos) << log;
+    if (log.find("JPEG 2000 input: lossless Part 1 frames decoded on the GPU") != std::string::npos)
+        GTEST_SKIP() << "a GPU is present (J2kScpGpu.AutoTakesTheGpu tests auto with it)";
+    EXPECT_NE(log.find("JPEG 2000 input: decoded by OpenJPEG (--j2k-decoder auto, no GPU: "), std::string::npos) << log;
     EXPECT_NE(log.find("stored "), std::string::npos) << log;
     EXPECT_EQ(log.find("JPEG 2000 frames of "), std::string::npos) << log;
 }
@@ -190,4 +202,10 @@ TEST(J2kScpDecoder, SmallFramesStayWithOpenJpeg)
 TEST(J2kScpGpu, GpuDecodingEqualsCpuPath)
 {
     batchEqualsCpuPath({}, false);
+}
+
+// auto with a GPU: the batch decoder on the device, the same archive
+TEST(J2kScpGpu, AutoTakesTheGpu)
+{
+    batchEqualsCpuPath({}, false, "0", "auto");
 }

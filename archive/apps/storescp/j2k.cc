@@ -28,13 +28,13 @@ struct DPSCPJ2KDecoding::Request
 
 bool DPSCPJ2KDecoding::start(DPRC_J2KDecoder choice, std::uint64_t maxSamples, std::string& error)
 {
-  // auto is OpenJPEG here: a store waits for its own decode, and a batch is at most the data sets
-  // of the associations waiting at that moment, whose call on the GPU took longer than OpenJPEG
-  // on their threads (bench/results/gpu-h200x2-2026-11-28-j2k-storescp.md)
-  if (choice != DPRCJD_gpu) return true;
+  // auto is the GPU where there is one (for the frames of --j2k-gpu-min-samples and more: 1.55x
+  // OpenJPEG with 8 associations, 1.39x with one; bench/results/gpu-h200-2026-11-28-j2k-storescp-
+  // buffers.md), else OpenJPEG; the CPU stands in for the GPU only when gpu is asked for
+  if (choice == DPRCJD_cpu) return true;
   const char *standIn = std::getenv("PCWT_RECOMPRESS_J2K_STANDIN");
   const char *fault = std::getenv("PCWT_RECOMPRESS_FAULT");
-  gpu_ = !(standIn && std::strcmp(standIn, "cpu") == 0);
+  gpu_ = choice == DPRCJD_auto || !(standIn && std::strcmp(standIn, "cpu") == 0);
   failBackend_ = fault && (std::strcmp(fault, "backend") == 0 || std::strcmp(fault, "backend-j2k") == 0);
   for (unsigned k = 0; k < std::max(1u, limits_.j2kDecodersPerDevice); ++k)
   {
@@ -43,7 +43,10 @@ bool DPSCPJ2KDecoding::start(DPRC_J2KDecoder choice, std::uint64_t maxSamples, s
     {
       decoders_.clear();
       gpu_ = false;
-      return false;
+      if (choice != DPRCJD_auto) return false;
+      autoWithout_ = error;
+      error.clear();
+      return true;
     }
     decoders_.push_back(std::move(d));
   }

@@ -51,8 +51,9 @@ public:
   DPSCPJ2KDecoding() {}
   ~DPSCPJ2KDecoding() { stop(); }
 
-  /** set up the decoders as choice says: cpu and auto: none (OpenJPEG on the associations'
-   *  threads; auto until the GPU path is the faster here); gpu: on the GPU or fail.
+  /** set up the decoders as choice says: cpu: none (OpenJPEG on the associations' threads);
+   *  auto: on the GPU where there is one, else none (autoWithout() says why); gpu: on the GPU
+   *  or fail.
    *  The environment's PCWT_RECOMPRESS_J2K_STANDIN=cpu puts the CPU decoder in the GPU's place
    *  and PCWT_RECOMPRESS_FAULT=backend-j2k makes every call fail as a whole (the tests, as for
    *  pcwt-recompress)
@@ -74,6 +75,8 @@ public:
   bool takes(std::uint64_t frameSamples) const { return enabled() && frameSamples >= minFrameSamples_; }
   /// on a GPU (not the CPU standing in)
   bool gpu() const { return gpu_; }
+  /// auto without a GPU: why (empty otherwise)
+  const std::string& autoWithout() const { return autoWithout_; }
 
   /** the rest of DPRCPrepare() for a job it left j2kDeferred: its frames decoded with those of
    *  the data sets waiting, then the data set decoded, checked and its samples taken on this
@@ -94,6 +97,7 @@ private:
   bool gpu_ = false;
   bool failBackend_ = false;
   std::uint64_t minFrameSamples_ = 0;
+  std::string autoWithout_;
   std::vector<std::unique_ptr<dprc::J2KBatchDecoder> > decoders_;
   std::shared_ptr<dprc::ArenaPool> samples_;
   dprc::Queue<Request> queue_;

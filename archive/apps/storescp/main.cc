@@ -474,7 +474,7 @@ static bool setUpJ2K()
   std::string error;
   if (!g_j2k->start(g_settings.j2kDecoder, OFstatic_cast(std::uint64_t, 1) << 30, error))
   {
-    OFLOG_FATAL(scpLogger, "cannot start: " << error << " (--j2k-decoder gpu; cpu or auto decode with OpenJPEG)");
+    OFLOG_FATAL(scpLogger, "cannot start: " << error << " (--j2k-decoder gpu; cpu, and auto without a GPU, decode with OpenJPEG)");
     return false;
   }
   g_j2k->setMinFrameSamples(g_settings.j2kGpuMinSamples);
@@ -484,7 +484,7 @@ static bool setUpJ2K()
                << " and for frames of fewer than " << g_settings.j2kGpuMinSamples << " samples");
   else
     OFLOG_INFO(scpLogger, "JPEG 2000 input: decoded by OpenJPEG (--j2k-decoder "
-               << (g_settings.j2kDecoder == DPRCJD_cpu ? "cpu" : "auto; gpu decodes on the GPU") << ")");
+               << (g_settings.j2kDecoder == DPRCJD_cpu ? "cpu" : "auto, no GPU: " + g_j2k->autoWithout()) << ")");
   return true;
 }
 
@@ -552,7 +552,7 @@ int main(int argc, char *argv[])
     cmd.addOption("--verify-sample",                   1, "[n]umber: integer (default: 64)",
                                                           "with --verify-gpu: the CPU decoder checks one\nframe in n too (0: none, 1: all)");
     cmd.addOption("--j2k-decoder",              "+jd", 1, "[d]ecoder: auto, gpu or cpu (default: auto)",
-                                                          "JPEG 2000 input: gpu decodes the frames of the\ndata sets of all associations waiting in one\nlibpcwt call on the GPU (OpenJPEG what it does\nnot take: HTJ2K, lossy, a failed call); cpu and\nauto: OpenJPEG (the faster here for now).\ngpu without a GPU: the server does not start");
+                                                          "JPEG 2000 input: gpu decodes the frames of the\ndata sets of all associations waiting in one\nlibpcwt call on the GPU (OpenJPEG what it does\nnot take: HTJ2K, lossy, a failed call, small\nframes); cpu: OpenJPEG; auto: gpu where there\nis a GPU, else cpu. gpu without a GPU: the\nserver does not start");
     cmd.addOption("--j2k-gpu-min-samples",           1, "[n]umber: integer (default: 1048576)",
                                                           "with --j2k-decoder gpu: frames of fewer samples\n(rows x columns x samples per pixel) are\ndecoded by OpenJPEG on the association's thread\n(0: every frame on the GPU)");
   DPSCPAddTLSOptions(cmd);
