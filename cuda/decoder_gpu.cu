@@ -155,7 +155,7 @@ void run_device_decode(pcwt_gpu *g, Slot &sl)
         gpu_vmap_refused(d, np, s);
     gpu_mark(g, "verify CRCs");
     const uint32_t *ec_groups = d.step_groups;
-    uint32_t *pipe = nullptr; // the pipelined decode's counters: the steps' launches stand by
+    uint32_t *pipe = nullptr; // the pipelined decode's counters: it takes every profile-1 group
     uint32_t *raw = nullptr;  // (pipe[0]) some step holds a raw-mode record
     if (L.entropy_planes) {
         const uint32_t steps = uint32_t(L.decode_steps.size());
@@ -172,13 +172,16 @@ void run_device_decode(pcwt_gpu *g, Slot &sl)
         uint32_t max_groups = 0;
         for (uint32_t b : L.decode_steps[st])
             max_groups = std::max(max_groups, L.bands[b].group_count);
-        // (the raw-mode records of profile 1; in a batch of profile-1 planes only, nothing else)
-        gpu_group_decode(d, d.steps + sl.step_first[st], uint32_t(L.decode_steps[st].size()),
-                         max_groups, s, L.entropy_planes == np && gpu_raw_skip() ? raw : nullptr);
-        if (L.entropy_planes) // the range-coded groups of profile 1
+        // The baseline planes' groups and profile 1's raw-mode records (in a batch of profile-1
+        // planes only, nothing else: left out with the pipelined decode, skipped without raw-mode
+        // records; the pipelined decode took those of a mixed batch, which this decodes again).
+        if (!pipe || L.entropy_planes != np)
+            gpu_group_decode(d, d.steps + sl.step_first[st], uint32_t(L.decode_steps[st].size()),
+                             max_groups, s, L.entropy_planes == np && gpu_raw_skip() ? raw : nullptr);
+        if (L.entropy_planes && !pipe) // the range-coded groups of profile 1
             gpu_ec_decode(d, ec_groups + sl.step_group_first[st],
                           sl.step_group_first[st + 1] - sl.step_group_first[st],
-                          uint32_t(L.bands.size()), s, pipe);
+                          uint32_t(L.bands.size()), s);
     }
     // Bands with children are in every step but the last (level 1): one launch checks them all.
     const size_t nsteps = L.decode_steps.size();

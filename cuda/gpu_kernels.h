@@ -162,15 +162,15 @@ void gpu_ec_pack(const DeviceBatch &b, uint64_t groups, cudaStream_t s);
 // step holds a raw-mode record (none: not asked).
 const uint32_t *gpu_ec_order(const DeviceBatch &b, const uint32_t *step_first, uint32_t steps,
                              void *buf, cudaStream_t s, uint32_t *raw = nullptr);
-// One step's range-coded groups; only_if_raw: decode only when *only_if_raw is nonzero (the
-// pipelined launch took the batch otherwise).
 void gpu_ec_decode(const DeviceBatch &b, const uint32_t *dev_groups, uint32_t group_count,
-                   uint32_t band_count, cudaStream_t s, const uint32_t *only_if_raw = nullptr);
+                   uint32_t band_count, cudaStream_t s);
 // Lanes per group that gpu_ec_decode gives a step of group_count groups.
 uint32_t gpu_ec_decode_spread(uint32_t group_count);
-// group_coder_ec_pipe_gpu.cu: all steps in one launch, the levels overlapping (PCWT_EC_PIPE=1
-// and even group sizes: gpu_ec_pipe_wanted). pipe: gpu_ec_pipe_bytes, zeroed before gpu_ec_order,
-// whose raw flag is pipe[0]; list, list_first: gpu_ec_order's list and the steps' offsets in it.
+// group_coder_ec_pipe_gpu.cu: all steps' profile-1 groups (range-coded and raw-mode) in one
+// launch, the levels overlapping (even group sizes, PCWT_EC_PIPE not 0: gpu_ec_pipe_wanted),
+// instead of gpu_ec_decode and gpu_group_decode per step. pipe: gpu_ec_pipe_bytes, zeroed
+// before gpu_ec_order (whose raw flag is pipe[0]); list, list_first: gpu_ec_order's list and the
+// steps' offsets in it.
 void gpu_ec_pipe_init();
 bool gpu_ec_pipe_wanted(const BatchLayout &L);
 size_t gpu_ec_pipe_bytes(const BatchLayout &L);

@@ -20,11 +20,11 @@ __constant__ uint16_t c_init[PCWT_EC_CLASSES][PCWT_EC_CONTEXTS];
 __global__ void __launch_bounds__(EC_THREADS, 8) ec_decode(
     const uint32_t *step_groups, uint32_t n, uint32_t spread, const GpuBand *bands,
     uint32_t band_count, const GpuPlane *planes, GpuPlaneState *state, const GpuGroup *groups,
-    const uint8_t *__restrict__ stream, int32_t *i32, int8_t *i8, const uint32_t *only_if_raw)
+    const uint8_t *__restrict__ stream, int32_t *i32, int8_t *i8)
 {
     __shared__ pcwt_bit_model models[PCWT_EC_ALL * EC_THREADS];
     const uint32_t t = blockIdx.x * EC_THREADS + threadIdx.x, k = t / spread;
-    if (t % spread || k >= n || (only_if_raw && !*only_if_raw))
+    if (t % spread || k >= n)
         return;
     const uint64_t g = step_groups[k];
     const GpuGroup grp = groups[g];
@@ -135,13 +135,13 @@ uint32_t gpu_ec_decode_spread(uint32_t group_count)
 }
 
 void gpu_ec_decode(const DeviceBatch &b, const uint32_t *dev_groups, uint32_t group_count,
-                   uint32_t band_count, cudaStream_t s, const uint32_t *only_if_raw)
+                   uint32_t band_count, cudaStream_t s)
 {
     if (!group_count)
         return;
     const uint32_t spread = gpu_ec_decode_spread(group_count);
     ec_decode<<<gpu_blocks(uint64_t(group_count) * spread, EC_THREADS), EC_THREADS, 0, s>>>(
         dev_groups, group_count, spread, b.bands, band_count, b.planes, b.state, b.groups, b.stream,
-        b.i32, b.i8, only_if_raw);
+        b.i32, b.i8);
     CUDA_CHECK_LAUNCH();
 }

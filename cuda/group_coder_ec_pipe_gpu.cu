@@ -1,11 +1,12 @@
-// group_coder_ec_pipe_gpu.cu - the range-coded groups of the entropy profile decoded with the
-// levels overlapping (PCWT_EC_PIPE=1 or 2): one launch for all decode steps instead of one per
-// step. A group reads, for its row x, only row x / 2 of one parent group (the MQDs one level up;
-// even group sizes), so it waits for that row, not for the whole coarser level: each group
-// publishes how many of its rows are decoded, and the chain of levels costs about one group's
-// serial decode instead of one per level. Same bytes and checks as group_coder_ec_decode_gpu.cu,
-// whose step launches still decode a batch whose steps hold raw-mode records (this launch then
-// leaves at once).
+// group_coder_ec_pipe_gpu.cu - the groups of the entropy profile decoded with the levels
+// overlapping (the default; PCWT_EC_PIPE=0: the step launches, =2 another spread, for measuring):
+// one launch for all decode steps instead of one per step. A group reads, for its row x, only row
+// x / 2 of one parent group (the MQDs one level up; even group sizes), so it waits for that row,
+// not for the whole coarser level: each group publishes how many of its rows are decoded, and the
+// chain of levels costs about one group's serial decode instead of one per level (the radiographs'
+// six steps took 21 ms, each its slowest group's time). Same samples and verdicts as the step
+// launches (group_coder_ec_decode_gpu.cu; raw-mode records, group_decode's there, are decoded here
+// by their group's thread, as the CPU's decode_group_raw does).
 //
 // The parent MQDs are written in this launch by other multiprocessors, so every stream word here
 // is loaded past L1 (word_window.h), and the blocks take their place in the steps from a ticket, in
@@ -90,6 +91,75 @@ __constant__ uint16_t c_init[PCWT_EC_CLASSES][PCWT_EC_CONTEXTS];
 
 constexpr uint32_t PIPE_STEPS = PCWT_MAX_LEVELS + 1;
 
+// A raw-mode record (baseline element codes, nbits of them from src) of the group of pb, decoded by
+// its thread as decode_group_raw (codec/src/group_coder_ec.c) does on the CPU, its rows waited for
+// and published as a range-coded group's; returns 0 or the GpuError of what the CPU refuses.
+__device__ uint32_t pipe_decode_raw(const PipeBand &pb, const pcwt_ec_span &g, const uint8_t *src,
+                                    uint32_t nbits)
+{
+#ifdef __CUDA_ARCH__ // (the word window is device code only)
+    const pcwt_ec_band &v = pb.v;
+    pcwt_gpu_window rd; // zero bits past the record, as the CPU's reader
+    pcwt_gpu_window_init(&rd, src, src + (nbits + 7u) / 8u);
+    uint64_t used = 0;
+    for (uint32_t x = g.gx; x < g.xe; x++) {
+        pipe_row_begin(&pb.v, x);
+        for (uint32_t y = g.gy; y < g.ye; y++) {
+            // the parent MQD is written in this launch by another multiprocessor: past L1
+            const int r = v.parent ? int(__ldcg(reinterpret_cast<const signed char *>(
+                                         v.parent + size_t(x / 2) * v.pcols + y / 2)))
+                                   : v.qmax;
+            int m = -1;
+            int32_t c[4] = {0, 0, 0, 0};
+            // r <= PCWT_MAX_QMAX (30, the header's bound): the zeros and codes fit in 32 bits
+            if (r >= 0) {
+                const uint32_t top = pcwt_gpu_window_top(&rd);
+                const uint32_t z = top ? uint32_t(__clz(top)) : 32u;
+                if (z > uint32_t(r)) {
+                    pcwt_gpu_window_skip(&rd, uint32_t(r) + 1);
+                    used += uint32_t(r) + 1;
+                } else {
+                    pcwt_gpu_window_skip(&rd, z + 1);
+                    used += z + 1;
+                    m = r - int(z);
+                    const uint32_t nb = uint32_t(m) + 2;
+                    for (int k = 0; k < 4; k++) {
+                        const uint32_t w = pcwt_gpu_window_top(&rd);
+                        const uint32_t cv = nb >= 32 ? w : w >> (32 - nb);
+                        pcwt_gpu_window_skip(&rd, nb);
+                        used += nb;
+                        if (cv == 1u)
+                            return GPU_ERR_NEG_ZERO;
+                        c[k] = (cv & 1u) ? int32_t(cv >> 1) : -int32_t(cv >> 1);
+                    }
+                    if (v.exact && !pcwt_element_reaches(c, m))
+                        return GPU_ERR_MQD; // where exact, m is the element's own top level
+                }
+            }
+            v.mqd[size_t(x) * v.mcols + y] = int8_t(m);
+            int32_t *r0 = v.coef + size_t(2 * x) * v.cols + 2 * y;
+            r0[0] = c[0];
+            r0[1] = c[1];
+            r0[v.cols] = c[2];
+            r0[v.cols + 1] = c[3];
+        }
+        pipe_row_end(&pb.v, x);
+        if (used > nbits)
+            return GPU_ERR_GROUP_BITS;
+    }
+    if (used != nbits)
+        return GPU_ERR_GROUP_BITS;
+    const uint32_t pad = (8u - nbits % 8u) % 8u;
+    return pad && (pcwt_gpu_window_top(&rd) >> (32 - pad)) != 0 ? GPU_ERR_GROUP_BITS : 0u;
+#else
+    (void)pb;
+    (void)g;
+    (void)src;
+    (void)nbits;
+    return 0;
+#endif
+}
+
 struct PipeSteps {
     uint32_t count;
     uint32_t block_first[PIPE_STEPS + 1]; // step st: blocks block_first[st] .. block_first[st + 1]
@@ -97,8 +167,24 @@ struct PipeSteps {
     uint32_t spread[PIPE_STEPS];          // lanes per group (gpu_ec_decode's choice for the step)
 };
 
-// pipe[0]: nonzero when some step holds a raw-mode record (ec_order_keys); pipe[1]: the tickets;
-// pipe[2 + g]: group g's rows decoded. (At most 128 registers, as ec_decode.)
+// The largest MQD of a group (-1: none).
+__device__ int pipe_top_mqd(const pcwt_ec_band &v, const pcwt_ec_span &sp)
+{
+    int top = -1;
+    for (uint32_t x = sp.gx; x < sp.xe; x++)
+        for (uint32_t y = sp.gy; y < sp.ye; y++)
+            top = max(top, int(v.mqd[uint64_t(x) * v.mcols + y]));
+    return top;
+}
+
+__device__ void pipe_qmax(int32_t *qmax, int top)
+{
+    if (top >= 0)
+        atomicMax(qmax, top);
+}
+
+// pipe[1]: the tickets; pipe[2 + g]: group g's rows decoded (pipe[0]: gpu_ec_order's raw flag).
+// (At most 128 registers, as ec_decode.)
 __global__ void __launch_bounds__(EC_THREADS, 8) ec_decode_pipe(
     PipeSteps st, const uint32_t *list, const GpuBand *bands, uint32_t band_count,
     const GpuPlane *planes, GpuPlaneState *state, const GpuGroup *groups,
@@ -106,8 +192,6 @@ __global__ void __launch_bounds__(EC_THREADS, 8) ec_decode_pipe(
 {
     __shared__ pcwt_bit_model models[PCWT_EC_ALL * EC_THREADS];
     __shared__ uint32_t s_block;
-    if (*(volatile uint32_t *)pipe)
-        return; // the step launches decode this batch
     if (threadIdx.x == 0)
         s_block = atomicAdd(&pipe[1], 1u);
     __syncthreads();
@@ -124,7 +208,7 @@ __global__ void __launch_bounds__(EC_THREADS, 8) ec_decode_pipe(
     const GpuGroup grp = groups[g];
     const uint32_t bi = find_band(bands, band_count, g);
     const GpuBand b = bands[bi];
-    if (!grp.entropy || state[b.plane].error) {
+    if (state[b.plane].error) {
         store_release(done, ~0u); // its children do not wait for it
         return;
     }
@@ -145,6 +229,15 @@ __global__ void __launch_bounds__(EC_THREADS, 8) ec_decode_pipe(
     }
     const pcwt_ec_span sp = ec_span(q);
     const uint8_t *a = stream + grp.offset + grp.head;
+    if (!grp.entropy) {
+        const uint32_t err = pipe_decode_raw(pb, sp, a, grp.bits);
+        store_release(done, ~0u);
+        if (err)
+            atomicCAS(&state[b.plane].error, 0u, err);
+        else if (b.parent < 0) // top level: Qmax must be the largest MQD there
+            pipe_qmax(&state[b.plane].qmax, pipe_top_mqd(pb.v, sp));
+        return;
+    }
     int ok; // a copy for each value of the low-bit option, as ec_decode
     if (p.low_bits) {
         pb.v.low = 1;
@@ -159,15 +252,8 @@ __global__ void __launch_bounds__(EC_THREADS, 8) ec_decode_pipe(
         atomicCAS(&state[b.plane].error, 0u, uint32_t(GPU_ERR_GROUP_BITS));
         return;
     }
-    if (b.parent < 0) { // top level: Qmax must be the largest MQD there
-        const pcwt_ec_band &v = pb.v;
-        int top = -1;
-        for (uint32_t x = sp.gx; x < sp.xe; x++)
-            for (uint32_t y = sp.gy; y < sp.ye; y++)
-                top = max(top, int(v.mqd[uint64_t(x) * v.mcols + y]));
-        if (top >= 0)
-            atomicMax(&state[b.plane].qmax, top);
-    }
+    if (b.parent < 0) // top level: Qmax must be the largest MQD there
+        pipe_qmax(&state[b.plane].qmax, pipe_top_mqd(pb.v, sp));
 }
 
 } // namespace
@@ -181,9 +267,8 @@ void gpu_ec_pipe_init()
 
 bool gpu_ec_pipe_wanted(const BatchLayout &L)
 {
-    const char *e = std::getenv("PCWT_EC_PIPE");
-    if (!e || (std::strcmp(e, "1") != 0 && std::strcmp(e, "2") != 0) || !L.entropy_planes ||
-        L.decode_steps.size() > PIPE_STEPS)
+    const char *e = std::getenv("PCWT_EC_PIPE"); // 0: the step launches, for measuring
+    if ((e && std::strcmp(e, "0") == 0) || !L.entropy_planes || L.decode_steps.size() > PIPE_STEPS)
         return false;
     for (const GpuPlane &p : L.planes) // a child group's rows / 2 in one parent group
         if (p.profile != PCWT_PROFILE_BASELINE && (p.group_rows % 2 || p.group_cols % 2))

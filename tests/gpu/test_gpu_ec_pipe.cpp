@@ -1,10 +1,10 @@
-// GPU tests of the entropy decode with the levels overlapping (group_coder_ec_pipe_gpu.cu,
-// PCWT_EC_PIPE=1) against the decode a launch per step: batches of the entropy and compact
-// profiles with 6, 3, 1 and 0 levels, even and odd group sizes (odd ones keep the step launches),
-// smooth frames (every group range-coded: the overlapped decode) beside noisy ones (raw-mode
-// groups: the step launches take the batch), must give every sample back both ways; damaged
-// codestreams (CRCs recomputed) must get the same verdict and, when accepted, the same samples,
-// and must not hang a decode. Label "gpu"; skipped, saying why, without a device.
+// GPU tests of the entropy decode with the levels overlapping (group_coder_ec_pipe_gpu.cu, the
+// default, in its two spreads PCWT_EC_PIPE=1 and 2) against the decode a launch per step
+// (PCWT_EC_PIPE=0): batches of the entropy and compact profiles with 6, 3, 1 and 0 levels, even and
+// odd group sizes (a batch with odd ones keeps the step launches), smooth frames (every group
+// range-coded) and noisy ones (raw-mode groups too), must give every sample back every way;
+// damaged codestreams (CRCs recomputed) must get the same verdict and, when accepted, the same
+// samples, and must not hang a decode. Label "gpu"; skipped, saying why, without a device.
 #include <gtest/gtest.h>
 
 #include "gpu_test_util.h"
@@ -141,9 +141,8 @@ TEST(GpuEcPipe, BatchesWithRawGroupsExactBothWays)
 }
 
 // Damaged payloads of smooth frames, in one batch and one at a time: the overlapped decode reaches
-// the step launches' verdict on each, and their samples where both accept. (A damaged record can
-// read as raw-mode, and a batch with one keeps the step launches: the frames alone take the
-// overlapped decode wherever theirs do not.)
+// the step launches' verdict on each, and their samples where both accept (a damaged record may
+// read as a raw-mode one).
 TEST(GpuEcPipe, DamagedStreamsSameVerdicts)
 {
     SKIP_WITHOUT_GPU();
