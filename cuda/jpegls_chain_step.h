@@ -157,27 +157,50 @@ JLS_HD inline uint32_t jls_chain_step(const JlsParams &p, uint32_t slot,
                              : jls_interruption_step(p, (int32_t)(slot - kJlsRunCtx), s, i, rec);
 }
 
+// Calls f(i, recs[i]) for i in [begin, end), loading the records of the next group of 8 while a
+// group is coded: the steps are serial, and this hides the loads' latency behind them.
+template <typename F>
+JLS_HD inline void jls_stream(const uint64_t *recs, uint32_t begin, uint32_t end, F f)
+{
+    constexpr uint32_t kGroup = 8;
+    uint64_t nxt[kGroup];
+JLS_UNROLL
+    for (uint32_t u = 0; u < kGroup; u++)
+        nxt[u] = begin + u < end ? recs[begin + u] : 0;
+    for (uint32_t i = begin; i < end; i += kGroup) {
+        uint64_t cur[kGroup];
+JLS_UNROLL
+        for (uint32_t u = 0; u < kGroup; u++) {
+            cur[u] = nxt[u];
+            nxt[u] = i + kGroup + u < end ? recs[i + kGroup + u] : 0;
+        }
+JLS_UNROLL
+        for (uint32_t u = 0; u < kGroup; u++)
+            if (i + u < end)
+                f(i + u, cur[u]);
+    }
+}
+
 // First pass, one chunk: `recs`/`codes` are the chain's (index 0 = its first sample), n its
 // length, j the chunk. Writes the chunk's codewords from the guessed start state, the states at
 // its checkpoints (checks[q] = state before sample j * kJlsChunk + (q + 1) * kJlsCheck; none when
 // checks is null, as for chunk 0, whose start is exact), and returns the guessed start state in
 // *start and the end state in *end.
-JLS_HD inline void jls_chunk_speculate(const JlsParams &p, uint32_t slot,
-                                                    const uint64_t *recs, uint32_t *codes,
-                                                    uint32_t n, uint32_t j, JlsChainState *checks,
-                                                    JlsChainState *start, JlsChainState *end)
+JLS_HD inline void jls_chunk_speculate(const JlsParams &p, uint32_t slot, const uint64_t *recs,
+                                       uint32_t *codes, uint32_t n, uint32_t j,
+                                       JlsChainState *checks, JlsChainState *start,
+                                       JlsChainState *end)
 {
     const uint32_t begin = j * kJlsChunk, stop = n - begin < kJlsChunk ? n : begin + kJlsChunk;
     const uint32_t w0 = begin > kJlsWarm ? begin - kJlsWarm : 0;
     JlsChainState s = jls_chain_init(p); // exact when the warm-up starts at the chain's start
-    for (uint32_t i = w0; i < begin; i++)
-        (void)jls_chain_step(p, slot, s, i, recs[i]);
+    jls_stream(recs, w0, begin, [&](uint32_t i, uint64_t rec) { (void)jls_chain_step(p, slot, s, i, rec); });
     *start = s;
-    for (uint32_t i = begin; i < stop; i++) {
+    jls_stream(recs, begin, stop, [&](uint32_t i, uint64_t rec) {
         if (checks && i > begin && (i - begin) % kJlsCheck == 0)
             checks[(i - begin) / kJlsCheck - 1] = s;
-        codes[i] = jls_chain_step(p, slot, s, i, recs[i]);
-    }
+        codes[i] = jls_chain_step(p, slot, s, i, rec);
+    });
     *end = s;
 }
 
@@ -197,16 +220,17 @@ JLS_HD inline uint32_t jls_chunk_recode(const JlsParams &p, uint32_t slot,
     }
     *start = s;
     const uint32_t begin = j * kJlsChunk, stop = n - begin < kJlsChunk ? n : begin + kJlsChunk;
-    for (uint32_t i = begin; i < stop; i++) {
-        if (i > begin && (i - begin) % kJlsCheck == 0) {
-            JlsChainState &ck = checks[(i - begin) / kJlsCheck - 1];
+    for (uint32_t i0 = begin; i0 < stop; i0 += kJlsCheck) {
+        if (i0 > begin) {
+            JlsChainState &ck = checks[(i0 - begin) / kJlsCheck - 1];
             if (jls_state_eq(s, ck)) {
                 s = end;
-                return i - begin;
+                return i0 - begin;
             }
             ck = s;
         }
-        codes[i] = jls_chain_step(p, slot, s, i, recs[i]);
+        const uint32_t i1 = stop - i0 < kJlsCheck ? stop : i0 + kJlsCheck;
+        jls_stream(recs, i0, i1, [&](uint32_t i, uint64_t rec) { codes[i] = jls_chain_step(p, slot, s, i, rec); });
     }
     return stop - begin;
 }

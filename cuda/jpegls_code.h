@@ -10,6 +10,11 @@
 #else
 #define JLS_HD
 #endif
+#if defined(__CUDA_ARCH__)
+#define JLS_UNROLL _Pragma("unroll")
+#else
+#define JLS_UNROLL
+#endif
 
 constexpr uint32_t kJlsContexts = 366; // 364 regular (|Q| = 1..364) + 2 run interruption
 constexpr uint32_t kJlsRunCtx = 364;   // context slot of RItype 0 (RItype 1 is 365)
