@@ -66,10 +66,12 @@ inline std::vector<uint8_t> random_image(const pcwt_image_desc &d, Rng &rng, int
         case 1: v = (i * 3 + j * 5 + (rng.next() & 7)) & mask; break;   // smooth + noise
         case 2: v = ((i / 7 + j / 5) & 1) ? mask : 0; break;            // checkerboard
         case 3: v = (rng.next() % 97 == 0) ? rng.next() : 0; break;     // sparse
-        default:                                                        // waves
-            v = uint32_t(int64_t(double(mask / 2) * (1.0 + 0.9 * std::sin(j / 9.0) * std::cos(i / 7.0))) +
-                         (rng.next() % 3));
+        default: { // waves of 0.45 of the range about its middle (0 when signed)
+            const double mid = d.is_signed ? 0.0 : double(mask / 2);
+            v = uint32_t(int64_t(mid + 0.45 * double(mask / 2) * std::sin(j / 9.0) * std::cos(i / 7.0)) +
+                         int64_t(rng.next() % 3));
             break;
+        }
         }
         v = sample_word(d, v);
         if (pattern == 0 && d.bits_stored < d.bits_allocated && rng.next() % 11 == 0)
