@@ -114,6 +114,39 @@ inline pcwt_encoder *test_encoder(pcwt_backend b, pcwt_profile profile, const pc
     return e;
 }
 
+// An encoder on backend `b` with `profile`, `levels`, groups of gr x gc elements and min_ll 1 (the
+// rest the library's defaults).
+inline pcwt_encoder *grouped_encoder(pcwt_backend b, pcwt_profile profile, uint32_t levels, uint32_t gr,
+                                     uint32_t gc)
+{
+    pcwt_encoder *e = pcwt_encoder_create();
+    pcwt_encode_params p;
+    pcwt_encode_params_default(&p);
+    p.backend = b;
+    p.profile = profile;
+    p.levels = levels;
+    p.group_rows = gr;
+    p.group_cols = gc;
+    p.min_ll = 1;
+    EXPECT_EQ(pcwt_encoder_set_params(e, &p), PCWT_OK) << pcwt_encoder_last_error(e);
+    return e;
+}
+
+// 16-bit signed CT-like samples of d: a smooth field, noise of the given amplitude, a flat border.
+inline std::vector<uint8_t> ct_like(const pcwt_image_desc &d, Rng &rng, uint32_t noise)
+{
+    std::vector<uint8_t> img(pcwt_image_size(&d));
+    for (uint32_t i = 0; i < d.height; i++)
+        for (uint32_t j = 0; j < d.width; j++) {
+            int v = -1024;
+            if (i > d.height / 8 && j > d.width / 10)
+                v = int((i * 7 + j * 3) % 900) - 200 + int(noise ? rng.next() % noise : 0);
+            const int16_t w = int16_t(v);
+            std::memcpy(&img[2 * (size_t(i) * d.width + j)], &w, 2);
+        }
+    return img;
+}
+
 // A decoder on backend `b`.
 inline pcwt_decoder *test_decoder(pcwt_backend b)
 {

@@ -24,36 +24,6 @@ struct PipeSwitch {
     ~PipeSwitch() { unsetenv("PCWT_EC_PIPE"); }
 };
 
-pcwt_encoder *cpu_encoder(pcwt_profile profile, uint32_t levels, uint32_t gr, uint32_t gc)
-{
-    pcwt_encoder *e = pcwt_encoder_create();
-    pcwt_encode_params p;
-    pcwt_encode_params_default(&p);
-    p.backend = PCWT_BACKEND_CPU;
-    p.profile = profile;
-    p.levels = levels;
-    p.group_rows = gr;
-    p.group_cols = gc;
-    p.min_ll = 1;
-    EXPECT_EQ(pcwt_encoder_set_params(e, &p), PCWT_OK) << pcwt_encoder_last_error(e);
-    return e;
-}
-
-// 16-bit signed CT-like samples: a smooth field (noise of the given amplitude), a flat border.
-std::vector<uint8_t> ct_like(const pcwt_image_desc &d, Rng &rng, uint32_t noise)
-{
-    std::vector<uint8_t> img(pcwt_image_size(&d));
-    for (uint32_t i = 0; i < d.height; i++)
-        for (uint32_t j = 0; j < d.width; j++) {
-            int v = -1024;
-            if (i > d.height / 8 && j > d.width / 10)
-                v = int((i * 7 + j * 3) % 900) - 200 + int(noise ? rng.next() % noise : 0);
-            const int16_t w = int16_t(v);
-            std::memcpy(&img[2 * (size_t(i) * d.width + j)], &w, 2);
-        }
-    return img;
-}
-
 // One GPU batch decode; the statuses and the samples (destinations start as 0xEE).
 pcwt_status decode_batch(pcwt_decoder *d, const std::vector<std::vector<uint8_t>> &streams,
                          const std::vector<size_t> &sizes, std::vector<std::vector<uint8_t>> &out,
@@ -91,8 +61,9 @@ Set make_set(uint32_t noise, uint64_t seed, bool odd)
     for (int k = 0; k < 12; k++) {
         const uint32_t *sz = sizes[k % 6], *g = groups[(k + k / 6) % 6];
         pcwt_image_desc d{sz[0], sz[1], 1, 16, 16, 1, 0};
-        pcwt_encoder *e = cpu_encoder(k % 2 ? PCWT_PROFILE_COMPACT : PCWT_PROFILE_ENTROPY,
-                                      levels[(k + k / 6) % 6], g[0], g[1]);
+        const pcwt_profile prof = k % 2 ? PCWT_PROFILE_COMPACT : PCWT_PROFILE_ENTROPY;
+        pcwt_encoder *e = grouped_encoder(PCWT_BACKEND_CPU, prof,
+                                          levels[(k + k / 6) % 6], g[0], g[1]);
         s.imgs.push_back(ct_like(d, rng, k % 3 == 0 ? noise : 0));
         s.streams.push_back(encode_with(e, d, s.imgs.back()));
         s.sizes.push_back(s.imgs.back().size());

@@ -19,22 +19,12 @@ namespace {
 pcwt_encoder *encoder(pcwt_backend backend, pcwt_profile profile, uint32_t levels, uint32_t gr,
                       uint32_t gc)
 {
-    pcwt_encoder *e = pcwt_encoder_create();
-    pcwt_encode_params p;
-    pcwt_encode_params_default(&p);
-    p.backend = backend;
-    p.profile = profile;
-    p.levels = levels;
-    p.group_rows = gr;
-    p.group_cols = gc;
-    p.min_ll = 1;
-    EXPECT_EQ(pcwt_encoder_set_params(e, &p), PCWT_OK) << pcwt_encoder_last_error(e);
-    return e;
+    return grouped_encoder(backend, profile, levels, gr, gc);
 }
 
 pcwt_encoder *cpu_encoder(pcwt_profile profile, uint32_t levels, uint32_t gr, uint32_t gc)
 {
-    return encoder(PCWT_BACKEND_CPU, profile, levels, gr, gc);
+    return grouped_encoder(PCWT_BACKEND_CPU, profile, levels, gr, gc);
 }
 
 pcwt_decoder *decoder(pcwt_backend b)
@@ -42,21 +32,6 @@ pcwt_decoder *decoder(pcwt_backend b)
     pcwt_decoder *d = pcwt_decoder_create();
     EXPECT_EQ(pcwt_decoder_set_backend(d, b), PCWT_OK) << pcwt_decoder_last_error(d);
     return d;
-}
-
-// 16-bit signed CT-like samples: a smooth field, noise of the given amplitude, a flat border.
-std::vector<uint8_t> ct_like(const pcwt_image_desc &d, Rng &rng, uint32_t noise)
-{
-    std::vector<uint8_t> img(pcwt_image_size(&d));
-    for (uint32_t i = 0; i < d.height; i++)
-        for (uint32_t j = 0; j < d.width; j++) {
-            int v = -1024;
-            if (i > d.height / 8 && j > d.width / 10)
-                v = int((i * 7 + j * 3) % 900) - 200 + int(noise ? rng.next() % noise : 0);
-            const int16_t w = int16_t(v);
-            std::memcpy(&img[2 * (size_t(i) * d.width + j)], &w, 2);
-        }
-    return img;
 }
 
 // Decodes the streams in one GPU batch and compares every sample with the images they came from
