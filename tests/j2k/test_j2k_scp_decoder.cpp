@@ -17,6 +17,8 @@
 #include "j2k_test_util.h"
 #include "pacs_util.h"
 
+#include <functional>
+
 using namespace j2k;
 
 namespace {
@@ -77,10 +79,12 @@ void frameCounts(const std::string &log, long long &gpu, long long &openjpeg)
 }
 
 // the batch path (on the device, or the CPU standing in; faulty: every call failing, the folder
-// without the corpus's files) against --j2k-decoder cpu; minSamples: --j2k-gpu-min-samples (above
-// every frame of the folder: nothing deferred, OpenJPEG on the associations' threads)
+// without the corpus's files) against --j2k-decoder cpu; minSamples: --j2k-gpu-min-samples (with
+// none, every data set handed over; above every data set of the folder: nothing, OpenJPEG on the
+// associations' threads); handedCheck: what else the server's log must show
 void batchEqualsCpuPath(const std::vector<std::string> &env, bool faulty, const char *minSamples = "0",
-                        const char *decoder = "gpu")
+                        const char *decoder = "gpu",
+                        const std::function<void(const std::string &)> &handedCheck = nullptr)
 {
     REQUIRE_J2K_TOOLS();
     if (std::string(decoder) == "auto") { // without a GPU auto is OpenJPEG: said at the start
@@ -93,7 +97,7 @@ void batchEqualsCpuPath(const std::vector<std::string> &env, bool faulty, const 
     TempDir dir;
     Folder f;
     ASSERT_EQ(makeFolder(dir.path(), !faulty, f), "");
-    const bool none = std::string(minSamples) != "0";
+    const bool none = std::string(minSamples) == "100000000";
     const Received gpu = receive(f, {"--j2k-decoder", decoder, "--j2k-gpu-min-samples", minSamples}, env);
     if (env.empty() && !gpu.started && gpu.log.find("JPEG 2000 decoding on the GPU") != std::string::npos)
         GTEST_SKIP() << "no GPU: " << gpu.log;
@@ -118,8 +122,10 @@ void batchEqualsCpuPath(const std::vector<std::string> &env, bool faulty, const 
     frameCounts(gpu.log, g, o);
     if (none) {
         EXPECT_EQ(g + o, 0) << "a data set of small frames deferred\n" << gpu.log;
-        EXPECT_NE(gpu.log.find(std::string("for frames of fewer than ") + minSamples + " samples"), std::string::npos)
+        EXPECT_NE(gpu.log.find(std::string("for data sets of fewer than ") + minSamples + " samples"), std::string::npos)
             << gpu.log;
+    } else if (handedCheck) {
+        handedCheck(gpu.log);
     } else if (faulty) {
         EXPECT_EQ(g, 0) << gpu.log;
         EXPECT_GE(o, static_cast<long long>(f.partOneFrames + f.htFrames)) << gpu.log;
@@ -197,6 +203,27 @@ TEST(J2kScpDecoder, FailingBatchDecoderFallsBackToOpenJpeg)
 TEST(J2kScpDecoder, SmallFramesStayWithOpenJpeg)
 {
     batchEqualsCpuPath({"PCWT_RECOMPRESS_J2K_STANDIN=cpu"}, false, "100000000");
+}
+
+// the samples of all of a data set's frames count: with a threshold of 12289 the folder's 3-frame
+// 96x64 file (18432 samples) goes to the batch decoder, its 2-frame one (12288) and its one-frame
+// slices (6144) stay with OpenJPEG
+TEST(J2kScpDecoder, SamplesOfAllFramesDecide)
+{
+    batchEqualsCpuPath({"PCWT_RECOMPRESS_J2K_STANDIN=cpu"}, false, "12289", "gpu", [](const std::string &log) {
+        const std::string uid = "1.2.826.0.1.3680043.10.1078.3."; // j2k_folder.h's instances
+        auto handed = [&](int k) {
+            const std::string key = "JPEG 2000 frames of ", file = uid + std::to_string(k) + ".dcm: ";
+            for (size_t at = log.find(key); at != std::string::npos; at = log.find(key, at + 1))
+                if (log.compare(log.find(": ", at) - file.size() + 2, file.size(), file) == 0)
+                    return true;
+            return false;
+        };
+        EXPECT_TRUE(handed(2)) << "b_unsigned12 (3 frames) not handed over\n" << log;
+        EXPECT_TRUE(handed(4)) << "d_ct (512x512) not handed over\n" << log;
+        EXPECT_FALSE(handed(1)) << "a_signed16 (2 frames) handed over\n" << log;
+        EXPECT_FALSE(handed(5)) << "e_slice0 handed over\n" << log;
+    });
 }
 
 TEST(J2kScpGpu, GpuDecodingEqualsCpuPath)

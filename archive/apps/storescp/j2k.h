@@ -31,7 +31,7 @@
 #include <thread>
 #include <vector>
 
-/// --j2k-gpu-min-samples' default: frames smaller than a radiograph go to OpenJPEG (a CT slice or
+/// --j2k-gpu-min-samples' default: data sets smaller than a radiograph go to OpenJPEG (a CT slice or
 /// an MR image alone on the GPU is not decoded sooner than by OpenJPEG on one thread)
 const unsigned long kJ2KGpuMinSamples = 1048576;
 
@@ -65,14 +65,14 @@ public:
   /// frames are decoded here (after start)
   bool enabled() const { return !decoders_.empty(); }
 
-  /** data sets whose frames hold fewer samples (rows x columns x samples per pixel) are decoded
-   *  by OpenJPEG on the association's thread: a frame alone on the GPU takes about as long as
-   *  its slowest code-block on one GPU thread (bench/results, --j2k-gpu-min-samples)
+  /** data sets of fewer samples (rows x columns x samples per pixel x frames) are decoded by
+   *  OpenJPEG on the association's thread: a call on the GPU takes about as long as its slowest
+   *  code-block on one GPU thread however few frames it holds, OpenJPEG as long as its samples
+   *  (bench/results/gpu-h200-2026-11-28-j2k-storescp-buffers.md, --j2k-gpu-min-samples)
    */
-  void setMinFrameSamples(std::uint64_t n) { minFrameSamples_ = n; }
-  std::uint64_t minFrameSamples() const { return minFrameSamples_; }
-  /// a data set with frames of frameSamples samples goes to the batch decoders
-  bool takes(std::uint64_t frameSamples) const { return enabled() && frameSamples >= minFrameSamples_; }
+  void setMinSamples(std::uint64_t n) { minSamples_ = n; }
+  /// a data set of samples samples (all frames) goes to the batch decoders
+  bool takes(std::uint64_t samples) const { return enabled() && samples >= minSamples_; }
   /// on a GPU (not the CPU standing in)
   bool gpu() const { return gpu_; }
   /// auto without a GPU: why (empty otherwise)
@@ -96,7 +96,7 @@ private:
   DPRCPipelineOptions limits_; // pcwt-recompress's batch limits and decoders per device
   bool gpu_ = false;
   bool failBackend_ = false;
-  std::uint64_t minFrameSamples_ = 0;
+  std::uint64_t minSamples_ = 0;
   std::string autoWithout_;
   std::vector<std::unique_ptr<dprc::J2KBatchDecoder> > decoders_;
   std::shared_ptr<dprc::ArenaPool> samples_;

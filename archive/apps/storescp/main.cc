@@ -331,7 +331,7 @@ private:
 
     // where it goes in the archive
     OFString patient, study, series, instance, sopClass;
-    std::uint64_t frameSamples = 0; // rows x columns x samples per pixel (the JPEG 2000 decoder's choice)
+    std::uint64_t samples = 0; // of all frames (the JPEG 2000 decoder's choice)
     {
       // (values over 4 KiB are left on disk: Pixel Data's length is all the checks need)
       DcmFileFormat ff;
@@ -349,10 +349,12 @@ private:
       DPSCPStringOf(ds, DCM_SOPInstanceUID, instance);
       DPSCPStringOf(ds, DCM_SOPClassUID, sopClass);
       Uint16 rows = 0, columns = 0, spp = 1;
+      Sint32 frames = 1;
       ds->findAndGetUint16(DCM_Rows, rows);
       ds->findAndGetUint16(DCM_Columns, columns);
       ds->findAndGetUint16(DCM_SamplesPerPixel, spp);
-      frameSamples = std::uint64_t(rows) * columns * spp;
+      if (ds->findAndGetSint32(DCM_NumberOfFrames, frames).bad() || frames < 1) frames = 1;
+      samples = std::uint64_t(rows) * columns * spp * OFstatic_cast(std::uint64_t, frames);
       // defence in depth before the codec's own checks: an image whose pixel data contradicts its
       // module is never acknowledged (part of it would be archived as the whole)
       std::string why;
@@ -386,7 +388,7 @@ private:
     dprc::Work work; // (its job: what the JPEG 2000 batch decoder takes)
     DPRCJob& job = work.job;
     job.sampleKey = instance.c_str(); // draws the CPU decoder's sample of the frames
-    job.deferJ2K = g_j2k && g_j2k->takes(frameSamples);
+    job.deferJ2K = g_j2k && g_j2k->takes(samples);
     bool go = DPRCPrepare(job, entry, opt, slot);
     if (go && job.j2kDeferred)
     {
@@ -477,11 +479,11 @@ static bool setUpJ2K()
     OFLOG_FATAL(scpLogger, "cannot start: " << error << " (--j2k-decoder gpu; cpu, and auto without a GPU, decode with OpenJPEG)");
     return false;
   }
-  g_j2k->setMinFrameSamples(g_settings.j2kGpuMinSamples);
+  g_j2k->setMinSamples(g_settings.j2kGpuMinSamples);
   if (g_j2k->enabled())
     OFLOG_INFO(scpLogger, "JPEG 2000 input: lossless Part 1 frames decoded on the "
                << (g_j2k->gpu() ? "GPU" : "CPU standing in for the GPU") << ", OpenJPEG for the others"
-               << " and for frames of fewer than " << g_settings.j2kGpuMinSamples << " samples");
+               << " and for data sets of fewer than " << g_settings.j2kGpuMinSamples << " samples");
   else
     OFLOG_INFO(scpLogger, "JPEG 2000 input: decoded by OpenJPEG (--j2k-decoder "
                << (g_settings.j2kDecoder == DPRCJD_cpu ? "cpu" : "auto, no GPU: " + g_j2k->autoWithout()) << ")");
@@ -554,7 +556,7 @@ int main(int argc, char *argv[])
     cmd.addOption("--j2k-decoder",              "+jd", 1, "[d]ecoder: auto, gpu or cpu (default: auto)",
                                                           "JPEG 2000 input: gpu decodes the frames of the\ndata sets of all associations waiting in one\nlibpcwt call on the GPU (OpenJPEG what it does\nnot take: HTJ2K, lossy, a failed call, small\nframes); cpu: OpenJPEG; auto: gpu where there\nis a GPU, else cpu. gpu without a GPU: the\nserver does not start");
     cmd.addOption("--j2k-gpu-min-samples",           1, "[n]umber: integer (default: 1048576)",
-                                                          "with --j2k-decoder gpu: frames of fewer samples\n(rows x columns x samples per pixel) are\ndecoded by OpenJPEG on the association's thread\n(0: every frame on the GPU)");
+                                                          "GPU JPEG 2000 decoding: data sets of fewer\nsamples (rows x columns x samples per pixel x\nframes) are decoded by OpenJPEG on the\nassociation's thread (0: all on the GPU)");
   DPSCPAddTLSOptions(cmd);
 
   prepareCmdLineArgs(argc, argv, OFFIS_CONSOLE_APPLICATION);
