@@ -571,5 +571,7 @@ bool DPRCRunPipeline(const std::vector<DPRCEntry>& files, const DPRCOptions& opt
   runStages(run, threads);
   reportStages(run);
   endHandles(run);
+  // (--stats: what follows, to 'pipeline freed', is the run's own end)
+  DPRCTimelineMark("handles handed over");
   return true;
 }
