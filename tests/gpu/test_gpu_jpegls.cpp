@@ -77,6 +77,23 @@ std::string name(const pcwt_image_desc &d, int pattern)
            std::to_string(pattern);
 }
 
+// The frames as one GPU batch: every frame's codestream must be the CPU encoder's.
+void check_as_batch(JlsPair &c, const std::vector<pcwt_image_desc> &descs,
+                    const std::vector<std::vector<uint8_t>> &imgs)
+{
+    std::vector<std::vector<uint8_t>> outs;
+    std::vector<pcwt_frame_job> jobs;
+    for (size_t i = 0; i < descs.size(); i++)
+        outs.emplace_back(pcwt_encode_bound(&descs[i]));
+    for (size_t i = 0; i < descs.size(); i++)
+        jobs.push_back({descs[i], imgs[i].data(), imgs[i].size(), outs[i].data(), outs[i].size(), 0, PCWT_OK});
+    ASSERT_EQ(pcwt_encode_batch(c.gpu, jobs.data(), jobs.size()), PCWT_OK) << pcwt_encoder_last_error(c.gpu);
+    for (size_t i = 0; i < descs.size(); i++) {
+        outs[i].resize(jobs[i].written);
+        ASSERT_TRUE(same_codestream(JlsPair::enc(c.cpu, descs[i], imgs[i]), outs[i])) << "batch frame " << i;
+    }
+}
+
 TEST(GpuJpegls, EveryDepthAndShapeMatchesCpu)
 {
     SKIP_WITHOUT_GPU();
@@ -216,26 +233,15 @@ TEST(GpuJpegls, LargeFramesThroughChunkedStages)
                                       {1001, 997, 3, 8, 8, 0, 1},    {2000, 2500, 1, 16, 14, 0, 0},
                                       {1500, 1200, 1, 16, 12, 1, 0}};
     std::vector<pcwt_image_desc> descs;
-    std::vector<std::vector<uint8_t>> imgs, outs, cpu;
+    std::vector<std::vector<uint8_t>> imgs;
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
         const int kind = int(s % 3);
         descs.push_back(shapes[s]);
         imgs.push_back(large_image(shapes[s], rng, kind));
-        cpu.push_back(JlsPair::enc(c.cpu, descs.back(), imgs.back()));
-        ASSERT_TRUE(same_codestream(cpu.back(), JlsPair::enc(c.gpu, descs.back(), imgs.back())))
-            << name(descs.back(), kind) << " kind " << kind;
+        c.check(descs.back(), imgs.back(), name(descs.back(), kind) + " kind " + std::to_string(kind));
     }
     // all of them as one batch, each frame's chains, runs and chunks after the others'
-    std::vector<pcwt_frame_job> jobs;
-    for (size_t i = 0; i < descs.size(); i++)
-        outs.emplace_back(pcwt_encode_bound(&descs[i]));
-    for (size_t i = 0; i < descs.size(); i++)
-        jobs.push_back({descs[i], imgs[i].data(), imgs[i].size(), outs[i].data(), outs[i].size(), 0, PCWT_OK});
-    ASSERT_EQ(pcwt_encode_batch(c.gpu, jobs.data(), jobs.size()), PCWT_OK) << pcwt_encoder_last_error(c.gpu);
-    for (size_t i = 0; i < descs.size(); i++) {
-        outs[i].resize(jobs[i].written);
-        ASSERT_TRUE(same_codestream(cpu[i], outs[i])) << "batch frame " << i;
-    }
+    check_as_batch(c, descs, imgs);
 }
 
 // A small device-memory budget cuts a batch into many chunks; a frame over the budget goes to
@@ -293,17 +299,7 @@ TEST(GpuJpegls, CorpusMatchesCpu)
         same++;
     }
     // the whole corpus again as one batch
-    std::vector<std::vector<uint8_t>> outs;
-    std::vector<pcwt_frame_job> jobs;
-    for (size_t i = 0; i < descs.size(); i++)
-        outs.emplace_back(pcwt_encode_bound(&descs[i]));
-    for (size_t i = 0; i < descs.size(); i++)
-        jobs.push_back({descs[i], imgs[i].data(), imgs[i].size(), outs[i].data(), outs[i].size(), 0, PCWT_OK});
-    ASSERT_EQ(pcwt_encode_batch(c.gpu, jobs.data(), jobs.size()), PCWT_OK) << pcwt_encoder_last_error(c.gpu);
-    for (size_t i = 0; i < descs.size(); i++) {
-        outs[i].resize(jobs[i].written);
-        ASSERT_EQ(outs[i], JlsPair::enc(c.cpu, descs[i], imgs[i])) << "batch frame " << i;
-    }
+    check_as_batch(c, descs, imgs);
     pcwt_decoder_destroy(dec);
     std::printf("GPU JPEG-LS corpus: %zu frames identical to the CPU, %zu refused by both (high bits)\n",
                 same, refused);

@@ -4,6 +4,7 @@
 // the true state from the first chunk after one whose end state the rejoin changed. The codewords must equal the serial replay of the chain, including when start
 // states are wrong on purpose (a chunk coded from a made-up state, as a bad guess would).
 #include "../../cuda/jpegls_chain_step.h"
+#include "unit/test_util.h"
 
 #include <gtest/gtest.h>
 
@@ -11,18 +12,6 @@
 #include <vector>
 
 namespace {
-
-struct Rng {
-    uint64_t s;
-    explicit Rng(uint64_t seed) : s(seed * 0x9E3779B97F4A7C15ull + 1) {}
-    uint32_t next()
-    {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        return uint32_t(s >> 16);
-    }
-};
 
 // Records of one context: sample x, prediction px and sign, in regimes of changing bias and
 // noise, so that guessed states are often wrong; interruption records also carry J (0..15).
