@@ -130,14 +130,7 @@ __device__ inline bool task_of(const JlsDev &d, uint32_t t, ChunkTask &k)
     const uint32_t count = *d.chain_count;
     if (t >= d.chunk_first[count])
         return false;
-    uint32_t lo = 0, hi = count;
-    while (hi - lo > 1) {
-        const uint32_t mid = (lo + hi) / 2;
-        if (d.chunk_first[mid] <= t)
-            lo = mid;
-        else
-            hi = mid;
-    }
+    const uint32_t lo = jls_last_at_or_before(d.chunk_first, count, t);
     k.chain = lo;
     k.j = t - d.chunk_first[lo];
     k.chunks = d.chunk_first[lo + 1] - d.chunk_first[lo];

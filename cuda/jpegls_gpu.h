@@ -88,6 +88,21 @@ struct JlsDev {
     uint8_t *out;           // stuffed scan data of every segment at segs[s].out_off
 };
 
+// The last i < count with first[i] <= x, where first rises and first[0] <= x < first[count]:
+// the chain of a chunk, the segment of a stuffing chunk.
+__device__ inline uint32_t jls_last_at_or_before(const uint32_t *first, uint32_t count, uint32_t x)
+{
+    uint32_t lo = 0, hi = count;
+    while (hi - lo > 1) {
+        const uint32_t mid = (lo + hi) / 2;
+        if (first[mid] <= x)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 // jpegls_lines_gpu.cu
 void jls_gpu_lines_count(const JlsDev &d, cudaStream_t s);
 void jls_gpu_lines_emit(const JlsDev &d, cudaStream_t s);

@@ -166,14 +166,7 @@ struct StuffChunk {
 
 __device__ inline StuffChunk stuff_chunk(const JlsDev &d, const StuffTabs &t, uint32_t c)
 {
-    uint32_t lo = 0, hi = d.seg_count; // the last segment whose first chunk is at or before c
-    while (hi - lo > 1) {
-        const uint32_t mid = (lo + hi) / 2;
-        if (t.first[mid] <= c)
-            lo = mid;
-        else
-            hi = mid;
-    }
+    const uint32_t lo = jls_last_at_or_before(t.first, d.seg_count, c);
     const JlsSeg &sg = d.segs[lo];
     const uint64_t start = sg.bit_first + (uint64_t)(c - t.first[lo]) * kStuffChunk;
     return {&sg, start, sg.bit_end - start < kStuffChunk ? sg.bit_end : start + kStuffChunk};

@@ -47,26 +47,33 @@ struct JlsPair {
 // Patterns that exercise every path: noise (regular mode, escapes), smooth gradients, flat areas
 // (long runs, strings of one bits, hence 0xFF stuffing), sparse dots (run interruptions), extreme
 // values, stripes (end-of-line runs carrying RUNindex to the next line).
-std::vector<uint8_t> image(const pcwt_image_desc &d, Rng &rng, int pattern)
+// A frame of d whose sample (i, j) of every component is value(i, j), in raster order, as a word
+// of d (sign extension above bits_stored is allowed).
+template <typename F> std::vector<uint8_t> make_image(const pcwt_image_desc &d, F value)
 {
     std::vector<uint8_t> img(pcwt_image_size(&d));
-    const uint32_t mask = (1u << d.bits_stored) - 1;
     const size_t n = img.size() / (d.bits_allocated / 8);
     for (size_t k = 0; k < n; k++) {
-        const uint32_t px = uint32_t(k / d.components), i = px / d.width, j = px % d.width;
-        uint32_t v;
-        switch (pattern % 7) {
-        case 0: v = rng.next(); break;
-        case 1: v = i * 3 + j * 5 + (rng.next() & 7); break;
-        case 2: v = (i > d.height / 3 && j > d.width / 4 && j < d.width / 2) ? mask / 3 : 0; break;
-        case 3: v = rng.next() % 53 == 0 ? rng.next() : 7; break;
-        case 4: v = (rng.next() & 1) ? mask : 0; break;
-        case 5: v = (i % 9 < 4) ? 0 : (rng.next() % 5 ? mask : mask - 1); break;
-        default: v = ((i / 3) & 1) ? j / 4 : 100; break;
-        }
-        store_sample(img, d, k, sample_word(d, v)); // sign extension above bits_stored is allowed
+        const uint32_t px = uint32_t(k / d.components);
+        store_sample(img, d, k, sample_word(d, value(px / d.width, px % d.width)));
     }
     return img;
+}
+
+std::vector<uint8_t> image(const pcwt_image_desc &d, Rng &rng, int pattern)
+{
+    const uint32_t mask = (1u << d.bits_stored) - 1;
+    return make_image(d, [&](uint32_t i, uint32_t j) -> uint32_t {
+        switch (pattern % 7) {
+        case 0: return rng.next();
+        case 1: return i * 3 + j * 5 + (rng.next() & 7);
+        case 2: return (i > d.height / 3 && j > d.width / 4 && j < d.width / 2) ? mask / 3 : 0;
+        case 3: return rng.next() % 53 == 0 ? rng.next() : 7;
+        case 4: return (rng.next() & 1) ? mask : 0;
+        case 5: return (i % 9 < 4) ? 0 : (rng.next() % 5 ? mask : mask - 1);
+        default: return ((i / 3) & 1) ? j / 4 : 100;
+        }
+    });
 }
 
 std::string name(const pcwt_image_desc &d, int pattern)
@@ -203,24 +210,17 @@ TEST(GpuJpegls, BatchMixingFramesAndErrors)
 // interruptions, long strings of one bits, hence 0xFF bytes across chunk boundaries).
 std::vector<uint8_t> large_image(const pcwt_image_desc &d, Rng &rng, int kind)
 {
-    std::vector<uint8_t> img(pcwt_image_size(&d));
     const uint32_t mask = (1u << d.bits_stored) - 1;
-    const size_t n = img.size() / (d.bits_allocated / 8);
-    for (size_t k = 0; k < n; k++) {
-        const uint32_t px = uint32_t(k / d.components), i = px / d.width, j = px % d.width;
+    return make_image(d, [&](uint32_t i, uint32_t j) -> uint32_t {
         const uint32_t band = i / 37;
-        uint32_t v;
         if (kind == 0)
-            v = band % 2 ? (band * 977 + (rng.next() & (mask >> 3))) : (band * 977 + j / 8 + (rng.next() & 3));
-        else if (kind == 1) {
-            v = (i + j) / 5 + uint32_t(uint64_t(i) * j / 997) + (rng.next() & 15);
-            if (j > d.width / 2)
-                v = mask - (v & mask);
-        } else
-            v = rng.next() % 97 == 0 ? rng.next() : (i / 50) * 3;
-        store_sample(img, d, k, sample_word(d, v & mask));
-    }
-    return img;
+            return band % 2 ? (band * 977 + (rng.next() & (mask >> 3))) : (band * 977 + j / 8 + (rng.next() & 3));
+        if (kind == 1) {
+            const uint32_t v = (i + j) / 5 + uint32_t(uint64_t(i) * j / 997) + (rng.next() & 15);
+            return j > d.width / 2 ? mask - (v & mask) : v;
+        }
+        return rng.next() % 97 == 0 ? rng.next() : (i / 50) * 3;
+    });
 }
 
 TEST(GpuJpegls, LargeFramesThroughChunkedStages)
