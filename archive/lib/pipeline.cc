@@ -70,9 +70,11 @@ std::uint64_t budgetFor(const Run& run, std::size_t coders, bool gpu, std::size_
   // a batch counts as at least 64 MB: with the default 32 MB batches, ten in flight
   std::uint64_t bytes = std::max<std::uint64_t>(p.batchBytes, 64u << 20) *
                         (batchesBesideCoders + std::max<std::size_t>(1, coders));
-  // and on a GPU four times that: the verifiers' calls reach their minimum batch (verifyMinFrames)
-  // only with that many copies in flight (bench/results/gpu-h200x2-2026-11-28-start-checkpoint.md)
-  if (gpu) bytes *= 4;
+  // and on a GPU twice that: the verifiers' calls reach their minimum batch (verifyMinFrames)
+  // with that many copies in flight, and every sample buffer in use is page locked, which the
+  // readers pay for (one H200, 4 GB: 768 MB ran at 1767 MB/s, four times, 1536 MB, at 1547-1577:
+  // bench/results/gpu-h200-2026-11-28-session6-host.md)
+  if (gpu) bytes *= 2;
   // and, decoding JPEG 2000 on the GPU, a batch being gathered and one in each decoder
   if (j2kDecoders) bytes += (j2kDecoders + 1) * p.j2kBatchBytes;
   return bytes;

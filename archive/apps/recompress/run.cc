@@ -53,8 +53,8 @@ static bool isBelow(const std::string& path, const std::string& root)
 
 /** a GPU's CUDA context made and its encoding kernels loaded, by coding a small frame there:
  *  the pipeline's warm-up then finds them. With two GPUs the second's context was made in the
- *  warm-up, after 'handles made' (0.3-0.4 s there, against 0.04-0.1 s with one GPU); each
- *  device's on a thread of its own, they are made together, beside the walk and the first reads.
+ *  warm-up, after 'handles made' (0.3-0.4 s there, against 0.04-0.1 s with one GPU); each device
+ *  after the first on a thread of its own, beside the first's context, the walk and the first reads.
  */
 static void makeContext(int device)
 {
@@ -106,11 +106,15 @@ static std::string checkGpus(const std::vector<int>& devices)
   const char *together = std::getenv("PCWT_RECOMPRESS_CONTEXTS");
   if (problem.empty() && !(together && std::strcmp(together, "0") == 0))
   {
+    // (the first device's context comes with the page-locked buffer below, as alone: its kernels
+    // loaded here delayed the start on one GPU)
     std::vector<std::thread> threads;
-    for (int d : devices) threads.emplace_back(makeContext, d);
+    for (std::size_t k = 1; k < devices.size(); ++k) threads.emplace_back(makeContext, devices[k]);
+    pcwt_host_free(pcwt_host_alloc(1));
     for (std::thread& t : threads) t.join();
   }
-  if (problem.empty()) pcwt_host_free(pcwt_host_alloc(1));
+  else if (problem.empty())
+    pcwt_host_free(pcwt_host_alloc(1));
   return problem;
 }
 
