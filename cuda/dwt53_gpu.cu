@@ -8,8 +8,7 @@
 // plane's Qmax; level 1 reads the frame's samples. Inverse: columns, then rows, wrapping
 // arithmetic as on the CPU; level 1 writes the samples of plain value planes itself. Levels of
 // frames that lift columns first (header flag bit 3) take the other order in the same kernels, a
-// branch per block: forward columns then rows, inverse rows then columns. Level 1 with 5/11-C
-// (docs/FORMAT.md Sec. 3.4) has kernels of its own, after the 5/3 ones (end of the file's kernels).
+// branch per block: forward columns then rows, inverse rows then columns.
 #include "gpu_check.h"
 #include "gpu_kernels.h"
 #include "mqd_gpu.h"
@@ -102,16 +101,13 @@ constexpr uint32_t FR = 4 * TY + 3, FC = 2 * TX;     // rows first: input rows x
 constexpr uint32_t CR = 2 * TY, CW = (4 * TX + 4) / 2; // columns first: band rows x column pairs
 constexpr uint32_t FWD_TILE = 2 * FR * FC > 2 * CR * 2 * CW ? 2 * FR * FC : 2 * CR * 2 * CW;
 
-// redo: only the planes whose level 1 is lifted again with 5/3 (GpuPlaneState::l1_redo).
 template <bool IMPORT>
 __global__ void fwd_level(const GpuLevel *levels, const GpuBand *bands, const GpuPlane *planes,
                           GpuPlaneState *state, const uint8_t *samples, const uint32_t *vmap, int32_t *i32,
-                          int8_t *i8, bool redo)
+                          int8_t *i8)
 {
     __shared__ int32_t tile[FWD_TILE];
     const GpuLevel e = levels[blockIdx.y];
-    if (redo && !state[e.plane].l1_redo)
-        return; // the whole block
     const uint32_t mr = e.br / 2, mc = e.bc / 2;
     const uint32_t tiles_x = (mc + TX - 1) / TX;
     const uint32_t y0 = (blockIdx.x % tiles_x) * TX, x0 = (blockIdx.x / tiles_x) * TY;
@@ -316,10 +312,11 @@ __global__ void inv_level(const GpuLevel *levels, const GpuBand *bands, const Gp
 // on the high half, then the row lifts of both halves (band columns one left, two right, for
 // the rows' third step). Rows first: the row halves of the input rows that the column lifts read
 // (low: band columns one left, two right), the rows' third step, then the column lifts (band rows
-// one above, two below, for the columns' third step). The planes that may take 5/11-C (511, or
-// auto where the 5/3 pyramid's low bits are not modelled: encoder.c's forward_plane) get its
-// level-1 high bands over the 5/3 ones (the LL band is the same); those of auto add the bit
-// lengths of both to their estimates, and level1_decide has the ones that keep 5/3 lifted again.
+// one above, two below, for the columns' third step). COST: the planes of auto that do not
+// model their low bits (st.low, the 5/3 pyramid's decision, as encoder.c's forward_plane asks
+// it) add the bit lengths of the level-1 high bands with 5/3 (as stored) and with 5/11-C to
+// their estimates; else the planes that took 5/11-C get its bands over the 5/3 ones (the LL band
+// is the same).
 constexpr uint32_t L5R = 2 * TY, L5C = 2 * TX;       // band rows, band columns of a tile
 constexpr uint32_t CW5 = 2 * L5C + 9, CM5 = L5C + 3; // columns first: input columns, row lifts
 constexpr uint32_t RH5 = 2 * L5R + 9, RW5 = L5C + 3; // rows first: input rows, low band columns
@@ -327,15 +324,14 @@ constexpr uint32_t F511_CF = (2 * L5R + 3) * CW5 + 4 * L5R * CM5;
 constexpr uint32_t F511_RF = RH5 * (RW5 + L5C) + 4 * (L5R + 3) * L5C;
 constexpr uint32_t F511_TILE = F511_CF > F511_RF ? F511_CF : F511_RF;
 
+template <bool COST>
 __global__ void fwd_level1_511(const GpuLevel *levels, const GpuBand *bands, const GpuPlane *planes,
                                GpuPlaneState *state, const uint8_t *samples, const uint32_t *vmap,
                                int32_t *i32)
 {
     __shared__ int32_t tile[F511_TILE];
     const GpuLevel e = levels[blockIdx.y];
-    const uint32_t filter = planes[e.plane].level1;
-    const bool estimate = filter == PCWT_LEVEL1_AUTO;
-    if (!(filter == PCWT_LEVEL1_511 || (estimate && !state[e.plane].low)))
+    if (COST ? planes[e.plane].level1 != PCWT_LEVEL1_AUTO || state[e.plane].low : !state[e.plane].f511)
         return; // the whole block
     const uint32_t mr = e.br / 2, mc = e.bc / 2, tiles_x = (mc + TX - 1) / TX;
     const uint32_t y0 = (blockIdx.x % tiles_x) * TX, x0 = (blockIdx.x / tiles_x) * TY;
@@ -443,11 +439,14 @@ __global__ void fwd_level1_511(const GpuLevel *levels, const GpuBand *bands, con
             for (uint32_t dx = 0; dx < 2; dx++)
                 for (int o = 0; o < 3; o++) {
                     int32_t *c = i32 + band[o] + uint64_t(2 * x + dy) * e.bc + 2 * y + dx;
-                    n53 += pcwt_bit_cost(*c); // 5/3's, read by this thread alone
-                    n511 += pcwt_bit_cost(out[dy][dx][o]);
-                    *c = out[dy][dx][o];
+                    if (COST) {
+                        n53 += pcwt_bit_cost(*c);
+                        n511 += pcwt_bit_cost(out[dy][dx][o]);
+                    } else {
+                        *c = out[dy][dx][o];
+                    }
                 }
-    if (estimate) { // uniform per block: every lane of its warps is here
+    if (COST) { // every lane of the block's warps is here
         for (int off = 16; off > 0; off >>= 1) {
             n53 += __shfl_xor_sync(0xffffffffu, n53, off);
             n511 += __shfl_xor_sync(0xffffffffu, n511, off);
@@ -460,10 +459,8 @@ __global__ void fwd_level1_511(const GpuLevel *levels, const GpuBand *bands, con
 }
 
 // A thread per plane: 5/11-C where asked, or with auto where the low bits are not modelled and
-// its estimate is smaller (encoder.c's forward_plane); an auto plane whose 5/11-C bands lose gets
-// its level 1 lifted again with 5/3 (l1_redo: the same bands and MQDs as before, so the coarser
-// levels' MQDs and the Qmax stand); the Qmax of a plane that takes 5/11-C is made again
-// (gpu_mqd_level_511). The estimates are cleared for the next run of the batch.
+// its estimate is smaller (encoder.c's forward_plane); the estimates cleared for the next run of
+// the batch, and the Qmax of a plane that takes it made again (gpu_mqd_level_511).
 __global__ void level1_decide(const GpuPlane *planes, GpuPlaneState *state, uint32_t count)
 {
     const uint32_t pi = blockIdx.x * blockDim.x + threadIdx.x;
@@ -471,9 +468,7 @@ __global__ void level1_decide(const GpuPlane *planes, GpuPlaneState *state, uint
         return;
     GpuPlaneState &st = state[pi];
     const uint32_t f = planes[pi].level1;
-    const bool lifted = f == PCWT_LEVEL1_511 || (f == PCWT_LEVEL1_AUTO && !st.low); // by fwd_level1_511
-    st.f511 = f == PCWT_LEVEL1_511 || (lifted && st.cost511 < st.cost53);
-    st.l1_redo = lifted && !st.f511;
+    st.f511 = f == PCWT_LEVEL1_511 || (f == PCWT_LEVEL1_AUTO && !st.low && st.cost511 < st.cost53);
     st.cost53 = st.cost511 = 0;
     if (st.f511)
         st.qmax = -1;
@@ -645,10 +640,10 @@ void gpu_dwt_forward_level(const DeviceBatch &b, const GpuLevel *lv, uint32_t co
         const dim3 grid(tiles(m.r / 4 + 1, m.bc / 2), n), block(TX, TY); // mr <= r / 4 + 1
         if (finest)
             fwd_level<true><<<grid, block, 0, s>>>(lv + first, b.bands, b.planes, b.state, b.samples, b.vmap,
-                                                   b.i32, b.i8, false);
+                                                   b.i32, b.i8);
         else
             fwd_level<false><<<grid, block, 0, s>>>(lv + first, b.bands, b.planes, b.state, b.samples, b.vmap,
-                                                    b.i32, b.i8, false);
+                                                    b.i32, b.i8);
         CUDA_CHECK_LAUNCH();
     });
 }
@@ -677,15 +672,15 @@ void gpu_dwt511_level1(const DeviceBatch &b, const GpuLevel *lv, uint32_t count,
     const dim3 block(TX, TY);
     const uint32_t blocks = tiles(m.r / 4 + 1, m.bc / 2);
     gpu_for_entries(count, [&](uint32_t first, uint32_t n) {
-        fwd_level1_511<<<dim3(blocks, n), block, 0, s>>>(lv + first, b.bands, b.planes, b.state, b.samples,
-                                                         b.vmap, b.i32);
+        fwd_level1_511<true><<<dim3(blocks, n), block, 0, s>>>(lv + first, b.bands, b.planes, b.state,
+                                                              b.samples, b.vmap, b.i32);
         CUDA_CHECK_LAUNCH();
     });
     level1_decide<<<gpu_blocks(plane_count, 128), 128, 0, s>>>(b.planes, b.state, plane_count);
     CUDA_CHECK_LAUNCH();
-    gpu_for_entries(count, [&](uint32_t first, uint32_t n) { // 5/3 again where it won
-        fwd_level<true><<<dim3(blocks, n), block, 0, s>>>(lv + first, b.bands, b.planes, b.state, b.samples,
-                                                          b.vmap, b.i32, b.i8, true);
+    gpu_for_entries(count, [&](uint32_t first, uint32_t n) {
+        fwd_level1_511<false><<<dim3(blocks, n), block, 0, s>>>(lv + first, b.bands, b.planes, b.state,
+                                                               b.samples, b.vmap, b.i32);
         CUDA_CHECK_LAUNCH();
     });
 }

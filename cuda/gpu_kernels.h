@@ -84,11 +84,10 @@ void gpu_dwt_inverse_level(const DeviceBatch &b, const GpuLevel *dev_levels, uin
                            const GpuLevelMax &m, bool finest, cudaStream_t s);
 
 // The 5/11-C filter at level 1 (docs/FORMAT.md Sec. 3.4), over the level-1 entries. Encode,
-// after the 5/3 forward of every level and the low-bit decision on it: the 5/11-C level-1 bands of
-// the planes that may take it over their 5/3 ones, each plane's choice (GpuPlaneState::f511, as
-// encoder.c's forward_plane makes it), and 5/3's level 1 again where auto keeps it (the planes
-// that take 5/11-C then get their MQDs and Qmax made again: gpu_mqd_level_511, level by level,
-// and their low-bit decision: gpu_ec_low_bits). Decode: the
+// after the 5/3 forward of every level and the low-bit decision on it: each plane's choice
+// (GpuPlaneState::f511, as encoder.c's forward_plane makes it), and the 5/11-C bands of the
+// planes that take it over their 5/3 ones (their MQDs and Qmax then made again:
+// gpu_mqd_level_511, level by level, and their low-bit decision: gpu_ec_low_bits). Decode: the
 // level-1 inverse of the planes whose level1 is 511 (gpu_dwt_inverse_level leaves them out).
 void gpu_dwt511_level1(const DeviceBatch &b, const GpuLevel *dev_levels, uint32_t count,
                        const GpuLevelMax &m, uint32_t plane_count, cudaStream_t s);

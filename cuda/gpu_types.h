@@ -112,10 +112,9 @@ struct GpuPlaneState {
     // map_refused = 1 where the map failed pcwt_vmap_read_head/_values (the plane's error once its
     // CRC has passed, as the CPU checks the CRC first).
     uint32_t map_len, mapped, map_cpu, map_count, map_refused;
-    // Encode: f511 = 1 where level 1 took 5/11-C (option bit 2, dwt53_gpu.cu decides), l1_redo = 1
-    // where auto lifted it with 5/11-C to estimate it and keeps 5/3; the level-1 estimates of auto
-    // (pcwt_bit_cost sums of the high bands with either filter), cleared once read.
-    uint32_t f511, l1_redo;
+    // Encode: f511 = 1 where level 1 took 5/11-C (option bit 2, dwt53_gpu.cu decides); the level-1
+    // estimates of auto (pcwt_bit_cost sums of the high bands with either filter), cleared once read.
+    uint32_t f511;
     unsigned long long cost53, cost511;
 };
 
