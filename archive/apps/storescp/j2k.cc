@@ -28,9 +28,9 @@ struct DPSCPJ2KDecoding::Request
 
 bool DPSCPJ2KDecoding::start(DPRC_J2KDecoder choice, std::uint64_t maxSamples, std::string& error)
 {
-  // auto is the GPU where there is one (for the frames of --j2k-gpu-min-samples and more: 1.55x
-  // OpenJPEG with 8 associations, 1.39x with one; bench/results/gpu-h200-2026-11-28-j2k-storescp-
-  // buffers.md), else OpenJPEG; the CPU stands in for the GPU only when gpu is asked for
+  // auto is the GPU where there is one (1.88x OpenJPEG with 8 associations; bench/results/
+  // gpu-h200-2026-11-28-j2k-storescp-buffers.md), else OpenJPEG; the CPU stands in for the GPU
+  // only when gpu is asked for
   if (choice == DPRCJD_cpu) return true;
   const char *standIn = std::getenv("PCWT_RECOMPRESS_J2K_STANDIN");
   const char *fault = std::getenv("PCWT_RECOMPRESS_FAULT");

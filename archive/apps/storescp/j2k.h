@@ -31,9 +31,11 @@
 #include <thread>
 #include <vector>
 
-/// --j2k-gpu-min-samples' default: data sets smaller than a radiograph go to OpenJPEG (a CT slice or
-/// an MR image alone on the GPU is not decoded sooner than by OpenJPEG on one thread)
-const unsigned long kJ2KGpuMinSamples = 1048576;
+/// --j2k-gpu-min-samples' default: every data set to the GPU (with tier-1's lanes a CT slice alone
+/// is decoded 2.7x faster there than by OpenJPEG on one thread, a radiograph 38x; with 8
+/// associations every data set on the GPU 1.88x OpenJPEG, radiographs only 1.77x:
+/// bench/results/gpu-h200-2026-11-28-j2k-storescp-buffers.md)
+const unsigned long kJ2KGpuMinSamples = 0;
 
 /// an association's wait for the batch decoder (its log line; the benchmark's reading)
 struct DPSCPJ2KWait

@@ -555,7 +555,7 @@ int main(int argc, char *argv[])
                                                           "with --verify-gpu: the CPU decoder checks one\nframe in n too (0: none, 1: all)");
     cmd.addOption("--j2k-decoder",              "+jd", 1, "[d]ecoder: auto, gpu or cpu (default: auto)",
                                                           "JPEG 2000 input: gpu decodes the frames of the\ndata sets of all associations waiting in one\nlibpcwt call on the GPU (OpenJPEG what it does\nnot take: HTJ2K, lossy, a failed call, small\nframes); cpu: OpenJPEG; auto: gpu where there\nis a GPU, else cpu. gpu without a GPU: the\nserver does not start");
-    cmd.addOption("--j2k-gpu-min-samples",           1, "[n]umber: integer (default: 1048576)",
+    cmd.addOption("--j2k-gpu-min-samples",           1, "[n]umber: integer (default: 0)",
                                                           "GPU JPEG 2000 decoding: data sets of fewer\nsamples (rows x columns x samples per pixel x\nframes) are decoded by OpenJPEG on the\nassociation's thread (0: all on the GPU)");
   DPSCPAddTLSOptions(cmd);
 
