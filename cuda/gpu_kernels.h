@@ -167,7 +167,7 @@ void gpu_ec_decode(const DeviceBatch &b, const uint32_t *dev_groups, uint32_t gr
 // Lanes per group that gpu_ec_decode gives a step of group_count groups.
 uint32_t gpu_ec_decode_spread(uint32_t group_count);
 // group_coder_ec_pipe_gpu.cu: all steps' profile-1 groups (range-coded and raw-mode) in one
-// launch, the levels overlapping (even group sizes, PCWT_EC_PIPE not 0: gpu_ec_pipe_wanted),
+// launch, the levels overlapping (a batch of few groups, even sizes: gpu_ec_pipe_wanted),
 // instead of gpu_ec_decode and gpu_group_decode per step. pipe: gpu_ec_pipe_bytes, zeroed
 // before gpu_ec_order (whose raw flag is pipe[0]); list, list_first: gpu_ec_order's list and the
 // steps' offsets in it.

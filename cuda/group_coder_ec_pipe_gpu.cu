@@ -1,6 +1,6 @@
 // group_coder_ec_pipe_gpu.cu - the groups of the entropy profile decoded with the levels
-// overlapping (the default; PCWT_EC_PIPE=0: the step launches, =2 another spread, for measuring):
-// one launch for all decode steps instead of one per step. A group reads, for its row x, only row
+// overlapping, for a batch of few groups (gpu_ec_pipe_wanted): one launch for all decode steps
+// instead of one per step. A group reads, for its row x, only row
 // x / 2 of one parent group (the MQDs one level up; even group sizes), so it waits for that row,
 // not for the whole coarser level: each group publishes how many of its rows are decoded, and the
 // chain of levels costs about one group's serial decode instead of one per level (the radiographs'
@@ -16,6 +16,7 @@
 #define PCWT_EC_ROW_BEGIN(b, x) pipe_row_begin((b), (x))
 #define PCWT_EC_ROW_END(b, x) pipe_row_end((b), (x))
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -267,13 +268,19 @@ void gpu_ec_pipe_init()
 
 bool gpu_ec_pipe_wanted(const BatchLayout &L)
 {
-    const char *e = std::getenv("PCWT_EC_PIPE"); // 0: the step launches, for measuring
+    // PCWT_EC_PIPE=0 / 1: the step launches / this decode whatever the batch, for measuring
+    const char *e = std::getenv("PCWT_EC_PIPE");
     if ((e && std::strcmp(e, "0") == 0) || !L.entropy_planes || L.decode_steps.size() > PIPE_STEPS)
         return false;
     for (const GpuPlane &p : L.planes) // a child group's rows / 2 in one parent group
         if (p.profile != PCWT_PROFILE_BASELINE && (p.group_rows % 2 || p.group_cols % 2))
             return false;
-    return true;
+    // Only where the step launches would give every group a warp of its own: one frame, a few.
+    // On full batches, whose levels fill the device anyway, it halved the decode (H200, the
+    // lead's run of d514609: radiographs 10.76 -> 5.48 Gpx/s, 2048 CT slices 19.87 -> 14.99);
+    // one CT slice 5.70 -> 3.70 ms.
+    return (e && std::strcmp(e, "1") == 0) ||
+           gpu_ec_decode_spread(uint32_t(std::min<uint64_t>(L.groups, UINT32_MAX))) == 32;
 }
 
 size_t gpu_ec_pipe_bytes(const BatchLayout &L) { return 4 * (2 + size_t(L.groups)); }
@@ -283,16 +290,12 @@ void gpu_ec_decode_pipe(const DeviceBatch &b, const uint32_t *list, const uint32
 {
     PipeSteps st{};
     st.count = steps;
-    // PCWT_EC_PIPE=2 (for measuring): every step spread as one step of all the groups would be,
-    // so that the whole launch fits the lanes the device holds at once
-    const char *e = std::getenv("PCWT_EC_PIPE");
-    const bool together = e && std::strcmp(e, "2") == 0;
     uint32_t blocks = 0;
     for (uint32_t i = 0; i < steps; i++) {
         const uint32_t n = list_first[i + 1] - list_first[i];
         st.block_first[i] = blocks;
         st.list_first[i] = list_first[i];
-        st.spread[i] = gpu_ec_decode_spread(together ? list_first[steps] : n);
+        st.spread[i] = gpu_ec_decode_spread(n);
         blocks += gpu_blocks(uint64_t(n) * st.spread[i], EC_THREADS);
     }
     st.block_first[steps] = blocks;
