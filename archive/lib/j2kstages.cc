@@ -78,10 +78,10 @@ void j2kStage(Run& run, std::size_t k)
       run.toFinish.push(j);
       continue;
     }
-    // The run's first batch at most j2kFirstBatchBytes: the coders wait for it (a 256 MB one
-    // took 0.17 s on the H200 machine, tier-2 0.08 s of it; 64 MB about 0.08 s), the others
-    // full: with the decoder's buffers kept, a call costs about its size (j2kRamp: the first four
-    // 1/16, 1/8, 1/4, 1/2 of the limit, for measuring)
+    // Full batches (the run's first at most j2kFirstBatchBytes: a 64 MB one was decoded 0.07 s
+    // sooner than a 256 MB one on one H200, but its decoder grew its buffers in its next call
+    // and the decoding ended later; j2kRamp: the first four 1/16, 1/8, 1/4, 1/2 of the limit;
+    // both for measuring)
     const unsigned nth = run.j2kBatches.fetch_add(1);
     const unsigned shift = (p.j2kRamp && nth < 4) ? 4 - nth : 0;
     std::uint64_t limit = std::max<std::uint64_t>(p.j2kBatchBytes >> shift, 1);

@@ -93,9 +93,9 @@ struct DPRCPipelineOptions
   std::uint64_t j2kBatchBytes = std::uint64_t(256) << 20;
   /// the first four JPEG 2000 batches 1/16, 1/8, 1/4, 1/2 of the limit (for measuring; full ones by default)
   bool j2kRamp = false;
-  /// the run's first JPEG 2000 batch at most this many bytes of samples (0: j2kBatchBytes), so
-  /// that the coders start sooner
-  std::uint64_t j2kFirstBatchBytes = std::uint64_t(64) << 20;
+  /// the run's first JPEG 2000 batch at most this many bytes of samples (0: j2kBatchBytes, the
+  /// default: with 64 MB the decoders finished later, an extra call and grow; for measuring)
+  std::uint64_t j2kFirstBatchBytes = 0;
   /** the batch decoders made first and started at once, each warmed (with `warm`): the first
    *  batches are decoded while the other handles are made (false: after them, with the other
    *  stages; for measuring)

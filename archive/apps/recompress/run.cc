@@ -293,7 +293,7 @@ static DPRCPipelineOptions pipelineOptions(const RecompressOptions& o, std::size
   popt.j2kRamp = envNumber("PCWT_RECOMPRESS_J2K_RAMP", 0) != 0;
   popt.warm = envNumber("PCWT_RECOMPRESS_WARM", 1) != 0;
   popt.j2kEarly = envNumber("PCWT_RECOMPRESS_J2K_EARLY", 1) != 0;
-  popt.j2kFirstBatchBytes = static_cast<std::uint64_t>(envNumber("PCWT_RECOMPRESS_J2K_FIRST_MB", 64)) << 20;
+  popt.j2kFirstBatchBytes = static_cast<std::uint64_t>(envNumber("PCWT_RECOMPRESS_J2K_FIRST_MB", 0)) << 20;
   // the handles' end: 0 one after another in the pipeline, 1 together there, 2 together after
   // the report (the default), 3 never (left to the process's exit)
   popt.teardown = envNumber("PCWT_RECOMPRESS_TEARDOWN", 2) == 0 ? DPRCTD_serial : DPRCTD_together;
