@@ -54,12 +54,14 @@ void j2kStage(Run& run, std::size_t k)
   // started early, the decoder warms while the readers read (the first batch's call would), and
   // the page-locked buffer for a full batch's samples is made beside it on a thread of its own
   // (each took about 0.07 s on the H200 machine, one after the other), not in the first batch;
-  // held until this decoder's first batch, so that each decoder makes one
+  // held until this decoder's first batch, so that each decoder makes one; only when JPEG 2000
+  // input was asked of the GPU: with auto most runs have none, and the buffer would cost them
+  // hundreds of MB of page-locked memory and its pinning time
   std::shared_ptr<unsigned char> ready;
   if (p.j2kEarly && p.warm)
   {
     std::thread pin;
-    if (run.j2kOnDevice)
+    if (run.j2kOnDevice && p.j2kDecoder == DPRCJD_gpu)
       pin = std::thread([&run, &ready, &p]() {
         ready = run.j2kSamples->get(static_cast<std::size_t>(p.j2kBatchBytes + p.j2kBatchBytes / 8));
       });
