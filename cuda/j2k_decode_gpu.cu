@@ -22,10 +22,10 @@ extern "C" {
 
 // The decoder's buffers in a handle (pcwt_gpu::j2k), made on first use.
 struct J2kGpu {
-    DevBuf data, segs, cblks, state, state_off, tcs, frames, coefs, tmp, out;
+    DevBuf data, segs, cblks, state, state_off, tcs, frames, coefs, tmp, out, warp_first;
     PinnedBuf h_out; // the samples of destinations that are not page-locked
-    uint32_t schedulers = 0; // the device's warp schedulers (tier-1's lanes)
-    DevBuf *dev[10] = {&data, &segs, &cblks, &state, &state_off, &tcs, &frames, &coefs, &tmp, &out};
+    J2kT1Plan t1;    // how tier-1 packs code-blocks into warps on this device
+    DevBuf *dev[11] = {&data, &segs, &cblks, &state, &state_off, &tcs, &frames, &coefs, &tmp, &out, &warp_first};
 };
 
 void j2k_gpu_free(J2kGpu *j)
@@ -121,7 +121,8 @@ void check_cblk(const pcwt_j2k_batch *b, const pcwt_j2k_cblk &cb, size_t i, uint
 // One chunk on the device, in the handle's buffers (valid until the next chunk is prepared).
 struct Chunk {
     J2kGpuChunk c{};
-    uint32_t schedulers = 0;
+    const uint32_t *warp_first = nullptr; // tier-1's warps (j2k_t1_warps)
+    uint32_t warps = 0;
     std::vector<uint64_t> step_pixels; // the largest region of each level step (j2k_gpu_idwt)
     uint64_t out_bytes = 0;
     std::vector<std::pair<void *, uint64_t>> dst; // each frame's destination and offset
@@ -130,7 +131,6 @@ struct Chunk {
     Chunk(J2kGpu &m, const pcwt_j2k_batch *b, const std::vector<size_t> &fr, cudaStream_t s, char *err, size_t es)
     {
         TraceScope timed(GpuHostTrace::LAYOUT);
-        schedulers = m.schedulers;
         uint64_t lo, hi;
         coef_range(b, fr, lo, hi);
         std::vector<pcwt_j2k_cblk> cb;
@@ -177,27 +177,34 @@ struct Chunk {
             out_bytes = align_up(out_bytes + size);
             fv.push_back(g);
         }
-        // a thread per code-block: neighbours in a warp get similar work (passes times area), so
-        // that a warp's threads run the same passes and finish together; the order of the
-        // code-blocks is free, each writes its own rectangle; ties broken by codeword bytes, the
-        // symbols' share of the work
+        // a thread per code-block, heaviest first (j2k_t1_cost): neighbours in a warp get similar
+        // work, so that a warp's threads run the same passes and finish together; the order of
+        // the code-blocks is free, each writes its own rectangle; ties broken by codeword bytes
         std::vector<std::pair<uint64_t, uint64_t>> key(cb.size());
         for (size_t k = 0; k < cb.size(); k++) {
             uint64_t bytes = 0;
             for (uint32_t g = 0; g < cb[k].seg_count; g++)
                 bytes += b->segs[cb[k].seg_first + g].length;
-            key[k] = {(uint64_t)cb[k].passes * cb[k].width * cb[k].height, bytes};
+            key[k] = {j2k_t1_cost(cb[k], bytes, m.t1), bytes};
         }
         std::vector<size_t> idx(cb.size());
         for (size_t k = 0; k < idx.size(); k++)
             idx[k] = k;
         std::stable_sort(idx.begin(), idx.end(), [&](size_t x, size_t y) { return key[x] > key[y]; });
         std::vector<pcwt_j2k_cblk> sorted(cb.size());
-        for (size_t k = 0; k < idx.size(); k++)
+        std::vector<uint64_t> cost(cb.size());
+        for (size_t k = 0; k < idx.size(); k++) {
             sorted[k] = cb[idx[k]];
+            cost[k] = key[idx[k]].first;
+        }
         cb.swap(sorted);
+        std::vector<uint32_t> wf;
+        j2k_t1_warps(cost, m.t1, wf);
+        warps = (uint32_t)(wf.size() - 1);
         TraceScope tables(GpuHostTrace::TABLES);
         upload(m.cblks, cb, s);
+        upload(m.warp_first, wf, s);
+        warp_first = m.warp_first.as<uint32_t>();
         std::vector<uint64_t> soff(cb.size());
         uint64_t words = 0;
         for (size_t k = 0; k < cb.size(); k++) {
@@ -230,7 +237,7 @@ struct Chunk {
 
     void run(cudaStream_t s) const
     {
-        j2k_gpu_t1(c, schedulers, s);
+        j2k_gpu_t1(c, warp_first, warps, s);
         j2k_gpu_idwt(c, step_pixels, s);
         j2k_gpu_output(c, s);
     }
@@ -244,7 +251,8 @@ uint64_t frame_bytes(const pcwt_j2k_batch *b, size_t i, uint64_t out)
     uint64_t n = (uint64_t)f.desc.width * f.desc.height * f.components, st = 0;
     for (uint32_t k = 0; k < f.cblk_count; k++) {
         const pcwt_j2k_cblk &cb = b->cblks[f.cblk_first + k];
-        st += 2 * (uint64_t)pcwt_j2k_state_words(cb.width, cb.height) + sizeof(uint64_t) + sizeof(pcwt_j2k_cblk);
+        st += 2 * (uint64_t)pcwt_j2k_state_words(cb.width, cb.height) + sizeof(uint64_t) + sizeof(pcwt_j2k_cblk) +
+              sizeof(uint32_t);
     }
     return 2 * 4 * n + align_up(out) + st + 3 * sizeof(J2kGpuTc) + sizeof(J2kGpuFrame);
 }
@@ -256,10 +264,9 @@ constexpr size_t kMaxChunkFrames = 20000;
 J2kGpu &buffers(pcwt_gpu *g)
 {
     if (!g->j2k) {
-        int sms = 0;
-        CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, g->device));
+        const J2kT1Plan t1 = j2k_t1_plan(g->device);
         g->j2k = new J2kGpu;
-        g->j2k->schedulers = 4 * uint32_t(sms > 0 ? sms : 1);
+        g->j2k->t1 = t1;
     }
     return *g->j2k;
 }

@@ -3,9 +3,10 @@
 // thread's context states in shared memory, each code-block's state words in its own slot of the
 // chunk's state buffer. The host has checked every code-block (pcwt_j2k_t1_check) first.
 // A warp's threads diverge at nearly every symbol, so a warp takes about as long as the paths of
-// all its code-blocks together: when a chunk has too few code-blocks to give every warp scheduler
-// of the device a full warp (a frame or a few), each warp takes fewer code-blocks ("lanes"), down
-// to one, and the chunk's latency drops towards that of its slowest code-block.
+// all its code-blocks together. The host therefore packs the code-blocks (sorted by their cost,
+// heaviest first) into warps of up to 32 so that each warp's cost is about the chunk's total over
+// the warps the device holds at once: heavy code-blocks get warps of few, light ones full warps,
+// and a chunk too small to fill the device (a frame alone) gets a warp per code-block.
 #include "gpu_backend.h"
 #include "gpu_check.h"
 #include "j2k_gpu.h"
@@ -21,12 +22,15 @@ namespace {
 __constant__ uint32_t c_mq_table[PCWT_J2K_MQ_STATES] = PCWT_J2K_MQ_TABLE_INIT;
 
 constexpr uint32_t kThreads = 64;
+constexpr uint32_t kMinBlocks = 16;
 // Bytes between two threads' context states: an odd number of words, so that a warp's threads
 // reading the same context hit 32 different banks.
 constexpr uint32_t kCxStride = 20;
 static_assert(kCxStride >= PCWT_J2K_CONTEXTS && kCxStride % 8 == 4, "contexts per thread");
 
-__global__ void __launch_bounds__(kThreads, 16) t1_kernel(J2kGpuChunk c, uint32_t lanes)
+// warp w decodes code-blocks warp_first[w] .. warp_first[w + 1] - 1, one a lane
+__global__ void __launch_bounds__(kThreads, kMinBlocks)
+    t1_kernel(J2kGpuChunk c, const uint32_t *__restrict__ warp_first, uint32_t warps)
 {
     __shared__ pcwt_j2k_t1_luts luts;
     __shared__ uint8_t cx[kThreads * kCxStride];
@@ -38,40 +42,96 @@ __global__ void __launch_bounds__(kThreads, 16) t1_kernel(J2kGpuChunk c, uint32_
         luts.sc[i] = pcwt_j2k_sc_lut(i);
     }
     __syncthreads();
-    const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x, lane = t % 32;
-    const uint32_t i = t / 32 * lanes + lane;
-    if (lane >= lanes || i >= c.cblk_count)
+    const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x, w = t / 32, lane = t % 32;
+    if (w >= warps)
+        return;
+    const uint32_t i = warp_first[w] + lane;
+    if (i >= warp_first[w + 1])
         return;
     const pcwt_j2k_cblk cb = c.cblks[i];
     pcwt_j2k_t1_block(&cb, c.segs, c.data, c.coefs, c.state + c.state_off[i], &luts, cx + threadIdx.x * kCxStride);
 }
 
+uint32_t env_u32(const char *name, uint32_t fallback)
+{
+    const char *v = std::getenv(name);
+    return v && *v ? uint32_t(std::strtoul(v, nullptr, 10)) : fallback;
+}
+
 } // namespace
 
-uint32_t j2k_t1_lanes(uint32_t cblks, uint32_t schedulers)
+J2kT1Plan j2k_t1_plan(int device)
 {
-    // PCWT_J2K_T1_LANES=1..32: a fixed count (tests, measurements; 32: a full warp whatever the chunk)
-    const char *v = std::getenv("PCWT_J2K_T1_LANES");
-    const long fixed = v ? std::strtol(v, nullptr, 10) : 0;
-    if (fixed >= 1 && fixed <= 32)
-        return uint32_t(fixed);
-    uint32_t lanes = 32;
-    while (lanes > 1 && (uint64_t(cblks) + lanes / 2 - 1) / (lanes / 2) <= schedulers)
-        lanes /= 2;
-    return lanes;
+    J2kT1Plan p;
+    int sms = 0, blocks = 0;
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, t1_kernel, int(kThreads), 0));
+    p.warp_slots = uint32_t(sms > 0 ? sms : 1) * uint32_t(blocks > 0 ? blocks : 1) * (kThreads / 32);
+    p.warp_slots = env_u32("PCWT_J2K_T1_WARPS", p.warp_slots);
+    p.bytes_weight = env_u32("PCWT_J2K_T1_PACK", p.bytes_weight);
+    const uint32_t lanes = env_u32("PCWT_J2K_T1_LANES", 0);
+    p.fixed_lanes = lanes <= 32 ? lanes : 0;
+    p.schedulers = 4 * uint32_t(sms > 0 ? sms : 1);
+    return p;
 }
 
-extern "C" uint32_t pcwt_gpu_j2k_t1_lanes(uint32_t cblks, uint32_t schedulers)
+uint64_t j2k_t1_cost(const pcwt_j2k_cblk &cb, uint64_t bytes, const J2kT1Plan &p)
 {
-    return j2k_t1_lanes(cblks, schedulers);
+    return uint64_t(cb.passes) * cb.width * cb.height + p.bytes_weight * bytes;
 }
 
-void j2k_gpu_t1(const J2kGpuChunk &c, uint32_t schedulers, cudaStream_t s)
+static uint32_t j2k_t1_pack(const uint64_t *cost, size_t n, uint64_t warp_slots, uint32_t *warp_first)
 {
-    if (!c.cblk_count)
+    uint64_t total = 0;
+    for (size_t i = 0; i < n; i++)
+        total += cost[i];
+    const uint64_t budget = warp_slots ? (total + warp_slots - 1) / warp_slots : total;
+    uint32_t warps = 0, count = 32;
+    uint64_t sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (count == 32 || sum + cost[i] > budget) {
+            warp_first[warps++] = uint32_t(i);
+            sum = 0;
+            count = 0;
+        }
+        sum += cost[i];
+        count++;
+    }
+    warp_first[warps] = uint32_t(n);
+    return warps;
+}
+
+extern "C" uint32_t pcwt_gpu_j2k_t1_pack(const uint64_t *cost, size_t n, uint64_t warp_slots, uint32_t *warp_first)
+{
+    return j2k_t1_pack(cost, n, warp_slots, warp_first);
+}
+
+void j2k_t1_warps(const std::vector<uint64_t> &cost, const J2kT1Plan &p, std::vector<uint32_t> &warp_first)
+{
+    const size_t n = cost.size();
+    warp_first.resize(n + 1);
+    uint32_t lanes = p.fixed_lanes;
+    if (!lanes && !p.bytes_weight) { // the lanes before packing: one count for the whole chunk
+        lanes = 32;
+        while (lanes > 1 && (uint64_t(n) + lanes / 2 - 1) / (lanes / 2) <= p.schedulers)
+            lanes /= 2;
+    }
+    if (!lanes) {
+        warp_first.resize(j2k_t1_pack(cost.data(), n, p.warp_slots, warp_first.data()) + 1);
         return;
-    const uint32_t lanes = j2k_t1_lanes(c.cblk_count, schedulers);
-    const uint64_t threads = (uint64_t(c.cblk_count) + lanes - 1) / lanes * 32;
-    t1_kernel<<<uint32_t((threads + kThreads - 1) / kThreads), kThreads, 0, s>>>(c, lanes);
+    }
+    size_t w = 0;
+    for (size_t i = 0; i < n; i += lanes)
+        warp_first[w++] = uint32_t(i);
+    warp_first[w] = uint32_t(n);
+    warp_first.resize(w + 1);
+}
+
+void j2k_gpu_t1(const J2kGpuChunk &c, const uint32_t *warp_first, uint32_t warps, cudaStream_t s)
+{
+    if (!c.cblk_count || !warps)
+        return;
+    const uint64_t threads = uint64_t(warps) * 32;
+    t1_kernel<<<uint32_t((threads + kThreads - 1) / kThreads), kThreads, 0, s>>>(c, warp_first, warps);
     CUDA_CHECK_LAUNCH();
 }

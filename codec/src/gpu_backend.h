@@ -67,9 +67,11 @@ pcwt_status pcwt_gpu_verify_batch(pcwt_gpu *g, uint64_t max_samples, pcwt_verify
 struct pcwt_j2k_batch;
 pcwt_status pcwt_gpu_j2k_decode_batch(pcwt_gpu *g, const struct pcwt_j2k_batch *b, char *err,
                                       size_t err_size);
-/* Code-blocks a warp of tier-1 takes for a chunk of `cblks` on a device of `schedulers` warp
- * schedulers (j2k_t1_gpu.cu; PCWT_J2K_T1_LANES fixes it). */
-uint32_t pcwt_gpu_j2k_t1_lanes(uint32_t cblks, uint32_t schedulers);
+/* Tier-1's warps (j2k_t1_gpu.cu): code-blocks of costs cost[0..n) (heaviest first) packed in
+ * order into warps of 1..32, each warp's cost at most the total over warp_slots unless it holds
+ * one code-block; warp w takes warp_first[w] .. warp_first[w + 1] - 1 (n + 1 entries needed).
+ * Returns the warps. */
+uint32_t pcwt_gpu_j2k_t1_pack(const uint64_t *cost, size_t n, uint64_t warp_slots, uint32_t *warp_first);
 
 /* Device-resident benchmark entry points: the samples (encode) or codestreams (decode) are
  * uploaded once, then only the device work is repeated, timed with CUDA events. Returns the median

@@ -470,26 +470,65 @@ TEST_F(GpuJ2k, MemoryBudget)
     with_budget(shared + frame + frame / 5, PCWT_OK); // one frame a chunk: 4 chunks
 }
 
-// Tier-1's code-blocks per warp: a full warp where the chunk fills the device's warp schedulers,
-// fewer down to one where it does not (a frame alone), each count giving the CPU's samples.
-TEST_F(GpuJ2k, LanesPerWarp)
+// Tier-1's warps: code-blocks (heaviest first) packed so that each warp costs about the chunk's
+// total over the warps the device holds at once, at most 32 a warp; every packing, and fixed
+// counts of code-blocks a warp (PCWT_J2K_T1_LANES, read when the handle's decoder is made), give
+// the CPU's samples.
+TEST_F(GpuJ2k, WarpsPackedByCost)
 {
-    EXPECT_EQ(pcwt_gpu_j2k_t1_lanes(64, 528), 1u);        // a CT slice alone on an H200 (132 SMs)
-    EXPECT_EQ(pcwt_gpu_j2k_t1_lanes(1118, 528), 4u);      // a radiograph alone
-    EXPECT_EQ(pcwt_gpu_j2k_t1_lanes(9000, 528), 32u);     // eight radiographs
-    EXPECT_EQ(pcwt_gpu_j2k_t1_lanes(131072, 528), 32u);   // 2048 CT slices
-    EXPECT_EQ(pcwt_gpu_j2k_t1_lanes(1, 4), 1u);
+    auto pack = [](const std::vector<uint64_t> &cost, uint64_t slots) {
+        std::vector<uint32_t> first(cost.size() + 1, 0xFFFFFFFFu);
+        const uint32_t warps = pcwt_gpu_j2k_t1_pack(cost.data(), cost.size(), slots, first.data());
+        first.resize(warps + 1);
+        return first;
+    };
+    // a CT slice alone (64 like code-blocks) on a device holding 4224 warps: a warp each
+    EXPECT_EQ(pack(std::vector<uint64_t>(64, 1000), 4224).size(), 65u);
+    // 2048 CT slices: full warps (4096 of 32, the device holds 4224)
+    const auto full = pack(std::vector<uint64_t>(131072, 1000), 4224);
+    ASSERT_EQ(full.size(), 4097u);
+    for (size_t w = 0; w + 1 < full.size(); w++)
+        ASSERT_EQ(full[w + 1] - full[w], 32u) << "warp " << w;
+    // heavy code-blocks first: the heavy ones get small warps, the light ones full warps, every
+    // warp's cost within the budget unless it holds one code-block
+    std::vector<uint64_t> mixed;
+    for (int i = 0; i < 100; i++)
+        mixed.push_back(100000);
+    for (int i = 0; i < 10000; i++)
+        mixed.push_back(100);
+    uint64_t total = 0;
+    for (uint64_t c : mixed)
+        total += c;
+    const uint64_t slots = 48, budget = (total + slots - 1) / slots;
+    const auto m = pack(mixed, slots);
+    EXPECT_EQ(m.front(), 0u);
+    EXPECT_EQ(m.back(), mixed.size());
+    for (size_t w = 0; w + 1 < m.size(); w++) {
+        ASSERT_LT(m[w], m[w + 1]);
+        ASSERT_LE(m[w + 1] - m[w], 32u);
+        uint64_t sum = 0;
+        for (uint32_t i = m[w]; i < m[w + 1]; i++)
+            sum += mixed[i];
+        if (m[w + 1] - m[w] > 1)
+            EXPECT_LE(sum, budget) << "warp " << w;
+    }
+    EXPECT_EQ(m[1] - m[0], 2u) << "two heavy code-blocks fit the budget of " << budget;
+    EXPECT_EQ(m[m.size() - 2] - m[m.size() - 3], 32u) << "the light ones fill their warps";
+    EXPECT_EQ(pack({}, 4224).size(), 1u);
     if (synthetic().empty())
         GTEST_SKIP() << kNoStreams;
     std::vector<const Made *> all;
-    for (const Made &m : synthetic())
-        all.push_back(&m);
+    for (const Made &m0 : synthetic())
+        all.push_back(&m0);
+    for (const Made &m0 : synthetic())
+        check_batch(ctx->g, {&m0}); // a warp a code-block
     for (const char *lanes : {"1", "3", "8", "32"}) {
         SCOPED_TRACE(std::string("PCWT_J2K_T1_LANES=") + lanes);
         setenv("PCWT_J2K_T1_LANES", lanes, 1);
-        EXPECT_EQ(pcwt_gpu_j2k_t1_lanes(100000, 4), uint32_t(std::atoi(lanes)));
-        check_batch(ctx->g, all);
+        GpuCtx fixed;
         unsetenv("PCWT_J2K_T1_LANES");
+        ASSERT_NE(fixed.g, nullptr) << fixed.why;
+        check_batch(fixed.g, all);
     }
 }
 
