@@ -13,9 +13,11 @@
 // only; every codestream compared byte for byte with CharLS's). With --codec j2k (where OpenJPEG
 // 2.5 was found) it measures JPEG 2000 decoding on the GPU against OpenJPEG (bench_gpu_j2k.cpp).
 // --batches picks which of (a), (b), (c) run (default abc; e.g. a alone under a profiler).
-// --level1-filter 53|auto|511 sets the PCWT encoder's level-1 filter (default: the library's).
+// --level1-filter 53|auto|511 sets the PCWT encoder's level-1 filter, --group RxC its group size in
+// elements (default: the library's).
 //   pcwt_bench_gpu CORPUS_DIR [--ct-bytes N] [--rad-frames N] [--repeats N] [--codec pcwt|jpegls|j2k]
 //                  [--profile baseline|entropy|both] [--batches abc] [--level1-filter 53|auto|511]
+//                  [--group RxC]
 #include "pcwt.h"
 
 extern "C" {
@@ -299,16 +301,18 @@ std::vector<Frame> jpegls_codable(const std::vector<Frame> &fr)
     return ok;
 }
 
-// level1: a pcwt_level1_filter, or -1 for the library's default.
+// The encoder options that --level1-filter and --group set, and their text for the row's name.
+struct ExtraOptions {
+    pcwtbench::EncoderOptions opts;
+    std::string label;
+};
+
 Result run(const std::string &name, const std::vector<Frame> &fr, int repeats, pcwt_profile profile,
-           int64_t level1)
+           const ExtraOptions &extra)
 {
-    const std::string l1 =
-        level1 < 0 ? "" : std::string(", level1-filter ") + pcwt_option_value_name(PCWT_OPT_LEVEL1_FILTER, level1);
-    Result r = batch_result(name + " [" + pcwt_profile_name(profile) + l1 + "]", fr);
+    Result r = batch_result(name + " [" + pcwt_profile_name(profile) + extra.label + "]", fr);
     pcwtbench::EncoderOptions opts = {{PCWT_OPT_BACKEND, PCWT_BACKEND_GPU}, {PCWT_OPT_PROFILE, profile}};
-    if (level1 >= 0)
-        opts.push_back({PCWT_OPT_LEVEL1_FILTER, level1});
+    opts.insert(opts.end(), extra.opts.begin(), extra.opts.end());
     pcwt_encoder *enc = make_encoder(opts);
     pcwt_decoder *dec = pcwt_decoder_create();
     if (!dec || pcwt_decoder_set_backend(dec, PCWT_BACKEND_GPU) != PCWT_OK)
@@ -360,9 +364,9 @@ int main(int argc, char **argv)
 {
     if (argc < 2)
         die("usage: pcwt_bench_gpu CORPUS_DIR [--ct-bytes N] [--rad-frames N] [--repeats N] [--codec pcwt|jpegls|j2k] "
-            "[--profile baseline|entropy|both] [--batches abc] [--level1-filter 53|auto|511]");
+            "[--profile baseline|entropy|both] [--batches abc] [--level1-filter 53|auto|511] [--group RxC]");
     double ct_bytes = double(1u << 30);
-    int64_t level1 = -1;
+    ExtraOptions extra;
     int rad_frames = 48, repeats = 5;
     std::string codec = "pcwt", profile = "baseline", batches = "abc";
     for (int i = 2; i + 1 < argc; i += 2) {
@@ -374,8 +378,21 @@ int main(int argc, char **argv)
         else if (o == "--profile") profile = argv[i + 1];
         else if (o == "--batches") batches = argv[i + 1];
         else if (o == "--level1-filter") {
+            int64_t level1 = 0;
             if (pcwt_option_parse(PCWT_OPT_LEVEL1_FILTER, argv[i + 1], &level1) != PCWT_OK)
                 die("--level1-filter takes 53, auto or 511");
+            extra.opts.push_back({PCWT_OPT_LEVEL1_FILTER, level1});
+            extra.label += std::string(", level1-filter ") + pcwt_option_value_name(PCWT_OPT_LEVEL1_FILTER, level1);
+        } else if (o == "--group") {
+            const std::string g = argv[i + 1];
+            const size_t x = g.find('x');
+            int64_t gr = 0, gc = 0;
+            if (x == std::string::npos || pcwt_option_parse(PCWT_OPT_GROUP_ROWS, g.substr(0, x).c_str(), &gr) != PCWT_OK ||
+                pcwt_option_parse(PCWT_OPT_GROUP_COLS, g.substr(x + 1).c_str(), &gc) != PCWT_OK)
+                die("--group takes ROWSxCOLS, e.g. 32x16");
+            extra.opts.push_back({PCWT_OPT_GROUP_ROWS, gr});
+            extra.opts.push_back({PCWT_OPT_GROUP_COLS, gc});
+            extra.label += ", group " + g;
         } else die("unknown option " + o);
     }
     // libpcwt's profile names, or both
@@ -464,12 +481,12 @@ int main(int argc, char **argv)
     std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (pcwt_profile pr : profiles)
         if (wanted('c'))
-            print(run("(c) one 512x512 CT slice", one, std::max(repeats, 20), pr, level1));
+            print(run("(c) one 512x512 CT slice", one, std::max(repeats, 20), pr, extra));
     for (pcwt_profile pr : profiles)
         if (wanted('b'))
-            print(run("(b) 2000x2500 12-bit radiographs", rad, repeats, pr, level1));
+            print(run("(b) 2000x2500 12-bit radiographs", rad, repeats, pr, extra));
     for (pcwt_profile pr : profiles)
         if (wanted('a'))
-            print(run("(a) 512x512 16-bit CT slices", ct, repeats, pr, level1));
+            print(run("(a) 512x512 16-bit CT slices", ct, repeats, pr, extra));
     return 0;
 }
