@@ -47,9 +47,11 @@ __device__ inline void lift_pair(Get get, int i, int n, int32_t &lo, int32_t &hi
 // HL and HH. Columns first: the column-transformed halves, read through src(half, i, k) (i: a
 // band row; k: a column, already mirrored), are lifted along their rows; half 0 (column-low) gives
 // LL and HL, half 1 LH and HH.
+// cost53: where given, the level-1 estimate (pcwt_bit_cost) of the three high bands' four
+// coefficients is added to it.
 template <bool COLUMNS_FIRST, typename Src>
 __device__ inline int element_mqd(const GpuLevel &e, const GpuBand *bands, int32_t *i32, int8_t *i8,
-                                  uint32_t x, uint32_t y, Src src)
+                                  uint32_t x, uint32_t y, Src src, uint32_t *cost53 = nullptr)
 {
     uint32_t a[2][2] = {{0, 0}, {0, 0}}; // [half][low, high] magnitude bits
     for (uint32_t half = 0; half < 2; half++) {
@@ -72,6 +74,8 @@ __device__ inline int element_mqd(const GpuLevel &e, const GpuBand *bands, int32
                 i32[hi_off + uint64_t(i) * e.bc + j] = hi;
                 a[half][0] |= pcwt_magnitude(lo);
                 a[half][1] |= pcwt_magnitude(hi);
+                if (cost53) // half 0's low output is LL
+                    *cost53 += (half ? pcwt_bit_cost(lo) : 0u) + pcwt_bit_cost(hi);
             }
         }
     }
@@ -104,10 +108,12 @@ constexpr uint32_t FWD_TILE = 2 * FR * FC > 2 * CR * 2 * CW ? 2 * FR * FC : 2 * 
 template <bool IMPORT>
 __global__ void fwd_level(const GpuLevel *levels, const GpuBand *bands, const GpuPlane *planes,
                           GpuPlaneState *state, const uint8_t *samples, const uint32_t *vmap, int32_t *i32,
-                          int8_t *i8)
+                          int8_t *i8, bool skip_auto)
 {
     __shared__ int32_t tile[FWD_TILE];
     const GpuLevel e = levels[blockIdx.y];
+    if (IMPORT && skip_auto && planes[e.plane].level1 == PCWT_LEVEL1_AUTO)
+        return; // the whole block: fwd_level1_511<true> lifts it
     const uint32_t mr = e.br / 2, mc = e.bc / 2;
     const uint32_t tiles_x = (mc + TX - 1) / TX;
     const uint32_t y0 = (blockIdx.x % tiles_x) * TX, x0 = (blockIdx.x / tiles_x) * TY;
@@ -312,11 +318,12 @@ __global__ void inv_level(const GpuLevel *levels, const GpuBand *bands, const Gp
 // on the high half, then the row lifts of both halves (band columns one left, two right, for
 // the rows' third step). Rows first: the row halves of the input rows that the column lifts read
 // (low: band columns one left, two right), the rows' third step, then the column lifts (band rows
-// one above, two below, for the columns' third step). COST: the planes of auto that do not
-// model their low bits (st.low, the 5/3 pyramid's decision, as encoder.c's forward_plane asks
-// it) add the bit lengths of the level-1 high bands with 5/3 (as stored) and with 5/11-C to
-// their estimates; else the planes that took 5/11-C get its bands over the 5/3 ones (the LL band
-// is the same).
+// one above, two below, for the columns' third step). EST: the level 1 of the planes of auto,
+// in place of fwd_level's: the 5/3 bands and MQDs from the first pass's halves (a superset of
+// fwd_level's, read before the third step changes them), and the bit lengths of the high bands
+// with 5/3 and with 5/11-C added to the plane's estimates, from the same loads of the samples
+// (level1_decide then leaves out the planes that model their low bits). Else the planes that
+// took 5/11-C get its bands over the 5/3 ones (the LL band is the same).
 constexpr uint32_t L5R = 2 * TY, L5C = 2 * TX;       // band rows, band columns of a tile
 constexpr uint32_t CW5 = 2 * L5C + 9, CM5 = L5C + 3; // columns first: input columns, row lifts
 constexpr uint32_t RH5 = 2 * L5R + 9, RW5 = L5C + 3; // rows first: input rows, low band columns
@@ -324,14 +331,15 @@ constexpr uint32_t F511_CF = (2 * L5R + 3) * CW5 + 4 * L5R * CM5;
 constexpr uint32_t F511_RF = RH5 * (RW5 + L5C) + 4 * (L5R + 3) * L5C;
 constexpr uint32_t F511_TILE = F511_CF > F511_RF ? F511_CF : F511_RF;
 
-template <bool COST>
+template <bool EST>
 __global__ void fwd_level1_511(const GpuLevel *levels, const GpuBand *bands, const GpuPlane *planes,
                                GpuPlaneState *state, const uint8_t *samples, const uint32_t *vmap,
-                               int32_t *i32)
+                               int32_t *i32, int8_t *i8)
 {
     __shared__ int32_t tile[F511_TILE];
+    __shared__ uint32_t block_cost[2][TY]; // [5/3, 5/11-C][warp]
     const GpuLevel e = levels[blockIdx.y];
-    if (COST ? planes[e.plane].level1 != PCWT_LEVEL1_AUTO || state[e.plane].low : !state[e.plane].f511)
+    if (EST ? planes[e.plane].level1 != PCWT_LEVEL1_AUTO : !state[e.plane].f511)
         return; // the whole block
     const uint32_t mr = e.br / 2, mc = e.bc / 2, tiles_x = (mc + TX - 1) / TX;
     const uint32_t y0 = (blockIdx.x % tiles_x) * TX, x0 = (blockIdx.x / tiles_x) * TY;
@@ -341,7 +349,11 @@ __global__ void fwd_level1_511(const GpuLevel *levels, const GpuBand *bands, con
     const int i0 = int(2 * x0), m0 = int(2 * y0);
     const uint32_t tid = threadIdx.y * TX + threadIdx.x, nt = TX * TY;
     const GpuPlane &pl = planes[e.plane];
+    const uint32_t x = x0 + threadIdx.y, y = y0 + threadIdx.x; // one MQD element a thread
+    const bool mine = x < mr && y < mc;
     int32_t out[2][2][3] = {}; // [dy][dx][HL, LH, HH]; 0 in the padding
+    uint32_t n53 = 0;
+    int top_m = -1;
     if (e.columns_first) {
         auto LO = reinterpret_cast<int32_t(*)[CW5]>(tile);                   // band rows i0-1 ..
         auto HI = reinterpret_cast<int32_t(*)[CW5]>(tile + (L5R + 3) * CW5); // band rows i0 ..
@@ -349,15 +361,23 @@ __global__ void fwd_level1_511(const GpuLevel *levels, const GpuBand *bands, con
         const int jb = 2 * m0 - 4; // the first input column
         for (uint32_t k = tid; k < (L5R + 3) * CW5; k += nt) { // columns: 5/3
             const int t = int(k / CW5), u = int(k % CW5), i = i0 - 1 + t, j = jb + u;
-            if (i < 0 || i >= N || j < 0 || j >= C)
+            if (i < 0 || (!EST && i >= N) || j < 0 || j >= C)
                 continue; // never read
-            int32_t lo, hi;
-            lift_pair([&](int q) { return import_value(pl, samples, vmap, uint32_t(q), uint32_t(j)); }, i, R, lo, hi);
+            int32_t lo = 0, hi = 0; // the padding rows (EST's 5/3 reads them) get 0, as in fwd_level
+            if (i < N)
+                lift_pair([&](int q) { return import_value(pl, samples, vmap, uint32_t(q), uint32_t(j)); }, i, R, lo, hi);
             LO[t][u] = lo;
             if (t >= 1 && t <= int(L5R))
                 HI[t - 1][u] = hi;
         }
         __syncthreads();
+        if (EST) {
+            if (mine)
+                top_m = element_mqd<true>(e, bands, i32, i8, x, y, [&](uint32_t half, uint32_t i, int k) {
+                    return half ? HI[int(i) - i0][k - jb] : LO[int(i) - (i0 - 1)][k - jb];
+                }, &n53);
+            __syncthreads(); // the third step rewrites HI
+        }
         for (uint32_t k = tid; k < L5R * CW5; k += nt) { // the columns' third step
             const int t = int(k / CW5), u = int(k % CW5), i = i0 + t, j = jb + u;
             if (i >= N || j < 0 || j >= C)
@@ -393,15 +413,23 @@ __global__ void fwd_level1_511(const GpuLevel *levels, const GpuBand *bands, con
         const int qb = 2 * i0 - 4; // the first input row
         for (uint32_t k = tid; k < RH5 * RW5; k += nt) { // rows: 5/3
             const int a = int(k / RW5), b = int(k % RW5), q = qb + a, m = m0 - 1 + b;
-            if (q < 0 || q >= R || m < 0 || m >= M)
+            if (q < 0 || q >= R || m < 0 || (!EST && m >= M))
                 continue; // never read
-            int32_t lo, hi;
-            lift_pair([&](int j) { return import_value(pl, samples, vmap, uint32_t(q), uint32_t(j)); }, m, C, lo, hi);
+            int32_t lo = 0, hi = 0; // the padding columns (EST's 5/3 reads them) get 0, as in fwd_level
+            if (m < M)
+                lift_pair([&](int j) { return import_value(pl, samples, vmap, uint32_t(q), uint32_t(j)); }, m, C, lo, hi);
             LO[a][b] = lo;
             if (b >= 1 && b <= int(L5C))
                 HI[a][b - 1] = hi;
         }
         __syncthreads();
+        if (EST) {
+            if (mine)
+                top_m = element_mqd<false>(e, bands, i32, i8, x, y, [&](uint32_t half, int k, uint32_t j) {
+                    return half ? HI[k - qb][int(j) - m0] : LO[k - qb][int(j) - (m0 - 1)];
+                }, &n53);
+            __syncthreads(); // the third step rewrites HI
+        }
         for (uint32_t k = tid; k < RH5 * L5C; k += nt) { // the rows' third step
             const int a = int(k / L5C), w = int(k % L5C), q = qb + a, m = m0 + w;
             if (q < 0 || q >= R || m >= M)
@@ -431,31 +459,39 @@ __global__ void fwd_level1_511(const GpuLevel *levels, const GpuBand *bands, con
                 out[dy][dx][2] = pcwt_wadd(CS[3][t][w], pcwt_c511(low(2, i - 1), low(2, i), low(2, i + 1), low(2, i + 2)));
             }
     }
-    const uint32_t x = x0 + threadIdx.y, y = y0 + threadIdx.x;
-    const uint64_t band[3] = {bands[e.b_hl].coef, bands[e.b_lh].coef, bands[e.b_hh].coef};
-    unsigned long long n53 = 0, n511 = 0;
-    if (x < mr && y < mc)
-        for (uint32_t dy = 0; dy < 2; dy++)
+    if (EST) { // every thread of the block is here
+        uint32_t n511 = 0;
+        for (uint32_t dy = 0; dy < 2; dy++) // 0 outside the band (out's padding), as n53's
             for (uint32_t dx = 0; dx < 2; dx++)
-                for (int o = 0; o < 3; o++) {
-                    int32_t *c = i32 + band[o] + uint64_t(2 * x + dy) * e.bc + 2 * y + dx;
-                    if (COST) {
-                        n53 += pcwt_bit_cost(*c);
-                        n511 += pcwt_bit_cost(out[dy][dx][o]);
-                    } else {
-                        *c = out[dy][dx][o];
-                    }
-                }
-    if (COST) { // every lane of the block's warps is here
+                for (int o = 0; o < 3; o++)
+                    n511 += pcwt_bit_cost(out[dy][dx][o]);
         for (int off = 16; off > 0; off >>= 1) {
             n53 += __shfl_xor_sync(0xffffffffu, n53, off);
             n511 += __shfl_xor_sync(0xffffffffu, n511, off);
         }
-        if ((threadIdx.x & 31) == 0) {
-            atomicAdd(&state[e.plane].cost53, n53);
-            atomicAdd(&state[e.plane].cost511, n511);
+        if (threadIdx.x == 0) { // a warp a row of the block
+            block_cost[0][threadIdx.y] = n53;
+            block_cost[1][threadIdx.y] = n511;
         }
+        __syncthreads();
+        if (tid < 2) {
+            unsigned long long sum = 0;
+            for (uint32_t w = 0; w < TY; w++)
+                sum += block_cost[tid][w];
+            if (sum)
+                atomicAdd(tid ? &state[e.plane].cost511 : &state[e.plane].cost53, sum);
+        }
+        if (e.top) // a plane of one level: its Qmax, as fwd_level's
+            warp_qmax(top_m, &state[e.plane].qmax);
+        return;
     }
+    if (!mine)
+        return;
+    const uint64_t band[3] = {bands[e.b_hl].coef, bands[e.b_lh].coef, bands[e.b_hh].coef};
+    for (uint32_t dy = 0; dy < 2; dy++)
+        for (uint32_t dx = 0; dx < 2; dx++)
+            for (int o = 0; o < 3; o++)
+                i32[band[o] + uint64_t(2 * x + dy) * e.bc + 2 * y + dx] = out[dy][dx][o];
 }
 
 // A thread per plane: 5/11-C where asked, or with auto where the low bits are not modelled and
@@ -634,16 +670,21 @@ uint32_t tiles(uint32_t rows, uint32_t cols) { return ((cols + TX - 1) / TX) * (
 } // namespace
 
 void gpu_dwt_forward_level(const DeviceBatch &b, const GpuLevel *lv, uint32_t count,
-                           const GpuLevelMax &m, bool finest, cudaStream_t s)
+                           const GpuLevelMax &m, bool finest, bool level1_auto, cudaStream_t s)
 {
     gpu_for_entries(count, [&](uint32_t first, uint32_t n) {
         const dim3 grid(tiles(m.r / 4 + 1, m.bc / 2), n), block(TX, TY); // mr <= r / 4 + 1
-        if (finest)
+        if (finest) {
             fwd_level<true><<<grid, block, 0, s>>>(lv + first, b.bands, b.planes, b.state, b.samples, b.vmap,
-                                                   b.i32, b.i8);
-        else
+                                                   b.i32, b.i8, level1_auto);
+            CUDA_CHECK_LAUNCH();
+            if (level1_auto) // the planes of auto: 5/3 and both estimates (the same tiles)
+                fwd_level1_511<true><<<grid, block, 0, s>>>(lv + first, b.bands, b.planes, b.state,
+                                                            b.samples, b.vmap, b.i32, b.i8);
+        } else {
             fwd_level<false><<<grid, block, 0, s>>>(lv + first, b.bands, b.planes, b.state, b.samples, b.vmap,
-                                                    b.i32, b.i8);
+                                                    b.i32, b.i8, false);
+        }
         CUDA_CHECK_LAUNCH();
     });
 }
@@ -671,16 +712,11 @@ void gpu_dwt511_level1(const DeviceBatch &b, const GpuLevel *lv, uint32_t count,
 {
     const dim3 block(TX, TY);
     const uint32_t blocks = tiles(m.r / 4 + 1, m.bc / 2);
-    gpu_for_entries(count, [&](uint32_t first, uint32_t n) {
-        fwd_level1_511<true><<<dim3(blocks, n), block, 0, s>>>(lv + first, b.bands, b.planes, b.state,
-                                                              b.samples, b.vmap, b.i32);
-        CUDA_CHECK_LAUNCH();
-    });
     level1_decide<<<gpu_blocks(plane_count, 128), 128, 0, s>>>(b.planes, b.state, plane_count);
     CUDA_CHECK_LAUNCH();
     gpu_for_entries(count, [&](uint32_t first, uint32_t n) {
         fwd_level1_511<false><<<dim3(blocks, n), block, 0, s>>>(lv + first, b.bands, b.planes, b.state,
-                                                               b.samples, b.vmap, b.i32);
+                                                               b.samples, b.vmap, b.i32, b.i8);
         CUDA_CHECK_LAUNCH();
     });
 }

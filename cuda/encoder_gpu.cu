@@ -64,7 +64,7 @@ void run_device_encode(pcwt_gpu *g, Slot &sl)
     for (uint32_t l = 1; l <= L.max_levels; l++) { // level 1 reads the samples
         const auto &lv = L.levels[l - 1];
         gpu_dwt_forward_level(d, d.levels + sl.level_first[l - 1], uint32_t(lv.size()),
-                              gpu_level_max(lv), l == 1, s);
+                              gpu_level_max(lv), l == 1, L.level1_planes != 0, s);
     }
     if (!L.level0_planes.empty()) {
         uint32_t mr = 0, mc = 0;

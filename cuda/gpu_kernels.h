@@ -76,15 +76,18 @@ void gpu_vmap_refused(const DeviceBatch &b, uint32_t plane_count, cudaStream_t s
 void gpu_vmap_values(const DeviceBatch &b, const BatchLayout &L, cudaStream_t s);
 
 // dwt53_gpu.cu
-// finest: level 1, whose row pass reads the frames' samples (no imported image)
+// finest: level 1, whose row pass reads the frames' samples (no imported image); level1_auto
+// (some planes may have level1 auto): their level 1 by the 5/11-C tile kernel, which adds both
+// filters' estimates as it lifts 5/3 (gpu_dwt511_level1 decides from them)
 void gpu_dwt_forward_level(const DeviceBatch &b, const GpuLevel *dev_levels, uint32_t count,
-                           const GpuLevelMax &m, bool finest, cudaStream_t s);
+                           const GpuLevelMax &m, bool finest, bool level1_auto, cudaStream_t s);
 // finest: level 1, whose row pass exports the planes exported_by_inverse (gpu_types.h)
 void gpu_dwt_inverse_level(const DeviceBatch &b, const GpuLevel *dev_levels, uint32_t count,
                            const GpuLevelMax &m, bool finest, cudaStream_t s);
 
 // The 5/11-C filter at level 1 (docs/FORMAT.md Sec. 3.4), over the level-1 entries. Encode,
-// after the 5/3 forward of every level and the low-bit decision on it: each plane's choice
+// after the 5/3 forward of every level (with the estimates: gpu_dwt_forward_level's level1_auto)
+// and the low-bit decision on it: each plane's choice
 // (GpuPlaneState::f511, as encoder.c's forward_plane makes it), and the 5/11-C bands of the
 // planes that take it over their 5/3 ones (their MQDs and Qmax then made again:
 // gpu_mqd_level_511, level by level, and their low-bit decision: gpu_ec_low_bits). Decode: the
