@@ -77,14 +77,15 @@ size_t ec_pipe_offset(const Slot &sl)
 
 // Host side of a chunk: headers -> layout, codestreams (verify: and the samples expected) ->
 // device, on stream s (a batch: copy_in).
-void upload_chunk(pcwt_gpu *g, Slot &sl, pcwt_decode_job *jobs, const DecodeSet &set,
-                  const pcwt_verify_job *verify, cudaStream_t s)
+void upload_chunk(Slot &sl, pcwt_decode_job *jobs, const DecodeSet &set, const pcwt_verify_job *verify,
+                  cudaStream_t s)
 {
     std::vector<FrameSpec> &specs = sl.specs;
     specs.clear();
     std::vector<uint64_t> cs_off;
     uint64_t stream_bytes = 0, sample_bytes = 0;
     TraceScope timed(GpuHostTrace::LAYOUT);
+    sl.times.mark(ChunkTimes::UP0, s);
     for (size_t k = 0; k < set.idx.size(); k++) {
         const pcwt_header_info &h = set.info[k];
         const FrameSpec f = spec_from_header(h, sample_bytes);
@@ -117,7 +118,7 @@ void upload_chunk(pcwt_gpu *g, Slot &sl, pcwt_decode_job *jobs, const DecodeSet 
     for (size_t k = 0; k < set.idx.size(); k++)
         pieces.push_back({jobs[set.idx[k]].src, set.info[k].codestream_length, cs_off[k]});
     gpu_upload_pieces(sl.h_stream, sl.stream_buf.as<uint8_t>(), pieces, stream_bytes, s);
-    gpu_upload_layout(g, sl, s);
+    gpu_upload_layout(sl, s);
     if (L.entropy_planes) // where gpu_ec_order puts the range-coded groups of each decode step
         sl.ec_order.ensure(ec_pipe_offset(sl) + gpu_ec_pipe_bytes(L));
     sl.samples.ensure(sample_bytes ? sample_bytes : 1);
@@ -131,6 +132,7 @@ void upload_chunk(pcwt_gpu *g, Slot &sl, pcwt_decode_job *jobs, const DecodeSet 
     sl.dev.stream = sl.stream_buf.as<uint8_t>();
     sl.dev.samples = sl.samples.as<uint8_t>();
     sl.idx = set.idx;
+    sl.times.mark(ChunkTimes::UP1, s);
     CUDA_CHECK(cudaEventRecord(sl.uploaded, s));
 }
 
@@ -140,12 +142,12 @@ void run_device_decode(pcwt_gpu *g, Slot &sl)
 {
     const BatchLayout &L = sl.layout;
     DeviceBatch &d = sl.dev;
-    cudaStream_t s = g->stream;
+    cudaStream_t s = sl.compute;
     const uint32_t np = uint32_t(L.planes.size());
     const bool beside = L.vmap_planes && gpu_vmap_beside();
     if (L.vmap_planes) { // the maps' heads first: the groups follow them; their values beside
         gpu_vmap_read(d, np, s);
-        gpu_vmap_read_values(d, np, gpu_side_fork(g, s, beside));
+        gpu_vmap_read_values(d, np, gpu_side_fork(sl, beside));
         gpu_mark(g, "value maps");
     }
     gpu_group_walk(d, np, s);
@@ -215,7 +217,7 @@ void run_device_decode(pcwt_gpu *g, Slot &sl)
         any_high |= p.kind == 1;
     }
     if (L.vmap_planes) { // ranks back to values, before any plane is exported
-        gpu_side_join(g, s, beside);
+        gpu_side_join(sl, beside);
         gpu_vmap_refused(d, np, s); // the values' verdicts
         gpu_vmap_values(d, L, s);
     }
@@ -231,7 +233,8 @@ void run_device_decode(pcwt_gpu *g, Slot &sl)
 void compute_chunk(pcwt_gpu *g, Slot &sl, bool verify)
 {
     TraceScope timed(GpuHostTrace::LAUNCH);
-    CUDA_CHECK(cudaStreamWaitEvent(g->stream, sl.uploaded, 0));
+    CUDA_CHECK(cudaStreamWaitEvent(sl.compute, sl.uploaded, 0));
+    sl.times.mark(ChunkTimes::COMPUTE0, sl.compute);
     run_device_decode(g, sl);
     if (verify) {
         const uint32_t nf = uint32_t(sl.layout.frames.size());
@@ -241,16 +244,17 @@ void compute_chunk(pcwt_gpu *g, Slot &sl, bool verify)
         sl.first_diff.ensure(sizeof(uint64_t) * (nf ? nf : 1));
         sl.h_first_diff.ensure(sizeof(uint64_t) * (nf ? nf : 1));
         gpu_first_difference(sl.samples.as<uint8_t>(), sl.expected.as<uint8_t>(), sl.dev.frames, nf, max_size,
-                             sl.first_diff.as<uint64_t>(), g->stream);
+                             sl.first_diff.as<uint64_t>(), sl.compute);
         CUDA_CHECK(cudaMemcpyAsync(sl.h_first_diff.p, sl.first_diff.p, sizeof(uint64_t) * nf,
-                                   cudaMemcpyDeviceToHost, g->stream));
+                                   cudaMemcpyDeviceToHost, sl.compute));
         gpu_mark(g, "compare");
     }
     const size_t np = sl.layout.planes.size();
     sl.h_state.ensure(sizeof(GpuPlaneState) * (np + 1));
     CUDA_CHECK(cudaMemcpyAsync(sl.h_state.p, sl.state.p, sizeof(GpuPlaneState) * np,
-                               cudaMemcpyDeviceToHost, g->stream));
-    CUDA_CHECK(cudaEventRecord(sl.computed, g->stream));
+                               cudaMemcpyDeviceToHost, sl.compute));
+    sl.times.mark(ChunkTimes::COMPUTE1, sl.compute);
+    CUDA_CHECK(cudaEventRecord(sl.computed, sl.compute));
     sl.busy = true;
 }
 
@@ -259,6 +263,7 @@ void download_chunk(pcwt_gpu *g, Slot &sl, pcwt_decode_job *jobs, cudaStream_t s
 {
     TraceScope timed(GpuHostTrace::D2H);
     CUDA_CHECK(cudaStreamWaitEvent(s, sl.computed, 0));
+    sl.times.mark(ChunkTimes::DOWN0, s);
     const BatchLayout &L = sl.layout;
     uint64_t total = 0;
     for (const GpuFrame &f : L.frames)
@@ -277,12 +282,14 @@ void download_chunk(pcwt_gpu *g, Slot &sl, pcwt_decode_job *jobs, cudaStream_t s
         sl.h_samples.ensure(total ? total : 1);
         CUDA_CHECK(cudaMemcpyAsync(sl.h_samples.p, sl.samples.p, total, cudaMemcpyDeviceToHost, s));
     }
+    sl.times.mark(ChunkTimes::DOWN1, s);
     CUDA_CHECK(cudaEventRecord(sl.downloaded, s));
 }
 
 // Marks the jobs whose planes failed; copies staged samples of the others (verify: the others
 // get their comparison's verdict).
-void finish_chunk(Slot &sl, pcwt_decode_job *jobs, pcwt_verify_job *verify, char *err, size_t err_size)
+void finish_chunk(pcwt_gpu *g, Slot &sl, pcwt_decode_job *jobs, pcwt_verify_job *verify, char *err,
+                  size_t err_size)
 {
     if (!sl.busy)
         return;
@@ -291,6 +298,7 @@ void finish_chunk(Slot &sl, pcwt_decode_job *jobs, pcwt_verify_job *verify, char
         TraceScope wait(GpuHostTrace::WAIT_DOWN);
         gpu_wait_event(verify ? sl.computed : sl.downloaded);
     }
+    sl.times.report(int(&sl - g->slot));
     const BatchLayout &L = sl.layout;
     std::vector<HostCopy> copies; // out of staging, all together
     for (size_t k = 0; k < sl.idx.size(); k++) {
@@ -348,12 +356,12 @@ DecodeSet validate(pcwt_decode_job *jobs, size_t count, uint64_t max_samples, ch
     return set;
 }
 
-// The batch path's chunks of the valid jobs: each fits in half the device memory budget; a big
-// batch is cut into about eight so that transfers overlap compute. A job that fits no chunk gets
-// PCWT_ERR_OUT_OF_MEMORY (the caller's CPU path).
+// The batch path's chunks of the valid jobs: each fits in its slot's share of the device memory
+// budget; a big batch is cut into several so that transfers and compute overlap. A job that fits
+// no chunk gets PCWT_ERR_OUT_OF_MEMORY (the caller's CPU path).
 std::vector<DecodeSet> cut_chunks(pcwt_gpu *g, const DecodeSet &all, bool verify, pcwt_decode_job *jobs)
 {
-    const size_t budget = gpu_memory_budget(g) / 2; // two chunks in flight
+    const size_t budget = gpu_memory_budget(g) / kSlots; // a chunk in flight in each slot
     uint64_t total_samples = 0;
     for (const pcwt_header_info &h : all.info)
         total_samples += pcwt_image_size(&h.desc);
@@ -363,7 +371,7 @@ std::vector<DecodeSet> cut_chunks(pcwt_gpu *g, const DecodeSet &all, bool verify
     for (const pcwt_header_info &h : all.info)
         entropy |= pcwt_profile_ranged(h.profile);
     const uint64_t parts = entropy ? 2 : 8;
-    ChunkPlan cut(budget, std::max<uint64_t>(total_samples / parts, 32u << 20));
+    ChunkPlan cut(budget, gpu_chunk_target(total_samples, parts));
     for (size_t k = 0; k < all.idx.size(); k++) {
         const pcwt_header_info &h = all.info[k];
         FrameSpec f = spec_from_header(h, 0);
@@ -386,8 +394,8 @@ std::vector<DecodeSet> cut_chunks(pcwt_gpu *g, const DecodeSet &all, bool verify
     return chunks;
 }
 
-// Decodes the jobs (verify: and compares them, jobs[i].dst unused), in chunks that alternate
-// between the two slots.
+// Decodes the jobs (verify: and compares them, jobs[i].dst unused), in chunks that take the slots
+// in turn.
 pcwt_status decode_chunks(pcwt_gpu *g, uint64_t max_samples, pcwt_decode_job *jobs, size_t count,
                           pcwt_verify_job *verify, char *err, size_t err_size)
 {
@@ -396,6 +404,7 @@ pcwt_status decode_chunks(pcwt_gpu *g, uint64_t max_samples, pcwt_decode_job *jo
         const bool one = count == 1 && !g->memory_budget;
         const cudaStream_t in = one ? g->stream : g->copy_in, out = one ? g->stream : g->copy_out;
         std::vector<DecodeSet> chunks;
+        gpu_chunk_clock_start(g->clock, verify ? "verify" : "decode", in);
         {
             TraceScope plan(GpuHostTrace::PLAN);
             DecodeSet all = validate(jobs, count, max_samples, err, err_size);
@@ -434,17 +443,17 @@ pcwt_status decode_chunks(pcwt_gpu *g, uint64_t max_samples, pcwt_decode_job *jo
                 gpu_trace->frames += c.idx.size();
         }
         for (size_t c = 0; c < chunks.size(); c++) {
-            Slot &sl = g->slot[c % 2], &prev = g->slot[(c + 1) % 2];
-            finish_chunk(sl, jobs, verify, err, err_size);
-            upload_chunk(g, sl, jobs, chunks[c], verify, in);
+            Slot &sl = g->slot[c % kSlots], &prev = g->slot[(c + kSlots - 1) % kSlots];
+            finish_chunk(g, sl, jobs, verify, err, err_size); // chunk c-kSlots used this slot
+            upload_chunk(sl, jobs, chunks[c], verify, in);
             compute_chunk(g, sl, verify != nullptr);
             if (c > 0 && !verify)
                 download_chunk(g, prev, jobs, out);
         }
         if (!chunks.empty() && !verify)
-            download_chunk(g, g->slot[(chunks.size() - 1) % 2], jobs, out);
-        for (Slot &sl : g->slot)
-            finish_chunk(sl, jobs, verify, err, err_size);
+            download_chunk(g, g->slot[(chunks.size() - 1) % kSlots], jobs, out);
+        for (size_t k = 0; k < kSlots; k++) // in the chunks' order
+            finish_chunk(g, g->slot[(chunks.size() + k) % kSlots], jobs, verify, err, err_size);
     } catch (const pcwt_gpu_detail::CudaError &e) {
         std::snprintf(err, err_size, "%s", e.what.c_str());
         cudaGetLastError();
@@ -505,7 +514,7 @@ extern "C" pcwt_status pcwt_gpu_bench_decode(pcwt_gpu *g, pcwt_decode_job *jobs,
         if (set.idx.size() != count)
             return PCWT_ERR_CORRUPT;
         Slot &sl = g->slot[0];
-        upload_chunk(g, sl, jobs, set, nullptr, g->copy_in);
+        upload_chunk(sl, jobs, set, nullptr, g->copy_in);
         CUDA_CHECK(cudaStreamSynchronize(g->copy_in));
         *ms = gpu_median_ms(g, sl, repeats, "decode", [&]() { run_device_decode(g, sl); });
         std::vector<GpuPlaneState> st(sl.layout.planes.size());

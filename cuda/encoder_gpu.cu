@@ -44,12 +44,12 @@ void run_device_encode(pcwt_gpu *g, Slot &sl)
 {
     const BatchLayout &L = sl.layout;
     DeviceBatch &d = sl.dev;
-    cudaStream_t s = g->stream;
+    cudaStream_t s = sl.compute;
     const uint32_t np = uint32_t(L.planes.size());
     const bool beside = L.vmap_planes && gpu_vmap_beside();
     if (L.vmap_planes) { // the compact profile's maps: the transform imports the ranks; the maps
         gpu_vmap_build(d, L, s); // are coded beside the transform and the group coding
-        gpu_vmap_code(d, np, gpu_side_fork(g, s, beside));
+        gpu_vmap_code(d, np, gpu_side_fork(sl, beside));
         gpu_mark(g, "value maps");
     }
     if (!L.level0_planes.empty()) { // images only for the planes without a transform
@@ -100,7 +100,7 @@ void run_device_encode(pcwt_gpu *g, Slot &sl)
         gpu_mark(g, "range coding");
     }
     if (L.vmap_planes) { // each plane's map before its groups
-        gpu_side_join(g, s, beside);
+        gpu_side_join(sl, beside);
         gpu_vmap_scan(d, np, s);
     }
     gpu_group_offsets(d, L.groups, nb, sl.scan_tmp.p, sl.scan_tmp.cap, s);
@@ -122,6 +122,7 @@ void upload_chunk(pcwt_gpu *g, Slot &sl, const pcwt_encode_params *p, pcwt_frame
 {
     std::vector<FrameSpec> &specs = sl.specs;
     specs.clear();
+    sl.times.mark(ChunkTimes::UP0, s);
     uint64_t off = 0;
     {
         TraceScope timed(GpuHostTrace::LAYOUT);
@@ -172,7 +173,7 @@ void upload_chunk(pcwt_gpu *g, Slot &sl, const pcwt_encode_params *p, pcwt_frame
         TraceScope timed(GpuHostTrace::LAYOUT);
         gpu_build_layout(specs, sl.layout);
     }
-    gpu_upload_layout(g, sl, s);
+    gpu_upload_layout(sl, s);
     sl.scan_tmp.ensure(gpu_scan_tmp_size(sl.layout.groups + 1)); // the bin scan takes one more
     if (sl.layout.entropy_planes && sl.layout.groups <= UINT32_MAX) // the range coders' order
         sl.ec_order.ensure(gpu_order_bytes(uint32_t(sl.layout.groups)));
@@ -201,10 +202,11 @@ void upload_chunk(pcwt_gpu *g, Slot &sl, const pcwt_encode_params *p, pcwt_frame
         uint64_t bin_bytes = gpu_ec_bin_bytes(sl.layout.i32_size);
         if (g->bin_arena)
             bin_bytes = std::min<uint64_t>(bin_bytes, g->bin_arena);
-        gpu_grow_shared(g, g->ec_bins, bin_bytes);
-        sl.dev.ec_bins = g->ec_bins.as<uint8_t>();
+        gpu_grow_arena(sl, sl.ec_bins, bin_bytes);
+        sl.dev.ec_bins = sl.ec_bins.as<uint8_t>();
         sl.dev.ec_bin_cap = bin_bytes;
     }
+    sl.times.mark(ChunkTimes::UP1, s);
     CUDA_CHECK(cudaEventRecord(sl.uploaded, s));
 }
 
@@ -212,16 +214,18 @@ void upload_chunk(pcwt_gpu *g, Slot &sl, const pcwt_encode_params *p, pcwt_frame
 void compute_chunk(pcwt_gpu *g, Slot &sl)
 {
     TraceScope timed(GpuHostTrace::LAUNCH);
-    CUDA_CHECK(cudaStreamWaitEvent(g->stream, sl.uploaded, 0));
+    CUDA_CHECK(cudaStreamWaitEvent(sl.compute, sl.uploaded, 0));
+    sl.times.mark(ChunkTimes::COMPUTE0, sl.compute);
     run_device_encode(g, sl);
     const BatchLayout &L = sl.layout;
     sl.h_frames.ensure(sizeof(GpuFrame) * (L.frames.size() + 1));
     sl.h_state.ensure(sizeof(GpuPlaneState) * (L.planes.size() + 1));
     CUDA_CHECK(cudaMemcpyAsync(sl.h_frames.p, sl.frames.p, sizeof(GpuFrame) * L.frames.size(),
-                               cudaMemcpyDeviceToHost, g->stream));
+                               cudaMemcpyDeviceToHost, sl.compute));
     CUDA_CHECK(cudaMemcpyAsync(sl.h_state.p, sl.state.p, sizeof(GpuPlaneState) * L.planes.size(),
-                               cudaMemcpyDeviceToHost, g->stream));
-    CUDA_CHECK(cudaEventRecord(sl.computed, g->stream));
+                               cudaMemcpyDeviceToHost, sl.compute));
+    sl.times.mark(ChunkTimes::COMPUTE1, sl.compute);
+    CUDA_CHECK(cudaEventRecord(sl.computed, sl.compute));
     sl.busy = true;
 }
 
@@ -235,6 +239,7 @@ void download_chunk(pcwt_gpu *g, Slot &sl, pcwt_frame_job *jobs, cudaStream_t s)
         gpu_wait_event(sl.computed); // h_frames is valid from here
     }
     CUDA_CHECK(cudaStreamWaitEvent(s, sl.computed, 0));
+    sl.times.mark(ChunkTimes::DOWN0, s);
     const size_t nf = sl.layout.frames.size();
     const uint64_t total = nf ? sl.frames_host()[nf - 1].out_end : 0;
     sl.direct.assign(sl.idx.size(), 0);
@@ -252,6 +257,7 @@ void download_chunk(pcwt_gpu *g, Slot &sl, pcwt_frame_job *jobs, cudaStream_t s)
         sl.h_stream.ensure(total ? total : 1);
         CUDA_CHECK(cudaMemcpyAsync(sl.h_stream.p, sl.stream_buf.p, total, cudaMemcpyDeviceToHost, s));
     }
+    sl.times.mark(ChunkTimes::DOWN1, s);
     CUDA_CHECK(cudaEventRecord(sl.downloaded, s));
 }
 
@@ -274,7 +280,7 @@ bool map_fits(const GpuFrame &f, const GpuPlane &p, const GpuPlaneState &st)
 }
 
 // Waits for a chunk's download and hands each frame's result to its job.
-void finish_chunk(Slot &sl, pcwt_frame_job *jobs)
+void finish_chunk(pcwt_gpu *g, Slot &sl, pcwt_frame_job *jobs)
 {
     if (!sl.busy)
         return;
@@ -283,6 +289,7 @@ void finish_chunk(Slot &sl, pcwt_frame_job *jobs)
         TraceScope wait(GpuHostTrace::WAIT_DOWN);
         gpu_wait_event(sl.downloaded);
     }
+    sl.times.report(int(&sl - g->slot));
     std::vector<HostCopy> copies; // out of staging, all together
     for (size_t k = 0; k < sl.idx.size(); k++) {
         pcwt_frame_job &j = jobs[sl.idx[k]];
@@ -310,12 +317,12 @@ void finish_chunk(Slot &sl, pcwt_frame_job *jobs)
     sl.busy = false;
 }
 
-// Cuts the jobs into chunks: each fits in (half of) the device memory budget, and a large batch
-// is cut into several chunks so that transfers overlap compute.
+// Cuts the jobs into chunks: each fits in its slot's share of the device memory budget, and a
+// large batch is cut into several chunks so that transfers and compute overlap.
 std::vector<std::vector<size_t>> plan_chunks(pcwt_gpu *g, const pcwt_encode_params *p,
                                              pcwt_frame_job *jobs, size_t count)
 {
-    const size_t budget = gpu_memory_budget(g) / 2; // two chunks in flight
+    const size_t budget = gpu_memory_budget(g) / kSlots; // a chunk in flight in each slot
     uint64_t total_samples = 0;
     for (size_t i = 0; i < count; i++)
         total_samples += jobs[i].samples_size;
@@ -323,7 +330,7 @@ std::vector<std::vector<size_t>> plan_chunks(pcwt_gpu *g, const pcwt_encode_para
     // entropy profile, whose range coders take a group's serial time however few groups a chunk
     // holds (a chunk should fill the GPU's lanes).
     const uint64_t parts = pcwt_profile_ranged(p->profile) ? 4 : 8;
-    ChunkPlan plan(budget, std::max<uint64_t>(total_samples / parts, 32u << 20));
+    ChunkPlan plan(budget, gpu_chunk_target(total_samples, parts));
     for (size_t i = 0; i < count; i++) {
         if (jobs[i].status != PCWT_OK)
             continue;
@@ -363,6 +370,7 @@ extern "C" pcwt_status pcwt_gpu_encode_batch(pcwt_gpu *g, const pcwt_encode_para
         const bool one = count == 1 && !g->memory_budget;
         const cudaStream_t in = one ? g->stream : g->copy_in, out = one ? g->stream : g->copy_out;
         std::vector<std::vector<size_t>> chunks;
+        gpu_chunk_clock_start(g->clock, "encode", in);
         {
             TraceScope timed(GpuHostTrace::PLAN);
             chunks = one ? std::vector<std::vector<size_t>>{{0}} : plan_chunks(g, p, jobs, count);
@@ -373,8 +381,8 @@ extern "C" pcwt_status pcwt_gpu_encode_batch(pcwt_gpu *g, const pcwt_encode_para
                 gpu_trace->frames += c.size();
         }
         for (size_t c = 0; c < chunks.size(); c++) {
-            Slot &sl = g->slot[c % 2], &prev = g->slot[(c + 1) % 2];
-            finish_chunk(sl, jobs); // chunk c-2 used this slot
+            Slot &sl = g->slot[c % kSlots], &prev = g->slot[(c + kSlots - 1) % kSlots];
+            finish_chunk(g, sl, jobs); // chunk c-kSlots used this slot
             sl.idx = chunks[c];
             upload_chunk(g, sl, p, jobs, in);
             compute_chunk(g, sl);
@@ -382,9 +390,9 @@ extern "C" pcwt_status pcwt_gpu_encode_batch(pcwt_gpu *g, const pcwt_encode_para
                 download_chunk(g, prev, jobs, out); // overlaps this chunk's compute
         }
         if (!chunks.empty())
-            download_chunk(g, g->slot[(chunks.size() - 1) % 2], jobs, out);
-        for (Slot &sl : g->slot)
-            finish_chunk(sl, jobs);
+            download_chunk(g, g->slot[(chunks.size() - 1) % kSlots], jobs, out);
+        for (size_t k = 0; k < kSlots; k++) // in the chunks' order
+            finish_chunk(g, g->slot[(chunks.size() + k) % kSlots], jobs);
     } catch (const pcwt_gpu_detail::CudaError &e) {
         std::snprintf(err, err_size, "%s", e.what.c_str());
         cudaGetLastError(); // clear a launch error where possible

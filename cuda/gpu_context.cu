@@ -49,13 +49,14 @@ void Slot::release()
 {
     for (DevBuf *b : {&frames, &planes, &bands, &levels, &steps, &step_groups, &level0, &export_ids, &groups, &state,
                       &group_size, &samples, &stream_buf, &flags, &scan_tmp, &ec_scan, &ec_scratch, &ec_counts, &ec_element_counts, &ec_bin_at, &ec_order, &expected,
-                      &first_diff, &crc_parts, &vmap, &vmap_bytes, &map_prefix})
+                      &first_diff, &crc_parts, &vmap, &vmap_bytes, &map_prefix, &i32, &i8, &ec_bins})
         b->release();
     for (PinnedBuf *b : {&h_samples, &h_stream, &h_frames, &h_state, &h_first_diff})
         b->release();
-    for (cudaEvent_t e : {uploaded, computed, downloaded})
+    for (cudaEvent_t e : {uploaded, computed, downloaded, side_fork, side_join})
         if (e)
             cudaEventDestroy(e);
+    times.destroy();
 }
 
 pcwt_gpu::~pcwt_gpu()
@@ -63,21 +64,21 @@ pcwt_gpu::~pcwt_gpu()
     cudaSetDevice(device); // the buffers and streams belong to the context's device
     if (stream)
         cudaDeviceSynchronize(); // nothing of ours may still run when the buffers go
-    for (Slot &s : slot)
+    for (Slot &s : slot) {
         s.release();
+        for (cudaStream_t t : {s.compute == stream ? nullptr : s.compute, s.side})
+            if (t)
+                cudaStreamDestroy(t);
+    }
     jls_gpu_free(jls);
     j2k_gpu_free(j2k);
-    i32.release();
-    i8.release();
-    ec_bins.release();
+    if (clock.origin)
+        cudaEventDestroy(clock.origin);
     for (cudaEvent_t e : marks)
         cudaEventDestroy(e);
     if (ev_start) cudaEventDestroy(ev_start);
     if (ev_stop) cudaEventDestroy(ev_stop);
-    for (cudaEvent_t e : {side_fork, side_join})
-        if (e)
-            cudaEventDestroy(e);
-    for (cudaStream_t s : {stream, copy_in, copy_out, side})
+    for (cudaStream_t s : {stream, copy_in, copy_out})
         if (s)
             cudaStreamDestroy(s);
 }
@@ -126,21 +127,36 @@ bool gpu_vmap_beside()
     return !e || std::strcmp(e, "0") != 0;
 }
 
-cudaStream_t gpu_side_fork(pcwt_gpu *g, cudaStream_t s, bool beside)
+cudaStream_t gpu_side_fork(Slot &sl, bool beside)
 {
     if (!beside)
-        return s;
-    CUDA_CHECK(cudaEventRecord(g->side_fork, s));
-    CUDA_CHECK(cudaStreamWaitEvent(g->side, g->side_fork, 0));
-    return g->side;
+        return sl.compute;
+    CUDA_CHECK(cudaEventRecord(sl.side_fork, sl.compute));
+    CUDA_CHECK(cudaStreamWaitEvent(sl.side, sl.side_fork, 0));
+    return sl.side;
 }
 
-void gpu_side_join(pcwt_gpu *g, cudaStream_t s, bool beside)
+void gpu_side_join(Slot &sl, bool beside)
 {
     if (!beside)
         return;
-    CUDA_CHECK(cudaEventRecord(g->side_join, g->side));
-    CUDA_CHECK(cudaStreamWaitEvent(s, g->side_join, 0));
+    CUDA_CHECK(cudaEventRecord(sl.side_join, sl.side));
+    CUDA_CHECK(cudaStreamWaitEvent(sl.compute, sl.side_join, 0));
+}
+
+bool gpu_chunk_streams()
+{
+    const char *e = std::getenv("PCWT_GPU_CHUNK_STREAMS");
+    return !e || std::strcmp(e, "1") != 0;
+}
+
+uint64_t gpu_chunk_target(uint64_t total, uint64_t parts)
+{
+    const char *e = std::getenv("PCWT_GPU_CHUNKS");
+    const unsigned long long n = e ? std::strtoull(e, nullptr, 10) : 0;
+    if (n)
+        return std::max<uint64_t>(total / n, 1);
+    return std::max<uint64_t>(total / parts, 32u << 20);
 }
 
 bool gpu_is_pinned(const void *ptr)
@@ -177,9 +193,15 @@ extern "C" pcwt_status pcwt_gpu_create(pcwt_gpu **out, int device, char *err, si
         CUDA_CHECK(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking));
         CUDA_CHECK(cudaStreamCreateWithFlags(&g->copy_in, cudaStreamNonBlocking));
         CUDA_CHECK(cudaStreamCreateWithFlags(&g->copy_out, cudaStreamNonBlocking));
-        CUDA_CHECK(cudaStreamCreateWithFlags(&g->side, cudaStreamNonBlocking));
-        CUDA_CHECK(cudaEventCreateWithFlags(&g->side_fork, cudaEventDisableTiming));
-        CUDA_CHECK(cudaEventCreateWithFlags(&g->side_join, cudaEventDisableTiming));
+        const bool own_streams = gpu_chunk_streams();
+        for (Slot &sl : g->slot) {
+            sl.compute = &sl == g->slot || !own_streams ? g->stream : nullptr;
+            if (!sl.compute)
+                CUDA_CHECK(cudaStreamCreateWithFlags(&sl.compute, cudaStreamNonBlocking));
+            CUDA_CHECK(cudaStreamCreateWithFlags(&sl.side, cudaStreamNonBlocking));
+            CUDA_CHECK(cudaEventCreateWithFlags(&sl.side_fork, cudaEventDisableTiming));
+            CUDA_CHECK(cudaEventCreateWithFlags(&sl.side_join, cudaEventDisableTiming));
+        }
         // A thread waiting for a chunk sleeps after a short poll (gpu_wait_event) instead of
         // spinning: pcwt-recompress's coder and verifier threads would otherwise spin a core
         // each, which its readers and writers need.
@@ -199,6 +221,11 @@ extern "C" pcwt_status pcwt_gpu_create(pcwt_gpu **out, int device, char *err, si
             g->bin_arena = size_t(std::strtoull(cap, nullptr, 10));
         const char *tr = std::getenv("PCWT_GPU_TRACE");
         g->trace = tr && *tr && *tr != '0';
+        if (g->trace) {
+            CUDA_CHECK(cudaEventCreate(&g->clock.origin));
+            for (Slot &sl : g->slot)
+                sl.times.create(&g->clock);
+        }
     } catch (const pcwt_gpu_detail::CudaError &e) {
         std::snprintf(err, err_size, "%s", e.what.c_str());
         delete g;
@@ -217,18 +244,18 @@ template <typename T> static void upload(DevBuf &d, const std::vector<T> &v, cud
         CUDA_CHECK(cudaMemcpyAsync(d.p, v.data(), sizeof(T) * v.size(), cudaMemcpyHostToDevice, s));
 }
 
-void gpu_grow_shared(pcwt_gpu *g, DevBuf &buf, size_t n)
+void gpu_grow_arena(Slot &sl, DevBuf &buf, size_t n)
 {
     if (n <= buf.cap)
         return;
     {
         TraceScope wait(GpuHostTrace::WAIT_COMPUTE);
-        CUDA_CHECK(cudaStreamSynchronize(g->stream));
+        CUDA_CHECK(cudaStreamSynchronize(sl.compute));
     }
     buf.ensure(n);
 }
 
-void gpu_upload_layout(pcwt_gpu *g, Slot &sl, cudaStream_t s)
+void gpu_upload_layout(Slot &sl, cudaStream_t s)
 {
     TraceScope timed(GpuHostTrace::LAYOUT);
     const BatchLayout &L = sl.layout;
@@ -278,8 +305,8 @@ void gpu_upload_layout(pcwt_gpu *g, Slot &sl, cudaStream_t s)
     upload(sl.state, st, s);
     sl.groups.ensure(sizeof(GpuGroup) * (L.groups ? L.groups : 1));
     sl.group_size.ensure(sizeof(uint64_t) * (L.groups ? L.groups : 1));
-    gpu_grow_shared(g, g->i32, sizeof(int32_t) * (L.i32_size ? L.i32_size : 1));
-    gpu_grow_shared(g, g->i8, L.i8_size ? L.i8_size : 1);
+    gpu_grow_arena(sl, sl.i32, sizeof(int32_t) * (L.i32_size ? L.i32_size : 1));
+    gpu_grow_arena(sl, sl.i8, L.i8_size ? L.i8_size : 1);
     {
         TraceScope wait(GpuHostTrace::WAIT_UP);
         CUDA_CHECK(cudaStreamSynchronize(s));
@@ -296,8 +323,8 @@ void gpu_upload_layout(pcwt_gpu *g, Slot &sl, cudaStream_t s)
     d.groups = sl.groups.as<GpuGroup>();
     d.state = sl.state.as<GpuPlaneState>();
     d.group_size = sl.group_size.as<uint64_t>();
-    d.i32 = g->i32.as<int32_t>();
-    d.i8 = g->i8.as<int8_t>();
+    d.i32 = sl.i32.as<int32_t>();
+    d.i8 = sl.i8.as<int8_t>();
     d.vmap = nullptr;
     d.vmap_bytes = nullptr;
     d.map_prefix = nullptr;
@@ -380,10 +407,10 @@ size_t gpu_memory_budget(pcwt_gpu *g)
 {
     size_t free_b = 0, total_b = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-    size_t held = g->i32.cap + g->i8.cap + g->ec_bins.cap;
+    size_t held = 0;
     for (const Slot &s : g->slot)
-        held += s.samples.cap + s.stream_buf.cap + s.groups.cap + s.group_size.cap +
-                s.ec_scan.cap + s.ec_scratch.cap + s.ec_counts.cap + s.ec_element_counts.cap +
+        held += s.i32.cap + s.i8.cap + s.ec_bins.cap + s.samples.cap + s.stream_buf.cap + s.groups.cap +
+                s.group_size.cap + s.ec_scan.cap + s.ec_scratch.cap + s.ec_counts.cap + s.ec_element_counts.cap +
                 s.ec_bin_at.cap + s.expected.cap +
                 s.crc_parts.cap;
     held += jls_gpu_held(g->jls);

@@ -2,6 +2,7 @@
 // host buffers reused across calls.
 #pragma once
 
+#include "chunk_times.h"
 #include "gpu_backend.h"
 #include "gpu_check.h"
 #include "gpu_kernels.h"
@@ -124,8 +125,11 @@ template <cudaError_t (*Alloc)(void **, size_t), cudaError_t (*Free)(void *)> st
 using DevBuf = Buffer<device_alloc, device_free>;
 using PinnedBuf = Buffer<pinned_alloc, pinned_free>;
 
-// The per-batch state a pass needs: tables, samples, codestreams, and the host copies. Two slots
-// let the encoder overlap one chunk's transfers with another chunk's compute.
+// The per-batch state a pass needs: tables, samples, codestreams, arenas, and the host copies.
+// The slots' chunks overlap: one's upload, others' compute (each slot its own compute stream and
+// arenas, since a range-coded chunk's compute is bound by its groups' serial chains and leaves
+// the device room for the next) and another's download.
+constexpr int kSlots = 3;
 struct Slot {
     DevBuf frames, planes, bands, levels, steps, step_groups, level0, export_ids, groups, state, group_size, samples,
         stream_buf, flags, scan_tmp, ec_scan, ec_scratch, ec_counts, ec_element_counts, ec_bin_at,
@@ -133,6 +137,8 @@ struct Slot {
     DevBuf expected, first_diff;         // verify: the samples expected, each frame's first difference
     DevBuf crc_parts;                    // gpu_plane_crcs: crc_blocks spans a plane
     DevBuf vmap, vmap_bytes, map_prefix; // the compact profile's value maps (value_map_gpu.cu)
+    DevBuf i32, i8;  // coefficient and MQD arenas
+    DevBuf ec_bins;  // the entropy profile encoder's bin arena
     uint32_t crc_blocks = 1;
     PinnedBuf h_samples, h_stream;
     std::vector<FrameSpec> specs; // what layout was built from
@@ -142,6 +148,11 @@ struct Slot {
     std::vector<uint32_t> level_first, step_first, step_group_first;
     DeviceBatch dev{};
     cudaEvent_t uploaded = nullptr, computed = nullptr, downloaded = nullptr;
+    // The chunk's compute (slot 0: pcwt_gpu::stream; PCWT_GPU_CHUNK_STREAMS=1: that one for
+    // every slot, for measuring) and the work forked beside it (gpu_side_fork).
+    cudaStream_t compute = nullptr, side = nullptr;
+    cudaEvent_t side_fork = nullptr, side_join = nullptr;
+    ChunkTimes times; // PCWT_GPU_TRACE: when its copies and compute ran (chunk_times.cu)
     std::vector<size_t> idx;             // the jobs of the chunk in this slot
     PinnedBuf h_frames, h_state;         // written back by the device (pinned: truly async)
     PinnedBuf h_first_diff;              // verify: first_diff, written back
@@ -159,20 +170,15 @@ size_t j2k_gpu_held(const J2kGpu *j); // device bytes it holds
 
 struct pcwt_gpu {
     int device = 0;
-    cudaStream_t stream = nullptr;   // compute
+    cudaStream_t stream = nullptr;   // compute (slot 0's, the one-frame path's, JPEG-LS's, JPEG 2000's)
     cudaStream_t copy_in = nullptr;  // host to device
     cudaStream_t copy_out = nullptr; // device to host
-    // Compute beside the compute stream: work forked from it (side_fork) and joined back
-    // (side_join) within one chunk's compute (the value maps' serial coding and reading).
-    cudaStream_t side = nullptr;
-    cudaEvent_t side_fork = nullptr, side_join = nullptr;
     cudaEvent_t ev_start = nullptr, ev_stop = nullptr;
+    ChunkClock clock; // PCWT_GPU_TRACE: a batch call's start, for the slots' chunk times
     size_t total_mem = 0;
     size_t memory_budget = 0; // PCWT_GPU_MEMORY_BUDGET (bytes), 0: what the device has free
     size_t bin_arena = 0;     // PCWT_GPU_BIN_ARENA (bytes), 0: gpu_ec_bin_bytes of the batch
-    DevBuf i32, i8; // coefficient and MQD arenas, shared by the slots (compute is serial)
-    DevBuf ec_bins; // the entropy profile encoder's bin arena, shared likewise
-    Slot slot[2];
+    Slot slot[kSlots];
     JlsGpu *jls = nullptr;
     J2kGpu *j2k = nullptr;
     // Per-stage timing, the trace (PCWT_GPU_TRACE=1): events recorded between stages, printed to stderr.
@@ -185,11 +191,17 @@ struct pcwt_gpu {
 };
 
 
-// Uploads the slot's layout tables on stream s (and sizes the shared arenas); fills slot.dev.
-void gpu_upload_layout(pcwt_gpu *g, Slot &slot, cudaStream_t s);
-// Grows buf, one of the arenas the slots share (pcwt_gpu's i32, i8, ec_bins), to at least n
-// bytes; the other slot's compute may still use it, so that finishes first.
-void gpu_grow_shared(pcwt_gpu *g, DevBuf &buf, size_t n);
+// Uploads the slot's layout tables on stream s (and sizes its arenas); fills slot.dev.
+void gpu_upload_layout(Slot &slot, cudaStream_t s);
+// Whether each slot computes on a stream of its own (PCWT_GPU_CHUNK_STREAMS=1: all on
+// pcwt_gpu::stream, one chunk after the other, for measuring); read when a context is made.
+bool gpu_chunk_streams();
+// The sample bytes a chunk of a batch of `total` holds (ChunkPlan's target): a `parts`th, none
+// under 32 MB; PCWT_GPU_CHUNKS=N: an Nth, however small (for measuring and the tests).
+uint64_t gpu_chunk_target(uint64_t total, uint64_t parts);
+// Grows buf, one of the slot's arenas (i32, i8, ec_bins), to at least n bytes once the slot's
+// compute stream has finished with it.
+void gpu_grow_arena(Slot &sl, DevBuf &buf, size_t n);
 // Device memory a batch would take (arenas + tables + samples + stream), for batch splitting.
 size_t gpu_batch_bytes(const BatchLayout &L, size_t sample_bytes, size_t stream_bytes);
 // Per-level launch sizes.
@@ -294,10 +306,10 @@ void gpu_wait_event(cudaEvent_t e);
 // Whether the value maps' serial work runs on pcwt_gpu::side (PCWT_VMAP_SIDE=0: on the compute
 // stream, for measuring).
 bool gpu_vmap_beside();
-// Forks g->side from stream s (what is launched on the returned stream runs beside s until
-// gpu_side_join), or returns s itself when !beside.
-cudaStream_t gpu_side_fork(pcwt_gpu *g, cudaStream_t s, bool beside);
-void gpu_side_join(pcwt_gpu *g, cudaStream_t s, bool beside);
+// Forks the slot's side stream from its compute stream (what is launched on the returned stream
+// runs beside it until gpu_side_join), or returns the compute stream itself when !beside.
+cudaStream_t gpu_side_fork(Slot &sl, bool beside);
+void gpu_side_join(Slot &sl, bool beside);
 
 // True for page-locked host memory (cudaMallocHost / cudaHostRegister): direct DMA, no staging.
 bool gpu_is_pinned(const void *ptr);
