@@ -13,9 +13,11 @@
 #include "status.h"
 #include "verify.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #ifdef PCWT_HAVE_CUDA
 #include "gpu_backend.h"
@@ -180,6 +182,205 @@ static pcwt_status decode_one(const pcwt_j2k_route *r, const void *src, size_t s
     return st;
 }
 
+/* Tier-2 of a batch on a few threads: each worker parses a run of consecutive jobs into its own
+ * builder, then every worker copies its builder into its place in the batch (the offsets and
+ * indices moved by the runs before it). */
+typedef struct t2_worker {
+    const pcwt_j2k_route *r;
+    pcwt_decode_job *jobs;
+    const size_t *idx;
+    size_t first, count; /* its run: idx[first .. first + count) */
+    size_t failed;       /* the last job of the run that failed, SIZE_MAX: none */
+    pcwt_j2k_builder own;
+    pcwt_j2k_builder *out;
+    size_t data_at, seg_at, cblk_at, tc_at, frame_at;
+    uint64_t coef_at;
+    char err[256];
+} t2_worker;
+
+/* One job into bld: its codestream read again (the caller checked it with prepare) and parsed. */
+static pcwt_status tier2_job(const pcwt_j2k_route *r, pcwt_decode_job *j, pcwt_j2k_header *h,
+                             pcwt_j2k_builder *bld)
+{
+    pcwt_image_desc desc;
+    uint64_t need;
+    pcwt_status st = prepare(r, j->src, j->src_size, j->dst_capacity, h, &desc, &need);
+    if (st == PCWT_OK)
+        st = pcwt_j2k_tier2(bld, h, (const uint8_t *)j->src, &desc, j->dst, r->err, r->err_size);
+    return st;
+}
+
+static void *t2_parse(void *arg)
+{
+    t2_worker *w = arg;
+    pcwt_j2k_route r = *w->r;
+    r.err = w->err;
+    r.err_size = sizeof w->err;
+    pcwt_j2k_header *h = malloc(sizeof *h);
+    for (size_t k = w->first; k < w->first + w->count; k++) {
+        pcwt_decode_job *j = &w->jobs[w->idx[k]];
+        if (!h)
+            pcwt_set_error(r.err, r.err_size, "out of memory");
+        j->status = h ? tier2_job(&r, j, h, &w->own) : PCWT_ERR_OUT_OF_MEMORY;
+        if (j->status != PCWT_OK)
+            w->failed = k;
+    }
+    free(h);
+    return NULL;
+}
+
+static void *t2_place(void *arg)
+{
+    t2_worker *w = arg;
+    const pcwt_j2k_batch *s = &w->own.b;
+    pcwt_j2k_batch *B = &w->out->b;
+    if (s->data_size)
+        memcpy(w->out->data + w->data_at, s->data, s->data_size);
+    for (size_t i = 0; i < s->seg_count; i++) {
+        B->segs[w->seg_at + i] = s->segs[i];
+        B->segs[w->seg_at + i].offset += w->data_at;
+    }
+    for (size_t i = 0; i < s->cblk_count; i++) {
+        B->cblks[w->cblk_at + i] = s->cblks[i];
+        B->cblks[w->cblk_at + i].seg_first += (uint32_t)w->seg_at;
+        B->cblks[w->cblk_at + i].out_offset += w->coef_at;
+    }
+    for (size_t i = 0; i < s->tc_count; i++) {
+        B->tcs[w->tc_at + i] = s->tcs[i];
+        B->tcs[w->tc_at + i].coef_offset += w->coef_at;
+    }
+    for (size_t i = 0; i < s->frame_count; i++) {
+        B->frames[w->frame_at + i] = s->frames[i];
+        B->frames[w->frame_at + i].tc_first += (uint32_t)w->tc_at;
+        B->frames[w->frame_at + i].cblk_first += (uint32_t)w->cblk_at;
+    }
+    return NULL;
+}
+
+/* fn on every worker, the first on this thread, the others on threads of their own (on this one
+ * too when a thread cannot be made). */
+static void t2_each(t2_worker *w, size_t n, void *(*fn)(void *))
+{
+    pthread_t *th = malloc(n * sizeof *th);
+    unsigned char *made = calloc(n, 1);
+    for (size_t i = 1; i < n; i++)
+        made[i] = th && made && pthread_create(&th[i], NULL, fn, &w[i]) == 0;
+    fn(&w[0]);
+    for (size_t i = 1; i < n; i++) {
+        if (made && made[i])
+            pthread_join(th[i], NULL);
+        else
+            fn(&w[i]);
+    }
+    free(th);
+    free(made);
+}
+
+/* Workers for a batch of `bytes` codestream bytes in `n` jobs: one per 4 MB, at most 8 and half
+ * the cores (the caller's other threads keep theirs), never more than the jobs. */
+static size_t t2_threads(size_t n, uint64_t bytes)
+{
+    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t t = (size_t)(bytes >> 22) + 1;
+    const size_t cap = cores > 3 ? (size_t)cores / 2 : 1;
+    t = t < cap ? t : cap;
+    t = t < 8 ? t : 8;
+    return t < n ? t : (n ? n : 1);
+}
+
+size_t pcwt_j2k_tier2_jobs(const pcwt_j2k_route *r, pcwt_decode_job *jobs, const size_t *idx, size_t n,
+                           size_t threads, pcwt_j2k_builder *bld)
+{
+    uint64_t bytes = 0;
+    for (size_t k = 0; k < n; k++)
+        bytes += jobs[idx[k]].src_size;
+    size_t nw = threads ? (threads < n ? threads : (n ? n : 1)) : t2_threads(n, bytes);
+    t2_worker *w = nw > 1 ? calloc(nw, sizeof *w) : NULL;
+    if (!w) { /* one thread: straight into the batch */
+        pcwt_j2k_header *h = malloc(sizeof *h);
+        size_t added = 0;
+        for (size_t k = 0; k < n; k++) {
+            pcwt_decode_job *j = &jobs[idx[k]];
+            if (!h)
+                pcwt_set_error(r->err, r->err_size, "out of memory");
+            j->status = h ? tier2_job(r, j, h, bld) : PCWT_ERR_OUT_OF_MEMORY;
+            added += j->status == PCWT_OK;
+        }
+        free(h);
+        return added;
+    }
+    /* runs of about equal bytes */
+    uint64_t at = 0;
+    size_t k = 0;
+    for (size_t i = 0; i < nw; i++) {
+        w[i].r = r;
+        w[i].jobs = jobs;
+        w[i].idx = idx;
+        w[i].first = k;
+        w[i].failed = SIZE_MAX;
+        while (k < n && (i + 1 == nw || at < bytes / nw * (i + 1) || k == w[i].first))
+            at += jobs[idx[k++]].src_size;
+        w[i].count = k - w[i].first;
+    }
+    t2_each(w, nw, t2_parse);
+    /* the batch's arrays, each run's place in them, and the message of the last failure */
+    size_t data = 0, segs = 0, cblks = 0, tcs = 0, frames = 0, last = SIZE_MAX;
+    uint64_t coefs = 0;
+    for (size_t i = 0; i < nw; i++) {
+        const pcwt_j2k_batch *s = &w[i].own.b;
+        w[i].out = bld;
+        w[i].data_at = data;
+        w[i].seg_at = segs;
+        w[i].cblk_at = cblks;
+        w[i].tc_at = tcs;
+        w[i].frame_at = frames;
+        w[i].coef_at = coefs;
+        data += s->data_size;
+        segs += s->seg_count;
+        cblks += s->cblk_count;
+        tcs += s->tc_count;
+        frames += s->frame_count;
+        coefs += s->coef_count;
+        if (w[i].failed != SIZE_MAX)
+            last = i;
+    }
+    if (last != SIZE_MAX)
+        pcwt_set_error(r->err, r->err_size, "%s", w[last].err);
+    pcwt_j2k_builder_free(bld);
+    bld->data = malloc(data + 1);
+    bld->b.segs = malloc((segs + 1) * sizeof *bld->b.segs);
+    bld->b.cblks = malloc((cblks + 1) * sizeof *bld->b.cblks);
+    bld->b.tcs = malloc((tcs + 1) * sizeof *bld->b.tcs);
+    bld->b.frames = malloc((frames + 1) * sizeof *bld->b.frames);
+    size_t added = 0;
+    if (bld->data && bld->b.segs && bld->b.cblks && bld->b.tcs && bld->b.frames) {
+        bld->data_cap = data + 1;
+        bld->seg_cap = segs + 1;
+        bld->cblk_cap = cblks + 1;
+        bld->tc_cap = tcs + 1;
+        bld->frame_cap = frames + 1;
+        bld->b.data = bld->data;
+        bld->b.data_size = data;
+        bld->b.seg_count = segs;
+        bld->b.cblk_count = cblks;
+        bld->b.tc_count = tcs;
+        bld->b.frame_count = frames;
+        bld->b.coef_count = coefs;
+        t2_each(w, nw, t2_place);
+        added = frames;
+    } else {
+        pcwt_j2k_builder_free(bld);
+        pcwt_set_error(r->err, r->err_size, "out of memory for a JPEG 2000 batch");
+        for (size_t i = 0; i < n; i++)
+            if (jobs[idx[i]].status == PCWT_OK)
+                jobs[idx[i]].status = PCWT_ERR_OUT_OF_MEMORY;
+    }
+    for (size_t i = 0; i < nw; i++)
+        pcwt_j2k_builder_free(&w[i].own);
+    free(w);
+    return added;
+}
+
 #ifdef PCWT_HAVE_CUDA
 /* Every JPEG 2000 job's frame into one batch for the device; a job that fails its checks or
  * tier-2 keeps that status. Jobs the device does not decode go to the CPU. */
@@ -189,7 +390,7 @@ static void decode_gpu(const pcwt_j2k_route *r, pcwt_decode_job *jobs, size_t co
     memset(&bld, 0, sizeof bld);
     pcwt_j2k_header *h = malloc(sizeof *h);
     size_t *in = malloc((count ? count : 1) * sizeof *in);
-    size_t n = 0;
+    size_t n = 0, refused = SIZE_MAX; /* the last job refused here, with a message */
     uint64_t total = 0;
     for (size_t i = 0; h && in && i < count; i++) {
         pcwt_decode_job *j = &jobs[i];
@@ -202,14 +403,29 @@ static void decode_gpu(const pcwt_j2k_route *r, pcwt_decode_job *jobs, size_t co
             pcwt_set_error(r->err, r->err_size, "NULL buffer");
             j->status = PCWT_ERR_INVALID_ARGUMENT;
         }
+        if (j->status != PCWT_OK)
+            refused = i;
         if (j->status == PCWT_OK && total + need > r->memory_limit)
             j->status = PCWT_ERR_OUT_OF_MEMORY; /* decoded on the CPU below, on its own */
-        if (j->status == PCWT_OK)
-            j->status = pcwt_j2k_tier2(&bld, h, (const uint8_t *)j->src, &desc, j->dst, r->err, r->err_size);
         if (j->status == PCWT_OK) {
             total += need;
             in[n++] = i;
         }
+    }
+    if (h && in && n) {
+        /* the message stays the last failing job's, as when tier-2 ran in the loop above */
+        char *kept = refused != SIZE_MAX && r->err_size ? malloc(r->err_size) : NULL;
+        if (kept)
+            memcpy(kept, r->err, r->err_size);
+        size_t last = SIZE_MAX;
+        const size_t added = pcwt_j2k_tier2_jobs(r, jobs, in, n, 0, &bld);
+        for (size_t k = 0; k < n; k++)
+            if (jobs[in[k]].status != PCWT_OK)
+                last = in[k];
+        if (kept && (last == SIZE_MAX || last < refused))
+            memcpy(r->err, kept, r->err_size);
+        free(kept);
+        n = added;
     }
     const pcwt_status st = (h && in) ? (n ? pcwt_gpu_j2k_decode_batch(r->gpu, &bld.b, r->err, r->err_size) : PCWT_OK)
                                      : PCWT_ERR_OUT_OF_MEMORY;

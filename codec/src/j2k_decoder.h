@@ -37,6 +37,15 @@ pcwt_status pcwt_j2k_read_header(const uint8_t *src, size_t size, pcwt_header_in
  * statuses; returns the first JPEG 2000 job's failure, or PCWT_OK. */
 pcwt_status pcwt_j2k_decode_jobs(const pcwt_j2k_route *r, pcwt_decode_job *jobs, size_t count);
 
+/* Tier-2 of the jobs idx[0 .. n) (JPEG 2000 codestreams that passed the decoder's checks), in
+ * that order, into bld (empty), as pcwt_j2k_tier2 frame by frame would make it: runs of
+ * consecutive jobs parsed on up to `threads` threads (0: chosen from the batch's bytes and the
+ * cores), then joined. Each job's status is set (PCWT_OK: its frame is in the batch); r->err holds
+ * the last failing job's message. Returns the frames added. */
+struct pcwt_j2k_builder;
+size_t pcwt_j2k_tier2_jobs(const pcwt_j2k_route *r, pcwt_decode_job *jobs, const size_t *idx, size_t n,
+                           size_t threads, struct pcwt_j2k_builder *bld);
+
 /* The same for verify jobs: each JPEG 2000 codestream decoded and compared with its expected
  * samples. */
 pcwt_status pcwt_j2k_verify_jobs(const pcwt_j2k_route *r, pcwt_verify_job *jobs, size_t count);
