@@ -72,6 +72,11 @@ J2kT1Plan j2k_t1_plan(int device)
     const uint32_t lanes = env_u32("PCWT_J2K_T1_LANES", 0);
     p.fixed_lanes = lanes <= 32 ? lanes : 0;
     p.schedulers = 4 * uint32_t(sms > 0 ? sms : 1);
+    // PCWT_J2K_T1_CARVEOUT=0..100: the shared memory share of L1 the kernel prefers (checkpoint
+    // A/B; a process-wide attribute, so set at every plan, the driver's default without it)
+    const uint32_t carve = env_u32("PCWT_J2K_T1_CARVEOUT", 101);
+    CUDA_CHECK(cudaFuncSetAttribute(t1_kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                    carve <= 100 ? int(carve) : int(cudaSharedmemCarveoutDefault)));
     return p;
 }
 
