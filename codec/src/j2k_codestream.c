@@ -117,8 +117,6 @@ static pcwt_status read_siz(parser *p, const uint8_t *m, size_t len)
     if (xsiz <= xo || ysiz <= yo || xt == 0 || yt == 0 || xto > xo || yto > yo ||
         (uint64_t)xto + xt <= xo || (uint64_t)yto + yt <= yo)
         return corrupt(p, "SIZ: empty image or tile grid outside the image");
-    if (rsiz & 0x4000)
-        return unsupported(p, "HTJ2K (Part 15, Rsiz)");
     if (rsiz & 0x8000)
         return unsupported(p, "a Part 2 codestream (Rsiz)");
     if (xo || yo)
@@ -164,10 +162,8 @@ static pcwt_status read_spcod(parser *p, const uint8_t *m, size_t len, int preci
     c->xcb = m[1] + 2u;
     c->ycb = m[2] + 2u;
     c->style = m[3];
-    if (c->style & PCWT_J2K_STYLE_HT)
-        return unsupported(p, "HTJ2K code-blocks (Part 15)");
     if (c->style & 0x80)
-        return unsupported(p, "code-block style bit 7");
+        return unsupported(p, "mixed HTJ2K and Part 1 code-blocks (code-block style bit 7)");
     if (m[4] == 0)
         return unsupported(p, "the irreversible 9/7 wavelet");
     if (m[4] != 1)
@@ -265,6 +261,23 @@ static pcwt_status read_qcc(parser *p, const uint8_t *m, size_t len, coding_stat
     return read_sqcd(p, m + n, len - n, &cs->qcc[c]);
 }
 
+/* CAP (T.814 A.2): Part 15 capabilities (Pcap bit 15 set, one Ccap word) are decoded when the
+ * code-blocks say HT (COD/COC style 0x40); other parts' capabilities are not. */
+static pcwt_status read_cap(parser *p, const uint8_t *m, size_t len)
+{
+    if (len < 4)
+        return corrupt(p, "CAP marker too short");
+    const uint32_t pcap = get32(m);
+    uint32_t words = 0;
+    for (uint32_t i = 0; i < 32; i++)
+        words += (pcap >> i) & 1u;
+    if (len != 4 + 2 * (size_t)words)
+        return corrupt(p, "CAP marker length does not match its Pcap");
+    if (pcap & ~(1u << (32 - 15)))
+        return unsupported(p, "capabilities of a part other than Part 15 (CAP)");
+    return PCWT_OK;
+}
+
 /* One marker segment of the main header (main 1) or of a tile-part header (main 0). */
 static pcwt_status read_marker(parser *p, uint32_t marker, const uint8_t *m, size_t len, int main)
 {
@@ -278,8 +291,8 @@ static pcwt_status read_marker(parser *p, uint32_t marker, const uint8_t *m, siz
     case M_POC: return unsupported(p, "a progression order change (POC)");
     case M_PPM: return unsupported(p, "packed packet headers (PPM)");
     case M_PPT: return unsupported(p, "packed packet headers (PPT)");
-    case M_CAP: return unsupported(p, "HTJ2K (Part 15, CAP)");
-    case M_CPF: return unsupported(p, "HTJ2K (Part 15, CPF)");
+    case M_CAP: return read_cap(p, m, len);
+    case M_CPF: return PCWT_OK; /* the profile (Part 15 A.3): nothing to decode by */
     case M_SIZ: return corrupt(p, "a second SIZ marker");
     default:
         if (marker >= 0xFF70 && marker <= 0xFF7F)
@@ -307,6 +320,8 @@ static pcwt_status resolve(parser *p)
         o->guard = qcd->guard;
         o->nexp = qcd->nexp;
         memcpy(o->expn, qcd->expn, sizeof o->expn);
+        if ((o->style & PCWT_J2K_STYLE_HT) && h->layers > 1)
+            return unsupported(p, "HTJ2K code-blocks in more than one quality layer");
         if (o->nexp < 3 * o->levels + 1)
             return corrupt(p, "QCD/QCC gives fewer exponents than there are sub-bands");
         for (uint32_t b = 0; b < 3 * o->levels + 1; b++)

@@ -2,6 +2,7 @@
  * around the shared decoder of j2k_t1_rules.h (the GPU runs the same one). */
 #include "j2k_t1.h"
 
+#include "j2k_ht.h"
 #include "j2k_t1_rules.h"
 #include "status.h"
 
@@ -20,8 +21,7 @@ pcwt_status pcwt_j2k_t1_decode(const pcwt_j2k_batch *b, size_t index, int32_t *c
     case PCWT_J2K_T1_OK:
         break;
     case PCWT_J2K_T1_HT:
-        pcwt_set_error(err, err_size, "JPEG 2000: the HTJ2K block coder (code-block style 0x40) is not supported");
-        return PCWT_ERR_UNSUPPORTED;
+        return pcwt_j2k_ht_decode(b, index, coefs, scratch, err, err_size);
     case PCWT_J2K_T1_MANY_PLANES:
         pcwt_set_error(err, err_size, "JPEG 2000: code-block %zu has %d magnitude bit-planes (at most %u supported)",
                        index, (int)cb->mb - (int)cb->zero_msbs, PCWT_J2K_MAX_PLANES);

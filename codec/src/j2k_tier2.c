@@ -357,6 +357,27 @@ static pcwt_status add_chunk(t2 *t, uint32_t cblk, uint32_t segno, uint32_t pass
     return PCWT_OK;
 }
 
+/* The new passes of an HT code-block (T.814 B.3, as OpenJPEG reads one layer): the cleanup
+ * pass alone in the first segment, the refinement passes after it in the second. */
+static pcwt_status ht_passes(t2 *t, bits *b, uint32_t ci, uint32_t n)
+{
+    cb_state *cb = &t->cb[ci];
+    if (cb->numsegs > 1 || (cb->numsegs == 1 && n > 2))
+        return fail(t, PCWT_ERR_UNSUPPORTED, "an HTJ2K code-block with more than one HT set");
+    while (n) {
+        const uint32_t take = cb->numsegs == 0 ? 1 : n;
+        const uint32_t nbits = cb->lblock + floorlog2(take);
+        if (nbits > 32)
+            return fail(t, PCWT_ERR_CORRUPT, "code-block length of more than 32 bits");
+        const pcwt_status st = add_chunk(t, ci, cb->numsegs, take, getbits(b, nbits));
+        if (st != PCWT_OK)
+            return st;
+        cb->numsegs++;
+        n -= take;
+    }
+    return PCWT_OK;
+}
+
 /* The new passes of a code-block in this packet, split into segments (OpenJPEG's
  * opj_t2_read_packet_header), their lengths read and recorded as chunks. */
 static pcwt_status cblk_passes(t2 *t, bits *b, uint32_t ci, uint32_t style)
@@ -372,6 +393,8 @@ static pcwt_status cblk_passes(t2 *t, bits *b, uint32_t ci, uint32_t style)
     if (cb->passes + n > MAX_CBLK_PASSES)
         return fail(t, PCWT_ERR_CORRUPT, "more coding passes than bit-planes");
     cb->passes += n;
+    if (style & PCWT_J2K_STYLE_HT)
+        return ht_passes(t, b, ci, n);
     if (cb->numsegs == 0 || cb->seg_passes == cb->seg_max) {
         cb->seg_max = seg_max(style, cb->numsegs == 0, cb->seg_max);
         cb->seg_passes = 0;
