@@ -14,10 +14,11 @@
 // 2.5 was found) it measures JPEG 2000 decoding on the GPU against OpenJPEG (bench_gpu_j2k.cpp).
 // --batches picks which of (a), (b), (c) run (default abc; e.g. a alone under a profiler).
 // --level1-filter 53|auto|511 sets the PCWT encoder's level-1 filter, --group RxC its group size in
-// elements (default: the library's).
+// elements (default: the library's). --only e2e measures the end-to-end columns alone (no
+// device-resident runs, no CharLS: for comparing the batch pipeline's variants quickly).
 //   pcwt_bench_gpu CORPUS_DIR [--ct-bytes N] [--rad-frames N] [--repeats N] [--codec pcwt|jpegls|j2k]
 //                  [--profile baseline|entropy|both] [--batches abc] [--level1-filter 53|auto|511]
-//                  [--group RxC]
+//                  [--group RxC] [--only e2e|all]
 #include "pcwt.h"
 
 extern "C" {
@@ -301,10 +302,12 @@ std::vector<Frame> jpegls_codable(const std::vector<Frame> &fr)
     return ok;
 }
 
-// The encoder options that --level1-filter and --group set, and their text for the row's name.
+// The encoder options that --level1-filter and --group set, and their text for the row's name;
+// whether --only e2e left out the device-resident and CharLS runs.
 struct ExtraOptions {
     pcwtbench::EncoderOptions opts;
     std::string label;
+    bool e2e_only = false;
 };
 
 Result run(const std::string &name, const std::vector<Frame> &fr, int repeats, pcwt_profile profile,
@@ -339,10 +342,12 @@ Result run(const std::string &name, const std::vector<Frame> &fr, int repeats, p
     for (size_t i = 0; i < fr.size(); i++)
         if (std::memcmp(back[i].p, fr[i].px.data(), fr[i].px.size()) != 0)
             die("round trip mismatch in " + name + " frame " + std::to_string(i));
-    device_times(enc, jobs, &djobs, repeats, &r.dev_enc, &r.dev_dec);
+    if (!extra.e2e_only)
+        device_times(enc, jobs, &djobs, repeats, &r.dev_enc, &r.dev_dec);
     pcwt_encoder_destroy(enc);
     pcwt_decoder_destroy(dec);
-    charls_run(fr, repeats, r);
+    if (!extra.e2e_only)
+        charls_run(fr, repeats, r);
     return r;
 }
 
@@ -364,7 +369,8 @@ int main(int argc, char **argv)
 {
     if (argc < 2)
         die("usage: pcwt_bench_gpu CORPUS_DIR [--ct-bytes N] [--rad-frames N] [--repeats N] [--codec pcwt|jpegls|j2k] "
-            "[--profile baseline|entropy|both] [--batches abc] [--level1-filter 53|auto|511] [--group RxC]");
+            "[--profile baseline|entropy|both] [--batches abc] [--level1-filter 53|auto|511] [--group RxC] "
+            "[--only e2e|all]");
     double ct_bytes = double(1u << 30);
     ExtraOptions extra;
     int rad_frames = 48, repeats = 5;
@@ -393,6 +399,10 @@ int main(int argc, char **argv)
             extra.opts.push_back({PCWT_OPT_GROUP_ROWS, gr});
             extra.opts.push_back({PCWT_OPT_GROUP_COLS, gc});
             extra.label += ", group " + g;
+        } else if (o == "--only") {
+            if (std::string(argv[i + 1]) != "e2e" && std::string(argv[i + 1]) != "all")
+                die("--only takes e2e or all");
+            extra.e2e_only = std::string(argv[i + 1]) == "e2e";
         } else die("unknown option " + o);
     }
     // libpcwt's profile names, or both
