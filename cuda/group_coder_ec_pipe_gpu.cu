@@ -18,8 +18,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
-#include <cstring>
 
 extern "C" {
 #include "ec_model.h"
@@ -268,9 +266,7 @@ void gpu_ec_pipe_init()
 
 bool gpu_ec_pipe_wanted(const BatchLayout &L)
 {
-    // PCWT_EC_PIPE=0 / 1: the step launches / this decode whatever the batch, for measuring
-    const char *e = std::getenv("PCWT_EC_PIPE");
-    if ((e && std::strcmp(e, "0") == 0) || !L.entropy_planes || L.decode_steps.size() > PIPE_STEPS)
+    if (!L.entropy_planes || L.decode_steps.size() > PIPE_STEPS)
         return false;
     for (const GpuPlane &p : L.planes) // a child group's rows / 2 in one parent group
         if (p.profile != PCWT_PROFILE_BASELINE && (p.group_rows % 2 || p.group_cols % 2))
@@ -279,8 +275,7 @@ bool gpu_ec_pipe_wanted(const BatchLayout &L)
     // On full batches, whose levels fill the device anyway, it halved the decode (H200, the
     // lead's run of d514609: radiographs 10.76 -> 5.48 Gpx/s, 2048 CT slices 19.87 -> 14.99);
     // one CT slice 5.70 -> 3.70 ms.
-    return (e && std::strcmp(e, "1") == 0) ||
-           gpu_ec_decode_spread(uint32_t(std::min<uint64_t>(L.groups, UINT32_MAX))) == 32;
+    return gpu_ec_decode_spread(uint32_t(std::min<uint64_t>(L.groups, UINT32_MAX))) == 32;
 }
 
 size_t gpu_ec_pipe_bytes(const BatchLayout &L) { return 4 * (2 + size_t(L.groups)); }

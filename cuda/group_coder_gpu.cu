@@ -12,9 +12,6 @@
 #include "gpu_groups.h"
 #include "gpu_kernels.h"
 
-#include <cstdlib>
-#include <cstring>
-
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_scan.cuh>
 
@@ -209,11 +206,11 @@ __device__ void walk_ahead(const uint8_t *stream, uint64_t from, uint64_t end, c
 }
 
 // Decode: locate every group of a plane by walking its length words or LEB128 headers (a block
-// per plane: its first thread walks, its second warp loads ahead, unless ahead is 0). When a record
+// per plane: its first thread walks, its second warp loads ahead). When a record
 // runs past the payload, it and the groups after it are left empty (no bytes), so that the CRC
 // kernels read nothing outside the payload; the plane is flagged.
 __global__ void group_walk(const GpuPlane *planes, uint32_t count, GpuPlaneState *state,
-                           const uint8_t *stream, GpuGroup *groups, int ahead)
+                           const uint8_t *stream, GpuGroup *groups)
 {
     __shared__ volatile uint64_t s_at;
     __shared__ volatile int s_done;
@@ -230,8 +227,7 @@ __global__ void group_walk(const GpuPlane *planes, uint32_t count, GpuPlaneState
     }
     __syncthreads();
     if (threadIdx.x >= 32) {
-        if (ahead)
-            walk_ahead(stream, pos, end, &s_at, &s_done, &s_sink);
+        walk_ahead(stream, pos, end, &s_at, &s_done, &s_sink);
         return;
     }
     if (threadIdx.x)
@@ -508,9 +504,7 @@ void gpu_group_walk(const DeviceBatch &b, uint32_t plane_count, cudaStream_t s)
 {
     if (!plane_count)
         return;
-    const char *e = std::getenv("PCWT_WALK_AHEAD"); // 0: no loads ahead, for measuring
-    const int ahead = !e || std::strcmp(e, "0") != 0;
-    group_walk<<<plane_count, 64, 0, s>>>(b.planes, plane_count, b.state, b.stream, b.groups, ahead);
+    group_walk<<<plane_count, 64, 0, s>>>(b.planes, plane_count, b.state, b.stream, b.groups);
     CUDA_CHECK_LAUNCH();
 }
 

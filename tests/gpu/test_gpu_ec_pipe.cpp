@@ -1,28 +1,22 @@
-// GPU tests of the entropy decode with the levels overlapping (group_coder_ec_pipe_gpu.cu, forced
-// with PCWT_EC_PIPE=1; by default only for a batch of few groups) against the decode a launch per
-// step (PCWT_EC_PIPE=0): batches of the entropy and compact profiles with 6, 3, 1 and 0 levels,
-// even and odd group sizes (a batch with odd ones keeps the step launches), smooth frames (every group
-// range-coded) and noisy ones (raw-mode groups too), must give every sample back every way;
-// damaged codestreams (CRCs recomputed) must get the same verdict and, when accepted, the same
-// samples, and must not hang a decode. Label "gpu"; skipped, saying why, without a device.
+// GPU tests of the entropy decode with the levels overlapping (group_coder_ec_pipe_gpu.cu) against
+// the decode a launch per step. The decoder picks the first for a batch of at most 8 groups per
+// multiprocessor (gpu_ec_pipe_wanted), so the batch's shape picks the path here: each frame alone
+// (at most 256 groups: the overlapped decode on a device of 32 multiprocessors or more) and all of
+// them in one batch padded to over 4096 groups (the step launches on a device of 512 or fewer).
+// Frames of the entropy and compact profiles with 6, 3, 1 and 0 levels, even and odd group sizes
+// (a frame with odd ones keeps the step launches), smooth frames (every group range-coded) and
+// noisy ones (raw-mode groups too), must give every sample back both ways; damaged codestreams
+// (CRCs recomputed) must get the same verdict and, when accepted, the same samples, and must not
+// hang a decode. Label "gpu"; skipped, saying why, without a device.
 #include <gtest/gtest.h>
 
 #include "gpu_test_util.h"
 #include "recrc.h"
 
 #include <cstdint>
-#include <cstdlib>
-#include <cstring>
 #include <vector>
 
 namespace {
-
-// The environment switch for the decodes of one scope: 0 the step launches, 1 the overlapped
-// decode.
-struct PipeSwitch {
-    explicit PipeSwitch(int mode) { setenv("PCWT_EC_PIPE", mode ? "1" : "0", 1); }
-    ~PipeSwitch() { unsetenv("PCWT_EC_PIPE"); }
-};
 
 // One GPU batch decode; the statuses and the samples (destinations start as 0xEE).
 pcwt_status decode_batch(pcwt_decoder *d, const std::vector<std::vector<uint8_t>> &streams,
@@ -56,7 +50,7 @@ Set make_set(uint32_t noise, uint64_t seed, bool odd)
     Rng rng(seed);
     const uint32_t levels[] = {6, 3, 1, 0, 6, 6};
     const uint32_t sizes[][2] = {{512, 512}, {300, 200}, {96, 64}, {37, 91}, {640, 480}, {1000, 7}};
-    const uint32_t groups[][2] = {{64, 16}, {8, 8},   {32, 32},
+    const uint32_t groups[][2] = {{64, 16}, {16, 16}, {32, 32},
                                   {64, 16}, {16, 64}, {odd ? 7u : 32u, odd ? 9u : 16u}};
     for (int k = 0; k < 12; k++) {
         const uint32_t *sz = sizes[k % 6], *g = groups[(k + k / 6) % 6];
@@ -72,23 +66,37 @@ Set make_set(uint32_t noise, uint64_t seed, bool odd)
     return s;
 }
 
+// s with four frames of 512x512 samples in groups of 8x8 elements (1027 groups each) after its
+// own: a batch of them has over 4096 groups, for the step launches.
+Set padding(const Set &s)
+{
+    Set p = s;
+    Rng rng(99);
+    const pcwt_image_desc d{512, 512, 1, 16, 16, 1, 0};
+    pcwt_encoder *e = grouped_encoder(PCWT_BACKEND_CPU, PCWT_PROFILE_COMPACT, 6, 8, 8);
+    for (int k = 0; k < 4; k++) {
+        p.imgs.push_back(ct_like(d, rng, 0));
+        p.streams.push_back(encode_with(e, d, p.imgs.back()));
+        p.sizes.push_back(p.imgs.back().size());
+    }
+    pcwt_encoder_destroy(e);
+    return p;
+}
+
 void expect_both_ways_exact(const Set &s)
 {
     pcwt_decoder *d = test_decoder(PCWT_BACKEND_GPU);
-    for (int on : {0, 1}) {
-        PipeSwitch sw(on);
-        std::vector<std::vector<uint8_t>> out;
-        std::vector<pcwt_status> st;
-        ASSERT_EQ(decode_batch(d, s.streams, s.sizes, out, st), PCWT_OK) << pcwt_decoder_last_error(d);
-        for (size_t i = 0; i < s.imgs.size(); i++)
-            EXPECT_TRUE(out[i] == s.imgs[i]) << "frame " << i << ", switch " << on;
-        // the same frames one at a time (the one-frame path)
-        for (size_t i = 0; i < s.imgs.size(); i++) {
-            std::vector<uint8_t> one(s.sizes[i], 0xEE);
-            ASSERT_EQ(pcwt_decode(d, s.streams[i].data(), s.streams[i].size(), one.data(), one.size()),
-                      PCWT_OK) << pcwt_decoder_last_error(d);
-            EXPECT_TRUE(one == s.imgs[i]) << "frame " << i << " alone, switch " << on;
-        }
+    const Set padded = padding(s);
+    std::vector<std::vector<uint8_t>> out;
+    std::vector<pcwt_status> st;
+    ASSERT_EQ(decode_batch(d, padded.streams, padded.sizes, out, st), PCWT_OK) << pcwt_decoder_last_error(d);
+    for (size_t i = 0; i < padded.imgs.size(); i++)
+        EXPECT_TRUE(out[i] == padded.imgs[i]) << "frame " << i << " in the padded batch";
+    for (size_t i = 0; i < s.imgs.size(); i++) {
+        std::vector<uint8_t> one(s.sizes[i], 0xEE);
+        ASSERT_EQ(pcwt_decode(d, s.streams[i].data(), s.streams[i].size(), one.data(), one.size()),
+                  PCWT_OK) << pcwt_decoder_last_error(d);
+        EXPECT_TRUE(one == s.imgs[i]) << "frame " << i << " alone";
     }
     pcwt_decoder_destroy(d);
 }
@@ -111,13 +119,13 @@ TEST(GpuEcPipe, BatchesWithRawGroupsExactBothWays)
     expect_both_ways_exact(make_set(4000, 5, false));
 }
 
-// Damaged payloads of smooth frames, in one batch and one at a time: the overlapped decode reaches
-// the step launches' verdict on each, and their samples where both accept (a damaged record may
-// read as a raw-mode one).
+// Damaged payloads of smooth frames, in one padded batch and one at a time: the overlapped decode
+// reaches the step launches' verdict on each, and their samples where both accept (a damaged record
+// may read as a raw-mode one).
 TEST(GpuEcPipe, DamagedStreamsSameVerdicts)
 {
     SKIP_WITHOUT_GPU();
-    const Set s = make_set(0, 7, false);
+    const Set s = make_set(0, 7, false), pad = padding(Set{});
     pcwt_decoder *d = test_decoder(PCWT_BACKEND_GPU);
     Rng rng(11);
     int rejected = 0, accepted = 0;
@@ -137,31 +145,24 @@ TEST(GpuEcPipe, DamagedStreamsSameVerdicts)
                 bad.push_back(cs);
                 sizes.push_back(s.sizes[i]);
             }
-        std::vector<std::vector<uint8_t>> out[2], alone[2];
-        std::vector<pcwt_status> st[2], st_alone[2];
-        for (int on = 0; on < 2; on++) {
-            PipeSwitch sw(on);
-            decode_batch(d, bad, sizes, out[on], st[on]);
-            for (size_t k = 0; k < bad.size(); k++) {
-                alone[on].emplace_back(sizes[k], 0xEE);
-                st_alone[on].push_back(pcwt_decode(d, bad[k].data(), bad[k].size(), alone[on][k].data(),
-                                                   alone[on][k].size()));
-            }
+        // in a batch padded to the step launches, and one at a time (the overlapped decode)
+        const size_t n = bad.size();
+        bad.insert(bad.end(), pad.streams.begin(), pad.streams.end());
+        sizes.insert(sizes.end(), pad.sizes.begin(), pad.sizes.end());
+        std::vector<std::vector<uint8_t>> out, alone;
+        std::vector<pcwt_status> st, st_alone;
+        decode_batch(d, bad, sizes, out, st);
+        for (size_t k = 0; k < n; k++) {
+            alone.emplace_back(sizes[k], 0xEE);
+            st_alone.push_back(pcwt_decode(d, bad[k].data(), bad[k].size(), alone[k].data(), alone[k].size()));
         }
-        for (size_t k = 0; k < bad.size(); k++) {
-            for (int on = 1; on < 2; on++) {
-                EXPECT_EQ(st[0][k] == PCWT_OK, st[on][k] == PCWT_OK)
-                    << "round " << round << " stream " << k << " switch " << on;
-                if (st[0][k] == PCWT_OK && st[on][k] == PCWT_OK)
-                    EXPECT_TRUE(out[0][k] == out[on][k]) << "round " << round << " stream " << k
-                                                         << " switch " << on;
-                EXPECT_EQ(st_alone[0][k], st_alone[on][k]) << "alone: round " << round << " stream " << k
-                                                           << " switch " << on;
-                if (st_alone[0][k] == PCWT_OK && st_alone[on][k] == PCWT_OK)
-                    EXPECT_TRUE(alone[0][k] == alone[on][k]) << "alone: round " << round << " stream "
-                                                             << k << " switch " << on;
-            }
-            (st[0][k] == PCWT_OK ? accepted : rejected)++;
+        for (size_t k = n; k < bad.size(); k++)
+            EXPECT_TRUE(st[k] == PCWT_OK && out[k] == pad.imgs[k - n]) << "round " << round << " padding " << k - n;
+        for (size_t k = 0; k < n; k++) {
+            EXPECT_EQ(st[k] == PCWT_OK, st_alone[k] == PCWT_OK) << "round " << round << " stream " << k;
+            if (st[k] == PCWT_OK && st_alone[k] == PCWT_OK)
+                EXPECT_TRUE(out[k] == alone[k]) << "round " << round << " stream " << k;
+            (st[k] == PCWT_OK ? accepted : rejected)++;
         }
     }
     EXPECT_GT(rejected, 20); // both verdicts occur, or the test proves little
