@@ -3,7 +3,8 @@
 # features refused, damaged streams refused without over-reads (label j2k; skips without
 # libopenjp2-tools).
 add_executable(test_j2k_decoder ${CMAKE_CURRENT_LIST_DIR}/test_j2k_decoder.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/test_j2k_decoder_refuse.cpp ${CMAKE_CURRENT_LIST_DIR}/test_j2k_tier2_threads.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/test_j2k_decoder_refuse.cpp ${CMAKE_CURRENT_LIST_DIR}/test_j2k_tier2_threads.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/test_j2k_ht.cpp)
 target_link_libraries(test_j2k_decoder PRIVATE pcwt GTest::gtest_main)
 target_include_directories(test_j2k_decoder PRIVATE ${PROJECT_SOURCE_DIR}/codec/src ${CMAKE_CURRENT_LIST_DIR}
   ${CMAKE_CURRENT_LIST_DIR}/../j2kt1)

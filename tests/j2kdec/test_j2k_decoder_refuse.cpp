@@ -81,27 +81,6 @@ TEST_P(J2kRefused, AsUnsupportedNamingTheFeature)
 INSTANTIATE_TEST_SUITE_P(Opj, J2kRefused, ::testing::ValuesIn(kRefused),
                          [](const ::testing::TestParamInfo<Refused> &i) { return std::string(i.param.name); });
 
-TEST(J2kRefused, HTJ2K)
-{
-    if (std::system("command -v ojph_compress >/dev/null 2>&1") != 0)
-        GTEST_SKIP() << "ojph_compress missing (openjph-tools)";
-    const Image im = makeImage(64, 48, 1, 8, false, 3);
-    TempDir t;
-    writeFile(t.path + "/in.pgm", [&] {
-        std::string h = "P5\n64 48\n255\n";
-        std::vector<uint8_t> b(h.begin(), h.end());
-        for (int32_t v : im.v)
-            b.push_back(uint8_t(v));
-        return b;
-    }());
-    ASSERT_EQ(std::system(("ojph_compress -i '" + t.path + "/in.pgm' -o '" + t.path +
-                           "/out.j2c' -reversible true >/dev/null 2>&1").c_str()), 0);
-    const std::vector<uint8_t> cs = readFile(t.path + "/out.j2c");
-    std::string msg;
-    EXPECT_EQ(decode(cs, msg), PCWT_ERR_UNSUPPORTED) << msg;
-    EXPECT_NE(msg.find("HTJ2K"), std::string::npos) << msg;
-}
-
 // a stream with most of what tier-2 reads: layers, precincts, SOP/EPH, RGB, BYPASS segments
 std::vector<uint8_t> richStream(Image &im)
 {
