@@ -11,6 +11,7 @@
 #include "dcmtk/config/osconfig.h"
 
 #include "engine.h"
+#include "region.h"
 #include "pcwt.h"
 
 #include <algorithm>
@@ -67,6 +68,7 @@ public:
     for (const auto& a : free_)
       if (!classes_) release(a.second);
     for (const Arena& s : slabs_) release(s);
+    if (region_.p) release(region_);
   }
 
   void setKeep(std::size_t keep)
@@ -98,6 +100,39 @@ public:
     for (const Arena& d : drop) release(d);
   }
 
+  /** a region of about `bytes` made now, on the calling thread (page locked: pinned), from
+   *  which get() cuts its buffers first from now on, while the pool lends buffers of the region's
+   *  kind (setPinned): one allocation for the run instead of one per buffer or slab. A request
+   *  the region has no room for (its buffers all lent, or no free run long enough) is served as
+   *  without it (overflows()). One region per pool; false: not made (out of memory, or made before)
+   */
+  bool reserve(std::size_t bytes, bool pinned)
+  {
+    bytes = (bytes + (std::size_t(2) << 20) - 1) & ~((std::size_t(2) << 20) - 1);
+    if (bytes == 0) return false;
+    const std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
+    Arena r;
+    r.p = static_cast<unsigned char *>(pinned ? pcwt_host_alloc(bytes) : committedAlloc(bytes));
+    r.size = bytes;
+    r.pinned = pinned;
+    if (r.p == NULL) return false;
+    const double ms = msSince(t0);
+    if (gpuTrace())
+      std::fprintf(stderr, "pcwt-recompress %s region (ms): alloc %.0f MB %.1f\n", name_, static_cast<double>(bytes) / 1e6, ms);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (region_.p == NULL)
+      {
+        region_ = r;
+        cutter_ = RegionCutter(bytes);
+        regionNs_ = static_cast<std::uint64_t>(ms * 1e6);
+        return true;
+      }
+    }
+    release(r);
+    return false;
+  }
+
   /** buffers for many requests of many sizes (files' samples): each of about the size asked
    *  (within 1/8), a free one reused for a request of at least half its size. They are cut from
    *  slabs of up to 16 buffers of a size (one registration with the GPU driver for each slab: a
@@ -116,6 +151,17 @@ public:
     Arena a;
     {
       std::lock_guard<std::mutex> lock(mutex_);
+      if (region_.p != NULL && region_.pinned == pinned_)
+      {
+        const std::size_t at = cutter_.take(n);
+        if (at != RegionCutter::npos)
+        {
+          ++regionLent_;
+          std::shared_ptr<ArenaPool> self = shared_from_this();
+          return std::shared_ptr<unsigned char>(region_.p + at, [self, at](unsigned char *) { self->giveBack(at); });
+        }
+        ++overflows_;
+      }
       const auto best = free_.lower_bound(n);
       if (best != free_.end() && (!classes_ || best->first / 2 <= n))
       {
@@ -139,9 +185,30 @@ public:
     return std::shared_ptr<unsigned char>(a.p, [self, a](unsigned char *) { self->put(a); });
   }
 
-  /// buffers allocated so far and the milliseconds it took
+  /// buffers allocated so far besides the region and the milliseconds it took
   std::uint64_t allocations() const { return allocs_.load(); }
   double allocationMs() const { return static_cast<double>(allocNs_.load()) * 1e-6; }
+
+  /// what the region did (reserve()): its size (0: none), the milliseconds it took to make, the
+  /// buffers cut from it, the requests it had no room for, the bytes lent now
+  struct RegionUse
+  {
+    std::size_t bytes = 0;
+    double ms = 0;
+    std::uint64_t lent = 0, overflows = 0;
+    std::size_t inUse = 0;
+  };
+  RegionUse regionUse()
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    RegionUse u;
+    u.bytes = region_.p ? region_.size : 0;
+    u.ms = static_cast<double>(regionNs_) * 1e-6;
+    u.lent = regionLent_;
+    u.overflows = overflows_;
+    u.inUse = cutter_.inUse();
+    return u;
+  }
 
 private:
   struct Arena
@@ -198,6 +265,14 @@ private:
     while (p2 <= need / 2) p2 *= 2;
     const std::size_t step = std::max<std::size_t>(p2 / 8, 4096);
     return (need + step - 1) / step * step;
+  }
+
+  /// a buffer of the region given back
+  void giveBack(std::size_t at)
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const bool known = cutter_.give(at);
+    (void)known; // (always: the deleter holds the offset take() gave)
   }
 
   void put(const Arena& a)
@@ -262,6 +337,10 @@ private:
   std::atomic<bool> pinned_;
   const std::size_t minSize_;
   std::atomic<std::uint64_t> allocs_{0}, allocNs_{0};
+  /// reserve(): the region and its bookkeeping (under mutex_)
+  Arena region_;
+  RegionCutter cutter_;
+  std::uint64_t regionNs_ = 0, regionLent_ = 0, overflows_ = 0;
 };
 
 } // namespace dprc

@@ -278,26 +278,27 @@ public:
   /// the GPU codes (page-locked host memory is read and written by it directly)
   bool gpu() const { return pcwt_encoder_backend(encoders_[0]) == PCWT_BACKEND_GPU; }
 
-  /** one small frame coded before the first batch, so that the handle's device state (its
-   *  context, streams, buffers, kernels) is made while the readers read; its codestream (empty
-   *  when the call failed: the batches then fail as they would have)
+  /** a small frame coded `repeat` times in one call before the first batch, so that the
+   *  handle's device state (its context, streams, kernels, and buffers of the largest batch) is
+   *  made while the readers read, not grown call after call in the run. frame: desc's samples
+   *  (page locked, as the run's are: nothing staged); the codestreams are not kept (one buffer
+   *  takes them all). False: the call failed (the batches then fail as they would have)
    */
-  std::vector<unsigned char> warm(const pcwt_image_desc& desc, const std::vector<std::uint16_t>& samples)
+  bool warm(const pcwt_image_desc& desc, const std::uint16_t *frame, std::size_t repeat)
   {
+    const std::size_t frameBytes = std::size_t(desc.width) * desc.height * desc.components * sizeof(std::uint16_t);
     std::vector<unsigned char> out(static_cast<std::size_t>(pcwt_encode_bound(&desc)));
+    if (out.empty() || repeat == 0) return false;
     pcwt_frame_job j;
     std::memset(&j, 0, sizeof j);
     j.status = PCWT_ERR_INVALID_ARGUMENT;
     j.desc = desc;
-    j.samples = samples.data();
-    j.samples_size = samples.size() * sizeof(std::uint16_t);
+    j.samples = frame;
+    j.samples_size = frameBytes;
     j.dst = out.data();
     j.dst_capacity = out.size();
-    if (out.empty() || pcwt_encode_batch(encoders_[0], &j, 1) != PCWT_OK || j.status != PCWT_OK || j.written == 0 ||
-        j.written > out.size())
-      return std::vector<unsigned char>();
-    out.resize(j.written);
-    return out;
+    std::vector<pcwt_frame_job> jobs(repeat, j);
+    return pcwt_encode_batch(encoders_[0], jobs.data(), jobs.size()) == PCWT_OK;
   }
 
   /** code every frame of the batch; a file whose frames all succeed gets them in job.coded.

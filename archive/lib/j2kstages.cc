@@ -58,7 +58,7 @@ void j2kStage(Run& run, std::size_t k)
   // input was asked of the GPU: with auto most runs have none, and the buffer would cost them
   // hundreds of MB of page-locked memory and its pinning time
   std::shared_ptr<unsigned char> ready;
-  if (p.j2kEarly && p.warm)
+  if (p.warm)
   {
     std::thread pin;
     if (run.j2kOnDevice && p.j2kDecoder == DPRCJD_gpu)
@@ -80,14 +80,12 @@ void j2kStage(Run& run, std::size_t k)
       run.toFinish.push(j);
       continue;
     }
-    // Full batches (the run's first at most j2kFirstBatchBytes: a 64 MB one was decoded 0.07 s
-    // sooner than a 256 MB one on one H200, but its decoder grew its buffers in its next call
-    // and the decoding ended later; j2kRamp: the first four 1/16, 1/8, 1/4, 1/2 of the limit;
-    // both for measuring)
+    // Full batches, the run's first too (a 64 MB first one was decoded 0.07 s sooner than a
+    // 256 MB one on one H200, but its decoder grew its buffers in its next call and the decoding
+    // ended later; j2kRamp: the first four 1/16, 1/8, 1/4, 1/2 of the limit, for measuring)
     const unsigned nth = run.j2kBatches.fetch_add(1);
     const unsigned shift = (p.j2kRamp && nth < 4) ? 4 - nth : 0;
     std::uint64_t limit = std::max<std::uint64_t>(p.j2kBatchBytes >> shift, 1);
-    if (nth == 0 && p.j2kFirstBatchBytes) limit = std::min(limit, p.j2kFirstBatchBytes);
     std::uint64_t frames = 0, bytes = 0;
     for (;;)
     {
@@ -196,7 +194,7 @@ void startFinishers(Run& run, std::vector<std::thread>& threads)
 bool startJ2K(Run& run, std::vector<std::thread>& threads, std::string& error)
 {
   if (!makeDecoders(run, error)) return false;
-  if (run.p.j2kEarly && run.j2kGpu)
+  if (run.j2kGpu)
   {
     // the files finished now keep their samples until coded: page locked already, as the GPU's
     // coders and verifiers read them (startDevices says what the coders need, once made)

@@ -116,7 +116,7 @@ bool makeDeviceHandles(Run& run, std::vector<std::thread>& threads, std::string&
 {
   const DPRCPipelineOptions& p = run.p;
   // JPEG 2000 input asked of the GPU: its decoders first, decoding while the rest are made
-  if (p.j2kDecoder == DPRCJD_gpu && p.j2kEarly && !startJ2K(run, threads, error)) return false;
+  if (p.j2kDecoder == DPRCJD_gpu && !startJ2K(run, threads, error)) return false;
   run.arenas = std::make_shared<ArenaPool>(1, "coder", false);
   if (run.batching && !makePerDevice(run, p.codersPerDevice, kDPRCGpuCodersPerDevice, run.coders,
                                      [&run]() { return new BatchCoder(run.arenas); }, error))
@@ -171,17 +171,69 @@ void connectStages(Run& run)
   run.readersLeft = run.readers;
 }
 
-/** with GPU coders: each batch coder codes and each verifier verifies a small frame, all at once,
- *  so that the handles' device state (and a second GPU's context) is made before the first batch
- *  instead of in its call (p.warm). The verifiers' codestream is coded on the CPU first (a few
- *  ms), so that they warm beside the coders, not after them.
+/// the largest file of the run (bytes on disk)
+std::uint64_t largestFile(const Run& run)
+{
+  std::uint64_t largest = 0;
+  for (const DPRCEntry& e : run.files) largest = std::max<std::uint64_t>(largest, e.size);
+  return largest;
+}
+
+/** frames of frameBytes in the largest batch of `limit` bytes: a batch takes files while below
+ *  the limit, so the last one may bring up to a file more (at most another limit's worth counted:
+ *  a larger file is rare, and grows the buffers itself); at most maxFrames
+ */
+std::size_t framesOfLargestBatch(const Run& run, std::uint64_t limit, std::size_t frameBytes, std::size_t maxFrames)
+{
+  const std::uint64_t bytes = limit + std::min(largestFile(run), limit);
+  return static_cast<std::size_t>(std::min<std::uint64_t>(maxFrames, (bytes + frameBytes - 1) / frameBytes));
+}
+
+/** with GPU coders: the files' samples and the coders' output arenas each cut from one
+ *  page-locked region, made now on a thread each, beside the warm-up and the reads (until it is
+ *  there, buffers are made as without it; joined with the stages). The samples the readers hold
+ *  at once stay within the memory budget, the arenas hold the codestreams of those samples (a
+ *  slot of 9/8 of each frame and 4 KB); a small run needs no more than its files (twice: input
+ *  compressed before decodes to more). What a region has no room for is allocated as before.
+ */
+void startRegions(Run& run, std::vector<std::thread>& threads)
+{
+  if (!run.gpuCoders) return;
+  std::uint64_t total = 0;
+  for (const DPRCEntry& e : run.files) total += e.size;
+  const std::uint64_t cap = 2 * total + (16u << 20);
+  const std::uint64_t budget = run.budgetBytes + run.budgetBytes / 8;
+  const std::size_t samples = static_cast<std::size_t>(std::min(budget, cap));
+  const std::size_t arenas = static_cast<std::size_t>(std::min(budget + (64u << 20), cap + cap / 8));
+  std::shared_ptr<ArenaPool> s = run.samples, a = run.arenas;
+  threads.emplace_back([s, samples]() {
+    if (s->reserve(samples, true)) s->setPinned(true);
+  });
+  if (run.batching) threads.emplace_back([a, arenas]() { (void)a->reserve(arenas, true); });
+}
+
+/** with GPU coders: each batch coder codes and each verifier verifies a small frame, repeated to
+ *  the size of the largest batch, all at once, so that the handles' device state (and a second
+ *  GPU's context, and their device buffers) is made before the first batch instead of in its
+ *  calls (p.warm). The verifiers' codestream is coded on the CPU first (a few ms), so that they
+ *  warm beside the coders, not after them.
  */
 void warmDevices(Run& run)
 {
   if (!run.gpuCoders || !run.p.warm) return;
   const pcwt_image_desc desc = {256, 256, 1, 16, 12, 0, 0};
-  std::vector<std::uint16_t> samples(std::size_t(desc.width) * desc.height);
-  for (std::size_t k = 0; k < samples.size(); ++k)
+  const std::size_t frameBytes = std::size_t(desc.width) * desc.height * sizeof(std::uint16_t);
+  // page locked, as the run's samples are (a frame that is not goes up through a staging buffer
+  // the run would never use)
+  std::shared_ptr<void> pinned(pcwt_host_alloc(frameBytes), pcwt_host_free);
+  std::vector<std::uint16_t> heap;
+  std::uint16_t *samples = static_cast<std::uint16_t *>(pinned.get());
+  if (samples == NULL)
+  {
+    heap.resize(frameBytes / sizeof(std::uint16_t));
+    samples = heap.data();
+  }
+  for (std::size_t k = 0; k < frameBytes / sizeof(std::uint16_t); ++k)
     samples[k] = static_cast<std::uint16_t>((k * 7 + (k / desc.width) * 13) & 0xfff);
   std::vector<unsigned char> cs;
   std::string error;
@@ -189,18 +241,23 @@ void warmDevices(Run& run)
   {
     cs.resize(static_cast<std::size_t>(pcwt_encode_bound(&desc)));
     size_t written = 0;
-    if (cs.empty() || pcwt_encode(cpu, &desc, samples.data(), samples.size() * sizeof(std::uint16_t), cs.data(),
-                                  cs.size(), &written) != PCWT_OK || written > cs.size())
+    if (cs.empty() || pcwt_encode(cpu, &desc, samples, frameBytes, cs.data(), cs.size(), &written) != PCWT_OK ||
+        written > cs.size())
       written = 0;
     cs.resize(written);
     pcwt_encoder_destroy(cpu);
   }
+  const std::size_t maxFrames = run.p.batchFrames ? run.p.batchFrames : 1024;
+  const std::size_t codeRepeat = framesOfLargestBatch(run, run.p.batchBytes, frameBytes, maxFrames);
+  const std::size_t verifyRepeat = framesOfLargestBatch(run, run.verifyBytes, frameBytes, maxFrames);
   std::vector<std::thread> threads;
   for (std::size_t c = 0; c < run.coders.size(); ++c)
-    threads.emplace_back([&run, &desc, &samples, c]() { (void)run.coders[c]->warm(desc, samples); });
+    threads.emplace_back([&run, &desc, samples, codeRepeat, c]() { (void)run.coders[c]->warm(desc, samples, codeRepeat); });
   for (std::size_t v = 0; !cs.empty() && v < run.verifiers.size(); ++v)
     if (run.verifiers[v]->gpu())
-      threads.emplace_back([&run, &cs, &samples, v]() { run.verifiers[v]->warm(cs, samples); });
+      threads.emplace_back([&run, &cs, samples, frameBytes, verifyRepeat, v]() {
+        run.verifiers[v]->warm(cs, samples, frameBytes, verifyRepeat);
+      });
   for (std::thread& t : threads) t.join();
   DPRCTimelineMark("devices warm");
 }
@@ -221,7 +278,14 @@ bool startDevices(Run& run, std::vector<std::thread>& threads, std::string& erro
     return false;
   }
   DPRCTimelineMark("handles made");
+  std::vector<std::thread> regions;
+  startRegions(run, regions);
   warmDevices(run);
+  // (tests: the regions there before the first batch, so that a small run's files use them)
+  if (run.opt.testFault == "regions-first")
+    for (std::thread& t : regions) t.join();
+  for (std::thread& t : regions)
+    if (t.joinable()) threads.push_back(std::move(t));
   run.budget->setLimit(run.budgetBytes);
   run.samples->setPinned(run.gpuCoders);
   // the codestreams the writers read back and hand over, copied out of DCMTK's buffers on the
@@ -527,9 +591,31 @@ void reportStages(Run& run)
 {
   DPRCTimelineMark("pipeline done");
   if (gpuTrace())
-    std::fprintf(stderr, "pcwt-recompress samples (ms): %llu buffers allocated, %.1f\n",
-                 static_cast<unsigned long long>(run.samples->allocations()), run.samples->allocationMs());
+    for (ArenaPool *pool : {run.samples.get(), run.arenas.get()})
+    {
+      if (pool == NULL) continue;
+      const ArenaPool::RegionUse u = pool->regionUse();
+      std::fprintf(stderr,
+                   "pcwt-recompress %s (ms): %llu buffers allocated, %.1f; region %.0f MB made in %.1f, %llu buffers "
+                   "cut from it, %llu requests beyond it\n",
+                   pool == run.samples.get() ? "samples" : "coder arenas",
+                   static_cast<unsigned long long>(pool->allocations()), pool->allocationMs(),
+                   static_cast<double>(u.bytes) / 1e6, u.ms, static_cast<unsigned long long>(u.lent),
+                   static_cast<unsigned long long>(u.overflows));
+    }
   run.stats.sampledFrames = run.verifyClient->sampledFrames();
+  run.stats.budgetBytes = run.budgetBytes;
+  const ArenaPool::RegionUse s = run.samples->regionUse();
+  run.stats.sampleRegionBytes = s.bytes;
+  run.stats.sampleRegionBuffers = s.lent;
+  run.stats.sampleRegionBeyond = s.overflows;
+  if (run.arenas)
+  {
+    const ArenaPool::RegionUse a = run.arenas->regionUse();
+    run.stats.arenaRegionBytes = a.bytes;
+    run.stats.arenaRegionBuffers = a.lent;
+    run.stats.arenaRegionBeyond = a.overflows;
+  }
   for (const std::unique_ptr<ThreadCoder>& tc : run.lent)
   {
     run.stats.framesTaken += tc->taken;

@@ -67,15 +67,6 @@ enum DPRC_J2KDecoder
   DPRCJD_cpu
 };
 
-/// how a run's handles and buffers end (DPRCPipelineOptions::teardown)
-enum DPRC_Teardown
-{
-  /// with the run, one after another
-  DPRCTD_serial,
-  /// together, a thread each (a GPU handle's end waits for its device and frees its memory)
-  DPRCTD_together
-};
-
 /// the handles and buffers of a run that ended, kept for the caller (DPRCPipelineOptions::keepHandles)
 class DPRCPipelineHandles;
 
@@ -93,14 +84,6 @@ struct DPRCPipelineOptions
   std::uint64_t j2kBatchBytes = std::uint64_t(256) << 20;
   /// the first four JPEG 2000 batches 1/16, 1/8, 1/4, 1/2 of the limit (for measuring; full ones by default)
   bool j2kRamp = false;
-  /// the run's first JPEG 2000 batch at most this many bytes of samples (0: j2kBatchBytes, the
-  /// default: with 64 MB the decoders finished later, an extra call and grow; for measuring)
-  std::uint64_t j2kFirstBatchBytes = 0;
-  /** the batch decoders made first and started at once, each warmed (with `warm`): the first
-   *  batches are decoded while the other handles are made (false: after them, with the other
-   *  stages; for measuring)
-   */
-  bool j2kEarly = true;
   /// JPEG 2000 batch decoders per device, each with its own decoder: one parses a batch's
   /// packets on the CPU while another's is on the device
   unsigned j2kDecodersPerDevice = 2;
@@ -186,11 +169,10 @@ struct DPRCPipelineOptions
    *  together, and whatever it holds when no coded file is waiting (1: each file on its own)
    */
   unsigned commitGroup = 16;
-  /// how the run's handles and buffers end
-  DPRC_Teardown teardown = DPRCTD_together;
-  /** together: where the run's handles and buffers go when it ends (NULL: freed before
-   *  DPRCRunPipeline returns), so that the caller reports before they are freed (by the last
-   *  copy of the pointer, together)
+  /** where the run's handles and buffers go when it ends (NULL: freed before DPRCRunPipeline
+   *  returns), so that the caller reports before they are freed (by the last copy of the
+   *  pointer, together, a thread each: a GPU handle's end waits for its device and frees its
+   *  memory)
    */
   std::shared_ptr<DPRCPipelineHandles> *keepHandles = NULL;
 };
@@ -228,6 +210,14 @@ struct DPRCPipelineStats
   /// JPEG 2000 batch decoder threads (and the one handing files on without them) and finishers
   unsigned j2kThreads = 0;
   unsigned finishers = 0;
+  /// the memory budget the readers waited for (bytes)
+  std::uint64_t budgetBytes = 0;
+  /** with GPU coders: the page-locked regions made once that the files' samples and the batch
+   *  coders' output arenas were cut from (bytes; 0: none), the buffers cut from each, and the
+   *  requests each had no room for (allocated apart, as without a region)
+   */
+  std::uint64_t sampleRegionBytes = 0, sampleRegionBuffers = 0, sampleRegionBeyond = 0;
+  std::uint64_t arenaRegionBytes = 0, arenaRegionBuffers = 0, arenaRegionBeyond = 0;
 };
 
 /** whether JPEG 2000 input is decoded on the GPU: the choice, and whether the batch coders code

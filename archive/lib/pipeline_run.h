@@ -74,7 +74,7 @@ struct Run
   /// (not the CPU standing in for the device: PCWT_RECOMPRESS_J2K_STANDIN)
   bool j2kOnDevice = false;
   std::vector<std::unique_ptr<J2KBatchDecoder> > j2kDecoders;
-  /// the decoders' and the finishers' threads started (startJ2K with p.j2kEarly: before the
+  /// the decoders' and the finishers' threads started (startJ2K: before the
   /// gate opens, the finishers' results held by it)
   bool j2kStarted = false, finishersStarted = false;
 
@@ -107,7 +107,7 @@ inline void once(std::atomic<bool>& seen, const char *what)
 // The JPEG 2000 stages (j2kstages.cc): JPEG 2000 input decoded on the GPU.
 
 /** the batch decoders on each device when the GPU decodes JPEG 2000 input (DPRCJ2KOnGpu), their
- *  threads and the finishers' started at once with p.j2kEarly (each decoder warms first): they
+ *  threads and the finishers' started at once (each decoder warms first): they
  *  decode and finish what the readers hand on while the other handles are made and warmed; the
  *  finishers' results wait for the gate (StartGate::hold), as the readers' do
  *  @return false (error) when a decoder cannot be made
@@ -119,8 +119,8 @@ void startJ2KFinishers(Run& run, std::vector<std::thread>& threads);
 /// when the run does not start: the decoders stopped and joined, what they held dropped
 void dropJ2K(Run& run, std::vector<std::thread>& threads);
 
-/** the end of the run's handles and buffers (teardown.cc): with p.teardown together they leave
- *  the run and are freed together, or handed to p.keepHandles; serial: nothing (they go with it)
+/** the end of the run's handles and buffers (teardown.cc): they leave the run and are freed
+ *  together, or handed to p.keepHandles
  */
 void endHandles(Run& run);
 

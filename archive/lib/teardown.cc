@@ -72,7 +72,6 @@ void onePart(std::shared_ptr<ArenaPool>& pool, std::vector<std::shared_ptr<void>
 
 void dprc::endHandles(Run& run)
 {
-  if (run.p.teardown == DPRCTD_serial) return; // with the run, in its members' order
   std::unique_ptr<DPRCPipelineHandles> h(new DPRCPipelineHandles());
   // every thread that used them is joined; a batch coder holds its arena pool, which goes with
   // the last of them

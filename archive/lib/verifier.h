@@ -167,17 +167,23 @@ public:
   /// the GPU decodes (page-locked host memory goes up without staging)
   bool gpu() const { return pcwt_decoder_backend(decoders_[0]) != PCWT_BACKEND_CPU; }
 
-  /// one small frame verified before the first copy (BatchCoder::warm); the outcome is not used
-  void warm(const std::vector<unsigned char>& codestream, const std::vector<std::uint16_t>& samples)
+  /** one small frame verified `repeat` times in one call before the first copy, so that the
+   *  decoder's device buffers are those of the largest batch from the start (BatchCoder::warm);
+   *  expected: the frame's samples, page locked as the originals are; the outcome is not used
+   */
+  void warm(const std::vector<unsigned char>& codestream, const std::uint16_t *expected, std::size_t expectedBytes,
+            std::size_t repeat)
   {
+    if (codestream.empty() || repeat == 0) return;
     pcwt_verify_job j;
     std::memset(&j, 0, sizeof j);
     j.status = PCWT_ERR_INVALID_ARGUMENT;
     j.src = codestream.data();
     j.src_size = codestream.size();
-    j.expected = samples.data();
-    j.expected_size = samples.size() * sizeof(std::uint16_t);
-    const pcwt_status st = pcwt_verify_batch(decoders_[0], &j, 1);
+    j.expected = expected;
+    j.expected_size = expectedBytes;
+    std::vector<pcwt_verify_job> jobs(repeat, j);
+    const pcwt_status st = pcwt_verify_batch(decoders_[0], jobs.data(), jobs.size());
     (void)st;
   }
 

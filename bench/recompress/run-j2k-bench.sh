@@ -30,7 +30,7 @@
 #     --gpu-decode       also pcwt-recompress --j2k-decoder gpu (needs a CUDA build and a GPU)
 #     --variant "L:WORDS" with --gpu-decode, one more GPU path row labelled L (repeatable), run in
 #                        turn with the others: WORDS are VAR=value environment words, then
-#                        pcwt-recompress options, e.g. "early0:PCWT_RECOMPRESS_J2K_EARLY=0" or
+#                        pcwt-recompress options, e.g. "ramp:PCWT_RECOMPRESS_J2K_RAMP=1" or
 #                        "b64x4:--j2k-batch-mb 64 --j2k-decoders-per-gpu 4"; its outputs compared too
 #
 # The source set: the corpus's uncompressed CT and MR images (wg04, GE CT series, pydicom), its CR

@@ -9,6 +9,7 @@ find_package(DCMTK CONFIG REQUIRED) # imported targets are visible per directory
 add_executable(test_recompress ${CMAKE_CURRENT_LIST_DIR}/test_recompress.cpp
   ${CMAKE_CURRENT_LIST_DIR}/test_recompress_pipeline.cpp ${CMAKE_CURRENT_LIST_DIR}/test_recompress_safety.cpp
   ${CMAKE_CURRENT_LIST_DIR}/test_recompress_verify.cpp ${CMAKE_CURRENT_LIST_DIR}/test_recompress_devices.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/test_recompress_pools.cpp
   ${CMAKE_CURRENT_LIST_DIR}/recompress_util.h)
 # (pcwt_archive: the verification's sample, archive/lib/sample.h, drawn as the tool draws it)
 target_link_libraries(test_recompress PRIVATE pcwt_archive dcmpcwt DCMTK::dcmjpeg DCMTK::dcmjpls DCMTK::dcmdata

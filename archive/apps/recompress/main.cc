@@ -105,15 +105,5 @@ int main(int argc, char *argv[])
     }
     COUT << OFendl;
   }
-  // (for measuring: every file is committed, the report written and the locks go now; the exit
-  // skips the destructors of static objects and of the CUDA runtime, whose handles are gone)
-  if (std::getenv("PCWT_RECOMPRESS_FAST_EXIT") && std::strcmp(std::getenv("PCWT_RECOMPRESS_FAST_EXIT"), "1") == 0)
-  {
-    locks.clear();
-    COUT.flush();
-    CERR.flush();
-    std::fflush(NULL);
-    std::_Exit(status);
-  }
   return status;
 }

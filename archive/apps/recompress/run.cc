@@ -77,9 +77,8 @@ static void makeContext(int device)
   pcwt_encoder_destroy(e);
 }
 
-/** every device there (""): a description of the first that is not; the CUDA context made, as
- *  the readers' page-locked buffers need it (PCWT_RECOMPRESS_CONTEXTS=0, for measuring: only
- *  that, the other devices' contexts made by the pipeline's warm-up)
+/** every device there (""): a description of the first that is not; the CUDA contexts made,
+ *  as the readers' page-locked buffers need the first, the others on a thread each beside it
  */
 static std::string checkGpus(const std::vector<int>& devices)
 {
@@ -103,8 +102,7 @@ static std::string checkGpus(const std::vector<int>& devices)
     }
   }
   pcwt_encoder_destroy(probe);
-  const char *together = std::getenv("PCWT_RECOMPRESS_CONTEXTS");
-  if (problem.empty() && !(together && std::strcmp(together, "0") == 0))
+  if (problem.empty())
   {
     // (the first device's context comes with the page-locked buffer below, as alone: its kernels
     // loaded here delayed the start on one GPU)
@@ -113,8 +111,6 @@ static std::string checkGpus(const std::vector<int>& devices)
     pcwt_host_free(pcwt_host_alloc(1));
     for (std::thread& t : threads) t.join();
   }
-  else if (problem.empty())
-    pcwt_host_free(pcwt_host_alloc(1));
   return problem;
 }
 
@@ -292,11 +288,6 @@ static DPRCPipelineOptions pipelineOptions(const RecompressOptions& o, std::size
   popt.budgetBytes = static_cast<std::uint64_t>(envNumber("PCWT_RECOMPRESS_BUDGET_MB", 0)) << 20;
   popt.j2kRamp = envNumber("PCWT_RECOMPRESS_J2K_RAMP", 0) != 0;
   popt.warm = envNumber("PCWT_RECOMPRESS_WARM", 1) != 0;
-  popt.j2kEarly = envNumber("PCWT_RECOMPRESS_J2K_EARLY", 1) != 0;
-  popt.j2kFirstBatchBytes = static_cast<std::uint64_t>(envNumber("PCWT_RECOMPRESS_J2K_FIRST_MB", 0)) << 20;
-  // the handles' end: 0 one after another in the pipeline, 1 together there, 2 together after
-  // the report (the default), 3 never (left to the process's exit)
-  popt.teardown = envNumber("PCWT_RECOMPRESS_TEARDOWN", 2) == 0 ? DPRCTD_serial : DPRCTD_together;
   // the batch coders code what the plugin's encoder would: its settings as RecompressRegisterCodecs
   // registers them (NULL when out of memory: the pipeline refuses to start)
   const DPCWTCodecParameter cp(EPCUC_default, OFFalse, o.file.acceptLossy ? OFTrue : OFFalse, PCWT_DEFAULT_LEVELS,
@@ -379,9 +370,16 @@ static void report(const RecompressOptions& o, DPRCSummary& sum, const DPRCPipel
   if (sum.byStatus[DPRCST_failed] || sum.byStatus[DPRCST_skippedChanged]) status = EXITCODE_FILES_FAILED;
   COUT << DPRCSummaryText(sum, o.file.dryRun) << OFendl;
   if (o.stats)
+  {
     COUT << DPRCStageText(sum, popt.readers, pstats.coders, o.file.dryRun ? 0u : popt.writers, pstats.verifiers,
                           pstats.j2kCalls ? pstats.j2kThreads : 0u, pstats.j2kCalls ? pstats.finishers : 0u)
          << OFendl;
+    if (pstats.sampleRegionBytes || pstats.arenaRegionBytes)
+      COUT << "page-locked regions (memory budget " << (pstats.budgetBytes >> 20) << " MB): samples "
+           << (pstats.sampleRegionBytes >> 20) << " MB, " << pstats.sampleRegionBuffers << " buffers cut, "
+           << pstats.sampleRegionBeyond << " beyond; coder arenas " << (pstats.arenaRegionBytes >> 20) << " MB, "
+           << pstats.arenaRegionBuffers << " buffers cut, " << pstats.arenaRegionBeyond << " beyond" << OFendl;
+  }
   if (o.reportGiven)
   {
     std::string error;
@@ -442,10 +440,11 @@ bool RecompressRun(const RecompressOptions& o, const RecompressLocks& locks, int
       : std::string("no batch coder: each file coded on its own")));
     return std::string();
   };
-  // the pipeline's handles and buffers, freed once everything is reported (PCWT_RECOMPRESS_TEARDOWN)
+  // the pipeline's handles and buffers, freed together once everything is reported (freed one
+  // after another, or left to the process's exit, they took as long: the kernel unpinning the
+  // page-locked memory; bench/results/gpu-h200-2026-11-28-session6-host.md)
   std::shared_ptr<DPRCPipelineHandles> handles;
-  const unsigned long teardown = envNumber("PCWT_RECOMPRESS_TEARDOWN", 2);
-  if (teardown >= 2) popt.keepHandles = &handles;
+  popt.keepHandles = &handles;
   DPRCPipelineStats pstats;
   std::string perror;
   progress.start();
@@ -493,9 +492,6 @@ bool RecompressRun(const RecompressOptions& o, const RecompressLocks& locks, int
   DPRCTimelineMark("summary");
   sum.timeline = DPRCTimeline();
   report(o, sum, popt, pstats, results, status);
-  // (3: left to the process's exit; held where a leak checker sees them reachable)
-  static std::shared_ptr<DPRCPipelineHandles> *leftToExit = NULL;
-  if (teardown == 3 && leftToExit == NULL) leftToExit = new std::shared_ptr<DPRCPipelineHandles>(std::move(handles));
   if (handles)
   {
     const std::size_t parts = DPRCPipelineHandleParts(*handles);
