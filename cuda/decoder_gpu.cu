@@ -61,14 +61,6 @@ struct DecodeSet {
     std::vector<pcwt_header_info> info;
 };
 
-// Whether a batch of profile-1 planes only skips the group_decode launches when it has no
-// raw-mode record (PCWT_RAW_SKIP=0: they run and find nothing, for measuring).
-bool gpu_raw_skip()
-{
-    const char *e = std::getenv("PCWT_RAW_SKIP");
-    return !e || std::strcmp(e, "0") != 0;
-}
-
 // Where the pipelined decode's counters lie in sl.ec_order: after gpu_ec_order's buffers.
 size_t ec_pipe_offset(const Slot &sl)
 {
@@ -144,7 +136,7 @@ void run_device_decode(pcwt_gpu *g, Slot &sl)
     DeviceBatch &d = sl.dev;
     cudaStream_t s = sl.compute;
     const uint32_t np = uint32_t(L.planes.size());
-    const bool beside = L.vmap_planes && gpu_vmap_beside();
+    const bool beside = L.vmap_planes;
     if (L.vmap_planes) { // the maps' heads first: the groups follow them; their values beside
         gpu_vmap_read(d, np, s);
         gpu_vmap_read_values(d, np, gpu_side_fork(sl, beside));
@@ -179,7 +171,7 @@ void run_device_decode(pcwt_gpu *g, Slot &sl)
         // records; the pipelined decode took those of a mixed batch, which this decodes again).
         if (!pipe || L.entropy_planes != np)
             gpu_group_decode(d, d.steps + sl.step_first[st], uint32_t(L.decode_steps[st].size()),
-                             max_groups, s, L.entropy_planes == np && gpu_raw_skip() ? raw : nullptr);
+                             max_groups, s, L.entropy_planes == np ? raw : nullptr);
         if (L.entropy_planes && !pipe) // the range-coded groups of profile 1
             gpu_ec_decode(d, ec_groups + sl.step_group_first[st],
                           sl.step_group_first[st + 1] - sl.step_group_first[st],

@@ -46,7 +46,7 @@ void run_device_encode(pcwt_gpu *g, Slot &sl)
     DeviceBatch &d = sl.dev;
     cudaStream_t s = sl.compute;
     const uint32_t np = uint32_t(L.planes.size());
-    const bool beside = L.vmap_planes && gpu_vmap_beside();
+    const bool beside = L.vmap_planes;
     if (L.vmap_planes) { // the compact profile's maps: the transform imports the ranks; the maps
         gpu_vmap_build(d, L, s); // are coded beside the transform and the group coding
         gpu_vmap_code(d, np, gpu_side_fork(sl, beside));

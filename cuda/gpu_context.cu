@@ -121,12 +121,6 @@ void gpu_wait_event(cudaEvent_t e)
     CUDA_CHECK(st);
 }
 
-bool gpu_vmap_beside()
-{
-    const char *e = std::getenv("PCWT_VMAP_SIDE");
-    return !e || std::strcmp(e, "0") != 0;
-}
-
 cudaStream_t gpu_side_fork(Slot &sl, bool beside)
 {
     if (!beside)

@@ -303,9 +303,6 @@ template <typename Run> double gpu_median_ms(pcwt_gpu *g, Slot &sl, int repeats,
 // as with a spin, then sleeps in the driver (the slots' events are BlockingSync), leaving the core
 // to the caller's other threads.
 void gpu_wait_event(cudaEvent_t e);
-// Whether the value maps' serial work runs on pcwt_gpu::side (PCWT_VMAP_SIDE=0: on the compute
-// stream, for measuring).
-bool gpu_vmap_beside();
 // Forks the slot's side stream from its compute stream (what is launched on the returned stream
 // runs beside it until gpu_side_join), or returns the compute stream itself when !beside.
 cudaStream_t gpu_side_fork(Slot &sl, bool beside);
