@@ -123,6 +123,7 @@ struct Chunk {
     J2kGpuChunk c{};
     const uint32_t *warp_first = nullptr; // tier-1's warps (j2k_t1_warps)
     uint32_t warps = 0;
+    J2kT1Plan t1;
     std::vector<uint64_t> step_pixels; // the largest region of each level step (j2k_gpu_idwt)
     uint64_t out_bytes = 0;
     std::vector<std::pair<void *, uint64_t>> dst; // each frame's destination and offset
@@ -200,6 +201,7 @@ struct Chunk {
         cb.swap(sorted);
         std::vector<uint32_t> wf;
         j2k_t1_warps(cost, m.t1, wf);
+        t1 = m.t1;
         warps = (uint32_t)(wf.size() - 1);
         TraceScope tables(GpuHostTrace::TABLES);
         upload(m.cblks, cb, s);
@@ -237,7 +239,7 @@ struct Chunk {
 
     void run(cudaStream_t s) const
     {
-        j2k_gpu_t1(c, warp_first, warps, s);
+        j2k_gpu_t1(c, warp_first, warps, t1, s);
         j2k_gpu_idwt(c, step_pixels, s);
         j2k_gpu_output(c, s);
     }

@@ -49,6 +49,7 @@ struct J2kT1Plan {
     uint32_t bytes_weight = 64; // a codeword byte's cost against a coefficient visit of one pass
     uint32_t fixed_lanes = 0;   // 1..32: that many code-blocks a warp (PCWT_J2K_T1_LANES, tests)
     uint32_t schedulers = 1;    // the device's warp schedulers
+    uint32_t ahead = 1;         // the passes ask for their next lines early (pcwt_j2k_ahead)
 };
 J2kT1Plan j2k_t1_plan(int device);
 // A code-block's cost (the launch order, heaviest first, and the packing): passes x area plus
@@ -58,7 +59,8 @@ uint64_t j2k_t1_cost(const pcwt_j2k_cblk &cb, uint64_t bytes, const J2kT1Plan &p
 // warp_first[w] .. warp_first[w + 1] - 1.
 void j2k_t1_warps(const std::vector<uint64_t> &cost, const J2kT1Plan &p, std::vector<uint32_t> &warp_first);
 // Tier-1 of every code-block, warp_first (device) as j2k_t1_warps made it.
-void j2k_gpu_t1(const J2kGpuChunk &c, const uint32_t *warp_first, uint32_t warps, cudaStream_t s);
+void j2k_gpu_t1(const J2kGpuChunk &c, const uint32_t *warp_first, uint32_t warps, const J2kT1Plan &p,
+                cudaStream_t s);
 // The inverse 5/3 DWT of every tile-component, then the output samples (j2k_idwt_gpu.cu).
 // step_pixels[r - 1]: the largest region of level step r (1: the coarsest) over the chunk.
 void j2k_gpu_idwt(const J2kGpuChunk &c, const std::vector<uint64_t> &step_pixels, cudaStream_t s);

@@ -28,7 +28,9 @@ constexpr uint32_t kMinBlocks = 16;
 constexpr uint32_t kCxStride = 20;
 static_assert(kCxStride >= PCWT_J2K_CONTEXTS && kCxStride % 8 == 4, "contexts per thread");
 
-// warp w decodes code-blocks warp_first[w] .. warp_first[w + 1] - 1, one a lane
+// warp w decodes code-blocks warp_first[w] .. warp_first[w + 1] - 1, one a lane; kAhead:
+// pcwt_j2k_t1_block_ahead's (a kernel each, the prefetches taking registers)
+template <uint32_t kAhead>
 __global__ void __launch_bounds__(kThreads, kMinBlocks)
     t1_kernel(J2kGpuChunk c, const uint32_t *__restrict__ warp_first, uint32_t warps)
 {
@@ -49,7 +51,8 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
     if (i >= warp_first[w + 1])
         return;
     const pcwt_j2k_cblk cb = c.cblks[i];
-    pcwt_j2k_t1_block(&cb, c.segs, c.data, c.coefs, c.state + c.state_off[i], &luts, cx + threadIdx.x * kCxStride);
+    pcwt_j2k_t1_block_ahead(&cb, c.segs, c.data, c.coefs, c.state + c.state_off[i], &luts, cx + threadIdx.x * kCxStride,
+                            kAhead);
 }
 
 uint32_t env_u32(const char *name, uint32_t fallback)
@@ -65,7 +68,11 @@ J2kT1Plan j2k_t1_plan(int device)
     J2kT1Plan p;
     int sms = 0, blocks = 0;
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, t1_kernel, int(kThreads), 0));
+    p.ahead = env_u32("PCWT_J2K_T1_AHEAD", p.ahead) != 0;
+    if (p.ahead)
+        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, t1_kernel<1>, int(kThreads), 0));
+    else
+        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, t1_kernel<0>, int(kThreads), 0));
     p.warp_slots = uint32_t(sms > 0 ? sms : 1) * uint32_t(blocks > 0 ? blocks : 1) * (kThreads / 32);
     p.warp_slots = env_u32("PCWT_J2K_T1_WARPS", p.warp_slots);
     p.bytes_weight = env_u32("PCWT_J2K_T1_PACK", p.bytes_weight);
@@ -75,8 +82,9 @@ J2kT1Plan j2k_t1_plan(int device)
     // PCWT_J2K_T1_CARVEOUT=0..100: the shared memory share of L1 the kernel prefers (checkpoint
     // A/B; a process-wide attribute, so set at every plan, the driver's default without it)
     const uint32_t carve = env_u32("PCWT_J2K_T1_CARVEOUT", 101);
-    CUDA_CHECK(cudaFuncSetAttribute(t1_kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                    carve <= 100 ? int(carve) : int(cudaSharedmemCarveoutDefault)));
+    const int share = carve <= 100 ? int(carve) : int(cudaSharedmemCarveoutDefault);
+    CUDA_CHECK(cudaFuncSetAttribute(t1_kernel<0>, cudaFuncAttributePreferredSharedMemoryCarveout, share));
+    CUDA_CHECK(cudaFuncSetAttribute(t1_kernel<1>, cudaFuncAttributePreferredSharedMemoryCarveout, share));
     return p;
 }
 
@@ -132,11 +140,15 @@ void j2k_t1_warps(const std::vector<uint64_t> &cost, const J2kT1Plan &p, std::ve
     warp_first.resize(w + 1);
 }
 
-void j2k_gpu_t1(const J2kGpuChunk &c, const uint32_t *warp_first, uint32_t warps, cudaStream_t s)
+void j2k_gpu_t1(const J2kGpuChunk &c, const uint32_t *warp_first, uint32_t warps, const J2kT1Plan &p, cudaStream_t s)
 {
     if (!c.cblk_count || !warps)
         return;
     const uint64_t threads = uint64_t(warps) * 32;
-    t1_kernel<<<uint32_t((threads + kThreads - 1) / kThreads), kThreads, 0, s>>>(c, warp_first, warps);
+    const uint32_t blocks = uint32_t((threads + kThreads - 1) / kThreads);
+    if (p.ahead)
+        t1_kernel<1><<<blocks, kThreads, 0, s>>>(c, warp_first, warps);
+    else
+        t1_kernel<0><<<blocks, kThreads, 0, s>>>(c, warp_first, warps);
     CUDA_CHECK_LAUNCH();
 }
