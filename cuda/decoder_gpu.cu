@@ -262,14 +262,15 @@ void download_chunk(pcwt_gpu *g, Slot &sl, pcwt_decode_job *jobs, cudaStream_t s
         total = std::max(total, f.sample_off + f.sample_size);
     sl.direct.assign(sl.idx.size(), 0);
     bool staged = false;
+    CopyBatch copies;
     for (size_t k = 0; k < sl.idx.size(); k++) {
         pcwt_decode_job &j = jobs[sl.idx[k]];
         sl.direct[k] = gpu_is_pinned(j.dst);
         staged |= !sl.direct[k];
         if (sl.direct[k])
-            CUDA_CHECK(cudaMemcpyAsync(j.dst, sl.samples.as<uint8_t>() + L.frames[k].sample_off,
-                                       L.frames[k].sample_size, cudaMemcpyDeviceToHost, s));
+            copies.add(j.dst, sl.samples.as<uint8_t>() + L.frames[k].sample_off, L.frames[k].sample_size);
     }
+    copies.issue(s);
     if (staged) {
         sl.h_samples.ensure(total ? total : 1);
         CUDA_CHECK(cudaMemcpyAsync(sl.h_samples.p, sl.samples.p, total, cudaMemcpyDeviceToHost, s));
@@ -364,12 +365,12 @@ std::vector<DecodeSet> cut_chunks(pcwt_gpu *g, const DecodeSet &all, bool verify
         entropy |= pcwt_profile_ranged(h.profile);
     const uint64_t parts = entropy ? 2 : 8;
     ChunkPlan cut(budget, gpu_chunk_target(total_samples, parts));
+    OneFrameLayout layout;
     for (size_t k = 0; k < all.idx.size(); k++) {
         const pcwt_header_info &h = all.info[k];
         FrameSpec f = spec_from_header(h, 0);
         f.high[0] = f.high[1] = f.high[2] = 1; // the most a frame of this size can take
-        BatchLayout one;
-        gpu_build_layout({f}, one);
+        const BatchLayout &one = layout.of(f);
         const size_t need = gpu_batch_bytes(one, pcwt_image_size(&h.desc) * (verify ? 2 : 1),
                                             h.codestream_length);
         if (!cut.add(k, need, pcwt_image_size(&h.desc)))

@@ -244,15 +244,16 @@ void download_chunk(pcwt_gpu *g, Slot &sl, pcwt_frame_job *jobs, cudaStream_t s)
     const uint64_t total = nf ? sl.frames_host()[nf - 1].out_end : 0;
     sl.direct.assign(sl.idx.size(), 0);
     bool staged = false;
+    CopyBatch copies;
     for (size_t k = 0; k < sl.idx.size(); k++) {
         const GpuFrame &f = sl.frames_host()[k];
         const pcwt_frame_job &j = jobs[sl.idx[k]];
         sl.direct[k] = gpu_is_pinned(j.dst) && f.out_end - f.out_start <= j.dst_capacity;
         staged |= !sl.direct[k];
         if (sl.direct[k])
-            CUDA_CHECK(cudaMemcpyAsync(j.dst, sl.stream_buf.as<uint8_t>() + f.out_start,
-                                       f.out_end - f.out_start, cudaMemcpyDeviceToHost, s));
+            copies.add(j.dst, sl.stream_buf.as<uint8_t>() + f.out_start, f.out_end - f.out_start);
     }
+    copies.issue(s);
     if (staged) {
         sl.h_stream.ensure(total ? total : 1);
         CUDA_CHECK(cudaMemcpyAsync(sl.h_stream.p, sl.stream_buf.p, total, cudaMemcpyDeviceToHost, s));
@@ -331,13 +332,13 @@ std::vector<std::vector<size_t>> plan_chunks(pcwt_gpu *g, const pcwt_encode_para
     // holds (a chunk should fill the GPU's lanes).
     const uint64_t parts = pcwt_profile_ranged(p->profile) ? 4 : 8;
     ChunkPlan plan(budget, gpu_chunk_target(total_samples, parts));
+    OneFrameLayout layout;
     for (size_t i = 0; i < count; i++) {
         if (jobs[i].status != PCWT_OK)
             continue;
         FrameSpec f = spec_of(p, jobs[i].desc, 0);
         f.high[0] = f.high[1] = f.high[2] = f.desc.bits_stored < f.desc.bits_allocated;
-        BatchLayout one;
-        gpu_build_layout({f}, one);
+        const BatchLayout &one = layout.of(f);
         const uint64_t bound = pcwt_encode_bound(&f.desc);
         size_t need = gpu_batch_bytes(one, jobs[i].samples_size, bound);
         if (pcwt_profile_ranged(p->profile)) // scans, scratch, counts and bins of the range coder

@@ -339,6 +339,16 @@ void gpu_prepare_crc_parts(Slot &sl, uint64_t max_payload)
     sl.dev.crc_parts = sl.crc_parts.as<GpuCrcPart>();
 }
 
+const BatchLayout &OneFrameLayout::of(const FrameSpec &f)
+{
+    if (!built || std::memcmp(&f, &spec, sizeof f) != 0) { // (padding that differs: built again)
+        gpu_build_layout({f}, layout);
+        spec = f;
+        built = true;
+    }
+    return layout;
+}
+
 size_t gpu_batch_bytes(const BatchLayout &L, size_t sample_bytes, size_t stream_bytes)
 {
     // per group: its record, its size, its place in the step lists, and the range coders' order
@@ -447,15 +457,16 @@ void gpu_upload_pieces(PinnedBuf &staging, uint8_t *dev, const std::vector<HostP
         TraceScope copy(GpuHostTrace::STAGE);
         gpu_host_copies(copies);
     }
+    CopyBatch copies;
     for (size_t k = 0; k < pieces.size(); k++) {
         const HostPiece &p = pieces[k];
-        const void *src = pinned[k] ? p.src : staging.as<uint8_t>() + p.off;
-        CUDA_CHECK(cudaMemcpyAsync(dev + p.off, src, p.size, cudaMemcpyHostToDevice, s));
+        copies.add(dev + p.off, pinned[k] ? p.src : staging.as<uint8_t>() + p.off, p.size);
         if (gpu_trace) {
             gpu_trace->in += p.size;
             (pinned[k] ? gpu_trace->pinned_in : gpu_trace->staged) += p.size;
         }
     }
+    copies.issue(s);
 }
 
 void gpu_host_copies(const std::vector<HostCopy> &copies)

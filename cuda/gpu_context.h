@@ -3,6 +3,7 @@
 #pragma once
 
 #include "chunk_times.h"
+#include "copy_batch.h"
 #include "gpu_backend.h"
 #include "gpu_check.h"
 #include "gpu_kernels.h"
@@ -202,6 +203,14 @@ uint64_t gpu_chunk_target(uint64_t total, uint64_t parts);
 // Grows buf, one of the slot's arenas (i32, i8, ec_bins), to at least n bytes once the slot's
 // compute stream has finished with it.
 void gpu_grow_arena(Slot &sl, DevBuf &buf, size_t n);
+// The layout of one frame alone, for a chunk plan's memory estimate; kept for the next frame when
+// its spec is the same (a batch of 2048 like slices builds it once).
+struct OneFrameLayout {
+    FrameSpec spec{};
+    BatchLayout layout;
+    bool built = false;
+    const BatchLayout &of(const FrameSpec &f);
+};
 // Device memory a batch would take (arenas + tables + samples + stream), for batch splitting.
 size_t gpu_batch_bytes(const BatchLayout &L, size_t sample_bytes, size_t stream_bytes);
 // Per-level launch sizes.
