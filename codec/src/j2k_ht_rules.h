@@ -425,17 +425,18 @@ static inline PCWT_HD void pcwt_j2k_ht_sigprop(pcwt_j2k_htf *sp, uint32_t p, uin
     }
 }
 
-/* Decodes a checked HT code-block into its rectangle at coefs + out_offset (its final reversible
- * coefficients). scratch: PCWT_J2K_HT_SCRATCH bytes; vlc_lut: PCWT_J2K_HT_VLC_LUT_INIT. */
-static inline PCWT_HD int pcwt_j2k_ht_block(const pcwt_j2k_cblk *cb, const pcwt_j2k_seg *segs,
-                                            const uint8_t *data, int32_t *coefs, uint8_t *scratch,
-                                            const uint16_t *vlc_lut)
+/* What pcwt_j2k_ht_prepare finds from a code-block's segments and its cleanup segment's last
+ * two bytes: the passes decoded (0: every coefficient is 0), p, the segment lengths and Scup. */
+typedef struct pcwt_j2k_ht_plan {
+    uint32_t passes, p, len1, len2, scup;
+} pcwt_j2k_ht_plan;
+
+/* The checks before decoding, OpenJPEG's in its order (the host runs them for the GPU too). */
+static inline PCWT_HD int pcwt_j2k_ht_prepare(const pcwt_j2k_cblk *cb, const pcwt_j2k_seg *segs,
+                                              const uint8_t *data, pcwt_j2k_ht_plan *pl)
 {
-    uint32_t *c = (uint32_t *)(coefs + cb->out_offset);
-    const uint32_t w = cb->width, h = cb->height, s = cb->out_stride;
-    for (uint32_t y = 0; y < h; ++y)
-        for (uint32_t x = 0; x < w; ++x)
-            c[(size_t)y * s + x] = 0;
+    pl->passes = 0;
+    pl->p = pl->len1 = pl->len2 = pl->scup = 0;
     if (cb->mb == 0 || cb->seg_count == 0)
         return PCWT_J2K_HT_OK;
     const pcwt_j2k_seg *s0 = &segs[cb->seg_first];
@@ -452,7 +453,6 @@ static inline PCWT_HD int pcwt_j2k_ht_block(const pcwt_j2k_cblk *cb, const pcwt_
         return PCWT_J2K_HT_BAD_PLANES;
     if ((uint32_t)cb->zero_msbs + 1u == cb->mb)
         passes = 1;
-    const uint32_t p = (uint32_t)cb->mb - cb->zero_msbs;
     if (passes == 0)
         return PCWT_J2K_HT_OK;
     if (len1 < 2)
@@ -461,25 +461,49 @@ static inline PCWT_HD int pcwt_j2k_ht_block(const pcwt_j2k_cblk *cb, const pcwt_
     const uint32_t scup = ((uint32_t)cup[len1 - 1] << 4) + (cup[len1 - 2] & 0x0Fu);
     if (scup < 2 || scup > len1 || scup > 4079)
         return PCWT_J2K_HT_BAD_SCUP;
-    int r = pcwt_j2k_ht_cleanup(cup, len1, scup, p, cb->zero_msbs + 2u, c, w, h, s, scratch, vlc_lut);
-    if (r != PCWT_J2K_HT_OK)
+    pl->passes = passes;
+    pl->p = (uint32_t)cb->mb - cb->zero_msbs;
+    pl->len1 = len1;
+    pl->len2 = len2;
+    pl->scup = scup;
+    return PCWT_J2K_HT_OK;
+}
+
+/* Decodes a checked HT code-block into its rectangle at coefs + out_offset (its final reversible
+ * coefficients; zeros where it fails). scratch: PCWT_J2K_HT_SCRATCH bytes; vlc_lut:
+ * PCWT_J2K_HT_VLC_LUT_INIT. */
+static inline PCWT_HD int pcwt_j2k_ht_block(const pcwt_j2k_cblk *cb, const pcwt_j2k_seg *segs,
+                                            const uint8_t *data, int32_t *coefs, uint8_t *scratch,
+                                            const uint16_t *vlc_lut)
+{
+    uint32_t *c = (uint32_t *)(coefs + cb->out_offset);
+    const uint32_t w = cb->width, h = cb->height, s = cb->out_stride;
+    for (uint32_t y = 0; y < h; ++y)
+        for (uint32_t x = 0; x < w; ++x)
+            c[(size_t)y * s + x] = 0;
+    pcwt_j2k_ht_plan pl;
+    int r = pcwt_j2k_ht_prepare(cb, segs, data, &pl);
+    if (r != PCWT_J2K_HT_OK || pl.passes == 0)
         return r;
-    if (passes > 2) {
-        pcwt_j2k_htr mr = {data + s1->offset + len2, len2, 0, 1, 0};
-        pcwt_j2k_ht_magref(&mr, p, c, w, h, s);
+    const pcwt_j2k_seg *s0 = &segs[cb->seg_first];
+    r = pcwt_j2k_ht_cleanup(data + s0->offset, pl.len1, pl.scup, pl.p, cb->zero_msbs + 2u, c, w, h, s, scratch,
+                            vlc_lut);
+    if (r == PCWT_J2K_HT_OK && pl.passes > 2) {
+        pcwt_j2k_htr mr = {data + s0[1].offset + pl.len2, pl.len2, 0, 1, 0};
+        pcwt_j2k_ht_magref(&mr, pl.p, c, w, h, s);
     }
-    if (passes > 1) {
+    if (r == PCWT_J2K_HT_OK && pl.passes > 1) {
         pcwt_j2k_htf sp;
-        pcwt_j2k_htf_init(&sp, data + s1->offset, len2, 0);
-        pcwt_j2k_ht_sigprop(&sp, p, c, w, h, s, (cb->style & PCWT_J2K_STYLE_VSC) != 0);
+        pcwt_j2k_htf_init(&sp, data + s0[1].offset, pl.len2, 0);
+        pcwt_j2k_ht_sigprop(&sp, pl.p, c, w, h, s, (cb->style & PCWT_J2K_STYLE_VSC) != 0);
     }
     for (uint32_t y = 0; y < h; ++y)
         for (uint32_t x = 0; x < w; ++x) {
-            const uint32_t v = c[(size_t)y * s + x];
+            const uint32_t v = r == PCWT_J2K_HT_OK ? c[(size_t)y * s + x] : 0u;
             const int32_t m = (int32_t)((v & 0x7FFFFFFFu) >> 1);
             coefs[cb->out_offset + (uint64_t)y * s + x] = (v >> 31) ? -m : m;
         }
-    return PCWT_J2K_HT_OK;
+    return r;
 }
 
 #endif /* PCWT_J2K_HT_RULES_H */
