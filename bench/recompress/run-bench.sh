@@ -27,6 +27,9 @@
 #     --pcwt-args "ARGS"          more pcwt-recompress options (e.g. "--batch-frames 2048")
 #     --repeat N                  run both tools N times, in turn (default 1); the table has the
 #                                 medians, a line every time (a VM's speed moves from run to run)
+#     --also "ARGS"               one more pcwt-recompress row (repeatable), run in turn with the
+#                                 others in every repeat, its options instead of --pcwt-args and
+#                                 --gpus (e.g. "--gpus 0,1"); its outputs checked as the first's
 #
 # The build it makes: cmake -DCMAKE_BUILD_TYPE=Release -DPCWT_WITH_DCMTK=ON -DPCWT_BUILD_TESTS=OFF
 # -DPCWT_BUILD_BENCH=OFF (CUDA when nvcc is found, CMAKE_CUDA_ARCHITECTURES=90 unless set in
@@ -44,7 +47,7 @@ else
   results=$1; shift
 fi
 size_mb=2048 work=/tmp/pcwt-recompress-bench corpus="" srcset="" build=build-recompress-bench gpus=auto threads=""
-jobs=16 sample=24 pcwt_args="" repeat=1
+jobs=16 sample=24 pcwt_args="" repeat=1 also=()
 while [[ $# -gt 0 ]]; do
   case $1 in
     --size-gb) size_mb=$(( $2 * 1024 )); shift 2 ;;
@@ -59,6 +62,7 @@ while [[ $# -gt 0 ]]; do
     --sample) sample=$2; shift 2 ;;
     --pcwt-args) pcwt_args=$2; shift 2 ;;
     --repeat) repeat=$2; shift 2 ;;
+    --also) also+=("$2"); shift 2 ;;
     -h|--help) usage 0 ;;
     *) echo "run-bench.sh: unknown option $1" >&2; usage ;;
   esac
@@ -210,9 +214,18 @@ pcwt_cmd=("$recompress" --output "$out_pcwt" --no-progress --report "$work/pcwt-
 pcwt_cmd+=("$input")
 jls_cmd="find $input -name '*.dcm' | xargs -P$jobs -n 8 (dcmcjpls IN OUT for each)"
 log "${pcwt_cmd[*]}"
+# the --also rows: command k with options also[k], output out-also-k, times t_also[k] (a list)
+also_cmd() { # k -> the command line, one word a line
+  printf '%s\n' "$recompress" --output "$work/out-also-$1" --no-progress --report "$work/also-$1-report.json"
+  [[ -n $threads ]] && printf '%s\n' --threads "$threads"
+  # shellcheck disable=SC2086
+  printf '%s\n' ${also[$1]} "$input"
+}
+t_also=()
+for k in "${!also[@]}"; do t_also[k]=""; log "$(also_cmd "$k" | tr '\n' ' ')"; done
 log "$jls_cmd"
 secs() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.3f\n", b - a}'; }
-t_pcwt=() t_jls=() t_jls_sync=() pcwt_rc=0 jls_rc=0
+t_pcwt=() t_jls=() t_jls_sync=() pcwt_rc=0 jls_rc=0 problems_also=()
 for ((r = 1; r <= repeat; r++)); do
   rm -rf "$out_pcwt" "$out_jls"; sync
   # --- pcwt-recompress -------------------------------------------------------------------------
@@ -224,6 +237,19 @@ for ((r = 1; r <= repeat; r++)); do
   t1=$(now)
   [[ $rc -eq 0 ]] || pcwt_rc=$rc
   tail -4 "$work/pcwt.log" >&2
+  for k in "${!also[@]}"; do
+    rm -rf "$work/out-also-$k"; sync
+    mapfile -t cmd < <(also_cmd "$k")
+    ta=$(now)
+    set +e
+    "${cmd[@]}" >"$work/also-$k.log" 2>&1
+    rc=$?
+    set -e
+    tb=$(now)
+    [[ $rc -eq 0 ]] || problems_also+=("pcwt-recompress ${also[k]} exited with $rc (see $work/also-$k.log)")
+    t_also[k]="${t_also[k]} $(secs "$ta" "$tb")"
+    log "run $r of $repeat: pcwt-recompress ${also[k]} $(secs "$ta" "$tb") s"
+  done
   # --- dcmcjpls with xargs ---------------------------------------------------------------------
   sync
   t2=$(now)
@@ -245,7 +271,7 @@ done
 median() { printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 
 # --- checks: every output there, a sample decodes to the original pixels ----------------------
-problems=()
+problems=("${problems_also[@]}")
 count() { find "$1" -type f -name '*.dcm' 2>/dev/null | wc -l; }
 bytes() { find "$1" -type f -name '*.dcm' -printf '%s\n' 2>/dev/null | awk '{s += $1} END {printf "%.0f\n", s}'; }
 n_pcwt=$(count "$out_pcwt"); n_jls=$(count "$out_jls")
@@ -253,6 +279,10 @@ n_pcwt=$(count "$out_pcwt"); n_jls=$(count "$out_jls")
 grep -q FAIL "$work/jls.log" && problems+=("dcmcjpls failed on $(grep -c FAIL "$work/jls.log") files")
 [[ $n_pcwt -eq $nfiles ]] || problems+=("pcwt-recompress wrote $n_pcwt of $nfiles files")
 [[ $n_jls -eq $nfiles ]] || problems+=("dcmcjpls wrote $n_jls of $nfiles files")
+for k in "${!also[@]}"; do
+  n=$(count "$work/out-also-$k")
+  [[ $n -eq $nfiles ]] || problems+=("pcwt-recompress ${also[k]} wrote $n of $nfiles files")
+done
 check=$work/check; rm -rf "$check"; mkdir -p "$check"
 pixels() { # file dir -> path of its raw pixel data
   mkdir -p "$2"; dcmdump -q +W "$2" "$1" >/dev/null 2>&1; ls "$2"/*.raw 2>/dev/null | head -1
@@ -274,6 +304,13 @@ while IFS= read -r rel; do
   elif ! cmp -s "$orig" "$(pixels "$c/jls.dcm" "$c/jls")"; then
     problems+=("JPEG-LS output differs from the original: $rel")
   fi
+  for k in "${!also[@]}"; do
+    if ! "$dcmdpcwt" "$work/out-also-$k/$rel" "$c/also-$k.dcm" >/dev/null 2>&1; then
+      problems+=("dcmdpcwt cannot decode $work/out-also-$k/$rel")
+    elif ! cmp -s "$orig" "$(pixels "$c/also-$k.dcm" "$c/also-$k")"; then
+      problems+=("PCWT output of ${also[k]} differs from the original: $rel")
+    fi
+  done
   checked=$((checked + 1))
 done < <(cd "$input" && find . -name '*.dcm' | sort)
 
@@ -309,12 +346,17 @@ md=$results/recompress-bench-$(hostname -s)-$stamp.md
   echo "| tool | files | seconds | files/s | MB/s raw pixels | ratio (file bytes in/out) | ratio (raw pixels/out) |"
   echo "|---|---|---|---|---|---|---|"
   row "pcwt-recompress${gpus:+ --gpus $gpus}" "$s_pcwt" "$o_pcwt"
+  for k in "${!also[@]}"; do
+    # shellcheck disable=SC2086
+    row "pcwt-recompress ${also[k]}" "$(median ${t_also[k]})" "$(bytes "$work/out-also-$k")"
+  done
   row "dcmcjpls x$jobs" "$s_jls" "$o_jls"
   row "dcmcjpls x$jobs, then sync (its outputs on disk)" "$s_jls_sync" "$o_jls"
   echo
   if [[ $repeat -gt 1 ]]; then
     echo "Medians of $repeat runs, each tool in turn; seconds: pcwt-recompress ${t_pcwt[*]}; dcmcjpls ${t_jls[*]};" \
          "dcmcjpls with sync ${t_jls_sync[*]}."
+    for k in "${!also[@]}"; do echo "pcwt-recompress ${also[k]}:${t_also[k]}."; done
     echo
   fi
   echo "pcwt-recompress: $summary"
