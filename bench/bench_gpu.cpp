@@ -128,10 +128,13 @@ std::vector<Frame> load_corpus(const std::string &dir)
     }
     closedir(dd);
     std::sort(names.begin(), names.end());
-    pcwt_decoder *dec = pcwt_decoder_create();
-    if (pcwt_decoder_set_backend(dec, PCWT_BACKEND_CPU) != PCWT_OK)
-        die("CPU decoder");
-    for (const std::string &n : names) {
+    out.resize(names.size());
+    // decoded on every core (a decoder each): the start of every GPU run waits for it
+    benchgpu::parallel_for(names.size(), [&](size_t i) {
+        const std::string &n = names[i];
+        pcwt_decoder *dec = pcwt_decoder_create();
+        if (!dec || pcwt_decoder_set_backend(dec, PCWT_BACKEND_CPU) != PCWT_OK)
+            die("CPU decoder");
         std::ifstream in(dir + "/" + n, std::ios::binary);
         std::vector<uint8_t> cs((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
         pcwt_header_info h;
@@ -140,9 +143,9 @@ std::vector<Frame> load_corpus(const std::string &dir)
         Frame f{h.desc, std::vector<uint8_t>(pcwt_image_size(&h.desc))};
         if (pcwt_decode(dec, cs.data(), cs.size(), f.px.data(), f.px.size()) != PCWT_OK)
             die("cannot decode " + n);
-        out.push_back(std::move(f));
-    }
-    pcwt_decoder_destroy(dec);
+        out[i] = std::move(f);
+        pcwt_decoder_destroy(dec);
+    });
     return out;
 }
 
@@ -436,9 +439,8 @@ int main(int argc, char **argv)
     const size_t slices = ct.size();
     for (size_t i = 0; double(ct.size()) * 512 * 512 * 2 < ct_bytes; i++)
         ct.push_back(ct[i % slices]);
-    std::vector<Frame> rad;
-    for (int i = 0; i < rad_frames; i++)
-        rad.push_back(radiograph_from(rad_src[size_t(i) % rad_src.size()]));
+    std::vector<Frame> rad(size_t(std::max(rad_frames, 0)));
+    benchgpu::parallel_for(rad.size(), [&](size_t i) { rad[i] = radiograph_from(rad_src[i % rad_src.size()]); });
     std::printf("pcwt_bench_gpu: %u CPU threads for CharLS; %zu distinct CT slices replicated to %zu; "
                 "%zu radiograph sources\n", std::max(1u, std::thread::hardware_concurrency()), slices, ct.size(),
                 rad_src.size());
