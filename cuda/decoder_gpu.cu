@@ -435,16 +435,17 @@ pcwt_status decode_chunks(pcwt_gpu *g, uint64_t max_samples, pcwt_decode_job *jo
             for (const DecodeSet &c : chunks)
                 gpu_trace->frames += c.idx.size();
         }
+        const size_t lag = gpu_download_lag(); // as the encoder's
         for (size_t c = 0; c < chunks.size(); c++) {
-            Slot &sl = g->slot[c % kSlots], &prev = g->slot[(c + kSlots - 1) % kSlots];
+            Slot &sl = g->slot[c % kSlots];
             finish_chunk(g, sl, jobs, verify, err, err_size); // chunk c-kSlots used this slot
             upload_chunk(sl, jobs, chunks[c], verify, in);
             compute_chunk(g, sl, verify != nullptr);
-            if (c > 0 && !verify)
-                download_chunk(g, prev, jobs, out);
+            if (c >= lag && !verify)
+                download_chunk(g, g->slot[(c - lag) % kSlots], jobs, out);
         }
-        if (!chunks.empty() && !verify)
-            download_chunk(g, g->slot[(chunks.size() - 1) % kSlots], jobs, out);
+        for (size_t c = chunks.size() > lag ? chunks.size() - lag : 0; c < chunks.size() && !verify; c++)
+            download_chunk(g, g->slot[c % kSlots], jobs, out);
         for (size_t k = 0; k < kSlots; k++) // in the chunks' order
             finish_chunk(g, g->slot[(chunks.size() + k) % kSlots], jobs, verify, err, err_size);
     } catch (const pcwt_gpu_detail::CudaError &e) {

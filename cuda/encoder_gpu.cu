@@ -381,17 +381,20 @@ extern "C" pcwt_status pcwt_gpu_encode_batch(pcwt_gpu *g, const pcwt_encode_para
             for (const auto &c : chunks)
                 gpu_trace->frames += c.size();
         }
+        // A chunk's download waits (on the host) for its compute: issued `lag` chunks later, it
+        // leaves the device the chunks after it to compute meanwhile.
+        const size_t lag = gpu_download_lag();
         for (size_t c = 0; c < chunks.size(); c++) {
-            Slot &sl = g->slot[c % kSlots], &prev = g->slot[(c + kSlots - 1) % kSlots];
+            Slot &sl = g->slot[c % kSlots];
             finish_chunk(g, sl, jobs); // chunk c-kSlots used this slot
             sl.idx = chunks[c];
             upload_chunk(g, sl, p, jobs, in);
             compute_chunk(g, sl);
-            if (c > 0)
-                download_chunk(g, prev, jobs, out); // overlaps this chunk's compute
+            if (c >= lag)
+                download_chunk(g, g->slot[(c - lag) % kSlots], jobs, out);
         }
-        if (!chunks.empty())
-            download_chunk(g, g->slot[(chunks.size() - 1) % kSlots], jobs, out);
+        for (size_t c = chunks.size() > lag ? chunks.size() - lag : 0; c < chunks.size(); c++)
+            download_chunk(g, g->slot[c % kSlots], jobs, out);
         for (size_t k = 0; k < kSlots; k++) // in the chunks' order
             finish_chunk(g, g->slot[(chunks.size() + k) % kSlots], jobs);
     } catch (const pcwt_gpu_detail::CudaError &e) {

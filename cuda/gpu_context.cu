@@ -144,6 +144,12 @@ bool gpu_chunk_streams()
     return !e || std::strcmp(e, "1") != 0;
 }
 
+size_t gpu_download_lag()
+{
+    const char *e = std::getenv("PCWT_GPU_DOWNLOAD_LAG");
+    return e && std::strcmp(e, "1") == 0 ? 1 : kSlots - 1;
+}
+
 uint64_t gpu_chunk_target(uint64_t total, uint64_t parts)
 {
     const char *e = std::getenv("PCWT_GPU_CHUNKS");

@@ -197,6 +197,9 @@ void gpu_upload_layout(Slot &slot, cudaStream_t s);
 // Whether each slot computes on a stream of its own (PCWT_GPU_CHUNK_STREAMS=1: all on
 // pcwt_gpu::stream, one chunk after the other, for measuring); read when a context is made.
 bool gpu_chunk_streams();
+// How many chunks after a chunk are issued before its download (which the encoder's host waits
+// for): kSlots - 1, or PCWT_GPU_DOWNLOAD_LAG=1 (the download after the next chunk, for measuring).
+size_t gpu_download_lag();
 // The sample bytes a chunk of a batch of `total` holds (ChunkPlan's target): a `parts`th, none
 // under 32 MB; PCWT_GPU_CHUNKS=N: an Nth, however small (for measuring and the tests).
 uint64_t gpu_chunk_target(uint64_t total, uint64_t parts);
