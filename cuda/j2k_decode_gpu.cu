@@ -10,6 +10,7 @@
 #include "j2k_gpu.h"
 
 extern "C" {
+#include "j2k_ht_rules.h"
 #include "j2k_idwt.h"
 #include "j2k_t1_gpu.h"
 #include "j2k_t1_rules.h"
@@ -23,9 +24,11 @@ extern "C" {
 // The decoder's buffers in a handle (pcwt_gpu::j2k), made on first use.
 struct J2kGpu {
     DevBuf data, segs, cblks, state, state_off, tcs, frames, coefs, tmp, out, warp_first;
+    DevBuf ht_status; // the HT code-blocks' decoding failure (j2k_ht_gpu.cu), 0 if none
     PinnedBuf h_out; // the samples of destinations that are not page-locked
     J2kT1Plan t1;    // how tier-1 packs code-blocks into warps on this device
-    DevBuf *dev[11] = {&data, &segs, &cblks, &state, &state_off, &tcs, &frames, &coefs, &tmp, &out, &warp_first};
+    DevBuf *dev[12] = {&data,  &segs, &cblks, &state, &state_off,  &tcs,
+                       &frames, &coefs, &tmp, &out, &warp_first, &ht_status};
 };
 
 void j2k_gpu_free(J2kGpu *j)
@@ -102,13 +105,27 @@ void coef_range(const pcwt_j2k_batch *b, const std::vector<size_t> &frames, uint
     }
 }
 
+// An HT code-block: what the CPU's decoder checks before decoding (j2k_ht_rules.h).
+void check_ht(const pcwt_j2k_batch *b, const pcwt_j2k_cblk &cb, size_t i, uint64_t coefs, char *err, size_t es)
+{
+    int r = pcwt_j2k_ht_check(&cb, b->segs, b->seg_count, b->data_size, coefs);
+    pcwt_j2k_ht_plan pl;
+    if (r == PCWT_J2K_HT_OK)
+        r = pcwt_j2k_ht_prepare(&cb, b->segs, b->data, &pl);
+    if (r == PCWT_J2K_HT_MANY_PASSES || r == PCWT_J2K_HT_MANY_PLANES)
+        fail(PCWT_ERR_UNSUPPORTED, err, es, "HTJ2K: code-block %zu: more than one HT set or Mb above 30", i);
+    if (r != PCWT_J2K_HT_OK)
+        fail(PCWT_ERR_CORRUPT, err, es, "corrupt HTJ2K: code-block %zu is inconsistent (check %u)", i, unsigned(r));
+}
+
 void check_cblk(const pcwt_j2k_batch *b, const pcwt_j2k_cblk &cb, size_t i, uint64_t coefs, char *err, size_t es)
 {
     switch (pcwt_j2k_t1_check(&cb, b->segs, b->seg_count, b->data_size, coefs)) {
     case PCWT_J2K_T1_OK:
         return;
     case PCWT_J2K_T1_HT:
-        fail(PCWT_ERR_UNSUPPORTED, err, es, "JPEG 2000: code-block %zu: the HTJ2K block coder is not supported on the GPU", i);
+        check_ht(b, cb, i, coefs, err, es);
+        return;
     case PCWT_J2K_T1_MANY_PLANES:
         fail(PCWT_ERR_UNSUPPORTED, err, es, "JPEG 2000: code-block %zu has more than %u magnitude bit-planes", i,
              PCWT_J2K_MAX_PLANES);
@@ -123,6 +140,8 @@ struct Chunk {
     J2kGpuChunk c{};
     const uint32_t *warp_first = nullptr; // tier-1's warps (j2k_t1_warps)
     uint32_t warps = 0;
+    uint32_t ht_first = 0, ht_count = 0; // the HT code-blocks, after the Part 1 ones
+    uint32_t *ht_status = nullptr;
     J2kT1Plan t1;
     std::vector<uint64_t> step_pixels; // the largest region of each level step (j2k_gpu_idwt)
     uint64_t out_bytes = 0;
@@ -192,6 +211,11 @@ struct Chunk {
         for (size_t k = 0; k < idx.size(); k++)
             idx[k] = k;
         std::stable_sort(idx.begin(), idx.end(), [&](size_t x, size_t y) { return key[x] > key[y]; });
+        // HT code-blocks last, decoded by their own kernel (j2k_ht_gpu.cu), not in tier-1's warps
+        ht_first = uint32_t(std::stable_partition(idx.begin(), idx.end(),
+                                                  [&](size_t x) { return !(cb[x].style & PCWT_J2K_STYLE_HT); }) -
+                            idx.begin());
+        ht_count = uint32_t(idx.size()) - ht_first;
         std::vector<pcwt_j2k_cblk> sorted(cb.size());
         std::vector<uint64_t> cost(cb.size());
         for (size_t k = 0; k < idx.size(); k++) {
@@ -199,6 +223,7 @@ struct Chunk {
             cost[k] = key[idx[k]].first;
         }
         cb.swap(sorted);
+        cost.resize(ht_first);
         std::vector<uint32_t> wf;
         j2k_t1_warps(cost, m.t1, wf);
         t1 = m.t1;
@@ -222,6 +247,9 @@ struct Chunk {
         CUDA_CHECK(cudaMemsetAsync(m.coefs.p, 0, (hi - lo) * sizeof(int32_t), s));
         reserve(m.tmp, (hi - lo) * sizeof(int32_t));
         reserve(m.out, out_bytes);
+        reserve(m.ht_status, sizeof(uint32_t));
+        ht_status = m.ht_status.as<uint32_t>();
+        CUDA_CHECK(cudaMemsetAsync(ht_status, 0, sizeof(uint32_t), s));
         c.data = m.data.as<uint8_t>();
         c.segs = m.segs.as<pcwt_j2k_seg>();
         c.cblks = m.cblks.as<pcwt_j2k_cblk>();
@@ -240,6 +268,7 @@ struct Chunk {
     void run(cudaStream_t s) const
     {
         j2k_gpu_t1(c, warp_first, warps, t1, s);
+        j2k_gpu_ht(c, ht_first, ht_count, ht_status, s);
         j2k_gpu_idwt(c, step_pixels, s);
         j2k_gpu_output(c, s);
     }
@@ -384,6 +413,15 @@ extern "C" pcwt_status pcwt_gpu_j2k_decode_batch(pcwt_gpu *g, const struct pcwt_
             {
                 TraceScope timed(GpuHostTrace::WAIT_COMPUTE);
                 CUDA_CHECK(cudaStreamSynchronize(s));
+            }
+            if (ch.ht_count) {
+                uint32_t ht = 0;
+                CUDA_CHECK(cudaMemcpy(&ht, ch.ht_status, sizeof ht, cudaMemcpyDeviceToHost));
+                if (ht)
+                    fail(PCWT_ERR_CORRUPT, err, err_size,
+                         "corrupt HTJ2K: a code-block fails to decode (check %zu: an exponent bound above its "
+                         "bit-planes or a significant sample outside it)",
+                         ht);
             }
             TraceScope timed(GpuHostTrace::UNPACK);
             std::vector<HostCopy> copies;
