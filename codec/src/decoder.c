@@ -35,6 +35,7 @@ struct pcwt_decoder {
     pcwt_value_map vmap;      /* the value map of the plane being decoded */
 #ifdef PCWT_HAVE_CUDA
     pcwt_gpu *gpu; /* created on first use */
+    pcwt_j2k_pool *j2k_pool; /* JPEG 2000 tier-2's memory between GPU batches, made on first use */
 #endif
     int device; /* pcwt_decoder_set_device */
     uint8_t *scratch;     /* pcwt_verify_batch on the CPU: a frame decoded, kept across calls */
@@ -63,6 +64,7 @@ void pcwt_decoder_destroy(pcwt_decoder *d)
     pcwt_value_map_free(&d->vmap);
 #ifdef PCWT_HAVE_CUDA
     pcwt_gpu_destroy(d->gpu);
+    pcwt_j2k_pool_free(d->j2k_pool);
 #endif
     free(d);
 }
@@ -525,10 +527,14 @@ static pcwt_status j2k_jobs(pcwt_decoder *dec, void *jobs, size_t count, const j
 {
     pcwt_j2k_route r = {dec->max_samples,
                         dec->memory_limit ? dec->memory_limit : pcwt_default_memory_limit(), NULL,
-                        dec->err, sizeof dec->err};
+                        dec->err, sizeof dec->err, NULL};
 #ifdef PCWT_HAVE_CUDA
-    if (dec->backend == PCWT_BACKEND_GPU && ensure_gpu(dec) == PCWT_OK)
+    if (dec->backend == PCWT_BACKEND_GPU && ensure_gpu(dec) == PCWT_OK) {
         r.gpu = dec->gpu;
+        if (!dec->j2k_pool)
+            dec->j2k_pool = pcwt_j2k_pool_create(); /* NULL: memory per call */
+        r.pool = dec->j2k_pool;
+    }
 #endif
     return k->verify ? pcwt_j2k_verify_jobs(&r, (pcwt_verify_job *)jobs, count)
                      : pcwt_j2k_decode_jobs(&r, (pcwt_decode_job *)jobs, count);

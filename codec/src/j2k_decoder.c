@@ -191,7 +191,7 @@ typedef struct t2_worker {
     const size_t *idx;
     size_t first, count; /* its run: idx[first .. first + count) */
     size_t failed;       /* the last job of the run that failed, SIZE_MAX: none */
-    pcwt_j2k_builder own;
+    pcwt_j2k_builder *own; /* its run's frames: the pool's, or this call's */
     pcwt_j2k_builder *out;
     size_t data_at, seg_at, cblk_at, tc_at, frame_at;
     uint64_t coef_at;
@@ -221,7 +221,7 @@ static void *t2_parse(void *arg)
         pcwt_decode_job *j = &w->jobs[w->idx[k]];
         if (!h)
             pcwt_set_error(r.err, r.err_size, "out of memory");
-        j->status = h ? tier2_job(&r, j, h, &w->own) : PCWT_ERR_OUT_OF_MEMORY;
+        j->status = h ? tier2_job(&r, j, h, w->own) : PCWT_ERR_OUT_OF_MEMORY;
         if (j->status != PCWT_OK)
             w->failed = k;
     }
@@ -232,7 +232,7 @@ static void *t2_parse(void *arg)
 static void *t2_place(void *arg)
 {
     t2_worker *w = arg;
-    const pcwt_j2k_batch *s = &w->own.b;
+    const pcwt_j2k_batch *s = &w->own->b;
     pcwt_j2k_batch *B = &w->out->b;
     if (s->data_size)
         memcpy(w->out->data + w->data_at, s->data, s->data_size);
@@ -276,16 +276,52 @@ static void t2_each(t2_worker *w, size_t n, void *(*fn)(void *))
     free(made);
 }
 
-/* Workers for a batch of `bytes` codestream bytes in `n` jobs: one per 4 MB, at most 8 and half
- * the cores (the caller's other threads keep theirs), never more than the jobs. */
+#define T2_MAX_THREADS 8
+
+/* Workers for a batch of `bytes` codestream bytes in `n` jobs: one per 4 MB, at most
+ * T2_MAX_THREADS and half the cores (the caller's other threads keep theirs), never more than the
+ * jobs. */
 static size_t t2_threads(size_t n, uint64_t bytes)
 {
     const long cores = sysconf(_SC_NPROCESSORS_ONLN);
     size_t t = (size_t)(bytes >> 22) + 1;
     const size_t cap = cores > 3 ? (size_t)cores / 2 : 1;
     t = t < cap ? t : cap;
-    t = t < 8 ? t : 8;
+    t = t < T2_MAX_THREADS ? t : T2_MAX_THREADS;
     return t < n ? t : (n ? n : 1);
+}
+
+/* A decoder's tier-2 memory, kept between its batches: the batch and each worker's frames. Fresh
+ * memory costs a page fault per 4 KiB at first touch (about 60 ms a 100 MB on the VMs measured),
+ * more than parsing it; kept, a batch like the last one touches only warm pages. */
+struct pcwt_j2k_pool {
+    pcwt_j2k_builder batch;
+    pcwt_j2k_builder own[T2_MAX_THREADS];
+};
+
+pcwt_j2k_pool *pcwt_j2k_pool_create(void) { return calloc(1, sizeof(pcwt_j2k_pool)); }
+
+void pcwt_j2k_pool_free(pcwt_j2k_pool *p)
+{
+    if (!p)
+        return;
+    pcwt_j2k_builder_free(&p->batch);
+    for (size_t i = 0; i < T2_MAX_THREADS; i++)
+        pcwt_j2k_builder_free(&p->own[i]);
+    free(p);
+}
+
+pcwt_j2k_builder *pcwt_j2k_pool_batch(pcwt_j2k_pool *p) { return &p->batch; }
+
+/* *p with room for n elements of elem bytes (its content not kept); 0 when out of memory. */
+static int room(void **p, size_t *cap, size_t n, size_t elem)
+{
+    if (n <= *cap)
+        return 1;
+    free(*p);
+    *p = malloc(n * elem);
+    *cap = *p ? n : 0;
+    return *p != NULL;
 }
 
 size_t pcwt_j2k_tier2_jobs(const pcwt_j2k_route *r, pcwt_decode_job *jobs, const size_t *idx, size_t n,
@@ -295,7 +331,13 @@ size_t pcwt_j2k_tier2_jobs(const pcwt_j2k_route *r, pcwt_decode_job *jobs, const
     for (size_t k = 0; k < n; k++)
         bytes += jobs[idx[k]].src_size;
     size_t nw = threads ? (threads < n ? threads : (n ? n : 1)) : t2_threads(n, bytes);
+    nw = nw < T2_MAX_THREADS ? nw : T2_MAX_THREADS;
     t2_worker *w = nw > 1 ? calloc(nw, sizeof *w) : NULL;
+    pcwt_j2k_builder *own = w && !r->pool ? calloc(nw, sizeof *own) : NULL;
+    if (w && !r->pool && !own) {
+        free(w);
+        w = NULL;
+    }
     if (!w) { /* one thread: straight into the batch */
         pcwt_j2k_header *h = malloc(sizeof *h);
         size_t added = 0;
@@ -318,6 +360,8 @@ size_t pcwt_j2k_tier2_jobs(const pcwt_j2k_route *r, pcwt_decode_job *jobs, const
         w[i].idx = idx;
         w[i].first = k;
         w[i].failed = SIZE_MAX;
+        w[i].own = r->pool ? &r->pool->own[i] : &own[i];
+        pcwt_j2k_builder_reset(w[i].own);
         while (k < n && (i + 1 == nw || at < bytes / nw * (i + 1) || k == w[i].first))
             at += jobs[idx[k++]].src_size;
         w[i].count = k - w[i].first;
@@ -327,7 +371,7 @@ size_t pcwt_j2k_tier2_jobs(const pcwt_j2k_route *r, pcwt_decode_job *jobs, const
     size_t data = 0, segs = 0, cblks = 0, tcs = 0, frames = 0, last = SIZE_MAX;
     uint64_t coefs = 0;
     for (size_t i = 0; i < nw; i++) {
-        const pcwt_j2k_batch *s = &w[i].own.b;
+        const pcwt_j2k_batch *s = &w[i].own->b;
         w[i].out = bld;
         w[i].data_at = data;
         w[i].seg_at = segs;
@@ -346,19 +390,12 @@ size_t pcwt_j2k_tier2_jobs(const pcwt_j2k_route *r, pcwt_decode_job *jobs, const
     }
     if (last != SIZE_MAX)
         pcwt_set_error(r->err, r->err_size, "%s", w[last].err);
-    pcwt_j2k_builder_free(bld);
-    bld->data = malloc(data + 1);
-    bld->b.segs = malloc((segs + 1) * sizeof *bld->b.segs);
-    bld->b.cblks = malloc((cblks + 1) * sizeof *bld->b.cblks);
-    bld->b.tcs = malloc((tcs + 1) * sizeof *bld->b.tcs);
-    bld->b.frames = malloc((frames + 1) * sizeof *bld->b.frames);
     size_t added = 0;
-    if (bld->data && bld->b.segs && bld->b.cblks && bld->b.tcs && bld->b.frames) {
-        bld->data_cap = data + 1;
-        bld->seg_cap = segs + 1;
-        bld->cblk_cap = cblks + 1;
-        bld->tc_cap = tcs + 1;
-        bld->frame_cap = frames + 1;
+    if (room((void **)&bld->data, &bld->data_cap, data + 1, 1) &&
+        room((void **)&bld->b.segs, &bld->seg_cap, segs + 1, sizeof *bld->b.segs) &&
+        room((void **)&bld->b.cblks, &bld->cblk_cap, cblks + 1, sizeof *bld->b.cblks) &&
+        room((void **)&bld->b.tcs, &bld->tc_cap, tcs + 1, sizeof *bld->b.tcs) &&
+        room((void **)&bld->b.frames, &bld->frame_cap, frames + 1, sizeof *bld->b.frames)) {
         bld->b.data = bld->data;
         bld->b.data_size = data;
         bld->b.seg_count = segs;
@@ -375,8 +412,13 @@ size_t pcwt_j2k_tier2_jobs(const pcwt_j2k_route *r, pcwt_decode_job *jobs, const
             if (jobs[idx[i]].status == PCWT_OK)
                 jobs[idx[i]].status = PCWT_ERR_OUT_OF_MEMORY;
     }
-    for (size_t i = 0; i < nw; i++)
-        pcwt_j2k_builder_free(&w[i].own);
+    for (size_t i = 0; i < nw; i++) {
+        if (r->pool)
+            pcwt_j2k_builder_reset(w[i].own);
+        else
+            pcwt_j2k_builder_free(w[i].own);
+    }
+    free(own);
     free(w);
     return added;
 }
@@ -386,8 +428,10 @@ size_t pcwt_j2k_tier2_jobs(const pcwt_j2k_route *r, pcwt_decode_job *jobs, const
  * tier-2 keeps that status. Jobs the device does not decode go to the CPU. */
 static void decode_gpu(const pcwt_j2k_route *r, pcwt_decode_job *jobs, size_t count)
 {
-    pcwt_j2k_builder bld;
-    memset(&bld, 0, sizeof bld);
+    pcwt_j2k_builder mine;
+    memset(&mine, 0, sizeof mine);
+    pcwt_j2k_builder *bld = r->pool ? pcwt_j2k_pool_batch(r->pool) : &mine;
+    pcwt_j2k_builder_reset(bld);
     pcwt_j2k_header *h = malloc(sizeof *h);
     size_t *in = malloc((count ? count : 1) * sizeof *in);
     size_t n = 0, refused = SIZE_MAX; /* the last job refused here, with a message */
@@ -418,7 +462,7 @@ static void decode_gpu(const pcwt_j2k_route *r, pcwt_decode_job *jobs, size_t co
         if (kept)
             memcpy(kept, r->err, r->err_size);
         size_t last = SIZE_MAX;
-        const size_t added = pcwt_j2k_tier2_jobs(r, jobs, in, n, 0, &bld);
+        const size_t added = pcwt_j2k_tier2_jobs(r, jobs, in, n, 0, bld);
         for (size_t k = 0; k < n; k++)
             if (jobs[in[k]].status != PCWT_OK)
                 last = in[k];
@@ -427,9 +471,12 @@ static void decode_gpu(const pcwt_j2k_route *r, pcwt_decode_job *jobs, size_t co
         free(kept);
         n = added;
     }
-    const pcwt_status st = (h && in) ? (n ? pcwt_gpu_j2k_decode_batch(r->gpu, &bld.b, r->err, r->err_size) : PCWT_OK)
+    const pcwt_status st = (h && in) ? (n ? pcwt_gpu_j2k_decode_batch(r->gpu, &bld->b, r->err, r->err_size) : PCWT_OK)
                                      : PCWT_ERR_OUT_OF_MEMORY;
-    pcwt_j2k_builder_free(&bld);
+    if (r->pool)
+        pcwt_j2k_builder_reset(bld);
+    else
+        pcwt_j2k_builder_free(bld);
     free(h);
     for (size_t i = 0; i < count; i++) {
         pcwt_decode_job *j = &jobs[i];

@@ -11,15 +11,24 @@
 #include <stdint.h>
 
 struct pcwt_gpu;
+struct pcwt_j2k_builder;
 
-/* What a decode runs under: the decoder handle's limits, its GPU context (NULL: the CPU) and
- * where its message goes. */
+/* Tier-2's memory a decoder handle keeps between its GPU batches (j2k_decoder.c). */
+typedef struct pcwt_j2k_pool pcwt_j2k_pool;
+pcwt_j2k_pool *pcwt_j2k_pool_create(void);
+void pcwt_j2k_pool_free(pcwt_j2k_pool *p);
+/* The pool's batch builder. */
+struct pcwt_j2k_builder *pcwt_j2k_pool_batch(pcwt_j2k_pool *p);
+
+/* What a decode runs under: the decoder handle's limits, its GPU context (NULL: the CPU), where
+ * its message goes and its tier-2 memory (NULL: allocated per call). */
 typedef struct pcwt_j2k_route {
     uint64_t max_samples;
     uint64_t memory_limit; /* bytes, resolved (never 0) */
     struct pcwt_gpu *gpu;
     char *err;
     size_t err_size;
+    pcwt_j2k_pool *pool;
 } pcwt_j2k_route;
 
 /* 1 when the bytes are a JPEG 2000 codestream or JP2 file (the decoder routes them here). */
@@ -40,9 +49,9 @@ pcwt_status pcwt_j2k_decode_jobs(const pcwt_j2k_route *r, pcwt_decode_job *jobs,
 /* Tier-2 of the jobs idx[0 .. n) (JPEG 2000 codestreams that passed the decoder's checks), in
  * that order, into bld (empty), as pcwt_j2k_tier2 frame by frame would make it: runs of
  * consecutive jobs parsed on up to `threads` threads (0: chosen from the batch's bytes and the
- * cores), then joined. Each job's status is set (PCWT_OK: its frame is in the batch); r->err holds
- * the last failing job's message. Returns the frames added. */
-struct pcwt_j2k_builder;
+ * cores; at most 8), then joined, in r->pool's memory when there is one. Each job's status is set
+ * (PCWT_OK: its frame is in the batch); r->err holds the last failing job's message. Returns the
+ * frames added. */
 size_t pcwt_j2k_tier2_jobs(const pcwt_j2k_route *r, pcwt_decode_job *jobs, const size_t *idx, size_t n,
                            size_t threads, struct pcwt_j2k_builder *bld);
 

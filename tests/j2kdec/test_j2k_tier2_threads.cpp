@@ -87,8 +87,11 @@ void sequential(const std::vector<const std::vector<uint8_t> *> &cs, std::vector
     b.err = err;
 }
 
-void threaded(const std::vector<const std::vector<uint8_t> *> &cs, std::vector<std::vector<uint8_t>> &out,
-              size_t threads, Batch &b)
+// pool: the decoder handle's kept memory (NULL: this call's); returns the batch made (the pool's
+// until its next call, or b's)
+const pcwt_j2k_batch &threaded(const std::vector<const std::vector<uint8_t> *> &cs,
+                               std::vector<std::vector<uint8_t>> &out, size_t threads, Batch &b,
+                               pcwt_j2k_pool *pool = nullptr)
 {
     std::vector<pcwt_decode_job> jobs(cs.size());
     std::vector<size_t> idx(cs.size());
@@ -97,19 +100,22 @@ void threaded(const std::vector<const std::vector<uint8_t> *> &cs, std::vector<s
         idx[i] = i;
     }
     char err[256] = "";
-    const pcwt_j2k_route r = {UINT64_MAX, UINT64_MAX, nullptr, err, sizeof err};
-    b.added = pcwt_j2k_tier2_jobs(&r, jobs.data(), idx.data(), idx.size(), threads, &b.bld);
+    const pcwt_j2k_route r = {UINT64_MAX, UINT64_MAX, nullptr, err, sizeof err, pool};
+    pcwt_j2k_builder *bld = pool ? pcwt_j2k_pool_batch(pool) : &b.bld;
+    pcwt_j2k_builder_reset(bld);
+    b.added = pcwt_j2k_tier2_jobs(&r, jobs.data(), idx.data(), idx.size(), threads, bld);
     for (const auto &j : jobs)
         b.status.push_back(j.status);
     b.err = err;
+    return bld->b;
 }
 
-void expect_same(const Batch &a, const Batch &b)
+void expect_same(const Batch &a, const Batch &b, const pcwt_j2k_batch &y)
 {
     EXPECT_EQ(a.status, b.status);
     EXPECT_EQ(a.err, b.err);
     EXPECT_EQ(a.added, b.added);
-    const pcwt_j2k_batch &x = a.bld.b, &y = b.bld.b;
+    const pcwt_j2k_batch &x = a.bld.b;
     ASSERT_EQ(x.data_size, y.data_size);
     EXPECT_EQ(std::memcmp(x.data, y.data, x.data_size), 0) << "code-block data";
     ASSERT_EQ(x.seg_count, y.seg_count);
@@ -192,8 +198,19 @@ TEST_F(J2kTier2Threads, SameBatchAsFrameByFrame)
     for (size_t threads : {1, 2, 3, 5, 8, 0}) {
         SCOPED_TRACE("threads " + std::to_string(threads));
         Batch b;
-        threaded(cs, out, threads, b);
-        expect_same(ref, b);
+        expect_same(ref, b, threaded(cs, out, threads, b));
+    }
+    // a decoder's kept memory: a smaller batch, then this one, on as many or fewer threads
+    std::unique_ptr<pcwt_j2k_pool, void (*)(pcwt_j2k_pool *)> pool(pcwt_j2k_pool_create(), pcwt_j2k_pool_free);
+    ASSERT_NE(pool, nullptr);
+    const std::vector<const std::vector<uint8_t> *> few(cs.begin(), cs.begin() + 3);
+    Batch small_ref;
+    sequential(few, out, small_ref);
+    for (size_t threads : {8, 3, 1, 2}) {
+        SCOPED_TRACE("kept memory, threads " + std::to_string(threads));
+        Batch s, b;
+        expect_same(small_ref, s, threaded(few, out, threads, s, pool.get()));
+        expect_same(ref, b, threaded(cs, out, threads, b, pool.get()));
     }
 }
 
@@ -223,8 +240,7 @@ TEST_F(J2kTier2Threads, DamagedStreamsKeepTheirStatusAndMessage)
     for (size_t threads : {1, 2, 4, 8}) {
         SCOPED_TRACE("threads " + std::to_string(threads));
         Batch b;
-        threaded(cs, out, threads, b);
-        expect_same(ref, b);
+        expect_same(ref, b, threaded(cs, out, threads, b));
     }
 }
 
