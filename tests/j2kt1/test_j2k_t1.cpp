@@ -152,7 +152,8 @@ TEST(T1Damage, InconsistentFieldsAreCorrupt)
     expect(PCWT_ERR_CORRUPT, "orientation");
     b.cblks[k].mb = 40;
     expect(PCWT_ERR_UNSUPPORTED, "too many planes");
-    b.cblks[k].style = PCWT_J2K_STYLE_HT;
+    b.cblks[k].style = PCWT_J2K_STYLE_HT; // an HT code-block (j2k_ht.c) beyond what OpenJPEG decodes
+    b.cblks[k].mb = 40;
     expect(PCWT_ERR_UNSUPPORTED, "HTJ2K");
     EXPECT_NE(msg.find("HT"), std::string::npos) << msg;
 }
