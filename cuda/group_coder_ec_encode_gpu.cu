@@ -103,16 +103,19 @@ __global__ void ec_code_keys(const uint2 *counts, uint32_t n, uint32_t *keys, ui
 // A thread per binarised group: its bins through the range coder, sixteen loaded at once (the
 // next sixteen while these are coded); every lane runs the same loop, so a warp's lanes part only
 // where a coder writes a byte, and wait for the one with the most bins. The groups come in order
-// (order: decreasing bin counts, or null) so that a warp's are of like length.
+// (order: decreasing bin counts, or null) so that a warp's are of like length. One lane in every
+// `spread`: a launch of few groups (one frame) gives each a warp of its own, so that no group
+// waits for its neighbours' bytes, and they spread over more multiprocessors.
 __global__ void __launch_bounds__(EC_THREADS, EC_BLOCKS_PER_SM) ec_code(
     const GpuBand *bands, uint32_t band_count, const GpuPlane *planes, GpuGroup *groups,
     const uint64_t *scratch_scan, const uint64_t *bin_at, uint64_t bin_cap, const uint2 *counts,
-    const uint8_t *bins, uint64_t *sizes, uint8_t *scratch, const uint32_t *order, uint64_t n)
+    const uint8_t *bins, uint64_t *sizes, uint8_t *scratch, const uint32_t *order, uint64_t n,
+    uint32_t spread)
 {
-    const uint64_t t = uint64_t(blockIdx.x) * EC_THREADS + threadIdx.x;
-    if (t >= n)
+    const uint64_t t = uint64_t(blockIdx.x) * EC_THREADS + threadIdx.x, k = t / spread;
+    if (t % spread || k >= n)
         return;
-    const uint64_t g = order ? order[t] : t;
+    const uint64_t g = order ? order[k] : k;
     if (!binarised(bin_at, bin_cap, g))
         return;
     const uint32_t bi = find_band(bands, band_count, g);
@@ -232,6 +235,20 @@ __global__ void ec_pack(const GpuGroup *groups, const uint64_t *scratch_scan,
     warp_copy(dst + grp.alen, sr, grp.rlen, lane);
 }
 
+// Lanes per group for ec_code: as many as keep the launch within the lanes the device holds at
+// once (EC_BLOCKS_PER_SM blocks per SM), up to a warp each.
+uint32_t ec_code_spread(uint64_t groups)
+{
+    int dev = 0, sms = 0;
+    CUDA_CHECK(cudaGetDevice(&dev));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    const uint64_t lanes = uint64_t(sms) * EC_BLOCKS_PER_SM * EC_THREADS;
+    uint32_t spread = 1;
+    while (spread < 32 && groups * spread * 2 <= lanes)
+        spread *= 2;
+    return spread;
+}
+
 } // namespace
 
 void gpu_ec_encode_init()
@@ -266,9 +283,10 @@ void gpu_ec_encode(const DeviceBatch &b, uint64_t groups, uint32_t band_count, v
         CUDA_CHECK_LAUNCH();
         order = gpu_order_sort(o, n, 24, s);
     }
-    ec_code<<<gpu_blocks(groups, EC_THREADS), EC_THREADS, PCWT_RC_GPU_SMEM, s>>>(
+    const uint32_t spread = ec_code_spread(groups);
+    ec_code<<<gpu_blocks(groups * spread, EC_THREADS), EC_THREADS, PCWT_RC_GPU_SMEM, s>>>(
         b.bands, band_count, b.planes, b.groups, b.ec_scan, b.ec_bin_at, b.ec_bin_cap, b.ec_counts,
-        b.ec_bins, b.group_size, b.ec_scratch, order, groups);
+        b.ec_bins, b.group_size, b.ec_scratch, order, groups, spread);
     CUDA_CHECK_LAUNCH();
     ec_encode<<<gpu_blocks(groups, EC_THREADS), EC_THREADS, PCWT_RC_GPU_SMEM, s>>>(
         b.bands, band_count, b.planes, b.state, b.groups, b.ec_scan, b.ec_bin_at, b.ec_bin_cap,
