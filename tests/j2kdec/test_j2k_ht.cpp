@@ -4,6 +4,7 @@
 // transform, progression orders and precincts decode through pcwt_decode to the source image and
 // to opj_decompress's samples; damaged streams are refused with a message, never read past
 // (the sanitizer build runs these). Skips without openjph-tools or libopenjp2-tools.
+#include "j2k_ojph_util.h"
 #include "j2k_opj_util.h"
 #include "j2k_pcwt_decode.h"
 
@@ -15,41 +16,7 @@ using namespace j2kt1;
 
 namespace {
 
-bool haveTools()
-{
-    return haveOpj() && std::system("command -v ojph_compress >/dev/null 2>&1") == 0;
-}
-
-// ojph_compress, reversible, of im (PPM for three components, raw otherwise); empty on failure.
-std::vector<uint8_t> ojphEncode(const Image &im, const std::string &args)
-{
-    TempDir t;
-    std::string in = t.path + "/in.raw", opts;
-    if (im.comps == 3) {
-        in = t.path + "/in.ppm";
-        const size_t px = size_t(im.w) * im.h, bps = im.bits > 8 ? 2 : 1;
-        const std::string head = "P6\n" + std::to_string(im.w) + " " + std::to_string(im.h) + "\n" +
-                                 std::to_string((1u << im.bits) - 1) + "\n";
-        std::vector<uint8_t> d(head.begin(), head.end());
-        for (size_t p = 0; p < px; ++p)
-            for (uint32_t c = 0; c < 3; ++c) {
-                const uint32_t v = uint32_t(im.v[c * px + p]);
-                if (bps == 2)
-                    d.push_back(uint8_t(v >> 8));
-                d.push_back(uint8_t(v));
-            }
-        writeFile(in, d);
-    } else {
-        writeFile(in, rawBytes(im));
-        opts = " -dims '{" + std::to_string(im.w) + "," + std::to_string(im.h) + "}' -num_comps 1 -signed " +
-               (im.sgn ? "true" : "false") + " -bit_depth " + std::to_string(im.bits) + " -downsamp '{1,1}'";
-    }
-    const std::string cmd = "ojph_compress -i '" + in + "' -o '" + t.path + "/out.j2c' -reversible true" + opts +
-                            " " + args + " >/dev/null 2>&1";
-    if (std::system(cmd.c_str()) != 0)
-        return {};
-    return readFile(t.path + "/out.j2c");
-}
+bool haveTools() { return haveOpj() && haveOjph(); }
 
 struct HtCase {
     const char *name;
