@@ -9,6 +9,7 @@
 // PCWT_ERR_OUT_OF_MEMORY, the handle keeps its device buffers from call to call. Skips without
 // CUDA or a device, or without streams.
 #include "gpu_test_util.h"
+#include "j2k_ojph_util.h"
 #include "j2k_opj_util.h"
 
 extern "C" {
@@ -423,13 +424,97 @@ TEST_F(GpuJ2k, DamagedFieldsAreRefused)
     expect(PCWT_ERR_CORRUPT, "rectangle outside the coefficients");
     cb[k].seg_first = uint32_t(b.bld.b.seg_count);
     expect(PCWT_ERR_CORRUPT, "segments outside the list");
-    cb[k].style |= PCWT_J2K_STYLE_HT;
+    cb[k].style |= PCWT_J2K_STYLE_HT; // an HT code-block beyond what OpenJPEG decodes
+    cb[k].mb = 40;
     expect(PCWT_ERR_UNSUPPORTED, "HTJ2K block coder");
     b.bld.b.tcs[0].width += 1;
     expect(PCWT_ERR_INVALID_ARGUMENT, "tile-component not the frame's size");
     b.bld.b.tcs[0].width -= 1;
     char ok[256] = "";
     EXPECT_EQ(pcwt_gpu_j2k_decode_batch(ctx->g, &b.bld.b, ok, sizeof ok), PCWT_OK) << ok;
+}
+
+// HTJ2K streams (ojph_compress; issue 34's HT part): sizes, levels, code-block sizes, depths,
+// signed, three components; each alone and all in one batch beside the Part 1 streams (the HT
+// code-blocks get their own kernel) equal the CPU path's samples and OpenJPEG's.
+const std::vector<Made> &ht_synthetic()
+{
+    static const Synth kHt[] = {
+        {"ht_ct512_16u", 512, 512, 1, 16, false, "-num_decomps 5"},
+        {"ht_ct512_12s", 512, 512, 1, 12, true, "-num_decomps 6 -block_size '{32,32}'"},
+        {"ht_dx_1000x1250", 1000, 1250, 1, 14, false, "-num_decomps 6"},
+        {"ht_one_pixel", 1, 1, 1, 8, false, "-num_decomps 0"},
+        {"ht_odd17x9_cblk4", 17, 9, 1, 8, false, "-num_decomps 2 -block_size '{4,4}'"},
+        {"ht_cblk4x1024", 1023, 7, 1, 16, false, "-num_decomps 2 -block_size '{4,1024}'"},
+        {"ht_rgb8_ct", 120, 90, 3, 8, false, "-num_decomps 4 -colour_trans true"},
+        {"ht_rgb16_noct", 67, 45, 3, 16, false, "-num_decomps 3 -colour_trans false"},
+    };
+    static std::vector<Made> all = [] {
+        std::vector<Made> v;
+        if (!j2kt1::haveOpj() || !j2kt1::haveOjph())
+            return v;
+        for (const Synth &s : kHt) {
+            const Image im = j2kt1::makeImage(s.w, s.h, s.comps, s.bits, s.sgn, s.w + 5 * s.h);
+            Made m{s.name, j2kt1::ojphEncode(im, s.args), {}, {}};
+            if (!m.cs.empty())
+                m.opj = j2kt1::opjDecode(m.cs, im);
+            v.push_back(std::move(m));
+        }
+        return v;
+    }();
+    return all;
+}
+
+const char *kNoHt = "ojph_compress (openjph-tools) or opj_decompress (libopenjp2-tools) missing";
+
+TEST_F(GpuJ2k, HtStreamsEqualCpuAndOpenJpeg)
+{
+    if (ht_synthetic().empty())
+        GTEST_SKIP() << kNoHt;
+    std::vector<const Made *> all;
+    for (const Made &m : ht_synthetic()) {
+        SCOPED_TRACE(m.name);
+        check_batch(ctx->g, {&m});
+        all.push_back(&m);
+    }
+    for (const Made &m : synthetic())
+        all.push_back(&m);
+    check_batch(ctx->g, all);
+}
+
+// Damaged HT code-block bytes: the GPU gives the CPU's samples, or fails where the CPU fails
+// (compute-sanitizer memcheck runs this one for the device's reads).
+TEST_F(GpuJ2k, HtDamagedDecodesAsOnCpu)
+{
+    if (ht_synthetic().empty())
+        GTEST_SKIP() << kNoHt;
+    size_t failed = 0;
+    for (const Made &m : ht_synthetic())
+        for (int round = 0; round < 6; round++) {
+            SCOPED_TRACE(m.name + " round " + std::to_string(round));
+            Built b;
+            ASSERT_EQ(b.add(m.cs), "");
+            Rng r(uint64_t(round) * 1009 + 5);
+            uint8_t *data = const_cast<uint8_t *>(b.bld.b.data);
+            for (int k = 0; k < 4 * (round + 1) && b.bld.b.data_size; k++)
+                data[r.next() % b.bld.b.data_size] ^= uint8_t(1u << (r.next() % 8));
+            if (round % 3 == 2)
+                for (size_t s = 0; s < b.bld.b.seg_count; s++)
+                    b.bld.b.segs[s].length = b.bld.b.segs[s].length * 2 / 3;
+            std::string why;
+            const auto cpu = cpu_decode(b.bld.b, why);
+            char err[256] = "";
+            const pcwt_status st = pcwt_gpu_j2k_decode_batch(ctx->g, &b.bld.b, err, sizeof err);
+            if (cpu.empty()) {
+                EXPECT_NE(st, PCWT_OK) << "the CPU refuses it: " << why;
+                EXPECT_NE(err[0], 0);
+                failed++;
+                continue;
+            }
+            ASSERT_EQ(st, PCWT_OK) << err;
+            EXPECT_TRUE(b.out[0] == cpu[0]);
+        }
+    std::printf("HT damaged: %zu of %zu refused by both\n", failed, ht_synthetic().size() * 6);
 }
 
 // A device budget smaller than one frame: PCWT_ERR_OUT_OF_MEMORY (the caller decodes it on the
