@@ -68,7 +68,7 @@ public:
     for (const auto& a : free_)
       if (!classes_) release(a.second);
     for (const Arena& s : slabs_) release(s);
-    if (region_.p) release(region_);
+    for (const std::unique_ptr<Part>& part : parts_) release(part->mem);
   }
 
   void setKeep(std::size_t keep)
@@ -100,37 +100,31 @@ public:
     for (const Arena& d : drop) release(d);
   }
 
-  /** a region of about `bytes` made now, on the calling thread (page locked: pinned), from
-   *  which get() cuts its buffers first from now on, while the pool lends buffers of the region's
-   *  kind (setPinned): one allocation for the run instead of one per buffer or slab. A request
-   *  the region has no room for (its buffers all lent, or no free run long enough) is served as
-   *  without it (overflows()). One region per pool; false: not made (out of memory, or made before)
+  /** a part of the region, about `bytes`, made now on the calling thread (page locked: pinned),
+   *  from which get() cuts its buffers first from now on, while the pool lends buffers of the
+   *  region's kind (setPinned). The region comes in parts, so that the first is lent while the
+   *  next is made; a buffer lies within one part. A request no part has room for (their buffers
+   *  lent, or no free run long enough) is served as without a region (regionUse().overflows).
+   *  False: not made (out of memory)
    */
   bool reserve(std::size_t bytes, bool pinned)
   {
     bytes = (bytes + (std::size_t(2) << 20) - 1) & ~((std::size_t(2) << 20) - 1);
     if (bytes == 0) return false;
     const std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
-    Arena r;
-    r.p = static_cast<unsigned char *>(pinned ? pcwt_host_alloc(bytes) : committedAlloc(bytes));
-    r.size = bytes;
-    r.pinned = pinned;
-    if (r.p == NULL) return false;
+    std::unique_ptr<Part> part(new Part());
+    part->mem.p = static_cast<unsigned char *>(pinned ? pcwt_host_alloc(bytes) : committedAlloc(bytes));
+    part->mem.size = bytes;
+    part->mem.pinned = pinned;
+    if (part->mem.p == NULL) return false;
+    part->cutter = RegionCutter(bytes);
     const double ms = msSince(t0);
     if (gpuTrace())
       std::fprintf(stderr, "pcwt-recompress %s region (ms): alloc %.0f MB %.1f\n", name_, static_cast<double>(bytes) / 1e6, ms);
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (region_.p == NULL)
-      {
-        region_ = r;
-        cutter_ = RegionCutter(bytes);
-        regionNs_ = static_cast<std::uint64_t>(ms * 1e6);
-        return true;
-      }
-    }
-    release(r);
-    return false;
+    std::lock_guard<std::mutex> lock(mutex_);
+    parts_.push_back(std::move(part));
+    regionNs_ += static_cast<std::uint64_t>(ms * 1e6);
+    return true;
   }
 
   /** buffers for many requests of many sizes (files' samples): each of about the size asked
@@ -151,17 +145,19 @@ public:
     Arena a;
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      if (region_.p != NULL && region_.pinned == pinned_)
+      bool any = false;
+      for (const std::unique_ptr<Part>& part : parts_)
       {
-        const std::size_t at = cutter_.take(n);
-        if (at != RegionCutter::npos)
-        {
-          ++regionLent_;
-          std::shared_ptr<ArenaPool> self = shared_from_this();
-          return std::shared_ptr<unsigned char>(region_.p + at, [self, at](unsigned char *) { self->giveBack(at); });
-        }
-        ++overflows_;
+        if (part->mem.pinned != pinned_) continue;
+        any = true;
+        const std::size_t at = part->cutter.take(n);
+        if (at == RegionCutter::npos) continue;
+        ++regionLent_;
+        std::shared_ptr<ArenaPool> self = shared_from_this();
+        Part *const from = part.get();
+        return std::shared_ptr<unsigned char>(from->mem.p + at, [self, from, at](unsigned char *) { self->giveBack(*from, at); });
       }
+      if (any) ++overflows_;
       const auto best = free_.lower_bound(n);
       if (best != free_.end() && (!classes_ || best->first / 2 <= n))
       {
@@ -189,11 +185,11 @@ public:
   std::uint64_t allocations() const { return allocs_.load(); }
   double allocationMs() const { return static_cast<double>(allocNs_.load()) * 1e-6; }
 
-  /// what the region did (reserve()): its size (0: none), the milliseconds it took to make, the
-  /// buffers cut from it, the requests it had no room for, the bytes lent now
+  /// what the region did (reserve()): its size (0: none) and parts, the milliseconds they took
+  /// to make, the buffers cut from it, the requests it had no room for, the bytes lent now
   struct RegionUse
   {
-    std::size_t bytes = 0;
+    std::size_t bytes = 0, parts = 0;
     double ms = 0;
     std::uint64_t lent = 0, overflows = 0;
     std::size_t inUse = 0;
@@ -202,11 +198,15 @@ public:
   {
     std::lock_guard<std::mutex> lock(mutex_);
     RegionUse u;
-    u.bytes = region_.p ? region_.size : 0;
+    for (const std::unique_ptr<Part>& part : parts_)
+    {
+      u.bytes += part->mem.size;
+      u.inUse += part->cutter.inUse();
+    }
+    u.parts = parts_.size();
     u.ms = static_cast<double>(regionNs_) * 1e-6;
     u.lent = regionLent_;
     u.overflows = overflows_;
-    u.inUse = cutter_.inUse();
     return u;
   }
 
@@ -216,6 +216,13 @@ private:
     unsigned char *p = NULL;
     std::size_t size = 0;
     bool pinned = false;
+  };
+
+  /// a part of the region (reserve())
+  struct Part
+  {
+    Arena mem;
+    RegionCutter cutter;
   };
 
   /// n bytes, page locked or committed (pinned: which), counted and timed (allocations(); the arenas' profile lines)
@@ -268,10 +275,10 @@ private:
   }
 
   /// a buffer of the region given back
-  void giveBack(std::size_t at)
+  void giveBack(Part& part, std::size_t at)
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    const bool known = cutter_.give(at);
+    const bool known = part.cutter.give(at);
     (void)known; // (always: the deleter holds the offset take() gave)
   }
 
@@ -337,9 +344,8 @@ private:
   std::atomic<bool> pinned_;
   const std::size_t minSize_;
   std::atomic<std::uint64_t> allocs_{0}, allocNs_{0};
-  /// reserve(): the region and its bookkeeping (under mutex_)
-  Arena region_;
-  RegionCutter cutter_;
+  /// reserve(): the region's parts and their bookkeeping (under mutex_; a part stays until the pool goes)
+  std::vector<std::unique_ptr<Part> > parts_;
   std::uint64_t regionNs_ = 0, regionLent_ = 0, overflows_ = 0;
 };
 

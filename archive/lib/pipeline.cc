@@ -189,12 +189,27 @@ std::size_t framesOfLargestBatch(const Run& run, std::uint64_t limit, std::size_
   return static_cast<std::size_t>(std::min<std::uint64_t>(maxFrames, (bytes + frameBytes - 1) / frameBytes));
 }
 
+/// `total` bytes of pool's region made in parts, the first of `first` bytes, the others of
+/// `part` (each lent as soon as it is made); the first part made switches the pool to
+/// page-locked buffers when `pin`
+void reserveInParts(ArenaPool& pool, std::size_t total, std::size_t first, std::size_t part, bool pin)
+{
+  for (std::size_t made = 0, size = first; made < total; made += size, size = part)
+  {
+    size = std::min(size, total - made);
+    if (!pool.reserve(size, true)) return;
+    if (made == 0 && pin) pool.setPinned(true);
+  }
+}
+
 /** with GPU coders: the files' samples and the coders' output arenas each cut from one
- *  page-locked region, made now on a thread each, beside the warm-up and the reads (until it is
- *  there, buffers are made as without it; joined with the stages). The samples the readers hold
- *  at once stay within the memory budget, the arenas hold the codestreams of those samples (a
- *  slot of 9/8 of each frame and 4 KB); a small run needs no more than its files (twice: input
- *  compressed before decodes to more). What a region has no room for is allocated as before.
+ *  page-locked region, made now on a thread each, in parts, beside the warm-up and the reads
+ *  (until a part is there, buffers are made as without it; joined with the stages). The samples
+ *  the readers hold at once stay within the memory budget, the arenas hold the codestreams of
+ *  those samples (a slot of 9/8 of each frame and 4 KB); a small run needs no more than its
+ *  files (twice: input compressed before decodes to more). What the parts have no room for is
+ *  allocated as before. The samples' first part is small, so that the readers have page-locked
+ *  buffers soon; the arenas' parts hold several batches each.
  */
 void startRegions(Run& run, std::vector<std::thread>& threads)
 {
@@ -206,10 +221,8 @@ void startRegions(Run& run, std::vector<std::thread>& threads)
   const std::size_t samples = static_cast<std::size_t>(std::min(budget, cap));
   const std::size_t arenas = static_cast<std::size_t>(std::min(budget + (64u << 20), cap + cap / 8));
   std::shared_ptr<ArenaPool> s = run.samples, a = run.arenas;
-  threads.emplace_back([s, samples]() {
-    if (s->reserve(samples, true)) s->setPinned(true);
-  });
-  if (run.batching) threads.emplace_back([a, arenas]() { (void)a->reserve(arenas, true); });
+  threads.emplace_back([s, samples]() { reserveInParts(*s, samples, 64u << 20, 128u << 20, true); });
+  if (run.batching) threads.emplace_back([a, arenas]() { reserveInParts(*a, arenas, 256u << 20, 256u << 20, false); });
 }
 
 /** with GPU coders: each batch coder codes and each verifier verifies a small frame, repeated to

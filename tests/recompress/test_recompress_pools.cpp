@@ -91,17 +91,18 @@ TEST(RecompressPools, CutterTakesTheBestFittingHole)
 }
 
 // a pool with a region lends the region's buffers first (reused as they come back); when the
-// region has no room, the request is served apart and counted; buffers lent outlive the pool's
-// last owner (they hold it), and every byte of each is the caller's (written in full here: the
-// sanitizer build sees an overlap or a buffer used after its region went)
+// region has no room, the request is served apart and counted, until a further part of the region
+// is made; buffers lent outlive the pool's last owner (they hold it), and every byte of each is
+// the caller's (written in full here: the sanitizer build sees an overlap or a buffer used after
+// its region went)
 TEST(RecompressPools, PoolLendsTheRegionFirstAndServesWhatDoesNotFitApart)
 {
     std::shared_ptr<ArenaPool> pool = std::make_shared<ArenaPool>(1, "test", false);
     pool->setSizeClasses();
     ASSERT_TRUE(pool->reserve(3 << 20, false)); // rounded to 2 MB pages: 4 MB
-    EXPECT_FALSE(pool->reserve(1 << 20, false)) << "one region per pool";
     ArenaPool::RegionUse u = pool->regionUse();
     EXPECT_EQ(u.bytes, std::size_t(4) << 20);
+    EXPECT_EQ(u.parts, 1u);
     std::vector<std::shared_ptr<unsigned char>> held;
     for (int k = 0; k < 4; ++k) {
         held.push_back(pool->get(1 << 20));
@@ -128,6 +129,22 @@ TEST(RecompressPools, PoolLendsTheRegionFirstAndServesWhatDoesNotFitApart)
     std::shared_ptr<unsigned char> again = pool->get(1 << 20);
     EXPECT_EQ(again.get(), second);
     EXPECT_EQ(pool->regionUse().lent, 5u);
+    // a second part: lent from as soon as it is there, the first part still full
+    EXPECT_FALSE(pool->get(1 << 20).get() == nullptr);
+    EXPECT_EQ(pool->regionUse().overflows, 2u);
+    ASSERT_TRUE(pool->reserve(2 << 20, false));
+    std::shared_ptr<unsigned char> fromSecond = pool->get(2 << 20);
+    ASSERT_TRUE(fromSecond);
+    std::memset(fromSecond.get(), 5, 2 << 20);
+    u = pool->regionUse();
+    EXPECT_EQ(u.parts, 2u);
+    EXPECT_EQ(u.bytes, std::size_t(6) << 20);
+    EXPECT_EQ(u.lent, 6u);
+    EXPECT_EQ(u.overflows, 2u);
+    EXPECT_EQ(u.inUse, std::size_t(6) << 20);
+    for (int k : {0, 2, 3})
+        for (std::size_t i = 0; i < (1u << 20); i += 4099) ASSERT_EQ(held[k].get()[i], k + 1) << k;
+    fromSecond.reset();
     // the pool's last owner gone: the buffers lent stay valid until they come back
     pool.reset();
     std::memset(again.get(), 7, 1 << 20);
