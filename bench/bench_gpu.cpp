@@ -11,12 +11,13 @@
 // --profile baseline|entropy|both picks the PCWT profile(s) (default baseline; both: a row of each
 // per batch, side by side). With --codec jpegls it measures the GPU JPEG-LS encoder instead (encode
 // only; every codestream compared byte for byte with CharLS's). With --codec j2k (where OpenJPEG
-// 2.5 was found) it measures JPEG 2000 decoding on the GPU against OpenJPEG (bench_gpu_j2k.cpp).
+// 2.5 was found) it measures JPEG 2000 decoding on the GPU against OpenJPEG (bench_gpu_j2k.cpp);
+// --codec htj2k the same with the frames coded as HTJ2K by ojph_compress (openjph-tools on PATH).
 // --batches picks which of (a), (b), (c) run (default abc; e.g. a alone under a profiler).
 // --level1-filter 53|auto|511 sets the PCWT encoder's level-1 filter, --group RxC its group size in
 // elements (default: the library's). --only e2e measures the end-to-end columns alone (no
 // device-resident runs, no CharLS: for comparing the batch pipeline's variants quickly).
-//   pcwt_bench_gpu CORPUS_DIR [--ct-bytes N] [--rad-frames N] [--repeats N] [--codec pcwt|jpegls|j2k]
+//   pcwt_bench_gpu CORPUS_DIR [--ct-bytes N] [--rad-frames N] [--repeats N] [--codec pcwt|jpegls|j2k|htj2k]
 //                  [--profile baseline|entropy|both] [--batches abc] [--level1-filter 53|auto|511]
 //                  [--group RxC] [--only e2e|all]
 #include "pcwt.h"
@@ -371,7 +372,7 @@ void print(const Result &r)
 int main(int argc, char **argv)
 {
     if (argc < 2)
-        die("usage: pcwt_bench_gpu CORPUS_DIR [--ct-bytes N] [--rad-frames N] [--repeats N] [--codec pcwt|jpegls|j2k] "
+        die("usage: pcwt_bench_gpu CORPUS_DIR [--ct-bytes N] [--rad-frames N] [--repeats N] [--codec pcwt|jpegls|j2k|htj2k] "
             "[--profile baseline|entropy|both] [--batches abc] [--level1-filter 53|auto|511] [--group RxC] "
             "[--only e2e|all]");
     double ct_bytes = double(1u << 30);
@@ -458,20 +459,21 @@ int main(int argc, char **argv)
                     n / (down * 1e6));
     }
 #ifdef PCWT_BENCH_J2K
-    if (codec == "j2k") { // JPEG 2000 decoding against OpenJPEG (bench_gpu_j2k.cpp)
+    if (codec == "j2k" || codec == "htj2k") { // JPEG 2000 / HTJ2K decoding against OpenJPEG (bench_gpu_j2k.cpp)
+        const bool ht = codec == "htj2k";
         const auto frames = [](const std::vector<Frame> &v) {
             std::vector<J2kBenchFrame> o;
             for (const Frame &f : v)
                 o.push_back(J2kBenchFrame{f.d, f.px.data()});
             return o;
         };
-        j2k_bench_header();
+        j2k_bench_header(ht);
         if (wanted('c'))
-            j2k_bench_run("(c) one 512x512 CT slice", frames(one), std::max(repeats, 20));
+            j2k_bench_run("(c) one 512x512 CT slice", frames(one), std::max(repeats, 20), ht);
         if (wanted('b'))
-            j2k_bench_run("(b) 2000x2500 12-bit radiographs", frames(rad), repeats);
+            j2k_bench_run("(b) 2000x2500 12-bit radiographs", frames(rad), repeats, ht);
         if (wanted('a'))
-            j2k_bench_run("(a) 512x512 16-bit CT slices", frames(ct), repeats);
+            j2k_bench_run("(a) 512x512 16-bit CT slices", frames(ct), repeats, ht);
         return 0;
     }
 #endif

@@ -6,7 +6,9 @@
 //   - end to end through the library (pcwt_decode_batch on the GPU backend: tier-2 on the host,
 //     upload, device, download into page-locked buffers; median),
 //   - by OpenJPEG on every core, one frame per thread (median),
-// every frame of the GPU's output compared with OpenJPEG's. OpenJPEG is called directly (its memory
+// every frame of the GPU's output compared with OpenJPEG's. With --codec htj2k the frames are coded
+// as HTJ2K by OpenJPH's ojph_compress (on PATH; reversible, 64x64 code-blocks, 5 levels, RPCL as
+// the HTJ2K Lossless RPCL transfer syntax has it), decoded the same ways (OpenJPEG decodes HTJ2K). OpenJPEG is called directly (its memory
 // stream below) because pcwt_bench_gpu is built without DCMTK, whose plugin pcwt-bench's OpenJPEG
 // adapter decodes through.
 #include "bench_gpu_j2k.hpp"
@@ -26,11 +28,14 @@ extern "C" {
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <unistd.h>
 
 namespace {
 
@@ -137,6 +142,40 @@ std::vector<uint8_t> openjpeg_encode(const J2kBenchFrame &f)
     return out;
 }
 
+// HTJ2K as ojph_compress writes it for DICOM, of a one-component frame; signed frames are coded
+// shifted to unsigned (ojph_compress's raw reader does not take signed words).
+std::vector<uint8_t> openjph_encode(const J2kBenchFrame &f, size_t index)
+{
+    const pcwt_image_desc &d = f.d;
+    if (d.components != 1)
+        die("--codec htj2k: only one-component frames");
+    const size_t px = size_t(d.width) * d.height, bps = d.bits_stored > 8 ? 2 : 1;
+    std::vector<uint8_t> raw(px * bps);
+    for (size_t k = 0; k < px; k++) {
+        const uint32_t v = uint32_t(sample_value(f, k) + (d.is_signed ? int32_t(1u << (d.bits_stored - 1)) : 0));
+        raw[k * bps] = uint8_t(v);
+        if (bps == 2)
+            raw[k * bps + 1] = uint8_t(v >> 8);
+    }
+    const char *tmp = std::getenv("TMPDIR");
+    const std::string base = std::string(tmp && *tmp ? tmp : "/tmp") + "/pcwt_bench_ht_" + std::to_string(getpid()) +
+                             "_" + std::to_string(index);
+    std::ofstream(base + ".raw", std::ios::binary).write(reinterpret_cast<const char *>(raw.data()),
+                                                         std::streamsize(raw.size()));
+    const std::string cmd = "ojph_compress -i '" + base + ".raw' -o '" + base + ".j2c' -reversible true -dims '{" +
+                            std::to_string(d.width) + "," + std::to_string(d.height) +
+                            "}' -num_comps 1 -signed false -bit_depth " + std::to_string(d.bits_stored) +
+                            " -downsamp '{1,1}' -num_decomps 5 -block_size '{64,64}' -prog_order RPCL >/dev/null 2>&1";
+    const int rc = std::system(cmd.c_str());
+    std::ifstream in(base + ".j2c", std::ios::binary);
+    std::vector<uint8_t> out((std::istreambuf_iterator<char>(in)), {});
+    std::remove((base + ".raw").c_str());
+    std::remove((base + ".j2c").c_str());
+    if (rc != 0 || out.empty())
+        die("ojph_compress could not encode a frame (openjph-tools on PATH?)");
+    return out;
+}
+
 // OpenJPEG's decode of one codestream into the library's layout (interleaved words), one thread.
 bool openjpeg_decode(const std::vector<uint8_t> &cs, const pcwt_image_desc &d, uint8_t *dst)
 {
@@ -183,17 +222,22 @@ struct Pinned {
 
 } // namespace
 
-void j2k_bench_header()
+void j2k_bench_header(bool ht)
 {
-    std::printf("JPEG 2000 lossless (OpenJPEG %s: 5/3, 64x64 code-blocks, 5 levels, one tile, LRCP) decoding: "
-                "GPU vs OpenJPEG, one frame per thread on %u threads\n",
-                opj_version(), std::max(1u, std::thread::hardware_concurrency()));
+    if (ht)
+        std::printf("HTJ2K lossless (ojph_compress: 5/3, 64x64 code-blocks, 5 levels, one tile, RPCL; signed "
+                    "frames shifted to unsigned) decoding: GPU vs OpenJPEG %s, one frame per thread on %u threads\n",
+                    opj_version(), std::max(1u, std::thread::hardware_concurrency()));
+    else
+        std::printf("JPEG 2000 lossless (OpenJPEG %s: 5/3, 64x64 code-blocks, 5 levels, one tile, LRCP) decoding: "
+                    "GPU vs OpenJPEG, one frame per thread on %u threads\n",
+                    opj_version(), std::max(1u, std::thread::hardware_concurrency()));
     std::printf("| batch | frames | raw MB | J2K ratio | GPU device dec Gpx/s | GPU e2e dec Gpx/s | "
                 "OpenJPEG dec Gpx/s | device vs OpenJPEG | e2e vs OpenJPEG | samples |\n"
                 "|---|---|---|---|---|---|---|---|---|---|\n");
 }
 
-void j2k_bench_run(const char *name, const std::vector<J2kBenchFrame> &frames, int repeats)
+void j2k_bench_run(const char *name, const std::vector<J2kBenchFrame> &frames, int repeats, bool ht)
 {
     // code each distinct frame once (the batches replicate frames)
     std::map<const uint8_t *, size_t> distinct;
@@ -202,7 +246,7 @@ void j2k_bench_run(const char *name, const std::vector<J2kBenchFrame> &frames, i
         if (distinct.emplace(f.px, src.size()).second)
             src.push_back(&f);
     std::vector<std::vector<uint8_t>> coded(src.size());
-    parallel_for(src.size(), [&](size_t i) { coded[i] = openjpeg_encode(*src[i]); });
+    parallel_for(src.size(), [&](size_t i) { coded[i] = ht ? openjph_encode(*src[i], i) : openjpeg_encode(*src[i]); });
     std::vector<const std::vector<uint8_t> *> cs(frames.size());
     std::vector<pcwt_image_desc> desc(frames.size());
     std::vector<size_t> off(frames.size() + 1, 0);

@@ -12,6 +12,7 @@ struct J2kBenchFrame {
     const uint8_t *px;
 };
 
-void j2k_bench_header();
-// Codes the frames with OpenJPEG, then times and checks the decoders (one table row).
-void j2k_bench_run(const char *name, const std::vector<J2kBenchFrame> &frames, int repeats);
+// ht: the frames coded as HTJ2K by OpenJPH's ojph_compress (--codec htj2k) instead of OpenJPEG.
+void j2k_bench_header(bool ht = false);
+// Codes the frames with OpenJPEG (or ojph_compress), then times and checks the decoders (one row).
+void j2k_bench_run(const char *name, const std::vector<J2kBenchFrame> &frames, int repeats, bool ht = false);
