@@ -2,7 +2,8 @@
 # make_j2k_seeds.sh DIR - the seeds of fuzz_j2k: a hand-made minimal JPEG 2000 codestream (4x4,
 # 8 bits, no levels, one empty packet), and with opj_compress (libopenjp2-tools) streams over what
 # tier-2 reads: levels, code-block sizes, layers, the five progression orders, precincts, SOP/EPH,
-# BYPASS/TERMALL, RGB with the RCT, 16-bit signed, tile-parts.
+# BYPASS/TERMALL, RGB with the RCT, 16-bit signed, tile-parts; with ojph_compress (openjph-tools)
+# HTJ2K streams (HT code-blocks, CAP, the HT block decoder's streams).
 set -eu
 dir=$1
 mkdir -p "$dir"
@@ -26,4 +27,15 @@ for args in "-n 1" "-n 3" "-n 2 -b 8,8" "-n 3 -r 10,4,1" "-n 3 -p RLCP -r 5,1" "
     opj_compress -i "$tmp/a.pgm" -o "$dir/grey$n.j2k" $args >/dev/null 2>&1 || rm -f "$dir/grey$n.j2k"
     opj_compress -i "$tmp/c.ppm" -o "$dir/rgb$n.j2k" $args >/dev/null 2>&1 || rm -f "$dir/rgb$n.j2k"
 done
+# ojph_compress reads binary PGM/PPM only: OpenJPEG's decode of the first streams writes them
+if command -v ojph_compress >/dev/null 2>&1 && opj_decompress -i "$dir/grey1.j2k" -o "$tmp/b.pgm" >/dev/null 2>&1 &&
+   opj_decompress -i "$dir/rgb1.j2k" -o "$tmp/d.ppm" >/dev/null 2>&1; then
+    n=0
+    for args in "-num_decomps 0" "-num_decomps 2 -block_size {8,8}" "-num_decomps 3 -prog_order LRCP" \
+                "-num_decomps 3 -precincts {16,16},{8,8} -block_size {4,4}"; do
+        n=$((n + 1))
+        ojph_compress -i "$tmp/b.pgm" -o "$dir/ht_grey$n.j2c" -reversible true $args >/dev/null 2>&1 || rm -f "$dir/ht_grey$n.j2c"
+    done
+    ojph_compress -i "$tmp/d.ppm" -o "$dir/ht_rgb.j2c" -reversible true -num_decomps 2 >/dev/null 2>&1 || rm -f "$dir/ht_rgb.j2c"
+fi
 ls "$dir" | wc -l | sed 's/^/make_j2k_seeds.sh: seeds: /'
