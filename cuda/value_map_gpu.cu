@@ -57,33 +57,71 @@ __device__ uint32_t mapped_plane_of_thread(const GpuPlane *planes, uint32_t coun
     return pi < count && planes[pi].vmap ? pi : count;
 }
 
-// A thread per plane: the summary, the decision and the rank prefix; the flag word says that the
+// A block per plane: the summary, the decision and the rank prefix; the flag word says that the
 // plane is mapped (its import reads ranks). A map that then does not fit its room sends its frame
-// to the CPU (map_cpu), whatever the GPU made of it.
+// to the CPU (map_cpu), whatever the GPU made of it. The import waits for this, so the bitmap (2048
+// words for 16-bit samples) is shared out: each thread counts a run of words and finds their
+// values' first, last and largest step, and block scans join the runs.
+constexpr uint32_t DECIDE_THREADS = 256;
 __global__ void decide_maps(const GpuPlane *planes, uint32_t count, GpuPlaneState *state, uint32_t *vmap)
 {
-    const uint32_t pi = mapped_plane_of_thread(planes, count);
-    if (pi == count)
-        return;
+    using SumScan = cub::BlockScan<uint32_t, DECIDE_THREADS>;
+    using MaxScan = cub::BlockScan<int64_t, DECIDE_THREADS>;
+    __shared__ union {
+        typename SumScan::TempStorage sum;
+        typename MaxScan::TempStorage max;
+    } tmp;
+    __shared__ uint32_t s_step;
+    __shared__ int64_t s_first, s_last;
+    const uint32_t pi = blockIdx.x;
+    if (pi >= count || !planes[pi].vmap)
+        return; // the whole block
     const GpuPlane p = planes[pi];
     uint32_t *flag = vmap + p.vmap_at, *bits = flag + 1, *prefix = bits + p.vmap_words;
-    uint32_t n = 0, max_step = 0;
-    int32_t first = 0, last = 0;
-    for (uint32_t w = 0; w < p.vmap_words; w++) {
-        prefix[w] = n;
+    const uint32_t per = (p.vmap_words + DECIDE_THREADS - 1) / DECIDE_THREADS;
+    const uint32_t w0 = min(threadIdx.x * per, p.vmap_words), w1 = min(w0 + per, p.vmap_words);
+    // this thread's run: its count, its values' first and last, the largest step between them
+    uint32_t n = 0, step = 0;
+    int64_t first = -1, last = -1; // -1: none (values are counted from 0 here, base added later)
+    for (uint32_t w = w0; w < w1; w++) {
         n += __popc(bits[w]);
+        for (uint32_t x = bits[w]; x; x &= x - 1u) {
+            const int64_t v = 32 * int64_t(w) + (__ffs(int(x)) - 1);
+            if (last >= 0)
+                step = max(step, uint32_t(v - last));
+            else
+                first = v;
+            last = v;
+        }
     }
-    bool any = false;
-    for_each_value(bits, p.vmap_words, p.vmap_base, [&](int32_t v) {
-        if (any)
-            max_step = max(max_step, uint32_t(v - last));
-        else
-            first = v;
-        any = true;
-        last = v;
-    });
+    if (threadIdx.x == 0) {
+        s_step = 0;
+        s_first = -1;
+    }
+    uint32_t before = 0, total = 0;
+    SumScan(tmp.sum).ExclusiveSum(n, before, total);
+    for (uint32_t w = w0; w < w1; w++) {
+        prefix[w] = before;
+        before += __popc(bits[w]);
+    }
+    __syncthreads(); // tmp is reused
+    int64_t prev = -1; // the last value before this run (runs are in increasing order)
+    MaxScan(tmp.max).ExclusiveScan(last, prev, int64_t(-1), cuda::maximum<>{});
+    if (first >= 0 && prev >= 0)
+        step = max(step, uint32_t(first - prev));
+    if (first >= 0 && prev < 0)
+        s_first = first; // the one run with values and none before it
+    if (threadIdx.x == DECIDE_THREADS - 1)
+        s_last = max(prev, last);
+    if (step)
+        atomicMax(&s_step, step);
+    __syncthreads();
+    if (threadIdx.x)
+        return;
     *flag = 0;
-    const bool wanted = p.vmap == 2 ? n >= 1 : pcwt_value_map_wanted_summary(n, first, last, max_step) != 0;
+    const bool wanted = p.vmap == 2 ? total >= 1
+                                    : pcwt_value_map_wanted_summary(total, p.vmap_base + int32_t(s_first),
+                                                                    p.vmap_base + int32_t(s_last), s_step) != 0;
     if (!wanted)
         return;
     if (p.vmap_cap < PCWT_VMAP_HEAD_MAX) {
@@ -254,9 +292,7 @@ void gpu_vmap_build(const DeviceBatch &b, const BatchLayout &L, cudaStream_t s)
         value_bits<<<dim3(plane_tiles(rows, cols), n), dim3(TX, TY), 0, s>>>(b.planes, first, b.samples, b.vmap);
         CUDA_CHECK_LAUNCH();
     });
-    // A block (a warp) per plane: the planes' loops differ, and lanes of one warp would run them
-    // one after the other.
-    decide_maps<<<np, 1, 0, s>>>(b.planes, np, b.state, b.vmap);
+    decide_maps<<<np, DECIDE_THREADS, 0, s>>>(b.planes, np, b.state, b.vmap);
     CUDA_CHECK_LAUNCH();
 }
 
@@ -264,7 +300,9 @@ void gpu_vmap_code(const DeviceBatch &b, uint32_t plane_count, cudaStream_t s)
 {
     if (!plane_count)
         return;
-    code_maps<<<plane_count, 1, 0, s>>>(b.planes, plane_count, b.state, b.vmap, b.vmap_bytes); // as decide_maps
+    // a block (a warp) per plane: the planes' loops differ, and lanes of one warp would run them
+    // one after the other
+    code_maps<<<plane_count, 1, 0, s>>>(b.planes, plane_count, b.state, b.vmap, b.vmap_bytes);
     CUDA_CHECK_LAUNCH();
 }
 
