@@ -11,6 +11,8 @@ extern "C" {
 #include "j2k_tier2.h"
 }
 
+#include "pcwt.h"
+
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -241,6 +243,55 @@ TEST_F(J2kTier2Threads, DamagedStreamsKeepTheirStatusAndMessage)
         SCOPED_TRACE("threads " + std::to_string(threads));
         Batch b;
         expect_same(ref, b, threaded(cs, out, threads, b));
+    }
+}
+
+// Through a decoder on the GPU backend (its tier-2 threaded, its memory kept from call to call):
+// batches of every stream, with a damaged one, give the CPU decoder's samples, statuses and
+// message, a large batch again after a small one too. Skips without a GPU.
+TEST_F(J2kTier2Threads, GpuDecoderBatchesEqualCpu)
+{
+    using Dec = std::unique_ptr<pcwt_decoder, void (*)(pcwt_decoder *)>;
+    Dec gpu(pcwt_decoder_create(), pcwt_decoder_destroy), cpu(pcwt_decoder_create(), pcwt_decoder_destroy);
+    if (pcwt_decoder_set_backend(gpu.get(), PCWT_BACKEND_GPU) != PCWT_OK)
+        GTEST_SKIP() << "no GPU backend: " << pcwt_decoder_last_error(gpu.get());
+    ASSERT_EQ(pcwt_decoder_set_backend(cpu.get(), PCWT_BACKEND_CPU), PCWT_OK);
+    const auto bad = damaged((*streams_)[3]);
+    std::vector<const std::vector<uint8_t> *> large;
+    for (int rep = 0; rep < 3; rep++)
+        for (const auto &st : *streams_)
+            large.push_back(&st);
+    large.insert(large.begin() + 5, &bad);
+    const std::vector<const std::vector<uint8_t> *> small(large.begin() + 1, large.begin() + 4);
+    auto decode = [](pcwt_decoder *d, const std::vector<const std::vector<uint8_t> *> &cs,
+                     std::vector<std::vector<uint8_t>> &out, std::vector<pcwt_status> &status) {
+        out.assign(cs.size(), {});
+        std::vector<pcwt_decode_job> jobs(cs.size());
+        for (size_t i = 0; i < cs.size(); i++) {
+            pcwt_header_info info{};
+            char err[256] = "";
+            if (pcwt_j2k_read_header(cs[i]->data(), cs[i]->size(), &info, err, sizeof err) == PCWT_OK)
+                out[i].assign(pcwt_image_size(&info.desc), 0xA5);
+            jobs[i] = pcwt_decode_job{cs[i]->data(), cs[i]->size(), out[i].data(), out[i].size(), PCWT_OK};
+        }
+        const pcwt_status st = pcwt_decode_batch(d, jobs.data(), jobs.size());
+        status.clear();
+        for (const auto &j : jobs)
+            status.push_back(j.status);
+        return st;
+    };
+    using Streams = std::vector<const std::vector<uint8_t> *>;
+    for (const Streams *batch : {static_cast<const Streams *>(&large), &small, static_cast<const Streams *>(&large)}) {
+        std::vector<std::vector<uint8_t>> a, b;
+        std::vector<pcwt_status> sa, sb;
+        EXPECT_EQ(decode(gpu.get(), *batch, a, sa), decode(cpu.get(), *batch, b, sb));
+        EXPECT_EQ(sa, sb);
+        EXPECT_STREQ(pcwt_decoder_last_error(gpu.get()), pcwt_decoder_last_error(cpu.get()));
+        for (size_t i = 0; i < a.size(); i++) {
+            if (sb[i] == PCWT_OK) {
+                EXPECT_TRUE(a[i] == b[i]) << "frame " << i;
+            }
+        }
     }
 }
 
