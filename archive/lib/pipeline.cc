@@ -171,21 +171,20 @@ void connectStages(Run& run)
   run.readersLeft = run.readers;
 }
 
-/// the largest file of the run (bytes on disk)
-std::uint64_t largestFile(const Run& run)
-{
-  std::uint64_t largest = 0;
-  for (const DPRCEntry& e : run.files) largest = std::max<std::uint64_t>(largest, e.size);
-  return largest;
-}
-
 /** frames of frameBytes in the largest batch of `limit` bytes: a batch takes files while below
  *  the limit, so the last one may bring up to a file more (at most another limit's worth counted:
- *  a larger file is rare, and grows the buffers itself); at most maxFrames
+ *  a larger file is rare, and grows the buffers itself); a small run's batches are no larger than
+ *  its files (twice: input compressed before decodes to more); at most maxFrames
  */
 std::size_t framesOfLargestBatch(const Run& run, std::uint64_t limit, std::size_t frameBytes, std::size_t maxFrames)
 {
-  const std::uint64_t bytes = limit + std::min(largestFile(run), limit);
+  std::uint64_t largest = 0, total = 0;
+  for (const DPRCEntry& e : run.files)
+  {
+    largest = std::max<std::uint64_t>(largest, e.size);
+    total += e.size;
+  }
+  const std::uint64_t bytes = std::min(limit + std::min(largest, limit), 2 * total + frameBytes);
   return static_cast<std::size_t>(std::min<std::uint64_t>(maxFrames, (bytes + frameBytes - 1) / frameBytes));
 }
 
