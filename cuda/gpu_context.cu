@@ -150,6 +150,13 @@ size_t gpu_download_lag()
     return e && std::strcmp(e, "1") == 0 ? 1 : kSlots - 1;
 }
 
+uint64_t gpu_first_chunk_target(uint64_t target)
+{
+    const char *e = std::getenv("PCWT_GPU_FIRST_CHUNK");
+    const unsigned long long d = e ? std::strtoull(e, nullptr, 10) : 0;
+    return d > 1 ? std::max<uint64_t>(target / d, 1) : target;
+}
+
 uint64_t gpu_chunk_target(uint64_t total, uint64_t parts)
 {
     const char *e = std::getenv("PCWT_GPU_CHUNKS");
@@ -434,7 +441,7 @@ bool ChunkPlan::add(size_t i, uint64_t need, uint64_t n)
     if (need > budget_ || n > max_samples_)
         return false;
     if (chunks_.empty() || used_ + need > budget_ || samples_ + n > max_samples_ ||
-        samples_ >= target_) {
+        samples_ >= (chunks_.size() == 1 ? first_ : target_)) {
         chunks_.emplace_back();
         used_ = samples_ = 0;
     }
