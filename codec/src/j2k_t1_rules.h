@@ -580,13 +580,12 @@ static inline PCWT_HD void pcwt_j2k_cleanup_pass(pcwt_j2k_t1_state *sp, uint32_t
             uint32_t y = y0;
             uint16_t *col = pcwt_j2k_sw(s, x, y0);
             pcwt_j2k_ahead(s, x, y0);
-            if (y1 - y0 == 4) {
-                const uint32_t a = col[0], b = col[1], c = col[2], d = col[3];
-                if (a & b & c & d & PCWT_J2K_F_SIG && !((a | b | c | d) & PCWT_J2K_F_PI))
-                    continue; /* all four significant before: nothing to code or clear */
-            }
-            if (y1 - y0 == 4 &&
-                !((col[0] | col[1] | col[2] | col[3]) & (PCWT_J2K_F_SIG | PCWT_J2K_F_PI | PCWT_J2K_NB_SIG))) {
+            /* the four state words as one load (rows past the end stay zero) */
+            const uint64_t w4 = pcwt_j2k_load4(col);
+            const uint32_t any = (uint32_t)(w4 | w4 >> 16 | w4 >> 32 | w4 >> 48) & 0xFFFFu;
+            if (((w4 >> 12) & 0x0001000100010001ull) == 0x0001000100010001ull && !(any & PCWT_J2K_F_PI))
+                continue; /* all four significant before: nothing to code or clear */
+            if (y1 - y0 == 4 && !(any & (PCWT_J2K_F_SIG | PCWT_J2K_F_PI | PCWT_J2K_NB_SIG))) {
                 if (!pcwt_j2k_decode_cx(s, PCWT_J2K_CX_RL))
                     continue; /* the four stay insignificant */
                 uint32_t r = pcwt_j2k_decode_cx(s, PCWT_J2K_CX_UNI) << 1;
