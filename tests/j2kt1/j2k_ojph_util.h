@@ -10,6 +10,10 @@ namespace j2kt1 {
 inline bool haveOjph() { return std::system("command -v ojph_compress >/dev/null 2>&1") == 0; }
 
 // ojph_compress, reversible, of im (PPM for three components, raw otherwise); empty on failure.
+// Signed images: ojph_compress 0.9 zero-extends raw samples (OpenJPH issue #102), so it is given
+// the values offset by 2^(bits-1) as unsigned (its DC level shift takes the offset off again) and
+// the SIZ components are then marked signed, as tests/j2k/j2k_test_util.h does: the codestream a
+// conforming encoder writes for the signed values.
 inline std::vector<uint8_t> ojphEncode(const Image &im, const std::string &args)
 {
     TempDir t;
@@ -29,15 +33,26 @@ inline std::vector<uint8_t> ojphEncode(const Image &im, const std::string &args)
             }
         writeFile(in, d);
     } else {
-        writeFile(in, rawBytes(im));
-        opts = " -dims '{" + std::to_string(im.w) + "," + std::to_string(im.h) + "}' -num_comps 1 -signed " +
-               (im.sgn ? "true" : "false") + " -bit_depth " + std::to_string(im.bits) + " -downsamp '{1,1}'";
+        Image shifted = im;
+        if (im.sgn)
+            for (int32_t &v : shifted.v)
+                v += int32_t(1) << (im.bits - 1);
+        writeFile(in, rawBytes(shifted));
+        opts = " -dims '{" + std::to_string(im.w) + "," + std::to_string(im.h) +
+               "}' -num_comps 1 -signed false -bit_depth " + std::to_string(im.bits) + " -downsamp '{1,1}'";
     }
     const std::string cmd = "ojph_compress -i '" + in + "' -o '" + t.path + "/out.j2c' -reversible true" + opts +
                             " " + args + " >/dev/null 2>&1";
     if (std::system(cmd.c_str()) != 0)
         return {};
-    return readFile(t.path + "/out.j2c");
+    std::vector<uint8_t> cs = readFile(t.path + "/out.j2c");
+    if (im.sgn) { // SOC, then SIZ: Ssiz of component c at 42 + 3c (bit 7: signed)
+        if (cs.size() < 42 + 3 * size_t(im.comps) || cs[0] != 0xFF || cs[1] != 0x4F || cs[2] != 0xFF || cs[3] != 0x51)
+            return {};
+        for (uint32_t c = 0; c < im.comps; ++c)
+            cs[42 + 3 * c] |= 0x80;
+    }
+    return cs;
 }
 
 } // namespace j2kt1
