@@ -142,8 +142,9 @@ std::vector<uint8_t> openjpeg_encode(const J2kBenchFrame &f)
     return out;
 }
 
-// HTJ2K as ojph_compress writes it for DICOM, of a one-component frame; signed frames are coded
-// shifted to unsigned (ojph_compress's raw reader does not take signed words).
+// HTJ2K as ojph_compress writes it for DICOM, of a one-component frame. Signed frames: ojph_compress
+// 0.9 zero-extends signed raw words, so it gets the values offset to unsigned (its DC level shift
+// takes the offset off) and SIZ is then marked signed: the stream of the signed samples.
 std::vector<uint8_t> openjph_encode(const J2kBenchFrame &f, size_t index)
 {
     const pcwt_image_desc &d = f.d;
@@ -171,8 +172,10 @@ std::vector<uint8_t> openjph_encode(const J2kBenchFrame &f, size_t index)
     std::vector<uint8_t> out((std::istreambuf_iterator<char>(in)), {});
     std::remove((base + ".raw").c_str());
     std::remove((base + ".j2c").c_str());
-    if (rc != 0 || out.empty())
+    if (rc != 0 || out.size() < 43)
         die("ojph_compress could not encode a frame (openjph-tools on PATH?)");
+    if (d.is_signed)
+        out[42] |= 0x80; // SOC, SIZ: the component's Ssiz
     return out;
 }
 
@@ -225,8 +228,8 @@ struct Pinned {
 void j2k_bench_header(bool ht)
 {
     if (ht)
-        std::printf("HTJ2K lossless (ojph_compress: 5/3, 64x64 code-blocks, 5 levels, one tile, RPCL; signed "
-                    "frames shifted to unsigned) decoding: GPU vs OpenJPEG %s, one frame per thread on %u threads\n",
+        std::printf("HTJ2K lossless (ojph_compress: 5/3, 64x64 code-blocks, 5 levels, one tile, RPCL) decoding: "
+                    "GPU vs OpenJPEG %s, one frame per thread on %u threads\n",
                     opj_version(), std::max(1u, std::thread::hardware_concurrency()));
     else
         std::printf("JPEG 2000 lossless (OpenJPEG %s: 5/3, 64x64 code-blocks, 5 levels, one tile, LRCP) decoding: "
