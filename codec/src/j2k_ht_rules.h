@@ -247,34 +247,49 @@ static inline PCWT_HD int pcwt_j2k_ht_check(const pcwt_j2k_cblk *cb, const pcwt_
     return PCWT_J2K_HT_OK;
 }
 
-/* One quad's samples from MagSgn into the rectangle c (row pitch s) at (x, y); updates the state
- * of the quad row below (ls: sigma << 7 | the largest exponent of the bottom samples at columns
- * 2q - 1 and 2q, for entries q and q + 1). */
+/* The final reversible coefficient of a decoded value (sign in bit 31, the magnitude twice over):
+ * sign * (magnitude / 2), as OpenJPEG reconstructs it. */
+static inline PCWT_HD uint32_t pcwt_j2k_ht_final(uint32_t v)
+{
+    const int32_t m = (int32_t)((v & 0x7FFFFFFFu) >> 1);
+    return (uint32_t)((v >> 31) ? -m : m);
+}
+
+/* One quad's samples from MagSgn into the rectangle c (row pitch s) at (x, y), every sample of it
+ * inside the code-block (inside: bit n for sample n) written, 0 where insignificant; final: as
+ * final coefficients (no pass follows). Updates the state of the quad row below (ls: sigma << 7 |
+ * the largest exponent of the bottom samples at columns 2q - 1 and 2q, entries q and q + 1). */
 static inline PCWT_HD void pcwt_j2k_ht_quad(pcwt_j2k_htf *ms, uint32_t qinf, uint32_t U, uint32_t p,
-                                            uint32_t *c, uint32_t s, uint8_t *ls)
+                                            uint32_t inside, int final, uint32_t *c, uint32_t s, uint8_t *ls)
 {
     for (uint32_t n = 0; n < 4; ++n) {
-        if (!((qinf >> n) & 1u))
+        if (!((inside >> n) & 1u))
             continue;
-        const uint32_t bits = pcwt_j2k_htf_peek(ms);
-        const uint32_t m = U - ((qinf >> (5 + n)) & 1u);
-        pcwt_j2k_htf_skip(ms, m);
-        uint32_t v = m < 32 ? bits & ((1u << m) - 1u) : bits;
-        v |= (m < 32 ? ((qinf >> (9 + n)) & 1u) << m : 0u) | 1u;
-        c[(n & 1u) * s + (n >> 1)] = (bits << 31) | ((v + 2u) << (p - 1u));
-        if (n & 1u) {
-            const uint32_t e = pcwt_j2k_ht_bitlen(v);
-            uint8_t *l = &ls[n >> 1];
-            const uint32_t old = (n == 1) ? (*l & 0x7Fu) : 0u;
-            *l = (uint8_t)(0x80u | (old > e ? old : e));
+        uint32_t out = 0;
+        if ((qinf >> n) & 1u) {
+            const uint32_t bits = pcwt_j2k_htf_peek(ms);
+            const uint32_t m = U - ((qinf >> (5 + n)) & 1u);
+            pcwt_j2k_htf_skip(ms, m);
+            uint32_t v = m < 32 ? bits & ((1u << m) - 1u) : bits;
+            v |= (m < 32 ? ((qinf >> (9 + n)) & 1u) << m : 0u) | 1u;
+            out = (bits << 31) | ((v + 2u) << (p - 1u));
+            if (final)
+                out = pcwt_j2k_ht_final(out);
+            if (n & 1u) {
+                const uint32_t e = pcwt_j2k_ht_bitlen(v);
+                uint8_t *l = &ls[n >> 1];
+                const uint32_t old = (n == 1) ? (*l & 0x7Fu) : 0u;
+                *l = (uint8_t)(0x80u | (old > e ? old : e));
+            }
         }
+        c[(n & 1u) * s + (n >> 1)] = out;
     }
 }
 
 /* The cleanup pass into the rectangle c (w x h, pitch s), p the bit-plane of its bin centres
- * (p >= 1), zp2 the largest exponent bound allowed. */
+ * (p >= 1), zp2 the largest exponent bound allowed; final: final coefficients (no pass follows). */
 static inline PCWT_HD int pcwt_j2k_ht_cleanup(const uint8_t *cup, uint32_t lcup, uint32_t scup,
-                                              uint32_t p, uint32_t zp2, uint32_t *c, uint32_t w,
+                                              uint32_t p, uint32_t zp2, int final, uint32_t *c, uint32_t w,
                                               uint32_t h, uint32_t s, uint8_t *scratch,
                                               const uint16_t *vlc_lut)
 {
@@ -341,9 +356,9 @@ static inline PCWT_HD int pcwt_j2k_ht_cleanup(const uint8_t *cup, uint32_t lcup,
                 inside &= 0x55u;
             if (((qinf[0] & 15u) | (qinf[1] & 15u) << 4) & ~inside)
                 return PCWT_J2K_HT_OUTSIDE;
-            pcwt_j2k_ht_quad(&ms, qinf[0], U[0], p, row + x, s, below + q);
-            if (qinf[1] & 15u)
-                pcwt_j2k_ht_quad(&ms, qinf[1], U[1], p, row + x + 2, s, below + q + 1);
+            pcwt_j2k_ht_quad(&ms, qinf[0], U[0], p, inside & 15u, final, row + x, s, below + q);
+            if (inside >> 4)
+                pcwt_j2k_ht_quad(&ms, qinf[1], U[1], p, inside >> 4, final, row + x + 2, s, below + q + 1);
         }
         uint8_t *t = above;
         above = below;
@@ -478,31 +493,35 @@ static inline PCWT_HD int pcwt_j2k_ht_block(const pcwt_j2k_cblk *cb, const pcwt_
 {
     uint32_t *c = (uint32_t *)(coefs + cb->out_offset);
     const uint32_t w = cb->width, h = cb->height, s = cb->out_stride;
-    for (uint32_t y = 0; y < h; ++y)
-        for (uint32_t x = 0; x < w; ++x)
-            c[(size_t)y * s + x] = 0;
     pcwt_j2k_ht_plan pl;
     int r = pcwt_j2k_ht_prepare(cb, segs, data, &pl);
-    if (r != PCWT_J2K_HT_OK || pl.passes == 0)
+    if (r == PCWT_J2K_HT_OK && pl.passes) {
+        /* the cleanup writes every sample: final coefficients when no pass follows */
+        const pcwt_j2k_seg *s0 = &segs[cb->seg_first];
+        r = pcwt_j2k_ht_cleanup(data + s0->offset, pl.len1, pl.scup, pl.p, cb->zero_msbs + 2u, pl.passes == 1, c, w,
+                                h, s, scratch, vlc_lut);
+        if (r == PCWT_J2K_HT_OK && pl.passes == 1)
+            return r;
+    }
+    if (r != PCWT_J2K_HT_OK || pl.passes == 0) {
+        for (uint32_t y = 0; y < h; ++y)
+            for (uint32_t x = 0; x < w; ++x)
+                c[(size_t)y * s + x] = 0;
         return r;
+    }
     const pcwt_j2k_seg *s0 = &segs[cb->seg_first];
-    r = pcwt_j2k_ht_cleanup(data + s0->offset, pl.len1, pl.scup, pl.p, cb->zero_msbs + 2u, c, w, h, s, scratch,
-                            vlc_lut);
-    if (r == PCWT_J2K_HT_OK && pl.passes > 2) {
+    if (pl.passes > 2) {
         pcwt_j2k_htr mr = {data + s0[1].offset + pl.len2, pl.len2, 0, 1, 0};
         pcwt_j2k_ht_magref(&mr, pl.p, c, w, h, s);
     }
-    if (r == PCWT_J2K_HT_OK && pl.passes > 1) {
+    {
         pcwt_j2k_htf sp;
         pcwt_j2k_htf_init(&sp, data + s0[1].offset, pl.len2, 0);
         pcwt_j2k_ht_sigprop(&sp, pl.p, c, w, h, s, (cb->style & PCWT_J2K_STYLE_VSC) != 0);
     }
     for (uint32_t y = 0; y < h; ++y)
-        for (uint32_t x = 0; x < w; ++x) {
-            const uint32_t v = r == PCWT_J2K_HT_OK ? c[(size_t)y * s + x] : 0u;
-            const int32_t m = (int32_t)((v & 0x7FFFFFFFu) >> 1);
-            coefs[cb->out_offset + (uint64_t)y * s + x] = (v >> 31) ? -m : m;
-        }
+        for (uint32_t x = 0; x < w; ++x)
+            c[(size_t)y * s + x] = pcwt_j2k_ht_final(c[(size_t)y * s + x]);
     return r;
 }
 
