@@ -12,3 +12,7 @@ target_compile_options(test_j2k_decoder PRIVATE ${PCWT_WARNINGS})
 target_compile_definitions(test_j2k_decoder PRIVATE PCWT_CLI_PATH="$<TARGET_FILE:pcwt_cli>")
 add_dependencies(test_j2k_decoder pcwt_cli)
 gtest_discover_tests(test_j2k_decoder TEST_PREFIX "j2kdec." DISCOVERY_TIMEOUT 60 PROPERTIES LABELS j2k TIMEOUT 300)
+# j2k_ht_vlc.h is what j2k_ht_vlc_gen.py (the CxtVLC codewords of T.814 Annex C) generates
+add_test(NAME j2k_ht_vlc_table
+  COMMAND sh -c "command -v python3 >/dev/null || { echo 'python3 missing'; exit 77; }; python3 '${PROJECT_SOURCE_DIR}/codec/src/j2k_ht_vlc_gen.py' | cmp - '${PROJECT_SOURCE_DIR}/codec/src/j2k_ht_vlc.h'")
+set_tests_properties(j2k_ht_vlc_table PROPERTIES LABELS j2k SKIP_RETURN_CODE 77)
