@@ -258,6 +258,7 @@ public:
 
   bool init(const DPRCPipelineOptions& p, int device, std::string& error)
   {
+    device_ = device;
     coding_ = p.coding;
     pcwt_encoder *e = makeEncoder(coding_.get(), p.backend, device, error);
     if (e == NULL) return false;
@@ -277,6 +278,8 @@ public:
 
   /// the GPU codes (page-locked host memory is read and written by it directly)
   bool gpu() const { return pcwt_encoder_backend(encoders_[0]) == PCWT_BACKEND_GPU; }
+  /// the device it was made for
+  int device() const { return device_; }
 
   /** a small frame coded `repeat` times in one call before the first batch, so that the
    *  handle's device state (its context, streams, kernels, and buffers of the largest batch) is
@@ -385,6 +388,7 @@ private:
   std::shared_ptr<const pcwt_encoder> coding_;
   std::vector<pcwt_encoder *> encoders_;
   std::shared_ptr<ArenaPool> pool_;
+  int device_ = 0;
 };
 
 } // namespace dprc

@@ -415,6 +415,7 @@ void codeStage(Run& run, std::size_t c)
     run.stats.calls += local.calls;
     run.stats.frames += local.frames;
     run.stats.files += local.files;
+    run.stats.framesCodedOn[run.coders[c]->device()] += local.frames;
   }
   if (--run.codersLeft == 0)
   {
@@ -586,6 +587,7 @@ void verifyStage(Run& run, std::size_t v)
   run.stats.verifierBatches += local.verifierBatches;
   run.stats.verifiedFrames += local.verifiedFrames;
   run.stats.verifiedFiles += local.verifiedFiles;
+  run.stats.framesVerifiedOn[run.verifiers[v]->device()] += local.verifiedFrames;
 }
 
 /// the stages after the readers started (the gate open), and every thread joined

@@ -35,6 +35,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -218,6 +219,9 @@ struct DPRCPipelineStats
    */
   std::uint64_t sampleRegionBytes = 0, sampleRegionBuffers = 0, sampleRegionBeyond = 0;
   std::uint64_t arenaRegionBytes = 0, arenaRegionBuffers = 0, arenaRegionBeyond = 0;
+  /// the frames the batch coders and the verifiers of each device coded and verified (by device
+  /// number; with several GPUs: how the work spread)
+  std::map<int, std::uint64_t> framesCodedOn, framesVerifiedOn;
 };
 
 /** whether JPEG 2000 input is decoded on the GPU: the choice, and whether the batch coders code

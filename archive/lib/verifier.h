@@ -147,6 +147,7 @@ public:
   /// decoders of the coding backend (p.backend) on device
   bool init(const DPRCPipelineOptions& p, int device, std::string& error)
   {
+    device_ = device;
     const unsigned n = std::max(1u, p.cpuCoderThreads);
     for (unsigned t = 0; t < n; ++t)
     {
@@ -166,6 +167,8 @@ public:
 
   /// the GPU decodes (page-locked host memory goes up without staging)
   bool gpu() const { return pcwt_decoder_backend(decoders_[0]) != PCWT_BACKEND_CPU; }
+  /// the device it was made for
+  int device() const { return device_; }
 
   /** one small frame verified `repeat` times in one call before the first copy, so that the
    *  decoder's device buffers are those of the largest batch from the start (BatchCoder::warm);
@@ -236,6 +239,7 @@ public:
 
 private:
   std::vector<pcwt_decoder *> decoders_;
+  int device_ = 0;
 };
 
 } // namespace dprc

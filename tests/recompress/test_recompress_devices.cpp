@@ -80,7 +80,8 @@ TEST(RecompressDevices, SeveralVerifiersPerDeviceVerifyEveryFrameOnce)
 }
 
 // --gpus 2 and --gpus 0,1: a batch coder and a verifier on each device, sharing the readers and
-// writers; the files are byte for byte those of one GPU, every frame verified once
+// writers, each device coding and verifying some of the frames (--stats' frames per GPU); the
+// files are byte for byte those of one GPU, every frame verified once
 TEST(RecompressGpu, TwoGpusWriteTheSameFilesAsOne)
 {
     REQUIRE_CORPUS();
@@ -113,6 +114,22 @@ TEST(RecompressGpu, TwoGpusWriteTheSameFilesAsOne)
         EXPECT_EQ(reportSummary(report, "batch_verified_frames"), 8 * kFramesPerCopy) << p.out;
         EXPECT_EQ(reportSummary(report, "batch_coded_files"), reportSummary(report, "recompressed")) << p.out;
         EXPECT_TRUE(sameOutputs(one, snapshot(out)));
+        // the work spread: both devices coded and verified, every frame once
+        long long coded = 0, verified = 0;
+        for (int d : {0, 1}) {
+            const std::string key = "GPU " + std::to_string(d) + " coded ";
+            const size_t at = p.out.find(key, p.out.find("frames per GPU:"));
+            ASSERT_NE(at, std::string::npos) << p.out;
+            char *end = nullptr;
+            const long long c = std::strtoll(p.out.c_str() + at + key.size(), &end, 10);
+            const long long v = std::strtoll(end + std::strlen(", verified "), nullptr, 10);
+            EXPECT_GT(c, 0) << "GPU " << d << " coded nothing: " << p.out;
+            EXPECT_GT(v, 0) << "GPU " << d << " verified nothing: " << p.out;
+            coded += c;
+            verified += v;
+        }
+        EXPECT_EQ(coded, reportSummary(report, "batch_coded_frames")) << p.out;
+        EXPECT_EQ(verified, 8 * kFramesPerCopy) << p.out;
     }
     // a damaged codestream is caught on either device
     const std::string rf = t.dir / "f.json";

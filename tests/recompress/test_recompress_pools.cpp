@@ -205,6 +205,8 @@ TEST(RecompressGpu, RegionsHoldTheSamplesAndArenasWithinTheBudget)
     EXPECT_LE(arenas, budget + budget / 8 + 64 + 2) << gpu.out;
     EXPECT_GE(numberAfter(gpu.out, " MB, ", line), files) << "the samples not cut from the region: " << gpu.out;
     EXPECT_EQ(numberAfter(gpu.out, " buffers cut, ", line), 0) << "a sample buffer beyond the region: " << gpu.out;
+    EXPECT_EQ(numberAfter(gpu.out, "GPU 0 coded ", "frames per GPU:"), reportSummary(t.dir / "gpu.json", "batch_coded_frames"))
+        << gpu.out;
 
     // a budget of 1 MB: regions of 2 MB, the radiographs' samples apart; the same files
     const Proc small = go("small", {"--gpus", "1"}, {"PCWT_RECOMPRESS_BUDGET_MB=1", "PCWT_RECOMPRESS_FAULT=regions-first"});

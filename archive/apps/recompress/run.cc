@@ -379,6 +379,17 @@ static void report(const RecompressOptions& o, DPRCSummary& sum, const DPRCPipel
            << (pstats.sampleRegionBytes >> 20) << " MB, " << pstats.sampleRegionBuffers << " buffers cut, "
            << pstats.sampleRegionBeyond << " beyond; coder arenas " << (pstats.arenaRegionBytes >> 20) << " MB, "
            << pstats.arenaRegionBuffers << " buffers cut, " << pstats.arenaRegionBeyond << " beyond" << OFendl;
+    if (!o.devices.empty() && !pstats.framesCodedOn.empty())
+    {
+      COUT << "frames per GPU:";
+      for (const auto& d : pstats.framesCodedOn)
+      {
+        const auto v = pstats.framesVerifiedOn.find(d.first);
+        COUT << " GPU " << d.first << " coded " << d.second << ", verified "
+             << (v == pstats.framesVerifiedOn.end() ? 0 : v->second) << ";";
+      }
+      COUT << OFendl;
+    }
   }
   if (o.reportGiven)
   {
