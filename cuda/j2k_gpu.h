@@ -46,11 +46,12 @@ struct J2kGpuChunk {
 // How tier-1 spreads code-blocks over warps (j2k_t1_gpu.cu), made once per handle.
 struct J2kT1Plan {
     uint32_t warp_slots = 1;    // warps of the tier-1 kernel the device holds at once
+    uint32_t spread = 2;        // warps packed per warp slot: the heaviest run first, the block
+                                // scheduler balancing the rest as slots free up
     uint32_t bytes_weight = 64; // a codeword byte's cost against a coefficient visit of one pass
     uint32_t fixed_lanes = 0;   // 1..32: that many code-blocks a warp (PCWT_J2K_T1_LANES, tests)
     uint32_t schedulers = 1;    // the device's warp schedulers
-    uint32_t ahead = 1;         // the passes ask for their next lines early (pcwt_j2k_ahead)
-    uint32_t wide = 1;          // the contexts as mq entries (pcwt_j2k_mq_decode_entry)
+    uint32_t ahead = 0;         // the passes ask for their next lines early (pcwt_j2k_ahead)
 };
 J2kT1Plan j2k_t1_plan(int device);
 // A code-block's cost (the launch order, heaviest first, and the packing): passes x area plus

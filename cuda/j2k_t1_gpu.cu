@@ -5,8 +5,9 @@
 // A warp's threads diverge at nearly every symbol, so a warp takes about as long as the paths of
 // all its code-blocks together. The host therefore packs the code-blocks (sorted by their cost,
 // heaviest first) into warps of up to 32 so that each warp's cost is about the chunk's total over
-// the warps the device holds at once: heavy code-blocks get warps of few, light ones full warps,
-// and a chunk too small to fill the device (a frame alone) gets a warp per code-block.
+// `spread` times the warps the device holds at once: heavy code-blocks get warps of few, light ones
+// full warps, a chunk too small to fill the device (a frame alone) a warp per code-block, and the
+// block scheduler gives each slot that frees up the next warp, so that the slots finish together.
 #include "gpu_backend.h"
 #include "gpu_check.h"
 #include "j2k_gpu.h"
@@ -28,20 +29,14 @@ constexpr uint32_t kMinBlocks = 16;
 constexpr uint32_t kCxStride = 20;
 static_assert(kCxStride >= PCWT_J2K_CONTEXTS && kCxStride % 8 == 4, "contexts per thread");
 
-// Words between two threads' contexts as mq entries (kWide): odd, for the same reason.
-constexpr uint32_t kCxeStride = 19;
-static_assert(kCxeStride >= PCWT_J2K_CONTEXTS && kCxeStride % 2 == 1, "context entries per thread");
-
 // warp w decodes code-blocks warp_first[w] .. warp_first[w + 1] - 1, one a lane; kAhead:
-// pcwt_j2k_t1_block_ahead's (a kernel each, the prefetches taking registers); kWide: the contexts
-// as mq entries (pcwt_j2k_mq_decode_entry)
-template <uint32_t kAhead, uint32_t kWide>
+// pcwt_j2k_t1_block_ahead's (a kernel each, the prefetches taking registers)
+template <uint32_t kAhead>
 __global__ void __launch_bounds__(kThreads, kMinBlocks)
     t1_kernel(J2kGpuChunk c, const uint32_t *__restrict__ warp_first, uint32_t warps)
 {
     __shared__ pcwt_j2k_t1_luts luts;
-    __shared__ uint8_t cx[kWide ? 4 : kThreads * kCxStride];
-    __shared__ uint32_t cxe[kWide ? kThreads * kCxeStride : 1];
+    __shared__ uint8_t cx[kThreads * kCxStride];
     for (uint32_t i = threadIdx.x; i < 2 * PCWT_J2K_MQ_STATES; i += blockDim.x)
         luts.mq[i] = pcwt_j2k_mq_lut(c_mq_table, i);
     for (uint32_t i = threadIdx.x; i < 256; i += blockDim.x) {
@@ -57,16 +52,15 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
     if (i >= warp_first[w + 1])
         return;
     const pcwt_j2k_cblk cb = c.cblks[i];
-    pcwt_j2k_t1_block_ahead(&cb, c.segs, c.data, c.coefs, c.state + c.state_off[i], &luts,
-                            kWide ? cx : cx + threadIdx.x * kCxStride, cxe + (kWide ? threadIdx.x * kCxeStride : 0),
-                            kWide, kAhead);
+    pcwt_j2k_t1_block_ahead(&cb, c.segs, c.data, c.coefs, c.state + c.state_off[i], &luts, cx + threadIdx.x * kCxStride,
+                            kAhead);
 }
 
 using T1Kernel = void (*)(J2kGpuChunk, const uint32_t *, uint32_t);
 
 T1Kernel t1_kernel_for(const J2kT1Plan &p)
 {
-    return p.ahead ? (p.wide ? t1_kernel<1, 1> : t1_kernel<1, 0>) : (p.wide ? t1_kernel<0, 1> : t1_kernel<0, 0>);
+    return p.ahead ? t1_kernel<1> : t1_kernel<0>;
 }
 
 uint32_t env_u32(const char *name, uint32_t fallback)
@@ -83,19 +77,14 @@ J2kT1Plan j2k_t1_plan(int device)
     int sms = 0, blocks = 0;
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     p.ahead = env_u32("PCWT_J2K_T1_AHEAD", p.ahead) != 0;
-    p.wide = env_u32("PCWT_J2K_T1_WIDE", p.wide) != 0;
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, t1_kernel_for(p), int(kThreads), 0));
     p.warp_slots = uint32_t(sms > 0 ? sms : 1) * uint32_t(blocks > 0 ? blocks : 1) * (kThreads / 32);
-    p.warp_slots = env_u32("PCWT_J2K_T1_WARPS", p.warp_slots);
+    p.spread = env_u32("PCWT_J2K_T1_SPREAD", p.spread);
+    p.spread = p.spread ? p.spread : 1;
     p.bytes_weight = env_u32("PCWT_J2K_T1_PACK", p.bytes_weight);
     const uint32_t lanes = env_u32("PCWT_J2K_T1_LANES", 0);
     p.fixed_lanes = lanes <= 32 ? lanes : 0;
     p.schedulers = 4 * uint32_t(sms > 0 ? sms : 1);
-    // PCWT_J2K_T1_CARVEOUT=0..100: the shared memory share of L1 the kernel prefers (checkpoint
-    // A/B; a process-wide attribute, so set at every plan, the driver's default without it)
-    const uint32_t carve = env_u32("PCWT_J2K_T1_CARVEOUT", 101);
-    const int share = carve <= 100 ? int(carve) : int(cudaSharedmemCarveoutDefault);
-    CUDA_CHECK(cudaFuncSetAttribute(t1_kernel_for(p), cudaFuncAttributePreferredSharedMemoryCarveout, share));
     return p;
 }
 
@@ -141,7 +130,7 @@ void j2k_t1_warps(const std::vector<uint64_t> &cost, const J2kT1Plan &p, std::ve
             lanes /= 2;
     }
     if (!lanes) {
-        warp_first.resize(j2k_t1_pack(cost.data(), n, p.warp_slots, warp_first.data()) + 1);
+        warp_first.resize(j2k_t1_pack(cost.data(), n, uint64_t(p.warp_slots) * p.spread, warp_first.data()) + 1);
         return;
     }
     size_t w = 0;

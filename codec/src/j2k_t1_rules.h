@@ -204,27 +204,6 @@ static PCWT_J2K_HOT PCWT_HD uint32_t pcwt_j2k_mq_decode(pcwt_j2k_mq *m, uint8_t 
     return (st & 1u) ^ lps;
 }
 
-/* DECODE with a context that holds its state's entry of pcwt_j2k_t1_luts.mq itself (the MPS in
- * bit 8, the next MPS state's low bit): one table read fewer before the symbol, none at all for an
- * MPS without renormalisation. The same symbols as pcwt_j2k_mq_decode. */
-static PCWT_J2K_HOT PCWT_HD uint32_t pcwt_j2k_mq_decode_entry(pcwt_j2k_mq *m, uint32_t *cx, const uint32_t *mqt)
-{
-    const uint32_t e = *cx, qe = e >> 16, mps = (e >> 8) & 1u;
-    m->a -= qe;
-    const uint32_t lower = (m->c >> 16) < qe;
-    if (!lower) {
-        m->c -= qe << 16;
-        if (m->a & 0x8000u)
-            return mps;
-    }
-    const uint32_t lps = lower ^ (m->a < qe);
-    if (lower)
-        m->a = qe;
-    *cx = mqt[lps ? (e & 0xFFu) : (e >> 8) & 0xFFu];
-    pcwt_j2k_mq_renorm(m);
-    return mps ^ lps;
-}
-
 static inline PCWT_HD void pcwt_j2k_raw_init(pcwt_j2k_mq *m, const uint8_t *d, uint32_t len)
 {
     m->d = d;
@@ -264,16 +243,6 @@ static inline PCWT_HD void pcwt_j2k_reset_contexts(uint8_t *cx)
     cx[PCWT_J2K_CX_UNI] = 46u << 1;
     cx[PCWT_J2K_CX_RL] = 3u << 1;
     cx[0] = 4u << 1;
-}
-
-/* The same initial contexts as their mq entries (pcwt_j2k_mq_decode_entry). */
-static inline PCWT_HD void pcwt_j2k_reset_entries(uint32_t *cx, const uint32_t *mqt)
-{
-    for (int i = 0; i < PCWT_J2K_CONTEXTS; ++i)
-        cx[i] = mqt[0];
-    cx[PCWT_J2K_CX_UNI] = mqt[46u << 1];
-    cx[PCWT_J2K_CX_RL] = mqt[3u << 1];
-    cx[0] = mqt[4u << 1];
 }
 
 /* Four state words at once, at an address that is a multiple of 4 words (a code-block's state
@@ -316,8 +285,6 @@ typedef struct pcwt_j2k_t1_state {
     const uint8_t *zc, *sc;      /* pcwt_j2k_t1_luts.zc of the orientation, .sc */
     pcwt_j2k_mq mq;
     uint8_t *cx;                 /* the PCWT_J2K_CONTEXTS context states */
-    uint32_t *cxe;               /* or, when wide, the contexts as mq entries */
-    uint32_t wide;               /* 1: cxe (pcwt_j2k_mq_decode_entry), 0: cx */
     uint32_t words;              /* state words (pcwt_j2k_state_words) */
     uint32_t ahead;              /* 1: the passes ask for the next lines early (the GPU) */
 } pcwt_j2k_t1_state;
@@ -350,8 +317,7 @@ static inline PCWT_HD void pcwt_j2k_ahead(const pcwt_j2k_t1_state *s, uint32_t x
 /* DECODE in context i of the code-block. */
 static PCWT_J2K_HOT PCWT_HD uint32_t pcwt_j2k_decode_cx(pcwt_j2k_t1_state *s, uint32_t i)
 {
-    return s->wide ? pcwt_j2k_mq_decode_entry(&s->mq, &s->cxe[i], s->mqt)
-                   : pcwt_j2k_mq_decode(&s->mq, &s->cx[i], s->mqt);
+    return pcwt_j2k_mq_decode(&s->mq, &s->cx[i], s->mqt);
 }
 
 /* The state word of (x, y): stripe y / 4, column x, row y % 4. */
@@ -655,13 +621,11 @@ static inline PCWT_HD int pcwt_j2k_t1_check(const pcwt_j2k_cblk *cb, const pcwt_
 /* Decodes a checked code-block into its rectangle at coefs + out_offset. state:
  * pcwt_j2k_state_words(width, height) words (any content). luts: its mq and sc tables and the zc
  * table of the code-block's orientation (shared memory on the GPU). cx: PCWT_J2K_CONTEXTS bytes
- * (any content), or with wide 1 cxe: PCWT_J2K_CONTEXTS words, the contexts as mq entries
- * (pcwt_j2k_mq_decode_entry; the same coefficients). ahead: 1 asks for the lines of state words and magnitudes early (pcwt_j2k_ahead,
+ * (any content). ahead: 1 asks for the lines of state words and magnitudes early (pcwt_j2k_ahead,
  * the GPU), 0 not; the same coefficients either way. */
 static inline PCWT_HD void pcwt_j2k_t1_block_ahead(const pcwt_j2k_cblk *cb, const pcwt_j2k_seg *segs,
                                                    const uint8_t *data, int32_t *coefs, uint16_t *state,
-                                                   const pcwt_j2k_t1_luts *luts, uint8_t *cx, uint32_t *cxe,
-                                                   uint32_t wide, uint32_t ahead)
+                                                   const pcwt_j2k_t1_luts *luts, uint8_t *cx, uint32_t ahead)
 {
     pcwt_j2k_t1_state s;
     s.words = pcwt_j2k_state_words(cb->width, cb->height);
@@ -676,15 +640,10 @@ static inline PCWT_HD void pcwt_j2k_t1_block_ahead(const pcwt_j2k_cblk *cb, cons
     s.zc = luts->zc[cb->orientation & 3u];
     s.sc = luts->sc;
     s.cx = cx;
-    s.cxe = cxe;
-    s.wide = wide;
     /* a magnitude is written when its coefficient becomes significant, read only after */
     for (uint32_t i = 0, n = pcwt_j2k_state_words(s.w, s.h); i < n; i += 4)
         pcwt_j2k_store4(s.f + i, 0);
-    if (s.wide)
-        pcwt_j2k_reset_entries(s.cxe, s.mqt);
-    else
-        pcwt_j2k_reset_contexts(s.cx);
+    pcwt_j2k_reset_contexts(s.cx);
     pcwt_j2k_raw_init(&s.mq, data, 0); /* each segment starts its own */
     const int planes = (int)cb->mb - (int)cb->zero_msbs;
     int bp = planes;
@@ -703,9 +662,7 @@ static inline PCWT_HD void pcwt_j2k_t1_block_ahead(const pcwt_j2k_cblk *cb, cons
                 pcwt_j2k_ref_pass(&s, (uint32_t)bp, raw);
             else
                 pcwt_j2k_cleanup_pass(&s, (uint32_t)bp, (cb->style & PCWT_J2K_STYLE_SEGSYM) != 0);
-            if ((cb->style & PCWT_J2K_STYLE_RESET) && !raw && s.wide)
-                pcwt_j2k_reset_entries(s.cxe, s.mqt);
-            else if ((cb->style & PCWT_J2K_STYLE_RESET) && !raw)
+            if ((cb->style & PCWT_J2K_STYLE_RESET) && !raw)
                 pcwt_j2k_reset_contexts(s.cx);
             if (++type == 3) {
                 type = 0;
@@ -729,7 +686,7 @@ static inline PCWT_HD void pcwt_j2k_t1_block(const pcwt_j2k_cblk *cb, const pcwt
                                              const uint8_t *data, int32_t *coefs, uint16_t *state,
                                              const pcwt_j2k_t1_luts *luts, uint8_t *cx)
 {
-    pcwt_j2k_t1_block_ahead(cb, segs, data, coefs, state, luts, cx, NULL, 0, 0);
+    pcwt_j2k_t1_block_ahead(cb, segs, data, coefs, state, luts, cx, 0);
 }
 
 #endif /* PCWT_J2K_T1_RULES_H */

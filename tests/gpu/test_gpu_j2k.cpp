@@ -556,7 +556,7 @@ TEST_F(GpuJ2k, MemoryBudget)
 }
 
 // Tier-1's warps: code-blocks (heaviest first) packed so that each warp costs about the chunk's
-// total over the warps the device holds at once, at most 32 a warp; every packing, and fixed
+// total over the warps asked for, at most 32 a warp; every packing, and fixed
 // counts of code-blocks a warp (PCWT_J2K_T1_LANES, read when the handle's decoder is made), give
 // the CPU's samples.
 TEST_F(GpuJ2k, WarpsPackedByCost)
@@ -569,11 +569,17 @@ TEST_F(GpuJ2k, WarpsPackedByCost)
     };
     // a CT slice alone (64 like code-blocks) on a device holding 4224 warps: a warp each
     EXPECT_EQ(pack(std::vector<uint64_t>(64, 1000), 4224).size(), 65u);
-    // 2048 CT slices: full warps (4096 of 32, the device holds 4224)
-    const auto full = pack(std::vector<uint64_t>(131072, 1000), 4224);
+    // 131072 like code-blocks for 4096 warps: full warps; for 8192, half warps
+    const auto full = pack(std::vector<uint64_t>(131072, 1000), 4096);
     ASSERT_EQ(full.size(), 4097u);
     for (size_t w = 0; w + 1 < full.size(); w++)
         ASSERT_EQ(full[w + 1] - full[w], 32u) << "warp " << w;
+    const auto half = pack(std::vector<uint64_t>(131072, 1000), 8192);
+    ASSERT_EQ(half.size(), 8193u);
+    for (size_t w = 0; w + 1 < half.size(); w++)
+        ASSERT_EQ(half[w + 1] - half[w], 16u) << "warp " << w;
+    // fewer warps than the code-blocks need at 32 a warp: 32 each all the same
+    EXPECT_EQ(pack(std::vector<uint64_t>(131072, 1000), 1000).size(), 4097u);
     // heavy code-blocks first: the heavy ones get small warps, the light ones full warps, every
     // warp's cost within the budget unless it holds one code-block
     std::vector<uint64_t> mixed;
