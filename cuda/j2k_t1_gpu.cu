@@ -12,6 +12,7 @@
 #include "gpu_check.h"
 #include "j2k_gpu.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 extern "C" {
@@ -22,17 +23,19 @@ namespace {
 
 __constant__ uint32_t c_mq_table[PCWT_J2K_MQ_STATES] = PCWT_J2K_MQ_TABLE_INIT;
 
-constexpr uint32_t kThreads = 64;
-constexpr uint32_t kMinBlocks = 16;
+// Threads a block: the block's copy of the tables and the 1 KB the device reserves per block
+// come out of the same on-chip memory as L1, through which every state word goes; larger blocks
+// leave more of it to L1. The registers allow 16 warps of 64 registers an SM per 1024 threads.
+constexpr uint32_t kMaxThreadsPerSm = 1024;
 // Bytes between two threads' context states: an odd number of words, so that a warp's threads
 // reading the same context hit 32 different banks.
 constexpr uint32_t kCxStride = 20;
 static_assert(kCxStride >= PCWT_J2K_CONTEXTS && kCxStride % 8 == 4, "contexts per thread");
 
 // warp w decodes code-blocks warp_first[w] .. warp_first[w + 1] - 1, one a lane; kAhead:
-// pcwt_j2k_t1_block_ahead's (a kernel each, the prefetches taking registers)
-template <uint32_t kAhead>
-__global__ void __launch_bounds__(kThreads, kMinBlocks)
+// pcwt_j2k_t1_block_ahead's (a kernel each, the prefetches taking registers); kThreads: the block
+template <uint32_t kAhead, uint32_t kThreads>
+__global__ void __launch_bounds__(kThreads, kMaxThreadsPerSm / kThreads)
     t1_kernel(J2kGpuChunk c, const uint32_t *__restrict__ warp_first, uint32_t warps)
 {
     __shared__ pcwt_j2k_t1_luts luts;
@@ -60,7 +63,11 @@ using T1Kernel = void (*)(J2kGpuChunk, const uint32_t *, uint32_t);
 
 T1Kernel t1_kernel_for(const J2kT1Plan &p)
 {
-    return p.ahead ? t1_kernel<1> : t1_kernel<0>;
+    if (p.block == 64)
+        return p.ahead ? t1_kernel<1, 64> : t1_kernel<0, 64>;
+    if (p.block == 256)
+        return p.ahead ? t1_kernel<1, 256> : t1_kernel<0, 256>;
+    return p.ahead ? t1_kernel<1, 128> : t1_kernel<0, 128>;
 }
 
 uint32_t env_u32(const char *name, uint32_t fallback)
@@ -77,8 +84,22 @@ J2kT1Plan j2k_t1_plan(int device)
     int sms = 0, blocks = 0;
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     p.ahead = env_u32("PCWT_J2K_T1_AHEAD", p.ahead) != 0;
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, t1_kernel_for(p), int(kThreads), 0));
-    p.warp_slots = uint32_t(sms > 0 ? sms : 1) * uint32_t(blocks > 0 ? blocks : 1) * (kThreads / 32);
+    p.block = env_u32("PCWT_J2K_T1_BLOCK", p.block);
+    p.block = p.block == 64 || p.block == 256 ? p.block : 128;
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, t1_kernel_for(p), int(p.block), 0));
+    p.warp_slots = uint32_t(sms > 0 ? sms : 1) * uint32_t(blocks > 0 ? blocks : 1) * (p.block / 32);
+    // PCWT_J2K_T1_FIT=1: the shared memory share of the SM's on-chip memory set to what those
+    // blocks need (their tables and contexts, 1 KB reserved each, 8 KB spare), the rest L1 (main
+    // run's A/B; a process-wide attribute, so set at every plan, the driver's default without it)
+    int max_smem = 0;
+    CUDA_CHECK(cudaDeviceGetAttribute(&max_smem, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
+    cudaFuncAttributes fa{};
+    CUDA_CHECK(cudaFuncGetAttributes(&fa, t1_kernel_for(p)));
+    const uint64_t need = uint64_t(blocks > 0 ? blocks : 1) * (fa.sharedSizeBytes + 1024) + 8192;
+    const int share = env_u32("PCWT_J2K_T1_FIT", 0) && max_smem > 0
+                          ? int(std::min<uint64_t>(100, (need * 100 + uint64_t(max_smem) - 1) / uint64_t(max_smem)))
+                          : int(cudaSharedmemCarveoutDefault);
+    CUDA_CHECK(cudaFuncSetAttribute(t1_kernel_for(p), cudaFuncAttributePreferredSharedMemoryCarveout, share));
     p.spread = env_u32("PCWT_J2K_T1_SPREAD", p.spread);
     p.spread = p.spread ? p.spread : 1;
     p.bytes_weight = env_u32("PCWT_J2K_T1_PACK", p.bytes_weight);
@@ -145,7 +166,7 @@ void j2k_gpu_t1(const J2kGpuChunk &c, const uint32_t *warp_first, uint32_t warps
     if (!c.cblk_count || !warps)
         return;
     const uint64_t threads = uint64_t(warps) * 32;
-    const uint32_t blocks = uint32_t((threads + kThreads - 1) / kThreads);
-    t1_kernel_for(p)<<<blocks, kThreads, 0, s>>>(c, warp_first, warps);
+    const uint32_t blocks = uint32_t((threads + p.block - 1) / p.block);
+    t1_kernel_for(p)<<<blocks, p.block, 0, s>>>(c, warp_first, warps);
     CUDA_CHECK_LAUNCH();
 }
