@@ -287,6 +287,7 @@ typedef struct pcwt_j2k_t1_state {
     uint8_t *cx;                 /* the PCWT_J2K_CONTEXTS context states */
     uint32_t words;              /* state words (pcwt_j2k_state_words) */
     uint32_t ahead;              /* 1: the passes ask for the next lines early (the GPU) */
+    uint32_t far;                /* 1: refinements as atomic XORs in L2 (the GPU) */
 } pcwt_j2k_t1_state;
 
 /* On the GPU, asks for the line at p ahead of its first use: the passes walk a code-block's state
@@ -312,6 +313,38 @@ static inline PCWT_HD void pcwt_j2k_ahead(const pcwt_j2k_t1_state *s, uint32_t x
         pcwt_j2k_prefetch(s->f + at);
     if (at + 4 * s->w < s->words)
         pcwt_j2k_prefetch(s->f + at + 4 * s->w);
+}
+
+/* A refinement of magnitude *c, which holds bit bp set (the half of the plane above) and nothing
+ * below: a 1 adds the half below, a 0 takes bp's bit away and adds the half below, both one XOR
+ * with ((bit ^ 1) << bp) | half. On the GPU with far an atomic XOR in L2, which the thread does not
+ * wait for and which takes no L1 line (pcwt_j2k_magnitude then reads past L1). */
+static inline PCWT_HD void pcwt_j2k_refine(uint32_t *c, uint32_t v, uint32_t far)
+{
+#ifdef __CUDA_ARCH__
+    if (far) {
+        asm volatile("red.global.xor.b32 [%0], %1;" : : "l"(c), "r"(v) : "memory");
+        return;
+    }
+#else
+    (void)far;
+#endif
+    *c ^= v;
+}
+
+/* A magnitude at the end (from L2 on the GPU with far, where the refinements went). */
+static inline PCWT_HD uint32_t pcwt_j2k_magnitude(const uint32_t *c, uint32_t far)
+{
+#ifdef __CUDA_ARCH__
+    if (far) {
+        uint32_t v;
+        asm volatile("ld.global.cg.u32 %0, [%1];" : "=r"(v) : "l"(c) : "memory");
+        return v;
+    }
+#else
+    (void)far;
+#endif
+    return *c;
 }
 
 /* DECODE in context i of the code-block. */
@@ -524,8 +557,7 @@ static inline PCWT_HD void pcwt_j2k_ref_pass(pcwt_j2k_t1_state *sp, uint32_t bp,
                     const uint32_t cx = (n & PCWT_J2K_F_MU) ? 2u : (n & PCWT_J2K_NB_SIG) ? 1u : 0u;
                     bit = pcwt_j2k_decode_cx(s, PCWT_J2K_CX_MR + cx);
                 }
-                uint32_t *c = s->c + (size_t)(y0 + k) * s->stride + x;
-                *c = bit ? *c + half : *c - half;
+                pcwt_j2k_refine(s->c + (size_t)(y0 + k) * s->stride + x, ((bit ^ 1u) << bp) | half, s->far);
                 *f = (uint16_t)(n | PCWT_J2K_F_MU);
             }
         }
@@ -622,14 +654,16 @@ static inline PCWT_HD int pcwt_j2k_t1_check(const pcwt_j2k_cblk *cb, const pcwt_
  * pcwt_j2k_state_words(width, height) words (any content). luts: its mq and sc tables and the zc
  * table of the code-block's orientation (shared memory on the GPU). cx: PCWT_J2K_CONTEXTS bytes
  * (any content). ahead: 1 asks for the lines of state words and magnitudes early (pcwt_j2k_ahead,
- * the GPU), 0 not; the same coefficients either way. */
+ * the GPU); far: 1 refines in L2 (pcwt_j2k_refine, the GPU); the same coefficients either way. */
 static inline PCWT_HD void pcwt_j2k_t1_block_ahead(const pcwt_j2k_cblk *cb, const pcwt_j2k_seg *segs,
                                                    const uint8_t *data, int32_t *coefs, uint16_t *state,
-                                                   const pcwt_j2k_t1_luts *luts, uint8_t *cx, uint32_t ahead)
+                                                   const pcwt_j2k_t1_luts *luts, uint8_t *cx, uint32_t ahead,
+                                                   uint32_t far)
 {
     pcwt_j2k_t1_state s;
     s.words = pcwt_j2k_state_words(cb->width, cb->height);
     s.ahead = ahead;
+    s.far = far;
     s.c = (uint32_t *)(coefs + cb->out_offset);
     s.f = state;
     s.stride = cb->out_stride;
@@ -675,7 +709,8 @@ static inline PCWT_HD void pcwt_j2k_t1_block_ahead(const pcwt_j2k_cblk *cb, cons
     for (uint32_t y = 0; y < s.h; ++y) {
         for (uint32_t x = 0; x < s.w; ++x) {
             const uint32_t f = *pcwt_j2k_sw(&s, x, y);
-            const int32_t m = (f & PCWT_J2K_F_SIG) ? (int32_t)(s.c[(size_t)y * s.stride + x] >> 1) : 0;
+            const int32_t m =
+                (f & PCWT_J2K_F_SIG) ? (int32_t)(pcwt_j2k_magnitude(s.c + (size_t)y * s.stride + x, s.far) >> 1) : 0;
             coefs[cb->out_offset + (uint64_t)y * s.stride + x] = (f & PCWT_J2K_F_NEG) ? -m : m;
         }
     }
@@ -686,7 +721,7 @@ static inline PCWT_HD void pcwt_j2k_t1_block(const pcwt_j2k_cblk *cb, const pcwt
                                              const uint8_t *data, int32_t *coefs, uint16_t *state,
                                              const pcwt_j2k_t1_luts *luts, uint8_t *cx)
 {
-    pcwt_j2k_t1_block_ahead(cb, segs, data, coefs, state, luts, cx, 0);
+    pcwt_j2k_t1_block_ahead(cb, segs, data, coefs, state, luts, cx, 0, 0);
 }
 
 #endif /* PCWT_J2K_T1_RULES_H */

@@ -92,8 +92,9 @@ TEST_P(T1Stream, EqualsOpenJpeg)
         EXPECT_NE(ref, im.v) << "the rate did not truncate anything: the midpoint rule is untested";
 }
 
-// The GPU's variant of the same decoder (j2k_t1_rules.h), the lines asked for ahead, run here on
-// the CPU, gives every code-block's coefficients as pcwt_j2k_t1_decode does.
+// The GPU's variant of the same decoder (j2k_t1_rules.h), the lines asked for ahead and the
+// refinements as XORs, run here on the CPU, gives every code-block's coefficients as
+// pcwt_j2k_t1_decode does.
 TEST_P(T1Stream, AheadEquals)
 {
     if (!haveOpj())
@@ -123,7 +124,7 @@ TEST_P(T1Stream, AheadEquals)
         ASSERT_EQ(pcwt_j2k_t1_check(&cb, v.segs, v.seg_count, v.data_size, b.coefs), PCWT_J2K_T1_OK);
         std::vector<uint16_t> state(pcwt_j2k_state_words(cb.width, cb.height) + 4, 0xFFFF);
         uint8_t cx[PCWT_J2K_CONTEXTS];
-        pcwt_j2k_t1_block_ahead(&cb, v.segs, v.data, got.data(), state.data(), luts.get(), cx, 1);
+        pcwt_j2k_t1_block_ahead(&cb, v.segs, v.data, got.data(), state.data(), luts.get(), cx, 1, 1);
     }
     size_t first = 0;
     EXPECT_EQ(countDifferences(got, ref, first), 0u) << "first at " << first;
