@@ -103,10 +103,8 @@ J2kT1Plan j2k_t1_plan(int device)
     CUDA_CHECK(cudaFuncSetAttribute(t1_kernel_for(p), cudaFuncAttributePreferredSharedMemoryCarveout, share));
     p.spread = env_u32("PCWT_J2K_T1_SPREAD", p.spread);
     p.spread = p.spread ? p.spread : 1;
-    p.bytes_weight = env_u32("PCWT_J2K_T1_PACK", p.bytes_weight);
     const uint32_t lanes = env_u32("PCWT_J2K_T1_LANES", 0);
     p.fixed_lanes = lanes <= 32 ? lanes : 0;
-    p.schedulers = 4 * uint32_t(sms > 0 ? sms : 1);
     return p;
 }
 
@@ -145,12 +143,7 @@ void j2k_t1_warps(const std::vector<uint64_t> &cost, const J2kT1Plan &p, std::ve
 {
     const size_t n = cost.size();
     warp_first.resize(n + 1);
-    uint32_t lanes = p.fixed_lanes;
-    if (!lanes && !p.bytes_weight) { // the lanes before packing: one count for the whole chunk
-        lanes = 32;
-        while (lanes > 1 && (uint64_t(n) + lanes / 2 - 1) / (lanes / 2) <= p.schedulers)
-            lanes /= 2;
-    }
+    const uint32_t lanes = p.fixed_lanes;
     if (!lanes) {
         warp_first.resize(j2k_t1_pack(cost.data(), n, uint64_t(p.warp_slots) * p.spread, warp_first.data()) + 1);
         return;
