@@ -20,6 +20,7 @@ extern "C" {
 }
 
 #include <algorithm>
+#include <cstdlib>
 
 namespace {
 
@@ -113,7 +114,7 @@ __global__ void fwd_level(const GpuLevel *levels, const GpuBand *bands, const Gp
     __shared__ int32_t tile[FWD_TILE];
     const GpuLevel e = levels[blockIdx.y];
     if (IMPORT && skip_auto && planes[e.plane].level1 == PCWT_LEVEL1_AUTO)
-        return; // the whole block: fwd_level1_511<true> lifts it
+        return; // the whole block: fwd_level1_511<true, ...> lifts it
     const uint32_t mr = e.br / 2, mc = e.bc / 2;
     const uint32_t tiles_x = (mc + TX - 1) / TX;
     const uint32_t y0 = (blockIdx.x % tiles_x) * TX, x0 = (blockIdx.x / tiles_x) * TY;
@@ -323,15 +324,19 @@ __global__ void inv_level(const GpuLevel *levels, const GpuBand *bands, const Gp
 // fwd_level's, read before the third step changes them), and the bit lengths of the high bands
 // with 5/3 and with 5/11-C added to the plane's estimates, from the same loads of the samples
 // (level1_decide then leaves out the planes that model their low bits). Else the planes that
-// took 5/11-C get its bands over the 5/3 ones (the LL band is the same).
+// took 5/11-C get its bands over the 5/3 ones (the LL band is the same). STAGE: the samples that
+// the first pass reads (SR input rows x SC input columns) imported once into shared memory (where
+// the second pass's halves go later), and lifted from there: a sample is otherwise imported by
+// every lift that reads it, about 2.3 times.
 constexpr uint32_t L5R = 2 * TY, L5C = 2 * TX;       // band rows, band columns of a tile
 constexpr uint32_t CW5 = 2 * L5C + 9, CM5 = L5C + 3; // columns first: input columns, row lifts
 constexpr uint32_t RH5 = 2 * L5R + 9, RW5 = L5C + 3; // rows first: input rows, low band columns
-constexpr uint32_t F511_CF = (2 * L5R + 3) * CW5 + 4 * L5R * CM5;
-constexpr uint32_t F511_RF = RH5 * (RW5 + L5C) + 4 * (L5R + 3) * L5C;
+constexpr uint32_t SR = RH5, SC = CW5;               // staged samples, either order
+constexpr uint32_t F511_CF = (2 * L5R + 3) * CW5 + std::max(4 * L5R * CM5, SR * SC);
+constexpr uint32_t F511_RF = RH5 * (RW5 + L5C) + std::max(4 * (L5R + 3) * L5C, SR * SC);
 constexpr uint32_t F511_TILE = F511_CF > F511_RF ? F511_CF : F511_RF;
 
-template <bool EST>
+template <bool EST, bool STAGE>
 __global__ void fwd_level1_511(const GpuLevel *levels, const GpuBand *bands, const GpuPlane *planes,
                                GpuPlaneState *state, const uint8_t *samples, const uint32_t *vmap,
                                int32_t *i32, int8_t *i8)
@@ -358,14 +363,27 @@ __global__ void fwd_level1_511(const GpuLevel *levels, const GpuBand *bands, con
         auto LO = reinterpret_cast<int32_t(*)[CW5]>(tile);                   // band rows i0-1 ..
         auto HI = reinterpret_cast<int32_t(*)[CW5]>(tile + (L5R + 3) * CW5); // band rows i0 ..
         auto RS = reinterpret_cast<int32_t(*)[L5R][CM5]>(tile + (2 * L5R + 3) * CW5); // LL, HL, LH, HH
-        const int jb = 2 * m0 - 4; // the first input column
+        auto S = reinterpret_cast<int32_t(*)[SC]>(tile + (2 * L5R + 3) * CW5); // under RS, used before it
+        const int jb = 2 * m0 - 4, qb = 2 * i0 - 4; // the first input column, row
+        if (STAGE) {
+            for (uint32_t k = tid; k < SR * SC; k += nt) {
+                const int q = qb + int(k / SC), j = jb + int(k % SC);
+                if (q >= 0 && q < R && j >= 0 && j < C)
+                    S[q - qb][j - jb] = import_value(pl, samples, vmap, uint32_t(q), uint32_t(j));
+            }
+            __syncthreads();
+        }
         for (uint32_t k = tid; k < (L5R + 3) * CW5; k += nt) { // columns: 5/3
             const int t = int(k / CW5), u = int(k % CW5), i = i0 - 1 + t, j = jb + u;
             if (i < 0 || (!EST && i >= N) || j < 0 || j >= C)
                 continue; // never read
             int32_t lo = 0, hi = 0; // the padding rows (EST's 5/3 reads them) get 0, as in fwd_level
-            if (i < N)
-                lift_pair([&](int q) { return import_value(pl, samples, vmap, uint32_t(q), uint32_t(j)); }, i, R, lo, hi);
+            if (i < N) {
+                if (STAGE)
+                    lift_pair([&](int q) { return S[q - qb][u]; }, i, R, lo, hi);
+                else
+                    lift_pair([&](int q) { return import_value(pl, samples, vmap, uint32_t(q), uint32_t(j)); }, i, R, lo, hi);
+            }
             LO[t][u] = lo;
             if (t >= 1 && t <= int(L5R))
                 HI[t - 1][u] = hi;
@@ -410,14 +428,27 @@ __global__ void fwd_level1_511(const GpuLevel *levels, const GpuBand *bands, con
         auto LO = reinterpret_cast<int32_t(*)[RW5]>(tile);                          // band columns m0-1 ..
         auto HI = reinterpret_cast<int32_t(*)[L5C]>(tile + RH5 * RW5);               // band columns m0 ..
         auto CS = reinterpret_cast<int32_t(*)[L5R + 3][L5C]>(tile + RH5 * (RW5 + L5C)); // LL, LH, HL, HH
-        const int qb = 2 * i0 - 4; // the first input row
+        auto S = reinterpret_cast<int32_t(*)[SC]>(tile + RH5 * (RW5 + L5C)); // under CS, used before it
+        const int qb = 2 * i0 - 4, jb = 2 * m0 - 4; // the first input row, column
+        if (STAGE) {
+            for (uint32_t k = tid; k < SR * SC; k += nt) {
+                const int q = qb + int(k / SC), j = jb + int(k % SC);
+                if (q >= 0 && q < R && j >= 0 && j < C)
+                    S[q - qb][j - jb] = import_value(pl, samples, vmap, uint32_t(q), uint32_t(j));
+            }
+            __syncthreads();
+        }
         for (uint32_t k = tid; k < RH5 * RW5; k += nt) { // rows: 5/3
             const int a = int(k / RW5), b = int(k % RW5), q = qb + a, m = m0 - 1 + b;
             if (q < 0 || q >= R || m < 0 || (!EST && m >= M))
                 continue; // never read
             int32_t lo = 0, hi = 0; // the padding columns (EST's 5/3 reads them) get 0, as in fwd_level
-            if (m < M)
-                lift_pair([&](int j) { return import_value(pl, samples, vmap, uint32_t(q), uint32_t(j)); }, m, C, lo, hi);
+            if (m < M) {
+                if (STAGE)
+                    lift_pair([&](int j) { return S[a][j - jb]; }, m, C, lo, hi);
+                else
+                    lift_pair([&](int j) { return import_value(pl, samples, vmap, uint32_t(q), uint32_t(j)); }, m, C, lo, hi);
+            }
             LO[a][b] = lo;
             if (b >= 1 && b <= int(L5C))
                 HI[a][b - 1] = hi;
@@ -667,6 +698,25 @@ __global__ void inv_level1_511(const GpuLevel *levels, const GpuBand *bands, con
 
 uint32_t tiles(uint32_t rows, uint32_t cols) { return ((cols + TX - 1) / TX) * ((rows + TY - 1) / TY); }
 
+// The 5/11-C tile kernel with its samples staged (the default) or imported by each lift
+// (PCWT_GPU_L1_STAGE=0, for measuring): the same bands either way.
+bool level1_staged()
+{
+    const char *v = std::getenv("PCWT_GPU_L1_STAGE");
+    return !v || std::atoi(v) != 0;
+}
+
+template <bool EST>
+void launch_511(dim3 grid, cudaStream_t s, const DeviceBatch &b, const GpuLevel *lv)
+{
+    if (level1_staged())
+        fwd_level1_511<EST, true><<<grid, dim3(TX, TY), 0, s>>>(lv, b.bands, b.planes, b.state, b.samples,
+                                                               b.vmap, b.i32, b.i8);
+    else
+        fwd_level1_511<EST, false><<<grid, dim3(TX, TY), 0, s>>>(lv, b.bands, b.planes, b.state, b.samples,
+                                                                b.vmap, b.i32, b.i8);
+}
+
 } // namespace
 
 void gpu_dwt_forward_level(const DeviceBatch &b, const GpuLevel *lv, uint32_t count,
@@ -679,8 +729,7 @@ void gpu_dwt_forward_level(const DeviceBatch &b, const GpuLevel *lv, uint32_t co
                                                    b.i32, b.i8, level1_auto);
             CUDA_CHECK_LAUNCH();
             if (level1_auto) // the planes of auto: 5/3 and both estimates (the same tiles)
-                fwd_level1_511<true><<<grid, block, 0, s>>>(lv + first, b.bands, b.planes, b.state,
-                                                            b.samples, b.vmap, b.i32, b.i8);
+                launch_511<true>(grid, s, b, lv + first);
         } else {
             fwd_level<false><<<grid, block, 0, s>>>(lv + first, b.bands, b.planes, b.state, b.samples, b.vmap,
                                                     b.i32, b.i8, false);
@@ -710,13 +759,11 @@ void gpu_dwt_inverse_level(const DeviceBatch &b, const GpuLevel *lv, uint32_t co
 void gpu_dwt511_level1(const DeviceBatch &b, const GpuLevel *lv, uint32_t count, const GpuLevelMax &m,
                        uint32_t plane_count, cudaStream_t s)
 {
-    const dim3 block(TX, TY);
     const uint32_t blocks = tiles(m.r / 4 + 1, m.bc / 2);
     level1_decide<<<gpu_blocks(plane_count, 128), 128, 0, s>>>(b.planes, b.state, plane_count);
     CUDA_CHECK_LAUNCH();
     gpu_for_entries(count, [&](uint32_t first, uint32_t n) {
-        fwd_level1_511<false><<<dim3(blocks, n), block, 0, s>>>(lv + first, b.bands, b.planes, b.state,
-                                                               b.samples, b.vmap, b.i32, b.i8);
+        launch_511<false>(dim3(blocks, n), s, b, lv + first);
         CUDA_CHECK_LAUNCH();
     });
 }
