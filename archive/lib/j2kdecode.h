@@ -7,8 +7,8 @@
  *           device; finisher threads then decode each data set through the JPEG 2000 decoder
  *           codec as the readers would (DPRCPrepareDecoded), lending it the frames decoded
  *           ahead (J2KAheadCoder), so that every DICOM rule of the CPU path is the codec's own.
- *           Frames the device does not take (HTJ2K, lossy, what libpcwt refuses, a corrupt
- *           codestream) the codec decodes with OpenJPEG, as without the GPU.
+ *           Frames the device does not take (lossy, what libpcwt refuses, a corrupt codestream)
+ *           the codec decodes with OpenJPEG, as without the GPU; HTJ2K is the device's too.
  */
 
 #ifndef PCWT_ARCHIVE_J2KDECODE_H
@@ -177,8 +177,8 @@ public:
       {
         const DPCWTJ2KCodestream& s = f.streams[k];
         pcwt_header_info info;
-        // HTJ2K and lossy streams are OpenJPEG's; the library refuses what else it does not decode
-        if (!s.lossless || s.htj2k || pcwt_read_header(s.data, s.size, &info) != PCWT_OK) continue;
+        // lossy streams are OpenJPEG's; the library refuses what else it does not decode
+        if (!s.lossless || pcwt_read_header(s.data, s.size, &info) != PCWT_OK) continue;
         const std::size_t bytes = pcwt_image_size(&info.desc);
         if (bytes == 0) continue;
         f.desc[k] = info.desc;

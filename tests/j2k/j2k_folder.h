@@ -74,7 +74,7 @@ inline std::string makeFolder(const std::string &dir, bool withCorpus, Folder &f
             return m.spec.name + ": " + err;
         f.partOneFrames += m.spec.frames;
     }
-    // HTJ2K: OpenJPEG decodes it, as without the GPU
+    // HTJ2K: lossless, decoded on the GPU as the Part 1 frames (OpenJPEG without it)
     Spec ht = plainSpec("h_htj2k", true);
     ht.instance = uidRoot + "100";
     std::string err = makeFile(ht, DPCWT_HTJ2K_LOSSLESS_XFER, dir, f.in + "/h_htj2k.dcm", want);

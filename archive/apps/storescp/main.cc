@@ -481,7 +481,7 @@ static bool setUpJ2K()
   }
   g_j2k->setMinSamples(g_settings.j2kGpuMinSamples);
   if (g_j2k->enabled())
-    OFLOG_INFO(scpLogger, "JPEG 2000 input: lossless Part 1 frames decoded on the "
+    OFLOG_INFO(scpLogger, "JPEG 2000 input: lossless Part 1 and HTJ2K frames decoded on the "
                << (g_j2k->gpu() ? "GPU" : "CPU standing in for the GPU") << ", OpenJPEG for the others"
                << " and for data sets of fewer than " << g_settings.j2kGpuMinSamples << " samples");
   else
