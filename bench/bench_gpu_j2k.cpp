@@ -284,7 +284,7 @@ void j2k_bench_run(const char *name, const std::vector<J2kBenchFrame> &frames, i
         die(std::string("device-resident decode: ") + err);
     if (pcwt_gpu_j2k_decode_batch(g, &bld.b, err, sizeof err) != PCWT_OK) // its samples, checked below
         die(std::string("GPU decode: ") + err);
-    // PCWT_BENCH_J2K_T1="PACK=0 WARPS=2000,AHEAD=0 ...": tier-1 plans (PCWT_J2K_T1_<NAME>=<value>, read
+    // PCWT_BENCH_J2K_T1="FAR=0 BLOCK=64,SPREAD=1 ...": tier-1 plans (PCWT_J2K_T1_<NAME>=<value>, read
     // when a handle's decoder is made) measured device-resident beside the default, each on a new handle
     if (const char *plans = std::getenv("PCWT_BENCH_J2K_T1")) {
         std::string all = plans, one;

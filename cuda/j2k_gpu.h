@@ -50,7 +50,6 @@ struct J2kT1Plan {
                                 // scheduler balancing the rest as slots free up
     uint32_t bytes_weight = 64; // a codeword byte's cost against a coefficient visit of one pass
     uint32_t fixed_lanes = 0;   // 1..32: that many code-blocks a warp (PCWT_J2K_T1_LANES, tests)
-    uint32_t ahead = 0;         // the passes ask for their next lines early (pcwt_j2k_ahead)
     uint32_t block = 128;       // threads a block of the kernel (64 or 128)
     uint32_t far = 1;           // refinements as atomic XORs in L2 (pcwt_j2k_refine)
 };

@@ -32,9 +32,9 @@ constexpr uint32_t kMaxThreadsPerSm = 1024;
 constexpr uint32_t kCxStride = 20;
 static_assert(kCxStride >= PCWT_J2K_CONTEXTS && kCxStride % 8 == 4, "contexts per thread");
 
-// warp w decodes code-blocks warp_first[w] .. warp_first[w + 1] - 1, one a lane; kAhead, kFar:
-// pcwt_j2k_t1_block_ahead's ahead and far (a kernel each); kThreads: the block
-template <uint32_t kAhead, uint32_t kFar, uint32_t kThreads>
+// warp w decodes code-blocks warp_first[w] .. warp_first[w + 1] - 1, one a lane; kFar:
+// pcwt_j2k_t1_block_far's; kThreads: the block
+template <uint32_t kFar, uint32_t kThreads>
 __global__ void __launch_bounds__(kThreads, kMaxThreadsPerSm / kThreads)
     t1_kernel(J2kGpuChunk c, const uint32_t *__restrict__ warp_first, uint32_t warps)
 {
@@ -55,8 +55,8 @@ __global__ void __launch_bounds__(kThreads, kMaxThreadsPerSm / kThreads)
     if (i >= warp_first[w + 1])
         return;
     const pcwt_j2k_cblk cb = c.cblks[i];
-    pcwt_j2k_t1_block_ahead(&cb, c.segs, c.data, c.coefs, c.state + c.state_off[i], &luts, cx + threadIdx.x * kCxStride,
-                            kAhead, kFar);
+    pcwt_j2k_t1_block_far(&cb, c.segs, c.data, c.coefs, c.state + c.state_off[i], &luts, cx + threadIdx.x * kCxStride,
+                          kFar);
 }
 
 using T1Kernel = void (*)(J2kGpuChunk, const uint32_t *, uint32_t);
@@ -64,10 +64,8 @@ using T1Kernel = void (*)(J2kGpuChunk, const uint32_t *, uint32_t);
 T1Kernel t1_kernel_for(const J2kT1Plan &p)
 {
     if (p.block == 64)
-        return p.ahead ? (p.far ? t1_kernel<1, 1, 64> : t1_kernel<1, 0, 64>)
-                       : (p.far ? t1_kernel<0, 1, 64> : t1_kernel<0, 0, 64>);
-    return p.ahead ? (p.far ? t1_kernel<1, 1, 128> : t1_kernel<1, 0, 128>)
-                   : (p.far ? t1_kernel<0, 1, 128> : t1_kernel<0, 0, 128>);
+        return p.far ? t1_kernel<1, 64> : t1_kernel<0, 64>;
+    return p.far ? t1_kernel<1, 128> : t1_kernel<0, 128>;
 }
 
 uint32_t env_u32(const char *name, uint32_t fallback)
@@ -83,7 +81,6 @@ J2kT1Plan j2k_t1_plan(int device)
     J2kT1Plan p;
     int sms = 0, blocks = 0;
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    p.ahead = env_u32("PCWT_J2K_T1_AHEAD", p.ahead) != 0;
     p.block = env_u32("PCWT_J2K_T1_BLOCK", p.block);
     p.block = p.block == 64 ? 64 : 128;
     p.far = env_u32("PCWT_J2K_T1_FAR", p.far) != 0;

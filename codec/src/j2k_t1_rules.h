@@ -285,35 +285,8 @@ typedef struct pcwt_j2k_t1_state {
     const uint8_t *zc, *sc;      /* pcwt_j2k_t1_luts.zc of the orientation, .sc */
     pcwt_j2k_mq mq;
     uint8_t *cx;                 /* the PCWT_J2K_CONTEXTS context states */
-    uint32_t words;              /* state words (pcwt_j2k_state_words) */
-    uint32_t ahead;              /* 1: the passes ask for the next lines early (the GPU) */
     uint32_t far;                /* 1: refinements as atomic XORs in L2 (the GPU) */
 } pcwt_j2k_t1_state;
-
-/* On the GPU, asks for the line at p ahead of its first use: the passes walk a code-block's state
- * words and magnitudes in order, and a warp's threads, each on its own code-block, would
- * otherwise wait for each miss in turn. Nothing on the CPU. */
-static inline PCWT_HD void pcwt_j2k_prefetch(const void *p)
-{
-#ifdef __CUDA_ARCH__
-    asm volatile("prefetch.global.L1 [%0];" : : "l"(p));
-#else
-    (void)p;
-#endif
-}
-
-/* At every 16th column of a stripe: the state words of the next 16 columns (a 128-byte line), in
- * this stripe and the next (where a pass pushes its last row's neighbours), inside the block. */
-static inline PCWT_HD void pcwt_j2k_ahead(const pcwt_j2k_t1_state *s, uint32_t x, uint32_t y0)
-{
-    if (!s->ahead || (x & 15u))
-        return;
-    const uint32_t at = y0 * s->w + 4 * x + 64;
-    if (at < s->words)
-        pcwt_j2k_prefetch(s->f + at);
-    if (at + 4 * s->w < s->words)
-        pcwt_j2k_prefetch(s->f + at + 4 * s->w);
-}
 
 /* A refinement of magnitude *c, which holds bit bp set (the half of the plane above) and nothing
  * below: a 1 adds the half below, a 0 takes bp's bit away and adds the half below, both one XOR
@@ -507,7 +480,6 @@ static inline PCWT_HD void pcwt_j2k_sig_pass(pcwt_j2k_t1_state *sp, uint32_t bp,
         const uint32_t rows = s->h - y0 < 4 ? s->h - y0 : 4;
         for (uint32_t x = 0; x < s->w; ++x) {
             uint16_t *col = pcwt_j2k_sw(s, x, y0);
-            pcwt_j2k_ahead(s, x, y0);
             if (!pcwt_j2k_sig_candidates(col))
                 continue;
             for (uint32_t k = 0; k < rows; ++k) {
@@ -537,10 +509,6 @@ static inline PCWT_HD void pcwt_j2k_ref_pass(pcwt_j2k_t1_state *sp, uint32_t bp,
     for (uint32_t y0 = 0; y0 < s->h; y0 += 4) {
         for (uint32_t x = 0; x < s->w; ++x) {
             uint16_t *col = pcwt_j2k_sw(s, x, y0);
-            pcwt_j2k_ahead(s, x, y0);
-            if (s->ahead && !(x & 31u) && x + 32 < s->w) /* the magnitudes' next lines */
-                for (uint32_t k = 0; k < 4 && y0 + k < s->h; ++k)
-                    pcwt_j2k_prefetch(s->c + (size_t)(y0 + k) * s->stride + x + 32);
             const uint64_t w = pcwt_j2k_load4(col); /* rows past the end stay zero */
             const uint64_t t = (w >> 12) & ~(w >> 14) & 0x0001000100010001ull; /* SIG, not PI */
             /* bit k: row k is refined (nothing in this pass changes that) */
@@ -577,7 +545,6 @@ static inline PCWT_HD void pcwt_j2k_cleanup_pass(pcwt_j2k_t1_state *sp, uint32_t
         for (uint32_t x = 0; x < s->w; ++x) {
             uint32_t y = y0;
             uint16_t *col = pcwt_j2k_sw(s, x, y0);
-            pcwt_j2k_ahead(s, x, y0);
             /* the four state words as one load (rows past the end stay zero) */
             const uint64_t w4 = pcwt_j2k_load4(col);
             const uint32_t any = (uint32_t)(w4 | w4 >> 16 | w4 >> 32 | w4 >> 48) & 0xFFFFu;
@@ -653,16 +620,13 @@ static inline PCWT_HD int pcwt_j2k_t1_check(const pcwt_j2k_cblk *cb, const pcwt_
 /* Decodes a checked code-block into its rectangle at coefs + out_offset. state:
  * pcwt_j2k_state_words(width, height) words (any content). luts: its mq and sc tables and the zc
  * table of the code-block's orientation (shared memory on the GPU). cx: PCWT_J2K_CONTEXTS bytes
- * (any content). ahead: 1 asks for the lines of state words and magnitudes early (pcwt_j2k_ahead,
- * the GPU); far: 1 refines in L2 (pcwt_j2k_refine, the GPU); the same coefficients either way. */
-static inline PCWT_HD void pcwt_j2k_t1_block_ahead(const pcwt_j2k_cblk *cb, const pcwt_j2k_seg *segs,
-                                                   const uint8_t *data, int32_t *coefs, uint16_t *state,
-                                                   const pcwt_j2k_t1_luts *luts, uint8_t *cx, uint32_t ahead,
-                                                   uint32_t far)
+ * (any content). far: 1 refines in L2 (pcwt_j2k_refine, the GPU), 0 in place; the same
+ * coefficients either way. */
+static inline PCWT_HD void pcwt_j2k_t1_block_far(const pcwt_j2k_cblk *cb, const pcwt_j2k_seg *segs,
+                                                 const uint8_t *data, int32_t *coefs, uint16_t *state,
+                                                 const pcwt_j2k_t1_luts *luts, uint8_t *cx, uint32_t far)
 {
     pcwt_j2k_t1_state s;
-    s.words = pcwt_j2k_state_words(cb->width, cb->height);
-    s.ahead = ahead;
     s.far = far;
     s.c = (uint32_t *)(coefs + cb->out_offset);
     s.f = state;
@@ -716,12 +680,12 @@ static inline PCWT_HD void pcwt_j2k_t1_block_ahead(const pcwt_j2k_cblk *cb, cons
     }
 }
 
-/* The same, nothing asked for early (the CPU). */
+/* The same with the refinements in place (the CPU). */
 static inline PCWT_HD void pcwt_j2k_t1_block(const pcwt_j2k_cblk *cb, const pcwt_j2k_seg *segs,
                                              const uint8_t *data, int32_t *coefs, uint16_t *state,
                                              const pcwt_j2k_t1_luts *luts, uint8_t *cx)
 {
-    pcwt_j2k_t1_block_ahead(cb, segs, data, coefs, state, luts, cx, 0, 0);
+    pcwt_j2k_t1_block_far(cb, segs, data, coefs, state, luts, cx, 0);
 }
 
 #endif /* PCWT_J2K_T1_RULES_H */

@@ -8,13 +8,11 @@
 
 extern "C" {
 #include "j2k_t1.h"
-#include "j2k_t1_rules.h"
 }
 
 #include <gtest/gtest.h>
 
 #include <cstring>
-#include <memory>
 
 using namespace j2kt1;
 
@@ -90,44 +88,6 @@ TEST_P(T1Stream, EqualsOpenJpeg)
         EXPECT_EQ(ref, im.v) << "OpenJPEG's own decode is not lossless";
     else
         EXPECT_NE(ref, im.v) << "the rate did not truncate anything: the midpoint rule is untested";
-}
-
-// The GPU's variant of the same decoder (j2k_t1_rules.h), the lines asked for ahead and the
-// refinements as XORs, run here on the CPU, gives every code-block's coefficients as
-// pcwt_j2k_t1_decode does.
-TEST_P(T1Stream, AheadEquals)
-{
-    if (!haveOpj())
-        GTEST_SKIP() << "opj_compress/opj_decompress not installed (libopenjp2-tools)";
-    const Case &c = GetParam();
-    const Image im = makeImage(c.w, c.h, c.comps, c.bits, c.sgn, c.w * 31 + c.h);
-    const std::vector<uint8_t> cs = opjEncode(im, c.args);
-    ASSERT_FALSE(cs.empty()) << "opj_compress " << c.args;
-    Batch b;
-    ASSERT_EQ(addFrame(b, cs), "");
-    pcwt_j2k_batch v = b.view();
-    static const uint32_t table[PCWT_J2K_MQ_STATES] = PCWT_J2K_MQ_TABLE_INIT;
-    auto luts = std::make_unique<pcwt_j2k_t1_luts>();
-    for (uint32_t i = 0; i < 2 * PCWT_J2K_MQ_STATES; ++i)
-        luts->mq[i] = pcwt_j2k_mq_lut(table, i);
-    for (uint32_t i = 0; i < 256; ++i) {
-        for (uint32_t o = 0; o < 4; ++o)
-            luts->zc[o][i] = uint8_t(pcwt_j2k_zc_ctx(i, o));
-        luts->sc[i] = pcwt_j2k_sc_lut(i);
-    }
-    std::vector<int32_t> ref(b.coefs, 0x5A5A5A5A), got(b.coefs, 0x5A5A5A5A);
-    std::vector<uint8_t> scratch(PCWT_J2K_T1_SCRATCH);
-    char err[256] = "";
-    for (size_t i = 0; i < v.cblk_count; ++i) {
-        ASSERT_EQ(pcwt_j2k_t1_decode(&v, i, ref.data(), scratch.data(), err, sizeof err), PCWT_OK) << err;
-        const pcwt_j2k_cblk &cb = v.cblks[i];
-        ASSERT_EQ(pcwt_j2k_t1_check(&cb, v.segs, v.seg_count, v.data_size, b.coefs), PCWT_J2K_T1_OK);
-        std::vector<uint16_t> state(pcwt_j2k_state_words(cb.width, cb.height) + 4, 0xFFFF);
-        uint8_t cx[PCWT_J2K_CONTEXTS];
-        pcwt_j2k_t1_block_ahead(&cb, v.segs, v.data, got.data(), state.data(), luts.get(), cx, 1, 1);
-    }
-    size_t first = 0;
-    EXPECT_EQ(countDifferences(got, ref, first), 0u) << "first at " << first;
 }
 
 INSTANTIATE_TEST_SUITE_P(Opj, T1Stream, ::testing::ValuesIn(kCases),
