@@ -332,9 +332,21 @@ constexpr uint32_t L5R = 2 * TY, L5C = 2 * TX;       // band rows, band columns 
 constexpr uint32_t CW5 = 2 * L5C + 9, CM5 = L5C + 3; // columns first: input columns, row lifts
 constexpr uint32_t RH5 = 2 * L5R + 9, RW5 = L5C + 3; // rows first: input rows, low band columns
 constexpr uint32_t SR = RH5, SC = CW5;               // staged samples, either order
-constexpr uint32_t F511_CF = (2 * L5R + 3) * CW5 + std::max(4 * L5R * CM5, SR * SC);
+constexpr uint32_t CWH = (CW5 + 1) / 2;              // columns first: a half row's even columns
+constexpr uint32_t F511_CF = (2 * L5R + 3) * 2 * CWH + std::max(4 * L5R * CM5, SR * SC);
 constexpr uint32_t F511_RF = RH5 * (RW5 + L5C) + std::max(4 * (L5R + 3) * L5C, SR * SC);
 constexpr uint32_t F511_TILE = F511_CF > F511_RF ? F511_CF : F511_RF;
+
+// Columns first: the rows of the column pass's halves, their even and odd input columns apart, so
+// that the lifts along a row (a warp's read every other column) hit twice as many banks.
+struct SplitRow {
+    int32_t *p;
+    __device__ int32_t &operator[](int u) const { return p[(u & 1) * int(CWH) + (u >> 1)]; }
+};
+struct SplitRows {
+    int32_t *p;
+    __device__ SplitRow operator[](int t) const { return {p + t * int(2 * CWH)}; }
+};
 
 template <bool EST, bool STAGE>
 __global__ void fwd_level1_511(const GpuLevel *levels, const GpuBand *bands, const GpuPlane *planes,
@@ -360,10 +372,9 @@ __global__ void fwd_level1_511(const GpuLevel *levels, const GpuBand *bands, con
     uint32_t n53 = 0;
     int top_m = -1;
     if (e.columns_first) {
-        auto LO = reinterpret_cast<int32_t(*)[CW5]>(tile);                   // band rows i0-1 ..
-        auto HI = reinterpret_cast<int32_t(*)[CW5]>(tile + (L5R + 3) * CW5); // band rows i0 ..
-        auto RS = reinterpret_cast<int32_t(*)[L5R][CM5]>(tile + (2 * L5R + 3) * CW5); // LL, HL, LH, HH
-        auto S = reinterpret_cast<int32_t(*)[SC]>(tile + (2 * L5R + 3) * CW5); // under RS, used before it
+        const SplitRows LO{tile}, HI{tile + (L5R + 3) * 2 * CWH}; // band rows i0-1 .., i0 ..
+        auto RS = reinterpret_cast<int32_t(*)[L5R][CM5]>(tile + (2 * L5R + 3) * 2 * CWH); // LL, HL, LH, HH
+        auto S = reinterpret_cast<int32_t(*)[SC]>(tile + (2 * L5R + 3) * 2 * CWH); // under RS, used before it
         const int jb = 2 * m0 - 4, qb = 2 * i0 - 4; // the first input column, row
         if (STAGE) {
             for (uint32_t k = tid; k < SR * SC; k += nt) {
