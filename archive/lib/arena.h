@@ -104,7 +104,8 @@ public:
    *  from which get() cuts its buffers first from now on, while the pool lends buffers of the
    *  region's kind (setPinned). The region comes in parts, so that the first is lent while the
    *  next is made; a buffer lies within one part. A request no part has room for (their buffers
-   *  lent, or no free run long enough) is served as without a region (regionUse().overflows).
+   *  lent, or no free run long enough; regionUse().overflows) is served as without a region,
+   *  except with size classes (files' samples): none then, the caller takes the heap.
    *  False: not made (out of memory)
    */
   bool reserve(std::size_t bytes, bool pinned)
@@ -157,7 +158,13 @@ public:
         Part *const from = part.get();
         return std::shared_ptr<unsigned char>(from->mem.p + at, [self, from, at](unsigned char *) { self->giveBack(*from, at); });
       }
-      if (any) ++overflows_;
+      if (any)
+      {
+        ++overflows_;
+        // files' samples beyond the region: the caller's heap (DPRCSamples), which the GPU's
+        // coders stage, rather than page-locked slabs, whose pinning the readers wait for
+        if (classes_) return std::shared_ptr<unsigned char>();
+      }
       const auto best = free_.lower_bound(n);
       if (best != free_.end() && (!classes_ || best->first / 2 <= n))
       {

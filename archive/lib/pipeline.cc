@@ -59,8 +59,8 @@ bool makeHostHandles(Run& run, std::string& error)
   return true;
 }
 
-/// the memory budget with these batch coders (on a GPU or not) and JPEG 2000 batch decoders
-std::uint64_t budgetFor(const Run& run, std::size_t coders, bool gpu, std::size_t j2kDecoders)
+/// the memory budget with these batch coders (on a GPU or not)
+std::uint64_t budgetFor(const Run& run, std::size_t coders, bool gpu)
 {
   const DPRCPipelineOptions& p = run.p;
   // Batches the memory budget admits besides one in each coder: one being read and three being
@@ -75,9 +75,19 @@ std::uint64_t budgetFor(const Run& run, std::size_t coders, bool gpu, std::size_
   // readers pay for (one H200, 4 GB: 768 MB ran at 1767 MB/s, four times, 1536 MB, at 1547-1577:
   // bench/results/gpu-h200-2026-11-28-session6-host.md)
   if (gpu) bytes *= 2;
-  // and, decoding JPEG 2000 on the GPU, a batch being gathered and one in each decoder
-  if (j2kDecoders) bytes += (j2kDecoders + 1) * p.j2kBatchBytes;
   return bytes;
+}
+
+/** what JPEG 2000 input decoded on the GPU adds to the budget, once the first such file comes
+ *  (Budget::raiseOnce; a run with none, most runs, has page-locked memory for the budget alone):
+ *  a batch being gathered and one in each decoder. An explicit budget stays as it is
+ */
+std::uint64_t j2kShareFor(const Run& run)
+{
+  const DPRCPipelineOptions& p = run.p;
+  if (p.budgetBytes || !run.mayDeferJ2K) return 0;
+  const std::size_t decoders = std::max(1u, p.j2kDecodersPerDevice) * run.devices.size();
+  return (decoders + 1) * p.j2kBatchBytes;
 }
 
 /// the budget until the devices' handles are made: as with the GPU's coders and decoders, when
@@ -88,8 +98,7 @@ std::uint64_t plannedBudget(const Run& run)
   const bool gpu = p.backend != PCWT_BACKEND_CPU;
   const std::size_t perDevice = p.codersPerDevice ? p.codersPerDevice : (gpu ? kDPRCGpuCodersPerDevice : 1u);
   const std::size_t coders = run.batching ? perDevice * run.devices.size() : 0;
-  const std::size_t j2k = run.mayDeferJ2K ? std::max(1u, p.j2kDecodersPerDevice) * run.devices.size() : 0;
-  return p.budgetBytes ? p.budgetBytes : budgetFor(run, coders, gpu, j2k);
+  return p.budgetBytes ? p.budgetBytes : budgetFor(run, coders, gpu);
 }
 
 /** batch coders or verifiers (made by make()) on each device: `asked` on each, or with 0 `onGpu`
@@ -128,9 +137,7 @@ bool makeDeviceHandles(Run& run, std::vector<std::thread>& threads, std::string&
   run.gpuCoders = !run.coders.empty() && run.coders[0]->gpu();
   run.arenas->setPinned(run.gpuCoders);
   if (run.j2kDecoders.empty() && !startJ2K(run, threads, error)) return false;
-  run.budgetBytes = p.budgetBytes ? p.budgetBytes
-                                  : budgetFor(run, run.coders.size(), run.gpuCoders,
-                                              run.j2kGpu ? run.j2kDecoders.size() : 0);
+  run.budgetBytes = p.budgetBytes ? p.budgetBytes : budgetFor(run, run.coders.size(), run.gpuCoders);
   // output arenas kept: one for each batch the budget admits, one spare (a batch being written
   // holds its arena until its last file is)
   run.arenas->setKeep(static_cast<std::size_t>(run.budgetBytes / std::max<std::uint64_t>(p.batchBytes, 1)) + 1);
@@ -354,6 +361,7 @@ void readStage(Run& run, unsigned r)
     once(run.firstRead, "first file read");
     if (w->job.j2kDeferred)
     {
+      run.budget->raiseOnce(j2kShareFor(run));
       // its JPEG 2000 frames go to the GPU with other files' (j2kStage; j2kPassStage without it)
       J2KWork *j = new J2KWork();
       j->work = w.release();

@@ -121,12 +121,28 @@ public:
     cv_.notify_all();
   }
 
-  /// a new limit (the readers start before the coders' count, which sets it, is known)
+  /// a new limit (the readers start before the coders' count, which sets it, is known), and
+  /// what raiseOnce() added
   void setLimit(std::uint64_t limit)
   {
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      limit_ = limit;
+      base_ = limit;
+      limit_ = limit > UINT64_MAX - extra_ ? UINT64_MAX : limit + extra_;
+    }
+    cv_.notify_all();
+  }
+
+  /// the limit raised by n for the rest of the run, the first time only (JPEG 2000 input's
+  /// batches, once the first such file comes)
+  void raiseOnce(std::uint64_t n)
+  {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (raised_) return;
+      raised_ = true;
+      extra_ = n;
+      limit_ = base_ > UINT64_MAX - extra_ ? UINT64_MAX : base_ + extra_;
     }
     cv_.notify_all();
   }
@@ -136,6 +152,8 @@ private:
   std::condition_variable cv_;
   std::uint64_t used_ = 0;
   std::uint64_t limit_;
+  std::uint64_t base_ = limit_, extra_ = 0;
+  bool raised_ = false;
 };
 
 } // namespace dprc

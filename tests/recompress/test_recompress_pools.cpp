@@ -91,11 +91,12 @@ TEST(RecompressPools, CutterTakesTheBestFittingHole)
 }
 
 // a pool with a region lends the region's buffers first (reused as they come back); when the
-// region has no room, the request is served apart and counted, until a further part of the region
-// is made; buffers lent outlive the pool's last owner (they hold it), and every byte of each is
-// the caller's (written in full here: the sanitizer build sees an overlap or a buffer used after
-// its region went)
-TEST(RecompressPools, PoolLendsTheRegionFirstAndServesWhatDoesNotFitApart)
+// region has no room, an arena pool serves the request apart (counted), a pool of files' samples
+// (size classes) gives nothing, so that the caller takes the heap, until a further part of the
+// region is made; buffers lent outlive the pool's last owner (they hold it), and every byte of
+// each is the caller's (written in full here: the sanitizer build sees an overlap or a buffer
+// used after its region went)
+TEST(RecompressPools, PoolLendsTheRegionFirstAndWhatDoesNotFitGoesElsewhere)
 {
     std::shared_ptr<ArenaPool> pool = std::make_shared<ArenaPool>(1, "test", false);
     pool->setSizeClasses();
@@ -114,13 +115,11 @@ TEST(RecompressPools, PoolLendsTheRegionFirstAndServesWhatDoesNotFitApart)
     EXPECT_EQ(u.overflows, 0u);
     EXPECT_EQ(u.inUse, std::size_t(4) << 20);
     EXPECT_EQ(pool->allocations(), 0u);
-    // exhausted: served apart, counted
-    std::shared_ptr<unsigned char> apart = pool->get(1 << 20);
-    ASSERT_TRUE(apart);
-    std::memset(apart.get(), 9, 1 << 20);
+    // exhausted: nothing (the caller's heap), counted, nothing allocated
+    EXPECT_FALSE(pool->get(1 << 20));
     u = pool->regionUse();
     EXPECT_EQ(u.overflows, 1u);
-    EXPECT_EQ(pool->allocations(), 1u);
+    EXPECT_EQ(pool->allocations(), 0u);
     for (int k = 0; k < 4; ++k)
         for (std::size_t i = 0; i < (1u << 20); i += 4099) ASSERT_EQ(held[k].get()[i], k + 1) << k;
     // one back: the next request of its size is that buffer again, from the region
@@ -130,7 +129,7 @@ TEST(RecompressPools, PoolLendsTheRegionFirstAndServesWhatDoesNotFitApart)
     EXPECT_EQ(again.get(), second);
     EXPECT_EQ(pool->regionUse().lent, 5u);
     // a second part: lent from as soon as it is there, the first part still full
-    EXPECT_FALSE(pool->get(1 << 20).get() == nullptr);
+    EXPECT_FALSE(pool->get(1 << 20));
     EXPECT_EQ(pool->regionUse().overflows, 2u);
     ASSERT_TRUE(pool->reserve(2 << 20, false));
     std::shared_ptr<unsigned char> fromSecond = pool->get(2 << 20);
@@ -151,7 +150,19 @@ TEST(RecompressPools, PoolLendsTheRegionFirstAndServesWhatDoesNotFitApart)
     std::memset(held[3].get(), 7, 1 << 20);
     held.clear();
     again.reset();
-    apart.reset();
+
+    // an arena pool (the coders' output): what the region has no room for is allocated apart
+    std::shared_ptr<ArenaPool> arenas = std::make_shared<ArenaPool>(2, "arenas", false);
+    ASSERT_TRUE(arenas->reserve(4 << 20, false));
+    std::shared_ptr<unsigned char> a = arenas->get(3 << 20), b = arenas->get(3 << 20);
+    ASSERT_TRUE(a);
+    ASSERT_TRUE(b);
+    std::memset(a.get(), 1, 3 << 20);
+    std::memset(b.get(), 2, 3 << 20);
+    EXPECT_EQ(arenas->regionUse().lent, 1u);
+    EXPECT_EQ(arenas->regionUse().overflows, 1u);
+    EXPECT_EQ(arenas->allocations(), 1u);
+    EXPECT_EQ(a.get()[(3 << 20) - 1], 1);
 }
 
 // a region of another kind than the pool lends (page locked or not, setPinned) is not used: the
