@@ -116,9 +116,9 @@ void run_device_encode(pcwt_gpu *g, Slot &sl)
     gpu_mark(g, "CRCs + headers");
 }
 
-// Host side of a chunk: samples to the device (directly from pinned memory), the high-bit check,
-// the layout and its tables. Runs on stream s (a batch: copy_in; the compute stream waits for it).
-void upload_chunk(pcwt_gpu *g, Slot &sl, const pcwt_encode_params *p, pcwt_frame_job *jobs, cudaStream_t s)
+// Host side of a chunk, first half: the samples to the device on stream s (a batch: copy_in),
+// directly from pinned memory; sl.sampled marks their arrival.
+void upload_samples(Slot &sl, const pcwt_encode_params *p, pcwt_frame_job *jobs, cudaStream_t s)
 {
     std::vector<FrameSpec> &specs = sl.specs;
     specs.clear();
@@ -137,6 +137,16 @@ void upload_chunk(pcwt_gpu *g, Slot &sl, const pcwt_encode_params *p, pcwt_frame
         pieces.push_back({jobs[sl.idx[k]].samples, jobs[sl.idx[k]].samples_size, specs[k].sample_off});
     gpu_upload_pieces(sl.h_samples, sl.samples.as<uint8_t>(), pieces, off, s);
     sl.dev.samples = sl.samples.as<uint8_t>();
+    CUDA_CHECK(cudaEventRecord(sl.sampled, s));
+}
+
+// Second half, on stream s once the samples are in (a batch: the slot's compute stream, so that
+// the next chunk's samples already go up on copy_in while the host waits here): the high-bit
+// check, the layout and its tables.
+void upload_tables(pcwt_gpu *g, Slot &sl, cudaStream_t s)
+{
+    std::vector<FrameSpec> &specs = sl.specs;
+    CUDA_CHECK(cudaStreamWaitEvent(s, sl.sampled, 0));
     bool any_high = false;
     for (const FrameSpec &f : specs)
         any_high |= f.desc.bits_stored < f.desc.bits_allocated;
@@ -208,6 +218,13 @@ void upload_chunk(pcwt_gpu *g, Slot &sl, const pcwt_encode_params *p, pcwt_frame
     }
     sl.times.mark(ChunkTimes::UP1, s);
     CUDA_CHECK(cudaEventRecord(sl.uploaded, s));
+}
+
+// Both halves on stream s (the one-frame path, the device-resident benchmark).
+void upload_chunk(pcwt_gpu *g, Slot &sl, const pcwt_encode_params *p, pcwt_frame_job *jobs, cudaStream_t s)
+{
+    upload_samples(sl, p, jobs, s);
+    upload_tables(g, sl, s);
 }
 
 // Compute of a chunk, then its small result tables back to the host (compute stream).
@@ -383,13 +400,32 @@ extern "C" pcwt_status pcwt_gpu_encode_batch(pcwt_gpu *g, const pcwt_encode_para
                 gpu_trace->frames += c.size();
         }
         // A chunk's download waits (on the host) for its compute: issued `lag` chunks later, it
-        // leaves the device the chunks after it to compute meanwhile.
+        // leaves the device the chunks after it to compute meanwhile. Early: chunk c+1's samples
+        // go up before the host waits for chunk c's (its high-bit check and tables), so that the
+        // uploads follow each other; the slot they take was chunk c+1-kSlots's, whose download
+        // went at chunk c+1-kSlots+lag <= c-1.
         const size_t lag = gpu_download_lag();
+        const bool early = !one && gpu_early_upload();
+        if (early && !chunks.empty()) {
+            finish_chunk(g, g->slot[0], jobs);
+            g->slot[0].idx = chunks[0];
+            upload_samples(g->slot[0], p, jobs, in);
+        }
         for (size_t c = 0; c < chunks.size(); c++) {
             Slot &sl = g->slot[c % kSlots];
-            finish_chunk(g, sl, jobs); // chunk c-kSlots used this slot
-            sl.idx = chunks[c];
-            upload_chunk(g, sl, p, jobs, in);
+            if (early) {
+                if (c + 1 < chunks.size()) {
+                    Slot &next = g->slot[(c + 1) % kSlots];
+                    finish_chunk(g, next, jobs);
+                    next.idx = chunks[c + 1];
+                    upload_samples(next, p, jobs, in);
+                }
+                upload_tables(g, sl, sl.compute);
+            } else {
+                finish_chunk(g, sl, jobs); // chunk c-kSlots used this slot
+                sl.idx = chunks[c];
+                upload_chunk(g, sl, p, jobs, in);
+            }
             compute_chunk(g, sl);
             if (c >= lag)
                 download_chunk(g, g->slot[(c - lag) % kSlots], jobs, out);

@@ -53,7 +53,7 @@ void Slot::release()
         b->release();
     for (PinnedBuf *b : {&h_samples, &h_stream, &h_frames, &h_state, &h_first_diff})
         b->release();
-    for (cudaEvent_t e : {uploaded, computed, downloaded, side_fork, side_join})
+    for (cudaEvent_t e : {sampled, uploaded, computed, downloaded, side_fork, side_join})
         if (e)
             cudaEventDestroy(e);
     times.destroy();
@@ -147,7 +147,13 @@ bool gpu_chunk_streams()
 size_t gpu_download_lag()
 {
     const char *e = std::getenv("PCWT_GPU_DOWNLOAD_LAG");
-    return e && std::strcmp(e, "1") == 0 ? 1 : kSlots - 1;
+    return e && std::strcmp(e, "1") == 0 ? 1 : kSlots - 2;
+}
+
+bool gpu_early_upload()
+{
+    const char *e = std::getenv("PCWT_GPU_EARLY_UPLOAD");
+    return !e || std::strcmp(e, "0") != 0;
 }
 
 uint64_t gpu_first_chunk_target(uint64_t target)
@@ -213,7 +219,7 @@ extern "C" pcwt_status pcwt_gpu_create(pcwt_gpu **out, int device, char *err, si
         // spinning: pcwt-recompress's coder and verifier threads would otherwise spin a core
         // each, which its readers and writers need.
         for (Slot &sl : g->slot)
-            for (cudaEvent_t *e : {&sl.uploaded, &sl.computed, &sl.downloaded})
+            for (cudaEvent_t *e : {&sl.sampled, &sl.uploaded, &sl.computed, &sl.downloaded})
                 CUDA_CHECK(cudaEventCreateWithFlags(e, cudaEventDisableTiming | cudaEventBlockingSync));
         CUDA_CHECK(cudaEventCreate(&g->ev_start));
         CUDA_CHECK(cudaEventCreate(&g->ev_stop));

@@ -130,7 +130,7 @@ using PinnedBuf = Buffer<pinned_alloc, pinned_free>;
 // The slots' chunks overlap: one's upload, others' compute (each slot its own compute stream and
 // arenas, since a range-coded chunk's compute is bound by its groups' serial chains and leaves
 // the device room for the next) and another's download.
-constexpr int kSlots = 3;
+constexpr int kSlots = 4;
 struct Slot {
     DevBuf frames, planes, bands, levels, steps, step_groups, level0, export_ids, groups, state, group_size, samples,
         stream_buf, flags, scan_tmp, ec_scan, ec_scratch, ec_counts, ec_element_counts, ec_bin_at,
@@ -148,7 +148,7 @@ struct Slot {
     const GpuPlaneState *state_host() const { return h_state.as<GpuPlaneState>(); }
     std::vector<uint32_t> level_first, step_first, step_group_first;
     DeviceBatch dev{};
-    cudaEvent_t uploaded = nullptr, computed = nullptr, downloaded = nullptr;
+    cudaEvent_t sampled = nullptr, uploaded = nullptr, computed = nullptr, downloaded = nullptr;
     // The chunk's compute (slot 0: pcwt_gpu::stream; PCWT_GPU_CHUNK_STREAMS=1: that one for
     // every slot, for measuring) and the work forked beside it (gpu_side_fork).
     cudaStream_t compute = nullptr, side = nullptr;
@@ -198,8 +198,12 @@ void gpu_upload_layout(Slot &slot, cudaStream_t s);
 // pcwt_gpu::stream, one chunk after the other, for measuring); read when a context is made.
 bool gpu_chunk_streams();
 // How many chunks after a chunk are issued before its download (which the encoder's host waits
-// for): kSlots - 1, or PCWT_GPU_DOWNLOAD_LAG=1 (the download after the next chunk, for measuring).
+// for): kSlots - 2 (the encoder's early upload takes a slot one chunk ahead), or
+// PCWT_GPU_DOWNLOAD_LAG=1 (the download after the next chunk, for measuring).
 size_t gpu_download_lag();
+// Whether the encoder sends a chunk's samples up before the previous chunk's tables
+// (PCWT_GPU_EARLY_UPLOAD=0: after them, for measuring).
+bool gpu_early_upload();
 // The first chunk's target (ChunkPlan's `first`; its upload is the one no compute overlaps):
 // `target`, or a Dth of it with PCWT_GPU_FIRST_CHUNK=D (for measuring).
 uint64_t gpu_first_chunk_target(uint64_t target);

@@ -117,9 +117,9 @@ TEST_P(GpuChunks, FailingFramesKeepTheirStatusPerChunk)
     EXPECT_EQ(failed, (n + 1) / 3) << "the too small destinations should fail";
 
     // Decode: the good codestreams, one cut short, one with a payload byte changed (its CRC
-    // fails on the device), one into a destination too small. Each job the status the GPU gives
-    // the codestream alone (the one-frame path), a failure where the CPU fails; the samples of
-    // the others the CPU's.
+    // fails on the device), one into a destination too small. Each job the CPU's status (the
+    // changed byte: a checksum mismatch or, where a range decoder meets it first, a corrupt
+    // codestream, as the one-frame path says), the samples of the others the CPU's.
     std::vector<std::vector<uint8_t>> streams;
     for (size_t k = 0; k < n; k++)
         if (jc[k].status == PCWT_OK) {
@@ -148,11 +148,12 @@ TEST_P(GpuChunks, FailingFramesKeepTheirStatusPerChunk)
     EXPECT_NE(tc, PCWT_OK);
     EXPECT_NE(tg, PCWT_OK);
     for (size_t k = 0; k < streams.size(); k++) {
-        std::vector<uint8_t> one(dg[k].dst_capacity);
-        EXPECT_EQ(dg[k].status, pcwt_decode(dgpu, streams[k].data(), streams[k].size(), one.data(), one.size()))
-            << "codestream " << k;
         EXPECT_EQ(dc[k].status == PCWT_OK, k != 1 && k != 3 && k != 4) << "codestream " << k;
-        EXPECT_EQ(dg[k].status == PCWT_OK, dc[k].status == PCWT_OK) << "codestream " << k;
+        if (k == 3)
+            EXPECT_TRUE(dg[k].status == PCWT_ERR_CRC_MISMATCH || dg[k].status == PCWT_ERR_CORRUPT)
+                << "codestream 3: " << pcwt_status_string(dg[k].status);
+        else
+            EXPECT_EQ(dg[k].status, dc[k].status) << "codestream " << k;
         if (dc[k].status == PCWT_OK && dg[k].status == PCWT_OK)
             EXPECT_TRUE(bg[k] == bc[k]) << "codestream " << k << ": GPU samples differ";
     }
