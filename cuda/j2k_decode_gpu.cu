@@ -140,7 +140,7 @@ struct Chunk {
     J2kGpuChunk c{};
     const uint32_t *warp_first = nullptr; // tier-1's warps (j2k_t1_warps)
     uint32_t warps = 0;
-    uint32_t ht_first = 0, ht_count = 0; // the HT code-blocks, after the Part 1 ones
+    uint32_t ht_first = 0, ht_count = 0, ht_width = 0; // the HT code-blocks, after the Part 1 ones; widest
     uint32_t *ht_status = nullptr;
     J2kT1Plan t1;
     std::vector<uint64_t> step_pixels; // the largest region of each level step (j2k_gpu_idwt)
@@ -224,6 +224,8 @@ struct Chunk {
         }
         cb.swap(sorted);
         cost.resize(ht_first);
+        for (size_t k = ht_first; k < cb.size(); k++)
+            ht_width = std::max<uint32_t>(ht_width, cb[k].width);
         std::vector<uint32_t> wf;
         j2k_t1_warps(cost, m.t1, wf);
         t1 = m.t1;
@@ -268,7 +270,7 @@ struct Chunk {
     void run(cudaStream_t s) const
     {
         j2k_gpu_t1(c, warp_first, warps, t1, s);
-        j2k_gpu_ht(c, ht_first, ht_count, ht_status, s);
+        j2k_gpu_ht(c, ht_first, ht_count, ht_width, ht_status, s);
         j2k_gpu_idwt(c, step_pixels, s);
         j2k_gpu_output(c, s);
     }
@@ -337,7 +339,7 @@ template <typename Body> pcwt_status guarded(pcwt_gpu *g, char *err, size_t es, 
 void upload_shared(J2kGpu &m, const pcwt_j2k_batch *b, cudaStream_t s)
 {
     TraceScope timed(GpuHostTrace::H2D);
-    reserve(m.data, b->data_size);
+    reserve(m.data, b->data_size + 8); // tier-1 reads the codeword in aligned 8-byte words
     if (b->data_size)
         CUDA_CHECK(cudaMemcpyAsync(m.data.p, b->data, b->data_size, cudaMemcpyHostToDevice, s));
     reserve(m.segs, b->seg_count * sizeof(pcwt_j2k_seg));

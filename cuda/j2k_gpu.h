@@ -52,6 +52,7 @@ struct J2kT1Plan {
     uint32_t fixed_lanes = 0;   // 1..32: that many code-blocks a warp (PCWT_J2K_T1_LANES, tests)
     uint32_t block = 128;       // threads a block of the kernel (64 or 128)
     uint32_t far = 1;           // refinements as atomic XORs in L2 (pcwt_j2k_refine)
+    uint32_t words = 0;         // the codeword read in 8-byte words past L1 (pcwt_j2k_mq_byte)
 };
 J2kT1Plan j2k_t1_plan(int device);
 // A code-block's cost (the launch order, heaviest first, and the packing): passes x area plus
@@ -63,9 +64,10 @@ void j2k_t1_warps(const std::vector<uint64_t> &cost, const J2kT1Plan &p, std::ve
 // Tier-1 of every code-block, warp_first (device) as j2k_t1_warps made it.
 void j2k_gpu_t1(const J2kGpuChunk &c, const uint32_t *warp_first, uint32_t warps, const J2kT1Plan &p,
                 cudaStream_t s);
-// The HT code-blocks first .. first + count - 1 (j2k_ht_gpu.cu); a failure's PCWT_J2K_HT_* code
-// in *status (device, zeroed by the caller).
-void j2k_gpu_ht(const J2kGpuChunk &c, uint32_t first, uint32_t count, uint32_t *status, cudaStream_t s);
+// The HT code-blocks first .. first + count - 1 (j2k_ht_gpu.cu), none wider than max_width; a
+// failure's PCWT_J2K_HT_* code in *status (device, zeroed by the caller).
+void j2k_gpu_ht(const J2kGpuChunk &c, uint32_t first, uint32_t count, uint32_t max_width, uint32_t *status,
+                cudaStream_t s);
 // The inverse 5/3 DWT of every tile-component, then the output samples (j2k_idwt_gpu.cu).
 // step_pixels[r - 1]: the largest region of level step r (1: the coarsest) over the chunk.
 void j2k_gpu_idwt(const J2kGpuChunk &c, const std::vector<uint64_t> &step_pixels, cudaStream_t s);

@@ -25,17 +25,17 @@ __constant__ uint32_t c_mq_table[PCWT_J2K_MQ_STATES] = PCWT_J2K_MQ_TABLE_INIT;
 
 // Threads a block: the block's copy of the tables and the 1 KB the device reserves per block
 // come out of the same on-chip memory as L1, through which every state word goes; larger blocks
-// leave more of it to L1. The registers allow 16 warps of 64 registers an SM per 1024 threads.
-constexpr uint32_t kMaxThreadsPerSm = 1024;
+// leave more of it to L1. 1152 threads an SM (36 warps) hold at most 56 registers each.
+constexpr uint32_t kThreadsPerSm = 1152;
 // Bytes between two threads' context states: an odd number of words, so that a warp's threads
 // reading the same context hit 32 different banks.
 constexpr uint32_t kCxStride = 20;
 static_assert(kCxStride >= PCWT_J2K_CONTEXTS && kCxStride % 8 == 4, "contexts per thread");
 
-// warp w decodes code-blocks warp_first[w] .. warp_first[w + 1] - 1, one a lane; kFar:
-// pcwt_j2k_t1_block_far's; kThreads: the block
-template <uint32_t kFar, uint32_t kThreads>
-__global__ void __launch_bounds__(kThreads, kMaxThreadsPerSm / kThreads)
+// warp w decodes code-blocks warp_first[w] .. warp_first[w + 1] - 1, one a lane; kFar, kWords:
+// pcwt_j2k_t1_block_far's far and words; kThreads: the block
+template <uint32_t kFar, uint32_t kWords, uint32_t kThreads>
+__global__ void __launch_bounds__(kThreads, kThreadsPerSm / kThreads)
     t1_kernel(J2kGpuChunk c, const uint32_t *__restrict__ warp_first, uint32_t warps)
 {
     __shared__ pcwt_j2k_t1_luts luts;
@@ -56,7 +56,7 @@ __global__ void __launch_bounds__(kThreads, kMaxThreadsPerSm / kThreads)
         return;
     const pcwt_j2k_cblk cb = c.cblks[i];
     pcwt_j2k_t1_block_far(&cb, c.segs, c.data, c.coefs, c.state + c.state_off[i], &luts, cx + threadIdx.x * kCxStride,
-                          kFar);
+                          kFar, kWords);
 }
 
 using T1Kernel = void (*)(J2kGpuChunk, const uint32_t *, uint32_t);
@@ -64,8 +64,10 @@ using T1Kernel = void (*)(J2kGpuChunk, const uint32_t *, uint32_t);
 T1Kernel t1_kernel_for(const J2kT1Plan &p)
 {
     if (p.block == 64)
-        return p.far ? t1_kernel<1, 64> : t1_kernel<0, 64>;
-    return p.far ? t1_kernel<1, 128> : t1_kernel<0, 128>;
+        return p.far ? (p.words ? t1_kernel<1, 1, 64> : t1_kernel<1, 0, 64>)
+                     : (p.words ? t1_kernel<0, 1, 64> : t1_kernel<0, 0, 64>);
+    return p.far ? (p.words ? t1_kernel<1, 1, 128> : t1_kernel<1, 0, 128>)
+                 : (p.words ? t1_kernel<0, 1, 128> : t1_kernel<0, 0, 128>);
 }
 
 uint32_t env_u32(const char *name, uint32_t fallback)
@@ -84,6 +86,7 @@ J2kT1Plan j2k_t1_plan(int device)
     p.block = env_u32("PCWT_J2K_T1_BLOCK", p.block);
     p.block = p.block == 64 ? 64 : 128;
     p.far = env_u32("PCWT_J2K_T1_FAR", p.far) != 0;
+    p.words = env_u32("PCWT_J2K_T1_WORDS", p.words) != 0;
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, t1_kernel_for(p), int(p.block), 0));
     p.warp_slots = uint32_t(sms > 0 ? sms : 1) * uint32_t(blocks > 0 ? blocks : 1) * (p.block / 32);
     // PCWT_J2K_T1_FIT=1: the shared memory share of the SM's on-chip memory set to what those
