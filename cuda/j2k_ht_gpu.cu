@@ -1,6 +1,7 @@
 // j2k_ht_gpu.cu - HTJ2K code-blocks on the GPU: a thread per code-block, every HT code-block of a
 // chunk at once, running the CPU's block decoder (codec/src/j2k_ht_rules.h) with the CxtVLC table
-// in shared memory and each thread's two rows of quad states in its local memory. The host has
+// and each thread's two rows of quad states in shared memory (sized for the chunk's widest HT
+// code-block: in local memory they missed L1, a thread's rows a line apart). The host has
 // run pcwt_j2k_ht_check and pcwt_j2k_ht_prepare on every code-block; what only decoding finds
 // (an exponent bound too large, a significant sample outside the code-block) is the largest
 // PCWT_J2K_HT_* code in *status, which the host reads after the chunk.
@@ -16,19 +17,29 @@ namespace {
 
 __constant__ uint16_t c_vlc_lut[2048] = PCWT_J2K_HT_VLC_LUT_INIT;
 
-constexpr uint32_t kThreads = 64;
+constexpr uint32_t kThreads = 128; // the LUT once for 128 threads: more of the SM's on-chip memory left to L1
 
-// code-blocks first .. first + count - 1 of the chunk, one a thread
-__global__ void __launch_bounds__(kThreads) ht_kernel(J2kGpuChunk c, uint32_t first, uint32_t count, uint32_t *status)
+// Bytes between two threads' quad states: an odd number of words (no two threads of a warp on
+// one bank), room for the widest code-block's two rows.
+uint32_t scratch_stride(uint32_t max_width)
+{
+    const uint32_t words = (pcwt_j2k_ht_scratch(max_width) + 3) / 4;
+    return 4 * (words | 1u);
+}
+
+// code-blocks first .. first + count - 1 of the chunk, one a thread; stride: scratch_stride
+__global__ void __launch_bounds__(kThreads)
+    ht_kernel(J2kGpuChunk c, uint32_t first, uint32_t count, uint32_t stride, uint32_t *status)
 {
     __shared__ uint16_t lut[2048];
+    extern __shared__ uint32_t rows[];
     for (uint32_t i = threadIdx.x; i < 2048; i += blockDim.x)
         lut[i] = c_vlc_lut[i];
     __syncthreads();
     const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= count)
         return;
-    uint8_t scratch[PCWT_J2K_HT_SCRATCH];
+    uint8_t *scratch = reinterpret_cast<uint8_t *>(rows) + threadIdx.x * stride;
     const pcwt_j2k_cblk cb = c.cblks[first + i];
     const int r = pcwt_j2k_ht_block(&cb, c.segs, c.data, c.coefs, scratch, lut);
     if (r != PCWT_J2K_HT_OK)
@@ -37,10 +48,15 @@ __global__ void __launch_bounds__(kThreads) ht_kernel(J2kGpuChunk c, uint32_t fi
 
 } // namespace
 
-void j2k_gpu_ht(const J2kGpuChunk &c, uint32_t first, uint32_t count, uint32_t *status, cudaStream_t s)
+void j2k_gpu_ht(const J2kGpuChunk &c, uint32_t first, uint32_t count, uint32_t max_width, uint32_t *status,
+                cudaStream_t s)
 {
     if (!count)
         return;
-    ht_kernel<<<(count + kThreads - 1) / kThreads, kThreads, 0, s>>>(c, first, count, status);
+    const uint32_t stride = scratch_stride(max_width);
+    const size_t smem = size_t(stride) * kThreads;
+    if (smem > 48 * 1024) // above the default limit: code-blocks 600 or more columns wide
+        CUDA_CHECK(cudaFuncSetAttribute(ht_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+    ht_kernel<<<(count + kThreads - 1) / kThreads, kThreads, smem, s>>>(c, first, count, stride, status);
     CUDA_CHECK_LAUNCH();
 }

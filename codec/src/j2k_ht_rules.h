@@ -41,8 +41,10 @@ enum {
     PCWT_J2K_HT_OUTSIDE       /* a significant sample outside the code-block */
 };
 
-/* Scratch bytes pcwt_j2k_ht_block needs: two rows of quad states (512 quads and a spare each). */
-#define PCWT_J2K_HT_SCRATCH 1040u
+/* Scratch bytes pcwt_j2k_ht_block needs: two rows of quad states, (width + 1) / 2 + 2 bytes each
+ * (pcwt_j2k_ht_scratch), at most 1028 for 1024 columns. */
+#define PCWT_J2K_HT_SCRATCH 1028u
+#define pcwt_j2k_ht_scratch(width) (2u * (((uint32_t)(width) + 1u) / 2u + 2u))
 
 /* A forward stream (MagSgn, SigProp): bits least significant first; a byte after 0xFF gives
  * 7 bits (its stuffed top bit is ored in, as OpenJPEG reads it). */
@@ -307,7 +309,7 @@ static inline PCWT_HD int pcwt_j2k_ht_cleanup(const uint8_t *cup, uint32_t lcup,
         vlc.unstuff = (d | 0x0Fu) > 0x8Fu;
     }
     const uint32_t nq = (w + 1) / 2;
-    uint8_t *above = scratch, *below = scratch + 520;
+    uint8_t *above = scratch, *below = scratch + nq + 2;
     for (uint32_t i = 0; i < nq + 2; ++i)
         above[i] = below[i] = 0;
     for (uint32_t y = 0; y < h; y += 2) {
