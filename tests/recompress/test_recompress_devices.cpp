@@ -80,8 +80,8 @@ TEST(RecompressDevices, SeveralVerifiersPerDeviceVerifyEveryFrameOnce)
 }
 
 // --gpus 2 and --gpus 0,1: a batch coder and a verifier on each device, sharing the readers and
-// writers, each device coding and verifying some of the frames (--stats' frames per GPU); the
-// files are byte for byte those of one GPU, every frame verified once
+// writers, each device coding some of the frames (--stats' frames per GPU); the files are byte
+// for byte those of one GPU, every frame verified once
 TEST(RecompressGpu, TwoGpusWriteTheSameFilesAsOne)
 {
     REQUIRE_CORPUS();
@@ -114,7 +114,7 @@ TEST(RecompressGpu, TwoGpusWriteTheSameFilesAsOne)
         EXPECT_EQ(reportSummary(report, "batch_verified_frames"), 8 * kFramesPerCopy) << p.out;
         EXPECT_EQ(reportSummary(report, "batch_coded_files"), reportSummary(report, "recompressed")) << p.out;
         EXPECT_TRUE(sameOutputs(one, snapshot(out)));
-        // the work spread: both devices coded and verified, every frame once
+        // the work spread: both devices coded, every frame verified once
         long long coded = 0, verified = 0;
         for (int d : {0, 1}) {
             const std::string key = "GPU " + std::to_string(d) + " coded ";
@@ -123,8 +123,9 @@ TEST(RecompressGpu, TwoGpusWriteTheSameFilesAsOne)
             char *end = nullptr;
             const long long c = std::strtoll(p.out.c_str() + at + key.size(), &end, 10);
             const long long v = std::strtoll(end + std::strlen(", verified "), nullptr, 10);
+            // (the verifiers fill their batches one at a time, whichever device: few batches
+            // here, so one device may verify them all)
             EXPECT_GT(c, 0) << "GPU " << d << " coded nothing: " << p.out;
-            EXPECT_GT(v, 0) << "GPU " << d << " verified nothing: " << p.out;
             coded += c;
             verified += v;
         }
