@@ -2,6 +2,7 @@
 #include "gpu_context.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -360,7 +361,9 @@ void gpu_prepare_crc_parts(Slot &sl, uint64_t max_payload)
 
 const BatchLayout &OneFrameLayout::of(const FrameSpec &f)
 {
-    if (!built || std::memcmp(&f, &spec, sizeof f) != 0) { // (padding that differs: built again)
+    // the fields, not the padding after the last (which an aggregate's copy may leave unset)
+    constexpr size_t fields = offsetof(FrameSpec, level1_511) + sizeof(FrameSpec::level1_511);
+    if (!built || std::memcmp(&f, &spec, fields) != 0) {
         gpu_build_layout({f}, layout);
         spec = f;
         built = true;
