@@ -20,7 +20,6 @@ extern "C" {
 }
 
 #include <algorithm>
-#include <cstdlib>
 
 namespace {
 
@@ -48,8 +47,7 @@ __device__ inline void lift_pair(Get get, int i, int n, int32_t &lo, int32_t &hi
 // HL and HH. Columns first: the column-transformed halves, read through src(half, i, k) (i: a
 // band row; k: a column, already mirrored), are lifted along their rows; half 0 (column-low) gives
 // LL and HL, half 1 LH and HH.
-// cost53: where given, the level-1 estimate (pcwt_bit_cost) of the three high bands' four
-// coefficients is added to it.
+// cost53: where given, gets the level-1 estimate (pcwt_bit_cost) of the high bands' coefficients.
 template <bool COLUMNS_FIRST, typename Src>
 __device__ inline int element_mqd(const GpuLevel &e, const GpuBand *bands, int32_t *i32, int8_t *i8,
                                   uint32_t x, uint32_t y, Src src, uint32_t *cost53 = nullptr)
@@ -114,7 +112,7 @@ __global__ void fwd_level(const GpuLevel *levels, const GpuBand *bands, const Gp
     __shared__ int32_t tile[FWD_TILE];
     const GpuLevel e = levels[blockIdx.y];
     if (IMPORT && skip_auto && planes[e.plane].level1 == PCWT_LEVEL1_AUTO)
-        return; // the whole block: fwd_level1_511<true, ...> lifts it
+        return; // the whole block: fwd_level1_511<true> lifts it
     const uint32_t mr = e.br / 2, mc = e.bc / 2;
     const uint32_t tiles_x = (mc + TX - 1) / TX;
     const uint32_t y0 = (blockIdx.x % tiles_x) * TX, x0 = (blockIdx.x / tiles_x) * TY;
@@ -323,11 +321,12 @@ __global__ void inv_level(const GpuLevel *levels, const GpuBand *bands, const Gp
 // in place of fwd_level's: the 5/3 bands and MQDs from the first pass's halves (a superset of
 // fwd_level's, read before the third step changes them), and the bit lengths of the high bands
 // with 5/3 and with 5/11-C added to the plane's estimates, from the same loads of the samples
-// (level1_decide then leaves out the planes that model their low bits). Else the planes that
-// took 5/11-C get its bands over the 5/3 ones (the LL band is the same). STAGE: the samples that
-// the first pass reads (SR input rows x SC input columns) imported once into shared memory (where
-// the second pass's halves go later), and lifted from there: a sample is otherwise imported by
-// every lift that reads it, about 2.3 times.
+// (level1_decide then leaves out the planes that model their low bits), the 5/11-C ones kept in
+// the plane's image (unused on encode) for take_511. Else the planes whose level1 is 511 get its
+// bands over the 5/3 ones (the LL band is the same with either filter). The samples that the
+// first pass reads (SR input rows x SC input columns) are imported once into shared memory (where
+// the second pass's halves go later) and lifted from there (not imported by each of the ~2.3
+// lifts that read a sample).
 constexpr uint32_t L5R = 2 * TY, L5C = 2 * TX;       // band rows, band columns of a tile
 constexpr uint32_t CW5 = 2 * L5C + 9, CM5 = L5C + 3; // columns first: input columns, row lifts
 constexpr uint32_t RH5 = 2 * L5R + 9, RW5 = L5C + 3; // rows first: input rows, low band columns
@@ -348,7 +347,7 @@ struct SplitRows {
     __device__ SplitRow operator[](int t) const { return {p + t * int(2 * CWH)}; }
 };
 
-template <bool EST, bool STAGE>
+template <bool EST>
 __global__ void fwd_level1_511(const GpuLevel *levels, const GpuBand *bands, const GpuPlane *planes,
                                GpuPlaneState *state, const uint8_t *samples, const uint32_t *vmap,
                                int32_t *i32, int8_t *i8)
@@ -356,8 +355,9 @@ __global__ void fwd_level1_511(const GpuLevel *levels, const GpuBand *bands, con
     __shared__ int32_t tile[F511_TILE];
     __shared__ uint32_t block_cost[2][TY]; // [5/3, 5/11-C][warp]
     const GpuLevel e = levels[blockIdx.y];
-    if (EST ? planes[e.plane].level1 != PCWT_LEVEL1_AUTO : !state[e.plane].f511)
-        return; // the whole block
+    if (EST ? planes[e.plane].level1 != PCWT_LEVEL1_AUTO
+            : !state[e.plane].f511 || planes[e.plane].level1 == PCWT_LEVEL1_AUTO)
+        return; // the whole block (auto's 5/11-C bands: take_511)
     const uint32_t mr = e.br / 2, mc = e.bc / 2, tiles_x = (mc + TX - 1) / TX;
     const uint32_t y0 = (blockIdx.x % tiles_x) * TX, x0 = (blockIdx.x / tiles_x) * TY;
     if (x0 >= mr || y0 >= mc)
@@ -376,25 +376,19 @@ __global__ void fwd_level1_511(const GpuLevel *levels, const GpuBand *bands, con
         auto RS = reinterpret_cast<int32_t(*)[L5R][CM5]>(tile + (2 * L5R + 3) * 2 * CWH); // LL, HL, LH, HH
         auto S = reinterpret_cast<int32_t(*)[SC]>(tile + (2 * L5R + 3) * 2 * CWH); // under RS, used before it
         const int jb = 2 * m0 - 4, qb = 2 * i0 - 4; // the first input column, row
-        if (STAGE) {
-            for (uint32_t k = tid; k < SR * SC; k += nt) {
-                const int q = qb + int(k / SC), j = jb + int(k % SC);
-                if (q >= 0 && q < R && j >= 0 && j < C)
-                    S[q - qb][j - jb] = import_value(pl, samples, vmap, uint32_t(q), uint32_t(j));
-            }
-            __syncthreads();
+        for (uint32_t k = tid; k < SR * SC; k += nt) {
+            const int q = qb + int(k / SC), j = jb + int(k % SC);
+            if (q >= 0 && q < R && j >= 0 && j < C)
+                S[q - qb][j - jb] = import_value(pl, samples, vmap, uint32_t(q), uint32_t(j));
         }
+        __syncthreads();
         for (uint32_t k = tid; k < (L5R + 3) * CW5; k += nt) { // columns: 5/3
             const int t = int(k / CW5), u = int(k % CW5), i = i0 - 1 + t, j = jb + u;
             if (i < 0 || (!EST && i >= N) || j < 0 || j >= C)
                 continue; // never read
             int32_t lo = 0, hi = 0; // the padding rows (EST's 5/3 reads them) get 0, as in fwd_level
-            if (i < N) {
-                if (STAGE)
-                    lift_pair([&](int q) { return S[q - qb][u]; }, i, R, lo, hi);
-                else
-                    lift_pair([&](int q) { return import_value(pl, samples, vmap, uint32_t(q), uint32_t(j)); }, i, R, lo, hi);
-            }
+            if (i < N)
+                lift_pair([&](int q) { return S[q - qb][u]; }, i, R, lo, hi);
             LO[t][u] = lo;
             if (t >= 1 && t <= int(L5R))
                 HI[t - 1][u] = hi;
@@ -441,25 +435,19 @@ __global__ void fwd_level1_511(const GpuLevel *levels, const GpuBand *bands, con
         auto CS = reinterpret_cast<int32_t(*)[L5R + 3][L5C]>(tile + RH5 * (RW5 + L5C)); // LL, LH, HL, HH
         auto S = reinterpret_cast<int32_t(*)[SC]>(tile + RH5 * (RW5 + L5C)); // under CS, used before it
         const int qb = 2 * i0 - 4, jb = 2 * m0 - 4; // the first input row, column
-        if (STAGE) {
-            for (uint32_t k = tid; k < SR * SC; k += nt) {
-                const int q = qb + int(k / SC), j = jb + int(k % SC);
-                if (q >= 0 && q < R && j >= 0 && j < C)
-                    S[q - qb][j - jb] = import_value(pl, samples, vmap, uint32_t(q), uint32_t(j));
-            }
-            __syncthreads();
+        for (uint32_t k = tid; k < SR * SC; k += nt) {
+            const int q = qb + int(k / SC), j = jb + int(k % SC);
+            if (q >= 0 && q < R && j >= 0 && j < C)
+                S[q - qb][j - jb] = import_value(pl, samples, vmap, uint32_t(q), uint32_t(j));
         }
+        __syncthreads();
         for (uint32_t k = tid; k < RH5 * RW5; k += nt) { // rows: 5/3
             const int a = int(k / RW5), b = int(k % RW5), q = qb + a, m = m0 - 1 + b;
             if (q < 0 || q >= R || m < 0 || (!EST && m >= M))
                 continue; // never read
             int32_t lo = 0, hi = 0; // the padding columns (EST's 5/3 reads them) get 0, as in fwd_level
-            if (m < M) {
-                if (STAGE)
-                    lift_pair([&](int j) { return S[a][j - jb]; }, m, C, lo, hi);
-                else
-                    lift_pair([&](int j) { return import_value(pl, samples, vmap, uint32_t(q), uint32_t(j)); }, m, C, lo, hi);
-            }
+            if (m < M)
+                lift_pair([&](int j) { return S[a][j - jb]; }, m, C, lo, hi);
             LO[a][b] = lo;
             if (b >= 1 && b <= int(L5C))
                 HI[a][b - 1] = hi;
@@ -502,6 +490,14 @@ __global__ void fwd_level1_511(const GpuLevel *levels, const GpuBand *bands, con
             }
     }
     if (EST) { // every thread of the block is here
+        const uint64_t nm = uint64_t(N) * uint64_t(M), at = pl.image; // its image: unused on encode
+        for (int dy = 0; dy < 2; dy++)
+            for (int dx = 0; dx < 2; dx++) {
+                const int i = i0 + int(2 * threadIdx.y) + dy, m = m0 + int(2 * threadIdx.x) + dx;
+                if (i < N && m < M)
+                    for (int o = 0; o < 3; o++) // HL, LH, HH, each N x M
+                        i32[at + uint64_t(o) * nm + uint64_t(i) * uint64_t(M) + uint64_t(m)] = out[dy][dx][o];
+            }
         uint32_t n511 = 0;
         for (uint32_t dy = 0; dy < 2; dy++) // 0 outside the band (out's padding), as n53's
             for (uint32_t dx = 0; dx < 2; dx++)
@@ -550,6 +546,21 @@ __global__ void level1_decide(const GpuPlane *planes, GpuPlaneState *state, uint
     st.cost53 = st.cost511 = 0;
     if (st.f511)
         st.qmax = -1;
+}
+
+// The 5/11-C high bands of the auto planes that take it, from where fwd_level1_511<true>
+// left them (their images) over the 5/3 ones; the padding, 0 with either filter, stays.
+__global__ void take_511(const GpuLevel *levels, const GpuBand *bands, const GpuPlane *planes,
+                         const GpuPlaneState *state, int32_t *i32)
+{
+    const GpuLevel e = levels[blockIdx.y];
+    if (!state[e.plane].f511 || planes[e.plane].level1 != PCWT_LEVEL1_AUTO)
+        return;
+    const uint64_t N = e.r / 2, M = e.c / 2, k = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (k >= 3 * N * M)
+        return;
+    const uint64_t o = k / (N * M), i = k % (N * M) / M, m = k % M;
+    i32[bands[o == 0 ? e.b_hl : o == 1 ? e.b_lh : e.b_hh].coef + i * e.bc + m] = i32[planes[e.plane].image + k];
 }
 
 // The inverse's first step on a 5/11-C level 1: the third step of the forward's last pass taken
@@ -709,23 +720,11 @@ __global__ void inv_level1_511(const GpuLevel *levels, const GpuBand *bands, con
 
 uint32_t tiles(uint32_t rows, uint32_t cols) { return ((cols + TX - 1) / TX) * ((rows + TY - 1) / TY); }
 
-// The 5/11-C tile kernel with its samples staged (the default) or imported by each lift
-// (PCWT_GPU_L1_STAGE=0, for measuring): the same bands either way.
-bool level1_staged()
-{
-    const char *v = std::getenv("PCWT_GPU_L1_STAGE");
-    return !v || std::atoi(v) != 0;
-}
-
 template <bool EST>
 void launch_511(dim3 grid, cudaStream_t s, const DeviceBatch &b, const GpuLevel *lv)
 {
-    if (level1_staged())
-        fwd_level1_511<EST, true><<<grid, dim3(TX, TY), 0, s>>>(lv, b.bands, b.planes, b.state, b.samples,
-                                                               b.vmap, b.i32, b.i8);
-    else
-        fwd_level1_511<EST, false><<<grid, dim3(TX, TY), 0, s>>>(lv, b.bands, b.planes, b.state, b.samples,
-                                                                b.vmap, b.i32, b.i8);
+    fwd_level1_511<EST><<<grid, dim3(TX, TY), 0, s>>>(lv, b.bands, b.planes, b.state, b.samples, b.vmap,
+                                                      b.i32, b.i8);
 }
 
 } // namespace
@@ -773,8 +772,11 @@ void gpu_dwt511_level1(const DeviceBatch &b, const GpuLevel *lv, uint32_t count,
     const uint32_t blocks = tiles(m.r / 4 + 1, m.bc / 2);
     level1_decide<<<gpu_blocks(plane_count, 128), 128, 0, s>>>(b.planes, b.state, plane_count);
     CUDA_CHECK_LAUNCH();
+    const uint64_t most = 3 * uint64_t(m.r / 2) * m.bc; // at least each plane's 3 N M
     gpu_for_entries(count, [&](uint32_t first, uint32_t n) {
-        launch_511<false>(dim3(blocks, n), s, b, lv + first);
+        take_511<<<dim3(gpu_blocks(most, 256), n), 256, 0, s>>>(lv + first, b.bands, b.planes, b.state, b.i32);
+        CUDA_CHECK_LAUNCH();
+        launch_511<false>(dim3(blocks, n), s, b, lv + first); // level1 511 only
         CUDA_CHECK_LAUNCH();
     });
 }
