@@ -281,19 +281,19 @@ public:
   /// the device it was made for
   int device() const { return device_; }
 
-  /** a small frame coded `repeat` times in one call before the first batch, so that the
-   *  handle's device state (its context, streams, kernels, and buffers of the largest batch) is
-   *  made while the readers read, not grown call after call in the run. frame: desc's samples
-   *  (page locked, as the run's are: nothing staged); the codestreams are not kept: one buffer
+  /** small frames coded, `repeat` of them in turn, in one call before the first batch, so that
+   *  the handle's device state (its context, streams, kernels, and buffers of the largest batch)
+   *  is made while the readers read, not grown call after call in the run. frames: samples of
+   *  desc (page locked, as the run's are: nothing staged); the codestreams are not kept: one buffer
    *  takes them all, page locked as the run's arenas are (a buffer that is not would make the
    *  handle a staging buffer the run never uses). False: the call failed (the batches then fail
    *  as they would have)
    */
-  bool warm(const pcwt_image_desc& desc, const std::uint16_t *frame, std::size_t repeat)
+  bool warm(const pcwt_image_desc& desc, const std::vector<const std::uint16_t *>& frames, std::size_t repeat)
   {
     const std::size_t frameBytes = std::size_t(desc.width) * desc.height * desc.components * sizeof(std::uint16_t);
     const std::size_t bound = static_cast<std::size_t>(pcwt_encode_bound(&desc));
-    if (bound == 0 || repeat == 0) return false;
+    if (bound == 0 || repeat == 0 || frames.empty()) return false;
     std::shared_ptr<void> pinned(pcwt_host_alloc(bound), pcwt_host_free);
     std::vector<unsigned char> heap(pinned ? 0 : bound);
     unsigned char *out = pinned ? static_cast<unsigned char *>(pinned.get()) : heap.data();
@@ -301,11 +301,11 @@ public:
     std::memset(&j, 0, sizeof j);
     j.status = PCWT_ERR_INVALID_ARGUMENT;
     j.desc = desc;
-    j.samples = frame;
     j.samples_size = frameBytes;
     j.dst = out;
     j.dst_capacity = bound;
     std::vector<pcwt_frame_job> jobs(repeat, j);
+    for (std::size_t k = 0; k < repeat; ++k) jobs[k].samples = frames[k % frames.size()];
     return pcwt_encode_batch(encoders_[0], jobs.data(), jobs.size()) == PCWT_OK;
   }
 

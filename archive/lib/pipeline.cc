@@ -241,29 +241,48 @@ void warmDevices(Run& run)
 {
   if (!run.gpuCoders || !run.p.warm) return;
   const pcwt_image_desc desc = {256, 256, 1, 16, 12, 0, 0};
-  const std::size_t frameBytes = std::size_t(desc.width) * desc.height * sizeof(std::uint16_t);
-  // page locked, as the run's samples are (a frame that is not goes up through a staging buffer
-  // the run would never use)
-  std::shared_ptr<void> pinned(pcwt_host_alloc(frameBytes), pcwt_host_free);
+  const std::size_t frameSamples = std::size_t(desc.width) * desc.height;
+  const std::size_t frameBytes = frameSamples * sizeof(std::uint16_t);
+  // two frames, page locked as the run's samples are (a frame that is not goes up through a
+  // staging buffer the run would never use): a smooth one, and noise in all 12 bits, so that the
+  // buffers whose size follows the data (codestreams, the compact profile's bins and maps) grow to
+  // what frames of this size can need (with the smooth frame alone the first real batches still
+  // grew about 1.3 GB each: bench/results/gpu-h200-2026-11-28-session7-host.md)
+  std::shared_ptr<void> pinned(pcwt_host_alloc(2 * frameBytes), pcwt_host_free);
   std::vector<std::uint16_t> heap;
-  std::uint16_t *samples = static_cast<std::uint16_t *>(pinned.get());
-  if (samples == NULL)
+  std::uint16_t *both = static_cast<std::uint16_t *>(pinned.get());
+  if (both == NULL)
   {
-    heap.resize(frameBytes / sizeof(std::uint16_t));
-    samples = heap.data();
+    heap.resize(2 * frameSamples);
+    both = heap.data();
   }
-  for (std::size_t k = 0; k < frameBytes / sizeof(std::uint16_t); ++k)
-    samples[k] = static_cast<std::uint16_t>((k * 7 + (k / desc.width) * 13) & 0xfff);
-  std::vector<unsigned char> cs;
+  std::uint32_t x = 2463534242u;
+  for (std::size_t k = 0; k < frameSamples; ++k)
+  {
+    both[k] = static_cast<std::uint16_t>((k * 7 + (k / desc.width) * 13) & 0xfff);
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    both[frameSamples + k] = static_cast<std::uint16_t>(x & 0xfff);
+  }
+  const std::vector<const std::uint16_t *> frames = {both, both + frameSamples};
+  // the verifiers' codestreams, coded on the CPU (a frame that fails is left out)
+  std::vector<std::vector<unsigned char> > cs;
+  std::vector<const std::uint16_t *> expected;
   std::string error;
   if (pcwt_encoder *cpu = makeEncoder(run.p.coding.get(), PCWT_BACKEND_CPU, 0, error))
   {
-    cs.resize(static_cast<std::size_t>(pcwt_encode_bound(&desc)));
-    size_t written = 0;
-    if (cs.empty() || pcwt_encode(cpu, &desc, samples, frameBytes, cs.data(), cs.size(), &written) != PCWT_OK ||
-        written > cs.size())
-      written = 0;
-    cs.resize(written);
+    for (const std::uint16_t *f : frames)
+    {
+      std::vector<unsigned char> one(static_cast<std::size_t>(pcwt_encode_bound(&desc)));
+      size_t written = 0;
+      if (one.empty() || pcwt_encode(cpu, &desc, f, frameBytes, one.data(), one.size(), &written) != PCWT_OK ||
+          written == 0 || written > one.size())
+        continue;
+      one.resize(written);
+      cs.push_back(std::move(one));
+      expected.push_back(f);
+    }
     pcwt_encoder_destroy(cpu);
   }
   const std::size_t maxFrames = run.p.batchFrames ? run.p.batchFrames : 1024;
@@ -271,11 +290,11 @@ void warmDevices(Run& run)
   const std::size_t verifyRepeat = framesOfLargestBatch(run, run.verifyBytes, frameBytes, maxFrames);
   std::vector<std::thread> threads;
   for (std::size_t c = 0; c < run.coders.size(); ++c)
-    threads.emplace_back([&run, &desc, samples, codeRepeat, c]() { (void)run.coders[c]->warm(desc, samples, codeRepeat); });
+    threads.emplace_back([&run, &desc, &frames, codeRepeat, c]() { (void)run.coders[c]->warm(desc, frames, codeRepeat); });
   for (std::size_t v = 0; !cs.empty() && v < run.verifiers.size(); ++v)
     if (run.verifiers[v]->gpu())
-      threads.emplace_back([&run, &cs, samples, frameBytes, verifyRepeat, v]() {
-        run.verifiers[v]->warm(cs, samples, frameBytes, verifyRepeat);
+      threads.emplace_back([&run, &cs, &expected, frameBytes, verifyRepeat, v]() {
+        run.verifiers[v]->warm(cs, expected, frameBytes, verifyRepeat);
       });
   for (std::thread& t : threads) t.join();
   DPRCTimelineMark("devices warm");

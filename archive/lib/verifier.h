@@ -170,22 +170,27 @@ public:
   /// the device it was made for
   int device() const { return device_; }
 
-  /** one small frame verified `repeat` times in one call before the first copy, so that the
-   *  decoder's device buffers are those of the largest batch from the start (BatchCoder::warm);
-   *  expected: the frame's samples, page locked as the originals are; the outcome is not used
+  /** small frames verified, `repeat` of them in turn, in one call before the first copy, so that
+   *  the decoder's device buffers are those of the largest batch from the start
+   *  (BatchCoder::warm); expected[k]: codestreams[k]'s samples (expectedBytes), page locked as the
+   *  originals are; the outcome is not used
    */
-  void warm(const std::vector<unsigned char>& codestream, const std::uint16_t *expected, std::size_t expectedBytes,
-            std::size_t repeat)
+  void warm(const std::vector<std::vector<unsigned char> >& codestreams,
+            const std::vector<const std::uint16_t *>& expected, std::size_t expectedBytes, std::size_t repeat)
   {
-    if (codestream.empty() || repeat == 0) return;
+    if (codestreams.empty() || codestreams.size() != expected.size() || repeat == 0) return;
     pcwt_verify_job j;
     std::memset(&j, 0, sizeof j);
     j.status = PCWT_ERR_INVALID_ARGUMENT;
-    j.src = codestream.data();
-    j.src_size = codestream.size();
-    j.expected = expected;
     j.expected_size = expectedBytes;
     std::vector<pcwt_verify_job> jobs(repeat, j);
+    for (std::size_t k = 0; k < repeat; ++k)
+    {
+      const std::size_t f = k % codestreams.size();
+      jobs[k].src = codestreams[f].data();
+      jobs[k].src_size = codestreams[f].size();
+      jobs[k].expected = expected[f];
+    }
     const pcwt_status st = pcwt_verify_batch(decoders_[0], jobs.data(), jobs.size());
     (void)st;
   }

@@ -7,7 +7,9 @@
 #include "recompress_util.h"
 
 #include "arena.h"
+#include "coder.h"
 #include "region.h"
+#include "verifier.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -235,4 +237,44 @@ TEST(RecompressGpu, RegionsHoldTheSamplesAndArenasWithinTheBudget)
         EXPECT_EQ(reportSummary(t.dir / ("f-" + fault + ".json"), "failed"), files) << fault << ": " << d.out;
         EXPECT_TRUE(snapshot(t.dir / ("f-" + fault)).empty()) << fault << ": a copy that failed was renamed into place";
     }
+}
+
+// the handles' warm-up (a GPU run's, before the first batch): frames of two kinds in turn, all
+// codestreams into one buffer, and the verifier's jobs over both; here on the CPU backend, which
+// takes the same jobs (the sanitizer build sees a job reading or writing beyond its buffer)
+TEST(RecompressPools, WarmUpCodesAndVerifiesFramesOfTwoKindsInTurn)
+{
+    DPRCPipelineOptions p;
+    p.backend = PCWT_BACKEND_CPU;
+    std::shared_ptr<pcwt_encoder> coding(pcwt_encoder_create(), pcwt_encoder_destroy);
+    ASSERT_TRUE(coding);
+    p.coding = coding;
+    const pcwt_image_desc desc = {64, 48, 1, 16, 12, 0, 0};
+    std::vector<std::uint16_t> smooth(64 * 48), noise(64 * 48);
+    std::uint32_t x = 1;
+    for (std::size_t k = 0; k < smooth.size(); ++k) {
+        smooth[k] = static_cast<std::uint16_t>((k * 3) & 0xfff);
+        x = x * 1664525u + 1013904223u;
+        noise[k] = static_cast<std::uint16_t>(x >> 20);
+    }
+    const std::vector<const std::uint16_t *> frames = {smooth.data(), noise.data()};
+    dprc::BatchCoder coder(std::make_shared<ArenaPool>(1, "test", false));
+    std::string error;
+    ASSERT_TRUE(coder.init(p, 0, error)) << error;
+    EXPECT_FALSE(coder.gpu());
+    EXPECT_TRUE(coder.warm(desc, frames, 5));
+    EXPECT_FALSE(coder.warm(desc, {}, 5));
+
+    std::vector<std::vector<unsigned char>> cs;
+    for (const std::uint16_t *f : frames) {
+        std::vector<unsigned char> one(pcwt_encode_bound(&desc));
+        size_t written = 0;
+        ASSERT_EQ(pcwt_encode(coding.get(), &desc, f, smooth.size() * 2, one.data(), one.size(), &written), PCWT_OK);
+        one.resize(written);
+        cs.push_back(one);
+    }
+    dprc::BatchVerifier verifier;
+    ASSERT_TRUE(verifier.init(p, 0, error)) << error;
+    verifier.warm(cs, frames, smooth.size() * 2, 5);
+    verifier.warm(cs, {frames[0]}, smooth.size() * 2, 5); // (mismatched: nothing done)
 }
