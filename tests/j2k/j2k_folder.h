@@ -18,7 +18,7 @@ inline void copyCorpusFile(const std::string &from, const std::string &to)
     chmod(to.c_str(), 0644);
 }
 
-// an input folder of JPEG 2000 files; lossless Part 1 frames made here in partOneFrames
+// an input folder of JPEG 2000 files; lossless Part 1 frames made here in partOneFrames, HTJ2K in htFrames
 struct Folder {
     std::string in;
     std::string corrupt;          // the file with the truncated codestream
