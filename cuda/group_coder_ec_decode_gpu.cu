@@ -3,49 +3,8 @@
 // group_walk has read the LEB128 headers; level by level from the top, a thread per range-coded
 // group decodes it (group_decode takes the raw-mode ones), with the group's 106 bit models in
 // shared memory, interleaved by thread; each level's groups in order of length (gpu_order.cu).
-
-#define PCWT_EC_ELEMENT_BEGIN(b) ec_element_meet(b)
-
-#include <cstdint>
-
-extern "C" {
-#include "ec_model.h"
-}
-
-namespace {
-
-// The band view of a group with the lanes of its warp that decode a group in this launch (mask)
-// and how many elements this lane has begun (the view first: the hook gets the view's address).
-struct MeetBand {
-    pcwt_ec_band v;
-    uint32_t mask;
-    mutable uint32_t met;
-};
-
-// Every lane of mask waits here for the others before each element: lanes whose groups branch
-// apart (an element with MQD -1 beside a coded one, runs of different lengths) join again for the
-// next element, instead of each running its own element at its own time, one lane after the other.
-// mask 0: no meeting.
-__host__ __device__ inline void ec_element_meet(const pcwt_ec_band *b)
-{
-#ifdef __CUDA_ARCH__
-    const MeetBand *m = reinterpret_cast<const MeetBand *>(b);
-    if (m->mask) {
-        __syncwarp(m->mask);
-        m->met++;
-    }
-#else
-    (void)b;
-#endif
-}
-
-} // namespace
-
 #include "gpu_check.h"
 #include "group_coder_ec_gpu.h"
-
-#include <cstdlib>
-#include <cstring>
 
 using namespace pcwt_gpu_ec;
 
@@ -55,65 +14,42 @@ __constant__ uint16_t c_init[PCWT_EC_CLASSES][PCWT_EC_CONTEXTS];
 
 // A thread per group of one decode step (the step's groups of profile-1 planes, listed flat),
 // one in every `spread` lanes: the lanes of a warp that decode different groups diverge, so a step
-// with few groups gives each its own warp (or a few per warp) and a large one packs them; those
-// lanes meet before each element (meet: ec_element_meet), and each meets as often as the lane with
-// the most elements, so that none waits for one that has left.
+// with few groups gives each its own warp (or a few per warp) and a large one packs them.
 // (At most 128 registers, so that 8 blocks share an SM as the models' shared memory allows:
 // 117 are used, and the bound keeps a later change from halving the blocks unseen.)
 __global__ void __launch_bounds__(EC_THREADS, 8) ec_decode(
     const uint32_t *step_groups, uint32_t n, uint32_t spread, const GpuBand *bands,
     uint32_t band_count, const GpuPlane *planes, GpuPlaneState *state, const GpuGroup *groups,
-    const uint8_t *__restrict__ stream, int32_t *i32, int8_t *i8, int meet)
+    const uint8_t *__restrict__ stream, int32_t *i32, int8_t *i8)
 {
     __shared__ pcwt_bit_model models[PCWT_EC_ALL * EC_THREADS];
     const uint32_t t = blockIdx.x * EC_THREADS + threadIdx.x, k = t / spread;
-    uint64_t g = 0;
-    GpuGroup grp{};
-    uint32_t bi = 0;
-    GpuBand b{};
-    GpuPlane p{};
-    bool on = t % spread == 0 && k < n;
-    if (on) {
-        g = step_groups[k];
-        grp = groups[g];
-        on = grp.entropy; // group_decode takes the raw-mode records
-    }
-    if (on) {
-        bi = find_band(bands, band_count, g);
-        b = bands[bi];
-        on = !state[b.plane].error; // a plane that failed its checks is not decoded
-    }
-    pcwt_ec_span sp{0, 0, 0, 0};
-    if (on) {
-        p = planes[b.plane];
-        sp = ec_span(group_pos(b, p, g));
-    }
-    // the lanes that decode, and the most elements any of them has (every lane of the warp is here)
-    const uint32_t mask = __ballot_sync(0xFFFFFFFFu, on);
-    uint32_t most = on ? (sp.xe - sp.gx) * (sp.ye - sp.gy) : 0u;
-    for (uint32_t o = 16; o; o >>= 1)
-        most = max(most, __shfl_xor_sync(0xFFFFFFFFu, most, o));
-    if (!on)
+    if (t % spread || k >= n)
         return;
-    MeetBand mb{ec_view(bands, bi, b, p, p.qmax, 0, i32, i8), meet && __popc(mask) > 1 ? mask : 0u, 0};
+    const uint64_t g = step_groups[k];
+    const GpuGroup grp = groups[g];
+    if (!grp.entropy)
+        return; // group_decode takes the raw-mode records
+    const uint32_t bi = find_band(bands, band_count, g);
+    const GpuBand b = bands[bi];
+    if (state[b.plane].error)
+        return; // a plane that failed its checks is not decoded
+    const GpuPlane p = planes[b.plane];
+    const pcwt_ec_band v = ec_view(bands, bi, b, p, p.qmax, 0, i32, i8);
+    const pcwt_ec_span sp = ec_span(group_pos(b, p, g));
     const uint8_t *a = stream + grp.offset + grp.head;
     // a copy of the group decoder for each value of the low-bit option, so that the one without
     // carries no test of the option in its loop (one copy that tests it decodes slower)
     int ok;
     if (p.low_bits) {
-        MeetBand ml = mb;
-        ml.v.low = 1;
-        ok = pcwt_ec_decode_group(&ml.v, &sp, c_init[mb.v.cls], models + threadIdx.x, EC_THREADS, a,
+        pcwt_ec_band vl = v;
+        vl.low = 1;
+        ok = pcwt_ec_decode_group(&vl, &sp, c_init[v.cls], models + threadIdx.x, EC_THREADS, a,
                                   grp.alen, a + grp.alen, grp.rlen);
-        mb.met = ml.met;
     } else {
-        ok = pcwt_ec_decode_group(&mb.v, &sp, c_init[mb.v.cls], models + threadIdx.x, EC_THREADS, a,
+        ok = pcwt_ec_decode_group(&v, &sp, c_init[v.cls], models + threadIdx.x, EC_THREADS, a,
                                   grp.alen, a + grp.alen, grp.rlen);
     }
-    if (mb.mask) // the meetings this lane's group did not hold (fewer elements, or stopped early)
-        for (uint32_t i = mb.met; i < most; i++)
-            __syncwarp(mb.mask);
-    const pcwt_ec_band &v = mb.v;
     if (!ok) {
         atomicCAS(&state[b.plane].error, 0u, uint32_t(GPU_ERR_GROUP_BITS));
         return;
@@ -204,12 +140,8 @@ void gpu_ec_decode(const DeviceBatch &b, const uint32_t *dev_groups, uint32_t gr
     if (!group_count)
         return;
     const uint32_t spread = gpu_ec_decode_spread(group_count);
-    // PCWT_EC_MEET=0: the lanes do not meet before each element (this session's A/B only: goes
-    // once measured)
-    const char *e = std::getenv("PCWT_EC_MEET");
-    const int meet = !e || std::strcmp(e, "0") != 0;
     ec_decode<<<gpu_blocks(uint64_t(group_count) * spread, EC_THREADS), EC_THREADS, 0, s>>>(
         dev_groups, group_count, spread, b.bands, band_count, b.planes, b.state, b.groups, b.stream,
-        b.i32, b.i8, meet);
+        b.i32, b.i8);
     CUDA_CHECK_LAUNCH();
 }

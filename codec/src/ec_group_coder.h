@@ -45,12 +45,6 @@
 #ifndef PCWT_EC_ROW_END
 #define PCWT_EC_ROW_END(b, x) ((void)0)
 #endif
-/* Hook before each element of a group: nothing, except in the GPU's step decode
- * (cuda/group_coder_ec_decode_gpu.cu), where the lanes of a warp, each decoding a group of its
- * own, meet there so that they decode their elements together instead of drifting apart. */
-#ifndef PCWT_EC_ELEMENT_BEGIN
-#define PCWT_EC_ELEMENT_BEGIN(b) ((void)0)
-#endif
 
 /* MSB-first reader of a group's raw stream: zero bits past the end. */
 typedef struct pcwt_ec_raw_reader {
@@ -357,7 +351,6 @@ static PCWT_EC_INLINE PCWT_HD int pcwt_ec_decode_group(const pcwt_ec_band *b, co
         uint32_t mw = 0;          /* pcwt_ec_put_mqd's word */
         pcwt_ec_held held = {{0}, 0}; /* pcwt_ec_put_element's element */
         for (uint32_t y = gy; y < ye; y++) {
-            PCWT_EC_ELEMENT_BEGIN(b);
             const int r = r_next, mar = mar_next;
             const int32_t ab0 = ab0_next, ab1 = ab1_next;
             if (y + 1 < ye) {

@@ -424,42 +424,29 @@ static inline PCWT_HD void pcwt_rc_dec_normalize(pcwt_rc_dec *d)
 }
 
 #ifdef __CUDA_ARCH__
-/* The refill shift of a range: 16 below 2^16, 8 below 2^24, else 0. */
-static inline __device__ uint32_t pcwt_rc_refill_shift(uint32_t range)
-{
-    return (range < (1u << 16) ? 8u : 0u) + (range < PCWT_RC_TOP ? 8u : 0u);
-}
-
-/* The decision with bound (bit: code < bound) and the refill after it, as pcwt_rc_decode's
- * narrowing and pcwt_rc_dec_normalize do it. A GPU thread waits for each result before the
- * instruction that uses it, so both outcomes' ranges are shifted while the compare is made: from
- * one bin to the next the chain is the compare, a select and the code's funnel shifts, not also
- * the refill's compares on the chosen range. */
-static inline __device__ uint32_t pcwt_rc_decide(pcwt_rc_dec *d, uint32_t bound)
-{
-    const uint32_t rest = d->range - bound;
-    const uint32_t sh1 = pcwt_rc_refill_shift(bound), sh0 = pcwt_rc_refill_shift(rest);
-    const uint32_t r1 = bound << sh1, r0 = rest << sh0;
-    const uint32_t bit = d->code < bound;
-    d->range = bit ? r1 : r0;
-    d->code = bit ? d->code : d->code - bound;
-    pcwt_rc_take(d, bit ? sh1 : sh0);
-    return bit;
-}
-
 static inline __device__ uint32_t pcwt_rc_decode(pcwt_rc_dec *d, pcwt_bit_model *m)
 {
-    const uint32_t bit = pcwt_rc_decide(d, (d->range >> PCWT_RC_PBITS) * pcwt_model_p(m));
+    const uint32_t bound = (d->range >> PCWT_RC_PBITS) * pcwt_model_p(m);
+    const uint32_t bit = d->code < bound;
+    d->range = bit ? bound : d->range - bound;
+    d->code = bit ? d->code : d->code - bound;
     pcwt_model_update(m, bit);
+    pcwt_rc_dec_normalize(d);
     return bit;
 }
 
-/* pcwt_rc_decode for bins whose value steers no control flow (the mantissa bit and the sign):
- * the model's update without a branch on the bit. */
+/* pcwt_rc_decode without a branch on the bit, for bins whose value steers no control flow (the
+ * mantissa bit and the sign are close to 1/2: a branch on them is mispredicted half the time). */
 static inline __device__ uint32_t pcwt_rc_decode_flat(pcwt_rc_dec *d, pcwt_bit_model *m)
 {
-    const uint32_t bit = pcwt_rc_decide(d, (d->range >> PCWT_RC_PBITS) * pcwt_model_p(m));
-    pcwt_model_update_flat(m, 0u - bit);
+    const uint32_t bound = (d->range >> PCWT_RC_PBITS) * pcwt_model_p(m);
+    const uint32_t bit = d->code < bound;
+    const uint32_t ones = 0u - bit; /* all ones when the bit is 1 */
+    const uint32_t rest = d->range - bound;
+    d->code -= bound & ~ones;
+    d->range = rest ^ ((rest ^ bound) & ones);
+    pcwt_model_update_flat(m, ones);
+    pcwt_rc_dec_normalize(d);
     return bit;
 }
 #else
