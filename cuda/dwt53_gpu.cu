@@ -321,12 +321,12 @@ __global__ void inv_level(const GpuLevel *levels, const GpuBand *bands, const Gp
 // in place of fwd_level's: the 5/3 bands and MQDs from the first pass's halves (a superset of
 // fwd_level's, read before the third step changes them), and the bit lengths of the high bands
 // with 5/3 and with 5/11-C added to the plane's estimates, from the same loads of the samples
-// (level1_decide then leaves out the planes that model their low bits), the 5/11-C ones kept in
-// the plane's image (unused on encode) for take_511. Else the planes whose level1 is 511 get its
-// bands over the 5/3 ones (the LL band is the same with either filter). The samples that the
-// first pass reads (SR input rows x SC input columns) are imported once into shared memory (where
-// the second pass's halves go later) and lifted from there (not imported by each of the ~2.3
-// lifts that read a sample).
+// (level1_decide then leaves out the planes that model their low bits), the 5/11-C bands kept
+// in the plane's image (unused on encode) for take_511 (level1_choice_gpu.cu); columns first,
+// the 5/3 bands come from the row lifts that 5/11-C's LL and HL take too. Else the planes whose
+// level1 is 511 get its bands over the 5/3 ones (LL is the same with either filter). The samples
+// that the first pass reads (SR input rows x SC input columns) are imported once into shared
+// memory (where the second pass's halves go later) and lifted from there.
 constexpr uint32_t L5R = 2 * TY, L5C = 2 * TX;       // band rows, band columns of a tile
 constexpr uint32_t CW5 = 2 * L5C + 9, CM5 = L5C + 3; // columns first: input columns, row lifts
 constexpr uint32_t RH5 = 2 * L5R + 9, RW5 = L5C + 3; // rows first: input rows, low band columns
@@ -394,12 +394,36 @@ __global__ void fwd_level1_511(const GpuLevel *levels, const GpuBand *bands, con
                 HI[t - 1][u] = hi;
         }
         __syncthreads();
-        if (EST) {
-            if (mine)
-                top_m = element_mqd<true>(e, bands, i32, i8, x, y, [&](uint32_t half, uint32_t i, int k) {
-                    return half ? HI[int(i) - i0][k - jb] : LO[int(i) - (i0 - 1)][k - jb];
-                }, &n53);
-            __syncthreads(); // the third step rewrites HI
+        const auto row_lifts = [&](bool low) { // rows: 5/3 of the low half (LL, HL) or the high one
+            for (uint32_t k = tid; k < L5R * CM5; k += nt) {
+                const int t = int(k / CM5), v = int(k % CM5), i = i0 + t, m = m0 - 1 + v;
+                if (i >= N || m < 0 || m >= M)
+                    continue;
+                if (low)
+                    lift_pair([&](int q) { return LO[t + 1][q - jb]; }, m, C, RS[0][t][v], RS[1][t][v]);
+                else
+                    lift_pair([&](int q) { return HI[t][q - jb]; }, m, C, RS[2][t][v], RS[3][t][v]);
+            }
+        };
+        row_lifts(true);
+        if (EST) { // 5/3's LH and HH too: the 5/3 bands and MQDs, as element_mqd makes them
+            row_lifts(false);
+            __syncthreads();
+            if (mine) {
+                uint32_t a[4] = {0, 0, 0, 0}; // LL, HL, LH, HH magnitude bits
+                const uint64_t off[4] = {e.ll, bands[e.b_hl].coef, bands[e.b_lh].coef, bands[e.b_hh].coef};
+                for (int dy = 0; dy < 2; dy++)
+                    for (int dx = 0; dx < 2; dx++) {
+                        const int t = int(2 * threadIdx.y) + dy, i = i0 + t, m = m0 + int(2 * threadIdx.x) + dx;
+                        for (int h = 0; h < 4; h++) {
+                            const int32_t c = i < N && m < M ? RS[h][t][m - (m0 - 1)] : 0; // else padding
+                            i32[off[h] + uint64_t(i) * e.bc + uint64_t(m)] = c;
+                            a[h] |= pcwt_magnitude(c);
+                            n53 += h ? pcwt_bit_cost(c) : 0u;
+                        }
+                    }
+                top_m = store_mqds(e, bands, i8, x, y, a[0], a[1], a[2], a[3]);
+            }
         }
         for (uint32_t k = tid; k < L5R * CW5; k += nt) { // the columns' third step
             const int t = int(k / CW5), u = int(k % CW5), i = i0 + t, j = jb + u;
@@ -409,13 +433,7 @@ __global__ void fwd_level1_511(const GpuLevel *levels, const GpuBand *bands, con
             HI[t][u] = pcwt_wadd(HI[t][u], pcwt_c511(lo(i - 1), lo(i), lo(i + 1), lo(i + 2)));
         }
         __syncthreads();
-        for (uint32_t k = tid; k < L5R * CM5; k += nt) { // rows: 5/3
-            const int t = int(k / CM5), v = int(k % CM5), i = i0 + t, m = m0 - 1 + v;
-            if (i >= N || m < 0 || m >= M)
-                continue;
-            lift_pair([&](int q) { return LO[t + 1][q - jb]; }, m, C, RS[0][t][v], RS[1][t][v]);
-            lift_pair([&](int q) { return HI[t][q - jb]; }, m, C, RS[2][t][v], RS[3][t][v]);
-        }
+        row_lifts(false); // of the high half with the third step
         __syncthreads();
         const auto rv = [&](int q) { return int(pcwt_refl511(q, uint32_t(M))) - (m0 - 1); };
         for (int dy = 0; dy < 2; dy++)
@@ -530,37 +548,6 @@ __global__ void fwd_level1_511(const GpuLevel *levels, const GpuBand *bands, con
         for (uint32_t dx = 0; dx < 2; dx++)
             for (int o = 0; o < 3; o++)
                 i32[band[o] + uint64_t(2 * x + dy) * e.bc + 2 * y + dx] = out[dy][dx][o];
-}
-
-// A thread per plane: 5/11-C where asked, or with auto where the low bits are not modelled and
-// its estimate is smaller (encoder.c's forward_plane); the estimates cleared for the next run of
-// the batch, and the Qmax of a plane that takes it made again (gpu_mqd_level_511).
-__global__ void level1_decide(const GpuPlane *planes, GpuPlaneState *state, uint32_t count)
-{
-    const uint32_t pi = blockIdx.x * blockDim.x + threadIdx.x;
-    if (pi >= count)
-        return;
-    GpuPlaneState &st = state[pi];
-    const uint32_t f = planes[pi].level1;
-    st.f511 = f == PCWT_LEVEL1_511 || (f == PCWT_LEVEL1_AUTO && !st.low && st.cost511 < st.cost53);
-    st.cost53 = st.cost511 = 0;
-    if (st.f511)
-        st.qmax = -1;
-}
-
-// The 5/11-C high bands of the auto planes that take it, from where fwd_level1_511<true>
-// left them (their images) over the 5/3 ones; the padding, 0 with either filter, stays.
-__global__ void take_511(const GpuLevel *levels, const GpuBand *bands, const GpuPlane *planes,
-                         const GpuPlaneState *state, int32_t *i32)
-{
-    const GpuLevel e = levels[blockIdx.y];
-    if (!state[e.plane].f511 || planes[e.plane].level1 != PCWT_LEVEL1_AUTO)
-        return;
-    const uint64_t N = e.r / 2, M = e.c / 2, k = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (k >= 3 * N * M)
-        return;
-    const uint64_t o = k / (N * M), i = k % (N * M) / M, m = k % M;
-    i32[bands[o == 0 ? e.b_hl : o == 1 ? e.b_lh : e.b_hh].coef + i * e.bc + m] = i32[planes[e.plane].image + k];
 }
 
 // The inverse's first step on a 5/11-C level 1: the third step of the forward's last pass taken
@@ -769,13 +756,9 @@ void gpu_dwt_inverse_level(const DeviceBatch &b, const GpuLevel *lv, uint32_t co
 void gpu_dwt511_level1(const DeviceBatch &b, const GpuLevel *lv, uint32_t count, const GpuLevelMax &m,
                        uint32_t plane_count, cudaStream_t s)
 {
+    gpu_level1_choose(b, lv, count, m, plane_count, s);
     const uint32_t blocks = tiles(m.r / 4 + 1, m.bc / 2);
-    level1_decide<<<gpu_blocks(plane_count, 128), 128, 0, s>>>(b.planes, b.state, plane_count);
-    CUDA_CHECK_LAUNCH();
-    const uint64_t most = 3 * uint64_t(m.r / 2) * m.bc; // at least each plane's 3 N M
     gpu_for_entries(count, [&](uint32_t first, uint32_t n) {
-        take_511<<<dim3(gpu_blocks(most, 256), n), 256, 0, s>>>(lv + first, b.bands, b.planes, b.state, b.i32);
-        CUDA_CHECK_LAUNCH();
         launch_511<false>(dim3(blocks, n), s, b, lv + first); // level1 511 only
         CUDA_CHECK_LAUNCH();
     });

@@ -94,6 +94,10 @@ void gpu_dwt_inverse_level(const DeviceBatch &b, const GpuLevel *dev_levels, uin
 // level-1 inverse of the planes whose level1 is 511 (gpu_dwt_inverse_level leaves them out).
 void gpu_dwt511_level1(const DeviceBatch &b, const GpuLevel *dev_levels, uint32_t count,
                        const GpuLevelMax &m, uint32_t plane_count, cudaStream_t s);
+// level1_choice_gpu.cu, within gpu_dwt511_level1: each plane's choice, and the 5/11-C bands of the
+// auto planes that take it put in place
+void gpu_level1_choose(const DeviceBatch &b, const GpuLevel *dev_levels, uint32_t count,
+                       const GpuLevelMax &m, uint32_t plane_count, cudaStream_t s);
 void gpu_dwt511_inverse_level1(const DeviceBatch &b, const GpuLevel *dev_levels, uint32_t count,
                                const GpuLevelMax &m, cudaStream_t s);
 
