@@ -487,7 +487,7 @@ static inline PCWT_HD int pcwt_j2k_ht_prepare(const pcwt_j2k_cblk *cb, const pcw
 }
 
 /* Decodes a checked HT code-block into its rectangle at coefs + out_offset (its final reversible
- * coefficients; zeros where it fails). scratch: PCWT_J2K_HT_SCRATCH bytes; vlc_lut:
+ * coefficients; zeros where it fails). scratch: pcwt_j2k_ht_scratch(width) bytes (at most PCWT_J2K_HT_SCRATCH); vlc_lut:
  * PCWT_J2K_HT_VLC_LUT_INIT. */
 static inline PCWT_HD int pcwt_j2k_ht_block(const pcwt_j2k_cblk *cb, const pcwt_j2k_seg *segs,
                                             const uint8_t *data, int32_t *coefs, uint8_t *scratch,
