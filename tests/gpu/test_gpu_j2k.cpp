@@ -9,6 +9,7 @@
 // PCWT_ERR_OUT_OF_MEMORY, the handle keeps its device buffers from call to call. Skips without
 // CUDA or a device, or without streams.
 #include "gpu_test_util.h"
+#include "j2k_ht_refine.h"
 #include "j2k_ojph_util.h"
 #include "j2k_opj_util.h"
 
@@ -478,6 +479,34 @@ TEST_F(GpuJ2k, HtStreamsEqualCpuAndOpenJpeg)
         all.push_back(&m);
     }
     for (const Made &m : synthetic())
+        all.push_back(&m);
+    check_batch(ctx->g, all);
+}
+
+// SigProp and MagRef on the GPU (ojph_compress writes neither): the refinement streams of
+// j2k_ht_refine.h, with and without the vertically causal style, all in one batch, equal the CPU
+// path's samples and OpenJPEG's; those OpenJPEG refuses are left out.
+TEST_F(GpuJ2k, HtRefinementEqualsCpuAndOpenJpeg)
+{
+    if (ht_synthetic().empty())
+        GTEST_SKIP() << kNoHt;
+    std::vector<Made> made;
+    for (uint32_t seed = 0; seed < j2kt1::kRefinementSeeds; seed++) {
+        Image im;
+        std::vector<uint8_t> refine;
+        const std::vector<uint8_t> cs = j2kt1::refinementSource(seed, im, refine);
+        ASSERT_FALSE(cs.empty());
+        for (bool vsc : {false, true}) {
+            Made m{"refine" + std::to_string(seed) + (vsc ? "_vsc" : ""), j2kt1::withRefinement(cs, refine, vsc), {}, {}};
+            ASSERT_FALSE(m.cs.empty());
+            m.opj = j2kt1::opjDecode(m.cs, im);
+            if (!m.opj.empty())
+                made.push_back(std::move(m));
+        }
+    }
+    ASSERT_GT(made.size(), size_t(j2kt1::kRefinementSeeds));
+    std::vector<const Made *> all;
+    for (const Made &m : made)
         all.push_back(&m);
     check_batch(ctx->g, all);
 }

@@ -4,6 +4,7 @@
 // transform, progression orders and precincts decode through pcwt_decode to the source image and
 // to opj_decompress's samples; damaged streams are refused with a message, never read past
 // (the sanitizer build runs these). Skips without openjph-tools or libopenjp2-tools.
+#include "j2k_ht_refine.h"
 #include "j2k_ojph_util.h"
 #include "j2k_opj_util.h"
 #include "j2k_batch.h"
@@ -133,129 +134,6 @@ TEST(HtDamaged, TruncatedFlippedRefusedWithoutOverreads)
 
 namespace {
 
-// Bits of a packet header (T.800 B.10): most significant first, 7 bits in a byte after 0xFF.
-struct HeaderBits {
-    const std::vector<uint8_t> &d;
-    size_t pos;
-    uint32_t buf = 0, left = 0;
-    uint32_t bit()
-    {
-        if (!left) {
-            const bool after_ff = pos > 0 && buf == 0xFF;
-            buf = pos < d.size() ? d[pos] : 0;
-            pos++;
-            left = after_ff ? 7 : 8;
-        }
-        return (buf >> --left) & 1u;
-    }
-    uint32_t bits(uint32_t n)
-    {
-        uint32_t v = 0;
-        while (n--)
-            v = v << 1 | bit();
-        return v;
-    }
-};
-
-struct HeaderWriter {
-    std::vector<uint8_t> out;
-    uint32_t cur = 0, used = 0, room = 8;
-    void bit(uint32_t b)
-    {
-        cur = cur << 1 | (b & 1u);
-        if (++used == room) {
-            out.push_back(uint8_t(cur));
-            room = cur == 0xFF ? 7 : 8;
-            cur = used = 0;
-        }
-    }
-    void bits(uint32_t v, uint32_t n)
-    {
-        while (n--)
-            bit(v >> n);
-    }
-    std::vector<uint8_t> done()
-    {
-        while (used)
-            bit(0);
-        if (!out.empty() && out.back() == 0xFF)
-            out.push_back(0);
-        return out;
-    }
-};
-
-uint32_t bitLength(uint32_t v)
-{
-    uint32_t n = 0;
-    while (v >> n)
-        n++;
-    return n;
-}
-
-// One code-block's ojph_compress stream (no levels, a 64x64 code-block) turned into one with a
-// cleanup pass a bit-plane higher and SigProp and MagRef passes of `refine` bytes: the same
-// cleanup bytes, one missing bit-plane less, three passes. Empty if the stream is not laid out as
-// expected.
-std::vector<uint8_t> withRefinement(const std::vector<uint8_t> &cs, const std::vector<uint8_t> &refine, bool vsc)
-{
-    size_t sot = 0, sod = 0, cod = 0;
-    for (size_t i = 0; i + 1 < cs.size(); i++) {
-        if (cs[i] != 0xFF)
-            continue;
-        if (cs[i + 1] == 0x52 && !cod)
-            cod = i;
-        if (cs[i + 1] == 0x90 && !sot)
-            sot = i;
-        if (cs[i + 1] == 0x93) {
-            sod = i + 2;
-            break;
-        }
-    }
-    if (!sot || !sod || !cod || cs.size() < sod + 2)
-        return {};
-    HeaderBits r{cs, sod};
-    if (!r.bit() || !r.bit()) // a non-empty packet; the code-block included
-        return {};
-    uint32_t z = 0;
-    while (!r.bit() && z < 64)
-        z++;
-    if (z == 0 || r.bit()) // one coding pass
-        return {};
-    uint32_t lblock = 3;
-    while (r.bit())
-        lblock++;
-    const uint32_t len1 = r.bits(lblock);
-    const size_t data = r.buf == 0xFF ? r.pos + 1 : r.pos;
-    if (data + len1 + 2 > cs.size())
-        return {};
-    HeaderWriter w;
-    w.bits(0x3, 2);
-    for (uint32_t i = 0; i + 1 < z; i++)
-        w.bit(0);
-    w.bit(1);
-    w.bits(0xC, 4); // three passes
-    const uint32_t len2 = uint32_t(refine.size());
-    uint32_t lb = std::max<uint32_t>({3, bitLength(len1), bitLength(len2) > 0 ? bitLength(len2) - 1 : 0});
-    for (uint32_t i = 3; i < lb; i++)
-        w.bit(1);
-    w.bit(0);
-    w.bits(len1, lb);
-    w.bits(len2, lb + 1);
-    std::vector<uint8_t> out(cs.begin(), cs.begin() + std::ptrdiff_t(sod));
-    if (vsc)
-        out[cod + 12] |= PCWT_J2K_STYLE_VSC;
-    const std::vector<uint8_t> head = w.done();
-    out.insert(out.end(), head.begin(), head.end());
-    out.insert(out.end(), cs.begin() + std::ptrdiff_t(data), cs.begin() + std::ptrdiff_t(data + len1));
-    out.insert(out.end(), refine.begin(), refine.end());
-    const uint32_t psot = uint32_t(out.size() - sot);
-    for (int i = 0; i < 4; i++)
-        out[sot + 6 + size_t(i)] = uint8_t(psot >> (24 - 8 * i));
-    out.push_back(0xFF);
-    out.push_back(0xD9);
-    return out;
-}
-
 // SigProp and MagRef, which ojph_compress does not write: cleanup segments of its streams a
 // bit-plane higher with random refinement bytes, with and without the vertically causal style,
 // decode as OpenJPEG decodes them (both refuse the same ones).
@@ -263,27 +141,14 @@ TEST(HtRefinement, SigPropMagRefEqualOpenJPEG)
 {
     if (!haveTools())
         GTEST_SKIP() << "ojph_compress (openjph-tools) or opj_decompress (libopenjp2-tools) missing";
-    const uint32_t sizes[][2] = {{64, 64}, {33, 17}, {64, 5}, {7, 64}, {3, 2}, {62, 63}};
     size_t decoded = 0, cases = 0, refined = 0, propagated = 0;
-    for (uint32_t seed = 0; seed < 24; seed++) {
-        const uint32_t *sz = sizes[seed % 6];
-        Image im = makeImage(sz[0], sz[1], 1, 12, false, seed);
-        for (int32_t &v : im.v)
-            // coefficients (no levels: the samples less 2048) sparse and small, so that twice
-            // them and the refinement stay in range
-            v = 2048 + ((v & 0x40) ? ((v & 0x80) ? 1 : -1) * (v & 0x3F) * ((seed & 1) ? 1 : 3) : 0);
-        const std::vector<uint8_t> cs = ojphEncode(im, "-num_decomps 0");
+    for (uint32_t seed = 0; seed < kRefinementSeeds; seed++) {
+        Image im;
+        std::vector<uint8_t> refine;
+        const std::vector<uint8_t> cs = refinementSource(seed, im, refine);
         ASSERT_FALSE(cs.empty());
         const std::vector<int32_t> clean = opjDecode(cs, im);
         ASSERT_EQ(clean.size(), im.v.size());
-        uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
-        std::vector<uint8_t> refine(1 + seed * 7 % 60);
-        for (uint8_t &b : refine) {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            b = uint8_t(x >> 24);
-        }
         for (bool vsc : {false, true}) {
             SCOPED_TRACE("seed " + std::to_string(seed) + (vsc ? " vsc" : ""));
             const std::vector<uint8_t> ref = withRefinement(cs, refine, vsc);
