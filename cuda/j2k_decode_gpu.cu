@@ -142,7 +142,6 @@ struct Chunk {
     uint32_t warps = 0;
     uint32_t ht_first = 0, ht_count = 0, ht_width = 0; // the HT code-blocks, after the Part 1 ones; widest
     uint32_t *ht_status = nullptr;
-    J2kT1Plan t1;
     std::vector<uint64_t> step_pixels; // the largest region of each level step (j2k_gpu_idwt)
     uint64_t out_bytes = 0;
     std::vector<std::pair<void *, uint64_t>> dst; // each frame's destination and offset
@@ -205,7 +204,7 @@ struct Chunk {
             uint64_t bytes = 0;
             for (uint32_t g = 0; g < cb[k].seg_count; g++)
                 bytes += b->segs[cb[k].seg_first + g].length;
-            key[k] = {j2k_t1_cost(cb[k], bytes, m.t1), bytes};
+            key[k] = {j2k_t1_cost(cb[k], bytes), bytes};
         }
         std::vector<size_t> idx(cb.size());
         for (size_t k = 0; k < idx.size(); k++)
@@ -228,7 +227,6 @@ struct Chunk {
             ht_width = std::max<uint32_t>(ht_width, cb[k].width);
         std::vector<uint32_t> wf;
         j2k_t1_warps(cost, m.t1, wf);
-        t1 = m.t1;
         warps = (uint32_t)(wf.size() - 1);
         TraceScope tables(GpuHostTrace::TABLES);
         upload(m.cblks, cb, s);
@@ -269,7 +267,7 @@ struct Chunk {
 
     void run(cudaStream_t s) const
     {
-        j2k_gpu_t1(c, warp_first, warps, t1, s);
+        j2k_gpu_t1(c, warp_first, warps, s);
         j2k_gpu_ht(c, ht_first, ht_count, ht_width, ht_status, s);
         j2k_gpu_idwt(c, step_pixels, s);
         j2k_gpu_output(c, s);
@@ -339,7 +337,7 @@ template <typename Body> pcwt_status guarded(pcwt_gpu *g, char *err, size_t es, 
 void upload_shared(J2kGpu &m, const pcwt_j2k_batch *b, cudaStream_t s)
 {
     TraceScope timed(GpuHostTrace::H2D);
-    reserve(m.data, b->data_size + 8); // tier-1 reads the codeword in aligned 8-byte words
+    reserve(m.data, b->data_size);
     if (b->data_size)
         CUDA_CHECK(cudaMemcpyAsync(m.data.p, b->data, b->data_size, cudaMemcpyHostToDevice, s));
     reserve(m.segs, b->seg_count * sizeof(pcwt_j2k_seg));

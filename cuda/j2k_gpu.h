@@ -45,25 +45,18 @@ struct J2kGpuChunk {
 
 // How tier-1 spreads code-blocks over warps (j2k_t1_gpu.cu), made once per handle.
 struct J2kT1Plan {
-    uint32_t warp_slots = 1;    // warps of the tier-1 kernel the device holds at once
-    uint32_t spread = 2;        // warps packed per warp slot: the heaviest run first, the block
-                                // scheduler balancing the rest as slots free up
-    uint32_t bytes_weight = 64; // a codeword byte's cost against a coefficient visit of one pass
-    uint32_t fixed_lanes = 0;   // 1..32: that many code-blocks a warp (PCWT_J2K_T1_LANES, tests)
-    uint32_t block = 128;       // threads a block of the kernel (64 or 128)
-    uint32_t far = 1;           // refinements as atomic XORs in L2 (pcwt_j2k_refine)
-    uint32_t words = 0;         // the codeword read in 8-byte words past L1 (pcwt_j2k_mq_byte)
+    uint32_t warp_slots = 1;  // warps of the tier-1 kernel the device holds at once
+    uint32_t fixed_lanes = 0; // 1..32: that many code-blocks a warp (PCWT_J2K_T1_LANES, tests)
 };
 J2kT1Plan j2k_t1_plan(int device);
 // A code-block's cost (the launch order, heaviest first, and the packing): passes x area plus
-// bytes_weight x its codeword bytes.
-uint64_t j2k_t1_cost(const pcwt_j2k_cblk &cb, uint64_t bytes, const J2kT1Plan &p);
+// 64 x its codeword bytes.
+uint64_t j2k_t1_cost(const pcwt_j2k_cblk &cb, uint64_t bytes);
 // The warps of a chunk whose code-blocks (in launch order) cost `cost`: warp w takes code-blocks
 // warp_first[w] .. warp_first[w + 1] - 1.
 void j2k_t1_warps(const std::vector<uint64_t> &cost, const J2kT1Plan &p, std::vector<uint32_t> &warp_first);
 // Tier-1 of every code-block, warp_first (device) as j2k_t1_warps made it.
-void j2k_gpu_t1(const J2kGpuChunk &c, const uint32_t *warp_first, uint32_t warps, const J2kT1Plan &p,
-                cudaStream_t s);
+void j2k_gpu_t1(const J2kGpuChunk &c, const uint32_t *warp_first, uint32_t warps, cudaStream_t s);
 // The HT code-blocks first .. first + count - 1 (j2k_ht_gpu.cu), none wider than max_width; a
 // failure's PCWT_J2K_HT_* code in *status (device, zeroed by the caller).
 void j2k_gpu_ht(const J2kGpuChunk &c, uint32_t first, uint32_t count, uint32_t max_width, uint32_t *status,

@@ -12,7 +12,6 @@
 #include "gpu_check.h"
 #include "j2k_gpu.h"
 
-#include <algorithm>
 #include <cstdlib>
 
 extern "C" {
@@ -32,9 +31,15 @@ constexpr uint32_t kThreadsPerSm = 1152;
 constexpr uint32_t kCxStride = 20;
 static_assert(kCxStride >= PCWT_J2K_CONTEXTS && kCxStride % 8 == 4, "contexts per thread");
 
-// warp w decodes code-blocks warp_first[w] .. warp_first[w + 1] - 1, one a lane; kFar, kWords:
-// pcwt_j2k_t1_block_far's far and words; kThreads: the block
-template <uint32_t kFar, uint32_t kWords, uint32_t kThreads>
+constexpr uint32_t kThreads = 128;
+// The cost of a code-block: passes x area plus this many per codeword byte.
+constexpr uint64_t kBytesWeight = 64;
+// Warps packed per warp the device holds: the heaviest run first, the block scheduler handing
+// each slot that frees up the next, so that the slots finish together.
+constexpr uint64_t kSpread = 2;
+
+// warp w decodes code-blocks warp_first[w] .. warp_first[w + 1] - 1, one a lane, its refinements
+// in L2 (pcwt_j2k_t1_block_far)
 __global__ void __launch_bounds__(kThreads, kThreadsPerSm / kThreads)
     t1_kernel(J2kGpuChunk c, const uint32_t *__restrict__ warp_first, uint32_t warps)
 {
@@ -56,18 +61,7 @@ __global__ void __launch_bounds__(kThreads, kThreadsPerSm / kThreads)
         return;
     const pcwt_j2k_cblk cb = c.cblks[i];
     pcwt_j2k_t1_block_far(&cb, c.segs, c.data, c.coefs, c.state + c.state_off[i], &luts, cx + threadIdx.x * kCxStride,
-                          kFar, kWords);
-}
-
-using T1Kernel = void (*)(J2kGpuChunk, const uint32_t *, uint32_t);
-
-T1Kernel t1_kernel_for(const J2kT1Plan &p)
-{
-    if (p.block == 64)
-        return p.far ? (p.words ? t1_kernel<1, 1, 64> : t1_kernel<1, 0, 64>)
-                     : (p.words ? t1_kernel<0, 1, 64> : t1_kernel<0, 0, 64>);
-    return p.far ? (p.words ? t1_kernel<1, 1, 128> : t1_kernel<1, 0, 128>)
-                 : (p.words ? t1_kernel<0, 1, 128> : t1_kernel<0, 0, 128>);
+                          1);
 }
 
 uint32_t env_u32(const char *name, uint32_t fallback)
@@ -83,34 +77,16 @@ J2kT1Plan j2k_t1_plan(int device)
     J2kT1Plan p;
     int sms = 0, blocks = 0;
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    p.block = env_u32("PCWT_J2K_T1_BLOCK", p.block);
-    p.block = p.block == 64 ? 64 : 128;
-    p.far = env_u32("PCWT_J2K_T1_FAR", p.far) != 0;
-    p.words = env_u32("PCWT_J2K_T1_WORDS", p.words) != 0;
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, t1_kernel_for(p), int(p.block), 0));
-    p.warp_slots = uint32_t(sms > 0 ? sms : 1) * uint32_t(blocks > 0 ? blocks : 1) * (p.block / 32);
-    // PCWT_J2K_T1_FIT=1: the shared memory share of the SM's on-chip memory set to what those
-    // blocks need (their tables and contexts, 1 KB reserved each, 8 KB spare), the rest L1 (main
-    // run's A/B; a process-wide attribute, so set at every plan, the driver's default without it)
-    int max_smem = 0;
-    CUDA_CHECK(cudaDeviceGetAttribute(&max_smem, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
-    cudaFuncAttributes fa{};
-    CUDA_CHECK(cudaFuncGetAttributes(&fa, t1_kernel_for(p)));
-    const uint64_t need = uint64_t(blocks > 0 ? blocks : 1) * (fa.sharedSizeBytes + 1024) + 8192;
-    const int share = env_u32("PCWT_J2K_T1_FIT", 0) && max_smem > 0
-                          ? int(std::min<uint64_t>(100, (need * 100 + uint64_t(max_smem) - 1) / uint64_t(max_smem)))
-                          : int(cudaSharedmemCarveoutDefault);
-    CUDA_CHECK(cudaFuncSetAttribute(t1_kernel_for(p), cudaFuncAttributePreferredSharedMemoryCarveout, share));
-    p.spread = env_u32("PCWT_J2K_T1_SPREAD", p.spread);
-    p.spread = p.spread ? p.spread : 1;
-    const uint32_t lanes = env_u32("PCWT_J2K_T1_LANES", 0);
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, t1_kernel, int(kThreads), 0));
+    p.warp_slots = uint32_t(sms > 0 ? sms : 1) * uint32_t(blocks > 0 ? blocks : 1) * (kThreads / 32);
+    const uint32_t lanes = env_u32("PCWT_J2K_T1_LANES", 0); // tests: that many code-blocks a warp
     p.fixed_lanes = lanes <= 32 ? lanes : 0;
     return p;
 }
 
-uint64_t j2k_t1_cost(const pcwt_j2k_cblk &cb, uint64_t bytes, const J2kT1Plan &p)
+uint64_t j2k_t1_cost(const pcwt_j2k_cblk &cb, uint64_t bytes)
 {
-    return uint64_t(cb.passes) * cb.width * cb.height + p.bytes_weight * bytes;
+    return uint64_t(cb.passes) * cb.width * cb.height + kBytesWeight * bytes;
 }
 
 static uint32_t j2k_t1_pack(const uint64_t *cost, size_t n, uint64_t warp_slots, uint32_t *warp_first)
@@ -145,7 +121,7 @@ void j2k_t1_warps(const std::vector<uint64_t> &cost, const J2kT1Plan &p, std::ve
     warp_first.resize(n + 1);
     const uint32_t lanes = p.fixed_lanes;
     if (!lanes) {
-        warp_first.resize(j2k_t1_pack(cost.data(), n, uint64_t(p.warp_slots) * p.spread, warp_first.data()) + 1);
+        warp_first.resize(j2k_t1_pack(cost.data(), n, uint64_t(p.warp_slots) * kSpread, warp_first.data()) + 1);
         return;
     }
     size_t w = 0;
@@ -155,12 +131,11 @@ void j2k_t1_warps(const std::vector<uint64_t> &cost, const J2kT1Plan &p, std::ve
     warp_first.resize(w + 1);
 }
 
-void j2k_gpu_t1(const J2kGpuChunk &c, const uint32_t *warp_first, uint32_t warps, const J2kT1Plan &p, cudaStream_t s)
+void j2k_gpu_t1(const J2kGpuChunk &c, const uint32_t *warp_first, uint32_t warps, cudaStream_t s)
 {
     if (!c.cblk_count || !warps)
         return;
     const uint64_t threads = uint64_t(warps) * 32;
-    const uint32_t blocks = uint32_t((threads + p.block - 1) / p.block);
-    t1_kernel_for(p)<<<blocks, p.block, 0, s>>>(c, warp_first, warps);
+    t1_kernel<<<uint32_t((threads + kThreads - 1) / kThreads), kThreads, 0, s>>>(c, warp_first, warps);
     CUDA_CHECK_LAUNCH();
 }

@@ -83,30 +83,11 @@ typedef struct pcwt_j2k_mq {
     uint32_t len, bp; /* bp <= len + 1: past the end every byte reads 0xFF */
     uint32_t a, c, ct;
     uint32_t b;       /* the byte at bp (pcwt_j2k_mq_fill) */
-    uint32_t words;   /* 1 (the GPU): the bytes come from 8-byte words read past L1 */
-    uint64_t w;       /* then the aligned word at address wa (1: none yet) */
-    uintptr_t wa;
 } pcwt_j2k_mq;
 
-/* Byte i of the segment. On the GPU with words, from the aligned 8-byte word holding it, read
- * from L2 once for its eight bytes: a byte load each would keep a line of L1 for every thread's
- * codeword, and L1 holds the state words. (The word may reach up to 7 bytes past the batch's
- * data, which the device buffer has room for; only bytes inside the segment are used.) */
-static inline PCWT_HD uint32_t pcwt_j2k_mq_byte(pcwt_j2k_mq *m, uint32_t i)
+static inline PCWT_HD uint32_t pcwt_j2k_mq_byte(const pcwt_j2k_mq *m, uint32_t i)
 {
-    if (i >= m->len)
-        return 0xFFu;
-#ifdef __CUDA_ARCH__
-    if (m->words) {
-        const uintptr_t at = (uintptr_t)(m->d + i);
-        if ((at & ~(uintptr_t)7) != m->wa) {
-            m->wa = at & ~(uintptr_t)7;
-            asm volatile("ld.global.cg.u64 %0, [%1];" : "=l"(m->w) : "l"(m->wa));
-        }
-        return (uint32_t)(m->w >> ((at & 7u) * 8u)) & 0xFFu;
-    }
-#endif
-    return m->d[i];
+    return i < m->len ? m->d[i] : 0xFFu;
 }
 
 /* BYTEIN (C.3.4): a byte after 0xFF above 0x8F is a marker, and ones are fed instead. */
@@ -135,8 +116,6 @@ static inline PCWT_HD void pcwt_j2k_mq_init(pcwt_j2k_mq *m, const uint8_t *d, ui
     m->d = d;
     m->len = len;
     m->bp = 0;
-    if (m->words)
-        m->wa = 1;
     m->c = pcwt_j2k_mq_byte(m, 0) << 16;
     pcwt_j2k_mq_bytein(m);
     m->c <<= 7;
@@ -230,8 +209,6 @@ static inline PCWT_HD void pcwt_j2k_raw_init(pcwt_j2k_mq *m, const uint8_t *d, u
     m->d = d;
     m->len = len;
     m->bp = 0;
-    if (m->words)
-        m->wa = 1;
     m->c = 0;
     m->ct = 0;
     m->a = 0;
@@ -643,13 +620,11 @@ static inline PCWT_HD int pcwt_j2k_t1_check(const pcwt_j2k_cblk *cb, const pcwt_
 /* Decodes a checked code-block into its rectangle at coefs + out_offset. state:
  * pcwt_j2k_state_words(width, height) words (any content). luts: its mq and sc tables and the zc
  * table of the code-block's orientation (shared memory on the GPU). cx: PCWT_J2K_CONTEXTS bytes
- * (any content). far: 1 refines in L2 (pcwt_j2k_refine, the GPU), 0 in place; words: 1 reads
- * the codeword in 8-byte words past L1 (pcwt_j2k_mq_byte, the GPU, which needs 7 bytes readable
- * past the data); the same coefficients either way. */
+ * (any content). far: 1 refines in L2 (pcwt_j2k_refine, the GPU), 0 in place; the same
+ * coefficients either way. */
 static inline PCWT_HD void pcwt_j2k_t1_block_far(const pcwt_j2k_cblk *cb, const pcwt_j2k_seg *segs,
                                                  const uint8_t *data, int32_t *coefs, uint16_t *state,
-                                                 const pcwt_j2k_t1_luts *luts, uint8_t *cx, uint32_t far,
-                                                 uint32_t words)
+                                                 const pcwt_j2k_t1_luts *luts, uint8_t *cx, uint32_t far)
 {
     pcwt_j2k_t1_state s;
     s.far = far;
@@ -667,7 +642,6 @@ static inline PCWT_HD void pcwt_j2k_t1_block_far(const pcwt_j2k_cblk *cb, const 
     for (uint32_t i = 0, n = pcwt_j2k_state_words(s.w, s.h); i < n; i += 4)
         pcwt_j2k_store4(s.f + i, 0);
     pcwt_j2k_reset_contexts(s.cx);
-    s.mq.words = words;
     pcwt_j2k_raw_init(&s.mq, data, 0); /* each segment starts its own */
     const int planes = (int)cb->mb - (int)cb->zero_msbs;
     int bp = planes;
@@ -711,7 +685,7 @@ static inline PCWT_HD void pcwt_j2k_t1_block(const pcwt_j2k_cblk *cb, const pcwt
                                              const uint8_t *data, int32_t *coefs, uint16_t *state,
                                              const pcwt_j2k_t1_luts *luts, uint8_t *cx)
 {
-    pcwt_j2k_t1_block_far(cb, segs, data, coefs, state, luts, cx, 0, 0);
+    pcwt_j2k_t1_block_far(cb, segs, data, coefs, state, luts, cx, 0);
 }
 
 #endif /* PCWT_J2K_T1_RULES_H */

@@ -650,17 +650,6 @@ TEST_F(GpuJ2k, WarpsPackedByCost)
         ASSERT_NE(fixed.g, nullptr) << fixed.why;
         check_batch(fixed.g, all);
     }
-    // the kernel's other forms, measured beside the default (read when the handle's decoder is made)
-    for (const char *form : {"WORDS", "FAR", "BLOCK"}) {
-        const std::string var = std::string("PCWT_J2K_T1_") + form;
-        const char *value = std::string(form) == "FAR" ? "0" : std::string(form) == "BLOCK" ? "64" : "1";
-        SCOPED_TRACE(var + "=" + value);
-        setenv(var.c_str(), value, 1);
-        GpuCtx other;
-        unsetenv(var.c_str());
-        ASSERT_NE(other.g, nullptr) << other.why;
-        check_batch(other.g, all);
-    }
 }
 
 // The handle keeps its device buffers between calls (cudaFree would wait for the whole device):
