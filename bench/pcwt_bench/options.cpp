@@ -84,7 +84,7 @@ void print_usage(std::FILE *f)
         "      --lifting auto|rows|columns\n"
         "                        which pass of the 2-D lifting comes first (default: the profile's)\n"
         "      --level1-filter 53|auto|511\n"
-        "                        entropy, compact: the finest level's filter (default 53)\n"
+        "                        entropy, compact: the finest level's filter (default auto)\n"
         "\n"
         "A comparison on one CPU thread, codecs alternating run by run (e.g. against CharLS):\n"
         "  pcwt-bench --wg04 --codecs pcwt-cpu,charls --no-parallel -o cpu\n"

@@ -17,7 +17,7 @@ struct PcwtSettings {
     unsigned levels = 0;
     unsigned group_rows = 0, group_cols = 0; // 0x0: the profile's group size
     pcwt_lifting_order lifting = PCWT_LIFTING_AUTO;
-    pcwt_level1_filter level1 = PCWT_LEVEL1_53; // --level1-filter (entropy and compact profiles)
+    pcwt_level1_filter level1 = PCWT_LEVEL1_AUTO; // --level1-filter (entropy and compact profiles)
 };
 
 // The peers' settings.

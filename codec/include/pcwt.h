@@ -148,8 +148,8 @@ typedef enum pcwt_lifting_order {
  * low bits would be used with it. Entropy and compact profiles only: the baseline profile is always
  * 5/3; codestreams with 5/11-C need a decoder of this version. */
 typedef enum pcwt_level1_filter {
-    PCWT_LEVEL1_53 = 0,   /* 5/3 at every level (the default) */
-    PCWT_LEVEL1_AUTO = 1, /* per plane, 5/11-C where the estimate says it is smaller */
+    PCWT_LEVEL1_53 = 0,   /* 5/3 at every level */
+    PCWT_LEVEL1_AUTO = 1, /* per plane, 5/11-C where the estimate says it is smaller (the default) */
     PCWT_LEVEL1_511 = 2   /* 5/11-C at level 1 of every plane */
 } pcwt_level1_filter;
 
@@ -244,7 +244,7 @@ PCWT_API const char *pcwt_encoder_last_error(const pcwt_encoder *enc);
  *   PCWT_OPT_MAX_SAMPLES        dec      "max-samples"        1..2^63 (see set_max_samples)    PCWT_MAX_SAMPLES
  *   PCWT_OPT_MEMORY_LIMIT       dec      "memory-limit"       bytes, 0: the default            0
  *   PCWT_OPT_VALUE_MAP          enc      "value-map"          pcwt_value_map_mode (auto, off, on)
- *   PCWT_OPT_LEVEL1_FILTER      enc      "level1-filter"      pcwt_level1_filter (53, auto, 511) 53
+ *   PCWT_OPT_LEVEL1_FILTER      enc      "level1-filter"      pcwt_level1_filter (53, auto, 511) auto
  * The group size: a dimension left 0 takes the profile's size in that dimension. */
 typedef enum pcwt_option {
     PCWT_OPT_CODEC = 1,

@@ -50,7 +50,8 @@ void pcwt_encode_params_default(pcwt_encode_params *p)
      * device; the entropy and baseline profiles by name */
     p->profile = PCWT_PROFILE_COMPACT;
     p->backend = PCWT_BACKEND_AUTO;
-    p->level1_filter = PCWT_LEVEL1_53; /* 5/3 at every level */
+    /* per plane, 5/11-C at level 1 where it is smaller; the GPU backend decides on the device */
+    p->level1_filter = PCWT_LEVEL1_AUTO;
 }
 
 /* The handle keeps the group size it codes with. */

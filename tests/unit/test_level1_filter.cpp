@@ -3,7 +3,8 @@
 // lifting orders with the decoder's scratch; the codec's round trips with each level1-filter
 // setting (odd sizes, one row or column, 8 and 16 bits, signed, colour, high-bit planes); the
 // choice where it should be (a smooth plane takes 5/11-C, a lattice plane keeps 5/3); the
-// baseline profile never sets the bit; a damaged or misplaced bit refused with a clear error.
+// baseline profile never sets the bit; the default (auto); a damaged or misplaced bit refused
+// with a clear error.
 #include <gtest/gtest.h>
 
 extern "C" {
@@ -356,6 +357,30 @@ TEST(Level1Filter, BaselineProfileKeepsFiveThree)
     EXPECT_EQ(b53, b511);
     EXPECT_EQ(b53, bauto);
     EXPECT_EQ(round_trip(d, s, p), std::vector<uint32_t>{0});
+}
+
+// The default is auto, in the parameters and in a new handle; a smooth plane coded with the
+// defaults (the compact profile) takes 5/11-C, and 53, asked by name, keeps 5/3 on it.
+TEST(Level1Filter, DefaultIsAuto)
+{
+    pcwt_encode_params def;
+    pcwt_encode_params_default(&def);
+    EXPECT_EQ(def.level1_filter, PCWT_LEVEL1_AUTO);
+    pcwt_encoder *e = pcwt_encoder_create();
+    int64_t v = -1;
+    ASSERT_EQ(pcwt_encoder_get_option(e, PCWT_OPT_LEVEL1_FILTER, &v), PCWT_OK);
+    EXPECT_EQ(v, static_cast<int64_t>(PCWT_LEVEL1_AUTO));
+    ASSERT_EQ(pcwt_encoder_set_option_name(e, "level1-filter", "53"), PCWT_OK);
+    ASSERT_EQ(pcwt_encoder_get_option(e, PCWT_OPT_LEVEL1_FILTER, &v), PCWT_OK);
+    EXPECT_EQ(v, static_cast<int64_t>(PCWT_LEVEL1_53));
+    pcwt_encoder_destroy(e);
+    Rng rng(37);
+    const pcwt_image_desc d = make_desc(256, 192, 1, 16, 12, false);
+    const std::vector<uint8_t> smooth = words(d, smooth_plane(256, 192, rng, 0));
+    def.backend = PCWT_BACKEND_CPU;
+    EXPECT_EQ(round_trip(d, smooth, def), std::vector<uint32_t>{1});
+    def.level1_filter = PCWT_LEVEL1_53;
+    EXPECT_EQ(round_trip(d, smooth, def), std::vector<uint32_t>{0});
 }
 
 TEST(Level1Filter, OptionByName)
