@@ -284,35 +284,6 @@ void j2k_bench_run(const char *name, const std::vector<J2kBenchFrame> &frames, i
         die(std::string("device-resident decode: ") + err);
     if (pcwt_gpu_j2k_decode_batch(g, &bld.b, err, sizeof err) != PCWT_OK) // its samples, checked below
         die(std::string("GPU decode: ") + err);
-    // PCWT_BENCH_J2K_T1="FAR=0 BLOCK=64,SPREAD=1 ...": tier-1 plans (PCWT_J2K_T1_<NAME>=<value>, read
-    // when a handle's decoder is made) measured device-resident beside the default, each on a new handle
-    if (const char *plans = std::getenv("PCWT_BENCH_J2K_T1")) {
-        std::string all = plans, one;
-        for (size_t at = 0; at < all.size(); at += one.size() + 1) {
-            one = all.substr(at, all.find(' ', at) - at);
-            std::vector<std::string> vars;
-            for (size_t p = 0; p < one.size();) {
-                const size_t end = std::min(one.find(',', p), one.size()), eq = one.find('=', p);
-                if (eq < end) {
-                    vars.push_back("PCWT_J2K_T1_" + one.substr(p, eq - p));
-                    setenv(vars.back().c_str(), one.substr(eq + 1, end - eq - 1).c_str(), 1);
-                }
-                p = end + 1;
-            }
-            if (vars.empty())
-                continue;
-            pcwt_gpu *v = nullptr;
-            double ms = 0;
-            if (pcwt_gpu_create(&v, 0, err, sizeof err) != PCWT_OK ||
-                pcwt_gpu_j2k_bench(v, &bld.b, repeats, &ms, err, sizeof err) != PCWT_OK)
-                die(std::string("device-resident decode, ") + one + ": " + err);
-            pcwt_gpu_destroy(v);
-            for (const std::string &var : vars)
-                unsetenv(var.c_str());
-            std::printf("%s: tier-1 %s: device %.2f Gpx/s (default %.2f)\n", name, one.c_str(),
-                        pixels / 1e9 / (ms / 1e3), pixels / 1e9 / (dev_ms / 1e3));
-        }
-    }
     pcwt_j2k_builder_free(&bld);
     pcwt_gpu_destroy(g);
 
