@@ -17,9 +17,8 @@ void CopyBatch::add(void *dst, const void *src, size_t size)
 void CopyBatch::issue(cudaStream_t s)
 {
     const size_t n = dst_.size();
-    const char *e = std::getenv("PCWT_GPU_BATCH_COPIES");
     bool done = false;
-    if (n > 1 && !(e && std::strcmp(e, "0") == 0)) {
+    if (n > 1) {
         cudaMemcpyAttributes a{};
         a.srcAccessOrder = cudaMemcpySrcAccessOrderStream; // the sources may be written before, in order
         a.flags = cudaMemcpyFlagPreferOverlapWithCompute;

@@ -1,7 +1,7 @@
 // copy_batch.h - a chunk's per-frame copies between host and device issued together: one
 // cudaMemcpyBatchAsync for all of them (a batch of 2048 CT slices makes 2048 copies each way,
 // whose one-by-one submission the host pays per copy), one cudaMemcpyAsync each where the runtime
-// refuses the batch or PCWT_GPU_BATCH_COPIES=0 (for measuring).
+// refuses the batch.
 #pragma once
 
 #include <cuda_runtime.h>

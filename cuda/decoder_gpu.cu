@@ -365,7 +365,7 @@ std::vector<DecodeSet> cut_chunks(pcwt_gpu *g, const DecodeSet &all, bool verify
         entropy |= pcwt_profile_ranged(h.profile);
     const uint64_t parts = entropy ? 2 : 8;
     const uint64_t target = gpu_chunk_target(total_samples, parts);
-    ChunkPlan cut(budget, target, UINT64_MAX, gpu_first_chunk_target(target));
+    ChunkPlan cut(budget, target, UINT64_MAX, target);
     OneFrameLayout layout;
     for (size_t k = 0; k < all.idx.size(); k++) {
         const pcwt_header_info &h = all.info[k];
@@ -436,7 +436,7 @@ pcwt_status decode_chunks(pcwt_gpu *g, uint64_t max_samples, pcwt_decode_job *jo
             for (const DecodeSet &c : chunks)
                 gpu_trace->frames += c.idx.size();
         }
-        const size_t lag = gpu_download_lag(); // as the encoder's
+        const size_t lag = kDownloadLag; // as the encoder's
         for (size_t c = 0; c < chunks.size(); c++) {
             Slot &sl = g->slot[c % kSlots];
             finish_chunk(g, sl, jobs, verify, err, err_size); // chunk c-kSlots used this slot

@@ -349,7 +349,7 @@ std::vector<std::vector<size_t>> plan_chunks(pcwt_gpu *g, const pcwt_encode_para
     // holds (a chunk should fill the GPU's lanes).
     const uint64_t parts = pcwt_profile_ranged(p->profile) ? 4 : 8;
     const uint64_t target = gpu_chunk_target(total_samples, parts);
-    ChunkPlan plan(budget, target, UINT64_MAX, gpu_first_chunk_target(target));
+    ChunkPlan plan(budget, target, UINT64_MAX, target);
     OneFrameLayout layout;
     for (size_t i = 0; i < count; i++) {
         if (jobs[i].status != PCWT_OK)
@@ -404,8 +404,8 @@ extern "C" pcwt_status pcwt_gpu_encode_batch(pcwt_gpu *g, const pcwt_encode_para
         // go up before the host waits for chunk c's (its high-bit check and tables), so that the
         // uploads follow each other; the slot they take was chunk c+1-kSlots's, whose download
         // went at chunk c+1-kSlots+lag <= c-1.
-        const size_t lag = gpu_download_lag();
-        const bool early = !one && gpu_early_upload();
+        const size_t lag = kDownloadLag;
+        const bool early = !one;
         if (early && !chunks.empty()) {
             finish_chunk(g, g->slot[0], jobs);
             g->slot[0].idx = chunks[0];

@@ -145,25 +145,6 @@ bool gpu_chunk_streams()
     return !e || std::strcmp(e, "1") != 0;
 }
 
-size_t gpu_download_lag()
-{
-    const char *e = std::getenv("PCWT_GPU_DOWNLOAD_LAG");
-    return e && std::strcmp(e, "1") == 0 ? 1 : kSlots - 2;
-}
-
-bool gpu_early_upload()
-{
-    const char *e = std::getenv("PCWT_GPU_EARLY_UPLOAD");
-    return !e || std::strcmp(e, "0") != 0;
-}
-
-uint64_t gpu_first_chunk_target(uint64_t target)
-{
-    const char *e = std::getenv("PCWT_GPU_FIRST_CHUNK");
-    const unsigned long long d = e ? std::strtoull(e, nullptr, 10) : 0;
-    return d > 1 ? std::max<uint64_t>(target / d, 1) : target;
-}
-
 uint64_t gpu_chunk_target(uint64_t total, uint64_t parts)
 {
     const char *e = std::getenv("PCWT_GPU_CHUNKS");

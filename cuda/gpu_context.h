@@ -131,6 +131,9 @@ using PinnedBuf = Buffer<pinned_alloc, pinned_free>;
 // arenas, since a range-coded chunk's compute is bound by its groups' serial chains and leaves
 // the device room for the next) and another's download.
 constexpr int kSlots = 4;
+// How many chunks after a chunk are issued before its download (which the encoder's host waits
+// for): the encoder's early upload takes a slot one chunk ahead.
+constexpr size_t kDownloadLag = kSlots - 2;
 struct Slot {
     DevBuf frames, planes, bands, levels, steps, step_groups, level0, export_ids, groups, state, group_size, samples,
         stream_buf, flags, scan_tmp, ec_scan, ec_scratch, ec_counts, ec_element_counts, ec_bin_at,
@@ -197,16 +200,6 @@ void gpu_upload_layout(Slot &slot, cudaStream_t s);
 // Whether each slot computes on a stream of its own (PCWT_GPU_CHUNK_STREAMS=1: all on
 // pcwt_gpu::stream, one chunk after the other, for measuring); read when a context is made.
 bool gpu_chunk_streams();
-// How many chunks after a chunk are issued before its download (which the encoder's host waits
-// for): kSlots - 2 (the encoder's early upload takes a slot one chunk ahead), or
-// PCWT_GPU_DOWNLOAD_LAG=1 (the download after the next chunk, for measuring).
-size_t gpu_download_lag();
-// Whether the encoder sends a chunk's samples up before the previous chunk's tables
-// (PCWT_GPU_EARLY_UPLOAD=0: after them, for measuring).
-bool gpu_early_upload();
-// The first chunk's target (ChunkPlan's `first`; its upload is the one no compute overlaps):
-// `target`, or a Dth of it with PCWT_GPU_FIRST_CHUNK=D (for measuring).
-uint64_t gpu_first_chunk_target(uint64_t target);
 // The sample bytes a chunk of a batch of `total` holds (ChunkPlan's target): a `parts`th, none
 // under 32 MB; PCWT_GPU_CHUNKS=N: an Nth, however small (for measuring and the tests).
 uint64_t gpu_chunk_target(uint64_t total, uint64_t parts);

@@ -20,9 +20,9 @@ namespace {
 
 __constant__ uint16_t c_vlc_lut[2048] = PCWT_J2K_HT_VLC_LUT_INIT;
 
-// Threads a block: 128 (the LUT once for 128 threads, more of the SM's on-chip memory left to L1);
-// PCWT_J2K_T1_HTBLOCK=64|256 for measuring only (pcwt_bench_gpu's PCWT_BENCH_J2K_T1 plans).
-constexpr uint32_t kThreads = 128, kMaxThreads = 256;
+// Threads a block: 128 (the LUT once for 128 threads, more of the SM's on-chip memory left to L1;
+// 64 and 256 measured no faster).
+constexpr uint32_t kThreads = 128;
 
 // Bytes between two threads' quad states: an odd number of words (no two threads of a warp on
 // one bank), room for the widest code-block's two rows.
@@ -33,7 +33,7 @@ uint32_t scratch_stride(uint32_t max_width)
 }
 
 // code-blocks first .. first + count - 1 of the chunk, one a thread; stride: scratch_stride
-__global__ void __launch_bounds__(kMaxThreads)
+__global__ void __launch_bounds__(kThreads)
     ht_kernel(J2kGpuChunk c, uint32_t first, uint32_t count, uint32_t stride, uint32_t *status)
 {
     __shared__ uint16_t lut[2048];
@@ -58,12 +58,10 @@ void j2k_gpu_ht(const J2kGpuChunk &c, uint32_t first, uint32_t count, uint32_t m
 {
     if (!count)
         return;
-    const char *env = std::getenv("PCWT_J2K_T1_HTBLOCK");
-    const uint32_t threads = env && (!std::strcmp(env, "64") || !std::strcmp(env, "256")) ? uint32_t(std::atoi(env)) : kThreads;
     const uint32_t stride = scratch_stride(max_width);
-    const size_t smem = size_t(stride) * threads;
+    const size_t smem = size_t(stride) * kThreads;
     if (smem > 48 * 1024) // above the default limit: wide code-blocks
         CUDA_CHECK(cudaFuncSetAttribute(ht_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
-    ht_kernel<<<(count + threads - 1) / threads, threads, smem, s>>>(c, first, count, stride, status);
+    ht_kernel<<<(count + kThreads - 1) / kThreads, kThreads, smem, s>>>(c, first, count, stride, status);
     CUDA_CHECK_LAUNCH();
 }
