@@ -1,10 +1,13 @@
 // j2k_pcwt_decode.h - pcwt_decode of a JPEG 2000 codestream into planar values, for the tests
 // that compare the library's JPEG 2000 / HTJ2K decoder with OpenJPEG (test_j2k_decoder.cpp,
-// test_j2k_ht.cpp).
+// test_j2k_ht.cpp), and the check that its samples equal opj_decompress's.
 #ifndef PCWT_TESTS_J2K_PCWT_DECODE_H
 #define PCWT_TESTS_J2K_PCWT_DECODE_H
 
+#include "j2k_opj_util.h"
 #include "pcwt.h"
+
+#include <gtest/gtest.h>
 
 #include <cstdint>
 #include <cstring>
@@ -47,6 +50,28 @@ inline std::vector<int32_t> pcwtDecode(const std::vector<uint8_t> &cs, pcwt_stat
             v[c * px + p] = x;
         }
     return v;
+}
+
+// The library's samples of `cs` (the CPU decoder), checked equal to opj_decompress's sample for
+// sample; empty where either decode failed (the failure recorded).
+inline std::vector<int32_t> decodeEqualToOpenJpeg(const std::vector<uint8_t> &cs, const Image &im)
+{
+    pcwt_status st;
+    std::string msg;
+    std::vector<int32_t> ours = pcwtDecode(cs, st, msg);
+    if (st != PCWT_OK) {
+        ADD_FAILURE() << "pcwt_decode: " << pcwt_status_string(st) << ": " << msg;
+        return {};
+    }
+    const std::vector<int32_t> opj = opjDecode(cs, im);
+    if (opj.size() != im.v.size()) {
+        ADD_FAILURE() << "opj_decompress failed";
+        return {};
+    }
+    size_t first = 0;
+    const size_t bad = countDifferences(ours, opj, first);
+    EXPECT_EQ(bad, 0u) << "first difference at " << first << ": ours " << ours[first] << " OpenJPEG " << opj[first];
+    return ours;
 }
 
 } // namespace j2kt1

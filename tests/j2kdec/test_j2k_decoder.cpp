@@ -93,15 +93,8 @@ TEST_P(J2kStream, EqualsSourceAndOpenJPEG)
     EXPECT_EQ(info.desc.components, c.comps);
     EXPECT_EQ(info.desc.bits_stored, c.bits);
     EXPECT_EQ(info.desc.is_signed, c.sgn ? 1u : 0u);
-    pcwt_status st;
-    std::string msg;
-    const std::vector<int32_t> ours = pcwtDecode(cs, st, msg);
-    ASSERT_EQ(st, PCWT_OK) << msg;
-    const std::vector<int32_t> opj = opjDecode(cs, im);
-    ASSERT_EQ(opj.size(), im.v.size()) << "opj_decompress failed";
-    size_t first;
-    const size_t bad = countDifferences(ours, opj, first);
-    EXPECT_EQ(bad, 0u) << "first difference at " << first << ": ours " << ours[first] << " OpenJPEG " << opj[first];
+    const std::vector<int32_t> ours = decodeEqualToOpenJpeg(cs, im);
+    ASSERT_FALSE(ours.empty());
     // opj_compress's -r rates make lossy layers only above the last one (1: lossless)
     if (c.lossless)
         EXPECT_TRUE(ours == im.v) << "not the source image";
