@@ -347,6 +347,20 @@ struct SplitRows {
     __device__ SplitRow operator[](int t) const { return {p + t * int(2 * CWH)}; }
 };
 
+// The SR x SC samples from input row qb, column jb that a tile's first pass reads, imported once
+// into shared memory (either lifting order); those outside the plane are never read.
+__device__ inline void stage_samples(int32_t (*S)[SC], const GpuPlane &pl, const uint8_t *samples,
+                                     const uint32_t *vmap, int qb, int jb, int R, int C, uint32_t tid,
+                                     uint32_t nt)
+{
+    for (uint32_t k = tid; k < SR * SC; k += nt) {
+        const int q = qb + int(k / SC), j = jb + int(k % SC);
+        if (q >= 0 && q < R && j >= 0 && j < C)
+            S[q - qb][j - jb] = import_value(pl, samples, vmap, uint32_t(q), uint32_t(j));
+    }
+    __syncthreads();
+}
+
 template <bool EST>
 __global__ void fwd_level1_511(const GpuLevel *levels, const GpuBand *bands, const GpuPlane *planes,
                                GpuPlaneState *state, const uint8_t *samples, const uint32_t *vmap,
@@ -376,12 +390,7 @@ __global__ void fwd_level1_511(const GpuLevel *levels, const GpuBand *bands, con
         auto RS = reinterpret_cast<int32_t(*)[L5R][CM5]>(tile + (2 * L5R + 3) * 2 * CWH); // LL, HL, LH, HH
         auto S = reinterpret_cast<int32_t(*)[SC]>(tile + (2 * L5R + 3) * 2 * CWH); // under RS, used before it
         const int jb = 2 * m0 - 4, qb = 2 * i0 - 4; // the first input column, row
-        for (uint32_t k = tid; k < SR * SC; k += nt) {
-            const int q = qb + int(k / SC), j = jb + int(k % SC);
-            if (q >= 0 && q < R && j >= 0 && j < C)
-                S[q - qb][j - jb] = import_value(pl, samples, vmap, uint32_t(q), uint32_t(j));
-        }
-        __syncthreads();
+        stage_samples(S, pl, samples, vmap, qb, jb, R, C, tid, nt);
         for (uint32_t k = tid; k < (L5R + 3) * CW5; k += nt) { // columns: 5/3
             const int t = int(k / CW5), u = int(k % CW5), i = i0 - 1 + t, j = jb + u;
             if (i < 0 || (!EST && i >= N) || j < 0 || j >= C)
@@ -453,12 +462,7 @@ __global__ void fwd_level1_511(const GpuLevel *levels, const GpuBand *bands, con
         auto CS = reinterpret_cast<int32_t(*)[L5R + 3][L5C]>(tile + RH5 * (RW5 + L5C)); // LL, LH, HL, HH
         auto S = reinterpret_cast<int32_t(*)[SC]>(tile + RH5 * (RW5 + L5C)); // under CS, used before it
         const int qb = 2 * i0 - 4, jb = 2 * m0 - 4; // the first input row, column
-        for (uint32_t k = tid; k < SR * SC; k += nt) {
-            const int q = qb + int(k / SC), j = jb + int(k % SC);
-            if (q >= 0 && q < R && j >= 0 && j < C)
-                S[q - qb][j - jb] = import_value(pl, samples, vmap, uint32_t(q), uint32_t(j));
-        }
-        __syncthreads();
+        stage_samples(S, pl, samples, vmap, qb, jb, R, C, tid, nt);
         for (uint32_t k = tid; k < RH5 * RW5; k += nt) { // rows: 5/3
             const int a = int(k / RW5), b = int(k % RW5), q = qb + a, m = m0 - 1 + b;
             if (q < 0 || q >= R || m < 0 || (!EST && m >= M))
