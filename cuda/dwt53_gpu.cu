@@ -20,6 +20,7 @@ extern "C" {
 }
 
 #include <algorithm>
+#include <cstdlib>
 
 namespace {
 
@@ -322,7 +323,7 @@ __global__ void inv_level(const GpuLevel *levels, const GpuBand *bands, const Gp
 // fwd_level's, read before the third step changes them), and the bit lengths of the high bands
 // with 5/3 and with 5/11-C added to the plane's estimates, from the same loads of the samples
 // (level1_decide then leaves out the planes that model their low bits), the 5/11-C bands kept
-// in the plane's image (unused on encode) for take_511 (level1_choice_gpu.cu); columns first,
+// in the plane's image (unused on encode) for gpu_mqd_level_511 to take; columns first,
 // the 5/3 bands come from the row lifts that 5/11-C's LL and HL take too. Else the planes whose
 // level1 is 511 get its bands over the 5/3 ones (LL is the same with either filter). The samples
 // that the first pass reads (SR input rows x SC input columns) are imported once into shared
@@ -361,8 +362,8 @@ __device__ inline void stage_samples(int32_t (*S)[SC], const GpuPlane &pl, const
     __syncthreads();
 }
 
-template <bool EST>
-__global__ void fwd_level1_511(const GpuLevel *levels, const GpuBand *bands, const GpuPlane *planes,
+template <bool EST, int MINB>
+__global__ void __launch_bounds__(TX * TY, MINB) fwd_level1_511(const GpuLevel *levels, const GpuBand *bands, const GpuPlane *planes,
                                GpuPlaneState *state, const uint8_t *samples, const uint32_t *vmap,
                                int32_t *i32, int8_t *i8)
 {
@@ -371,7 +372,7 @@ __global__ void fwd_level1_511(const GpuLevel *levels, const GpuBand *bands, con
     const GpuLevel e = levels[blockIdx.y];
     if (EST ? planes[e.plane].level1 != PCWT_LEVEL1_AUTO
             : !state[e.plane].f511 || planes[e.plane].level1 == PCWT_LEVEL1_AUTO)
-        return; // the whole block (auto's 5/11-C bands: take_511)
+        return; // the whole block (auto's 5/11-C bands: mqd_level_511 takes them)
     const uint32_t mr = e.br / 2, mc = e.bc / 2, tiles_x = (mc + TX - 1) / TX;
     const uint32_t y0 = (blockIdx.x % tiles_x) * TX, x0 = (blockIdx.x / tiles_x) * TY;
     if (x0 >= mr || y0 >= mc)
@@ -714,8 +715,13 @@ uint32_t tiles(uint32_t rows, uint32_t cols) { return ((cols + TX - 1) / TX) * (
 template <bool EST>
 void launch_511(dim3 grid, cudaStream_t s, const DeviceBatch &b, const GpuLevel *lv)
 {
-    fwd_level1_511<EST><<<grid, dim3(TX, TY), 0, s>>>(lv, b.bands, b.planes, b.state, b.samples, b.vmap,
-                                                      b.i32, b.i8);
+    const char *minb = std::getenv("PCWT_GPU_L1_MINB"); // A/B for the checkpoint run only
+    if (minb && std::atoi(minb) == 5)
+        fwd_level1_511<EST, 5><<<grid, dim3(TX, TY), 0, s>>>(lv, b.bands, b.planes, b.state, b.samples, b.vmap,
+                                                             b.i32, b.i8);
+    else
+        fwd_level1_511<EST, 4><<<grid, dim3(TX, TY), 0, s>>>(lv, b.bands, b.planes, b.state, b.samples, b.vmap,
+                                                             b.i32, b.i8);
 }
 
 } // namespace
@@ -758,9 +764,11 @@ void gpu_dwt_inverse_level(const DeviceBatch &b, const GpuLevel *lv, uint32_t co
 }
 
 void gpu_dwt511_level1(const DeviceBatch &b, const GpuLevel *lv, uint32_t count, const GpuLevelMax &m,
-                       uint32_t plane_count, cudaStream_t s)
+                       uint32_t plane_count, bool any_511, cudaStream_t s)
 {
-    gpu_level1_choose(b, lv, count, m, plane_count, s);
+    gpu_level1_choose(b, plane_count, s);
+    if (!any_511)
+        return; // auto's planes only: their blocks would all return at once
     const uint32_t blocks = tiles(m.r / 4 + 1, m.bc / 2);
     gpu_for_entries(count, [&](uint32_t first, uint32_t n) {
         launch_511<false>(dim3(blocks, n), s, b, lv + first); // level1 511 only

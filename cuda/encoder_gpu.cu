@@ -82,10 +82,11 @@ void run_device_encode(pcwt_gpu *g, Slot &sl)
     }
     if (L.level1_planes) { // 5/11-C at level 1 where asked or where auto takes it
         const auto &lv1 = L.levels[0];
-        gpu_dwt511_level1(d, d.levels + sl.level_first[0], uint32_t(lv1.size()), gpu_level_max(lv1), np, s);
+        gpu_dwt511_level1(d, d.levels + sl.level_first[0], uint32_t(lv1.size()), gpu_level_max(lv1), np,
+                          L.level1_511_planes != 0, s);
         for (uint32_t l = 1; l <= L.max_levels; l++) {
             const auto &lv = L.levels[l - 1];
-            gpu_mqd_level_511(d, d.levels + sl.level_first[l - 1], uint32_t(lv.size()), gpu_level_max(lv), s);
+            gpu_mqd_level_511(d, d.levels + sl.level_first[l - 1], uint32_t(lv.size()), gpu_level_max(lv), l == 1, s);
         }
         gpu_ec_low_bits(d, L.groups, nb, np, s, true);
         gpu_mark(g, "level-1 filter");

@@ -89,15 +89,15 @@ void gpu_dwt_inverse_level(const DeviceBatch &b, const GpuLevel *dev_levels, uin
 // after the 5/3 forward of every level (with the estimates: gpu_dwt_forward_level's level1_auto)
 // and the low-bit decision on it: each plane's choice
 // (GpuPlaneState::f511, as encoder.c's forward_plane makes it), and the 5/11-C bands of the
-// planes that take it over their 5/3 ones (their MQDs and Qmax then made again:
-// gpu_mqd_level_511, level by level, and their low-bit decision: gpu_ec_low_bits). Decode: the
-// level-1 inverse of the planes whose level1 is 511 (gpu_dwt_inverse_level leaves them out).
+// planes whose level1 is 511 over their 5/3 ones (any_511: some plane is; those of the auto
+// planes that take it are put in place by gpu_mqd_level_511 on level 1; the MQDs and Qmax of
+// all that take it made again there, level by level, and their low-bit decision:
+// gpu_ec_low_bits). Decode: the level-1 inverse of the planes whose level1 is 511
+// (gpu_dwt_inverse_level leaves them out).
 void gpu_dwt511_level1(const DeviceBatch &b, const GpuLevel *dev_levels, uint32_t count,
-                       const GpuLevelMax &m, uint32_t plane_count, cudaStream_t s);
-// level1_choice_gpu.cu, within gpu_dwt511_level1: each plane's choice, and the 5/11-C bands of the
-// auto planes that take it put in place
-void gpu_level1_choose(const DeviceBatch &b, const GpuLevel *dev_levels, uint32_t count,
-                       const GpuLevelMax &m, uint32_t plane_count, cudaStream_t s);
+                       const GpuLevelMax &m, uint32_t plane_count, bool any_511, cudaStream_t s);
+// level1_choice_gpu.cu, within gpu_dwt511_level1: each plane's choice
+void gpu_level1_choose(const DeviceBatch &b, uint32_t plane_count, cudaStream_t s);
 void gpu_dwt511_inverse_level1(const DeviceBatch &b, const GpuLevel *dev_levels, uint32_t count,
                                const GpuLevelMax &m, cudaStream_t s);
 
@@ -105,9 +105,10 @@ void gpu_dwt511_inverse_level1(const DeviceBatch &b, const GpuLevel *dev_levels,
 void gpu_mqd_level0(const DeviceBatch &b, uint32_t count, uint32_t max_mr, uint32_t max_mc,
                     cudaStream_t s);
 // The MQDs (and on the top level the Qmax) of one level of the planes whose level 1 took 5/11-C,
-// from their coefficients; levels finest first.
+// from their coefficients; levels finest first. On level 1 (finest), the auto planes' 5/11-C
+// high bands are first put over their 5/3 ones (from where fwd_level1_511<true> left them).
 void gpu_mqd_level_511(const DeviceBatch &b, const GpuLevel *dev_levels, uint32_t count,
-                       const GpuLevelMax &m, cudaStream_t s);
+                       const GpuLevelMax &m, bool finest, cudaStream_t s);
 
 // ec_low_bits_gpu.cu (profile 1, after the transform): each plane's low-bit decision into its
 // state (GpuPlaneState::low), as pcwt_ec_low_bits_wanted decides on the CPU; only_511: again, for

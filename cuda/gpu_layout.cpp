@@ -131,6 +131,7 @@ void gpu_build_layout(const std::vector<FrameSpec> &frames, BatchLayout &L)
                 if (pcwt_profile_ranged(f.profile) && f.levels) // the 5/11-C filter's planes
                     p.level1 = f.level1_511[c][kind] ? uint32_t(PCWT_LEVEL1_511) : f.level1;
                 L.level1_planes += p.level1 != PCWT_LEVEL1_53;
+                L.level1_511_planes += p.level1 == PCWT_LEVEL1_511;
                 add_value_map(L, f, p);
                 p.image = L.i32_size;
                 L.i32_size += uint64_t(pcwt_even_up(d.height)) * pcwt_even_up(d.width);

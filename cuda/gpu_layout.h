@@ -53,6 +53,7 @@ struct BatchLayout {
     uint64_t vmap_cap_max = 0;                      // encode: the largest vmap_cap
     uint32_t vmap_planes = 0;                       // planes with vmap set
     uint32_t level1_planes = 0;                     // planes whose level1 is not 5/3
+    uint32_t level1_511_planes = 0;                 // planes whose level1 is 5/11-C (not auto)
 };
 
 void gpu_build_layout(const std::vector<FrameSpec> &frames, BatchLayout &out);

@@ -1,7 +1,8 @@
 // mqd_gpu.cu - MQDs and Qmax of planes coded without a transform (their LL band is the padded
 // image: type-1 MQDs only), the GPU twin of codec/src/mqd.c's pcwt_mqd_band on level 0. The MQDs
 // of transformed levels are stored by the forward transform (dwt53_gpu.cu) through mqd_gpu.h;
-// those of the planes whose level 1 then took 5/11-C are made again here from their bands.
+// those of the planes whose level 1 then took 5/11-C are made again here from their bands (where
+// auto took it, as its 5/11-C bands are put in place).
 #include "gpu_check.h"
 #include "gpu_kernels.h"
 #include "mqd_gpu.h"
@@ -30,9 +31,12 @@ __global__ void mqd_level0(const uint32_t *plane_ids, const GpuPlane *planes, co
 }
 
 // One level of the planes whose level 1 took 5/11-C: an element's MQDs from its bands'
-// coefficients (and the finer level's MQDs), as the forward transform stores them.
-__global__ void mqd_level_511(const GpuLevel *levels, const GpuBand *bands, GpuPlaneState *state,
-                              const int32_t *i32, int8_t *i8)
+// coefficients (and the finer level's MQDs), as the forward transform stores them; LL's only on
+// the top level, where it has MQDs. On level 1 (finest) of the auto planes, the 5/11-C high bands
+// are read from where fwd_level1_511<true> left them (the plane's image, N x M each) and put over
+// the 5/3 ones as they are read; the padding, 0 with either filter, stays.
+__global__ void mqd_level_511(const GpuLevel *levels, const GpuBand *bands, const GpuPlane *planes,
+                              GpuPlaneState *state, int32_t *i32, int8_t *i8, bool finest)
 {
     const GpuLevel e = levels[blockIdx.y];
     if (!state[e.plane].f511)
@@ -44,12 +48,19 @@ __global__ void mqd_level_511(const GpuLevel *levels, const GpuBand *bands, GpuP
         return; // the whole block
     int top = -1;
     if (x < mr && y < mc) {
-        uint32_t a[4]; // LL, HL, LH, HH
+        const bool take = finest && planes[e.plane].level1 == PCWT_LEVEL1_AUTO;
+        const uint64_t N = e.r / 2, M = e.c / 2, image = planes[e.plane].image;
+        uint32_t a[4] = {0, 0, 0, 0}; // LL, HL, LH, HH
         const uint64_t off[4] = {e.ll, bands[e.b_hl].coef, bands[e.b_lh].coef, bands[e.b_hh].coef};
-        for (int k = 0; k < 4; k++) {
-            const int32_t *r0 = i32 + off[k] + uint64_t(2 * x) * e.bc + 2 * y, *r1 = r0 + e.bc;
-            a[k] = pcwt_magnitude(r0[0]) | pcwt_magnitude(r0[1]) | pcwt_magnitude(r1[0]) | pcwt_magnitude(r1[1]);
-        }
+        for (uint32_t k = e.top ? 0 : 1; k < 4; k++)
+            for (uint32_t dy = 0; dy < 2; dy++)
+                for (uint32_t dx = 0; dx < 2; dx++) {
+                    const uint64_t i = 2 * x + dy, m = 2 * y + dx;
+                    int32_t *c = i32 + off[k] + i * e.bc + m;
+                    if (take && k && i < N && m < M)
+                        *c = i32[image + (k - 1) * N * M + i * M + m];
+                    a[k] |= pcwt_magnitude(*c);
+                }
         top = store_mqds(e, bands, i8, x, y, a[0], a[1], a[2], a[3]);
     }
     if (e.top) // uniform per block
@@ -71,11 +82,11 @@ void gpu_mqd_level0(const DeviceBatch &b, uint32_t count, uint32_t max_mr, uint3
 }
 
 void gpu_mqd_level_511(const DeviceBatch &b, const GpuLevel *lv, uint32_t count, const GpuLevelMax &m,
-                       cudaStream_t s)
+                       bool finest, cudaStream_t s)
 {
     gpu_for_entries(count, [&](uint32_t first, uint32_t n) {
         mqd_level_511<<<dim3(tiles(m.r / 4 + 1, m.bc / 2), n), dim3(TX, TY), 0, s>>>(
-            lv + first, b.bands, b.state, b.i32, b.i8);
+            lv + first, b.bands, b.planes, b.state, b.i32, b.i8, finest);
         CUDA_CHECK_LAUNCH();
     });
 }
