@@ -473,6 +473,46 @@ typedef struct pcwt_verify_job {
 PCWT_API PCWT_CHECK_RESULT pcwt_status pcwt_verify_batch(pcwt_decoder *dec, pcwt_verify_job *jobs,
                                                 size_t count);
 
+/* Transcoding: codestreams decoded by a decoder handle, coded again by an encoder handle and the
+ * written codestreams verified, in one batch call (docs/transcode.md). A transcoder borrows the
+ * two handles (the caller keeps them alive and uses the three from one thread at a time) and
+ * keeps the memory the samples are handed over in from call to call. */
+typedef struct pcwt_transcoder pcwt_transcoder;
+
+/* NULL when either handle is NULL or out of memory. */
+PCWT_API pcwt_transcoder *pcwt_transcoder_create(pcwt_decoder *dec, pcwt_encoder *enc);
+PCWT_API void pcwt_transcoder_destroy(pcwt_transcoder *t);
+/* The message of the first failure the last pcwt_transcode_batch met ("" when none failed). */
+PCWT_API const char *pcwt_transcoder_last_error(const pcwt_transcoder *t);
+
+/* One codestream of pcwt_transcode_batch. */
+typedef struct pcwt_transcode_job {
+    const void *src;           /* a codestream the decoder reads (JPEG 2000, HTJ2K or PCWT) */
+    size_t src_size;
+    void *dst;                 /* the encoder's codestream; pcwt_encode_bound(&desc) suffices */
+    size_t dst_capacity;
+    void *samples;             /* optional (NULL: not wanted): the decoded samples also here, in */
+    size_t samples_capacity;   /* the layout of pcwt_read_header's desc */
+    pcwt_image_desc desc;      /* out: the decoded image (once its header was read) */
+    size_t written;            /* out: the codestream's bytes (0 unless status is PCWT_OK) */
+    uint32_t on_device;        /* out: 1 when its samples were handed over on the device */
+    pcwt_status status;        /* out: PCWT_OK once the written codestream decoded to exactly the
+                                  samples decoded from src; PCWT_ERR_MISMATCH when it did not */
+} pcwt_transcode_job;
+
+/* Decode count codestreams with the decoder, code each with the encoder and verify every written
+ * codestream: decoded again with the decoder and compared, byte for byte, with the samples
+ * decoded from its source. When both handles run on the GPU backend of one device, the batch's
+ * samples are handed over in memory placed on that device: the decoder writes them there, the
+ * encoder and the comparison read them there, and they come to the host only where samples is
+ * set (on_device 1); a frame the device cannot take is decoded or coded on the CPU through the
+ * same memory. Otherwise they go through host memory. Either way the bytes written are those of
+ * pcwt_decode_batch, pcwt_encode_batch and pcwt_verify_batch on the same handles. Every job gets
+ * a status; returns PCWT_OK when every job succeeded, otherwise the first failing job's status
+ * (pcwt_transcoder_last_error says which stage failed and why). */
+PCWT_API PCWT_CHECK_RESULT pcwt_status pcwt_transcode_batch(pcwt_transcoder *t, pcwt_transcode_job *jobs,
+                                                            size_t count);
+
 /* The backend a handle resolved to: PCWT_BACKEND_CPU or PCWT_BACKEND_GPU. AUTO means the GPU
  * when this build has CUDA and a device is present. The environment variable PCWT_BACKEND
  * (cpu, gpu or auto), read when a handle is created, decides for handles left on AUTO. */

@@ -73,6 +73,17 @@ pcwt_status pcwt_gpu_j2k_decode_batch(pcwt_gpu *g, const struct pcwt_j2k_batch *
  * Returns the warps. */
 uint32_t pcwt_gpu_j2k_t1_pack(const uint64_t *cost, size_t n, uint64_t warp_slots, uint32_t *warp_first);
 
+/* Managed memory placed on CUDA device `device`, which a batch's samples are handed over in from
+ * one handle's call to another's (pcwt_transcode_batch): the device's copies in and out of it
+ * stay on the device (as from page-locked memory), the host may read and write it too (a frame
+ * decoded or coded on the CPU). NULL when none can be had. */
+void *pcwt_gpu_managed_alloc(int device, size_t size);
+void pcwt_gpu_managed_free(int device, void *ptr);
+/* 1 when ptr is such memory. */
+int pcwt_gpu_is_managed(const void *ptr);
+/* size bytes from src to dst, each host, managed or device memory (synchronous). */
+pcwt_status pcwt_gpu_copy(void *dst, const void *src, size_t size, char *err, size_t err_size);
+
 /* Device-resident benchmark entry points: the samples (encode) or codestreams (decode) are
  * uploaded once, then only the device work is repeated, timed with CUDA events. Returns the median
  * milliseconds of `repeats` runs in *ms. pcwt_gpu_bench_encode runs the JPEG-LS encoder when
