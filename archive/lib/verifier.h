@@ -4,9 +4,9 @@
  *  Purpose: (internal) pcwt-recompress's pipeline (pipeline.h): the verifier stage: the writers
  *           hand their copies over (DPRCFrameVerifier) and go on; a verifier per device decodes the
  *           copies waiting in one pcwt_verify_batch call with the coding backend (the GPU: every
- *           frame), which compares them with the originals. Meanwhile the writer itself decodes a
- *           deterministic sample of the frames with the CPU decoder (sample.h), an implementation
- *           apart from the GPU's, and compares them too.
+ *           frame), which compares them with the originals. Meanwhile a thread of its own (the
+ *           writer goes on) decodes a deterministic sample of the frames with the CPU decoder
+ *           (sample.h), an implementation apart from the GPU's, and compares them too.
  */
 
 #ifndef PCWT_ARCHIVE_VERIFIER_H
@@ -23,13 +23,16 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <system_error>
 #include <vector>
 
 namespace dprc {
@@ -56,21 +59,29 @@ public:
   explicit VerifyTicket(std::unique_ptr<VerifyRequest> r) : r_(std::move(r)) {}
   ~VerifyTicket()
   {
-    // every request queued is answered: the verifier stops only when the writers are done
+    // every request queued is answered: the verifier stops only when the writers are done; the
+    // sample's thread is done with the frames and the original too
     std::unique_lock<std::mutex> lock(r_->mutex);
     r_->cv.wait(lock, [this]() { return r_->done; });
+    if (aside_.valid()) aside_.wait();
   }
 
   virtual bool ready()
   {
-    std::lock_guard<std::mutex> lock(r_->mutex);
-    return r_->done;
+    {
+      std::lock_guard<std::mutex> lock(r_->mutex);
+      if (!r_->done) return false;
+    }
+    return !aside_.valid() || aside_.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
   }
 
   virtual std::string wait(DPRC_Reason& reason)
   {
-    std::unique_lock<std::mutex> lock(r_->mutex);
-    r_->cv.wait(lock, [this]() { return r_->done; });
+    {
+      std::unique_lock<std::mutex> lock(r_->mutex);
+      r_->cv.wait(lock, [this]() { return r_->done; });
+    }
+    if (aside_.valid()) sample_ = aside_.get();
     // both verdicts said: a copy that one check alone caught shows which
     if (r_->error.empty() && sample_.error.empty()) return std::string();
     reason = (r_->reason == DPRCR_verifyFailed || sample_.reason == DPRCR_verifyFailed) ? DPRCR_verifyFailed
@@ -82,21 +93,28 @@ public:
 
   /// the CPU decoder's verdict on the sample (on the writer's thread, before wait())
   void setSample(SampleVerdict sample) { sample_ = std::move(sample); }
+  /// ... or the sample's thread, whose verdict wait() takes (before wait())
+  void setSample(std::future<SampleVerdict> aside) { aside_ = std::move(aside); }
 
 private:
   std::unique_ptr<VerifyRequest> r_;
   SampleVerdict sample_;
+  std::future<SampleVerdict> aside_;
 };
 
-/** what a writer hands its copies to (DPRCFrameVerifier): the verifiers' queue, and on the
- *  writer's own thread, while a verifier decodes the copy, the CPU decoder's sample of its frames
+/** what a writer hands its copies to (DPRCFrameVerifier): the verifiers' queue, and while a
+ *  verifier decodes the copy, the CPU decoder's sample of its frames, on a thread of its own
+ *  (aside; else on the writer's): a radiograph's frame takes the CPU decoder long enough to hold
+ *  up the writer's next files, and at the end of a run the last ones
  */
 class VerifyClient : public DPRCFrameVerifier
 {
 public:
   /// every: the sample of one frame in every (0: none; 1: all)
-  VerifyClient(Queue<VerifyRequest>& queue, std::uint64_t maxSamples, DPRCSampleMemory *codestreams, unsigned every)
-    : queue_(queue), maxSamples_(maxSamples), codestreams_(codestreams), every_(every), cpu_(maxSamples) {}
+  VerifyClient(Queue<VerifyRequest>& queue, std::uint64_t maxSamples, DPRCSampleMemory *codestreams, unsigned every,
+               bool aside = true)
+    : queue_(queue), maxSamples_(maxSamples), codestreams_(codestreams), every_(every), sampleAside_(aside),
+      cpu_(maxSamples) {}
 
   virtual std::unique_ptr<DPRCVerifyTicket> submit(const std::vector<DPRCCodestream>& frames, std::size_t frameBytes,
                                                    const unsigned char *original, const std::string& sampleKey)
@@ -109,9 +127,29 @@ public:
     // the ticket first: whatever happens next, the request outlives the verifier's use of it
     std::unique_ptr<VerifyTicket> ticket(new VerifyTicket(std::move(r)));
     queue_.push(queued);
-    SampleVerdict sample = checkSample(cpu_, frames, frameBytes, original, sampleKey, every_);
-    sampledFrames_ += sample.frames;
-    ticket->setSample(std::move(sample));
+    bool sampled = false;
+    for (std::size_t f = 0; f < frames.size() && !sampled; ++f) sampled = DPRCSampledFrame(sampleKey, f, every_);
+    if (!sampled) return std::unique_ptr<DPRCVerifyTicket>(ticket.release());
+    // the ticket waits for the thread before the frames and the original go
+    const std::string key = sampleKey;
+    auto check = [this, &frames, frameBytes, original, key]() {
+      SampleVerdict v = checkSample(cpu_, frames, frameBytes, original, key, every_);
+      sampledFrames_ += v.frames;
+      return v;
+    };
+    if (sampleAside_)
+    {
+      try
+      {
+        ticket->setSample(std::async(std::launch::async, check));
+        return std::unique_ptr<DPRCVerifyTicket>(ticket.release());
+      }
+      catch (const std::system_error&)
+      {
+        // no thread to be had: here
+      }
+    }
+    ticket->setSample(check());
     return std::unique_ptr<DPRCVerifyTicket>(ticket.release());
   }
 
@@ -127,6 +165,7 @@ private:
   const std::uint64_t maxSamples_;
   DPRCSampleMemory *const codestreams_;
   const unsigned every_;
+  const bool sampleAside_;
   CpuDecoderPool cpu_;
   std::atomic<std::uint64_t> sampledFrames_{0};
 };
