@@ -81,6 +81,7 @@ int main(int argc, char *argv[])
   if (!dcmDataDict.isDictionaryLoaded())
     OFLOG_WARN(recmpLogger, "no data dictionary loaded, check environment variable: " << DCM_DICT_ENVIRONMENT_VARIABLE);
   RecompressAdjustThreads(o);
+  RecompressShowOnlyTheGpusUsed(o);
   if (!RecompressCheckOutputTree(o)) return EXITCODE_FATAL;
   RecompressLocks locks;
   if (!RecompressLockFolders(o, locks)) return EXITCODE_FATAL;

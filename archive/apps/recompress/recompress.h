@@ -88,6 +88,11 @@ bool RecompressParseCommandLine(int argc, char *argv[], RecompressOptions& o);
 /// --gpus without a CUDA build is the CPU; GPUs leave half the threads (run.cc)
 void RecompressAdjustThreads(RecompressOptions& o);
 
+/** CUDA_VISIBLE_DEVICES, unless set, to the devices the run uses when they are 0 .. N-1 (their
+ *  numbers unchanged), before anything starts CUDA (run.cc)
+ */
+void RecompressShowOnlyTheGpusUsed(const RecompressOptions& o);
+
 /// false (logged) when the output tree lies inside an input or contains one (run.cc)
 bool RecompressCheckOutputTree(const RecompressOptions& o);
 

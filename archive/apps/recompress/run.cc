@@ -129,6 +129,23 @@ void RecompressAdjustThreads(RecompressOptions& o)
   if (!o.devices.empty() && !o.threadsGiven) o.threads = std::max(1u, o.threads / 2);
 }
 
+void RecompressShowOnlyTheGpusUsed(const RecompressOptions& o)
+{
+  // cuInit sets up every device it sees, before the first context: on a host of two H200s 'gpu
+  // check' came at 0.70-0.77 s with --gpus 1, against 0.24-0.33 s on a host of one
+  // (bench/results/gpu-h200-2026-11-28-session7-host.md). A list of other numbers, or the
+  // variable set by the caller, is left as it is (their numbering would change).
+  if (o.backend == PCWT_BACKEND_CPU || std::getenv("CUDA_VISIBLE_DEVICES") != NULL) return;
+  const std::vector<int> used = o.devices.empty() ? std::vector<int>(1, 0) : o.devices;
+  std::string visible;
+  for (std::size_t k = 0; k < used.size(); ++k)
+  {
+    if (used[k] != static_cast<int>(k)) return;
+    visible += (k ? "," : "") + std::to_string(k);
+  }
+  (void)setenv("CUDA_VISIBLE_DEVICES", visible.c_str(), 0);
+}
+
 bool RecompressCheckOutputTree(const RecompressOptions& o)
 {
   // refuse an output tree inside an input: a later run would find the outputs as inputs
