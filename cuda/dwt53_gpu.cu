@@ -727,13 +727,15 @@ void launch_511(dim3 grid, cudaStream_t s, const DeviceBatch &b, const GpuLevel 
 } // namespace
 
 void gpu_dwt_forward_level(const DeviceBatch &b, const GpuLevel *lv, uint32_t count,
-                           const GpuLevelMax &m, bool finest, bool level1_auto, cudaStream_t s)
+                           const GpuLevelMax &m, bool finest, bool level1_auto, bool all_auto,
+                           cudaStream_t s)
 {
     gpu_for_entries(count, [&](uint32_t first, uint32_t n) {
         const dim3 grid(tiles(m.r / 4 + 1, m.bc / 2), n), block(TX, TY); // mr <= r / 4 + 1
         if (finest) {
-            fwd_level<true><<<grid, block, 0, s>>>(lv + first, b.bands, b.planes, b.state, b.samples, b.vmap,
-                                                   b.i32, b.i8, level1_auto);
+            if (!all_auto)
+                fwd_level<true><<<grid, block, 0, s>>>(lv + first, b.bands, b.planes, b.state, b.samples,
+                                                       b.vmap, b.i32, b.i8, level1_auto);
             CUDA_CHECK_LAUNCH();
             if (level1_auto) // the planes of auto: 5/3 and both estimates (the same tiles)
                 launch_511<true>(grid, s, b, lv + first);

@@ -61,10 +61,11 @@ void run_device_encode(pcwt_gpu *g, Slot &sl)
         gpu_import_planes(d, uint32_t(L.level0_planes.size()), max_r, max_c, s);
     }
     gpu_mark(g, "import");
+    const uint32_t auto_planes = L.level1_planes - L.level1_511_planes;
     for (uint32_t l = 1; l <= L.max_levels; l++) { // level 1 reads the samples
         const auto &lv = L.levels[l - 1];
         gpu_dwt_forward_level(d, d.levels + sl.level_first[l - 1], uint32_t(lv.size()),
-                              gpu_level_max(lv), l == 1, L.level1_planes != 0, s);
+                              gpu_level_max(lv), l == 1, auto_planes != 0, auto_planes == lv.size(), s);
     }
     if (!L.level0_planes.empty()) {
         uint32_t mr = 0, mc = 0;

@@ -78,9 +78,11 @@ void gpu_vmap_values(const DeviceBatch &b, const BatchLayout &L, cudaStream_t s)
 // dwt53_gpu.cu
 // finest: level 1, whose row pass reads the frames' samples (no imported image); level1_auto
 // (some planes may have level1 auto): their level 1 by the 5/11-C tile kernel, which adds both
-// filters' estimates as it lifts 5/3 (gpu_dwt511_level1 decides from them)
+// filters' estimates as it lifts 5/3 (gpu_dwt511_level1 decides from them); all_auto: every
+// plane's level1 is auto (5/3's tile kernel is not launched: its blocks would all return)
 void gpu_dwt_forward_level(const DeviceBatch &b, const GpuLevel *dev_levels, uint32_t count,
-                           const GpuLevelMax &m, bool finest, bool level1_auto, cudaStream_t s);
+                           const GpuLevelMax &m, bool finest, bool level1_auto, bool all_auto,
+                           cudaStream_t s);
 // finest: level 1, whose row pass exports the planes exported_by_inverse (gpu_types.h)
 void gpu_dwt_inverse_level(const DeviceBatch &b, const GpuLevel *dev_levels, uint32_t count,
                            const GpuLevelMax &m, bool finest, cudaStream_t s);
