@@ -164,6 +164,16 @@ bool gpu_is_pinned(const void *ptr)
     return a.type == cudaMemoryTypeHost;
 }
 
+bool gpu_is_direct(const void *ptr)
+{
+    cudaPointerAttributes a{};
+    if (cudaPointerGetAttributes(&a, ptr) != cudaSuccess) {
+        cudaGetLastError();
+        return false;
+    }
+    return a.type == cudaMemoryTypeHost || a.type == cudaMemoryTypeManaged;
+}
+
 extern "C" pcwt_status pcwt_gpu_create(pcwt_gpu **out, int device, char *err, size_t err_size)
 {
     *out = nullptr;
@@ -448,7 +458,7 @@ void gpu_upload_pieces(PinnedBuf &staging, uint8_t *dev, const std::vector<HostP
     std::vector<char> pinned(pieces.size());
     bool staged = false;
     for (size_t k = 0; k < pieces.size(); k++) {
-        pinned[k] = gpu_is_pinned(pieces[k].src);
+        pinned[k] = gpu_is_direct(pieces[k].src);
         staged |= !pinned[k];
     }
     if (staged) {

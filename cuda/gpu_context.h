@@ -322,6 +322,8 @@ void gpu_side_join(Slot &sl, bool beside);
 
 // True for page-locked host memory (cudaMallocHost / cudaHostRegister): direct DMA, no staging.
 bool gpu_is_pinned(const void *ptr);
+// Page-locked or managed memory (pcwt_gpu_managed_alloc): copied to and from without staging.
+bool gpu_is_direct(const void *ptr);
 
 
 

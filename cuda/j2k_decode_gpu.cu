@@ -392,18 +392,18 @@ extern "C" pcwt_status pcwt_gpu_j2k_decode_batch(pcwt_gpu *g, const struct pcwt_
                 TraceScope timed(GpuHostTrace::LAUNCH);
                 ch.run(s);
             }
-            // page-locked destinations straight from the device, the others through the handle's
-            // page-locked staging buffer
+            // page-locked and managed destinations straight from the device, the others through
+            // the handle's page-locked staging buffer
             std::vector<char> direct(ch.dst.size());
             bool staged = false;
             {
                 TraceScope timed(GpuHostTrace::D2H);
                 for (size_t k = 0; k < ch.dst.size(); k++) {
-                    direct[k] = gpu_is_pinned(ch.dst[k].first);
+                    direct[k] = gpu_is_direct(ch.dst[k].first);
                     staged |= !direct[k];
                     if (direct[k])
                         CUDA_CHECK(cudaMemcpyAsync(ch.dst[k].first, m.out.as<uint8_t>() + ch.dst[k].second,
-                                                   ch.dst_size[k], cudaMemcpyDeviceToHost, s));
+                                                   ch.dst_size[k], cudaMemcpyDefault, s));
                 }
                 if (staged) {
                     m.h_out.ensure(ch.out_bytes ? ch.out_bytes : 1);
