@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifdef PCWT_HAVE_CUDA
@@ -295,7 +296,7 @@ static size_t t2_threads(size_t n, uint64_t bytes)
  * memory costs a page fault per 4 KiB at first touch (about 60 ms a 100 MB on the VMs measured),
  * more than parsing it; kept, a batch like the last one touches only warm pages. */
 struct pcwt_j2k_pool {
-    pcwt_j2k_builder batch;
+    pcwt_j2k_builder batch, next; /* a group's batch and the next group's (decode_groups) */
     pcwt_j2k_builder own[T2_MAX_THREADS];
 };
 
@@ -306,6 +307,7 @@ void pcwt_j2k_pool_free(pcwt_j2k_pool *p)
     if (!p)
         return;
     pcwt_j2k_builder_free(&p->batch);
+    pcwt_j2k_builder_free(&p->next);
     for (size_t i = 0; i < T2_MAX_THREADS; i++)
         pcwt_j2k_builder_free(&p->own[i]);
     free(p);
@@ -424,19 +426,133 @@ size_t pcwt_j2k_tier2_jobs(const pcwt_j2k_route *r, pcwt_decode_job *jobs, const
 }
 
 #ifdef PCWT_HAVE_CUDA
-/* Every JPEG 2000 job's frame into one batch for the device; a job that fails its checks or
+/* One group of jobs on the device, on a thread of its own while the caller parses the next
+ * group: the group's batch, its status and message. */
+typedef struct gpu_group {
+    struct pcwt_gpu *gpu;
+    const pcwt_j2k_batch *b;
+    size_t first, count; /* its jobs: in[first .. first + count) */
+    pcwt_status st;
+    char err[256];
+    double t2[2], dev[2]; /* PCWT_GPU_TRACE: when its tier-2 and its device call ran (ms) */
+} gpu_group;
+
+static double now_ms(void)
+{
+    struct timespec t;
+    timespec_get(&t, TIME_UTC);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+static void *gpu_group_run(void *arg)
+{
+    gpu_group *g = arg;
+    g->dev[0] = now_ms();
+    g->st = pcwt_gpu_j2k_decode_batch(g->gpu, g->b, g->err, sizeof g->err);
+    g->dev[1] = now_ms();
+    return NULL;
+}
+
+/* PCWT_GPU_TRACE's line for a group: when its tier-2 and device call ran, from the call's start. */
+static void trace_group(const gpu_group *g, size_t k, double start)
+{
+    const char *tr = getenv("PCWT_GPU_TRACE");
+    if (!tr || !*tr || *tr == '0')
+        return;
+    fprintf(stderr, "pcwt j2k group %zu: %zu jobs, %zu frames, %.1f MB; tier-2 %.1f-%.1f; device call %.1f-%.1f ms\n",
+            k, g->count, g->b ? g->b->frame_count : 0, g->b ? (double)g->b->data_size / 1e6 : 0.0, g->t2[0] - start,
+            g->t2[1] - start, g->dev[0] - start, g->dev[1] - start);
+}
+
+#define GPU_GROUP_MIN_BYTES ((uint64_t)24 << 20)
+#define GPU_GROUPS_MAX 6
+
+/* Codestream bytes per group: the route's, else a few groups for a batch large enough that
+ * overlapping its tier-2 with the device pays, one group (no thread) for a smaller one. */
+static uint64_t group_bytes(const pcwt_j2k_route *r, uint64_t total)
+{
+    if (r->group_bytes)
+        return r->group_bytes;
+    const char *ab = getenv("PCWT_J2K_GROUP_MB"); /* measuring switch for the GPU run: goes by 17:00 */
+    if (ab && *ab)
+        return atoi(ab) > 0 ? (uint64_t)atoi(ab) << 20 : UINT64_MAX;
+    uint64_t groups = total / GPU_GROUP_MIN_BYTES;
+    groups = groups < GPU_GROUPS_MAX ? groups : GPU_GROUPS_MAX;
+    return groups > 1 ? total / groups + 1 : UINT64_MAX;
+}
+
+/* The jobs in[0 .. n) in groups of about `per` codestream bytes: tier-2 of group k + 1 on the
+ * host threads while the device decodes group k (two batches, the pool's when there is one).
+ * Each job's status is tier-2's; failed[k] is set for the jobs in[k] of a group the device
+ * failed (to be decoded on the CPU); r->err as one batch would leave it (the last failing job's
+ * message, then the last device failure's). */
+static void decode_groups(const pcwt_j2k_route *r, pcwt_decode_job *jobs, const size_t *in, size_t n, uint64_t per,
+                          pcwt_j2k_builder *bld[2], unsigned char *failed)
+{
+    gpu_group run[2];
+    pthread_t th;
+    int running = 0; /* 1: th runs run[cur ^ 1]; 2: run[cur ^ 1] ran on this thread */
+    char last_err[256] = "";
+    size_t first = 0, cur = 0, made = 0;
+    const double start = now_ms();
+    while (first < n || running) {
+        gpu_group *g = &run[cur];
+        memset(g, 0, sizeof *g);
+        if (first < n) {
+            uint64_t bytes = 0;
+            g->first = first;
+            while (first < n && (first == g->first || bytes + jobs[in[first]].src_size <= per))
+                bytes += jobs[in[first++]].src_size;
+            g->count = first - g->first;
+            g->t2[0] = now_ms();
+            pcwt_j2k_builder_reset(bld[cur]);
+            pcwt_j2k_tier2_jobs(r, jobs, in + g->first, g->count, 0, bld[cur]);
+            g->t2[1] = now_ms();
+        }
+        if (running) { /* the group before: done, its failure noted */
+            gpu_group *p = &run[cur ^ 1];
+            if (running == 1)
+                pthread_join(th, NULL);
+            trace_group(p, made++, start);
+            if (p->st != PCWT_OK) {
+                memset(failed + p->first, 1, p->count);
+                snprintf(last_err, sizeof last_err, "%s", p->err);
+            }
+            running = 0;
+        }
+        if (g->count) {
+            g->gpu = r->gpu;
+            g->b = &bld[cur]->b;
+            g->st = PCWT_OK;
+            if (g->b->frame_count) {
+                /* the last group on this thread: nothing is left to overlap it with */
+                if (first < n && pthread_create(&th, NULL, gpu_group_run, g) == 0)
+                    running = 1;
+                else {
+                    gpu_group_run(g);
+                    running = 2;
+                }
+            }
+            cur ^= 1;
+        }
+    }
+    if (last_err[0])
+        pcwt_set_error(r->err, r->err_size, "%s", last_err);
+}
+
+/* Every JPEG 2000 job's frame into batches for the device; a job that fails its checks or
  * tier-2 keeps that status. Jobs the device does not decode go to the CPU. */
 static void decode_gpu(const pcwt_j2k_route *r, pcwt_decode_job *jobs, size_t count)
 {
-    pcwt_j2k_builder mine;
-    memset(&mine, 0, sizeof mine);
-    pcwt_j2k_builder *bld = r->pool ? pcwt_j2k_pool_batch(r->pool) : &mine;
-    pcwt_j2k_builder_reset(bld);
+    pcwt_j2k_builder mine[2];
+    memset(mine, 0, sizeof mine);
+    pcwt_j2k_builder *bld[2] = {r->pool ? &r->pool->batch : &mine[0], r->pool ? &r->pool->next : &mine[1]};
     pcwt_j2k_header *h = malloc(sizeof *h);
     size_t *in = malloc((count ? count : 1) * sizeof *in);
+    unsigned char *failed = calloc(count ? count : 1, 1); /* by position in in[] (decode_groups) */
     size_t n = 0, refused = SIZE_MAX; /* the last job refused here, with a message */
-    uint64_t total = 0;
-    for (size_t i = 0; h && in && i < count; i++) {
+    uint64_t total = 0, bytes = 0;
+    for (size_t i = 0; h && in && failed && i < count; i++) {
         pcwt_decode_job *j = &jobs[i];
         if (!pcwt_j2k_is_codestream(j->src, j->src_size))
             continue;
@@ -453,40 +569,48 @@ static void decode_gpu(const pcwt_j2k_route *r, pcwt_decode_job *jobs, size_t co
             j->status = PCWT_ERR_OUT_OF_MEMORY; /* decoded on the CPU below, on its own */
         if (j->status == PCWT_OK) {
             total += need;
+            bytes += j->src_size;
             in[n++] = i;
         }
     }
-    if (h && in && n) {
+    const int ok = h && in && failed;
+    if (ok && n) {
         /* the message stays the last failing job's, as when tier-2 ran in the loop above */
         char *kept = refused != SIZE_MAX && r->err_size ? malloc(r->err_size) : NULL;
         if (kept)
             memcpy(kept, r->err, r->err_size);
+        decode_groups(r, jobs, in, n, group_bytes(r, bytes), bld, failed);
         size_t last = SIZE_MAX;
-        const size_t added = pcwt_j2k_tier2_jobs(r, jobs, in, n, 0, bld);
         for (size_t k = 0; k < n; k++)
             if (jobs[in[k]].status != PCWT_OK)
                 last = in[k];
-        if (kept && (last == SIZE_MAX || last < refused))
+        int device_failed = 0;
+        for (size_t k = 0; k < n; k++)
+            device_failed |= failed[k];
+        if (kept && !device_failed && (last == SIZE_MAX || last < refused))
             memcpy(r->err, kept, r->err_size);
         free(kept);
-        n = added;
     }
-    const pcwt_status st = (h && in) ? (n ? pcwt_gpu_j2k_decode_batch(r->gpu, &bld->b, r->err, r->err_size) : PCWT_OK)
-                                     : PCWT_ERR_OUT_OF_MEMORY;
-    if (r->pool)
-        pcwt_j2k_builder_reset(bld);
-    else
-        pcwt_j2k_builder_free(bld);
+    for (int k = 0; k < 2; k++) {
+        if (r->pool)
+            pcwt_j2k_builder_reset(bld[k]);
+        else
+            pcwt_j2k_builder_free(bld[k]);
+    }
     free(h);
+    /* the jobs of a group the device failed, and those it had no memory for, on the CPU */
+    for (size_t k = 0; ok && k < n; k++)
+        if (failed[k] && jobs[in[k]].status == PCWT_OK)
+            jobs[in[k]].status = PCWT_ERR_OUT_OF_MEMORY;
     for (size_t i = 0; i < count; i++) {
         pcwt_decode_job *j = &jobs[i];
         if (!pcwt_j2k_is_codestream(j->src, j->src_size))
             continue;
-        if ((!in && st != PCWT_OK) || j->status == PCWT_ERR_OUT_OF_MEMORY ||
-            (j->status == PCWT_OK && st != PCWT_OK))
+        if (!ok || j->status == PCWT_ERR_OUT_OF_MEMORY)
             j->status = decode_one(r, j->src, j->src_size, j->dst, j->dst_capacity);
     }
     free(in);
+    free(failed);
 }
 #endif
 

@@ -29,6 +29,9 @@ typedef struct pcwt_j2k_route {
     char *err;
     size_t err_size;
     pcwt_j2k_pool *pool;
+    /* GPU: codestream bytes per group, each group's tier-2 on the host running while the device
+     * decodes the group before it; 0: chosen from the batch (one group for a small one) */
+    uint64_t group_bytes;
 } pcwt_j2k_route;
 
 /* 1 when the bytes are a JPEG 2000 codestream or JP2 file (the decoder routes them here). */

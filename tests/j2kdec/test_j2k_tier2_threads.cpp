@@ -70,6 +70,18 @@ protected:
 std::unique_ptr<std::vector<std::vector<uint8_t>>> J2kTier2Threads::streams_ =
     std::make_unique<std::vector<std::vector<uint8_t>>>();
 
+// Each stream's output buffer, of the size its main header gives.
+void outputs(const std::vector<const std::vector<uint8_t> *> &cs, std::vector<std::vector<uint8_t>> &out)
+{
+    out.assign(cs.size(), {});
+    for (size_t i = 0; i < cs.size(); i++) {
+        pcwt_header_info info{};
+        char err[256] = "";
+        ASSERT_EQ(pcwt_j2k_read_header(cs[i]->data(), cs[i]->size(), &info, err, sizeof err), PCWT_OK) << err;
+        out[i].resize(pcwt_image_size(&info.desc));
+    }
+}
+
 // The reference: pcwt_j2k_tier2 frame by frame, the last failure's message kept.
 void sequential(const std::vector<const std::vector<uint8_t> *> &cs, std::vector<std::vector<uint8_t>> &out,
                 Batch &b)
@@ -102,7 +114,7 @@ const pcwt_j2k_batch &threaded(const std::vector<const std::vector<uint8_t> *> &
         idx[i] = i;
     }
     char err[256] = "";
-    const pcwt_j2k_route r = {UINT64_MAX, UINT64_MAX, nullptr, err, sizeof err, pool};
+    const pcwt_j2k_route r = {UINT64_MAX, UINT64_MAX, nullptr, err, sizeof err, pool, 0};
     pcwt_j2k_builder *bld = pool ? pcwt_j2k_pool_batch(pool) : &b.bld;
     pcwt_j2k_builder_reset(bld);
     b.added = pcwt_j2k_tier2_jobs(&r, jobs.data(), idx.data(), idx.size(), threads, bld);
@@ -187,13 +199,8 @@ TEST_F(J2kTier2Threads, SameBatchAsFrameByFrame)
     cs.push_back(&(*streams_)[0]);
     cs.push_back(&(*streams_)[0]);
     cs.push_back(&(*streams_)[1]);
-    std::vector<std::vector<uint8_t>> out(cs.size());
-    for (size_t i = 0; i < cs.size(); i++) {
-        pcwt_header_info info{};
-        char err[256] = "";
-        ASSERT_EQ(pcwt_j2k_read_header(cs[i]->data(), cs[i]->size(), &info, err, sizeof err), PCWT_OK) << err;
-        out[i].resize(pcwt_image_size(&info.desc));
-    }
+    std::vector<std::vector<uint8_t>> out;
+    ASSERT_NO_FATAL_FAILURE(outputs(cs, out));
     Batch ref;
     sequential(cs, out, ref);
     ASSERT_EQ(ref.added, cs.size()) << ref.err;
@@ -227,13 +234,8 @@ TEST_F(J2kTier2Threads, DamagedStreamsKeepTheirStatusAndMessage)
     cs.insert(cs.begin() + 2, &bad);
     cs.push_back(&bad2);
     cs.push_back(&(*streams_)[2]);
-    std::vector<std::vector<uint8_t>> out(cs.size());
-    for (size_t i = 0; i < cs.size(); i++) {
-        pcwt_header_info info{};
-        char err[256] = "";
-        ASSERT_EQ(pcwt_j2k_read_header(cs[i]->data(), cs[i]->size(), &info, err, sizeof err), PCWT_OK) << err;
-        out[i].resize(pcwt_image_size(&info.desc));
-    }
+    std::vector<std::vector<uint8_t>> out;
+    ASSERT_NO_FATAL_FAILURE(outputs(cs, out));
     Batch ref;
     sequential(cs, out, ref);
     ASSERT_NE(ref.status[2], PCWT_OK) << "the damaged stream parses";
