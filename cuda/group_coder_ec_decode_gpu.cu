@@ -2,7 +2,9 @@
 // GPU, decode side, the twin of pcwt_ec_decode_group's use in codec/src/group_coder_ec.c:
 // group_walk has read the LEB128 headers; level by level from the top, a thread per range-coded
 // group decodes it (group_decode takes the raw-mode ones), with the group's 106 bit models in
-// shared memory, interleaved by thread; each level's groups in order of length (gpu_order.cu).
+// shared memory, interleaved by thread (the paired layout of rangecoder.h); each level's groups
+// in order of length (gpu_order.cu).
+#define PCWT_RC_GPU_PAIRED_MODELS 1
 #include "gpu_check.h"
 #include "group_coder_ec_gpu.h"
 
@@ -22,7 +24,7 @@ __global__ void __launch_bounds__(EC_THREADS, 8) ec_decode(
     uint32_t band_count, const GpuPlane *planes, GpuPlaneState *state, const GpuGroup *groups,
     const uint8_t *__restrict__ stream, int32_t *i32, int8_t *i8)
 {
-    __shared__ pcwt_bit_model models[PCWT_EC_ALL * EC_THREADS];
+    __shared__ pcwt_bit_model models[2 * PCWT_RC_GPU_PAIRED_MODELS_AT]; // p, then the shifts
     const uint32_t t = blockIdx.x * EC_THREADS + threadIdx.x, k = t / spread;
     if (t % spread || k >= n)
         return;

@@ -13,6 +13,7 @@
 // the order they start: a block only ever waits for blocks that started before it.
 
 #define PCWT_GPU_WORDS_LOAD __ldcg
+#define PCWT_RC_GPU_PAIRED_MODELS 1 // the bit models' layout in shared memory (rangecoder.h)
 #define PCWT_EC_ROW_BEGIN(b, x) pipe_row_begin((b), (x))
 #define PCWT_EC_ROW_END(b, x) pipe_row_end((b), (x))
 
@@ -189,7 +190,7 @@ __global__ void __launch_bounds__(EC_THREADS, 8) ec_decode_pipe(
     const GpuPlane *planes, GpuPlaneState *state, const GpuGroup *groups,
     const uint8_t *__restrict__ stream, int32_t *i32, int8_t *i8, uint32_t *pipe)
 {
-    __shared__ pcwt_bit_model models[PCWT_EC_ALL * EC_THREADS];
+    __shared__ pcwt_bit_model models[2 * PCWT_RC_GPU_PAIRED_MODELS_AT]; // p, then the shifts
     __shared__ uint32_t s_block;
     if (threadIdx.x == 0)
         s_block = atomicAdd(&pipe[1], 1u);

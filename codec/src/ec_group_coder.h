@@ -129,11 +129,11 @@ static PCWT_EC_INLINE PCWT_HD int pcwt_ec_decode_run(pcwt_rc_dec *rc, pcwt_bit_m
     if (limit <= 0)
         return 0;
     pcwt_bit_model *at = base, *ahead = cap > 0 ? base + ms : base;
-    pcwt_bit_model cur = *at;
+    pcwt_model_regs cur = pcwt_model_load(at);
     for (;;) {
-        const pcwt_bit_model next = *ahead;
-        const uint32_t bit = pcwt_rc_decode(rc, &cur);
-        *at = cur;
+        const pcwt_model_regs next = pcwt_model_load(ahead);
+        const uint32_t bit = pcwt_rc_decode_regs(rc, &cur);
+        pcwt_model_put(at, cur);
         if (!bit || ++t >= limit)
             break;
         if (ahead != at) /* past cap the model stays, and next is the one before this update */
@@ -159,7 +159,7 @@ static PCWT_EC_INLINE PCWT_HD int pcwt_ec_decode_coef(pcwt_rc_dec *rc, pcwt_ec_r
 {
     pcwt_bit_model *const sm = &m[pcwt_ec_sign_model(left, above) * ms];
 #ifdef __CUDA_ARCH__
-    pcwt_bit_model sign = *sm; /* loaded ahead of the level bins, which do not touch it */
+    pcwt_model_regs sign = pcwt_model_load(sm); /* ahead of the level bins, which do not touch it */
 #endif
     int t = 0;
     if (coded) {
@@ -194,8 +194,8 @@ static PCWT_EC_INLINE PCWT_HD int pcwt_ec_decode_coef(pcwt_rc_dec *rc, pcwt_ec_r
         }
     }
 #ifdef __CUDA_ARCH__
-    const uint32_t neg = pcwt_rc_decode_flat(rc, &sign);
-    *sm = sign;
+    const uint32_t neg = pcwt_rc_decode_flat_regs(rc, &sign);
+    pcwt_model_put(sm, sign);
 #else
     const uint32_t neg = pcwt_rc_decode_flat(rc, sm);
 #endif

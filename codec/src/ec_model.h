@@ -61,6 +61,9 @@ static inline PCWT_HD int pcwt_ec_class(int is_ll, uint32_t level)
 #if defined(__CUDA_ARCH__) && defined(PCWT_RC_GPU_SPLIT_MODELS)
 static_assert(PCWT_EC_ALL <= PCWT_RC_GPU_MODELS, "the GPU's split layout (rangecoder.h) holds them");
 #endif
+#if defined(__CUDA_ARCH__) && defined(PCWT_RC_GPU_PAIRED_MODELS)
+static_assert(PCWT_EC_ALL == PCWT_RC_GPU_PAIRED_ALL, "the GPU's paired layout (rangecoder.h) holds them");
+#endif
 
 static inline PCWT_HD void pcwt_ec_models_reset(pcwt_bit_model *m, uint32_t ms, const uint16_t *init)
 {

@@ -31,7 +31,7 @@
 /* The GPU encoder (cuda/group_coder_ec_encode_gpu.cu defines PCWT_RC_GPU_SPLIT_MODELS) keeps a
  * model in three bytes of shared memory instead of four, so that an SM holds ten blocks of its
  * threads instead of eight: its range coders wait on latency, which the extra threads hide (the
- * decoder is slower that way and keeps the plain layout). The split layout, at the start of
+ * decoder is slower that way and keeps the paired layout below). The split layout, at the start of
  * dynamic shared memory: PCWT_RC_GPU_MODELS rows (room for the 106 models of ec_model.h, which
  * checks) of PCWT_RC_GPU_LANES p words, then as many shift bytes in the same order. Model i of
  * thread t is at i * LANES + 2 (t % 32) + t / 32: the two warps of a block share 32-bit words, so
@@ -40,7 +40,14 @@
 #define PCWT_RC_GPU_MODELS 112u
 #define PCWT_RC_GPU_SMEM (PCWT_RC_GPU_MODELS * PCWT_RC_GPU_LANES * 3u)
 
-#if defined(__CUDA_ARCH__) && defined(PCWT_RC_GPU_SPLIT_MODELS)
+/* The GPU decoders (cuda/group_coder_ec_decode_gpu.cu and _pipe_gpu.cu define
+ * PCWT_RC_GPU_PAIRED_MODELS; their models interleaved by thread, PCWT_RC_GPU_LANES threads) keep a model's p and shift in two 16-bit arrays, the shift
+ * PCWT_RC_GPU_PAIRED_MODELS_AT entries after its p: a load or store each at a constant offset,
+ * where the two halves of one 32-bit word take three instructions to unpack and one to pack at
+ * every bin. The same four bytes a model. */
+#define PCWT_RC_GPU_PAIRED_ALL 106u /* the models of ec_model.h, which checks */
+#define PCWT_RC_GPU_PAIRED_MODELS_AT (PCWT_RC_GPU_PAIRED_ALL * PCWT_RC_GPU_LANES)
+#if defined(__CUDA_ARCH__) && (defined(PCWT_RC_GPU_SPLIT_MODELS) || defined(PCWT_RC_GPU_PAIRED_MODELS))
 typedef struct pcwt_bit_model {
     uint16_t p; /* P(1) << 15; the shift is in the second array */
 } pcwt_bit_model;
@@ -90,7 +97,10 @@ static inline PCWT_HD uint32_t pcwt_model_down(uint32_t p, uint32_t s)
 
 static inline PCWT_HD uint32_t pcwt_model_shift_after(uint32_t s)
 {
-#if !defined(__CUDA_ARCH__) && defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#if defined(__CUDA_ARCH__)
+    /* s <= 6 always, so this is min(s + 1, 6): one add-and-minimum instruction on sm_90 */
+    return s + 1u < PCWT_RC_MAXSHIFT ? s + 1u : PCWT_RC_MAXSHIFT;
+#elif defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
     __asm__("cmpl %1, %0\n\tadcl $0, %0" : "+r"(s) : "i"(PCWT_RC_MAXSHIFT) : "cc");
     return s;
 #else
@@ -114,6 +124,29 @@ static inline __device__ void pcwt_model_store(pcwt_bit_model *m, uint32_t p, ui
 {
     m->p = (uint16_t)p;
     *pcwt_rc_gpu_shift(m) = (uint8_t)pcwt_model_shift_after(s);
+}
+#elif defined(__CUDA_ARCH__) && defined(PCWT_RC_GPU_PAIRED_MODELS)
+/* The shift of model m in the paired layout. */
+static inline __device__ uint16_t *pcwt_rc_gpu_paired_shift(const pcwt_bit_model *m)
+{
+    return (uint16_t *)&m[PCWT_RC_GPU_PAIRED_MODELS_AT].p;
+}
+
+static inline __device__ void pcwt_model_init(pcwt_bit_model *m, uint32_t p, uint32_t s)
+{
+    m->p = (uint16_t)p;
+    *pcwt_rc_gpu_paired_shift(m) = (uint16_t)s;
+}
+
+static inline __device__ uint32_t pcwt_model_shift(const pcwt_bit_model *m)
+{
+    return *pcwt_rc_gpu_paired_shift(m);
+}
+
+static inline __device__ void pcwt_model_store(pcwt_bit_model *m, uint32_t p, uint32_t s)
+{
+    m->p = (uint16_t)p;
+    *pcwt_rc_gpu_paired_shift(m) = (uint16_t)pcwt_model_shift_after(s);
 }
 #else
 static inline PCWT_HD void pcwt_model_init(pcwt_bit_model *m, uint32_t p, uint32_t s)
@@ -408,7 +441,9 @@ static inline PCWT_HD uint64_t pcwt_rc_dec_taken(const pcwt_rc_dec *d, const uin
 static inline PCWT_HD void pcwt_rc_dec_normalize(pcwt_rc_dec *d)
 {
 #ifdef __CUDA_ARCH__
-    const uint32_t sh = (d->range < (1u << 16) ? 8u : 0u) + (d->range < PCWT_RC_TOP ? 8u : 0u);
+    /* The range's leading zeros, 0..17, rounded down to whole bytes: one count and a mask where
+     * two compares need two selects and an add. */
+    const uint32_t sh = (uint32_t)__clz((int)d->range) & 24u;
     d->range <<= sh;
     pcwt_rc_take(d, sh);
 #else
@@ -424,29 +459,68 @@ static inline PCWT_HD void pcwt_rc_dec_normalize(pcwt_rc_dec *d)
 }
 
 #ifdef __CUDA_ARCH__
-static inline __device__ uint32_t pcwt_rc_decode(pcwt_rc_dec *d, pcwt_bit_model *m)
+/* A model held in registers, p and the shift of its next update: a GPU thread waits for each
+ * load at its first use, so the group decoder loads a model a bin ahead and stores it after. */
+typedef struct pcwt_model_regs {
+    uint32_t p, s;
+} pcwt_model_regs;
+
+static inline __device__ pcwt_model_regs pcwt_model_load(const pcwt_bit_model *m)
 {
-    const uint32_t bound = (d->range >> PCWT_RC_PBITS) * pcwt_model_p(m);
+    pcwt_model_regs r;
+    r.p = pcwt_model_p(m);
+    r.s = pcwt_model_shift(m);
+    return r;
+}
+
+static inline __device__ void pcwt_model_put(pcwt_bit_model *m, pcwt_model_regs r)
+{
+    pcwt_model_init(m, r.p, r.s);
+}
+
+/* A bin with a model in registers, updated there. */
+static inline __device__ uint32_t pcwt_rc_decode_regs(pcwt_rc_dec *d, pcwt_model_regs *m)
+{
+    const uint32_t bound = (d->range >> PCWT_RC_PBITS) * m->p;
     const uint32_t bit = d->code < bound;
     d->range = bit ? bound : d->range - bound;
     d->code = bit ? d->code : d->code - bound;
-    pcwt_model_update(m, bit);
+    m->p = bit ? pcwt_model_up(m->p, m->s) : pcwt_model_down(m->p, m->s);
+    m->s = pcwt_model_shift_after(m->s);
     pcwt_rc_dec_normalize(d);
     return bit;
 }
 
-/* pcwt_rc_decode without a branch on the bit, for bins whose value steers no control flow (the
- * mantissa bit and the sign are close to 1/2: a branch on them is mispredicted half the time). */
-static inline __device__ uint32_t pcwt_rc_decode_flat(pcwt_rc_dec *d, pcwt_bit_model *m)
+/* pcwt_rc_decode_regs without a branch on the bit, for bins whose value steers no control flow
+ * (the mantissa bit and the sign are close to 1/2: a branch on them is mispredicted half the
+ * time). */
+static inline __device__ uint32_t pcwt_rc_decode_flat_regs(pcwt_rc_dec *d, pcwt_model_regs *m)
 {
-    const uint32_t bound = (d->range >> PCWT_RC_PBITS) * pcwt_model_p(m);
+    const uint32_t bound = (d->range >> PCWT_RC_PBITS) * m->p;
     const uint32_t bit = d->code < bound;
     const uint32_t ones = 0u - bit; /* all ones when the bit is 1 */
     const uint32_t rest = d->range - bound;
     d->code -= bound & ~ones;
     d->range = rest ^ ((rest ^ bound) & ones);
-    pcwt_model_update_flat(m, ones);
+    m->p = pcwt_model_next_p(m->p, m->s, ones);
+    m->s = pcwt_model_shift_after(m->s);
     pcwt_rc_dec_normalize(d);
+    return bit;
+}
+
+static inline __device__ uint32_t pcwt_rc_decode(pcwt_rc_dec *d, pcwt_bit_model *m)
+{
+    pcwt_model_regs r = pcwt_model_load(m);
+    const uint32_t bit = pcwt_rc_decode_regs(d, &r);
+    pcwt_model_put(m, r);
+    return bit;
+}
+
+static inline __device__ uint32_t pcwt_rc_decode_flat(pcwt_rc_dec *d, pcwt_bit_model *m)
+{
+    pcwt_model_regs r = pcwt_model_load(m);
+    const uint32_t bit = pcwt_rc_decode_flat_regs(d, &r);
+    pcwt_model_put(m, r);
     return bit;
 }
 #else

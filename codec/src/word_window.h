@@ -68,30 +68,35 @@ static inline __device__ uint64_t pcwt_gpu_words_pos(const pcwt_gpu_words *w, co
     return (uint64_t)(w->q - start);
 }
 
-/* A window on a stream's next bits, MSB first, over its aligned words: bits of them (at least
- * 32 between takes) are in win, the next on top. The range decoder takes 0, 8 or 16 bits a
- * decision from one without a branch, the raw reader its bit strings, and the group decoder the
- * MQD bytes of the row above and of the parent row. */
+/* A window on a stream's next bits, MSB first, over its aligned words: the next bits (at least
+ * 32 between takes) on top of win, then a 1 bit that marks where they end, then zeros. The range
+ * decoder takes 0, 8 or 16 bits a decision from one without a branch, the raw reader its bit
+ * strings, and the group decoder the MQD bytes of the row above and of the parent row. The
+ * marker spares a count of the bits: fewer than 32 are left exactly when the low half of win is
+ * zero, one compare where a count would take a subtraction and a compare at every take. */
 typedef struct pcwt_gpu_window {
     uint64_t win;
-    uint32_t bits;
     pcwt_gpu_words w;
 } pcwt_gpu_window;
 
-/* Tops the window up to at least 32 bits. */
+/* The next word below the bits in the window, when fewer than 32 are left (the marker in the
+ * high half): it goes where the marker was, with a new marker below it. */
 static inline __device__ void pcwt_gpu_window_refill(pcwt_gpu_window *v)
 {
-    if (v->bits < 32) {
-        v->win |= (uint64_t)pcwt_gpu_words_take(&v->w) << (32 - v->bits);
-        v->bits += 32;
+    if ((uint32_t)v->win == 0u) {
+        const uint32_t hi = (uint32_t)(v->win >> 32);
+        const uint32_t at = (uint32_t)__ffs((int)hi) - 1u; /* the marker's bit in hi */
+        const uint64_t next = ((uint64_t)pcwt_gpu_words_take(&v->w) << 1) | 1u;
+        v->win = ((uint64_t)(hi & (hi - 1u)) << 32) | (next << at);
     }
 }
 
 static inline __device__ void pcwt_gpu_window_init(pcwt_gpu_window *v, const uint8_t *src,
                                                    const uint8_t *end)
 {
-    v->win = (uint64_t)pcwt_gpu_words_init(&v->w, src, end) << 32;
-    v->bits = 32u - 8u * (uint32_t)((uintptr_t)src & 3u);
+    /* the first word's bytes from src on, the marker right below them */
+    const uint32_t skip = 8u * (uint32_t)((uintptr_t)src & 3u);
+    v->win = ((uint64_t)pcwt_gpu_words_init(&v->w, src, end) << 32) | ((uint64_t)1u << (31u + skip));
     pcwt_gpu_window_refill(v);
 }
 
@@ -105,7 +110,6 @@ static inline __device__ uint32_t pcwt_gpu_window_top(const pcwt_gpu_window *v)
 static inline __device__ void pcwt_gpu_window_skip(pcwt_gpu_window *v, uint32_t n)
 {
     v->win <<= n;
-    v->bits -= n;
     pcwt_gpu_window_refill(v);
 }
 
@@ -113,7 +117,8 @@ static inline __device__ void pcwt_gpu_window_skip(pcwt_gpu_window *v, uint32_t 
 static inline __device__ uint64_t pcwt_gpu_window_pos(const pcwt_gpu_window *v,
                                                       const uint8_t *start)
 {
-    return 8 * pcwt_gpu_words_pos(&v->w, start) - v->bits;
+    const uint32_t bits = 64u - (uint32_t)__ffsll((long long)v->win); /* above the marker */
+    return 8 * pcwt_gpu_words_pos(&v->w, start) - bits;
 }
 #endif
 
