@@ -453,14 +453,17 @@ void codeStage(Run& run, std::size_t c)
 }
 
 /** a writer's copies written and waiting for their commit: flushed, renamed and their folders
- *  flushed together, when the group is full or no coded file is waiting. With the verifier their
- *  verdicts are taken first, as soon as they are in (the writer goes on meanwhile, so that the
- *  verifier gets the copies of many files at once); each holds its samples until then.
+ *  flushed together. With the verifier their verdicts are taken first, as soon as they are in (the
+ *  writer goes on meanwhile, so that the verifier gets the copies of many files at once); each
+ *  holds its samples until then. The copies verified are committed when no coded file is waiting
+ *  and when the group is full (then, with none verified, after the oldest's verdict): a writer
+ *  that waited for every verdict of its group, each time, waited for the verifier most of the run
+ *  (bench/results/gpu-h200-2026-11-28-session8-host.md).
  */
 class CommitGroup
 {
 public:
-  CommitGroup(Run& run) : run_(run), slotUsed_(run.group, false) {}
+  CommitGroup(Run& run) : run_(run), slotUsed_(run.group, false), sliding_(std::getenv("PCWT_RECOMPRESS_STOP_AND_WAIT") == NULL) {}
 
   /// a free slot of the group for the temporary file (taken until the commit)
   unsigned freeSlot() const
@@ -481,51 +484,102 @@ public:
     slotUsed_[w->slot] = true;
     pending_.push_back(std::move(w));
     takeVerdicts(false);
-    if (pending_.size() >= run_.group) commit();
+    if (pending_.size() < run_.group) return;
+    if (!sliding_) return commit();
+    commitVerified();
+    // none verified yet: the oldest's verdict (commitVerified leaves only those awaited)
+    while (pending_.size() >= run_.group)
+    {
+      takeVerdict(0, true);
+      commitVerified();
+    }
   }
 
   /// take the verdicts that are in (all of them: wait for the rest)
   void takeVerdicts(bool all)
   {
     for (std::size_t k = 0; k < pending_.size();)
-    {
-      DPRCJob& job = pending_[k]->job;
-      if (!job.pending || (!all && !DPRCVerifiedReady(job)))
-      {
-        ++k;
-        continue;
-      }
-      const bool kept = DPRCAwaitVerified(job, run_.opt);
-      release(*pending_[k]); // its samples are released
-      if (kept)
-      {
-        ++k;
-        continue;
-      }
-      run_.done(pending_[k]->index, job.result);
-      slotUsed_[pending_[k]->slot] = false;
-      pending_.erase(pending_.begin() + static_cast<std::ptrdiff_t>(k));
-    }
+      if (!takeVerdict(k, all)) ++k;
+  }
+
+  /// copies written whose verdicts are not taken yet
+  bool awaiting() const
+  {
+    for (const std::unique_ptr<Work>& w : pending_)
+      if (w->job.pending) return true;
+    return false;
   }
 
   /// every verdict taken, the verified copies committed together
   void commit()
   {
     takeVerdicts(true);
-    if (pending_.empty()) return;
-    std::vector<DPRCJob *> jobs;
-    for (const std::unique_ptr<Work>& w : pending_) jobs.push_back(&w->job);
-    DPRCCommit(jobs, run_.opt);
-    for (const std::unique_ptr<Work>& w : pending_) run_.done(w->index, w->job.result);
-    pending_.clear();
-    std::fill(slotUsed_.begin(), slotUsed_.end(), false);
+    commitVerified();
   }
 
+  /// the verdicts that are in taken, the copies verified so far committed together
+  void commitVerified()
+  {
+    takeVerdicts(false);
+    std::vector<std::unique_ptr<Work> > verified, waiting;
+    for (std::unique_ptr<Work>& w : pending_) (w->job.pending ? waiting : verified).push_back(std::move(w));
+    pending_.swap(waiting);
+    if (verified.empty()) return;
+    std::vector<DPRCJob *> jobs;
+    for (const std::unique_ptr<Work>& w : verified) jobs.push_back(&w->job);
+    DPRCCommit(jobs, run_.opt);
+    for (const std::unique_ptr<Work>& w : verified)
+    {
+      run_.done(w->index, w->job.result);
+      slotUsed_[w->slot] = false;
+    }
+  }
+
+  bool sliding() const { return sliding_; }
+
 private:
+  /** pending_[k]'s verdict taken when it is in (or waited for) and its samples released
+   *  @return true when the copy left the group (it failed, or is not kept)
+   */
+  bool takeVerdict(std::size_t k, bool wait)
+  {
+    DPRCJob& job = pending_[k]->job;
+    if (!job.pending || (!wait && !DPRCVerifiedReady(job))) return false;
+    const bool kept = DPRCAwaitVerified(job, run_.opt);
+    release(*pending_[k]);
+    if (kept) return false;
+    run_.done(pending_[k]->index, job.result);
+    slotUsed_[pending_[k]->slot] = false;
+    pending_.erase(pending_.begin() + static_cast<std::ptrdiff_t>(k));
+    return true;
+  }
+
   Run& run_;
   std::vector<std::unique_ptr<Work> > pending_;
   std::vector<bool> slotUsed_;
+  const bool sliding_; // (measuring: PCWT_RECOMPRESS_STOP_AND_WAIT, gone by 17:00)
 };
+
+/** the next coded file for a writer (false: none will come); meanwhile the copies verified are
+ *  committed as their verdicts come in
+ */
+bool nextCoded(Run& run, CommitGroup& group, Work *& x)
+{
+  if (run.toWriter.tryPop(x)) return true;
+  group.commitVerified();
+  while (group.sliding() && group.awaiting())
+  {
+    {
+      DPRCStageTimer wait(DPRCSG_writerWait);
+      if (run.toWriter.popFor(x, std::chrono::milliseconds(1))) return true;
+    }
+    if (run.toWriter.drained()) break;
+    group.commitVerified();
+  }
+  group.commit();
+  DPRCStageTimer wait(DPRCSG_writerWait);
+  return run.toWriter.pop(x);
+}
 
 /// a writer: codes what the batch coders left, writes and verifies each file (DPRCWriteVerified)
 /// and commits the verified copies in groups
@@ -535,14 +589,8 @@ void writeStage(Run& run, unsigned wi)
   DPCWTSetThreadCoder(&tc);
   CommitGroup group(run);
   Work *x = NULL;
-  for (;;)
+  while (nextCoded(run, group, x))
   {
-    if (!run.toWriter.tryPop(x))
-    {
-      group.commit();
-      DPRCStageTimer wait(DPRCSG_writerWait);
-      if (!run.toWriter.pop(x)) break;
-    }
     std::unique_ptr<Work> w(x);
     tc.setJob(&w->job);
     w->slot = group.freeSlot();

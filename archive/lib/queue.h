@@ -76,6 +76,13 @@ public:
     return true;
   }
 
+  /// closed, and nothing left in it
+  bool drained()
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return closed_ && items_.empty();
+  }
+
   void close()
   {
     {
