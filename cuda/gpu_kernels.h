@@ -98,6 +98,10 @@ void gpu_dwt_inverse_level(const DeviceBatch &b, const GpuLevel *dev_levels, uin
 // (gpu_dwt_inverse_level leaves them out).
 void gpu_dwt511_level1(const DeviceBatch &b, const GpuLevel *dev_levels, uint32_t count,
                        const GpuLevelMax &m, uint32_t plane_count, bool any_511, cudaStream_t s);
+// dwt511_forward_gpu.cu, within gpu_dwt_forward_level's level 1: the planes of auto lifted with
+// 5/3 (bands, MQDs) and 5/11-C (bands kept aside), both estimates summed
+void gpu_dwt511_level1_estimate(const DeviceBatch &b, const GpuLevel *dev_levels, uint32_t count,
+                                const GpuLevelMax &m, cudaStream_t s);
 // level1_choice_gpu.cu, within gpu_dwt511_level1: each plane's choice
 void gpu_level1_choose(const DeviceBatch &b, uint32_t plane_count, cudaStream_t s);
 void gpu_dwt511_inverse_level1(const DeviceBatch &b, const GpuLevel *dev_levels, uint32_t count,
