@@ -333,7 +333,7 @@ static PCWT_EC_INLINE PCWT_HD int pcwt_ec_decode_group(const pcwt_ec_band *b, co
         /* what the next element needs from memory (on the GPU the parent row from gy / 2 on and
          * the row above from gy on go through readers) */
 #ifdef __CUDA_ARCH__
-        pcwt_gpu_window pr = {0}, ur = {0}; /* end: past the last byte used */
+        pcwt_gpu_window pr = {0, {0, 0, 0, 0}}, ur = {0, {0, 0, 0, 0}}; /* used when prow, up */
         if (prow)
             pcwt_gpu_window_init(&pr, (const uint8_t *)(prow + gy / 2),
                                  (const uint8_t *)(prow + (ye - 1) / 2 + 1));

@@ -10,6 +10,7 @@ extern "C" {
 #include "rangecoder.h"
 }
 #include "lattice_image.h"
+#include "random_band.h"
 #include "recrc.h"
 #include "test_util.h"
 
@@ -174,45 +175,13 @@ TEST(EntropyProfile, ElementBinsCodeTheSameBytesAsTheGroupCoder)
 {
     Rng rng(17);
     for (int round = 0; round < 300; round++) {
-        const uint32_t mr = 1 + rng.below(40), mc = 1 + rng.below(40);
+        RandomBand rb(rng);
         const uint32_t gr = 1 + rng.below(32), gc = 1 + rng.below(32);
-        const int top = rng.below(4) == 0, exact = top || rng.below(2);
-        const int qmax = static_cast<int>(rng.below(20)) - 1;
-        const uint32_t pr = (mr + 1) / 2, pc = (mc + 1) / 2;
-        std::vector<int8_t> parent(size_t(pr) * pc), mqd(size_t(mr) * mc);
-        std::vector<int32_t> coef(size_t(4) * mr * mc);
-        const int sparse = static_cast<int>(rng.below(3)); // more elements of MQD -1
-        for (auto &v : parent)
-            v = static_cast<int8_t>(static_cast<int>(rng.below(17)) - 1);
-        for (uint32_t x = 0; x < mr; x++)
-            for (uint32_t y = 0; y < mc; y++) {
-                const int r = top ? qmax : parent[size_t(x / 2) * pc + y / 2];
-                int m = r < 0 || static_cast<int>(rng.below(4)) < sparse ? -1
-                                                                          : r - static_cast<int>(rng.below(uint32_t(r) + 2));
-                m = m < -1 ? -1 : m;
-                mqd[size_t(x) * mc + y] = static_cast<int8_t>(m);
-                const uint32_t must = exact && m >= 0 ? rng.below(4) : 4; // one coefficient reaches m
-                for (uint32_t k = 0; k < 4; k++) {
-                    int q = m < 0 ? -1 : static_cast<int>(rng.below(uint32_t(m) + 2)) - 1;
-                    if (k == must)
-                        q = m;
-                    int32_t a = q < 0 ? 0 : int32_t((1u << q) | (rng.next() & ((1u << q) - 1u)));
-                    if (rng.below(2))
-                        a = -a;
-                    coef[size_t(2 * x + k / 2) * (2 * mc) + 2 * y + k % 2] = a;
-                }
-            }
-        pcwt_ec_band b;
-        b.coef = coef.data();
-        b.mqd = mqd.data();
-        b.parent = top ? nullptr : parent.data();
-        b.cols = 2 * mc;
-        b.mcols = mc;
-        b.pcols = top ? 0 : pc;
-        b.qmax = qmax;
-        b.cls = static_cast<int>(rng.below(PCWT_EC_CLASSES));
-        b.exact = exact;
-        b.low = static_cast<int>(rng.below(2));
+        const uint32_t mr = rb.mr, mc = rb.mc, pc = rb.pc;
+        const int exact = rb.exact, qmax = rb.qmax;
+        const std::vector<int8_t> &parent = rb.parent, &mqd = rb.mqd;
+        const std::vector<int32_t> &coef = rb.coef;
+        const pcwt_ec_band &b = rb.b;
         for (uint32_t gx = 0; gx < mr; gx += gr)
             for (uint32_t gy = 0; gy < mc; gy += gc) {
                 const pcwt_ec_span g{gx, gy, std::min(mr, gx + gr), std::min(mc, gy + gc)};

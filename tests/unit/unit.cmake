@@ -14,7 +14,11 @@ pcwt_gtest(test_unit
   ${CMAKE_CURRENT_LIST_DIR}/test_options.cpp
   ${CMAKE_CURRENT_LIST_DIR}/test_value_map.cpp
   ${CMAKE_CURRENT_LIST_DIR}/test_value_map_codec.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/test_level1_filter.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/test_level1_filter.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/test_ec_device_path.cpp)
+# The device path compiled for the host stores through the device's vector types, as CUDA does.
+set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/test_ec_device_path.cpp PROPERTIES
+                            COMPILE_OPTIONS -fno-strict-aliasing)
 
 # pcwt_*_set_device: what every build does (DeviceApi.*), and on a CUDA machine coding on every
 # device (GpuDevice.*, label gpu, skipped without a device).
