@@ -629,7 +629,7 @@ void verifyStage(Run& run, std::size_t v)
     VerifyRequest *r = NULL;
     if (!run.toVerifier.pop(r)) break;
     // the copies waiting already (more arrive while this batch is decoded: the writers go on),
-    // and below the minimum those that come within verifyFillMs
+    // and below the minimum those that come within verifyFillMs, while coded files still come
     const std::chrono::steady_clock::time_point until =
       std::chrono::steady_clock::now() + std::chrono::milliseconds(p.verifyFillMs);
     std::vector<VerifyRequest *> batch(1, r);
@@ -638,8 +638,9 @@ void verifyStage(Run& run, std::size_t v)
     while (frames < maxFrames && bytes < run.verifyBytes)
     {
       const std::chrono::steady_clock::time_point now = std::chrono::steady_clock::now();
+      const bool coming = (run.batching ? run.codersLeft : run.readersLeft).load(std::memory_order_relaxed) > 0;
       const std::chrono::milliseconds wait =
-        frames < p.verifyMinFrames && now < until
+        frames < p.verifyMinFrames && now < until && coming
           ? std::chrono::duration_cast<std::chrono::milliseconds>(until - now) + std::chrono::milliseconds(1)
           : std::chrono::milliseconds(p.verifyWaitMs);
       if (!run.toVerifier.popFor(r, wait)) break;
