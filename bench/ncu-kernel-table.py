@@ -2,11 +2,12 @@
 """Sums an ncu CSV of per-kernel durations into a table, one line per kernel, largest first.
 
     ncu --metrics gpu__time_duration.sum --csv --print-units base CMD > run.csv
-    bench/ncu-kernel-table.py run.csv [TITLE]
+    bench/ncu-kernel-table.py [--by-grid] run.csv [TITLE]
 
 Kernels are grouped by their demangled name without the parameter list (template arguments
-stay, so fwd_level1_511<true, 4> and <false, 4> are apart). Lines of the CSV that are not
-kernel rows (the program's own output) are skipped.
+stay, so fwd_level1_511<true, 4> and <false, 4> are apart); --by-grid: by name and grid size
+(one run over two batches keeps their launches apart). Lines of the CSV that are not kernel
+rows (the program's own output) are skipped.
 """
 import csv
 import sys
@@ -25,10 +26,13 @@ def short_name(name):
 
 
 def main():
-    if len(sys.argv) < 2:
-        sys.exit("usage: ncu-kernel-table.py RUN.csv [TITLE]")
-    title = sys.argv[2] if len(sys.argv) > 2 else sys.argv[1]
-    with open(sys.argv[1], newline="", errors="replace") as f:
+    args = sys.argv[1:]
+    by_grid = "--by-grid" in args
+    args = [a for a in args if a != "--by-grid"]
+    if not args:
+        sys.exit("usage: ncu-kernel-table.py [--by-grid] RUN.csv [TITLE]")
+    title = args[1] if len(args) > 1 else args[0]
+    with open(args[0], newline="", errors="replace") as f:
         lines = [line for line in f if line.startswith('"')]
     totals, counts, header = {}, {}, None
     for row in csv.reader(lines):
@@ -43,14 +47,16 @@ def main():
         ns = float(row[header["Metric Value"]].replace(",", "")) * scale
         name = short_name(row[header["Kernel Name"]]).replace("(anonymous namespace)::", "")
         name = name[5:] if name.startswith("void ") else name
+        if by_grid and "Grid Size" in header:
+            name += " grid" + row[header["Grid Size"]].replace(" ", "")
         totals[name] = totals.get(name, 0.0) + ns
         counts[name] = counts.get(name, 0) + 1
     if header is None:
-        sys.exit("no kernel rows in " + sys.argv[1])
+        sys.exit("no kernel rows in " + args[0])
     total = sum(totals.values())
     print(f"## {title}: {sum(counts.values())} launches, {total / 1e6:.3f} ms summed")
     for name in sorted(totals, key=totals.get, reverse=True):
-        print(f"{name[:64]:64s} n={counts[name]:5d} {totals[name] / 1e6:9.3f} ms {100 * totals[name] / total:5.1f}%")
+        print(f"{name[:80]:80s} n={counts[name]:5d} {totals[name] / 1e6:9.3f} ms {100 * totals[name] / total:5.1f}%")
 
 
 if __name__ == "__main__":
