@@ -124,23 +124,27 @@ static PCWT_EC_INLINE PCWT_HD int pcwt_ec_decode_run(pcwt_rc_dec *rc, pcwt_bit_m
     int t = 0;
 #ifdef __CUDA_ARCH__
     /* A GPU thread issues in order: the next bin's model is loaded while this bin decodes, so
-     * that the shared-memory latency is off the chain (a run past cap keeps its one model in
-     * registers). */
+     * that the shared-memory latency is off the chain; past cap the one model stays in registers
+     * and is stored once, when the run ends. */
     if (limit <= 0)
         return 0;
-    pcwt_bit_model *at = base, *ahead = cap > 0 ? base + ms : base;
+    pcwt_bit_model *at = base;
     pcwt_model_regs cur = pcwt_model_load(at);
-    for (;;) {
-        const pcwt_model_regs next = pcwt_model_load(ahead);
+    while (t < cap) {
+        const pcwt_model_regs next = pcwt_model_load(at + ms);
         const uint32_t bit = pcwt_rc_decode_regs(rc, &cur);
         pcwt_model_put(at, cur);
         if (!bit || ++t >= limit)
-            break;
-        if (ahead != at) /* past cap the model stays, and next is the one before this update */
-            cur = next;
-        at = ahead;
-        ahead = t < cap ? ahead + ms : ahead;
+            return t;
+        cur = next;
+        at += ms;
     }
+    for (;;) {
+        const uint32_t bit = pcwt_rc_decode_regs(rc, &cur);
+        if (!bit || ++t >= limit)
+            break;
+    }
+    pcwt_model_put(at, cur);
 #else
     while (t < limit && pcwt_rc_decode(rc, &base[pcwt_ec_min(t, cap) * ms]))
         t++;

@@ -108,11 +108,23 @@ static inline PCWT_HD uint32_t pcwt_model_shift_after(uint32_t s)
 #endif
 }
 
-#if defined(__CUDA_ARCH__) && defined(PCWT_RC_GPU_SPLIT_MODELS)
+#if defined(__CUDA_ARCH__) && defined(PCWT_RC_GPU_PAIRED_MODELS)
+typedef uint16_t pcwt_rc_gpu_shift_t;
+
+/* The shift of model m in the paired layout. */
+static inline __device__ uint16_t *pcwt_rc_gpu_shift(const pcwt_bit_model *m)
+{
+    return (uint16_t *)&m[PCWT_RC_GPU_PAIRED_MODELS_AT].p;
+}
+#elif defined(__CUDA_ARCH__) && defined(PCWT_RC_GPU_SPLIT_MODELS)
+typedef uint8_t pcwt_rc_gpu_shift_t;
+#endif
+
+#if defined(__CUDA_ARCH__) && (defined(PCWT_RC_GPU_SPLIT_MODELS) || defined(PCWT_RC_GPU_PAIRED_MODELS))
 static inline __device__ void pcwt_model_init(pcwt_bit_model *m, uint32_t p, uint32_t s)
 {
     m->p = (uint16_t)p;
-    *pcwt_rc_gpu_shift(m) = (uint8_t)s;
+    *pcwt_rc_gpu_shift(m) = (pcwt_rc_gpu_shift_t)s;
 }
 
 static inline __device__ uint32_t pcwt_model_shift(const pcwt_bit_model *m)
@@ -123,30 +135,7 @@ static inline __device__ uint32_t pcwt_model_shift(const pcwt_bit_model *m)
 static inline __device__ void pcwt_model_store(pcwt_bit_model *m, uint32_t p, uint32_t s)
 {
     m->p = (uint16_t)p;
-    *pcwt_rc_gpu_shift(m) = (uint8_t)pcwt_model_shift_after(s);
-}
-#elif defined(__CUDA_ARCH__) && defined(PCWT_RC_GPU_PAIRED_MODELS)
-/* The shift of model m in the paired layout. */
-static inline __device__ uint16_t *pcwt_rc_gpu_paired_shift(const pcwt_bit_model *m)
-{
-    return (uint16_t *)&m[PCWT_RC_GPU_PAIRED_MODELS_AT].p;
-}
-
-static inline __device__ void pcwt_model_init(pcwt_bit_model *m, uint32_t p, uint32_t s)
-{
-    m->p = (uint16_t)p;
-    *pcwt_rc_gpu_paired_shift(m) = (uint16_t)s;
-}
-
-static inline __device__ uint32_t pcwt_model_shift(const pcwt_bit_model *m)
-{
-    return *pcwt_rc_gpu_paired_shift(m);
-}
-
-static inline __device__ void pcwt_model_store(pcwt_bit_model *m, uint32_t p, uint32_t s)
-{
-    m->p = (uint16_t)p;
-    *pcwt_rc_gpu_paired_shift(m) = (uint16_t)pcwt_model_shift_after(s);
+    *pcwt_rc_gpu_shift(m) = (pcwt_rc_gpu_shift_t)pcwt_model_shift_after(s);
 }
 #else
 static inline PCWT_HD void pcwt_model_init(pcwt_bit_model *m, uint32_t p, uint32_t s)
