@@ -5,7 +5,10 @@
 // inverse DWT and the output stage (j2k_idwt_gpu.cu), and downloads the samples once. The device
 // buffers stay in the handle (J2kGpu) from call to call, grown when a chunk needs more: freeing
 // them (cudaFree) would wait for the whole device, that is for the coding and verification other
-// threads run on it.
+// threads run on it. pcwt_gpu_j2k_submit / _finish split a call in two so that the caller parses
+// the next batch while the device decodes this one: two slots of buffers, a batch that fits half
+// the budget in one chunk uploaded on copy_in, decoded on the context's stream and downloaded on
+// copy_out, so that one slot's download overlaps the other's upload and compute.
 #include "gpu_context.h"
 #include "j2k_gpu.h"
 
@@ -21,23 +24,46 @@ extern "C" {
 #include <memory>
 #include <new>
 
-// The decoder's buffers in a handle (pcwt_gpu::j2k), made on first use.
-struct J2kGpu {
+// One set of the decoder's buffers, and what its submitted batch still needs once the device is
+// done with it (pcwt_gpu_j2k_finish).
+struct J2kSlot {
     DevBuf data, segs, cblks, state, state_off, tcs, frames, coefs, tmp, out, warp_first;
     DevBuf ht_status; // the HT code-blocks' decoding failure (j2k_ht_gpu.cu), 0 if none
-    PinnedBuf h_out; // the samples of destinations that are not page-locked
-    J2kT1Plan t1;    // how tier-1 packs code-blocks into warps on this device
+    PinnedBuf h_out;  // the samples of destinations that are not page-locked
+    PinnedBuf h_ht;   // ht_status, written back
     DevBuf *dev[12] = {&data,  &segs, &cblks, &state, &state_off,  &tcs,
                        &frames, &coefs, &tmp, &out, &warp_first, &ht_status};
+    cudaEvent_t uploaded = nullptr, computed = nullptr, done = nullptr;
+    bool pending = false; // submitted, not finished
+    bool async = false;   // queued (else decoded whole at its submit)
+    bool check_ht = false;
+    std::vector<HostCopy> copies; // staged samples to their destinations
+    void release_device()
+    {
+        for (DevBuf *d : dev)
+            d->release();
+    }
+};
+
+// The decoder's buffers in a handle (pcwt_gpu::j2k), made on first use.
+struct J2kGpu {
+    J2kSlot slot[2];
+    unsigned next = 0, oldest = 0; // the slot the next submit takes, the one the next finish reads
+    J2kT1Plan t1;                  // how tier-1 packs code-blocks into warps on this device
 };
 
 void j2k_gpu_free(J2kGpu *j)
 {
     if (!j)
         return;
-    for (DevBuf *d : j->dev)
-        d->release();
-    j->h_out.release();
+    for (J2kSlot &sl : j->slot) {
+        sl.release_device();
+        sl.h_out.release();
+        sl.h_ht.release();
+        for (cudaEvent_t e : {sl.uploaded, sl.computed, sl.done})
+            if (e)
+                cudaEventDestroy(e);
+    }
     delete j;
 }
 
@@ -45,8 +71,9 @@ size_t j2k_gpu_held(const J2kGpu *j)
 {
     size_t n = 0;
     if (j)
-        for (const DevBuf *d : j->dev)
-            n += d->cap;
+        for (const J2kSlot &sl : j->slot)
+            for (const DevBuf *d : sl.dev)
+                n += d->cap;
     return n;
 }
 
@@ -147,7 +174,9 @@ struct Chunk {
     std::vector<std::pair<void *, uint64_t>> dst; // each frame's destination and offset
     std::vector<size_t> dst_size;
 
-    Chunk(J2kGpu &m, const pcwt_j2k_batch *b, const std::vector<size_t> &fr, cudaStream_t s, char *err, size_t es)
+    // Tables uploaded on up, buffers cleared on s (the chunk's compute stream).
+    Chunk(J2kSlot &m, const J2kT1Plan &t1, const pcwt_j2k_batch *b, const std::vector<size_t> &fr, cudaStream_t up,
+          cudaStream_t s, char *err, size_t es)
     {
         TraceScope timed(GpuHostTrace::LAYOUT);
         uint64_t lo, hi;
@@ -226,11 +255,11 @@ struct Chunk {
         for (size_t k = ht_first; k < cb.size(); k++)
             ht_width = std::max<uint32_t>(ht_width, cb[k].width);
         std::vector<uint32_t> wf;
-        j2k_t1_warps(cost, m.t1, wf);
+        j2k_t1_warps(cost, t1, wf);
         warps = (uint32_t)(wf.size() - 1);
         TraceScope tables(GpuHostTrace::TABLES);
-        upload(m.cblks, cb, s);
-        upload(m.warp_first, wf, s);
+        upload(m.cblks, cb, up);
+        upload(m.warp_first, wf, up);
         warp_first = m.warp_first.as<uint32_t>();
         std::vector<uint64_t> soff(cb.size());
         uint64_t words = 0;
@@ -238,10 +267,10 @@ struct Chunk {
             soff[k] = words;
             words += pcwt_j2k_state_words(cb[k].width, cb[k].height);
         }
-        upload(m.state_off, soff, s);
+        upload(m.state_off, soff, up);
         reserve(m.state, words * sizeof(uint16_t));
-        upload(m.tcs, tc, s);
-        upload(m.frames, fv, s);
+        upload(m.tcs, tc, up);
+        upload(m.frames, fv, up);
         reserve(m.coefs, (hi - lo) * sizeof(int32_t));
         // zeros where no code-block writes, as the CPU path's calloc (tier-2 covers every band)
         CUDA_CHECK(cudaMemsetAsync(m.coefs.p, 0, (hi - lo) * sizeof(int32_t), s));
@@ -296,19 +325,24 @@ J2kGpu &buffers(pcwt_gpu *g)
 {
     if (!g->j2k) {
         const J2kT1Plan t1 = j2k_t1_plan(g->device);
-        g->j2k = new J2kGpu;
+        g->j2k = new J2kGpu; // held before the events are made: drop_buffers frees both on failure
         g->j2k->t1 = t1;
+        for (J2kSlot &sl : g->j2k->slot)
+            for (cudaEvent_t *e : {&sl.uploaded, &sl.computed, &sl.done})
+                CUDA_CHECK(cudaEventCreateWithFlags(e, cudaEventDisableTiming));
     }
     return *g->j2k;
 }
 
 // After a failure: the buffers go (so that an allocation that failed leaves none held), once
-// the stream's work that may use them is done.
+// the streams' work that may use them is done; batches submitted and not finished are lost.
 void drop_buffers(pcwt_gpu *g)
 {
     if (!g->j2k)
         return;
+    cudaStreamSynchronize(g->copy_in);
     cudaStreamSynchronize(g->stream);
+    cudaStreamSynchronize(g->copy_out);
     cudaGetLastError();
     j2k_gpu_free(g->j2k);
     g->j2k = nullptr;
@@ -333,8 +367,8 @@ template <typename Body> pcwt_status guarded(pcwt_gpu *g, char *err, size_t es, 
     return PCWT_OK;
 }
 
-// The code-block bytes and segments every chunk reads, uploaded once per call.
-void upload_shared(J2kGpu &m, const pcwt_j2k_batch *b, cudaStream_t s)
+// The code-block bytes and segments every chunk reads, uploaded once per call on s.
+void upload_shared(J2kSlot &m, const pcwt_j2k_batch *b, cudaStream_t s)
 {
     TraceScope timed(GpuHostTrace::H2D);
     reserve(m.data, b->data_size);
@@ -347,17 +381,22 @@ void upload_shared(J2kGpu &m, const pcwt_j2k_batch *b, cudaStream_t s)
         gpu_trace->in += b->data_size;
 }
 
-// The chunks of a batch (frame indices), after checking every frame.
-std::vector<std::vector<size_t>> plan(pcwt_gpu *g, const pcwt_j2k_batch *b, uint64_t shared, char *err, size_t es)
+// The chunks of a batch (frame indices) within `budget` bytes, after checking every frame; *need:
+// the bytes of the whole batch in one chunk.
+std::vector<std::vector<size_t>> plan(const pcwt_j2k_batch *b, uint64_t shared, uint64_t budget, uint64_t *need,
+                                      char *err, size_t es)
 {
-    const uint64_t budget = gpu_memory_budget(g);
+    TraceScope timed(GpuHostTrace::PLAN);
     if (shared > budget)
         fail(PCWT_ERR_OUT_OF_MEMORY, err, es, "JPEG 2000 GPU batch: %zu bytes of code-block data exceed the device budget",
              (size_t)shared);
     ChunkPlan p(budget - shared, UINT64_MAX);
+    *need = shared;
     for (size_t i = 0; i < b->frame_count; i++) {
         const uint64_t out = check_frame(b, i, err, es);
-        if (!p.add(i, frame_bytes(b, i, out), 1))
+        const uint64_t bytes = frame_bytes(b, i, out);
+        *need += bytes;
+        if (!p.add(i, bytes, 1))
             fail(PCWT_ERR_OUT_OF_MEMORY, err, es, "JPEG 2000 GPU batch: frame %zu does not fit the device's memory", i);
     }
     std::vector<std::vector<size_t>> out;
@@ -367,7 +406,162 @@ std::vector<std::vector<size_t>> plan(pcwt_gpu *g, const pcwt_j2k_batch *b, uint
     return out;
 }
 
+// The chunk's samples from the device on stream s: page-locked and managed destinations straight,
+// the others into the slot's page-locked staging buffer, whose copies to them are returned.
+std::vector<HostCopy> download(J2kSlot &m, const Chunk &ch, cudaStream_t s)
+{
+    TraceScope timed(GpuHostTrace::D2H);
+    std::vector<char> direct(ch.dst.size());
+    bool staged = false;
+    for (size_t k = 0; k < ch.dst.size(); k++) {
+        direct[k] = gpu_is_direct(ch.dst[k].first);
+        staged |= !direct[k];
+        if (direct[k])
+            CUDA_CHECK(cudaMemcpyAsync(ch.dst[k].first, m.out.as<uint8_t>() + ch.dst[k].second, ch.dst_size[k],
+                                       cudaMemcpyDefault, s));
+    }
+    std::vector<HostCopy> copies;
+    if (staged) {
+        m.h_out.ensure(ch.out_bytes ? ch.out_bytes : 1);
+        CUDA_CHECK(cudaMemcpyAsync(m.h_out.p, m.out.p, ch.out_bytes, cudaMemcpyDeviceToHost, s));
+        for (size_t k = 0; k < ch.dst.size(); k++)
+            if (!direct[k])
+                copies.push_back(HostCopy{ch.dst[k].first, m.h_out.as<uint8_t>() + ch.dst[k].second, ch.dst_size[k]});
+    }
+    if (gpu_trace)
+        gpu_trace->out += ch.out_bytes;
+    return copies;
+}
+
+[[noreturn]] void fail_ht(uint32_t ht, char *err, size_t es)
+{
+    fail(PCWT_ERR_CORRUPT, err, es,
+         "corrupt HTJ2K: a code-block fails to decode (check %zu: an exponent bound above its bit-planes or a "
+         "significant sample outside it)",
+         ht);
+}
+
+// The whole batch on stream s, chunk after chunk, each waited for (a batch larger than half the
+// budget).
+void decode_now(pcwt_gpu *g, J2kSlot &m, const J2kT1Plan &t1, const pcwt_j2k_batch *b,
+                const std::vector<std::vector<size_t>> &chunks, char *err, size_t es)
+{
+    const cudaStream_t s = g->stream;
+    upload_shared(m, b, s);
+    for (const auto &fr : chunks) {
+        Chunk ch(m, t1, b, fr, s, s, err, es);
+        {
+            TraceScope timed(GpuHostTrace::LAUNCH);
+            ch.run(s);
+        }
+        const std::vector<HostCopy> copies = download(m, ch, s);
+        {
+            TraceScope timed(GpuHostTrace::WAIT_COMPUTE);
+            CUDA_CHECK(cudaStreamSynchronize(s));
+        }
+        if (ch.ht_count) {
+            uint32_t ht = 0;
+            CUDA_CHECK(cudaMemcpy(&ht, ch.ht_status, sizeof ht, cudaMemcpyDeviceToHost));
+            if (ht)
+                fail_ht(ht, err, es);
+        }
+        TraceScope timed(GpuHostTrace::UNPACK);
+        gpu_host_copies(copies);
+        if (gpu_trace) {
+            gpu_trace->frames += fr.size();
+            gpu_trace->chunks++;
+        }
+    }
+}
+
+// The batch in one chunk, queued: uploaded on copy_in, decoded on the context's stream after the
+// other slot's batch, downloaded on copy_out; the slot's `done` event marks its end.
+void decode_queued(pcwt_gpu *g, J2kSlot &m, const J2kT1Plan &t1, const pcwt_j2k_batch *b,
+                   const std::vector<size_t> &frames, char *err, size_t es)
+{
+    const cudaStream_t up = g->copy_in, s = g->stream, down = g->copy_out;
+    upload_shared(m, b, up);
+    Chunk ch(m, t1, b, frames, up, s, err, es);
+    CUDA_CHECK(cudaEventRecord(m.uploaded, up));
+    {
+        TraceScope timed(GpuHostTrace::LAUNCH);
+        CUDA_CHECK(cudaStreamWaitEvent(s, m.uploaded, 0));
+        ch.run(s);
+        CUDA_CHECK(cudaEventRecord(m.computed, s));
+        CUDA_CHECK(cudaStreamWaitEvent(down, m.computed, 0));
+    }
+    m.copies = download(m, ch, down);
+    m.check_ht = ch.ht_count != 0;
+    if (m.check_ht) {
+        m.h_ht.ensure(sizeof(uint32_t));
+        CUDA_CHECK(cudaMemcpyAsync(m.h_ht.p, ch.ht_status, sizeof(uint32_t), cudaMemcpyDeviceToHost, down));
+    }
+    CUDA_CHECK(cudaEventRecord(m.done, down));
+    m.async = true;
+    if (gpu_trace) {
+        gpu_trace->frames += frames.size();
+        gpu_trace->chunks++;
+    }
+}
+
 } // namespace
+
+extern "C" pcwt_status pcwt_gpu_j2k_submit(pcwt_gpu *g, const struct pcwt_j2k_batch *b, char *err, size_t err_size)
+{
+    if (!g || !b)
+        return PCWT_ERR_INVALID_ARGUMENT;
+    TraceCall trace(g, "j2k submit");
+    return guarded(g, err, err_size, [&](J2kGpu &m) {
+        J2kSlot &sl = m.slot[m.next];
+        if (sl.pending)
+            fail(PCWT_ERR_INVALID_ARGUMENT, err, err_size, "JPEG 2000 GPU batch: %zu batches already submitted", 2);
+        sl.async = sl.check_ht = false;
+        sl.copies.clear();
+        if (b->frame_count) {
+            const uint64_t shared = b->data_size + b->seg_count * sizeof(pcwt_j2k_seg);
+            const uint64_t budget = gpu_memory_budget(g);
+            uint64_t need = 0;
+            const auto chunks = plan(b, shared, budget, &need, err, err_size);
+            if (chunks.size() == 1 && need <= budget / 2) {
+                decode_queued(g, sl, m.t1, b, chunks[0], err, err_size);
+            } else {
+                // the whole budget: the other slot's device work done, its buffers given back
+                J2kSlot &other = m.slot[m.next ^ 1];
+                if (other.pending && other.async)
+                    CUDA_CHECK(cudaEventSynchronize(other.done));
+                other.release_device();
+                decode_now(g, sl, m.t1, b, chunks, err, err_size);
+            }
+        }
+        sl.pending = true;
+        m.next ^= 1;
+    });
+}
+
+extern "C" pcwt_status pcwt_gpu_j2k_finish(pcwt_gpu *g, char *err, size_t err_size)
+{
+    if (!g)
+        return PCWT_ERR_INVALID_ARGUMENT;
+    TraceCall trace(g, "j2k finish");
+    return guarded(g, err, err_size, [&](J2kGpu &m) {
+        J2kSlot &sl = m.slot[m.oldest];
+        if (!sl.pending)
+            fail(PCWT_ERR_INVALID_ARGUMENT, err, err_size, "JPEG 2000 GPU batch: %zu submitted to finish", 0);
+        sl.pending = false;
+        m.oldest ^= 1;
+        if (!sl.async)
+            return;
+        {
+            TraceScope timed(GpuHostTrace::WAIT_DOWN);
+            CUDA_CHECK(cudaEventSynchronize(sl.done));
+        }
+        if (sl.check_ht && *sl.h_ht.as<uint32_t>())
+            fail_ht(*sl.h_ht.as<uint32_t>(), err, err_size);
+        TraceScope timed(GpuHostTrace::UNPACK);
+        gpu_host_copies(sl.copies);
+        sl.copies.clear();
+    });
+}
 
 extern "C" pcwt_status pcwt_gpu_j2k_decode_batch(pcwt_gpu *g, const struct pcwt_j2k_batch *b, char *err,
                                                  size_t err_size)
@@ -376,66 +570,12 @@ extern "C" pcwt_status pcwt_gpu_j2k_decode_batch(pcwt_gpu *g, const struct pcwt_
         return PCWT_ERR_INVALID_ARGUMENT;
     if (!b->frame_count)
         return PCWT_OK;
-    TraceCall trace(g, "j2k decode");
-    return guarded(g, err, err_size, [&](J2kGpu &m) {
-        const cudaStream_t s = g->stream;
-        const uint64_t shared = b->data_size + b->seg_count * sizeof(pcwt_j2k_seg);
-        std::vector<std::vector<size_t>> chunks;
-        {
-            TraceScope timed(GpuHostTrace::PLAN);
-            chunks = plan(g, b, shared, err, err_size);
-        }
-        upload_shared(m, b, s);
-        for (const auto &fr : chunks) {
-            Chunk ch(m, b, fr, s, err, err_size);
-            {
-                TraceScope timed(GpuHostTrace::LAUNCH);
-                ch.run(s);
-            }
-            // page-locked and managed destinations straight from the device, the others through
-            // the handle's page-locked staging buffer
-            std::vector<char> direct(ch.dst.size());
-            bool staged = false;
-            {
-                TraceScope timed(GpuHostTrace::D2H);
-                for (size_t k = 0; k < ch.dst.size(); k++) {
-                    direct[k] = gpu_is_direct(ch.dst[k].first);
-                    staged |= !direct[k];
-                    if (direct[k])
-                        CUDA_CHECK(cudaMemcpyAsync(ch.dst[k].first, m.out.as<uint8_t>() + ch.dst[k].second,
-                                                   ch.dst_size[k], cudaMemcpyDefault, s));
-                }
-                if (staged) {
-                    m.h_out.ensure(ch.out_bytes ? ch.out_bytes : 1);
-                    CUDA_CHECK(cudaMemcpyAsync(m.h_out.p, m.out.p, ch.out_bytes, cudaMemcpyDeviceToHost, s));
-                }
-            }
-            {
-                TraceScope timed(GpuHostTrace::WAIT_COMPUTE);
-                CUDA_CHECK(cudaStreamSynchronize(s));
-            }
-            if (ch.ht_count) {
-                uint32_t ht = 0;
-                CUDA_CHECK(cudaMemcpy(&ht, ch.ht_status, sizeof ht, cudaMemcpyDeviceToHost));
-                if (ht)
-                    fail(PCWT_ERR_CORRUPT, err, err_size,
-                         "corrupt HTJ2K: a code-block fails to decode (check %zu: an exponent bound above its "
-                         "bit-planes or a significant sample outside it)",
-                         ht);
-            }
-            TraceScope timed(GpuHostTrace::UNPACK);
-            std::vector<HostCopy> copies;
-            for (size_t k = 0; k < ch.dst.size(); k++)
-                if (!direct[k])
-                    copies.push_back(HostCopy{ch.dst[k].first, m.h_out.as<uint8_t>() + ch.dst[k].second, ch.dst_size[k]});
-            gpu_host_copies(copies);
-            if (gpu_trace) {
-                gpu_trace->frames += fr.size();
-                gpu_trace->chunks++;
-                gpu_trace->out += ch.out_bytes;
-            }
-        }
-    });
+    if (g->j2k && (g->j2k->slot[0].pending || g->j2k->slot[1].pending)) {
+        std::snprintf(err, err_size, "JPEG 2000 GPU batch: a submitted batch is not finished");
+        return PCWT_ERR_INVALID_ARGUMENT;
+    }
+    const pcwt_status st = pcwt_gpu_j2k_submit(g, b, err, err_size);
+    return st != PCWT_OK ? st : pcwt_gpu_j2k_finish(g, err, err_size);
 }
 
 extern "C" pcwt_status pcwt_gpu_j2k_bench(pcwt_gpu *g, const struct pcwt_j2k_batch *b, int repeats, double *ms,
@@ -446,12 +586,14 @@ extern "C" pcwt_status pcwt_gpu_j2k_bench(pcwt_gpu *g, const struct pcwt_j2k_bat
     return guarded(g, err, err_size, [&](J2kGpu &m) {
         const cudaStream_t s = g->stream;
         const uint64_t shared = b->data_size + b->seg_count * sizeof(pcwt_j2k_seg);
-        const auto chunks = plan(g, b, shared, err, err_size);
+        uint64_t need = 0;
+        const auto chunks = plan(b, shared, gpu_memory_budget(g), &need, err, err_size);
         if (chunks.size() != 1)
             fail(PCWT_ERR_OUT_OF_MEMORY, err, err_size, "JPEG 2000 GPU bench: the batch needs %zu chunks (one allowed)",
                  chunks.size());
-        upload_shared(m, b, s);
-        Chunk ch(m, b, chunks[0], s, err, err_size);
+        J2kSlot &sl = m.slot[0];
+        upload_shared(sl, b, s);
+        Chunk ch(sl, m.t1, b, chunks[0], s, s, err, err_size);
         CUDA_CHECK(cudaStreamSynchronize(s));
         *ms = gpu_median_event_ms(g, repeats, "j2k decode", []() {}, [&]() { ch.run(s); });
     });

@@ -67,6 +67,13 @@ pcwt_status pcwt_gpu_verify_batch(pcwt_gpu *g, uint64_t max_samples, pcwt_verify
 struct pcwt_j2k_batch;
 pcwt_status pcwt_gpu_j2k_decode_batch(pcwt_gpu *g, const struct pcwt_j2k_batch *b, char *err,
                                       size_t err_size);
+/* pcwt_gpu_j2k_decode_batch in two halves, so that the caller prepares its next batch while the
+ * device decodes this one (j2k_decoder.c's groups). submit checks and queues a batch (its arrays
+ * and destinations must stay as they are until its finish); finish waits for the oldest batch
+ * submitted and returns its status. At most two are submitted at a time; a failed submit queues
+ * nothing. A batch larger than half the device budget is decoded whole in its submit. */
+pcwt_status pcwt_gpu_j2k_submit(pcwt_gpu *g, const struct pcwt_j2k_batch *b, char *err, size_t err_size);
+pcwt_status pcwt_gpu_j2k_finish(pcwt_gpu *g, char *err, size_t err_size);
 /* Tier-1's warps (j2k_t1_gpu.cu): code-blocks of costs cost[0..n) (heaviest first) packed in
  * order into warps of 1..32, each warp's cost at most the total over warp_slots unless it holds
  * one code-block; warp w takes warp_first[w] .. warp_first[w + 1] - 1 (n + 1 entries needed).

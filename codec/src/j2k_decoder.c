@@ -426,15 +426,11 @@ size_t pcwt_j2k_tier2_jobs(const pcwt_j2k_route *r, pcwt_decode_job *jobs, const
 }
 
 #ifdef PCWT_HAVE_CUDA
-/* One group of jobs on the device, on a thread of its own while the caller parses the next
- * group: the group's batch, its status and message. */
+/* One group of jobs: its jobs in[first .. first + count), its batch builder, and for
+ * PCWT_GPU_TRACE when its tier-2 ran and when its device decode was submitted and finished. */
 typedef struct gpu_group {
-    struct pcwt_gpu *gpu;
-    const pcwt_j2k_batch *b;
-    size_t first, count; /* its jobs: in[first .. first + count) */
-    pcwt_status st;
-    char err[256];
-    double t2[2], dev[2]; /* PCWT_GPU_TRACE: when its tier-2 and its device call ran (ms) */
+    size_t first, count, builder, frames;
+    double mb, t2[2], dev[2];
 } gpu_group;
 
 static double now_ms(void)
@@ -444,24 +440,14 @@ static double now_ms(void)
     return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
 }
 
-static void *gpu_group_run(void *arg)
-{
-    gpu_group *g = arg;
-    g->dev[0] = now_ms();
-    g->st = pcwt_gpu_j2k_decode_batch(g->gpu, g->b, g->err, sizeof g->err);
-    g->dev[1] = now_ms();
-    return NULL;
-}
-
-/* PCWT_GPU_TRACE's line for a group: when its tier-2 and device call ran, from the call's start. */
+/* PCWT_GPU_TRACE's line for a group, times from the call's start. */
 static void trace_group(const gpu_group *g, size_t k, double start)
 {
     const char *tr = getenv("PCWT_GPU_TRACE");
     if (!tr || !*tr || *tr == '0')
         return;
-    fprintf(stderr, "pcwt j2k group %zu: %zu jobs, %zu frames, %.1f MB; tier-2 %.1f-%.1f; device call %.1f-%.1f ms\n",
-            k, g->count, g->b ? g->b->frame_count : 0, g->b ? (double)g->b->data_size / 1e6 : 0.0, g->t2[0] - start,
-            g->t2[1] - start, g->dev[0] - start, g->dev[1] - start);
+    fprintf(stderr, "pcwt j2k group %zu: %zu jobs, %zu frames, %.1f MB; tier-2 %.1f-%.1f; submitted %.1f, finished %.1f ms\n",
+            k, g->count, g->frames, g->mb, g->t2[0] - start, g->t2[1] - start, g->dev[0] - start, g->dev[1] - start);
 }
 
 #define GPU_GROUP_MIN_BYTES ((uint64_t)24 << 20)
@@ -482,62 +468,78 @@ static uint64_t group_bytes(const pcwt_j2k_route *r, uint64_t total)
 }
 
 /* The jobs in[0 .. n) in groups of about `per` codestream bytes: tier-2 of group k + 1 on the
- * host threads while the device decodes group k (two batches, the pool's when there is one).
- * Each job's status is tier-2's; failed[k] is set for the jobs in[k] of a group the device
- * failed (to be decoded on the CPU); r->err as one batch would leave it (the last failing job's
- * message, then the last device failure's). */
+ * host threads while the device decodes group k (pcwt_gpu_j2k_submit / _finish; two batch
+ * builders, the pool's when there is one, each held until its group is finished). Each job's
+ * status is tier-2's; failed[k] is set for the jobs in[k] of a group the device failed (to be
+ * decoded on the CPU); r->err as one batch would leave it (the last failing job's message, then
+ * the last device failure's). */
+typedef struct group_queue {
+    const pcwt_j2k_route *r;
+    unsigned char *failed;
+    gpu_group q[2]; /* submitted, oldest first from head */
+    size_t head, len, finished;
+    int busy[2]; /* builder held by a submitted group */
+    char err[256], last_err[256];
+    double start;
+} group_queue;
+
+static void finish_oldest(group_queue *Q)
+{
+    gpu_group *p = &Q->q[Q->head];
+    const pcwt_status st = pcwt_gpu_j2k_finish(Q->r->gpu, Q->err, sizeof Q->err);
+    p->dev[1] = now_ms();
+    trace_group(p, Q->finished++, Q->start);
+    if (st != PCWT_OK) {
+        memset(Q->failed + p->first, 1, p->count);
+        snprintf(Q->last_err, sizeof Q->last_err, "%s", Q->err);
+    }
+    Q->busy[p->builder] = 0;
+    Q->head ^= 1;
+    Q->len--;
+}
+
 static void decode_groups(const pcwt_j2k_route *r, pcwt_decode_job *jobs, const size_t *in, size_t n, uint64_t per,
                           pcwt_j2k_builder *bld[2], unsigned char *failed)
 {
-    gpu_group run[2];
-    pthread_t th;
-    int running = 0; /* 1: th runs run[cur ^ 1]; 2: run[cur ^ 1] ran on this thread */
-    char last_err[256] = "";
-    size_t first = 0, cur = 0, made = 0;
-    const double start = now_ms();
-    while (first < n || running) {
-        gpu_group *g = &run[cur];
-        memset(g, 0, sizeof *g);
-        if (first < n) {
-            uint64_t bytes = 0;
-            g->first = first;
-            while (first < n && (first == g->first || bytes + jobs[in[first]].src_size <= per))
-                bytes += jobs[in[first++]].src_size;
-            g->count = first - g->first;
-            g->t2[0] = now_ms();
-            pcwt_j2k_builder_reset(bld[cur]);
-            pcwt_j2k_tier2_jobs(r, jobs, in + g->first, g->count, 0, bld[cur]);
-            g->t2[1] = now_ms();
+    group_queue Q;
+    memset(&Q, 0, sizeof Q);
+    Q.r = r;
+    Q.failed = failed;
+    Q.start = now_ms();
+    for (size_t first = 0, k = 0; first < n; k++) {
+        gpu_group g;
+        memset(&g, 0, sizeof g);
+        g.builder = k & 1;
+        while (Q.busy[g.builder])
+            finish_oldest(&Q);
+        uint64_t bytes = 0;
+        g.first = first;
+        while (first < n && (first == g.first || bytes + jobs[in[first]].src_size <= per))
+            bytes += jobs[in[first++]].src_size;
+        g.count = first - g.first;
+        g.t2[0] = now_ms();
+        pcwt_j2k_builder *b = bld[g.builder];
+        pcwt_j2k_builder_reset(b);
+        pcwt_j2k_tier2_jobs(r, jobs, in + g.first, g.count, 0, b);
+        g.t2[1] = g.dev[0] = now_ms();
+        g.frames = b->b.frame_count;
+        g.mb = (double)b->b.data_size / 1e6;
+        if (!g.frames)
+            continue;
+        const pcwt_status st = pcwt_gpu_j2k_submit(r->gpu, &b->b, Q.err, sizeof Q.err);
+        if (st != PCWT_OK) {
+            memset(failed + g.first, 1, g.count);
+            snprintf(Q.last_err, sizeof Q.last_err, "%s", Q.err);
+            continue;
         }
-        if (running) { /* the group before: done, its failure noted */
-            gpu_group *p = &run[cur ^ 1];
-            if (running == 1)
-                pthread_join(th, NULL);
-            trace_group(p, made++, start);
-            if (p->st != PCWT_OK) {
-                memset(failed + p->first, 1, p->count);
-                snprintf(last_err, sizeof last_err, "%s", p->err);
-            }
-            running = 0;
-        }
-        if (g->count) {
-            g->gpu = r->gpu;
-            g->b = &bld[cur]->b;
-            g->st = PCWT_OK;
-            if (g->b->frame_count) {
-                /* the last group on this thread: nothing is left to overlap it with */
-                if (first < n && pthread_create(&th, NULL, gpu_group_run, g) == 0)
-                    running = 1;
-                else {
-                    gpu_group_run(g);
-                    running = 2;
-                }
-            }
-            cur ^= 1;
-        }
+        Q.q[(Q.head + Q.len) & 1] = g;
+        Q.len++;
+        Q.busy[g.builder] = 1;
     }
-    if (last_err[0])
-        pcwt_set_error(r->err, r->err_size, "%s", last_err);
+    while (Q.len)
+        finish_oldest(&Q);
+    if (Q.last_err[0])
+        pcwt_set_error(r->err, r->err_size, "%s", Q.last_err);
 }
 
 /* Every JPEG 2000 job's frame into batches for the device; a job that fails its checks or

@@ -4,7 +4,8 @@
 // radiograph larger than a group), damaged and truncated frames, cut into uneven groups, with and
 // without the decoder's tier-2 pool, and on a device budget too small for the radiograph (its group
 // falls back to the CPU), gives each job the status and samples of the CPU route, and OpenJPEG's
-// samples for the intact frames. Skips without CUDA or a device, or without OpenJPEG's and
+// samples for the intact frames; pcwt_gpu_j2k_submit / _finish (what the groups run on) queue two
+// batches and finish them in order. Skips without CUDA or a device, or without OpenJPEG's and
 // OpenJPH's tools.
 #include "gpu_test_util.h"
 #include "j2k_ojph_util.h"
@@ -12,13 +13,16 @@
 
 extern "C" {
 #include "gpu_backend.h"
+#include "j2k_codestream.h"
 #include "j2k_decoder.h"
+#include "j2k_tier2.h"
 }
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <cstdlib>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -165,6 +169,31 @@ class GpuJ2kGroups : public ::testing::Test {
     Result cpu;
 };
 
+// A batch of the given streams by the CPU's tier-2, each frame into its own buffer.
+struct Built {
+    pcwt_j2k_builder bld{};
+    std::vector<std::vector<uint8_t>> out;
+    Built(const Built &) = delete;
+    Built &operator=(const Built &) = delete;
+    explicit Built(const std::vector<size_t> &which)
+    {
+        auto h = std::make_unique<pcwt_j2k_header>();
+        char err[256] = "";
+        for (size_t i : which) {
+            const Stream &s = streams()[i];
+            pcwt_header_info info{};
+            EXPECT_EQ(pcwt_j2k_read_header(s.cs.data(), s.cs.size(), &info, err, sizeof err), PCWT_OK) << s.name;
+            EXPECT_EQ(pcwt_j2k_read_codestream(s.cs.data(), s.cs.size(), h.get(), err, sizeof err), PCWT_OK) << s.name;
+            out.emplace_back(pcwt_image_size(&info.desc), uint8_t(0xA5));
+            EXPECT_EQ(pcwt_j2k_tier2(&bld, h.get(), s.cs.data(), &info.desc, out.back().data(), err, sizeof err), PCWT_OK)
+                << s.name;
+        }
+        for (size_t k = 0; k < out.size(); k++)
+            bld.b.frames[k].dst = out[k].data();
+    }
+    ~Built() { pcwt_j2k_builder_free(&bld); }
+};
+
 // The intact frames decode on both routes; the truncated one is refused alike.
 TEST_F(GpuJ2kGroups, CpuRouteDecodesTheIntactFrames)
 {
@@ -193,6 +222,34 @@ TEST_F(GpuJ2kGroups, GroupsTheDeviceCannotTakeFallBack)
     for (const Stream &s : streams())
         data += s.cs.size();
     check(std::to_string(data + (uint64_t(6) << 20)), 2 * streams()[0].cs.size(), true);
+}
+
+// pcwt_gpu_j2k_submit / _finish: two batches queued at once, a third refused, each finished in
+// order with the CPU route's samples; finishing with none queued and the one-call entry while a
+// batch is queued are refused.
+TEST_F(GpuJ2kGroups, SubmitAndFinishInOrder)
+{
+    pcwt_gpu *g = nullptr;
+    char err[256] = "";
+    ASSERT_EQ(pcwt_gpu_create(&g, 0, err, sizeof err), PCWT_OK) << err;
+    std::unique_ptr<pcwt_gpu, void (*)(pcwt_gpu *)> hold(g, pcwt_gpu_destroy);
+    const std::vector<size_t> a = {0, 1, 4}, b = {2, 7, 8, 10}, c = {5};
+    Built ba(a), bb(b), bc(c);
+    EXPECT_EQ(pcwt_gpu_j2k_finish(g, err, sizeof err), PCWT_ERR_INVALID_ARGUMENT);
+    ASSERT_EQ(pcwt_gpu_j2k_submit(g, &ba.bld.b, err, sizeof err), PCWT_OK) << err;
+    ASSERT_EQ(pcwt_gpu_j2k_submit(g, &bb.bld.b, err, sizeof err), PCWT_OK) << err;
+    EXPECT_EQ(pcwt_gpu_j2k_submit(g, &bc.bld.b, err, sizeof err), PCWT_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(pcwt_gpu_j2k_decode_batch(g, &bc.bld.b, err, sizeof err), PCWT_ERR_INVALID_ARGUMENT);
+    ASSERT_EQ(pcwt_gpu_j2k_finish(g, err, sizeof err), PCWT_OK) << err;
+    ASSERT_EQ(pcwt_gpu_j2k_submit(g, &bc.bld.b, err, sizeof err), PCWT_OK) << err;
+    ASSERT_EQ(pcwt_gpu_j2k_finish(g, err, sizeof err), PCWT_OK) << err;
+    ASSERT_EQ(pcwt_gpu_j2k_finish(g, err, sizeof err), PCWT_OK) << err;
+    EXPECT_EQ(pcwt_gpu_j2k_finish(g, err, sizeof err), PCWT_ERR_INVALID_ARGUMENT);
+    for (const auto *set : {&a, &b, &c}) {
+        const Built &bt = set == &a ? ba : set == &b ? bb : bc;
+        for (size_t k = 0; k < set->size(); k++)
+            EXPECT_TRUE(bt.out[k] == cpu.out[(*set)[k]]) << streams()[(*set)[k]].name;
+    }
 }
 
 } // namespace
