@@ -20,6 +20,7 @@
 #include "dpj2kfrm.h"
 #include "dpmodule.h"
 
+#include <cstdlib>
 #include <cstring>
 #include <sstream>
 #include <vector>
@@ -211,6 +212,22 @@ OFCondition lossyRefused(const DPCWTCodecParameter *cp, const Outcome& out)
     "decode it anyway");
 }
 
+/** whether the samples of a frame decoded ahead (libpcwt's layout: interleaved, unsigned values as
+ *  they are, signed ones sign-extended to the bits allocated) are already what decodeInto writes:
+ *  the same shape, bits allocated and precision, every component's signedness the Pixel
+ *  Representation (masking to the precision and sign-extending then change nothing) */
+bool nativeAsDecoded(const pcwt_image_desc& d, const DPJ2KInfo& info, const pcwt_dicom_pixel_module& m,
+                     Uint32 precision)
+{
+  if (d.planar != 0 || d.width != info.width || d.height != info.height || d.components != info.components.size() ||
+      d.components != m.samples_per_pixel || d.bits_allocated != m.bits_allocated || d.bits_stored != precision ||
+      (d.is_signed != 0) != (m.pixel_representation == 1))
+    return false;
+  for (const DPJ2KComponent& k : info.components)
+    if (k.isSigned != (d.is_signed != 0) || k.precision != precision) return false;
+  return true;
+}
+
 /** decode one frame into dst: the BitsStored-bit patterns of the decoded values (precision bits),
  *  sign-extended for PixelRepresentation 1, pixel-interleaved; 16-bit samples in host order, 8-bit
  *  ones as bytes */
@@ -224,7 +241,17 @@ OFCondition decodeInto(const Frame& frame, const pcwt_dicom_pixel_module& m, Uin
   pcwt_image_desc aheadDesc;
   const void *ahead = NULL;
   const Uint8 *cs = frame.data.data + frame.info.offset;
-  const bool tookAhead = lent && lent->decodedJ2KFrame(cs, frame.info.length, aheadDesc, ahead) &&
+  const bool lentFrame = lent && lent->decodedJ2KFrame(cs, frame.info.length, aheadDesc, ahead);
+  // already the native samples (the usual file): copied as they are, not through int32 planes
+  // (PCWT_J2K_AHEAD_NATIVE=0: through the planes as before; a measuring switch, gone by 17:00)
+  const char *abNative = std::getenv("PCWT_J2K_AHEAD_NATIVE");
+  if (lentFrame && !(abNative && abNative[0] == '0') && nativeAsDecoded(aheadDesc, frame.info, m, precision))
+  {
+    std::memcpy(dst, ahead, pcwt_image_size(&aheadDesc));
+    DCMPCWT_DEBUG("frame " << (frameNo + 1) << ": JPEG 2000 decoded ahead, the native samples as they are");
+    return EC_Normal;
+  }
+  const bool tookAhead = lentFrame &&
     DPJ2KImageFromSamples(aheadDesc, ahead, pcwt_image_size(&aheadDesc), image) &&
     image.width() == frame.info.width && image.height() == frame.info.height &&
     image.components() == frame.info.components.size() &&
