@@ -440,7 +440,7 @@ static double now_ms(void)
     return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
 }
 
-/* PCWT_GPU_TRACE's line for a group, times from the call's start. */
+/* PCWT_GPU_TRACE's line for a group, times from the decode call's start. */
 static void trace_group(const gpu_group *g, size_t k, double start)
 {
     const char *tr = getenv("PCWT_GPU_TRACE");
@@ -499,13 +499,13 @@ static void finish_oldest(group_queue *Q)
 }
 
 static void decode_groups(const pcwt_j2k_route *r, pcwt_decode_job *jobs, const size_t *in, size_t n, uint64_t per,
-                          pcwt_j2k_builder *bld[2], unsigned char *failed)
+                          pcwt_j2k_builder *bld[2], unsigned char *failed, double start)
 {
     group_queue Q;
     memset(&Q, 0, sizeof Q);
     Q.r = r;
     Q.failed = failed;
-    Q.start = now_ms();
+    Q.start = start;
     for (size_t first = 0, k = 0; first < n; k++) {
         gpu_group g;
         memset(&g, 0, sizeof g);
@@ -546,6 +546,7 @@ static void decode_groups(const pcwt_j2k_route *r, pcwt_decode_job *jobs, const 
  * tier-2 keeps that status. Jobs the device does not decode go to the CPU. */
 static void decode_gpu(const pcwt_j2k_route *r, pcwt_decode_job *jobs, size_t count)
 {
+    const double start = now_ms(); /* PCWT_GPU_TRACE's times are from here: the checks come first */
     pcwt_j2k_builder mine[2];
     memset(mine, 0, sizeof mine);
     pcwt_j2k_builder *bld[2] = {r->pool ? &r->pool->batch : &mine[0], r->pool ? &r->pool->next : &mine[1]};
@@ -581,7 +582,7 @@ static void decode_gpu(const pcwt_j2k_route *r, pcwt_decode_job *jobs, size_t co
         char *kept = refused != SIZE_MAX && r->err_size ? malloc(r->err_size) : NULL;
         if (kept)
             memcpy(kept, r->err, r->err_size);
-        decode_groups(r, jobs, in, n, group_bytes(r, bytes), bld, failed);
+        decode_groups(r, jobs, in, n, group_bytes(r, bytes), bld, failed, start);
         size_t last = SIZE_MAX;
         for (size_t k = 0; k < n; k++)
             if (jobs[in[k]].status != PCWT_OK)
