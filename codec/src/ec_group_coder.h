@@ -198,7 +198,7 @@ static PCWT_EC_INLINE PCWT_HD int pcwt_ec_decode_coef(pcwt_rc_dec *rc, pcwt_ec_r
         }
     }
 #ifdef __CUDA_ARCH__
-    const uint32_t neg = pcwt_rc_decode_flat_regs(rc, &sign);
+    const uint32_t neg = pcwt_rc_decode_regs(rc, &sign);
     pcwt_model_put(sm, sign);
 #else
     const uint32_t neg = pcwt_rc_decode_flat(rc, sm);

@@ -467,7 +467,8 @@ static inline __device__ void pcwt_model_put(pcwt_bit_model *m, pcwt_model_regs 
     pcwt_model_init(m, r.p, r.s);
 }
 
-/* A bin with a model in registers, updated there. */
+/* A bin with a model in registers, updated there; the outcome's range, code and p are selected,
+ * not branched on. */
 static inline __device__ uint32_t pcwt_rc_decode_regs(pcwt_rc_dec *d, pcwt_model_regs *m)
 {
     const uint32_t bound = (d->range >> PCWT_RC_PBITS) * m->p;
@@ -475,23 +476,6 @@ static inline __device__ uint32_t pcwt_rc_decode_regs(pcwt_rc_dec *d, pcwt_model
     d->range = bit ? bound : d->range - bound;
     d->code = bit ? d->code : d->code - bound;
     m->p = bit ? pcwt_model_up(m->p, m->s) : pcwt_model_down(m->p, m->s);
-    m->s = pcwt_model_shift_after(m->s);
-    pcwt_rc_dec_normalize(d);
-    return bit;
-}
-
-/* pcwt_rc_decode_regs without a branch on the bit, for bins whose value steers no control flow
- * (the mantissa bit and the sign are close to 1/2: a branch on them is mispredicted half the
- * time). */
-static inline __device__ uint32_t pcwt_rc_decode_flat_regs(pcwt_rc_dec *d, pcwt_model_regs *m)
-{
-    const uint32_t bound = (d->range >> PCWT_RC_PBITS) * m->p;
-    const uint32_t bit = d->code < bound;
-    const uint32_t ones = 0u - bit; /* all ones when the bit is 1 */
-    const uint32_t rest = d->range - bound;
-    d->code -= bound & ~ones;
-    d->range = rest ^ ((rest ^ bound) & ones);
-    m->p = pcwt_model_next_p(m->p, m->s, ones);
     m->s = pcwt_model_shift_after(m->s);
     pcwt_rc_dec_normalize(d);
     return bit;
@@ -505,12 +489,12 @@ static inline __device__ uint32_t pcwt_rc_decode(pcwt_rc_dec *d, pcwt_bit_model 
     return bit;
 }
 
+/* A bin whose value steers no control flow (the mantissa bit and the sign are close to 1/2, a
+ * branch on them mispredicted half the time on the CPU): on the GPU every bin selects its
+ * outcome without a branch already, so it is the same bin. */
 static inline __device__ uint32_t pcwt_rc_decode_flat(pcwt_rc_dec *d, pcwt_bit_model *m)
 {
-    pcwt_model_regs r = pcwt_model_load(m);
-    const uint32_t bit = pcwt_rc_decode_flat_regs(d, &r);
-    pcwt_model_put(m, r);
-    return bit;
+    return pcwt_rc_decode(d, m);
 }
 #else
 /* The CPU's bins, written for x86 code generation: a decode's time goes to these few lines'
