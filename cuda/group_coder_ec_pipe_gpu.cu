@@ -8,11 +8,12 @@
 // launches (group_coder_ec_decode_gpu.cu; raw-mode records, group_decode's there, are decoded here
 // by their group's thread, as the CPU's decode_group_raw does).
 //
-// The parent MQDs are written in this launch by other multiprocessors, so every stream word here
-// is loaded past L1 (word_window.h), and the blocks take their place in the steps from a ticket, in
-// the order they start: a block only ever waits for blocks that started before it.
+// The parent MQDs are written in this launch by other multiprocessors, so the MQD rows are loaded
+// past L1 (word_window.h; the range-coder and raw streams are read-only and cached), and the blocks
+// take their place in the steps from a ticket, in the order they start: a block only ever waits
+// for blocks that started before it.
 
-#define PCWT_GPU_WORDS_LOAD __ldcg
+#define PCWT_GPU_FRESH_LOAD __ldcg // MQD rows written in this launch (word_window.h)
 #define PCWT_RC_GPU_PAIRED_MODELS 1 // the bit models' layout in shared memory (rangecoder.h)
 #define PCWT_EC_ROW_BEGIN(b, x) pipe_row_begin((b), (x))
 #define PCWT_EC_ROW_END(b, x) pipe_row_end((b), (x))

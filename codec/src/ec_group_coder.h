@@ -337,12 +337,13 @@ static PCWT_EC_INLINE PCWT_HD int pcwt_ec_decode_group(const pcwt_ec_band *b, co
         /* what the next element needs from memory (on the GPU the parent row from gy / 2 on and
          * the row above from gy on go through readers) */
 #ifdef __CUDA_ARCH__
-        pcwt_gpu_window pr = {0, {0, 0, 0, 0}}, ur = {0, {0, 0, 0, 0}}; /* used when prow, up */
+        /* (used when prow, up) */
+        pcwt_gpu_window pr = {0, {0, 0, 0, 0, 1}}, ur = {0, {0, 0, 0, 0, 1}};
         if (prow)
-            pcwt_gpu_window_init(&pr, (const uint8_t *)(prow + gy / 2),
-                                 (const uint8_t *)(prow + (ye - 1) / 2 + 1));
+            pcwt_gpu_window_init_fresh(&pr, (const uint8_t *)(prow + gy / 2),
+                                       (const uint8_t *)(prow + (ye - 1) / 2 + 1));
         if (up)
-            pcwt_gpu_window_init(&ur, (const uint8_t *)(up + gy), (const uint8_t *)(up + ye));
+            pcwt_gpu_window_init_fresh(&ur, (const uint8_t *)(up + gy), (const uint8_t *)(up + ye));
         int ma = up ? pcwt_ec_mqd_next(&ur) : PCWT_EC_OUTSIDE; /* above */
         int r_next = prow ? pcwt_ec_mqd_next(&pr) : qmax;
         int mar_next = up && gy + 1 < ye ? pcwt_ec_mqd_next(&ur) : PCWT_EC_OUTSIDE;

@@ -11,11 +11,13 @@
 #include <stdint.h>
 
 #ifdef __CUDA_ARCH__
-/* How the words are loaded: through the read-only cache, unless a decoder whose streams are
- * written by other threads in the same launch (cuda/group_coder_ec_pipe_gpu.cu: parent MQDs)
- * defines it before this header (__ldcg: past L1). */
-#ifndef PCWT_GPU_WORDS_LOAD
-#define PCWT_GPU_WORDS_LOAD __ldg
+/* How the words are loaded: through the read-only cache. A window on bytes written in the same
+ * launch (the group decoder's MQD rows, pcwt_gpu_window_init_fresh) loads them with
+ * PCWT_GPU_FRESH_LOAD, which a decoder whose MQDs are written by other multiprocessors in the same
+ * launch (cuda/group_coder_ec_pipe_gpu.cu: parent MQDs) defines before this header (__ldcg: past
+ * L1); the streams themselves stay read-only and cached. */
+#ifndef PCWT_GPU_FRESH_LOAD
+#define PCWT_GPU_FRESH_LOAD __ldg
 #endif
 
 /* A GPU thread waits for every load at its first use, and the lanes of a warp that branch apart
@@ -26,6 +28,7 @@
 typedef struct pcwt_gpu_words {
     const uint8_t *q, *end;
     uint32_t ahead, amask;
+    int fresh; /* written in this launch (a constant where the window is made) */
 } pcwt_gpu_words;
 
 /* Loads the word at q; none at or past the end. A word that straddles the end lies inside the
@@ -36,7 +39,8 @@ static inline __device__ void pcwt_gpu_words_load(pcwt_gpu_words *w)
     const ptrdiff_t left = w->end - w->q;
     uint32_t v = 0;
     if (left > 0)
-        v = PCWT_GPU_WORDS_LOAD((const unsigned int *)w->q);
+        v = w->fresh ? PCWT_GPU_FRESH_LOAD((const unsigned int *)w->q)
+                     : __ldg((const unsigned int *)w->q);
     w->ahead = v;
     w->amask = left >= 4 ? 0xFFFFFFFFu : left <= 0 ? 0u : (1u << (8 * (uint32_t)left)) - 1u;
 }
@@ -53,11 +57,12 @@ static inline __device__ uint32_t pcwt_gpu_words_take(pcwt_gpu_words *w)
 /* Starts at src: returns the bytes of src's aligned word from src on, first on top (the low
  * 8 * (src % 4) bits zero), and loads the next word. */
 static inline __device__ uint32_t pcwt_gpu_words_init(pcwt_gpu_words *w, const uint8_t *src,
-                                                      const uint8_t *end)
+                                                      const uint8_t *end, int fresh)
 {
     const uint32_t off = (uint32_t)((uintptr_t)src & 3u);
     w->q = src - off;
     w->end = end;
+    w->fresh = fresh;
     pcwt_gpu_words_load(w);
     return pcwt_gpu_words_take(w) << (8u * off);
 }
@@ -91,13 +96,28 @@ static inline __device__ void pcwt_gpu_window_refill(pcwt_gpu_window *v)
     }
 }
 
-static inline __device__ void pcwt_gpu_window_init(pcwt_gpu_window *v, const uint8_t *src,
-                                                   const uint8_t *end)
+static inline __device__ void pcwt_gpu_window_start(pcwt_gpu_window *v, const uint8_t *src,
+                                                    const uint8_t *end, int fresh)
 {
     /* the first word's bytes from src on, the marker right below them */
     const uint32_t skip = 8u * (uint32_t)((uintptr_t)src & 3u);
-    v->win = ((uint64_t)pcwt_gpu_words_init(&v->w, src, end) << 32) | ((uint64_t)1u << (31u + skip));
+    v->win = ((uint64_t)pcwt_gpu_words_init(&v->w, src, end, fresh) << 32) |
+             ((uint64_t)1u << (31u + skip));
     pcwt_gpu_window_refill(v);
+}
+
+/* A window on a read-only stream. */
+static inline __device__ void pcwt_gpu_window_init(pcwt_gpu_window *v, const uint8_t *src,
+                                                   const uint8_t *end)
+{
+    pcwt_gpu_window_start(v, src, end, 0);
+}
+
+/* A window on bytes written in the same launch (PCWT_GPU_FRESH_LOAD). */
+static inline __device__ void pcwt_gpu_window_init_fresh(pcwt_gpu_window *v, const uint8_t *src,
+                                                         const uint8_t *end)
+{
+    pcwt_gpu_window_start(v, src, end, 1);
 }
 
 /* The next 32 bits. */
