@@ -112,8 +112,18 @@ int main(int argc, char **argv)
     if (!xc || !host)
         return fail("memory", "out of memory");
 
+    // the "via host" path's seconds in each call kind (decode, encode, verify) of the last run
+    double stage[3] = {0, 0, 0};
+    auto timed = [&stage](int k, auto call) {
+        const auto t0 = std::chrono::steady_clock::now();
+        const bool ok = call();
+        stage[k] += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        return ok;
+    };
     // one path over every batch; its codestreams into out[path]; false on a failed job
     auto run = [&](int path) -> bool {
+        if (path == 0)
+            stage[0] = stage[1] = stage[2] = 0;
         size_t outAt = 0;
         for (const Batch &b : batches) {
             const size_t n = b.frames.size();
@@ -131,16 +141,16 @@ int main(int argc, char **argv)
                 std::vector<pcwt_verify_job> v(n);
                 for (size_t k = 0; k < n; k++)
                     d[k] = {b.frames[k]->cs.data(), b.frames[k]->cs.size(), host + so[k], b.frames[k]->size, PCWT_OK};
-                if (pcwt_decode_batch(dec, d.data(), n) != PCWT_OK)
+                if (!timed(0, [&] { return pcwt_decode_batch(dec, d.data(), n) == PCWT_OK; }))
                     return fail("pcwt_decode_batch", pcwt_decoder_last_error(dec)) == 0;
                 for (size_t k = 0; k < n; k++)
                     e[k] = {b.frames[k]->desc, host + so[k], b.frames[k]->size, out[0].data() + co[k],
                             pcwt_encode_bound(&b.frames[k]->desc), 0, PCWT_OK};
-                if (pcwt_encode_batch(enc, e.data(), n) != PCWT_OK)
+                if (!timed(1, [&] { return pcwt_encode_batch(enc, e.data(), n) == PCWT_OK; }))
                     return fail("pcwt_encode_batch", pcwt_encoder_last_error(enc)) == 0;
                 for (size_t k = 0; k < n; k++)
                     v[k] = {e[k].dst, e[k].written, host + so[k], b.frames[k]->size, UINT64_MAX, PCWT_OK};
-                if (pcwt_verify_batch(dec, v.data(), n) != PCWT_OK)
+                if (!timed(2, [&] { return pcwt_verify_batch(dec, v.data(), n) == PCWT_OK; }))
                     return fail("pcwt_verify_batch", pcwt_decoder_last_error(dec)) == 0;
                 continue;
             }
@@ -163,7 +173,7 @@ int main(int argc, char **argv)
     };
     const char *names[3] = {"via host (decode, encode, verify batches)", "transcode (samples on the device)",
                             "transcode, samples also to the host"};
-    std::vector<std::vector<double>> secs(3);
+    std::vector<std::vector<double>> secs(3), stages(3);
     for (int r = -1; r < repeat; r++) // r = -1: warm-up (device buffers made)
         for (int p = 0; p < 3; p++) {
             const auto t0 = std::chrono::steady_clock::now();
@@ -172,6 +182,9 @@ int main(int argc, char **argv)
             const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
             if (r >= 0)
                 secs[size_t(p)].push_back(s);
+            if (r >= 0 && p == 0)
+                for (size_t k = 0; k < 3; k++)
+                    stages[k].push_back(stage[k]);
         }
     const bool same = out[0] == out[1] && out[0] == out[2];
     std::printf("input: %zu frames (%zu distinct codestreams from %s), %.1f MB of samples, %zu batches of at most "
@@ -183,6 +196,9 @@ int main(int argc, char **argv)
         const double m = median(secs[size_t(p)]);
         std::printf("| %s | %.4f | %.0f | %.2fx |\n", names[p], m, double(total) / 1048576 / m, base / m);
     }
+    std::printf("\nvia host, each call kind's seconds (medians): pcwt_decode_batch %.4f, pcwt_encode_batch %.4f, "
+                "pcwt_verify_batch %.4f\n",
+                median(stages[0]), median(stages[1]), median(stages[2]));
     std::printf("\nEvery path's codestreams %s the first's, byte for byte.\n", same ? "equal" : "DIFFER FROM");
     pcwt_host_free(host);
     pcwt_transcoder_destroy(xc);
