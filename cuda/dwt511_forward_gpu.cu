@@ -9,7 +9,6 @@
 #include "samples_gpu.h"
 
 #include <algorithm>
-#include <cstdlib>
 
 namespace {
 
@@ -65,17 +64,10 @@ __device__ inline void stage_samples(int32_t (*S)[SC], const GpuPlane &pl, const
     __syncthreads();
 }
 
-// The outputs of a thread: band rows i0 + 2 threadIdx.y + dy, band columns m0 + out_col(dx). LANES:
-// a warp's lanes take adjacent columns (32 apart per dx: shared-memory reads without bank
-// conflicts, stores of adjacent words); else each thread the two columns of its MQD element.
-template <bool LANES>
-__device__ inline int out_col(int dx)
-{
-    return LANES ? 32 * dx + int(threadIdx.x) : int(2 * threadIdx.x) + dx;
-}
-
-template <bool EST, int MINB, bool LANES>
-__global__ void __launch_bounds__(TX * TY, MINB) fwd_level1_511(const GpuLevel *levels, const GpuBand *bands, const GpuPlane *planes,
+// Five blocks an SM (the shared memory allows five): 48 registers, a few bytes spilled; faster than
+// four blocks at 64 registers (ncu, one H200: 5% on both of pcwt_bench_gpu's batches).
+template <bool EST>
+__global__ void __launch_bounds__(TX * TY, 5) fwd_level1_511(const GpuLevel *levels, const GpuBand *bands, const GpuPlane *planes,
                                GpuPlaneState *state, const uint8_t *samples, const uint32_t *vmap,
                                int32_t *i32, int8_t *i8)
 {
@@ -131,29 +123,9 @@ __global__ void __launch_bounds__(TX * TY, MINB) fwd_level1_511(const GpuLevel *
         if (EST) { // 5/3's LH and HH too: the 5/3 bands and MQDs, as element_mqd makes them
             row_lifts(false);
             __syncthreads();
-            const uint64_t off[4] = {e.ll, bands[e.b_hl].coef, bands[e.b_lh].coef, bands[e.b_hh].coef};
-            if (LANES) { // an element's two columns in adjacent lanes: their magnitude bits joined
-                for (int dx = 0; dx < 2; dx++) {
-                    uint32_t a[4] = {0, 0, 0, 0}; // LL, HL, LH, HH magnitude bits
-                    const int w = out_col<true>(dx), m = m0 + w;
-                    for (int dy = 0; dy < 2; dy++) {
-                        const int t = int(2 * threadIdx.y) + dy, i = i0 + t;
-                        for (int h = 0; h < 4; h++) {
-                            const int32_t c = i < N && m < M ? RS[h][t][w + 1] : 0; // else padding
-                            if (uint32_t(i) / 2 < mr && uint32_t(m) / 2 < mc) // an element's
-                                i32[off[h] + uint64_t(i) * e.bc + uint64_t(m)] = c;
-                            a[h] |= pcwt_magnitude(c);
-                            n53 += h ? pcwt_bit_cost(c) : 0u;
-                        }
-                    }
-                    for (int h = 0; h < 4; h++)
-                        a[h] |= __shfl_xor_sync(0xffffffffu, a[h], 1);
-                    const uint32_t ye = uint32_t(m) / 2;
-                    if (!(threadIdx.x & 1) && x < mr && ye < mc)
-                        top_m = max(top_m, store_mqds(e, bands, i8, x, ye, a[0], a[1], a[2], a[3]));
-                }
-            } else if (mine) {
+            if (mine) {
                 uint32_t a[4] = {0, 0, 0, 0}; // LL, HL, LH, HH magnitude bits
+                const uint64_t off[4] = {e.ll, bands[e.b_hl].coef, bands[e.b_lh].coef, bands[e.b_hh].coef};
                 for (int dy = 0; dy < 2; dy++)
                     for (int dx = 0; dx < 2; dx++) {
                         const int t = int(2 * threadIdx.y) + dy, i = i0 + t, m = m0 + int(2 * threadIdx.x) + dx;
@@ -180,7 +152,7 @@ __global__ void __launch_bounds__(TX * TY, MINB) fwd_level1_511(const GpuLevel *
         const auto rv = [&](int q) { return int(pcwt_refl511(q, uint32_t(M))) - (m0 - 1); };
         for (int dy = 0; dy < 2; dy++)
             for (int dx = 0; dx < 2; dx++) {
-                const int t = int(2 * threadIdx.y) + dy, i = i0 + t, m = m0 + out_col<LANES>(dx);
+                const int t = int(2 * threadIdx.y) + dy, i = i0 + t, m = m0 + int(2 * threadIdx.x) + dx;
                 if (i >= N || m >= M)
                     continue;
                 const int v = m - (m0 - 1);
@@ -235,7 +207,7 @@ __global__ void __launch_bounds__(TX * TY, MINB) fwd_level1_511(const GpuLevel *
         for (int dy = 0; dy < 2; dy++)
             for (int dx = 0; dx < 2; dx++) {
                 const int i = i0 + int(2 * threadIdx.y) + dy, t = i - (i0 - 1);
-                const int w = out_col<LANES>(dx), m = m0 + w;
+                const int w = int(2 * threadIdx.x) + dx, m = m0 + w;
                 if (i >= N || m >= M)
                     continue;
                 const auto low = [&](int h, int q) { return CS[h][rt(q)][w]; };
@@ -248,7 +220,7 @@ __global__ void __launch_bounds__(TX * TY, MINB) fwd_level1_511(const GpuLevel *
         const uint64_t nm = uint64_t(N) * uint64_t(M), at = pl.image; // its image: unused on encode
         for (int dy = 0; dy < 2; dy++)
             for (int dx = 0; dx < 2; dx++) {
-                const int i = i0 + int(2 * threadIdx.y) + dy, m = m0 + out_col<LANES>(dx);
+                const int i = i0 + int(2 * threadIdx.y) + dy, m = m0 + int(2 * threadIdx.x) + dx;
                 if (i < N && m < M)
                     for (int o = 0; o < 3; o++) // HL, LH, HH, each N x M
                         i32[at + uint64_t(o) * nm + uint64_t(i) * uint64_t(M) + uint64_t(m)] = out[dy][dx][o];
@@ -278,28 +250,20 @@ __global__ void __launch_bounds__(TX * TY, MINB) fwd_level1_511(const GpuLevel *
             warp_qmax(top_m, &state[e.plane].qmax);
         return;
     }
+    if (!mine)
+        return;
     const uint64_t band[3] = {bands[e.b_hl].coef, bands[e.b_lh].coef, bands[e.b_hh].coef};
-    for (int dy = 0; dy < 2; dy++)
-        for (int dx = 0; dx < 2; dx++) {
-            const uint32_t i = uint32_t(i0) + 2 * threadIdx.y + uint32_t(dy), m = uint32_t(m0 + out_col<LANES>(dx));
-            if (i / 2 < mr && m / 2 < mc) // an element's: the padding gets its 0 again
-                for (int o = 0; o < 3; o++)
-                    i32[band[o] + uint64_t(i) * e.bc + m] = out[dy][dx][o];
-        }
+    for (uint32_t dy = 0; dy < 2; dy++)
+        for (uint32_t dx = 0; dx < 2; dx++)
+            for (int o = 0; o < 3; o++)
+                i32[band[o] + uint64_t(2 * x + dy) * e.bc + 2 * y + dx] = out[dy][dx][o];
 }
 
 template <bool EST>
 void launch_511(dim3 grid, cudaStream_t s, const DeviceBatch &b, const GpuLevel *lv)
 {
-    const char *minb = std::getenv("PCWT_GPU_L1_MINB"), *lanes = std::getenv("PCWT_GPU_L1_LANES"); // A/B only
-    const bool five = minb && std::atoi(minb) == 5, adjacent = lanes && std::atoi(lanes) == 1;
-    const auto go = [&](auto kernel) {
-        kernel<<<grid, dim3(TX, TY), 0, s>>>(lv, b.bands, b.planes, b.state, b.samples, b.vmap, b.i32, b.i8);
-    };
-    if (five)
-        adjacent ? go(fwd_level1_511<EST, 5, true>) : go(fwd_level1_511<EST, 5, false>);
-    else
-        adjacent ? go(fwd_level1_511<EST, 4, true>) : go(fwd_level1_511<EST, 4, false>);
+    fwd_level1_511<EST><<<grid, dim3(TX, TY), 0, s>>>(lv, b.bands, b.planes, b.state, b.samples, b.vmap,
+                                                      b.i32, b.i8);
 }
 
 } // namespace
