@@ -431,8 +431,16 @@ static inline PCWT_HD void pcwt_rc_dec_normalize(pcwt_rc_dec *d)
 {
 #ifdef __CUDA_ARCH__
     /* The range's leading zeros, 0..17, rounded down to whole bytes: one count and a mask where
-     * two compares need two selects and an add. */
-    const uint32_t sh = (uint32_t)__clz((int)d->range) & 24u;
+     * two compares need two selects and an add. From the top bit's position b, 31 - b = ~b in
+     * the five low bits: the hardware's find-leading-one gives b, and __clz would subtract it
+     * from 31 on the bin's critical path. */
+#ifdef __CUDACC__
+    uint32_t top;
+    asm("bfind.u32 %0, %1;" : "=r"(top) : "r"(d->range));
+#else /* the host compiling the device path (tests/unit/test_ec_device_path.cpp) */
+    const uint32_t top = 31u - (uint32_t)__clz((int)d->range);
+#endif
+    const uint32_t sh = ~top & 24u;
     d->range <<= sh;
     pcwt_rc_take(d, sh);
 #else
