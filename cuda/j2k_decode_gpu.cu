@@ -30,6 +30,7 @@ struct J2kSlot {
     DevBuf data, segs, cblks, state, state_off, tcs, frames, coefs, tmp, out, warp_first;
     DevBuf ht_status; // the HT code-blocks' decoding failure (j2k_ht_gpu.cu), 0 if none
     PinnedBuf h_out;  // the samples of destinations that are not page-locked
+    PinnedBuf h_in;   // the code-block bytes staged for their upload when not page-locked
     PinnedBuf h_ht;   // ht_status, written back
     DevBuf *dev[12] = {&data,  &segs, &cblks, &state, &state_off,  &tcs,
                        &frames, &coefs, &tmp, &out, &warp_first, &ht_status};
@@ -59,6 +60,7 @@ void j2k_gpu_free(J2kGpu *j)
     for (J2kSlot &sl : j->slot) {
         sl.release_device();
         sl.h_out.release();
+        sl.h_in.release();
         sl.h_ht.release();
         for (cudaEvent_t e : {sl.uploaded, sl.computed, sl.done})
             if (e)
@@ -367,13 +369,25 @@ template <typename Body> pcwt_status guarded(pcwt_gpu *g, char *err, size_t es, 
     return PCWT_OK;
 }
 
-// The code-block bytes and segments every chunk reads, uploaded once per call on s.
+// The code-block bytes and segments every chunk reads, uploaded once per call on s; the bytes
+// through the slot's page-locked buffer unless they are page-locked already (copied there on a
+// few threads, then uploaded without holding the host: a pageable copy is one thread's memcpy).
 void upload_shared(J2kSlot &m, const pcwt_j2k_batch *b, cudaStream_t s)
 {
     TraceScope timed(GpuHostTrace::H2D);
     reserve(m.data, b->data_size);
-    if (b->data_size)
-        CUDA_CHECK(cudaMemcpyAsync(m.data.p, b->data, b->data_size, cudaMemcpyHostToDevice, s));
+    if (b->data_size) {
+        const void *src = b->data;
+        if (!gpu_is_pinned(src)) {
+            TraceScope staging(GpuHostTrace::STAGE);
+            m.h_in.ensure(b->data_size);
+            gpu_host_copies({HostCopy{m.h_in.p, b->data, b->data_size}});
+            src = m.h_in.p;
+            if (gpu_trace)
+                gpu_trace->staged += b->data_size;
+        }
+        CUDA_CHECK(cudaMemcpyAsync(m.data.p, src, b->data_size, cudaMemcpyHostToDevice, s));
+    }
     reserve(m.segs, b->seg_count * sizeof(pcwt_j2k_seg));
     if (b->seg_count)
         CUDA_CHECK(cudaMemcpyAsync(m.segs.p, b->segs, b->seg_count * sizeof(pcwt_j2k_seg), cudaMemcpyHostToDevice, s));

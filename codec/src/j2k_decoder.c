@@ -453,15 +453,19 @@ static void trace_group(const gpu_group *g, size_t k, double start)
 #define GPU_GROUP_MIN_BYTES ((uint64_t)24 << 20)
 #define GPU_GROUPS_MAX 6
 
-/* Codestream bytes per group: the route's, else a few groups for a batch large enough that
- * overlapping its tier-2 with the device pays, one group (no thread) for a smaller one. */
-static uint64_t group_bytes(const pcwt_j2k_route *r, uint64_t total)
+/* Codestream bytes per group: the route's, else a few groups for a large batch of HTJ2K frames,
+ * whose host work (tier-2, the upload) is longer than the device's; one group for a smaller
+ * batch, and for one with Part 1 frames: their tier-1 on the device takes much longer a frame in
+ * a group of a sixth than in one batch (measured on an H200), more than the overlap saves. */
+static uint64_t group_bytes(const pcwt_j2k_route *r, uint64_t total, int part1)
 {
     if (r->group_bytes)
         return r->group_bytes;
     const char *ab = getenv("PCWT_J2K_GROUP_MB"); /* measuring switch for the GPU run: goes by 17:00 */
     if (ab && *ab)
         return atoi(ab) > 0 ? (uint64_t)atoi(ab) << 20 : UINT64_MAX;
+    if (part1)
+        return UINT64_MAX;
     uint64_t groups = total / GPU_GROUP_MIN_BYTES;
     groups = groups < GPU_GROUPS_MAX ? groups : GPU_GROUPS_MAX;
     return groups > 1 ? total / groups + 1 : UINT64_MAX;
@@ -555,6 +559,7 @@ static void decode_gpu(const pcwt_j2k_route *r, pcwt_decode_job *jobs, size_t co
     unsigned char *failed = calloc(count ? count : 1, 1); /* by position in in[] (decode_groups) */
     size_t n = 0, refused = SIZE_MAX; /* the last job refused here, with a message */
     uint64_t total = 0, bytes = 0;
+    int part1 = 0; /* a Part 1 frame among them */
     for (size_t i = 0; h && in && failed && i < count; i++) {
         pcwt_decode_job *j = &jobs[i];
         if (!pcwt_j2k_is_codestream(j->src, j->src_size))
@@ -574,6 +579,8 @@ static void decode_gpu(const pcwt_j2k_route *r, pcwt_decode_job *jobs, size_t co
             total += need;
             bytes += j->src_size;
             in[n++] = i;
+            for (uint32_t c = 0; c < h->components; c++)
+                part1 |= !(h->comp[c].style & PCWT_J2K_STYLE_HT);
         }
     }
     const int ok = h && in && failed;
@@ -582,7 +589,7 @@ static void decode_gpu(const pcwt_j2k_route *r, pcwt_decode_job *jobs, size_t co
         char *kept = refused != SIZE_MAX && r->err_size ? malloc(r->err_size) : NULL;
         if (kept)
             memcpy(kept, r->err, r->err_size);
-        decode_groups(r, jobs, in, n, group_bytes(r, bytes), bld, failed, start);
+        decode_groups(r, jobs, in, n, group_bytes(r, bytes, part1), bld, failed, start);
         size_t last = SIZE_MAX;
         for (size_t k = 0; k < n; k++)
             if (jobs[in[k]].status != PCWT_OK)
