@@ -332,8 +332,7 @@ bool startDevices(Run& run, std::vector<std::thread>& threads, std::string& erro
     std::make_shared<ArenaPool>(1, "codestreams", !run.verifiers.empty() && run.verifiers[0]->gpu());
   run.codestreams->setSizeClasses();
   run.verifyClient.reset(
-    new VerifyClient(run.toVerifier, run.p.maxSamplesPerFrame, run.codestreams.get(), run.p.verifySample,
-                     std::getenv("PCWT_RECOMPRESS_SAMPLE_ON_WRITER") == NULL)); // (measuring, gone by 17:00)
+    new VerifyClient(run.toVerifier, run.p.maxSamplesPerFrame, run.codestreams.get(), run.p.verifySample));
   if (!run.finishersStarted) run.finishersLeft = static_cast<unsigned>(run.finishCoders.size());
   run.codersLeft = static_cast<unsigned>(run.coders.size());
   run.writersLeft = run.writers;

@@ -167,9 +167,12 @@ struct DPRCPipelineOptions
    */
   std::function<std::string()> beforeStart;
   /** a writer commits (flushes, renames, flushes the folders of) up to this many verified copies
-   *  together, and whatever it holds when no coded file is waiting (1: each file on its own)
+   *  together, and whatever it holds when no coded file is waiting (1: each file on its own).
+   *  With the verifier stage it holds up to this many copies waiting for their verdicts: 16
+   *  held the writers up for the verdicts 54% of a run on one H200, 64 12%
+   *  (bench/results/gpu-h200-2026-11-28-session8-host.md)
    */
-  unsigned commitGroup = 16;
+  unsigned commitGroup = 64;
   /** where the run's handles and buffers go when it ends (NULL: freed before DPRCRunPipeline
    *  returns), so that the caller reports before they are freed (by the last copy of the
    *  pointer, together, a thread each: a GPU handle's end waits for its device and frees its

@@ -103,18 +103,15 @@ private:
 };
 
 /** what a writer hands its copies to (DPRCFrameVerifier): the verifiers' queue, and while a
- *  verifier decodes the copy, the CPU decoder's sample of its frames, on a thread of its own
- *  (aside; else on the writer's): a radiograph's frame takes the CPU decoder long enough to hold
- *  up the writer's next files, and at the end of a run the last ones
+ *  verifier decodes the copy, the CPU decoder's sample of its frames, on a thread of its own (on
+ *  the writer's, a radiograph's frame took the CPU decoder long enough to hold up its next files)
  */
 class VerifyClient : public DPRCFrameVerifier
 {
 public:
   /// every: the sample of one frame in every (0: none; 1: all)
-  VerifyClient(Queue<VerifyRequest>& queue, std::uint64_t maxSamples, DPRCSampleMemory *codestreams, unsigned every,
-               bool aside = true)
-    : queue_(queue), maxSamples_(maxSamples), codestreams_(codestreams), every_(every), sampleAside_(aside),
-      cpu_(maxSamples) {}
+  VerifyClient(Queue<VerifyRequest>& queue, std::uint64_t maxSamples, DPRCSampleMemory *codestreams, unsigned every)
+    : queue_(queue), maxSamples_(maxSamples), codestreams_(codestreams), every_(every), cpu_(maxSamples) {}
 
   virtual std::unique_ptr<DPRCVerifyTicket> submit(const std::vector<DPRCCodestream>& frames, std::size_t frameBytes,
                                                    const unsigned char *original, const std::string& sampleKey)
@@ -137,17 +134,14 @@ public:
       sampledFrames_ += v.frames;
       return v;
     };
-    if (sampleAside_)
+    try
     {
-      try
-      {
-        ticket->setSample(std::async(std::launch::async, check));
-        return std::unique_ptr<DPRCVerifyTicket>(ticket.release());
-      }
-      catch (const std::system_error&)
-      {
-        // no thread to be had: here
-      }
+      ticket->setSample(std::async(std::launch::async, check));
+      return std::unique_ptr<DPRCVerifyTicket>(ticket.release());
+    }
+    catch (const std::system_error&)
+    {
+      // no thread to be had: here
     }
     ticket->setSample(check());
     return std::unique_ptr<DPRCVerifyTicket>(ticket.release());
@@ -165,7 +159,6 @@ private:
   const std::uint64_t maxSamples_;
   DPRCSampleMemory *const codestreams_;
   const unsigned every_;
-  const bool sampleAside_;
   CpuDecoderPool cpu_;
   std::atomic<std::uint64_t> sampledFrames_{0};
 };

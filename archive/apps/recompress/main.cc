@@ -106,15 +106,5 @@ int main(int argc, char *argv[])
     }
     COUT << OFendl;
   }
-#ifdef __linux__
-  // (measuring: the process ends here, without the libraries' exit handlers)
-  const char *quick = std::getenv("PCWT_RECOMPRESS_QUICK_EXIT");
-  if (quick != NULL && *quick != '\0' && *quick != '0')
-  {
-    COUT.flush();
-    std::fflush(NULL);
-    _exit(status);
-  }
-#endif
   return status;
 }

@@ -141,7 +141,7 @@ bool RecompressParseCommandLine(int argc, char *argv[], RecompressOptions& o)
                                                           "batch coder threads per device, each with its\nown encoder: one stages and lays out a batch\nwhile another's is on the GPU");
     cmd.addOption("--batch-wait",               "+bw", 1, "[m]illiseconds: integer (default: 20)",
                                                           "how long a batch that is not full waits for\nthe next file");
-    cmd.addOption("--commit-group",             "+cg", 1, "[n]umber: integer (default: 16)",
+    cmd.addOption("--commit-group",             "+cg", 1, "[n]umber: integer (default: 64)",
                                                           "a writer flushes and renames up to n verified\ncopies together, then flushes their folders\nonce (1: each file on its own)");
     cmd.addOption("--j2k-decoder",              "+jd", 1, "[d]ecoder: auto, gpu or cpu (default: auto)",
                                                           "JPEG 2000 input: gpu decodes the frames of\nmany files in one libpcwt call on the GPU\n(OpenJPEG what it does not take: HTJ2K, lossy);\ncpu: OpenJPEG on the reading threads; auto:\nthe GPU when the PCWT coder is on one");

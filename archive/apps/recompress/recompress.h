@@ -54,7 +54,7 @@ struct RecompressOptions
   OFCmdUnsignedInt batchFrames = 1024;
   OFCmdUnsignedInt batchMB = 32;
   OFCmdUnsignedInt batchWait = 20;
-  OFCmdUnsignedInt commitGroup = 16;
+  OFCmdUnsignedInt commitGroup = 64;
   OFCmdUnsignedInt codersPerGpu = 0;
   OFCmdUnsignedInt verifiersPerGpu = 0;
   /// --verify-gpu, --verify-cpu (default: the coding backend's verifier when it is a GPU)

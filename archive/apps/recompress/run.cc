@@ -520,8 +520,6 @@ bool RecompressRun(const RecompressOptions& o, const RecompressLocks& locks, int
   DPRCTimelineMark("summary");
   sum.timeline = DPRCTimeline();
   report(o, sum, popt, pstats, results, status);
-  // (measuring: PCWT_RECOMPRESS_QUICK_EXIT=2 leaves them to the process's end)
-  if (envNumber("PCWT_RECOMPRESS_QUICK_EXIT", 0) == 2) (void)new std::shared_ptr<DPRCPipelineHandles>(std::move(handles));
   if (handles)
   {
     const std::size_t parts = DPRCPipelineHandleParts(*handles);
