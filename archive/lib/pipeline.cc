@@ -462,7 +462,7 @@ void codeStage(Run& run, std::size_t c)
 class CommitGroup
 {
 public:
-  CommitGroup(Run& run) : run_(run), slotUsed_(run.group, false), sliding_(std::getenv("PCWT_RECOMPRESS_STOP_AND_WAIT") == NULL) {}
+  CommitGroup(Run& run) : run_(run), slotUsed_(run.group, false) {}
 
   /// a free slot of the group for the temporary file (taken until the commit)
   unsigned freeSlot() const
@@ -484,7 +484,6 @@ public:
     pending_.push_back(std::move(w));
     takeVerdicts(false);
     if (pending_.size() < run_.group) return;
-    if (!sliding_) return commit();
     commitVerified();
     // none verified yet: the oldest's verdict (commitVerified leaves only those awaited)
     while (pending_.size() >= run_.group)
@@ -534,8 +533,6 @@ public:
     }
   }
 
-  bool sliding() const { return sliding_; }
-
 private:
   /** pending_[k]'s verdict taken when it is in (or waited for) and its samples released
    *  @return true when the copy left the group (it failed, or is not kept)
@@ -556,7 +553,6 @@ private:
   Run& run_;
   std::vector<std::unique_ptr<Work> > pending_;
   std::vector<bool> slotUsed_;
-  const bool sliding_; // (measuring: PCWT_RECOMPRESS_STOP_AND_WAIT, gone by 17:00)
 };
 
 /** the next coded file for a writer (false: none will come); meanwhile the copies verified are
@@ -566,7 +562,7 @@ bool nextCoded(Run& run, CommitGroup& group, Work *& x)
 {
   if (run.toWriter.tryPop(x)) return true;
   group.commitVerified();
-  while (group.sliding() && group.awaiting())
+  while (group.awaiting())
   {
     {
       DPRCStageTimer wait(DPRCSG_writerWait);
