@@ -455,9 +455,9 @@ void codeStage(Run& run, std::size_t c)
  *  flushed together. With the verifier their verdicts are taken first, as soon as they are in (the
  *  writer goes on meanwhile, so that the verifier gets the copies of many files at once); each
  *  holds its samples until then. The copies verified are committed when no coded file is waiting
- *  and when the group is full (then, with none verified, after the oldest's verdict): a writer
- *  that waited for every verdict of its group, each time, waited for the verifier most of the run
- *  (bench/results/gpu-h200-2026-11-28-session8-host.md).
+ *  and when the group is full (then, with none verified, after the oldest's verdict). The group
+ *  bounds how many copies wait for verdicts: with 16 a writer waited for them most of the run on
+ *  one H200 (bench/results/gpu-h200-2026-11-28-session8-host.md).
  */
 class CommitGroup
 {
