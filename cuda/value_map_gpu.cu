@@ -19,14 +19,12 @@ extern "C" {
 }
 
 #include <cub/block/block_scan.cuh>
-#include <cstdlib>
 
 namespace {
 
-// Sets the bit of every value of the vmap planes (grid: y the plane from `first`). WARP: a warp's
-// lanes (one row of the tile) join the bits they would set in one word, so that one atomic per
-// word and warp reaches memory (a plane's blocks start together, all setting the same few words).
-template <bool WARP>
+// Sets the bit of every value of the vmap planes (grid: y the plane from `first`). A warp's lanes
+// (one row of the tile) join the bits they would set in one word, so that one atomic per word and
+// warp reaches memory (a plane's blocks start together, all setting the same few words).
 __global__ void value_bits(const GpuPlane *planes, uint32_t first, const uint8_t *samples, uint32_t *vmap)
 {
     const GpuPlane p = planes[first + blockIdx.y];
@@ -35,17 +33,6 @@ __global__ void value_bits(const GpuPlane *planes, uint32_t first, const uint8_t
     const TileSpot spot = tile_spot(p.cols);
     const uint32_t j = spot.j, i0 = spot.i0;
     uint32_t *bits = vmap + p.vmap_at + 1;
-    if (!WARP) {
-        if (j >= p.cols)
-            return;
-        for (uint32_t r = 0, i = i0; r < RY && i < p.rows; r++, i += TY) {
-            const uint32_t k = uint32_t(plane_value(p, samples, i, j) - p.vmap_base);
-            const uint32_t m = 1u << (k & 31u);
-            if (!(bits[k >> 5] & m)) // most samples repeat a value already marked
-                atomicOr(&bits[k >> 5], m);
-        }
-        return;
-    }
     if (i0 >= p.rows || (j - threadIdx.x) >= p.cols)
         return; // the whole warp: its row, or its first column, is past the plane
     for (uint32_t r = 0, i = i0; r < RY && i < p.rows; r++, i += TY) { // the same rows for the warp
@@ -311,13 +298,8 @@ void gpu_vmap_build(const DeviceBatch &b, const BatchLayout &L, cudaStream_t s)
     CUDA_CHECK(cudaMemsetAsync(b.vmap, 0, sizeof(uint32_t) * L.vmap_words, s));
     uint32_t rows, cols;
     vmap_extent(L, rows, cols);
-    const char *w = std::getenv("PCWT_GPU_VMAP_WARP"); // A/B for the main run only
-    const bool warp = w && std::atoi(w) == 1;
     gpu_for_entries(np, [&](uint32_t first, uint32_t n) {
-        if (warp)
-            value_bits<true><<<dim3(plane_tiles(rows, cols), n), dim3(TX, TY), 0, s>>>(b.planes, first, b.samples, b.vmap);
-        else
-            value_bits<false><<<dim3(plane_tiles(rows, cols), n), dim3(TX, TY), 0, s>>>(b.planes, first, b.samples, b.vmap);
+        value_bits<<<dim3(plane_tiles(rows, cols), n), dim3(TX, TY), 0, s>>>(b.planes, first, b.samples, b.vmap);
         CUDA_CHECK_LAUNCH();
     });
     decide_maps<<<np, DECIDE_THREADS, 0, s>>>(b.planes, np, b.state, b.vmap);
