@@ -20,7 +20,6 @@
 #include "dpj2kfrm.h"
 #include "dpmodule.h"
 
-#include <cstdlib>
 #include <cstring>
 #include <sstream>
 #include <vector>
@@ -243,9 +242,7 @@ OFCondition decodeInto(const Frame& frame, const pcwt_dicom_pixel_module& m, Uin
   const Uint8 *cs = frame.data.data + frame.info.offset;
   const bool lentFrame = lent && lent->decodedJ2KFrame(cs, frame.info.length, aheadDesc, ahead);
   // already the native samples (the usual file): copied as they are, not through int32 planes
-  // (PCWT_J2K_AHEAD_NATIVE=0: through the planes as before; a measuring switch, gone by 17:00)
-  const char *abNative = std::getenv("PCWT_J2K_AHEAD_NATIVE");
-  if (lentFrame && !(abNative && abNative[0] == '0') && nativeAsDecoded(aheadDesc, frame.info, m, precision))
+  if (lentFrame && nativeAsDecoded(aheadDesc, frame.info, m, precision))
   {
     std::memcpy(dst, ahead, pcwt_image_size(&aheadDesc));
     DCMPCWT_DEBUG("frame " << (frameNo + 1) << ": JPEG 2000 decoded ahead, the native samples as they are");
