@@ -310,30 +310,8 @@ void j2k_bench_run(const char *name, const std::vector<J2kBenchFrame> &frames, i
         if (pcwt_decode_batch(dec, jobs.data(), jobs.size()) != PCWT_OK)
             die(std::string("pcwt_decode_batch: ") + pcwt_decoder_last_error(dec));
     });
-    // measuring switch for the GPU run (goes by 17:00): e2e with other group sizes of the
-    // decoder's tier-2 / device overlap (PCWT_J2K_GROUP_MB, read per call; 0: one group)
-    bool same_e2e = std::memcmp(gpu_out.p, opj_out.p, off.back()) == 0;
-    if (const char *sweep = std::getenv("PCWT_BENCH_J2K_GROUP_MB")) {
-        std::string list(sweep);
-        for (size_t at = 0; at < list.size();) {
-            const size_t end = std::min(list.find(' ', at), list.size());
-            const std::string mb = list.substr(at, end - at);
-            at = end + 1;
-            if (mb.empty())
-                continue;
-            setenv("PCWT_J2K_GROUP_MB", mb.c_str(), 1);
-            std::memset(gpu_out.p, 0, off.back());
-            const double ms = median_ms(repeats, [&]() {
-                if (pcwt_decode_batch(dec, jobs.data(), jobs.size()) != PCWT_OK)
-                    die(std::string("pcwt_decode_batch: ") + pcwt_decoder_last_error(dec));
-            });
-            unsetenv("PCWT_J2K_GROUP_MB");
-            same_e2e &= std::memcmp(gpu_out.p, opj_out.p, off.back()) == 0;
-            std::printf("%s: e2e with groups of %s MB: %.2f Gpx/s (%.1f ms)\n", name, mb.c_str(),
-                        pixels / 1e9 / (ms / 1e3), ms);
-        }
-    }
     pcwt_decoder_destroy(dec);
+    const bool same_e2e = std::memcmp(gpu_out.p, opj_out.p, off.back()) == 0;
 
     const double gp = pixels / 1e9;
     std::printf("| %s | %zu | %.0f | %.2f | %.2f | %.2f | %.3f | %.1fx | %.1fx | %s |\n", name, frames.size(),

@@ -526,6 +526,8 @@ extern "C" pcwt_status pcwt_gpu_j2k_submit(pcwt_gpu *g, const struct pcwt_j2k_ba
         return PCWT_ERR_INVALID_ARGUMENT;
     TraceCall trace(g, "j2k submit");
     return guarded(g, err, err_size, [&](J2kGpu &m) {
+        if (!m.slot[0].pending && !m.slot[1].pending)
+            m.next = m.oldest = 0; // nothing queued: slot 0, so that one call after another reuses its buffers
         J2kSlot &sl = m.slot[m.next];
         if (sl.pending)
             fail(PCWT_ERR_INVALID_ARGUMENT, err, err_size, "JPEG 2000 GPU batch: %zu batches already submitted", 2);

@@ -450,23 +450,21 @@ static void trace_group(const gpu_group *g, size_t k, double start)
             k, g->count, g->frames, g->mb, g->t2[0] - start, g->t2[1] - start, g->dev[0] - start, g->dev[1] - start);
 }
 
-#define GPU_GROUP_MIN_BYTES ((uint64_t)24 << 20)
+#define GPU_GROUP_BYTES ((uint64_t)64 << 20)
 #define GPU_GROUPS_MAX 6
 
-/* Codestream bytes per group: the route's, else a few groups for a large batch of HTJ2K frames,
- * whose host work (tier-2, the upload) is longer than the device's; one group for a smaller
- * batch, and for one with Part 1 frames: their tier-1 on the device takes much longer a frame in
- * a group of a sixth than in one batch (measured on an H200), more than the overlap saves. */
+/* Codestream bytes per group: the route's, else about 64 MB a group (at most 6) for a batch of
+ * HTJ2K frames, whose host work (tier-2, staging, layout) is longer than the device's: the best
+ * of 16, 32, 64 MB and one group on two H200s (bench/results/gpu-h200-2026-11-28-session8-j2k-e2e.md);
+ * one group for a batch with Part 1 frames: their tier-1 decodes a group of a sixth of a batch at
+ * a third of the batch's speed, which costs more than the overlap saves. */
 static uint64_t group_bytes(const pcwt_j2k_route *r, uint64_t total, int part1)
 {
     if (r->group_bytes)
         return r->group_bytes;
-    const char *ab = getenv("PCWT_J2K_GROUP_MB"); /* measuring switch for the GPU run: goes by 17:00 */
-    if (ab && *ab)
-        return atoi(ab) > 0 ? (uint64_t)atoi(ab) << 20 : UINT64_MAX;
     if (part1)
         return UINT64_MAX;
-    uint64_t groups = total / GPU_GROUP_MIN_BYTES;
+    uint64_t groups = (total + GPU_GROUP_BYTES - 1) / GPU_GROUP_BYTES;
     groups = groups < GPU_GROUPS_MAX ? groups : GPU_GROUPS_MAX;
     return groups > 1 ? total / groups + 1 : UINT64_MAX;
 }
