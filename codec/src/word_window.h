@@ -11,13 +11,15 @@
 #include <stdint.h>
 
 #ifdef __CUDA_ARCH__
-/* How the words are loaded: through the read-only cache. A window on bytes written in the same
- * launch (the group decoder's MQD rows, pcwt_gpu_window_init_fresh) loads them with
- * PCWT_GPU_FRESH_LOAD, which a decoder whose MQDs are written by other multiprocessors in the same
- * launch (cuda/group_coder_ec_pipe_gpu.cu: parent MQDs) defines before this header (__ldcg: past
- * L1); the streams themselves stay read-only and cached. */
+/* How the words are loaded: the streams, read-only in the launch, through the read-only cache. A
+ * window on bytes written in the same launch (the group decoder's MQD rows,
+ * pcwt_gpu_window_init_fresh) loads them with PCWT_GPU_FRESH_LOAD: by default a coherent load
+ * cached in L1 (__ldca), which sees what this thread wrote, where the read-only cache promises
+ * nothing for data written in the launch; a decoder whose MQDs are written by other
+ * multiprocessors in the same launch (cuda/group_coder_ec_pipe_gpu.cu: parent MQDs) defines it
+ * before this header (__ldcg: past L1). */
 #ifndef PCWT_GPU_FRESH_LOAD
-#define PCWT_GPU_FRESH_LOAD __ldg
+#define PCWT_GPU_FRESH_LOAD __ldca
 #endif
 
 /* A GPU thread waits for every load at its first use, and the lanes of a warp that branch apart

@@ -36,6 +36,7 @@ inline unsigned int __ldg(const unsigned int *p)
     memcpy(&v, p, 4);
     return v;
 }
+inline unsigned int __ldca(const unsigned int *p) { return __ldg(p); }
 inline int __clz(int x) { return x ? __builtin_clz(static_cast<unsigned int>(x)) : 32; }
 inline int __ffs(int x) { return __builtin_ffs(x); }
 inline int __ffsll(long long x) { return __builtin_ffsll(x); }
