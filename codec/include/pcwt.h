@@ -153,6 +153,17 @@ typedef enum pcwt_level1_filter {
     PCWT_LEVEL1_511 = 2   /* 5/11-C at level 1 of every plane */
 } pcwt_level1_filter;
 
+/* The compact profile's per-plane modular offset (docs/FORMAT.md Sec. 5.6, plane option bit 3): a
+ * plane codes its stored values u as (u - r0) mod 2^bits, which moves the wrap-around of the value
+ * range into the largest empty stretch of the values it uses. It pays on two's-complement data
+ * labelled unsigned and on palette indices; codestreams with it need a decoder of this version.
+ * Compact profile, value planes without the colour transform only. */
+typedef enum pcwt_offset_mode {
+    PCWT_OFFSET_AUTO = 0, /* per plane, when a neighbour-difference estimate falls by 1/5 (Sec. 5.6) */
+    PCWT_OFFSET_OFF = 1,
+    PCWT_OFFSET_ON = 2    /* every allowed plane, with the estimate's best r0 */
+} pcwt_offset_mode;
+
 typedef enum pcwt_backend {
     PCWT_BACKEND_AUTO = 0, /* GPU when built and a device is present, else CPU */
     PCWT_BACKEND_CPU = 1,
@@ -203,6 +214,7 @@ typedef struct pcwt_encode_params {
     pcwt_lifting_order lifting_order; /* PCWT */
     pcwt_value_map_mode value_map; /* PCWT, entropy profile */
     pcwt_level1_filter level1_filter; /* PCWT, entropy profile */
+    pcwt_offset_mode offset; /* PCWT, compact profile */
 } pcwt_encode_params;
 
 /* Fill params with the defaults (PCWT codec, 6 levels, the profile's group size, compact profile,
@@ -245,6 +257,7 @@ PCWT_API const char *pcwt_encoder_last_error(const pcwt_encoder *enc);
  *   PCWT_OPT_MEMORY_LIMIT       dec      "memory-limit"       bytes, 0: the default            0
  *   PCWT_OPT_VALUE_MAP          enc      "value-map"          pcwt_value_map_mode (auto, off, on)
  *   PCWT_OPT_LEVEL1_FILTER      enc      "level1-filter"      pcwt_level1_filter (53, auto, 511) auto
+ *   PCWT_OPT_OFFSET             enc      "offset"             pcwt_offset_mode (auto, off, on) off
  * The group size: a dimension left 0 takes the profile's size in that dimension. */
 typedef enum pcwt_option {
     PCWT_OPT_CODEC = 1,
@@ -263,7 +276,8 @@ typedef enum pcwt_option {
     PCWT_OPT_MAX_SAMPLES = 14,
     PCWT_OPT_MEMORY_LIMIT = 15,
     PCWT_OPT_VALUE_MAP = 16,
-    PCWT_OPT_LEVEL1_FILTER = 17
+    PCWT_OPT_LEVEL1_FILTER = 17,
+    PCWT_OPT_OFFSET = 18
 } pcwt_option;
 
 /* Set one option. PCWT_ERR_INVALID_ARGUMENT (with the handle's message) for an option the handle
@@ -361,6 +375,7 @@ typedef struct pcwt_plane_info {
     uint32_t payload_crc32;
     uint32_t value_map; /* 1: the plane holds the ranks of its values in a value map (option bit 1) */
     uint32_t level1_511; /* 1: the plane's finest level uses the 5/11-C filter (option bit 2) */
+    uint32_t offset; /* 1: the plane codes its values with a modular offset (option bit 3) */
 } pcwt_plane_info;
 
 /* What a codestream header says, read without decoding the payload. */

@@ -4,6 +4,7 @@
 #include "container.h"
 #include "j2k_decoder.h"
 #include "group_coder.h"
+#include "offset.h"
 #include "status.h"
 #include "value_map.h"
 
@@ -49,7 +50,7 @@ void pcwt_header_write(const pcwt_header_info *info, uint8_t *d)
     for (uint32_t i = 0; i < info->plane_count; i++)
         pcwt_plane_record_put(d, i, info->planes[i].component, info->planes[i].kind,
                               info->planes[i].qmax, info->planes[i].low_bits | (info->planes[i].value_map << 1) |
-                                  (info->planes[i].level1_511 << 2),
+                                  (info->planes[i].level1_511 << 2) | (info->planes[i].offset << 3),
                               info->planes[i].payload_length, info->planes[i].payload_crc32);
     pcwt_header_put_crc(d, h.header_size, pcwt_crc32(d, h.header_size - 4));
 }
@@ -143,20 +144,25 @@ pcwt_status pcwt_header_parse(const uint8_t *s, size_t size, pcwt_header_info *i
         if (next_value)
             expect_comp++;
         /* options: bit 0, modelled low bits (entropy and compact profiles); bit 1, a value map
-         * (compact profile); bit 2, the 5/11-C filter at level 1 (entropy and compact, L >= 1) */
-        const unsigned allowed = info->profile == PCWT_PROFILE_COMPACT   ? 7u
+         * (compact profile); bit 2, the 5/11-C filter at level 1 (entropy and compact, L >= 1);
+         * bit 3, a modular offset (compact profile, value planes without the colour transform) */
+        const unsigned allowed = info->profile == PCWT_PROFILE_COMPACT   ? 15u
                                  : info->profile == PCWT_PROFILE_ENTROPY ? 5u
                                                                          : 0u;
         if (r[3] & ~allowed)
             FAIL(PCWT_ERR_CORRUPT, "plane %u: invalid options byte 0x%02x", i, r[3]);
+        if ((r[3] & 8u) && !pcwt_offset_allowed(info->profile, kind, info->colour_transform))
+            FAIL(PCWT_ERR_CORRUPT, "plane %u: modular offset on a %s plane", i,
+                 kind ? "high-bit" : "colour-transformed");
         if ((r[3] & 4u) && info->levels == 0)
             FAIL(PCWT_ERR_CORRUPT, "plane %u: level-1 filter 5/11-C without a wavelet level", i);
         if (qmax < -1 || qmax > PCWT_MAX_QMAX)
             FAIL(PCWT_ERR_CORRUPT, "plane %u: invalid Qmax %d", i, qmax);
         const uint64_t len = get64(r + 4);
-        /* a value map (option bit 1) precedes the groups */
+        /* r0 (option bit 3) and a value map (option bit 1) precede the groups */
         const uint64_t max = pcwt_payload_max_size(&plan, qmax, info->group_rows, info->group_cols) +
-                             ((r[3] & 2u) ? pcwt_value_map_max_bytes((uint64_t)d->width * d->height) : 0u);
+                             ((r[3] & 2u) ? pcwt_value_map_max_bytes((uint64_t)d->width * d->height) : 0u) +
+                             ((r[3] & 8u) ? PCWT_OFFSET_BYTES : 0u);
         if (len > max)
             FAIL(PCWT_ERR_CORRUPT, "plane %u: payload length %llu exceeds the maximum %llu", i,
                  (unsigned long long)len, (unsigned long long)max);
@@ -166,6 +172,7 @@ pcwt_status pcwt_header_parse(const uint8_t *s, size_t size, pcwt_header_info *i
         info->planes[i].low_bits = r[3] & 1u;
         info->planes[i].value_map = (r[3] >> 1) & 1u;
         info->planes[i].level1_511 = (r[3] >> 2) & 1u;
+        info->planes[i].offset = (r[3] >> 3) & 1u;
         info->planes[i].payload_length = len;
         info->planes[i].payload_crc32 = get32(r + 12);
         total += len;

@@ -12,6 +12,7 @@
 #include "planes.h"
 #include "rct.h"
 #include "status.h"
+#include "offset.h"
 #include "value_map.h"
 #include "verify.h"
 
@@ -333,10 +334,24 @@ static pcwt_status decode_cpu(pcwt_decoder *dec, const void *src, size_t src_siz
             }
 #endif
             char why[160];
-            size_t map_len = 0;
+            /* r0 of a modular offset (FORMAT.md Sec. 5.6), then a value map, start the payload */
+            size_t pre = 0, map_len = 0;
+            uint32_t r0 = 0;
+            if (info.planes[i].offset) {
+                if (len < PCWT_OFFSET_BYTES) {
+                    pcwt_set_error(err, es, "plane %u: payload too short for its modular offset", i);
+                    return PCWT_ERR_CORRUPT;
+                }
+                r0 = (uint32_t)payload[0] | (uint32_t)payload[1] << 8;
+                if (r0 >> d->bits_stored) {
+                    pcwt_set_error(err, es, "plane %u: modular offset %u not below 2^%u", i, r0, d->bits_stored);
+                    return PCWT_ERR_CORRUPT;
+                }
+                pre = PCWT_OFFSET_BYTES;
+            }
             if (info.planes[i].value_map) {
-                st = pcwt_value_map_read(&dec->vmap, payload, len, (uint64_t)d->width * d->height, &map_len, why,
-                                         sizeof why);
+                st = pcwt_value_map_read(&dec->vmap, payload + pre, len - pre, (uint64_t)d->width * d->height,
+                                         &map_len, why, sizeof why);
                 if (st != PCWT_OK) {
                     pcwt_set_error(err, es, "plane %u: %s", i, why);
                     return st;
@@ -345,7 +360,7 @@ static pcwt_status decode_cpu(pcwt_decoder *dec, const void *src, size_t src_siz
             st = pcwt_profile_ranged(info.profile)
                      ? pcwt_ec_payload_decode(pyr, info.planes[i].qmax, info.group_rows,
                                               info.group_cols, (int)info.planes[i].low_bits,
-                                              payload + map_len, len - map_len, why, sizeof why)
+                                              payload + pre + map_len, len - pre - map_len, why, sizeof why)
                      : pcwt_payload_decode(pyr, info.planes[i].qmax, info.group_rows,
                                            info.group_cols, payload, len, why, sizeof why);
             if (st != PCWT_OK) {
@@ -360,6 +375,11 @@ static pcwt_status decode_cpu(pcwt_decoder *dec, const void *src, size_t src_siz
                     pcwt_set_error(err, es, "plane %u: %s", i, why);
                     return st;
                 }
+            }
+            if (info.planes[i].offset &&
+                !pcwt_offset_undo(pyr->image, stride, d->height, d->width, d->bits_stored, (int)d->is_signed, r0)) {
+                pcwt_set_error(err, es, "plane %u: decoded sample out of range", i);
+                return PCWT_ERR_CORRUPT;
             }
             if (early) {
                 memcpy(dec->rct + comp * plane_ints, pyr->image, plane_ints * sizeof *dec->rct);

@@ -8,6 +8,7 @@
 #include "jpegls_context.h"
 #include "jpegls_encoder.h"
 #include "mqd.h"
+#include "offset.h"
 #include "options.h"
 #include "planes.h"
 #include "status.h"
@@ -52,6 +53,8 @@ void pcwt_encode_params_default(pcwt_encode_params *p)
     p->backend = PCWT_BACKEND_AUTO;
     /* per plane, 5/11-C at level 1 where it is smaller; the GPU backend decides on the device */
     p->level1_filter = PCWT_LEVEL1_AUTO;
+    /* until the GPU encoder makes the same decision */
+    p->offset = PCWT_OFFSET_OFF;
 }
 
 /* The handle keeps the group size it codes with. */
@@ -240,7 +243,8 @@ size_t pcwt_encode_bound(const pcwt_image_desc *d)
         if (n > worst)
             worst = n;
     }
-    uint64_t total = pcwt_header_size(2 * d->components) + worst * d->components;
+    /* and a modular offset's r0 per value plane (compact profile) */
+    uint64_t total = pcwt_header_size(2 * d->components) + (worst + PCWT_OFFSET_BYTES) * d->components;
     /* The same bound must also hold when the encoder writes JPEG-LS (interleave none with a
      * restart marker every line is its largest form). */
     const uint64_t jls = pcwt_jpegls_encode_bound(d, 0, 1);
@@ -343,7 +347,32 @@ static uint64_t plane_bound(const pcwt_plan *plan, const pcwt_image_desc *d, uin
 {
     const uint32_t bits = kind ? d->bits_allocated - d->bits_stored
                                : d->bits_stored + (d->components == 3);
-    return pcwt_payload_max_size(plan, qmax_bound(bits, plan->levels), 1, 1);
+    return pcwt_payload_max_size(plan, qmax_bound(bits, plan->levels), 1, 1) + (kind ? 0u : PCWT_OFFSET_BYTES);
+}
+
+/* The modular offset of the loaded plane (FORMAT.md Sec. 5.6): when the options and the estimate
+ * want it, r0 written to dst (2 bytes, room checked by the caller) and the values replaced by
+ * (u - r0) mod 2^bits; *len 2, else 0. */
+static pcwt_status offset_plane(pcwt_encoder *e, const pcwt_image_desc *d, int allowed, pcwt_pyramid *pyr,
+                                uint8_t *dst, size_t *len)
+{
+    *len = 0;
+    if (!allowed || e->params.offset == PCWT_OFFSET_OFF)
+        return PCWT_OK;
+    const uint32_t stride = pcwt_even_up(d->width);
+    uint32_t r0 = 0;
+    pcwt_status st = PCWT_OK;
+    if (!pcwt_offset_choose(e->params.offset, pyr->image, stride, d->height, d->width, d->bits_stored,
+                            (int)d->is_signed, &r0, &st)) {
+        if (st != PCWT_OK)
+            pcwt_set_error(e->err, sizeof e->err, "out of memory for a modular offset's estimate");
+        return st;
+    }
+    dst[0] = (uint8_t)r0;
+    dst[1] = (uint8_t)(r0 >> 8);
+    pcwt_offset_apply(pyr->image, stride, d->height, d->width, d->bits_stored, r0);
+    *len = PCWT_OFFSET_BYTES;
+    return PCWT_OK;
 }
 
 /* The value map of the loaded plane (FORMAT.md Sec. 5.5): when the options want it, written to
@@ -432,8 +461,19 @@ static pcwt_status encode_frame(pcwt_encoder *e, const pcwt_image_desc *din, con
         const pcwt_plane_info *pl = &info.planes[i];
         const int rct = info.colour_transform && pl->kind == 0;
         load_plane(&d, samples, rct, pl->component, pl->kind, pyr);
-        /* Value compaction (compact profile, FORMAT.md Sec. 5.5): the map starts the payload and
-         * the ranks are transformed. */
+        /* The modular offset (compact profile, FORMAT.md Sec. 5.6): r0 starts the payload. */
+        const int offset_allowed = pcwt_offset_allowed(p->profile, pl->kind, info.colour_transform);
+        if (offset_allowed && p->offset != PCWT_OFFSET_OFF && cap - off < PCWT_OFFSET_BYTES) {
+            pcwt_set_error(err, es, "destination buffer of %zu bytes too small (see pcwt_encode_bound)", cap);
+            return PCWT_ERR_BUFFER_TOO_SMALL;
+        }
+        size_t offset_len = 0;
+        st = offset_plane(e, &d, offset_allowed, pyr, out + off, &offset_len);
+        if (st != PCWT_OK)
+            return st;
+        off += offset_len;
+        /* Value compaction (compact profile, FORMAT.md Sec. 5.5): the map follows and the ranks
+         * are transformed. */
         size_t map_len = 0;
         if (p->profile == PCWT_PROFILE_COMPACT && p->value_map != PCWT_VALUE_MAP_OFF) {
             st = map_plane(e, &d, pyr, out + off, cap - off, &map_len);
@@ -446,11 +486,14 @@ static pcwt_status encode_frame(pcwt_encoder *e, const pcwt_image_desc *din, con
             return st;
         /* The entropy profile's payload is never larger than the baseline's. */
         uint64_t size = pcwt_payload_size(pyr, qmax, fc.group_rows, fc.group_cols);
-        if (map_len && map_len + size > plane_bound(&plan, &d, pl->kind)) {
+        if (map_len && offset_len + map_len + size > plane_bound(&plan, &d, pl->kind)) {
             /* A map as large as the plane (only when forced on): the values are coded, so that
              * pcwt_encode_bound holds. */
             map_len = 0;
             load_plane(&d, samples, rct, pl->component, pl->kind, pyr);
+            if (offset_len)
+                pcwt_offset_apply(pyr->image, pcwt_even_up(d.width), d.height, d.width, d.bits_stored,
+                                  (uint32_t)out[off - 2] | (uint32_t)out[off - 1] << 8);
             st = transform_plane(p, pyr, (int)info.columns_first, &f511, &qmax, err, es);
             if (st != PCWT_OK)
                 return st;
@@ -458,6 +501,7 @@ static pcwt_status encode_frame(pcwt_encoder *e, const pcwt_image_desc *din, con
         }
         info.planes[i].value_map = map_len != 0;
         info.planes[i].level1_511 = (uint32_t)f511;
+        info.planes[i].offset = offset_len != 0;
         off += map_len;
         if (size > cap - off) {
             pcwt_set_error(err, es, "destination buffer of %zu bytes too small (see pcwt_encode_bound)",
@@ -480,8 +524,9 @@ static pcwt_status encode_frame(pcwt_encoder *e, const pcwt_image_desc *din, con
             pcwt_payload_encode(pyr, qmax, fc.group_rows, fc.group_cols, out + off);
         }
         info.planes[i].qmax = qmax;
-        info.planes[i].payload_length = size + map_len;
-        info.planes[i].payload_crc32 = pcwt_crc32(out + off - map_len, (size_t)size + map_len);
+        info.planes[i].payload_length = size + map_len + offset_len;
+        info.planes[i].payload_crc32 =
+            pcwt_crc32(out + off - map_len - offset_len, (size_t)size + map_len + offset_len);
         off += (size_t)size;
     }
     pcwt_header_write(&info, out);
@@ -499,8 +544,9 @@ pcwt_backend pcwt_encoder_backend(const pcwt_encoder *e)
  * interleave none, at least 2 bits (the CPU encoder gives the errors for the rest). */
 static int gpu_takes(const pcwt_encode_params *p, const pcwt_image_desc *d)
 {
+    /* the device encoders do not estimate the modular offset yet: the CPU codes those frames */
     if (p->codec != PCWT_CODEC_JPEGLS)
-        return 1;
+        return p->profile != PCWT_PROFILE_COMPACT || p->offset == PCWT_OFFSET_OFF;
     return d->bits_stored >= 2 && p->jpegls_interleave <= 2 &&
            (d->components == 1 || p->jpegls_interleave == 0);
 }

@@ -26,6 +26,7 @@ static const char *const profile_names[] = {"baseline", "entropy", "compact"};
 static const char *const colour_names[] = {"auto", "none", "rct"};
 static const char *const low_bits_names[] = {"auto", "off", "on"};
 static const char *const value_map_names[] = {"auto", "off", "on"};
+static const char *const offset_names[] = {"auto", "off", "on"};
 static const char *const lifting_names[] = {"auto", "rows", "columns"};
 static const char *const level1_names[] = {"53", "auto", "511"};
 static const char *const interleave_names[] = {"none", "line", "sample"};
@@ -53,6 +54,7 @@ static const option_def option_defs[] = {
     {PCWT_OPT_MEMORY_LIMIT, "memory-limit", DEC, 0, INT64_MAX, NULL, 0},
     {PCWT_OPT_VALUE_MAP, "value-map", ENC, 0, 2, ENUM_VALUES(value_map_names)},
     {PCWT_OPT_LEVEL1_FILTER, "level1-filter", ENC, 0, 2, ENUM_VALUES(level1_names)},
+    {PCWT_OPT_OFFSET, "offset", ENC, 0, 2, ENUM_VALUES(offset_names)},
 };
 
 static const option_def *find(pcwt_option option)
@@ -294,6 +296,7 @@ pcwt_status pcwt_params_set(pcwt_encode_params *p, pcwt_option option, int64_t v
     case PCWT_OPT_BACKEND: p->backend = (pcwt_backend)value; break;
     case PCWT_OPT_VALUE_MAP: p->value_map = (pcwt_value_map_mode)value; break;
     case PCWT_OPT_LEVEL1_FILTER: p->level1_filter = (pcwt_level1_filter)value; break;
+    case PCWT_OPT_OFFSET: p->offset = (pcwt_offset_mode)value; break;
     default:
         pcwt_set_error(err, err_size, "option '%s' is set on the handle", d->name);
         return PCWT_ERR_INVALID_ARGUMENT;
@@ -318,6 +321,7 @@ pcwt_status pcwt_params_get(const pcwt_encode_params *p, pcwt_option option, int
     case PCWT_OPT_BACKEND: *v = p->backend; break;
     case PCWT_OPT_VALUE_MAP: *v = p->value_map; break;
     case PCWT_OPT_LEVEL1_FILTER: *v = p->level1_filter; break;
+    case PCWT_OPT_OFFSET: *v = p->offset; break;
     default: return PCWT_ERR_INVALID_ARGUMENT;
     }
     return PCWT_OK;
@@ -363,6 +367,10 @@ pcwt_status pcwt_params_check(const pcwt_encode_params *p, char *err, size_t es)
         pcwt_set_error(err, es, "level-1 filter %d out of range 0..2", (int)p->level1_filter);
         return PCWT_ERR_INVALID_ARGUMENT;
     }
+    if (p->offset != PCWT_OFFSET_AUTO && p->offset != PCWT_OFFSET_OFF && p->offset != PCWT_OFFSET_ON) {
+        pcwt_set_error(err, es, "offset %d out of range 0..2", (int)p->offset);
+        return PCWT_ERR_INVALID_ARGUMENT;
+    }
     if (p->lifting_order != PCWT_LIFTING_AUTO && p->lifting_order != PCWT_LIFTING_ROWS_FIRST &&
         p->lifting_order != PCWT_LIFTING_COLUMNS_FIRST) {
         pcwt_set_error(err, es, "lifting order %d out of range 0..2", (int)p->lifting_order);
@@ -385,7 +393,7 @@ int pcwt_params_same_coding(const pcwt_encode_params *a, const pcwt_encode_param
            a->min_ll == b->min_ll && a->profile == b->profile &&
            a->colour_transform == b->colour_transform && a->low_bits == b->low_bits &&
            a->lifting_order == b->lifting_order && a->value_map == b->value_map &&
-           a->level1_filter == b->level1_filter &&
+           a->level1_filter == b->level1_filter && a->offset == b->offset &&
            a->jpegls_interleave == b->jpegls_interleave &&
            a->jpegls_restart_interval == b->jpegls_restart_interval;
 }
