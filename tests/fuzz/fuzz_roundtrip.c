@@ -12,7 +12,8 @@
  *   byte 2  width - 1  (mod 96)      byte 3  height - 1 (mod 96)
  *   byte 4  levels (mod PCWT_MAX_LEVELS + 1)
  *   byte 5  group_rows - 1           byte 6  group_cols - 1   (1..256)
- *   byte 7  min_ll - 1 (mod 8); JPEG-LS: restart interval in lines (0..255)
+ *   byte 7  min_ll - 1 (mod 8); compact profile: bit4 the modular offset on, else bit5 automatic
+ *           (else off); JPEG-LS: restart interval in lines (0..255)
  *   rest    sample bytes, in host order, repeated cyclically when shorter than the image
  *           (all zero when empty). Bits above bits_stored are kept: the codec must preserve them.
  *
@@ -223,6 +224,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!jpegls && (data[0] & 0x40u)) {
         p.profile = PCWT_PROFILE_COMPACT;
         p.value_map = (data[0] & 0x20u) ? PCWT_VALUE_MAP_ON : PCWT_VALUE_MAP_AUTO;
+        /* the modular offset (option bit 3): bits 4-5 of byte 7, which min_ll leaves */
+        p.offset = (data[7] & 0x10u) ? PCWT_OFFSET_ON : (data[7] & 0x20u) ? PCWT_OFFSET_AUTO : PCWT_OFFSET_OFF;
     }
     if (!jpegls && (data[0] & 0x80u))
         p.level1_filter = PCWT_LEVEL1_AUTO;

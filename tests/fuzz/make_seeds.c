@@ -181,6 +181,9 @@ static const uint8_t k_roundtrip_seeds[][8] = {
     {0x2B, 9, 14, 6, 6, 3, 4, 1},       /* entropy profile, rgb 16-bit 10-bit planar */
     {0x62, 11, 32, 30, 6, 31, 31, 1},   /* compact profile, value maps on, 16-bit 12-bit 33x31 */
     {0x46, 15, 39, 8, 3, 7, 7, 1},      /* compact profile, automatic, 16-bit signed 16 */
+    {0x42, 11, 32, 30, 6, 31, 31, 0x11}, /* compact profile, modular offset on, 16-bit 12-bit */
+    {0x44, 7, 20, 18, 6, 31, 31, 0x21}, /* compact profile, modular offset auto, signed 8-bit */
+    {0x4B, 9, 14, 6, 6, 3, 4, 0x11},    /* compact profile, offset on, rgb 16-bit 10-bit planar */
 };
 
 /* Seeds of fuzz_dicom (layout in fuzz_dicom.c): valid pixel modules with the exact, padded and
@@ -249,10 +252,11 @@ int main(int argc, char **argv)
     }
     int failures = 0;
     /* Every seed in every profile: baseline, entropy, then compact (value maps on, the 5/11-C
-     * level-1 filter). */
-    static const char *const suffix[] = {"", "_entropy", "_compact"};
+     * level-1 filter), and compact again with a modular offset on every plane that allows one
+     * (option bit 3). */
+    static const char *const suffix[] = {"", "_entropy", "_compact", "_offset"};
     const size_t nseeds = sizeof k_seeds / sizeof k_seeds[0];
-    for (size_t k = 0; k < 3 * nseeds; ++k) {
+    for (size_t k = 0; k < 4 * nseeds; ++k) {
         const seed_spec *s = &k_seeds[k % nseeds];
         pcwt_encode_params p;
         pcwt_encode_params_default(&p);
@@ -262,6 +266,8 @@ int main(int argc, char **argv)
         p.min_ll = s->min_ll;
         p.backend = PCWT_BACKEND_CPU;
         p.profile = k < nseeds ? PCWT_PROFILE_BASELINE : k < 2 * nseeds ? PCWT_PROFILE_ENTROPY : PCWT_PROFILE_COMPACT;
+        if (k >= 3 * nseeds)
+            p.offset = PCWT_OFFSET_ON;
         p.value_map = PCWT_VALUE_MAP_ON;
         if (p.profile == PCWT_PROFILE_COMPACT) /* and option bit 2: the 5/11-C filter at level 1 */
             p.level1_filter = PCWT_LEVEL1_511;
