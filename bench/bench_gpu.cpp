@@ -8,8 +8,8 @@
 // For each: device-resident encode and decode (CUDA events, median of repeats, after warm-up),
 // end-to-end host-to-host (pcwt_encode_batch / pcwt_decode_batch, median), CharLS 2.4.1 with one
 // thread per frame on every core (median), compression ratios, and each round trip checked.
-// --profile baseline|entropy|both picks the PCWT profile(s) (default baseline; both: a row of each
-// per batch, side by side). With --codec jpegls it measures the GPU JPEG-LS encoder instead (encode
+// --profile baseline|entropy|compact|both picks the PCWT profile(s) (default: libpcwt's, compact;
+// both: the compact and the baseline profile, a row of each per batch, side by side). With --codec jpegls it measures the GPU JPEG-LS encoder instead (encode
 // only; every codestream compared byte for byte with CharLS's). With --codec j2k (where OpenJPEG
 // 2.5 was found) it measures JPEG 2000 decoding on the GPU against OpenJPEG (bench_gpu_j2k.cpp);
 // --codec htj2k the same with the frames coded as HTJ2K by ojph_compress (openjph-tools on PATH).
@@ -18,7 +18,7 @@
 // elements (default: the library's). --only e2e measures the end-to-end columns alone (no
 // device-resident runs, no CharLS: for comparing the batch pipeline's variants quickly).
 //   pcwt_bench_gpu CORPUS_DIR [--ct-bytes N] [--rad-frames N] [--repeats N] [--codec pcwt|jpegls|j2k|htj2k]
-//                  [--profile baseline|entropy|both] [--batches abc] [--level1-filter 53|auto|511]
+//                  [--profile baseline|entropy|compact|both] [--batches abc] [--level1-filter 53|auto|511]
 //                  [--group RxC] [--only e2e|all]
 #include "pcwt.h"
 
@@ -373,12 +373,14 @@ int main(int argc, char **argv)
 {
     if (argc < 2)
         die("usage: pcwt_bench_gpu CORPUS_DIR [--ct-bytes N] [--rad-frames N] [--repeats N] [--codec pcwt|jpegls|j2k|htj2k] "
-            "[--profile baseline|entropy|both] [--batches abc] [--level1-filter 53|auto|511] [--group RxC] "
+            "[--profile baseline|entropy|compact|both] [--batches abc] [--level1-filter 53|auto|511] [--group RxC] "
             "[--only e2e|all]");
     double ct_bytes = double(1u << 30);
     ExtraOptions extra;
     int rad_frames = 48, repeats = 5;
-    std::string codec = "pcwt", profile = "baseline", batches = "abc";
+    pcwt_encode_params defaults;
+    pcwt_encode_params_default(&defaults);
+    std::string codec = "pcwt", profile = pcwt_profile_name(defaults.profile), batches = "abc";
     for (int i = 2; i + 1 < argc; i += 2) {
         const std::string o = argv[i];
         if (o == "--ct-bytes") ct_bytes = std::atof(argv[i + 1]);
@@ -413,7 +415,7 @@ int main(int argc, char **argv)
     std::vector<pcwt_profile> profiles;
     int64_t pr = 0;
     if (profile == "both")
-        profiles = {PCWT_PROFILE_BASELINE, PCWT_PROFILE_ENTROPY};
+        profiles = {PCWT_PROFILE_COMPACT, PCWT_PROFILE_BASELINE};
     else if (pcwt_option_parse(PCWT_OPT_PROFILE, profile.c_str(), &pr) == PCWT_OK)
         profiles.push_back(static_cast<pcwt_profile>(pr));
     else {

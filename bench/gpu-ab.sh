@@ -3,8 +3,9 @@
 # exported older tree) and from this tree, then runs them in turn, ROUNDS times each, so that both
 # see the same machine state. Writes OUT_DIR/{base,head}-{gpu,cpu}-N.txt.
 #   bench/gpu-ab.sh BASE_DIR OUT_DIR [ROUNDS] [SHARED_DIR]
-# GPU: pcwt_bench_gpu .gpucorpus --profile both. CPU: pcwt-bench --wg04 on one thread, libpcwt
-# against CharLS (SHARED_DIR/testdata/wg04; skipped when absent). Needs .devdeps on the device.
+# GPU: pcwt_bench_gpu .gpucorpus --profile both (compact and baseline). CPU: pcwt-bench --wg04 on
+# one thread, libpcwt (its default profile, compact) against CharLS (SHARED_DIR/testdata/wg04;
+# skipped when absent). Needs .devdeps on the device.
 set -euo pipefail
 base=${1:?usage: gpu-ab.sh BASE_DIR OUT_DIR [ROUNDS] [SHARED_DIR]}
 out=${2:?usage: gpu-ab.sh BASE_DIR OUT_DIR [ROUNDS] [SHARED_DIR]}

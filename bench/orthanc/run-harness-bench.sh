@@ -7,12 +7,12 @@
 # where Orthanc's own work is absent. For the GPU machine, which has no Orthanc: the GPU
 # configurations run where the harness finds a device (else they are left out).
 #
-# usage: run-harness-bench.sh HARNESS PLUGIN INPUTS [THREADS=8] [REPEAT=3] [PROFILE=entropy]
+# usage: run-harness-bench.sh HARNESS PLUGIN INPUTS [THREADS=8] [REPEAT=3] [PROFILE=compact, the default]
 #   INPUTS: a folder of DICOM files (bench/orthanc/pack-harness-inputs.py makes the corpus's)
 # Prints a Markdown table: instances/s and MB/s of the writes, and for the deferred mode the
 # seconds until the background coders were done (from the first write).
 set -u
-harness=$1 plugin=$2 inputs=$3 threads=${4:-8} repeat=${5:-3} profile=${6:-entropy}
+harness=$1 plugin=$2 inputs=$3 threads=${4:-8} repeat=${5:-3} profile=${6:-compact}
 work=$(mktemp -d /tmp/pcwt-harness-bench-XXXXXX)
 trap 'rm -rf "$work"' EXIT
 

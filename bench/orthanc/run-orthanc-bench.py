@@ -11,7 +11,7 @@ background); for the deferred mode the table also gives the seconds from the fir
 the folder held as many containers as the immediate mode's (every codable file coded).
 
 usage: run-orthanc-bench.py --plugin libpcwt_orthanc.so --shared ../shared [--repeat 3]
-                            [--clients 4] [--profile entropy] [--backend auto|cpu|gpu]
+                            [--clients 4] [--profile compact] [--backend auto|cpu|gpu]
                             [--out results.md]
 Writes a Markdown table (stdout, and --out)."""
 import argparse
@@ -93,7 +93,7 @@ def main():
     p.add_argument("--shared", required=True)
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--clients", type=int, default=4)
-    p.add_argument("--profile", default="entropy")
+    p.add_argument("--profile", default="compact")  # the plugin's default
     p.add_argument("--backend", default="auto", help="the plugin's backend: auto, cpu or gpu")
     p.add_argument("--out")
     a = p.parse_args()

@@ -5,7 +5,8 @@
         /usr/bin/python3 bench/python/bench_decode.py BUILD/bench/python/pcwt_py_bench_decode [-n 21]
 
 The images: the CT slices of samples/ct_study (512x512, 16 bits signed), coded by pcwt.encode
-in each profile. Two jobs: one slice, and a batch of --batch slices (the study's slices in turn).
+in each profile (the default, compact, first). Two jobs: one slice, and a batch of --batch slices
+(the study's slices in turn).
 C: pcwt_py_bench_decode (decode_c.c, libpcwt linked in) decodes the codestream files with one
 handle, pcwt_read_header + malloc + pcwt_decode per slice, and the batch with one
 pcwt_decode_batch; median of -n passes after a warm-up. Python: pcwt.decode (one slice) and
@@ -62,7 +63,7 @@ def main():
     images = slices()
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        for profile in ("baseline", "entropy"):
+        for profile in ("compact", "entropy", "baseline"):  # the default first
             streams = [pcwt.encode(im, profile=profile) for im in images]
             for cs, im in zip(streams, images):
                 assert np.array_equal(pcwt.decode(cs), im)
