@@ -5,9 +5,9 @@
  *           CPU is not asked for.
  *
  *  libpcwt's AUTO means the GPU when a device is present. A process that codes one small image
- *  (dcmdpcwt, a stock tool with libdcmpcwt_preload.so) then pays for the CUDA driver, context and
- *  first buffers (about 320 ms on the H100 machine) to code in a few milliseconds what the CPU
- *  codes in about 10: bench/results/cpu-2026-11-28-single-file.md.
+ *  (dcmdpcwt, a stock tool with libdcmpcwt_preload.so) would then pay for starting the CUDA
+ *  driver, a context and its first buffers, far more than the CPU takes to code the image
+ *  (bench/results/cpu-2026-11-28-single-file.md).
  */
 
 #ifndef DCMPCWT_DPBACKEND_H
