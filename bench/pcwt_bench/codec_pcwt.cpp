@@ -6,6 +6,8 @@
 #include <pcwt.h>
 
 #include <memory>
+#include <stdexcept>
+#include <string>
 
 #include "charls_io.hpp"
 #include "device_resident.hpp"
@@ -107,7 +109,8 @@ private:
 
 class PcwtCodec : public Codec {
 public:
-    PcwtCodec(pcwt_backend backend, pcwt_profile profile, const PcwtSettings &set) : backend_(backend)
+    PcwtCodec(const std::string &id, pcwt_backend backend, pcwt_profile profile, const PcwtSettings &set)
+        : backend_(backend)
     {
         const unsigned levels = set.levels_set ? set.levels : PCWT_DEFAULT_LEVELS;
         options_ = {{PCWT_OPT_BACKEND, backend},
@@ -118,13 +121,11 @@ public:
                     {PCWT_OPT_LIFTING_ORDER, set.lifting},
                     {PCWT_OPT_LEVEL1_FILTER, set.level1}};
         const bool entropy = profile != PCWT_PROFILE_BASELINE; // entropy or compact: range-coded
-        const bool gpu = backend == PCWT_BACKEND_GPU;
-        compact_ = profile == PCWT_PROFILE_COMPACT;
         const unsigned gr = set.group_rows ? set.group_rows : entropy ? PCWT_ENTROPY_GROUP_ROWS : PCWT_DEFAULT_GROUP;
         const unsigned gc = set.group_cols ? set.group_cols : entropy ? PCWT_ENTROPY_GROUP_COLS : PCWT_DEFAULT_GROUP;
         const bool columns_first =
             set.lifting == PCWT_LIFTING_AUTO ? entropy : set.lifting == PCWT_LIFTING_COLUMNS_FIRST;
-        info_.id = std::string("pcwt-") + (compact_ ? "compact-" : entropy ? "entropy-" : "") + (gpu ? "gpu" : "cpu");
+        info_.id = id;
         info_.family = "PCWT";
         info_.library = std::string("libpcwt ") + pcwt_version_string() + " (" + backend_name(backend) + ")";
         info_.settings = std::string(pcwt_profile_name(profile)) + " profile, " +
@@ -238,7 +239,6 @@ private:
 
     EncoderOptions options_;
     pcwt_backend backend_;
-    bool compact_ = false;
     CodecInfo info_;
     EncoderPtr batch_enc_;
     DecoderPtr batch_dec_;
@@ -425,19 +425,20 @@ private:
 
 } // namespace
 
-std::unique_ptr<Codec> make_pcwt_codec(bool gpu, const PcwtSettings &set)
+std::unique_ptr<Codec> make_pcwt_codec(const std::string &id, const PcwtSettings &set)
 {
-    return std::make_unique<PcwtCodec>(gpu ? PCWT_BACKEND_GPU : PCWT_BACKEND_CPU, PCWT_PROFILE_BASELINE, set);
-}
-
-std::unique_ptr<Codec> make_pcwt_entropy_codec(bool gpu, const PcwtSettings &set)
-{
-    return std::make_unique<PcwtCodec>(gpu ? PCWT_BACKEND_GPU : PCWT_BACKEND_CPU, PCWT_PROFILE_ENTROPY, set);
-}
-
-std::unique_ptr<Codec> make_pcwt_compact_codec(bool gpu, const PcwtSettings &set)
-{
-    return std::make_unique<PcwtCodec>(gpu ? PCWT_BACKEND_GPU : PCWT_BACKEND_CPU, PCWT_PROFILE_COMPACT, set);
+    pcwt_encode_params defaults;
+    pcwt_encode_params_default(&defaults);
+    pcwt_profile profile = defaults.profile;
+    int64_t named = 0;
+    const std::string name = pcwt_profile_of(id);
+    if (!name.empty()) {
+        if (pcwt_option_parse(PCWT_OPT_PROFILE, name.c_str(), &named) != PCWT_OK)
+            throw std::invalid_argument("libpcwt has no profile '" + name + "'");
+        profile = static_cast<pcwt_profile>(named);
+    }
+    const bool gpu = id.size() > 4 && id.compare(id.size() - 4, 4, "-gpu") == 0;
+    return std::make_unique<PcwtCodec>(id, gpu ? PCWT_BACKEND_GPU : PCWT_BACKEND_CPU, profile, set);
 }
 
 std::unique_ptr<Codec> make_pcwt_jpegls_codec(bool gpu)

@@ -8,18 +8,32 @@ namespace pcwtbench {
 
 const std::vector<std::string> &all_codec_ids()
 {
-    static const std::vector<std::string> ids = {"pcwt-cpu", "pcwt-gpu", "pcwt-jpegls", "pcwt-jpegls-gpu",
-                                                 "charls",   "openjpeg", "jpeg2000-gpu", "openjph", "pcwt-entropy-cpu",
-                                                 "pcwt-entropy-gpu", "pcwt-compact-cpu", "pcwt-compact-gpu", "jpegxl"};
+    static const std::vector<std::string> ids = {
+        "pcwt-cpu",         "pcwt-gpu",          "pcwt-jpegls",      "pcwt-jpegls-gpu",   "charls",
+        "openjpeg",         "jpeg2000-gpu",      "openjph",          "pcwt-baseline-cpu", "pcwt-baseline-gpu",
+        "pcwt-entropy-cpu", "pcwt-entropy-gpu",  "pcwt-compact-cpu", "pcwt-compact-gpu",  "jpegxl"};
     return ids;
+}
+
+bool in_default_set(const std::string &id)
+{
+    return pcwt_profile_of(id).empty() && id != "jpegxl";
+}
+
+std::string pcwt_profile_of(const std::string &id)
+{
+    for (const char *p : {"baseline", "entropy", "compact"})
+        for (const char *side : {"-cpu", "-gpu"})
+            if (id == std::string("pcwt-") + p + side)
+                return p;
+    return "";
 }
 
 namespace {
 
 bool is_gpu_codec(const std::string &id)
 {
-    return id == "pcwt-gpu" || id == "pcwt-jpegls-gpu" || id == "pcwt-entropy-gpu" || id == "pcwt-compact-gpu" ||
-           id == "jpeg2000-gpu";
+    return id.size() > 4 && id.compare(id.size() - 4, 4, "-gpu") == 0;
 }
 
 } // namespace
@@ -32,18 +46,20 @@ CodecSelection select_codecs(const std::vector<std::string> &ids, const std::str
         if (std::find(known.begin(), known.end(), id) == known.end())
             throw std::invalid_argument("unknown codec '" + id + "'");
     auto wanted = [&](const std::string &id) {
-        if (ids.empty()) // the default set; the entropy and compact profiles and JPEG XL only when named
-            return id.rfind("pcwt-entropy-", 0) != 0 && id.rfind("pcwt-compact-", 0) != 0 && id != "jpegxl";
+        if (ids.empty())
+            return in_default_set(id);
         return std::find(ids.begin(), ids.end(), id) != ids.end();
     };
+    bool any_gpu = false;
+    for (const std::string &id : known)
+        any_gpu = any_gpu || (is_gpu_codec(id) && wanted(id));
     CodecSelection sel;
     bool use_gpu = false;
     std::string gpu_why; // why the GPU codecs are not run
     if (gpu == "off") {
         sel.gpu_status = "not used (--gpu off)";
         gpu_why = "--gpu off";
-    } else if (!wanted("pcwt-gpu") && !wanted("pcwt-jpegls-gpu") && !wanted("pcwt-entropy-gpu") &&
-               !wanted("pcwt-compact-gpu") && !wanted("jpeg2000-gpu")) {
+    } else if (!any_gpu) {
         sel.gpu_status = "not used (not in --codecs)";
     } else {
         const std::string why = probe_pcwt_gpu();
@@ -65,10 +81,8 @@ CodecSelection select_codecs(const std::vector<std::string> &ids, const std::str
             sel.skipped.emplace_back(id, gpu_why);
             continue;
         }
-        if (id == "pcwt-cpu")
-            sel.codecs.push_back(make_pcwt_codec(false, pcwt));
-        else if (id == "pcwt-gpu")
-            sel.codecs.push_back(make_pcwt_codec(true, pcwt));
+        if (id == "pcwt-cpu" || id == "pcwt-gpu" || !pcwt_profile_of(id).empty())
+            sel.codecs.push_back(make_pcwt_codec(id, pcwt));
         else if (id == "pcwt-jpegls")
             sel.codecs.push_back(make_pcwt_jpegls_codec(false));
         else if (id == "pcwt-jpegls-gpu")
@@ -81,14 +95,6 @@ CodecSelection select_codecs(const std::vector<std::string> &ids, const std::str
             sel.codecs.push_back(make_j2k_gpu_codec());
         else if (id == "openjph")
             sel.codecs.push_back(make_openjph_codec());
-        else if (id == "pcwt-entropy-cpu")
-            sel.codecs.push_back(make_pcwt_entropy_codec(false, pcwt));
-        else if (id == "pcwt-entropy-gpu")
-            sel.codecs.push_back(make_pcwt_entropy_codec(true, pcwt));
-        else if (id == "pcwt-compact-cpu")
-            sel.codecs.push_back(make_pcwt_compact_codec(false, pcwt));
-        else if (id == "pcwt-compact-gpu")
-            sel.codecs.push_back(make_pcwt_compact_codec(true, pcwt));
         else if (id == "jpegxl") {
             if (jxl_unavailable().empty())
                 sel.codecs.push_back(make_jxl_codec(peers.jxl_effort));

@@ -11,16 +11,13 @@
 
 namespace pcwtbench {
 
-// libpcwt (codec_pcwt.cpp), PCWT with the parameters of set.
-std::unique_ptr<Codec> make_pcwt_codec(bool gpu, const PcwtSettings &set);
+// libpcwt's PCWT codec (codec_pcwt.cpp) with the parameters of set, on the CPU or the GPU as the id
+// ends: "pcwt-cpu" / "pcwt-gpu" in libpcwt's default profile (compact), "pcwt-PROFILE-cpu" /
+// "-gpu" in the profile named (baseline, entropy, compact; only when --codecs or --profile names
+// it).
+std::unique_ptr<Codec> make_pcwt_codec(const std::string &id, const PcwtSettings &set);
 // libpcwt's JPEG-LS encoder on the CPU ("pcwt-jpegls") or the GPU ("pcwt-jpegls-gpu").
 std::unique_ptr<Codec> make_pcwt_jpegls_codec(bool gpu);
-// PCWT's entropy profile on the CPU or the GPU ("pcwt-entropy-cpu", "pcwt-entropy-gpu"; only when
-// --codecs names them).
-std::unique_ptr<Codec> make_pcwt_entropy_codec(bool gpu, const PcwtSettings &set);
-// PCWT's compact profile (the entropy profile with value maps) on the CPU or the GPU
-// ("pcwt-compact-cpu", "pcwt-compact-gpu"; only when --codecs names them).
-std::unique_ptr<Codec> make_pcwt_compact_codec(bool gpu, const PcwtSettings &set);
 // Empty when the GPU backend works here (a small image round-trips on it), else why not.
 std::string probe_pcwt_gpu();
 
@@ -39,6 +36,10 @@ std::string jxl_unavailable();
 
 // Every codec id, in report order.
 const std::vector<std::string> &all_codec_ids();
+// Whether a run without --codecs has the codec: all but the PCWT profiles by name and jpegxl.
+bool in_default_set(const std::string &id);
+// The profile a "pcwt-PROFILE-cpu" / "-gpu" id names; "" for every other id.
+std::string pcwt_profile_of(const std::string &id);
 
 struct CodecSelection {
     std::vector<std::unique_ptr<Codec>> codecs;
@@ -46,8 +47,8 @@ struct CodecSelection {
     std::vector<std::pair<std::string, std::string>> skipped; // codecs asked for but not run: id, why
 };
 
-// Make the codecs asked for (ids; empty = all). gpu: "auto" (the GPU codecs pcwt-gpu,
-// pcwt-jpegls-gpu and jpeg2000-gpu when a device works; otherwise they are listed in `skipped`), "on" (required:
+// Make the codecs asked for (ids; empty = the default set). gpu: "auto" (the GPU codecs, the ids
+// ending in -gpu, when a device works; otherwise they are listed in `skipped`), "on" (required:
 // error text returned in gpu_status and no codecs), "off"; the PCWT codecs with the parameters of
 // pcwt, the peers with those of peers. Throws std::invalid_argument for an unknown id.
 CodecSelection select_codecs(const std::vector<std::string> &ids, const std::string &gpu, const PcwtSettings &pcwt,

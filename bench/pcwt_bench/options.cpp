@@ -58,11 +58,11 @@ void print_usage(std::FILE *f)
         "  -j, --threads N       threads for the all-threads measurement (default: all hardware threads)\n"
         "      --no-parallel     skip the all-threads / GPU batch measurement\n"
         "      --codecs LIST     comma-separated subset of: pcwt-cpu,pcwt-gpu,pcwt-jpegls,pcwt-jpegls-gpu,\n"
-        "                        charls,openjpeg,openjph (default: all of those), or pcwt-entropy-cpu,\n"
-        "                        pcwt-entropy-gpu (PCWT's entropy profile), pcwt-compact-cpu,\n"
-        "                        pcwt-compact-gpu (its compact profile), jpegxl (libjxl, lossless)\n"
+        "                        charls,openjpeg,jpeg2000-gpu,openjph (default: all of those), or\n"
+        "                        pcwt-PROFILE-cpu, pcwt-PROFILE-gpu (PCWT in a profile by name: baseline,\n"
+        "                        entropy or compact), jpegxl (libjxl, lossless)\n"
         "      --jxl-effort N    libjxl's effort for jpegxl, 1 (fastest) to 9 (smallest; default 7)\n"
-        "      --gpu auto|on|off the GPU codecs (pcwt-gpu, pcwt-jpegls-gpu; end-to-end and device-resident\n"
+        "      --gpu auto|on|off the GPU codecs (the ids ending in -gpu; end-to-end and device-resident\n"
         "                        throughput): when a device works (auto, default), required (on), or not\n"
         "      --raw WxHxBITS[s][xC[p]]\n"
         "                        geometry of raw files: BITS stored (1-16; 8-bit words up to 8, else 16),\n"
@@ -75,16 +75,16 @@ void print_usage(std::FILE *f)
         "                        numbered in report order) to check what was read\n"
         "      --inject-mismatch CODEC\n"
         "                        testing: corrupt one decoded sample of CODEC to show how a mismatch is reported\n"
-        "PCWT parameters (pcwt-cpu, pcwt-gpu, pcwt-entropy-*; as the pcwt tool's):\n"
+        "PCWT parameters (pcwt-cpu, pcwt-gpu, pcwt-PROFILE-*; as the pcwt tool's):\n"
         "      --profile baseline|entropy|compact\n"
-        "                        entropy, compact: run pcwt-entropy-* or pcwt-compact-* in place of\n"
-        "                        pcwt-cpu/-gpu (pcwt-cpu/-gpu code the baseline profile)\n"
+        "                        pcwt-cpu/-gpu code libpcwt's default profile, compact; another profile\n"
+        "                        runs as pcwt-PROFILE-cpu/-gpu in their place\n"
         "      --levels N        wavelet levels, 0-10 (default 6, fewer for small images)\n"
         "      --group G|RxC     groups of GxG or RxC elements, 1-256 (default: the profile's size)\n"
         "      --lifting auto|rows|columns\n"
         "                        which pass of the 2-D lifting comes first (default: the profile's)\n"
         "      --level1-filter 53|auto|511\n"
-        "                        entropy, compact: the finest level's filter (default auto)\n"
+        "                        entropy and compact profiles: the finest level's filter (default auto)\n"
         "\n"
         "A comparison on one CPU thread, codecs alternating run by run (e.g. against CharLS):\n"
         "  pcwt-bench --wg04 --codecs pcwt-cpu,charls --no-parallel -o cpu\n"
@@ -131,13 +131,13 @@ bool parse_group(const std::string &s, unsigned &rows, unsigned &cols)
            parse_unsigned(s.substr(x + 1), 1, PCWT_MAX_GROUP, cols);
 }
 
-// --profile entropy|compact: that profile's codecs (pcwt-NAME-cpu/-gpu) in place of the
-// baseline's, in the list given or in the default one.
+// --profile NAME other than libpcwt's default: that profile's codecs (pcwt-NAME-cpu/-gpu) in place
+// of pcwt-cpu/-gpu, in the list given or in the default one.
 void use_profile(std::vector<std::string> &codecs, const std::string &name)
 {
     if (codecs.empty())
         for (const std::string &id : all_codec_ids())
-            if (id.rfind("pcwt-entropy-", 0) != 0 && id.rfind("pcwt-compact-", 0) != 0 && id != "jpegxl")
+            if (in_default_set(id))
                 codecs.push_back(id);
     for (std::string &id : codecs) {
         if (id == "pcwt-cpu")
@@ -167,7 +167,10 @@ ParseOutcome parse_options(int argc, char **argv, Options &opt)
     for (int i = 0; i < argc; ++i)
         opt.command_line += (i ? " " : "") + std::string(argv[i]);
     bool raw_be = false;
-    std::string profile = pcwt_profile_name(PCWT_PROFILE_BASELINE);
+    pcwt_encode_params defaults;
+    pcwt_encode_params_default(&defaults);
+    const std::string default_profile = pcwt_profile_name(defaults.profile);
+    std::string profile = default_profile;
     auto usage_error = [](const std::string &msg) {
         std::fprintf(stderr, "pcwt-bench: %s (see --help)\n", msg.c_str());
         return ParseOutcome::ExitUsage;
@@ -285,7 +288,7 @@ ParseOutcome parse_options(int argc, char **argv, Options &opt)
     }
     if (opt.raw)
         opt.raw->big_endian = raw_be;
-    if (profile != pcwt_profile_name(PCWT_PROFILE_BASELINE))
+    if (profile != default_profile)
         use_profile(opt.codecs, profile);
     if (opt.wg04) {
         std::string why;

@@ -20,7 +20,8 @@ std::string codec_color(const std::string &id, size_t index)
     static const std::map<std::string, std::string> known = {
         {"pcwt-cpu", "#d95f02"}, {"pcwt-gpu", "#e7298a"}, {"pcwt-jpegls", "#7570b3"},
         {"pcwt-jpegls-gpu", "#b15928"}, {"charls", "#1b9e77"}, {"openjpeg", "#66a61e"},
-        {"openjph", "#377eb8"}, {"pcwt-entropy-cpu", "#a6761d"}, {"pcwt-entropy-gpu", "#e6ab02"}};
+        {"openjph", "#377eb8"}, {"pcwt-entropy-cpu", "#a6761d"}, {"pcwt-entropy-gpu", "#e6ab02"},
+        {"pcwt-baseline-cpu", "#8c6bb1"}, {"pcwt-baseline-gpu", "#fb9a99"}};
     static const char *const spare[] = {"#666666", "#984ea3", "#999999"};
     const auto it = known.find(id);
     return it != known.end() ? it->second : spare[index % 3];

@@ -17,11 +17,14 @@ MODE:
   mismatch  --inject-mismatch charls: a MISMATCH row with lossless=false, an alert in the HTML,
             a loud message on stderr and exit status 1; the other codec still lossless
   options   what pcwt-bench took over from the former single-thread CPU benchmark, on a generated
-            image: --levels, --group, --lifting change PCWT's coded size and are named in its
-            settings, --profile entropy runs the entropy profile's codec in place of pcwt-cpu, bad
-            values exit 2, --profile compact runs pcwt-compact-cpu; the Markdown report holds the CSV's ratios per frame and the aggregate row
+            image: pcwt-cpu codes libpcwt's default profile (compact: the bytes of pcwt-compact-cpu,
+            not those of pcwt-baseline-cpu); --levels, --group, --lifting change PCWT's coded size
+            and are named in its settings; --profile entropy / baseline run pcwt-entropy-cpu /
+            pcwt-baseline-cpu in place of pcwt-cpu, --profile compact leaves pcwt-cpu as it is; bad
+            values exit 2; the Markdown report holds the CSV's ratios per frame and the aggregate row
   wg04      --wg04 (the WG04 set from shared/testdata) on one thread: the 10 frames, the sign
-            taken from the DICOM originals, the known ratios. Exit 77 (skip) without shared/testdata.
+            taken from the DICOM originals, the known ratios of pcwt-cpu (the compact profile),
+            pcwt-baseline-cpu and charls. Exit 77 (skip) without shared/testdata.
   jpegxl    the JPEG XL peer (libjxl) on generated images: 8-bit PGM, 12-bit PGM, PPM, 12-bit signed
             raw (2 frames), a 16-bit raw using the full range and a 2-bit raw: lossless rows at
             efforts 1 and 3 with the effort named in the settings and another size for some frame,
@@ -574,12 +577,19 @@ def mode_options(a):
               [min(4095, max(0, (y * 37) % 4096 + x * 2 + rng.randint(-2, 2))) for y in range(80) for x in range(96)])
     ids, settings, coded = pcwt_run(a, 'default', img, [], codecs='pcwt-cpu,charls')
     check(ids == ['pcwt-cpu', 'charls'], 'codecs %s' % ids)
-    check('6 levels, 32x32 groups, rows lifted first' in settings.get('pcwt-cpu', ''), 'default settings: %s' % settings)
+    check('compact profile, 6 levels, 64x16 groups, columns lifted first' in settings.get('pcwt-cpu', ''),
+          'default settings: %s' % settings)
     base = coded.get('pcwt-cpu')
+    # The default is the compact profile: pcwt-compact-cpu's bytes, not the baseline's.
+    ids, settings, named = pcwt_run(a, 'named', img, [], codecs='pcwt-cpu,pcwt-baseline-cpu,pcwt-compact-cpu')
+    check(ids == ['pcwt-cpu', 'pcwt-baseline-cpu', 'pcwt-compact-cpu'], 'named profile codecs %s' % ids)
+    check(named.get('pcwt-cpu') == base and named.get('pcwt-compact-cpu') == base,
+          'pcwt-cpu and pcwt-compact-cpu code alike: %s, default %s' % (named, base))
+    check(named.get('pcwt-baseline-cpu') not in (None, base), 'pcwt-baseline-cpu codes the baseline: %s' % named)
     # Each PCWT parameter reaches the encoder (another codestream size) and the report.
     for k, (extra, says) in enumerate([(['--levels', '1'], '1 levels'), (['--group', '8x4'], '8x4 groups'),
                                        (['--group', '16'], '16x16 groups'),
-                                       (['--lifting', 'columns'], 'columns lifted first')]):
+                                       (['--lifting', 'rows'], 'rows lifted first')]):
         _, st, cb = pcwt_run(a, 'param%d' % k, img, extra)
         check(says in st.get('pcwt-cpu', ''), '%s: settings %r' % (extra, st))
         check(cb.get('pcwt-cpu') not in (None, base), '%s: coded size %s, defaults %s' % (extra, cb.get('pcwt-cpu'), base))
@@ -587,10 +597,17 @@ def mode_options(a):
     check(ids == ['charls', 'pcwt-entropy-cpu'], '--profile entropy codecs %s' % ids)
     st = settings.get('pcwt-entropy-cpu', '')
     check('entropy profile' in st and '64x16 groups' in st, 'entropy settings: %s' % st)
-    ids, settings, coded_c = pcwt_run(a, 'compact', img, ['--profile', 'compact'], codecs='pcwt-cpu,charls')
-    check(ids == ['charls', 'pcwt-compact-cpu'], '--profile compact codecs %s' % ids)
-    st = settings.get('pcwt-compact-cpu', '')
-    check('compact profile' in st and '64x16 groups' in st, 'compact settings: %s' % st)
+    ids, settings, coded = pcwt_run(a, 'baseline', img, ['--profile', 'baseline'], codecs='pcwt-cpu,charls')
+    check(ids == ['charls', 'pcwt-baseline-cpu'], '--profile baseline codecs %s' % ids)
+    st = settings.get('pcwt-baseline-cpu', '')
+    check('baseline profile, 6 levels, 32x32 groups, rows lifted first' in st, 'baseline settings: %s' % st)
+    check(coded.get('pcwt-baseline-cpu') == named.get('pcwt-baseline-cpu'),
+          '--profile baseline codes as pcwt-baseline-cpu: %s, %s' % (coded, named))
+    ids, settings, coded = pcwt_run(a, 'compact', img, ['--profile', 'compact'], codecs='pcwt-cpu,charls')
+    check(ids == ['pcwt-cpu', 'charls'], '--profile compact (the default) codecs %s' % ids)
+    st = settings.get('pcwt-cpu', '')
+    check('compact profile' in st and '64x16 groups' in st and coded.get('pcwt-cpu') == base,
+          'compact settings: %s, coded %s, default %s' % (st, coded.get('pcwt-cpu'), base))
     for bad in (['--levels', '11'], ['--group', '0'], ['--group', '8x'], ['--lifting', 'diagonal'],
                 ['--profile', 'fast']):
         p = run(a.tool, bad + [img], 2)
@@ -612,12 +629,16 @@ def mode_options(a):
     return 0
 
 
-# The WG04 set on one thread: sign from the DICOM originals, and the ratios recorded in
+# The WG04 set on one thread: sign from the DICOM originals, and the ratios of pcwt-cpu (libpcwt's
+# default profile, compact), pcwt-baseline-cpu and charls; the baseline's and CharLS's are those of
 # bench/results/cpu-2026-11-27-bench-consolidation.md (the same for the former benchmark).
-WG04 = {'CT1.JLS': ('true', 2.833, 3.190), 'CT2.JLS': ('true', 3.852, 4.539), 'MR2.JLS': ('false', 3.337, 3.507),
-        'MR3.JLS': ('true', 4.319, 4.437), 'MR4.JLS': ('false', 4.125, 4.490), 'NM1.JLS': ('true', 5.284, 5.885),
-        'RG2.JLS': ('false', 4.268, 4.507), 'RG3.JLS': ('false', 6.599, 7.311), 'XA1.JLS': ('false', 4.667, 5.368),
-        'MR1_UNC.dcm': ('true', 2.180, 2.282)}
+WG04 = {'CT1.JLS': ('true', 3.141, 2.833, 3.190), 'CT2.JLS': ('true', 4.883, 3.852, 4.539),
+        'MR2.JLS': ('false', 3.715, 3.337, 3.507), 'MR3.JLS': ('true', 5.074, 4.319, 4.437),
+        'MR4.JLS': ('false', 4.688, 4.125, 4.490), 'NM1.JLS': ('true', 6.215, 5.284, 5.885),
+        'RG2.JLS': ('false', 5.490, 4.268, 4.507), 'RG3.JLS': ('false', 7.635, 6.599, 7.311),
+        'XA1.JLS': ('false', 5.322, 4.667, 5.368), 'MR1_UNC.dcm': ('true', 2.280, 2.180, 2.282)}
+WG04_CODECS = ('pcwt-cpu', 'pcwt-baseline-cpu', 'charls')
+WG04_AGGREGATE = {'pcwt-cpu': '5.339', 'pcwt-baseline-cpu': '4.491', 'charls': '4.853'}
 
 
 def mode_wg04(a):
@@ -626,22 +647,25 @@ def mode_wg04(a):
         return SKIP
     fresh(a.work)
     out = os.path.join(a.work, 'wg04')
-    p = run(a.tool, ['-n', '1', '-w', '0', '--no-parallel', '--codecs', 'pcwt-cpu,charls', '-o', out, '--wg04'], 0)
+    p = run(a.tool, ['-n', '1', '-w', '0', '--no-parallel', '--codecs', ','.join(WG04_CODECS), '-o', out,
+                     '--wg04'], 0)
     rows = read_csv(out + '.csv')
     got = {}
     for r in rows:
         got.setdefault(os.path.basename(r['image']), {})[r['codec']] = r
     check(sorted(got) == sorted(WG04), 'WG04 frames %s' % sorted(got))
-    for name, (signed, pcwt, charls) in WG04.items():
+    for name, (signed, *ratios) in WG04.items():
         r = got.get(name, {})
-        for cid, want in (('pcwt-cpu', pcwt), ('charls', charls)):
+        for cid, want in zip(WG04_CODECS, ratios):
             c = r.get(cid, {})
             check(c.get('signed') == signed and c.get('lossless') == 'true' and
                   abs(float(c.get('ratio') or 0) - want) < 0.0006,
                   '%s / %s: signed %s, ratio %s, expected %s, %.3f' % (name, cid, c.get('signed'), c.get('ratio'),
                                                                          signed, want))
     md = read_markdown_table(out + '.md', 'One thread, per frame')
-    check(md and md[-1][0] == '**all 10**' and md[-1][3] == '4.491' and md[-1][6] == '4.853',
+    agg = dict(zip(md[0], md[-1])) if md else {}
+    check(agg.get('image') == '**all 10**' and
+          all(agg.get(cid + ' ratio') == want for cid, want in WG04_AGGREGATE.items()),
           'WG04 aggregate row %s' % (md[-1] if md else None))
     check('Aggregate over the 10 frames' in p.stdout, 'terminal aggregate over the WG04 set')
     return 0
