@@ -29,6 +29,42 @@ uint32_t pcwt_offset_gap(const uint8_t *used, uint32_t m)
     return best_next;
 }
 
+/* The smallest value that occurs at or above r, else the smallest of all: two candidates with the
+ * same one split the same neighbour pairs (a pair lo < hi is split by r when lo < r <= hi), so
+ * their costs are equal. */
+static uint32_t split_class(const uint8_t *used, uint32_t m, uint32_t r)
+{
+    for (uint32_t u = r; u < m; u++)
+        if (used[u])
+            return u;
+    uint32_t u = 0;
+    while (!used[u])
+        u++;
+    return u;
+}
+
+/* The costs of the candidates r[0..n-1] over the plane's pairs of left and upper neighbours. */
+static void costs(const int32_t *plane, size_t stride, uint32_t rows, uint32_t cols, uint32_t m,
+                  const uint32_t *r, uint32_t n, uint64_t *c)
+{
+    const uint32_t mask = m - 1u;
+    for (uint32_t k = 0; k < n; k++)
+        c[k] = 0;
+    for (uint32_t y = 0; y < rows; y++) {
+        const int32_t *row = plane + (size_t)y * stride;
+        const int32_t *up = y ? row - stride : NULL;
+        for (uint32_t x = 0; x < cols; x++) {
+            const uint32_t a = (uint32_t)row[x] & mask;
+            for (uint32_t k = 0; k < n; k++) {
+                if (x)
+                    c[k] += pcwt_offset_pair_cost(a, (uint32_t)row[x - 1] & mask, r[k], m);
+                if (up)
+                    c[k] += pcwt_offset_pair_cost(a, (uint32_t)up[x] & mask, r[k], m);
+            }
+        }
+    }
+}
+
 int pcwt_offset_choose(pcwt_offset_mode mode, const int32_t *plane, size_t stride, uint32_t rows,
                        uint32_t cols, uint32_t bits, int is_signed, uint32_t *r0, pcwt_status *st)
 {
@@ -49,29 +85,21 @@ int pcwt_offset_choose(pcwt_offset_mode mode, const int32_t *plane, size_t strid
     }
     const uint32_t t = pcwt_offset_today(bits, is_signed), f = pcwt_offset_flip(bits, is_signed);
     const uint32_t g = pcwt_offset_gap(used, m);
+    /* Only the candidates that split other pairs than T need the pass over the plane (most planes:
+     * none); the others cost exactly what T costs. */
+    const uint32_t ct = split_class(used, m, t), cf = split_class(used, m, f), cg = split_class(used, m, g);
     free(used);
-    /* Each sample with its left and its upper neighbour. */
-    uint64_t ct = 0, cf = 0, cg = 0;
-    for (uint32_t y = 0; y < rows; y++) {
-        const int32_t *row = plane + (size_t)y * stride;
-        const int32_t *up = y ? row - stride : NULL;
-        for (uint32_t x = 0; x < cols; x++) {
-            const uint32_t a = (uint32_t)row[x] & mask;
-            if (x) {
-                const uint32_t b = (uint32_t)row[x - 1] & mask;
-                ct += pcwt_offset_pair_cost(a, b, t, m);
-                cf += pcwt_offset_pair_cost(a, b, f, m);
-                cg += pcwt_offset_pair_cost(a, b, g, m);
-            }
-            if (up) {
-                const uint32_t b = (uint32_t)up[x] & mask;
-                ct += pcwt_offset_pair_cost(a, b, t, m);
-                cf += pcwt_offset_pair_cost(a, b, f, m);
-                cg += pcwt_offset_pair_cost(a, b, g, m);
-            }
-        }
-    }
-    return pcwt_offset_decide(mode, t, f, g, ct, cf, cg, r0);
+    uint32_t r[3] = {t, 0, 0}, n = 1;
+    if (cf != ct)
+        r[n++] = f;
+    if (cg != ct && cg != cf)
+        r[n++] = g;
+    uint64_t c[3] = {0, 0, 0};
+    if (n > 1)
+        costs(plane, stride, rows, cols, m, r, n, c);
+    const uint64_t cost_f = cf == ct ? c[0] : c[1];
+    const uint64_t cost_g = cg == ct ? c[0] : cg == cf ? cost_f : c[n - 1];
+    return pcwt_offset_decide(mode, t, f, g, c[0], cost_f, cost_g, r0);
 }
 
 void pcwt_offset_apply(int32_t *plane, size_t stride, uint32_t rows, uint32_t cols, uint32_t bits, uint32_t r0)
