@@ -43,26 +43,52 @@ static uint32_t split_class(const uint8_t *used, uint32_t m, uint32_t r)
     return u;
 }
 
-/* The costs of the candidates r[0..n-1] over the plane's pairs of left and upper neighbours. */
-static void costs(const int32_t *plane, size_t stride, uint32_t rows, uint32_t cols, uint32_t m,
-                  const uint32_t *r, uint32_t n, uint64_t *c)
+/* What the pairs (a[i], b[i]) of n stored values add to the costs of the candidates r[0..2]: the
+ * sums pcwt_offset_pair_cost describes, in one loop without branches so that the compiler
+ * vectorises it. */
+static void pairs_cost(const int32_t *a, const int32_t *b, uint32_t n, const uint32_t *r, uint32_t m,
+                       uint64_t *c)
 {
-    const uint32_t mask = m - 1u;
-    for (uint32_t k = 0; k < n; k++)
-        c[k] = 0;
+    /* values below 2^16: signed 32-bit lanes; 32-bit sums over at most 2^15 pairs of at most 2^16 */
+    const int32_t r0 = (int32_t)r[0], r1 = (int32_t)r[1], r2 = (int32_t)r[2], mm = (int32_t)m;
+    for (uint32_t i0 = 0; i0 < n; i0 += 32768u) {
+        const uint32_t end = n - i0 < 32768u ? n : i0 + 32768u;
+        int32_t s0 = 0, s1 = 0, s2 = 0;
+        for (uint32_t i = i0; i < end; i++) {
+            const int32_t lo = a[i] < b[i] ? a[i] : b[i], hi = a[i] < b[i] ? b[i] : a[i], d = hi - lo;
+            s0 += (lo < r0) & (r0 <= hi) ? mm - d : d;
+            s1 += (lo < r1) & (r1 <= hi) ? mm - d : d;
+            s2 += (lo < r2) & (r2 <= hi) ? mm - d : d;
+        }
+        c[0] += (uint32_t)s0;
+        c[1] += (uint32_t)s1;
+        c[2] += (uint32_t)s2;
+    }
+}
+
+/* The costs of the three candidates r[0..2] over the plane's pairs of left and upper neighbours,
+ * row by row on the stored values (two rows of scratch). PCWT_ERR_OUT_OF_MEMORY possible. */
+static pcwt_status costs(const int32_t *plane, size_t stride, uint32_t rows, uint32_t cols, uint32_t m,
+                         const uint32_t *r, uint64_t *c)
+{
+    int32_t *buf = malloc(sizeof *buf * 2u * cols);
+    if (!buf)
+        return PCWT_ERR_OUT_OF_MEMORY;
+    int32_t *cur = buf, *prev = buf + cols;
+    c[0] = c[1] = c[2] = 0;
     for (uint32_t y = 0; y < rows; y++) {
         const int32_t *row = plane + (size_t)y * stride;
-        const int32_t *up = y ? row - stride : NULL;
-        for (uint32_t x = 0; x < cols; x++) {
-            const uint32_t a = (uint32_t)row[x] & mask;
-            for (uint32_t k = 0; k < n; k++) {
-                if (x)
-                    c[k] += pcwt_offset_pair_cost(a, (uint32_t)row[x - 1] & mask, r[k], m);
-                if (up)
-                    c[k] += pcwt_offset_pair_cost(a, (uint32_t)up[x] & mask, r[k], m);
-            }
-        }
+        for (uint32_t x = 0; x < cols; x++)
+            cur[x] = (int32_t)((uint32_t)row[x] & (m - 1u));
+        pairs_cost(cur + 1, cur, cols - 1u, r, m, c);
+        if (y)
+            pairs_cost(cur, prev, cols, r, m, c);
+        int32_t *t = cur;
+        cur = prev;
+        prev = t;
     }
+    free(buf);
+    return PCWT_OK;
 }
 
 int pcwt_offset_choose(pcwt_offset_mode mode, const int32_t *plane, size_t stride, uint32_t rows,
@@ -85,21 +111,16 @@ int pcwt_offset_choose(pcwt_offset_mode mode, const int32_t *plane, size_t strid
     }
     const uint32_t t = pcwt_offset_today(bits, is_signed), f = pcwt_offset_flip(bits, is_signed);
     const uint32_t g = pcwt_offset_gap(used, m);
-    /* Only the candidates that split other pairs than T need the pass over the plane (most planes:
-     * none); the others cost exactly what T costs. */
-    const uint32_t ct = split_class(used, m, t), cf = split_class(used, m, f), cg = split_class(used, m, g);
+    /* When F and G split the same pairs as T, all three cost the same (T is chosen) and the pass
+     * over the plane is not needed: so for every plane whose values do not wrap round. */
+    const uint32_t ct = split_class(used, m, t);
+    const int pass = split_class(used, m, f) != ct || split_class(used, m, g) != ct;
     free(used);
-    uint32_t r[3] = {t, 0, 0}, n = 1;
-    if (cf != ct)
-        r[n++] = f;
-    if (cg != ct && cg != cf)
-        r[n++] = g;
     uint64_t c[3] = {0, 0, 0};
-    if (n > 1)
-        costs(plane, stride, rows, cols, m, r, n, c);
-    const uint64_t cost_f = cf == ct ? c[0] : c[1];
-    const uint64_t cost_g = cg == ct ? c[0] : cg == cf ? cost_f : c[n - 1];
-    return pcwt_offset_decide(mode, t, f, g, c[0], cost_f, cost_g, r0);
+    const uint32_t r[3] = {t, f, g};
+    if (pass && (*st = costs(plane, stride, rows, cols, m, r, c)) != PCWT_OK)
+        return 0;
+    return pcwt_offset_decide(mode, t, f, g, c[0], c[1], c[2], r0);
 }
 
 void pcwt_offset_apply(int32_t *plane, size_t stride, uint32_t rows, uint32_t cols, uint32_t bits, uint32_t r0)

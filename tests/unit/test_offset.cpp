@@ -567,3 +567,31 @@ TEST(Offset, BitThreeOutsideItsPlanesIsRefused)
         EXPECT_NE(err.find("modular offset on a colour-transformed plane"), std::string::npos) << err;
     }
 }
+
+// Rows longer than the estimate's 32-bit partial sums (2^15 pairs), with costs near 2^16 a pair:
+// the choice is still the model's.
+TEST(Offset, LongRowsOfLargeSteps)
+{
+    const uint32_t w = 40000, h = 3;
+    const pcwt_image_desc d = make_desc(w, h, 1, 16, 16, false);
+    std::vector<uint32_t> u(size_t(w) * h);
+    for (uint32_t y = 0; y < h; y++)
+        for (uint32_t x = 0; x < w; x++) // 0 and 65535 alternating, a few values in between
+            u[size_t(y) * w + x] = (x + y) % 7 == 3 ? 20000u + x % 5 : ((x + y) & 1) ? 65535u : 0u;
+    const Choice c = model_estimate(u, w, h, 16, false);
+    const std::vector<uint8_t> samples = words(d, u);
+    for (pcwt_offset_mode mode : {PCWT_OFFSET_AUTO, PCWT_OFFSET_ON}) {
+        const pcwt_encode_params p = params(mode, PCWT_VALUE_MAP_OFF);
+        const std::vector<uint8_t> cs = encode(d, samples, &p);
+        pcwt_header_info info;
+        ASSERT_EQ(pcwt_read_header(cs.data(), cs.size(), &info), PCWT_OK);
+        ASSERT_EQ(info.planes[0].offset, mode == PCWT_OFFSET_ON || c.taken ? 1u : 0u);
+        if (info.planes[0].offset)
+            EXPECT_EQ(r0_of(cs, info, 0), c.r0);
+        std::vector<uint8_t> back;
+        std::string err;
+        ASSERT_EQ(decode_cpu(cs, back, &err), PCWT_OK) << err;
+        EXPECT_TRUE(back == samples);
+    }
+    EXPECT_TRUE(c.taken); // 65535 next to 0: the offset makes them neighbours
+}
