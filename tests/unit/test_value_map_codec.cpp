@@ -25,6 +25,7 @@ pcwt_encode_params compact(pcwt_value_map_mode mode)
     p.backend = PCWT_BACKEND_CPU;
     p.profile = PCWT_PROFILE_COMPACT;
     p.value_map = mode;
+    p.offset = PCWT_OFFSET_OFF; // the maps' own bytes, as the offset would change them
     return p;
 }
 
