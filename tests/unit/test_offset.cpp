@@ -595,3 +595,33 @@ TEST(Offset, LongRowsOfLargeSteps)
     }
     EXPECT_TRUE(c.taken); // 65535 next to 0: the offset makes them neighbours
 }
+
+// Value maps forced on where map and payload exceed the plane's bound (tiny planes of random
+// 16-bit values): the encoder codes the values, reloading the plane and applying the same offset.
+TEST(Offset, MapDroppedForTheBoundKeepsTheOffset)
+{
+    Rng rng(13);
+    int dropped = 0;
+    for (uint32_t w = 1; w <= 8; w++)
+        for (uint32_t h = 1; h <= 8; h++) {
+            const pcwt_image_desc d = make_desc(w, h, 1, 16, 16, false);
+            std::vector<uint32_t> u(size_t(w) * h);
+            for (uint32_t &x : u)
+                x = rng.next() & 0xFFFFu;
+            const std::vector<uint8_t> samples = words(d, u);
+            const pcwt_encode_params p = params(PCWT_OFFSET_ON, PCWT_VALUE_MAP_ON);
+            pcwt_status st;
+            std::string err;
+            const std::vector<uint8_t> cs = encode(d, samples, &p, &st, &err);
+            ASSERT_EQ(st, PCWT_OK) << w << "x" << h << ": " << err;
+            EXPECT_LE(cs.size(), pcwt_encode_bound(&d));
+            pcwt_header_info info;
+            ASSERT_EQ(pcwt_read_header(cs.data(), cs.size(), &info), PCWT_OK);
+            EXPECT_EQ(info.planes[0].offset, 1u);
+            dropped += info.planes[0].value_map == 0;
+            std::vector<uint8_t> back;
+            ASSERT_EQ(decode_cpu(cs, back, &err), PCWT_OK) << w << "x" << h << ": " << err;
+            EXPECT_TRUE(back == samples) << w << "x" << h;
+        }
+    EXPECT_GT(dropped, 0);
+}
