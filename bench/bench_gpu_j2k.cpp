@@ -6,7 +6,8 @@
 //   - end to end through the library (pcwt_decode_batch on the GPU backend: tier-2 on the host,
 //     upload, device, download into page-locked buffers; median),
 //   - by OpenJPEG on every core, one frame per thread (median),
-// every frame of the GPU's output compared with OpenJPEG's. With --codec htj2k the frames are coded
+// every frame of the GPU's output compared with OpenJPEG's (measuring variants of the end to end
+// decode: e2e_variants). With --codec htj2k the frames are coded
 // as HTJ2K by OpenJPH's ojph_compress (on PATH; reversible, 64x64 code-blocks, 5 levels, RPCL as
 // the HTJ2K Lossless RPCL transfer syntax has it), decoded the same ways (OpenJPEG decodes HTJ2K). OpenJPEG is called directly (its memory
 // stream below) because pcwt_bench_gpu is built without DCMTK, whose plugin pcwt-bench's OpenJPEG
@@ -223,6 +224,58 @@ struct Pinned {
     ~Pinned() { pcwt_host_free(p); }
 };
 
+// The numbers of a variable's list ("0 16 64"), or {fallback} when it is not set.
+std::vector<uint64_t> env_list(const char *name, uint64_t fallback)
+{
+    const char *v = std::getenv(name);
+    std::vector<uint64_t> out;
+    for (const char *p = v; p && *p;) {
+        char *end = nullptr;
+        const unsigned long long x = std::strtoull(p, &end, 10);
+        if (end == p)
+            break;
+        out.push_back(x);
+        p = end;
+    }
+    if (out.empty())
+        out.push_back(fallback);
+    return out;
+}
+
+// Measuring variants of the end-to-end decode (the library's driver, pcwt_j2k_decode_jobs, on a
+// handle of its own): PCWT_BENCH_J2K_GROUP_MB (codestream MB a group; 0: the default choice;
+// 100000: one group) and PCWT_BENCH_J2K_T1_LANES (code-blocks a tier-1 warp, 0: packed by cost),
+// each a list; one line per pair, after the batch's row. Nothing runs when neither is set.
+void e2e_variants(std::vector<pcwt_decode_job> &jobs, double gp, uint8_t *out, const uint8_t *want, size_t size,
+                  int repeats)
+{
+    if (!std::getenv("PCWT_BENCH_J2K_GROUP_MB") && !std::getenv("PCWT_BENCH_J2K_T1_LANES"))
+        return;
+    for (uint64_t lanes : env_list("PCWT_BENCH_J2K_T1_LANES", 0))
+        for (uint64_t mb : env_list("PCWT_BENCH_J2K_GROUP_MB", 0)) {
+            pcwt_gpu *g = nullptr;
+            char err[256] = "";
+            if (pcwt_gpu_create(&g, 0, err, sizeof err) != PCWT_OK ||
+                pcwt_gpu_j2k_set_t1_lanes(g, uint32_t(lanes), err, sizeof err) != PCWT_OK)
+                die(std::string("GPU: ") + err);
+            pcwt_j2k_pool *pool = pcwt_j2k_pool_create();
+            const pcwt_j2k_route r = {UINT64_MAX, uint64_t(1) << 40, g, err, sizeof err, pool,
+                                      mb >= 100000 ? UINT64_MAX : mb << 20};
+            std::memset(out, 0, size);
+            const double ms = median_ms(repeats, [&]() {
+                if (pcwt_j2k_decode_jobs(&r, jobs.data(), jobs.size()) != PCWT_OK)
+                    die(std::string("pcwt_j2k_decode_jobs: ") + err);
+            });
+            const bool same = std::memcmp(out, want, size) == 0;
+            pcwt_j2k_pool_free(pool);
+            pcwt_gpu_destroy(g);
+            std::printf("  e2e, groups %s, tier-1 lanes %s: %.2f Gpx/s (%.1f ms), %s\n",
+                        mb >= 100000 ? "one" : mb ? (std::to_string(mb) + " MB").c_str() : "default",
+                        lanes ? std::to_string(lanes).c_str() : "by cost", gp / (ms / 1e3), ms,
+                        same ? "equal to OpenJPEG's" : "DIFFER from OpenJPEG's");
+        }
+}
+
 } // namespace
 
 void j2k_bench_header(bool ht)
@@ -318,5 +371,6 @@ void j2k_bench_run(const char *name, const std::vector<J2kBenchFrame> &frames, i
                 raw / 1e6, raw / bytes, gp / (dev_ms / 1e3), gp / (e2e_ms / 1e3),
                 gp / (opj_ms / 1e3), opj_ms / dev_ms, opj_ms / e2e_ms,
                 same && same_e2e ? "equal to OpenJPEG's" : "DIFFER from OpenJPEG's");
+    e2e_variants(jobs, gp, gpu_out.p, opj_out.p, off.back(), repeats);
     std::fflush(stdout);
 }

@@ -7,8 +7,9 @@
 // them (cudaFree) would wait for the whole device, that is for the coding and verification other
 // threads run on it. pcwt_gpu_j2k_submit / _finish split a call in two so that the caller parses
 // the next batch while the device decodes this one: two slots of buffers, a batch that fits half
-// the budget in one chunk uploaded on copy_in, decoded on the context's stream and downloaded on
-// copy_out, so that one slot's download overlaps the other's upload and compute.
+// the budget in one chunk uploaded on copy_in, decoded on the slot's own stream and downloaded on
+// copy_out, so that one slot's upload, kernels and download overlap the other's.
+#include "copy_batch.h"
 #include "gpu_context.h"
 #include "j2k_gpu.h"
 
@@ -35,6 +36,7 @@ struct J2kSlot {
     DevBuf *dev[12] = {&data,  &segs, &cblks, &state, &state_off,  &tcs,
                        &frames, &coefs, &tmp, &out, &warp_first, &ht_status};
     cudaEvent_t uploaded = nullptr, computed = nullptr, done = nullptr;
+    cudaStream_t compute = nullptr; // a queued batch's kernels: the other slot's may run beside them
     bool pending = false; // submitted, not finished
     bool async = false;   // queued (else decoded whole at its submit)
     bool check_ht = false;
@@ -65,6 +67,8 @@ void j2k_gpu_free(J2kGpu *j)
         for (cudaEvent_t e : {sl.uploaded, sl.computed, sl.done})
             if (e)
                 cudaEventDestroy(e);
+        if (sl.compute)
+            cudaStreamDestroy(sl.compute);
     }
     delete j;
 }
@@ -329,9 +333,11 @@ J2kGpu &buffers(pcwt_gpu *g)
         const J2kT1Plan t1 = j2k_t1_plan(g->device);
         g->j2k = new J2kGpu; // held before the events are made: drop_buffers frees both on failure
         g->j2k->t1 = t1;
-        for (J2kSlot &sl : g->j2k->slot)
+        for (J2kSlot &sl : g->j2k->slot) {
             for (cudaEvent_t *e : {&sl.uploaded, &sl.computed, &sl.done})
                 CUDA_CHECK(cudaEventCreateWithFlags(e, cudaEventDisableTiming));
+            CUDA_CHECK(cudaStreamCreateWithFlags(&sl.compute, cudaStreamNonBlocking));
+        }
     }
     return *g->j2k;
 }
@@ -345,6 +351,9 @@ void drop_buffers(pcwt_gpu *g)
     cudaStreamSynchronize(g->copy_in);
     cudaStreamSynchronize(g->stream);
     cudaStreamSynchronize(g->copy_out);
+    for (const J2kSlot &sl : g->j2k->slot)
+        if (sl.compute)
+            cudaStreamSynchronize(sl.compute);
     cudaGetLastError();
     j2k_gpu_free(g->j2k);
     g->j2k = nullptr;
@@ -427,13 +436,14 @@ std::vector<HostCopy> download(J2kSlot &m, const Chunk &ch, cudaStream_t s)
     TraceScope timed(GpuHostTrace::D2H);
     std::vector<char> direct(ch.dst.size());
     bool staged = false;
+    CopyBatch batch; // one call for a batch's thousands of frames, not one each
     for (size_t k = 0; k < ch.dst.size(); k++) {
         direct[k] = gpu_is_direct(ch.dst[k].first);
         staged |= !direct[k];
         if (direct[k])
-            CUDA_CHECK(cudaMemcpyAsync(ch.dst[k].first, m.out.as<uint8_t>() + ch.dst[k].second, ch.dst_size[k],
-                                       cudaMemcpyDefault, s));
+            batch.add(ch.dst[k].first, m.out.as<uint8_t>() + ch.dst[k].second, ch.dst_size[k]);
     }
+    batch.issue(s);
     std::vector<HostCopy> copies;
     if (staged) {
         m.h_out.ensure(ch.out_bytes ? ch.out_bytes : 1);
@@ -488,12 +498,13 @@ void decode_now(pcwt_gpu *g, J2kSlot &m, const J2kT1Plan &t1, const pcwt_j2k_bat
     }
 }
 
-// The batch in one chunk, queued: uploaded on copy_in, decoded on the context's stream after the
-// other slot's batch, downloaded on copy_out; the slot's `done` event marks its end.
+// The batch in one chunk, queued: uploaded on copy_in, decoded on the slot's stream (beside the
+// other slot's batch, whose last kernels leave most of the device idle), downloaded on copy_out;
+// the slot's `done` event marks its end.
 void decode_queued(pcwt_gpu *g, J2kSlot &m, const J2kT1Plan &t1, const pcwt_j2k_batch *b,
                    const std::vector<size_t> &frames, char *err, size_t es)
 {
-    const cudaStream_t up = g->copy_in, s = g->stream, down = g->copy_out;
+    const cudaStream_t up = g->copy_in, s = m.compute, down = g->copy_out;
     upload_shared(m, b, up);
     Chunk ch(m, t1, b, frames, up, s, err, es);
     CUDA_CHECK(cudaEventRecord(m.uploaded, up));
@@ -592,6 +603,25 @@ extern "C" pcwt_status pcwt_gpu_j2k_decode_batch(pcwt_gpu *g, const struct pcwt_
     }
     const pcwt_status st = pcwt_gpu_j2k_submit(g, b, err, err_size);
     return st != PCWT_OK ? st : pcwt_gpu_j2k_finish(g, err, err_size);
+}
+
+extern "C" pcwt_status pcwt_gpu_j2k_set_t1_lanes(pcwt_gpu *g, uint32_t lanes, char *err, size_t err_size)
+{
+    if (!g || lanes > 32)
+        return PCWT_ERR_INVALID_ARGUMENT;
+    return guarded(g, err, err_size, [&](J2kGpu &m) { m.t1.fixed_lanes = lanes; });
+}
+
+extern "C" int pcwt_gpu_j2k_traced(const pcwt_gpu *g) { return g && g->trace; }
+
+extern "C" void *pcwt_gpu_j2k_host_alloc(pcwt_gpu *g, size_t size)
+{
+    void *p = nullptr;
+    if (!g || cudaSetDevice(g->device) != cudaSuccess || gpu_pinned_alloc(&p, size ? size : 1) != cudaSuccess) {
+        cudaGetLastError();
+        return nullptr;
+    }
+    return p;
 }
 
 extern "C" pcwt_status pcwt_gpu_j2k_bench(pcwt_gpu *g, const struct pcwt_j2k_batch *b, int repeats, double *ms,

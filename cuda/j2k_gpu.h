@@ -46,7 +46,7 @@ struct J2kGpuChunk {
 // How tier-1 spreads code-blocks over warps (j2k_t1_gpu.cu), made once per handle.
 struct J2kT1Plan {
     uint32_t warp_slots = 1;  // warps of the tier-1 kernel the device holds at once
-    uint32_t fixed_lanes = 0; // 1..32: that many code-blocks a warp (PCWT_J2K_T1_LANES, tests)
+    uint32_t fixed_lanes = 0; // 1..32: that many code-blocks a warp (pcwt_gpu_j2k_set_t1_lanes)
 };
 J2kT1Plan j2k_t1_plan(int device);
 // A code-block's cost (the launch order, heaviest first, and the packing): passes x area plus

@@ -12,8 +12,6 @@
 #include "gpu_check.h"
 #include "j2k_gpu.h"
 
-#include <cstdlib>
-
 extern "C" {
 #include "j2k_t1_rules.h"
 }
@@ -64,12 +62,6 @@ __global__ void __launch_bounds__(kThreads, kThreadsPerSm / kThreads)
                           1);
 }
 
-uint32_t env_u32(const char *name, uint32_t fallback)
-{
-    const char *v = std::getenv(name);
-    return v && *v ? uint32_t(std::strtoul(v, nullptr, 10)) : fallback;
-}
-
 } // namespace
 
 J2kT1Plan j2k_t1_plan(int device)
@@ -79,8 +71,6 @@ J2kT1Plan j2k_t1_plan(int device)
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, t1_kernel, int(kThreads), 0));
     p.warp_slots = uint32_t(sms > 0 ? sms : 1) * uint32_t(blocks > 0 ? blocks : 1) * (kThreads / 32);
-    const uint32_t lanes = env_u32("PCWT_J2K_T1_LANES", 0); // tests: that many code-blocks a warp
-    p.fixed_lanes = lanes <= 32 ? lanes : 0;
     return p;
 }
 

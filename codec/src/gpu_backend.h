@@ -79,6 +79,14 @@ pcwt_status pcwt_gpu_j2k_finish(pcwt_gpu *g, char *err, size_t err_size);
  * one code-block; warp w takes warp_first[w] .. warp_first[w + 1] - 1 (n + 1 entries needed).
  * Returns the warps. */
 uint32_t pcwt_gpu_j2k_t1_pack(const uint64_t *cost, size_t n, uint64_t warp_slots, uint32_t *warp_first);
+/* Tests and benchmarks: tier-1 packs `lanes` code-blocks a warp (1..32; 0: by cost, the default)
+ * in this handle's later batches. */
+pcwt_status pcwt_gpu_j2k_set_t1_lanes(pcwt_gpu *g, uint32_t lanes, char *err, size_t err_size);
+/* Page-locked host memory for the handle's device, from any thread (NULL when none; freed with
+ * pcwt_gpu_host_free): a JPEG 2000 batch's code-block bytes, uploaded without staging. */
+void *pcwt_gpu_j2k_host_alloc(pcwt_gpu *g, size_t size);
+/* 1 when the handle traces (PCWT_GPU_TRACE, read when it was made). */
+int pcwt_gpu_j2k_traced(const pcwt_gpu *g);
 
 /* Managed memory placed on CUDA device `device`, which a batch's samples are handed over in from
  * one handle's call to another's (pcwt_transcode_batch): the device's copies in and out of it

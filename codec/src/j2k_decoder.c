@@ -1,8 +1,7 @@
 /* j2k_decoder.c - the JPEG 2000 decoder's driver: the codestream's headers, the decoder's
  * limits (samples, memory) before anything is allocated, tier-2 into a batch, then on the CPU
- * tier-1 per code-block, the inverse DWT per tile-component and the output per frame; on the GPU
- * backend the whole batch at once, with the CPU decoding every frame again when the device
- * fails (out of memory, or a frame it refuses: the CPU's status is then the job's). */
+ * tier-1 per code-block, the inverse DWT per tile-component and the output per frame; tier-2 of a
+ * batch on a few threads; on the GPU backend the batch goes to j2k_decoder_gpu.c. */
 #include "decode_limits.h"
 #include "j2k_codestream.h"
 #include "j2k_decoder.h"
@@ -17,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #ifdef PCWT_HAVE_CUDA
@@ -94,9 +92,8 @@ pcwt_status pcwt_j2k_read_header(const uint8_t *src, size_t size, pcwt_header_in
     return PCWT_OK;
 }
 
-/* The codestream read and checked against the job and the limits: desc filled. */
-static pcwt_status prepare(const pcwt_j2k_route *r, const void *src, size_t size, size_t dst_capacity,
-                           pcwt_j2k_header *h, pcwt_image_desc *desc, uint64_t *need)
+pcwt_status pcwt_j2k_prepare(const pcwt_j2k_route *r, const void *src, size_t size, size_t dst_capacity,
+                             pcwt_j2k_header *h, pcwt_image_desc *desc, uint64_t *need)
 {
     if (!src) {
         pcwt_set_error(r->err, r->err_size, "NULL buffer");
@@ -156,9 +153,8 @@ static pcwt_status decode_batch_cpu(const pcwt_j2k_route *r, const pcwt_j2k_batc
     return st;
 }
 
-/* One codestream on the CPU. */
-static pcwt_status decode_one(const pcwt_j2k_route *r, const void *src, size_t size, void *dst,
-                              size_t dst_capacity)
+pcwt_status pcwt_j2k_decode_one(const pcwt_j2k_route *r, const void *src, size_t size, void *dst,
+                                size_t dst_capacity)
 {
     pcwt_j2k_header *h = malloc(sizeof *h);
     if (!h) {
@@ -167,7 +163,7 @@ static pcwt_status decode_one(const pcwt_j2k_route *r, const void *src, size_t s
     }
     pcwt_image_desc desc;
     uint64_t need;
-    pcwt_status st = prepare(r, src, size, dst_capacity, h, &desc, &need);
+    pcwt_status st = pcwt_j2k_prepare(r, src, size, dst_capacity, h, &desc, &need);
     if (st == PCWT_OK && !dst) {
         pcwt_set_error(r->err, r->err_size, "NULL buffer");
         st = PCWT_ERR_INVALID_ARGUMENT;
@@ -194,6 +190,7 @@ typedef struct t2_worker {
     size_t failed;       /* the last job of the run that failed, SIZE_MAX: none */
     pcwt_j2k_builder *own; /* its run's frames: the pool's, or this call's */
     pcwt_j2k_builder *out;
+    uint8_t *data_out; /* where the batch's code-block bytes go */
     size_t data_at, seg_at, cblk_at, tc_at, frame_at;
     uint64_t coef_at;
     char err[256];
@@ -205,7 +202,7 @@ static pcwt_status tier2_job(const pcwt_j2k_route *r, pcwt_decode_job *j, pcwt_j
 {
     pcwt_image_desc desc;
     uint64_t need;
-    pcwt_status st = prepare(r, j->src, j->src_size, j->dst_capacity, h, &desc, &need);
+    pcwt_status st = pcwt_j2k_prepare(r, j->src, j->src_size, j->dst_capacity, h, &desc, &need);
     if (st == PCWT_OK)
         st = pcwt_j2k_tier2(bld, h, (const uint8_t *)j->src, &desc, j->dst, r->err, r->err_size);
     return st;
@@ -236,7 +233,7 @@ static void *t2_place(void *arg)
     const pcwt_j2k_batch *s = &w->own->b;
     pcwt_j2k_batch *B = &w->out->b;
     if (s->data_size)
-        memcpy(w->out->data + w->data_at, s->data, s->data_size);
+        memcpy(w->data_out + w->data_at, s->data, s->data_size);
     for (size_t i = 0; i < s->seg_count; i++) {
         B->segs[w->seg_at + i] = s->segs[i];
         B->segs[w->seg_at + i].offset += w->data_at;
@@ -292,11 +289,15 @@ static size_t t2_threads(size_t n, uint64_t bytes)
     return t < n ? t : (n ? n : 1);
 }
 
-/* A decoder's tier-2 memory, kept between its batches: the batch and each worker's frames. Fresh
- * memory costs a page fault per 4 KiB at first touch (about 60 ms a 100 MB on the VMs measured),
- * more than parsing it; kept, a batch like the last one touches only warm pages. */
+/* A decoder's tier-2 memory, kept between its batches: the groups' batches and each worker's
+ * frames. Fresh memory costs a page fault per 4 KiB at first touch (about 60 ms a 100 MB on the VMs
+ * measured), more than parsing it; kept, a batch like the last one touches only warm pages. With a
+ * device, each group batch's code-block bytes are joined into page-locked memory (pinned[]), which
+ * the device reads without a staging copy. */
 struct pcwt_j2k_pool {
-    pcwt_j2k_builder batch, next; /* a group's batch and the next group's (decode_groups) */
+    pcwt_j2k_builder group[PCWT_J2K_POOL_GROUPS];
+    uint8_t *pinned[PCWT_J2K_POOL_GROUPS];
+    size_t pinned_cap[PCWT_J2K_POOL_GROUPS];
     pcwt_j2k_builder own[T2_MAX_THREADS];
 };
 
@@ -306,14 +307,46 @@ void pcwt_j2k_pool_free(pcwt_j2k_pool *p)
 {
     if (!p)
         return;
-    pcwt_j2k_builder_free(&p->batch);
-    pcwt_j2k_builder_free(&p->next);
+    for (size_t i = 0; i < PCWT_J2K_POOL_GROUPS; i++) {
+        pcwt_j2k_builder_free(&p->group[i]);
+#ifdef PCWT_HAVE_CUDA
+        pcwt_gpu_host_free(p->pinned[i]);
+#endif
+    }
     for (size_t i = 0; i < T2_MAX_THREADS; i++)
         pcwt_j2k_builder_free(&p->own[i]);
     free(p);
 }
 
-pcwt_j2k_builder *pcwt_j2k_pool_batch(pcwt_j2k_pool *p) { return &p->batch; }
+pcwt_j2k_builder *pcwt_j2k_pool_batch(pcwt_j2k_pool *p) { return &p->group[0]; }
+
+pcwt_j2k_builder *pcwt_j2k_pool_group(pcwt_j2k_pool *p, size_t k) { return &p->group[k % PCWT_J2K_POOL_GROUPS]; }
+
+/* Page-locked room for n code-block bytes of the pool's group builder bld, when the route has a
+ * device; NULL: the builder's own memory (then staged at the upload). */
+static uint8_t *pinned_data(const pcwt_j2k_route *r, const pcwt_j2k_builder *bld, size_t n)
+{
+#ifdef PCWT_HAVE_CUDA
+    pcwt_j2k_pool *p = r->pool;
+    size_t k = 0;
+    while (p && k < PCWT_J2K_POOL_GROUPS && bld != &p->group[k])
+        k++;
+    if (!p || !r->gpu || k == PCWT_J2K_POOL_GROUPS)
+        return NULL;
+    if (n > p->pinned_cap[k]) {
+        pcwt_gpu_host_free(p->pinned[k]);
+        const size_t cap = n + n / 4; /* the next group a little larger: no new registration */
+        p->pinned[k] = pcwt_gpu_j2k_host_alloc(r->gpu, cap);
+        p->pinned_cap[k] = p->pinned[k] ? cap : 0;
+    }
+    return p->pinned[k];
+#else
+    (void)r;
+    (void)bld;
+    (void)n;
+    return NULL;
+#endif
+}
 
 /* *p with room for n elements of elem bytes (its content not kept); 0 when out of memory. */
 static int room(void **p, size_t *cap, size_t n, size_t elem)
@@ -393,13 +426,16 @@ size_t pcwt_j2k_tier2_jobs(const pcwt_j2k_route *r, pcwt_decode_job *jobs, const
     if (last != SIZE_MAX)
         pcwt_set_error(r->err, r->err_size, "%s", w[last].err);
     size_t added = 0;
-    if (room((void **)&bld->data, &bld->data_cap, data + 1, 1) &&
+    uint8_t *pinned = pinned_data(r, bld, data + 1);
+    if ((pinned || room((void **)&bld->data, &bld->data_cap, data + 1, 1)) &&
         room((void **)&bld->b.segs, &bld->seg_cap, segs + 1, sizeof *bld->b.segs) &&
         room((void **)&bld->b.cblks, &bld->cblk_cap, cblks + 1, sizeof *bld->b.cblks) &&
         room((void **)&bld->b.tcs, &bld->tc_cap, tcs + 1, sizeof *bld->b.tcs) &&
         room((void **)&bld->b.frames, &bld->frame_cap, frames + 1, sizeof *bld->b.frames)) {
-        bld->b.data = bld->data;
+        bld->b.data = pinned ? pinned : bld->data;
         bld->b.data_size = data;
+        for (size_t i = 0; i < nw; i++)
+            w[i].data_out = pinned ? pinned : bld->data;
         bld->b.seg_count = segs;
         bld->b.cblk_count = cblks;
         bld->b.tc_count = tcs;
@@ -424,203 +460,6 @@ size_t pcwt_j2k_tier2_jobs(const pcwt_j2k_route *r, pcwt_decode_job *jobs, const
     free(w);
     return added;
 }
-
-#ifdef PCWT_HAVE_CUDA
-/* One group of jobs: its jobs in[first .. first + count), its batch builder, and for
- * PCWT_GPU_TRACE when its tier-2 ran and when its device decode was submitted and finished. */
-typedef struct gpu_group {
-    size_t first, count, builder, frames;
-    double mb, t2[2], dev[2];
-} gpu_group;
-
-static double now_ms(void)
-{
-    struct timespec t;
-    timespec_get(&t, TIME_UTC);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
-
-/* PCWT_GPU_TRACE's line for a group, times from the decode call's start. */
-static void trace_group(const gpu_group *g, size_t k, double start)
-{
-    const char *tr = getenv("PCWT_GPU_TRACE");
-    if (!tr || !*tr || *tr == '0')
-        return;
-    fprintf(stderr, "pcwt j2k group %zu: %zu jobs, %zu frames, %.1f MB; tier-2 %.1f-%.1f; submitted %.1f, finished %.1f ms\n",
-            k, g->count, g->frames, g->mb, g->t2[0] - start, g->t2[1] - start, g->dev[0] - start, g->dev[1] - start);
-}
-
-#define GPU_GROUP_BYTES ((uint64_t)64 << 20)
-#define GPU_GROUPS_MAX 6
-
-/* Codestream bytes per group: the route's, else about 64 MB a group (at most 6) for a batch of
- * HTJ2K frames, whose host work (tier-2, staging, layout) is longer than the device's: the best
- * of 16, 32, 64 MB and one group on two H200s (bench/results/gpu-h200-2026-11-28-session8-j2k-e2e.md);
- * one group for a batch with Part 1 frames: their tier-1 decodes a group of a sixth of a batch at
- * a third of the batch's speed, which costs more than the overlap saves. */
-static uint64_t group_bytes(const pcwt_j2k_route *r, uint64_t total, int part1)
-{
-    if (r->group_bytes)
-        return r->group_bytes;
-    if (part1)
-        return UINT64_MAX;
-    uint64_t groups = (total + GPU_GROUP_BYTES - 1) / GPU_GROUP_BYTES;
-    groups = groups < GPU_GROUPS_MAX ? groups : GPU_GROUPS_MAX;
-    return groups > 1 ? total / groups + 1 : UINT64_MAX;
-}
-
-/* The jobs in[0 .. n) in groups of about `per` codestream bytes: tier-2 of group k + 1 on the
- * host threads while the device decodes group k (pcwt_gpu_j2k_submit / _finish; two batch
- * builders, the pool's when there is one, each held until its group is finished). Each job's
- * status is tier-2's; failed[k] is set for the jobs in[k] of a group the device failed (to be
- * decoded on the CPU); r->err as one batch would leave it (the last failing job's message, then
- * the last device failure's). */
-typedef struct group_queue {
-    const pcwt_j2k_route *r;
-    unsigned char *failed;
-    gpu_group q[2]; /* submitted, oldest first from head */
-    size_t head, len, finished;
-    int busy[2]; /* builder held by a submitted group */
-    char err[256], last_err[256];
-    double start;
-} group_queue;
-
-static void finish_oldest(group_queue *Q)
-{
-    gpu_group *p = &Q->q[Q->head];
-    const pcwt_status st = pcwt_gpu_j2k_finish(Q->r->gpu, Q->err, sizeof Q->err);
-    p->dev[1] = now_ms();
-    trace_group(p, Q->finished++, Q->start);
-    if (st != PCWT_OK) {
-        memset(Q->failed + p->first, 1, p->count);
-        snprintf(Q->last_err, sizeof Q->last_err, "%s", Q->err);
-    }
-    Q->busy[p->builder] = 0;
-    Q->head ^= 1;
-    Q->len--;
-}
-
-static void decode_groups(const pcwt_j2k_route *r, pcwt_decode_job *jobs, const size_t *in, size_t n, uint64_t per,
-                          pcwt_j2k_builder *bld[2], unsigned char *failed, double start)
-{
-    group_queue Q;
-    memset(&Q, 0, sizeof Q);
-    Q.r = r;
-    Q.failed = failed;
-    Q.start = start;
-    for (size_t first = 0, k = 0; first < n; k++) {
-        gpu_group g;
-        memset(&g, 0, sizeof g);
-        g.builder = k & 1;
-        while (Q.busy[g.builder])
-            finish_oldest(&Q);
-        uint64_t bytes = 0;
-        g.first = first;
-        while (first < n && (first == g.first || bytes + jobs[in[first]].src_size <= per))
-            bytes += jobs[in[first++]].src_size;
-        g.count = first - g.first;
-        g.t2[0] = now_ms();
-        pcwt_j2k_builder *b = bld[g.builder];
-        pcwt_j2k_builder_reset(b);
-        pcwt_j2k_tier2_jobs(r, jobs, in + g.first, g.count, 0, b);
-        g.t2[1] = g.dev[0] = now_ms();
-        g.frames = b->b.frame_count;
-        g.mb = (double)b->b.data_size / 1e6;
-        if (!g.frames)
-            continue;
-        const pcwt_status st = pcwt_gpu_j2k_submit(r->gpu, &b->b, Q.err, sizeof Q.err);
-        if (st != PCWT_OK) {
-            memset(failed + g.first, 1, g.count);
-            snprintf(Q.last_err, sizeof Q.last_err, "%s", Q.err);
-            continue;
-        }
-        Q.q[(Q.head + Q.len) & 1] = g;
-        Q.len++;
-        Q.busy[g.builder] = 1;
-    }
-    while (Q.len)
-        finish_oldest(&Q);
-    if (Q.last_err[0])
-        pcwt_set_error(r->err, r->err_size, "%s", Q.last_err);
-}
-
-/* Every JPEG 2000 job's frame into batches for the device; a job that fails its checks or
- * tier-2 keeps that status. Jobs the device does not decode go to the CPU. */
-static void decode_gpu(const pcwt_j2k_route *r, pcwt_decode_job *jobs, size_t count)
-{
-    const double start = now_ms(); /* PCWT_GPU_TRACE's times are from here: the checks come first */
-    pcwt_j2k_builder mine[2];
-    memset(mine, 0, sizeof mine);
-    pcwt_j2k_builder *bld[2] = {r->pool ? &r->pool->batch : &mine[0], r->pool ? &r->pool->next : &mine[1]};
-    pcwt_j2k_header *h = malloc(sizeof *h);
-    size_t *in = malloc((count ? count : 1) * sizeof *in);
-    unsigned char *failed = calloc(count ? count : 1, 1); /* by position in in[] (decode_groups) */
-    size_t n = 0, refused = SIZE_MAX; /* the last job refused here, with a message */
-    uint64_t total = 0, bytes = 0;
-    int part1 = 0; /* a Part 1 frame among them */
-    for (size_t i = 0; h && in && failed && i < count; i++) {
-        pcwt_decode_job *j = &jobs[i];
-        if (!pcwt_j2k_is_codestream(j->src, j->src_size))
-            continue;
-        pcwt_image_desc desc;
-        uint64_t need;
-        j->status = prepare(r, j->src, j->src_size, j->dst_capacity, h, &desc, &need);
-        if (j->status == PCWT_OK && !j->dst) {
-            pcwt_set_error(r->err, r->err_size, "NULL buffer");
-            j->status = PCWT_ERR_INVALID_ARGUMENT;
-        }
-        if (j->status != PCWT_OK)
-            refused = i;
-        if (j->status == PCWT_OK && total + need > r->memory_limit)
-            j->status = PCWT_ERR_OUT_OF_MEMORY; /* decoded on the CPU below, on its own */
-        if (j->status == PCWT_OK) {
-            total += need;
-            bytes += j->src_size;
-            in[n++] = i;
-            for (uint32_t c = 0; c < h->components; c++)
-                part1 |= !(h->comp[c].style & PCWT_J2K_STYLE_HT);
-        }
-    }
-    const int ok = h && in && failed;
-    if (ok && n) {
-        /* the message stays the last failing job's, as when tier-2 ran in the loop above */
-        char *kept = refused != SIZE_MAX && r->err_size ? malloc(r->err_size) : NULL;
-        if (kept)
-            memcpy(kept, r->err, r->err_size);
-        decode_groups(r, jobs, in, n, group_bytes(r, bytes, part1), bld, failed, start);
-        size_t last = SIZE_MAX;
-        for (size_t k = 0; k < n; k++)
-            if (jobs[in[k]].status != PCWT_OK)
-                last = in[k];
-        int device_failed = 0;
-        for (size_t k = 0; k < n; k++)
-            device_failed |= failed[k];
-        if (kept && !device_failed && (last == SIZE_MAX || last < refused))
-            memcpy(r->err, kept, r->err_size);
-        free(kept);
-    }
-    for (int k = 0; k < 2; k++) {
-        if (r->pool)
-            pcwt_j2k_builder_reset(bld[k]);
-        else
-            pcwt_j2k_builder_free(bld[k]);
-    }
-    free(h);
-    /* the jobs of a group the device failed, and those it had no memory for, on the CPU */
-    for (size_t k = 0; ok && k < n; k++)
-        if (failed[k] && jobs[in[k]].status == PCWT_OK)
-            jobs[in[k]].status = PCWT_ERR_OUT_OF_MEMORY;
-    for (size_t i = 0; i < count; i++) {
-        pcwt_decode_job *j = &jobs[i];
-        if (!pcwt_j2k_is_codestream(j->src, j->src_size))
-            continue;
-        if (!ok || j->status == PCWT_ERR_OUT_OF_MEMORY)
-            j->status = decode_one(r, j->src, j->src_size, j->dst, j->dst_capacity);
-    }
-    free(in);
-    free(failed);
-}
-#endif
 
 /* The batch's memory as the PCWT path counts it (decoder.c): every decoded frame held at once,
  * the working memory of the largest; jobs whose main header does not parse count nothing (they
@@ -667,7 +506,7 @@ pcwt_status pcwt_j2k_decode_jobs(const pcwt_j2k_route *r, pcwt_decode_job *jobs,
         return limit;
 #ifdef PCWT_HAVE_CUDA
     if (r->gpu)
-        decode_gpu(r, jobs, count);
+        pcwt_j2k_decode_gpu(r, jobs, count);
 #endif
     pcwt_status first = PCWT_OK;
     for (size_t i = 0; i < count; i++) {
@@ -675,7 +514,7 @@ pcwt_status pcwt_j2k_decode_jobs(const pcwt_j2k_route *r, pcwt_decode_job *jobs,
         if (!pcwt_j2k_is_codestream(j->src, j->src_size))
             continue;
         if (!r->gpu)
-            j->status = decode_one(r, j->src, j->src_size, j->dst, j->dst_capacity);
+            j->status = pcwt_j2k_decode_one(r, j->src, j->src_size, j->dst, j->dst_capacity);
         if (first == PCWT_OK)
             first = j->status;
     }

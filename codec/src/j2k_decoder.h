@@ -12,13 +12,17 @@
 
 struct pcwt_gpu;
 struct pcwt_j2k_builder;
+struct pcwt_j2k_header;
 
-/* Tier-2's memory a decoder handle keeps between its GPU batches (j2k_decoder.c). */
+/* Tier-2's memory a decoder handle keeps between its GPU batches (j2k_decoder.c): a builder for
+ * each group in flight (one on the device, one submitted, one being parsed: j2k_decoder_gpu.c). */
+#define PCWT_J2K_POOL_GROUPS 3
 typedef struct pcwt_j2k_pool pcwt_j2k_pool;
 pcwt_j2k_pool *pcwt_j2k_pool_create(void);
 void pcwt_j2k_pool_free(pcwt_j2k_pool *p);
-/* The pool's batch builder. */
+/* The pool's first batch builder; group builder k % PCWT_J2K_POOL_GROUPS. */
 struct pcwt_j2k_builder *pcwt_j2k_pool_batch(pcwt_j2k_pool *p);
+struct pcwt_j2k_builder *pcwt_j2k_pool_group(pcwt_j2k_pool *p, size_t k);
 
 /* What a decode runs under: the decoder handle's limits, its GPU context (NULL: the CPU), where
  * its message goes and its tier-2 memory (NULL: allocated per call). */
@@ -57,6 +61,17 @@ pcwt_status pcwt_j2k_decode_jobs(const pcwt_j2k_route *r, pcwt_decode_job *jobs,
  * frames added. */
 size_t pcwt_j2k_tier2_jobs(const pcwt_j2k_route *r, pcwt_decode_job *jobs, const size_t *idx, size_t n,
                            size_t threads, struct pcwt_j2k_builder *bld);
+
+/* One codestream read and checked against its job (destination capacity) and r's limits: h, desc
+ * and *need (the host bytes its decoding needs) filled; r->err says why not. */
+pcwt_status pcwt_j2k_prepare(const pcwt_j2k_route *r, const void *src, size_t size, size_t dst_capacity,
+                             struct pcwt_j2k_header *h, pcwt_image_desc *desc, uint64_t *need);
+/* One codestream decoded on the CPU. */
+pcwt_status pcwt_j2k_decode_one(const pcwt_j2k_route *r, const void *src, size_t size, void *dst,
+                                size_t dst_capacity);
+/* The JPEG 2000 jobs of a batch on r->gpu in groups (j2k_decoder_gpu.c), each job's status set;
+ * the jobs the device fails or has no memory for decoded on the CPU. */
+void pcwt_j2k_decode_gpu(const pcwt_j2k_route *r, pcwt_decode_job *jobs, size_t count);
 
 /* The same for verify jobs: each JPEG 2000 codestream decoded and compared with its expected
  * samples. */

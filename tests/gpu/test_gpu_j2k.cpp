@@ -586,7 +586,7 @@ TEST_F(GpuJ2k, MemoryBudget)
 
 // Tier-1's warps: code-blocks (heaviest first) packed so that each warp costs about the chunk's
 // total over the warps asked for, at most 32 a warp; every packing, and fixed
-// counts of code-blocks a warp (PCWT_J2K_T1_LANES, read when the handle's decoder is made), give
+// counts of code-blocks a warp (pcwt_gpu_j2k_set_t1_lanes), give
 // the CPU's samples.
 TEST_F(GpuJ2k, WarpsPackedByCost)
 {
@@ -642,12 +642,12 @@ TEST_F(GpuJ2k, WarpsPackedByCost)
         all.push_back(&m0);
     for (const Made &m0 : synthetic())
         check_batch(ctx->g, {&m0}); // a warp a code-block
-    for (const char *lanes : {"1", "3", "8", "32"}) {
-        SCOPED_TRACE(std::string("PCWT_J2K_T1_LANES=") + lanes);
-        setenv("PCWT_J2K_T1_LANES", lanes, 1);
+    for (uint32_t lanes : {1u, 3u, 8u, 32u}) {
+        SCOPED_TRACE("lanes " + std::to_string(lanes));
         GpuCtx fixed;
-        unsetenv("PCWT_J2K_T1_LANES");
         ASSERT_NE(fixed.g, nullptr) << fixed.why;
+        char err[256] = "";
+        ASSERT_EQ(pcwt_gpu_j2k_set_t1_lanes(fixed.g, lanes, err, sizeof err), PCWT_OK) << err;
         check_batch(fixed.g, all);
     }
 }

@@ -1,11 +1,12 @@
 // JPEG 2000 batches on the GPU in groups (ctest label "gpu"): pcwt_j2k_decode_jobs cuts a batch into
-// groups of codestream bytes, tier-2 of the next group on the host while the device decodes the one
-// before (codec/src/j2k_decoder.c). A batch mixing Part 1 and HTJ2K frames of several sizes (a
+// groups of codestream bytes, tier-2 of the next group on a helper thread while the caller submits
+// one and the device decodes the one before (codec/src/j2k_decoder_gpu.c). A batch mixing Part 1 and HTJ2K frames of several sizes (a
 // radiograph larger than a group), damaged and truncated frames, cut into uneven groups, with and
 // without the decoder's tier-2 pool, and on a device budget too small for the radiograph (its group
 // falls back to the CPU), gives each job the status and samples of the CPU route, and OpenJPEG's
-// samples for the intact frames; pcwt_gpu_j2k_submit / _finish (what the groups run on) queue two
-// batches and finish them in order. Skips without CUDA or a device, or without OpenJPEG's and
+// samples for the intact frames; tier-2 joins a group's code-block bytes into the pool's
+// page-locked memory; pcwt_gpu_j2k_submit / _finish (what the groups run on) queue two batches and
+// finish them in order. Skips without CUDA or a device, or without OpenJPEG's and
 // OpenJPH's tools.
 #include "gpu_test_util.h"
 #include "j2k_ojph_util.h"
@@ -222,6 +223,45 @@ TEST_F(GpuJ2kGroups, GroupsTheDeviceCannotTakeFallBack)
     for (const Stream &s : streams())
         data += s.cs.size();
     check(std::to_string(data + (uint64_t(6) << 20)), 2 * streams()[0].cs.size(), true);
+}
+
+// Tier-2 on several threads into a group builder of a pool with a device: the batch's code-block
+// bytes are joined into the pool's page-locked memory (the device reads them without a staging
+// copy), and the batch decodes as the CPU route; a second batch in the same builder too.
+TEST_F(GpuJ2kGroups, PoolJoinsIntoPageLockedMemory)
+{
+    pcwt_gpu *g = nullptr;
+    char err[256] = "";
+    ASSERT_EQ(pcwt_gpu_create(&g, 0, err, sizeof err), PCWT_OK) << err;
+    std::unique_ptr<pcwt_gpu, void (*)(pcwt_gpu *)> hold(g, pcwt_gpu_destroy);
+    std::unique_ptr<pcwt_j2k_pool, void (*)(pcwt_j2k_pool *)> pool(pcwt_j2k_pool_create(), pcwt_j2k_pool_free);
+    ASSERT_NE(pool, nullptr);
+    const pcwt_j2k_route r = {UINT64_MAX, uint64_t(1) << 40, g, err, sizeof err, pool.get(), 0};
+    std::vector<size_t> intact;
+    for (size_t i = 0; i < streams().size(); i++)
+        if (!streams()[i].opj.empty())
+            intact.push_back(i);
+    for (int round = 0; round < 2; round++) {
+        SCOPED_TRACE("round " + std::to_string(round));
+        std::vector<std::vector<uint8_t>> out;
+        std::vector<pcwt_decode_job> jobs;
+        for (size_t i : intact) {
+            out.emplace_back(cpu.out[i].size(), uint8_t(0xA5));
+            jobs.push_back(pcwt_decode_job{streams()[i].cs.data(), streams()[i].cs.size(), out.back().data(),
+                                           out.back().size(), PCWT_OK});
+        }
+        std::vector<size_t> idx(jobs.size());
+        for (size_t k = 0; k < idx.size(); k++)
+            idx[k] = round ? idx.size() - 1 - k : k; // the second batch in the other order
+        pcwt_j2k_builder *bld = pcwt_j2k_pool_group(pool.get(), 1);
+        pcwt_j2k_builder_reset(bld);
+        ASSERT_EQ(pcwt_j2k_tier2_jobs(&r, jobs.data(), idx.data(), idx.size(), 3, bld), jobs.size()) << err;
+        EXPECT_NE(bld->b.data, bld->data) << "the code-block bytes are joined outside the builder's own memory";
+        ASSERT_EQ(pcwt_gpu_j2k_decode_batch(g, &bld->b, err, sizeof err), PCWT_OK) << err;
+        for (size_t k = 0; k < intact.size(); k++)
+            EXPECT_TRUE(out[k] == cpu.out[intact[k]]) << streams()[intact[k]].name;
+        pcwt_j2k_builder_reset(bld);
+    }
 }
 
 // pcwt_gpu_j2k_submit / _finish: two batches queued at once, a third refused, each finished in

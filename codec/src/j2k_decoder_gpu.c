@@ -1,0 +1,260 @@
+/* j2k_decoder_gpu.c - the JPEG 2000 decoder's GPU driver: a batch's frames checked, then sent to
+ * the device in groups of consecutive jobs, three stages in flight: the device decodes group k - 1
+ * while the caller's thread lays out and submits group k (pcwt_gpu_j2k_submit) and a helper thread
+ * runs tier-2 of group k + 1 (itself on a few threads). The frames of a group the device fails,
+ * and those beyond the memory limit, are decoded on the CPU, whose status is then the job's. */
+#include "j2k_codestream.h"
+#include "j2k_decoder.h"
+#include "j2k_tier2.h"
+#include "status.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#ifdef PCWT_HAVE_CUDA
+#include "gpu_backend.h"
+
+/* One group of jobs: its jobs in[first .. first + count), its batch builder, and for
+ * PCWT_GPU_TRACE when its tier-2 ran and when its device decode was submitted and finished. */
+typedef struct gpu_group {
+    size_t first, count, frames;
+    pcwt_j2k_builder *bld;
+    double mb, t2[2], dev[2];
+} gpu_group;
+
+static double now_ms(void)
+{
+    struct timespec t;
+    timespec_get(&t, TIME_UTC);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+#define GPU_GROUP_BYTES ((uint64_t)64 << 20)
+#define GPU_GROUPS_MAX 6
+
+/* Codestream bytes per group: the route's, else about 64 MB a group (at most 6) for a batch of
+ * HTJ2K frames, whose host work (tier-2, layout) is longer than the device's: the best of 16, 32,
+ * 64 MB and one group on two H200s (bench/results/gpu-h200-2026-11-28-session8-j2k-e2e.md); one
+ * group for a batch with Part 1 frames: their tier-1 decodes a group of a sixth of a batch at a
+ * third of the batch's speed, which costs more than the overlap saves. */
+static uint64_t group_bytes(const pcwt_j2k_route *r, uint64_t total, int part1)
+{
+    if (r->group_bytes)
+        return r->group_bytes;
+    if (part1)
+        return UINT64_MAX;
+    uint64_t groups = (total + GPU_GROUP_BYTES - 1) / GPU_GROUP_BYTES;
+    groups = groups < GPU_GROUPS_MAX ? groups : GPU_GROUPS_MAX;
+    return groups > 1 ? total / groups + 1 : UINT64_MAX;
+}
+
+/* The groups of a batch in flight. failed[k] is set for the jobs in[k] of a group the device
+ * failed (to be decoded on the CPU); last_err holds the last device failure's message. */
+typedef struct group_queue {
+    const pcwt_j2k_route *r;
+    pcwt_decode_job *jobs;
+    const size_t *in;
+    size_t n;
+    uint64_t per;
+    unsigned char *failed;
+    gpu_group q[2]; /* submitted, oldest first from head */
+    size_t head, len, finished;
+    int trace;
+    char err[256], last_err[256];
+    double start;
+} group_queue;
+
+static void finish_oldest(group_queue *Q)
+{
+    gpu_group *p = &Q->q[Q->head];
+    const pcwt_status st = pcwt_gpu_j2k_finish(Q->r->gpu, Q->err, sizeof Q->err);
+    p->dev[1] = now_ms();
+    if (Q->trace)
+        fprintf(stderr,
+                "pcwt j2k group %zu: %zu jobs, %zu frames, %.1f MB; tier-2 %.1f-%.1f; submitted %.1f, finished %.1f ms\n",
+                Q->finished, p->count, p->frames, p->mb, p->t2[0] - Q->start, p->t2[1] - Q->start,
+                p->dev[0] - Q->start, p->dev[1] - Q->start);
+    Q->finished++;
+    if (st != PCWT_OK) {
+        memset(Q->failed + p->first, 1, p->count);
+        snprintf(Q->last_err, sizeof Q->last_err, "%s", Q->err);
+    }
+    Q->head ^= 1;
+    Q->len--;
+}
+
+/* The next group's jobs, from in[first]: about Q->per codestream bytes, at least one job. */
+static gpu_group next_group(const group_queue *Q, size_t first, pcwt_j2k_builder *bld)
+{
+    gpu_group g;
+    memset(&g, 0, sizeof g);
+    g.first = first;
+    g.bld = bld;
+    uint64_t bytes = 0;
+    while (first < Q->n && (first == g.first || bytes + Q->jobs[Q->in[first]].src_size <= Q->per))
+        bytes += Q->jobs[Q->in[first++]].src_size;
+    g.count = first - g.first;
+    return g;
+}
+
+typedef struct tier2_task {
+    const group_queue *Q;
+    gpu_group *g;
+} tier2_task;
+
+/* Tier-2 of a group into its builder; writes the route's message and the group's jobs' statuses
+ * only. */
+static void *tier2_group(void *arg)
+{
+    const tier2_task *t = arg;
+    gpu_group *g = t->g;
+    g->t2[0] = now_ms();
+    pcwt_j2k_builder_reset(g->bld);
+    pcwt_j2k_tier2_jobs(t->Q->r, t->Q->jobs, t->Q->in + g->first, g->count, 0, g->bld);
+    g->t2[1] = now_ms();
+    g->frames = g->bld->b.frame_count;
+    g->mb = (double)g->bld->b.data_size / 1e6;
+    return NULL;
+}
+
+/* Group g to the device (or its jobs marked failed); its builder is held until it is finished. */
+static void submit(group_queue *Q, gpu_group *g)
+{
+    if (!g->frames)
+        return;
+    g->dev[0] = now_ms();
+    const pcwt_status st = pcwt_gpu_j2k_submit(Q->r->gpu, &g->bld->b, Q->err, sizeof Q->err);
+    if (st != PCWT_OK) {
+        memset(Q->failed + g->first, 1, g->count);
+        snprintf(Q->last_err, sizeof Q->last_err, "%s", Q->err);
+        return;
+    }
+    Q->q[(Q->head + Q->len) & 1] = *g;
+    Q->len++;
+}
+
+/* The jobs in[0 .. n) in groups, tier-2 of group k + 1 on a helper thread while this thread
+ * submits group k and the device decodes group k - 1 (three builders: bld[k % 3]). Each job's
+ * status is tier-2's; r->err as one batch would leave it (the last failing job's message, then the
+ * last device failure's). */
+static void decode_groups(group_queue *Q, pcwt_j2k_builder *bld[PCWT_J2K_POOL_GROUPS])
+{
+    gpu_group cur = next_group(Q, 0, bld[0]);
+    tier2_task t = {Q, &cur};
+    tier2_group(&t);
+    for (size_t k = 1;; k++) {
+        const size_t first = cur.first + cur.count;
+        gpu_group nxt = next_group(Q, first, bld[k % PCWT_J2K_POOL_GROUPS]);
+        /* its builder was group k - 2's: that group finished first */
+        while (nxt.count && Q->len && Q->q[Q->head].bld == nxt.bld)
+            finish_oldest(Q);
+        tier2_task tn = {Q, &nxt};
+        pthread_t th;
+        const int helper = nxt.count && pthread_create(&th, NULL, tier2_group, &tn) == 0;
+        submit(Q, &cur);
+        if (helper)
+            pthread_join(th, NULL);
+        else if (nxt.count)
+            tier2_group(&tn);
+        if (!nxt.count)
+            break;
+        while (Q->len == 2) /* the device holds two groups at most */
+            finish_oldest(Q);
+        cur = nxt;
+    }
+    while (Q->len)
+        finish_oldest(Q);
+}
+
+void pcwt_j2k_decode_gpu(const pcwt_j2k_route *r, pcwt_decode_job *jobs, size_t count)
+{
+    const double start = now_ms(); /* PCWT_GPU_TRACE's times are from here: the checks come first */
+    pcwt_j2k_builder mine[PCWT_J2K_POOL_GROUPS];
+    memset(mine, 0, sizeof mine);
+    pcwt_j2k_builder *bld[PCWT_J2K_POOL_GROUPS];
+    for (size_t k = 0; k < PCWT_J2K_POOL_GROUPS; k++)
+        bld[k] = r->pool ? pcwt_j2k_pool_group(r->pool, k) : &mine[k];
+    pcwt_j2k_header *h = malloc(sizeof *h);
+    size_t *in = malloc((count ? count : 1) * sizeof *in);
+    unsigned char *failed = calloc(count ? count : 1, 1); /* by position in in[] (decode_groups) */
+    unsigned char *cpu = calloc(count ? count : 1, 1);    /* by job: decoded on the CPU below */
+    size_t n = 0, refused = SIZE_MAX; /* the last job refused here, with a message */
+    uint64_t total = 0, bytes = 0;
+    int part1 = 0; /* a Part 1 frame among them */
+    const int ok = h && in && failed && cpu;
+    for (size_t i = 0; ok && i < count; i++) {
+        pcwt_decode_job *j = &jobs[i];
+        if (!pcwt_j2k_is_codestream(j->src, j->src_size))
+            continue;
+        pcwt_image_desc desc;
+        uint64_t need;
+        j->status = pcwt_j2k_prepare(r, j->src, j->src_size, j->dst_capacity, h, &desc, &need);
+        if (j->status == PCWT_OK && !j->dst) {
+            pcwt_set_error(r->err, r->err_size, "NULL buffer");
+            j->status = PCWT_ERR_INVALID_ARGUMENT;
+        }
+        if (j->status != PCWT_OK)
+            refused = i;
+        if (j->status == PCWT_OK && total + need > r->memory_limit) {
+            cpu[i] = 1; /* beyond the batch's memory: on its own on the CPU */
+            continue;
+        }
+        if (j->status == PCWT_OK) {
+            total += need;
+            bytes += j->src_size;
+            in[n++] = i;
+            for (uint32_t c = 0; c < h->components; c++)
+                part1 |= !(h->comp[c].style & PCWT_J2K_STYLE_HT);
+        }
+    }
+    free(h);
+    if (ok && n) {
+        /* the message stays the last failing job's, as when tier-2 ran in the loop above */
+        char *kept = refused != SIZE_MAX && r->err_size ? malloc(r->err_size) : NULL;
+        if (kept)
+            memcpy(kept, r->err, r->err_size);
+        group_queue Q;
+        memset(&Q, 0, sizeof Q);
+        Q.r = r;
+        Q.jobs = jobs;
+        Q.in = in;
+        Q.n = n;
+        Q.per = group_bytes(r, bytes, part1);
+        Q.failed = failed;
+        Q.trace = pcwt_gpu_j2k_traced(r->gpu);
+        Q.start = start;
+        decode_groups(&Q, bld);
+        size_t last = SIZE_MAX;
+        for (size_t k = 0; k < n; k++) {
+            pcwt_decode_job *j = &jobs[in[k]];
+            if (j->status != PCWT_OK)
+                last = in[k];
+            /* a group the device failed, and the jobs a batch had no host memory for (tier-2's
+             * out of memory), again alone on the CPU */
+            cpu[in[k]] = (failed[k] && j->status == PCWT_OK) || j->status == PCWT_ERR_OUT_OF_MEMORY;
+        }
+        if (Q.last_err[0])
+            pcwt_set_error(r->err, r->err_size, "%s", Q.last_err);
+        else if (kept && (last == SIZE_MAX || last < refused))
+            memcpy(r->err, kept, r->err_size);
+        free(kept);
+    }
+    for (size_t k = 0; k < PCWT_J2K_POOL_GROUPS; k++) {
+        if (r->pool)
+            pcwt_j2k_builder_reset(bld[k]);
+        else
+            pcwt_j2k_builder_free(bld[k]);
+    }
+    for (size_t i = 0; i < count; i++) {
+        pcwt_decode_job *j = &jobs[i];
+        if (pcwt_j2k_is_codestream(j->src, j->src_size) && (!ok || cpu[i]))
+            j->status = pcwt_j2k_decode_one(r, j->src, j->src_size, j->dst, j->dst_capacity);
+    }
+    free(in);
+    free(failed);
+    free(cpu);
+}
+#endif
