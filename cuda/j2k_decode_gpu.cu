@@ -24,6 +24,7 @@ extern "C" {
 #include <cstring>
 #include <memory>
 #include <new>
+#include <thread>
 
 // One set of the decoder's buffers, and what its submitted batch still needs once the device is
 // done with it (pcwt_gpu_j2k_finish).
@@ -168,6 +169,84 @@ void check_cblk(const pcwt_j2k_batch *b, const pcwt_j2k_cblk &cb, size_t i, uint
     }
 }
 
+// fn(t) for t in [0, parts) on parts threads (this one included).
+template <typename Fn> void on_threads(size_t parts, Fn fn)
+{
+    std::vector<std::thread> th;
+    for (size_t t = 1; t < parts; t++)
+        th.emplace_back(fn, t);
+    fn(size_t(0));
+    for (std::thread &x : th)
+        x.join();
+}
+
+// The chunk's code-blocks (frame k's batch code-blocks from[k] .. into cb[at[k] ..]) rebased to the
+// chunk's coefficients [lo, hi) and checked, their keys (cost, bytes), and idx: their order,
+// heaviest first, ties in chunk order; on a few threads for a large chunk (the checks and the sort
+// are most of a batch's host work before its upload), each a run of frames, the runs' sorted
+// orders merged. A failure is the first failing code-block's, as one thread would find it.
+void checked_and_sorted(const pcwt_j2k_batch *b, const std::vector<size_t> &from, const std::vector<size_t> &at,
+                        uint64_t lo, uint64_t hi, std::vector<pcwt_j2k_cblk> &cb,
+                        std::vector<std::pair<uint64_t, uint64_t>> &key, std::vector<size_t> &idx, char *err,
+                        size_t es)
+{
+    const size_t n = cb.size(), frames = from.size();
+    const size_t cores = std::max(1u, std::thread::hardware_concurrency());
+    const size_t parts = std::max<size_t>(1, std::min({n / 8192, size_t(8), std::max<size_t>(1, cores / 2), frames}));
+    std::vector<size_t> first(parts + 1); // run t: frames first[t] .. first[t + 1] - 1, about n / parts code-blocks
+    for (size_t t = 0, k = 0; t <= parts; t++) {
+        while (k < frames && at[k] < n / parts * t)
+            k++;
+        first[t] = t == parts ? frames : k;
+    }
+    struct Failed {
+        size_t at = SIZE_MAX; // the chunk's code-block index
+        pcwt_status st = PCWT_OK;
+        char msg[256] = "";
+    };
+    std::vector<Failed> failed(parts);
+    auto by_key = [&](size_t x, size_t y) { return key[x] > key[y]; };
+    on_threads(parts, [&](size_t t) {
+        Failed &f = failed[t];
+        for (size_t k = first[t]; k < first[t + 1] && f.at == SIZE_MAX; k++)
+            for (size_t i = at[k]; i < at[k + 1]; i++) {
+                const size_t src = from[k] + (i - at[k]);
+                pcwt_j2k_cblk x = b->cblks[src];
+                try {
+                    if (x.out_offset < lo)
+                        fail(PCWT_ERR_CORRUPT, f.msg, sizeof f.msg, "corrupt JPEG 2000: code-block %zu outside its frame",
+                             src);
+                    x.out_offset -= lo;
+                    check_cblk(b, x, src, hi - lo, f.msg, sizeof f.msg);
+                } catch (const Failure &e) {
+                    f.at = i;
+                    f.st = e.st;
+                    break;
+                }
+                cb[i] = x;
+                uint64_t bytes = 0;
+                for (uint32_t g = 0; g < x.seg_count; g++)
+                    bytes += b->segs[x.seg_first + g].length;
+                key[i] = {j2k_t1_cost(x, bytes), bytes};
+                idx[i] = i;
+            }
+        if (f.at == SIZE_MAX)
+            std::stable_sort(idx.begin() + long(at[first[t]]), idx.begin() + long(at[first[t + 1]]), by_key);
+    });
+    for (const Failed &f : failed)
+        if (f.at != SIZE_MAX) {
+            std::snprintf(err, es, "%s", f.msg);
+            throw Failure{f.st};
+        }
+    // the runs merged pairwise, the earlier run first on ties: as one stable sort of the whole
+    for (size_t w = 1; w < parts; w *= 2)
+        for (size_t t = 0; t + w < parts; t += 2 * w) {
+            const auto a = idx.begin() + long(at[first[t]]), m = idx.begin() + long(at[first[t + w]]),
+                       e = idx.begin() + long(at[first[std::min(parts, t + 2 * w)]]);
+            std::inplace_merge(a, m, e, by_key);
+        }
+}
+
 // One chunk on the device, in the handle's buffers (valid until the next chunk is prepared).
 struct Chunk {
     J2kGpuChunk c{};
@@ -187,9 +266,10 @@ struct Chunk {
         TraceScope timed(GpuHostTrace::LAYOUT);
         uint64_t lo, hi;
         coef_range(b, fr, lo, hi);
-        std::vector<pcwt_j2k_cblk> cb;
         std::vector<J2kGpuTc> tc;
         std::vector<J2kGpuFrame> fv;
+        // frame k's code-blocks: the batch's from[k] .. , the chunk's at[k] .. at[k + 1] - 1
+        std::vector<size_t> from, at(1, 0);
         for (size_t i : fr) {
             const pcwt_j2k_frame &f = b->frames[i];
             J2kGpuFrame g{};
@@ -216,15 +296,8 @@ struct Chunk {
             }
             c.max_frame_pixels = (uint32_t)std::min<uint64_t>(
                 UINT32_MAX, std::max<uint64_t>(c.max_frame_pixels, (uint64_t)f.desc.width * f.desc.height));
-            for (uint32_t k = 0; k < f.cblk_count; k++) {
-                pcwt_j2k_cblk x = b->cblks[f.cblk_first + k];
-                if (x.out_offset < lo)
-                    fail(PCWT_ERR_CORRUPT, err, es, "corrupt JPEG 2000: code-block %zu outside its frame",
-                         f.cblk_first + k);
-                x.out_offset -= lo;
-                check_cblk(b, x, f.cblk_first + k, hi - lo, err, es);
-                cb.push_back(x);
-            }
+            from.push_back(f.cblk_first);
+            at.push_back(at.back() + f.cblk_count);
             const size_t size = pcwt_image_size(&f.desc);
             dst.emplace_back(f.dst, out_bytes);
             dst_size.push_back(size);
@@ -234,17 +307,10 @@ struct Chunk {
         // a thread per code-block, heaviest first (j2k_t1_cost): neighbours in a warp get similar
         // work, so that a warp's threads run the same passes and finish together; the order of
         // the code-blocks is free, each writes its own rectangle; ties broken by codeword bytes
+        std::vector<pcwt_j2k_cblk> cb(at.back());
         std::vector<std::pair<uint64_t, uint64_t>> key(cb.size());
-        for (size_t k = 0; k < cb.size(); k++) {
-            uint64_t bytes = 0;
-            for (uint32_t g = 0; g < cb[k].seg_count; g++)
-                bytes += b->segs[cb[k].seg_first + g].length;
-            key[k] = {j2k_t1_cost(cb[k], bytes), bytes};
-        }
         std::vector<size_t> idx(cb.size());
-        for (size_t k = 0; k < idx.size(); k++)
-            idx[k] = k;
-        std::stable_sort(idx.begin(), idx.end(), [&](size_t x, size_t y) { return key[x] > key[y]; });
+        checked_and_sorted(b, from, at, lo, hi, cb, key, idx, err, es);
         // HT code-blocks last, decoded by their own kernel (j2k_ht_gpu.cu), not in tier-1's warps
         ht_first = uint32_t(std::stable_partition(idx.begin(), idx.end(),
                                                   [&](size_t x) { return !(cb[x].style & PCWT_J2K_STYLE_HT); }) -

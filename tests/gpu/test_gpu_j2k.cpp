@@ -435,6 +435,44 @@ TEST_F(GpuJ2k, DamagedFieldsAreRefused)
     EXPECT_EQ(pcwt_gpu_j2k_decode_batch(ctx->g, &b.bld.b, ok, sizeof ok), PCWT_OK) << ok;
 }
 
+// A batch with tens of thousands of code-blocks: the host checks and orders them on several
+// threads (a run of frames each, the runs' orders merged); the samples equal the CPU's, and of two
+// damaged code-blocks in different runs the message names the first, as one thread would.
+TEST_F(GpuJ2k, LargeBatchLaidOutOnThreads)
+{
+    if (synthetic().empty())
+        GTEST_SKIP() << kNoStreams;
+    const Made &m = synthetic()[0];
+    Built one;
+    ASSERT_EQ(one.add(m.cs), "");
+    std::string why;
+    const auto cpu = cpu_decode(one.bld.b, why);
+    ASSERT_EQ(cpu.size(), 1u) << why;
+    const size_t per = one.bld.b.cblk_count, frames = 4 * 8192 / per + 1; // four runs of 8192 or more
+    Built b;
+    for (size_t i = 0; i < frames; i++)
+        ASSERT_EQ(b.add(m.cs), "");
+    pcwt_j2k_cblk *cb = b.bld.b.cblks;
+    auto damaged_in = [&](size_t frame) {
+        size_t k = frame * per;
+        while (cb[k].passes < 3)
+            k++;
+        return k;
+    };
+    const size_t early = damaged_in(frames / 3), late = damaged_in(frames - 2);
+    const pcwt_j2k_cblk keep_early = cb[early], keep_late = cb[late];
+    cb[late].zero_msbs = uint8_t(keep_late.mb + 1);
+    cb[early].zero_msbs = uint8_t(keep_early.mb + 1);
+    char err[256] = "";
+    EXPECT_EQ(pcwt_gpu_j2k_decode_batch(ctx->g, &b.bld.b, err, sizeof err), PCWT_ERR_CORRUPT);
+    EXPECT_NE(std::string(err).find("code-block " + std::to_string(early) + " "), std::string::npos) << err;
+    cb[early] = keep_early;
+    cb[late] = keep_late;
+    ASSERT_EQ(pcwt_gpu_j2k_decode_batch(ctx->g, &b.bld.b, err, sizeof err), PCWT_OK) << err;
+    for (size_t i = 0; i < frames; i++)
+        ASSERT_TRUE(b.out[i] == cpu[0]) << "frame " << i << " of " << frames;
+}
+
 // HTJ2K streams (ojph_compress; issue 34's HT part): sizes, levels, code-block sizes, depths,
 // signed, three components; each alone and all in one batch beside the Part 1 streams (the HT
 // code-blocks get their own kernel) equal the CPU path's samples and OpenJPEG's.
