@@ -99,7 +99,8 @@ int32_t sample_value(const J2kBenchFrame &f, size_t i)
 }
 
 // Lossless JPEG 2000 as DICOM archives hold it (interleaved samples of 1 or 3 components).
-std::vector<uint8_t> openjpeg_encode(const J2kBenchFrame &f)
+// (On failure: empty, why said.)
+std::vector<uint8_t> openjpeg_encode(const J2kBenchFrame &f, std::string &why)
 {
     const pcwt_image_desc &d = f.d;
     std::vector<opj_image_cmptparm_t> cp(d.components);
@@ -137,8 +138,10 @@ std::vector<uint8_t> openjpeg_encode(const J2kBenchFrame &f)
     opj_stream_destroy(s);
     opj_destroy_codec(codec);
     opj_image_destroy(im);
-    if (!ok)
-        die("OpenJPEG could not encode a frame");
+    if (!ok) {
+        why = "OpenJPEG could not encode a frame";
+        return {};
+    }
     out.resize(m.size);
     return out;
 }
@@ -146,11 +149,13 @@ std::vector<uint8_t> openjpeg_encode(const J2kBenchFrame &f)
 // HTJ2K as ojph_compress writes it for DICOM, of a one-component frame. Signed frames: ojph_compress
 // 0.9 zero-extends signed raw words, so it gets the values offset to unsigned (its DC level shift
 // takes the offset off) and SIZ is then marked signed: the stream of the signed samples.
-std::vector<uint8_t> openjph_encode(const J2kBenchFrame &f, size_t index)
+std::vector<uint8_t> openjph_encode(const J2kBenchFrame &f, size_t index, std::string &why)
 {
     const pcwt_image_desc &d = f.d;
-    if (d.components != 1)
-        die("--codec htj2k: only one-component frames");
+    if (d.components != 1) {
+        why = "--codec htj2k: only one-component frames";
+        return {};
+    }
     const size_t px = size_t(d.width) * d.height, bps = d.bits_stored > 8 ? 2 : 1;
     std::vector<uint8_t> raw(px * bps);
     for (size_t k = 0; k < px; k++) {
@@ -173,8 +178,10 @@ std::vector<uint8_t> openjph_encode(const J2kBenchFrame &f, size_t index)
     std::vector<uint8_t> out((std::istreambuf_iterator<char>(in)), {});
     std::remove((base + ".raw").c_str());
     std::remove((base + ".j2c").c_str());
-    if (rc != 0 || out.size() < 43)
-        die("ojph_compress could not encode a frame (openjph-tools on PATH?)");
+    if (rc != 0 || out.size() < 43) {
+        why = "ojph_compress could not encode a frame (openjph-tools on PATH?)";
+        return {};
+    }
     if (d.is_signed)
         out[42] |= 0x80; // SOC, SIZ: the component's Ssiz
     return out;
@@ -302,7 +309,13 @@ void j2k_bench_run(const char *name, const std::vector<J2kBenchFrame> &frames, i
         if (distinct.emplace(f.px, src.size()).second)
             src.push_back(&f);
     std::vector<std::vector<uint8_t>> coded(src.size());
-    parallel_for(src.size(), [&](size_t i) { coded[i] = ht ? openjph_encode(*src[i], i) : openjpeg_encode(*src[i]); });
+    std::vector<std::string> why(src.size());
+    parallel_for(src.size(), [&](size_t i) {
+        coded[i] = ht ? openjph_encode(*src[i], i, why[i]) : openjpeg_encode(*src[i], why[i]);
+    });
+    for (size_t i = 0; i < src.size(); i++) // here, not on the coding threads: exit() from several
+        if (coded[i].empty())                // threads at once crashed
+            die(why[i]);
     std::vector<const std::vector<uint8_t> *> cs(frames.size());
     std::vector<pcwt_image_desc> desc(frames.size());
     std::vector<size_t> off(frames.size() + 1, 0);
