@@ -34,18 +34,21 @@ static double now_ms(void)
 
 #define GPU_GROUP_BYTES ((uint64_t)64 << 20)
 #define GPU_GROUPS_MAX 6
+#define GPU_PART1_GROUP_BYTES ((uint64_t)160 << 20)
 
 /* Codestream bytes per group: the route's, else about 64 MB a group (at most 6) for a batch of
  * HTJ2K frames, whose host work (tier-2, layout) is longer than the device's: the best of 16, 32,
- * 64 MB and one group on two H200s (bench/results/gpu-h200-2026-11-28-session8-j2k-e2e.md); one
- * group for a batch with Part 1 frames: their tier-1 decodes a group of a sixth of a batch at a
- * third of the batch's speed, which costs more than the overlap saves. */
+ * 64 MB and one group on two H200s (bench/results/gpu-h200-2026-11-28-session8-j2k-e2e.md). A
+ * batch with Part 1 frames in at most two groups, 160 MB or halves: their tier-1 decodes a small
+ * group far below a batch's speed, but the two groups the device holds run side by side: the best
+ * of 48, 96, 160 MB and one group on the CT slices and radiographs of
+ * bench/results/gpu-h200-2026-11-28-session9-j2k.md; a third group waits for the first. */
 static uint64_t group_bytes(const pcwt_j2k_route *r, uint64_t total, int part1)
 {
     if (r->group_bytes)
         return r->group_bytes;
     if (part1)
-        return UINT64_MAX;
+        return total > 2 * GPU_PART1_GROUP_BYTES ? total / 2 + 1 : GPU_PART1_GROUP_BYTES;
     uint64_t groups = (total + GPU_GROUP_BYTES - 1) / GPU_GROUP_BYTES;
     groups = groups < GPU_GROUPS_MAX ? groups : GPU_GROUPS_MAX;
     return groups > 1 ? total / groups + 1 : UINT64_MAX;
