@@ -231,30 +231,38 @@ void startRegions(Run& run, std::vector<std::thread>& threads)
   if (run.batching) threads.emplace_back([a, arenas]() { reserveInParts(*a, arenas, 256u << 20, 256u << 20, false); });
 }
 
-/** with GPU coders: each batch coder codes and each verifier verifies a small frame, repeated to
- *  the size of the largest batch, all at once, so that the handles' device state (and a second
- *  GPU's context, and their device buffers) is made before the first batch instead of in its
- *  calls (p.warm). The verifiers' codestream is coded on the CPU first (a few ms), so that they
- *  warm beside the coders, not after them.
+/** what the handles code and verify to warm (GPU coders, p.warm): two frames, page locked as the
+ *  run's samples are (a frame that is not goes up through a staging buffer the run would never
+ *  use), a smooth one and noise in all 12 bits, so that the buffers whose size follows the data
+ *  (codestreams, the compact profile's bins and maps) grow to what frames of this size can need
+ *  (with the smooth frame alone the first real batches still grew theirs:
+ *  bench/results/gpu-h200-2026-11-28-session7-host.md); the verifiers' codestreams of them, coded
+ *  on the CPU (a few ms), so that the verifiers warm beside the coders, not after them
  */
-void warmDevices(Run& run)
+struct WarmFrames
 {
-  if (!run.gpuCoders || !run.p.warm) return;
-  const pcwt_image_desc desc = {256, 256, 1, 16, 12, 0, 0};
-  const std::size_t frameSamples = std::size_t(desc.width) * desc.height;
-  const std::size_t frameBytes = frameSamples * sizeof(std::uint16_t);
-  // two frames, page locked as the run's samples are (a frame that is not goes up through a
-  // staging buffer the run would never use): a smooth one, and noise in all 12 bits, so that the
-  // buffers whose size follows the data (codestreams, the compact profile's bins and maps) grow to
-  // what frames of this size can need (with the smooth frame alone the first real batches still
-  // grew about 1.3 GB each: bench/results/gpu-h200-2026-11-28-session7-host.md)
-  std::shared_ptr<void> pinned(pcwt_host_alloc(2 * frameBytes), pcwt_host_free);
+  pcwt_image_desc desc = {256, 256, 1, 16, 12, 0, 0};
+  std::size_t frameBytes = 0;
+  std::shared_ptr<void> pinned;
   std::vector<std::uint16_t> heap;
-  std::uint16_t *both = static_cast<std::uint16_t *>(pinned.get());
+  std::vector<const std::uint16_t *> frames;
+  std::vector<std::vector<unsigned char> > cs;
+  std::vector<const std::uint16_t *> expected;
+  std::size_t codeRepeat = 0, verifyRepeat = 0;
+};
+
+std::shared_ptr<WarmFrames> warmFrames(const Run& run)
+{
+  std::shared_ptr<WarmFrames> w = std::make_shared<WarmFrames>();
+  const pcwt_image_desc& desc = w->desc;
+  const std::size_t frameSamples = std::size_t(desc.width) * desc.height;
+  w->frameBytes = frameSamples * sizeof(std::uint16_t);
+  w->pinned.reset(pcwt_host_alloc(2 * w->frameBytes), pcwt_host_free);
+  std::uint16_t *both = static_cast<std::uint16_t *>(w->pinned.get());
   if (both == NULL)
   {
-    heap.resize(2 * frameSamples);
-    both = heap.data();
+    w->heap.resize(2 * frameSamples);
+    both = w->heap.data();
   }
   std::uint32_t x = 2463534242u;
   for (std::size_t k = 0; k < frameSamples; ++k)
@@ -265,39 +273,68 @@ void warmDevices(Run& run)
     x ^= x << 5;
     both[frameSamples + k] = static_cast<std::uint16_t>(x & 0xfff);
   }
-  const std::vector<const std::uint16_t *> frames = {both, both + frameSamples};
-  // the verifiers' codestreams, coded on the CPU (a frame that fails is left out)
-  std::vector<std::vector<unsigned char> > cs;
-  std::vector<const std::uint16_t *> expected;
+  w->frames = {both, both + frameSamples};
   std::string error;
   if (pcwt_encoder *cpu = makeEncoder(run.p.coding.get(), PCWT_BACKEND_CPU, 0, error))
   {
-    for (const std::uint16_t *f : frames)
+    for (const std::uint16_t *f : w->frames)
     {
       std::vector<unsigned char> one(static_cast<std::size_t>(pcwt_encode_bound(&desc)));
       size_t written = 0;
-      if (one.empty() || pcwt_encode(cpu, &desc, f, frameBytes, one.data(), one.size(), &written) != PCWT_OK ||
+      if (one.empty() || pcwt_encode(cpu, &desc, f, w->frameBytes, one.data(), one.size(), &written) != PCWT_OK ||
           written == 0 || written > one.size())
         continue;
       one.resize(written);
-      cs.push_back(std::move(one));
-      expected.push_back(f);
+      w->cs.push_back(std::move(one));
+      w->expected.push_back(f);
     }
     pcwt_encoder_destroy(cpu);
   }
   const std::size_t maxFrames = run.p.batchFrames ? run.p.batchFrames : 1024;
-  const std::size_t codeRepeat = framesOfLargestBatch(run, run.p.batchBytes, frameBytes, maxFrames);
-  const std::size_t verifyRepeat = framesOfLargestBatch(run, run.verifyBytes, frameBytes, maxFrames);
-  std::vector<std::thread> threads;
-  for (std::size_t c = 0; c < run.coders.size(); ++c)
-    threads.emplace_back([&run, &desc, &frames, codeRepeat, c]() { (void)run.coders[c]->warm(desc, frames, codeRepeat); });
-  for (std::size_t v = 0; !cs.empty() && v < run.verifiers.size(); ++v)
-    if (run.verifiers[v]->gpu())
-      threads.emplace_back([&run, &cs, &expected, frameBytes, verifyRepeat, v]() {
-        run.verifiers[v]->warm(cs, expected, frameBytes, verifyRepeat);
-      });
-  for (std::thread& t : threads) t.join();
-  DPRCTimelineMark("devices warm");
+  w->codeRepeat = framesOfLargestBatch(run, run.p.batchBytes, w->frameBytes, maxFrames);
+  w->verifyRepeat = framesOfLargestBatch(run, run.verifyBytes, w->frameBytes, maxFrames);
+  return w;
+}
+
+/** a device brought up, on a thread of its own: the caller's wait (p.deviceUp, e.g. for its CUDA
+ *  context) and, with GPU coders, its batch coders and verifiers each coding or verifying the
+ *  warm frames, repeated to the size of the largest batch, all at once, so that their device
+ *  state and buffers are made before their first batch instead of in its calls (p.warm); then its
+ *  stages take work. Devices up, each on its own: a second GPU's context no longer holds back the
+ *  first's batches.
+ */
+void bringUp(Run& run, int device, std::shared_ptr<const WarmFrames> warm)
+{
+  if (run.p.deviceUp) run.p.deviceUp(device);
+  if (warm)
+  {
+    const WarmFrames& w = *warm;
+    std::vector<std::thread> threads;
+    for (std::size_t c = 0; c < run.coders.size(); ++c)
+      if (run.coders[c]->device() == device)
+        threads.emplace_back([&run, &w, c]() { (void)run.coders[c]->warm(w.desc, w.frames, w.codeRepeat); });
+    for (std::size_t v = 0; !w.cs.empty() && v < run.verifiers.size(); ++v)
+      if (run.verifiers[v]->device() == device && run.verifiers[v]->gpu())
+        threads.emplace_back([&run, &w, v]() { run.verifiers[v]->warm(w.cs, w.expected, w.frameBytes, w.verifyRepeat); });
+    for (std::thread& t : threads) t.join();
+  }
+  DPRCTimelineMark(("GPU " + std::to_string(device) + " up").c_str());
+  run.up.up(device);
+  if (++run.devicesUp == run.devices.size()) DPRCTimelineMark("devices warm");
+}
+
+/// every device brought up (bringUp), each on a thread of its own (in threads) when there is
+/// something to wait for, the first device's stages taking work as soon as it is up
+void startBringUp(Run& run, std::vector<std::thread>& threads)
+{
+  const bool warming = run.gpuCoders && run.p.warm;
+  if (!warming && !run.p.deviceUp)
+  {
+    for (int d : run.devices) run.up.up(d);
+    return;
+  }
+  std::shared_ptr<const WarmFrames> warm = warming ? warmFrames(run) : nullptr;
+  for (int d : run.devices) threads.emplace_back(bringUp, std::ref(run), d, warm);
 }
 
 /** on the starting thread while the readers read: the caller's checks (the GPUs), the devices'
@@ -318,7 +355,7 @@ bool startDevices(Run& run, std::vector<std::thread>& threads, std::string& erro
   DPRCTimelineMark("handles made");
   std::vector<std::thread> regions;
   startRegions(run, regions);
-  warmDevices(run);
+  startBringUp(run, threads);
   // (tests: the regions there before the first batch, so that a small run's files use them)
   if (run.opt.testFault == "regions-first")
     for (std::thread& t : regions) t.join();
@@ -414,7 +451,9 @@ void codeStage(Run& run, std::size_t c)
 {
   const DPRCPipelineOptions& p = run.p;
   DPRCPipelineStats local;
-  for (;;)
+  // (its device up, or no batch left for it)
+  const bool up = run.up.wait(run.coders[c]->device(), [&run]() { return run.toCoder.drained(); });
+  for (; up;)
   {
     std::vector<Work *> batch;
     Work *w = NULL;
@@ -614,7 +653,9 @@ void verifyStage(Run& run, std::size_t v)
   const DPRCPipelineOptions& p = run.p;
   DPRCPipelineStats local;
   const std::size_t maxFrames = p.batchFrames ? p.batchFrames : 1024;
-  for (;;)
+  // (its device up, or no copy left for it)
+  const bool up = run.up.wait(run.verifiers[v]->device(), [&run]() { return run.toVerifier.drained(); });
+  for (; up;)
   {
     DPRCStageTimer timer(DPRCSG_verifierWait);
     // with a minimum batch, one verifier fills its batch at a time while the others' calls run:

@@ -166,6 +166,11 @@ struct DPRCPipelineOptions
    *  non-empty answer (the error) stops the run before any file is reported or written
    */
   std::function<std::string()> beforeStart;
+  /** each device's bring-up, on a thread of its own once the handles are made, before the
+   *  device's handles warm (e.g. the caller waits there for the device's CUDA context, made
+   *  beside the walk): the first device up codes while the others come up (NULL: nothing to wait for)
+   */
+  std::function<void(int device)> deviceUp;
   /** a writer commits (flushes, renames, flushes the folders of) up to this many verified copies
    *  together, and whatever it holds when no coded file is waiting (1: each file on its own).
    *  With the verifier stage it holds up to this many copies waiting for their verdicts: 16

@@ -13,6 +13,7 @@
 
 #include "arena.h"
 #include "coder.h"
+#include "devices_up.h"
 #include "gate.h"
 #include "j2kdecode.h"
 #include "queue.h"
@@ -56,6 +57,9 @@ struct Run
   bool mayDeferJ2K = false;
   bool copiesWhileReading = false;
   StartGate gate;
+  /// the devices up (bringUp): their batch coders and verifiers take work
+  DevicesUp up;
+  std::atomic<std::size_t> devicesUp{0};
 
   // makeHostHandles(): the readers' and writers' coders, the finishers' (with mayDeferJ2K)
   std::vector<std::unique_ptr<ThreadCoder> > lent;

@@ -1,11 +1,19 @@
 // Tests of pcwt-recompress's stages spread over threads and devices: several verifier threads per
 // device (--verifiers-per-gpu; on the CPU the verifier stage's CPU decoders stand in, as in CI),
-// and (label gpu, RecompressGpu.*) two GPUs writing the same files as one. Skips when
+// each device brought up on its own (the first working while the second comes up), and (label
+// gpu, RecompressGpu.*) two GPUs writing the same files as one. Skips when
 // ../shared/testdata is absent, the GPU tests without the devices they need.
 #include "recompress_util.h"
 
 #include "pipeline.h"
+#include "walk.h"
+#include "dcmpcwt/dpcparam.h"
+#include "dcmpcwt/dpdecode.h"
+#include "dcmpcwt/dpencode.h"
 #include "pcwt.h"
+
+#include <condition_variable>
+#include <mutex>
 
 namespace {
 
@@ -77,6 +85,76 @@ TEST(RecompressDevices, SeveralVerifiersPerDeviceVerifyEveryFrameOnce)
     }
     p = run({kTool, "--verify-cpu", "--verifiers-per-gpu", "2", "--no-progress", "--dry-run", t.root});
     EXPECT_EQ(p.rc, 1) << "--verifiers-per-gpu with --verify-cpu: " << p.out;
+}
+
+// Each device comes up on its own (DPRCPipelineOptions::deviceUp: in pcwt-recompress the CUDA
+// context of each GPU after the first, made beside the first's batches): a device's coders and
+// verifiers take work once it is up, the others' meanwhile. In process, on the CPU: two devices
+// of CPU handles, the second up only once every file is reported. Every file is coded and
+// verified on the first, nothing on the second; a pipeline that waited for every device before
+// its first batch would never report them (the second's wait would time out).
+TEST(RecompressDevices, FirstDeviceWorksWhileTheSecondComesUp)
+{
+    REQUIRE_CORPUS();
+    Tree t(kDeviceSet, 3);
+    const auto originals = decodeAll(t.root);
+    const DPRCWalkResult walk = DPRCWalk({t.root}, 0, 1);
+    ASSERT_EQ(walk.files.size(), 3 * kDeviceSet.size());
+    DPCWTDecoderRegistration::registerCodecs();
+    DPCWTEncoderRegistration::registerCodecs(EPCUC_default, OFFalse, OFFalse, PCWT_DEFAULT_LEVELS, 0, 0,
+                                             PCWT_BACKEND_CPU);
+    DPRCOptions opt;
+    opt.outputDir = t.dir / "out";
+    DPRCPipelineOptions p;
+    p.readers = 2;
+    p.writers = 2;
+    p.batchFrames = 4; // several batches
+    p.batchWaitMs = 0;
+    p.backend = PCWT_BACKEND_CPU;
+    p.devices = {0, 1};
+    p.verify = DPRCVM_backend;
+    const DPCWTCodecParameter cp(EPCUC_default, OFFalse, OFFalse, PCWT_DEFAULT_LEVELS, 0, 0, PCWT_BACKEND_CPU);
+    std::shared_ptr<pcwt_encoder> coding(pcwt_encoder_create(), pcwt_encoder_destroy);
+    ASSERT_TRUE(coding && cp.configureEncoder(coding.get(), OFFalse) == PCWT_OK);
+    p.coding = coding;
+    std::mutex m;
+    std::condition_variable cv;
+    std::size_t reported = 0;
+    bool secondTimedOut = false;
+    std::vector<int> upOrder;
+    p.deviceUp = [&](int device) {
+        std::unique_lock<std::mutex> lock(m);
+        if (device == 1)
+            secondTimedOut = !cv.wait_for(lock, std::chrono::seconds(60),
+                                          [&]() { return reported == walk.files.size(); });
+        upOrder.push_back(device);
+    };
+    std::vector<DPRCResult> results(walk.files.size());
+    DPRCPipelineStats stats;
+    std::string error;
+    const bool started = DPRCRunPipeline(walk.files, opt, p,
+                                         [&](std::size_t i, DPRCResult &r) {
+                                             std::lock_guard<std::mutex> lock(m);
+                                             results[i] = std::move(r);
+                                             ++reported;
+                                             cv.notify_all();
+                                         },
+                                         stats, error);
+    ASSERT_TRUE(started) << error;
+    EXPECT_FALSE(secondTimedOut) << "the first device's coders waited for the second device";
+    EXPECT_EQ(upOrder, (std::vector<int>{0, 1}));
+    for (const DPRCResult &r : results)
+        EXPECT_EQ(r.status, DPRCST_done) << r.path << ": " << r.message;
+    EXPECT_EQ(stats.coders, 2u);
+    EXPECT_EQ(stats.framesCodedOn[0], stats.frames);
+    EXPECT_GE(stats.frames, 3u * kFramesPerCopy);
+    EXPECT_EQ(stats.framesCodedOn[1], 0u) << "a coder of the device not up took a batch";
+    EXPECT_EQ(stats.verifiedFrames, 3u * kFramesPerCopy);
+    EXPECT_EQ(stats.framesVerifiedOn[0], stats.verifiedFrames);
+    EXPECT_EQ(stats.framesVerifiedOn[1], 0u) << "a verifier of the device not up took copies";
+    expectVerified(opt.outputDir, originals, {}, kPcwtUid);
+    DPCWTEncoderRegistration::cleanup();
+    DPCWTDecoderRegistration::cleanup();
 }
 
 // --gpus 2 and --gpus 0,1: a batch coder and a verifier on each device, sharing the readers and

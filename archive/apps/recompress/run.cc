@@ -52,9 +52,9 @@ static bool isBelow(const std::string& path, const std::string& root)
 }
 
 /** a GPU's CUDA context made and its encoding kernels loaded, by coding a small frame there:
- *  the pipeline's warm-up then finds them. With two GPUs the second's context was made in the
- *  warm-up, after 'handles made' (0.3-0.4 s there, against 0.04-0.1 s with one GPU); each device
- *  after the first on a thread of its own, beside the first's context, the walk and the first reads.
+ *  the pipeline's warm-up of the device (its bring-up) then finds them. Each device after the
+ *  first on a thread of its own from the GPU check on, beside the first's context, the walk, the
+ *  first reads and the first device's batches.
  */
 static void makeContext(int device)
 {
@@ -77,10 +77,32 @@ static void makeContext(int device)
   pcwt_encoder_destroy(e);
 }
 
-/** every device there (""): a description of the first that is not; the CUDA contexts made,
- *  as the readers' page-locked buffers need the first, the others on a thread each beside it
+/// the CUDA contexts of the devices after the first, being made (makeContext), each on a thread
+struct ContextsBeingMade
+{
+  std::vector<int> devices;
+  std::vector<std::thread> threads;
+
+  /// device's context made (nothing to wait for on the first device)
+  void wait(int device)
+  {
+    for (std::size_t k = 0; k < devices.size() && k < threads.size(); ++k)
+      if (devices[k] == device && threads[k].joinable()) threads[k].join();
+  }
+
+  ~ContextsBeingMade()
+  {
+    for (std::thread& t : threads)
+      if (t.joinable()) t.join();
+  }
+};
+
+/** every device there (""): a description of the first that is not; the first device's CUDA
+ *  context made, as the readers' page-locked buffers need it; the others' started, a thread each
+ *  (contexts), which the pipeline's bring-up of each device waits for: the first device codes
+ *  while they come up
  */
-static std::string checkGpus(const std::vector<int>& devices)
+static std::string checkGpus(const std::vector<int>& devices, ContextsBeingMade& contexts)
 {
   // the library takes device 0 as "the default" even with no device at all: ask for the GPU
   // backend itself, so that an empty folder is no reason to exit 0
@@ -106,10 +128,12 @@ static std::string checkGpus(const std::vector<int>& devices)
   {
     // (the first device's context comes with the page-locked buffer below, as alone: its kernels
     // loaded here delayed the start on one GPU)
-    std::vector<std::thread> threads;
-    for (std::size_t k = 1; k < devices.size(); ++k) threads.emplace_back(makeContext, devices[k]);
+    for (std::size_t k = 1; k < devices.size(); ++k)
+    {
+      contexts.devices.push_back(devices[k]);
+      contexts.threads.emplace_back(makeContext, devices[k]);
+    }
     pcwt_host_free(pcwt_host_alloc(1));
-    for (std::thread& t : threads) t.join();
   }
   return problem;
 }
@@ -131,10 +155,10 @@ void RecompressAdjustThreads(RecompressOptions& o)
 
 void RecompressShowOnlyTheGpusUsed(const RecompressOptions& o)
 {
-  // cuInit sets up every device it sees, before the first context: on a host of two H200s 'gpu
-  // check' came at 0.70-0.77 s with --gpus 1, against 0.24-0.33 s on a host of one
-  // (bench/results/gpu-h200-2026-11-28-session7-host.md). A list of other numbers, or the
-  // variable set by the caller, is left as it is (their numbering would change).
+  // cuInit sets up every device it sees, before the first context: a run on fewer GPUs than the
+  // host has would wait for the others (bench/results/gpu-h200-2026-11-28-session7-host.md). A
+  // list of other numbers, or the variable set by the caller, is left as it is (their numbering
+  // would change).
   if (o.backend == PCWT_BACKEND_CPU || std::getenv("CUDA_VISIBLE_DEVICES") != NULL) return;
   const std::vector<int> used = o.devices.empty() ? std::vector<int>(1, 0) : o.devices;
   std::string visible;
@@ -427,11 +451,12 @@ bool RecompressRun(const RecompressOptions& o, const RecompressLocks& locks, int
   // folders are walked and the first files read; the pipeline waits for it before its devices'
   // handles are made (beforeStart)
   std::string gpuProblem;
+  ContextsBeingMade contexts;
   std::thread gpuCheck;
   if (!o.devices.empty())
   {
     gpuCheck = std::thread([&]() {
-      gpuProblem = checkGpus(o.devices);
+      gpuProblem = checkGpus(o.devices, contexts);
       DPRCTimelineMark("gpu check");
     });
   }
@@ -468,6 +493,8 @@ bool RecompressRun(const RecompressOptions& o, const RecompressLocks& locks, int
       : std::string("no batch coder: each file coded on its own")));
     return std::string();
   };
+  // each device after the first comes up with its context made beside the first's batches
+  popt.deviceUp = [&contexts](int device) { contexts.wait(device); };
   // the pipeline's handles and buffers, freed together once everything is reported (freed one
   // after another, or left to the process's exit, they took as long: the kernel unpinning the
   // page-locked memory; bench/results/gpu-h200-2026-11-28-session6-host.md)
