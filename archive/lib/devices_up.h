@@ -1,11 +1,11 @@
 /*
  *  Module:  archive
  *
- *  Purpose: (internal) pcwt-recompress's pipeline (pipeline.h): which devices are up. Each device
- *           comes up on a thread of its own (its CUDA context, its handles warmed) while the
- *           stages run; a device's batch coders and verifiers take work only once it is up, so
- *           that the first device codes while the others come up, and the work goes to whichever
- *           device is ready.
+ *  Purpose: (internal) pcwt-recompress's pipeline (pipeline.h): on which devices a stage's
+ *           handles are up. Each device comes up on a thread of its own (its CUDA context, its
+ *           handles warmed) while the stages run; a device's batch coders (and verifiers) take
+ *           work only once they are up there, so that the first device codes while the others
+ *           come up, and the work goes to whichever device is ready.
  */
 
 #ifndef PCWT_ARCHIVE_DEVICES_UP_H

@@ -299,27 +299,29 @@ std::shared_ptr<WarmFrames> warmFrames(const Run& run)
 /** a device brought up, on a thread of its own: the caller's wait (p.deviceUp, e.g. for its CUDA
  *  context) and, with GPU coders, its batch coders and verifiers each coding or verifying the
  *  warm frames, repeated to the size of the largest batch, all at once, so that their device
- *  state and buffers are made before their first batch instead of in its calls (p.warm); then its
- *  stages take work. Devices up, each on its own: a second GPU's context no longer holds back the
- *  first's batches.
+ *  state and buffers are made before their first batch instead of in its calls (p.warm). Its
+ *  coders take batches once they are warm, its verifiers copies once they are: a second GPU's
+ *  context no longer holds back the first's batches, nor the verifiers' warm-up the coders'.
  */
 void bringUp(Run& run, int device, std::shared_ptr<const WarmFrames> warm)
 {
   if (run.p.deviceUp) run.p.deviceUp(device);
+  std::vector<std::thread> coders, verifiers;
   if (warm)
   {
     const WarmFrames& w = *warm;
-    std::vector<std::thread> threads;
     for (std::size_t c = 0; c < run.coders.size(); ++c)
       if (run.coders[c]->device() == device)
-        threads.emplace_back([&run, &w, c]() { (void)run.coders[c]->warm(w.desc, w.frames, w.codeRepeat); });
+        coders.emplace_back([&run, &w, c]() { (void)run.coders[c]->warm(w.desc, w.frames, w.codeRepeat); });
     for (std::size_t v = 0; !w.cs.empty() && v < run.verifiers.size(); ++v)
       if (run.verifiers[v]->device() == device && run.verifiers[v]->gpu())
-        threads.emplace_back([&run, &w, v]() { run.verifiers[v]->warm(w.cs, w.expected, w.frameBytes, w.verifyRepeat); });
-    for (std::thread& t : threads) t.join();
+        verifiers.emplace_back([&run, &w, v]() { run.verifiers[v]->warm(w.cs, w.expected, w.frameBytes, w.verifyRepeat); });
   }
-  DPRCTimelineMark(("GPU " + std::to_string(device) + " up").c_str());
-  run.up.up(device);
+  for (std::thread& t : coders) t.join();
+  DPRCTimelineMark(("GPU " + std::to_string(device) + " coders up").c_str());
+  run.codersUp.up(device);
+  for (std::thread& t : verifiers) t.join();
+  run.verifiersUp.up(device);
   if (++run.devicesUp == run.devices.size()) DPRCTimelineMark("devices warm");
 }
 
@@ -330,7 +332,11 @@ void startBringUp(Run& run, std::vector<std::thread>& threads)
   const bool warming = run.gpuCoders && run.p.warm;
   if (!warming && !run.p.deviceUp)
   {
-    for (int d : run.devices) run.up.up(d);
+    for (int d : run.devices)
+    {
+      run.codersUp.up(d);
+      run.verifiersUp.up(d);
+    }
     return;
   }
   std::shared_ptr<const WarmFrames> warm = warming ? warmFrames(run) : nullptr;
@@ -452,7 +458,7 @@ void codeStage(Run& run, std::size_t c)
   const DPRCPipelineOptions& p = run.p;
   DPRCPipelineStats local;
   // (its device up, or no batch left for it)
-  const bool up = run.up.wait(run.coders[c]->device(), [&run]() { return run.toCoder.drained(); });
+  const bool up = run.codersUp.wait(run.coders[c]->device(), [&run]() { return run.toCoder.drained(); });
   for (; up;)
   {
     std::vector<Work *> batch;
@@ -654,7 +660,7 @@ void verifyStage(Run& run, std::size_t v)
   DPRCPipelineStats local;
   const std::size_t maxFrames = p.batchFrames ? p.batchFrames : 1024;
   // (its device up, or no copy left for it)
-  const bool up = run.up.wait(run.verifiers[v]->device(), [&run]() { return run.toVerifier.drained(); });
+  const bool up = run.verifiersUp.wait(run.verifiers[v]->device(), [&run]() { return run.toVerifier.drained(); });
   for (; up;)
   {
     DPRCStageTimer timer(DPRCSG_verifierWait);

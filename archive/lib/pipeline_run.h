@@ -57,8 +57,8 @@ struct Run
   bool mayDeferJ2K = false;
   bool copiesWhileReading = false;
   StartGate gate;
-  /// the devices up (bringUp): their batch coders and verifiers take work
-  DevicesUp up;
+  /// the devices whose batch coders, and whose verifiers, are up (bringUp): they take work
+  DevicesUp codersUp, verifiersUp;
   std::atomic<std::size_t> devicesUp{0};
 
   // makeHostHandles(): the readers' and writers' coders, the finishers' (with mayDeferJ2K)

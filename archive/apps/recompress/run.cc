@@ -127,13 +127,17 @@ static std::string checkGpus(const std::vector<int>& devices, ContextsBeingMade&
   if (problem.empty())
   {
     // (the first device's context comes with the page-locked buffer below, as alone: its kernels
-    // loaded here delayed the start on one GPU)
+    // loaded here delayed the start on one GPU). For measuring, not an option:
+    // PCWT_RECOMPRESS_LATER_CONTEXTS=1 starts the others' once the first's is made.
+    const char *later = std::getenv("PCWT_RECOMPRESS_LATER_CONTEXTS");
+    const bool first = later != NULL && std::strcmp(later, "1") == 0;
+    if (first) pcwt_host_free(pcwt_host_alloc(1));
     for (std::size_t k = 1; k < devices.size(); ++k)
     {
       contexts.devices.push_back(devices[k]);
       contexts.threads.emplace_back(makeContext, devices[k]);
     }
-    pcwt_host_free(pcwt_host_alloc(1));
+    if (!first) pcwt_host_free(pcwt_host_alloc(1));
   }
   return problem;
 }
