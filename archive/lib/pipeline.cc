@@ -72,8 +72,7 @@ std::uint64_t budgetFor(const Run& run, std::size_t coders, bool gpu)
                         (batchesBesideCoders + std::max<std::size_t>(1, coders));
   // and on a GPU twice that: the verifiers' calls reach their minimum batch (verifyMinFrames)
   // with that many copies in flight, and every sample buffer in use is page locked, which the
-  // readers pay for (one H200, 4 GB: 768 MB ran at 1767 MB/s, four times, 1536 MB, at 1547-1577:
-  // bench/results/gpu-h200-2026-11-28-session6-host.md)
+  // readers pay for: four times that was slower (bench/results/gpu-h200-2026-11-28-session6-host.md)
   if (gpu) bytes *= 2;
   return bytes;
 }

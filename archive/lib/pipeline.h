@@ -149,8 +149,8 @@ struct DPRCPipelineOptions
   unsigned verifyWaitMs = 0;
   /** a verifier batch below this many frames waits up to verifyFillMs (in all) for more copies,
    *  and the verifiers fill their batches one at a time (0: each takes the copies waiting): a GPU
-   *  call costs about the decoder's latency whatever its size (with 64, 1.13x one GPU's speed:
-   *  bench/results/gpu-h200x2-2026-11-28-start-checkpoint.md)
+   *  call costs about the decoder's latency whatever its size, so fewer, larger calls ran faster
+   *  (bench/results/gpu-h200x2-2026-11-28-start-checkpoint.md)
    */
   unsigned verifyMinFrames = 64;
   unsigned verifyFillMs = 20;
@@ -173,8 +173,8 @@ struct DPRCPipelineOptions
   std::function<void(int device)> deviceUp;
   /** a writer commits (flushes, renames, flushes the folders of) up to this many verified copies
    *  together, and whatever it holds when no coded file is waiting (1: each file on its own).
-   *  With the verifier stage it holds up to this many copies waiting for their verdicts: 16
-   *  held the writers up for the verdicts 54% of a run on one H200, 64 12%
+   *  With the verifier stage it holds up to this many copies waiting for their verdicts: with 16
+   *  the writers waited for verdicts most of a run, with 64 seldom
    *  (bench/results/gpu-h200-2026-11-28-session8-host.md)
    */
   unsigned commitGroup = 64;

@@ -3,8 +3,8 @@
  *
  *  Purpose: (internal) pcwt-recompress's pipeline (pipeline.h): the end of a run's handles and
  *           buffers. A GPU handle's end waits for its device and frees device and page-locked
- *           memory, and each such call takes milliseconds: one after another, on two GPUs, they
- *           held the summary back by 0.3-0.5 s. So they are freed together, a thread each, and
+ *           memory, and each such call takes a while: one after another, on two GPUs, they held
+ *           the summary back. So they are freed together, a thread each, and
  *           (DPRCPipelineOptions::keepHandles) after the caller has reported.
  */
 
