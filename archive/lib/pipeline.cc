@@ -317,6 +317,11 @@ void bringUp(Run& run, int device, std::shared_ptr<const WarmFrames> warm)
         verifiers.emplace_back([&run, &w, v]() { run.verifiers[v]->warm(w.cs, w.expected, w.frameBytes, w.verifyRepeat); });
   }
   for (std::thread& t : coders) t.join();
+  // (tests: every device's coders warm before any takes a batch, so that a small run's batches
+  // go to every device)
+  if (run.opt.testFault == "devices-together")
+    for (++run.codersWarm; run.codersWarm.load() < run.devices.size();)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
   DPRCTimelineMark(("GPU " + std::to_string(device) + " coders up").c_str());
   run.codersUp.up(device);
   for (std::thread& t : verifiers) t.join();

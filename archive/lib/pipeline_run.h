@@ -59,7 +59,7 @@ struct Run
   StartGate gate;
   /// the devices whose batch coders, and whose verifiers, are up (bringUp): they take work
   DevicesUp codersUp, verifiersUp;
-  std::atomic<std::size_t> devicesUp{0};
+  std::atomic<std::size_t> devicesUp{0}, codersWarm{0};
 
   // makeHostHandles(): the readers' and writers' coders, the finishers' (with mayDeferJ2K)
   std::vector<std::unique_ptr<ThreadCoder> > lent;

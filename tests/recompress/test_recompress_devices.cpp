@@ -158,8 +158,10 @@ TEST(RecompressDevices, FirstDeviceWorksWhileTheSecondComesUp)
 }
 
 // --gpus 2 and --gpus 0,1: a batch coder and a verifier on each device, sharing the readers and
-// writers, each device coding some of the frames (--stats' frames per GPU); the files are byte
-// for byte those of one GPU, every frame verified once
+// writers, each device coding some of the frames (--stats' frames per GPU; here every device's
+// coders warm before any takes a batch, PCWT_RECOMPRESS_FAULT=devices-together: by default the
+// first GPU may code a run this small before the second is up); the files are byte for byte those
+// of one GPU, every frame verified once, also by default, where each GPU comes up on its own
 TEST(RecompressGpu, TwoGpusWriteTheSameFilesAsOne)
 {
     REQUIRE_CORPUS();
@@ -181,7 +183,7 @@ TEST(RecompressGpu, TwoGpusWriteTheSameFilesAsOne)
     for (const std::string gpus : {"2", "0,1"}) {
         SCOPED_TRACE("--gpus " + gpus);
         const std::string out = t.dir / ("two" + gpus), report = out + ".json";
-        p = recompressInto(t.root, out, report, with({"--gpus", gpus}));
+        p = recompressInto(t.root, out, report, with({"--gpus", gpus}), {"PCWT_RECOMPRESS_FAULT=devices-together"});
         ASSERT_EQ(p.rc, 0) << p.out;
         EXPECT_NE(p.out.find("batch coders (" + std::to_string(2 * kDPRCGpuCodersPerDevice) + ")"), std::string::npos)
             << p.out;
@@ -209,6 +211,17 @@ TEST(RecompressGpu, TwoGpusWriteTheSameFilesAsOne)
         }
         EXPECT_EQ(coded, reportSummary(report, "batch_coded_frames")) << p.out;
         EXPECT_EQ(verified, 8 * kFramesPerCopy) << p.out;
+    }
+    // by default: the same files, every frame verified once, both devices up (the first codes
+    // while the second makes its context)
+    {
+        const std::string out = t.dir / "default", report = out + ".json";
+        p = recompressInto(t.root, out, report, with({"--gpus", "0,1"}));
+        ASSERT_EQ(p.rc, 0) << p.out;
+        EXPECT_TRUE(sameOutputs(one, snapshot(out)));
+        EXPECT_EQ(reportSummary(report, "batch_verified_frames"), 8 * kFramesPerCopy) << p.out;
+        for (const char *up : {"GPU 0 coders up", "GPU 1 coders up"})
+            EXPECT_NE(p.out.find(up), std::string::npos) << up << ": " << p.out;
     }
     // a damaged codestream is caught on either device
     const std::string rf = t.dir / "f.json";
