@@ -364,7 +364,7 @@ std::vector<DecodeSet> cut_chunks(pcwt_gpu *g, const DecodeSet &all, bool verify
     for (const pcwt_header_info &h : all.info)
         entropy |= pcwt_profile_ranged(h.profile);
     const uint64_t parts = entropy ? 2 : 8;
-    const uint64_t target = gpu_chunk_target(total_samples, parts);
+    const uint64_t target = gpu_chunk_target(g, total_samples, parts);
     ChunkPlan cut(budget, target, UINT64_MAX, target);
     OneFrameLayout layout;
     for (size_t k = 0; k < all.idx.size(); k++) {

@@ -350,7 +350,7 @@ std::vector<std::vector<size_t>> plan_chunks(pcwt_gpu *g, const pcwt_encode_para
     // entropy profile, whose range coders take a group's serial time however few groups a chunk
     // holds (a chunk should fill the GPU's lanes).
     const uint64_t parts = pcwt_profile_ranged(p->profile) ? 4 : 8;
-    const uint64_t target = gpu_chunk_target(total_samples, parts);
+    const uint64_t target = gpu_chunk_target(g, total_samples, parts);
     ChunkPlan plan(budget, target, UINT64_MAX, target);
     OneFrameLayout layout;
     for (size_t i = 0; i < count; i++) {

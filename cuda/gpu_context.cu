@@ -139,18 +139,10 @@ void gpu_side_join(Slot &sl, bool beside)
     CUDA_CHECK(cudaStreamWaitEvent(sl.compute, sl.side_join, 0));
 }
 
-bool gpu_chunk_streams()
+uint64_t gpu_chunk_target(const pcwt_gpu *g, uint64_t total, uint64_t parts)
 {
-    const char *e = std::getenv("PCWT_GPU_CHUNK_STREAMS");
-    return !e || std::strcmp(e, "1") != 0;
-}
-
-uint64_t gpu_chunk_target(uint64_t total, uint64_t parts)
-{
-    const char *e = std::getenv("PCWT_GPU_CHUNKS");
-    const unsigned long long n = e ? std::strtoull(e, nullptr, 10) : 0;
-    if (n)
-        return std::max<uint64_t>(total / n, 1);
+    if (g->chunks)
+        return std::max<uint64_t>(total / g->chunks, 1);
     return std::max<uint64_t>(total / parts, 32u << 20);
 }
 
@@ -198,9 +190,8 @@ extern "C" pcwt_status pcwt_gpu_create(pcwt_gpu **out, int device, char *err, si
         CUDA_CHECK(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking));
         CUDA_CHECK(cudaStreamCreateWithFlags(&g->copy_in, cudaStreamNonBlocking));
         CUDA_CHECK(cudaStreamCreateWithFlags(&g->copy_out, cudaStreamNonBlocking));
-        const bool own_streams = gpu_chunk_streams();
         for (Slot &sl : g->slot) {
-            sl.compute = &sl == g->slot || !own_streams ? g->stream : nullptr;
+            sl.compute = &sl == g->slot ? g->stream : nullptr;
             if (!sl.compute)
                 CUDA_CHECK(cudaStreamCreateWithFlags(&sl.compute, cudaStreamNonBlocking));
             CUDA_CHECK(cudaStreamCreateWithFlags(&sl.side, cudaStreamNonBlocking));
@@ -241,6 +232,8 @@ extern "C" pcwt_status pcwt_gpu_create(pcwt_gpu **out, int device, char *err, si
 }
 
 extern "C" void pcwt_gpu_destroy(pcwt_gpu *g) { delete g; }
+
+extern "C" void pcwt_gpu_set_chunks(pcwt_gpu *g, uint32_t chunks) { g->chunks = chunks; }
 
 template <typename T> static void upload(DevBuf &d, const std::vector<T> &v, cudaStream_t s)
 {

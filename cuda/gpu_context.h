@@ -152,8 +152,8 @@ struct Slot {
     std::vector<uint32_t> level_first, step_first, step_group_first;
     DeviceBatch dev{};
     cudaEvent_t sampled = nullptr, uploaded = nullptr, computed = nullptr, downloaded = nullptr;
-    // The chunk's compute (slot 0: pcwt_gpu::stream; PCWT_GPU_CHUNK_STREAMS=1: that one for
-    // every slot, for measuring) and the work forked beside it (gpu_side_fork).
+    // The chunk's compute (slot 0: pcwt_gpu::stream, the others a stream each) and the work
+    // forked beside it (gpu_side_fork).
     cudaStream_t compute = nullptr, side = nullptr;
     cudaEvent_t side_fork = nullptr, side_join = nullptr;
     ChunkTimes times; // PCWT_GPU_TRACE: when its copies and compute ran (chunk_times.cu)
@@ -182,6 +182,7 @@ struct pcwt_gpu {
     size_t total_mem = 0;
     size_t memory_budget = 0; // PCWT_GPU_MEMORY_BUDGET (bytes), 0: what the device has free
     size_t bin_arena = 0;     // PCWT_GPU_BIN_ARENA (bytes), 0: gpu_ec_bin_bytes of the batch
+    uint32_t chunks = 0;      // pcwt_gpu_set_chunks: every batch in that many chunks, 0: by size
     Slot slot[kSlots];
     JlsGpu *jls = nullptr;
     J2kGpu *j2k = nullptr;
@@ -197,12 +198,9 @@ struct pcwt_gpu {
 
 // Uploads the slot's layout tables on stream s (and sizes its arenas); fills slot.dev.
 void gpu_upload_layout(Slot &slot, cudaStream_t s);
-// Whether each slot computes on a stream of its own (PCWT_GPU_CHUNK_STREAMS=1: all on
-// pcwt_gpu::stream, one chunk after the other, for measuring); read when a context is made.
-bool gpu_chunk_streams();
 // The sample bytes a chunk of a batch of `total` holds (ChunkPlan's target): a `parts`th, none
-// under 32 MB; PCWT_GPU_CHUNKS=N: an Nth, however small (for measuring and the tests).
-uint64_t gpu_chunk_target(uint64_t total, uint64_t parts);
+// under 32 MB; with g->chunks N (pcwt_gpu_set_chunks) an Nth, however small.
+uint64_t gpu_chunk_target(const pcwt_gpu *g, uint64_t total, uint64_t parts);
 // Grows buf, one of the slot's arenas (i32, i8, ec_bins), to at least n bytes once the slot's
 // compute stream has finished with it.
 void gpu_grow_arena(Slot &sl, DevBuf &buf, size_t n);

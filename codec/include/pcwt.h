@@ -258,7 +258,10 @@ PCWT_API const char *pcwt_encoder_last_error(const pcwt_encoder *enc);
  *   PCWT_OPT_VALUE_MAP          enc      "value-map"          pcwt_value_map_mode (auto, off, on)
  *   PCWT_OPT_LEVEL1_FILTER      enc      "level1-filter"      pcwt_level1_filter (53, auto, 511) auto
  *   PCWT_OPT_OFFSET             enc      "offset"             pcwt_offset_mode (auto, off, on) off
- * The group size: a dimension left 0 takes the profile's size in that dimension. */
+ *   PCWT_OPT_GPU_CHUNKS         enc dec  "gpu-chunks"         0 (by the batch's size), 1..65536 0
+ * The group size: a dimension left 0 takes the profile's size in that dimension. The GPU backend
+ * codes a large batch in chunks that overlap on the device; gpu-chunks N cuts every batch into
+ * N chunks, however small (for tests and measurements; the bytes do not change). */
 typedef enum pcwt_option {
     PCWT_OPT_CODEC = 1,
     PCWT_OPT_PROFILE = 2,
@@ -277,7 +280,8 @@ typedef enum pcwt_option {
     PCWT_OPT_MEMORY_LIMIT = 15,
     PCWT_OPT_VALUE_MAP = 16,
     PCWT_OPT_LEVEL1_FILTER = 17,
-    PCWT_OPT_OFFSET = 18
+    PCWT_OPT_OFFSET = 18,
+    PCWT_OPT_GPU_CHUNKS = 19
 } pcwt_option;
 
 /* Set one option. PCWT_ERR_INVALID_ARGUMENT (with the handle's message) for an option the handle
@@ -328,10 +332,11 @@ PCWT_API const char *pcwt_codec_name(pcwt_codec codec);
 PCWT_API const char *pcwt_backend_name(pcwt_backend backend);
 
 /* 1 when the two encoders write the same codestream for every frame: the options that decide the
- * bytes are equal after resolving (a group size of 0 against the profile's; backend and device do
- * not count: every backend writes the same bytes). 0 otherwise or when either is NULL. */
+ * bytes are equal after resolving (a group size of 0 against the profile's; backend, device and
+ * gpu-chunks do not count: every backend writes the same bytes). 0 otherwise or when either is
+ * NULL. */
 PCWT_API int pcwt_encoder_same_coding(const pcwt_encoder *a, const pcwt_encoder *b);
-/* Give dst the options of src that decide the codestream (all but backend and device), so that
+/* Give dst the options of src that decide the codestream (all but backend, device and gpu-chunks), so that
  * it codes as src does: pcwt_encoder_same_coding(dst, src) is then 1. */
 PCWT_API PCWT_CHECK_RESULT pcwt_status pcwt_encoder_copy_coding(pcwt_encoder *dst,
                                                                 const pcwt_encoder *src);

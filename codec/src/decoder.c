@@ -39,6 +39,7 @@ struct pcwt_decoder {
     pcwt_j2k_pool *j2k_pool; /* JPEG 2000 tier-2's memory between GPU batches, made on first use */
 #endif
     int device; /* pcwt_decoder_set_device */
+    uint32_t gpu_chunks; /* PCWT_OPT_GPU_CHUNKS (0: by the batch's size) */
     uint8_t *scratch;     /* pcwt_verify_batch on the CPU: a frame decoded, kept across calls */
     size_t scratch_size;
     char err[256];
@@ -209,6 +210,12 @@ pcwt_status pcwt_decoder_set_option(pcwt_decoder *d, pcwt_option option, int64_t
             return PCWT_ERR_INVALID_ARGUMENT;
         }
         return pcwt_decoder_set_memory_limit(d, (uint64_t)value);
+    case PCWT_OPT_GPU_CHUNKS: {
+        const pcwt_status st = pcwt_option_check(option, value, d->err, sizeof d->err);
+        if (st == PCWT_OK)
+            d->gpu_chunks = (uint32_t)value;
+        return st;
+    }
     default:
         return PCWT_ERR_INVALID_ARGUMENT;
     }
@@ -223,6 +230,7 @@ pcwt_status pcwt_decoder_get_option(const pcwt_decoder *d, pcwt_option option, i
     case PCWT_OPT_DEVICE: *value = d->device; return PCWT_OK;
     case PCWT_OPT_MAX_SAMPLES: *value = (int64_t)d->max_samples; return PCWT_OK;
     case PCWT_OPT_MEMORY_LIMIT: *value = (int64_t)d->memory_limit; return PCWT_OK;
+    case PCWT_OPT_GPU_CHUNKS: *value = d->gpu_chunks; return PCWT_OK;
     default: return PCWT_ERR_INVALID_ARGUMENT;
     }
 }
@@ -432,7 +440,11 @@ static pcwt_status decode_job_cpu(pcwt_decoder *dec, void *jobs, size_t i)
 /* The GPU context is made on the first batch that needs it, so a CPU-only caller never pays for it. */
 static pcwt_status ensure_gpu(pcwt_decoder *dec)
 {
-    return dec->gpu ? PCWT_OK : pcwt_gpu_create(&dec->gpu, dec->device, dec->err, sizeof dec->err);
+    const pcwt_status st =
+        dec->gpu ? PCWT_OK : pcwt_gpu_create(&dec->gpu, dec->device, dec->err, sizeof dec->err);
+    if (st == PCWT_OK)
+        pcwt_gpu_set_chunks(dec->gpu, dec->gpu_chunks);
+    return st;
 }
 
 static pcwt_status decode_batch_gpu(pcwt_decoder *dec, pcwt_decode_job *jobs, size_t count)

@@ -32,6 +32,9 @@ int pcwt_gpu_host_free(void *ptr);
  * point, so that handles on several devices can be used from several threads). */
 pcwt_status pcwt_gpu_create(pcwt_gpu **out, int device, char *err, size_t err_size);
 void pcwt_gpu_destroy(pcwt_gpu *g);
+/* The number of chunks every PCWT batch is cut into from now on, however small (the handles'
+ * PCWT_OPT_GPU_CHUNKS); 0: by the batch's size. */
+void pcwt_gpu_set_chunks(pcwt_gpu *g, uint32_t chunks);
 
 /* Encodes a batch of frames from host memory into the jobs' host buffers (end to end). Frames
  * that do not fit in device memory are split into several passes; a frame the device cannot

@@ -55,6 +55,7 @@ static const option_def option_defs[] = {
     {PCWT_OPT_VALUE_MAP, "value-map", ENC, 0, 2, ENUM_VALUES(value_map_names)},
     {PCWT_OPT_LEVEL1_FILTER, "level1-filter", ENC, 0, 2, ENUM_VALUES(level1_names)},
     {PCWT_OPT_OFFSET, "offset", ENC, 0, 2, ENUM_VALUES(offset_names)},
+    {PCWT_OPT_GPU_CHUNKS, "gpu-chunks", ENC | DEC, 0, 65536, NULL, 0},
 };
 
 static const option_def *find(pcwt_option option)
@@ -261,6 +262,26 @@ pcwt_status pcwt_option_parse_named(const char *name, const char *value, pcwt_na
     return PCWT_OK;
 }
 
+pcwt_status pcwt_option_check(pcwt_option option, int64_t value, char *err, size_t err_size)
+{
+    const option_def *d = find(option);
+    if (!d) {
+        pcwt_set_error(err, err_size, "unknown option %d", (int)option);
+        return PCWT_ERR_INVALID_ARGUMENT;
+    }
+    if (value >= d->min && value <= d->max)
+        return PCWT_OK;
+    if (option == PCWT_OPT_PROFILE) {
+        pcwt_set_error(err, err_size, "profile %lld not supported", (long long)value);
+        return PCWT_ERR_UNSUPPORTED;
+    }
+    char what[160];
+    expected(d, what, sizeof what);
+    pcwt_set_error(err, err_size, "%s %lld out of range: expected %s", d->name, (long long)value,
+                   what);
+    return PCWT_ERR_INVALID_ARGUMENT;
+}
+
 pcwt_status pcwt_params_set(pcwt_encode_params *p, pcwt_option option, int64_t value, char *err,
                             size_t err_size)
 {
@@ -269,17 +290,9 @@ pcwt_status pcwt_params_set(pcwt_encode_params *p, pcwt_option option, int64_t v
         pcwt_set_error(err, err_size, "option %d is not an encoder option", (int)option);
         return PCWT_ERR_INVALID_ARGUMENT;
     }
-    if (value < d->min || value > d->max) {
-        char what[160];
-        expected(d, what, sizeof what);
-        if (option == PCWT_OPT_PROFILE) {
-            pcwt_set_error(err, err_size, "profile %lld not supported", (long long)value);
-            return PCWT_ERR_UNSUPPORTED;
-        }
-        pcwt_set_error(err, err_size, "%s %lld out of range: expected %s", d->name,
-                       (long long)value, what);
-        return PCWT_ERR_INVALID_ARGUMENT;
-    }
+    const pcwt_status in_range = pcwt_option_check(option, value, err, err_size);
+    if (in_range != PCWT_OK)
+        return in_range;
     const uint32_t u = (uint32_t)value;
     switch (option) {
     case PCWT_OPT_CODEC: p->codec = (pcwt_codec)value; break;

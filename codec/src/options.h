@@ -16,8 +16,13 @@
 /* The handles an option belongs to (0 for an unknown option). */
 unsigned pcwt_option_owners(pcwt_option option);
 
-/* Whether the option decides the codestream (all encoder options but backend and device). */
+/* Whether the option decides the codestream (all encoder options but backend, device and
+ * gpu-chunks). */
 int pcwt_option_is_coding(pcwt_option option);
+
+/* A value in the option's range: PCWT_OK, else PCWT_ERR_INVALID_ARGUMENT (PCWT_ERR_UNSUPPORTED for
+ * a profile) with a message. */
+pcwt_status pcwt_option_check(pcwt_option option, int64_t value, char *err, size_t err_size);
 
 /* Set a coding option in p (the options as set: a group dimension may be 0). Checks the value
  * against the option's range: PCWT_ERR_INVALID_ARGUMENT, or PCWT_ERR_UNSUPPORTED for an unknown

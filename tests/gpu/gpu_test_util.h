@@ -229,6 +229,9 @@ inline std::vector<std::vector<uint8_t>> check_gpu_batch(pcwt_encoder *ecpu, pcw
         vj[k] = {cpu[k].data(), cpu[k].size(), cases[k].samples.data(), cases[k].samples.size(), 0, PCWT_OK};
     }
     pcwt_decoder *dgpu = test_decoder(PCWT_BACKEND_GPU);
+    int64_t chunks = 0; // decoded in batches cut as the GPU encoder's
+    EXPECT_EQ(pcwt_encoder_get_option(egpu, PCWT_OPT_GPU_CHUNKS, &chunks), PCWT_OK);
+    EXPECT_EQ(pcwt_decoder_set_option(dgpu, PCWT_OPT_GPU_CHUNKS, chunks), PCWT_OK);
     EXPECT_EQ(pcwt_decode_batch(dgpu, dj.data(), dj.size()), PCWT_OK) << label << ": " << pcwt_decoder_last_error(dgpu);
     for (size_t k = 0; k < cases.size(); k++)
         EXPECT_TRUE(out[k] == cases[k].samples) << cases[k].what << ", " << label << ": GPU decode differs";

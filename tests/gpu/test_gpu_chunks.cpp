@@ -1,24 +1,21 @@
 // test_gpu_chunks.cpp - a batch cut into chunks that overlap on the device (the slots' own compute
-// streams, encoder_gpu.cu / decoder_gpu.cu) codes exactly what the CPU codes. PCWT_GPU_CHUNKS
-// forces the cut small batches would not get: chunks of uneven sizes, more chunks than slots, a
-// frame larger than a chunk, frames that fail among frames that do not.
+// streams, encoder_gpu.cu / decoder_gpu.cu) codes exactly what the CPU codes. The handles'
+// gpu-chunks option forces the cut small batches would not get: chunks of uneven sizes, more
+// chunks than slots, a frame larger than a chunk, frames that fail among frames that do not.
 #include "gpu_test_util.h"
 
-#include <cstdlib>
 #include <string>
 #include <vector>
 
 namespace {
 
-// Sets an environment variable for the scope (the library reads these per call, or where said
-// when a GPU context is made).
-struct ScopedEnv {
-    std::string name;
-    ScopedEnv(const char *n, const std::string &v) : name(n) { setenv(n, v.c_str(), 1); }
-    ~ScopedEnv() { unsetenv(name.c_str()); }
-    ScopedEnv(const ScopedEnv &) = delete;
-    ScopedEnv &operator=(const ScopedEnv &) = delete;
-};
+// A GPU encoder of the profile whose batches are cut into `chunks` chunks.
+pcwt_encoder *chunked_encoder(pcwt_profile profile, int chunks)
+{
+    pcwt_encoder *e = test_encoder(PCWT_BACKEND_GPU, profile);
+    EXPECT_EQ(pcwt_encoder_set_option(e, PCWT_OPT_GPU_CHUNKS, chunks), PCWT_OK) << pcwt_encoder_last_error(e);
+    return e;
+}
 
 // Frames of mixed sizes and kinds, a 2000x2500 radiograph among them (larger than most chunks).
 std::vector<GpuCase> mixed_frames()
@@ -55,26 +52,10 @@ TEST_P(GpuChunks, MixedBatchCutUnevenlyMatchesCpu)
     const std::vector<GpuCase> cases = mixed_frames();
     pcwt_encoder *ecpu = test_encoder(PCWT_BACKEND_CPU, GetParam());
     for (int chunks : {2, 5, 11}) {
-        ScopedEnv env("PCWT_GPU_CHUNKS", std::to_string(chunks));
-        pcwt_encoder *egpu = test_encoder(PCWT_BACKEND_GPU, GetParam());
+        pcwt_encoder *egpu = chunked_encoder(GetParam(), chunks);
         check_gpu_batch(ecpu, egpu, cases, std::to_string(chunks) + " chunks");
         pcwt_encoder_destroy(egpu);
     }
-    pcwt_encoder_destroy(ecpu);
-}
-
-// PCWT_GPU_CHUNK_STREAMS=1 (every chunk's compute on one stream, read when the context is made)
-// codes the same bytes.
-TEST_P(GpuChunks, OneComputeStreamMatchesCpu)
-{
-    SKIP_WITHOUT_GPU();
-    ScopedEnv env("PCWT_GPU_CHUNK_STREAMS", "1");
-    ScopedEnv chunks("PCWT_GPU_CHUNKS", "5");
-    const std::vector<GpuCase> cases = mixed_frames();
-    pcwt_encoder *ecpu = test_encoder(PCWT_BACKEND_CPU, GetParam());
-    pcwt_encoder *egpu = test_encoder(PCWT_BACKEND_GPU, GetParam());
-    check_gpu_batch(ecpu, egpu, cases, "one compute stream");
-    pcwt_encoder_destroy(egpu);
     pcwt_encoder_destroy(ecpu);
 }
 
@@ -83,11 +64,10 @@ TEST_P(GpuChunks, OneComputeStreamMatchesCpu)
 TEST_P(GpuChunks, FailingFramesKeepTheirStatusPerChunk)
 {
     SKIP_WITHOUT_GPU();
-    ScopedEnv env("PCWT_GPU_CHUNKS", "6");
     const std::vector<GpuCase> cases = mixed_frames();
     const size_t n = cases.size();
     pcwt_encoder *ecpu = test_encoder(PCWT_BACKEND_CPU, GetParam());
-    pcwt_encoder *egpu = test_encoder(PCWT_BACKEND_GPU, GetParam());
+    pcwt_encoder *egpu = chunked_encoder(GetParam(), 6);
     // every third frame gets a destination too small for its codestream
     auto encode_all = [&](pcwt_encoder *e, std::vector<std::vector<uint8_t>> &out, std::vector<pcwt_frame_job> &jobs) {
         out.assign(n, {});
@@ -142,6 +122,7 @@ TEST_P(GpuChunks, FailingFramesKeepTheirStatusPerChunk)
         return pcwt_decode_batch(d, dj.data(), dj.size());
     };
     pcwt_decoder *dcpu = test_decoder(PCWT_BACKEND_CPU), *dgpu = test_decoder(PCWT_BACKEND_GPU);
+    ASSERT_EQ(pcwt_decoder_set_option(dgpu, PCWT_OPT_GPU_CHUNKS, 6), PCWT_OK);
     std::vector<std::vector<uint8_t>> bc, bg;
     std::vector<pcwt_decode_job> dc, dg;
     const pcwt_status tc = decode_all(dcpu, bc, dc), tg = decode_all(dgpu, bg, dg);
@@ -169,7 +150,6 @@ TEST(GpuChunksCorpus, CorpusAsOneBatchInSevenChunks)
 {
     SKIP_WITHOUT_GPU();
     GPU_CORPUS_OR_SKIP(files);
-    ScopedEnv env("PCWT_GPU_CHUNKS", "7");
     pcwt_decoder *dcpu = test_decoder(PCWT_BACKEND_CPU);
     std::vector<GpuCase> cases;
     for (const std::string &f : files) {
@@ -181,7 +161,7 @@ TEST(GpuChunksCorpus, CorpusAsOneBatchInSevenChunks)
     pcwt_decoder_destroy(dcpu);
     pcwt_encode_params p;
     pcwt_encode_params_default(&p);
-    pcwt_encoder *ecpu = test_encoder(PCWT_BACKEND_CPU, p.profile), *egpu = test_encoder(PCWT_BACKEND_GPU, p.profile);
+    pcwt_encoder *ecpu = test_encoder(PCWT_BACKEND_CPU, p.profile), *egpu = chunked_encoder(p.profile, 7);
     check_gpu_batch(ecpu, egpu, cases, "corpus in 7 chunks");
     std::printf("GPU corpus batch: %zu frames in 7 chunks identical to the CPU's\n", cases.size());
     pcwt_encoder_destroy(egpu);

@@ -270,6 +270,37 @@ TEST(Options, Decoder)
     EXPECT_EQ(out, s);
 }
 
+// gpu-chunks, on both handles: set by number and by name, refused out of range (the handle
+// unchanged), and no part of the coding: the same bytes and "same coding" whatever it is.
+TEST(Options, GpuChunks)
+{
+    Enc e = make_enc();
+    EXPECT_EQ(get(e.get(), PCWT_OPT_GPU_CHUNKS), 0);
+    ASSERT_EQ(pcwt_encoder_set_option(e.get(), PCWT_OPT_GPU_CHUNKS, 5), PCWT_OK);
+    EXPECT_EQ(get(e.get(), PCWT_OPT_GPU_CHUNKS), 5);
+    ASSERT_EQ(pcwt_encoder_set_option_name(e.get(), "gpu-chunks", "11"), PCWT_OK);
+    EXPECT_EQ(get(e.get(), PCWT_OPT_GPU_CHUNKS), 11);
+    EXPECT_EQ(pcwt_encoder_set_option(e.get(), PCWT_OPT_GPU_CHUNKS, 65537), PCWT_ERR_INVALID_ARGUMENT);
+    EXPECT_STREQ(pcwt_encoder_last_error(e.get()), "gpu-chunks 65537 out of range: expected a number in 0..65536");
+    EXPECT_EQ(pcwt_encoder_set_option(e.get(), PCWT_OPT_GPU_CHUNKS, -1), PCWT_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(pcwt_encoder_set_option_name(e.get(), "gpu-chunks", "many"), PCWT_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(get(e.get(), PCWT_OPT_GPU_CHUNKS), 11);
+    Enc plain = make_enc();
+    EXPECT_TRUE(pcwt_encoder_same_coding(e.get(), plain.get()));
+    const pcwt_image_desc desc = make_desc(40, 30, 1, 16, 12, false);
+    const std::vector<uint8_t> s = noise(desc, 3);
+    EXPECT_EQ(code(e.get(), desc, s), code(plain.get(), desc, s));
+
+    Dec d = make_dec();
+    int64_t v = -1;
+    ASSERT_EQ(pcwt_decoder_get_option(d.get(), PCWT_OPT_GPU_CHUNKS, &v), PCWT_OK);
+    EXPECT_EQ(v, 0);
+    ASSERT_EQ(pcwt_decoder_set_option_name(d.get(), "gpu-chunks", "7"), PCWT_OK);
+    EXPECT_EQ(pcwt_decoder_set_option(d.get(), PCWT_OPT_GPU_CHUNKS, 65537), PCWT_ERR_INVALID_ARGUMENT);
+    ASSERT_EQ(pcwt_decoder_get_option(d.get(), PCWT_OPT_GPU_CHUNKS, &v), PCWT_OK);
+    EXPECT_EQ(v, 7);
+}
+
 TEST(Options, Names)
 {
     EXPECT_STREQ(pcwt_profile_name(PCWT_PROFILE_BASELINE), "baseline");
