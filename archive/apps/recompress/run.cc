@@ -498,7 +498,8 @@ bool RecompressRun(const RecompressOptions& o, const RecompressLocks& locks, int
     return std::string();
   };
   // each device after the first comes up with its context made beside the first's batches
-  popt.deviceUp = [&contexts](int device) { contexts.wait(device); };
+  // (one GPU, or the CPU: nothing to wait for)
+  if (o.devices.size() > 1) popt.deviceUp = [&contexts](int device) { contexts.wait(device); };
   // the pipeline's handles and buffers, freed together once everything is reported (freed one
   // after another, or left to the process's exit, they took as long: the kernel unpinning the
   // page-locked memory; bench/results/gpu-h200-2026-11-28-session6-host.md)
