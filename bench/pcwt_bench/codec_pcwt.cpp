@@ -120,6 +120,12 @@ public:
                     {PCWT_OPT_GROUP_COLS, set.group_cols},
                     {PCWT_OPT_LIFTING_ORDER, set.lifting},
                     {PCWT_OPT_LEVEL1_FILTER, set.level1}};
+        pcwt_encode_params defaults;
+        pcwt_encode_params_default(&defaults);
+        const int64_t offset = set.offset >= 0 ? set.offset : static_cast<int64_t>(defaults.offset);
+        const bool compact = profile == PCWT_PROFILE_COMPACT;
+        if (compact)
+            options_.push_back({PCWT_OPT_OFFSET, offset});
         const bool entropy = profile != PCWT_PROFILE_BASELINE; // entropy or compact: range-coded
         const unsigned gr = set.group_rows ? set.group_rows : entropy ? PCWT_ENTROPY_GROUP_ROWS : PCWT_DEFAULT_GROUP;
         const unsigned gc = set.group_cols ? set.group_cols : entropy ? PCWT_ENTROPY_GROUP_COLS : PCWT_DEFAULT_GROUP;
@@ -136,6 +142,8 @@ public:
                               ? std::string("level-1 filter ") +
                                     pcwt_option_value_name(PCWT_OPT_LEVEL1_FILTER, set.level1) + "; "
                               : std::string()) +
+                         (compact ? std::string("offset ") + pcwt_option_value_name(PCWT_OPT_OFFSET, offset) + "; "
+                                  : std::string()) +
                          (backend == PCWT_BACKEND_GPU
                               ? "GPU backend, host memory in and out (end to end); whole set: one batch call"
                               : "CPU backend");

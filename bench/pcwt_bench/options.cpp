@@ -85,6 +85,8 @@ void print_usage(std::FILE *f)
         "                        which pass of the 2-D lifting comes first (default: the profile's)\n"
         "      --level1-filter 53|auto|511\n"
         "                        entropy and compact profiles: the finest level's filter (default auto)\n"
+        "      --offset auto|off|on\n"
+        "                        compact profile: the per-plane modular offset (default: libpcwt's)\n"
         "\n"
         "A comparison on one CPU thread, codecs alternating run by run (e.g. against CharLS):\n"
         "  pcwt-bench --wg04 --codecs pcwt-cpu,charls --no-parallel -o cpu\n"
@@ -254,6 +256,11 @@ ParseOutcome parse_options(int argc, char **argv, Options &opt)
             if (!value(v) || pcwt_option_parse(PCWT_OPT_LEVEL1_FILTER, v.c_str(), &l) != PCWT_OK)
                 return usage_error("--level1-filter takes " + choices(PCWT_OPT_LEVEL1_FILTER));
             opt.pcwt.level1 = static_cast<pcwt_level1_filter>(l);
+        } else if (a == "--offset") {
+            int64_t m = 0;
+            if (!value(v) || pcwt_option_parse(PCWT_OPT_OFFSET, v.c_str(), &m) != PCWT_OK)
+                return usage_error("--offset takes " + choices(PCWT_OPT_OFFSET));
+            opt.pcwt.offset = static_cast<int>(m);
         } else if (a == "--jxl-effort") {
             unsigned e = 0;
             if (!value(v) || !parse_unsigned(v, 1, 9, e))

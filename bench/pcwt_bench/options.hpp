@@ -18,6 +18,7 @@ struct PcwtSettings {
     unsigned group_rows = 0, group_cols = 0; // 0x0: the profile's group size
     pcwt_lifting_order lifting = PCWT_LIFTING_AUTO;
     pcwt_level1_filter level1 = PCWT_LEVEL1_AUTO; // --level1-filter (entropy and compact profiles)
+    int offset = -1; // --offset (compact profile): a pcwt_offset_mode, -1: libpcwt's default
 };
 
 // The peers' settings.

@@ -589,7 +589,8 @@ def mode_options(a):
     # Each PCWT parameter reaches the encoder (another codestream size) and the report.
     for k, (extra, says) in enumerate([(['--levels', '1'], '1 levels'), (['--group', '8x4'], '8x4 groups'),
                                        (['--group', '16'], '16x16 groups'),
-                                       (['--lifting', 'rows'], 'rows lifted first')]):
+                                       (['--lifting', 'rows'], 'rows lifted first'),
+                                       (['--offset', 'on'], 'offset on')]):
         _, st, cb = pcwt_run(a, 'param%d' % k, img, extra)
         check(says in st.get('pcwt-cpu', ''), '%s: settings %r' % (extra, st))
         check(cb.get('pcwt-cpu') not in (None, base), '%s: coded size %s, defaults %s' % (extra, cb.get('pcwt-cpu'), base))
@@ -609,7 +610,7 @@ def mode_options(a):
     check('compact profile' in st and '64x16 groups' in st and coded.get('pcwt-cpu') == base,
           'compact settings: %s, coded %s, default %s' % (st, coded.get('pcwt-cpu'), base))
     for bad in (['--levels', '11'], ['--group', '0'], ['--group', '8x'], ['--lifting', 'diagonal'],
-                ['--profile', 'fast']):
+                ['--profile', 'fast'], ['--offset', 'sometimes']):
         p = run(a.tool, bad + [img], 2)
         check(bad[0] in p.stderr, 'the error for %s does not name the option: %r' % (bad, p.stderr))
     # The Markdown report: a row per frame with the CSV's ratios, and the aggregate row.

@@ -55,6 +55,8 @@ pcwt_cli_test(raw_low_bits_off roundtrip_raw.sh 45 39 1 16 16 1 clean --profile 
 # off, and as the encoder decides on RGB.
 pcwt_cli_test(raw_value_map_on  roundtrip_raw.sh 45 39 1 16 12 0 garbage --profile compact --value-map on)
 pcwt_cli_test(raw_value_map_off roundtrip_raw.sh 45 39 1 16 16 1 clean --profile compact --value-map off)
+pcwt_cli_test(raw_offset_on  roundtrip_raw.sh 45 39 1 16 12 1 garbage --offset on)
+pcwt_cli_test(raw_offset_off roundtrip_raw.sh 45 39 1 16 12 0 clean --offset off)
 pcwt_cli_test(raw_compact_rgb   roundtrip_raw.sh 33 21 3  8  8 0 clean --planar --profile compact --levels 2)
 # The lifting order (docs/FORMAT.md Sec. 3.2): rows first in the entropy profile, columns first in
 # the baseline (the other way round from their defaults).

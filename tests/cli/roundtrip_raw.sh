@@ -50,6 +50,13 @@ while [ $# -gt 0 ]; do
             ! grep -q 'value map' out.txt || fail "info: a value map with --value-map off: $(cat out.txt)"
         fi
         shift ;;
+    --offset)
+        if [ "$2" = on ]; then
+            grep -q '^  plane 0: .*, modular offset$' out.txt || fail "info: plane 0 without a modular offset: $(cat out.txt)"
+        elif [ "$2" = off ]; then
+            ! grep -q 'modular offset' out.txt || fail "info: a modular offset with --offset off: $(cat out.txt)"
+        fi
+        shift ;;
     --planar) [ "$C" = 3 ] && layout=planar ;;
     esac
     shift
