@@ -49,8 +49,9 @@ __global__ void write_headers(GpuFrame *frames, uint32_t count, const GpuPlane *
     for (uint32_t i = 0; i < fr.plane_count; i++) {
         const GpuPlane &p = planes[fr.plane_first + i];
         const GpuPlaneState &st = state[fr.plane_first + i];
-        // options: bit 0 the low bits, bit 1 the value map, bit 2 5/11-C (docs/FORMAT.md Sec. 3)
-        const uint32_t options = st.low | (st.mapped ? 2u : 0u) | st.f511 << 2;
+        // options: bit 0 the low bits, bit 1 the value map, bit 2 5/11-C, bit 3 the modular
+        // offset (docs/FORMAT.md Sec. 1.2)
+        const uint32_t options = st.low | (st.mapped ? 2u : 0u) | st.f511 << 2 | st.offset << 3;
         pcwt_plane_record_put(d, i, p.comp, p.kind, st.qmax, options, st.payload_len, st.crc);
         end += st.payload_len;
     }

@@ -31,6 +31,7 @@ const char *gpu_error_text(uint32_t e)
     case GPU_ERR_MQD: return "an MQD above its element's largest level";
     case GPU_ERR_VALUE_MAP: return "value map: malformed, or values outside the plane's range";
     case GPU_ERR_RANK: return "value map: a rank outside the map";
+    case GPU_ERR_OFFSET: return "modular offset: r0 truncated or not below 2^bits";
     default: return "corrupt codestream";
     }
 }
@@ -51,6 +52,8 @@ FrameSpec spec_from_header(const pcwt_header_info &h, uint64_t sample_off)
             f.high[h.planes[i].component] = 1;
         f.mapped[h.planes[i].component][h.planes[i].kind ? 1 : 0] = h.planes[i].value_map;
         f.level1_511[h.planes[i].component][h.planes[i].kind ? 1 : 0] = h.planes[i].level1_511;
+        if (h.planes[i].kind == 0)
+            f.offset_set[h.planes[i].component] = h.planes[i].offset;
     }
     f.sample_off = sample_off;
     return f;

@@ -110,17 +110,20 @@ __global__ void fwd_level(const GpuLevel *levels, const GpuBand *bands, const Gp
         warp_qmax(top_m, &state[e.plane].qmax);
 }
 
-// Two outputs of the finest level straight into the frame's sample words, range-checked as by
-// the export pass (planes_gpu.cu), which then skips the plane: the image is never written.
+// Two outputs of the finest level straight into the frame's sample words, range-checked (and a
+// modular offset added back) as by the export pass (planes_gpu.cu), which then skips the plane:
+// the image is never written.
 __device__ inline void export_pair(const GpuPlane &p, GpuPlaneState &st, uint8_t *samples,
                                    uint32_t row, uint32_t col, int32_t x0, int32_t x1)
 {
     if (row >= p.rows || st.error)
         return; // the padding row; a failed plane's frame is reported, not written
-    int32_t lo, hi;
-    value_range(p, lo, hi);
     const bool second = col + 1 < p.cols; // else the padding column
-    if (x0 < lo || x0 > hi || (second && (x1 < lo || x1 > hi))) {
+    bool ok0, ok1 = true;
+    x0 = stored_value(p, st, x0, ok0);
+    if (second)
+        x1 = stored_value(p, st, x1, ok1);
+    if (!ok0 || !ok1) {
         atomicCAS(&st.error, 0u, uint32_t(GPU_ERR_RANGE));
         return;
     }

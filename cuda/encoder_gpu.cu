@@ -10,6 +10,7 @@
 extern "C" {
 #include "container.h"
 #include "group_coder.h"
+#include "offset.h"
 #include "plan.h"
 }
 
@@ -35,6 +36,7 @@ FrameSpec spec_of(const pcwt_encode_params *p, const pcwt_image_desc &d, uint64_
     f.low_bits = uint32_t(p->low_bits);
     f.value_map = uint32_t(p->value_map) + 1; // the layout gives compact planes their maps
     f.level1 = uint32_t(p->level1_filter);
+    f.offset = uint32_t(p->offset) + 1; // the layout gives the planes that may take it theirs
     f.sample_off = sample_off;
     return f;
 }
@@ -282,9 +284,10 @@ void download_chunk(pcwt_gpu *g, Slot &sl, pcwt_frame_job *jobs, cudaStream_t s)
 }
 
 // Whether a plane's value map keeps it within the payload bound the CPU encoder holds it to
-// (encoder.c: a map and the ranks' payload larger than the values' largest payload are dropped,
-// the values coded): true when the ranks' largest payload with their Qmax and the map fit. A
-// plane that may not is coded on the CPU, which decides exactly.
+// (encoder.c: a map and the ranks' payload larger than the values' largest payload, with a value
+// plane's room for r0, are dropped, the values coded): true when the ranks' largest payload with
+// their Qmax, the map and r0 (in map_len) fit. A plane that may not is coded on the CPU, which
+// decides exactly.
 bool map_fits(const GpuFrame &f, const GpuPlane &p, const GpuPlaneState &st)
 {
     if (st.map_cpu)
@@ -296,7 +299,7 @@ bool map_fits(const GpuFrame &f, const GpuPlane &p, const GpuPlaneState &st)
     const uint32_t bits = p.kind ? f.bits_alloc - f.bits_stored : f.bits_stored + (f.components == 3);
     const int qbound = int(std::min<uint32_t>(bits + 2 * f.levels + 1, PCWT_MAX_QMAX));
     return st.map_len + pcwt_payload_max_size(&plan, st.qmax, 1, 1) <=
-           pcwt_payload_max_size(&plan, qbound, 1, 1);
+           pcwt_payload_max_size(&plan, qbound, 1, 1) + (p.kind ? 0 : PCWT_OFFSET_BYTES);
 }
 
 // Waits for a chunk's download and hands each frame's result to its job.

@@ -75,6 +75,14 @@ void gpu_vmap_read_values(const DeviceBatch &b, uint32_t plane_count, cudaStream
 void gpu_vmap_refused(const DeviceBatch &b, uint32_t plane_count, cudaStream_t s);
 void gpu_vmap_values(const DeviceBatch &b, const BatchLayout &L, cudaStream_t s);
 
+// offset_gpu.cu: the compact profile's modular offsets (docs/FORMAT.md Sec. 5.6), the twin of
+// codec/src/offset.c. Encode, inside gpu_vmap_build, after the bitmaps (whose pass summed the costs
+// of the cuts at 0 and 2^(bits-1)) and before the maps' decision: each offset plane's gap
+// candidate, its cost where it differs from both, the decision, and the bitmap turned to the
+// values u' (the flag word's r0, which import_value subtracts). Decode: r0 is read with the maps
+// (gpu_vmap_read) and added back by the export pass.
+void gpu_offset_choose(const DeviceBatch &b, const BatchLayout &L, cudaStream_t s);
+
 // dwt53_gpu.cu
 // finest: level 1, whose row pass reads the frames' samples (no imported image); level1_auto
 // (some planes may have level1 auto): their level 1 by the 5/11-C tile kernel, which adds both

@@ -5,6 +5,7 @@
 
 extern "C" {
 #include "container.h"
+#include "offset.h"
 #include "pyramid.h"
 #include "samples.h"
 #include "value_map.h"
@@ -49,21 +50,27 @@ void value_span(const GpuPlane &p, int32_t &base, uint32_t &span)
     span = p.rct ? 2u * uint32_t(hi - lo) + 1u : uint32_t(hi - lo) + 1u;
 }
 
-// The value map fields of plane p (gpu_types.h), from the frame's spec.
+// The value map and modular offset fields of plane p (gpu_types.h), from the frame's spec.
 void add_value_map(BatchLayout &L, const FrameSpec &f, GpuPlane &p)
 {
     const uint64_t pixels = uint64_t(p.rows) * p.cols;
-    if (f.profile == PCWT_PROFILE_COMPACT && f.value_map && f.value_map - 1 != PCWT_VALUE_MAP_OFF) {
-        // encode: the bitmap and its prefix; room for the coded map up to a quarter of a byte a
-        // sample beside the plane's largest (a longer map sends the frame to the CPU encoder)
+    const bool compact = f.profile == PCWT_PROFILE_COMPACT && f.value_map; // encode
+    if (compact && f.offset && f.offset - 1 != PCWT_OFFSET_OFF &&
+        pcwt_offset_allowed(pcwt_profile(f.profile), p.kind, p.rct))
+        p.offset = f.offset;
+    if (compact && (f.value_map - 1 != PCWT_VALUE_MAP_OFF || p.offset)) {
+        // encode: the bitmap (the offset's estimate reads it too) and its prefix; room for r0 and
+        // the coded map up to a quarter of a byte a sample beside the plane's largest (a longer
+        // map sends the frame to the CPU encoder)
         uint32_t span;
         value_span(p, p.vmap_base, span);
-        p.vmap = f.value_map - 1 == PCWT_VALUE_MAP_ON ? 2 : 1;
+        p.vmap = f.value_map - 1 == PCWT_VALUE_MAP_OFF ? 3 : f.value_map - 1 == PCWT_VALUE_MAP_ON ? 2 : 1;
         p.vmap_words = (span + 31) / 32;
         p.vmap_at = L.vmap_words;
         L.vmap_words += 1 + 2 * uint64_t(p.vmap_words);
         p.vmap_cap = std::min<uint64_t>(pcwt_value_map_max_bytes(std::min<uint64_t>(pixels, span)),
-                                        std::max<uint64_t>(4096, pixels / 4));
+                                        std::max<uint64_t>(4096, pixels / 4)) +
+                     (p.offset ? PCWT_OFFSET_BYTES : 0);
         p.vmap_bytes_at = L.vmap_bytes;
         L.vmap_bytes += (p.vmap_cap + 7) & ~uint64_t(7);
         L.vmap_cap_max = std::max(L.vmap_cap_max, p.vmap_cap);
@@ -74,7 +81,12 @@ void add_value_map(BatchLayout &L, const FrameSpec &f, GpuPlane &p)
         p.vmap_at = L.vmap_words;
         L.vmap_words += p.vmap_cap;
         L.vmap_planes++;
+    } else if (!compact && p.kind == 0 && f.offset_set[p.comp]) { // decode: r0 alone
+        p.vmap = 3;
+        L.vmap_planes++;
     }
+    if (!compact && p.kind == 0 && f.offset_set[p.comp])
+        p.offset = 1;
 }
 
 } // namespace

@@ -36,6 +36,8 @@ struct FrameSpec {              // what the layout needs to know about one frame
     uint32_t mapped[3][2];      // decode: plane (component, kind) has a value map
     uint32_t level1;            // encode: the pcwt_level1_filter asked for
     uint32_t level1_511[3][2];  // decode: plane (component, kind) lifts level 1 with 5/11-C
+    uint32_t offset;            // encode: the pcwt_offset_mode asked for plus 1 (compact profile)
+    uint32_t offset_set[3];     // decode: component c's value plane has a modular offset (bit 3)
 };
 
 struct BatchLayout {
@@ -51,7 +53,7 @@ struct BatchLayout {
     uint32_t max_levels = 0;
     uint64_t vmap_words = 0, vmap_bytes = 0;       // the value maps' arenas (GpuPlane::vmap_at)
     uint64_t vmap_cap_max = 0;                      // encode: the largest vmap_cap
-    uint32_t vmap_planes = 0;                       // planes with vmap set
+    uint32_t vmap_planes = 0;                       // planes with vmap set (also 3: an offset only)
     uint32_t level1_planes = 0;                     // planes whose level1 is not 5/3
     uint32_t level1_511_planes = 0;                 // planes whose level1 is 5/11-C (not auto)
 };

@@ -37,11 +37,16 @@ struct GpuPlane {
     // u32 offset vmap_at + 1 of the batch's vmap arena, after a word saying whether the plane is
     // mapped, and before the words' rank prefix), the coded map at byte vmap_bytes_at of its own
     // arena, at most vmap_cap bytes. Decode: vmap = 1 where the header's option bit 1 is set;
-    // the map's values at u32 offset vmap_at, room for vmap_cap of them.
+    // the map's values at u32 offset vmap_at, room for vmap_cap of them. vmap = 3: the plane has
+    // no value map but a modular offset's r0 in front of its groups (encode: the bitmap only, for
+    // the offset's estimate; decode: option bit 3 without bit 1).
     // The level-1 filter (docs/FORMAT.md Sec. 3.4), a PCWT_LEVEL1_* value. Encode: the one asked
     // for (53 where the plane cannot take 5/11-C: baseline, no transform); decode: 511 where the
     // header's option bit 2 is set, else 53.
     uint32_t level1;
+    // The modular offset (docs/FORMAT.md Sec. 5.6, offset_gpu.cu). Encode: 0 where the plane may
+    // not take one, else the pcwt_offset_mode asked for plus 1; decode: 1 where option bit 3 is set.
+    uint32_t offset;
     uint32_t vmap;
     int32_t vmap_base;
     uint32_t vmap_words;
@@ -50,10 +55,11 @@ struct GpuPlane {
 
 // Value planes without the colour transform are exported by their finest inverse row pass
 // (dwt53_gpu.cu); the export pass (planes_gpu.cu) takes the rest: no transform, colour, high bits.
-// A mapped plane's ranks go to the export pass, which reads them through its map.
+// A mapped plane's ranks go to the export pass, which reads them through its map (a plane with a
+// modular offset alone, vmap 3, does not).
 PCWT_HD inline bool exported_by_inverse(const GpuPlane &p)
 {
-    return p.kind == 0 && !p.rct && p.levels > 0 && !p.vmap;
+    return p.kind == 0 && !p.rct && p.levels > 0 && (!p.vmap || p.vmap == 3);
 }
 
 struct GpuBand {
@@ -116,6 +122,13 @@ struct GpuPlaneState {
     // estimates of auto (pcwt_bit_cost sums of the high bands with either filter), cleared once read.
     uint32_t f511;
     unsigned long long cost53, cost511;
+    // The modular offset: offset = 1 where the plane has one (encode: option bit 3), r0 (decode:
+    // read from the payload); encode, the estimate's costs of the cuts at 0, at 2^(bits-1) and at
+    // the gap candidate off_gap (offset_gpu.cu), cleared once read; off_need = 1 where the gap's
+    // cost takes its own pass. Decode: map_refused = 2 where the payload's r0 is missing or not
+    // below 2^bits.
+    uint32_t offset, r0, off_gap, off_need;
+    unsigned long long off_cost[3];
 };
 
 enum GpuError : uint32_t {
@@ -129,7 +142,8 @@ enum GpuError : uint32_t {
     GPU_ERR_TRAILING = 7,         // bytes after the last group
     GPU_ERR_MQD = 8,              // an MQD above its element's largest level
     GPU_ERR_VALUE_MAP = 9,        // a value map refused by pcwt_vmap_read_head/_values
-    GPU_ERR_RANK = 10             // a decoded rank outside its plane's value map
+    GPU_ERR_RANK = 10,            // a decoded rank outside its plane's value map
+    GPU_ERR_OFFSET = 11           // a modular offset's r0 missing or not below 2^bits
 };
 
 // Whole-sample symmetric extension of an index into [0, n): x[-i] = x[i], x[n-1+i] = x[n-1-i].

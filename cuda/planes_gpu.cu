@@ -52,27 +52,23 @@ __global__ void export_planes(const uint32_t *plane_ids, const GpuPlane *planes,
     const uint32_t j = spot.j, i0 = spot.i0;
     if (j >= p.cols)
         return;
-    int32_t lo, hi;
-    if (kind == 0) {
-        value_range(p, lo, hi);
-    } else {
-        lo = 0;
-        hi = int32_t((1u << (p.bits_alloc - p.bits_stored)) - 1u);
-    }
+    const uint32_t high = (1u << (p.bits_alloc - p.bits_stored)) - 1u;
     const uint64_t pixels = uint64_t(p.rows) * p.cols;
     uint8_t *s = samples + p.sample_off;
     for (uint32_t r = 0, i = i0; r < RY && i < p.rows; r++, i += TY) {
         const uint64_t at = uint64_t(i) * W + j;
         // 64 bits: the inverse colour transform of hostile planes may leave the int32 range
-        const int64_t v = p.rct ? pcwt_rct_inverse(i32[p.rct_image[0] + at], i32[p.rct_image[1] + at],
+        const int64_t x = p.rct ? pcwt_rct_inverse(i32[p.rct_image[0] + at], i32[p.rct_image[1] + at],
                                                    i32[p.rct_image[2] + at], p.comp)
                                 : i32[p.image + at];
-        if (v < lo || v > hi) {
+        bool ok = x >= 0 && x <= high;
+        const int32_t v = kind == 0 ? stored_value(p, state[pi], x, ok) : int32_t(x);
+        if (!ok) {
             atomicCAS(&state[pi].error, 0u, uint32_t(GPU_ERR_RANGE));
             return;
         }
         const uint64_t k = sample_index(p.components, p.planar, pixels, p.comp, uint64_t(i) * p.cols + j);
-        const uint32_t w = kind == 0 ? canonical(int32_t(v), p.bits_alloc)
+        const uint32_t w = kind == 0 ? canonical(v, p.bits_alloc)
                                      : load_word(s, p.bits_alloc, k) ^ (uint32_t(v) << p.bits_stored);
         store_word(s, p.bits_alloc, k, w);
     }

@@ -6,6 +6,10 @@
 #include "rct.h"
 #include "samples.h"
 
+extern "C" {
+#include "offset.h"
+}
+
 // Frames start 256-byte aligned in the sample buffer, so 16-bit words are 2-byte aligned: one
 // 16-bit access instead of two byte accesses (the device is little-endian, as the samples are).
 __device__ inline uint32_t load_word(const uint8_t *s, uint32_t alloc, uint64_t i)
@@ -56,18 +60,46 @@ __device__ inline int32_t plane_value(const GpuPlane &p, const uint8_t *samples,
     return p.kind ? pcwt_sample_high_bits(w, v, p.bits_alloc, p.bits_stored) : v;
 }
 
-// The value plane p codes at pixel (i, j): plane_value, or its rank in the plane's value map
-// where the encoder gave it one (vmap: the batch's map words, value_map_gpu.cu); 0 in the padding.
+// A plane's flag word in the value maps' arena (value_map_gpu.cu, offset_gpu.cu): bit 0, the plane
+// is mapped; bit 1, it has a modular offset, r0 in bits 16-31 (then its values and its map's are
+// u' = (u - r0) mod 2^bits, from 0).
+constexpr uint32_t VMAP_MAPPED = 1, VMAP_OFFSET = 2;
+
+// The value plane p codes at pixel (i, j): plane_value, less the plane's modular offset, or its
+// rank in the plane's value map where the encoder gave it those (vmap: the batch's map words,
+// value_map_gpu.cu); 0 in the padding.
 __device__ inline int32_t import_value(const GpuPlane &p, const uint8_t *samples, const uint32_t *vmap,
                                        uint32_t i, uint32_t j)
 {
     if (i >= p.rows || j >= p.cols)
         return 0;
-    const int32_t v = plane_value(p, samples, i, j);
-    if (!p.vmap || !vmap[p.vmap_at])
+    int32_t v = plane_value(p, samples, i, j);
+    const uint32_t flag = p.vmap ? vmap[p.vmap_at] : 0u;
+    if (!flag)
+        return v;
+    int32_t base = p.vmap_base;
+    if (flag & VMAP_OFFSET) {
+        v = int32_t((uint32_t(v) - (flag >> 16)) & ((1u << p.bits_stored) - 1u));
+        base = 0;
+    }
+    if (!(flag & VMAP_MAPPED))
         return v;
     // the rank: values below v's word (the prefix), then those below v in its word
-    const uint32_t k = uint32_t(v - p.vmap_base), w = k >> 5;
+    const uint32_t k = uint32_t(v - base), w = k >> 5;
     const uint32_t *bits = vmap + p.vmap_at + 1, *prefix = bits + p.vmap_words;
     return int32_t(prefix[w] + __popc(bits[w] & ((1u << (k & 31u)) - 1u)));
+}
+
+// Decode: a decoded value x of plane p back to its sample value, *ok = 0 where it lies outside
+// the plane's range (with a modular offset: x = u', 0 .. 2^bits - 1, and r0 added back).
+__device__ inline int32_t stored_value(const GpuPlane &p, const GpuPlaneState &st, int64_t x, bool &ok)
+{
+    int32_t lo, hi;
+    if (p.offset) {
+        ok = x >= 0 && x < (int64_t(1) << p.bits_stored);
+        return ok ? pcwt_offset_value(uint32_t(x), st.r0, p.bits_stored, int(p.is_signed)) : 0;
+    }
+    value_range(p, lo, hi);
+    ok = x >= lo && x <= hi;
+    return int32_t(x);
 }

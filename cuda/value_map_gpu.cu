@@ -11,6 +11,7 @@
 // back to values.
 #include "gpu_check.h"
 #include "gpu_kernels.h"
+#include "offset_gpu.h"
 #include "plane_tiles_gpu.h"
 #include "samples_gpu.h"
 
@@ -24,20 +25,32 @@ namespace {
 
 // Sets the bit of every value of the vmap planes (grid: y the plane from `first`). A warp's lanes
 // (one row of the tile) join the bits they would set in one word, so that one atomic per word and
-// warp reaches memory (a plane's blocks start together, all setting the same few words).
-__global__ void value_bits(const GpuPlane *planes, uint32_t first, const uint8_t *samples, uint32_t *vmap)
+// warp reaches memory (a plane's blocks start together, all setting the same few words). Planes
+// that may take a modular offset also sum the costs of its cuts at 0 and 2^(bits-1) over their
+// neighbour pairs (offset_gpu.cu).
+__global__ void value_bits(const GpuPlane *planes, uint32_t first, const uint8_t *samples, uint32_t *vmap,
+                           GpuPlaneState *state)
 {
-    const GpuPlane p = planes[first + blockIdx.y];
+    const uint32_t pi = first + blockIdx.y;
+    const GpuPlane p = planes[pi];
     if (!p.vmap)
         return;
     const TileSpot spot = tile_spot(p.cols);
     const uint32_t j = spot.j, i0 = spot.i0;
     uint32_t *bits = vmap + p.vmap_at + 1;
-    if (i0 >= p.rows || (j - threadIdx.x) >= p.cols)
-        return; // the whole warp: its row, or its first column, is past the plane
-    for (uint32_t r = 0, i = i0; r < RY && i < p.rows; r++, i += TY) { // the same rows for the warp
+    const uint32_t half = p.offset ? 1u << (p.bits_stored - 1u) : 0u;
+    uint32_t cost[2] = {0, 0}; // the offset's cuts at 0 and at half (a warp's: below 2^25)
+    // else the whole warp is out: its row, or its first column, is past the plane
+    const bool warp_in = i0 < p.rows && (j - threadIdx.x) < p.cols;
+    for (uint32_t r = 0, i = i0; warp_in && r < RY && i < p.rows; r++, i += TY) { // the same rows for the warp
         const bool here = j < p.cols;
-        const uint32_t k = here ? uint32_t(plane_value(p, samples, i, j) - p.vmap_base) : 0u;
+        const int32_t v = here ? plane_value(p, samples, i, j) : p.vmap_base;
+        if (p.offset) // uniform
+            offset_pairs(p, samples, i, j, here, uint32_t(v) & (2u * half - 1u), [&](uint32_t a, uint32_t b) {
+                cost[0] += a > b ? a - b : b - a;
+                cost[1] += (a ^ half) > (b ^ half) ? (a ^ half) - (b ^ half) : (b ^ half) - (a ^ half);
+            });
+        const uint32_t k = uint32_t(v - p.vmap_base);
         const uint32_t w = k >> 5, m = 1u << (k & 31u);
         const uint32_t want = __ballot_sync(0xffffffffu, here && !(bits[w] & m)); // most are marked
         if (!(want >> threadIdx.x & 1u))
@@ -49,6 +62,8 @@ __global__ void value_bits(const GpuPlane *planes, uint32_t first, const uint8_t
         if (threadIdx.x == uint32_t(__ffs(int(peers)) - 1))
             atomicOr(&bits[w], all);
     }
+    if (p.offset) // uniform: the whole block
+        offset_block_add(cost, state[pi].off_cost);
 }
 
 // Calls f(v) for each value of a plane's bitmap, in increasing order.
@@ -128,17 +143,32 @@ __global__ void decide_maps(const GpuPlane *planes, uint32_t count, GpuPlaneStat
     __syncthreads();
     if (threadIdx.x)
         return;
-    *flag = 0;
-    const bool wanted = p.vmap == 2 ? total >= 1
-                                    : pcwt_value_map_wanted_summary(total, p.vmap_base + int32_t(s_first),
-                                                                    p.vmap_base + int32_t(s_last), s_step) != 0;
+    // the offset's flag stays (its values and so its bitmap start from 0)
+    const uint32_t offset = *flag & ~VMAP_MAPPED;
+    const int32_t base = offset ? 0 : p.vmap_base;
+    *flag = offset;
+    const bool wanted = p.vmap == 3   ? false
+                        : p.vmap == 2 ? total >= 1
+                                      : pcwt_value_map_wanted_summary(total, base + int32_t(s_first),
+                                                                      base + int32_t(s_last), s_step) != 0;
     if (!wanted)
         return;
-    if (p.vmap_cap < PCWT_VMAP_HEAD_MAX) {
+    if (p.vmap_cap < PCWT_VMAP_HEAD_MAX + (offset ? PCWT_OFFSET_BYTES : 0)) {
         state[pi].map_cpu = 1;
         return;
     }
-    *flag = 1;
+    *flag = offset | VMAP_MAPPED;
+}
+
+// The bytes in front of a plane's group records: r0 (2 bytes, little-endian) where it has a
+// modular offset, then its coded map (from the map arena, or written there).
+__device__ inline uint32_t offset_prefix(uint32_t flag, uint8_t *dst)
+{
+    if (!(flag & VMAP_OFFSET))
+        return 0;
+    dst[0] = uint8_t(flag >> 16);
+    dst[1] = uint8_t(flag >> 24);
+    return PCWT_OFFSET_BYTES;
 }
 
 // A thread per mapped plane: its map coded into the map arena.
@@ -152,16 +182,23 @@ __global__ void code_maps(const GpuPlane *planes, uint32_t count, GpuPlaneState 
     const uint32_t *flag = vmap + p.vmap_at, *bits = flag + 1, *prefix = bits + p.vmap_words;
     if (!*flag)
         return;
-    const uint32_t n = prefix[p.vmap_words - 1] + __popc(bits[p.vmap_words - 1]); // at least one
     uint8_t *dst = vmap_bytes + p.vmap_bytes_at;
+    const uint32_t pre = offset_prefix(*flag, dst);
+    state[pi].offset = pre != 0;
+    if (!(*flag & VMAP_MAPPED)) {
+        state[pi].map_len = pre;
+        return;
+    }
+    dst += pre;
+    const uint32_t n = prefix[p.vmap_words - 1] + __popc(bits[p.vmap_words - 1]); // at least one
     pcwt_bit_model models[PCWT_VMAP_MODELS];
     pcwt_vmap_models_init(models);
     pcwt_rc_enc rc;
-    pcwt_rc_enc_init(&rc, dst + PCWT_VMAP_HEAD_MAX, size_t(p.vmap_cap - PCWT_VMAP_HEAD_MAX));
+    pcwt_rc_enc_init(&rc, dst + PCWT_VMAP_HEAD_MAX, size_t(p.vmap_cap - pre - PCWT_VMAP_HEAD_MAX));
     uint32_t ctx = 1;
     bool started = false;
     int32_t prev = 0, first = 0;
-    for_each_value(bits, p.vmap_words, p.vmap_base, [&](int32_t v) {
+    for_each_value(bits, p.vmap_words, pre ? 0 : p.vmap_base, [&](int32_t v) {
         if (started) {
             const uint32_t g = uint32_t(v - prev) - 1u;
             pcwt_vmap_put_gap(&rc, models, ctx, g);
@@ -177,7 +214,7 @@ __global__ void code_maps(const GpuPlane *planes, uint32_t count, GpuPlaneState 
         state[pi].map_cpu = 1;
         return;
     }
-    state[pi].map_len = uint32_t(pcwt_vmap_put_head(dst, n, first, alen));
+    state[pi].map_len = pre + uint32_t(pcwt_vmap_put_head(dst, n, first, alen));
     state[pi].mapped = 1;
 }
 
@@ -214,8 +251,8 @@ __global__ void place_maps(const GpuPlane *planes, const GpuPlaneState *state, c
         to[k] = from[k];
 }
 
-// Decode: a thread per mapped plane reads its map's head from the start of its payload (values:
-// the map's values too, once the heads are read).
+// Decode: a thread per mapped plane (or plane with a modular offset) reads r0 and its map's head
+// from the start of its payload (values: the map's values too, once the heads are read).
 template <bool values>
 __global__ void read_maps(const GpuPlane *planes, uint32_t count, GpuPlaneState *state, const uint8_t *stream,
                           uint32_t *vmap)
@@ -225,10 +262,26 @@ __global__ void read_maps(const GpuPlane *planes, uint32_t count, GpuPlaneState 
         return;
     const GpuPlane p = planes[pi];
     const uint8_t *src = stream + p.payload_off;
+    size_t size = size_t(p.payload_len);
+    if (p.offset && !values) {
+        const uint32_t r0 = size < PCWT_OFFSET_BYTES ? ~0u : uint32_t(src[0]) | uint32_t(src[1]) << 8;
+        if (r0 >> p.bits_stored) { // missing, or not below 2^bits
+            state[pi].map_refused = 2;
+            return;
+        }
+        state[pi].r0 = r0;
+        state[pi].map_len = PCWT_OFFSET_BYTES;
+    }
+    if (p.offset) {
+        src += PCWT_OFFSET_BYTES;
+        size -= PCWT_OFFSET_BYTES;
+    }
+    if (p.vmap == 3)
+        return;
     uint32_t n = 0, alen = 0;
     int64_t first = 0;
     size_t pos = 0;
-    int why = pcwt_vmap_read_head(src, size_t(p.payload_len), uint64_t(p.rows) * p.cols, &n, &first, &alen, &pos);
+    int why = pcwt_vmap_read_head(src, size, uint64_t(p.rows) * p.cols, &n, &first, &alen, &pos);
     if (why == PCWT_VMAP_OK && n > p.vmap_cap)
         why = PCWT_VMAP_BAD_COUNT;
     if (values && why == PCWT_VMAP_OK)
@@ -239,17 +292,18 @@ __global__ void read_maps(const GpuPlane *planes, uint32_t count, GpuPlaneState 
     }
     if (values)
         return;
-    state[pi].map_len = uint32_t(pos + alen);
+    state[pi].map_len = (p.offset ? PCWT_OFFSET_BYTES : 0u) + uint32_t(pos + alen);
     state[pi].map_count = n;
     state[pi].mapped = 1;
 }
 
-// Decode, after the CRCs: a refused map is its plane's error where the CRC passed.
+// Decode, after the CRCs: a refused map or offset is its plane's error where the CRC passed.
 __global__ void refuse_maps(const GpuPlane *planes, uint32_t count, GpuPlaneState *state)
 {
     const uint32_t pi = mapped_plane_of_thread(planes, count);
     if (pi < count && state[pi].map_refused)
-        atomicCAS(&state[pi].error, 0u, uint32_t(GPU_ERR_VALUE_MAP));
+        atomicCAS(&state[pi].error, 0u,
+                  uint32_t(state[pi].map_refused == 2 ? GPU_ERR_OFFSET : GPU_ERR_VALUE_MAP));
 }
 
 // Decode: ranks back to values in the mapped planes' images (grid: y the plane from `first`).
@@ -258,7 +312,7 @@ __global__ void rank_values(const GpuPlane *planes, uint32_t first, GpuPlaneStat
 {
     const uint32_t pi = first + blockIdx.y;
     const GpuPlane p = planes[pi];
-    if (!p.vmap || state[pi].error)
+    if (!p.vmap || p.vmap == 3 || state[pi].error)
         return;
     const uint32_t n = state[pi].map_count;
     const int32_t *values = reinterpret_cast<const int32_t *>(vmap + p.vmap_at);
@@ -299,9 +353,11 @@ void gpu_vmap_build(const DeviceBatch &b, const BatchLayout &L, cudaStream_t s)
     uint32_t rows, cols;
     vmap_extent(L, rows, cols);
     gpu_for_entries(np, [&](uint32_t first, uint32_t n) {
-        value_bits<<<dim3(plane_tiles(rows, cols), n), dim3(TX, TY), 0, s>>>(b.planes, first, b.samples, b.vmap);
+        value_bits<<<dim3(plane_tiles(rows, cols), n), dim3(TX, TY), 0, s>>>(b.planes, first, b.samples, b.vmap,
+                                                                             b.state);
         CUDA_CHECK_LAUNCH();
     });
+    gpu_offset_choose(b, L, s); // the offsets first: the maps are those of the values they leave
     decide_maps<<<np, DECIDE_THREADS, 0, s>>>(b.planes, np, b.state, b.vmap);
     CUDA_CHECK_LAUNCH();
 }

@@ -555,9 +555,8 @@ pcwt_backend pcwt_encoder_backend(const pcwt_encoder *e)
  * interleave none, at least 2 bits (the CPU encoder gives the errors for the rest). */
 static int gpu_takes(const pcwt_encode_params *p, const pcwt_image_desc *d)
 {
-    /* the device encoders do not estimate the modular offset yet: the CPU codes those frames */
     if (p->codec != PCWT_CODEC_JPEGLS)
-        return p->profile != PCWT_PROFILE_COMPACT || p->offset == PCWT_OFFSET_OFF;
+        return 1;
     return d->bits_stored >= 2 && p->jpegls_interleave <= 2 &&
            (d->components == 1 || p->jpegls_interleave == 0);
 }
