@@ -14,12 +14,13 @@
 // 2.5 was found) it measures JPEG 2000 decoding on the GPU against OpenJPEG (bench_gpu_j2k.cpp);
 // --codec htj2k the same with the frames coded as HTJ2K by ojph_compress (openjph-tools on PATH).
 // --batches picks which of (a), (b), (c) run (default abc; e.g. a alone under a profiler).
-// --level1-filter 53|auto|511 sets the PCWT encoder's level-1 filter, --group RxC its group size in
-// elements (default: the library's). --only e2e measures the end-to-end columns alone (no
-// device-resident runs, no CharLS: for comparing the batch pipeline's variants quickly).
+// --level1-filter 53|auto|511 sets the PCWT encoder's level-1 filter, --offset auto|off|on its
+// modular offset (compact profile), --group RxC its group size in elements (default: the
+// library's). --only e2e measures the end-to-end columns alone (no device-resident runs, no
+// CharLS: for comparing the batch pipeline's variants quickly).
 //   pcwt_bench_gpu CORPUS_DIR [--ct-bytes N] [--rad-frames N] [--repeats N] [--codec pcwt|jpegls|j2k|htj2k]
 //                  [--profile baseline|entropy|compact|both] [--batches abc] [--level1-filter 53|auto|511]
-//                  [--group RxC] [--only e2e|all]
+//                  [--offset auto|off|on] [--group RxC] [--only e2e|all]
 #include "pcwt.h"
 
 extern "C" {
@@ -306,8 +307,8 @@ std::vector<Frame> jpegls_codable(const std::vector<Frame> &fr)
     return ok;
 }
 
-// The encoder options that --level1-filter and --group set, and their text for the row's name;
-// whether --only e2e left out the device-resident and CharLS runs.
+// The encoder options that --level1-filter, --offset and --group set, and their text for the
+// row's name; whether --only e2e left out the device-resident and CharLS runs.
 struct ExtraOptions {
     pcwtbench::EncoderOptions opts;
     std::string label;
@@ -373,8 +374,8 @@ int main(int argc, char **argv)
 {
     if (argc < 2)
         die("usage: pcwt_bench_gpu CORPUS_DIR [--ct-bytes N] [--rad-frames N] [--repeats N] [--codec pcwt|jpegls|j2k|htj2k] "
-            "[--profile baseline|entropy|compact|both] [--batches abc] [--level1-filter 53|auto|511] [--group RxC] "
-            "[--only e2e|all]");
+            "[--profile baseline|entropy|compact|both] [--batches abc] [--level1-filter 53|auto|511] "
+            "[--offset auto|off|on] [--group RxC] [--only e2e|all]");
     double ct_bytes = double(1u << 30);
     ExtraOptions extra;
     int rad_frames = 48, repeats = 5;
@@ -395,6 +396,12 @@ int main(int argc, char **argv)
                 die("--level1-filter takes 53, auto or 511");
             extra.opts.push_back({PCWT_OPT_LEVEL1_FILTER, level1});
             extra.label += std::string(", level1-filter ") + pcwt_option_value_name(PCWT_OPT_LEVEL1_FILTER, level1);
+        } else if (o == "--offset") {
+            int64_t offset = 0;
+            if (pcwt_option_parse(PCWT_OPT_OFFSET, argv[i + 1], &offset) != PCWT_OK)
+                die("--offset takes auto, off or on");
+            extra.opts.push_back({PCWT_OPT_OFFSET, offset});
+            extra.label += std::string(", offset ") + pcwt_option_value_name(PCWT_OPT_OFFSET, offset);
         } else if (o == "--group") {
             const std::string g = argv[i + 1];
             const size_t x = g.find('x');
