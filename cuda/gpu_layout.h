@@ -34,10 +34,10 @@ struct FrameSpec {              // what the layout needs to know about one frame
     uint32_t low_bits;          // encode: the pcwt_low_bits asked for
     uint32_t value_map;         // encode: the pcwt_value_map_mode asked for (compact profile)
     uint32_t mapped[3][2];      // decode: plane (component, kind) has a value map
-    uint32_t level1;            // encode: the pcwt_level1_filter asked for
-    uint32_t level1_511[3][2];  // decode: plane (component, kind) lifts level 1 with 5/11-C
     uint32_t offset;            // encode: the pcwt_offset_mode asked for plus 1 (compact profile)
     uint32_t offset_set[3];     // decode: component c's value plane has a modular offset (bit 3)
+    uint32_t level1;            // encode: the pcwt_level1_filter asked for
+    uint32_t level1_511[3][2];  // decode: plane (component, kind) lifts level 1 with 5/11-C
 };
 
 struct BatchLayout {
