@@ -445,8 +445,7 @@ std::unique_ptr<Codec> make_pcwt_codec(const std::string &id, const PcwtSettings
             throw std::invalid_argument("libpcwt has no profile '" + name + "'");
         profile = static_cast<pcwt_profile>(named);
     }
-    const bool gpu = id.size() > 4 && id.compare(id.size() - 4, 4, "-gpu") == 0;
-    return std::make_unique<PcwtCodec>(id, gpu ? PCWT_BACKEND_GPU : PCWT_BACKEND_CPU, profile, set);
+    return std::make_unique<PcwtCodec>(id, is_gpu_codec(id) ? PCWT_BACKEND_GPU : PCWT_BACKEND_CPU, profile, set);
 }
 
 std::unique_ptr<Codec> make_pcwt_jpegls_codec(bool gpu)

@@ -1,6 +1,8 @@
 // codec_registry.cpp - which codecs a run uses (see codecs.hpp).
 #include "codecs.hpp"
 
+#include <pcwt.h>
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -22,21 +24,17 @@ bool in_default_set(const std::string &id)
 
 std::string pcwt_profile_of(const std::string &id)
 {
-    for (const char *p : {"baseline", "entropy", "compact"})
+    for (int64_t v = 0; const char *p = pcwt_option_value_name(PCWT_OPT_PROFILE, v); ++v) // libpcwt's names
         for (const char *side : {"-cpu", "-gpu"})
             if (id == std::string("pcwt-") + p + side)
                 return p;
     return "";
 }
 
-namespace {
-
 bool is_gpu_codec(const std::string &id)
 {
     return id.size() > 4 && id.compare(id.size() - 4, 4, "-gpu") == 0;
 }
-
-} // namespace
 
 CodecSelection select_codecs(const std::vector<std::string> &ids, const std::string &gpu, const PcwtSettings &pcwt,
                              const PeerSettings &peers)

@@ -40,6 +40,8 @@ const std::vector<std::string> &all_codec_ids();
 bool in_default_set(const std::string &id);
 // The profile a "pcwt-PROFILE-cpu" / "-gpu" id names; "" for every other id.
 std::string pcwt_profile_of(const std::string &id);
+// Whether the codec runs on the GPU: its id ends in -gpu.
+bool is_gpu_codec(const std::string &id);
 
 struct CodecSelection {
     std::vector<std::unique_ptr<Codec>> codecs;
