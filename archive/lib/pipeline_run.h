@@ -123,6 +123,10 @@ void startJ2KFinishers(Run& run, std::vector<std::thread>& threads);
 /// when the run does not start: the decoders stopped and joined, what they held dropped
 void dropJ2K(Run& run, std::vector<std::thread>& threads);
 
+/// every device brought up (bringup.cc), each on a thread of its own (in threads) when there is
+/// something to wait for, the first device's stages taking work as soon as it is up
+void startBringUp(Run& run, std::vector<std::thread>& threads);
+
 /** the end of the run's handles and buffers (teardown.cc): they leave the run and are freed
  *  together, or handed to p.keepHandles
  */
