@@ -3,8 +3,8 @@
 // instead of one per step. A group reads, for its row x, only row
 // x / 2 of one parent group (the MQDs one level up; even group sizes), so it waits for that row,
 // not for the whole coarser level: each group publishes how many of its rows are decoded, and the
-// chain of levels costs about one group's serial decode instead of one per level (the radiographs'
-// six steps took 21 ms, each its slowest group's time). Same samples and verdicts as the step
+// chain of levels costs about one group's serial decode instead of one per level (the step
+// launches cost each level its slowest group's time). Same samples and verdicts as the step
 // launches (group_coder_ec_decode_gpu.cu; raw-mode records, group_decode's there, are decoded here
 // by their group's thread, as the CPU's decode_group_raw does).
 //
@@ -274,9 +274,8 @@ bool gpu_ec_pipe_wanted(const BatchLayout &L)
         if (p.profile != PCWT_PROFILE_BASELINE && (p.group_rows % 2 || p.group_cols % 2))
             return false;
     // Only where the step launches would give every group a warp of its own: one frame, a few.
-    // On full batches, whose levels fill the device anyway, it halved the decode (H200, the
-    // lead's run of d514609: radiographs 10.76 -> 5.48 Gpx/s, 2048 CT slices 19.87 -> 14.99);
-    // one CT slice 5.70 -> 3.70 ms.
+    // Full batches fill the device with each level anyway, and there the pipe was slower
+    // (bench/results/gpu-h200-2026-11-28-compact-decode-overlap.md).
     return gpu_ec_decode_spread(uint32_t(std::min<uint64_t>(L.groups, UINT32_MAX))) == 32;
 }
 

@@ -80,9 +80,9 @@ void j2kStage(Run& run, std::size_t k)
       run.toFinish.push(j);
       continue;
     }
-    // Full batches, the run's first too (a 64 MB first one was decoded 0.07 s sooner than a
-    // 256 MB one on one H200, but its decoder grew its buffers in its next call and the decoding
-    // ended later; j2kRamp: the first four 1/16, 1/8, 1/4, 1/2 of the limit, for measuring)
+    // Full batches, the run's first too (a smaller first batch is decoded sooner, but its decoder
+    // grows its buffers in the next call and the decoding ends later; j2kRamp: the first four
+    // 1/16, 1/8, 1/4, 1/2 of the limit, for measuring)
     const unsigned nth = run.j2kBatches.fetch_add(1);
     const unsigned shift = (p.j2kRamp && nth < 4) ? 4 - nth : 0;
     std::uint64_t limit = std::max<std::uint64_t>(p.j2kBatchBytes >> shift, 1);

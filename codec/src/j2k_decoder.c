@@ -290,8 +290,7 @@ static size_t t2_threads(size_t n, uint64_t bytes)
 }
 
 /* A decoder's tier-2 memory, kept between its batches: the groups' batches and each worker's
- * frames. Fresh memory costs a page fault per 4 KiB at first touch (about 60 ms a 100 MB on the VMs
- * measured), more than parsing it; kept, a batch like the last one touches only warm pages. With a
+ * frames. Fresh memory costs a page fault per 4 KiB at first touch, more than parsing it; kept, a batch like the last one touches only warm pages. With a
  * device, each group batch's code-block bytes are joined into page-locked memory (pinned[]), which
  * the device reads without a staging copy. */
 struct pcwt_j2k_pool {

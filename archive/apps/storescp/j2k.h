@@ -31,9 +31,8 @@
 #include <thread>
 #include <vector>
 
-/// --j2k-gpu-min-samples' default: every data set to the GPU (with tier-1's lanes a CT slice alone
-/// is decoded 2.7x faster there than by OpenJPEG on one thread, a radiograph 38x; with 8
-/// associations every data set on the GPU 1.88x OpenJPEG, radiographs only 1.77x:
+/// --j2k-gpu-min-samples' default: every data set to the GPU (a CT slice alone is decoded faster
+/// there than by OpenJPEG on one thread, and so is a busy server's mix of associations:
 /// bench/results/gpu-h200-2026-11-28-j2k-storescp-buffers.md)
 const unsigned long kJ2KGpuMinSamples = 0;
 
