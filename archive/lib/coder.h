@@ -124,12 +124,11 @@ public:
     if (fallback_) pcwt_encoder_destroy(fallback_);
   }
 
-  bool init(pcwt_backend backend, pcwt_backend decodeBackend, int device, std::string& error)
+  void init(pcwt_backend backend, pcwt_backend decodeBackend, int device)
   {
     backend_ = backend;
+    decodeBackend_ = decodeBackend;
     device_ = device;
-    decoder_ = makeDecoder(decodeBackend, device, error);
-    return decoder_ != NULL;
   }
 
   void setJob(DPRCJob *job)
@@ -224,7 +223,20 @@ public:
     return first;
   }
 
-  virtual pcwt_decoder *decoder() { return decoder_; }
+  /** made when the codec first asks (a reader of files that are not PCWT never does): a handle
+   *  made before the run's GPU check is done waits for its cuInit (libpcwt resolves the automatic
+   *  backend as a handle is made). NULL when it cannot be made: the codec makes its own and reports.
+   */
+  virtual pcwt_decoder *decoder()
+  {
+    if (decoder_ == NULL && !decoderFailed_)
+    {
+      std::string error;
+      decoder_ = makeDecoder(decodeBackend_, device_, error);
+      decoderFailed_ = decoder_ == NULL;
+    }
+    return decoder_;
+  }
 
   /// a reader's JPEG 2000 frames, decoded by the codec on its thread (no GPU decoding)
   virtual void decodedJ2KHere(const char *name) { j2k.decodedHere(name); }
@@ -241,8 +253,10 @@ private:
   std::size_t frameBytes_ = 0;
   pcwt_image_desc desc_;
   pcwt_decoder *decoder_ = NULL;
+  bool decoderFailed_ = false;
   pcwt_encoder *fallback_ = NULL;
   pcwt_backend backend_ = PCWT_BACKEND_AUTO;
+  pcwt_backend decodeBackend_ = PCWT_BACKEND_CPU;
   int device_ = 0;
 };
 

@@ -43,20 +43,19 @@ void planStages(Run& run)
   run.copiesWhileReading = !run.opt.outputDir.empty() && run.opt.copyOthers && !run.opt.dryRun;
 }
 
-/// the threads' coders (no device needed: their decoders are the CPU's, their encoders made when
-/// first used), and the finishers' when JPEG 2000 may be decoded ahead
-bool makeHostHandles(Run& run, std::string& error)
+/// the threads' coders (no device needed: their decoders are the CPU's, their decoders and
+/// encoders made when first used), and the finishers' when JPEG 2000 may be decoded ahead
+void makeHostHandles(Run& run)
 {
   const DPRCPipelineOptions& p = run.p;
   for (unsigned t = 0; t < run.readers + run.writers; ++t)
   {
     run.lent.emplace_back(new ThreadCoder());
-    if (!run.lent.back()->init(p.backend, p.decodeBackend, run.devices[t % run.devices.size()], error)) return false;
+    run.lent.back()->init(p.backend, p.decodeBackend, run.devices[t % run.devices.size()]);
     run.lent.back()->failBackend = run.opt.testFault == "backend";
   }
   if (run.mayDeferJ2K)
     for (unsigned f = 0; f < run.readers; ++f) run.finishCoders.emplace_back(new J2KAheadCoder());
-  return true;
 }
 
 /// the memory budget with these batch coders (on a GPU or not)
@@ -643,7 +642,7 @@ bool DPRCRunPipeline(const std::vector<DPRCEntry>& files, const DPRCOptions& opt
 {
   Run run(files, opt, p, done, stats);
   planStages(run);
-  if (!makeHostHandles(run, error)) return false;
+  makeHostHandles(run);
   connectStages(run);
   // the readers start at once, the devices come up beside them (startDevices)
   std::vector<std::thread> threads;

@@ -120,7 +120,8 @@ struct DPRCPipelineOptions
   /** the coding of the PCWT encoder codec as registered: an encoder configured as the codec's
    *  (DPCWTCodecParameter::configureEncoder(); its backend unused: the batch coders take
    *  `backend`). The batch coders and the writers' coders code as it does
-   *  (pcwt_encoder_copy_coding()); shared, read only. Required
+   *  (pcwt_encoder_copy_coding()); shared, read only. Required, by the time beforeStart returns
+   *  (which may set it: a handle made before a GPU check's cuInit is done waits for it)
    */
   std::shared_ptr<const pcwt_encoder> coding;
   /// CPU backend: threads that code one batch together

@@ -333,13 +333,20 @@ static DPRCPipelineOptions pipelineOptions(const RecompressOptions& o, std::size
   popt.budgetBytes = static_cast<std::uint64_t>(envNumber("PCWT_RECOMPRESS_BUDGET_MB", 0)) << 20;
   popt.j2kRamp = envNumber("PCWT_RECOMPRESS_J2K_RAMP", 0) != 0;
   popt.warm = envNumber("PCWT_RECOMPRESS_WARM", 1) != 0;
-  // the batch coders code what the plugin's encoder would: its settings as RecompressRegisterCodecs
-  // registers them (NULL when out of memory: the pipeline refuses to start)
+  return popt;
+}
+
+/** the batch coders code what the plugin's encoder would: its settings as RecompressRegisterCodecs
+ *  registers them (NULL when out of memory: the pipeline refuses to start). Made once the GPU check
+ *  is done: libpcwt resolves the automatic backend as a handle is made, which waits for its cuInit.
+ */
+static std::shared_ptr<const pcwt_encoder> codingSettings(const RecompressOptions& o)
+{
   const DPCWTCodecParameter cp(EPCUC_default, OFFalse, o.file.acceptLossy ? OFTrue : OFFalse, PCWT_DEFAULT_LEVELS,
                                0, 0 /* the profile's group size */, o.backend, kMaxSamplesPerFrame, o.profile);
   std::shared_ptr<pcwt_encoder> coding(pcwt_encoder_create(), pcwt_encoder_destroy);
-  if (coding && cp.configureEncoder(coding.get(), OFFalse) == PCWT_OK) popt.coding = coding;
-  return popt;
+  if (coding && cp.configureEncoder(coding.get(), OFFalse) == PCWT_OK) return coding;
+  return NULL;
 }
 
 /// the log line of a file's result
@@ -483,6 +490,7 @@ bool RecompressRun(const RecompressOptions& o, const RecompressLocks& locks, int
   popt.beforeStart = [&]() {
     if (gpuCheck.joinable()) gpuCheck.join();
     if (!gpuProblem.empty()) return gpuProblem;
+    popt.coding = codingSettings(o);
     for (const std::string& p : walk.problems) OFLOG_ERROR(recmpLogger, p);
     OFLOG_INFO(recmpLogger, walk.files.size() << " files (" << DPRCBytes(double(totalBytes)) << ") to look at"
       << (o.shardCount > 1 ? " in shard " + std::to_string(o.shardIndex) + "/" + std::to_string(o.shardCount) +
