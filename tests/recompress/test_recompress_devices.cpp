@@ -233,6 +233,80 @@ TEST(RecompressGpu, TwoGpusWriteTheSameFilesAsOne)
     EXPECT_TRUE(snapshot(t.dir / "f").empty()) << "a copy that failed verification was renamed into place";
 }
 
+// Without --gpus, a GPU there (a device node; PCWT_RECOMPRESS_FAULT=gpu-present says there is one)
+// plans what --gpus 1 does: the GPU checked beside the walk (the timeline's 'gpu check'), half the
+// threads. Here CUDA then finds no device: the automatic backend codes on the CPU, the files as a
+// plain run writes them. No device node, --gpus 0, a backend named or PCWT_BACKEND=cpu: the CPU's
+// plan, every thread.
+TEST(RecompressDevices, DefaultPlansOneGpuWhereADeviceIsThere)
+{
+    REQUIRE_CORPUS();
+    if (!pcwt_has_cuda())
+        GTEST_SKIP() << "a build without CUDA plans no GPU";
+    if (gpuDevice(0))
+        GTEST_SKIP() << "a GPU is there: RecompressGpu.DefaultCodesAsOneGpu tests the default on it";
+    Tree t(kDeviceSet);
+    // (the tool's threads: the cores, 2 when unknown)
+    const unsigned cores = std::thread::hardware_concurrency() ? std::thread::hardware_concurrency() : 2u;
+    const unsigned files = static_cast<unsigned>(snapshot(t.root).size());
+    const std::string all = "readers (" + std::to_string(std::min(cores, files)) + ")";
+    const std::string half = "readers (" + std::to_string(std::min(std::max(1u, cores / 2), files)) + ")";
+    const std::vector<std::string> present = {"PCWT_RECOMPRESS_FAULT=gpu-present"};
+    Proc p = recompressInto(t.root, t.dir / "plain", t.dir / "plain.json", {});
+    ASSERT_EQ(p.rc, 0) << p.out;
+    const auto plain = snapshot(t.dir / "plain");
+    EXPECT_GE(plain.size(), kDeviceSet.size());
+    if (!exists("/dev/nvidia0")) {
+        EXPECT_EQ(p.out.find("gpu check"), std::string::npos) << p.out;
+        EXPECT_NE(p.out.find(all), std::string::npos) << all << ": " << p.out;
+    }
+    p = recompressInto(t.root, t.dir / "gpu", t.dir / "gpu.json", {}, present);
+    ASSERT_EQ(p.rc, 0) << p.out;
+    EXPECT_NE(p.out.find("gpu check"), std::string::npos) << p.out;
+    EXPECT_NE(p.out.find(half), std::string::npos) << half << ": " << p.out;
+    EXPECT_NE(p.out.find("coding on the CPU"), std::string::npos) << p.out;
+    EXPECT_EQ(reportSummary(t.dir / "gpu.json", "recompressed"), reportSummary(t.dir / "plain.json", "recompressed"))
+        << p.out;
+    EXPECT_TRUE(sameOutputs(plain, snapshot(t.dir / "gpu")));
+    const std::vector<std::pair<std::vector<std::string>, std::vector<std::string>>> cpu = {
+        {{"--gpus", "0"}, present},
+        {{"--backend-cpu"}, present},
+        {{}, {"PCWT_RECOMPRESS_FAULT=gpu-present", "PCWT_BACKEND=cpu"}}};
+    for (size_t k = 0; k < cpu.size(); ++k) {
+        SCOPED_TRACE(k);
+        const std::string out = t.dir / ("cpu" + std::to_string(k));
+        p = recompressInto(t.root, out, out + ".json", cpu[k].first, cpu[k].second);
+        ASSERT_EQ(p.rc, 0) << p.out;
+        EXPECT_EQ(p.out.find("gpu check"), std::string::npos) << p.out;
+        EXPECT_NE(p.out.find(all), std::string::npos) << all << ": " << p.out;
+        EXPECT_TRUE(sameOutputs(plain, snapshot(out)));
+    }
+}
+
+// With a GPU, no option codes as --gpus 1: the GPU checked beside the walk, the same threads, every
+// frame coded on GPU 0, the same files
+TEST(RecompressGpu, DefaultCodesAsOneGpu)
+{
+    REQUIRE_CORPUS();
+    if (!gpuDevice(0))
+        GTEST_SKIP() << "no GPU (a CUDA build with device 0 is needed): the default on a GPU is not tested";
+    Tree t(kDeviceSet, 4);
+    Proc one = recompressInto(t.root, t.dir / "one", t.dir / "one.json", {"--gpus", "1"});
+    ASSERT_EQ(one.rc, 0) << one.out;
+    Proc p = recompressInto(t.root, t.dir / "default", t.dir / "default.json", {});
+    ASSERT_EQ(p.rc, 0) << p.out;
+    EXPECT_TRUE(sameOutputs(snapshot(t.dir / "one"), snapshot(t.dir / "default")));
+    for (const Proc *q : {&one, &p}) {
+        EXPECT_NE(q->out.find("gpu check"), std::string::npos) << q->out;
+        EXPECT_NE(q->out.find("frames per GPU: GPU 0 coded "), std::string::npos) << q->out;
+    }
+    const size_t at = one.out.find("readers (");
+    ASSERT_NE(at, std::string::npos) << one.out;
+    const std::string readers = one.out.substr(at, one.out.find(')', at) + 1 - at);
+    EXPECT_NE(p.out.find(readers), std::string::npos) << readers << ": " << p.out;
+    EXPECT_EQ(reportText(t.dir / "default.json", "verification"), "gpu+cpu-sample");
+}
+
 // A coding backend that fails every call (as a GPU whose context is lost mid-run), simulated by
 // PCWT_RECOMPRESS_FAULT=backend (the batch coders and the writers' own encoders fail, no frame
 // status set) and =backend-verify (only the verifiers fail): every file fails, exit status 2, no

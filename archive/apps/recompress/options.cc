@@ -124,7 +124,7 @@ bool RecompressParseCommandLine(int argc, char *argv[], RecompressOptions& o)
     cmd.addOption("--dry-run",                  "-n",     "report what would be done, write nothing");
 
   cmd.addGroup("processing options:");
-    cmd.addOption("--threads",                  "+j",  1, "[n]umber: integer (default: CPU cores,\nhalf of them with --gpus)",
+    cmd.addOption("--threads",                  "+j",  1, "[n]umber: integer (default: CPU cores,\nhalf of them with a GPU)",
                                                           "threads reading files, as many writing and\nverifying them (and CPU coding threads)");
     cmd.addOption("--shard",                    "+sh", 1, "[i]/[n]: shard i of n (0 <= i < n)",
                                                           "only the files whose relative path hashes\nto i modulo n (Slurm arrays, k8s Jobs)");

@@ -42,13 +42,13 @@ struct RecompressOptions
 {
   /// what is done with each file
   DPRCOptions file;
-  /// threads reading (as many write); CPU cores by default, half of them with --gpus
+  /// threads reading (as many write); CPU cores by default, half of them with GPUs
   unsigned threads = 0;
   bool threadsGiven = false;
   unsigned shardIndex = 0;
   unsigned shardCount = 1;
   pcwt_backend backend = PCWT_BACKEND_AUTO;
-  /// --gpus as given, and the devices it names
+  /// --gpus as given, and the devices it names (without it: device 0 when a GPU is there)
   std::string gpus;
   std::vector<int> devices;
   OFCmdUnsignedInt batchFrames = 1024;
@@ -85,7 +85,8 @@ typedef std::map<std::string, std::unique_ptr<DPRCRunLock> > RecompressLocks;
  */
 bool RecompressParseCommandLine(int argc, char *argv[], RecompressOptions& o);
 
-/// --gpus without a CUDA build is the CPU; GPUs leave half the threads (run.cc)
+/// no --gpus with a GPU there is --gpus 1; --gpus without a CUDA build is the CPU; GPUs leave half
+/// the threads (run.cc)
 void RecompressAdjustThreads(RecompressOptions& o);
 
 /** CUDA_VISIBLE_DEVICES, unless set, to the devices the run uses when they are 0 .. N-1 (their

@@ -29,6 +29,7 @@
 #include <filesystem>
 #include <thread>
 
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -142,8 +143,34 @@ static std::string checkGpus(const std::vector<int>& devices, ContextsBeingMade&
   return problem;
 }
 
+/** an NVIDIA device node in /dev (nvidia0, nvidia1, ...) and no CUDA_VISIBLE_DEVICES hiding every
+ *  device: a GPU to plan for, found without CUDA, whose start (cuInit) is the GPU check's, beside
+ *  the walk. Tests: PCWT_RECOMPRESS_FAULT=gpu-present reports one on any machine.
+ */
+static bool gpuNodePresent(const RecompressOptions& o)
+{
+  if (o.file.testFault == "gpu-present") return true;
+  const char *visible = std::getenv("CUDA_VISIBLE_DEVICES");
+  if (visible != NULL && (*visible == 0 || *visible == '-')) return false;
+  DIR *dev = opendir("/dev");
+  if (dev == NULL) return false;
+  bool found = false;
+  while (const dirent *e = readdir(dev))
+    if (std::strncmp(e->d_name, "nvidia", 6) == 0 && e->d_name[6] >= '0' && e->d_name[6] <= '9') found = true;
+  closedir(dev);
+  return found;
+}
+
 void RecompressAdjustThreads(RecompressOptions& o)
 {
+  // Without --gpus or a backend named, a GPU there codes as with --gpus 1, the measured
+  // configuration: one GPU (two ran no faster, bench/results/gpu-h200-2026-11-28-session9-
+  // recompress.md), checked beside the walk, half the threads. The backend stays automatic: a
+  // GPU that CUDA cannot use leaves the CPU coding (RecompressRun).
+  const char *env = std::getenv("PCWT_BACKEND");
+  if (o.devices.empty() && o.gpus.empty() && o.backend == PCWT_BACKEND_AUTO && pcwt_has_cuda() &&
+      !(env != NULL && std::strcmp(env, "cpu") == 0) && gpuNodePresent(o))
+    o.devices.push_back(0);
   // --gpus: without CUDA the CPU codes (every GPU named is checked below, beside the walk)
   if (!o.devices.empty() && !pcwt_has_cuda())
   {
@@ -468,6 +495,13 @@ bool RecompressRun(const RecompressOptions& o, const RecompressLocks& locks, int
   {
     gpuCheck = std::thread([&]() {
       gpuProblem = checkGpus(o.devices, contexts);
+      // (the GPU planned without --gpus: CUDA found none to use, the automatic backend the CPU)
+      if (!gpuProblem.empty() && o.backend == PCWT_BACKEND_AUTO)
+      {
+        OFLOG_WARN(recmpLogger, "a GPU device node is there, but " << gpuProblem << ": coding on the CPU "
+          "(--gpus 0 for every thread)");
+        gpuProblem.clear();
+      }
       DPRCTimelineMark("gpu check");
     });
   }
