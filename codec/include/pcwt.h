@@ -257,7 +257,7 @@ PCWT_API const char *pcwt_encoder_last_error(const pcwt_encoder *enc);
  *   PCWT_OPT_MEMORY_LIMIT       dec      "memory-limit"       bytes, 0: the default            0
  *   PCWT_OPT_VALUE_MAP          enc      "value-map"          pcwt_value_map_mode (auto, off, on)
  *   PCWT_OPT_LEVEL1_FILTER      enc      "level1-filter"      pcwt_level1_filter (53, auto, 511) auto
- *   PCWT_OPT_OFFSET             enc      "offset"             pcwt_offset_mode (auto, off, on) off
+ *   PCWT_OPT_OFFSET             enc      "offset"             pcwt_offset_mode (auto, off, on) auto
  *   PCWT_OPT_GPU_CHUNKS         enc dec  "gpu-chunks"         0 (by the batch's size), 1..65536 0
  * The group size: a dimension left 0 takes the profile's size in that dimension. The GPU backend
  * codes a large batch in chunks that overlap on the device; gpu-chunks N cuts every batch into

@@ -54,8 +54,8 @@ void pcwt_encode_params_default(pcwt_encode_params *p)
     p->backend = PCWT_BACKEND_AUTO;
     /* per plane, 5/11-C at level 1 where it is smaller; the GPU backend decides on the device */
     p->level1_filter = PCWT_LEVEL1_AUTO;
-    /* until the GPU encoder makes the same decision */
-    p->offset = PCWT_OFFSET_OFF;
+    /* per plane, where the estimate says the offset pays; the GPU backend decides alike */
+    p->offset = PCWT_OFFSET_AUTO;
 }
 
 /* The handle keeps the group size it codes with. */

@@ -45,7 +45,7 @@ while [ $# -gt 0 ]; do
         shift ;;
     --value-map)
         if [ "$2" = on ]; then
-            grep -q '^  plane 0: .*, value map$' out.txt || fail "info: plane 0 without a value map: $(cat out.txt)"
+            grep -q '^  plane 0: .*, value map\(,\|$\)' out.txt || fail "info: plane 0 without a value map: $(cat out.txt)"
         elif [ "$2" = off ]; then
             ! grep -q 'value map' out.txt || fail "info: a value map with --value-map off: $(cat out.txt)"
         fi
