@@ -180,7 +180,7 @@ struct pcwt_gpu {
     cudaEvent_t ev_start = nullptr, ev_stop = nullptr;
     ChunkClock clock; // PCWT_GPU_TRACE: a batch call's start, for the slots' chunk times
     size_t total_mem = 0;
-    size_t memory_budget = 0; // PCWT_GPU_MEMORY_BUDGET (bytes), 0: what the device has free
+    size_t memory_budget = 0; // pcwt_gpu_set_memory_budget (bytes), 0: what the device has free
     size_t bin_arena = 0;     // PCWT_GPU_BIN_ARENA (bytes), 0: gpu_ec_bin_bytes of the batch
     uint32_t chunks = 0;      // pcwt_gpu_set_chunks: every batch in that many chunks, 0: by size
     Slot slot[kSlots];
@@ -243,7 +243,8 @@ void gpu_prepare_crc_parts(Slot &sl, uint64_t max_payload);
 inline uint64_t align_up(uint64_t v) { return (v + 255) & ~uint64_t(255); }
 
 // Bytes a batch may use on the device: 80% of free plus what this context already holds, or the
-// PCWT_GPU_MEMORY_BUDGET cap (which tests use to force chunking and the CPU fallback).
+// memory_budget cap (the handles' gpu-memory-limit, which tests use to force chunking and the CPU
+// fallback).
 size_t gpu_memory_budget(pcwt_gpu *g);
 
 // The chunks of a batch, cut as its items come in order (the encoders' and the decoder's rule):

@@ -259,9 +259,12 @@ PCWT_API const char *pcwt_encoder_last_error(const pcwt_encoder *enc);
  *   PCWT_OPT_LEVEL1_FILTER      enc      "level1-filter"      pcwt_level1_filter (53, auto, 511) auto
  *   PCWT_OPT_OFFSET             enc      "offset"             pcwt_offset_mode (auto, off, on) auto
  *   PCWT_OPT_GPU_CHUNKS         enc dec  "gpu-chunks"         0 (by the batch's size), 1..65536 0
+ *   PCWT_OPT_GPU_MEMORY_LIMIT   enc dec  "gpu-memory-limit"   bytes, 0: what the device has free 0
  * The group size: a dimension left 0 takes the profile's size in that dimension. The GPU backend
  * codes a large batch in chunks that overlap on the device; gpu-chunks N cuts every batch into
- * N chunks, however small (for tests and measurements; the bytes do not change). */
+ * N chunks, however small (for tests and measurements; the bytes do not change). gpu-memory-limit
+ * caps the device memory a handle's GPU batches take (for a device shared with other work): a
+ * batch is cut to fit, and a frame that cannot fit is coded on the CPU. */
 typedef enum pcwt_option {
     PCWT_OPT_CODEC = 1,
     PCWT_OPT_PROFILE = 2,
@@ -281,7 +284,8 @@ typedef enum pcwt_option {
     PCWT_OPT_VALUE_MAP = 16,
     PCWT_OPT_LEVEL1_FILTER = 17,
     PCWT_OPT_OFFSET = 18,
-    PCWT_OPT_GPU_CHUNKS = 19
+    PCWT_OPT_GPU_CHUNKS = 19,
+    PCWT_OPT_GPU_MEMORY_LIMIT = 20
 } pcwt_option;
 
 /* Set one option. PCWT_ERR_INVALID_ARGUMENT (with the handle's message) for an option the handle
@@ -302,7 +306,7 @@ PCWT_API PCWT_CHECK_RESULT pcwt_status pcwt_decoder_get_option(const pcwt_decode
 /* Set an option by its name and a value in text, as the tools take them on their command lines:
  * value names ("entropy", "rct", "columns", "gpu", ...) or decimal numbers; "group" takes
  * ROWSxCOLS. An unknown name or a bad value is PCWT_ERR_INVALID_ARGUMENT with a message naming
- * what is accepted, e.g. "profile 'fast': expected baseline or entropy". */
+ * what is accepted, e.g. "profile 'fast': expected baseline, entropy or compact". */
 PCWT_API PCWT_CHECK_RESULT pcwt_status pcwt_encoder_set_option_name(pcwt_encoder *enc,
                                                                     const char *name,
                                                                     const char *value);
@@ -332,11 +336,11 @@ PCWT_API const char *pcwt_codec_name(pcwt_codec codec);
 PCWT_API const char *pcwt_backend_name(pcwt_backend backend);
 
 /* 1 when the two encoders write the same codestream for every frame: the options that decide the
- * bytes are equal after resolving (a group size of 0 against the profile's; backend, device and
- * gpu-chunks do not count: every backend writes the same bytes). 0 otherwise or when either is
- * NULL. */
+ * bytes are equal after resolving (a group size of 0 against the profile's; backend, device,
+ * gpu-chunks and gpu-memory-limit do not count: every backend writes the same bytes). 0 otherwise
+ * or when either is NULL. */
 PCWT_API int pcwt_encoder_same_coding(const pcwt_encoder *a, const pcwt_encoder *b);
-/* Give dst the options of src that decide the codestream (all but backend, device and gpu-chunks), so that
+/* Give dst the options of src that decide the codestream (all but backend, device and the gpu-* options), so that
  * it codes as src does: pcwt_encoder_same_coding(dst, src) is then 1. */
 PCWT_API PCWT_CHECK_RESULT pcwt_status pcwt_encoder_copy_coding(pcwt_encoder *dst,
                                                                 const pcwt_encoder *src);

@@ -40,6 +40,7 @@ struct pcwt_decoder {
 #endif
     int device; /* pcwt_decoder_set_device */
     uint32_t gpu_chunks; /* PCWT_OPT_GPU_CHUNKS (0: by the batch's size) */
+    uint64_t gpu_memory_limit; /* PCWT_OPT_GPU_MEMORY_LIMIT (0: what the device has free) */
     uint8_t *scratch;     /* pcwt_verify_batch on the CPU: a frame decoded, kept across calls */
     size_t scratch_size;
     char err[256];
@@ -210,10 +211,13 @@ pcwt_status pcwt_decoder_set_option(pcwt_decoder *d, pcwt_option option, int64_t
             return PCWT_ERR_INVALID_ARGUMENT;
         }
         return pcwt_decoder_set_memory_limit(d, (uint64_t)value);
-    case PCWT_OPT_GPU_CHUNKS: {
+    case PCWT_OPT_GPU_CHUNKS:
+    case PCWT_OPT_GPU_MEMORY_LIMIT: {
         const pcwt_status st = pcwt_option_check(option, value, d->err, sizeof d->err);
-        if (st == PCWT_OK)
+        if (st == PCWT_OK && option == PCWT_OPT_GPU_CHUNKS)
             d->gpu_chunks = (uint32_t)value;
+        else if (st == PCWT_OK)
+            d->gpu_memory_limit = (uint64_t)value;
         return st;
     }
     default:
@@ -231,6 +235,7 @@ pcwt_status pcwt_decoder_get_option(const pcwt_decoder *d, pcwt_option option, i
     case PCWT_OPT_MAX_SAMPLES: *value = (int64_t)d->max_samples; return PCWT_OK;
     case PCWT_OPT_MEMORY_LIMIT: *value = (int64_t)d->memory_limit; return PCWT_OK;
     case PCWT_OPT_GPU_CHUNKS: *value = d->gpu_chunks; return PCWT_OK;
+    case PCWT_OPT_GPU_MEMORY_LIMIT: *value = (int64_t)d->gpu_memory_limit; return PCWT_OK;
     default: return PCWT_ERR_INVALID_ARGUMENT;
     }
 }
@@ -442,8 +447,10 @@ static pcwt_status ensure_gpu(pcwt_decoder *dec)
 {
     const pcwt_status st =
         dec->gpu ? PCWT_OK : pcwt_gpu_create(&dec->gpu, dec->device, dec->err, sizeof dec->err);
-    if (st == PCWT_OK)
+    if (st == PCWT_OK) {
         pcwt_gpu_set_chunks(dec->gpu, dec->gpu_chunks);
+        pcwt_gpu_set_memory_budget(dec->gpu, dec->gpu_memory_limit);
+    }
     return st;
 }
 

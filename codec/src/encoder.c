@@ -33,6 +33,7 @@ struct pcwt_encoder {
 #endif
     int device; /* pcwt_encoder_set_device */
     uint32_t gpu_chunks; /* PCWT_OPT_GPU_CHUNKS (0: by the batch's size) */
+    uint64_t gpu_memory_limit; /* PCWT_OPT_GPU_MEMORY_LIMIT (0: what the device has free) */
     jls_qlut_cache jls_lut; /* JPEG-LS gradient table, kept between frames */
     pcwt_value_map vmap;    /* the value map of the plane being coded, reused */
     char err[256];
@@ -165,10 +166,12 @@ pcwt_status pcwt_encoder_set_option(pcwt_encoder *e, pcwt_option option, int64_t
         }
         return pcwt_encoder_set_device(e, (int)value);
     }
-    if (option == PCWT_OPT_GPU_CHUNKS) {
+    if (option == PCWT_OPT_GPU_CHUNKS || option == PCWT_OPT_GPU_MEMORY_LIMIT) {
         const pcwt_status st = pcwt_option_check(option, value, e->err, sizeof e->err);
-        if (st == PCWT_OK)
+        if (st == PCWT_OK && option == PCWT_OPT_GPU_CHUNKS)
             e->gpu_chunks = (uint32_t)value;
+        else if (st == PCWT_OK)
+            e->gpu_memory_limit = (uint64_t)value;
         return st;
     }
     pcwt_encode_params r = e->req;
@@ -184,8 +187,8 @@ pcwt_status pcwt_encoder_get_option(const pcwt_encoder *e, pcwt_option option, i
         *value = e->device;
         return PCWT_OK;
     }
-    if (option == PCWT_OPT_GPU_CHUNKS) {
-        *value = e->gpu_chunks;
+    if (option == PCWT_OPT_GPU_CHUNKS || option == PCWT_OPT_GPU_MEMORY_LIMIT) {
+        *value = option == PCWT_OPT_GPU_CHUNKS ? (int64_t)e->gpu_chunks : (int64_t)e->gpu_memory_limit;
         return PCWT_OK;
     }
     return pcwt_params_get(&e->req, option, value);
@@ -204,7 +207,8 @@ pcwt_status pcwt_encoder_set_option_name(pcwt_encoder *e, const char *name, cons
         pcwt_set_error(e->err, sizeof e->err, "'%s' is not an encoder option", name);
         return PCWT_ERR_INVALID_ARGUMENT;
     }
-    if (nv.option[0] == PCWT_OPT_DEVICE || nv.option[0] == PCWT_OPT_GPU_CHUNKS)
+    if (nv.option[0] == PCWT_OPT_DEVICE || nv.option[0] == PCWT_OPT_GPU_CHUNKS ||
+        nv.option[0] == PCWT_OPT_GPU_MEMORY_LIMIT)
         return pcwt_encoder_set_option(e, nv.option[0], nv.value[0]);
     pcwt_encode_params r = e->req; /* "group" sets both dimensions or neither */
     for (size_t i = 0; i < nv.count && st == PCWT_OK; i++)
@@ -570,8 +574,10 @@ static pcwt_status encode_batch_gpu(pcwt_encoder *e, pcwt_frame_job *jobs, size_
     /* every job gets a status, also when the call fails as a whole (a caller may take a job's
      * status alone) */
     pcwt_status st = e->gpu ? PCWT_OK : pcwt_gpu_create(&e->gpu, e->device, e->err, sizeof e->err);
-    if (st == PCWT_OK)
+    if (st == PCWT_OK) {
         pcwt_gpu_set_chunks(e->gpu, e->gpu_chunks);
+        pcwt_gpu_set_memory_budget(e->gpu, e->gpu_memory_limit);
+    }
     pcwt_frame_job *valid = NULL;
     size_t *where = NULL;
     if (st == PCWT_OK) {

@@ -35,6 +35,9 @@ void pcwt_gpu_destroy(pcwt_gpu *g);
 /* The number of chunks every PCWT batch is cut into from now on, however small (the handles'
  * PCWT_OPT_GPU_CHUNKS); 0: by the batch's size. */
 void pcwt_gpu_set_chunks(pcwt_gpu *g, uint32_t chunks);
+/* The device memory the context's batches may take from now on (the handles'
+ * PCWT_OPT_GPU_MEMORY_LIMIT); 0: what the device has free. */
+void pcwt_gpu_set_memory_budget(pcwt_gpu *g, uint64_t bytes);
 
 /* Encodes a batch of frames from host memory into the jobs' host buffers (end to end). Frames
  * that do not fit in device memory are split into several passes; a frame the device cannot

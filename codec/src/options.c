@@ -56,6 +56,7 @@ static const option_def option_defs[] = {
     {PCWT_OPT_LEVEL1_FILTER, "level1-filter", ENC, 0, 2, ENUM_VALUES(level1_names)},
     {PCWT_OPT_OFFSET, "offset", ENC, 0, 2, ENUM_VALUES(offset_names)},
     {PCWT_OPT_GPU_CHUNKS, "gpu-chunks", ENC | DEC, 0, 65536, NULL, 0},
+    {PCWT_OPT_GPU_MEMORY_LIMIT, "gpu-memory-limit", ENC | DEC, 0, INT64_MAX, NULL, 0},
 };
 
 static const option_def *find(pcwt_option option)

@@ -16,8 +16,8 @@
 /* The handles an option belongs to (0 for an unknown option). */
 unsigned pcwt_option_owners(pcwt_option option);
 
-/* Whether the option decides the codestream (all encoder options but backend, device and
- * gpu-chunks). */
+/* Whether the option decides the codestream (all encoder options but backend, device and the
+ * gpu-* options). */
 int pcwt_option_is_coding(pcwt_option option);
 
 /* A value in the option's range: PCWT_OK, else PCWT_ERR_INVALID_ARGUMENT (PCWT_ERR_UNSUPPORTED for

@@ -391,14 +391,14 @@ TEST_P(Gpu, CorpusMatchesCpu)
 
 namespace {
 
-// A small device-memory budget (PCWT_GPU_MEMORY_BUDGET) forces many chunks through the two-slot
+// A small device-memory budget (the handles' gpu-memory-limit) forces many chunks through the two-slot
 // pipeline and sends a frame that cannot fit to the CPU path; the bytes must not change.
 TEST_P(Gpu, MemoryBudgetSplitsBatchAndFallsBackToCpu)
 {
     SKIP_WITHOUT_GPU();
-    setenv("PCWT_GPU_MEMORY_BUDGET", "60000000", 1); // read when the GPU context is made (first use)
-    struct Unset { ~Unset() { unsetenv("PCWT_GPU_MEMORY_BUDGET"); } } unset;
     Codec c(GetParam());
+    ASSERT_EQ(pcwt_encoder_set_option(c.gpu, PCWT_OPT_GPU_MEMORY_LIMIT, 60000000), PCWT_OK);
+    ASSERT_EQ(pcwt_decoder_set_option(c.dgpu, PCWT_OPT_GPU_MEMORY_LIMIT, 60000000), PCWT_OK);
     Rng rng(6);
     std::vector<pcwt_image_desc> descs;
     for (int i = 0; i < 9; i++)

@@ -602,10 +602,9 @@ TEST_F(GpuJ2k, MemoryBudget)
     const uint64_t shared = b.bld.b.data_size + b.bld.b.seg_count * sizeof(pcwt_j2k_seg);
     const uint64_t frame = 8 * px + b.out[0].size() + 2 * px + 64 * 1024;
     auto with_budget = [&](uint64_t bytes, pcwt_status want) {
-        setenv("PCWT_GPU_MEMORY_BUDGET", std::to_string(bytes).c_str(), 1);
         GpuCtx small;
-        unsetenv("PCWT_GPU_MEMORY_BUDGET");
         ASSERT_NE(small.g, nullptr) << small.why;
+        pcwt_gpu_set_memory_budget(small.g, bytes);
         for (auto &o : b.out)
             std::fill(o.begin(), o.end(), uint8_t(0xA5));
         char err[256] = "";

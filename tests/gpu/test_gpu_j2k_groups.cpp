@@ -139,17 +139,16 @@ class GpuJ2kGroups : public ::testing::Test {
             GTEST_SKIP() << "opj_compress/opj_decompress (libopenjp2-tools) or ojph_compress (openjph-tools) missing";
         cpu = decode(nullptr, 0, false);
     }
-    // The GPU route on a handle made with `budget` (PCWT_GPU_MEMORY_BUDGET, "" for the default).
+    // The GPU route on a context whose memory budget is `budget` bytes ("" for the default).
     void check(const std::string &budget, uint64_t group_bytes, bool pool)
     {
         SCOPED_TRACE("budget '" + budget + "', group bytes " + std::to_string(group_bytes) + (pool ? ", pool" : ""));
-        if (!budget.empty())
-            setenv("PCWT_GPU_MEMORY_BUDGET", budget.c_str(), 1);
         pcwt_gpu *g = nullptr;
         char err[256] = "";
         const pcwt_status made = pcwt_gpu_create(&g, 0, err, sizeof err);
-        unsetenv("PCWT_GPU_MEMORY_BUDGET");
         ASSERT_EQ(made, PCWT_OK) << err;
+        if (!budget.empty())
+            pcwt_gpu_set_memory_budget(g, std::stoull(budget));
         const Result gpu = decode(g, group_bytes, pool);
         pcwt_gpu_destroy(g);
         for (size_t i = 0; i < streams().size(); i++) {

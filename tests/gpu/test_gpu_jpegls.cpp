@@ -249,9 +249,8 @@ TEST(GpuJpegls, LargeFramesThroughChunkedStages)
 TEST(GpuJpegls, MemoryBudgetSplitsBatch)
 {
     SKIP_WITHOUT_GPU();
-    setenv("PCWT_GPU_MEMORY_BUDGET", "120000000", 1); // read when the GPU context is made
-    struct Unset { ~Unset() { unsetenv("PCWT_GPU_MEMORY_BUDGET"); } } unset;
     JlsPair c;
+    ASSERT_EQ(pcwt_encoder_set_option(c.gpu, PCWT_OPT_GPU_MEMORY_LIMIT, 120000000), PCWT_OK);
     Rng rng(15);
     std::vector<pcwt_image_desc> descs(12, pcwt_image_desc{512, 512, 1, 16, 12, 1, 0});
     descs.push_back({3000, 3000, 1, 16, 16, 0, 0});

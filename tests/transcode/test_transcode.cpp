@@ -308,16 +308,15 @@ TEST_F(Transcode, FramesTheDeviceCannotTakeGoThroughTheCpu)
 {
     if (streams().empty())
         GTEST_SKIP() << kNoStreams;
-    setenv("PCWT_GPU_MEMORY_BUDGET", "4096", 1);
     Dec small = makeDecoder();
     std::vector<std::vector<uint8_t>> src{streams()[0].cs};
     ASSERT_TRUE(small);
+    ASSERT_EQ(pcwt_decoder_set_option(small.get(), PCWT_OPT_GPU_MEMORY_LIMIT, 4096), PCWT_OK);
     // the handle's device context (and its budget) is made in its first call
     pcwt_header_info info;
     ASSERT_EQ(pcwt_read_header(src[0].data(), src[0].size(), &info), PCWT_OK);
     std::vector<uint8_t> out(pcwt_image_size(&info.desc));
     const pcwt_status first = pcwt_decode(small.get(), src[0].data(), src[0].size(), out.data(), out.size());
-    unsetenv("PCWT_GPU_MEMORY_BUDGET");
     ASSERT_EQ(first, PCWT_OK) << pcwt_decoder_last_error(small.get());
     xc.reset(pcwt_transcoder_create(small.get(), enc.get()));
     dec = std::move(small);

@@ -270,9 +270,10 @@ TEST(Options, Decoder)
     EXPECT_EQ(out, s);
 }
 
-// gpu-chunks, on both handles: set by number and by name, refused out of range (the handle
-// unchanged), and no part of the coding: the same bytes and "same coding" whatever it is.
-TEST(Options, GpuChunks)
+// gpu-chunks and gpu-memory-limit, on both handles: set by number and by name, refused out of range
+// (the handle unchanged), and no part of the coding: the same bytes and "same coding" whatever
+// they are.
+TEST(Options, GpuChunksAndMemoryLimit)
 {
     Enc e = make_enc();
     EXPECT_EQ(get(e.get(), PCWT_OPT_GPU_CHUNKS), 0);
@@ -285,6 +286,11 @@ TEST(Options, GpuChunks)
     EXPECT_EQ(pcwt_encoder_set_option(e.get(), PCWT_OPT_GPU_CHUNKS, -1), PCWT_ERR_INVALID_ARGUMENT);
     EXPECT_EQ(pcwt_encoder_set_option_name(e.get(), "gpu-chunks", "many"), PCWT_ERR_INVALID_ARGUMENT);
     EXPECT_EQ(get(e.get(), PCWT_OPT_GPU_CHUNKS), 11);
+    EXPECT_EQ(get(e.get(), PCWT_OPT_GPU_MEMORY_LIMIT), 0);
+    ASSERT_EQ(pcwt_encoder_set_option_name(e.get(), "gpu-memory-limit", "60000000"), PCWT_OK);
+    EXPECT_EQ(get(e.get(), PCWT_OPT_GPU_MEMORY_LIMIT), 60000000);
+    EXPECT_EQ(pcwt_encoder_set_option(e.get(), PCWT_OPT_GPU_MEMORY_LIMIT, -1), PCWT_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(get(e.get(), PCWT_OPT_GPU_MEMORY_LIMIT), 60000000);
     Enc plain = make_enc();
     EXPECT_TRUE(pcwt_encoder_same_coding(e.get(), plain.get()));
     const pcwt_image_desc desc = make_desc(40, 30, 1, 16, 12, false);
@@ -299,6 +305,10 @@ TEST(Options, GpuChunks)
     EXPECT_EQ(pcwt_decoder_set_option(d.get(), PCWT_OPT_GPU_CHUNKS, 65537), PCWT_ERR_INVALID_ARGUMENT);
     ASSERT_EQ(pcwt_decoder_get_option(d.get(), PCWT_OPT_GPU_CHUNKS, &v), PCWT_OK);
     EXPECT_EQ(v, 7);
+    ASSERT_EQ(pcwt_decoder_set_option(d.get(), PCWT_OPT_GPU_MEMORY_LIMIT, 4096), PCWT_OK);
+    EXPECT_EQ(pcwt_decoder_set_option_name(d.get(), "gpu-memory-limit", "-5"), PCWT_ERR_INVALID_ARGUMENT);
+    ASSERT_EQ(pcwt_decoder_get_option(d.get(), PCWT_OPT_GPU_MEMORY_LIMIT, &v), PCWT_OK);
+    EXPECT_EQ(v, 4096);
 }
 
 TEST(Options, Names)
