@@ -21,7 +21,7 @@
 #     --build DIR                 build folder holding archive/pcwt-recompress and plugin/dcmdpcwt;
 #                                 configured and built there when missing (default build-recompress-bench)
 #     --gpus SPEC                 passed to pcwt-recompress (default: 1 when nvidia-smi sees a GPU, else none)
-#     --threads N                 pcwt-recompress --threads (default: its own, the CPU cores, half of them with --gpus)
+#     --threads N                 pcwt-recompress --threads (default: its own, the CPU cores, half of them with a GPU)
 #     --jobs P                    parallel dcmcjpls processes (xargs -P; default 16)
 #     --sample K                  outputs of each tool decoded and compared (default 24)
 #     --pcwt-args "ARGS"          more pcwt-recompress options (e.g. "--batch-frames 2048")
