@@ -366,26 +366,26 @@ static uint64_t plane_bound(const pcwt_plan *plan, const pcwt_image_desc *d, uin
 }
 
 /* The modular offset of the loaded plane (FORMAT.md Sec. 5.6): when the options and the estimate
- * want it, r0 written to dst (2 bytes, room checked by the caller) and the values replaced by
- * (u - r0) mod 2^bits; *len 2, else 0. */
+ * want it, r0 written to dst (2 bytes, room checked by the caller) and to *r0, and the values
+ * replaced by (u - r0) mod 2^bits; *len 2, else 0. */
 static pcwt_status offset_plane(pcwt_encoder *e, const pcwt_image_desc *d, int allowed, pcwt_pyramid *pyr,
-                                uint8_t *dst, size_t *len)
+                                uint8_t *dst, size_t *len, uint32_t *r0)
 {
     *len = 0;
+    *r0 = 0;
     if (!allowed || e->params.offset == PCWT_OFFSET_OFF)
         return PCWT_OK;
     const uint32_t stride = pcwt_even_up(d->width);
-    uint32_t r0 = 0;
     pcwt_status st = PCWT_OK;
     if (!pcwt_offset_choose(e->params.offset, pyr->image, stride, d->height, d->width, d->bits_stored,
-                            (int)d->is_signed, &r0, &st)) {
+                            (int)d->is_signed, r0, &st)) {
         if (st != PCWT_OK)
             pcwt_set_error(e->err, sizeof e->err, "out of memory for a modular offset's estimate");
         return st;
     }
-    dst[0] = (uint8_t)r0;
-    dst[1] = (uint8_t)(r0 >> 8);
-    pcwt_offset_apply(pyr->image, stride, d->height, d->width, d->bits_stored, r0);
+    dst[0] = (uint8_t)*r0;
+    dst[1] = (uint8_t)(*r0 >> 8);
+    pcwt_offset_apply(pyr->image, stride, d->height, d->width, d->bits_stored, *r0);
     *len = PCWT_OFFSET_BYTES;
     return PCWT_OK;
 }
@@ -483,7 +483,8 @@ static pcwt_status encode_frame(pcwt_encoder *e, const pcwt_image_desc *din, con
             return PCWT_ERR_BUFFER_TOO_SMALL;
         }
         size_t offset_len = 0;
-        st = offset_plane(e, &d, offset_allowed, pyr, out + off, &offset_len);
+        uint32_t r0 = 0;
+        st = offset_plane(e, &d, offset_allowed, pyr, out + off, &offset_len, &r0);
         if (st != PCWT_OK)
             return st;
         off += offset_len;
@@ -507,8 +508,7 @@ static pcwt_status encode_frame(pcwt_encoder *e, const pcwt_image_desc *din, con
             map_len = 0;
             load_plane(&d, samples, rct, pl->component, pl->kind, pyr);
             if (offset_len)
-                pcwt_offset_apply(pyr->image, pcwt_even_up(d.width), d.height, d.width, d.bits_stored,
-                                  (uint32_t)out[off - 2] | (uint32_t)out[off - 1] << 8);
+                pcwt_offset_apply(pyr->image, pcwt_even_up(d.width), d.height, d.width, d.bits_stored, r0);
             st = transform_plane(p, pyr, (int)info.columns_first, &f511, &qmax, err, es);
             if (st != PCWT_OK)
                 return st;
