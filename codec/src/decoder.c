@@ -39,8 +39,7 @@ struct pcwt_decoder {
     pcwt_j2k_pool *j2k_pool; /* JPEG 2000 tier-2's memory between GPU batches, made on first use */
 #endif
     int device; /* pcwt_decoder_set_device */
-    uint32_t gpu_chunks; /* PCWT_OPT_GPU_CHUNKS (0: by the batch's size) */
-    uint64_t gpu_memory_limit; /* PCWT_OPT_GPU_MEMORY_LIMIT (0: what the device has free) */
+    pcwt_gpu_limits gpu_limits; /* PCWT_OPT_GPU_CHUNKS, PCWT_OPT_GPU_MEMORY_LIMIT */
     uint8_t *scratch;     /* pcwt_verify_batch on the CPU: a frame decoded, kept across calls */
     size_t scratch_size;
     char err[256];
@@ -212,14 +211,8 @@ pcwt_status pcwt_decoder_set_option(pcwt_decoder *d, pcwt_option option, int64_t
         }
         return pcwt_decoder_set_memory_limit(d, (uint64_t)value);
     case PCWT_OPT_GPU_CHUNKS:
-    case PCWT_OPT_GPU_MEMORY_LIMIT: {
-        const pcwt_status st = pcwt_option_check(option, value, d->err, sizeof d->err);
-        if (st == PCWT_OK && option == PCWT_OPT_GPU_CHUNKS)
-            d->gpu_chunks = (uint32_t)value;
-        else if (st == PCWT_OK)
-            d->gpu_memory_limit = (uint64_t)value;
-        return st;
-    }
+    case PCWT_OPT_GPU_MEMORY_LIMIT:
+        return pcwt_gpu_limits_set(&d->gpu_limits, option, value, d->err, sizeof d->err);
     default:
         return PCWT_ERR_INVALID_ARGUMENT;
     }
@@ -234,8 +227,8 @@ pcwt_status pcwt_decoder_get_option(const pcwt_decoder *d, pcwt_option option, i
     case PCWT_OPT_DEVICE: *value = d->device; return PCWT_OK;
     case PCWT_OPT_MAX_SAMPLES: *value = (int64_t)d->max_samples; return PCWT_OK;
     case PCWT_OPT_MEMORY_LIMIT: *value = (int64_t)d->memory_limit; return PCWT_OK;
-    case PCWT_OPT_GPU_CHUNKS: *value = d->gpu_chunks; return PCWT_OK;
-    case PCWT_OPT_GPU_MEMORY_LIMIT: *value = (int64_t)d->gpu_memory_limit; return PCWT_OK;
+    case PCWT_OPT_GPU_CHUNKS:
+    case PCWT_OPT_GPU_MEMORY_LIMIT: *value = pcwt_gpu_limits_get(&d->gpu_limits, option); return PCWT_OK;
     default: return PCWT_ERR_INVALID_ARGUMENT;
     }
 }
@@ -448,8 +441,8 @@ static pcwt_status ensure_gpu(pcwt_decoder *dec)
     const pcwt_status st =
         dec->gpu ? PCWT_OK : pcwt_gpu_create(&dec->gpu, dec->device, dec->err, sizeof dec->err);
     if (st == PCWT_OK) {
-        pcwt_gpu_set_chunks(dec->gpu, dec->gpu_chunks);
-        pcwt_gpu_set_memory_budget(dec->gpu, dec->gpu_memory_limit);
+        pcwt_gpu_set_chunks(dec->gpu, dec->gpu_limits.chunks);
+        pcwt_gpu_set_memory_budget(dec->gpu, dec->gpu_limits.memory_limit);
     }
     return st;
 }

@@ -32,8 +32,7 @@ struct pcwt_encoder {
     pcwt_gpu *gpu; /* created on first use */
 #endif
     int device; /* pcwt_encoder_set_device */
-    uint32_t gpu_chunks; /* PCWT_OPT_GPU_CHUNKS (0: by the batch's size) */
-    uint64_t gpu_memory_limit; /* PCWT_OPT_GPU_MEMORY_LIMIT (0: what the device has free) */
+    pcwt_gpu_limits gpu_limits; /* PCWT_OPT_GPU_CHUNKS, PCWT_OPT_GPU_MEMORY_LIMIT */
     jls_qlut_cache jls_lut; /* JPEG-LS gradient table, kept between frames */
     pcwt_value_map vmap;    /* the value map of the plane being coded, reused */
     char err[256];
@@ -166,14 +165,8 @@ pcwt_status pcwt_encoder_set_option(pcwt_encoder *e, pcwt_option option, int64_t
         }
         return pcwt_encoder_set_device(e, (int)value);
     }
-    if (option == PCWT_OPT_GPU_CHUNKS || option == PCWT_OPT_GPU_MEMORY_LIMIT) {
-        const pcwt_status st = pcwt_option_check(option, value, e->err, sizeof e->err);
-        if (st == PCWT_OK && option == PCWT_OPT_GPU_CHUNKS)
-            e->gpu_chunks = (uint32_t)value;
-        else if (st == PCWT_OK)
-            e->gpu_memory_limit = (uint64_t)value;
-        return st;
-    }
+    if (pcwt_gpu_limits_has(option))
+        return pcwt_gpu_limits_set(&e->gpu_limits, option, value, e->err, sizeof e->err);
     pcwt_encode_params r = e->req;
     const pcwt_status st = pcwt_params_set(&r, option, value, e->err, sizeof e->err);
     return st != PCWT_OK ? st : set_options(e, &r);
@@ -187,8 +180,8 @@ pcwt_status pcwt_encoder_get_option(const pcwt_encoder *e, pcwt_option option, i
         *value = e->device;
         return PCWT_OK;
     }
-    if (option == PCWT_OPT_GPU_CHUNKS || option == PCWT_OPT_GPU_MEMORY_LIMIT) {
-        *value = option == PCWT_OPT_GPU_CHUNKS ? (int64_t)e->gpu_chunks : (int64_t)e->gpu_memory_limit;
+    if (pcwt_gpu_limits_has(option)) {
+        *value = pcwt_gpu_limits_get(&e->gpu_limits, option);
         return PCWT_OK;
     }
     return pcwt_params_get(&e->req, option, value);
@@ -207,8 +200,7 @@ pcwt_status pcwt_encoder_set_option_name(pcwt_encoder *e, const char *name, cons
         pcwt_set_error(e->err, sizeof e->err, "'%s' is not an encoder option", name);
         return PCWT_ERR_INVALID_ARGUMENT;
     }
-    if (nv.option[0] == PCWT_OPT_DEVICE || nv.option[0] == PCWT_OPT_GPU_CHUNKS ||
-        nv.option[0] == PCWT_OPT_GPU_MEMORY_LIMIT)
+    if (nv.option[0] == PCWT_OPT_DEVICE || pcwt_gpu_limits_has(nv.option[0]))
         return pcwt_encoder_set_option(e, nv.option[0], nv.value[0]);
     pcwt_encode_params r = e->req; /* "group" sets both dimensions or neither */
     for (size_t i = 0; i < nv.count && st == PCWT_OK; i++)
@@ -575,8 +567,8 @@ static pcwt_status encode_batch_gpu(pcwt_encoder *e, pcwt_frame_job *jobs, size_
      * status alone) */
     pcwt_status st = e->gpu ? PCWT_OK : pcwt_gpu_create(&e->gpu, e->device, e->err, sizeof e->err);
     if (st == PCWT_OK) {
-        pcwt_gpu_set_chunks(e->gpu, e->gpu_chunks);
-        pcwt_gpu_set_memory_budget(e->gpu, e->gpu_memory_limit);
+        pcwt_gpu_set_chunks(e->gpu, e->gpu_limits.chunks);
+        pcwt_gpu_set_memory_budget(e->gpu, e->gpu_limits.memory_limit);
     }
     pcwt_frame_job *valid = NULL;
     size_t *where = NULL;

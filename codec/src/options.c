@@ -283,6 +283,26 @@ pcwt_status pcwt_option_check(pcwt_option option, int64_t value, char *err, size
     return PCWT_ERR_INVALID_ARGUMENT;
 }
 
+int pcwt_gpu_limits_has(pcwt_option option)
+{
+    return option == PCWT_OPT_GPU_CHUNKS || option == PCWT_OPT_GPU_MEMORY_LIMIT;
+}
+
+pcwt_status pcwt_gpu_limits_set(pcwt_gpu_limits *l, pcwt_option option, int64_t value, char *err, size_t err_size)
+{
+    const pcwt_status st = pcwt_option_check(option, value, err, err_size);
+    if (st == PCWT_OK && option == PCWT_OPT_GPU_CHUNKS)
+        l->chunks = (uint32_t)value;
+    else if (st == PCWT_OK)
+        l->memory_limit = (uint64_t)value;
+    return st;
+}
+
+int64_t pcwt_gpu_limits_get(const pcwt_gpu_limits *l, pcwt_option option)
+{
+    return option == PCWT_OPT_GPU_CHUNKS ? (int64_t)l->chunks : (int64_t)l->memory_limit;
+}
+
 pcwt_status pcwt_params_set(pcwt_encode_params *p, pcwt_option option, int64_t value, char *err,
                             size_t err_size)
 {

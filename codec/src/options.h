@@ -24,6 +24,20 @@ int pcwt_option_is_coding(pcwt_option option);
  * a profile) with a message. */
 pcwt_status pcwt_option_check(pcwt_option option, int64_t value, char *err, size_t err_size);
 
+/* The GPU batch settings an encoder and a decoder both keep for their context (PCWT_OPT_GPU_CHUNKS,
+ * PCWT_OPT_GPU_MEMORY_LIMIT; 0: by the batch's size, what the device has free). */
+typedef struct pcwt_gpu_limits {
+    uint32_t chunks;
+    uint64_t memory_limit;
+} pcwt_gpu_limits;
+
+/* Whether the option is one of pcwt_gpu_limits'. */
+int pcwt_gpu_limits_has(pcwt_option option);
+/* Set one of them, range-checked (pcwt_option_check's status and message). */
+pcwt_status pcwt_gpu_limits_set(pcwt_gpu_limits *l, pcwt_option option, int64_t value, char *err, size_t err_size);
+/* Its value (the option must be one of them). */
+int64_t pcwt_gpu_limits_get(const pcwt_gpu_limits *l, pcwt_option option);
+
 /* Set a coding option in p (the options as set: a group dimension may be 0). Checks the value
  * against the option's range: PCWT_ERR_INVALID_ARGUMENT, or PCWT_ERR_UNSUPPORTED for an unknown
  * profile, with a message. */
