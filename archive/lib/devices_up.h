@@ -33,12 +33,6 @@ public:
     cv_.notify_all();
   }
 
-  bool isUp(int device)
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return up_.count(device) != 0;
-  }
-
   /** wait until the device is up (true), or until nothingLeft() says that no work will come for
    *  it any more (false; asked every few milliseconds: the queues do not tell this class)
    */
