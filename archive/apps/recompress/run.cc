@@ -28,6 +28,7 @@
 #include <cstring>
 #include <filesystem>
 #include <thread>
+#include <utility>
 
 #include <dirent.h>
 #include <sys/stat.h>
@@ -81,20 +82,19 @@ static void makeContext(int device)
 /// the CUDA contexts of the devices after the first, being made (makeContext), each on a thread
 struct ContextsBeingMade
 {
-  std::vector<int> devices;
-  std::vector<std::thread> threads;
+  std::vector<std::pair<int, std::thread> > threads; // device, the thread making its context
 
   /// device's context made (nothing to wait for on the first device)
   void wait(int device)
   {
-    for (std::size_t k = 0; k < devices.size() && k < threads.size(); ++k)
-      if (devices[k] == device && threads[k].joinable()) threads[k].join();
+    for (std::pair<int, std::thread>& t : threads)
+      if (t.first == device && t.second.joinable()) t.second.join();
   }
 
   ~ContextsBeingMade()
   {
-    for (std::thread& t : threads)
-      if (t.joinable()) t.join();
+    for (std::pair<int, std::thread>& t : threads)
+      if (t.second.joinable()) t.second.join();
   }
 };
 
@@ -128,17 +128,10 @@ static std::string checkGpus(const std::vector<int>& devices, ContextsBeingMade&
   if (problem.empty())
   {
     // (the first device's context comes with the page-locked buffer below, as alone: its kernels
-    // loaded here delayed the start on one GPU). For measuring, not an option:
-    // PCWT_RECOMPRESS_LATER_CONTEXTS=1 starts the others' once the first's is made.
-    const char *later = std::getenv("PCWT_RECOMPRESS_LATER_CONTEXTS");
-    const bool first = later != NULL && std::strcmp(later, "1") == 0;
-    if (first) pcwt_host_free(pcwt_host_alloc(1));
+    // loaded here delayed the start on one GPU)
     for (std::size_t k = 1; k < devices.size(); ++k)
-    {
-      contexts.devices.push_back(devices[k]);
-      contexts.threads.emplace_back(makeContext, devices[k]);
-    }
-    if (!first) pcwt_host_free(pcwt_host_alloc(1));
+      contexts.threads.emplace_back(devices[k], std::thread(makeContext, devices[k]));
+    pcwt_host_free(pcwt_host_alloc(1));
   }
   return problem;
 }
