@@ -66,8 +66,9 @@ static void pairs_cost(const int32_t *a, const int32_t *b, uint32_t n, const uin
     }
 }
 
-/* The costs of the three candidates r[0..2] over the plane's pairs of left and upper neighbours,
- * row by row on the stored values (two rows of scratch). PCWT_ERR_OUT_OF_MEMORY possible. */
+/* Adds to c[0..2] the costs of the three candidates r[0..2] over the plane's pairs of left and upper
+ * neighbours, row by row on the stored values (two rows of scratch). PCWT_ERR_OUT_OF_MEMORY
+ * possible. */
 static pcwt_status costs(const int32_t *plane, size_t stride, uint32_t rows, uint32_t cols, uint32_t m,
                          const uint32_t *r, uint64_t *c)
 {
@@ -75,7 +76,6 @@ static pcwt_status costs(const int32_t *plane, size_t stride, uint32_t rows, uin
     if (!buf)
         return PCWT_ERR_OUT_OF_MEMORY;
     int32_t *cur = buf, *prev = buf + cols;
-    c[0] = c[1] = c[2] = 0;
     for (uint32_t y = 0; y < rows; y++) {
         const int32_t *row = plane + (size_t)y * stride;
         for (uint32_t x = 0; x < cols; x++)
