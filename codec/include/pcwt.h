@@ -539,7 +539,9 @@ PCWT_API PCWT_CHECK_RESULT pcwt_status pcwt_transcode_batch(pcwt_transcoder *t, 
 
 /* The backend a handle resolved to: PCWT_BACKEND_CPU or PCWT_BACKEND_GPU. AUTO means the GPU
  * when this build has CUDA and a device is present. The environment variable PCWT_BACKEND
- * (cpu, gpu or auto), read when a handle is created, decides for handles left on AUTO. */
+ * (cpu, gpu or auto), read when a handle is created, decides for handles left on AUTO. AUTO is
+ * resolved on the first call that needs it (these, or the first that codes), so that making and
+ * setting up a handle starts no CUDA. */
 PCWT_API pcwt_backend pcwt_encoder_backend(const pcwt_encoder *enc);
 PCWT_API pcwt_backend pcwt_decoder_backend(const pcwt_decoder *dec);
 

@@ -1,6 +1,7 @@
 /* backend.c - which backend a handle uses. An explicit CPU or GPU request wins; AUTO follows the
  * environment variable PCWT_BACKEND (read when the handle is created), and otherwise means the
- * GPU when this build has CUDA and a device is present. */
+ * GPU when this build has CUDA and a device is present, which the handle asks on the first call
+ * that codes (so that a handle that does no work never starts CUDA). */
 #include "backend.h"
 #include "status.h"
 
@@ -30,9 +31,14 @@ pcwt_backend pcwt_backend_from_env(void)
     return PCWT_BACKEND_AUTO;
 }
 
+pcwt_backend pcwt_backend_choice(pcwt_backend requested, pcwt_backend env_choice)
+{
+    return requested != PCWT_BACKEND_AUTO ? requested : env_choice;
+}
+
 pcwt_backend pcwt_backend_resolve(pcwt_backend requested, pcwt_backend env_choice)
 {
-    const pcwt_backend want = requested != PCWT_BACKEND_AUTO ? requested : env_choice;
+    const pcwt_backend want = pcwt_backend_choice(requested, env_choice);
     if (want != PCWT_BACKEND_AUTO)
         return want;
 #ifdef PCWT_HAVE_CUDA
@@ -50,7 +56,7 @@ pcwt_status pcwt_backend_select(pcwt_backend requested, pcwt_backend env_choice,
         pcwt_set_error(err, err_size, "unknown backend %d", (int)requested);
         return PCWT_ERR_INVALID_ARGUMENT;
     }
-    const pcwt_backend b = pcwt_backend_resolve(requested, env_choice);
+    const pcwt_backend b = pcwt_backend_choice(requested, env_choice);
     if (b == PCWT_BACKEND_GPU) {
 #ifdef PCWT_HAVE_CUDA
         if (!pcwt_gpu_available()) {

@@ -29,7 +29,7 @@ struct pcwt_decoder {
     uint64_t memory_limit;    /* bytes; 0: pcwt_default_memory_limit() at each call */
     pcwt_backend env_backend; /* PCWT_BACKEND at creation */
     pcwt_backend requested_backend; /* as set (pcwt_decoder_get_option) */
-    pcwt_backend backend;     /* resolved: CPU or GPU */
+    pcwt_backend backend;     /* CPU or GPU; AUTO until the first call that decodes (pcwt_jobs) */
     pcwt_pyramid pyr;         /* reused across calls */
     int32_t *rct;             /* colour transform: the three value planes, kept until all are decoded */
     size_t rct_size;          /* int32s per plane in rct */
@@ -51,7 +51,7 @@ pcwt_decoder *pcwt_decoder_create(void)
     if (d) {
         d->max_samples = PCWT_MAX_SAMPLES;
         d->env_backend = pcwt_backend_from_env();
-        d->backend = pcwt_backend_resolve(PCWT_BACKEND_AUTO, d->env_backend);
+        d->backend = pcwt_backend_choice(PCWT_BACKEND_AUTO, d->env_backend);
     }
     return d;
 }
@@ -89,6 +89,13 @@ pcwt_status pcwt_decoder_set_memory_limit(pcwt_decoder *d, uint64_t bytes)
     return PCWT_OK;
 }
 
+/* Whether the handle decodes on the GPU: AUTO resolved (and kept) on the first call that decodes. */
+static int use_gpu(pcwt_decoder *dec)
+{
+    dec->backend = pcwt_backend_resolve(dec->backend, PCWT_BACKEND_AUTO);
+    return dec->backend == PCWT_BACKEND_GPU;
+}
+
 /* The host memory a batch needs (pcwt_decode_memory_bound for one codestream): the CPU path's
  * working memory is reused from job to job (the largest counts), every decoded frame is held at
  * once (the callers' buffers), and the GPU path stages every codestream and frame. Jobs whose
@@ -97,7 +104,7 @@ static pcwt_status budget_check(pcwt_decoder *dec, const void *jobs, size_t coun
                                 const void *(*src_of)(const void *, size_t, size_t *),
                                 pcwt_status *job_status, size_t status_stride)
 {
-    const int gpu = dec->backend == PCWT_BACKEND_GPU;
+    const int gpu = use_gpu(dec);
     uint64_t work = 0, held = 0, valid = 0;
     uint32_t w0 = 0, h0 = 0;
     if (count == 0)
@@ -156,7 +163,10 @@ pcwt_status pcwt_decoder_set_backend(pcwt_decoder *d, pcwt_backend backend)
     return PCWT_OK;
 }
 
-pcwt_backend pcwt_decoder_backend(const pcwt_decoder *d) { return d ? d->backend : PCWT_BACKEND_CPU; }
+pcwt_backend pcwt_decoder_backend(const pcwt_decoder *d)
+{
+    return d ? pcwt_backend_resolve(d->backend, PCWT_BACKEND_AUTO) : PCWT_BACKEND_CPU;
+}
 
 pcwt_status pcwt_decoder_set_device(pcwt_decoder *d, int device)
 {
@@ -561,7 +571,7 @@ static pcwt_status j2k_jobs(pcwt_decoder *dec, void *jobs, size_t count, const j
                         dec->memory_limit ? dec->memory_limit : pcwt_default_memory_limit(), NULL,
                         dec->err, sizeof dec->err, NULL, 0};
 #ifdef PCWT_HAVE_CUDA
-    if (dec->backend == PCWT_BACKEND_GPU && ensure_gpu(dec) == PCWT_OK) {
+    if (use_gpu(dec) && ensure_gpu(dec) == PCWT_OK) {
         r.gpu = dec->gpu;
         if (!dec->j2k_pool)
             dec->j2k_pool = pcwt_j2k_pool_create(); /* NULL: memory per call */
@@ -595,7 +605,7 @@ static pcwt_status pcwt_jobs(pcwt_decoder *dec, void *jobs, size_t count, const 
     if (st != PCWT_OK)
         return st;
 #ifdef PCWT_HAVE_CUDA
-    if (dec->backend == PCWT_BACKEND_GPU)
+    if (use_gpu(dec))
         return k->verify ? verify_batch_gpu(dec, (pcwt_verify_job *)jobs, count)
                          : decode_batch_gpu(dec, (pcwt_decode_job *)jobs, count);
 #endif

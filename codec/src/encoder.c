@@ -26,7 +26,7 @@ struct pcwt_encoder {
     pcwt_encode_params req;    /* the options as set (pcwt_encoder_get_option) */
     pcwt_encode_params params; /* req resolved (the group size): what the frames are coded with */
     pcwt_backend env_backend; /* PCWT_BACKEND at creation */
-    pcwt_backend backend;     /* resolved: CPU or GPU */
+    pcwt_backend backend;     /* CPU or GPU; AUTO until the first call that codes (encoder_backend) */
     pcwt_pyramid pyr;         /* reused across calls */
 #ifdef PCWT_HAVE_CUDA
     pcwt_gpu *gpu; /* created on first use */
@@ -72,7 +72,7 @@ pcwt_encoder *pcwt_encoder_create(void)
         e->params = e->req;
         resolve_group_size(&e->params);
         e->env_backend = pcwt_backend_from_env();
-        e->backend = pcwt_backend_resolve(PCWT_BACKEND_AUTO, e->env_backend);
+        e->backend = pcwt_backend_choice(PCWT_BACKEND_AUTO, e->env_backend);
     }
     return e;
 }
@@ -543,7 +543,7 @@ static pcwt_status encode_frame(pcwt_encoder *e, const pcwt_image_desc *din, con
 
 pcwt_backend pcwt_encoder_backend(const pcwt_encoder *e)
 {
-    return e ? e->backend : PCWT_BACKEND_CPU;
+    return e ? pcwt_backend_resolve(e->backend, PCWT_BACKEND_AUTO) : PCWT_BACKEND_CPU;
 }
 
 #ifdef PCWT_HAVE_CUDA
@@ -667,8 +667,10 @@ static pcwt_status encode_batch_gpu(pcwt_encoder *e, pcwt_frame_job *jobs, size_
 #endif
 
 #ifdef PCWT_HAVE_CUDA
-static int use_gpu(const pcwt_encoder *e)
+/* The handle's backend, AUTO resolved (and kept) on the first call that codes. */
+static int use_gpu(pcwt_encoder *e)
 {
+    e->backend = pcwt_backend_resolve(e->backend, PCWT_BACKEND_AUTO);
     return e->backend == PCWT_BACKEND_GPU;
 }
 #endif

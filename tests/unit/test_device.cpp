@@ -1,18 +1,51 @@
 // pcwt_encoder_set_device / pcwt_decoder_set_device. DeviceApi.*: what every build does (device 0
 // is always accepted, negative numbers never, a device that is not present is refused with
-// PCWT_ERR_BACKEND_UNAVAILABLE and a message, and a refused call changes nothing). GpuDevice.*
-// (ctest label gpu): on every device present, the GPU codes the same bytes as the CPU; skipped
-// without CUDA or a device.
+// PCWT_ERR_BACKEND_UNAVAILABLE and a message, and a refused call changes nothing; handles that do
+// no work start no CUDA). GpuDevice.* (ctest label gpu): on every device present, the GPU codes the
+// same bytes as the CPU; the AUTO backend asks CUDA on the first call that codes; skipped without
+// CUDA or a device.
 #include <gtest/gtest.h>
 
 #include "gpu/gpu_test_util.h"
 #include "pcwt.h"
 
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <string>
 #include <vector>
 
 namespace {
+
+// Whether this process has loaded the CUDA driver (libcuda), which the CUDA runtime does on its
+// first call.
+bool cudaDriverLoaded()
+{
+    std::ifstream maps("/proc/self/maps");
+    std::string line;
+    while (std::getline(maps, line))
+        if (line.find("libcuda.so") != std::string::npos)
+            return true;
+    return false;
+}
+
+// Handles on the AUTO backend made, set up (options, device 0) and freed without work, as a tool
+// that only parses its arguments does.
+void handlesWithoutWork()
+{
+    pcwt_encoder *e = pcwt_encoder_create();
+    pcwt_decoder *d = pcwt_decoder_create();
+    EXPECT_EQ(pcwt_encoder_set_option(e, PCWT_OPT_BACKEND, PCWT_BACKEND_AUTO), PCWT_OK);
+    EXPECT_EQ(pcwt_encoder_set_option_name(e, "levels", "5"), PCWT_OK);
+    EXPECT_EQ(pcwt_encoder_set_device(e, 0), PCWT_OK);
+    EXPECT_EQ(pcwt_decoder_set_backend(d, PCWT_BACKEND_AUTO), PCWT_OK);
+    EXPECT_EQ(pcwt_decoder_set_device(d, 0), PCWT_OK);
+    pcwt_encode_params p;
+    pcwt_encode_params_default(&p);
+    EXPECT_EQ(pcwt_encoder_set_params(e, &p), PCWT_OK);
+    pcwt_encoder_destroy(e);
+    pcwt_decoder_destroy(d);
+}
 
 // how many devices set_device accepts (stops at the first refusal; 1 without CUDA)
 int acceptedDevices()
@@ -55,6 +88,21 @@ std::vector<uint8_t> encodeOn(pcwt_backend backend, int device, const pcwt_image
 }
 
 const pcwt_image_desc kDesc = {96, 80, 1, 16, 12, 0, 0};
+
+// e codes a frame that d decodes back, on their backends, and the codestream is the CPU's.
+void expectRoundTripOfTheCpuBytes(pcwt_encoder *e, pcwt_decoder *d, uint32_t seed)
+{
+    const std::vector<uint8_t> img = gradient(kDesc, seed);
+    std::vector<uint8_t> cs(pcwt_encode_bound(&kDesc));
+    size_t n = 0;
+    ASSERT_EQ(pcwt_encode(e, &kDesc, img.data(), img.size(), cs.data(), cs.size(), &n), PCWT_OK)
+        << pcwt_encoder_last_error(e);
+    std::vector<uint8_t> back(img.size());
+    ASSERT_EQ(pcwt_decode(d, cs.data(), n, back.data(), back.size()), PCWT_OK) << pcwt_decoder_last_error(d);
+    EXPECT_TRUE(back == img);
+    cs.resize(n);
+    EXPECT_TRUE(cs == encodeOn(PCWT_BACKEND_CPU, 0, kDesc, img));
+}
 
 } // namespace
 
@@ -102,19 +150,48 @@ TEST(DeviceApi, RefusedDeviceLeavesTheHandleWorking)
     pcwt_decoder *d = pcwt_decoder_create();
     ASSERT_EQ(pcwt_encoder_set_device(e, 4096), PCWT_ERR_BACKEND_UNAVAILABLE);
     ASSERT_EQ(pcwt_decoder_set_device(d, 4096), PCWT_ERR_BACKEND_UNAVAILABLE);
-    const std::vector<uint8_t> img = gradient(kDesc, 1);
-    std::vector<uint8_t> cs(pcwt_encode_bound(&kDesc));
-    size_t n = 0;
-    ASSERT_EQ(pcwt_encode(e, &kDesc, img.data(), img.size(), cs.data(), cs.size(), &n), PCWT_OK)
-        << pcwt_encoder_last_error(e);
-    std::vector<uint8_t> back(img.size());
-    ASSERT_EQ(pcwt_decode(d, cs.data(), n, back.data(), back.size()), PCWT_OK) << pcwt_decoder_last_error(d);
-    EXPECT_TRUE(back == img);
-    // and the CPU codestream is the one any other handle writes
-    cs.resize(n);
-    EXPECT_TRUE(cs == encodeOn(PCWT_BACKEND_CPU, 0, kDesc, img));
+    expectRoundTripOfTheCpuBytes(e, d, 1);
     pcwt_encoder_destroy(e);
     pcwt_decoder_destroy(d);
+}
+
+// No CUDA for handles that do no work (with the CUDA driver present it would be loaded by the
+// first CUDA call: GpuDevice.AutoAsksCudaOnTheFirstCall shows that this check sees it); then the
+// AUTO handles code and decode on whatever backend they resolve to.
+TEST(DeviceApi, HandlesWithoutWorkStartNoCuda)
+{
+    if (cudaDriverLoaded())
+        GTEST_SKIP() << "the CUDA driver was loaded before the test";
+    handlesWithoutWork();
+    EXPECT_FALSE(cudaDriverLoaded()) << "a handle that did no work started CUDA";
+    pcwt_encoder *e = pcwt_encoder_create();
+    pcwt_decoder *d = pcwt_decoder_create();
+    expectRoundTripOfTheCpuBytes(e, d, 3);
+    const pcwt_backend b = pcwt_encoder_backend(e);
+    EXPECT_TRUE(b == PCWT_BACKEND_CPU || b == PCWT_BACKEND_GPU);
+    EXPECT_EQ(pcwt_decoder_backend(d), b);
+    pcwt_encoder_destroy(e);
+    pcwt_decoder_destroy(d);
+}
+
+// With a device: the handles that do no work leave the driver unloaded, and the AUTO backend
+// resolves to the GPU (loading it) on the first call that needs it.
+TEST(GpuDevice, AutoAsksCudaOnTheFirstCall)
+{
+    if (!pcwt_has_cuda())
+        GTEST_SKIP() << "GPU test skipped: this build has no CUDA backend";
+    if (std::getenv("PCWT_BACKEND"))
+        GTEST_SKIP() << "PCWT_BACKEND is set";
+    if (cudaDriverLoaded())
+        GTEST_SKIP() << "GPU test skipped: the CUDA driver was loaded before the test";
+    handlesWithoutWork();
+    ASSERT_FALSE(cudaDriverLoaded()) << "a handle that did no work started CUDA";
+    pcwt_encoder *e = pcwt_encoder_create();
+    const pcwt_backend b = pcwt_encoder_backend(e); // needs the answer: asks CUDA
+    pcwt_encoder_destroy(e);
+    if (b != PCWT_BACKEND_GPU)
+        GTEST_SKIP() << "GPU test skipped: no usable CUDA device";
+    EXPECT_TRUE(cudaDriverLoaded()) << "the GPU backend was chosen without the CUDA driver";
 }
 
 TEST(GpuDevice, EveryDeviceCodesTheCpuBytes)
