@@ -56,9 +56,9 @@ static void pairs_cost(const int32_t *a, const int32_t *b, uint32_t n, const uin
         int32_t s0 = 0, s1 = 0, s2 = 0;
         for (uint32_t i = i0; i < end; i++) {
             const int32_t lo = a[i] < b[i] ? a[i] : b[i], hi = a[i] < b[i] ? b[i] : a[i], d = hi - lo;
-            s0 += (lo < r0) & (r0 <= hi) ? mm - d : d;
-            s1 += (lo < r1) & (r1 <= hi) ? mm - d : d;
-            s2 += (lo < r2) & (r2 <= hi) ? mm - d : d;
+            s0 += ((lo < r0) & (r0 <= hi)) ? mm - d : d;
+            s1 += ((lo < r1) & (r1 <= hi)) ? mm - d : d;
+            s2 += ((lo < r2) & (r2 <= hi)) ? mm - d : d;
         }
         c[0] += (uint32_t)s0;
         c[1] += (uint32_t)s1;
