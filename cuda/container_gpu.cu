@@ -4,6 +4,7 @@
 // (crc32_gpu.cu).
 #include "gpu_check.h"
 #include "gpu_kernels.h"
+#include "ec_model.h"
 
 extern "C" {
 #include "container.h"
@@ -50,8 +51,9 @@ __global__ void write_headers(GpuFrame *frames, uint32_t count, const GpuPlane *
         const GpuPlane &p = planes[fr.plane_first + i];
         const GpuPlaneState &st = state[fr.plane_first + i];
         // options: bit 0 the low bits, bit 1 the value map, bit 2 5/11-C, bit 3 the modular
-        // offset (docs/FORMAT.md Sec. 1.2)
-        const uint32_t options = st.low | (st.mapped ? 2u : 0u) | st.f511 << 2 | st.offset << 3;
+        // offset, bit 4 the second mantissa bit (docs/FORMAT.md Sec. 1.2)
+        const uint32_t options = (st.low & PCWT_EC_LOW_BITS) | (st.mapped ? 2u : 0u) | st.f511 << 2 |
+                                 st.offset << 3 | ((st.low & PCWT_EC_SECOND_BIT) ? 16u : 0u);
         pcwt_plane_record_put(d, i, p.comp, p.kind, st.qmax, options, st.payload_len, st.crc);
         end += st.payload_len;
     }

@@ -5,6 +5,7 @@
 // runs the same with the expected samples uploaded beside the codestreams and compared on the
 // device (compare_gpu.cu) instead of the samples' download.
 #include "gpu_context.h"
+#include "ec_model.h"
 
 extern "C" {
 #include "container.h"
@@ -101,7 +102,8 @@ void upload_chunk(Slot &sl, pcwt_decode_job *jobs, const DecodeSet &set, const p
             p.payload_len = h.planes[i].payload_length;
             p.crc_expected = h.planes[i].payload_crc32;
             p.qmax = h.planes[i].qmax;
-            p.low_bits = h.planes[i].low_bits;
+            p.low_bits = (h.planes[i].low_bits ? PCWT_EC_LOW_BITS : 0u) |
+                         (h.planes[i].second_bit ? PCWT_EC_SECOND_BIT : 0u);
             off += h.planes[i].payload_length;
             largest = std::max<uint64_t>(largest, h.planes[i].payload_length);
         }

@@ -34,6 +34,7 @@ FrameSpec spec_of(const pcwt_encode_params *p, const pcwt_image_desc &d, uint64_
     f.rct = fc.colour_transform;
     f.columns_first = fc.columns_first;
     f.low_bits = uint32_t(p->low_bits);
+    f.second_bit = p->second_bit == PCWT_SECOND_BIT_ON;
     f.value_map = uint32_t(p->value_map) + 1; // the layout gives compact planes their maps
     f.level1 = uint32_t(p->level1_filter);
     f.offset = uint32_t(p->offset) + 1; // the layout gives the planes that may take it theirs

@@ -132,6 +132,7 @@ void gpu_build_layout(const std::vector<FrameSpec> &frames, BatchLayout &L)
                 // how the groups are coded: the compact profile's are the entropy profile's
                 p.profile = pcwt_profile_ranged(f.profile) ? PCWT_PROFILE_ENTROPY : PCWT_PROFILE_BASELINE;
                 p.low_bits = f.low_bits;
+                p.second_bit = f.second_bit;
                 L.entropy_planes += pcwt_profile_ranged(f.profile);
                 p.sample_off = f.sample_off;
                 p.components = d.components;

@@ -32,6 +32,7 @@ struct FrameSpec {              // what the layout needs to know about one frame
     uint32_t high[3];           // component c has a high-bit plane
     uint64_t sample_off;
     uint32_t low_bits;          // encode: the pcwt_low_bits asked for
+    uint32_t second_bit;        // encode: 1 where the second mantissa bit is modelled (pcwt_second_bit)
     uint32_t value_map;         // encode: the pcwt_value_map_mode asked for (compact profile)
     uint32_t mapped[3][2];      // decode: plane (component, kind) has a value map
     uint32_t offset;            // encode: the pcwt_offset_mode asked for plus 1 (compact profile)

@@ -29,9 +29,10 @@ struct GpuPlane {
     uint64_t payload_off, payload_len;
     uint32_t crc_expected;        // decode: from the header
     int32_t qmax;                 // decode: from the header
-    // profile 1's modelled low bits: encode, the pcwt_low_bits asked for; decode, the header's
-    // option bit 0
+    // profile 1's modelled low bits: encode, the pcwt_low_bits asked for; decode, the plane's
+    // modelled bits from the header's option bits 0 and 4 (PCWT_EC_LOW_BITS | PCWT_EC_SECOND_BIT)
     uint32_t low_bits;
+    uint32_t second_bit;          // encode: 1 where the second mantissa bit is modelled
     // The compact profile's value map (docs/FORMAT.md Sec. 5.5, value_map_gpu.cu). Encode: vmap = 1
     // where the plane may get one; its bitmap of the values from vmap_base (vmap_words words, at
     // u32 offset vmap_at + 1 of the batch's vmap arena, after a word saying whether the plane is
@@ -109,7 +110,8 @@ struct GpuPlaneState {
     int32_t qmax;                 // encode: Qmax; decode: largest decoded top-level MQD
     uint32_t crc;                 // CRC-32 of the payload
     uint32_t error;               // decode: nonzero = first error code (GpuError)
-    uint32_t low;                 // encode: the plane models its low bits (ec_low_bits_gpu.cu)
+    uint32_t low;                 // encode: the plane's modelled bits, PCWT_EC_LOW_BITS |
+                                  // PCWT_EC_SECOND_BIT (ec_low_bits_gpu.cu)
     uint64_t payload_off, payload_len; // encode: where the plane's payload landed
     unsigned long long low_n[3], low_ones[3]; // encode: pcwt_ec_low_stats, summed by groups
     // The plane's value map: its coded bytes at the start of the payload (map_len), 1 in mapped

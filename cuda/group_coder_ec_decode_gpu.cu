@@ -40,12 +40,18 @@ __global__ void __launch_bounds__(EC_THREADS, 8) ec_decode(
     const pcwt_ec_band v = ec_view(bands, bi, b, p, p.qmax, 0, i32, i8);
     const pcwt_ec_span sp = ec_span(group_pos(b, p, g));
     const uint8_t *a = stream + grp.offset + grp.head;
-    // a copy of the group decoder for each value of the low-bit option, so that the one without
-    // carries no test of the option in its loop (one copy that tests it decodes slower)
+    // a copy of the group decoder for the default's modelled bits (the second mantissa bit alone)
+    // and none, so that they carry no test of the options in their loop (one copy that tests them
+    // decodes slower), and one that tests them for the rest
     int ok;
-    if (p.low_bits) {
+    if (p.low_bits == PCWT_EC_SECOND_BIT) {
         pcwt_ec_band vl = v;
-        vl.low = 1;
+        vl.low = PCWT_EC_SECOND_BIT;
+        ok = pcwt_ec_decode_group(&vl, &sp, c_init[v.cls], models + threadIdx.x, EC_THREADS, a,
+                                  grp.alen, a + grp.alen, grp.rlen);
+    } else if (p.low_bits) {
+        pcwt_ec_band vl = v;
+        vl.low = int(p.low_bits);
         ok = pcwt_ec_decode_group(&vl, &sp, c_init[v.cls], models + threadIdx.x, EC_THREADS, a,
                                   grp.alen, a + grp.alen, grp.rlen);
     } else {

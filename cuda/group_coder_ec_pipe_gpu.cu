@@ -239,9 +239,13 @@ __global__ void __launch_bounds__(EC_THREADS, 8) ec_decode_pipe(
             pipe_qmax(&state[b.plane].qmax, pipe_top_mqd(pb.v, sp));
         return;
     }
-    int ok; // a copy for each value of the low-bit option, as ec_decode
-    if (p.low_bits) {
-        pb.v.low = 1;
+    int ok; // copies for the modelled bits, as ec_decode
+    if (p.low_bits == PCWT_EC_SECOND_BIT) {
+        pb.v.low = PCWT_EC_SECOND_BIT;
+        ok = pcwt_ec_decode_group(&pb.v, &sp, c_init[pb.v.cls], models + threadIdx.x, EC_THREADS, a,
+                                  grp.alen, a + grp.alen, grp.rlen);
+    } else if (p.low_bits) {
+        pb.v.low = int(p.low_bits);
         ok = pcwt_ec_decode_group(&pb.v, &sp, c_init[pb.v.cls], models + threadIdx.x, EC_THREADS, a,
                                   grp.alen, a + grp.alen, grp.rlen);
     } else {

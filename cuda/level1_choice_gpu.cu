@@ -4,6 +4,7 @@
 // 5/3 ones by gpu_mqd_level_511 on level 1, as it makes their MQDs again.
 #include "gpu_check.h"
 #include "gpu_kernels.h"
+#include "ec_model.h"
 
 namespace {
 
@@ -17,7 +18,8 @@ __global__ void level1_decide(const GpuPlane *planes, GpuPlaneState *state, uint
         return;
     GpuPlaneState &st = state[pi];
     const uint32_t f = planes[pi].level1;
-    st.f511 = f == PCWT_LEVEL1_511 || (f == PCWT_LEVEL1_AUTO && !st.low && st.cost511 < st.cost53);
+    st.f511 = f == PCWT_LEVEL1_511 || (f == PCWT_LEVEL1_AUTO && !(st.low & PCWT_EC_LOW_BITS) &&
+                                         st.cost511 < st.cost53);
     st.cost53 = st.cost511 = 0;
     if (st.f511)
         st.qmax = -1;

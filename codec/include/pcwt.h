@@ -153,6 +153,16 @@ typedef enum pcwt_level1_filter {
     PCWT_LEVEL1_511 = 2   /* 5/11-C at level 1 of every plane */
 } pcwt_level1_filter;
 
+/* The entropy profile's modelled second mantissa bit (docs/FORMAT.md Sec. 5.3, plane option bit 4):
+ * bit q-2 of each magnitude of level q >= 2 range-coded instead of stored raw (where the modelled
+ * low bits do not take it). It pays a little on almost every image (the bit is not quite
+ * uniform below a Laplacian's mode) for one more range-coded bin per such coefficient. Ignored by
+ * the baseline profile and JPEG-LS. */
+typedef enum pcwt_second_bit {
+    PCWT_SECOND_BIT_ON = 0, /* every plane */
+    PCWT_SECOND_BIT_OFF = 1
+} pcwt_second_bit;
+
 /* The compact profile's per-plane modular offset (docs/FORMAT.md Sec. 5.6, plane option bit 3): a
  * plane codes its stored values u as (u - r0) mod 2^bits, which moves the wrap-around of the value
  * range into the largest empty stretch of the values it uses. It pays on two's-complement data
@@ -215,6 +225,7 @@ typedef struct pcwt_encode_params {
     pcwt_value_map_mode value_map; /* PCWT, entropy profile */
     pcwt_level1_filter level1_filter; /* PCWT, entropy profile */
     pcwt_offset_mode offset; /* PCWT, compact profile */
+    pcwt_second_bit second_bit; /* PCWT, entropy profile */
 } pcwt_encode_params;
 
 /* Fill params with the defaults (PCWT codec, 6 levels, the profile's group size, compact profile,
@@ -260,6 +271,7 @@ PCWT_API const char *pcwt_encoder_last_error(const pcwt_encoder *enc);
  *   PCWT_OPT_OFFSET             enc      "offset"             pcwt_offset_mode (auto, off, on) auto
  *   PCWT_OPT_GPU_CHUNKS         enc dec  "gpu-chunks"         0 (by the batch's size), 1..65536 0
  *   PCWT_OPT_GPU_MEMORY_LIMIT   enc dec  "gpu-memory-limit"   bytes, 0: what the device has free 0
+ *   PCWT_OPT_SECOND_BIT         enc      "second-bit"         pcwt_second_bit (on, off)       on
  * The group size: a dimension left 0 takes the profile's size in that dimension. The GPU backend
  * codes a large batch in chunks that overlap on the device; gpu-chunks N cuts every batch into
  * N chunks, however small (for tests and measurements; the bytes do not change). gpu-memory-limit
@@ -285,7 +297,8 @@ typedef enum pcwt_option {
     PCWT_OPT_LEVEL1_FILTER = 17,
     PCWT_OPT_OFFSET = 18,
     PCWT_OPT_GPU_CHUNKS = 19,
-    PCWT_OPT_GPU_MEMORY_LIMIT = 20
+    PCWT_OPT_GPU_MEMORY_LIMIT = 20,
+    PCWT_OPT_SECOND_BIT = 21
 } pcwt_option;
 
 /* Set one option. PCWT_ERR_INVALID_ARGUMENT (with the handle's message) for an option the handle
@@ -385,6 +398,7 @@ typedef struct pcwt_plane_info {
     uint32_t value_map; /* 1: the plane holds the ranks of its values in a value map (option bit 1) */
     uint32_t level1_511; /* 1: the plane's finest level uses the 5/11-C filter (option bit 2) */
     uint32_t offset; /* 1: the plane codes its values with a modular offset (option bit 3) */
+    uint32_t second_bit; /* 1: the plane models the second mantissa bit (option bit 4) */
 } pcwt_plane_info;
 
 /* What a codestream header says, read without decoding the payload. */

@@ -50,7 +50,8 @@ void pcwt_header_write(const pcwt_header_info *info, uint8_t *d)
     for (uint32_t i = 0; i < info->plane_count; i++)
         pcwt_plane_record_put(d, i, info->planes[i].component, info->planes[i].kind,
                               info->planes[i].qmax, info->planes[i].low_bits | (info->planes[i].value_map << 1) |
-                                  (info->planes[i].level1_511 << 2) | (info->planes[i].offset << 3),
+                                  (info->planes[i].level1_511 << 2) | (info->planes[i].offset << 3) |
+                                  (info->planes[i].second_bit << 4),
                               info->planes[i].payload_length, info->planes[i].payload_crc32);
     pcwt_header_put_crc(d, h.header_size, pcwt_crc32(d, h.header_size - 4));
 }
@@ -145,9 +146,10 @@ pcwt_status pcwt_header_parse(const uint8_t *s, size_t size, pcwt_header_info *i
             expect_comp++;
         /* options: bit 0, modelled low bits (entropy and compact profiles); bit 1, a value map
          * (compact profile); bit 2, the 5/11-C filter at level 1 (entropy and compact, L >= 1);
-         * bit 3, a modular offset (compact profile, value planes without the colour transform) */
-        const unsigned allowed = info->profile == PCWT_PROFILE_COMPACT   ? 15u
-                                 : info->profile == PCWT_PROFILE_ENTROPY ? 5u
+         * bit 3, a modular offset (compact profile, value planes without the colour transform);
+         * bit 4, the modelled second mantissa bit (entropy and compact) */
+        const unsigned allowed = info->profile == PCWT_PROFILE_COMPACT   ? 31u
+                                 : info->profile == PCWT_PROFILE_ENTROPY ? 21u
                                                                          : 0u;
         if (r[3] & ~allowed)
             FAIL(PCWT_ERR_CORRUPT, "plane %u: invalid options byte 0x%02x", i, r[3]);
@@ -173,6 +175,7 @@ pcwt_status pcwt_header_parse(const uint8_t *s, size_t size, pcwt_header_info *i
         info->planes[i].value_map = (r[3] >> 1) & 1u;
         info->planes[i].level1_511 = (r[3] >> 2) & 1u;
         info->planes[i].offset = (r[3] >> 3) & 1u;
+        info->planes[i].second_bit = (r[3] >> 4) & 1u;
         info->planes[i].payload_length = len;
         info->planes[i].payload_crc32 = get32(r + 12);
         total += len;

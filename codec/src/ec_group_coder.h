@@ -13,7 +13,9 @@
  *            last coefficient of an LL or level-1 element when none of the first three reached m;
  *            when q >= 1: bit q-1 of |c| with model mant[min(q,7)-1], bits q-2..0 raw; in a plane
  *            that models its low bits (plane option bit 0), bits q-2..2 raw, then bit 1 (q >= 3)
- *            with model low1 and bit 0 (q >= 2) with model low0[bit 1];
+ *            with model low1 and bit 0 (q >= 2) with model low0[bit 1]; in a plane that models
+ *            its second mantissa bit (option bit 4), bit q-2 with model mant2[min(q,7)-2] right
+ *            after bit q-1 where it would otherwise be raw (pcwt_ec_second_bit);
  *            when c != 0: the sign (1 = negative) with model sign[left sign][above sign].
  *
  * Modelled bits go to the group's range-coder stream, raw bits MSB first to its raw stream. The
@@ -187,14 +189,17 @@ static PCWT_EC_INLINE PCWT_HD int pcwt_ec_decode_coef(pcwt_rc_dec *rc, pcwt_ec_r
     uint32_t v = 1;
     if (q >= 1) {
         v = 2u | pcwt_rc_decode_flat(rc, &m[(PCWT_EC_MANT + pcwt_ec_min(q, 7) - 1) * ms]);
-        if (low && q >= 2) {
+        const int s2 = pcwt_ec_second_bit(low, q), n = q - 1 - s2; /* n raw bits */
+        if (s2)
+            v = (v << 1) | pcwt_rc_decode_flat(rc, &m[(PCWT_EC_MANT2 + pcwt_ec_min(q, 7) - 2) * ms]);
+        if ((low & PCWT_EC_LOW_BITS) && q >= 2) {
             if (q >= 3) {
-                v = (v << (q - 3)) | pcwt_ec_raw_get(raw, (uint32_t)(q - 3));
+                v = (v << (n - 2)) | pcwt_ec_raw_get(raw, (uint32_t)(n - 2));
                 v = (v << 1) | pcwt_rc_decode_flat(rc, &m[PCWT_EC_LOW1 * ms]);
             }
             v = (v << 1) | pcwt_rc_decode_flat(rc, &m[(PCWT_EC_LOW0 + (v & 1u)) * ms]);
         } else {
-            v = (v << (q - 1)) | pcwt_ec_raw_get(raw, (uint32_t)(q - 1));
+            v = (v << n) | pcwt_ec_raw_get(raw, (uint32_t)n);
         }
     }
 #ifdef __CUDA_ARCH__

@@ -31,17 +31,21 @@ static PCWT_EC_INLINE PCWT_HD int pcwt_ec_encode_coef(pcwt_rc_enc *e, pcwt_bitwr
     if (q < 0)
         return PCWT_EC_ZERO_SIGN;
     if (q >= 1) {
-        /* bit q-1 of a modelled, bits q-2..0 raw (low: bits q-2..2 raw, bits 1 and 0 modelled) */
+        /* bit q-1 of a modelled, then bit q-2 where pcwt_ec_second_bit, bits n-1..0 raw (low:
+         * bits n-1..2 raw, bits 1 and 0 modelled) */
         pcwt_rc_encode(e, &m[(PCWT_EC_MANT + pcwt_ec_min(q, 7) - 1) * ms], (a >> (q - 1)) & 1u);
-        if (low && q >= 2) {
+        const int s2 = pcwt_ec_second_bit(low, q), n = q - 1 - s2;
+        if (s2)
+            pcwt_rc_encode(e, &m[(PCWT_EC_MANT2 + pcwt_ec_min(q, 7) - 2) * ms], (a >> (q - 2)) & 1u);
+        if ((low & PCWT_EC_LOW_BITS) && q >= 2) {
             const uint32_t b1 = (a >> 1) & 1u;
             if (q >= 3) {
-                pcwt_bw_put(w, (a >> 2) & ((1u << (q - 3)) - 1u), (uint32_t)(q - 3));
+                pcwt_bw_put(w, (a >> 2) & ((1u << (n - 2)) - 1u), (uint32_t)(n - 2));
                 pcwt_rc_encode(e, &m[PCWT_EC_LOW1 * ms], b1);
             }
             pcwt_rc_encode(e, &m[(PCWT_EC_LOW0 + b1) * ms], a & 1u);
         } else {
-            pcwt_bw_put(w, a & ((1u << (q - 1)) - 1u), (uint32_t)(q - 1));
+            pcwt_bw_put(w, a & ((1u << n) - 1u), (uint32_t)n);
         }
     }
     pcwt_rc_encode(e, &m[pcwt_ec_sign_model(left, above) * ms], c < 0);
@@ -124,12 +128,13 @@ static PCWT_EC_INLINE PCWT_HD uint64_t pcwt_ec_encode_group(const pcwt_ec_band *
 #define PCWT_EC_BIN(model, bit) ((uint8_t)((uint32_t)(model) | ((uint32_t)(bit) << 7)))
 
 /* Most bins of one element: its zero bin, at most r <= 30 MQD bins and at most m + 2 per
- * coefficient (m <= 30; also with modelled low bits, which take q >= 2); as many as the
+ * coefficient (m <= 30; also with modelled low bits and second mantissa bits, which take
+ * q >= 2); as many as the
  * baseline's longest element code. */
 #define PCWT_EC_ELEMENT_BINS 159
 
 /* Bins and raw bits of an element with reference r, MQD mq and coefficients TL, TR, BL, BR in c
- * (exact: the band is LL or of level 1; low: the plane models its low bits); what
+ * (exact: the band is LL or of level 1; low: the plane's modelled bits, pcwt_ec_band.low); what
  * pcwt_ec_element_bins writes. */
 static inline PCWT_HD void pcwt_ec_element_counts(int r, int mq, const int32_t c[4], int exact,
                                                   int low, uint32_t *bins, uint32_t *raw)
@@ -149,11 +154,15 @@ static inline PCWT_HD void pcwt_ec_element_counts(int r, int mq, const int32_t c
         found |= q == mq;
         n += (uint32_t)(q >= 1) + (uint32_t)(q >= 0);
         rb += q >= 2 ? (uint32_t)(q - 1) : 0u;
-        if (low && q >= 2) { /* bit 0, and bit 1 when q >= 3, move from raw to modelled */
+        if ((low & PCWT_EC_LOW_BITS) && q >= 2) { /* bit 0, and bit 1 when q >= 3, move from raw
+                                                     to modelled */
             const uint32_t lb = 1u + (uint32_t)(q >= 3);
             n += lb;
             rb -= lb;
         }
+        const uint32_t s2 = (uint32_t)pcwt_ec_second_bit(low, q); /* bit q-2 likewise */
+        n += s2;
+        rb -= s2;
     }
     *bins = n;
     *raw = rb;
@@ -211,17 +220,20 @@ static inline PCWT_HD uint32_t pcwt_ec_element_bins(const pcwt_ec_band *b, const
             continue;
         if (q >= 1) {
             out[n++] = PCWT_EC_BIN(PCWT_EC_MANT + pcwt_ec_min(q, 7) - 1, (a >> (q - 1)) & 1u);
-            if (b->low && q >= 2) {
+            const int s2 = pcwt_ec_second_bit(b->low, q), nr = q - 1 - s2;
+            if (s2)
+                out[n++] = PCWT_EC_BIN(PCWT_EC_MANT2 + pcwt_ec_min(q, 7) - 2, (a >> (q - 2)) & 1u);
+            if ((b->low & PCWT_EC_LOW_BITS) && q >= 2) {
                 const uint32_t b1 = (a >> 1) & 1u;
                 if (q >= 3) {
-                    raw_v[k] = (a >> 2) & ((1u << (q - 3)) - 1u);
-                    raw_n[k] = (uint32_t)(q - 3);
+                    raw_v[k] = (a >> 2) & ((1u << (nr - 2)) - 1u);
+                    raw_n[k] = (uint32_t)(nr - 2);
                     out[n++] = PCWT_EC_BIN(PCWT_EC_LOW1, b1);
                 }
                 out[n++] = PCWT_EC_BIN(PCWT_EC_LOW0 + b1, a & 1u);
             } else {
-                raw_v[k] = a & ((1u << (q - 1)) - 1u);
-                raw_n[k] = (uint32_t)(q - 1);
+                raw_v[k] = a & ((1u << nr) - 1u);
+                raw_n[k] = (uint32_t)nr;
             }
         }
         out[n++] = PCWT_EC_BIN(pcwt_ec_sign_model(left[k], above[k]), c[k] < 0);

@@ -30,6 +30,9 @@ enum {
      * element codes: m = 0 codes only k = 0. */
     PCWT_EC_LOW1 = PCWT_EC_MAG + 1,
     PCWT_EC_LOW0 = PCWT_EC_MAG + 2,
+    /* MANT2[min(q,7)-2] (planes that model the second mantissa bit) take MAG[0][1][1..6], unused
+     * for the same reason. */
+    PCWT_EC_MANT2 = PCWT_EC_MAG + 8 + 1,
     PCWT_EC_MANT = PCWT_EC_MAG + 4 * 2 * 8, /* MANT[min(q,7)-1] */
     PCWT_EC_SIGN = PCWT_EC_MANT + 7,     /* SIGN[left+1][above+1] */
     PCWT_EC_ALL = PCWT_EC_SIGN + 9
@@ -44,8 +47,21 @@ typedef struct pcwt_ec_band {
     int qmax;               /* reference of the top level */
     int cls;                /* class of the initial probabilities (Sec. 5.4) */
     int exact;              /* LL and level 1: m is the largest QL of the element itself */
-    int low;                /* the plane models the two low bits of magnitudes (Sec. 5.3) */
+    int low;                /* the plane's modelled bits, PCWT_EC_LOW_BITS | PCWT_EC_SECOND_BIT */
 } pcwt_ec_band;
+
+/* Bits of pcwt_ec_band.low: the plane models the two low bits of magnitudes (plane option bit 0),
+ * the second mantissa bit (option bit 4; Sec. 5.3). */
+#define PCWT_EC_LOW_BITS 1
+#define PCWT_EC_SECOND_BIT 2
+
+/* Whether bit q-2 of a magnitude of level q >= 1 is range-coded with MANT2 (low: the band's
+ * pcwt_ec_band.low): with the option, where it would otherwise be raw (q >= 2; with modelled low
+ * bits q >= 4, as bits 1 and 0 are the low-bit models'). */
+static inline PCWT_HD int pcwt_ec_second_bit(int low, int q)
+{
+    return (low & PCWT_EC_SECOND_BIT) && q >= ((low & PCWT_EC_LOW_BITS) ? 4 : 2);
+}
 
 /* A group's region of elements: rows gx..xe-1, columns gy..ye-1. */
 typedef struct pcwt_ec_span {

@@ -516,10 +516,12 @@ static pcwt_status encode_frame(pcwt_encoder *e, const pcwt_image_desc *din, con
             return PCWT_ERR_BUFFER_TOO_SMALL;
         }
         if (pcwt_profile_ranged(p->profile)) {
-            const int low = low_bits_modelled(p, pyr);
+            const int low = low_bits_modelled(p, pyr), second = p->second_bit == PCWT_SECOND_BIT_ON;
             info.planes[i].low_bits = (uint32_t)low;
+            info.planes[i].second_bit = (uint32_t)second;
             size_t n = 0;
-            st = pcwt_ec_payload_encode(pyr, qmax, fc.group_rows, fc.group_cols, low, out + off,
+            st = pcwt_ec_payload_encode(pyr, qmax, fc.group_rows, fc.group_cols,
+                                        (low ? PCWT_EC_LOW_BITS : 0) | (second ? PCWT_EC_SECOND_BIT : 0), out + off,
                                         (size_t)size, &n);
             if (st != PCWT_OK) {
                 pcwt_set_error(err, es, "plane %u: entropy coding failed (%s)", i,

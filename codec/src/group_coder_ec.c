@@ -23,45 +23,40 @@ static inline pcwt_ec_band ec_band(const pcwt_pyramid *p, uint32_t b, int qmax, 
     return v;
 }
 
-/* The group coders, one copy for each value of the low-bit option: the copy without keeps the
- * code it had before the option. Four functions rather than two with a branch each: in one
- * function holding both copies GCC 12 stops inlining the range coder's calls (pcwt_rc_encode,
+/* The group coders, one copy for each value of the plane's modelled bits (pcwt_ec_band.low), so
+ * that each copy knows them. Separate functions rather than one with a branch: in one function
+ * holding several copies GCC 12 stops inlining the range coder's calls (pcwt_rc_encode,
  * pcwt_rc_decode_flat and pcwt_ec_raw_get went out of line). */
-static uint64_t encode_group_plain(const pcwt_ec_band *v, const pcwt_ec_span *g,
-                                   const uint16_t *init, pcwt_bit_model *m, pcwt_rc_enc *rc,
-                                   pcwt_bitwriter *raw)
-{
-    pcwt_ec_band b = *v;
-    b.low = 0;
-    return pcwt_ec_encode_group(&b, g, init, m, 1, rc, raw);
-}
+#define EC_GROUP_CODERS(L)                                                                         \
+    static uint64_t encode_group_##L(const pcwt_ec_band *v, const pcwt_ec_span *g,                \
+                                     const uint16_t *init, pcwt_bit_model *m, pcwt_rc_enc *rc,     \
+                                     pcwt_bitwriter *raw)                                          \
+    {                                                                                              \
+        pcwt_ec_band b = *v;                                                                       \
+        b.low = L;                                                                                 \
+        return pcwt_ec_encode_group(&b, g, init, m, 1, rc, raw);                                   \
+    }                                                                                              \
+    static int decode_group_##L(const pcwt_ec_band *v, const pcwt_ec_span *g,                     \
+                                const uint16_t *init, pcwt_bit_model *m, const uint8_t *a,         \
+                                size_t alen, const uint8_t *rs, size_t rlen)                       \
+    {                                                                                              \
+        pcwt_ec_band b = *v;                                                                       \
+        b.low = L;                                                                                 \
+        return pcwt_ec_decode_group(&b, g, init, m, 1, a, alen, rs, rlen);                         \
+    }
+EC_GROUP_CODERS(0)
+EC_GROUP_CODERS(1)
+EC_GROUP_CODERS(2)
+EC_GROUP_CODERS(3)
 
-static uint64_t encode_group_low(const pcwt_ec_band *v, const pcwt_ec_span *g,
-                                 const uint16_t *init, pcwt_bit_model *m, pcwt_rc_enc *rc,
-                                 pcwt_bitwriter *raw)
-{
-    pcwt_ec_band b = *v;
-    b.low = 1;
-    return pcwt_ec_encode_group(&b, g, init, m, 1, rc, raw);
-}
-
-static int decode_group_plain(const pcwt_ec_band *v, const pcwt_ec_span *g, const uint16_t *init,
-                              pcwt_bit_model *m, const uint8_t *a, size_t alen, const uint8_t *rs,
-                              size_t rlen)
-{
-    pcwt_ec_band b = *v;
-    b.low = 0;
-    return pcwt_ec_decode_group(&b, g, init, m, 1, a, alen, rs, rlen);
-}
-
-static int decode_group_low(const pcwt_ec_band *v, const pcwt_ec_span *g, const uint16_t *init,
-                            pcwt_bit_model *m, const uint8_t *a, size_t alen, const uint8_t *rs,
-                            size_t rlen)
-{
-    pcwt_ec_band b = *v;
-    b.low = 1;
-    return pcwt_ec_decode_group(&b, g, init, m, 1, a, alen, rs, rlen);
-}
+typedef uint64_t (*ec_group_encoder)(const pcwt_ec_band *, const pcwt_ec_span *, const uint16_t *,
+                                     pcwt_bit_model *, pcwt_rc_enc *, pcwt_bitwriter *);
+typedef int (*ec_group_decoder)(const pcwt_ec_band *, const pcwt_ec_span *, const uint16_t *,
+                                pcwt_bit_model *, const uint8_t *, size_t, const uint8_t *, size_t);
+static const ec_group_encoder ec_encoders[4] = {encode_group_0, encode_group_1, encode_group_2,
+                                                encode_group_3};
+static const ec_group_decoder ec_decoders[4] = {decode_group_0, decode_group_1, decode_group_2,
+                                                decode_group_3};
 
 /* ---- the low-bit decision ------------------------------------------------------------------- */
 
@@ -120,8 +115,7 @@ pcwt_status pcwt_ec_payload_encode(const pcwt_pyramid *p, int qmax, uint32_t gro
                 pcwt_rc_enc_init(&rc, sa, scap);
                 pcwt_bitwriter bw;
                 pcwt_bw_init(&bw, sr);
-                const uint64_t raw_bits = low ? encode_group_low(&v, &g, init, models, &rc, &bw)
-                                              : encode_group_plain(&v, &g, init, models, &rc, &bw);
+                const uint64_t raw_bits = ec_encoders[low & 3](&v, &g, init, models, &rc, &bw);
                 const size_t alen = pcwt_rc_enc_finish(&rc, sa);
                 const size_t rlen = (size_t)(pcwt_bw_flush(&bw) - sr);
                 const pcwt_ec_record rec = pcwt_ec_record_choose(raw_bits, alen, rlen, rc.overflow);
@@ -219,9 +213,8 @@ pcwt_status pcwt_ec_payload_decode(pcwt_pyramid *p, int qmax, uint32_t group_row
                 }
                 const uint8_t *payload = src + pos + rec.head;
                 const int ok = rec.entropy
-                                   ? (low ? decode_group_low : decode_group_plain)(
-                                         &v, &g, init, models, payload, rec.alen,
-                                         payload + rec.alen, rec.rlen)
+                                   ? ec_decoders[low & 3](&v, &g, init, models, payload,
+                                                          rec.alen, payload + rec.alen, rec.rlen)
                                    : decode_group_raw(&v, &g, payload, (uint32_t)rec.bits);
                 pos += pcwt_ec_record_bytes(&rec);
                 if (!ok) {

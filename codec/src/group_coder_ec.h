@@ -4,6 +4,7 @@
 #ifndef PCWT_GROUP_CODER_EC_H
 #define PCWT_GROUP_CODER_EC_H
 
+#include "ec_model.h"
 #include "pyramid.h"
 
 #include <stddef.h>
@@ -15,6 +16,7 @@ pcwt_status pcwt_ec_payload_encode(const pcwt_pyramid *p, int qmax, uint32_t gro
 pcwt_status pcwt_ec_payload_decode(pcwt_pyramid *p, int qmax, uint32_t group_rows,
                                    uint32_t group_cols, int low, const uint8_t *src, size_t size,
                                    char *err, size_t err_size);
+/* low: the plane's modelled bits, PCWT_EC_LOW_BITS | PCWT_EC_SECOND_BIT (ec_model.h). */
 /* Whether a plane's low magnitude bits are worth modelling (plane option bit 0, FORMAT.md
  * Sec. 5.3), from its transformed pyramid. */
 int pcwt_ec_low_bits_wanted(const pcwt_pyramid *p);

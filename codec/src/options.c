@@ -27,6 +27,7 @@ static const char *const colour_names[] = {"auto", "none", "rct"};
 static const char *const low_bits_names[] = {"auto", "off", "on"};
 static const char *const value_map_names[] = {"auto", "off", "on"};
 static const char *const offset_names[] = {"auto", "off", "on"};
+static const char *const second_bit_names[] = {"on", "off"};
 static const char *const lifting_names[] = {"auto", "rows", "columns"};
 static const char *const level1_names[] = {"53", "auto", "511"};
 static const char *const interleave_names[] = {"none", "line", "sample"};
@@ -57,6 +58,7 @@ static const option_def option_defs[] = {
     {PCWT_OPT_OFFSET, "offset", ENC, 0, 2, ENUM_VALUES(offset_names)},
     {PCWT_OPT_GPU_CHUNKS, "gpu-chunks", ENC | DEC, 0, 65536, NULL, 0},
     {PCWT_OPT_GPU_MEMORY_LIMIT, "gpu-memory-limit", ENC | DEC, 0, INT64_MAX, NULL, 0},
+    {PCWT_OPT_SECOND_BIT, "second-bit", ENC, 0, 1, ENUM_VALUES(second_bit_names)},
 };
 
 static const option_def *find(pcwt_option option)
@@ -331,6 +333,7 @@ pcwt_status pcwt_params_set(pcwt_encode_params *p, pcwt_option option, int64_t v
     case PCWT_OPT_VALUE_MAP: p->value_map = (pcwt_value_map_mode)value; break;
     case PCWT_OPT_LEVEL1_FILTER: p->level1_filter = (pcwt_level1_filter)value; break;
     case PCWT_OPT_OFFSET: p->offset = (pcwt_offset_mode)value; break;
+    case PCWT_OPT_SECOND_BIT: p->second_bit = (pcwt_second_bit)value; break;
     default:
         pcwt_set_error(err, err_size, "option '%s' is set on the handle", d->name);
         return PCWT_ERR_INVALID_ARGUMENT;
@@ -356,6 +359,7 @@ pcwt_status pcwt_params_get(const pcwt_encode_params *p, pcwt_option option, int
     case PCWT_OPT_VALUE_MAP: *v = p->value_map; break;
     case PCWT_OPT_LEVEL1_FILTER: *v = p->level1_filter; break;
     case PCWT_OPT_OFFSET: *v = p->offset; break;
+    case PCWT_OPT_SECOND_BIT: *v = p->second_bit; break;
     default: return PCWT_ERR_INVALID_ARGUMENT;
     }
     return PCWT_OK;
@@ -405,6 +409,10 @@ pcwt_status pcwt_params_check(const pcwt_encode_params *p, char *err, size_t es)
         pcwt_set_error(err, es, "offset %d out of range 0..2", (int)p->offset);
         return PCWT_ERR_INVALID_ARGUMENT;
     }
+    if (p->second_bit != PCWT_SECOND_BIT_ON && p->second_bit != PCWT_SECOND_BIT_OFF) {
+        pcwt_set_error(err, es, "second bit %d out of range 0..1", (int)p->second_bit);
+        return PCWT_ERR_INVALID_ARGUMENT;
+    }
     if (p->lifting_order != PCWT_LIFTING_AUTO && p->lifting_order != PCWT_LIFTING_ROWS_FIRST &&
         p->lifting_order != PCWT_LIFTING_COLUMNS_FIRST) {
         pcwt_set_error(err, es, "lifting order %d out of range 0..2", (int)p->lifting_order);
@@ -428,6 +436,7 @@ int pcwt_params_same_coding(const pcwt_encode_params *a, const pcwt_encode_param
            a->colour_transform == b->colour_transform && a->low_bits == b->low_bits &&
            a->lifting_order == b->lifting_order && a->value_map == b->value_map &&
            a->level1_filter == b->level1_filter && a->offset == b->offset &&
+           a->second_bit == b->second_bit &&
            a->jpegls_interleave == b->jpegls_interleave &&
            a->jpegls_restart_interval == b->jpegls_restart_interval;
 }

@@ -13,7 +13,8 @@
  *   byte 4  levels (mod PCWT_MAX_LEVELS + 1)
  *   byte 5  group_rows - 1           byte 6  group_cols - 1   (1..256)
  *   byte 7  min_ll - 1 (mod 8); compact profile: bit4 the modular offset on, else bit5 automatic
- *           (else off); JPEG-LS: restart interval in lines (0..255)
+ *           (else off); entropy and compact profiles: bit6 the second mantissa bit off, bit7 the
+ *           low bits modelled on; JPEG-LS: restart interval in lines (0..255)
  *   rest    sample bytes, in host order, repeated cyclically when shorter than the image
  *           (all zero when empty). Bits above bits_stored are kept: the codec must preserve them.
  *
@@ -229,6 +230,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (!jpegls && (data[0] & 0x80u))
         p.level1_filter = PCWT_LEVEL1_AUTO;
+    if (!jpegls && p.profile != PCWT_PROFILE_BASELINE) { /* plane option bits 4 and 0 */
+        p.second_bit = (data[7] & 0x40u) ? PCWT_SECOND_BIT_OFF : PCWT_SECOND_BIT_ON;
+        if (data[7] & 0x80u)
+            p.low_bits = PCWT_LOW_BITS_ON;
+    }
     if (jpegls) {
         p.codec = PCWT_CODEC_JPEGLS;
         p.jpegls_interleave = ((data[0] >> 5) & 3u) == 3u ? 2u : (data[0] >> 5) & 3u;

@@ -251,12 +251,13 @@ int main(int argc, char **argv)
         return 1;
     }
     int failures = 0;
-    /* Every seed in every profile: baseline, entropy, then compact (value maps on, the 5/11-C
-     * level-1 filter), and compact again with a modular offset on every plane that allows one
-     * (option bit 3). */
-    static const char *const suffix[] = {"", "_entropy", "_compact", "_offset"};
+    /* Every seed in every profile: baseline, entropy (the second mantissa bit raw: without option
+     * bit 4), then compact (value maps on, the 5/11-C level-1 filter, the second mantissa bit
+     * modelled), compact again with a modular offset on every plane that allows one (option bit
+     * 3), and compact with the low bits modelled as well (option bits 0 and 4). */
+    static const char *const suffix[] = {"", "_entropy", "_compact", "_offset", "_lowbits"};
     const size_t nseeds = sizeof k_seeds / sizeof k_seeds[0];
-    for (size_t k = 0; k < 4 * nseeds; ++k) {
+    for (size_t k = 0; k < 5 * nseeds; ++k) {
         const seed_spec *s = &k_seeds[k % nseeds];
         pcwt_encode_params p;
         pcwt_encode_params_default(&p);
@@ -266,8 +267,12 @@ int main(int argc, char **argv)
         p.min_ll = s->min_ll;
         p.backend = PCWT_BACKEND_CPU;
         p.profile = k < nseeds ? PCWT_PROFILE_BASELINE : k < 2 * nseeds ? PCWT_PROFILE_ENTROPY : PCWT_PROFILE_COMPACT;
-        if (k >= 3 * nseeds)
+        if (k >= 3 * nseeds && k < 4 * nseeds)
             p.offset = PCWT_OFFSET_ON;
+        if (k >= 4 * nseeds)
+            p.low_bits = PCWT_LOW_BITS_ON;
+        if (p.profile == PCWT_PROFILE_ENTROPY)
+            p.second_bit = PCWT_SECOND_BIT_OFF;
         p.value_map = PCWT_VALUE_MAP_ON;
         if (p.profile == PCWT_PROFILE_COMPACT) /* and option bit 2: the 5/11-C filter at level 1 */
             p.level1_filter = PCWT_LEVEL1_511;

@@ -1,7 +1,7 @@
 # GPU backend tests: byte identity with the CPU reference. Labelled "gpu"; they skip (saying why)
 # where the build has no CUDA or the machine no device, as on CI.
 foreach(_t test_gpu test_gpu_jpegls test_gpu_entropy test_gpu_mqd test_gpu_compact test_gpu_level1
-           test_gpu_one_frame test_gpu_ec_pipe test_gpu_chunks test_gpu_offset)
+           test_gpu_one_frame test_gpu_ec_pipe test_gpu_chunks test_gpu_offset test_gpu_second_bit)
   add_executable(${_t} ${CMAKE_CURRENT_LIST_DIR}/${_t}.cpp)
   target_link_libraries(${_t} PRIVATE pcwt GTest::gtest_main)
   # recrc.h (tests/) recomputes CRCs with the library's internal pcwt_crc32 (codec/src)

@@ -429,7 +429,7 @@ TEST(Level1Filter, DamagedFieldIsRefused)
     pcwt_encode_params none = params(PCWT_PROFILE_COMPACT, PCWT_LEVEL1_511);
     none.levels = 0;
     refused(none, 4, "without a wavelet level");
-    refused(params(PCWT_PROFILE_COMPACT, PCWT_LEVEL1_511), 16, "invalid options byte"); // bit 4: reserved
+    refused(params(PCWT_PROFILE_COMPACT, PCWT_LEVEL1_511), 32, "invalid options byte"); // bit 5: reserved
     refused(params(PCWT_PROFILE_ENTROPY, PCWT_LEVEL1_511), 2, "invalid options byte");
 
     pcwt_encode_params p = params(PCWT_PROFILE_ENTROPY, PCWT_LEVEL1_511);

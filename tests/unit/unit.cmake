@@ -16,6 +16,7 @@ pcwt_gtest(test_unit
   ${CMAKE_CURRENT_LIST_DIR}/test_value_map_codec.cpp
   ${CMAKE_CURRENT_LIST_DIR}/test_offset.cpp
   ${CMAKE_CURRENT_LIST_DIR}/test_level1_filter.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/test_second_bit.cpp
   ${CMAKE_CURRENT_LIST_DIR}/test_ec_device_path.cpp)
 # The device path compiled for the host stores through the device's vector types, as CUDA does.
 set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/test_ec_device_path.cpp PROPERTIES

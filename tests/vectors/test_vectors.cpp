@@ -44,6 +44,7 @@ struct Vector {
     uint64_t groups = 0, payload_length = 0;
     uint32_t low_bits = 0; // entropy profile: plane option bit 0 (optional key)
     uint32_t columns_first = 0; // lifting order, header flag bit 3 (optional key; 0: rows first)
+    uint32_t second_bit = 0; // entropy profile: plane option bit 4 (optional key; 0: raw)
     std::vector<int64_t> samples;
     std::vector<uint8_t> payload;
 };
@@ -168,6 +169,14 @@ bool ParseVector(const std::string &path, Vector *v, std::string *err) {
     if (tok == "columns_first") {
         if (!ReadUnsigned(in, &v->columns_first) || v->columns_first > 1) {
             *err = "bad value for 'columns_first'";
+            return false;
+        }
+        tok.clear();
+        in >> tok;
+    }
+    if (tok == "second_bit") {
+        if (!ReadUnsigned(in, &v->second_bit) || v->second_bit > 1) {
+            *err = "bad value for 'second_bit'";
             return false;
         }
         tok.clear();
@@ -352,6 +361,8 @@ TEST_P(ReferenceVector, MatchesModelAndRoundTrips) {
     // Explicit, never PCWT_LIFTING_AUTO: what a vector tests must not follow the default.
     params.lifting_order = v.columns_first ? PCWT_LIFTING_COLUMNS_FIRST : PCWT_LIFTING_ROWS_FIRST;
     params.level1_filter = PCWT_LEVEL1_53; // the models lift 5/3 at every level
+    // explicit too: the vectors without the key were made before the option existed
+    params.second_bit = v.second_bit ? PCWT_SECOND_BIT_ON : PCWT_SECOND_BIT_OFF;
 
     pcwt_encoder *enc = pcwt_encoder_create();
     ASSERT_NE(enc, nullptr);
@@ -392,6 +403,7 @@ TEST_P(ReferenceVector, MatchesModelAndRoundTrips) {
     EXPECT_EQ(info.planes[0].kind, 0u);
     EXPECT_EQ(info.planes[0].qmax, v.qmax) << "Qmax differs from the model";
     EXPECT_EQ(info.planes[0].low_bits, v.low_bits) << "the low-bit decision differs from the model";
+    EXPECT_EQ(info.planes[0].second_bit, PCWT_VECTOR_PROFILE ? v.second_bit : 0u) << "plane option bit 4";
 
     // Plane 0's payload starts right after the header.
     ASSERT_LE(info.header_length, written);
