@@ -15,12 +15,13 @@
 // --codec htj2k the same with the frames coded as HTJ2K by ojph_compress (openjph-tools on PATH).
 // --batches picks which of (a), (b), (c) run (default abc; e.g. a alone under a profiler).
 // --level1-filter 53|auto|511 sets the PCWT encoder's level-1 filter, --offset auto|off|on its
-// modular offset (compact profile), --group RxC its group size in elements (default: the
+// modular offset (compact profile), --second-bit on|off its modelled second mantissa bit (entropy
+// and compact), --group RxC its group size in elements (default: the
 // library's). --only e2e measures the end-to-end columns alone (no device-resident runs, no
 // CharLS: for comparing the batch pipeline's variants quickly).
 //   pcwt_bench_gpu CORPUS_DIR [--ct-bytes N] [--rad-frames N] [--repeats N] [--codec pcwt|jpegls|j2k|htj2k]
 //                  [--profile baseline|entropy|compact|both] [--batches abc] [--level1-filter 53|auto|511]
-//                  [--offset auto|off|on] [--group RxC] [--only e2e|all]
+//                  [--offset auto|off|on] [--second-bit on|off] [--group RxC] [--only e2e|all]
 #include "pcwt.h"
 
 extern "C" {
@@ -307,7 +308,7 @@ std::vector<Frame> jpegls_codable(const std::vector<Frame> &fr)
     return ok;
 }
 
-// The encoder options that --level1-filter, --offset and --group set, and their text for the
+// The encoder options that --level1-filter, --offset, --second-bit and --group set, and their text for the
 // row's name; whether --only e2e left out the device-resident and CharLS runs.
 struct ExtraOptions {
     pcwtbench::EncoderOptions opts;
@@ -375,7 +376,7 @@ int main(int argc, char **argv)
     if (argc < 2)
         die("usage: pcwt_bench_gpu CORPUS_DIR [--ct-bytes N] [--rad-frames N] [--repeats N] [--codec pcwt|jpegls|j2k|htj2k] "
             "[--profile baseline|entropy|compact|both] [--batches abc] [--level1-filter 53|auto|511] "
-            "[--offset auto|off|on] [--group RxC] [--only e2e|all]");
+            "[--offset auto|off|on] [--second-bit on|off] [--group RxC] [--only e2e|all]");
     double ct_bytes = double(1u << 30);
     ExtraOptions extra;
     int rad_frames = 48, repeats = 5;
@@ -402,6 +403,12 @@ int main(int argc, char **argv)
                 die("--offset takes auto, off or on");
             extra.opts.push_back({PCWT_OPT_OFFSET, offset});
             extra.label += std::string(", offset ") + pcwt_option_value_name(PCWT_OPT_OFFSET, offset);
+        } else if (o == "--second-bit") {
+            int64_t second = 0;
+            if (pcwt_option_parse(PCWT_OPT_SECOND_BIT, argv[i + 1], &second) != PCWT_OK)
+                die("--second-bit takes on or off");
+            extra.opts.push_back({PCWT_OPT_SECOND_BIT, second});
+            extra.label += std::string(", second-bit ") + pcwt_option_value_name(PCWT_OPT_SECOND_BIT, second);
         } else if (o == "--group") {
             const std::string g = argv[i + 1];
             const size_t x = g.find('x');
