@@ -12,7 +12,9 @@ bit 0, the encoder's decision to model the low bits (Sec. 5.3), and a `columns_f
 lifts its rows, then its columns; 1 its columns, then its rows). Besides the baseline's cases (all
 rows first), two images whose coefficients lie on a lattice make the low-bit decision 1, and a few
 cases are coded columns first (names ending in `_cf`): three of the baseline's images and one
-lattice image whose coefficients lie on the lattice in that order. The model must round-trip every
+lattice image whose coefficients lie on the lattice in that order. Three cases model the second
+mantissa bit (names ending in `_s2`; a `second_bit 1` line after `columns_first`): two random
+images and a lattice one (low bits as well, so that the bit starts at q = 4). The model must round-trip every
 case, and every columns-first payload must differ from the same image's rows-first payload. The
 files are committed; test_vectors_entropy (the same test_vectors.cpp built with
 PCWT_VECTOR_PROFILE=1) needs no Python. Reruns are byte-identical.
@@ -87,18 +89,32 @@ def columns_first_cases():
     return out
 
 
+def second_bit_cases():
+    """Cases that model the second mantissa bit (option bit 4; names get `_s2`)."""
+    base = {c[0]: c for c in gen_vectors.cases() + lattice_cases()}
+    return [(name + '_s2',) + base[name][1:] for name in
+            ('u8_rand_37x53_L3_g4x5', 's16_rand_29x41_L3_g8x8', 'u16_lattice_64x96_L3_g16x16')]
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     names, payloads = set(), {}
-    all_cases = ([c + (False,) for c in gen_vectors.cases() + lattice_cases()] +
-                 [c + (True,) for c in columns_first_cases()])
-    for (name, R, C, L, GR, GC, ba, bs, sg, img, cf) in all_cases:
+    all_cases = ([c + (False, False) for c in gen_vectors.cases() + lattice_cases()] +
+                 [c + (True, False) for c in columns_first_cases()] +
+                 [c + (False, True) for c in second_bit_cases()])
+    for (name, R, C, L, GR, GC, ba, bs, sg, img, cf, s2) in all_cases:
         assert name not in names, name
         names.add(name)
         gen_vectors.check_range(img, bs, sg)
         payload, qmax, nraw, low = pcwt_ec_ref.encode_payload(img, R, C, L, GR, GC,
-                                                              columns_first=cf)
-        assert pcwt_ec_ref.decode_payload(payload, R, C, L, GR, GC, qmax, low, cf) == img, name
+                                                              columns_first=cf, second=s2)
+        assert pcwt_ec_ref.decode_payload(payload, R, C, L, GR, GC, qmax, low, cf, s2) == img, name
+        if s2:  # the bit makes a difference: without it the stream is refused or decodes otherwise
+            assert payload != payloads[name[:-3]], name
+            try:
+                assert pcwt_ec_ref.decode_payload(payload, R, C, L, GR, GC, qmax, low, cf) != img, name
+            except AssertionError as e:
+                assert str(e) != name, name
         if '_lattice_' in name:
             assert low, name  # what the lattice cases are for
         if cf:
@@ -117,8 +133,8 @@ def main():
             'group_rows %d' % GR, 'group_cols %d' % GC, 'bits_allocated %d' % ba,
             'bits_stored %d' % bs, 'signed %d' % sg, 'qmax %d' % qmax, 'groups %d' % groups,
             'payload_length %d' % len(payload), 'low_bits %d' % int(low),
-            'columns_first %d' % int(cf), 'samples',
-        ]
+            'columns_first %d' % int(cf),
+        ] + (['second_bit 1'] if s2 else []) + ['samples']
         lines += [' '.join(str(v) for v in row) for row in img]
         lines.append('payload')
         hx = payload.hex()

@@ -7,6 +7,9 @@ from codec/src/ec_tables.h (normative, FORMAT.md Sec. 5.4).
     payload, qmax, raw_groups, low = encode_payload(img, R, C, L, GR, GC)   # plane payload
     img = decode_payload(payload, R, C, L, GR, GC, qmax, low)   # low: plane option bit 0
 
+second=True (both calls; plane option bit 4, Sec. 5.3) codes the second mantissa bit with its
+models instead of raw.
+
 columns_first=True (both calls; header flag bit 3, FORMAT.md Sec. 3.2) lifts each level's columns
 before its rows, JPEG 2000's order, instead of the baseline model's rows first. fwd2d/inv2d below
 get it from the rows-first model by transposition (exact, padding included): the columns-first
@@ -29,6 +32,7 @@ import pcwt_ref  # noqa: E402
 NCTX = 106
 ZERO, MQD, MAG, MANT, SIGN = 0, 6, 26, 90, 97
 LOW1, LOW0 = 27, 28   # modelled low bits: MAG[0][0][1..3], which no element codes
+MANT2 = 35            # modelled second mantissa bit (option bit 4): MAG[0][1][1..6], likewise
 
 
 def load_tables():
@@ -221,10 +225,11 @@ def low_wanted(bands):
     return low_worth(n, ones)
 
 
-def code_group(coder, raw, models, B, M, l, o, L, mqd, qmax, gx, gy, xe, ye, decoding, low=False):
+def code_group(coder, raw, models, B, M, l, o, L, mqd, qmax, gx, gy, xe, ye, decoding, low=False,
+               second=False):
     """Encodes (decoding=False) or decodes (True) one group; coder is a RangeEncoder or
     RangeDecoder, raw a list of bits (encoder) or a [bits, position] pair (decoder); low: the
-    plane models the two low bits of magnitudes."""
+    plane models the two low bits of magnitudes; second: the second mantissa bit (option bit 4)."""
     exact = o == 'LL' or l == 1
 
     def bit(model_index, value=None):
@@ -293,13 +298,17 @@ def code_group(coder, raw, models, B, M, l, o, L, mqd, qmax, gx, gy, xe, ye, dec
                 mag = 1
                 if q >= 1:
                     mag = (mag << 1) | bit(MANT + min(q, 7) - 1, None if decoding else (a >> (q - 1)) & 1)
+                    s2 = int(second and q >= (4 if low else 2))  # bit q-2 where it would be raw
+                    if s2:
+                        mag = (mag << 1) | bit(MANT2 + min(q, 7) - 2, None if decoding else (a >> (q - 2)) & 1)
+                    n = q - 1 - s2  # the bits below, raw (with low: down to bit 2)
                     if q >= 2 and low:
                         if q >= 3:
-                            mag = (mag << (q - 3)) | raw_bits(None if decoding else (a >> 2) & ((1 << (q - 3)) - 1), q - 3)
+                            mag = (mag << (n - 2)) | raw_bits(None if decoding else (a >> 2) & ((1 << (n - 2)) - 1), n - 2)
                             mag = (mag << 1) | bit(LOW1, None if decoding else (a >> 1) & 1)
                         mag = (mag << 1) | bit(LOW0 + (mag & 1), None if decoding else a & 1)
                     elif q >= 2:
-                        mag = (mag << (q - 1)) | raw_bits(None if decoding else a & ((1 << (q - 1)) - 1), q - 1)
+                        mag = (mag << n) | raw_bits(None if decoding else a & ((1 << n) - 1), n)
                 sl = sign(B[cx][cy - 1]) if cy - 1 >= 2 * gy else 0
                 sa = sign(B[cx - 1][cy]) if cx - 1 >= 2 * gx else 0
                 neg = bit(SIGN + 3 * (sl + 1) + sa + 1, None if decoding else int(c < 0))
@@ -331,9 +340,9 @@ def inv2d(P, bands, R, C, columns_first=False):
     return transpose(pcwt_ref.inv2d(pcwt_ref.plan(C, R, len(P)), bt, C, R))
 
 
-def encode_payload(img, R, C, L, GR, GC, low=None, columns_first=False):
+def encode_payload(img, R, C, L, GR, GC, low=None, columns_first=False, second=False):
     """low: None decides as an encoder does (Sec. 5.3), else forced. columns_first: the lifting
-    order (header flag bit 3)."""
+    order (header flag bit 3). second: the second mantissa bit modelled (option bit 4)."""
     P, bands = fwd2d(img, R, C, L, columns_first)
     mqd = pcwt_ref.compute_mqd(P, bands)
     if low is None:
@@ -358,7 +367,7 @@ def encode_payload(img, R, C, L, GR, GC, low=None, columns_first=False):
                 # the entropy record
                 models = [Model(p) for p in TABLES[band_class(l, o)]]
                 enc, raw = RangeEncoder(), []
-                code_group(enc, raw, models, B, M, l, o, L, mqd, qmax, gx, gy, xe, ye, False, low)
+                code_group(enc, raw, models, B, M, l, o, L, mqd, qmax, gx, gy, xe, ye, False, low, second)
                 a, rb = enc.finish(), pack_bits(raw)
                 ent_record = leb128(2 * len(a)) + leb128(len(rb)) + a + rb
                 if len(ent_record) <= len(raw_record):
@@ -369,7 +378,7 @@ def encode_payload(img, R, C, L, GR, GC, low=None, columns_first=False):
     return bytes(out), qmax, raw_groups, low
 
 
-def decode_payload(buf, R, C, L, GR, GC, qmax, low=False, columns_first=False):
+def decode_payload(buf, R, C, L, GR, GC, qmax, low=False, columns_first=False, second=False):
     P = pcwt_ref.plan(R, C, L)
     bands, mqd = {}, {}
     for l in range(1, L + 1):
@@ -422,7 +431,7 @@ def decode_payload(buf, R, C, L, GR, GC, qmax, low=False, columns_first=False):
                     dec = RangeDecoder(a)
                     bits = [(rb[k >> 3] >> (7 - (k & 7))) & 1 for k in range(8 * len(rb))]
                     raw = (bits, [0])
-                    code_group(dec, raw, models, B, M, l, o, L, mqd, qmax, gx, gy, xe, ye, True, low)
+                    code_group(dec, raw, models, B, M, l, o, L, mqd, qmax, gx, gy, xe, ye, True, low, second)
                     assert dec.code < dec.range and dec.pos >= alen
                     assert (raw[1][0] + 7) // 8 == rlen and not any(bits[raw[1][0]:])
     assert pos == len(buf)
