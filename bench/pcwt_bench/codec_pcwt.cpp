@@ -127,6 +127,9 @@ public:
         if (compact)
             options_.push_back({PCWT_OPT_OFFSET, offset});
         const bool entropy = profile != PCWT_PROFILE_BASELINE; // entropy or compact: range-coded
+        const int64_t second = set.second_bit >= 0 ? set.second_bit : static_cast<int64_t>(defaults.second_bit);
+        if (entropy)
+            options_.push_back({PCWT_OPT_SECOND_BIT, second});
         const unsigned gr = set.group_rows ? set.group_rows : entropy ? PCWT_ENTROPY_GROUP_ROWS : PCWT_DEFAULT_GROUP;
         const unsigned gc = set.group_cols ? set.group_cols : entropy ? PCWT_ENTROPY_GROUP_COLS : PCWT_DEFAULT_GROUP;
         const bool columns_first =
@@ -143,6 +146,9 @@ public:
                                     pcwt_option_value_name(PCWT_OPT_LEVEL1_FILTER, set.level1) + "; "
                               : std::string()) +
                          (compact ? std::string("offset ") + pcwt_option_value_name(PCWT_OPT_OFFSET, offset) + "; "
+                                  : std::string()) +
+                         (entropy ? std::string("second bit ") +
+                                        pcwt_option_value_name(PCWT_OPT_SECOND_BIT, second) + "; "
                                   : std::string()) +
                          (backend == PCWT_BACKEND_GPU
                               ? "GPU backend, host memory in and out (end to end); whole set: one batch call"

@@ -87,6 +87,9 @@ void print_usage(std::FILE *f)
         "                        entropy and compact profiles: the finest level's filter (default auto)\n"
         "      --offset auto|off|on\n"
         "                        compact profile: the per-plane modular offset (default: libpcwt's)\n"
+        "      --second-bit on|off\n"
+        "                        entropy and compact profiles: the modelled second mantissa bit\n"
+        "                        (default: libpcwt's)\n"
         "\n"
         "A comparison on one CPU thread, codecs alternating run by run (e.g. against CharLS):\n"
         "  pcwt-bench --wg04 --codecs pcwt-cpu,charls --no-parallel -o cpu\n"
@@ -261,6 +264,11 @@ ParseOutcome parse_options(int argc, char **argv, Options &opt)
             if (!value(v) || pcwt_option_parse(PCWT_OPT_OFFSET, v.c_str(), &m) != PCWT_OK)
                 return usage_error("--offset takes " + choices(PCWT_OPT_OFFSET));
             opt.pcwt.offset = static_cast<int>(m);
+        } else if (a == "--second-bit") {
+            int64_t m = 0;
+            if (!value(v) || pcwt_option_parse(PCWT_OPT_SECOND_BIT, v.c_str(), &m) != PCWT_OK)
+                return usage_error("--second-bit takes " + choices(PCWT_OPT_SECOND_BIT));
+            opt.pcwt.second_bit = static_cast<int>(m);
         } else if (a == "--jxl-effort") {
             unsigned e = 0;
             if (!value(v) || !parse_unsigned(v, 1, 9, e))

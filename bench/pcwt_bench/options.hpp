@@ -19,6 +19,7 @@ struct PcwtSettings {
     pcwt_lifting_order lifting = PCWT_LIFTING_AUTO;
     pcwt_level1_filter level1 = PCWT_LEVEL1_AUTO; // --level1-filter (entropy and compact profiles)
     int offset = -1; // --offset (compact profile): a pcwt_offset_mode, -1: libpcwt's default
+    int second_bit = -1; // --second-bit (entropy and compact): a pcwt_second_bit, -1: libpcwt's default
 };
 
 // The peers' settings.
