@@ -53,7 +53,8 @@ static int parse_args(int argc, char **argv, encode_opts *o)
     };
     static const pcwt_option named[] = {PCWT_OPT_PROFILE, PCWT_OPT_COLOUR_TRANSFORM,
                                         PCWT_OPT_LOW_BITS, PCWT_OPT_VALUE_MAP, PCWT_OPT_LIFTING_ORDER,
-                                        PCWT_OPT_LEVEL1_FILTER, PCWT_OPT_OFFSET, PCWT_OPT_BACKEND};
+                                        PCWT_OPT_LEVEL1_FILTER, PCWT_OPT_OFFSET, PCWT_OPT_SECOND_BIT,
+                                        PCWT_OPT_BACKEND};
     const char *positional[2] = {NULL, NULL};
     int npos = 0, ended = 0, i;
 

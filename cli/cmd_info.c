@@ -46,10 +46,11 @@ static void print_header(const char *path, const pcwt_header_info *h, size_t fil
         if (pcwt_header_plane(h, p, &pl) != PCWT_OK)
             break;
         printf("  plane %u: component %u, kind %u (%s), qmax %d, payload %" PRIu64
-               " bytes, crc32 0x%08" PRIx32 "%s%s%s%s\n",
+               " bytes, crc32 0x%08" PRIx32 "%s%s%s%s%s\n",
                (unsigned)p, (unsigned)pl.component, (unsigned)pl.kind, kind_name(pl.kind),
                (int)pl.qmax, pl.payload_length, pl.payload_crc32,
-               pl.low_bits ? ", low bits modelled" : "", pl.value_map ? ", value map" : "",
+               pl.second_bit ? ", second mantissa bit modelled" : "", pl.low_bits ? ", low bits modelled" : "",
+               pl.value_map ? ", value map" : "",
                pl.level1_511 ? ", 5/11-C at level 1" : "", pl.offset ? ", modular offset" : "");
     }
     printf("header length:    %zu bytes\n", h->header_length);

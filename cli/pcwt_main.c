@@ -48,6 +48,7 @@ void cli_print_help(FILE *out)
         "                     the wrap of their range moved to the largest stretch none of them\n"
         "                     uses: auto (per plane, where an estimate says it pays; the\n"
         "                     default), off or on\n"
+        "  --second-bit M     entropy, compact: second mantissa bit modelled, on (default) or off\n"
         "  --backend B        auto, cpu or gpu (default auto); also a decode option\n"
         "  --max-memory N     decode: refuse, before reading the payload, a codestream whose\n"
         "                     decoding needs more than N bytes of memory (suffix K, M, G, T:\n"
