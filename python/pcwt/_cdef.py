@@ -42,7 +42,7 @@ pcwt_status pcwt_encode(pcwt_encoder *enc, const pcwt_image_desc *desc, const vo
 typedef struct pcwt_plane_info {
     uint32_t component; uint32_t kind; int32_t qmax; uint32_t low_bits;
     uint64_t payload_length; uint32_t payload_crc32; uint32_t value_map; uint32_t level1_511;
-    uint32_t offset;
+    uint32_t offset; uint32_t second_bit;
 } pcwt_plane_info;
 typedef struct pcwt_header_info {
     uint32_t format_version;
