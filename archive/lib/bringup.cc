@@ -109,11 +109,17 @@ std::shared_ptr<WarmFrames> warmFrames(const Run& run)
  *  warm frames, repeated to the size of the largest batch, all at once, so that their device
  *  state and buffers are made before their first batch instead of in its calls (p.warm). Its
  *  coders take batches once they are warm, its verifiers copies once they are: a second GPU's
- *  context no longer holds back the first's batches, nor the verifiers' warm-up the coders'.
+ *  context no longer holds back the first's batches, nor the verifiers' warm-up the coders'. The
+ *  waits are marks of --stats' timeline (GPU N context, coders up, verifiers up).
  */
 void bringUp(Run& run, int device, std::shared_ptr<const WarmFrames> warm)
 {
-  if (run.p.deviceUp) run.p.deviceUp(device);
+  const std::string gpu = "GPU " + std::to_string(device);
+  if (run.p.deviceUp)
+  {
+    run.p.deviceUp(device);
+    DPRCTimelineMark((gpu + " context").c_str());
+  }
   std::vector<std::thread> coders, verifiers;
   if (warm)
   {
@@ -131,9 +137,10 @@ void bringUp(Run& run, int device, std::shared_ptr<const WarmFrames> warm)
   if (run.opt.testFault == "devices-together")
     for (++run.codersWarm; run.codersWarm.load() < run.devices.size();)
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  DPRCTimelineMark(("GPU " + std::to_string(device) + " coders up").c_str());
+  DPRCTimelineMark((gpu + " coders up").c_str());
   run.codersUp.up(device);
   for (std::thread& t : verifiers) t.join();
+  if (!verifiers.empty()) DPRCTimelineMark((gpu + " verifiers up").c_str());
   run.verifiersUp.up(device);
   if (++run.devicesUp == run.devices.size()) DPRCTimelineMark("devices warm");
 }
