@@ -160,9 +160,12 @@ void RecompressAdjustThreads(RecompressOptions& o)
   // configuration: one GPU (two ran no faster, bench/results/gpu-h200-2026-11-28-session9-
   // recompress.md), checked beside the walk, half the threads. The backend stays automatic: a
   // GPU that CUDA cannot use leaves the CPU coding (RecompressRun).
+  // --backend-gpu without --gpus: the same start (device 0, checked beside the walk); a GPU that
+  // cannot be used then fails the run.
   const char *env = std::getenv("PCWT_BACKEND");
-  if (o.devices.empty() && o.gpus.empty() && o.backend == PCWT_BACKEND_AUTO && pcwt_has_cuda() &&
-      !(env != NULL && std::strcmp(env, "cpu") == 0) && gpuNodePresent(o))
+  if (o.devices.empty() && o.gpus.empty() && pcwt_has_cuda() &&
+      (o.backend == PCWT_BACKEND_GPU ||
+       (o.backend == PCWT_BACKEND_AUTO && !(env != NULL && std::strcmp(env, "cpu") == 0) && gpuNodePresent(o))))
     o.devices.push_back(0);
   // --gpus: without CUDA the CPU codes (every GPU named is checked below, beside the walk)
   if (!o.devices.empty() && !pcwt_has_cuda())
@@ -554,7 +557,7 @@ bool RecompressRun(const RecompressOptions& o, const RecompressLocks& locks, int
   {
     progress.stop();
     if (!gpuProblem.empty())
-      OFLOG_FATAL(recmpLogger, "--gpus " << o.gpus << ": " << gpuProblem);
+      OFLOG_FATAL(recmpLogger, (o.gpus.empty() ? std::string("--backend-gpu") : "--gpus " + o.gpus) << ": " << gpuProblem);
     else
       OFLOG_FATAL(recmpLogger, "cannot start: " << perror);
     return false;
