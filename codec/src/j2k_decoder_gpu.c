@@ -150,10 +150,8 @@ static void decode_groups(group_queue *Q, pcwt_j2k_builder *bld[PCWT_J2K_POOL_GR
     tier2_group(&t);
     for (size_t k = 1;; k++) {
         const size_t first = cur.first + cur.count;
+        /* its builder was group k - 3's, finished before group k - 1 was submitted */
         gpu_group nxt = next_group(Q, first, bld[k % PCWT_J2K_POOL_GROUPS]);
-        /* its builder was group k - 2's: that group finished first */
-        while (nxt.count && Q->len && Q->q[Q->head].bld == nxt.bld)
-            finish_oldest(Q);
         tier2_task tn = {Q, &nxt};
         pthread_t th;
         const int helper = nxt.count && pthread_create(&th, NULL, tier2_group, &tn) == 0;
