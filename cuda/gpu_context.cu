@@ -1,5 +1,6 @@
 // gpu_context.cu - context lifetime and the upload of a batch layout (see gpu_context.h).
 #include "gpu_context.h"
+#include "host_threads.h"
 
 #include <algorithm>
 #include <cstddef>
@@ -503,10 +504,5 @@ void gpu_host_copies(const std::vector<HostCopy> &copies)
                 break;
         }
     };
-    std::vector<std::thread> threads;
-    for (size_t t = 1; t < parts; t++)
-        threads.emplace_back(run, t);
-    run(0);
-    for (std::thread &th : threads)
-        th.join();
+    gpu_on_threads(parts, run);
 }

@@ -11,6 +11,7 @@
 // copy_out, so that one slot's upload, kernels and download overlap the other's.
 #include "copy_batch.h"
 #include "gpu_context.h"
+#include "host_threads.h"
 #include "j2k_gpu.h"
 
 extern "C" {
@@ -47,6 +48,16 @@ struct J2kSlot {
         for (DevBuf *d : dev)
             d->release();
     }
+    // every buffer given back and nothing pending; the events and the stream stay
+    void release()
+    {
+        release_device();
+        h_out.release();
+        h_in.release();
+        h_ht.release();
+        copies.clear();
+        pending = async = check_ht = false;
+    }
 };
 
 // The decoder's buffers in a handle (pcwt_gpu::j2k), made on first use.
@@ -61,10 +72,7 @@ void j2k_gpu_free(J2kGpu *j)
     if (!j)
         return;
     for (J2kSlot &sl : j->slot) {
-        sl.release_device();
-        sl.h_out.release();
-        sl.h_in.release();
-        sl.h_ht.release();
+        sl.release();
         for (cudaEvent_t e : {sl.uploaded, sl.computed, sl.done})
             if (e)
                 cudaEventDestroy(e);
@@ -169,17 +177,6 @@ void check_cblk(const pcwt_j2k_batch *b, const pcwt_j2k_cblk &cb, size_t i, uint
     }
 }
 
-// fn(t) for t in [0, parts) on parts threads (this one included).
-template <typename Fn> void on_threads(size_t parts, Fn fn)
-{
-    std::vector<std::thread> th;
-    for (size_t t = 1; t < parts; t++)
-        th.emplace_back(fn, t);
-    fn(size_t(0));
-    for (std::thread &x : th)
-        x.join();
-}
-
 // The chunk's code-blocks (frame k's batch code-blocks from[k] .. into cb[at[k] ..]) rebased to the
 // chunk's coefficients [lo, hi) and checked, their keys (cost, bytes), and idx: their order,
 // heaviest first, ties in chunk order; on a few threads for a large chunk (the checks and the sort
@@ -206,7 +203,7 @@ void checked_and_sorted(const pcwt_j2k_batch *b, const std::vector<size_t> &from
     };
     std::vector<Failed> failed(parts);
     auto by_key = [&](size_t x, size_t y) { return key[x] > key[y]; };
-    on_threads(parts, [&](size_t t) {
+    gpu_on_threads(parts, [&](size_t t) {
         Failed &f = failed[t];
         for (size_t k = first[t]; k < first[t + 1] && f.at == SIZE_MAX; k++)
             for (size_t i = at[k]; i < at[k + 1]; i++) {
@@ -392,24 +389,28 @@ uint64_t frame_bytes(const pcwt_j2k_batch *b, size_t i, uint64_t out)
 // Frames per launch: the grids' second dimension.
 constexpr size_t kMaxChunkFrames = 20000;
 
-// The handle's decoder buffers, made on first use.
+// The handle's decoder state, made on first use (the events and streams a failure left unmade
+// made again).
 J2kGpu &buffers(pcwt_gpu *g)
 {
     if (!g->j2k) {
         const J2kT1Plan t1 = j2k_t1_plan(g->device);
-        g->j2k = new J2kGpu; // held before the events are made: drop_buffers frees both on failure
+        g->j2k = new J2kGpu;
         g->j2k->t1 = t1;
-        for (J2kSlot &sl : g->j2k->slot) {
-            for (cudaEvent_t *e : {&sl.uploaded, &sl.computed, &sl.done})
+    }
+    for (J2kSlot &sl : g->j2k->slot) {
+        for (cudaEvent_t *e : {&sl.uploaded, &sl.computed, &sl.done})
+            if (!*e)
                 CUDA_CHECK(cudaEventCreateWithFlags(e, cudaEventDisableTiming));
+        if (!sl.compute)
             CUDA_CHECK(cudaStreamCreateWithFlags(&sl.compute, cudaStreamNonBlocking));
-        }
     }
     return *g->j2k;
 }
 
 // After a failure: the buffers go (so that an allocation that failed leaves none held), once
 // the streams' work that may use them is done; batches submitted and not finished are lost.
+// Tier-1's plan (pcwt_gpu_j2k_set_t1_lanes) stays.
 void drop_buffers(pcwt_gpu *g)
 {
     if (!g->j2k)
@@ -421,8 +422,9 @@ void drop_buffers(pcwt_gpu *g)
         if (sl.compute)
             cudaStreamSynchronize(sl.compute);
     cudaGetLastError();
-    j2k_gpu_free(g->j2k);
-    g->j2k = nullptr;
+    for (J2kSlot &sl : g->j2k->slot)
+        sl.release();
+    g->j2k->next = g->j2k->oldest = 0;
 }
 
 template <typename Body> pcwt_status guarded(pcwt_gpu *g, char *err, size_t es, Body body)
@@ -682,12 +684,12 @@ extern "C" int pcwt_gpu_j2k_traced(const pcwt_gpu *g) { return g && g->trace; }
 
 extern "C" void *pcwt_gpu_j2k_host_alloc(pcwt_gpu *g, size_t size)
 {
-    void *p = nullptr;
-    if (!g || cudaSetDevice(g->device) != cudaSuccess || gpu_pinned_alloc(&p, size ? size : 1) != cudaSuccess) {
+    // the handle's device current on this thread: registering the memory makes no context on another
+    if (!g || cudaSetDevice(g->device) != cudaSuccess) {
         cudaGetLastError();
         return nullptr;
     }
-    return p;
+    return pcwt_gpu_host_alloc(size);
 }
 
 extern "C" pcwt_status pcwt_gpu_j2k_bench(pcwt_gpu *g, const struct pcwt_j2k_batch *b, int repeats, double *ms,
