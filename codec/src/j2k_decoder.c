@@ -291,16 +291,21 @@ static size_t t2_threads(size_t n, uint64_t bytes)
 
 /* A decoder's tier-2 memory, kept between its batches: the groups' batches and each worker's
  * frames. Fresh memory costs a page fault per 4 KiB at first touch, more than parsing it; kept, a batch like the last one touches only warm pages. With a
- * device, each group batch's code-block bytes are joined into page-locked memory (pinned[]), which
- * the device reads without a staging copy. */
+ * device, each group batch's code-block bytes are joined into page-locked memory (pinned[k], lent
+ * to group[k]), which the device reads without a staging copy. */
 struct pcwt_j2k_pool {
     pcwt_j2k_builder group[PCWT_J2K_POOL_GROUPS];
-    uint8_t *pinned[PCWT_J2K_POOL_GROUPS];
-    size_t pinned_cap[PCWT_J2K_POOL_GROUPS];
+    pcwt_j2k_pinned pinned[PCWT_J2K_POOL_GROUPS];
     pcwt_j2k_builder own[T2_MAX_THREADS];
 };
 
-pcwt_j2k_pool *pcwt_j2k_pool_create(void) { return calloc(1, sizeof(pcwt_j2k_pool)); }
+pcwt_j2k_pool *pcwt_j2k_pool_create(void)
+{
+    pcwt_j2k_pool *p = calloc(1, sizeof(pcwt_j2k_pool));
+    for (size_t k = 0; p && k < PCWT_J2K_POOL_GROUPS; k++)
+        p->group[k].pinned = &p->pinned[k];
+    return p;
+}
 
 void pcwt_j2k_pool_free(pcwt_j2k_pool *p)
 {
@@ -309,7 +314,7 @@ void pcwt_j2k_pool_free(pcwt_j2k_pool *p)
     for (size_t i = 0; i < PCWT_J2K_POOL_GROUPS; i++) {
         pcwt_j2k_builder_free(&p->group[i]);
 #ifdef PCWT_HAVE_CUDA
-        pcwt_gpu_host_free(p->pinned[i]);
+        pcwt_gpu_host_free(p->pinned[i].p);
 #endif
     }
     for (size_t i = 0; i < T2_MAX_THREADS; i++)
@@ -321,24 +326,21 @@ pcwt_j2k_builder *pcwt_j2k_pool_batch(pcwt_j2k_pool *p) { return &p->group[0]; }
 
 pcwt_j2k_builder *pcwt_j2k_pool_group(pcwt_j2k_pool *p, size_t k) { return &p->group[k % PCWT_J2K_POOL_GROUPS]; }
 
-/* Page-locked room for n code-block bytes of the pool's group builder bld, when the route has a
+/* Page-locked room for n code-block bytes of bld, a pool's group builder, when the route has a
  * device; NULL: the builder's own memory (then staged at the upload). */
 static uint8_t *pinned_data(const pcwt_j2k_route *r, const pcwt_j2k_builder *bld, size_t n)
 {
 #ifdef PCWT_HAVE_CUDA
-    pcwt_j2k_pool *p = r->pool;
-    size_t k = 0;
-    while (p && k < PCWT_J2K_POOL_GROUPS && bld != &p->group[k])
-        k++;
-    if (!p || !r->gpu || k == PCWT_J2K_POOL_GROUPS)
+    pcwt_j2k_pinned *pin = bld->pinned;
+    if (!pin || !r->gpu)
         return NULL;
-    if (n > p->pinned_cap[k]) {
-        pcwt_gpu_host_free(p->pinned[k]);
+    if (n > pin->cap) {
+        pcwt_gpu_host_free(pin->p);
         const size_t cap = n + n / 4; /* the next group a little larger: no new registration */
-        p->pinned[k] = pcwt_gpu_j2k_host_alloc(r->gpu, cap);
-        p->pinned_cap[k] = p->pinned[k] ? cap : 0;
+        pin->p = pcwt_gpu_j2k_host_alloc(r->gpu, cap);
+        pin->cap = pin->p ? cap : 0;
     }
-    return p->pinned[k];
+    return pin->p;
 #else
     (void)r;
     (void)bld;

@@ -572,7 +572,9 @@ void pcwt_j2k_builder_free(pcwt_j2k_builder *bld)
     free(bld->b.cblks);
     free(bld->b.tcs);
     free(bld->b.frames);
+    pcwt_j2k_pinned *pinned = bld->pinned;
     memset(bld, 0, sizeof *bld);
+    bld->pinned = pinned;
 }
 
 /* The code-blocks' places and sizes, their segments and bytes, appended to the batch. */

@@ -9,10 +9,18 @@
 #include "j2k_codestream.h"
 
 /* A batch being filled: the arrays of pcwt_j2k_batch, owned here, with their capacities. */
+/* Page-locked room for a batch's code-block bytes, which the device reads without staging: a
+ * decoder pool's (j2k_decoder.c), lent to one of its group builders. */
+typedef struct pcwt_j2k_pinned {
+    uint8_t *p;
+    size_t cap;
+} pcwt_j2k_pinned;
+
 typedef struct pcwt_j2k_builder {
     pcwt_j2k_batch b;
     uint8_t *data;
     size_t data_cap, seg_cap, cblk_cap, tc_cap, frame_cap;
+    pcwt_j2k_pinned *pinned; /* the pool's room for this builder, or NULL; kept by reset and free */
 } pcwt_j2k_builder;
 
 /* Empties the batch, keeping its memory for the next one. */
