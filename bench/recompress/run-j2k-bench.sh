@@ -7,10 +7,12 @@
 # writes RESULTS_DIR/j2k-bench-<host>-<time>.md: MB/s of raw pixel data
 # (Rows*Columns*SamplesPerPixel*BitsAllocated/8*frames) and the ratios (the target:
 # recompression at least 0.9x OpenJPEG's decoding alone). pcwt-recompress decodes with OpenJPEG on its
-# threads (--j2k-decoder cpu: the CPU path); with --gpu-decode a fourth row, pcwt-recompress
-# --j2k-decoder gpu on the same folder and threads (the frames of many files decoded in one libpcwt
-# call on the GPU), its outputs compared byte for byte with the CPU path's, and the ratios GPU path /
-# CPU path (target: at least 5x) and GPU path / OpenJPEG alone.
+# threads (--j2k-decoder cpu: the CPU path); with --gpu-decode a fourth row, pcwt-recompress without
+# --j2k-decoder (the default, auto: the GPU path where there is a GPU: the frames of many files
+# decoded in one libpcwt call on the GPU) on the same folder and threads, its outputs compared byte
+# for byte with the CPU path's, the frames it decoded on the GPU counted (none: the default did not
+# take the GPU, said in the table), and the ratios GPU path / CPU path (target: at least 5x) and GPU
+# path / OpenJPEG alone.
 #
 #   bench/recompress/run-j2k-bench.sh RESULTS_DIR [options]
 #   bench/recompress/run-j2k-bench.sh --pack [DIR]  only make the JPEG 2000 source files (about 8 MB,
@@ -27,7 +29,7 @@
 #                        (configured and built there when missing; default build-j2k-bench)
 #     --pcwt-args "ARGS" more pcwt-recompress options (e.g. "--gpus 1")
 #     --repeat R         the measurements R times, in turn; the table has the medians (default 1)
-#     --gpu-decode       also pcwt-recompress --j2k-decoder gpu (needs a CUDA build and a GPU)
+#     --gpu-decode       also pcwt-recompress with its default decoder, the GPU (needs a CUDA build and a GPU)
 #     --variant "L:WORDS" with --gpu-decode, one more GPU path row labelled L (repeatable), run in
 #                        turn with the others: WORDS are VAR=value environment words, then
 #                        pcwt-recompress options, e.g. "ramp:PCWT_RECOMPRESS_J2K_RAMP=1" or
@@ -244,9 +246,10 @@ opj_run() {
   [[ $decoded == "$nstreams" ]] || { log "opj_decompress decoded $decoded of $nstreams codestreams"; exit 1; }
   awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f\n", b - a }'
 }
-pcwt_run() { # DECODER (cpu, gpu) [LABEL VARIANT-WORDS]: output in $work/out-LABEL, report $work/report-LABEL.json
-  local dec=$1 name=${2:-$1} words=${3:-} t0 t1 w
-  local envs=() args=()
+pcwt_run() { # DECODER (cpu, gpu; default: no --j2k-decoder) [LABEL VARIANT-WORDS]: output in $work/out-LABEL,
+  local dec=$1 name=${2:-$1} words=${3:-} t0 t1 w # report $work/report-LABEL.json
+  local envs=() args=() decopt=()
+  [[ $dec == default ]] || decopt=(--j2k-decoder "$dec")
   for w in $words; do
     if [[ ${#args[@]} -eq 0 && $w =~ ^[A-Za-z_][A-Za-z0-9_]*= ]]; then envs+=("$w"); else args+=("$w"); fi
   done
@@ -254,7 +257,7 @@ pcwt_run() { # DECODER (cpu, gpu) [LABEL VARIANT-WORDS]: output in $work/out-LAB
   t0=$(now)
   # shellcheck disable=SC2086
   env "${envs[@]}" "$recompress" --threads "$threads" --output "$work/out-$name" --report "$work/report-$name.json" \
-    --j2k-decoder "$dec" $pcwt_args "${args[@]}" "$input" >"$work/recompress-$name.log" 2>&1 \
+    "${decopt[@]}" $pcwt_args "${args[@]}" "$input" >"$work/recompress-$name.log" 2>&1 \
     || { tail -5 "$work/recompress-$name.log"; exit 1; }
   t1=$(now)
   local done_files
@@ -275,7 +278,7 @@ for ((r = 0; r < repeat; r++)); do
   t=$(opj_run); opj_times+=("$t"); log "run $((r + 1)): opj_decompress $t s"
   t=$(pcwt_run cpu); pcwt_times+=("$t"); log "run $((r + 1)): pcwt-recompress --j2k-decoder cpu $t s"
   if [[ -n $gpu_decode ]]; then
-    t=$(pcwt_run gpu); gpu_times+=("$t"); log "run $((r + 1)): pcwt-recompress --j2k-decoder gpu $t s"
+    t=$(pcwt_run default gpu); gpu_times+=("$t"); log "run $((r + 1)): pcwt-recompress (default decoder) $t s"
     for ((v = 0; v < ${#variants[@]}; v++)); do
       t=$(pcwt_run gpu "v-${variants[v]%%:*}" "${variants[v]#*:}"); var_times[v]+="$t "
       log "run $((r + 1)): pcwt-recompress --j2k-decoder gpu, variant ${variants[v]}: $t s"
@@ -322,7 +325,10 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')
   echo "| OpenJPEG decoding alone (j2k_decode_loop), $threads threads | $loop_s | $(mbps "$loop_s") |"
   echo "| opj_decompress, $threads processes | $opj_s | $(mbps "$opj_s") |"
   echo "| pcwt-recompress --j2k-decoder cpu (the CPU path), $threads threads | $pcwt_s | $(mbps "$pcwt_s") |"
-  [[ -z $gpu_decode ]] || echo "| pcwt-recompress --j2k-decoder gpu (the GPU path), $threads threads | $gpu_s | $(mbps "$gpu_s") |"
+  if [[ -n $gpu_decode ]]; then
+    if [[ ${gpu_frames:-0} -gt 0 ]]; then gpu_label="the GPU path"; else gpu_label="**not the GPU path: no frame decoded on the GPU**"; fi
+    echo "| pcwt-recompress without --j2k-decoder (the default: $gpu_label), $threads threads | $gpu_s | $(mbps "$gpu_s") |"
+  fi
   for ((v = 0; v < ${#variants[@]}; v++)); do
     # shellcheck disable=SC2086 # (the times, split)
     vs=$(printf '%s\n' ${var_times[v]} | median)
