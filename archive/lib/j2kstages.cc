@@ -54,17 +54,23 @@ void j2kStage(Run& run, std::size_t k)
   // started early, the decoder warms while the readers read (the first batch's call would), and
   // the page-locked buffer for a full batch's samples is made beside it on a thread of its own
   // (each took about 0.07 s on the H200 machine, one after the other), not in the first batch;
-  // held until this decoder's first batch, so that each decoder makes one; only when JPEG 2000
-  // input was asked of the GPU: with auto most runs have none, and the buffer would cost them
-  // hundreds of MB of page-locked memory and its pinning time
+  // held until this decoder's first batch, so that each decoder makes one. With auto (the
+  // default), where most runs have no JPEG 2000 input and the buffer would cost them hundreds of
+  // MB of page-locked memory and its pinning time, it is made once this decoder has a JPEG 2000
+  // file, beside the gathering of its first batch.
   std::shared_ptr<unsigned char> ready;
+  std::thread pin;
+  bool pinStarted = false;
+  auto pinBatch = [&]() {
+    pinStarted = true;
+    pin = std::thread([&run, &ready, &p]() {
+      ready = run.j2kSamples->get(static_cast<std::size_t>(p.j2kBatchBytes + p.j2kBatchBytes / 8));
+    });
+  };
+  const bool pins = p.warm && run.j2kOnDevice;
   if (p.warm)
   {
-    std::thread pin;
-    if (run.j2kOnDevice && p.j2kDecoder == DPRCJD_gpu)
-      pin = std::thread([&run, &ready, &p]() {
-        ready = run.j2kSamples->get(static_cast<std::size_t>(p.j2kBatchBytes + p.j2kBatchBytes / 8));
-      });
+    if (pins && p.j2kDecoder == DPRCJD_gpu) pinBatch();
     if (run.j2kDecoders[k]->warm()) once(run.j2kWarm, "JPEG 2000 decoder warm");
     if (pin.joinable()) pin.join();
   }
@@ -80,6 +86,7 @@ void j2kStage(Run& run, std::size_t k)
       run.toFinish.push(j);
       continue;
     }
+    if (pins && !pinStarted) pinBatch();
     // Full batches, the run's first too (a smaller first batch is decoded sooner, but its decoder
     // grows its buffers in the next call and the decoding ends later; j2kRamp: the first four
     // 1/16, 1/8, 1/4, 1/2 of the limit, for measuring)
@@ -95,6 +102,7 @@ void j2kStage(Run& run, std::size_t k)
       if (!run.toJ2K.popFor(j, std::chrono::milliseconds(p.batchWaitMs))) break;
     }
     timer.next(DPRCSG_j2kDecode);
+    if (pin.joinable()) pin.join();
     ready.reset();
     if (!run.firstJ2K.load(std::memory_order_relaxed)) DPRCTimelineMark("first JPEG 2000 batch in");
     run.j2kDecoders[k]->decode(batch, *run.j2kSamples,
@@ -109,6 +117,7 @@ void j2kStage(Run& run, std::size_t k)
       run.toFinish.push(x);
     }
   }
+  if (pin.joinable()) pin.join();
   if (--run.j2kLeft == 0)
   {
     DPRCTimelineMark("JPEG 2000 decoders done");

@@ -41,15 +41,22 @@ Outcome recompress(const std::string &dir, const std::string &name, const std::s
     return o;
 }
 
-// the batch path (on the device, or the CPU standing in) against --j2k-decoder cpu
-void batchEqualsCpuPath(const std::vector<std::string> &env)
+// the batch path (on the device, or the CPU standing in; by default asked for with --j2k-decoder
+// gpu) against --j2k-decoder cpu
+void batchEqualsCpuPath(const std::vector<std::string> &env,
+                        const std::vector<std::string> &decoder = {"--j2k-decoder", "gpu"})
 {
     REQUIRE_J2K_TOOLS();
     TempDir dir;
     Folder f;
     ASSERT_EQ(makeFolder(dir.path(), true, f), "");
     const auto inputs = snapshot(f.in);
-    const Outcome gpu = recompress(dir.path(), "gpu", f.in, {"--j2k-decoder", "gpu"}, env);
+    if (env.empty() && decoder.empty()) { // the default: a GPU there?
+        const Outcome probe = recompress(dir.path(), "probe", f.in, {"--j2k-decoder", "gpu"});
+        if (probe.proc.rc == 1 && probe.proc.out.find("JPEG 2000 decoding on the GPU") != std::string::npos)
+            GTEST_SKIP() << "no GPU: " << probe.proc.out;
+    }
+    const Outcome gpu = recompress(dir.path(), "gpu", f.in, decoder, env);
     if (env.empty() && gpu.proc.rc == 1 && gpu.proc.out.find("JPEG 2000 decoding on the GPU") != std::string::npos)
         GTEST_SKIP() << "no GPU: " << gpu.proc.out;
     const Outcome cpu = recompress(dir.path(), "cpu", f.in, {"--j2k-decoder", "cpu"});
@@ -87,7 +94,9 @@ void batchEqualsCpuPath(const std::vector<std::string> &env)
     copyFile(f.in + "/a_signed16.dcm", place + "/a_signed16.dcm");
     copyFile(f.corrupt, place + "/t_truncated.dcm");
     const std::vector<uint8_t> before = readBytes(place + "/t_truncated.dcm");
-    std::vector<std::string> argv = {kTool, "--threads", "2", "--no-progress", "--j2k-decoder", "gpu", place};
+    std::vector<std::string> argv = {kTool, "--threads", "2", "--no-progress"};
+    argv.insert(argv.end(), decoder.begin(), decoder.end());
+    argv.push_back(place);
     const Proc p = run(argv, env);
     EXPECT_EQ(p.rc, 2) << p.out;
     EXPECT_TRUE(readBytes(place + "/t_truncated.dcm") == before) << "the corrupt original changed";
@@ -170,6 +179,13 @@ TEST(J2kRecompressDecoder, FailingBatchDecoderFallsBackToOpenJpeg)
 TEST(J2kRecompressGpu, GpuDecodingEqualsCpuPath)
 {
     batchEqualsCpuPath({});
+}
+
+// Without --j2k-decoder (auto) a GPU decodes the JPEG 2000 input: the same outputs, the lossless
+// frames counted as the GPU's
+TEST(J2kRecompressGpu, DefaultDecodesOnTheGpu)
+{
+    batchEqualsCpuPath({}, {});
 }
 
 // The readers start before the coding devices are up and leave JPEG 2000 files undecoded while it
