@@ -32,7 +32,8 @@
 #     --gpu-decode       also pcwt-recompress with its default decoder, the GPU (needs a CUDA build and a GPU)
 #     --variant "L:WORDS" with --gpu-decode, one more GPU path row labelled L (repeatable), run in
 #                        turn with the others: WORDS are VAR=value environment words, then
-#                        pcwt-recompress options, e.g. "ramp:PCWT_RECOMPRESS_J2K_RAMP=1" or
+#                        pcwt-recompress options (after the default's), e.g.
+#                        "ramp:PCWT_RECOMPRESS_J2K_RAMP=1", "asked:--j2k-decoder gpu" or
 #                        "b64x4:--j2k-batch-mb 64 --j2k-decoders-per-gpu 4"; its outputs compared too
 #
 # The source set: the corpus's uncompressed CT and MR images (wg04, GE CT series, pydicom), its CR
@@ -280,8 +281,8 @@ for ((r = 0; r < repeat; r++)); do
   if [[ -n $gpu_decode ]]; then
     t=$(pcwt_run default gpu); gpu_times+=("$t"); log "run $((r + 1)): pcwt-recompress (default decoder) $t s"
     for ((v = 0; v < ${#variants[@]}; v++)); do
-      t=$(pcwt_run gpu "v-${variants[v]%%:*}" "${variants[v]#*:}"); var_times[v]+="$t "
-      log "run $((r + 1)): pcwt-recompress --j2k-decoder gpu, variant ${variants[v]}: $t s"
+      t=$(pcwt_run default "v-${variants[v]%%:*}" "${variants[v]#*:}"); var_times[v]+="$t "
+      log "run $((r + 1)): pcwt-recompress, variant ${variants[v]}: $t s"
     done
   fi
 done
