@@ -357,8 +357,12 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')
   for dec in "${names[@]}"; do
     if grep -q '^stage times' "$work/recompress-$dec.log"; then
       echo
-      label=$dec; [[ $dec != v-* ]] || label="gpu, variant ${dec#v-}"
-      echo "pcwt-recompress --j2k-decoder $label, last run, --stats:"
+      case $dec in
+        cpu) label="--j2k-decoder cpu" ;;
+        gpu) label="without --j2k-decoder (the default)" ;;
+        *) label="variant ${dec#v-}" ;;
+      esac
+      echo "pcwt-recompress $label, last run, --stats:"
       echo
       grep -E '^stage times|^  [a-zA-Z0-9 ]+ \([0-9]+\):|^timeline' "$work/recompress-$dec.log" | sed 's/^/    /'
       cleanup=$(grep -o 'timeline: cleanup [0-9.]*' "$work/recompress-$dec.log" | grep -o '[0-9.]*$' || true)
