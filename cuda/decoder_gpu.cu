@@ -154,30 +154,29 @@ void run_device_decode(pcwt_gpu *g, Slot &sl)
         gpu_vmap_refused(d, np, s);
     gpu_mark(g, "verify CRCs");
     const uint32_t *ec_groups = d.step_groups;
-    uint32_t *pipe = nullptr; // the pipelined decode's counters: it takes every profile-1 group
-    uint32_t *raw = nullptr;  // (pipe[0]) some step holds a raw-mode record
+    uint32_t piped = 0;      // the leading steps whose profile-1 groups the pipelined decode takes
+    uint32_t *raw = nullptr; // (pipe[0]) some step holds a raw-mode record
     if (L.entropy_planes) {
         const uint32_t steps = uint32_t(L.decode_steps.size());
         raw = reinterpret_cast<uint32_t *>(sl.ec_order.as<char>() + ec_pipe_offset(sl));
-        if (gpu_ec_pipe_wanted(L))
-            pipe = raw;
-        CUDA_CHECK(cudaMemsetAsync(raw, 0, pipe ? gpu_ec_pipe_bytes(L) : 4, s));
+        piped = gpu_ec_pipe_steps(L);
+        CUDA_CHECK(cudaMemsetAsync(raw, 0, piped ? gpu_ec_pipe_bytes(L) : 4, s));
         ec_groups = gpu_ec_order(d, sl.step_group_first.data(), steps, sl.ec_order.p, s, raw);
-        if (pipe)
-            gpu_ec_decode_pipe(d, ec_groups, sl.step_group_first.data(), steps,
-                               uint32_t(L.bands.size()), pipe, s);
+        if (piped) // its counters follow the raw flag
+            gpu_ec_decode_pipe(d, ec_groups, sl.step_group_first.data(), piped,
+                               uint32_t(L.bands.size()), raw, s);
     }
     for (size_t st = 0; st < L.decode_steps.size(); st++) {
         uint32_t max_groups = 0;
         for (uint32_t b : L.decode_steps[st])
             max_groups = std::max(max_groups, L.bands[b].group_count);
         // The baseline planes' groups and profile 1's raw-mode records (in a batch of profile-1
-        // planes only, nothing else: left out with the pipelined decode, skipped without raw-mode
+        // planes only, nothing else: left out of a pipelined step, skipped without raw-mode
         // records; the pipelined decode took those of a mixed batch, which this decodes again).
-        if (!pipe || L.entropy_planes != np)
+        if (st >= piped || L.entropy_planes != np)
             gpu_group_decode(d, d.steps + sl.step_first[st], uint32_t(L.decode_steps[st].size()),
                              max_groups, s, L.entropy_planes == np ? raw : nullptr);
-        if (L.entropy_planes && !pipe) // the range-coded groups of profile 1
+        if (L.entropy_planes && st >= piped) // the range-coded groups of profile 1
             gpu_ec_decode(d, ec_groups + sl.step_group_first[st],
                           sl.step_group_first[st + 1] - sl.step_group_first[st],
                           uint32_t(L.bands.size()), s);

@@ -188,13 +188,15 @@ void gpu_ec_decode(const DeviceBatch &b, const uint32_t *dev_groups, uint32_t gr
                    uint32_t band_count, cudaStream_t s);
 // Lanes per group that gpu_ec_decode gives a step of group_count groups.
 uint32_t gpu_ec_decode_spread(uint32_t group_count);
-// group_coder_ec_pipe_gpu.cu: all steps' profile-1 groups (range-coded and raw-mode) in one
-// launch, the levels overlapping (a batch of few groups, even sizes: gpu_ec_pipe_wanted),
-// instead of gpu_ec_decode and gpu_group_decode per step. pipe: gpu_ec_pipe_bytes, zeroed
-// before gpu_ec_order (whose raw flag is pipe[0]); list, list_first: gpu_ec_order's list and the
-// steps' offsets in it.
+// The range-coded groups that ec_decode (and ec_decode_pipe) run at once on the current device.
+uint64_t gpu_ec_decode_lanes();
+// group_coder_ec_pipe_gpu.cu: the profile-1 groups (range-coded and raw-mode) of the first
+// gpu_ec_pipe_steps(L) decode steps in one launch, the levels overlapping, instead of
+// gpu_ec_decode and gpu_group_decode per step (0: none; the steps after them are launched a step
+// at a time after it). pipe: gpu_ec_pipe_bytes, zeroed before gpu_ec_order (whose raw flag is
+// pipe[0]); list, list_first: gpu_ec_order's list and the steps' offsets in it.
 void gpu_ec_pipe_init();
-bool gpu_ec_pipe_wanted(const BatchLayout &L);
+uint32_t gpu_ec_pipe_steps(const BatchLayout &L);
 size_t gpu_ec_pipe_bytes(const BatchLayout &L);
 void gpu_ec_decode_pipe(const DeviceBatch &b, const uint32_t *list, const uint32_t *list_first,
                         uint32_t steps, uint32_t band_count, uint32_t *pipe, cudaStream_t s);

@@ -88,7 +88,8 @@ __global__ void ec_order_keys(const uint32_t *ids, uint32_t first, uint32_t n, u
     keys[first + i] = step << 16 | (0xFFFFu - len);
 }
 
-// The range-coded groups that ec_decode runs at once on the current device.
+} // namespace
+
 uint64_t gpu_ec_decode_lanes()
 {
     // 8 blocks of 2 warps per SM: the models' shared memory allows no more
@@ -97,8 +98,6 @@ uint64_t gpu_ec_decode_lanes()
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
     return uint64_t(sms) * 16 * 32;
 }
-
-} // namespace
 
 const uint32_t *gpu_ec_order(const DeviceBatch &b, const uint32_t *step_first, uint32_t steps,
                              void *buf, cudaStream_t s, uint32_t *raw)

@@ -1,12 +1,12 @@
 // group_coder_ec_pipe_gpu.cu - the groups of the entropy profile decoded with the levels
-// overlapping, for a batch of few groups (gpu_ec_pipe_wanted): one launch for all decode steps
-// instead of one per step. A group reads, for its row x, only row
-// x / 2 of one parent group (the MQDs one level up; even group sizes), so it waits for that row,
-// not for the whole coarser level: each group publishes how many of its rows are decoded, and the
-// chain of levels costs about one group's serial decode instead of one per level (the step
-// launches cost each level its slowest group's time). Same samples and verdicts as the step
-// launches (group_coder_ec_decode_gpu.cu; raw-mode records, group_decode's there, are decoded here
-// by their group's thread, as the CPU's decode_group_raw does).
+// overlapping (gpu_ec_pipe_steps): one launch for the leading decode steps instead of one per
+// step. A group reads, for its row x, only row x / 2 of one parent group (the MQDs one level up;
+// even group sizes), so it waits for that row, not for the whole coarser level: each group
+// publishes how many of its rows are decoded, and the chain of levels costs about one group's
+// serial decode instead of one per level (the step launches cost each level its slowest group's
+// time). Same samples and verdicts as the step launches (group_coder_ec_decode_gpu.cu; raw-mode
+// records, group_decode's there, are decoded here by their group's thread, as the CPU's
+// decode_group_raw does).
 //
 // The parent MQDs are written in this launch by other multiprocessors, so the MQD rows are loaded
 // past L1 (word_window.h; the range-coder and raw streams are read-only and cached), and the blocks
@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 
 extern "C" {
 #include "ec_model.h"
@@ -270,17 +271,37 @@ void gpu_ec_pipe_init()
                                     int(cudaSharedmemCarveoutMaxShared)));
 }
 
-bool gpu_ec_pipe_wanted(const BatchLayout &L)
+namespace {
+
+// PCWT_EC_BATCH_PIPE (A/B measurement only): 0 the step launches for a batch of many groups, 1 the
+// pipe for all but the last step with each step's own spread, 2 the same with the spreads fitted
+// to the device (the default), 3 all steps, fitted.
+int batch_pipe_mode()
 {
-    if (!L.entropy_planes || L.decode_steps.size() > PIPE_STEPS)
-        return false;
+    const char *e = std::getenv("PCWT_EC_BATCH_PIPE");
+    return e && *e >= '0' && *e <= '3' ? *e - '0' : 2;
+}
+
+} // namespace
+
+uint32_t gpu_ec_pipe_steps(const BatchLayout &L)
+{
+    const uint32_t steps = uint32_t(L.decode_steps.size());
+    if (!L.entropy_planes || steps > PIPE_STEPS)
+        return 0;
     for (const GpuPlane &p : L.planes) // a child group's rows / 2 in one parent group
         if (p.profile != PCWT_PROFILE_BASELINE && (p.group_rows % 2 || p.group_cols % 2))
-            return false;
-    // Only where the step launches would give every group a warp of its own: one frame, a few.
-    // Full batches fill the device with each level anyway, and there the pipe was slower
-    // (bench/results/gpu-h200-2026-11-28-compact-decode-overlap.md).
-    return gpu_ec_decode_spread(uint32_t(std::min<uint64_t>(L.groups, UINT32_MAX))) == 32;
+            return 0;
+    // Where the step launches would give every group a warp of its own (one frame, a few), all
+    // steps: the chain of levels costs about one group's decode.
+    if (gpu_ec_decode_spread(uint32_t(std::min<uint64_t>(L.groups, UINT32_MAX))) == 32)
+        return steps;
+    // A full batch: its finest level fills the device by itself, and in the pipe it waited
+    // behind the coarse levels' chains (bench/results/gpu-h200-2026-11-28-compact-decode-overlap.md);
+    // the coarse levels, a warp or a few lanes a group, overlap in the pipe and the finest is
+    // launched after them.
+    const int mode = batch_pipe_mode();
+    return mode == 0 ? 0 : mode == 3 ? steps : steps - 1;
 }
 
 size_t gpu_ec_pipe_bytes(const BatchLayout &L) { return 4 * (2 + size_t(L.groups)); }
@@ -290,12 +311,36 @@ void gpu_ec_decode_pipe(const DeviceBatch &b, const uint32_t *list, const uint32
 {
     PipeSteps st{};
     st.count = steps;
+    // Each step's spread as gpu_ec_decode gives it, then halved where it takes the most lanes
+    // until all steps' groups fit on the device at once: a child that waits for a parent not yet
+    // started holds its lanes for nothing.
+    uint64_t lanes = 0;
+    for (uint32_t i = 0; i < steps; i++) {
+        const uint32_t n = list_first[i + 1] - list_first[i];
+        st.spread[i] = gpu_ec_decode_spread(n);
+        lanes += uint64_t(n) * st.spread[i];
+    }
+    const uint64_t room = gpu_ec_decode_lanes();
+    while (batch_pipe_mode() != 1 && lanes > room) {
+        uint32_t widest = steps;
+        uint64_t most = 0;
+        for (uint32_t i = 0; i < steps; i++) {
+            const uint64_t l = uint64_t(list_first[i + 1] - list_first[i]) * st.spread[i];
+            if (st.spread[i] > 1 && l > most) {
+                most = l;
+                widest = i;
+            }
+        }
+        if (widest == steps)
+            break;
+        st.spread[widest] /= 2;
+        lanes -= most / 2;
+    }
     uint32_t blocks = 0;
     for (uint32_t i = 0; i < steps; i++) {
         const uint32_t n = list_first[i + 1] - list_first[i];
         st.block_first[i] = blocks;
         st.list_first[i] = list_first[i];
-        st.spread[i] = gpu_ec_decode_spread(n);
         blocks += gpu_blocks(uint64_t(n) * st.spread[i], EC_THREADS);
     }
     st.block_first[steps] = blocks;

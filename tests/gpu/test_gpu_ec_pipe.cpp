@@ -1,8 +1,10 @@
 // GPU tests of the entropy decode with the levels overlapping (group_coder_ec_pipe_gpu.cu) against
-// the decode a launch per step. The decoder picks the first for a batch of at most 8 groups per
-// multiprocessor (gpu_ec_pipe_wanted), so the batch's shape picks the path here: each frame alone
-// (at most 256 groups: the overlapped decode on a device of 32 multiprocessors or more) and all of
-// them in one batch padded to over 4096 groups (the step launches on a device of 512 or fewer).
+// the decode a launch per step. The decoder pipelines every step of a batch of at most 8 groups per
+// multiprocessor, and the coarse steps of a larger one (its finest step launched after them);
+// groups of odd sizes keep the step launches (gpu_ec_pipe_steps). So the batch's shape picks the
+// path here: each frame alone (at most 256 groups: every step pipelined on a device of 32
+// multiprocessors or more), all of them in one batch padded to over 4096 groups (the coarse steps
+// pipelined on a device of 512 or fewer), and radiograph-sized frames beside slices.
 // Frames of the entropy and compact profiles with 6, 3, 1 and 0 levels, even and odd group sizes
 // (a frame with odd ones keeps the step launches), smooth frames (every group range-coded) and
 // noisy ones (raw-mode groups too), must give every sample back both ways; damaged codestreams
@@ -67,7 +69,7 @@ Set make_set(uint32_t noise, uint64_t seed, bool odd)
 }
 
 // s with four frames of 512x512 samples in groups of 8x8 elements (1027 groups each) after its
-// own: a batch of them has over 4096 groups, for the step launches.
+// own: a batch of them has over 4096 groups, for the coarse steps pipelined.
 Set padding(const Set &s)
 {
     Set p = s;
@@ -145,7 +147,7 @@ TEST(GpuEcPipe, DamagedStreamsSameVerdicts)
                 bad.push_back(cs);
                 sizes.push_back(s.sizes[i]);
             }
-        // in a batch padded to the step launches, and one at a time (the overlapped decode)
+        // in a batch padded past the few groups that pipeline every step, and one at a time
         const size_t n = bad.size();
         bad.insert(bad.end(), pad.streams.begin(), pad.streams.end());
         sizes.insert(sizes.end(), pad.sizes.begin(), pad.sizes.end());
@@ -168,6 +170,56 @@ TEST(GpuEcPipe, DamagedStreamsSameVerdicts)
     EXPECT_GT(rejected, 20); // both verdicts occur, or the test proves little
     EXPECT_GT(accepted, 5);
     pcwt_decoder_destroy(d);
+}
+
+// Radiograph-sized frames (2000x2500, the default compact profile, one noisy: raw-mode groups)
+// beside CT slices of 6 and 3 levels in the compact and entropy profiles, about 3000 groups in all:
+// one GPU batch (the coarse steps pipelined, the finest launched after them) gives the CPU
+// decoder's samples, which are the images; again with a baseline frame in the batch (its groups
+// decoded a step at a time beside the pipelined ones).
+TEST(GpuEcPipe, RadiographsBesideSlicesMatchCpu)
+{
+    SKIP_WITHOUT_GPU();
+    Rng rng(31);
+    Set s;
+    const pcwt_image_desc rad{2000, 2500, 1, 16, 16, 1, 0}, ct{512, 512, 1, 16, 16, 1, 0};
+    pcwt_encoder *e = test_encoder(PCWT_BACKEND_CPU, PCWT_PROFILE_COMPACT);
+    for (int k = 0; k < 2; k++) {
+        s.imgs.push_back(ct_like(rad, rng, k ? 4000 : 0));
+        s.streams.push_back(encode_with(e, rad, s.imgs.back()));
+    }
+    pcwt_encoder_destroy(e);
+    for (int k = 0; k < 6; k++) {
+        e = grouped_encoder(PCWT_BACKEND_CPU, k % 2 ? PCWT_PROFILE_ENTROPY : PCWT_PROFILE_COMPACT,
+                            k % 3 ? 6 : 3, 64, 16);
+        s.imgs.push_back(ct_like(ct, rng, k == 4 ? 4000 : 0));
+        s.streams.push_back(encode_with(e, ct, s.imgs.back()));
+        pcwt_encoder_destroy(e);
+    }
+    pcwt_decoder *dgpu = test_decoder(PCWT_BACKEND_GPU), *dcpu = test_decoder(PCWT_BACKEND_CPU);
+    for (int mixed = 0; mixed < 2; mixed++) {
+        if (mixed) {
+            e = grouped_encoder(PCWT_BACKEND_CPU, PCWT_PROFILE_BASELINE, 6, 32, 32);
+            s.imgs.push_back(ct_like(ct, rng, 0));
+            s.streams.push_back(encode_with(e, ct, s.imgs.back()));
+            pcwt_encoder_destroy(e);
+        }
+        s.sizes.clear();
+        for (const std::vector<uint8_t> &img : s.imgs)
+            s.sizes.push_back(img.size());
+        std::vector<std::vector<uint8_t>> out;
+        std::vector<pcwt_status> st;
+        ASSERT_EQ(decode_batch(dgpu, s.streams, s.sizes, out, st), PCWT_OK) << pcwt_decoder_last_error(dgpu);
+        for (size_t i = 0; i < s.imgs.size(); i++) {
+            std::vector<uint8_t> cpu(s.sizes[i], 0xEE);
+            ASSERT_EQ(pcwt_decode(dcpu, s.streams[i].data(), s.streams[i].size(), cpu.data(), cpu.size()),
+                      PCWT_OK) << pcwt_decoder_last_error(dcpu);
+            EXPECT_TRUE(cpu == s.imgs[i]) << "frame " << i << " on the CPU";
+            EXPECT_TRUE(out[i] == cpu) << "frame " << i << (mixed ? " with a baseline frame" : "");
+        }
+    }
+    pcwt_decoder_destroy(dgpu);
+    pcwt_decoder_destroy(dcpu);
 }
 
 } // namespace
