@@ -20,7 +20,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
 
 extern "C" {
 #include "ec_model.h"
@@ -271,19 +270,6 @@ void gpu_ec_pipe_init()
                                     int(cudaSharedmemCarveoutMaxShared)));
 }
 
-namespace {
-
-// PCWT_EC_BATCH_PIPE (A/B measurement only): 0 the step launches for a batch of many groups, 1 the
-// pipe for all but the last step with each step's own spread, 2 the same with the spreads fitted
-// to the device (the default), 3 all steps, fitted.
-int batch_pipe_mode()
-{
-    const char *e = std::getenv("PCWT_EC_BATCH_PIPE");
-    return e && *e >= '0' && *e <= '3' ? *e - '0' : 2;
-}
-
-} // namespace
-
 uint32_t gpu_ec_pipe_steps(const BatchLayout &L)
 {
     const uint32_t steps = uint32_t(L.decode_steps.size());
@@ -296,12 +282,10 @@ uint32_t gpu_ec_pipe_steps(const BatchLayout &L)
     // steps: the chain of levels costs about one group's decode.
     if (gpu_ec_decode_spread(uint32_t(std::min<uint64_t>(L.groups, UINT32_MAX))) == 32)
         return steps;
-    // A full batch: its finest level fills the device by itself, and in the pipe it waited
-    // behind the coarse levels' chains (bench/results/gpu-h200-2026-11-28-compact-decode-overlap.md);
-    // the coarse levels, a warp or a few lanes a group, overlap in the pipe and the finest is
-    // launched after them.
-    const int mode = batch_pipe_mode();
-    return mode == 0 ? 0 : mode == 3 ? steps : steps - 1;
+    // A full batch: the coarse steps overlap in the pipe and the finest, which fills the device by
+    // itself, is launched after them (in the pipe too it gained nothing:
+    // bench/results/gpu-h200-2026-11-28-session10-decode.md).
+    return steps - 1;
 }
 
 size_t gpu_ec_pipe_bytes(const BatchLayout &L) { return 4 * (2 + size_t(L.groups)); }
@@ -312,8 +296,8 @@ void gpu_ec_decode_pipe(const DeviceBatch &b, const uint32_t *list, const uint32
     PipeSteps st{};
     st.count = steps;
     // Each step's spread as gpu_ec_decode gives it, then halved where it takes the most lanes
-    // until all steps' groups fit on the device at once: a child that waits for a parent not yet
-    // started holds its lanes for nothing.
+    // until all steps' groups fit on the device at once (unfitted, the CT batch's coarse groups
+    // waited for lanes held by wider steps: 7% slower, session10-decode.md).
     uint64_t lanes = 0;
     for (uint32_t i = 0; i < steps; i++) {
         const uint32_t n = list_first[i + 1] - list_first[i];
@@ -321,7 +305,7 @@ void gpu_ec_decode_pipe(const DeviceBatch &b, const uint32_t *list, const uint32
         lanes += uint64_t(n) * st.spread[i];
     }
     const uint64_t room = gpu_ec_decode_lanes();
-    while (batch_pipe_mode() != 1 && lanes > room) {
+    while (lanes > room) {
         uint32_t widest = steps;
         uint64_t most = 0;
         for (uint32_t i = 0; i < steps; i++) {
