@@ -142,15 +142,17 @@ void run_device_decode(pcwt_gpu *g, Slot &sl)
     cudaStream_t s = sl.compute;
     const uint32_t np = uint32_t(L.planes.size());
     const bool beside = L.vmap_planes;
-    if (L.vmap_planes) { // the maps' heads first: the groups follow them; their values beside
+    const bool prefixed = L.vmap_planes || L.offset_planes; // r0 or a map before the groups
+    if (prefixed) { // r0 and the maps' heads first: the groups follow them; the maps' values beside
         gpu_vmap_read(d, np, s);
-        gpu_vmap_read_values(d, np, gpu_side_fork(sl, beside));
-        gpu_mark(g, "value maps");
+        if (L.vmap_planes)
+            gpu_vmap_read_values(d, np, gpu_side_fork(sl, beside));
+        gpu_mark(g, L.vmap_planes ? "value maps" : "offsets");
     }
     gpu_group_walk(d, np, s);
     gpu_mark(g, "locate groups");
     gpu_plane_crcs(d, np, sl.crc_blocks, 1, s);
-    if (L.vmap_planes)
+    if (prefixed)
         gpu_vmap_refused(d, np, s);
     gpu_mark(g, "verify CRCs");
     const uint32_t *ec_groups = d.step_groups;

@@ -81,12 +81,11 @@ void add_value_map(BatchLayout &L, const FrameSpec &f, GpuPlane &p)
         p.vmap_at = L.vmap_words;
         L.vmap_words += p.vmap_cap;
         L.vmap_planes++;
-    } else if (!compact && p.kind == 0 && f.offset_set[p.comp]) { // decode: r0 alone
-        p.vmap = 3;
-        L.vmap_planes++;
     }
-    if (!compact && p.kind == 0 && f.offset_set[p.comp])
+    if (!compact && p.kind == 0 && f.offset_set[p.comp]) { // decode: r0, with or without a map
         p.offset = 1;
+        L.offset_planes += !p.vmap;
+    }
 }
 
 } // namespace

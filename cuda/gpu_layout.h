@@ -54,7 +54,8 @@ struct BatchLayout {
     uint32_t max_levels = 0;
     uint64_t vmap_words = 0, vmap_bytes = 0;       // the value maps' arenas (GpuPlane::vmap_at)
     uint64_t vmap_cap_max = 0;                      // encode: the largest vmap_cap
-    uint32_t vmap_planes = 0;                       // planes with vmap set (also 3: an offset only)
+    uint32_t vmap_planes = 0;                       // planes with vmap set (encode: also 3)
+    uint32_t offset_planes = 0;                     // decode: planes with a modular offset, no map
     uint32_t level1_planes = 0;                     // planes whose level1 is not 5/3
     uint32_t level1_511_planes = 0;                 // planes whose level1 is 5/11-C (not auto)
 };

@@ -39,8 +39,8 @@ struct GpuPlane {
     // mapped, and before the words' rank prefix), the coded map at byte vmap_bytes_at of its own
     // arena, at most vmap_cap bytes. Decode: vmap = 1 where the header's option bit 1 is set;
     // the map's values at u32 offset vmap_at, room for vmap_cap of them. vmap = 3: the plane has
-    // no value map but a modular offset's r0 in front of its groups (encode: the bitmap only, for
-    // the offset's estimate; decode: option bit 3 without bit 1).
+    // no value map but may take a modular offset (encode only: the bitmap, for the offset's
+    // estimate; a decoded plane with option bit 3 alone has vmap = 0 and offset = 1).
     // The level-1 filter (docs/FORMAT.md Sec. 3.4), a PCWT_LEVEL1_* value. Encode: the one asked
     // for (53 where the plane cannot take 5/11-C: baseline, no transform); decode: 511 where the
     // header's option bit 2 is set, else 53.
@@ -56,11 +56,17 @@ struct GpuPlane {
 
 // Value planes without the colour transform are exported by their finest inverse row pass
 // (dwt53_gpu.cu); the export pass (planes_gpu.cu) takes the rest: no transform, colour, high bits.
-// A mapped plane's ranks go to the export pass, which reads them through its map (a plane with a
-// modular offset alone, vmap 3, does not).
+// A mapped plane's ranks go to the export pass, which reads them through its map (vmap 3 has
+// none).
 PCWT_HD inline bool exported_by_inverse(const GpuPlane &p)
 {
     return p.kind == 0 && !p.rct && p.levels > 0 && (!p.vmap || p.vmap == 3);
+}
+
+// Decode: the plane's payload starts with r0 and/or its map's bytes (GpuPlaneState::map_len).
+PCWT_HD inline bool payload_prefixed(const GpuPlane &p)
+{
+    return p.vmap || p.offset;
 }
 
 struct GpuBand {

@@ -219,7 +219,7 @@ __global__ void group_walk(const GpuPlane *planes, uint32_t count, GpuPlaneState
     if (pi >= count)
         return;
     const GpuPlane p = planes[pi];
-    uint64_t pos = p.payload_off + (p.vmap ? state[pi].map_len : 0); // the groups follow the map
+    uint64_t pos = p.payload_off + (payload_prefixed(p) ? state[pi].map_len : 0); // the groups follow r0, the map
     const uint64_t end = p.payload_off + p.payload_len;
     if (threadIdx.x == 0) {
         s_at = pos;
@@ -232,7 +232,7 @@ __global__ void group_walk(const GpuPlane *planes, uint32_t count, GpuPlaneState
     }
     if (threadIdx.x)
         return;
-    bool bad = p.vmap && state[pi].map_refused; // its groups left empty, its error after the CRC's
+    bool bad = payload_prefixed(p) && state[pi].map_refused; // its groups left empty, its error after the CRC's
     for (uint64_t g = p.group_first; g < p.group_first + p.group_count; g++) {
         s_at = pos;
         GpuGroup grp{};
@@ -263,7 +263,7 @@ __global__ void group_walk(const GpuPlane *planes, uint32_t count, GpuPlaneState
         pos += grp.bytes;
     }
     s_done = 1;
-    if (p.vmap && state[pi].map_refused)
+    if (payload_prefixed(p) && state[pi].map_refused)
         return;
     if (bad)
         state[pi].error = GPU_ERR_GROUP_BOUNDS;

@@ -75,11 +75,11 @@ template <typename F> __device__ void for_each_value(const uint32_t *bits, uint3
 }
 
 // The kernels of a thread per plane: this thread's plane, or count where it has none or its plane
-// has no value map.
+// has neither a value map nor a modular offset.
 __device__ uint32_t mapped_plane_of_thread(const GpuPlane *planes, uint32_t count)
 {
     const uint32_t pi = blockIdx.x * blockDim.x + threadIdx.x;
-    return pi < count && planes[pi].vmap ? pi : count;
+    return pi < count && payload_prefixed(planes[pi]) ? pi : count;
 }
 
 // A block per plane: the summary, the decision and the rank prefix; the flag word says that the
@@ -276,7 +276,7 @@ __global__ void read_maps(const GpuPlane *planes, uint32_t count, GpuPlaneState 
         src += PCWT_OFFSET_BYTES;
         size -= PCWT_OFFSET_BYTES;
     }
-    if (p.vmap == 3)
+    if (!p.vmap)
         return;
     uint32_t n = 0, alen = 0;
     int64_t first = 0;
@@ -312,7 +312,7 @@ __global__ void rank_values(const GpuPlane *planes, uint32_t first, GpuPlaneStat
 {
     const uint32_t pi = first + blockIdx.y;
     const GpuPlane p = planes[pi];
-    if (!p.vmap || p.vmap == 3 || state[pi].error)
+    if (!p.vmap || state[pi].error) // decode: vmap is 1 or 0
         return;
     const uint32_t n = state[pi].map_count;
     const int32_t *values = reinterpret_cast<const int32_t *>(vmap + p.vmap_at);

@@ -263,6 +263,69 @@ TEST(GpuOffset, DamagedOffsetsGetTheCpuVerdict)
     pcwt_decoder_destroy(dgpu);
 }
 
+// The GPU decoder reads r0 of a plane with the offset alone (no value map) without any of the
+// maps' work: one batch of such planes beside mapped planes with and without an offset, planes
+// without either and a damaged r0, every sample the CPU's, the damaged frame alone refused.
+TEST(GpuOffset, OffsetOnlyPlanesBesideMappedOnesDecodeAsOnTheCpu)
+{
+    SKIP_WITHOUT_GPU();
+    Rng rng(64);
+    struct Coded {
+        pcwt_offset_mode offset;
+        pcwt_value_map_mode map;
+    };
+    const Coded codings[] = {{PCWT_OFFSET_ON, PCWT_VALUE_MAP_OFF}, {PCWT_OFFSET_ON, PCWT_VALUE_MAP_ON},
+                             {PCWT_OFFSET_OFF, PCWT_VALUE_MAP_ON}, {PCWT_OFFSET_OFF, PCWT_VALUE_MAP_OFF}};
+    std::vector<std::vector<uint8_t>> imgs, streams;
+    std::vector<pcwt_image_desc> descs;
+    size_t offset_only = 0;
+    for (int round = 0; round < 2; round++)
+        for (const Coded &c : codings)
+            for (int kind : {0, 1, 2}) {
+                const pcwt_image_desc d{uint32_t(40 + 13 * kind), uint32_t(30 + 7 * round), 1, 16,
+                                        uint32_t(kind == 1 ? 10 : 16), uint32_t(round), 0};
+                pcwt_encoder *e = offset_encoder(PCWT_BACKEND_CPU, c.offset, c.map);
+                imgs.push_back(offset_frame(d, kind, rng));
+                streams.push_back(encode_with(e, d, imgs.back()));
+                descs.push_back(d);
+                pcwt_encoder_destroy(e);
+                pcwt_header_info h;
+                ASSERT_EQ(pcwt_read_header(streams.back().data(), streams.back().size(), &h), PCWT_OK);
+                EXPECT_EQ(h.planes[0].offset, c.offset == PCWT_OFFSET_ON ? 1u : 0u);
+                offset_only += h.planes[0].offset && !h.planes[0].value_map;
+            }
+    EXPECT_GE(offset_only, 6u);
+    // the first offset-only codestream again with r0 = 2^16 - 1 (not below 2^16 for 10 bits: the
+    // kind-1 frame), its CRCs made good
+    const size_t damaged = 1;
+    {
+        std::vector<uint8_t> cs = streams[damaged];
+        pcwt_header_info h;
+        ASSERT_EQ(pcwt_read_header(cs.data(), cs.size(), &h), PCWT_OK);
+        ASSERT_EQ(h.desc.bits_stored, 10u);
+        ASSERT_TRUE(h.planes[0].offset && !h.planes[0].value_map);
+        cs[h.header_length] = cs[h.header_length + 1] = 0xFF;
+        fix_crcs(cs, h);
+        streams.push_back(cs);
+        descs.push_back(descs[damaged]);
+        imgs.push_back(imgs[damaged]);
+    }
+    pcwt_decoder *dgpu = test_decoder(PCWT_BACKEND_GPU);
+    std::vector<std::vector<uint8_t>> outs;
+    std::vector<pcwt_decode_job> jobs;
+    for (size_t k = 0; k < streams.size(); k++)
+        outs.emplace_back(imgs[k].size(), 0x5A);
+    for (size_t k = 0; k < streams.size(); k++)
+        jobs.push_back({streams[k].data(), streams[k].size(), outs[k].data(), outs[k].size(), PCWT_OK});
+    EXPECT_EQ(pcwt_decode_batch(dgpu, jobs.data(), jobs.size()), PCWT_ERR_CORRUPT);
+    for (size_t k = 0; k + 1 < streams.size(); k++) {
+        EXPECT_EQ(jobs[k].status, PCWT_OK) << "frame " << k;
+        EXPECT_TRUE(outs[k] == imgs[k]) << "frame " << k << ": GPU decode differs";
+    }
+    EXPECT_EQ(jobs.back().status, PCWT_ERR_CORRUPT);
+    pcwt_decoder_destroy(dgpu);
+}
+
 // Every corpus frame (PCWT_GPU_CORPUS, tests/gpu/pack_corpus.sh): the GPU encoder's bytes with the
 // offset auto (a frame a call) and on (the whole corpus in one batch) are the CPU's, and the GPU
 // decodes them to the frame; auto takes the offset in some frames (the two's-complement CT labelled
