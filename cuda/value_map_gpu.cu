@@ -47,8 +47,8 @@ __global__ void value_bits(const GpuPlane *planes, uint32_t first, const uint8_t
         const int32_t v = here ? plane_value(p, samples, i, j) : p.vmap_base;
         if (p.offset) // uniform
             offset_pairs(p, samples, i, j, here, uint32_t(v) & (2u * half - 1u), [&](uint32_t a, uint32_t b) {
-                cost[0] += a > b ? a - b : b - a;
-                cost[1] += (a ^ half) > (b ^ half) ? (a ^ half) - (b ^ half) : (b ^ half) - (a ^ half);
+                cost[0] += pcwt_offset_pair_cost(a, b, 0, 2u * half);
+                cost[1] += pcwt_offset_pair_cost(a, b, half, 2u * half);
             });
         const uint32_t k = uint32_t(v - p.vmap_base);
         const uint32_t w = k >> 5, m = 1u << (k & 31u);
