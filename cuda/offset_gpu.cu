@@ -104,11 +104,11 @@ __global__ void offset_gap_costs(const GpuPlane *planes, uint32_t first, const u
     const GpuPlane p = planes[pi];
     if (!p.offset || !state[pi].off_need)
         return; // the whole block
-    const uint32_t g = state[pi].off_gap, m = 1u << p.bits_stored;
-    const uint32_t tiles_x = (p.cols + TX - 1) / TX, tiles = tiles_x * ((p.rows + TY * RY - 1) / (TY * RY));
+    const uint32_t g = state[pi].off_gap, m = 1u << p.bits_stored, tiles = plane_tiles(p.rows, p.cols);
     unsigned long long cost[1] = {0}; // a block's tiles
     for (uint32_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-        const uint32_t j = (tile % tiles_x) * TX + threadIdx.x, i0 = (tile / tiles_x) * TY * RY + threadIdx.y;
+        const TileSpot spot = tile_spot(p.cols, tile);
+        const uint32_t j = spot.j, i0 = spot.i0;
         const bool here = j < p.cols;
         for (uint32_t r = 0, i = i0; r < RY && i < p.rows; r++, i += TY) // the same rows for the warp
             offset_pairs(p, samples, i, j, here, here ? offset_u(p, samples, i, j) : 0u,

@@ -8,18 +8,21 @@
 
 constexpr uint32_t TX = 32, TY = 8, RY = 4;
 
-inline uint32_t plane_tiles(uint32_t rows, uint32_t cols)
+__host__ __device__ inline uint32_t plane_tiles(uint32_t rows, uint32_t cols)
 {
     return ((cols + TX - 1) / TX) * ((rows + TY * RY - 1) / (TY * RY));
 }
 
-// This thread's column and first row in a plane tiled `width` columns wide.
+// This thread's column and first row in tile `tile` of a plane tiled `width` columns wide.
 struct TileSpot {
     uint32_t j, i0;
 };
 
-__device__ inline TileSpot tile_spot(uint32_t width)
+__device__ inline TileSpot tile_spot(uint32_t width, uint32_t tile)
 {
     const uint32_t tiles_x = (width + TX - 1) / TX;
-    return {(blockIdx.x % tiles_x) * TX + threadIdx.x, (blockIdx.x / tiles_x) * TY * RY + threadIdx.y};
+    return {(tile % tiles_x) * TX + threadIdx.x, (tile / tiles_x) * TY * RY + threadIdx.y};
 }
+
+// This block's tile (a block per tile).
+__device__ inline TileSpot tile_spot(uint32_t width) { return tile_spot(width, blockIdx.x); }
