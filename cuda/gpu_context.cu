@@ -212,8 +212,6 @@ extern "C" pcwt_status pcwt_gpu_create(pcwt_gpu **out, int device, char *err, si
         gpu_crc_init();
         gpu_ec_encode_init();
         gpu_ec_decode_init();
-        if (const char *cap = std::getenv("PCWT_GPU_BIN_ARENA")) // tests: the slow way too
-            g->bin_arena = size_t(std::strtoull(cap, nullptr, 10));
         const char *tr = std::getenv("PCWT_GPU_TRACE");
         g->trace = tr && *tr && *tr != '0';
         if (g->trace) {
@@ -238,6 +236,8 @@ extern "C" void pcwt_gpu_set_memory_budget(pcwt_gpu *g, uint64_t bytes)
 {
     g->memory_budget = bytes > SIZE_MAX ? SIZE_MAX : size_t(bytes);
 }
+
+extern "C" void pcwt_gpu_set_bin_arena(pcwt_gpu *g, uint64_t bytes) { g->bin_arena = bytes; }
 
 template <typename T> static void upload(DevBuf &d, const std::vector<T> &v, cudaStream_t s)
 {

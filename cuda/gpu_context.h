@@ -181,7 +181,7 @@ struct pcwt_gpu {
     ChunkClock clock; // PCWT_GPU_TRACE: a batch call's start, for the slots' chunk times
     size_t total_mem = 0;
     size_t memory_budget = 0; // pcwt_gpu_set_memory_budget (bytes), 0: what the device has free
-    size_t bin_arena = 0;     // PCWT_GPU_BIN_ARENA (bytes), 0: gpu_ec_bin_bytes of the batch
+    uint64_t bin_arena = 0;   // pcwt_gpu_set_bin_arena (bytes), 0: gpu_ec_bin_bytes of the batch
     uint32_t chunks = 0;      // pcwt_gpu_set_chunks: every batch in that many chunks, 0: by size
     Slot slot[kSlots];
     JlsGpu *jls = nullptr;

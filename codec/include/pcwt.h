@@ -272,11 +272,14 @@ PCWT_API const char *pcwt_encoder_last_error(const pcwt_encoder *enc);
  *   PCWT_OPT_GPU_CHUNKS         enc dec  "gpu-chunks"         0 (by the batch's size), 1..65536 0
  *   PCWT_OPT_GPU_MEMORY_LIMIT   enc dec  "gpu-memory-limit"   bytes, 0: what the device has free 0
  *   PCWT_OPT_SECOND_BIT         enc      "second-bit"         pcwt_second_bit (on, off)       on
+ *   PCWT_OPT_GPU_BIN_ARENA      enc      "gpu-bin-arena"      bytes, 0: what the batch needs   0
  * The group size: a dimension left 0 takes the profile's size in that dimension. The GPU backend
  * codes a large batch in chunks that overlap on the device; gpu-chunks N cuts every batch into
  * N chunks, however small (for tests and measurements; the bytes do not change). gpu-memory-limit
  * caps the device memory a handle's GPU batches take (for a device shared with other work): a
- * batch is cut to fit, and a frame that cannot fit is coded on the CPU. */
+ * batch is cut to fit, and a frame that cannot fit is coded on the CPU. gpu-bin-arena caps the
+ * GPU encoder's buffer of the groups' bins in a chunk; the groups past it are coded by the slower
+ * way that binarises them as it goes (for tests of that way; the bytes do not change). */
 typedef enum pcwt_option {
     PCWT_OPT_CODEC = 1,
     PCWT_OPT_PROFILE = 2,
@@ -298,7 +301,8 @@ typedef enum pcwt_option {
     PCWT_OPT_OFFSET = 18,
     PCWT_OPT_GPU_CHUNKS = 19,
     PCWT_OPT_GPU_MEMORY_LIMIT = 20,
-    PCWT_OPT_SECOND_BIT = 21
+    PCWT_OPT_SECOND_BIT = 21,
+    PCWT_OPT_GPU_BIN_ARENA = 22
 } pcwt_option;
 
 /* Set one option. PCWT_ERR_INVALID_ARGUMENT (with the handle's message) for an option the handle

@@ -571,6 +571,7 @@ static pcwt_status encode_batch_gpu(pcwt_encoder *e, pcwt_frame_job *jobs, size_
     if (st == PCWT_OK) {
         pcwt_gpu_set_chunks(e->gpu, e->gpu_limits.chunks);
         pcwt_gpu_set_memory_budget(e->gpu, e->gpu_limits.memory_limit);
+        pcwt_gpu_set_bin_arena(e->gpu, e->gpu_limits.bin_arena);
     }
     pcwt_frame_job *valid = NULL;
     size_t *where = NULL;

@@ -38,6 +38,9 @@ void pcwt_gpu_set_chunks(pcwt_gpu *g, uint32_t chunks);
 /* The device memory the context's batches may take from now on (the handles'
  * PCWT_OPT_GPU_MEMORY_LIMIT); 0: what the device has free. */
 void pcwt_gpu_set_memory_budget(pcwt_gpu *g, uint64_t bytes);
+/* The most bytes of the groups' bins an encoded chunk keeps on the device from now on (the
+ * encoder's PCWT_OPT_GPU_BIN_ARENA); 0: what the chunk needs. */
+void pcwt_gpu_set_bin_arena(pcwt_gpu *g, uint64_t bytes);
 
 /* Encodes a batch of frames from host memory into the jobs' host buffers (end to end). Frames
  * that do not fit in device memory are split into several passes; a frame the device cannot

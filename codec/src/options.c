@@ -59,6 +59,7 @@ static const option_def option_defs[] = {
     {PCWT_OPT_GPU_CHUNKS, "gpu-chunks", ENC | DEC, 0, 65536, NULL, 0},
     {PCWT_OPT_GPU_MEMORY_LIMIT, "gpu-memory-limit", ENC | DEC, 0, INT64_MAX, NULL, 0},
     {PCWT_OPT_SECOND_BIT, "second-bit", ENC, 0, 1, ENUM_VALUES(second_bit_names)},
+    {PCWT_OPT_GPU_BIN_ARENA, "gpu-bin-arena", ENC, 0, INT64_MAX, NULL, 0},
 };
 
 static const option_def *find(pcwt_option option)
@@ -77,7 +78,7 @@ unsigned pcwt_option_owners(pcwt_option option)
 
 int pcwt_option_is_coding(pcwt_option option)
 {
-    return pcwt_option_owners(option) == PCWT_OPTION_ENCODER;
+    return pcwt_option_owners(option) == PCWT_OPTION_ENCODER && !pcwt_gpu_limits_has(option);
 }
 
 const char *pcwt_option_name(pcwt_option option)
@@ -287,22 +288,28 @@ pcwt_status pcwt_option_check(pcwt_option option, int64_t value, char *err, size
 
 int pcwt_gpu_limits_has(pcwt_option option)
 {
-    return option == PCWT_OPT_GPU_CHUNKS || option == PCWT_OPT_GPU_MEMORY_LIMIT;
+    return option == PCWT_OPT_GPU_CHUNKS || option == PCWT_OPT_GPU_MEMORY_LIMIT || option == PCWT_OPT_GPU_BIN_ARENA;
 }
 
 pcwt_status pcwt_gpu_limits_set(pcwt_gpu_limits *l, pcwt_option option, int64_t value, char *err, size_t err_size)
 {
     const pcwt_status st = pcwt_option_check(option, value, err, err_size);
-    if (st == PCWT_OK && option == PCWT_OPT_GPU_CHUNKS)
+    if (st != PCWT_OK)
+        return st;
+    if (option == PCWT_OPT_GPU_CHUNKS)
         l->chunks = (uint32_t)value;
-    else if (st == PCWT_OK)
+    else if (option == PCWT_OPT_GPU_BIN_ARENA)
+        l->bin_arena = (uint64_t)value;
+    else
         l->memory_limit = (uint64_t)value;
-    return st;
+    return PCWT_OK;
 }
 
 int64_t pcwt_gpu_limits_get(const pcwt_gpu_limits *l, pcwt_option option)
 {
-    return option == PCWT_OPT_GPU_CHUNKS ? (int64_t)l->chunks : (int64_t)l->memory_limit;
+    return option == PCWT_OPT_GPU_CHUNKS      ? (int64_t)l->chunks
+           : option == PCWT_OPT_GPU_BIN_ARENA ? (int64_t)l->bin_arena
+                                              : (int64_t)l->memory_limit;
 }
 
 pcwt_status pcwt_params_set(pcwt_encode_params *p, pcwt_option option, int64_t value, char *err,

@@ -25,10 +25,12 @@ int pcwt_option_is_coding(pcwt_option option);
 pcwt_status pcwt_option_check(pcwt_option option, int64_t value, char *err, size_t err_size);
 
 /* The GPU batch settings an encoder and a decoder both keep for their context (PCWT_OPT_GPU_CHUNKS,
- * PCWT_OPT_GPU_MEMORY_LIMIT; 0: by the batch's size, what the device has free). */
+ * PCWT_OPT_GPU_MEMORY_LIMIT; 0: by the batch's size, what the device has free), and the encoder's
+ * PCWT_OPT_GPU_BIN_ARENA (0: what the batch needs). */
 typedef struct pcwt_gpu_limits {
     uint32_t chunks;
     uint64_t memory_limit;
+    uint64_t bin_arena;
 } pcwt_gpu_limits;
 
 /* Whether the option is one of pcwt_gpu_limits'. */

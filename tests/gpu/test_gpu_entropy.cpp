@@ -100,16 +100,15 @@ TEST(GpuEntropy, MixedLevelsAndGroupSizesKeepEverySample)
 
 // The GPU encoder stores every group's bins in an arena before its range coders run; a group
 // whose bins do not fit is coded by a thread that binarises it itself. With the arena cut to
-// 300 KB (PCWT_GPU_BIN_ARENA, read when the GPU context is made), one batch takes both ways: the
+// 300 KB (PCWT_OPT_GPU_BIN_ARENA), one batch takes both ways: the
 // bytes must still be the CPU's. The noise frame comes first, inside the arena: its range-coder
 // streams run past their scratch, so its records are raw-mode ones.
 TEST(GpuEntropy, GroupsPastTheBinArenaMatchCpu)
 {
     SKIP_WITHOUT_GPU();
-    setenv("PCWT_GPU_BIN_ARENA", "300000", 1);
-    struct Unset { ~Unset() { unsetenv("PCWT_GPU_BIN_ARENA"); } } unset;
     pcwt_encoder *cpu = cpu_encoder(PCWT_PROFILE_ENTROPY, 6, 32, 32);
     pcwt_encoder *gpu = encoder(PCWT_BACKEND_GPU, PCWT_PROFILE_ENTROPY, 6, 32, 32);
+    ASSERT_EQ(pcwt_encoder_set_option(gpu, PCWT_OPT_GPU_BIN_ARENA, 300000), PCWT_OK);
     Rng rng(23);
     const uint32_t sizes[][2] = {{96, 96}, {512, 512}, {37, 91}, {640, 480}, {1, 1}, {512, 512}, {1000, 7}};
     std::vector<pcwt_image_desc> descs;
@@ -233,8 +232,6 @@ TEST(GpuEntropy, DamagedStreamsGetTheCpuVerdict)
 TEST(GpuEntropy, LowBitsDecidedAndCodedAsOnTheCpu)
 {
     SKIP_WITHOUT_GPU();
-    setenv("PCWT_GPU_BIN_ARENA", "2000000", 1);
-    struct Unset { ~Unset() { unsetenv("PCWT_GPU_BIN_ARENA"); } } unset;
     Rng rng(47);
     const uint32_t sizes[][2] = {{512, 512}, {256, 192}, {37, 91}, {640, 480}, {1000, 7}, {512, 512}};
     std::vector<pcwt_image_desc> descs;
@@ -254,6 +251,7 @@ TEST(GpuEntropy, LowBitsDecidedAndCodedAsOnTheCpu)
     for (pcwt_low_bits mode : {PCWT_LOW_BITS_AUTO, PCWT_LOW_BITS_ON}) {
         pcwt_encoder *cpu = cpu_encoder(PCWT_PROFILE_ENTROPY, 6, 32, 32);
         pcwt_encoder *gpu = encoder(PCWT_BACKEND_GPU, PCWT_PROFILE_ENTROPY, 6, 32, 32);
+        ASSERT_EQ(pcwt_encoder_set_option(gpu, PCWT_OPT_GPU_BIN_ARENA, 2000000), PCWT_OK);
         for (pcwt_encoder *e : {cpu, gpu}) {
             pcwt_encode_params p;
             pcwt_encode_params_default(&p);

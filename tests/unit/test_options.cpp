@@ -270,6 +270,16 @@ TEST(Options, Decoder)
     EXPECT_EQ(out, s);
 }
 
+// e, whatever its GPU settings, codes as a handle with the defaults: "same coding", the same bytes.
+static void expect_codes_as_the_default(pcwt_encoder *e)
+{
+    Enc plain = make_enc();
+    EXPECT_TRUE(pcwt_encoder_same_coding(e, plain.get()));
+    const pcwt_image_desc desc = make_desc(40, 30, 1, 16, 12, false);
+    const std::vector<uint8_t> s = noise(desc, 3);
+    EXPECT_EQ(code(e, desc, s), code(plain.get(), desc, s));
+}
+
 // gpu-chunks and gpu-memory-limit, on both handles: set by number and by name, refused out of range
 // (the handle unchanged), and no part of the coding: the same bytes and "same coding" whatever
 // they are.
@@ -291,11 +301,7 @@ TEST(Options, GpuChunksAndMemoryLimit)
     EXPECT_EQ(get(e.get(), PCWT_OPT_GPU_MEMORY_LIMIT), 60000000);
     EXPECT_EQ(pcwt_encoder_set_option(e.get(), PCWT_OPT_GPU_MEMORY_LIMIT, -1), PCWT_ERR_INVALID_ARGUMENT);
     EXPECT_EQ(get(e.get(), PCWT_OPT_GPU_MEMORY_LIMIT), 60000000);
-    Enc plain = make_enc();
-    EXPECT_TRUE(pcwt_encoder_same_coding(e.get(), plain.get()));
-    const pcwt_image_desc desc = make_desc(40, 30, 1, 16, 12, false);
-    const std::vector<uint8_t> s = noise(desc, 3);
-    EXPECT_EQ(code(e.get(), desc, s), code(plain.get(), desc, s));
+    expect_codes_as_the_default(e.get());
 
     Dec d = make_dec();
     int64_t v = -1;
@@ -309,6 +315,29 @@ TEST(Options, GpuChunksAndMemoryLimit)
     EXPECT_EQ(pcwt_decoder_set_option_name(d.get(), "gpu-memory-limit", "-5"), PCWT_ERR_INVALID_ARGUMENT);
     ASSERT_EQ(pcwt_decoder_get_option(d.get(), PCWT_OPT_GPU_MEMORY_LIMIT, &v), PCWT_OK);
     EXPECT_EQ(v, 4096);
+}
+
+// gpu-bin-arena: the encoder's alone, set by number and by name, refused below 0 (the handle
+// unchanged), no part of the coding; the decoder refuses it.
+TEST(Options, GpuBinArena)
+{
+    Enc e = make_enc();
+    EXPECT_EQ(get(e.get(), PCWT_OPT_GPU_BIN_ARENA), 0);
+    ASSERT_EQ(pcwt_encoder_set_option(e.get(), PCWT_OPT_GPU_BIN_ARENA, 300000), PCWT_OK);
+    EXPECT_EQ(get(e.get(), PCWT_OPT_GPU_BIN_ARENA), 300000);
+    ASSERT_EQ(pcwt_encoder_set_option_name(e.get(), "gpu-bin-arena", "2000000"), PCWT_OK);
+    EXPECT_EQ(get(e.get(), PCWT_OPT_GPU_BIN_ARENA), 2000000);
+    EXPECT_EQ(pcwt_encoder_set_option(e.get(), PCWT_OPT_GPU_BIN_ARENA, -1), PCWT_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(get(e.get(), PCWT_OPT_GPU_BIN_ARENA), 2000000);
+    EXPECT_EQ(get(e.get(), PCWT_OPT_GPU_CHUNKS), 0);
+    EXPECT_EQ(get(e.get(), PCWT_OPT_GPU_MEMORY_LIMIT), 0);
+    expect_codes_as_the_default(e.get());
+
+    Dec d = make_dec();
+    int64_t v = -1;
+    EXPECT_EQ(pcwt_decoder_set_option(d.get(), PCWT_OPT_GPU_BIN_ARENA, 1000), PCWT_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(pcwt_decoder_set_option_name(d.get(), "gpu-bin-arena", "1000"), PCWT_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(pcwt_decoder_get_option(d.get(), PCWT_OPT_GPU_BIN_ARENA, &v), PCWT_ERR_INVALID_ARGUMENT);
 }
 
 TEST(Options, Names)
