@@ -6,9 +6,11 @@
 // buffers stay in the handle (J2kGpu) from call to call, grown when a chunk needs more: freeing
 // them (cudaFree) would wait for the whole device, that is for the coding and verification other
 // threads run on it. pcwt_gpu_j2k_submit / _finish split a call in two so that the caller parses
-// the next batch while the device decodes this one: two slots of buffers, a batch that fits half
-// the budget in one chunk uploaded on copy_in, decoded on the slot's own stream and downloaded on
-// copy_out, so that one slot's upload, kernels and download overlap the other's.
+// the next batch while the device decodes this one: PCWT_GPU_J2K_SLOTS slots of buffers, a batch
+// that fits a slot's share of the budget in one chunk uploaded on copy_in, decoded on the slot's
+// own stream and downloaded on copy_out, so that one slot's upload, kernels and download overlap
+// the others' (a small batch's kernels leave most of the device idle: those of several batches
+// run side by side).
 #include "copy_batch.h"
 #include "gpu_context.h"
 #include "host_threads.h"
@@ -38,7 +40,7 @@ struct J2kSlot {
     DevBuf *dev[12] = {&data,  &segs, &cblks, &state, &state_off,  &tcs,
                        &frames, &coefs, &tmp, &out, &warp_first, &ht_status};
     cudaEvent_t uploaded = nullptr, computed = nullptr, done = nullptr;
-    cudaStream_t compute = nullptr; // a queued batch's kernels: the other slot's may run beside them
+    cudaStream_t compute = nullptr; // a queued batch's kernels: the other slots' may run beside them
     bool pending = false; // submitted, not finished
     bool async = false;   // queued (else decoded whole at its submit)
     bool check_ht = false;
@@ -62,8 +64,15 @@ struct J2kSlot {
 
 // The decoder's buffers in a handle (pcwt_gpu::j2k), made on first use.
 struct J2kGpu {
-    J2kSlot slot[2];
+    J2kSlot slot[PCWT_GPU_J2K_SLOTS];
     unsigned next = 0, oldest = 0; // the slot the next submit takes, the one the next finish reads
+    bool pending() const
+    {
+        for (const J2kSlot &sl : slot)
+            if (sl.pending)
+                return true;
+        return false;
+    }
     J2kT1Plan t1;                  // how tier-1 packs code-blocks into warps on this device
 };
 
@@ -567,7 +576,7 @@ void decode_now(pcwt_gpu *g, J2kSlot &m, const J2kT1Plan &t1, const pcwt_j2k_bat
 }
 
 // The batch in one chunk, queued: uploaded on copy_in, decoded on the slot's stream (beside the
-// other slot's batch, whose last kernels leave most of the device idle), downloaded on copy_out;
+// other slots' batches, whose kernels leave much of the device idle), downloaded on copy_out;
 // the slot's `done` event marks its end.
 void decode_queued(pcwt_gpu *g, J2kSlot &m, const J2kT1Plan &t1, const pcwt_j2k_batch *b,
                    const std::vector<size_t> &frames, char *err, size_t es)
@@ -605,11 +614,12 @@ extern "C" pcwt_status pcwt_gpu_j2k_submit(pcwt_gpu *g, const struct pcwt_j2k_ba
         return PCWT_ERR_INVALID_ARGUMENT;
     TraceCall trace(g, "j2k submit");
     return guarded(g, err, err_size, [&](J2kGpu &m) {
-        if (!m.slot[0].pending && !m.slot[1].pending)
+        if (!m.pending())
             m.next = m.oldest = 0; // nothing queued: slot 0, so that one call after another reuses its buffers
         J2kSlot &sl = m.slot[m.next];
         if (sl.pending)
-            fail(PCWT_ERR_INVALID_ARGUMENT, err, err_size, "JPEG 2000 GPU batch: %zu batches already submitted", 2);
+            fail(PCWT_ERR_INVALID_ARGUMENT, err, err_size, "JPEG 2000 GPU batch: %zu batches already submitted",
+                 PCWT_GPU_J2K_SLOTS);
         sl.async = sl.check_ht = false;
         sl.copies.clear();
         if (b->frame_count) {
@@ -617,19 +627,22 @@ extern "C" pcwt_status pcwt_gpu_j2k_submit(pcwt_gpu *g, const struct pcwt_j2k_ba
             const uint64_t budget = gpu_memory_budget(g);
             uint64_t need = 0;
             const auto chunks = plan(b, shared, budget, &need, err, err_size);
-            if (chunks.size() == 1 && need <= budget / 2) {
+            if (chunks.size() == 1 && need <= budget / PCWT_GPU_J2K_SLOTS) {
                 decode_queued(g, sl, m.t1, b, chunks[0], err, err_size);
             } else {
-                // the whole budget: the other slot's device work done, its buffers given back
-                J2kSlot &other = m.slot[m.next ^ 1];
-                if (other.pending && other.async)
-                    CUDA_CHECK(cudaEventSynchronize(other.done));
-                other.release_device();
+                // the whole budget: the other slots' device work done, their buffers given back
+                for (J2kSlot &other : m.slot) {
+                    if (&other == &sl)
+                        continue;
+                    if (other.pending && other.async)
+                        CUDA_CHECK(cudaEventSynchronize(other.done));
+                    other.release_device();
+                }
                 decode_now(g, sl, m.t1, b, chunks, err, err_size);
             }
         }
         sl.pending = true;
-        m.next ^= 1;
+        m.next = (m.next + 1) % PCWT_GPU_J2K_SLOTS;
     });
 }
 
@@ -643,7 +656,7 @@ extern "C" pcwt_status pcwt_gpu_j2k_finish(pcwt_gpu *g, char *err, size_t err_si
         if (!sl.pending)
             fail(PCWT_ERR_INVALID_ARGUMENT, err, err_size, "JPEG 2000 GPU batch: %zu submitted to finish", 0);
         sl.pending = false;
-        m.oldest ^= 1;
+        m.oldest = (m.oldest + 1) % PCWT_GPU_J2K_SLOTS;
         if (!sl.async)
             return;
         {
@@ -665,7 +678,7 @@ extern "C" pcwt_status pcwt_gpu_j2k_decode_batch(pcwt_gpu *g, const struct pcwt_
         return PCWT_ERR_INVALID_ARGUMENT;
     if (!b->frame_count)
         return PCWT_OK;
-    if (g->j2k && (g->j2k->slot[0].pending || g->j2k->slot[1].pending)) {
+    if (g->j2k && g->j2k->pending()) {
         std::snprintf(err, err_size, "JPEG 2000 GPU batch: a submitted batch is not finished");
         return PCWT_ERR_INVALID_ARGUMENT;
     }

@@ -79,8 +79,10 @@ pcwt_status pcwt_gpu_j2k_decode_batch(pcwt_gpu *g, const struct pcwt_j2k_batch *
 /* pcwt_gpu_j2k_decode_batch in two halves, so that the caller prepares its next batch while the
  * device decodes this one (j2k_decoder.c's groups). submit checks and queues a batch (its arrays
  * and destinations must stay as they are until its finish); finish waits for the oldest batch
- * submitted and returns its status. At most two are submitted at a time; a failed submit queues
- * nothing. A batch larger than half the device budget is decoded whole in its submit. */
+ * submitted and returns its status. At most PCWT_GPU_J2K_SLOTS are submitted at a time; a failed
+ * submit queues nothing. A batch larger than a slot's share of the device budget is decoded whole
+ * in its submit. */
+#define PCWT_GPU_J2K_SLOTS 3
 pcwt_status pcwt_gpu_j2k_submit(pcwt_gpu *g, const struct pcwt_j2k_batch *b, char *err, size_t err_size);
 pcwt_status pcwt_gpu_j2k_finish(pcwt_gpu *g, char *err, size_t err_size);
 /* Tier-1's warps (j2k_t1_gpu.cu): code-blocks of costs cost[0..n) (heaviest first) packed in

@@ -15,8 +15,8 @@ struct pcwt_j2k_builder;
 struct pcwt_j2k_header;
 
 /* Tier-2's memory a decoder handle keeps between its GPU batches (j2k_decoder.c): a builder for
- * each group in flight (one on the device, one submitted, one being parsed: j2k_decoder_gpu.c). */
-#define PCWT_J2K_POOL_GROUPS 3
+ * each group in flight (three on the device, one being parsed: j2k_decoder_gpu.c). */
+#define PCWT_J2K_POOL_GROUPS 4
 typedef struct pcwt_j2k_pool pcwt_j2k_pool;
 pcwt_j2k_pool *pcwt_j2k_pool_create(void);
 void pcwt_j2k_pool_free(pcwt_j2k_pool *p);

@@ -17,10 +17,12 @@
 #ifdef PCWT_HAVE_CUDA
 #include "gpu_backend.h"
 
-/* One group of jobs: its jobs in[first .. first + count), its batch builder, and for
- * PCWT_GPU_TRACE when its tier-2 ran and when its device decode was submitted and finished. */
+/* One group of jobs: its jobs in[first .. first + count), the codestream bytes of the jobs before
+ * it and its own, its batch builder, and for PCWT_GPU_TRACE when its tier-2 ran and when its
+ * device decode was submitted and finished. */
 typedef struct gpu_group {
-    size_t first, count, frames;
+    size_t index, first, count, frames;
+    uint64_t before, bytes;
     pcwt_j2k_builder *bld;
     double mb, t2[2], dev[2];
 } gpu_group;
@@ -36,13 +38,13 @@ static double now_ms(void)
 #define GPU_GROUPS_MAX 6
 #define GPU_PART1_GROUP_BYTES ((uint64_t)160 << 20)
 
-/* Codestream bytes per group: the route's, else about 64 MB a group (at most 6) for a batch of
- * HTJ2K frames, whose host work (tier-2, layout) is longer than the device's: the best of 16, 32,
- * 64 MB and one group on two H200s (bench/results/gpu-h200-2026-11-28-session8-j2k-e2e.md). A
- * batch with Part 1 frames in at most two groups, 160 MB or halves: their tier-1 decodes a small
- * group far below a batch's speed, but the two groups the device holds run side by side: the best
- * of 48, 96, 160 MB and one group on the CT slices and radiographs of
- * bench/results/gpu-h200-2026-11-28-session9-j2k.md; a third group waits for the first. */
+/* Codestream bytes per group (the batch is then cut in that many groups of about equal bytes):
+ * the route's, else about 64 MB a group (at most 6) for a batch of HTJ2K frames: the best of 16,
+ * 32, 64 MB and one group on two H200s (bench/results/gpu-h200-2026-11-28-session8-j2k-e2e.md,
+ * session10-j2k.md). A batch with Part 1 frames in at most two groups, up to 160 MB one: their
+ * tier-1 decodes a small group far below a batch's speed, but two groups run side by side on the
+ * device: the best of 48, 60, 96, 160 MB and one group on the CT slices and radiographs of
+ * bench/results/gpu-h200-2026-11-28-session9-j2k.md and session10-j2k.md. */
 static uint64_t group_bytes(const pcwt_j2k_route *r, uint64_t total, int part1)
 {
     if (r->group_bytes)
@@ -61,9 +63,9 @@ typedef struct group_queue {
     pcwt_decode_job *jobs;
     const size_t *in;
     size_t n;
-    uint64_t per;
+    uint64_t total, groups; /* the jobs' codestream bytes, in that many groups */
     unsigned char *failed;
-    gpu_group q[2]; /* submitted, oldest first from head */
+    gpu_group q[PCWT_GPU_J2K_SLOTS]; /* submitted, oldest first from head */
     size_t head, len, finished;
     int trace;
     char err[256], last_err[256];
@@ -85,21 +87,35 @@ static void finish_oldest(group_queue *Q)
         memset(Q->failed + p->first, 1, p->count);
         snprintf(Q->last_err, sizeof Q->last_err, "%s", Q->err);
     }
-    Q->head ^= 1;
+    Q->head = (Q->head + 1) % PCWT_GPU_J2K_SLOTS;
     Q->len--;
 }
 
-/* The next group's jobs, from in[first]: about Q->per codestream bytes, at least one job. */
-static gpu_group next_group(const group_queue *Q, size_t first, pcwt_j2k_builder *bld)
+/* The group after prev (NULL: the first), into bld: its jobs up to where about (index + 1) /
+ * Q->groups of the batch's codestream bytes end (each job with its larger half on its side), at
+ * least one; the last group takes the rest, so that the batch is in Q->groups groups, none a
+ * small remainder. */
+static gpu_group next_group(const group_queue *Q, const gpu_group *prev, pcwt_j2k_builder *bld)
 {
     gpu_group g;
     memset(&g, 0, sizeof g);
-    g.first = first;
+    if (prev) {
+        g.index = prev->index + 1;
+        g.first = prev->first + prev->count;
+        g.before = prev->before + prev->bytes;
+    }
     g.bld = bld;
-    uint64_t bytes = 0;
-    while (first < Q->n && (first == g.first || bytes + Q->jobs[Q->in[first]].src_size <= Q->per))
-        bytes += Q->jobs[Q->in[first++]].src_size;
-    g.count = first - g.first;
+    const uint64_t end = g.index + 1 >= Q->groups ? UINT64_MAX
+                                                   : (uint64_t)((double)Q->total * (double)(g.index + 1) / (double)Q->groups);
+    size_t k = g.first;
+    while (k < Q->n) {
+        const uint64_t size = Q->jobs[Q->in[k]].src_size;
+        if (k > g.first && g.before + g.bytes + size / 2 > end)
+            break;
+        g.bytes += size;
+        k++;
+    }
+    g.count = k - g.first;
     return g;
 }
 
@@ -135,23 +151,22 @@ static void submit(group_queue *Q, gpu_group *g)
         snprintf(Q->last_err, sizeof Q->last_err, "%s", Q->err);
         return;
     }
-    Q->q[(Q->head + Q->len) & 1] = *g;
+    Q->q[(Q->head + Q->len) % PCWT_GPU_J2K_SLOTS] = *g;
     Q->len++;
 }
 
 /* The jobs in[0 .. n) in groups, tier-2 of group k + 1 on a helper thread while this thread
- * submits group k and the device decodes group k - 1 (three builders: bld[k % 3]). Each job's
- * status is tier-2's; r->err as one batch would leave it (the last failing job's message, then the
- * last device failure's). */
+ * submits group k and the device decodes groups k - 3 .. k - 1 (four builders: bld[k % 4]). Each
+ * job's status is tier-2's; r->err as one batch would leave it (the last failing job's message,
+ * then the last device failure's). */
 static void decode_groups(group_queue *Q, pcwt_j2k_builder *bld[PCWT_J2K_POOL_GROUPS])
 {
-    gpu_group cur = next_group(Q, 0, bld[0]);
+    gpu_group cur = next_group(Q, NULL, bld[0]);
     tier2_task t = {Q, &cur};
     tier2_group(&t);
     for (size_t k = 1;; k++) {
-        const size_t first = cur.first + cur.count;
-        /* its builder was group k - 3's, finished before group k - 1 was submitted */
-        gpu_group nxt = next_group(Q, first, bld[k % PCWT_J2K_POOL_GROUPS]);
+        /* its builder was group k - 4's, finished before group k - 1 was submitted */
+        gpu_group nxt = next_group(Q, &cur, bld[k % PCWT_J2K_POOL_GROUPS]);
         tier2_task tn = {Q, &nxt};
         pthread_t th;
         const int helper = nxt.count && pthread_create(&th, NULL, tier2_group, &tn) == 0;
@@ -162,7 +177,7 @@ static void decode_groups(group_queue *Q, pcwt_j2k_builder *bld[PCWT_J2K_POOL_GR
             tier2_group(&tn);
         if (!nxt.count)
             break;
-        while (Q->len == 2) /* the device holds two groups at most */
+        while (Q->len == PCWT_GPU_J2K_SLOTS) /* the groups the device holds at most */
             finish_oldest(Q);
         cur = nxt;
     }
@@ -223,7 +238,9 @@ void pcwt_j2k_decode_gpu(const pcwt_j2k_route *r, pcwt_decode_job *jobs, size_t 
         Q.jobs = jobs;
         Q.in = in;
         Q.n = n;
-        Q.per = group_bytes(r, bytes, part1);
+        Q.total = bytes;
+        const uint64_t per = group_bytes(r, bytes, part1);
+        Q.groups = per >= bytes ? 1 : bytes / per + (bytes % per != 0);
         Q.failed = failed;
         Q.trace = pcwt_gpu_j2k_traced(r->gpu);
         Q.start = start;

@@ -5,8 +5,8 @@
 // without the decoder's tier-2 pool, and on a device budget too small for the radiograph (its group
 // falls back to the CPU), gives each job the status and samples of the CPU route, and OpenJPEG's
 // samples for the intact frames; tier-2 joins a group's code-block bytes into the pool's
-// page-locked memory; pcwt_gpu_j2k_submit / _finish (what the groups run on) queue two batches and
-// finish them in order. Skips without CUDA or a device, or without OpenJPEG's and
+// page-locked memory; pcwt_gpu_j2k_submit / _finish (what the groups run on) queue
+// PCWT_GPU_J2K_SLOTS batches and finish them in order. Skips without CUDA or a device, or without OpenJPEG's and
 // OpenJPH's tools.
 #include "gpu_test_util.h"
 #include "j2k_ojph_util.h"
@@ -263,7 +263,7 @@ TEST_F(GpuJ2kGroups, PoolJoinsIntoPageLockedMemory)
     }
 }
 
-// pcwt_gpu_j2k_submit / _finish: two batches queued at once, a third refused, each finished in
+// pcwt_gpu_j2k_submit / _finish: three batches queued at once, a fourth refused, each finished in
 // order with the CPU route's samples; finishing with none queued and the one-call entry while a
 // batch is queued are refused.
 TEST_F(GpuJ2kGroups, SubmitAndFinishInOrder)
@@ -272,23 +272,24 @@ TEST_F(GpuJ2kGroups, SubmitAndFinishInOrder)
     char err[256] = "";
     ASSERT_EQ(pcwt_gpu_create(&g, 0, err, sizeof err), PCWT_OK) << err;
     std::unique_ptr<pcwt_gpu, void (*)(pcwt_gpu *)> hold(g, pcwt_gpu_destroy);
-    const std::vector<size_t> a = {0, 1, 4}, b = {2, 7, 8, 10}, c = {5};
-    Built ba(a), bb(b), bc(c);
+    static_assert(PCWT_GPU_J2K_SLOTS == 3, "the batches below fill three slots");
+    const std::vector<std::vector<size_t>> sets = {{0, 1, 4}, {2, 7, 8, 10}, {11, 12}, {5}};
+    std::vector<std::unique_ptr<Built>> built;
+    for (const auto &set : sets)
+        built.emplace_back(new Built(set));
     EXPECT_EQ(pcwt_gpu_j2k_finish(g, err, sizeof err), PCWT_ERR_INVALID_ARGUMENT);
-    ASSERT_EQ(pcwt_gpu_j2k_submit(g, &ba.bld.b, err, sizeof err), PCWT_OK) << err;
-    ASSERT_EQ(pcwt_gpu_j2k_submit(g, &bb.bld.b, err, sizeof err), PCWT_OK) << err;
-    EXPECT_EQ(pcwt_gpu_j2k_submit(g, &bc.bld.b, err, sizeof err), PCWT_ERR_INVALID_ARGUMENT);
-    EXPECT_EQ(pcwt_gpu_j2k_decode_batch(g, &bc.bld.b, err, sizeof err), PCWT_ERR_INVALID_ARGUMENT);
+    for (size_t k = 0; k < 3; k++)
+        ASSERT_EQ(pcwt_gpu_j2k_submit(g, &built[k]->bld.b, err, sizeof err), PCWT_OK) << err;
+    EXPECT_EQ(pcwt_gpu_j2k_submit(g, &built[3]->bld.b, err, sizeof err), PCWT_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(pcwt_gpu_j2k_decode_batch(g, &built[3]->bld.b, err, sizeof err), PCWT_ERR_INVALID_ARGUMENT);
     ASSERT_EQ(pcwt_gpu_j2k_finish(g, err, sizeof err), PCWT_OK) << err;
-    ASSERT_EQ(pcwt_gpu_j2k_submit(g, &bc.bld.b, err, sizeof err), PCWT_OK) << err;
-    ASSERT_EQ(pcwt_gpu_j2k_finish(g, err, sizeof err), PCWT_OK) << err;
-    ASSERT_EQ(pcwt_gpu_j2k_finish(g, err, sizeof err), PCWT_OK) << err;
+    ASSERT_EQ(pcwt_gpu_j2k_submit(g, &built[3]->bld.b, err, sizeof err), PCWT_OK) << err;
+    for (size_t k = 0; k < 3; k++)
+        ASSERT_EQ(pcwt_gpu_j2k_finish(g, err, sizeof err), PCWT_OK) << err;
     EXPECT_EQ(pcwt_gpu_j2k_finish(g, err, sizeof err), PCWT_ERR_INVALID_ARGUMENT);
-    for (const auto *set : {&a, &b, &c}) {
-        const Built &bt = set == &a ? ba : set == &b ? bb : bc;
-        for (size_t k = 0; k < set->size(); k++)
-            EXPECT_TRUE(bt.out[k] == cpu.out[(*set)[k]]) << streams()[(*set)[k]].name;
-    }
+    for (size_t s = 0; s < sets.size(); s++)
+        for (size_t k = 0; k < sets[s].size(); k++)
+            EXPECT_TRUE(built[s]->out[k] == cpu.out[sets[s][k]]) << streams()[sets[s][k]].name;
 }
 
 } // namespace
