@@ -1,7 +1,7 @@
 /* j2k_decoder_gpu.c - the JPEG 2000 decoder's GPU driver: a batch's frames checked, then sent to
- * the device in groups of consecutive jobs, three stages in flight: the device decodes group k - 1
- * while the caller's thread lays out and submits group k (pcwt_gpu_j2k_submit) and a helper thread
- * runs tier-2 of group k + 1 (itself on a few threads). The frames of a group the device fails,
+ * the device in groups of consecutive jobs, three stages in flight: the device decodes groups
+ * k - 3 to k - 1 side by side while the caller's thread lays out and submits group k
+ * (pcwt_gpu_j2k_submit) and a helper thread runs tier-2 of group k + 1 (itself on a few threads). The frames of a group the device fails,
  * and those beyond the memory limit, are decoded on the CPU, whose status is then the job's. */
 #include "j2k_codestream.h"
 #include "j2k_decoder.h"
