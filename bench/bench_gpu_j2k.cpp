@@ -251,36 +251,40 @@ std::vector<uint64_t> env_list(const char *name, uint64_t fallback)
 
 // Measuring variants of the end-to-end decode (the library's driver, pcwt_j2k_decode_jobs, on a
 // handle of its own): PCWT_BENCH_J2K_GROUP_MB (codestream MB a group; 0: the default choice;
-// 100000: one group) and PCWT_BENCH_J2K_T1_LANES (code-blocks a tier-1 warp, 0: packed by cost),
-// each a list; one line per pair, after the batch's row. Nothing runs when neither is set.
+// 100000: one group), PCWT_BENCH_J2K_T2_THREADS (tier-2 threads a group, 0: the default choice)
+// and PCWT_BENCH_J2K_T1_LANES (code-blocks a tier-1 warp, 0: packed by cost), each a list; one
+// line per combination, after the batch's row. Nothing runs when none is set.
 void e2e_variants(std::vector<pcwt_decode_job> &jobs, double gp, uint8_t *out, const uint8_t *want, size_t size,
                   int repeats)
 {
-    if (!std::getenv("PCWT_BENCH_J2K_GROUP_MB") && !std::getenv("PCWT_BENCH_J2K_T1_LANES"))
+    if (!std::getenv("PCWT_BENCH_J2K_GROUP_MB") && !std::getenv("PCWT_BENCH_J2K_T2_THREADS") &&
+        !std::getenv("PCWT_BENCH_J2K_T1_LANES"))
         return;
     for (uint64_t lanes : env_list("PCWT_BENCH_J2K_T1_LANES", 0))
-        for (uint64_t mb : env_list("PCWT_BENCH_J2K_GROUP_MB", 0)) {
-            pcwt_gpu *g = nullptr;
-            char err[256] = "";
-            if (pcwt_gpu_create(&g, 0, err, sizeof err) != PCWT_OK ||
-                pcwt_gpu_j2k_set_t1_lanes(g, uint32_t(lanes), err, sizeof err) != PCWT_OK)
-                die(std::string("GPU: ") + err);
-            pcwt_j2k_pool *pool = pcwt_j2k_pool_create();
-            const pcwt_j2k_route r = {UINT64_MAX, uint64_t(1) << 40, g, err, sizeof err, pool,
-                                      mb >= 100000 ? UINT64_MAX : mb << 20};
-            std::memset(out, 0, size);
-            const double ms = median_ms(repeats, [&]() {
-                if (pcwt_j2k_decode_jobs(&r, jobs.data(), jobs.size()) != PCWT_OK)
-                    die(std::string("pcwt_j2k_decode_jobs: ") + err);
-            });
-            const bool same = std::memcmp(out, want, size) == 0;
-            pcwt_j2k_pool_free(pool);
-            pcwt_gpu_destroy(g);
-            std::printf("  e2e, groups %s, tier-1 lanes %s: %.2f Gpx/s (%.1f ms), %s\n",
-                        mb >= 100000 ? "one" : mb ? (std::to_string(mb) + " MB").c_str() : "default",
-                        lanes ? std::to_string(lanes).c_str() : "by cost", gp / (ms / 1e3), ms,
-                        same ? "equal to OpenJPEG's" : "DIFFER from OpenJPEG's");
-        }
+        for (uint64_t t2 : env_list("PCWT_BENCH_J2K_T2_THREADS", 0))
+            for (uint64_t mb : env_list("PCWT_BENCH_J2K_GROUP_MB", 0)) {
+                pcwt_gpu *g = nullptr;
+                char err[256] = "";
+                if (pcwt_gpu_create(&g, 0, err, sizeof err) != PCWT_OK ||
+                    pcwt_gpu_j2k_set_t1_lanes(g, uint32_t(lanes), err, sizeof err) != PCWT_OK)
+                    die(std::string("GPU: ") + err);
+                pcwt_j2k_pool *pool = pcwt_j2k_pool_create();
+                const pcwt_j2k_route r = {UINT64_MAX, uint64_t(1) << 40, g,      err, sizeof err, pool,
+                                          mb >= 100000 ? UINT64_MAX : mb << 20, size_t(t2)};
+                std::memset(out, 0, size);
+                const double ms = median_ms(repeats, [&]() {
+                    if (pcwt_j2k_decode_jobs(&r, jobs.data(), jobs.size()) != PCWT_OK)
+                        die(std::string("pcwt_j2k_decode_jobs: ") + err);
+                });
+                const bool same = std::memcmp(out, want, size) == 0;
+                pcwt_j2k_pool_free(pool);
+                pcwt_gpu_destroy(g);
+                std::printf("  e2e, groups %s, tier-2 threads %s, tier-1 lanes %s: %.2f Gpx/s (%.1f ms), %s\n",
+                            mb >= 100000 ? "one" : mb ? (std::to_string(mb) + " MB").c_str() : "default",
+                            t2 ? std::to_string(t2).c_str() : "default",
+                            lanes ? std::to_string(lanes).c_str() : "by cost", gp / (ms / 1e3), ms,
+                            same ? "equal to OpenJPEG's" : "DIFFER from OpenJPEG's");
+            }
 }
 
 } // namespace

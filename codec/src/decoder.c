@@ -571,7 +571,7 @@ static pcwt_status j2k_jobs(pcwt_decoder *dec, void *jobs, size_t count, const j
 {
     pcwt_j2k_route r = {dec->max_samples,
                         dec->memory_limit ? dec->memory_limit : pcwt_default_memory_limit(), NULL,
-                        dec->err, sizeof dec->err, NULL, 0};
+                        dec->err, sizeof dec->err, NULL, 0, 0};
 #ifdef PCWT_HAVE_CUDA
     if (use_gpu(dec) && ensure_gpu(dec) == PCWT_OK) {
         r.gpu = dec->gpu;

@@ -274,10 +274,11 @@ static void t2_each(t2_worker *w, size_t n, void *(*fn)(void *))
     free(made);
 }
 
-#define T2_MAX_THREADS 8
+#define T2_MAX_THREADS 16 /* asked for (pcwt_j2k_route::tier2_threads) */
+#define T2_AUTO_THREADS 8
 
 /* Workers for a batch of `bytes` codestream bytes in `n` jobs: one per 4 MB, at most
- * T2_MAX_THREADS and half the cores (the caller's other threads keep theirs), never more than the
+ * T2_AUTO_THREADS and half the cores (the caller's other threads keep theirs), never more than the
  * jobs. */
 static size_t t2_threads(size_t n, uint64_t bytes)
 {
@@ -285,7 +286,7 @@ static size_t t2_threads(size_t n, uint64_t bytes)
     size_t t = (size_t)(bytes >> 22) + 1;
     const size_t cap = cores > 3 ? (size_t)cores / 2 : 1;
     t = t < cap ? t : cap;
-    t = t < T2_MAX_THREADS ? t : T2_MAX_THREADS;
+    t = t < T2_AUTO_THREADS ? t : T2_AUTO_THREADS;
     return t < n ? t : (n ? n : 1);
 }
 

@@ -132,7 +132,7 @@ static void *tier2_group(void *arg)
     gpu_group *g = t->g;
     g->t2[0] = now_ms();
     pcwt_j2k_builder_reset(g->bld);
-    pcwt_j2k_tier2_jobs(t->Q->r, t->Q->jobs, t->Q->in + g->first, g->count, 0, g->bld);
+    pcwt_j2k_tier2_jobs(t->Q->r, t->Q->jobs, t->Q->in + g->first, g->count, t->Q->r->tier2_threads, g->bld);
     g->t2[1] = now_ms();
     g->frames = g->bld->b.frame_count;
     g->mb = (double)g->bld->b.data_size / 1e6;

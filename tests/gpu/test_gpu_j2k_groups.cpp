@@ -106,11 +106,11 @@ struct Result {
 };
 
 // Every stream as one call of pcwt_j2k_decode_jobs on the route (gpu NULL: the CPU).
-Result decode(pcwt_gpu *gpu, uint64_t group_bytes, bool pool)
+Result decode(pcwt_gpu *gpu, uint64_t group_bytes, bool pool, size_t tier2_threads = 0)
 {
     char err[256] = "";
     pcwt_j2k_pool *p = pool ? pcwt_j2k_pool_create() : nullptr;
-    const pcwt_j2k_route r = {UINT64_MAX, uint64_t(1) << 40, gpu, err, sizeof err, p, group_bytes};
+    const pcwt_j2k_route r = {UINT64_MAX, uint64_t(1) << 40, gpu, err, sizeof err, p, group_bytes, tier2_threads};
     Result res;
     std::vector<pcwt_decode_job> jobs;
     for (const Stream &s : streams()) {
@@ -140,16 +140,17 @@ class GpuJ2kGroups : public ::testing::Test {
         cpu = decode(nullptr, 0, false);
     }
     // The GPU route on a context whose memory budget is `budget` bytes ("" for the default).
-    void check(const std::string &budget, uint64_t group_bytes, bool pool)
+    void check(const std::string &budget, uint64_t group_bytes, bool pool, size_t tier2_threads = 0)
     {
-        SCOPED_TRACE("budget '" + budget + "', group bytes " + std::to_string(group_bytes) + (pool ? ", pool" : ""));
+        SCOPED_TRACE("budget '" + budget + "', group bytes " + std::to_string(group_bytes) + ", tier-2 threads " +
+                     std::to_string(tier2_threads) + (pool ? ", pool" : ""));
         pcwt_gpu *g = nullptr;
         char err[256] = "";
         const pcwt_status made = pcwt_gpu_create(&g, 0, err, sizeof err);
         ASSERT_EQ(made, PCWT_OK) << err;
         if (!budget.empty())
             pcwt_gpu_set_memory_budget(g, std::stoull(budget));
-        const Result gpu = decode(g, group_bytes, pool);
+        const Result gpu = decode(g, group_bytes, pool, tier2_threads);
         pcwt_gpu_destroy(g);
         for (size_t i = 0; i < streams().size(); i++) {
             const Stream &s = streams()[i];
@@ -214,6 +215,14 @@ TEST_F(GpuJ2kGroups, UnevenGroupsEqualCpu)
     check("", 3 * slice + 1, false);
 }
 
+// Tier-2 of each group on as many threads as asked for (16: more than the default's 8, more than a
+// group's jobs), into the pool and without it.
+TEST_F(GpuJ2kGroups, Tier2ThreadsAskedForEqualCpu)
+{
+    check("", UINT64_MAX, true, 16);
+    check("", 3 * streams()[0].cs.size() + 1, false, 16);
+}
+
 // A device budget a 512x512 slice fits but a 1000x1250 radiograph does not: the radiographs'
 // groups fall back to the CPU, the other groups decode on the device.
 TEST_F(GpuJ2kGroups, GroupsTheDeviceCannotTakeFallBack)
@@ -235,7 +244,7 @@ TEST_F(GpuJ2kGroups, PoolJoinsIntoPageLockedMemory)
     std::unique_ptr<pcwt_gpu, void (*)(pcwt_gpu *)> hold(g, pcwt_gpu_destroy);
     std::unique_ptr<pcwt_j2k_pool, void (*)(pcwt_j2k_pool *)> pool(pcwt_j2k_pool_create(), pcwt_j2k_pool_free);
     ASSERT_NE(pool, nullptr);
-    const pcwt_j2k_route r = {UINT64_MAX, uint64_t(1) << 40, g, err, sizeof err, pool.get(), 0};
+    const pcwt_j2k_route r = {UINT64_MAX, uint64_t(1) << 40, g, err, sizeof err, pool.get(), 0, 0};
     std::vector<size_t> intact;
     for (size_t i = 0; i < streams().size(); i++)
         if (!streams()[i].opj.empty())

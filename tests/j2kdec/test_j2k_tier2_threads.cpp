@@ -114,7 +114,7 @@ const pcwt_j2k_batch &threaded(const std::vector<const std::vector<uint8_t> *> &
         idx[i] = i;
     }
     char err[256] = "";
-    const pcwt_j2k_route r = {UINT64_MAX, UINT64_MAX, nullptr, err, sizeof err, pool, 0};
+    const pcwt_j2k_route r = {UINT64_MAX, UINT64_MAX, nullptr, err, sizeof err, pool, 0, 0};
     pcwt_j2k_builder *bld = pool ? pcwt_j2k_pool_batch(pool) : &b.bld;
     pcwt_j2k_builder_reset(bld);
     b.added = pcwt_j2k_tier2_jobs(&r, jobs.data(), idx.data(), idx.size(), threads, bld);
