@@ -274,19 +274,19 @@ static void t2_each(t2_worker *w, size_t n, void *(*fn)(void *))
     free(made);
 }
 
-#define T2_MAX_THREADS 16 /* asked for (pcwt_j2k_route::tier2_threads) */
-#define T2_AUTO_THREADS 8
+#define T2_MAX_THREADS 16
 
 /* Workers for a batch of `bytes` codestream bytes in `n` jobs: one per 4 MB, at most
- * T2_AUTO_THREADS and half the cores (the caller's other threads keep theirs), never more than the
- * jobs. */
+ * T2_MAX_THREADS and the cores, never more than the jobs. The device waits for a group's tier-2:
+ * 16 threads on 16 cores decoded HTJ2K radiographs end to end 11% faster than 8, Part 1 2-3%
+ * (one H200, bench/results/gpu-h200-2026-11-28-session10-j2k.md). */
 static size_t t2_threads(size_t n, uint64_t bytes)
 {
     const long cores = sysconf(_SC_NPROCESSORS_ONLN);
     size_t t = (size_t)(bytes >> 22) + 1;
-    const size_t cap = cores > 3 ? (size_t)cores / 2 : 1;
+    const size_t cap = cores > 1 ? (size_t)cores : 1;
     t = t < cap ? t : cap;
-    t = t < T2_AUTO_THREADS ? t : T2_AUTO_THREADS;
+    t = t < T2_MAX_THREADS ? t : T2_MAX_THREADS;
     return t < n ? t : (n ? n : 1);
 }
 

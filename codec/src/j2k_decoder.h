@@ -36,7 +36,7 @@ typedef struct pcwt_j2k_route {
     /* GPU: codestream bytes per group, each group's tier-2 on the host running while the device
      * decodes the group before it; 0: chosen from the batch (one group for a small one) */
     uint64_t group_bytes;
-    /* GPU: tier-2 threads a group (at most 16); 0: chosen from its bytes and the cores (at most 8) */
+    /* GPU: tier-2 threads a group (at most 16); 0: chosen from its bytes and the cores */
     size_t tier2_threads;
 } pcwt_j2k_route;
 
@@ -58,7 +58,7 @@ pcwt_status pcwt_j2k_decode_jobs(const pcwt_j2k_route *r, pcwt_decode_job *jobs,
 /* Tier-2 of the jobs idx[0 .. n) (JPEG 2000 codestreams that passed the decoder's checks), in
  * that order, into bld (empty), as pcwt_j2k_tier2 frame by frame would make it: runs of
  * consecutive jobs parsed on up to `threads` threads (0: chosen from the batch's bytes and the
- * cores, at most 8; asked for, at most 16), then joined, in r->pool's memory when there is one. Each job's status is set
+ * cores; at most 16), then joined, in r->pool's memory when there is one. Each job's status is set
  * (PCWT_OK: its frame is in the batch); r->err holds the last failing job's message. Returns the
  * frames added. */
 size_t pcwt_j2k_tier2_jobs(const pcwt_j2k_route *r, pcwt_decode_job *jobs, const size_t *idx, size_t n,
