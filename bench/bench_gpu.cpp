@@ -132,23 +132,38 @@ std::vector<Frame> load_corpus(const std::string &dir)
     closedir(dd);
     std::sort(names.begin(), names.end());
     out.resize(names.size());
-    // decoded on every core (a decoder each): the start of every GPU run waits for it
+    // decoded on every core (a decoder each): the start of every GPU run waits for it. A file that
+    // fails is reported from this thread once all are done: exit() from several workers at once
+    // crashed.
+    std::vector<std::string> why(names.size());
     benchgpu::parallel_for(names.size(), [&](size_t i) {
         const std::string &n = names[i];
-        pcwt_decoder *dec = pcwt_decoder_create();
-        if (!dec || pcwt_decoder_set_backend(dec, PCWT_BACKEND_CPU) != PCWT_OK)
-            die("CPU decoder");
         std::ifstream in(dir + "/" + n, std::ios::binary);
         std::vector<uint8_t> cs((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
         pcwt_header_info h;
-        if (pcwt_read_header(cs.data(), cs.size(), &h) != PCWT_OK)
-            die("bad codestream " + n);
+        if (pcwt_read_header(cs.data(), cs.size(), &h) != PCWT_OK) {
+            why[i] = "bad codestream " + n;
+            return;
+        }
+        pcwt_decoder *dec = pcwt_decoder_create();
+        if (!dec || pcwt_decoder_set_backend(dec, PCWT_BACKEND_CPU) != PCWT_OK) {
+            why[i] = "CPU decoder";
+            pcwt_decoder_destroy(dec);
+            return;
+        }
         Frame f{h.desc, std::vector<uint8_t>(pcwt_image_size(&h.desc))};
         if (pcwt_decode(dec, cs.data(), cs.size(), f.px.data(), f.px.size()) != PCWT_OK)
-            die("cannot decode " + n);
-        out[i] = std::move(f);
+            why[i] = "cannot decode " + n + ": " + pcwt_decoder_last_error(dec);
+        else
+            out[i] = std::move(f);
         pcwt_decoder_destroy(dec);
     });
+    size_t failed = 0;
+    for (const std::string &w : why)
+        failed += !w.empty();
+    for (const std::string &w : why)
+        if (!w.empty())
+            die(w + (failed > 1 ? " (and " + std::to_string(failed - 1) + " more files)" : ""));
     return out;
 }
 

@@ -13,3 +13,11 @@ if(PCWT_WITH_CUDA)
     target_compile_definitions(pcwt_bench_gpu PRIVATE PCWT_BENCH_J2K)
   endif()
 endif()
+# Its corpus loader on unreadable codestreams (tests/bench/test_bench_gpu_bad_corpus.py; no GPU).
+if(PCWT_WITH_CUDA AND PCWT_BUILD_TESTS)
+  find_program(_pcwt_bench_gpu_python NAMES python3 REQUIRED)
+  add_test(NAME bench_gpu_bad_corpus
+    COMMAND "${_pcwt_bench_gpu_python}" "${PROJECT_SOURCE_DIR}/tests/bench/test_bench_gpu_bad_corpus.py"
+            $<TARGET_FILE:pcwt_bench_gpu> "${CMAKE_CURRENT_BINARY_DIR}/bench_gpu_bad_corpus")
+  set_tests_properties(bench_gpu_bad_corpus PROPERTIES LABELS bench TIMEOUT 120)
+endif()
