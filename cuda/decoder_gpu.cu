@@ -102,8 +102,8 @@ void upload_chunk(Slot &sl, pcwt_decode_job *jobs, const DecodeSet &set, const p
             p.payload_len = h.planes[i].payload_length;
             p.crc_expected = h.planes[i].payload_crc32;
             p.qmax = h.planes[i].qmax;
-            p.low_bits = (h.planes[i].low_bits ? PCWT_EC_LOW_BITS : 0u) |
-                         (h.planes[i].second_bit ? PCWT_EC_SECOND_BIT : 0u);
+            p.low_bits = (uint32_t)pcwt_ec_modelled_bits((int)h.planes[i].low_bits,
+                                                         (int)h.planes[i].second_bit);
             off += h.planes[i].payload_length;
             largest = std::max<uint64_t>(largest, h.planes[i].payload_length);
         }

@@ -75,7 +75,7 @@ __global__ void low_bits_decide(const GpuPlane *planes, GpuPlaneState *state, ui
                      (p.low_bits == PCWT_LOW_BITS_ON ||
                       (p.low_bits == PCWT_LOW_BITS_AUTO && pcwt_ec_low_worth(&s)));
     const bool second = p.profile == PCWT_PROFILE_ENTROPY && p.second_bit;
-    st.low = (low ? PCWT_EC_LOW_BITS : 0u) | (second ? PCWT_EC_SECOND_BIT : 0u);
+    st.low = (uint32_t)pcwt_ec_modelled_bits(low, second);
 }
 
 } // namespace

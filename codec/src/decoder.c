@@ -376,8 +376,8 @@ static pcwt_status decode_cpu(pcwt_decoder *dec, const void *src, size_t src_siz
             st = pcwt_profile_ranged(info.profile)
                      ? pcwt_ec_payload_decode(pyr, info.planes[i].qmax, info.group_rows,
                                               info.group_cols,
-                                              (info.planes[i].low_bits ? PCWT_EC_LOW_BITS : 0) |
-                                                  (info.planes[i].second_bit ? PCWT_EC_SECOND_BIT : 0),
+                                              pcwt_ec_modelled_bits((int)info.planes[i].low_bits,
+                                                                    (int)info.planes[i].second_bit),
                                               payload + pre + map_len, len - pre - map_len, why, sizeof why)
                      : pcwt_payload_decode(pyr, info.planes[i].qmax, info.group_rows,
                                            info.group_cols, payload, len, why, sizeof why);

@@ -55,6 +55,12 @@ typedef struct pcwt_ec_band {
 #define PCWT_EC_LOW_BITS 1
 #define PCWT_EC_SECOND_BIT 2
 
+/* A plane's pcwt_ec_band.low from its header's option bits 0 (low bits) and 4 (second bit). */
+static inline PCWT_HD int pcwt_ec_modelled_bits(int low_bits, int second_bit)
+{
+    return (low_bits ? PCWT_EC_LOW_BITS : 0) | (second_bit ? PCWT_EC_SECOND_BIT : 0);
+}
+
 /* Whether bit q-2 of a magnitude of level q >= 1 is range-coded with MANT2 (low: the band's
  * pcwt_ec_band.low): with the option, where it would otherwise be raw (q >= 2; with modelled low
  * bits q >= 4, as bits 1 and 0 are the low-bit models'). */

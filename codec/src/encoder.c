@@ -521,7 +521,7 @@ static pcwt_status encode_frame(pcwt_encoder *e, const pcwt_image_desc *din, con
             info.planes[i].second_bit = (uint32_t)second;
             size_t n = 0;
             st = pcwt_ec_payload_encode(pyr, qmax, fc.group_rows, fc.group_cols,
-                                        (low ? PCWT_EC_LOW_BITS : 0) | (second ? PCWT_EC_SECOND_BIT : 0), out + off,
+                                        pcwt_ec_modelled_bits(low, second), out + off,
                                         (size_t)size, &n);
             if (st != PCWT_OK) {
                 pcwt_set_error(err, es, "plane %u: entropy coding failed (%s)", i,

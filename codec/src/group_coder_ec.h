@@ -10,13 +10,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* low: the plane's modelled bits, PCWT_EC_LOW_BITS | PCWT_EC_SECOND_BIT (ec_model.h). */
 pcwt_status pcwt_ec_payload_encode(const pcwt_pyramid *p, int qmax, uint32_t group_rows,
                                    uint32_t group_cols, int low, uint8_t *dst, size_t cap,
                                    size_t *written);
 pcwt_status pcwt_ec_payload_decode(pcwt_pyramid *p, int qmax, uint32_t group_rows,
                                    uint32_t group_cols, int low, const uint8_t *src, size_t size,
                                    char *err, size_t err_size);
-/* low: the plane's modelled bits, PCWT_EC_LOW_BITS | PCWT_EC_SECOND_BIT (ec_model.h). */
 /* Whether a plane's low magnitude bits are worth modelling (plane option bit 0, FORMAT.md
  * Sec. 5.3), from its transformed pyramid. */
 int pcwt_ec_low_bits_wanted(const pcwt_pyramid *p);
