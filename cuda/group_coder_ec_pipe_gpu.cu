@@ -297,7 +297,7 @@ void gpu_ec_decode_pipe(const DeviceBatch &b, const uint32_t *list, const uint32
     st.count = steps;
     // Each step's spread as gpu_ec_decode gives it, then halved where it takes the most lanes
     // until all steps' groups fit on the device at once (unfitted, the CT batch's coarse groups
-    // waited for lanes held by wider steps: 7% slower, session10-decode.md).
+    // waited for lanes held by wider steps: bench/results/gpu-h200-2026-11-28-session10-decode.md).
     uint64_t lanes = 0;
     for (uint32_t i = 0; i < steps; i++) {
         const uint32_t n = list_first[i + 1] - list_first[i];

@@ -277,9 +277,8 @@ static void t2_each(t2_worker *w, size_t n, void *(*fn)(void *))
 #define T2_MAX_THREADS 16
 
 /* Workers for a batch of `bytes` codestream bytes in `n` jobs: one per 4 MB, at most
- * T2_MAX_THREADS and the cores, never more than the jobs. The device waits for a group's tier-2:
- * 16 threads on 16 cores decoded HTJ2K radiographs end to end 11% faster than 8, Part 1 2-3%
- * (one H200, bench/results/gpu-h200-2026-11-28-session10-j2k.md). */
+ * T2_MAX_THREADS and the cores, never more than the jobs. The device waits for a group's tier-2,
+ * so more threads shorten the batch (bench/results/gpu-h200-2026-11-28-session10-j2k.md). */
 static size_t t2_threads(size_t n, uint64_t bytes)
 {
     const long cores = sysconf(_SC_NPROCESSORS_ONLN);
