@@ -26,9 +26,15 @@ static inline pcwt_ec_band ec_band(const pcwt_pyramid *p, uint32_t b, int qmax, 
 /* The group coders, one copy for each value of the plane's modelled bits (pcwt_ec_band.low), so
  * that each copy knows them. Separate functions rather than one with a branch: in one function
  * holding several copies GCC 12 stops inlining the range coder's calls (pcwt_rc_encode,
- * pcwt_rc_decode_flat and pcwt_ec_raw_get went out of line). */
+ * pcwt_rc_decode_flat and pcwt_ec_raw_get went out of line). The encoders are flattened: even
+ * alone GCC 12 left pcwt_rc_encode out of line at the mantissa, second-bit and low-bit bins. */
+#if defined(__GNUC__)
+#define EC_FLATTEN __attribute__((flatten))
+#else
+#define EC_FLATTEN
+#endif
 #define EC_GROUP_CODERS(L)                                                                         \
-    static uint64_t encode_group_##L(const pcwt_ec_band *v, const pcwt_ec_span *g,                \
+    static EC_FLATTEN uint64_t encode_group_##L(const pcwt_ec_band *v, const pcwt_ec_span *g,     \
                                      const uint16_t *init, pcwt_bit_model *m, pcwt_rc_enc *rc,     \
                                      pcwt_bitwriter *raw)                                          \
     {                                                                                              \
