@@ -205,6 +205,17 @@ void pcwt_dwt53_forward_above(pcwt_pyramid *p, int columns_first)
         forward_level(p, l, columns_first, 0);
 }
 
+uint64_t pcwt_bit_cost_sum(const int32_t *c, size_t n)
+{
+    uint64_t sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        const uint32_t neg = 0u - ((uint32_t)c[i] >> 31), a = ((uint32_t)c[i] ^ neg) - neg;
+        /* floor(log2 a) + 2, and 0 for a = 0 (whose a | 1 gives 0 + 2) */
+        sum += (uint32_t)PCWT_LOG2(a | 1u) + 2u - 2u * (a == 0);
+    }
+    return sum;
+}
+
 /* HL' is HL with the rows' step from LL; LH' and HH' are the rows of the column-high half with
  * the columns' step from the column-low half, lifted with 5/3 and the rows' step (forward_level
  * with f511, a row at a time). The bands' padding is 0 either way. */
@@ -219,8 +230,7 @@ uint64_t pcwt_dwt511_level1_cost(const pcwt_pyramid *p, int32_t *row)
     for (uint32_t i = 0; i < N; i++) {
         memcpy(h, hl + (size_t)i * bc, sizeof(int32_t) * m);
         step511_line(ll + (size_t)i * bc, h, m, 0);
-        for (uint32_t k = 0; k < m; k++)
-            n += pcwt_bit_cost(h[k]);
+        n += pcwt_bit_cost_sum(h, m);
         const int32_t *a = lo + pcwt_refl511((int64_t)i - 1, N) * c, *b = lo + (size_t)i * c;
         const int32_t *d = lo + pcwt_refl511((int64_t)i + 1, N) * c;
         const int32_t *e = lo + pcwt_refl511((int64_t)i + 2, N) * c, *x = hi + (size_t)i * c;
@@ -228,8 +238,7 @@ uint64_t pcwt_dwt511_level1_cost(const pcwt_pyramid *p, int32_t *row)
             h[j] = pcwt_wadd(x[j], pcwt_c511(a[j], b[j], d[j], e[j]));
         pcwt_dwt53_forward_1d(h, c, lh, hh);
         step511_line(lh, hh, m, 0);
-        for (uint32_t k = 0; k < m; k++)
-            n += pcwt_bit_cost(lh[k]) + pcwt_bit_cost(hh[k]);
+        n += pcwt_bit_cost_sum(lh, 2 * (size_t)m); /* lh and hh, m each */
     }
     return n;
 }

@@ -11,6 +11,7 @@
 
 #include "hostdev.h"
 
+#include <stddef.h>
 #include <stdint.h>
 
 static inline PCWT_HD int32_t pcwt_wadd(int32_t a, int32_t b)
@@ -82,6 +83,9 @@ static inline PCWT_HD uint32_t pcwt_bit_cost(int32_t c)
     const uint32_t a = c < 0 ? 0u - (uint32_t)c : (uint32_t)c;
     return a ? (uint32_t)PCWT_LOG2(a) + 2u : 0u;
 }
+/* The sum of pcwt_bit_cost over n coefficients (dwt53.c), without a branch per coefficient: the
+ * signs and zeros of high-band coefficients are unpredictable. */
+uint64_t pcwt_bit_cost_sum(const int32_t *c, size_t n);
 /* Right after the 5/3 level 1 of a columns-first forward (its column halves still in p->tmp):
  * the estimate summed over the HL, LH and HH bands that 5/11-C would give, without writing
  * them. row: scratch of 2 * level_c int32s. */

@@ -293,9 +293,7 @@ static uint64_t level1_bits(const pcwt_pyramid *pyr)
     const uint32_t L = pyr->plan.levels;
     for (uint32_t o = 0; o < 3; o++) {
         const pcwt_band *b = &pyr->band[pcwt_band_index(L, 1, o)];
-        const size_t count = (size_t)b->rows * b->cols;
-        for (size_t i = 0; i < count; i++)
-            n += pcwt_bit_cost(b->coef[i]);
+        n += pcwt_bit_cost_sum(b->coef, (size_t)b->rows * b->cols);
     }
     return n;
 }
