@@ -301,10 +301,12 @@ static uint64_t level1_bits(const pcwt_pyramid *pyr)
 /* The forward transform of the loaded plane with the level-1 filter the options ask for (FORMAT.md
  * Sec. 3.4); *f511 says whether level 1 took 5/11-C. Auto keeps 5/3 where the low bits would be
  * modelled with it (5/3's integer predict keeps their lattice; the estimate sees magnitudes only)
- * and otherwise takes 5/11-C where its estimate is smaller. */
+ * and otherwise takes 5/11-C where its estimate is smaller. *low: low_bits_modelled of the
+ * coefficients as they end up where this already asked it, else -1. */
 static void forward_plane(const pcwt_encode_params *p, pcwt_pyramid *pyr, int columns_first,
-                          int *f511)
+                          int *f511, int *low)
 {
+    *low = -1;
     const int ranged = pcwt_profile_ranged(p->profile) && pyr->plan.levels > 0;
     *f511 = ranged && p->level1_filter == PCWT_LEVEL1_511;
     int32_t *row = ranged && p->level1_filter == PCWT_LEVEL1_AUTO && columns_first
@@ -315,30 +317,35 @@ static void forward_plane(const pcwt_encode_params *p, pcwt_pyramid *pyr, int co
         const uint64_t with53 = level1_bits(pyr), with511 = pcwt_dwt511_level1_cost(pyr, row);
         free(row);
         pcwt_dwt53_forward_above(pyr, columns_first);
-        if (low_bits_modelled(p, pyr))
+        if ((*low = low_bits_modelled(p, pyr)) != 0)
             return;
         *f511 = with511 < with53;
-        if (*f511)
+        if (*f511) {
             pcwt_dwt53_forward_level1(pyr, columns_first, 1);
+            *low = -1; /* asked of 5/3's level 1 */
+        }
         return;
     }
     pcwt_dwt53_forward(pyr, columns_first, *f511);
     if (!ranged || p->level1_filter != PCWT_LEVEL1_AUTO)
         return;
-    if (low_bits_modelled(p, pyr))
+    if ((*low = low_bits_modelled(p, pyr)) != 0)
         return;
     const uint64_t with53 = level1_bits(pyr);
     pcwt_dwt53_forward_level1(pyr, columns_first, 1);
     *f511 = level1_bits(pyr) < with53;
     if (!*f511)
         pcwt_dwt53_forward_level1(pyr, columns_first, 0);
+    else
+        *low = -1;
 }
 
-/* The forward transform and the MQDs of the loaded plane; its Qmax in *qmax. */
+/* The forward transform and the MQDs of the loaded plane; its Qmax in *qmax (*low: forward_plane's). */
 static pcwt_status transform_plane(const pcwt_encode_params *p, pcwt_pyramid *pyr,
-                                   int columns_first, int *f511, int *qmax, char *err, size_t es)
+                                   int columns_first, int *f511, int *low, int *qmax, char *err,
+                                   size_t es)
 {
-    forward_plane(p, pyr, columns_first, f511);
+    forward_plane(p, pyr, columns_first, f511, low);
     *qmax = pcwt_mqd_compute(pyr);
     if (*qmax > PCWT_MAX_QMAX) {
         pcwt_set_error(err, es, "coefficients too large (Qmax %d > %d)", *qmax, PCWT_MAX_QMAX);
@@ -486,8 +493,8 @@ static pcwt_status encode_frame(pcwt_encoder *e, const pcwt_image_desc *din, con
             if (st != PCWT_OK)
                 return st;
         }
-        int qmax = 0, f511 = 0;
-        st = transform_plane(p, pyr, (int)info.columns_first, &f511, &qmax, err, es);
+        int qmax = 0, f511 = 0, low = -1;
+        st = transform_plane(p, pyr, (int)info.columns_first, &f511, &low, &qmax, err, es);
         if (st != PCWT_OK)
             return st;
         /* The entropy profile's payload is never larger than the baseline's. */
@@ -499,7 +506,7 @@ static pcwt_status encode_frame(pcwt_encoder *e, const pcwt_image_desc *din, con
             load_plane(&d, samples, rct, pl->component, pl->kind, pyr);
             if (offset_len)
                 pcwt_offset_apply(pyr->image, pcwt_even_up(d.width), d.height, d.width, d.bits_stored, r0);
-            st = transform_plane(p, pyr, (int)info.columns_first, &f511, &qmax, err, es);
+            st = transform_plane(p, pyr, (int)info.columns_first, &f511, &low, &qmax, err, es);
             if (st != PCWT_OK)
                 return st;
             size = pcwt_payload_size(pyr, qmax, fc.group_rows, fc.group_cols);
@@ -514,7 +521,9 @@ static pcwt_status encode_frame(pcwt_encoder *e, const pcwt_image_desc *din, con
             return PCWT_ERR_BUFFER_TOO_SMALL;
         }
         if (pcwt_profile_ranged(p->profile)) {
-            const int low = low_bits_modelled(p, pyr), second = p->second_bit == PCWT_SECOND_BIT_ON;
+            if (low < 0)
+                low = low_bits_modelled(p, pyr);
+            const int second = p->second_bit == PCWT_SECOND_BIT_ON;
             info.planes[i].low_bits = (uint32_t)low;
             info.planes[i].second_bit = (uint32_t)second;
             size_t n = 0;
