@@ -363,50 +363,68 @@ static uint64_t plane_bound(const pcwt_plan *plan, const pcwt_image_desc *d, uin
 }
 
 /* The modular offset of the loaded plane (FORMAT.md Sec. 5.6): when the options and the estimate
- * want it, r0 written to dst (2 bytes, room checked by the caller) and to *r0, and the values
- * replaced by (u - r0) mod 2^bits; *len 2, else 0. */
-static pcwt_status offset_plane(pcwt_encoder *e, const pcwt_image_desc *d, int allowed, pcwt_pyramid *pyr,
-                                uint8_t *dst, size_t *len, uint32_t *r0)
+ * want it, r0 written to dst (2 bytes, room checked by the caller) and to *r0, *len 2, else 0 (and
+ * *r0 0). The values stay as they are (values_plane offsets them). *used: where the estimate ran,
+ * the stored values that occur (pcwt_offset_mark_used; the caller frees it), else NULL. */
+static pcwt_status offset_plane(pcwt_encoder *e, const pcwt_image_desc *d, int allowed,
+                                const pcwt_pyramid *pyr, uint8_t *dst, size_t *len, uint32_t *r0,
+                                uint8_t **used)
 {
     *len = 0;
     *r0 = 0;
+    *used = NULL;
     if (!allowed || e->params.offset == PCWT_OFFSET_OFF)
         return PCWT_OK;
     const uint32_t stride = pcwt_even_up(d->width);
-    pcwt_status st = PCWT_OK;
-    if (!pcwt_offset_choose(e->params.offset, pyr->image, stride, d->height, d->width, d->bits_stored,
-                            (int)d->is_signed, r0, &st)) {
+    pcwt_status st = PCWT_ERR_OUT_OF_MEMORY;
+    *used = calloc((size_t)1 << d->bits_stored, 1);
+    if (*used)
+        pcwt_offset_mark_used(pyr->image, stride, d->height, d->width, d->bits_stored, *used);
+    if (!*used || !pcwt_offset_choose(e->params.offset, pyr->image, stride, d->height, d->width,
+                                      d->bits_stored, (int)d->is_signed, *used, r0, &st)) {
+        *r0 = 0;
         if (st != PCWT_OK)
             pcwt_set_error(e->err, sizeof e->err, "out of memory for a modular offset's estimate");
         return st;
     }
     dst[0] = (uint8_t)*r0;
     dst[1] = (uint8_t)(*r0 >> 8);
-    pcwt_offset_apply(pyr->image, stride, d->height, d->width, d->bits_stored, *r0);
     *len = PCWT_OFFSET_BYTES;
     return PCWT_OK;
 }
 
-/* The value map of the loaded plane (FORMAT.md Sec. 5.5): when the options want it, written to
- * dst and the samples replaced by their ranks, *map_len its length; 0 when the plane is coded
- * plain (also when the map does not fit in cap: the payload's own check reports that). */
-static pcwt_status map_plane(pcwt_encoder *e, const pcwt_image_desc *d, pcwt_pyramid *pyr,
-                             uint8_t *dst, size_t cap, size_t *map_len)
+/* The values the loaded plane codes: with the offset r0 where offset_plane took it (offset), and
+ * where the options want a value map (FORMAT.md Sec. 5.5) the map written to dst and the samples
+ * replaced by their ranks, *map_len its length; 0 when the plane is coded plain (also when the map
+ * does not fit in cap: the payload's own check reports that). used: offset_plane's, or NULL; with
+ * it the map needs no pass over the samples, and the offset and the ranks take one. */
+static pcwt_status values_plane(pcwt_encoder *e, const pcwt_image_desc *d, pcwt_pyramid *pyr,
+                                const uint8_t *used, int offset, uint32_t r0, uint8_t *dst,
+                                size_t cap, size_t *map_len)
 {
     *map_len = 0;
-    const uint32_t stride = pcwt_even_up(d->width);
-    pcwt_status st = pcwt_value_map_build(&e->vmap, pyr->image, stride, d->height, d->width);
-    if (st != PCWT_OK) {
-        pcwt_set_error(e->err, sizeof e->err, "out of memory for a value map");
-        return st;
+    const uint32_t stride = pcwt_even_up(d->width), bits = d->bits_stored;
+    int ranked = 0;
+    if (e->params.profile == PCWT_PROFILE_COMPACT && e->params.value_map != PCWT_VALUE_MAP_OFF) {
+        const pcwt_status st =
+            used ? pcwt_value_map_from_used(&e->vmap, used, bits, (int)d->is_signed, offset, r0)
+                 : pcwt_value_map_build(&e->vmap, pyr->image, stride, d->height, d->width);
+        if (st != PCWT_OK) {
+            pcwt_set_error(e->err, sizeof e->err, "out of memory for a value map");
+            return st;
+        }
+        ranked = (e->params.value_map == PCWT_VALUE_MAP_ON || pcwt_value_map_wanted(&e->vmap)) &&
+                 pcwt_value_map_write(&e->vmap, dst, cap, map_len) == PCWT_OK;
+        if (!ranked)
+            *map_len = 0;
     }
-    if (e->params.value_map != PCWT_VALUE_MAP_ON && !pcwt_value_map_wanted(&e->vmap))
+    if (ranked && used &&
+        pcwt_value_map_to_ranks_mod(&e->vmap, pyr->image, stride, d->height, d->width, bits, r0))
         return PCWT_OK;
-    if (pcwt_value_map_write(&e->vmap, dst, cap, map_len) != PCWT_OK) {
-        *map_len = 0;
-        return PCWT_OK;
-    }
-    pcwt_value_map_to_ranks(&e->vmap, pyr->image, stride, d->height, d->width);
+    if (offset)
+        pcwt_offset_apply(pyr->image, stride, d->height, d->width, bits, r0);
+    if (ranked)
+        pcwt_value_map_to_ranks(&e->vmap, pyr->image, stride, d->height, d->width);
     return PCWT_OK;
 }
 
@@ -481,18 +499,18 @@ static pcwt_status encode_frame(pcwt_encoder *e, const pcwt_image_desc *din, con
         }
         size_t offset_len = 0;
         uint32_t r0 = 0;
-        st = offset_plane(e, &d, offset_allowed, pyr, out + off, &offset_len, &r0);
+        uint8_t *used = NULL;
+        st = offset_plane(e, &d, offset_allowed, pyr, out + off, &offset_len, &r0, &used);
         if (st != PCWT_OK)
             return st;
         off += offset_len;
         /* Value compaction (compact profile, FORMAT.md Sec. 5.5): the map follows and the ranks
          * are transformed. */
         size_t map_len = 0;
-        if (p->profile == PCWT_PROFILE_COMPACT && p->value_map != PCWT_VALUE_MAP_OFF) {
-            st = map_plane(e, &d, pyr, out + off, cap - off, &map_len);
-            if (st != PCWT_OK)
-                return st;
-        }
+        st = values_plane(e, &d, pyr, used, offset_len != 0, r0, out + off, cap - off, &map_len);
+        free(used);
+        if (st != PCWT_OK)
+            return st;
         int qmax = 0, f511 = 0, low = -1;
         st = transform_plane(p, pyr, (int)info.columns_first, &f511, &low, &qmax, err, es);
         if (st != PCWT_OK)

@@ -91,31 +91,32 @@ static pcwt_status costs(const int32_t *plane, size_t stride, uint32_t rows, uin
     return PCWT_OK;
 }
 
-int pcwt_offset_choose(pcwt_offset_mode mode, const int32_t *plane, size_t stride, uint32_t rows,
-                       uint32_t cols, uint32_t bits, int is_signed, uint32_t *r0, pcwt_status *st)
+void pcwt_offset_mark_used(const int32_t *plane, size_t stride, uint32_t rows, uint32_t cols,
+                           uint32_t bits, uint8_t *used)
 {
-    *st = PCWT_OK;
-    *r0 = 0;
-    if (mode == PCWT_OFFSET_OFF || rows == 0 || cols == 0)
-        return 0;
-    const uint32_t m = 1u << bits, mask = m - 1u;
-    uint8_t *used = calloc(m, 1);
-    if (!used) {
-        *st = PCWT_ERR_OUT_OF_MEMORY;
-        return 0;
-    }
+    const uint32_t mask = (1u << bits) - 1u;
     for (uint32_t y = 0; y < rows; y++) {
         const int32_t *row = plane + (size_t)y * stride;
         for (uint32_t x = 0; x < cols; x++)
             used[(uint32_t)row[x] & mask] = 1;
     }
+}
+
+int pcwt_offset_choose(pcwt_offset_mode mode, const int32_t *plane, size_t stride, uint32_t rows,
+                       uint32_t cols, uint32_t bits, int is_signed, const uint8_t *used, uint32_t *r0,
+                       pcwt_status *st)
+{
+    *st = PCWT_OK;
+    *r0 = 0;
+    if (mode == PCWT_OFFSET_OFF || rows == 0 || cols == 0)
+        return 0;
+    const uint32_t m = 1u << bits;
     const uint32_t t = pcwt_offset_today(bits, is_signed), f = pcwt_offset_flip(bits, is_signed);
     const uint32_t g = pcwt_offset_gap(used, m);
     /* When F and G split the same pairs as T, all three cost the same (T is chosen) and the pass
      * over the plane is not needed: so for every plane whose values do not wrap round. */
     const uint32_t ct = split_class(used, m, t);
     const int pass = split_class(used, m, f) != ct || split_class(used, m, g) != ct;
-    free(used);
     uint64_t c[3] = {0, 0, 0};
     const uint32_t r[3] = {t, f, g};
     if (pass && (*st = costs(plane, stride, rows, cols, m, r, c)) != PCWT_OK)

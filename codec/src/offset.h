@@ -79,11 +79,16 @@ static inline PCWT_HD int32_t pcwt_offset_value(uint32_t u_prime, uint32_t r0, u
  * (used[u] != 0, u < m; at least one): ties to the stretch that starts at the smallest value. */
 uint32_t pcwt_offset_gap(const uint8_t *used, uint32_t m);
 
-/* The encoder's estimate on the rows x cols values of a loaded plane (row pitch stride; sample
- * values of bits bits, signed or not): returns 1 with *r0 when the plane sets option bit 3.
- * PCWT_ERR_OUT_OF_MEMORY in *st (then 0). */
+/* The stored values u that occur in the rows x cols values of a loaded plane (row pitch stride;
+ * sample values of bits bits, signed or not): used[u] = 1 (2^bits bytes, zeroed by the caller). */
+void pcwt_offset_mark_used(const int32_t *plane, size_t stride, uint32_t rows, uint32_t cols,
+                           uint32_t bits, uint8_t *used);
+
+/* The encoder's estimate on the same plane, used its pcwt_offset_mark_used: returns 1 with *r0
+ * when the plane sets option bit 3. PCWT_ERR_OUT_OF_MEMORY in *st (then 0). */
 int pcwt_offset_choose(pcwt_offset_mode mode, const int32_t *plane, size_t stride, uint32_t rows,
-                       uint32_t cols, uint32_t bits, int is_signed, uint32_t *r0, pcwt_status *st);
+                       uint32_t cols, uint32_t bits, int is_signed, const uint8_t *used, uint32_t *r0,
+                       pcwt_status *st);
 
 /* The loaded plane's values v replaced by u' = (v - r0) mod 2^bits. */
 void pcwt_offset_apply(int32_t *plane, size_t stride, uint32_t rows, uint32_t cols, uint32_t bits, uint32_t r0);

@@ -63,6 +63,29 @@ pcwt_status pcwt_value_map_build(pcwt_value_map *m, const int32_t *plane, size_t
     return st;
 }
 
+pcwt_status pcwt_value_map_from_used(pcwt_value_map *m, const uint8_t *used, uint32_t bits,
+                                     int is_signed, int offset, uint32_t r0)
+{
+    m->count = 0;
+    const uint32_t n = 1u << bits, mask = n - 1u;
+    /* the values in ascending order: (u - r0) mod 2^bits from 0, or the samples' own from the
+     * lowest that bits hold */
+    const int32_t lo = !offset && is_signed ? -(int32_t)(n / 2u) : 0;
+    const uint32_t at = offset ? r0 : 0u;
+    uint32_t count = 0;
+    for (uint32_t u = 0; u < n; u++)
+        count += used[u];
+    const pcwt_status st = reserve(m, count);
+    if (st != PCWT_OK)
+        return st;
+    for (uint32_t i = 0; i < n; i++) {
+        const int32_t v = lo + (int32_t)i;
+        if (used[((uint32_t)v + at) & mask])
+            m->values[m->count++] = v;
+    }
+    return PCWT_OK;
+}
+
 int pcwt_value_map_wanted(const pcwt_value_map *m)
 {
     uint32_t max_step = 0;
@@ -137,6 +160,24 @@ void pcwt_value_map_to_ranks(const pcwt_value_map *m, int32_t *plane, size_t str
         }
     }
     free(rank);
+}
+
+int pcwt_value_map_to_ranks_mod(const pcwt_value_map *m, int32_t *plane, size_t stride, uint32_t rows,
+                                uint32_t cols, uint32_t bits, uint32_t r0)
+{
+    const uint32_t mask = (1u << bits) - 1u;
+    int32_t *rank = malloc(sizeof *rank * (mask + 1u)); /* by v mod 2^bits; the used ones set */
+    if (!rank)
+        return 0;
+    for (uint32_t i = 0; i < m->count; i++)
+        rank[((uint32_t)m->values[i] + r0) & mask] = (int32_t)i;
+    for (uint32_t r = 0; r < rows; r++) {
+        int32_t *row = plane + (size_t)r * stride;
+        for (uint32_t c = 0; c < cols; c++)
+            row[c] = rank[(uint32_t)row[c] & mask];
+    }
+    free(rank);
+    return 1;
 }
 
 pcwt_status pcwt_value_map_read(pcwt_value_map *m, const uint8_t *src, size_t size, uint64_t max_count,

@@ -190,6 +190,12 @@ void pcwt_value_map_free(pcwt_value_map *m);
 pcwt_status pcwt_value_map_build(pcwt_value_map *m, const int32_t *plane, size_t stride, uint32_t rows,
                                  uint32_t cols);
 
+/* The same for a value plane (kind 0, no colour transform) from the stored values u that occur in
+ * it (used, pcwt_offset_mark_used: 2^bits bytes): the values (u - r0) mod 2^bits where the plane
+ * takes the modular offset r0 (offset), else the samples' values (sign-extended when signed). */
+pcwt_status pcwt_value_map_from_used(pcwt_value_map *m, const uint8_t *used, uint32_t bits,
+                                     int is_signed, int offset, uint32_t r0);
+
 /* Whether the encoder compacts a plane with map m (integer arithmetic, the same on every
  * backend): the values used are at most 7/8 of their span, or the span holds a gap of more than
  * 1/16 of it (a padding value far from the rest). */
@@ -212,6 +218,12 @@ pcwt_status pcwt_value_map_write(const pcwt_value_map *m, uint8_t *dst, size_t c
 /* Replaces each of the rows x cols samples by its rank in m (every sample must be in m). */
 void pcwt_value_map_to_ranks(const pcwt_value_map *m, int32_t *plane, size_t stride, uint32_t rows,
                              uint32_t cols);
+
+/* The same for a value plane whose map pcwt_value_map_from_used made, its offset r0 (0 when none)
+ * not applied yet: each sample v becomes the rank of (v - r0) mod 2^bits, the offset and the ranks
+ * in one pass. 0 when out of memory (then nothing is changed). */
+int pcwt_value_map_to_ranks_mod(const pcwt_value_map *m, int32_t *plane, size_t stride, uint32_t rows,
+                                uint32_t cols, uint32_t bits, uint32_t r0);
 
 /* Reads a coded map from the start of a payload of size bytes; *used its length. max_count: the
  * most values the plane can hold (its samples). PCWT_ERR_CORRUPT_STREAM with a message in err,

@@ -1,10 +1,12 @@
 // Value maps on their own (codec/src/value_map.c, docs/FORMAT.md Sec. 5.5): the set of values of
 // a plane built, written and read back exactly for 1, 2, 65536 and the most values, sparse and
 // dense, signed and unsigned; ranks and back; the encoder's decision; damaged maps refused with a
-// message, limits checked before allocation.
+// message, limits checked before allocation; a value plane's map and ranks from the stored values
+// the offset's estimate marked, with and without the offset, the same as from its samples.
 #include <gtest/gtest.h>
 
 extern "C" {
+#include "offset.h"
 #include "value_map.h"
 }
 #include "test_util.h"
@@ -81,6 +83,43 @@ void round_trip(const std::vector<int32_t> &values, uint32_t rows, uint32_t cols
 }
 
 } // namespace
+
+// What the encoder does with a value plane's stored values (pcwt_offset_mark_used): the map from
+// them and the ranks with the offset in one pass, against the offset applied, then the map built
+// from the samples and their ranks.
+void from_used_matches(const std::vector<int32_t> &values, uint32_t bits, int is_signed, int offset,
+                       uint32_t r0, uint64_t seed)
+{
+    Rng rng(seed);
+    const uint32_t rows = 9, cols = 13;
+    const size_t stride = cols + 2;
+    std::vector<int32_t> plane = plane_of(values, rows, cols, rng);
+    std::vector<uint8_t> used(size_t{1} << bits, 0);
+    pcwt_offset_mark_used(plane.data(), stride, rows, cols, bits, used.data());
+    std::vector<int32_t> want = plane;
+    if (offset)
+        pcwt_offset_apply(want.data(), stride, rows, cols, bits, r0);
+    Map built, fast;
+    ASSERT_EQ(pcwt_value_map_build(&built.m, want.data(), stride, rows, cols), PCWT_OK);
+    ASSERT_EQ(pcwt_value_map_from_used(&fast.m, used.data(), bits, is_signed, offset, r0), PCWT_OK);
+    ASSERT_EQ(fast.m.count, built.m.count);
+    EXPECT_TRUE(std::equal(built.m.values, built.m.values + built.m.count, fast.m.values));
+    pcwt_value_map_to_ranks(&built.m, want.data(), stride, rows, cols);
+    ASSERT_EQ(pcwt_value_map_to_ranks_mod(&fast.m, plane.data(), stride, rows, cols, bits, offset ? r0 : 0u), 1);
+    EXPECT_EQ(plane, want) << "the same ranks; the extra columns are left alone";
+}
+
+TEST(ValueMap, FromTheOffsetsStoredValues)
+{
+    from_used_matches({0, 3, 4, 1023}, 10, 0, 0, 0, 21);
+    from_used_matches({0, 3, 4, 1023}, 10, 0, 1, 1000, 22);
+    from_used_matches({-2048, -1, 0, 5, 2047}, 12, 1, 0, 0, 23);
+    from_used_matches({-2048, -1, 0, 5, 2047}, 12, 1, 1, 2048, 24);
+    from_used_matches({-7, 9}, 16, 1, 1, 65535, 25);
+    from_used_matches({65535, 0, 1, 40000}, 16, 0, 1, 1, 26);
+    from_used_matches({1}, 1, 0, 0, 0, 27);
+    from_used_matches({-1, 0}, 1, 1, 1, 1, 28);
+}
 
 TEST(ValueMap, OneValue)
 {
