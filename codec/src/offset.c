@@ -43,51 +43,92 @@ static uint32_t split_class(const uint8_t *used, uint32_t m, uint32_t r)
     return u;
 }
 
-/* What the pairs (a[i], b[i]) of n stored values add to the costs of the candidates r[0..2]: the
- * sums pcwt_offset_pair_cost describes, in one loop without branches so that the compiler
- * vectorises it. */
-static void pairs_cost(const int32_t *a, const int32_t *b, uint32_t n, const uint32_t *r, uint32_t m,
-                       uint64_t *c)
+/* What the pairs (a[i], b[i]) of n stored values add to sums[0], their differences hi - lo, and to
+ * sums[1 + j], j < k, the sums of m - 2 (hi - lo) over the pairs that r[j] splits (lo < r[j] <=
+ * hi): pcwt_offset_pair_cost summed for r[j] is sums[0] + sums[1 + j]. One loop without branches
+ * so that the compiler vectorises it; inlined where k is a constant. */
+static inline __attribute__((always_inline)) void pairs_sums(const int32_t *a, const int32_t *b,
+                                                             uint32_t n, const int32_t *r, int k,
+                                                             int32_t m, int64_t *sums)
 {
-    /* values below 2^16: signed 32-bit lanes; 32-bit sums over at most 2^15 pairs of at most 2^16 */
-    const int32_t r0 = (int32_t)r[0], r1 = (int32_t)r[1], r2 = (int32_t)r[2], mm = (int32_t)m;
-    for (uint32_t i0 = 0; i0 < n; i0 += 32768u) {
-        const uint32_t end = n - i0 < 32768u ? n : i0 + 32768u;
-        int32_t s0 = 0, s1 = 0, s2 = 0;
+    /* values below 2^16: signed 32-bit lanes; 32-bit sums over at most 2^14 pairs of terms of at
+     * most 2^16 in magnitude */
+    const int32_t r0 = r[0], r1 = k > 1 ? r[1] : 0, r2 = k > 2 ? r[2] : 0;
+    for (uint32_t i0 = 0; i0 < n; i0 += 16384u) {
+        const uint32_t end = n - i0 < 16384u ? n : i0 + 16384u;
+        int32_t sd = 0, s0 = 0, s1 = 0, s2 = 0;
         for (uint32_t i = i0; i < end; i++) {
-            const int32_t lo = a[i] < b[i] ? a[i] : b[i], hi = a[i] < b[i] ? b[i] : a[i], d = hi - lo;
-            s0 += ((lo < r0) & (r0 <= hi)) ? mm - d : d;
-            s1 += ((lo < r1) & (r1 <= hi)) ? mm - d : d;
-            s2 += ((lo < r2) & (r2 <= hi)) ? mm - d : d;
+            const int32_t lo = a[i] < b[i] ? a[i] : b[i], hi = a[i] < b[i] ? b[i] : a[i];
+            const int32_t d = hi - lo, e = m - 2 * d;
+            sd += d;
+            s0 += ((lo < r0) & (r0 <= hi)) ? e : 0;
+            if (k > 1)
+                s1 += ((lo < r1) & (r1 <= hi)) ? e : 0;
+            if (k > 2)
+                s2 += ((lo < r2) & (r2 <= hi)) ? e : 0;
         }
-        c[0] += (uint32_t)s0;
-        c[1] += (uint32_t)s1;
-        c[2] += (uint32_t)s2;
+        sums[0] += sd;
+        sums[1] += s0;
+        if (k > 1)
+            sums[2] += s1;
+        if (k > 2)
+            sums[3] += s2;
     }
 }
 
-/* Adds to c[0..2] the costs of the three candidates r[0..2] over the plane's pairs of left and upper
- * neighbours, row by row on the stored values (two rows of scratch). PCWT_ERR_OUT_OF_MEMORY
- * possible. */
-static pcwt_status costs(const int32_t *plane, size_t stride, uint32_t rows, uint32_t cols, uint32_t m,
-                         const uint32_t *r, uint64_t *c)
+/* pairs_sums of a row's left neighbours and, below the first row, of its upper ones. */
+static inline __attribute__((always_inline)) void row_sums(const int32_t *cur, const int32_t *prev,
+                                                           uint32_t cols, const int32_t *r, int k,
+                                                           int32_t m, int64_t *sums)
 {
+    pairs_sums(cur + 1, cur, cols - 1u, r, k, m, sums);
+    if (prev)
+        pairs_sums(cur, prev, cols, r, k, m, sums);
+}
+
+/* The costs c[0..2] of the candidates of split classes cls[0..2] (split_class) over the plane's
+ * pairs of left and upper neighbours, row by row on the stored values (two rows of scratch). The
+ * class of the smallest value, lo, splits no pair; the others are summed once each.
+ * PCWT_ERR_OUT_OF_MEMORY possible. */
+static pcwt_status costs(const int32_t *plane, size_t stride, uint32_t rows, uint32_t cols, uint32_t m,
+                         const uint32_t *cls, uint32_t lo, uint64_t *c)
+{
+    int32_t r[3] = {(int32_t)lo, 0, 0};
+    int at[3], k = 0;
+    for (int i = 0; i < 3; i++) {
+        at[i] = -1;
+        for (int j = 0; j < k && cls[i] != lo; j++)
+            if ((uint32_t)r[j] == cls[i])
+                at[i] = j;
+        if (at[i] < 0 && cls[i] != lo) {
+            r[k] = (int32_t)cls[i];
+            at[i] = k++;
+        }
+    }
+    const int n = k ? k : 1; /* r[0] = lo when none: sums[0] alone */
     int32_t *buf = malloc(sizeof *buf * 2u * cols);
     if (!buf)
         return PCWT_ERR_OUT_OF_MEMORY;
     int32_t *cur = buf, *prev = buf + cols;
+    int64_t sums[4] = {0, 0, 0, 0};
     for (uint32_t y = 0; y < rows; y++) {
         const int32_t *row = plane + (size_t)y * stride;
         for (uint32_t x = 0; x < cols; x++)
             cur[x] = (int32_t)((uint32_t)row[x] & (m - 1u));
-        pairs_cost(cur + 1, cur, cols - 1u, r, m, c);
-        if (y)
-            pairs_cost(cur, prev, cols, r, m, c);
+        const int32_t *up = y ? prev : NULL;
+        if (n == 1)
+            row_sums(cur, up, cols, r, 1, (int32_t)m, sums);
+        else if (n == 2)
+            row_sums(cur, up, cols, r, 2, (int32_t)m, sums);
+        else
+            row_sums(cur, up, cols, r, 3, (int32_t)m, sums);
         int32_t *t = cur;
         cur = prev;
         prev = t;
     }
     free(buf);
+    for (int i = 0; i < 3; i++)
+        c[i] = (uint64_t)(sums[0] + (at[i] >= 0 ? sums[1 + at[i]] : 0));
     return PCWT_OK;
 }
 
@@ -115,11 +156,10 @@ int pcwt_offset_choose(pcwt_offset_mode mode, const int32_t *plane, size_t strid
     const uint32_t g = pcwt_offset_gap(used, m);
     /* When F and G split the same pairs as T, all three cost the same (T is chosen) and the pass
      * over the plane is not needed: so for every plane whose values do not wrap round. */
-    const uint32_t ct = split_class(used, m, t);
-    const int pass = split_class(used, m, f) != ct || split_class(used, m, g) != ct;
+    const uint32_t cls[3] = {split_class(used, m, t), split_class(used, m, f), split_class(used, m, g)};
+    const int pass = cls[1] != cls[0] || cls[2] != cls[0];
     uint64_t c[3] = {0, 0, 0};
-    const uint32_t r[3] = {t, f, g};
-    if (pass && (*st = costs(plane, stride, rows, cols, m, r, c)) != PCWT_OK)
+    if (pass && (*st = costs(plane, stride, rows, cols, m, cls, split_class(used, m, 0), c)) != PCWT_OK)
         return 0;
     return pcwt_offset_decide(mode, t, f, g, c[0], c[1], c[2], r0);
 }
