@@ -66,24 +66,51 @@ static const ec_group_decoder ec_decoders[4] = {decode_group_0, decode_group_1, 
 
 /* ---- the low-bit decision ------------------------------------------------------------------- */
 
-int pcwt_ec_low_bits_wanted(const pcwt_pyramid *p)
+/* pcwt_ec_low_tally of the magnitudes of n coefficients into 32-bit counts, without its branch
+ * (taken or not at random on high-band coefficients), so that the loop vectorises. */
+static void low_tally_row(const int32_t *c, uint32_t n, uint32_t cnt[3], uint32_t ones[3])
 {
-    pcwt_ec_low_stats s;
-    memset(&s, 0, sizeof s);
+    uint32_t n0 = 0, o0 = 0, n1 = 0, o1 = 0, n2 = 0, o2 = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const uint32_t neg = 0u - ((uint32_t)c[i] >> 31), a = ((uint32_t)c[i] ^ neg) - neg;
+        const uint32_t ge8 = a >= 8, b1 = (a >> 1) & 1u, b0 = a & 1u;
+        const uint32_t with1 = (a >= 4) & b1, with0 = (a >= 4) & (b1 ^ 1u); /* bit 0's models */
+        n0 += ge8;
+        o0 += ge8 & b1;
+        n1 += with0;
+        o1 += with0 & b0;
+        n2 += with1;
+        o2 += with1 & b0;
+    }
+    cnt[0] += n0;
+    ones[0] += o0;
+    cnt[1] += n1;
+    ones[1] += o1;
+    cnt[2] += n2;
+    ones[2] += o2;
+}
+
+void pcwt_ec_low_stats_of(const pcwt_pyramid *p, pcwt_ec_low_stats *s)
+{
+    memset(s, 0, sizeof *s);
     for (uint32_t b = 0; b < p->band_count; b++) {
         const pcwt_band *band = &p->band[b];
         for (uint32_t x = 0; x < band->mrows; x += PCWT_EC_LOW_ROW_STEP) {
             /* an element row's two coefficient rows; 32-bit counts (at most 2^18 of them) */
-            const int32_t *row = band->coef + (size_t)(2 * x) * band->cols;
             uint32_t n[3] = {0, 0, 0}, ones[3] = {0, 0, 0};
-            for (uint32_t i = 0; i < 2 * band->cols; i++)
-                pcwt_ec_low_tally(pcwt_magnitude(row[i]), n, ones);
+            low_tally_row(band->coef + (size_t)(2 * x) * band->cols, 2 * band->cols, n, ones);
             for (int k = 0; k < 3; k++) {
-                s.n[k] += n[k];
-                s.ones[k] += ones[k];
+                s->n[k] += n[k];
+                s->ones[k] += ones[k];
             }
         }
     }
+}
+
+int pcwt_ec_low_bits_wanted(const pcwt_pyramid *p)
+{
+    pcwt_ec_low_stats s;
+    pcwt_ec_low_stats_of(p, &s);
     return pcwt_ec_low_worth(&s);
 }
 

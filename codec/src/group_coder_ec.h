@@ -20,5 +20,8 @@ pcwt_status pcwt_ec_payload_decode(pcwt_pyramid *p, int qmax, uint32_t group_row
 /* Whether a plane's low magnitude bits are worth modelling (plane option bit 0, FORMAT.md
  * Sec. 5.3), from its transformed pyramid. */
 int pcwt_ec_low_bits_wanted(const pcwt_pyramid *p);
+/* The counts that decision weighs: pcwt_ec_low_tally of the coefficients of every
+ * PCWT_EC_LOW_ROW_STEP-th element row of each band. */
+void pcwt_ec_low_stats_of(const pcwt_pyramid *p, pcwt_ec_low_stats *s);
 
 #endif /* PCWT_GROUP_CODER_EC_H */

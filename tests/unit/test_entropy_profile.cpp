@@ -7,6 +7,8 @@
 extern "C" {
 #include "ec_group_coder.h"
 #include "container.h"
+#include "group_coder_ec.h"
+#include "plan.h"
 #include "rangecoder.h"
 }
 #include "lattice_image.h"
@@ -499,6 +501,47 @@ TEST(EntropyProfile, LowBitsModelledWhereTheyPay)
     std::vector<uint8_t> ct_auto;
     expect_roundtrip(ct, ct_img, entropy_params(4), "ct, auto", &ct_auto);
     EXPECT_EQ(plane0_low_bits(ct_auto), 0u);
+}
+
+// The encoder's counts for the decision (pcwt_ec_low_stats_of, without a branch per coefficient)
+// are pcwt_ec_low_tally's over every fourth element row of each band, whatever the magnitudes and
+// signs, padding included.
+TEST(EntropyProfile, LowBitCountsAreTheTallysOfTheSampledRows)
+{
+    Rng rng(43);
+    pcwt_pyramid p{};
+    for (const uint32_t side : {1u, 9u, 64u, 203u}) {
+        pcwt_plan plan;
+        pcwt_plan_make(&plan, side, side + 5, 4);
+        ASSERT_EQ(pcwt_pyramid_prepare(&p, &plan), PCWT_OK);
+        pcwt_ec_low_stats want{};
+        for (uint32_t b = 0; b < p.band_count; b++) {
+            pcwt_band &band = p.band[b];
+            for (size_t i = 0; i < static_cast<size_t>(band.rows) * band.cols; i++) {
+                const uint32_t bits = rng.below(20);
+                const int32_t v = static_cast<int32_t>(rng.next() & ((1u << bits) - 1u));
+                band.coef[i] = rng.below(2) ? -v : v;
+            }
+            for (uint32_t x = 0; x < band.mrows; x += PCWT_EC_LOW_ROW_STEP)
+                for (uint32_t i = 0; i < 2 * band.cols; i++) {
+                    uint32_t n[3] = {0, 0, 0}, ones[3] = {0, 0, 0};
+                    pcwt_ec_low_tally(pcwt_magnitude(band.coef[static_cast<size_t>(2 * x) * band.cols + i]),
+                                      n, ones);
+                    for (int k = 0; k < 3; k++) {
+                        want.n[k] += n[k];
+                        want.ones[k] += ones[k];
+                    }
+                }
+        }
+        pcwt_ec_low_stats got;
+        pcwt_ec_low_stats_of(&p, &got);
+        for (int k = 0; k < 3; k++) {
+            EXPECT_EQ(got.n[k], want.n[k]) << side << " model " << k;
+            EXPECT_EQ(got.ones[k], want.ones[k]) << side << " model " << k;
+        }
+        EXPECT_GT(want.n[1] + want.n[2], 0u);
+    }
+    pcwt_pyramid_free(&p);
 }
 
 // Forced on, the modelled low bits round-trip every format, colour, high-bit planes, all levels

@@ -474,3 +474,23 @@ TEST(Level1Filter, EstimateFromFiveThreeEqualsTheTransformsBands)
     }
     pcwt_pyramid_free(&p);
 }
+
+// The encoder's sums of the estimate (pcwt_bit_cost_sum, without a branch per coefficient) are
+// pcwt_bit_cost's, also at zero, one and the largest magnitudes of either sign.
+TEST(Level1Filter, BitCostSumIsTheSumOfBitCosts)
+{
+    std::vector<int32_t> c = {0, 1, -1, 2, -2, 3, -4, 7, 8, -255, 256, 65535, -65536,
+                              INT32_MAX, INT32_MIN + 1, 1 << 30, -(1 << 30)};
+    Rng rng(77);
+    for (int i = 0; i < 5000; i++) {
+        const uint32_t bits = rng.below(31);
+        const int32_t v = static_cast<int32_t>(rng.next() & ((1u << bits) - 1u));
+        c.push_back(rng.below(2) ? -v : v);
+    }
+    for (size_t n = 0; n <= c.size(); n += (n < 20 ? 1 : 997)) {
+        uint64_t want = 0;
+        for (size_t i = 0; i < n; i++)
+            want += pcwt_bit_cost(c[i]);
+        EXPECT_EQ(pcwt_bit_cost_sum(c.data(), n), want) << n;
+    }
+}
