@@ -47,11 +47,17 @@ TraceCall::~TraceCall()
     std::fputs(line, stderr);
 }
 
+std::array<DevBuf *, 30> Slot::device_buffers()
+{
+    return {&frames, &planes, &bands, &levels, &steps, &step_groups, &level0, &export_ids, &groups, &state,
+            &group_size, &samples, &stream_buf, &flags, &scan_tmp, &ec_scan, &ec_scratch, &ec_counts,
+            &ec_element_counts, &ec_bin_at, &ec_order, &expected, &first_diff, &crc_parts, &vmap, &vmap_bytes,
+            &map_prefix, &i32, &i8, &ec_bins};
+}
+
 void Slot::release()
 {
-    for (DevBuf *b : {&frames, &planes, &bands, &levels, &steps, &step_groups, &level0, &export_ids, &groups, &state,
-                      &group_size, &samples, &stream_buf, &flags, &scan_tmp, &ec_scan, &ec_scratch, &ec_counts, &ec_element_counts, &ec_bin_at, &ec_order, &expected,
-                      &first_diff, &crc_parts, &vmap, &vmap_bytes, &map_prefix, &i32, &i8, &ec_bins})
+    for (DevBuf *b : device_buffers())
         b->release();
     for (PinnedBuf *b : {&h_samples, &h_stream, &h_frames, &h_state, &h_first_diff})
         b->release();
@@ -66,12 +72,14 @@ pcwt_gpu::~pcwt_gpu()
     cudaSetDevice(device); // the buffers and streams belong to the context's device
     if (stream)
         cudaDeviceSynchronize(); // nothing of ours may still run when the buffers go
+    pool.closing = true;
     for (Slot &s : slot) {
         s.release();
         for (cudaStream_t t : {s.compute == stream ? nullptr : s.compute, s.side})
             if (t)
                 cudaStreamDestroy(t);
     }
+    pool.destroy();
     jls_gpu_free(jls);
     j2k_gpu_free(j2k);
     if (clock.origin)
@@ -198,6 +206,16 @@ extern "C" pcwt_status pcwt_gpu_create(pcwt_gpu **out, int device, char *err, si
             CUDA_CHECK(cudaStreamCreateWithFlags(&sl.side, cudaStreamNonBlocking));
             CUDA_CHECK(cudaEventCreateWithFlags(&sl.side_fork, cudaEventDisableTiming));
             CUDA_CHECK(cudaEventCreateWithFlags(&sl.side_join, cudaEventDisableTiming));
+        }
+        if (g->pool.create(device)) {
+            for (cudaStream_t s : {g->stream, g->copy_in, g->copy_out})
+                g->pool.add_user(s);
+            for (Slot &sl : g->slot) {
+                g->pool.add_user(sl.compute);
+                g->pool.add_user(sl.side);
+                for (DevBuf *b : sl.device_buffers())
+                    b->mem.pool = &g->pool;
+            }
         }
         // A thread waiting for a chunk sleeps after a short poll (gpu_wait_event) instead of
         // spinning: pcwt-recompress's coder and verifier threads would otherwise spin a core
@@ -427,6 +445,7 @@ size_t gpu_memory_budget(pcwt_gpu *g)
                 s.group_size.cap + s.ec_scan.cap + s.ec_scratch.cap + s.ec_counts.cap + s.ec_element_counts.cap +
                 s.ec_bin_at.cap + s.expected.cap +
                 s.crc_parts.cap;
+    held += g->pool.idle_bytes(); // the handle's to reuse
     held += jls_gpu_held(g->jls);
     held += j2k_gpu_held(g->j2k);
     const size_t budget = (free_b + held) / 10 * 8;

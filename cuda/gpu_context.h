@@ -10,6 +10,7 @@
 #include "gpu_layout.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstring>
 #include <vector>
@@ -86,20 +87,75 @@ struct TraceCall {
     TraceCall &operator=(const TraceCall &) = delete;
 };
 
-inline cudaError_t device_alloc(void **p, size_t n) { return cudaMalloc(p, n); }
-inline cudaError_t device_free(void *p) { return cudaFree(p); }
+// A handle's device memory (gpu_pool.cu): a stream-ordered pool of its own, so that a buffer's
+// growth waits for no other stream of the device. cudaFree waits for the whole device (every
+// handle's work on it); here the old buffer goes back to the pool once the handle's own streams
+// have passed the point where it was replaced, and the host waits for nothing. Allocations come
+// on a stream of their own that waits for nothing: the pool hands out only memory whose free has
+// completed, so a new buffer is ready for every stream once that stream is synchronised.
+struct DevicePool {
+    cudaMemPool_t pool = nullptr;
+    cudaStream_t alloc = nullptr;       // allocations
+    cudaStream_t retire = nullptr;      // frees, after every stream of the handle
+    std::vector<cudaStream_t> users;    // the handle's streams
+    std::vector<cudaEvent_t> passed;    // one per user stream, recorded at a free
+    bool closing = false;               // the handle's end: its device is idle, frees need no order
+    // Makes the pool for device; false (nothing made) when PCWT_GPU_POOL=0 asks for cudaMalloc.
+    bool create(int device);
+    void add_user(cudaStream_t s);
+    void *alloc_bytes(size_t n);        // throws CudaError
+    void free_bytes(void *p);
+    size_t idle_bytes() const;          // reserved by the pool, held by no buffer
+    void destroy();
+};
+
+// How a grow-only buffer gets and gives back its memory.
+struct DeviceMem {
+    DevicePool *pool = nullptr; // null: cudaMalloc / cudaFree (the JPEG-LS and JPEG 2000 buffers)
+    void *alloc(size_t n)
+    {
+        if (pool)
+            return pool->alloc_bytes(n);
+        void *p = nullptr;
+        CUDA_CHECK(cudaMalloc(&p, n));
+        return p;
+    }
+    void free(void *p)
+    {
+        if (pool)
+            pool->free_bytes(p);
+        else
+            cudaFree(p);
+    }
+    // Pooled small tables double, with a floor: each growth is a call, whatever the size.
+    size_t grown(size_t n) const
+    {
+        if (pool && n <= (16u << 20))
+            return std::max<size_t>(2 * n, 256u << 10);
+        return n + n / 8;
+    }
+};
 // Page-locked host memory (host_pinned.cu): committed in 2 MB pages and registered with CUDA,
 // much cheaper to get and to give back than cudaMallocHost's; gpu_pinned_free refuses (with an
 // error) memory that gpu_pinned_alloc did not give.
 cudaError_t gpu_pinned_alloc(void **p, size_t n);
 cudaError_t gpu_pinned_free(void *p);
-inline cudaError_t pinned_alloc(void **p, size_t n) { return gpu_pinned_alloc(p, n); }
-inline cudaError_t pinned_free(void *p) { return gpu_pinned_free(p); }
+struct PinnedMem {
+    void *alloc(size_t n)
+    {
+        void *p = nullptr;
+        CUDA_CHECK(gpu_pinned_alloc(&p, n));
+        return p;
+    }
+    void free(void *p) { gpu_pinned_free(p); }
+    size_t grown(size_t n) const { return n + n / 8; } // headroom for the next, slightly larger batch
+};
 
 // A grow-only buffer: device memory or page-locked host memory.
-template <cudaError_t (*Alloc)(void **, size_t), cudaError_t (*Free)(void *)> struct Buffer {
+template <typename Mem> struct Buffer {
     void *p = nullptr;
     size_t cap = 0;
+    Mem mem;
     template <typename T> T *as() const { return static_cast<T *>(p); }
     void ensure(size_t n)
     {
@@ -107,8 +163,8 @@ template <cudaError_t (*Alloc)(void **, size_t), cudaError_t (*Free)(void *)> st
             return;
         TraceScope timed(GpuHostTrace::GROW);
         release();
-        const size_t want = n + n / 8; // some headroom for the next, slightly larger batch
-        CUDA_CHECK(Alloc(&p, want));
+        const size_t want = mem.grown(n);
+        p = mem.alloc(want);
         cap = want;
         if (gpu_trace) {
             gpu_trace->allocs++;
@@ -118,13 +174,13 @@ template <cudaError_t (*Alloc)(void **, size_t), cudaError_t (*Free)(void *)> st
     void release()
     {
         if (p)
-            Free(p);
+            mem.free(p);
         p = nullptr;
         cap = 0;
     }
 };
-using DevBuf = Buffer<device_alloc, device_free>;
-using PinnedBuf = Buffer<pinned_alloc, pinned_free>;
+using DevBuf = Buffer<DeviceMem>;
+using PinnedBuf = Buffer<PinnedMem>;
 
 // The per-batch state a pass needs: tables, samples, codestreams, arenas, and the host copies.
 // The slots' chunks overlap: one's upload, others' compute (each slot its own compute stream and
@@ -162,6 +218,7 @@ struct Slot {
     PinnedBuf h_first_diff;              // verify: first_diff, written back
     std::vector<char> direct;            // output copied straight into the caller's pinned buffer
     bool busy = false;
+    std::array<DevBuf *, 30> device_buffers();
     void release();
 };
 
@@ -186,6 +243,7 @@ struct pcwt_gpu {
     Slot slot[kSlots];
     JlsGpu *jls = nullptr;
     J2kGpu *j2k = nullptr;
+    DevicePool pool; // the slots' device buffers (pool.pool null: cudaMalloc)
     // Per-stage timing, the trace (PCWT_GPU_TRACE=1): events recorded between stages, printed to stderr.
     bool trace = false;
     std::vector<cudaEvent_t> marks;
