@@ -27,9 +27,12 @@
 #     --pcwt-args "ARGS"          more pcwt-recompress options (e.g. "--batch-frames 2048")
 #     --repeat N                  run both tools N times, in turn (default 1); the table has the
 #                                 medians, a line every time (a VM's speed moves from run to run)
+#     --jls-repeat N              dcmcjpls in the first N repeats only (default: every one)
 #     --also "ARGS"               one more pcwt-recompress row (repeatable), run in turn with the
 #                                 others in every repeat, its options instead of --pcwt-args and
-#                                 --gpus (e.g. "--gpus 0,1"); its outputs checked as the first's
+#                                 --gpus (e.g. "--gpus 0,1"), optionally led by environment
+#                                 settings (e.g. "PCWT_GPU_POOL=0 --gpus 0,1"); its outputs checked
+#                                 as the first's
 #
 # The build it makes: cmake -DCMAKE_BUILD_TYPE=Release -DPCWT_WITH_DCMTK=ON -DPCWT_BUILD_TESTS=OFF
 # -DPCWT_BUILD_BENCH=OFF (CUDA when nvcc is found, CMAKE_CUDA_ARCHITECTURES=90 unless set in
@@ -47,7 +50,7 @@ else
   results=$1; shift
 fi
 size_mb=2048 work=/tmp/pcwt-recompress-bench corpus="" srcset="" build=build-recompress-bench gpus=auto threads=""
-jobs=16 sample=24 pcwt_args="" repeat=1 also=()
+jobs=16 sample=24 pcwt_args="" repeat=1 jls_repeat="" also=()
 while [[ $# -gt 0 ]]; do
   case $1 in
     --size-gb) size_mb=$(( $2 * 1024 )); shift 2 ;;
@@ -62,12 +65,15 @@ while [[ $# -gt 0 ]]; do
     --sample) sample=$2; shift 2 ;;
     --pcwt-args) pcwt_args=$2; shift 2 ;;
     --repeat) repeat=$2; shift 2 ;;
+    --jls-repeat) jls_repeat=$2; shift 2 ;;
     --also) also+=("$2"); shift 2 ;;
     -h|--help) usage 0 ;;
     *) echo "run-bench.sh: unknown option $1" >&2; usage ;;
   esac
 done
 [[ $repeat =~ ^[1-9][0-9]*$ ]] || { echo "run-bench.sh: --repeat needs a count >= 1" >&2; exit 2; }
+jls_repeat=${jls_repeat:-$repeat}
+[[ $jls_repeat =~ ^[1-9][0-9]*$ ]] || { echo "run-bench.sh: --jls-repeat needs a count >= 1" >&2; exit 2; }
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
@@ -216,10 +222,14 @@ jls_cmd="find $input -name '*.dcm' | xargs -P$jobs -n 8 (dcmcjpls IN OUT for eac
 log "${pcwt_cmd[*]}"
 # the --also rows: command k with options also[k], output out-also-k, times t_also[k] (a list)
 also_cmd() { # k -> the command line, one word a line
-  printf '%s\n' "$recompress" --output "$work/out-also-$1" --no-progress --report "$work/also-$1-report.json"
-  [[ -n $threads ]] && printf '%s\n' --threads "$threads"
+  local envs=() opts=() word
   # shellcheck disable=SC2086
-  printf '%s\n' ${also[$1]} "$input"
+  for word in ${also[$1]}; do
+    if [[ ${#opts[@]} -eq 0 && $word =~ ^[A-Z_][A-Z0-9_]*= ]]; then envs+=("$word"); else opts+=("$word"); fi
+  done
+  printf '%s\n' env "${envs[@]}" "$recompress" --output "$work/out-also-$1" --no-progress --report "$work/also-$1-report.json"
+  [[ -n $threads ]] && printf '%s\n' --threads "$threads"
+  printf '%s\n' "${opts[@]}" "$input"
 }
 t_also=()
 for k in "${!also[@]}"; do t_also[k]=""; log "$(also_cmd "$k" | tr '\n' ' ')"; done
@@ -227,7 +237,7 @@ log "$jls_cmd"
 secs() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.3f\n", b - a}'; }
 t_pcwt=() t_jls=() t_jls_sync=() pcwt_rc=0 jls_rc=0 problems_also=()
 for ((r = 1; r <= repeat; r++)); do
-  rm -rf "$out_pcwt" "$out_jls"; sync
+  rm -rf "$out_pcwt"; ((r <= jls_repeat)) && rm -rf "$out_jls"; sync
   # --- pcwt-recompress -------------------------------------------------------------------------
   t0=$(now)
   set +e
@@ -251,6 +261,11 @@ for ((r = 1; r <= repeat; r++)); do
     log "run $r of $repeat: pcwt-recompress ${also[k]} $(secs "$ta" "$tb") s"
   done
   # --- dcmcjpls with xargs ---------------------------------------------------------------------
+  if ((r > jls_repeat)); then
+    t_pcwt+=("$(secs "$t0" "$t1")")
+    log "run $r of $repeat: pcwt-recompress ${t_pcwt[-1]} s"
+    continue
+  fi
   sync
   t2=$(now)
   set +e
@@ -354,7 +369,7 @@ md=$results/recompress-bench-$(hostname -s)-$stamp.md
   row "dcmcjpls x$jobs, then sync (its outputs on disk)" "$s_jls_sync" "$o_jls"
   echo
   if [[ $repeat -gt 1 ]]; then
-    echo "Medians of $repeat runs, each tool in turn; seconds: pcwt-recompress ${t_pcwt[*]}; dcmcjpls ${t_jls[*]};" \
+    echo "Medians of $repeat runs (dcmcjpls: $jls_repeat), each tool in turn; seconds: pcwt-recompress ${t_pcwt[*]}; dcmcjpls ${t_jls[*]};" \
          "dcmcjpls with sync ${t_jls_sync[*]}."
     for k in "${!also[@]}"; do echo "pcwt-recompress ${also[k]}:${t_also[k]}."; done
     echo
