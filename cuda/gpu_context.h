@@ -100,7 +100,8 @@ struct DevicePool {
     std::vector<cudaStream_t> users;    // the handle's streams
     std::vector<cudaEvent_t> passed;    // one per user stream, recorded at a free
     bool closing = false;               // the handle's end: its device is idle, frees need no order
-    // Makes the pool for device; false (nothing made) when PCWT_GPU_POOL=0 asks for cudaMalloc.
+    // Makes the pool for device; false (nothing made: cudaMalloc) when PCWT_GPU_POOL=0 or the
+    // device has no memory pools.
     bool create(int device);
     void add_user(cudaStream_t s);
     void *alloc_bytes(size_t n);        // throws CudaError

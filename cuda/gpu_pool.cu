@@ -7,7 +7,9 @@
 bool DevicePool::create(int device)
 {
     const char *env = std::getenv("PCWT_GPU_POOL");
-    if (env && env[0] == '0')
+    int supported = 0;
+    CUDA_CHECK(cudaDeviceGetAttribute(&supported, cudaDevAttrMemoryPoolsSupported, device));
+    if ((env && env[0] == '0') || !supported)
         return false;
     cudaMemPoolProps props{};
     props.allocType = cudaMemAllocationTypePinned;
