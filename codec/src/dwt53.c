@@ -55,7 +55,8 @@ void pcwt_dwt53_inverse_1d(const int32_t *low, const int32_t *high, uint32_t n, 
     }
 }
 
-/* Vertical forward over whole rows (cache friendly): a is r x w, lo/hi are br x w. */
+/* Vertical forward over whole rows (cache friendly): a is r x w, lo/hi are br x w. Row i of the
+ * low half right after row i of the high half, while the rows it reads are in the cache. */
 static void forward_columns(const int32_t *a, uint32_t r, uint32_t w, int32_t *lo, int32_t *hi,
                             uint32_t br)
 {
@@ -67,14 +68,10 @@ static void forward_columns(const int32_t *a, uint32_t r, uint32_t w, int32_t *l
         int32_t *h = hi + (size_t)i * w;
         for (uint32_t j = 0; j < w; j++)
             h[j] = pcwt_lift_high(e[j], o[j], e2[j]);
-    }
-    for (uint32_t i = 0; i < N; i++) {
-        const int32_t *e = a + (size_t)(2 * i) * w;
         const int32_t *h0 = hi + (size_t)(i ? i - 1 : 0) * w;
-        const int32_t *h1 = hi + (size_t)i * w;
         int32_t *l = lo + (size_t)i * w;
         for (uint32_t j = 0; j < w; j++)
-            l[j] = pcwt_lift_low(e[j], h0[j], h1[j]);
+            l[j] = pcwt_lift_low(e[j], h0[j], h[j]);
     }
     if (br > N) { /* lazy even padding: one zero row */
         memset(lo + (size_t)N * w, 0, sizeof(int32_t) * w);
