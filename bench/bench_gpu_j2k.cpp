@@ -253,21 +253,24 @@ std::vector<uint64_t> env_list(const char *name, uint64_t fallback)
 // Measuring variants of the end-to-end decode (the library's driver, pcwt_j2k_decode_jobs, on a
 // handle of its own): PCWT_BENCH_J2K_GROUP_MB (codestream MB a group; 0: the default choice;
 // 100000: one group), PCWT_BENCH_J2K_T2_THREADS (tier-2 threads a group, 0: the default choice)
-// and PCWT_BENCH_J2K_T1_LANES (code-blocks a tier-1 warp, 0: packed by cost), each a list; one
-// line per combination, after the batch's row. Nothing runs when none is set.
+// PCWT_BENCH_J2K_T1_LANES (code-blocks a tier-1 warp, 0: packed by cost) and PCWT_BENCH_J2K_HT_LANES
+// (HT code-blocks a warp, 0: the default), each a list; one line per combination, after the
+// batch's row. Nothing runs when none is set.
 void e2e_variants(std::vector<pcwt_decode_job> &jobs, double gp, uint8_t *out, const uint8_t *want, size_t size,
                   int repeats)
 {
     if (!std::getenv("PCWT_BENCH_J2K_GROUP_MB") && !std::getenv("PCWT_BENCH_J2K_T2_THREADS") &&
-        !std::getenv("PCWT_BENCH_J2K_T1_LANES"))
+        !std::getenv("PCWT_BENCH_J2K_T1_LANES") && !std::getenv("PCWT_BENCH_J2K_HT_LANES"))
         return;
+    for (uint64_t ht : env_list("PCWT_BENCH_J2K_HT_LANES", 0))
     for (uint64_t lanes : env_list("PCWT_BENCH_J2K_T1_LANES", 0))
         for (uint64_t t2 : env_list("PCWT_BENCH_J2K_T2_THREADS", 0))
             for (uint64_t mb : env_list("PCWT_BENCH_J2K_GROUP_MB", 0)) {
                 pcwt_gpu *g = nullptr;
                 char err[256] = "";
                 if (pcwt_gpu_create(&g, 0, err, sizeof err) != PCWT_OK ||
-                    pcwt_gpu_j2k_set_t1_lanes(g, uint32_t(lanes), err, sizeof err) != PCWT_OK)
+                    pcwt_gpu_j2k_set_t1_lanes(g, uint32_t(lanes), err, sizeof err) != PCWT_OK ||
+                    pcwt_gpu_j2k_set_ht_lanes(g, uint32_t(ht), err, sizeof err) != PCWT_OK)
                     die(std::string("GPU: ") + err);
                 pcwt_j2k_pool *pool = pcwt_j2k_pool_create();
                 const pcwt_j2k_route r = {UINT64_MAX, uint64_t(1) << 40, g,      err, sizeof err, pool,
@@ -280,10 +283,11 @@ void e2e_variants(std::vector<pcwt_decode_job> &jobs, double gp, uint8_t *out, c
                 const bool same = std::memcmp(out, want, size) == 0;
                 pcwt_j2k_pool_free(pool);
                 pcwt_gpu_destroy(g);
-                std::printf("  e2e, groups %s, tier-2 threads %s, tier-1 lanes %s: %.2f Gpx/s (%.1f ms), %s\n",
+                std::printf("  e2e, groups %s, tier-2 threads %s, tier-1 lanes %s, HT lanes %s: %.2f Gpx/s (%.1f ms), %s\n",
                             mb >= 100000 ? "one" : mb ? (std::to_string(mb) + " MB").c_str() : "default",
                             t2 ? std::to_string(t2).c_str() : "default",
-                            lanes ? std::to_string(lanes).c_str() : "by cost", gp / (ms / 1e3), ms,
+                            lanes ? std::to_string(lanes).c_str() : "by cost",
+                            ht ? std::to_string(ht).c_str() : "default", gp / (ms / 1e3), ms,
                             same ? "equal to OpenJPEG's" : "DIFFER from OpenJPEG's");
             }
 }
@@ -353,6 +357,17 @@ void j2k_bench_run(const char *name, const std::vector<J2kBenchFrame> &frames, i
     double dev_ms = 0;
     if (pcwt_gpu_j2k_bench(g, &bld.b, repeats, &dev_ms, err, sizeof err) != PCWT_OK)
         die(std::string("device-resident decode: ") + err);
+    std::vector<std::pair<uint64_t, double>> dev_ht; // device-resident, each HT lanes variant
+    if (std::getenv("PCWT_BENCH_J2K_HT_LANES"))
+        for (uint64_t ht : env_list("PCWT_BENCH_J2K_HT_LANES", 0)) {
+            double ms = 0;
+            if (pcwt_gpu_j2k_set_ht_lanes(g, uint32_t(ht), err, sizeof err) != PCWT_OK ||
+                pcwt_gpu_j2k_bench(g, &bld.b, repeats, &ms, err, sizeof err) != PCWT_OK)
+                die(std::string("device-resident decode: ") + err);
+            dev_ht.emplace_back(ht, ms);
+        }
+    if (pcwt_gpu_j2k_set_ht_lanes(g, 0, err, sizeof err) != PCWT_OK)
+        die(std::string("GPU: ") + err);
     if (pcwt_gpu_j2k_decode_batch(g, &bld.b, err, sizeof err) != PCWT_OK) // its samples, checked below
         die(std::string("GPU decode: ") + err);
     pcwt_j2k_builder_free(&bld);
@@ -392,6 +407,9 @@ void j2k_bench_run(const char *name, const std::vector<J2kBenchFrame> &frames, i
                 raw / 1e6, raw / bytes, gp / (dev_ms / 1e3), gp / (e2e_ms / 1e3),
                 gp / (opj_ms / 1e3), opj_ms / dev_ms, opj_ms / e2e_ms,
                 same && same_e2e ? "equal to OpenJPEG's" : "DIFFER from OpenJPEG's");
+    for (const auto &[ht, ms] : dev_ht)
+        std::printf("  device, HT lanes %s: %.2f Gpx/s (%.1f ms)\n", ht ? std::to_string(ht).c_str() : "default",
+                    gp / (ms / 1e3), ms);
     e2e_variants(jobs, gp, gpu_out.p, opj_out.p, off.back(), repeats);
     std::fflush(stdout);
 }

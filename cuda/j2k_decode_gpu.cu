@@ -259,6 +259,7 @@ struct Chunk {
     const uint32_t *warp_first = nullptr; // tier-1's warps (j2k_t1_warps)
     uint32_t warps = 0;
     uint32_t ht_first = 0, ht_count = 0, ht_width = 0; // the HT code-blocks, after the Part 1 ones; widest
+    uint32_t ht_lanes = 32;                            // HT code-blocks a warp (j2k_ht_lanes)
     uint32_t *ht_status = nullptr;
     std::vector<uint64_t> step_pixels; // the largest region of each level step (j2k_gpu_idwt)
     uint64_t out_bytes = 0;
@@ -332,6 +333,7 @@ struct Chunk {
         cost.resize(ht_first);
         for (size_t k = ht_first; k < cb.size(); k++)
             ht_width = std::max<uint32_t>(ht_width, cb[k].width);
+        ht_lanes = t1.ht_lanes ? t1.ht_lanes : j2k_ht_lanes(ht_count, t1.ht_slots);
         std::vector<uint32_t> wf;
         j2k_t1_warps(cost, t1, wf);
         warps = (uint32_t)(wf.size() - 1);
@@ -375,7 +377,7 @@ struct Chunk {
     void run(cudaStream_t s) const
     {
         j2k_gpu_t1(c, warp_first, warps, s);
-        j2k_gpu_ht(c, ht_first, ht_count, ht_width, ht_status, s);
+        j2k_gpu_ht(c, ht_first, ht_count, ht_width, ht_lanes, ht_status, s);
         j2k_gpu_idwt(c, step_pixels, s);
         j2k_gpu_output(c, s);
     }
@@ -419,7 +421,7 @@ J2kGpu &buffers(pcwt_gpu *g)
 
 // After a failure: the buffers go (so that an allocation that failed leaves none held), once
 // the streams' work that may use them is done; batches submitted and not finished are lost.
-// Tier-1's plan (pcwt_gpu_j2k_set_t1_lanes) stays.
+// Tier-1's plan (pcwt_gpu_j2k_set_t1_lanes, _set_ht_lanes) stays.
 void drop_buffers(pcwt_gpu *g)
 {
     if (!g->j2k)
@@ -691,6 +693,13 @@ extern "C" pcwt_status pcwt_gpu_j2k_set_t1_lanes(pcwt_gpu *g, uint32_t lanes, ch
     if (!g || lanes > 32)
         return PCWT_ERR_INVALID_ARGUMENT;
     return guarded(g, err, err_size, [&](J2kGpu &m) { m.t1.fixed_lanes = lanes; });
+}
+
+extern "C" pcwt_status pcwt_gpu_j2k_set_ht_lanes(pcwt_gpu *g, uint32_t lanes, char *err, size_t err_size)
+{
+    if (!g || lanes > 32)
+        return PCWT_ERR_INVALID_ARGUMENT;
+    return guarded(g, err, err_size, [&](J2kGpu &m) { m.t1.ht_lanes = lanes; });
 }
 
 extern "C" int pcwt_gpu_j2k_traced(const pcwt_gpu *g) { return g && g->trace; }

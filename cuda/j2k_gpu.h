@@ -47,8 +47,14 @@ struct J2kGpuChunk {
 struct J2kT1Plan {
     uint32_t warp_slots = 1;  // warps of the tier-1 kernel the device holds at once
     uint32_t fixed_lanes = 0; // 1..32: that many code-blocks a warp (pcwt_gpu_j2k_set_t1_lanes)
+    uint32_t ht_slots = 1;    // warps of the HT kernel the device holds at once
+    uint32_t ht_lanes = 0;    // 1..32: HT code-blocks a warp (pcwt_gpu_j2k_set_ht_lanes); 0: j2k_ht_lanes
 };
 J2kT1Plan j2k_t1_plan(int device);
+// HT code-blocks a warp for a chunk of `count`: spread over the warps the device holds (ht_slots),
+// 1..32 a warp (j2k_ht_gpu.cu).
+uint32_t j2k_ht_lanes(uint64_t count, uint32_t ht_slots);
+uint32_t j2k_ht_warp_slots(int device);
 // A code-block's cost (the launch order, heaviest first, and the packing): passes x area plus
 // 64 x its codeword bytes.
 uint64_t j2k_t1_cost(const pcwt_j2k_cblk &cb, uint64_t bytes);
@@ -57,10 +63,10 @@ uint64_t j2k_t1_cost(const pcwt_j2k_cblk &cb, uint64_t bytes);
 void j2k_t1_warps(const std::vector<uint64_t> &cost, const J2kT1Plan &p, std::vector<uint32_t> &warp_first);
 // Tier-1 of every code-block, warp_first (device) as j2k_t1_warps made it.
 void j2k_gpu_t1(const J2kGpuChunk &c, const uint32_t *warp_first, uint32_t warps, cudaStream_t s);
-// The HT code-blocks first .. first + count - 1 (j2k_ht_gpu.cu), none wider than max_width; a
-// failure's PCWT_J2K_HT_* code in *status (device, zeroed by the caller).
-void j2k_gpu_ht(const J2kGpuChunk &c, uint32_t first, uint32_t count, uint32_t max_width, uint32_t *status,
-                cudaStream_t s);
+// The HT code-blocks first .. first + count - 1 (j2k_ht_gpu.cu), none wider than max_width, `lanes`
+// (1..32) a warp; a failure's PCWT_J2K_HT_* code in *status (device, zeroed by the caller).
+void j2k_gpu_ht(const J2kGpuChunk &c, uint32_t first, uint32_t count, uint32_t max_width, uint32_t lanes,
+                uint32_t *status, cudaStream_t s);
 // The inverse 5/3 DWT of every tile-component, then the output samples (j2k_idwt_gpu.cu).
 // step_pixels[r - 1]: the largest region of level step r (1: the coarsest) over the chunk.
 void j2k_gpu_idwt(const J2kGpuChunk &c, const std::vector<uint64_t> &step_pixels, cudaStream_t s);

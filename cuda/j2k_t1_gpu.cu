@@ -71,6 +71,7 @@ J2kT1Plan j2k_t1_plan(int device)
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, t1_kernel, int(kThreads), 0));
     p.warp_slots = uint32_t(sms > 0 ? sms : 1) * uint32_t(blocks > 0 ? blocks : 1) * (kThreads / 32);
+    p.ht_slots = j2k_ht_warp_slots(device);
     return p;
 }
 

@@ -93,6 +93,12 @@ uint32_t pcwt_gpu_j2k_t1_pack(const uint64_t *cost, size_t n, uint64_t warp_slot
 /* Tests and benchmarks: tier-1 packs `lanes` code-blocks a warp (1..32; 0: by cost, the default)
  * in this handle's later batches. */
 pcwt_status pcwt_gpu_j2k_set_t1_lanes(pcwt_gpu *g, uint32_t lanes, char *err, size_t err_size);
+/* HT code-blocks a warp (j2k_ht_gpu.cu) for a chunk of `count` on a device holding `ht_slots`
+ * warps of the HT kernel: count over the slots, rounded up, 1..32. */
+uint32_t pcwt_gpu_j2k_ht_lanes(uint64_t count, uint32_t ht_slots);
+/* Tests and benchmarks: the HT kernel takes `lanes` code-blocks a warp (1..32; 0: by the chunk's
+ * count, pcwt_gpu_j2k_ht_lanes, the default) in this handle's later batches. */
+pcwt_status pcwt_gpu_j2k_set_ht_lanes(pcwt_gpu *g, uint32_t lanes, char *err, size_t err_size);
 /* Page-locked host memory for the handle's device, from any thread (NULL when none; freed with
  * pcwt_gpu_host_free): a JPEG 2000 batch's code-block bytes, uploaded without staging. */
 void *pcwt_gpu_j2k_host_alloc(pcwt_gpu *g, size_t size);

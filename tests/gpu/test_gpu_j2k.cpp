@@ -521,6 +521,41 @@ TEST_F(GpuJ2k, HtStreamsEqualCpuAndOpenJpeg)
     check_batch(ctx->g, all);
 }
 
+// The HT kernel with 1..32 code-blocks a warp (pcwt_gpu_j2k_set_ht_lanes; the lanes' scratch
+// rows packed for the busy lanes only) and by the chunk's count (0, the default): every HT stream
+// and the Part 1 ones in one batch, and each HT stream alone, equal the CPU path's samples and
+// OpenJPEG's; 33 lanes are refused.
+TEST_F(GpuJ2k, HtLanesEqualCpuAndOpenJpeg)
+{
+    // by count: the code-blocks over the device's warps, rounded up, 1..32
+    EXPECT_EQ(pcwt_gpu_j2k_ht_lanes(70, 4752), 1u);     // a CT slice alone: a warp each
+    EXPECT_EQ(pcwt_gpu_j2k_ht_lanes(29000, 4752), 7u);  // a group of 410 CT slices
+    EXPECT_EQ(pcwt_gpu_j2k_ht_lanes(145000, 4752), 31u);
+    EXPECT_EQ(pcwt_gpu_j2k_ht_lanes(1000000, 4752), 32u);
+    EXPECT_EQ(pcwt_gpu_j2k_ht_lanes(0, 4752), 1u);
+    EXPECT_EQ(pcwt_gpu_j2k_ht_lanes(100, 0), 32u);
+    if (ht_synthetic().empty())
+        GTEST_SKIP() << kNoHt;
+    std::vector<const Made *> all;
+    for (const Made &m : ht_synthetic())
+        all.push_back(&m);
+    for (const Made &m : synthetic())
+        all.push_back(&m);
+    for (uint32_t lanes : {1u, 3u, 8u, 16u, 32u, 0u}) {
+        SCOPED_TRACE("HT lanes " + std::to_string(lanes));
+        GpuCtx fixed;
+        ASSERT_NE(fixed.g, nullptr) << fixed.why;
+        char err[256] = "";
+        ASSERT_EQ(pcwt_gpu_j2k_set_ht_lanes(fixed.g, lanes, err, sizeof err), PCWT_OK) << err;
+        check_batch(fixed.g, all);
+        for (const Made *m : all)
+            if (m->name.rfind("ht_", 0) == 0)
+                check_batch(fixed.g, {m}); // alone: a chunk of few HT code-blocks
+    }
+    char err[256] = "";
+    EXPECT_EQ(pcwt_gpu_j2k_set_ht_lanes(ctx->g, 33, err, sizeof err), PCWT_ERR_INVALID_ARGUMENT);
+}
+
 // SigProp and MagRef on the GPU (ojph_compress writes neither): the refinement streams of
 // j2k_ht_refine.h, with and without the vertically causal style, all in one batch, equal the CPU
 // path's samples and OpenJPEG's; those OpenJPEG refuses are left out.
