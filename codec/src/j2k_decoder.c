@@ -180,8 +180,9 @@ pcwt_status pcwt_j2k_decode_one(const pcwt_j2k_route *r, const void *src, size_t
 }
 
 /* Tier-2 of a batch on a few threads: each worker parses a run of consecutive jobs into its own
- * builder, then every worker copies its builder into its place in the batch (the offsets and
- * indices moved by the runs before it). */
+ * builder, which lists the code-block bytes instead of copying them (defer), then every worker
+ * copies its builder into its place in the batch (the offsets and indices moved by the runs
+ * before it) and its bytes from the codestreams straight there: one copy of the bytes, not two. */
 typedef struct t2_worker {
     const pcwt_j2k_route *r;
     pcwt_decode_job *jobs;
@@ -232,8 +233,11 @@ static void *t2_place(void *arg)
     t2_worker *w = arg;
     const pcwt_j2k_batch *s = &w->own->b;
     pcwt_j2k_batch *B = &w->out->b;
-    if (s->data_size)
-        memcpy(w->data_out + w->data_at, s->data, s->data_size);
+    /* the run's code-block bytes, copied once: from the codestreams to the batch */
+    for (size_t i = 0; i < w->own->copy_count; i++) {
+        const pcwt_j2k_copy *c = &w->own->copies[i];
+        memcpy(w->data_out + w->data_at + c->dst, c->src ? c->src : s->data + c->dst, c->len);
+    }
     for (size_t i = 0; i < s->seg_count; i++) {
         B->segs[w->seg_at + i] = s->segs[i];
         B->segs[w->seg_at + i].offset += w->data_at;
@@ -398,6 +402,7 @@ size_t pcwt_j2k_tier2_jobs(const pcwt_j2k_route *r, pcwt_decode_job *jobs, const
         w[i].failed = SIZE_MAX;
         w[i].own = r->pool ? &r->pool->own[i] : &own[i];
         pcwt_j2k_builder_reset(w[i].own);
+        w[i].own->defer = 1; /* its bytes copied by t2_place, straight to the batch */
         while (k < n && (i + 1 == nw || at < bytes / nw * (i + 1) || k == w[i].first))
             at += jobs[idx[k++]].src_size;
         w[i].count = k - w[i].first;

@@ -62,6 +62,7 @@ typedef struct t2 {
     uint32_t prec_base[3][PCWT_J2K_MAX_LEVELS + 1], prec_n[3][PCWT_J2K_MAX_LEVELS + 1];
     chunk *chunks;
     size_t nchunks, chunk_cap;
+    int joined; /* data is a copy of several tile-parts, freed with the frame */
     char *err;
     size_t es;
 } t2;
@@ -563,11 +564,13 @@ void pcwt_j2k_builder_reset(pcwt_j2k_builder *bld)
 {
     bld->b.data_size = bld->b.seg_count = bld->b.cblk_count = bld->b.tc_count = bld->b.frame_count = 0;
     bld->b.coef_count = 0;
+    bld->copy_count = 0;
 }
 
 void pcwt_j2k_builder_free(pcwt_j2k_builder *bld)
 {
     free(bld->data);
+    free(bld->copies);
     free(bld->b.segs);
     free(bld->b.cblks);
     free(bld->b.tcs);
@@ -588,7 +591,11 @@ static pcwt_status emit(t2 *t, pcwt_j2k_builder *bld, uint64_t ncblk, const pcwt
         nseg += t->cb[i].numsegs;
     for (size_t i = 0; i < t->nchunks; i++)
         bytes += t->chunks[i].length;
-    if (!grow((void **)&bld->data, &bld->data_cap, B->data_size + bytes + 1, 1) ||
+    /* deferred bytes are listed, not copied: those of a joined frame's copy, freed with it, are */
+    const int listed = bld->defer && !t->joined;
+    if ((bld->defer && !grow((void **)&bld->copies, &bld->copy_cap, bld->copy_count + t->nchunks + 1,
+                             sizeof *bld->copies)) ||
+        (!listed && !grow((void **)&bld->data, &bld->data_cap, B->data_size + bytes + 1, 1)) ||
         !grow((void **)&B->segs, &bld->seg_cap, B->seg_count + nseg + 1, sizeof *B->segs) ||
         !grow((void **)&B->cblks, &bld->cblk_cap, B->cblk_count + ncblk + 1, sizeof *B->cblks) ||
         !grow((void **)&B->tcs, &bld->tc_cap, B->tc_count + h->components, sizeof *B->tcs) ||
@@ -675,7 +682,18 @@ static pcwt_status emit(t2 *t, pcwt_j2k_builder *bld, uint64_t ncblk, const pcwt
     for (size_t i = 0; i < t->nchunks; i++) {
         const chunk *ch = &t->chunks[i];
         pcwt_j2k_seg *s = &B->segs[B->cblks[B->cblk_count + ch->cblk].seg_first + ch->segno];
-        memcpy(bld->data + s->offset + s->length, t->data + ch->offset, ch->length);
+        const uint64_t to = s->offset + s->length;
+        if (!listed)
+            memcpy(bld->data + to, t->data + ch->offset, ch->length);
+        if (bld->defer && ch->length) {
+            /* one run for bytes that follow each other in both places (a packet's code-blocks) */
+            const uint8_t *from = listed ? t->data + ch->offset : NULL;
+            pcwt_j2k_copy *last = bld->copy_count ? &bld->copies[bld->copy_count - 1] : NULL;
+            if (last && last->dst + last->len == to && (from ? last->src && last->src + last->len == from : !last->src))
+                last->len += ch->length;
+            else
+                bld->copies[bld->copy_count++] = (pcwt_j2k_copy){from, to, ch->length};
+        }
         s->length += ch->length;
     }
     B->data_size = (size_t)at;
@@ -711,6 +729,7 @@ pcwt_status pcwt_j2k_tier2(pcwt_j2k_builder *bld, const pcwt_j2k_header *h, cons
             at += h->parts[i].length;
         }
         t.data = joined;
+        t.joined = 1;
     }
     uint64_t nprec = 0, ncblk = 0;
     pcwt_status st = layout(&t, &nprec, &ncblk);

@@ -16,11 +16,25 @@ typedef struct pcwt_j2k_pinned {
     size_t cap;
 } pcwt_j2k_pinned;
 
+/* A run of code-block bytes a deferring builder leaves to its caller: len bytes from src (NULL:
+ * from the builder's own data at dst, where a frame of several tile-parts was copied) to offset
+ * dst of the batch's data. */
+typedef struct pcwt_j2k_copy {
+    const uint8_t *src;
+    uint64_t dst, len;
+} pcwt_j2k_copy;
+
 typedef struct pcwt_j2k_builder {
     pcwt_j2k_batch b;
     uint8_t *data;
     size_t data_cap, seg_cap, cblk_cap, tc_cap, frame_cap;
     pcwt_j2k_pinned *pinned; /* the pool's room for this builder, or NULL; kept by reset and free */
+    /* defer: the code-block bytes are not copied into data but listed in copies (the caller
+     * copies them once, straight into the batch it joins this one into); b.data_size and the
+     * segments' offsets are as without it */
+    int defer;
+    pcwt_j2k_copy *copies;
+    size_t copy_count, copy_cap;
 } pcwt_j2k_builder;
 
 /* Empties the batch, keeping its memory for the next one. */
