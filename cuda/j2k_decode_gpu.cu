@@ -186,6 +186,22 @@ void check_cblk(const pcwt_j2k_batch *b, const pcwt_j2k_cblk &cb, size_t i, uint
     }
 }
 
+// An HT code-block's cleanup segment's last two bytes, which pcwt_j2k_ht_prepare reads (Scup), asked
+// of the cache a few code-blocks ahead: each is a miss in a group's tens of MB of code-block bytes.
+// A hint only (nothing is read here); the checks come when the code-block does.
+constexpr size_t kPrefetchAhead = 16;
+inline void prefetch_cleanup_end(const pcwt_j2k_batch *b, size_t i)
+{
+    if (i >= b->cblk_count)
+        return;
+    const pcwt_j2k_cblk &cb = b->cblks[i];
+    if (!(cb.style & PCWT_J2K_STYLE_HT) || !cb.seg_count || cb.seg_first >= b->seg_count)
+        return;
+    const pcwt_j2k_seg &g = b->segs[cb.seg_first];
+    if (g.length >= 2 && g.offset <= b->data_size && g.length <= b->data_size - g.offset)
+        __builtin_prefetch(b->data + g.offset + g.length - 2);
+}
+
 // The chunk's code-blocks (frame k's batch code-blocks from[k] .. into cb[at[k] ..]) rebased to the
 // chunk's coefficients [lo, hi) and checked, their keys (cost, bytes), and idx: their order,
 // heaviest first, ties in chunk order; on a few threads for a large chunk (the checks and the sort
@@ -198,7 +214,7 @@ void checked_and_sorted(const pcwt_j2k_batch *b, const std::vector<size_t> &from
 {
     const size_t n = cb.size(), frames = from.size();
     const size_t cores = std::max(1u, std::thread::hardware_concurrency());
-    const size_t parts = std::max<size_t>(1, std::min({n / 8192, size_t(8), std::max<size_t>(1, cores / 2), frames}));
+    const size_t parts = std::max<size_t>(1, std::min({n / 4096, size_t(8), std::max<size_t>(1, cores / 2), frames}));
     std::vector<size_t> first(parts + 1); // run t: frames first[t] .. first[t + 1] - 1, about n / parts code-blocks
     for (size_t t = 0, k = 0; t <= parts; t++) {
         while (k < frames && at[k] < n / parts * t)
@@ -217,6 +233,7 @@ void checked_and_sorted(const pcwt_j2k_batch *b, const std::vector<size_t> &from
         for (size_t k = first[t]; k < first[t + 1] && f.at == SIZE_MAX; k++)
             for (size_t i = at[k]; i < at[k + 1]; i++) {
                 const size_t src = from[k] + (i - at[k]);
+                prefetch_cleanup_end(b, src + kPrefetchAhead);
                 pcwt_j2k_cblk x = b->cblks[src];
                 try {
                     if (x.out_offset < lo)
