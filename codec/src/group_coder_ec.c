@@ -161,15 +161,21 @@ pcwt_status pcwt_ec_payload_encode(const pcwt_pyramid *p, int qmax, uint32_t gro
                 if (rec.entropy) {
                     memcpy(d, sa, alen);
                     memcpy(d + alen, sr, rlen);
-                } else {
+                } else if (rec.bits) { /* most raw groups are empty: all their MQDs -1 under -1 */
                     pcwt_bitwriter w;
                     pcwt_bw_init(&w, d);
                     for (uint32_t x = g.gx; x < g.xe; x++) {
                         for (uint32_t y = g.gy; y < g.ye; y++) {
-                            const int32_t *r0 = band->coef + (size_t)(2 * x) * band->cols + 2 * y;
-                            const int32_t c[4] = {r0[0], r0[1], r0[band->cols], r0[band->cols + 1]};
-                            pcwt_element_encode(&w, pcwt_ec_ref(&v, x, y),
-                                                band->mqd[(size_t)x * band->mcols + y], c);
+                            const int mq = band->mqd[(size_t)x * band->mcols + y];
+                            int32_t c[4] = {0, 0, 0, 0}; /* read only where coded: the bands of */
+                            if (mq >= 0) {               /* empty groups are not in the cache */
+                                const int32_t *r0 = band->coef + (size_t)(2 * x) * band->cols + 2 * y;
+                                c[0] = r0[0];
+                                c[1] = r0[1];
+                                c[2] = r0[band->cols];
+                                c[3] = r0[band->cols + 1];
+                            }
+                            pcwt_element_encode(&w, pcwt_ec_ref(&v, x, y), mq, c);
                         }
                     }
                     pcwt_bw_flush(&w);
