@@ -18,8 +18,9 @@ static PCWT_EC_INLINE PCWT_HD int pcwt_ec_encode_coef(pcwt_rc_enc *e, pcwt_bitwr
                                                       int low, int left, int above,
                                                       uint32_t *found, int32_t c)
 {
-    const uint32_t a = pcwt_magnitude(c);
-    const int q = a ? PCWT_LOG2(a) : -1;
+    /* |c| through a sign mask, q from a | 1: GCC 12 branched on the sign and on zero (at random) */
+    const uint32_t neg = 0u - ((uint32_t)c >> 31), a = ((uint32_t)c ^ neg) - neg;
+    const int q = PCWT_LOG2(a | 1u) - (a == 0);
     if (coded) {
         const int t = mq - q;
         for (int k = 0; k < t; k++)
@@ -48,8 +49,8 @@ static PCWT_EC_INLINE PCWT_HD int pcwt_ec_encode_coef(pcwt_rc_enc *e, pcwt_bitwr
             pcwt_bw_put(w, a & ((1u << n) - 1u), (uint32_t)n);
         }
     }
-    pcwt_rc_encode(e, &m[pcwt_ec_sign_model(left, above) * ms], c < 0);
-    return pcwt_ec_sign_of(c);
+    pcwt_rc_encode(e, &m[pcwt_ec_sign_model(left, above) * ms], neg & 1u);
+    return (int)(~neg & 2u); /* pcwt_ec_sign_of(c), c != 0 */
 }
 
 /* Codes one group in entropy mode (models reset from init); returns the length in bits of its
