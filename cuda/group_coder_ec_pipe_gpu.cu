@@ -34,6 +34,15 @@ __device__ inline uint32_t load_acquire(const uint32_t *p)
     return v;
 }
 
+// A poll that does not order what follows: on sm_90 an acquire load also invalidates the SM's L1
+// (CCTL.IVALL), which a poll in a loop did for every warp of the SM at each turn.
+__device__ inline uint32_t load_relaxed(const uint32_t *p)
+{
+    uint32_t v;
+    asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+
 __device__ inline void store_release(uint32_t *p, uint32_t v)
 {
     asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
@@ -57,11 +66,16 @@ __host__ __device__ inline void pipe_row_begin(const pcwt_ec_band *b, uint32_t x
     if (!pb->pdone)
         return;
     const uint32_t need = x / 2 - pb->prow0 + 1;
-    while (pb->seen < need) {
-        pb->seen = load_acquire(pb->pdone);
-        if (pb->seen < need)
+    if (pb->seen >= need)
+        return;
+    uint32_t v = load_acquire(pb->pdone);
+    if (v < need) { // polled without ordering, then one acquire load for the rows it waited for
+        do {
             __nanosleep(200);
+        } while (load_relaxed(pb->pdone) < need);
+        v = load_acquire(pb->pdone);
     }
+    pb->seen = v;
 #else
     (void)b;
     (void)x;
