@@ -18,10 +18,12 @@
 // modular offset (compact profile), --second-bit on|off its modelled second mantissa bit (entropy
 // and compact), --group RxC its group size in elements (default: the
 // library's). --only e2e measures the end-to-end columns alone (no device-resident runs, no
-// CharLS: for comparing the batch pipeline's variants quickly).
+// CharLS: for comparing the batch pipeline's variants quickly); --only device the device-resident
+// ones (the end-to-end calls once each, untimed, for the codestreams and the round-trip check;
+// no CharLS; those columns 0: for comparing kernels' variants quickly).
 //   pcwt_bench_gpu CORPUS_DIR [--ct-bytes N] [--rad-frames N] [--repeats N] [--codec pcwt|jpegls|j2k|htj2k]
 //                  [--profile baseline|entropy|compact|both] [--batches abc] [--level1-filter 53|auto|511]
-//                  [--offset auto|off|on] [--second-bit on|off] [--group RxC] [--only e2e|all]
+//                  [--offset auto|off|on] [--second-bit on|off] [--group RxC] [--only e2e|device|all]
 #include "pcwt.h"
 
 extern "C" {
@@ -324,11 +326,12 @@ std::vector<Frame> jpegls_codable(const std::vector<Frame> &fr)
 }
 
 // The encoder options that --level1-filter, --offset, --second-bit and --group set, and their text for the
-// row's name; whether --only e2e left out the device-resident and CharLS runs.
+// row's name; whether --only e2e left out the device-resident and CharLS runs, --only device the
+// end-to-end repeats and CharLS.
 struct ExtraOptions {
     pcwtbench::EncoderOptions opts;
     std::string label;
-    bool e2e_only = false;
+    bool e2e_only = false, device_only = false;
 };
 
 Result run(const std::string &name, const std::vector<Frame> &fr, int repeats, pcwt_profile profile,
@@ -346,7 +349,9 @@ Result run(const std::string &name, const std::vector<Frame> &fr, int repeats, p
     std::vector<Pinned> back;
     for (const Frame &f : fr)
         back.emplace_back(f.px.size());
-    r.e2e_enc = median_ms(repeats, [&]() {
+    // --only device: each end-to-end call once, not timed (its columns stay 0)
+    const auto e2e = [&](auto call) { return extra.device_only ? (call(), 0.0) : median_ms(repeats, call); };
+    r.e2e_enc = e2e([&]() {
         if (pcwt_encode_batch(enc, jobs.data(), jobs.size()) != PCWT_OK)
             die(std::string("GPU encode: ") + pcwt_encoder_last_error(enc));
     });
@@ -356,7 +361,7 @@ Result run(const std::string &name, const std::vector<Frame> &fr, int repeats, p
         std::memset(back[i].p, 0, back[i].n);
         djobs[i] = {pj.out[i].p, jobs[i].written, back[i].p, back[i].n, PCWT_OK};
     }
-    r.e2e_dec = median_ms(repeats, [&]() {
+    r.e2e_dec = e2e([&]() {
         if (pcwt_decode_batch(dec, djobs.data(), djobs.size()) != PCWT_OK)
             die(std::string("GPU decode: ") + pcwt_decoder_last_error(dec));
     });
@@ -367,7 +372,7 @@ Result run(const std::string &name, const std::vector<Frame> &fr, int repeats, p
         device_times(enc, jobs, &djobs, repeats, &r.dev_enc, &r.dev_dec);
     pcwt_encoder_destroy(enc);
     pcwt_decoder_destroy(dec);
-    if (!extra.e2e_only)
+    if (!extra.e2e_only && !extra.device_only)
         charls_run(fr, repeats, r);
     return r;
 }
@@ -391,7 +396,7 @@ int main(int argc, char **argv)
     if (argc < 2)
         die("usage: pcwt_bench_gpu CORPUS_DIR [--ct-bytes N] [--rad-frames N] [--repeats N] [--codec pcwt|jpegls|j2k|htj2k] "
             "[--profile baseline|entropy|compact|both] [--batches abc] [--level1-filter 53|auto|511] "
-            "[--offset auto|off|on] [--second-bit on|off] [--group RxC] [--only e2e|all]");
+            "[--offset auto|off|on] [--second-bit on|off] [--group RxC] [--only e2e|device|all]");
     double ct_bytes = double(1u << 30);
     ExtraOptions extra;
     int rad_frames = 48, repeats = 5;
@@ -435,9 +440,11 @@ int main(int argc, char **argv)
             extra.opts.push_back({PCWT_OPT_GROUP_COLS, gc});
             extra.label += ", group " + g;
         } else if (o == "--only") {
-            if (std::string(argv[i + 1]) != "e2e" && std::string(argv[i + 1]) != "all")
-                die("--only takes e2e or all");
-            extra.e2e_only = std::string(argv[i + 1]) == "e2e";
+            const std::string only = argv[i + 1];
+            if (only != "e2e" && only != "device" && only != "all")
+                die("--only takes e2e, device or all");
+            extra.e2e_only = only == "e2e";
+            extra.device_only = only == "device";
         } else die("unknown option " + o);
     }
     // libpcwt's profile names, or both
