@@ -51,8 +51,8 @@ struct J2kT1Plan {
     uint32_t ht_lanes = 0;    // 1..32: HT code-blocks a warp (pcwt_gpu_j2k_set_ht_lanes); 0: j2k_ht_lanes
 };
 J2kT1Plan j2k_t1_plan(int device);
-// HT code-blocks a warp for a chunk of `count`: spread over the warps the device holds (ht_slots),
-// 1..32 a warp (j2k_ht_gpu.cu).
+// HT code-blocks a warp for a chunk of `count` on a device holding ht_slots warps: 8, fewer (down
+// to 1) for a chunk of fewer code-blocks than ht_slots (j2k_ht_gpu.cu).
 uint32_t j2k_ht_lanes(uint64_t count, uint32_t ht_slots);
 uint32_t j2k_ht_warp_slots(int device);
 // A code-block's cost (the launch order, heaviest first, and the packing): passes x area plus

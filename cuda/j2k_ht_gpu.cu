@@ -2,9 +2,9 @@
 // chunk at once, running the CPU's block decoder (codec/src/j2k_ht_rules.h) with the CxtVLC table
 // and each thread's two rows of quad states in shared memory (sized for the chunk's widest HT
 // code-block: in local memory they missed L1, a thread's rows a line apart). A warp takes `lanes`
-// code-blocks (1..32, the rest of its lanes idle; by default the chunk's count over the warps the
-// device holds): a small chunk (a group of a batch) spread over more of the device's warps, whose
-// lanes wait on fewer others' branches, instead of a few full warps. The host has
+// code-blocks (1..32, the rest of its lanes idle; by default 8, fewer when the chunk has fewer
+// code-blocks than the device holds warps, so that a small chunk spreads over them): a warp's
+// lanes wait on each other's branches, and 8 a warp decode faster than full warps. The host has
 // run pcwt_j2k_ht_check and pcwt_j2k_ht_prepare on every code-block; what only decoding finds
 // (an exponent bound too large, a significant sample outside the code-block) is the largest
 // PCWT_J2K_HT_* code in *status, which the host reads after the chunk.
@@ -28,6 +28,9 @@ __constant__ uint16_t c_vlc_lut[2048] = PCWT_J2K_HT_VLC_LUT_INIT;
 // Threads a block: 128 (the LUT once for 128 threads, more of the SM's on-chip memory left to L1;
 // 64 and 256 measured no faster).
 constexpr uint32_t kThreads = 128;
+// HT code-blocks a warp at most: 8 decoded faster than 4, by count (7-31) and 32 on 12k-145k
+// code-blocks (bench/results/gpu-h200-2026-11-29-session11-j2k.md).
+constexpr uint64_t kMaxLanes = 8;
 
 // Bytes between two threads' quad states: an odd number of words (no two threads of a warp on
 // one bank), room for the widest code-block's two rows.
@@ -73,7 +76,7 @@ uint32_t j2k_ht_warp_slots(int device)
 uint32_t j2k_ht_lanes(uint64_t count, uint32_t ht_slots)
 {
     const uint64_t slots = ht_slots ? ht_slots : 1;
-    return uint32_t(std::min<uint64_t>(32, std::max<uint64_t>(1, (count + slots - 1) / slots)));
+    return uint32_t(std::min<uint64_t>(kMaxLanes, std::max<uint64_t>(1, (kMaxLanes * count + slots - 1) / slots)));
 }
 
 extern "C" uint32_t pcwt_gpu_j2k_ht_lanes(uint64_t count, uint32_t ht_slots) { return j2k_ht_lanes(count, ht_slots); }

@@ -94,7 +94,7 @@ uint32_t pcwt_gpu_j2k_t1_pack(const uint64_t *cost, size_t n, uint64_t warp_slot
  * in this handle's later batches. */
 pcwt_status pcwt_gpu_j2k_set_t1_lanes(pcwt_gpu *g, uint32_t lanes, char *err, size_t err_size);
 /* HT code-blocks a warp (j2k_ht_gpu.cu) for a chunk of `count` on a device holding `ht_slots`
- * warps of the HT kernel: count over the slots, rounded up, 1..32. */
+ * warps of the HT kernel: 8 x count over the slots, rounded up, 1..8. */
 uint32_t pcwt_gpu_j2k_ht_lanes(uint64_t count, uint32_t ht_slots);
 /* Tests and benchmarks: the HT kernel takes `lanes` code-blocks a warp (1..32; 0: by the chunk's
  * count, pcwt_gpu_j2k_ht_lanes, the default) in this handle's later batches. */

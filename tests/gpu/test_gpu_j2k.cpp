@@ -527,13 +527,14 @@ TEST_F(GpuJ2k, HtStreamsEqualCpuAndOpenJpeg)
 // OpenJPEG's; 33 lanes are refused.
 TEST_F(GpuJ2k, HtLanesEqualCpuAndOpenJpeg)
 {
-    // by count: the code-blocks over the device's warps, rounded up, 1..32
-    EXPECT_EQ(pcwt_gpu_j2k_ht_lanes(70, 4752), 1u);     // a CT slice alone: a warp each
-    EXPECT_EQ(pcwt_gpu_j2k_ht_lanes(29000, 4752), 7u);  // a group of 410 CT slices
-    EXPECT_EQ(pcwt_gpu_j2k_ht_lanes(145000, 4752), 31u);
-    EXPECT_EQ(pcwt_gpu_j2k_ht_lanes(1000000, 4752), 32u);
+    // by count: 8 a warp, fewer when the code-blocks are fewer than the device's warps
+    EXPECT_EQ(pcwt_gpu_j2k_ht_lanes(70, 4752), 1u);    // a CT slice alone: a warp each
+    EXPECT_EQ(pcwt_gpu_j2k_ht_lanes(1200, 4752), 3u);  // a radiograph alone
+    EXPECT_EQ(pcwt_gpu_j2k_ht_lanes(4752, 4752), 8u);
+    EXPECT_EQ(pcwt_gpu_j2k_ht_lanes(29000, 4752), 8u); // a group of 410 CT slices
+    EXPECT_EQ(pcwt_gpu_j2k_ht_lanes(1000000, 4752), 8u);
     EXPECT_EQ(pcwt_gpu_j2k_ht_lanes(0, 4752), 1u);
-    EXPECT_EQ(pcwt_gpu_j2k_ht_lanes(100, 0), 32u);
+    EXPECT_EQ(pcwt_gpu_j2k_ht_lanes(100, 0), 8u);
     if (ht_synthetic().empty())
         GTEST_SKIP() << kNoHt;
     std::vector<const Made *> all;
