@@ -72,7 +72,7 @@ static void low_tally_row(const int32_t *c, uint32_t n, uint32_t cnt[3], uint32_
 {
     uint32_t n0 = 0, o0 = 0, n1 = 0, o1 = 0, n2 = 0, o2 = 0;
     for (uint32_t i = 0; i < n; i++) {
-        const uint32_t neg = 0u - ((uint32_t)c[i] >> 31), a = ((uint32_t)c[i] ^ neg) - neg;
+        const uint32_t a = pcwt_magnitude(c[i]);
         const uint32_t ge8 = a >= 8, b1 = (a >> 1) & 1u, b0 = a & 1u;
         const uint32_t with1 = (a >= 4) & b1, with0 = (a >= 4) & (b1 ^ 1u); /* bit 0's models */
         n0 += ge8;
