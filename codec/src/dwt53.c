@@ -207,7 +207,7 @@ uint64_t pcwt_bit_cost_sum(const int32_t *c, size_t n)
     /* floor(log2 a) summed over a | 1 (0 for a = 0), and 2 for each a != 0 */
     uint64_t logs = 0, nonzero = 0;
     for (size_t i = 0; i < n; i++) {
-        const uint32_t neg = 0u - ((uint32_t)c[i] >> 31), a = ((uint32_t)c[i] ^ neg) - neg;
+        const uint32_t a = pcwt_magnitude(c[i]);
         logs += 31u ^ (uint32_t)__builtin_clz(a | 1u); /* floor(log2), bsr on x86 */
         nonzero += a != 0;
     }

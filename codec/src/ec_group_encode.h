@@ -18,8 +18,8 @@ static PCWT_EC_INLINE PCWT_HD int pcwt_ec_encode_coef(pcwt_rc_enc *e, pcwt_bitwr
                                                       int low, int left, int above,
                                                       uint32_t *found, int32_t c)
 {
-    /* |c| through a sign mask, q from a | 1: GCC 12 branched on the sign and on zero (at random) */
-    const uint32_t neg = 0u - ((uint32_t)c >> 31), a = ((uint32_t)c ^ neg) - neg;
+    /* the sign mask, and q from a | 1: GCC 12 branched on zero (at random) */
+    const uint32_t neg = 0u - ((uint32_t)c >> 31), a = pcwt_magnitude(c);
     const int q = PCWT_LOG2(a | 1u) - (a == 0);
     if (coded) {
         const int t = mq - q;

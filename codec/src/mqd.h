@@ -12,10 +12,6 @@ static inline PCWT_HD int pcwt_ql_of_magnitude(uint32_t a)
 {
     return a ? PCWT_LOG2(a) : -1;
 }
-static inline PCWT_HD uint32_t pcwt_magnitude(int32_t c)
-{
-    return c < 0 ? 0u - (uint32_t)c : (uint32_t)c;
-}
 
 void pcwt_mqd_band(const int32_t *coef, uint32_t cols, int8_t *mqd, uint32_t mrows,
                    uint32_t mcols, const int8_t *child, uint32_t crows, uint32_t ccols);
