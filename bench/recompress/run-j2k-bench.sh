@@ -29,6 +29,8 @@
 #                        (configured and built there when missing; default build-j2k-bench)
 #     --pcwt-args "ARGS" more pcwt-recompress options (e.g. "--gpus 1")
 #     --repeat R         the measurements R times, in turn; the table has the medians (default 1)
+#     --baseline-repeat N  OpenJPEG alone, opj_decompress and the CPU path in the first N repeats
+#                        only (at least 1; default: every one), the GPU rows in all R
 #     --gpu-decode       also pcwt-recompress with its default decoder, the GPU (needs a CUDA build and a GPU)
 #     --variant "L:WORDS" with --gpu-decode, one more GPU path row labelled L (repeatable), run in
 #                        turn with the others: WORDS are VAR=value environment words, then
@@ -52,7 +54,7 @@ else
   results=$1; shift
 fi
 size_mb=400 threads=$(nproc) work=/tmp/pcwt-j2k-bench corpus="" srcset="" build=build-j2k-bench pcwt_args="" repeat=1
-gpu_decode="" variants=()
+gpu_decode="" variants=() base_repeat=""
 while [[ $# -gt 0 ]]; do
   case $1 in
     --size-mb) size_mb=$2; shift 2 ;;
@@ -63,6 +65,7 @@ while [[ $# -gt 0 ]]; do
     --build) build=$2; shift 2 ;;
     --pcwt-args) pcwt_args=$2; shift 2 ;;
     --repeat) repeat=$2; shift 2 ;;
+    --baseline-repeat) base_repeat=$2; shift 2 ;;
     --gpu-decode) gpu_decode=1; shift ;;
     --variant) [[ $2 == *:* ]] || usage; variants+=("$2"); shift 2 ;;
     -h|--help) usage 0 ;;
@@ -274,10 +277,14 @@ summary_of() { # KEY DECODER: a number of the report's summary
 median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 load=$(cut -d' ' -f1-3 /proc/loadavg)
 loop_times=() opj_times=() pcwt_times=() gpu_times=() var_times=()
+base_repeat=${base_repeat:-$repeat}
+(( base_repeat >= 1 )) || usage
 for ((r = 0; r < repeat; r++)); do
-  t=$(loop_run); loop_times+=("$t"); log "run $((r + 1)): OpenJPEG decoding alone (j2k_decode_loop) $t s"
-  t=$(opj_run); opj_times+=("$t"); log "run $((r + 1)): opj_decompress $t s"
-  t=$(pcwt_run cpu); pcwt_times+=("$t"); log "run $((r + 1)): pcwt-recompress --j2k-decoder cpu $t s"
+  if (( r < base_repeat )); then
+    t=$(loop_run); loop_times+=("$t"); log "run $((r + 1)): OpenJPEG decoding alone (j2k_decode_loop) $t s"
+    t=$(opj_run); opj_times+=("$t"); log "run $((r + 1)): opj_decompress $t s"
+    t=$(pcwt_run cpu); pcwt_times+=("$t"); log "run $((r + 1)): pcwt-recompress --j2k-decoder cpu $t s"
+  fi
   if [[ -n $gpu_decode ]]; then
     t=$(pcwt_run default gpu); gpu_times+=("$t"); log "run $((r + 1)): pcwt-recompress (default decoder) $t s"
     for ((v = 0; v < ${#variants[@]}; v++)); do
@@ -316,12 +323,12 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')
   echo
   echo "- machine: $host, $cpu, $(nproc) CPUs (load average before the runs: $load); $(date -u '+%Y-%m-%d %H:%M UTC')"
   echo "- commit: $commit; OpenJPEG $(pkg-config --modversion libopenjp2 2>/dev/null || dpkg-query -W -f='${Version}' libopenjp2-7 2>/dev/null || echo '(version unknown)')"
-  echo "- command: bench/recompress/run-j2k-bench.sh $results --size-mb $size_mb --threads $threads${pcwt_args:+ --pcwt-args \"$pcwt_args\"} --repeat $repeat${gpu_decode:+ --gpu-decode}$(for v in "${variants[@]}"; do printf ' --variant "%s"' "$v"; done)"
+  echo "- command: bench/recompress/run-j2k-bench.sh $results --size-mb $size_mb --threads $threads${pcwt_args:+ --pcwt-args \"$pcwt_args\"} --repeat $repeat --baseline-repeat $base_repeat${gpu_decode:+ --gpu-decode}$(for v in "${variants[@]}"; do printf ' --variant "%s"' "$v"; done)"
   echo "- input: $nfiles JPEG 2000 Lossless files ($in_mb MB; $nstreams frames; $(( raw_bytes / 1048576 )) MB of raw pixel data) in $input"
   echo "- OpenJPEG alone: j2k_decode_loop $threads (bench/recompress/j2k_decode_loop.cpp: the codestreams in memory, $threads threads, the plugin's OpenJPEG core, one OpenJPEG thread per decode); for reference opj_decompress -ImgDir -OutFor RAWL -threads 1, $threads processes at once (raw files written)"
   echo "- pcwt-recompress: --threads $threads --output (mirror) $pcwt_args; decode (OpenJPEG, on its workers), PCWT coding, write, verify; output $out_mb MB"
   echo
-  echo "| | seconds (median of $repeat) | MB/s of pixel data |"
+  echo "| | seconds (median of $repeat; the OpenJPEG and CPU path rows of $base_repeat) | MB/s of pixel data |"
   echo "|---|---:|---:|"
   echo "| OpenJPEG decoding alone (j2k_decode_loop), $threads threads | $loop_s | $(mbps "$loop_s") |"
   echo "| opj_decompress, $threads processes | $opj_s | $(mbps "$opj_s") |"
