@@ -444,12 +444,11 @@ static pcwt_status packet(t2 *t, const precinct *p, uint32_t layer)
                     continue;
                 if (!cb->included) {
                     const uint32_t mb = k->guard + k->expn[p->res == 0 ? 0 : 3 * (p->res - 1) + i + 1] - 1u;
-                    int32_t z = 0;
-                    while (!tag_decode(&b, t->nodes, bp->imsb + j, z + 1)) {
-                        if (++z > (int32_t)mb || b.over)
-                            return fail(t, PCWT_ERR_CORRUPT, "more missing bit-planes than the band has");
-                    }
-                    cb->zero_msbs = (uint8_t)z;
+                    /* one walk up to mb + 1 reads the bits OpenJPEG's calls at thresholds 1, 2, ...
+                     * read (a node reads none before its parent's value is known) */
+                    if (!tag_decode(&b, t->nodes, bp->imsb + j, (int32_t)mb + 1))
+                        return fail(t, PCWT_ERR_CORRUPT, "more missing bit-planes than the band has");
+                    cb->zero_msbs = (uint8_t)t->nodes[bp->imsb + j].value;
                     cb->mb = (uint8_t)mb;
                     cb->included = 1;
                 }
