@@ -51,15 +51,29 @@ struct SplitRows {
 };
 
 // The SR x SC samples from input row qb, column jb that a tile's first pass reads, imported once
-// into shared memory (either lifting order); those outside the plane are never read.
+// into shared memory (either lifting order); those outside the plane are never read. A thread
+// imports SN of them at a time, their loads together.
+constexpr uint32_t SN = 4;
 __device__ inline void stage_samples(int32_t (*S)[SC], const GpuPlane &pl, const uint8_t *samples,
                                      const uint32_t *vmap, int qb, int jb, int R, int C, uint32_t tid,
                                      uint32_t nt)
 {
-    for (uint32_t k = tid; k < SR * SC; k += nt) {
-        const int q = qb + int(k / SC), j = jb + int(k % SC);
-        if (q >= 0 && q < R && j >= 0 && j < C)
-            S[q - qb][j - jb] = import_value(pl, samples, vmap, uint32_t(q), uint32_t(j));
+    for (uint32_t k0 = tid; k0 < SR * SC; k0 += SN * nt) {
+        uint32_t qs[SN], js[SN], in = 0;
+#pragma unroll
+        for (uint32_t u = 0; u < SN; u++) {
+            const uint32_t k = k0 + u * nt;
+            const int q = qb + int(k / SC), j = jb + int(k % SC);
+            qs[u] = uint32_t(q);
+            js[u] = uint32_t(j);
+            in |= uint32_t(k < SR * SC && q >= 0 && q < R && j >= 0 && j < C) << u;
+        }
+        int32_t v[SN];
+        import_values(pl, samples, vmap, qs, js, in, v);
+#pragma unroll
+        for (uint32_t u = 0; u < SN; u++)
+            if (in >> u & 1u)
+                S[int(qs[u]) - qb][int(js[u]) - jb] = v[u];
     }
     __syncthreads();
 }

@@ -60,34 +60,100 @@ __device__ inline int32_t plane_value(const GpuPlane &p, const uint8_t *samples,
     return p.kind ? pcwt_sample_high_bits(w, v, p.bits_alloc, p.bits_stored) : v;
 }
 
+// plane_value at N pixels (i[u], j[u]) of plane p, each where bit u of `in` is set (the others'
+// v[u] is not theirs): every word is loaded before any is used, so that a thread's loads overlap
+// (a per-sample kernel is otherwise bound by the latency of one load at a time).
+template <uint32_t N>
+__device__ inline void plane_values(const GpuPlane &p, const uint8_t *samples, const uint32_t (&i)[N],
+                                    const uint32_t (&j)[N], uint32_t in, int32_t (&v)[N])
+{
+    if (p.rct) {
+#pragma unroll
+        for (uint32_t u = 0; u < N; u++)
+            v[u] = in >> u & 1u ? plane_value(p, samples, i[u], j[u]) : 0;
+        return;
+    }
+    const uint8_t *s = samples + p.sample_off;
+    const uint64_t pixels = uint64_t(p.rows) * p.cols;
+    uint64_t k[N]; // the frame's first word where the pixel is not asked for: loads without branches
+    uint32_t w[N];
+#pragma unroll
+    for (uint32_t u = 0; u < N; u++)
+        k[u] = in >> u & 1u ? sample_index(p.components, p.planar, pixels, p.comp, uint64_t(i[u]) * p.cols + j[u]) : 0u;
+    if (p.bits_alloc == 8) {
+#pragma unroll
+        for (uint32_t u = 0; u < N; u++)
+            w[u] = s[k[u]];
+    } else {
+        const uint16_t *s16 = reinterpret_cast<const uint16_t *>(s);
+#pragma unroll
+        for (uint32_t u = 0; u < N; u++)
+            w[u] = s16[k[u]];
+    }
+#pragma unroll
+    for (uint32_t u = 0; u < N; u++) {
+        const int32_t x = value_of(w[u], p.bits_stored, p.is_signed);
+        v[u] = p.kind ? pcwt_sample_high_bits(w[u], x, p.bits_alloc, p.bits_stored) : x;
+    }
+}
+
 // A plane's flag word in the value maps' arena (value_map_gpu.cu, offset_gpu.cu): bit 0, the plane
 // is mapped; bit 1, it has a modular offset, r0 in bits 16-31 (then its values and its map's are
 // u' = (u - r0) mod 2^bits, from 0).
 constexpr uint32_t VMAP_MAPPED = 1, VMAP_OFFSET = 2;
 
-// The value plane p codes at pixel (i, j): plane_value, less the plane's modular offset, or its
-// rank in the plane's value map where the encoder gave it those (vmap: the batch's map words,
-// value_map_gpu.cu); 0 in the padding.
-__device__ inline int32_t import_value(const GpuPlane &p, const uint8_t *samples, const uint32_t *vmap,
-                                       uint32_t i, uint32_t j)
+// The values plane p codes at N pixels (i[u], j[u]), those where bit u of `in` is set (v[u] = 0
+// elsewhere, and in the padding): plane_value, less the plane's modular offset, or its rank in the
+// plane's value map where the encoder gave it those (vmap: the batch's map words,
+// value_map_gpu.cu). The loads of each step are issued together (plane_values).
+template <uint32_t N>
+__device__ inline void import_values(const GpuPlane &p, const uint8_t *samples, const uint32_t *vmap,
+                                     const uint32_t (&i)[N], const uint32_t (&j)[N], uint32_t in,
+                                     int32_t (&v)[N])
 {
-    if (i >= p.rows || j >= p.cols)
-        return 0;
-    int32_t v = plane_value(p, samples, i, j);
-    const uint32_t flag = p.vmap ? vmap[p.vmap_at] : 0u;
+    uint32_t inside = 0;
+#pragma unroll
+    for (uint32_t u = 0; u < N; u++)
+        inside |= uint32_t((in >> u & 1u) && i[u] < p.rows && j[u] < p.cols) << u;
+    plane_values(p, samples, i, j, inside, v);
+#pragma unroll
+    for (uint32_t u = 0; u < N; u++)
+        v[u] = inside >> u & 1u ? v[u] : 0;
+    const uint32_t flag = p.vmap && inside ? vmap[p.vmap_at] : 0u;
     if (!flag)
-        return v;
+        return;
     int32_t base = p.vmap_base;
     if (flag & VMAP_OFFSET) {
-        v = int32_t((uint32_t(v) - (flag >> 16)) & ((1u << p.bits_stored) - 1u));
+#pragma unroll
+        for (uint32_t u = 0; u < N; u++)
+            if (inside >> u & 1u)
+                v[u] = int32_t((uint32_t(v[u]) - (flag >> 16)) & ((1u << p.bits_stored) - 1u));
         base = 0;
     }
     if (!(flag & VMAP_MAPPED))
-        return v;
+        return;
     // the rank: values below v's word (the prefix), then those below v in its word
-    const uint32_t k = uint32_t(v - base), w = k >> 5;
     const uint32_t *bits = vmap + p.vmap_at + 1, *prefix = bits + p.vmap_words;
-    return int32_t(prefix[w] + __popc(bits[w] & ((1u << (k & 31u)) - 1u)));
+    uint32_t pre[N], word[N];
+#pragma unroll
+    for (uint32_t u = 0; u < N; u++) { // word 0 where the pixel is not asked for
+        const uint32_t w = inside >> u & 1u ? uint32_t(v[u] - base) >> 5 : 0u;
+        pre[u] = prefix[w];
+        word[u] = bits[w];
+    }
+#pragma unroll
+    for (uint32_t u = 0; u < N; u++)
+        if (inside >> u & 1u)
+            v[u] = int32_t(pre[u] + __popc(word[u] & ((1u << (uint32_t(v[u] - base) & 31u)) - 1u)));
+}
+
+// import_values at one pixel (i, j); 0 in the padding.
+__device__ inline int32_t import_value(const GpuPlane &p, const uint8_t *samples, const uint32_t *vmap,
+                                       uint32_t i, uint32_t j)
+{
+    int32_t v[1];
+    import_values<1>(p, samples, vmap, {i}, {j}, 1u, v);
+    return v[0];
 }
 
 // Decode: a decoded value x of plane p back to its sample value, *ok = 0 where it lies outside
