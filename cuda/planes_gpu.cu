@@ -10,19 +10,61 @@
 
 namespace {
 
+// Bit c of the result: component c of word i (of n, w.h pixels) is not canonical.
+__device__ inline uint32_t high_bit_of(const GpuFrame &f, uint32_t w, uint64_t i)
+{
+    if (w == canonical(value_of(w, f.bits_stored, f.is_signed), f.bits_alloc))
+        return 0;
+    const uint64_t pixels = uint64_t(f.width) * f.height;
+    return 1u << (f.planar ? uint32_t(i / pixels) : uint32_t(i % f.components));
+}
+
+// Which components of each frame have a word that is not canonical (grid: y the frame). A word
+// with all its bits stored always is. The others are read 16 bytes at a time, HB_VN of them a
+// thread issued together: a thread per word waits on one 2-byte load's latency at a time.
+// A 32-bit lane of 8/16-bit words is canonical where each word, plus 2^(stored-1) when signed
+// (the SIMD add keeps the words apart), has no bit above the stored ones; the words of a lane that
+// is not are checked one by one for their components.
+constexpr uint32_t HB_VN = 4;
 __global__ void high_bit_flags(const GpuFrame *frames, uint32_t *flags, const uint8_t *samples)
 {
     const GpuFrame f = frames[blockIdx.y];
+    if (f.bits_stored >= f.bits_alloc)
+        return; // the whole block
     const uint64_t n = uint64_t(f.width) * f.height * f.components;
-    for (uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-         i += uint64_t(gridDim.x) * blockDim.x) {
-        const uint32_t w = load_word(samples + f.sample_off, f.bits_alloc, i);
-        if (w != canonical(value_of(w, f.bits_stored, f.is_signed), f.bits_alloc)) {
-            const uint32_t c = f.planar ? uint32_t(i / (uint64_t(f.width) * f.height))
-                                        : uint32_t(i % f.components);
-            atomicOr(&flags[blockIdx.y * 3 + c], 1u);
+    const uint32_t per = 128 / f.bits_alloc; // words a 16-byte vector
+    const uint64_t vecs = n / per, stride = uint64_t(gridDim.x) * blockDim.x;
+    const uint32_t wide = f.bits_alloc == 8 ? 0x01010101u : 0x00010001u;
+    const uint32_t high = (((1u << f.bits_alloc) - 1u) & ~((1u << f.bits_stored) - 1u)) * wide;
+    const uint32_t bias = f.is_signed ? (1u << (f.bits_stored - 1u)) * wide : 0u;
+    const uint4 *s = reinterpret_cast<const uint4 *>(samples + f.sample_off); // 256-byte aligned
+    uint32_t seen = 0;
+    for (uint64_t v0 = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; v0 < vecs; v0 += HB_VN * stride) {
+        uint4 x[HB_VN];
+#pragma unroll
+        for (uint32_t u = 0; u < HB_VN; u++)
+            x[u] = v0 + u * stride < vecs ? __ldcs(s + v0 + u * stride) : make_uint4(0, 0, 0, 0);
+#pragma unroll
+        for (uint32_t u = 0; u < HB_VN; u++) {
+            const uint32_t lane[4] = {x[u].x, x[u].y, x[u].z, x[u].w};
+#pragma unroll
+            for (uint32_t q = 0; q < 4; q++) {
+                const uint32_t y = f.bits_alloc == 8 ? __vadd4(lane[q], bias) : __vadd2(lane[q], bias);
+                if (!(y & high))
+                    continue;
+                const uint64_t i0 = (v0 + u * stride) * per + q * (per / 4);
+                for (uint32_t b = 0; b < per / 4; b++)
+                    seen |= high_bit_of(f, lane[q] >> (b * f.bits_alloc) & ((1u << f.bits_alloc) - 1u), i0 + b);
+            }
         }
     }
+    const uint8_t *tail = samples + f.sample_off;
+    for (uint64_t i = vecs * per + uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+        seen |= high_bit_of(f, load_word(tail, f.bits_alloc, i), i);
+    seen = __reduce_or_sync(0xffffffffu, seen); // every thread of the block is here
+    for (uint32_t c = 0; (threadIdx.x & 31u) == 0 && seen; c++, seen >>= 1)
+        if (seen & 1u)
+            atomicOr(&flags[blockIdx.y * 3 + c], 1u);
 }
 
 // The images of the planes coded without a transform (the others' first DWT level reads the

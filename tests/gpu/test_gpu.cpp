@@ -281,6 +281,63 @@ TEST_P(Gpu, BatchesMixingSizesMatchCpu)
         EXPECT_TRUE(back[i] == imgs[i]) << "frame " << i;
 }
 
+// One word with a bit above bits_stored (or none) in otherwise canonical frames, at the first word,
+// in the middle, at the last word of the 16-byte reads the high-bit check makes, the first word
+// after them and the last word; 8 and 16 bits, signed (negative values are canonical words) and
+// not, one and three components, interleaved and planar; one batch. Exactly that word's
+// component gets a high-bit plane, and the GPU writes the CPU's bytes.
+TEST_P(Gpu, OneHighBitWordAnywhereMatchesCpu)
+{
+    SKIP_WITHOUT_GPU();
+    Codec c(GetParam());
+    Rng rng(9);
+    struct Case {
+        pcwt_image_desc d;
+        int64_t word; // -1: none
+    };
+    std::vector<Case> cases;
+    for (uint32_t alloc : {8u, 16u})
+        for (uint32_t sgn : {0u, 1u})
+            for (uint32_t comps : {1u, 3u})
+                for (uint32_t planar = 0; planar <= (comps == 3 ? 1u : 0u); planar++) {
+                    const pcwt_image_desc d{37, 23, comps, alloc, alloc - 3, sgn, planar};
+                    const int64_t n = int64_t(37) * 23 * comps, per = 128 / alloc, v = n / per * per;
+                    for (int64_t k : {int64_t(-1), int64_t(0), n / 2, v - 1, v, n - 1})
+                        cases.push_back({d, k});
+                }
+    std::vector<std::vector<uint8_t>> imgs, outs;
+    std::vector<pcwt_frame_job> jobs;
+    for (const Case &t : cases) {
+        auto img = random_image(t.d, rng, t.d.is_signed ? 4 : 1);
+        if (t.word >= 0) {
+            const size_t k = size_t(t.word);
+            const uint32_t w = t.d.bits_allocated == 8 ? img[k] : uint32_t(img[2 * k] | img[2 * k + 1] << 8);
+            store_sample(img, t.d, k, w ^ (1u << t.d.bits_stored));
+        }
+        imgs.push_back(std::move(img));
+        outs.emplace_back(pcwt_encode_bound(&t.d));
+    }
+    for (size_t i = 0; i < cases.size(); i++)
+        jobs.push_back({cases[i].d, imgs[i].data(), imgs[i].size(), outs[i].data(), outs[i].size(), 0, PCWT_OK});
+    ASSERT_EQ(pcwt_encode_batch(c.gpu, jobs.data(), jobs.size()), PCWT_OK) << pcwt_encoder_last_error(c.gpu);
+    for (size_t i = 0; i < cases.size(); i++) {
+        const Case &t = cases[i];
+        const std::string what = std::to_string(t.d.bits_allocated) + (t.d.is_signed ? "s " : "u ") +
+                                 std::to_string(t.d.components) + (t.d.planar ? " planar" : "") + " word " +
+                                 std::to_string(t.word);
+        outs[i].resize(jobs[i].written);
+        ASSERT_EQ(outs[i], Codec::enc(c.cpu, t.d, imgs[i])) << what;
+        pcwt_header_info info;
+        ASSERT_EQ(pcwt_read_header(outs[i].data(), outs[i].size(), &info), PCWT_OK) << what;
+        ASSERT_EQ(info.plane_count, t.d.components + (t.word >= 0 ? 1u : 0u)) << what;
+        for (uint32_t q = 0; q < info.plane_count; q++)
+            if (info.planes[q].kind == 1) {
+                const uint64_t pixels = 37 * 23, k = uint64_t(t.word);
+                EXPECT_EQ(info.planes[q].component, t.d.planar ? k / pixels : k % t.d.components) << what;
+            }
+    }
+}
+
 TEST_P(Gpu, CorruptStreamsRejectedInABatch)
 {
     SKIP_WITHOUT_GPU();
