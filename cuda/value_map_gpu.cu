@@ -23,45 +23,100 @@ extern "C" {
 
 namespace {
 
-// Sets the bit of every value of the vmap planes (grid: y the plane from `first`). A warp's lanes
-// (one row of the tile) join the bits they would set in one word, so that one atomic per word and
-// warp reaches memory (a plane's blocks start together, all setting the same few words). Planes
-// that may take a modular offset also sum the costs of its cuts at 0 and 2^(bits-1) over their
-// neighbour pairs (offset_gpu.cu).
-__global__ void value_bits(const GpuPlane *planes, uint32_t first, const uint8_t *samples, uint32_t *vmap,
-                           GpuPlaneState *state)
+// value_bits' tiles: TX columns and TY * VB_R rows, warp y the VB_R rows from y VB_R, lane x a
+// column; a block takes VB_TILES tiles of a plane in turn.
+constexpr uint32_t VB_R = 8, VB_TILES = 8;
+// a thread's cut costs (two pairs a pixel, each below 2^16) stay below 2^32 for its warp
+static_assert(uint64_t(VB_TILES) * VB_R * 2 * TX << 16 <= 0xFFFFFFFFull, "value_bits' cost sums");
+
+__host__ __device__ inline uint32_t vb_tiles(uint32_t rows, uint32_t cols)
 {
+    return ((cols + TX - 1) / TX) * ((rows + TY * VB_R - 1) / (TY * VB_R));
+}
+
+// Sets the bit of every value of the vmap planes (grid: y the plane from `first`, x its runs of
+// VB_TILES tiles). A block marks its values in a bitmap of its own in shared memory (a plane's
+// blocks would otherwise all hit the same few words of its global bitmap), then ORs its non-zero
+// words into the plane's. A thread loads its rows' samples, the row above them and, lane 0, their
+// left neighbours together; the others' left neighbours come from the lane to the left. Planes
+// that may take a modular offset also sum the costs of its cuts at 0 and 2^(bits-1) over their
+// neighbour pairs (offset_gpu.cu). Five blocks an SM: 48 registers, none spilled (64 without the
+// bound).
+__global__ void __launch_bounds__(TX * TY, 5) value_bits(const GpuPlane *planes, uint32_t first,
+                                                      const uint8_t *samples, uint32_t *vmap,
+                                                      GpuPlaneState *state)
+{
+    extern __shared__ uint32_t s_bits[]; // the largest plane's vmap_words
     const uint32_t pi = first + blockIdx.y;
     const GpuPlane p = planes[pi];
-    if (!p.vmap)
-        return;
-    const TileSpot spot = tile_spot(p.cols);
-    const uint32_t j = spot.j, i0 = spot.i0;
-    uint32_t *bits = vmap + p.vmap_at + 1;
-    const uint32_t half = p.offset ? 1u << (p.bits_stored - 1u) : 0u;
-    uint32_t cost[2] = {0, 0}; // the offset's cuts at 0 and at half (a warp's: below 2^25)
-    // else the whole warp is out: its row, or its first column, is past the plane
-    const bool warp_in = i0 < p.rows && (j - threadIdx.x) < p.cols;
-    for (uint32_t r = 0, i = i0; warp_in && r < RY && i < p.rows; r++, i += TY) { // the same rows for the warp
+    const uint32_t tiles = vb_tiles(p.rows, p.cols), t0 = blockIdx.x * VB_TILES;
+    if (!p.vmap || t0 >= tiles)
+        return; // the whole block
+    const uint32_t tid = threadIdx.y * TX + threadIdx.x;
+    for (uint32_t w = tid; w < p.vmap_words; w += TX * TY)
+        s_bits[w] = 0;
+    __syncthreads();
+    const uint32_t half = p.offset ? 1u << (p.bits_stored - 1u) : 0u, mask = 2u * half - 1u;
+    uint32_t cost[2] = {0, 0}; // the offset's cuts at 0 and at half
+    const uint32_t tiles_x = (p.cols + TX - 1) / TX, t1 = min(t0 + VB_TILES, tiles);
+    for (uint32_t t = t0; t < t1; t++) {
+        const uint32_t j = (t % tiles_x) * TX + threadIdx.x;
+        const uint32_t i0 = (t / tiles_x) * TY * VB_R + threadIdx.y * VB_R;
+        if (i0 >= p.rows)
+            continue; // the whole warp
+        const uint32_t nr = min(VB_R, p.rows - i0);
         const bool here = j < p.cols;
-        const int32_t v = here ? plane_value(p, samples, i, j) : p.vmap_base;
-        if (p.offset) // uniform
-            offset_pairs(p, samples, i, j, here, uint32_t(v) & (2u * half - 1u), [&](uint32_t a, uint32_t b) {
-                cost[0] += pcwt_offset_pair_cost(a, b, 0, 2u * half);
-                cost[1] += pcwt_offset_pair_cost(a, b, half, 2u * half);
-            });
-        const uint32_t k = uint32_t(v - p.vmap_base);
-        const uint32_t w = k >> 5, m = 1u << (k & 31u);
-        const uint32_t want = __ballot_sync(0xffffffffu, here && !(bits[w] & m)); // most are marked
-        if (!(want >> threadIdx.x & 1u))
-            continue;
-        const uint32_t peers = __match_any_sync(want, w); // the wanting lanes of this word
-        uint32_t all = 0;
-        for (uint32_t q = peers; q; q &= q - 1u)
-            all |= __shfl_sync(peers, m, __ffs(int(q)) - 1);
-        if (threadIdx.x == uint32_t(__ffs(int(peers)) - 1))
-            atomicOr(&bits[w], all);
+        // v[0]: the row above (where there is one), v[1 + r]: row i0 + r
+        uint32_t is[VB_R + 1], js[VB_R + 1], in = 0;
+#pragma unroll
+        for (uint32_t r = 0; r <= VB_R; r++) {
+            is[r] = i0 + r - 1u;
+            js[r] = j;
+            in |= uint32_t(here && r <= nr && (r > 0 || (p.offset && i0 > 0))) << r;
+        }
+        int32_t v[VB_R + 1];
+        plane_values(p, samples, is, js, in, v);
+        uint32_t il[VB_R], jl[VB_R];
+        int32_t left[VB_R];
+        if (p.offset) { // uniform
+#pragma unroll
+            for (uint32_t r = 0; r < VB_R; r++) {
+                il[r] = i0 + r;
+                jl[r] = j - 1u;
+            }
+            plane_values(p, samples, il, jl, threadIdx.x == 0 && j > 0 && here ? in >> 1 : 0u, left);
+        }
+#pragma unroll
+        for (uint32_t r = 0; r < VB_R; r++) {
+            if (r >= nr)
+                break; // the whole warp
+            const uint32_t u = uint32_t(v[r + 1]) & mask;
+            if (p.offset) { // uniform
+                uint32_t l = __shfl_up_sync(0xffffffffu, u, 1);
+                if (threadIdx.x == 0)
+                    l = uint32_t(left[r]) & mask;
+                if (here && j > 0) {
+                    cost[0] += pcwt_offset_pair_cost(u, l, 0, 2u * half);
+                    cost[1] += pcwt_offset_pair_cost(u, l, half, 2u * half);
+                }
+                if (here && i0 + r > 0) {
+                    const uint32_t a = uint32_t(v[r]) & mask;
+                    cost[0] += pcwt_offset_pair_cost(u, a, 0, 2u * half);
+                    cost[1] += pcwt_offset_pair_cost(u, a, half, 2u * half);
+                }
+            }
+            if (here) {
+                const uint32_t k = uint32_t(v[r + 1] - p.vmap_base), w = k >> 5, m = 1u << (k & 31u);
+                if (!(s_bits[w] & m)) // most are marked
+                    atomicOr(&s_bits[w], m);
+            }
+        }
     }
+    __syncthreads();
+    uint32_t *bits = vmap + p.vmap_at + 1;
+    for (uint32_t w = tid; w < p.vmap_words; w += TX * TY)
+        if (const uint32_t x = s_bits[w])
+            atomicOr(&bits[w], x);
     if (p.offset) // uniform: the whole block
         offset_block_add(cost, state[pi].off_cost);
 }
@@ -350,11 +405,14 @@ void gpu_vmap_build(const DeviceBatch &b, const BatchLayout &L, cudaStream_t s)
     if (!np)
         return;
     CUDA_CHECK(cudaMemsetAsync(b.vmap, 0, sizeof(uint32_t) * L.vmap_words, s));
-    uint32_t rows, cols;
+    uint32_t rows, cols, words = 0;
     vmap_extent(L, rows, cols);
+    for (const GpuPlane &p : L.planes)
+        words = p.vmap ? max(words, p.vmap_words) : words;
+    const uint32_t runs = (vb_tiles(rows, cols) + VB_TILES - 1) / VB_TILES;
     gpu_for_entries(np, [&](uint32_t first, uint32_t n) {
-        value_bits<<<dim3(plane_tiles(rows, cols), n), dim3(TX, TY), 0, s>>>(b.planes, first, b.samples, b.vmap,
-                                                                             b.state);
+        value_bits<<<dim3(runs, n), dim3(TX, TY), sizeof(uint32_t) * words, s>>>(b.planes, first, b.samples,
+                                                                                 b.vmap, b.state);
         CUDA_CHECK_LAUNCH();
     });
     gpu_offset_choose(b, L, s); // the offsets first: the maps are those of the values they leave
