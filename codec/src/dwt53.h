@@ -80,7 +80,7 @@ void pcwt_dwt53_forward_above(pcwt_pyramid *p, int columns_first);
 /* The encoder's estimate of a level-1 band: each coefficient's bit length, plus one when not 0. */
 static inline PCWT_HD uint32_t pcwt_bit_cost(int32_t c)
 {
-    const uint32_t a = c < 0 ? 0u - (uint32_t)c : (uint32_t)c;
+    const uint32_t a = pcwt_magnitude(c);
     return a ? (uint32_t)PCWT_LOG2(a) + 2u : 0u;
 }
 /* The sum of pcwt_bit_cost over n coefficients (dwt53.c), without a branch per coefficient: the
