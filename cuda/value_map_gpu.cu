@@ -28,20 +28,57 @@ namespace {
 constexpr uint32_t VB_R = 8, VB_TILES = 8;
 // a thread's cut costs (two pairs a pixel, each below 2^16) stay below 2^32 for its warp
 static_assert(uint64_t(VB_TILES) * VB_R * 2 * TX << 16 <= 0xFFFFFFFFull, "value_bits' cost sums");
+static_assert(VB_R % 2 == 0, "value_bits' left neighbours, two a word");
 
 __host__ __device__ inline uint32_t vb_tiles(uint32_t rows, uint32_t cols)
 {
     return ((cols + TX - 1) / TX) * ((rows + TY * VB_R - 1) / (TY * VB_R));
 }
 
+// plane_values at N rows of one column: rows i0 + d + u (u = 0 .. N-1; d = -1 or 0; row i0 is in
+// the plane) of column j, those where bit u of `in` is set (the others' v[u] is not theirs): one
+// sample index, then a row's step.
+template <uint32_t N>
+__device__ inline void column_run_values(const GpuPlane &p, const uint8_t *samples, uint32_t i0, int d,
+                                         uint32_t j, uint32_t in, int32_t (&v)[N])
+{
+    if (p.rct) {
+        uint32_t is[N], js[N];
+#pragma unroll
+        for (uint32_t u = 0; u < N; u++) {
+            is[u] = uint32_t(int64_t(i0) + d + u);
+            js[u] = j;
+        }
+        plane_values(p, samples, is, js, in, v);
+        return;
+    }
+    const uint8_t *s = samples + p.sample_off;
+    const int64_t step = int64_t(p.cols) * (p.planar ? 1 : p.components);
+    const int64_t k0 = int64_t(sample_index(p.components, p.planar, uint64_t(p.rows) * p.cols, p.comp,
+                                            uint64_t(i0) * p.cols + j)) + d * step;
+    uint32_t w[N];
+#pragma unroll
+    for (uint32_t u = 0; u < N; u++) { // the frame's first word where the row is not asked for
+        const int64_t k = in >> u & 1u ? k0 + int64_t(u) * step : 0;
+        w[u] = p.bits_alloc == 8 ? s[k] : reinterpret_cast<const uint16_t *>(s)[k];
+    }
+#pragma unroll
+    for (uint32_t u = 0; u < N; u++) {
+        const int32_t x = value_of(w[u], p.bits_stored, p.is_signed);
+        v[u] = p.kind ? pcwt_sample_high_bits(w[u], x, p.bits_alloc, p.bits_stored) : x;
+    }
+}
+
 // Sets the bit of every value of the vmap planes (grid: y the plane from `first`, x its runs of
 // VB_TILES tiles). A block marks its values in a bitmap of its own in shared memory (a plane's
 // blocks would otherwise all hit the same few words of its global bitmap), then ORs its non-zero
-// words into the plane's. A thread loads its rows' samples, the row above them and, lane 0, their
-// left neighbours together; the others' left neighbours come from the lane to the left. Planes
+// words into the plane's. A thread loads its rows' samples and the row above them together. Planes
 // that may take a modular offset also sum the costs of its cuts at 0 and 2^(bits-1) over their
-// neighbour pairs (offset_gpu.cu). Five blocks an SM: 48 registers, none spilled (64 without the
-// bound).
+// neighbour pairs (offset_gpu.cu): a left neighbour is the lane to the left's value, lane 0's the
+// last lane's of the block's previous tile where that is the tile to the left (else it loads its
+// own), and a pair's costs are |a' - b'| with a' = a for the cut at 0 and a XOR 2^(bits-1) for the
+// other (pcwt_offset_pair_cost's values, a and b below 2^bits). Five blocks an SM: 48 registers,
+// none spilled (64 without the bound).
 __global__ void __launch_bounds__(TX * TY, 5) value_bits(const GpuPlane *planes, uint32_t first,
                                                       const uint8_t *samples, uint32_t *vmap,
                                                       GpuPlaneState *state)
@@ -59,50 +96,44 @@ __global__ void __launch_bounds__(TX * TY, 5) value_bits(const GpuPlane *planes,
     const uint32_t half = p.offset ? 1u << (p.bits_stored - 1u) : 0u, mask = 2u * half - 1u;
     uint32_t cost[2] = {0, 0}; // the offset's cuts at 0 and at half
     const uint32_t tiles_x = (p.cols + TX - 1) / TX, t1 = min(t0 + VB_TILES, tiles);
+    uint32_t left[VB_R / 2]; // lane 0: its rows' left neighbours' u, two a word (u < 2^16)
     for (uint32_t t = t0; t < t1; t++) {
         const uint32_t j = (t % tiles_x) * TX + threadIdx.x;
         const uint32_t i0 = (t / tiles_x) * TY * VB_R + threadIdx.y * VB_R;
         if (i0 >= p.rows)
-            continue; // the whole warp
+            continue; // the whole warp (and the rest of its tile row)
         const uint32_t nr = min(VB_R, p.rows - i0);
         const bool here = j < p.cols;
         // v[0]: the row above (where there is one), v[1 + r]: row i0 + r
-        uint32_t is[VB_R + 1], js[VB_R + 1], in = 0;
+        uint32_t in = 0;
 #pragma unroll
-        for (uint32_t r = 0; r <= VB_R; r++) {
-            is[r] = i0 + r - 1u;
-            js[r] = j;
+        for (uint32_t r = 0; r <= VB_R; r++)
             in |= uint32_t(here && r <= nr && (r > 0 || (p.offset && i0 > 0))) << r;
-        }
         int32_t v[VB_R + 1];
-        plane_values(p, samples, is, js, in, v);
-        uint32_t il[VB_R], jl[VB_R];
-        int32_t left[VB_R];
-        if (p.offset) { // uniform
+        column_run_values(p, samples, i0, -1, j, in, v);
+        if (p.offset && (t == t0 || t % tiles_x == 0)) { // uniform: no tile to the left in left[]
+            int32_t lv[VB_R];
+            column_run_values(p, samples, i0, 0, j - 1u, threadIdx.x == 0 && j > 0 && here ? in >> 1 : 0u, lv);
 #pragma unroll
-            for (uint32_t r = 0; r < VB_R; r++) {
-                il[r] = i0 + r;
-                jl[r] = j - 1u;
-            }
-            plane_values(p, samples, il, jl, threadIdx.x == 0 && j > 0 && here ? in >> 1 : 0u, left);
+            for (uint32_t r = 0; r < VB_R; r += 2)
+                left[r / 2] = (uint32_t(lv[r]) & mask) | (uint32_t(lv[r + 1]) & mask) << 16;
         }
 #pragma unroll
         for (uint32_t r = 0; r < VB_R; r++) {
             if (r >= nr)
                 break; // the whole warp
-            const uint32_t u = uint32_t(v[r + 1]) & mask;
             if (p.offset) { // uniform
+                const uint32_t u = uint32_t(v[r + 1]) & mask, a = uint32_t(v[r]) & mask;
                 uint32_t l = __shfl_up_sync(0xffffffffu, u, 1);
                 if (threadIdx.x == 0)
-                    l = uint32_t(left[r]) & mask;
+                    l = left[r / 2] >> (16 * (r & 1)) & 0xFFFFu;
                 if (here && j > 0) {
-                    cost[0] += pcwt_offset_pair_cost(u, l, 0, 2u * half);
-                    cost[1] += pcwt_offset_pair_cost(u, l, half, 2u * half);
+                    cost[0] += uint32_t(abs(int32_t(u - l)));
+                    cost[1] += uint32_t(abs(int32_t((u ^ half) - (l ^ half))));
                 }
                 if (here && i0 + r > 0) {
-                    const uint32_t a = uint32_t(v[r]) & mask;
-                    cost[0] += pcwt_offset_pair_cost(u, a, 0, 2u * half);
-                    cost[1] += pcwt_offset_pair_cost(u, a, half, 2u * half);
+                    cost[0] += uint32_t(abs(int32_t(u - a)));
+                    cost[1] += uint32_t(abs(int32_t((u ^ half) - (a ^ half))));
                 }
             }
             if (here) {
@@ -111,6 +142,11 @@ __global__ void __launch_bounds__(TX * TY, 5) value_bits(const GpuPlane *planes,
                     atomicOr(&s_bits[w], m);
             }
         }
+        if (p.offset) // uniform: the next tile's left neighbours (its rows are these)
+#pragma unroll
+            for (uint32_t r = 0; r < VB_R; r += 2)
+                left[r / 2] = __shfl_sync(0xffffffffu, (uint32_t(v[r + 1]) & mask) | (uint32_t(v[r + 2]) & mask) << 16,
+                                          TX - 1);
     }
     __syncthreads();
     uint32_t *bits = vmap + p.vmap_at + 1;
