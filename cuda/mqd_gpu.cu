@@ -34,7 +34,8 @@ __global__ void mqd_level0(const uint32_t *plane_ids, const GpuPlane *planes, co
 // coefficients (and the finer level's MQDs), as the forward transform stores them; LL's only on
 // the top level, where it has MQDs. On level 1 (finest) of the auto planes, the 5/11-C high bands
 // are read from where fwd_level1_511<true> left them (the plane's image, N x M each) and put over
-// the 5/3 ones as they are read; the padding, 0 with either filter, stays.
+// the 5/3 ones as they are read; the padding, 0 with either filter, stays. A thread's loads are
+// issued together (one after the other, each store in between, they waited on each other).
 __global__ void mqd_level_511(const GpuLevel *levels, const GpuBand *bands, const GpuPlane *planes,
                               GpuPlaneState *state, int32_t *i32, int8_t *i8, bool finest)
 {
@@ -50,17 +51,31 @@ __global__ void mqd_level_511(const GpuLevel *levels, const GpuBand *bands, cons
     if (x < mr && y < mc) {
         const bool take = finest && planes[e.plane].level1 == PCWT_LEVEL1_AUTO;
         const uint64_t N = e.r / 2, M = e.c / 2, image = planes[e.plane].image;
-        uint32_t a[4] = {0, 0, 0, 0}; // LL, HL, LH, HH
         const uint64_t off[4] = {e.ll, bands[e.b_hl].coef, bands[e.b_lh].coef, bands[e.b_hh].coef};
-        for (uint32_t k = e.top ? 0 : 1; k < 4; k++)
-            for (uint32_t dy = 0; dy < 2; dy++)
-                for (uint32_t dx = 0; dx < 2; dx++) {
-                    const uint64_t i = 2 * x + dy, m = 2 * y + dx;
-                    int32_t *c = i32 + off[k] + i * e.bc + m;
-                    if (take && k && i < N && m < M)
-                        *c = i32[image + (k - 1) * N * M + i * M + m];
-                    a[k] |= pcwt_magnitude(*c);
-                }
+        // the element's coefficients [LL, HL, LH, HH][TL, TR, BL, BR], all loaded before any is
+        // used or stored (LL's only where its MQDs are wanted); from: taken from 5/11-C's bands
+        int32_t c[4][4];
+        uint32_t from = 0;
+#pragma unroll
+        for (uint32_t k = 0; k < 4; k++)
+#pragma unroll
+            for (uint32_t q = 0; q < 4; q++) {
+                const uint64_t i = 2 * x + q / 2, m = 2 * y + q % 2;
+                const bool f = take && k && i < N && m < M;
+                from |= uint32_t(f) << (4 * k + q);
+                c[k][q] = k == 0 && !e.top ? 0
+                          : f              ? i32[image + (k - 1) * N * M + i * M + m]
+                                           : i32[off[k] + i * e.bc + m];
+            }
+        uint32_t a[4] = {0, 0, 0, 0}; // LL, HL, LH, HH
+#pragma unroll
+        for (uint32_t k = 0; k < 4; k++)
+#pragma unroll
+            for (uint32_t q = 0; q < 4; q++) {
+                if (from >> (4 * k + q) & 1u)
+                    i32[off[k] + (2 * x + q / 2) * uint64_t(e.bc) + 2 * y + q % 2] = c[k][q];
+                a[k] |= pcwt_magnitude(c[k][q]);
+            }
         top = store_mqds(e, bands, i8, x, y, a[0], a[1], a[2], a[3]);
     }
     if (e.top) // uniform per block
