@@ -45,6 +45,9 @@ __device__ inline int32_t level_value(const GpuLevel &e, const GpuPlane *planes,
 constexpr uint32_t FR = 4 * TY + 3, FC = 2 * TX;     // rows first: input rows x band columns
 constexpr uint32_t CR = 2 * TY, CW = (4 * TX + 4) / 2; // columns first: band rows x column pairs
 constexpr uint32_t FWD_TILE = 2 * FR * FC > 2 * CR * 2 * CW ? 2 * FR * FC : 2 * CR * 2 * CW;
+// Columns first: the column items whose input loads a thread issues together (one item's waited
+// on the previous one's shared stores otherwise).
+constexpr uint32_t FWD_U = 2;
 
 template <bool IMPORT>
 __global__ void fwd_level(const GpuLevel *levels, const GpuBand *bands, const GpuPlane *planes,
@@ -87,17 +90,36 @@ __global__ void fwd_level(const GpuLevel *levels, const GpuBand *bands, const Gp
     } else {
         auto half_cols = reinterpret_cast<int32_t(*)[CR][2][CW]>(tile); // [column-low, -high][band row - 2 x0][parity][(column - base) / 2]
         const int base = int(4 * y0) - 2;
-        for (uint32_t k = tid; k < CR * (2 * CW - 1); k += TX * TY) { // columns
-            const uint32_t ii = k / (2 * CW - 1), t = k % (2 * CW - 1), i = 2 * x0 + ii;
-            const int col = base + int(t);
-            if (col < 0 || col >= int(e.c) || i >= e.br)
-                continue; // never read
-            int32_t lo = 0, hi = 0; // the padding row gets 0
-            if (i < e.r / 2)
-                lift_pair([&](int m) { return level_value<IMPORT>(e, planes, samples, vmap, i32, uint32_t(m), uint32_t(col)); },
-                          int(i), int(e.r), lo, hi);
-            half_cols[0][ii][t & 1][t >> 1] = lo;
-            half_cols[1][ii][t & 1][t >> 1] = hi;
+        constexpr uint32_t CN = CR * (2 * CW - 1); // column items: band row ii, column base + t
+        for (uint32_t k0 = tid; k0 < CN; k0 += FWD_U * TX * TY) { // columns, FWD_U items' loads together
+            int32_t xs[FWD_U][5];
+            uint32_t ii[FWD_U], t[FWD_U], in = 0, lift = 0;
+#pragma unroll
+            for (uint32_t u = 0; u < FWD_U; u++) {
+                const uint32_t k = k0 + u * TX * TY, i = 2 * x0 + k / (2 * CW - 1);
+                ii[u] = k / (2 * CW - 1);
+                t[u] = k % (2 * CW - 1);
+                const int col = base + int(t[u]);
+                const bool read = k < CN && col >= 0 && col < int(e.c) && i < e.br; // else never read
+                in |= uint32_t(read) << u;
+                lift |= uint32_t(read && i < e.r / 2) << u; // the padding row gets 0
+#pragma unroll
+                for (int d = -2; d <= 2; d++)
+                    xs[u][d + 2] = lift >> u & 1u && (i > 0 || d >= 0)
+                                       ? level_value<IMPORT>(e, planes, samples, vmap, i32,
+                                                             uint32_t(mirror(2 * int(i) + d, int(e.r))), uint32_t(col))
+                                       : 0;
+            }
+#pragma unroll
+            for (uint32_t u = 0; u < FWD_U; u++) {
+                if (!(in >> u & 1u))
+                    continue;
+                int32_t lo = 0, hi = 0;
+                if (lift >> u & 1u)
+                    lift_values(xs[u], int(2 * x0 + ii[u]), lo, hi);
+                half_cols[0][ii[u]][t[u] & 1][t[u] >> 1] = lo;
+                half_cols[1][ii[u]][t[u] & 1][t[u] >> 1] = hi;
+            }
         }
         __syncthreads();
         if (mine)

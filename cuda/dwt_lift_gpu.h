@@ -14,7 +14,17 @@ namespace {
 
 constexpr int TX = 32, TY = 8;
 
-// Lifting outputs L[i], H[i] of a sequence read through get(k), k already mirrored by the caller.
+// Lifting outputs L[i], H[i] of a sequence from its inputs x[2i-2 .. 2i+2] (the first two read
+// only where i > 0).
+__device__ inline void lift_values(const int32_t (&x)[5], int i, int32_t &lo, int32_t &hi)
+{
+    hi = pcwt_lift_high(x[2], x[3], x[4]);
+    const int32_t hm1 = i > 0 ? pcwt_lift_high(x[0], x[1], x[2]) : hi;
+    lo = pcwt_lift_low(x[2], hm1, hi);
+}
+
+// Lifting outputs L[i], H[i] of a sequence read through get(k), k already mirrored by the caller
+// (lift_values' steps; its own loads and order keep fwd_level1_511 within its registers).
 template <typename Get>
 __device__ inline void lift_pair(Get get, int i, int n, int32_t &lo, int32_t &hi)
 {
