@@ -268,25 +268,36 @@ class GpuJ2k : public ::testing::Test {
     std::unique_ptr<GpuCtx> ctx;
 };
 
-TEST_F(GpuJ2k, EachSyntheticStreamEqualsCpuAndOpenJpeg)
+// Tests of the synthetic streams, skipped without them; m: the first (512 x 512).
+class GpuJ2kStreams : public GpuJ2k {
+  protected:
+    void SetUp() override
+    {
+        GpuJ2k::SetUp();
+        if (IsSkipped())
+            return;
+        if (synthetic().empty())
+            GTEST_SKIP() << kNoStreams;
+        m = &synthetic()[0];
+    }
+    const Made *m = nullptr;
+};
+
+TEST_F(GpuJ2kStreams, EachSyntheticStreamEqualsCpuAndOpenJpeg)
 {
-    if (synthetic().empty())
-        GTEST_SKIP() << kNoStreams;
-    for (const Made &m : synthetic()) {
-        SCOPED_TRACE(m.name);
-        check_batch(ctx->g, {&m});
+    for (const Made &s : synthetic()) {
+        SCOPED_TRACE(s.name);
+        check_batch(ctx->g, {&s});
     }
 }
 
-TEST_F(GpuJ2k, AllSyntheticStreamsInOneBatch)
+TEST_F(GpuJ2kStreams, AllSyntheticStreamsInOneBatch)
 {
-    if (synthetic().empty())
-        GTEST_SKIP() << kNoStreams;
     std::vector<const Made *> all;
-    for (const Made &m : synthetic())
-        all.push_back(&m);
-    for (const Made &m : synthetic()) // twice: frames of the same shape side by side
-        all.push_back(&m);
+    for (const Made &s : synthetic())
+        all.push_back(&s);
+    for (const Made &s : synthetic()) // twice: frames of the same shape side by side
+        all.push_back(&s);
     check_batch(ctx->g, all);
 }
 
@@ -399,13 +410,10 @@ INSTANTIATE_TEST_SUITE_P(Streams, GpuJ2kDamaged, ::testing::Values("ct512_12u", 
                          [](const ::testing::TestParamInfo<const char *> &i) { return std::string(i.param); });
 
 // Inconsistent fields are refused before anything reaches the device.
-TEST_F(GpuJ2k, DamagedFieldsAreRefused)
+TEST_F(GpuJ2kStreams, DamagedFieldsAreRefused)
 {
-    if (synthetic().empty())
-        GTEST_SKIP() << kNoStreams;
-    const Made &m = synthetic()[0];
     Built b;
-    ASSERT_EQ(b.add(m.cs), "");
+    ASSERT_EQ(b.add(m->cs), "");
     pcwt_j2k_cblk *cb = b.bld.b.cblks;
     size_t k = 0;
     while (k < b.bld.b.cblk_count && cb[k].passes < 3)
@@ -438,20 +446,17 @@ TEST_F(GpuJ2k, DamagedFieldsAreRefused)
 // A batch with tens of thousands of code-blocks: the host checks and orders them on several
 // threads (a run of frames each, the runs' orders merged); the samples equal the CPU's, and of two
 // damaged code-blocks in different runs the message names the first, as one thread would.
-TEST_F(GpuJ2k, LargeBatchLaidOutOnThreads)
+TEST_F(GpuJ2kStreams, LargeBatchLaidOutOnThreads)
 {
-    if (synthetic().empty())
-        GTEST_SKIP() << kNoStreams;
-    const Made &m = synthetic()[0];
     Built one;
-    ASSERT_EQ(one.add(m.cs), "");
+    ASSERT_EQ(one.add(m->cs), "");
     std::string why;
     const auto cpu = cpu_decode(one.bld.b, why);
     ASSERT_EQ(cpu.size(), 1u) << why;
     const size_t per = one.bld.b.cblk_count, frames = 4 * 8192 / per + 1; // four runs of 8192 or more
     Built b;
     for (size_t i = 0; i < frames; i++)
-        ASSERT_EQ(b.add(m.cs), "");
+        ASSERT_EQ(b.add(m->cs), "");
     pcwt_j2k_cblk *cb = b.bld.b.cblks;
     auto damaged_in = [&](size_t frame) {
         size_t k = frame * per;
@@ -622,15 +627,12 @@ TEST_F(GpuJ2k, HtDamagedDecodesAsOnCpu)
 
 // A device budget smaller than one frame: PCWT_ERR_OUT_OF_MEMORY (the caller decodes it on the
 // CPU); a budget of a little more than one frame cuts the batch into chunks that decode exactly.
-TEST_F(GpuJ2k, MemoryBudget)
+TEST_F(GpuJ2kStreams, MemoryBudget)
 {
-    if (synthetic().empty())
-        GTEST_SKIP() << kNoStreams;
-    const Made &m = synthetic()[0]; // 512 x 512
     const int frames = 4;
     Built b;
     for (int i = 0; i < frames; i++)
-        ASSERT_EQ(b.add(m.cs), "");
+        ASSERT_EQ(b.add(m->cs), "");
     // what cuda/j2k_decode_gpu.cu counts: the code-block data and segments of the whole batch,
     // then per frame two coefficient buffers, the samples and tier-1's state (a 16-bit word per
     // coefficient, stripes padded), with room for the tables
