@@ -51,6 +51,9 @@ struct J2kT1Plan {
     uint32_t ht_lanes = 0;    // 1..32: HT code-blocks a warp (pcwt_gpu_j2k_set_ht_lanes); 0: j2k_ht_lanes
 };
 J2kT1Plan j2k_t1_plan(int device);
+// Warps of `kernel` the device holds at once, in blocks of `threads` with `smem` bytes of dynamic
+// shared memory each (j2k_ht_gpu.cu).
+uint32_t j2k_warp_slots(int device, const void *kernel, int threads, size_t smem);
 // HT code-blocks a warp for a chunk of `count` on a device holding ht_slots warps: 8, fewer (down
 // to 1) for a chunk of fewer code-blocks than ht_slots (j2k_ht_gpu.cu).
 uint32_t j2k_ht_lanes(uint64_t count, uint32_t ht_slots);

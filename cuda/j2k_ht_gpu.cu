@@ -63,14 +63,19 @@ __global__ void __launch_bounds__(kThreads)
 
 } // namespace
 
-uint32_t j2k_ht_warp_slots(int device)
+uint32_t j2k_warp_slots(int device, const void *kernel, int threads, size_t smem)
 {
     int sms = 0, blocks = 0;
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads, smem));
+    return uint32_t(sms > 0 ? sms : 1) * uint32_t(blocks > 0 ? blocks : 1) * uint32_t(threads / 32);
+}
+
+uint32_t j2k_ht_warp_slots(int device)
+{
     // the common case: 64 columns a code-block, every lane busy
-    const size_t smem = size_t(scratch_stride(64)) * kThreads;
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, ht_kernel, int(kThreads), smem));
-    return uint32_t(sms > 0 ? sms : 1) * uint32_t(blocks > 0 ? blocks : 1) * (kThreads / 32);
+    return j2k_warp_slots(device, reinterpret_cast<const void *>(ht_kernel), int(kThreads),
+                          size_t(scratch_stride(64)) * kThreads);
 }
 
 uint32_t j2k_ht_lanes(uint64_t count, uint32_t ht_slots)
