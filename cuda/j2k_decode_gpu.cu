@@ -29,6 +29,16 @@ extern "C" {
 #include <new>
 #include <thread>
 
+// The host lists a chunk's layout fills (Chunk), kept with its slot from call to call: fresh memory
+// costs a page fault per 4 KiB at first touch, more than filling it.
+struct J2kLayout {
+    std::vector<pcwt_j2k_cblk> cb, sorted;
+    std::vector<std::pair<uint64_t, uint64_t>> key; // (cost, bytes)
+    std::vector<size_t> idx;
+    std::vector<uint64_t> cost, soff;
+    std::vector<uint32_t> wf;
+};
+
 // One set of the decoder's buffers, and what its submitted batch still needs once the device is
 // done with it (pcwt_gpu_j2k_finish).
 struct J2kSlot {
@@ -45,6 +55,7 @@ struct J2kSlot {
     bool async = false;   // queued (else decoded whole at its submit)
     bool check_ht = false;
     std::vector<HostCopy> copies; // staged samples to their destinations
+    J2kLayout layout;
     void release_device()
     {
         for (DevBuf *d : dev)
@@ -58,6 +69,7 @@ struct J2kSlot {
         h_in.release();
         h_ht.release();
         copies.clear();
+        layout = J2kLayout{};
         pending = async = check_ht = false;
     }
 };
@@ -331,17 +343,22 @@ struct Chunk {
         // a thread per code-block, heaviest first (j2k_t1_cost): neighbours in a warp get similar
         // work, so that a warp's threads run the same passes and finish together; the order of
         // the code-blocks is free, each writes its own rectangle; ties broken by codeword bytes
-        std::vector<pcwt_j2k_cblk> cb(at.back());
-        std::vector<std::pair<uint64_t, uint64_t>> key(cb.size());
-        std::vector<size_t> idx(cb.size());
+        J2kLayout &L = m.layout;
+        std::vector<pcwt_j2k_cblk> &cb = L.cb, &sorted = L.sorted;
+        std::vector<std::pair<uint64_t, uint64_t>> &key = L.key;
+        std::vector<size_t> &idx = L.idx;
+        std::vector<uint64_t> &cost = L.cost, &soff = L.soff;
+        cb.resize(at.back());
+        key.resize(cb.size());
+        idx.resize(cb.size());
         checked_and_sorted(b, from, at, lo, hi, cb, key, idx, err, es);
         // HT code-blocks last, decoded by their own kernel (j2k_ht_gpu.cu), not in tier-1's warps
         ht_first = uint32_t(std::stable_partition(idx.begin(), idx.end(),
                                                   [&](size_t x) { return !(cb[x].style & PCWT_J2K_STYLE_HT); }) -
                             idx.begin());
         ht_count = uint32_t(idx.size()) - ht_first;
-        std::vector<pcwt_j2k_cblk> sorted(cb.size());
-        std::vector<uint64_t> cost(cb.size());
+        sorted.resize(cb.size());
+        cost.resize(cb.size());
         for (size_t k = 0; k < idx.size(); k++) {
             sorted[k] = cb[idx[k]];
             cost[k] = key[idx[k]].first;
@@ -351,14 +368,14 @@ struct Chunk {
         for (size_t k = ht_first; k < cb.size(); k++)
             ht_width = std::max<uint32_t>(ht_width, cb[k].width);
         ht_lanes = t1.ht_lanes ? t1.ht_lanes : j2k_ht_lanes(ht_count, t1.ht_slots);
-        std::vector<uint32_t> wf;
+        std::vector<uint32_t> &wf = L.wf;
         j2k_t1_warps(cost, t1, wf);
         warps = (uint32_t)(wf.size() - 1);
         TraceScope tables(GpuHostTrace::TABLES);
         upload(m.cblks, cb, up);
         upload(m.warp_first, wf, up);
         warp_first = m.warp_first.as<uint32_t>();
-        std::vector<uint64_t> soff(cb.size());
+        soff.resize(cb.size());
         uint64_t words = 0;
         for (size_t k = 0; k < cb.size(); k++) {
             soff[k] = words;
