@@ -39,6 +39,11 @@ struct J2kLayout {
     std::vector<uint32_t> wf;
 };
 
+// A queued chunk's inverse DWT and output in up to this many pieces of its frames, each piece
+// downloaded as soon as its samples are written: only the last piece's download follows the
+// device's work.
+constexpr size_t kPieces = 4;
+
 // One set of the decoder's buffers, and what its submitted batch still needs once the device is
 // done with it (pcwt_gpu_j2k_finish).
 struct J2kSlot {
@@ -49,7 +54,8 @@ struct J2kSlot {
     PinnedBuf h_ht;   // ht_status, written back
     DevBuf *dev[12] = {&data,  &segs, &cblks, &state, &state_off,  &tcs,
                        &frames, &coefs, &tmp, &out, &warp_first, &ht_status};
-    cudaEvent_t uploaded = nullptr, computed = nullptr, done = nullptr;
+    cudaEvent_t uploaded = nullptr, done = nullptr;
+    cudaEvent_t piece_done[kPieces] = {}; // a piece's samples written (Chunk::pieces)
     cudaStream_t compute = nullptr; // a queued batch's kernels: the other slots' may run beside them
     bool pending = false; // submitted, not finished
     bool async = false;   // queued (else decoded whole at its submit)
@@ -94,7 +100,10 @@ void j2k_gpu_free(J2kGpu *j)
         return;
     for (J2kSlot &sl : j->slot) {
         sl.release();
-        for (cudaEvent_t e : {sl.uploaded, sl.computed, sl.done})
+        for (cudaEvent_t e : {sl.uploaded, sl.done})
+            if (e)
+                cudaEventDestroy(e);
+        for (cudaEvent_t e : sl.piece_done)
             if (e)
                 cudaEventDestroy(e);
         if (sl.compute)
@@ -294,6 +303,9 @@ struct Chunk {
     uint64_t out_bytes = 0;
     std::vector<std::pair<void *, uint64_t>> dst; // each frame's destination and offset
     std::vector<size_t> dst_size;
+    // piece k: frames piece_frame[k] .. piece_frame[k + 1] - 1, their tile-components
+    // piece_tc[k] .. piece_tc[k + 1] - 1 (consecutive, in frame order), about equal samples each
+    std::vector<uint32_t> piece_frame, piece_tc;
 
     // Tables uploaded on up, buffers cleared on s (the chunk's compute stream).
     Chunk(J2kSlot &m, const J2kT1Plan &t1, const pcwt_j2k_batch *b, const std::vector<size_t> &fr, cudaStream_t up,
@@ -339,6 +351,18 @@ struct Chunk {
             dst_size.push_back(size);
             out_bytes = align_up(out_bytes + size);
             fv.push_back(g);
+        }
+        {
+            const size_t pieces = std::min(kPieces, fv.size()); // never more (the slot's events)
+            piece_frame.assign(1, 0);
+            piece_tc.assign(1, 0);
+            for (size_t k = 0; k < fv.size(); k++) {
+                const uint64_t end = k + 1 < fv.size() ? dst[k + 1].second : out_bytes; // its samples' end, aligned
+                if (end * pieces >= out_bytes * piece_frame.size() || k + 1 == fv.size()) {
+                    piece_frame.push_back(uint32_t(k + 1));
+                    piece_tc.push_back(fv[k].tc[0] + fv[k].components);
+                }
+            }
         }
         // a thread per code-block, heaviest first (j2k_t1_cost): neighbours in a warp get similar
         // work, so that a warp's threads run the same passes and finish together; the order of
@@ -410,10 +434,27 @@ struct Chunk {
 
     void run(cudaStream_t s) const
     {
-        j2k_gpu_t1(c, warp_first, warps, s);
-        j2k_gpu_ht(c, ht_first, ht_count, ht_width, ht_lanes, ht_status, s);
+        run_tier1(s);
         j2k_gpu_idwt(c, step_pixels, s);
         j2k_gpu_output(c, s);
+    }
+    void run_tier1(cudaStream_t s) const
+    {
+        j2k_gpu_t1(c, warp_first, warps, s);
+        j2k_gpu_ht(c, ht_first, ht_count, ht_width, ht_lanes, ht_status, s);
+    }
+    size_t pieces() const { return piece_frame.size() - 1; }
+    // The inverse DWT and output of piece k (after run_tier1).
+    void run_piece(size_t k, cudaStream_t s) const
+    {
+        J2kGpuChunk v = c; // its tile-components for the DWT; its frames (whose indices are the chunk's) for the output
+        v.tcs = c.tcs + piece_tc[k];
+        v.tc_count = piece_tc[k + 1] - piece_tc[k];
+        j2k_gpu_idwt(v, step_pixels, s);
+        v = c;
+        v.frames = c.frames + piece_frame[k];
+        v.frame_count = piece_frame[k + 1] - piece_frame[k];
+        j2k_gpu_output(v, s);
     }
 };
 
@@ -444,9 +485,12 @@ J2kGpu &buffers(pcwt_gpu *g)
         g->j2k->t1 = t1;
     }
     for (J2kSlot &sl : g->j2k->slot) {
-        for (cudaEvent_t *e : {&sl.uploaded, &sl.computed, &sl.done})
+        for (cudaEvent_t *e : {&sl.uploaded, &sl.done})
             if (!*e)
                 CUDA_CHECK(cudaEventCreateWithFlags(e, cudaEventDisableTiming));
+        for (cudaEvent_t &e : sl.piece_done)
+            if (!e)
+                CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
         if (!sl.compute)
             CUDA_CHECK(cudaStreamCreateWithFlags(&sl.compute, cudaStreamNonBlocking));
     }
@@ -542,32 +586,35 @@ std::vector<std::vector<size_t>> plan(const pcwt_j2k_batch *b, uint64_t shared, 
     return out;
 }
 
-// The chunk's samples from the device on stream s: page-locked and managed destinations straight,
-// the others into the slot's page-locked staging buffer, whose copies to them are returned.
-std::vector<HostCopy> download(J2kSlot &m, const Chunk &ch, cudaStream_t s)
+// The samples of the chunk's frames f0 .. f1 - 1 from the device on stream s, appended to copies:
+// page-locked and managed destinations straight, the others into the slot's page-locked staging
+// buffer (at their offsets in the chunk's output), whose copies to them are appended.
+void download(J2kSlot &m, const Chunk &ch, cudaStream_t s, size_t f0, size_t f1, std::vector<HostCopy> &copies)
 {
     TraceScope timed(GpuHostTrace::D2H);
-    std::vector<char> direct(ch.dst.size());
+    if (f0 >= f1)
+        return;
+    std::vector<char> direct(f1 - f0);
     bool staged = false;
     CopyBatch batch; // one call for a batch's thousands of frames, not one each
-    for (size_t k = 0; k < ch.dst.size(); k++) {
-        direct[k] = gpu_is_direct(ch.dst[k].first);
-        staged |= !direct[k];
-        if (direct[k])
+    for (size_t k = f0; k < f1; k++) {
+        direct[k - f0] = gpu_is_direct(ch.dst[k].first);
+        staged |= !direct[k - f0];
+        if (direct[k - f0])
             batch.add(ch.dst[k].first, m.out.as<uint8_t>() + ch.dst[k].second, ch.dst_size[k]);
     }
     batch.issue(s);
-    std::vector<HostCopy> copies;
+    const uint64_t lo = ch.dst[f0].second, hi = ch.dst[f1 - 1].second + ch.dst_size[f1 - 1];
     if (staged) {
-        m.h_out.ensure(ch.out_bytes ? ch.out_bytes : 1);
-        CUDA_CHECK(cudaMemcpyAsync(m.h_out.p, m.out.p, ch.out_bytes, cudaMemcpyDeviceToHost, s));
-        for (size_t k = 0; k < ch.dst.size(); k++)
-            if (!direct[k])
+        m.h_out.ensure(ch.out_bytes ? ch.out_bytes : 1); // the whole chunk's: every piece the same buffer
+        CUDA_CHECK(cudaMemcpyAsync(m.h_out.as<uint8_t>() + lo, m.out.as<uint8_t>() + lo, hi - lo,
+                                   cudaMemcpyDeviceToHost, s));
+        for (size_t k = f0; k < f1; k++)
+            if (!direct[k - f0])
                 copies.push_back(HostCopy{ch.dst[k].first, m.h_out.as<uint8_t>() + ch.dst[k].second, ch.dst_size[k]});
     }
     if (gpu_trace)
-        gpu_trace->out += ch.out_bytes;
-    return copies;
+        gpu_trace->out += hi - lo;
 }
 
 [[noreturn]] void fail_ht(uint32_t ht, char *err, size_t es)
@@ -591,7 +638,8 @@ void decode_now(pcwt_gpu *g, J2kSlot &m, const J2kT1Plan &t1, const pcwt_j2k_bat
             TraceScope timed(GpuHostTrace::LAUNCH);
             ch.run(s);
         }
-        const std::vector<HostCopy> copies = download(m, ch, s);
+        std::vector<HostCopy> copies;
+        download(m, ch, s, 0, ch.dst.size(), copies);
         {
             TraceScope timed(GpuHostTrace::WAIT_COMPUTE);
             CUDA_CHECK(cudaStreamSynchronize(s));
@@ -612,8 +660,8 @@ void decode_now(pcwt_gpu *g, J2kSlot &m, const J2kT1Plan &t1, const pcwt_j2k_bat
 }
 
 // The batch in one chunk, queued: uploaded on copy_in, decoded on the slot's stream (beside the
-// other slots' batches, whose kernels leave much of the device idle), downloaded on copy_out;
-// the slot's `done` event marks its end.
+// other slots' batches, whose kernels leave much of the device idle), downloaded on copy_out piece
+// by piece (Chunk::pieces); the slot's `done` event marks its end.
 void decode_queued(pcwt_gpu *g, J2kSlot &m, const J2kT1Plan &t1, const pcwt_j2k_batch *b,
                    const std::vector<size_t> &frames, char *err, size_t es)
 {
@@ -621,14 +669,23 @@ void decode_queued(pcwt_gpu *g, J2kSlot &m, const J2kT1Plan &t1, const pcwt_j2k_
     upload_shared(m, b, up);
     Chunk ch(m, t1, b, frames, up, s, err, es);
     CUDA_CHECK(cudaEventRecord(m.uploaded, up));
+    m.copies.clear();
     {
         TraceScope timed(GpuHostTrace::LAUNCH);
         CUDA_CHECK(cudaStreamWaitEvent(s, m.uploaded, 0));
-        ch.run(s);
-        CUDA_CHECK(cudaEventRecord(m.computed, s));
-        CUDA_CHECK(cudaStreamWaitEvent(down, m.computed, 0));
+        ch.run_tier1(s);
     }
-    m.copies = download(m, ch, down);
+    // each piece's download waits for that piece's samples only, so that the downloads of the first
+    // pieces overlap the inverse DWT of the later ones
+    for (size_t k = 0; k < ch.pieces(); k++) {
+        {
+            TraceScope timed(GpuHostTrace::LAUNCH);
+            ch.run_piece(k, s);
+            CUDA_CHECK(cudaEventRecord(m.piece_done[k], s));
+            CUDA_CHECK(cudaStreamWaitEvent(down, m.piece_done[k], 0));
+        }
+        download(m, ch, down, ch.piece_frame[k], ch.piece_frame[k + 1], m.copies);
+    }
     m.check_ht = ch.ht_count != 0;
     if (m.check_ht) {
         m.h_ht.ensure(sizeof(uint32_t));
