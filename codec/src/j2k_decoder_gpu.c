@@ -34,13 +34,14 @@ static double now_ms(void)
     return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
 }
 
-#define GPU_GROUP_BYTES ((uint64_t)64 << 20)
-#define GPU_GROUPS_MAX 6
+#define GPU_GROUP_BYTES ((uint64_t)40 << 20)
+#define GPU_GROUPS_MAX 8
 #define GPU_PART1_GROUP_BYTES ((uint64_t)160 << 20)
 
 /* Codestream bytes per group (the batch is then cut in that many groups of about equal bytes):
- * the route's, else about 64 MB a group (at most 6) for a batch of HTJ2K frames: the best of 16,
- * 32, 64 MB and one group on two H200s (bench/results/gpu-h200-2026-11-28-session8-j2k-e2e.md,
+ * the route's, else about 40 MB a group (at most 8) for a batch of HTJ2K frames: against 64 MB
+ * (at most 6) the better on radiographs and CT slices once tier-2 and the downloads got shorter
+ * (bench/results/gpu-h200-2026-11-29-session12-j2k.md; before: session8-j2k-e2e.md,
  * session10-j2k.md). A batch with Part 1 frames in at most two groups, up to 160 MB one: their
  * tier-1 decodes a small group far below a batch's speed, but two groups run side by side on the
  * device: the best of 48, 60, 96, 160 MB and one group on the CT slices and radiographs of
