@@ -475,6 +475,11 @@ TEST(RecompressDevices, HandlesAreFreedTogetherAfterTheSummary)
     ASSERT_NE(freed, std::string::npos) << p.out;
     ASSERT_NE(p.out.find("stage times"), std::string::npos) << p.out;
     EXPECT_LT(p.out.find("stage times"), freed) << p.out;
+    // and the process's memory at the summary, before them
+    const size_t memory = p.out.find("memory: peak resident ");
+    ASSERT_NE(memory, std::string::npos) << p.out;
+    EXPECT_LT(memory, freed) << p.out;
+    EXPECT_GT(std::strtoul(p.out.c_str() + memory + std::strlen("memory: peak resident "), nullptr, 10), 0ul) << p.out;
     // at least the 2 readers' and 2 writers' coders, the batch coder and the 3 verifiers
     EXPECT_GE(std::strtoul(p.out.c_str() + freed + said.size(), nullptr, 10), 8ul) << p.out;
 }

@@ -31,6 +31,10 @@
 #include <utility>
 
 #include <dirent.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -114,6 +118,7 @@ static std::string checkGpus(const std::vector<int>& devices, ContextsBeingMade&
     problem = std::string("no GPU is available (") + pcwt_decoder_last_error(gpu) + ")";
   pcwt_decoder_destroy(gpu);
   if (!problem.empty()) return problem;
+  DPRCTimelineMark("cuInit"); // (--stats: the GPU found; the context follows)
   pcwt_encoder *probe = pcwt_encoder_create();
   if (probe == NULL) return "out of memory";
   for (int d : devices)
@@ -437,6 +442,37 @@ static std::uint64_t updateDicomdirs(const RecompressOptions& o, const DPRCWalkR
   return dicomdirRecords;
 }
 
+/** --stats: the process's memory at the summary: its peak and current resident set (page-locked
+ *  memory counts there too), minor page faults and system time so far, and the heap (glibc's
+ *  arenas: what they hold, what of it is in use)
+ */
+static std::string memoryText()
+{
+  struct rusage ru;
+  std::memset(&ru, 0, sizeof ru);
+  (void)getrusage(RUSAGE_SELF, &ru);
+  long resident = 0;
+  if (FILE *f = std::fopen("/proc/self/statm", "r"))
+  {
+    long pages = 0;
+    if (std::fscanf(f, "%*s %ld", &pages) == 1) resident = pages * (sysconf(_SC_PAGESIZE) >> 10);
+    std::fclose(f);
+  }
+  char buf[320];
+  int n = std::snprintf(buf, sizeof buf, "memory: peak resident %ld MB, now %ld MB; %ld minor page faults, "
+                        "system time %.2f s", ru.ru_maxrss >> 10, resident >> 10, ru.ru_minflt,
+                        double(ru.ru_stime.tv_sec) + double(ru.ru_stime.tv_usec) * 1e-6);
+#if defined(__GLIBC__) && __GLIBC_PREREQ(2, 33)
+  const struct mallinfo2 m = mallinfo2();
+  if (n > 0 && std::size_t(n) < sizeof buf)
+    std::snprintf(buf + n, sizeof buf - std::size_t(n), "; heap %zu MB held (%zu MB mapped apart), %zu MB in use",
+                  (m.arena + m.hblkhd) >> 20, m.hblkhd >> 20, (m.uordblks + m.hblkhd) >> 20);
+#else
+  (void)n;
+#endif
+  return buf;
+}
+
 /// the summary and --stats on standard output, and the --report file
 static void report(const RecompressOptions& o, DPRCSummary& sum, const DPRCPipelineOptions& popt,
                    const DPRCPipelineStats& pstats, const std::vector<DPRCResult>& results, int& status)
@@ -454,6 +490,7 @@ static void report(const RecompressOptions& o, DPRCSummary& sum, const DPRCPipel
            << (pstats.sampleRegionBytes >> 20) << " MB, " << pstats.sampleRegionBuffers << " buffers cut, "
            << pstats.sampleRegionBeyond << " beyond; coder arenas " << (pstats.arenaRegionBytes >> 20) << " MB, "
            << pstats.arenaRegionBuffers << " buffers cut, " << pstats.arenaRegionBeyond << " beyond" << OFendl;
+    COUT << memoryText() << OFendl;
     if (!o.devices.empty() && !pstats.framesCodedOn.empty())
     {
       COUT << "frames per GPU:";
