@@ -47,12 +47,11 @@ TraceCall::~TraceCall()
     std::fputs(line, stderr);
 }
 
-std::array<DevBuf *, 30> Slot::device_buffers()
+std::array<DevBuf *, kSlotDeviceBuffers> Slot::device_buffers()
 {
-    return {&frames, &planes, &bands, &levels, &steps, &step_groups, &level0, &export_ids, &groups, &state,
-            &group_size, &samples, &stream_buf, &flags, &scan_tmp, &ec_scan, &ec_scratch, &ec_counts,
-            &ec_element_counts, &ec_bin_at, &ec_order, &expected, &first_diff, &crc_parts, &vmap, &vmap_bytes,
-            &map_prefix, &i32, &i8, &ec_bins};
+#define PCWT_SLOT_DEVBUF_ADDRESS(b) &b,
+    return {PCWT_SLOT_DEVICE_BUFFERS(PCWT_SLOT_DEVBUF_ADDRESS)};
+#undef PCWT_SLOT_DEVBUF_ADDRESS
 }
 
 void Slot::release()
@@ -440,11 +439,9 @@ size_t gpu_memory_budget(pcwt_gpu *g)
     size_t free_b = 0, total_b = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
     size_t held = 0;
-    for (const Slot &s : g->slot)
-        held += s.i32.cap + s.i8.cap + s.ec_bins.cap + s.samples.cap + s.stream_buf.cap + s.groups.cap +
-                s.group_size.cap + s.ec_scan.cap + s.ec_scratch.cap + s.ec_counts.cap + s.ec_element_counts.cap +
-                s.ec_bin_at.cap + s.expected.cap +
-                s.crc_parts.cap;
+    for (Slot &s : g->slot)
+        for (const DevBuf *b : s.device_buffers())
+            held += b->cap;
     held += g->pool.idle_bytes(); // the handle's to reuse
     held += jls_gpu_held(g->jls);
     held += j2k_gpu_held(g->j2k);

@@ -100,8 +100,8 @@ struct DevicePool {
     std::vector<cudaStream_t> users;    // the handle's streams
     std::vector<cudaEvent_t> passed;    // one per user stream, recorded at a free
     bool closing = false;               // the handle's end: its device is idle, frees need no order
-    // Makes the pool for device; false (nothing made: cudaMalloc) when PCWT_GPU_POOL=0 or the
-    // device has no memory pools.
+    // Makes the pool for device; false (nothing made: cudaMalloc) when the device has no memory
+    // pools.
     bool create(int device);
     void add_user(cudaStream_t s);
     void *alloc_bytes(size_t n);        // throws CudaError
@@ -191,15 +191,23 @@ constexpr int kSlots = 4;
 // How many chunks after a chunk are issued before its download (which the encoder's host waits
 // for): the encoder's early upload takes a slot one chunk ahead.
 constexpr size_t kDownloadLag = kSlots - 2;
+// A slot's device buffers, the one list of them: the members, device_buffers() (their release,
+// their pool) and gpu_memory_budget's count of what the handle holds all come from it.
+#define PCWT_SLOT_DEVICE_BUFFERS(X)                                                                   \
+    X(frames) X(planes) X(bands) X(levels) X(steps) X(step_groups) X(level0) X(export_ids) X(groups)  \
+    X(state) X(group_size) X(samples) X(stream_buf) X(flags) X(scan_tmp) X(ec_scan) X(ec_scratch)      \
+    X(ec_counts) X(ec_element_counts) X(ec_bin_at) X(ec_order)                                         \
+    X(expected) X(first_diff)            /* verify: the samples expected, each frame's first difference */ \
+    X(crc_parts)                         /* gpu_plane_crcs: crc_blocks spans a plane */                    \
+    X(vmap) X(vmap_bytes) X(map_prefix)  /* the compact profile's value maps (value_map_gpu.cu) */         \
+    X(i32) X(i8)                         /* coefficient and MQD arenas */                                  \
+    X(ec_bins)                           /* the entropy profile encoder's bin arena */
+#define PCWT_SLOT_DEVBUF_MEMBER(b) DevBuf b;
+#define PCWT_SLOT_DEVBUF_COUNT(b) +1
+constexpr size_t kSlotDeviceBuffers = 0 PCWT_SLOT_DEVICE_BUFFERS(PCWT_SLOT_DEVBUF_COUNT);
+#undef PCWT_SLOT_DEVBUF_COUNT
 struct Slot {
-    DevBuf frames, planes, bands, levels, steps, step_groups, level0, export_ids, groups, state, group_size, samples,
-        stream_buf, flags, scan_tmp, ec_scan, ec_scratch, ec_counts, ec_element_counts, ec_bin_at,
-        ec_order;
-    DevBuf expected, first_diff;         // verify: the samples expected, each frame's first difference
-    DevBuf crc_parts;                    // gpu_plane_crcs: crc_blocks spans a plane
-    DevBuf vmap, vmap_bytes, map_prefix; // the compact profile's value maps (value_map_gpu.cu)
-    DevBuf i32, i8;  // coefficient and MQD arenas
-    DevBuf ec_bins;  // the entropy profile encoder's bin arena
+    PCWT_SLOT_DEVICE_BUFFERS(PCWT_SLOT_DEVBUF_MEMBER)
     uint32_t crc_blocks = 1;
     PinnedBuf h_samples, h_stream;
     std::vector<FrameSpec> specs; // what layout was built from
@@ -219,9 +227,10 @@ struct Slot {
     PinnedBuf h_first_diff;              // verify: first_diff, written back
     std::vector<char> direct;            // output copied straight into the caller's pinned buffer
     bool busy = false;
-    std::array<DevBuf *, 30> device_buffers();
+    std::array<DevBuf *, kSlotDeviceBuffers> device_buffers();
     void release();
 };
+#undef PCWT_SLOT_DEVBUF_MEMBER
 
 struct JlsGpu; // the JPEG-LS encoder's buffers (jpegls_encoder_gpu.cu), made on first use
 void jls_gpu_free(JlsGpu *j);

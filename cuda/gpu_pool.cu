@@ -2,14 +2,12 @@
 #include "gpu_context.h"
 
 #include <cstdint>
-#include <cstdlib>
 
 bool DevicePool::create(int device)
 {
-    const char *env = std::getenv("PCWT_GPU_POOL");
     int supported = 0;
     CUDA_CHECK(cudaDeviceGetAttribute(&supported, cudaDevAttrMemoryPoolsSupported, device));
-    if ((env && env[0] == '0') || !supported)
+    if (!supported)
         return false;
     cudaMemPoolProps props{};
     props.allocType = cudaMemAllocationTypePinned;

@@ -308,27 +308,30 @@ TEST(RecompressGpu, DefaultCodesAsOneGpu)
     EXPECT_EQ(reportText(t.dir / "default.json", "verification"), "gpu+cpu-sample");
 }
 
-// The handles' device buffers grow from a stream-ordered pool of their own (cuda/gpu_pool.cu); with
-// PCWT_GPU_POOL=0 from cudaMalloc. Small batches of mixed frames make the coders' and verifiers'
-// buffers grow several times while the other handles on the device run: the same files either
-// way, every frame verified on the GPU
-TEST(RecompressGpu, PooledDeviceMemoryWritesWhatCudaMallocWrites)
+// The handles' device buffers grow from a stream-ordered pool of their own (cuda/gpu_pool.cu).
+// Small batches of mixed frames make the coders' and verifiers' buffers grow several times while
+// the other handles on the device run: the files the CPU codec writes, every frame verified on the
+// GPU
+TEST(RecompressGpu, PooledDeviceMemoryWritesWhatTheCpuWrites)
 {
     REQUIRE_CORPUS();
     if (!gpuDevice(0))
         GTEST_SKIP() << "no GPU (a CUDA build with device 0 is needed): the device memory pool is not tested";
     Tree t(kDeviceSet, 6);
-    const std::vector<std::string> opts = {"--gpus", "1", "--batch-frames", "5", "--batch-wait", "0"};
-    Proc plain = recompressInto(t.root, t.dir / "plain", t.dir / "plain.json", opts, {"PCWT_GPU_POOL=0"});
+    const std::vector<std::string> batches = {"--batch-frames", "5", "--batch-wait", "0"};
+    std::vector<std::string> cpu = {"--backend-cpu"}, gpu = {"--gpus", "1"};
+    cpu.insert(cpu.end(), batches.begin(), batches.end());
+    gpu.insert(gpu.end(), batches.begin(), batches.end());
+    Proc plain = recompressInto(t.root, t.dir / "cpu", t.dir / "cpu.json", cpu);
     ASSERT_EQ(plain.rc, 0) << plain.out;
-    Proc pooled = recompressInto(t.root, t.dir / "pooled", t.dir / "pooled.json", opts);
+    Proc pooled = recompressInto(t.root, t.dir / "pooled", t.dir / "pooled.json", gpu);
     ASSERT_EQ(pooled.rc, 0) << pooled.out;
     EXPECT_EQ(snapshot(t.dir / "pooled").size(), 6u * kDeviceSet.size());
-    EXPECT_TRUE(sameOutputs(snapshot(t.dir / "plain"), snapshot(t.dir / "pooled")));
-    for (const char *r : {"plain.json", "pooled.json"}) {
+    EXPECT_TRUE(sameOutputs(snapshot(t.dir / "cpu"), snapshot(t.dir / "pooled")));
+    EXPECT_EQ(reportText(t.dir / "pooled.json", "verification"), "gpu+cpu-sample");
+    EXPECT_EQ(reportSummary(t.dir / "pooled.json", "batch_verified_frames"), 6 * kFramesPerCopy);
+    for (const char *r : {"cpu.json", "pooled.json"}) {
         SCOPED_TRACE(r);
-        EXPECT_EQ(reportText(t.dir / r, "verification"), "gpu+cpu-sample");
-        EXPECT_EQ(reportSummary(t.dir / r, "batch_verified_frames"), 6 * kFramesPerCopy);
         EXPECT_EQ(reportSummary(t.dir / r, "recompressed"), static_cast<long long>(6 * kDeviceSet.size()));
     }
 }
