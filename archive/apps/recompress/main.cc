@@ -15,6 +15,7 @@
 #include "recompress.h"
 
 #include "dcmtk/dcmdata/dctk.h"
+#include "dcmtk/oflog/logger.h"
 #include "dcmtk/ofstd/ofstd.h"
 
 #include "dcmpcwt/dpencode.h"
@@ -25,13 +26,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
-#ifdef __linux__
 #include <unistd.h>
-#endif
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
@@ -63,6 +63,29 @@ static double secondsSinceProcessStart()
 #endif
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+#define PCWT_RECOMPRESS_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PCWT_RECOMPRESS_SANITIZED 1
+#endif
+#endif
+
+int RecompressExit(int status, std::shared_ptr<DPRCPipelineHandles>& handles)
+{
+#ifndef PCWT_RECOMPRESS_SANITIZED
+  COUT.flush();
+  CERR.flush();
+  dcmtk::log4cplus::Logger::shutdown(); // its appenders flushed and closed
+  std::fflush(NULL);
+  (void)handles;
+  _exit(status);
+#else
+  handles.reset();
+  return status;
+#endif
+}
+
 int main(int argc, char *argv[])
 {
   DPRCTimelineMark("start");
@@ -88,7 +111,8 @@ int main(int argc, char *argv[])
 
   RecompressRegisterCodecs(o);
   int status = EXITCODE_NO_ERROR;
-  const bool ran = RecompressRun(o, locks, status);
+  std::shared_ptr<DPRCPipelineHandles> handles;
+  const bool ran = RecompressRun(o, locks, status, handles);
   DPCWTEncoderRegistration::cleanup();
   DPCWTCleanupDecoders();
   if (!ran) return EXITCODE_FATAL;
@@ -106,5 +130,5 @@ int main(int argc, char *argv[])
     }
     COUT << OFendl;
   }
-  return status;
+  return RecompressExit(status, handles);
 }
