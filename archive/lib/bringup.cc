@@ -140,7 +140,7 @@ void bringUp(Run& run, int device, std::shared_ptr<const WarmFrames> warm)
   DPRCTimelineMark((gpu + " coders up").c_str());
   run.codersUp.up(device);
   for (std::thread& t : verifiers) t.join();
-  if (!verifiers.empty()) DPRCTimelineMark((gpu + " verifiers up").c_str());
+  DPRCTimelineMark((gpu + " verifiers up").c_str());
   run.verifiersUp.up(device);
   if (++run.devicesUp == run.devices.size()) DPRCTimelineMark("devices warm");
 }

@@ -67,8 +67,8 @@ void j2kStage(Run& run, std::size_t k)
       ready = run.j2kSamples->get(static_cast<std::size_t>(p.j2kBatchBytes + p.j2kBatchBytes / 8));
     });
   };
-  const bool pins = p.warm && run.j2kOnDevice;
-  if (p.warm)
+  const bool pins = p.j2kWarm && run.j2kOnDevice;
+  if (p.j2kWarm)
   {
     if (pins && p.j2kDecoder == DPRCJD_gpu) pinBatch();
     if (run.j2kDecoders[k]->warm()) once(run.j2kWarm, "JPEG 2000 decoder warm");

@@ -155,9 +155,15 @@ struct DPRCPipelineOptions
    */
   unsigned verifyMinFrames = 64;
   unsigned verifyFillMs = 20;
-  /// with GPU coders: each coder and verifier handle codes or verifies a small frame before the
-  /// first batch (their device state made while the readers read)
-  bool warm = true;
+  /** with GPU coders: each coder and verifier handle codes or verifies a small frame before the
+   *  first batch (their device state made while the readers read). Off by default: the first
+   *  batches grow the buffers instead, and the run ended no later without it
+   *  (bench/results/gpu-h200-2026-11-29-session12-recompress.md)
+   */
+  bool warm = false;
+  /// with JPEG 2000 input decoded on the GPU: each batch decoder decodes a small codestream first,
+  /// the page-locked buffer of its first batch made beside it
+  bool j2kWarm = true;
   /// the memory budget the readers wait for (0: from the batches in flight, budgetFor())
   std::uint64_t budgetBytes = 0;
   /// the verifier's limit of samples per frame (the PCWT decoder codec's, as registered)

@@ -359,7 +359,8 @@ static DPRCPipelineOptions pipelineOptions(const RecompressOptions& o, std::size
   popt.verifyFillMs = static_cast<unsigned>(envNumber("PCWT_RECOMPRESS_VERIFY_FILL_MS", popt.verifyFillMs));
   popt.budgetBytes = static_cast<std::uint64_t>(envNumber("PCWT_RECOMPRESS_BUDGET_MB", 0)) << 20;
   popt.j2kRamp = envNumber("PCWT_RECOMPRESS_J2K_RAMP", 0) != 0;
-  popt.warm = envNumber("PCWT_RECOMPRESS_WARM", 1) != 0;
+  popt.warm = envNumber("PCWT_RECOMPRESS_WARM", 0) != 0;
+  popt.j2kWarm = envNumber("PCWT_RECOMPRESS_J2K_WARM", 1) != 0;
   return popt;
 }
 
