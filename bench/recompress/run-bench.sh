@@ -31,7 +31,7 @@
 #     --also "ARGS"               one more pcwt-recompress row (repeatable), run in turn with the
 #                                 others in every repeat, its options instead of --pcwt-args and
 #                                 --gpus (e.g. "--gpus 0,1"), optionally led by environment
-#                                 settings (e.g. "PCWT_GPU_POOL=0 --gpus 0,1"); its outputs checked
+#                                 settings (e.g. "PCWT_RECOMPRESS_WARM=1 --gpus 0,1"); its outputs checked
 #                                 as the first's
 #
 # The build it makes: cmake -DCMAKE_BUILD_TYPE=Release -DPCWT_WITH_DCMTK=ON -DPCWT_BUILD_TESTS=OFF
