@@ -20,6 +20,7 @@
 #include "walk.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstdint>
@@ -458,18 +459,52 @@ static std::string memoryText()
     if (std::fscanf(f, "%*s %ld", &pages) == 1) resident = pages * (sysconf(_SC_PAGESIZE) >> 10);
     std::fclose(f);
   }
-  char buf[320];
+  char buf[512];
   int n = std::snprintf(buf, sizeof buf, "memory: peak resident %ld MB, now %ld MB; %ld minor page faults, "
                         "system time %.2f s", ru.ru_maxrss >> 10, resident >> 10, ru.ru_minflt,
                         double(ru.ru_stime.tv_sec) + double(ru.ru_stime.tv_usec) * 1e-6);
 #if defined(__GLIBC__) && __GLIBC_PREREQ(2, 33)
   const struct mallinfo2 m = mallinfo2();
   if (n > 0 && std::size_t(n) < sizeof buf)
-    std::snprintf(buf + n, sizeof buf - std::size_t(n), "; heap %zu MB held (%zu MB mapped apart), %zu MB in use",
-                  (m.arena + m.hblkhd) >> 20, m.hblkhd >> 20, (m.uordblks + m.hblkhd) >> 20);
-#else
-  (void)n;
+    n += std::snprintf(buf + n, sizeof buf - std::size_t(n), "; heap %zu MB held (%zu MB mapped apart), %zu MB in use",
+                       (m.arena + m.hblkhd) >> 20, m.hblkhd >> 20, (m.uordblks + m.hblkhd) >> 20);
 #endif
+  // the resident set by kind of mapping: anonymous (the heap, the page-locked regions; these in
+  // huge pages), the NVIDIA driver's (its own page-locked and device mappings), the rest
+  unsigned long long anonKb = 0, hugeKb = 0, nvidiaKb = 0, otherKb = 0;
+  if (FILE *f = std::fopen("/proc/self/smaps", "r"))
+  {
+    char line[512];
+    int kind = 0; // 0 anonymous, 1 NVIDIA, 2 other
+    while (std::fgets(line, sizeof line, f))
+    {
+      unsigned long long kb = 0;
+      if (std::sscanf(line, "Rss: %llu kB", &kb) == 1)
+        (kind == 0 ? anonKb : kind == 1 ? nvidiaKb : otherKb) += kb;
+      else if (std::sscanf(line, "AnonHugePages: %llu kB", &kb) == 1)
+        hugeKb += kb;
+      else if (std::isxdigit(static_cast<unsigned char>(line[0])) && std::strchr(line, '-') != NULL &&
+               std::strchr(line, '-') < std::strchr(line, ' '))
+      {
+        // "start-end perms offset dev inode [path]"
+        const char *path = line;
+        for (int field = 0; field < 5 && path; ++field)
+        {
+          path = std::strchr(path, ' ');
+          if (path) while (*path == ' ') ++path;
+        }
+        if (path == NULL || *path == '\n' || *path == 0 || std::strncmp(path, "[heap]", 6) == 0 ||
+            std::strncmp(path, "[anon", 5) == 0)
+          kind = 0;
+        else
+          kind = std::strstr(path, "/dev/nvidia") != NULL ? 1 : 2;
+      }
+    }
+    std::fclose(f);
+    if (n > 0 && std::size_t(n) < sizeof buf)
+      std::snprintf(buf + n, sizeof buf - std::size_t(n), "; resident anonymous %llu MB (%llu MB in huge pages), "
+                    "NVIDIA mappings %llu MB, other %llu MB", anonKb >> 10, hugeKb >> 10, nvidiaKb >> 10, otherKb >> 10);
+  }
   return buf;
 }
 
