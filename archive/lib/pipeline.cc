@@ -59,7 +59,7 @@ void makeHostHandles(Run& run)
 }
 
 /// the memory budget with these batch coders (on a GPU or not)
-std::uint64_t budgetFor(const Run& run, std::size_t coders, bool gpu)
+std::uint64_t budgetFor(const Run& run, std::size_t coders)
 {
   const DPRCPipelineOptions& p = run.p;
   // Batches the memory budget admits besides one in each coder: one being read and three being
@@ -69,10 +69,9 @@ std::uint64_t budgetFor(const Run& run, std::size_t coders, bool gpu)
   // a batch counts as at least 64 MB: with the default 32 MB batches, ten in flight
   std::uint64_t bytes = std::max<std::uint64_t>(p.batchBytes, 64u << 20) *
                         (batchesBesideCoders + std::max<std::size_t>(1, coders));
-  // and on a GPU twice that: the verifiers' calls reach their minimum batch (verifyMinFrames)
-  // with that many copies in flight, and every sample buffer in use is page locked, which the
-  // readers pay for: four times that was slower (bench/results/gpu-h200-2026-11-28-session6-host.md)
-  if (gpu) bytes *= 2;
+  // The same with GPU coders: their samples and output sit in page-locked regions of the budget's
+  // size, which the start pins and the process's end unpins; a larger budget ran no faster there
+  // and ended later (bench/results/gpu-h200-2026-11-29-session12-recompress.md)
   return bytes;
 }
 
@@ -96,7 +95,7 @@ std::uint64_t plannedBudget(const Run& run)
   const bool gpu = p.backend != PCWT_BACKEND_CPU;
   const std::size_t perDevice = p.codersPerDevice ? p.codersPerDevice : (gpu ? kDPRCGpuCodersPerDevice : 1u);
   const std::size_t coders = run.batching ? perDevice * run.devices.size() : 0;
-  return p.budgetBytes ? p.budgetBytes : budgetFor(run, coders, gpu);
+  return p.budgetBytes ? p.budgetBytes : budgetFor(run, coders);
 }
 
 /** batch coders or verifiers (made by make()) on each device: `asked` on each, or with 0 `onGpu`
@@ -135,7 +134,7 @@ bool makeDeviceHandles(Run& run, std::vector<std::thread>& threads, std::string&
   run.gpuCoders = !run.coders.empty() && run.coders[0]->gpu();
   run.arenas->setPinned(run.gpuCoders);
   if (run.j2kDecoders.empty() && !startJ2K(run, threads, error)) return false;
-  run.budgetBytes = p.budgetBytes ? p.budgetBytes : budgetFor(run, run.coders.size(), run.gpuCoders);
+  run.budgetBytes = p.budgetBytes ? p.budgetBytes : budgetFor(run, run.coders.size());
   // output arenas kept: one for each batch the budget admits, one spare (a batch being written
   // holds its arena until its last file is)
   run.arenas->setKeep(static_cast<std::size_t>(run.budgetBytes / std::max<std::uint64_t>(p.batchBytes, 1)) + 1);
