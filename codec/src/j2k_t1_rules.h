@@ -10,7 +10,8 @@
  * significance and four neighbours' signs, so that a context is one read of a table
  * (pcwt_j2k_t1_luts, built once: zero coding by orientation, sign coding, and the MQ states' next
  * states, so that a decision is a few selects). The state words lie
- * stripe by stripe, the four rows of a stripe column side by side (the passes' scan order). The
+ * stripe by stripe, the four rows of a stripe column side by side (the passes' scan order; a pass
+ * holds the column at hand and the two beside it in registers, pcwt_j2k_cols). The
  * last step turns each magnitude into sign * (magnitude / 2), truncated: OpenJPEG's reconstruction
  * of a reversible path, its midpoint where passes are missing.
  *
@@ -410,40 +411,74 @@ static inline PCWT_HD uint32_t pcwt_j2k_sc_index(uint32_t n)
     return (n & 0xFu) | (n >> 4 & 0xF0u);
 }
 
-/* (x, y) became significant (neg: its sign): its own marks, and its neighbours' state words. A
- * first stripe row does not reach the stripe above under VSC, whose last row then ignores it. */
-static PCWT_J2K_HOT PCWT_HD void pcwt_j2k_push(pcwt_j2k_t1_state *s, uint32_t x, uint32_t y, uint32_t neg,
-                                         uint32_t marks)
+/* A stripe column's four state words as one 64-bit value: row k's word at bits 16k. */
+#define PCWT_J2K_ROW(v, k) ((uint64_t)(v) << (16u * (k)))
+
+/* The stripe columns a pass holds in registers: the current one (w), the one before it (prev,
+ * written back once the current one is done, since the current one's pushes still reach it) and
+ * the bits the current one pushes into the next (pend, ORed in when the next is taken; the next
+ * is loaded a column ahead, and nothing else writes it meanwhile). The stripes above and below are
+ * pushed to in memory: the one above is done, the one below not loaded yet. */
+typedef struct pcwt_j2k_cols {
+    uint64_t w, prev, pend;
+    uint32_t dirty;      /* w differs from memory */
+    uint32_t prev_dirty; /* prev differs from memory */
+} pcwt_j2k_cols;
+
+/* (x, y0 + k) became significant (neg: its sign): its own marks, and its eight neighbours' state
+ * words (none below the code-block's last row). A first stripe row does not reach the stripe above
+ * under VSC, whose last row then ignores it. In memory, the three words of the stripe above or
+ * below are all read before any is written, so that their loads wait once. */
+static PCWT_J2K_HOT PCWT_HD void pcwt_j2k_push(const pcwt_j2k_t1_state *s, pcwt_j2k_cols *c, uint16_t *col,
+                                               uint32_t x, uint32_t y0, uint32_t k, uint32_t neg, uint32_t marks)
 {
-    uint16_t *f = pcwt_j2k_sw(s, x, y);
+    const uint32_t y = y0 + k;
     const int l = x > 0, r = x + 1 < s->w;
-    const uint32_t w4 = 4 * s->w; /* one stripe */
-    *f = (uint16_t)(*f | PCWT_J2K_F_SIG | (neg ? PCWT_J2K_F_NEG : 0u) | marks);
-    if (l)
-        f[-4] = (uint16_t)(f[-4] | 1u << 1 | neg << 9); /* I am its east */
-    if (r)
-        f[4] = (uint16_t)(f[4] | 1u | neg << 8);        /* its west */
-    if (y > 0 && !(s->vsc && (y & 3u) == 0)) {
-        uint16_t *u = (y & 3u) ? f - 1 : f - w4 + 3;
-        u[0] = (uint16_t)(u[0] | 1u << 3 | neg << 11);  /* its south */
+    uint64_t own = PCWT_J2K_ROW(PCWT_J2K_F_SIG | neg << 13 | marks, k);
+    uint64_t lm = PCWT_J2K_ROW(1u << 1 | neg << 9, k); /* I am its east */
+    uint64_t rm = PCWT_J2K_ROW(1u | neg << 8, k);      /* its west */
+    if (k > 0) {
+        own |= PCWT_J2K_ROW(1u << 3 | neg << 11, k - 1); /* its south */
+        lm |= PCWT_J2K_ROW(1u << 7, k - 1);              /* its south-east */
+        rm |= PCWT_J2K_ROW(1u << 6, k - 1);              /* its south-west */
+    } else if (y > 0 && !s->vsc) {
+        uint16_t *u = col - 4 * s->w + 3; /* row 3 of the stripe above */
+        const uint32_t ul = l ? u[-4] : 0u, uc = u[0], ur = r ? u[4] : 0u;
+        u[0] = (uint16_t)(uc | 1u << 3 | neg << 11);
         if (l)
-            u[-4] = (uint16_t)(u[-4] | 1u << 7);         /* its south-east */
+            u[-4] = (uint16_t)(ul | 1u << 7);
         if (r)
-            u[4] = (uint16_t)(u[4] | 1u << 6);           /* its south-west */
+            u[4] = (uint16_t)(ur | 1u << 6);
     }
     if (y + 1 < s->h) {
-        uint16_t *d = (y & 3u) != 3u ? f + 1 : f + w4 - 3;
-        d[0] = (uint16_t)(d[0] | 1u << 2 | neg << 10);  /* its north */
-        if (l)
-            d[-4] = (uint16_t)(d[-4] | 1u << 5);         /* its north-east */
-        if (r)
-            d[4] = (uint16_t)(d[4] | 1u << 4);           /* its north-west */
+        if (k < 3) {
+            own |= PCWT_J2K_ROW(1u << 2 | neg << 10, k + 1); /* its north */
+            lm |= PCWT_J2K_ROW(1u << 5, k + 1);              /* its north-east */
+            rm |= PCWT_J2K_ROW(1u << 4, k + 1);              /* its north-west */
+        } else {
+            uint16_t *d = col + 4 * s->w; /* row 0 of the stripe below */
+            const uint32_t dl = l ? d[-4] : 0u, dc = d[0], dr = r ? d[4] : 0u;
+            d[0] = (uint16_t)(dc | 1u << 2 | neg << 10);
+            if (l)
+                d[-4] = (uint16_t)(dl | 1u << 5);
+            if (r)
+                d[4] = (uint16_t)(dr | 1u << 4);
+        }
     }
+    c->w |= own;
+    c->dirty = 1;
+    if (l) {
+        c->prev |= lm;
+        c->prev_dirty = 1;
+    }
+    c->pend |= rm; /* dropped after a stripe's last column */
 }
 
-/* A coefficient becomes significant at plane bp: its sign, then magnitude 1.5 * 2^bp. */
-static PCWT_J2K_HOT PCWT_HD void pcwt_j2k_set_sig(pcwt_j2k_t1_state *s, uint32_t x, uint32_t y, uint32_t n,
-                                            uint32_t bp, int raw, uint32_t marks)
+/* (x, y0 + k), state word n, becomes significant at plane bp: its sign, then magnitude
+ * 1.5 * 2^bp, its marks and its neighbours'. */
+static PCWT_J2K_HOT PCWT_HD void pcwt_j2k_set_sig(pcwt_j2k_t1_state *s, pcwt_j2k_cols *c, uint16_t *col,
+                                                  uint32_t x, uint32_t y0, uint32_t k, uint32_t n, uint32_t bp,
+                                                  int raw, uint32_t marks)
 {
     uint32_t neg;
     if (raw) {
@@ -452,130 +487,161 @@ static PCWT_J2K_HOT PCWT_HD void pcwt_j2k_set_sig(pcwt_j2k_t1_state *s, uint32_t
         const uint32_t sc = s->sc[pcwt_j2k_sc_index(n)];
         neg = pcwt_j2k_decode_cx(s, sc & 31u) ^ (sc >> 5);
     }
-    s->c[(size_t)y * s->stride + x] = 3u << (bp - 1);
-    pcwt_j2k_push(s, x, y, neg, marks);
+    s->c[(size_t)(y0 + k) * s->stride + x] = 3u << (bp - 1);
+    pcwt_j2k_push(s, c, col, x, y0, k, neg, marks);
 }
 
-/* Whether a stripe column (its four state words; rows past the code-block's end stay zero) has
- * a candidate of the significance pass: insignificant, not visited, a significant neighbour. The
- * four words are tested at once, as one 64-bit value. */
-static PCWT_J2K_HOT PCWT_HD int pcwt_j2k_sig_candidates(const uint16_t *col)
+/* Whether a stripe column (rows past the code-block's end are zero) has a candidate of the
+ * significance pass: insignificant, not visited, a significant neighbour; the four words at once. */
+static PCWT_J2K_HOT PCWT_HD int pcwt_j2k_sig_candidates(uint64_t w)
 {
-    const uint64_t w = pcwt_j2k_load4(col);
     const uint64_t lanes = 0x0001000100010001ull;
     const uint64_t nb = ((w & (PCWT_J2K_NB_SIG * lanes)) + 0xFFu * lanes) & (0x100u * lanes); /* bit 8: a neighbour */
     const uint64_t done = ((w >> 12) | (w >> 14)) & lanes;                                    /* bit 0: SIG or PI */
     return (nb & ~(done << 8)) != 0;
 }
 
-/* Significance propagation pass (D.3.1) at plane bp (OpenJPEG's bpno_plus_one). A stripe column
- * without a candidate (insignificant, not visited, a significant neighbour) is skipped at once: a
- * candidate can only appear in it when one of its own becomes significant. */
+/* Significance propagation (D.3.1) of one stripe column at plane bp (OpenJPEG's bpno_plus_one).
+ * A column without a candidate is skipped at once: a candidate can only appear in it when one of
+ * its own becomes significant. */
+static PCWT_J2K_HOT PCWT_HD void pcwt_j2k_sig_col(pcwt_j2k_t1_state *s, pcwt_j2k_cols *c, uint16_t *col, uint32_t x,
+                                                  uint32_t y0, uint32_t rows, uint32_t bp, int raw)
+{
+    if (!pcwt_j2k_sig_candidates(c->w))
+        return;
+    for (uint32_t k = 0; k < rows; ++k) {
+        const uint32_t n = (uint32_t)(c->w >> 16u * k) & 0xFFFFu;
+        if ((n & (PCWT_J2K_F_SIG | PCWT_J2K_F_PI)) || !(n & PCWT_J2K_NB_SIG))
+            continue;
+        const uint32_t bit = raw ? pcwt_j2k_raw_bit(&s->mq) : pcwt_j2k_decode_cx(s, s->zc[n & PCWT_J2K_NB_SIG]);
+        if (bit) {
+            pcwt_j2k_set_sig(s, c, col, x, y0, k, n, bp, raw, PCWT_J2K_F_PI);
+        } else {
+            c->w |= PCWT_J2K_ROW(PCWT_J2K_F_PI, k);
+            c->dirty = 1;
+        }
+    }
+}
+
+/* Cleanup (D.3.4) of one stripe column at plane bp, with the run-length mode on a full column;
+ * clears the visited marks for the next plane. */
+static PCWT_J2K_HOT PCWT_HD void pcwt_j2k_cleanup_col(pcwt_j2k_t1_state *s, pcwt_j2k_cols *c, uint16_t *col,
+                                                      uint32_t x, uint32_t y0, uint32_t rows, uint32_t bp)
+{
+    const uint64_t w = c->w;
+    const uint32_t any = (uint32_t)(w | w >> 16 | w >> 32 | w >> 48) & 0xFFFFu;
+    if (((w >> 12) & 0x0001000100010001ull) == 0x0001000100010001ull && !(any & PCWT_J2K_F_PI))
+        return; /* all four significant before: nothing to code or clear */
+    uint32_t k = 0;
+    if (rows == 4 && !(any & (PCWT_J2K_F_SIG | PCWT_J2K_F_PI | PCWT_J2K_NB_SIG))) {
+        if (!pcwt_j2k_decode_cx(s, PCWT_J2K_CX_RL))
+            return; /* the four stay insignificant */
+        uint32_t r = pcwt_j2k_decode_cx(s, PCWT_J2K_CX_UNI) << 1;
+        r |= pcwt_j2k_decode_cx(s, PCWT_J2K_CX_UNI);
+        pcwt_j2k_set_sig(s, c, col, x, y0, r, (uint32_t)(w >> 16u * r) & 0xFFFFu, bp, 0, 0);
+        k = r + 1;
+    }
+    for (; k < rows; ++k) {
+        const uint32_t n = (uint32_t)(c->w >> 16u * k) & 0xFFFFu;
+        if (n & PCWT_J2K_F_PI) {
+            c->w &= ~PCWT_J2K_ROW(PCWT_J2K_F_PI, k);
+            c->dirty = 1;
+            continue;
+        }
+        if (n & PCWT_J2K_F_SIG)
+            continue;
+        if (pcwt_j2k_decode_cx(s, s->zc[n & PCWT_J2K_NB_SIG]))
+            pcwt_j2k_set_sig(s, c, col, x, y0, k, n, bp, 0, 0);
+    }
+}
+
+/* The significance propagation (cleanup 0) or cleanup (cleanup 1) pass at plane bp: the stripes
+ * top to bottom, each column by column with its state words in registers (pcwt_j2k_cols). */
+static PCWT_J2K_HOT PCWT_HD void pcwt_j2k_scan_pass(pcwt_j2k_t1_state *s, uint32_t bp, int raw, int cleanup)
+{
+    for (uint32_t y0 = 0; y0 < s->h; y0 += 4) {
+        const uint32_t rows = s->h - y0 < 4 ? s->h - y0 : 4;
+        uint16_t *col = pcwt_j2k_sw(s, 0, y0);
+        uint64_t next = pcwt_j2k_load4(col);
+        pcwt_j2k_cols c;
+        c.prev = 0;
+        c.pend = 0;
+        c.prev_dirty = 0;
+        for (uint32_t x = 0; x < s->w; ++x, col += 4) {
+            c.w = next | c.pend;
+            c.dirty = c.pend != 0;
+            c.pend = 0;
+            if (x + 1 < s->w)
+                next = pcwt_j2k_load4(col + 4);
+            if (cleanup)
+                pcwt_j2k_cleanup_col(s, &c, col, x, y0, rows, bp);
+            else
+                pcwt_j2k_sig_col(s, &c, col, x, y0, rows, bp, raw);
+            if (c.prev_dirty)
+                pcwt_j2k_store4(col - 4, c.prev);
+            c.prev = c.w;
+            c.prev_dirty = c.dirty;
+        }
+        if (c.prev_dirty)
+            pcwt_j2k_store4(col - 4, c.prev);
+    }
+}
+
+/* Significance propagation pass (D.3.1) at plane bp. */
 static inline PCWT_HD void pcwt_j2k_sig_pass(pcwt_j2k_t1_state *sp, uint32_t bp, int raw)
 {
     pcwt_j2k_t1_state st = *sp; /* a local copy: the MQ registers and contexts stay in registers,
                                    not reloaded after every store through the state pointers */
-    pcwt_j2k_t1_state *s = &st;
-    for (uint32_t y0 = 0; y0 < s->h; y0 += 4) {
-        const uint32_t rows = s->h - y0 < 4 ? s->h - y0 : 4;
-        for (uint32_t x = 0; x < s->w; ++x) {
-            uint16_t *col = pcwt_j2k_sw(s, x, y0);
-            if (!pcwt_j2k_sig_candidates(col))
-                continue;
-            for (uint32_t k = 0; k < rows; ++k) {
-                uint16_t *f = col + k;
-                const uint32_t n = *f;
-                if ((n & (PCWT_J2K_F_SIG | PCWT_J2K_F_PI)) || !(n & PCWT_J2K_NB_SIG))
-                    continue;
-                const uint32_t bit = raw ? pcwt_j2k_raw_bit(&s->mq)
-                                         : pcwt_j2k_decode_cx(s, s->zc[n & PCWT_J2K_NB_SIG]);
-                if (bit)
-                    pcwt_j2k_set_sig(s, x, y0 + k, n, bp, raw, PCWT_J2K_F_PI);
-                else
-                    *f = (uint16_t)(n | PCWT_J2K_F_PI);
-            }
-        }
-    }
+    pcwt_j2k_scan_pass(&st, bp, raw, 0);
     *sp = st;
 }
 
-/* Magnitude refinement pass (D.3.3): the significant coefficients not coded in this plane. */
+/* Magnitude refinement pass (D.3.3): the significant coefficients not coded in this plane. No
+ * state word but the refined marks changes in it. */
 static inline PCWT_HD void pcwt_j2k_ref_pass(pcwt_j2k_t1_state *sp, uint32_t bp, int raw)
 {
-    pcwt_j2k_t1_state st = *sp; /* a local copy: the MQ registers and contexts stay in registers,
-                                   not reloaded after every store through the state pointers */
+    pcwt_j2k_t1_state st = *sp; /* a local copy, as above */
     pcwt_j2k_t1_state *s = &st;
     const uint32_t half = (1u << bp) >> 1;
     for (uint32_t y0 = 0; y0 < s->h; y0 += 4) {
-        for (uint32_t x = 0; x < s->w; ++x) {
-            uint16_t *col = pcwt_j2k_sw(s, x, y0);
-            const uint64_t w = pcwt_j2k_load4(col); /* rows past the end stay zero */
+        uint16_t *col = pcwt_j2k_sw(s, 0, y0);
+        uint64_t next = pcwt_j2k_load4(col); /* rows past the end are zero */
+        for (uint32_t x = 0; x < s->w; ++x, col += 4) {
+            const uint64_t w = next;
+            if (x + 1 < s->w)
+                next = pcwt_j2k_load4(col + 4);
             const uint64_t t = (w >> 12) & ~(w >> 14) & 0x0001000100010001ull; /* SIG, not PI */
-            /* bit k: row k is refined (nothing in this pass changes that) */
+            if (!t)
+                continue;
+            /* bit k: row k is refined */
             uint32_t todo = (uint32_t)((t | t >> 15 | t >> 30 | t >> 45) & 0xFu);
             for (uint32_t k = 0; todo; ++k, todo >>= 1) {
                 if (!(todo & 1u))
                     continue;
-                uint16_t *f = col + k;
-                const uint32_t n = *f;
                 uint32_t bit;
                 if (raw) {
                     bit = pcwt_j2k_raw_bit(&s->mq);
                 } else {
+                    const uint32_t n = (uint32_t)(w >> 16u * k);
                     const uint32_t cx = (n & PCWT_J2K_F_MU) ? 2u : (n & PCWT_J2K_NB_SIG) ? 1u : 0u;
                     bit = pcwt_j2k_decode_cx(s, PCWT_J2K_CX_MR + cx);
                 }
                 pcwt_j2k_refine(s->c + (size_t)(y0 + k) * s->stride + x, ((bit ^ 1u) << bp) | half, s->far);
-                *f = (uint16_t)(n | PCWT_J2K_F_MU);
             }
+            pcwt_j2k_store4(col, w | t << 15); /* the refined mark of each */
         }
     }
     *sp = st;
 }
 
-/* Cleanup pass (D.3.4) with the run-length mode on full stripe columns, then the segmentation
- * symbol when the style asks for it; clears the visited marks for the next plane. */
+/* Cleanup pass (D.3.4), then the segmentation symbol when the style asks for it. */
 static inline PCWT_HD void pcwt_j2k_cleanup_pass(pcwt_j2k_t1_state *sp, uint32_t bp, int segsym)
 {
-    pcwt_j2k_t1_state st = *sp; /* a local copy: the MQ registers and contexts stay in registers,
-                                   not reloaded after every store through the state pointers */
-    pcwt_j2k_t1_state *s = &st;
-    for (uint32_t y0 = 0; y0 < s->h; y0 += 4) {
-        const uint32_t y1 = y0 + 4 < s->h ? y0 + 4 : s->h;
-        for (uint32_t x = 0; x < s->w; ++x) {
-            uint32_t y = y0;
-            uint16_t *col = pcwt_j2k_sw(s, x, y0);
-            /* the four state words as one load (rows past the end stay zero) */
-            const uint64_t w4 = pcwt_j2k_load4(col);
-            const uint32_t any = (uint32_t)(w4 | w4 >> 16 | w4 >> 32 | w4 >> 48) & 0xFFFFu;
-            if (((w4 >> 12) & 0x0001000100010001ull) == 0x0001000100010001ull && !(any & PCWT_J2K_F_PI))
-                continue; /* all four significant before: nothing to code or clear */
-            if (y1 - y0 == 4 && !(any & (PCWT_J2K_F_SIG | PCWT_J2K_F_PI | PCWT_J2K_NB_SIG))) {
-                if (!pcwt_j2k_decode_cx(s, PCWT_J2K_CX_RL))
-                    continue; /* the four stay insignificant */
-                uint32_t r = pcwt_j2k_decode_cx(s, PCWT_J2K_CX_UNI) << 1;
-                r |= pcwt_j2k_decode_cx(s, PCWT_J2K_CX_UNI);
-                y = y0 + r;
-                pcwt_j2k_set_sig(s, x, y, col[r], bp, 0, 0);
-                ++y;
-            }
-            for (; y < y1; ++y) {
-                uint16_t *f = col + (y - y0);
-                const uint32_t n = *f;
-                if (n & PCWT_J2K_F_PI) {
-                    *f = (uint16_t)(n & ~PCWT_J2K_F_PI);
-                    continue;
-                }
-                if (n & PCWT_J2K_F_SIG)
-                    continue;
-                if (pcwt_j2k_decode_cx(s, s->zc[n & PCWT_J2K_NB_SIG]))
-                    pcwt_j2k_set_sig(s, x, y, n, bp, 0, 0);
-            }
-        }
-    }
+    pcwt_j2k_t1_state st = *sp; /* a local copy, as above */
+    pcwt_j2k_scan_pass(&st, bp, 0, 1);
     if (segsym)
         for (int i = 0; i < 4; ++i)
-            (void)pcwt_j2k_decode_cx(s, PCWT_J2K_CX_UNI);
+            (void)pcwt_j2k_decode_cx(&st, PCWT_J2K_CX_UNI);
     *sp = st;
 }
 
