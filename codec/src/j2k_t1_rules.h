@@ -83,7 +83,7 @@ typedef struct pcwt_j2k_mq {
     const uint8_t *d;
     uint32_t len, bp; /* bp <= len + 1: past the end every byte reads 0xFF */
     uint32_t a, c, ct;
-    uint32_t b;       /* the byte at bp (pcwt_j2k_mq_fill) */
+    uint32_t b, nb;   /* the bytes at bp and bp + 1 (pcwt_j2k_mq_fill; each read a fill ahead) */
 } pcwt_j2k_mq;
 
 static inline PCWT_HD uint32_t pcwt_j2k_mq_byte(const pcwt_j2k_mq *m, uint32_t i)
@@ -123,6 +123,7 @@ static inline PCWT_HD void pcwt_j2k_mq_init(pcwt_j2k_mq *m, const uint8_t *d, ui
     m->ct -= 7;
     m->a = 0x8000u;
     m->b = pcwt_j2k_mq_byte(m, m->bp);
+    m->nb = pcwt_j2k_mq_byte(m, m->bp + 1);
 }
 
 /* Count of leading zeros of x != 0. */
@@ -132,27 +133,22 @@ static inline PCWT_HD uint32_t pcwt_j2k_clz(uint32_t x)
 }
 
 /* BYTEIN ahead of need: while at most 8 codeword bits wait below C's upper half (ct), the next
- * byte goes just below them (after 0xFF its 7 bits, its top bit on the lowest waiting bit). */
+ * byte goes just below them (after 0xFF its 7 bits, its top bit on the lowest waiting bit). The
+ * byte after it is read here for the next fill, so that no fill waits for its load. */
 static inline PCWT_HD void pcwt_j2k_mq_fill(pcwt_j2k_mq *m)
 {
     while (m->ct <= 8u) {
-        if (m->b == 0xFFu) {
-            const uint32_t b1 = pcwt_j2k_mq_byte(m, m->bp + 1);
-            if (b1 > 0x8Fu) {
-                m->c += 0xFFu << (8u - m->ct);
-                m->ct += 8;
-            } else {
-                m->bp++;
-                m->b = b1;
-                m->c += b1 << (9u - m->ct);
-                m->ct += 7;
-            }
-        } else {
-            m->bp++;
-            m->b = pcwt_j2k_mq_byte(m, m->bp);
-            m->c += m->b << (8u - m->ct);
+        if (m->b == 0xFFu && m->nb > 0x8Fu) { /* a marker: ones, and the position stays */
+            m->c += 0xFFu << (8u - m->ct);
             m->ct += 8;
+            continue;
         }
+        const uint32_t after_ff = m->b == 0xFFu; /* 7 bits, one place lower */
+        m->bp++;
+        m->b = m->nb;
+        m->nb = pcwt_j2k_mq_byte(m, m->bp + 1);
+        m->c += m->b << (8u + after_ff - m->ct);
+        m->ct += 8u - after_ff;
     }
 }
 
@@ -214,6 +210,7 @@ static inline PCWT_HD void pcwt_j2k_raw_init(pcwt_j2k_mq *m, const uint8_t *d, u
     m->ct = 0;
     m->a = 0;
     m->b = 0;
+    m->nb = 0;
 }
 
 /* One raw bit (D.6): after 0xFF a byte carries 7 bits; a byte above 0x8F there ends the data. */
