@@ -732,13 +732,20 @@ static inline PCWT_HD void pcwt_j2k_t1_block_far(const pcwt_j2k_cblk *cb, const 
         }
     }
     /* sign * (doubled magnitude / 2), the half below the last decoded plane dropped; 0 where
-       never significant */
-    for (uint32_t y = 0; y < s.h; ++y) {
-        for (uint32_t x = 0; x < s.w; ++x) {
-            const uint32_t f = *pcwt_j2k_sw(&s, x, y);
-            const int32_t m =
-                (f & PCWT_J2K_F_SIG) ? (int32_t)(pcwt_j2k_magnitude(s.c + (size_t)y * s.stride + x, s.far) >> 1) : 0;
-            coefs[cb->out_offset + (uint64_t)y * s.stride + x] = (f & PCWT_J2K_F_NEG) ? -m : m;
+       never significant. A stripe column at a time: its state words in one load, and its
+       magnitudes all read before any is written, so that (from L2 on the GPU) they wait once. */
+    for (uint32_t y0 = 0; y0 < s.h; y0 += 4) {
+        const uint32_t rows = s.h - y0 < 4 ? s.h - y0 : 4;
+        const uint16_t *col = pcwt_j2k_sw(&s, 0, y0);
+        for (uint32_t x = 0; x < s.w; ++x, col += 4) {
+            const uint64_t w = pcwt_j2k_load4(col); /* rows past the end are zero */
+            const size_t at = (size_t)y0 * s.stride + x;
+            uint32_t m[4];
+            for (uint32_t k = 0; k < 4; ++k)
+                m[k] = (w >> 16u * k & PCWT_J2K_F_SIG) ? pcwt_j2k_magnitude(s.c + at + k * s.stride, s.far) >> 1 : 0u;
+            for (uint32_t k = 0; k < rows; ++k)
+                coefs[cb->out_offset + at + k * s.stride] =
+                    (w >> 16u * k & PCWT_J2K_F_NEG) ? -(int32_t)m[k] : (int32_t)m[k];
         }
     }
 }
