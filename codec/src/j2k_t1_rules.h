@@ -83,7 +83,7 @@ typedef struct pcwt_j2k_mq {
     const uint8_t *d;
     uint32_t len, bp; /* bp <= len + 1: past the end every byte reads 0xFF */
     uint32_t a, c, ct;
-    uint32_t b, nb;   /* the bytes at bp and bp + 1 (pcwt_j2k_mq_fill; each read a fill ahead) */
+    uint32_t b, nb;   /* the byte at bp (pcwt_j2k_mq_fill; 0 in a raw segment), the byte at bp + 1 */
 } pcwt_j2k_mq;
 
 static inline PCWT_HD uint32_t pcwt_j2k_mq_byte(const pcwt_j2k_mq *m, uint32_t i)
@@ -210,7 +210,7 @@ static inline PCWT_HD void pcwt_j2k_raw_init(pcwt_j2k_mq *m, const uint8_t *d, u
     m->ct = 0;
     m->a = 0;
     m->b = 0;
-    m->nb = 0;
+    m->nb = pcwt_j2k_mq_byte(m, 1);
 }
 
 /* One raw bit (D.6): after 0xFF a byte carries 7 bits; a byte above 0x8F there ends the data. */
@@ -228,6 +228,7 @@ static inline PCWT_HD uint32_t pcwt_j2k_raw_bit(pcwt_j2k_mq *m)
             m->c = pcwt_j2k_mq_byte(m, m->bp++);
             m->ct = 8;
         }
+        m->nb = pcwt_j2k_mq_byte(m, m->bp + 1); /* as pcwt_j2k_mq_fill keeps it */
     }
     m->ct--;
     return (m->c >> m->ct) & 1u;
