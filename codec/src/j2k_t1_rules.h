@@ -423,10 +423,24 @@ typedef struct pcwt_j2k_cols {
     uint32_t prev_dirty; /* prev differs from memory */
 } pcwt_j2k_cols;
 
+/* ORs centre into the state word at p, left and right into the words of the columns beside it
+ * where the code-block has them (l, r), all three read before any is written, so that their loads
+ * wait once. */
+static PCWT_J2K_HOT PCWT_HD void pcwt_j2k_or3(uint16_t *p, int l, int r, uint32_t centre, uint32_t left,
+                                              uint32_t right)
+{
+    const uint32_t pl = l ? p[-4] : 0u, pc = p[0], pr = r ? p[4] : 0u;
+    p[0] = (uint16_t)(pc | centre);
+    if (l)
+        p[-4] = (uint16_t)(pl | left);
+    if (r)
+        p[4] = (uint16_t)(pr | right);
+}
+
 /* (x, y0 + k) became significant (neg: its sign): its own marks, and its eight neighbours' state
  * words (none below the code-block's last row). A first stripe row does not reach the stripe above
- * under VSC, whose last row then ignores it. In memory, the three words of the stripe above or
- * below are all read before any is written, so that their loads wait once. */
+ * under VSC, whose last row then ignores it. The stripes above and below in memory
+ * (pcwt_j2k_or3). */
 static PCWT_J2K_HOT PCWT_HD void pcwt_j2k_push(const pcwt_j2k_t1_state *s, pcwt_j2k_cols *c, uint16_t *col,
                                                uint32_t x, uint32_t y0, uint32_t k, uint32_t neg, uint32_t marks)
 {
@@ -439,28 +453,16 @@ static PCWT_J2K_HOT PCWT_HD void pcwt_j2k_push(const pcwt_j2k_t1_state *s, pcwt_
         own |= PCWT_J2K_ROW(1u << 3 | neg << 11, k - 1); /* its south */
         lm |= PCWT_J2K_ROW(1u << 7, k - 1);              /* its south-east */
         rm |= PCWT_J2K_ROW(1u << 6, k - 1);              /* its south-west */
-    } else if (y > 0 && !s->vsc) {
-        uint16_t *u = col - 4 * s->w + 3; /* row 3 of the stripe above */
-        const uint32_t ul = l ? u[-4] : 0u, uc = u[0], ur = r ? u[4] : 0u;
-        u[0] = (uint16_t)(uc | 1u << 3 | neg << 11);
-        if (l)
-            u[-4] = (uint16_t)(ul | 1u << 7);
-        if (r)
-            u[4] = (uint16_t)(ur | 1u << 6);
+    } else if (y > 0 && !s->vsc) { /* row 3 of the stripe above: its south, south-east, south-west */
+        pcwt_j2k_or3(col - 4 * s->w + 3, l, r, 1u << 3 | neg << 11, 1u << 7, 1u << 6);
     }
     if (y + 1 < s->h) {
         if (k < 3) {
             own |= PCWT_J2K_ROW(1u << 2 | neg << 10, k + 1); /* its north */
             lm |= PCWT_J2K_ROW(1u << 5, k + 1);              /* its north-east */
             rm |= PCWT_J2K_ROW(1u << 4, k + 1);              /* its north-west */
-        } else {
-            uint16_t *d = col + 4 * s->w; /* row 0 of the stripe below */
-            const uint32_t dl = l ? d[-4] : 0u, dc = d[0], dr = r ? d[4] : 0u;
-            d[0] = (uint16_t)(dc | 1u << 2 | neg << 10);
-            if (l)
-                d[-4] = (uint16_t)(dl | 1u << 5);
-            if (r)
-                d[4] = (uint16_t)(dr | 1u << 4);
+        } else { /* row 0 of the stripe below: its north, north-east, north-west */
+            pcwt_j2k_or3(col + 4 * s->w, l, r, 1u << 2 | neg << 10, 1u << 5, 1u << 4);
         }
     }
     c->w |= own;
