@@ -2,12 +2,13 @@
 // chunk at once, running the CPU's decoder (codec/src/j2k_t1_rules.h) with its tables and each
 // thread's context states in shared memory, each code-block's state words in its own slot of the
 // chunk's state buffer. The host has checked every code-block (pcwt_j2k_t1_check) first.
-// A warp's threads diverge at nearly every symbol, so a warp takes about as long as the paths of
-// all its code-blocks together. The host therefore packs the code-blocks (sorted by their cost,
-// heaviest first) into warps of up to 32 so that each warp's cost is about the chunk's total over
-// `spread` times the warps the device holds at once: heavy code-blocks get warps of few, light ones
-// full warps, a chunk too small to fill the device (a frame alone) a warp per code-block, and the
-// block scheduler gives each slot that frees up the next warp, so that the slots finish together.
+// A warp's threads diverge where their code-blocks' symbols do, so a warp takes longer the more
+// code-blocks it holds. The host therefore packs the code-blocks (sorted by their cost, heaviest
+// first) into warps of up to 32 so that each warp's cost is about the chunk's total over the warps
+// the device holds at once, times the whole passes over them that the chunk needs at 32 a warp
+// (one for most chunks): heavy code-blocks get warps of few, light ones full warps, a chunk too
+// small to fill the device (a frame alone) a warp per code-block, and the block scheduler gives
+// each slot that frees up the next warp, so that the slots finish together.
 #include "gpu_backend.h"
 #include "gpu_check.h"
 #include "j2k_gpu.h"
@@ -22,8 +23,10 @@ __constant__ uint32_t c_mq_table[PCWT_J2K_MQ_STATES] = PCWT_J2K_MQ_TABLE_INIT;
 
 // Threads a block: the block's copy of the tables and the 1 KB the device reserves per block
 // come out of the same on-chip memory as L1, through which every state word goes; larger blocks
-// leave more of it to L1. 1152 threads an SM (36 warps) hold at most 56 registers each.
-constexpr uint32_t kThreadsPerSm = 1152;
+// leave more of it to L1. 896 threads an SM (28 warps) hold at most 72 registers each: the passes
+// (a stripe's columns in registers, j2k_t1_rules.h) fit unspilled; at 56 (36 warps) they spill
+// and run slower.
+constexpr uint32_t kThreadsPerSm = 896;
 // Bytes between two threads' context states: an odd number of words, so that a warp's threads
 // reading the same context hit 32 different banks.
 constexpr uint32_t kCxStride = 20;
@@ -32,9 +35,6 @@ static_assert(kCxStride >= PCWT_J2K_CONTEXTS && kCxStride % 8 == 4, "contexts pe
 constexpr uint32_t kThreads = 128;
 // The cost of a code-block: passes x area plus this many per codeword byte.
 constexpr uint64_t kBytesWeight = 64;
-// Warps packed per warp the device holds: the heaviest run first, the block scheduler handing
-// each slot that frees up the next, so that the slots finish together.
-constexpr uint64_t kSpread = 2;
 
 // warp w decodes code-blocks warp_first[w] .. warp_first[w + 1] - 1, one a lane, its refinements
 // in L2 (pcwt_j2k_t1_block_far)
@@ -112,7 +112,10 @@ void j2k_t1_warps(const std::vector<uint64_t> &cost, const J2kT1Plan &p, std::ve
     warp_first.resize(n + 1);
     const uint32_t lanes = p.fixed_lanes;
     if (!lanes) {
-        warp_first.resize(j2k_t1_pack(cost.data(), n, uint64_t(p.warp_slots) * kSpread, warp_first.data()) + 1);
+        // whole passes over the slots: a chunk that needs more than one at 32 a warp (all 2048 CT
+        // slices at once) gets warps for two, not one and a part
+        const uint64_t slots = p.warp_slots ? p.warp_slots : 1, rounds = ((n + 31) / 32 + slots - 1) / slots;
+        warp_first.resize(j2k_t1_pack(cost.data(), n, slots * (rounds ? rounds : 1), warp_first.data()) + 1);
         return;
     }
     size_t w = 0;
