@@ -15,7 +15,6 @@
 #include "recompress.h"
 
 #include "dcmtk/dcmdata/dctk.h"
-#include "dcmtk/oflog/logger.h"
 #include "dcmtk/ofstd/ofstd.h"
 
 #include "dcmpcwt/dpencode.h"
@@ -26,12 +25,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
-#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
+#ifdef __linux__
 #include <unistd.h>
+#endif
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
@@ -63,29 +63,6 @@ static double secondsSinceProcessStart()
 #endif
 }
 
-#if defined(__SANITIZE_ADDRESS__)
-#define PCWT_RECOMPRESS_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define PCWT_RECOMPRESS_SANITIZED 1
-#endif
-#endif
-
-int RecompressExit(int status, std::shared_ptr<DPRCPipelineHandles>& handles)
-{
-#ifndef PCWT_RECOMPRESS_SANITIZED
-  COUT.flush();
-  CERR.flush();
-  dcmtk::log4cplus::Logger::shutdown(); // its appenders flushed and closed
-  std::fflush(NULL);
-  (void)handles;
-  _exit(status);
-#else
-  handles.reset();
-  return status;
-#endif
-}
-
 int main(int argc, char *argv[])
 {
   DPRCTimelineMark("start");
@@ -111,8 +88,7 @@ int main(int argc, char *argv[])
 
   RecompressRegisterCodecs(o);
   int status = EXITCODE_NO_ERROR;
-  std::shared_ptr<DPRCPipelineHandles> handles;
-  const bool ran = RecompressRun(o, locks, status, handles);
+  const bool ran = RecompressRun(o, locks, status);
   DPCWTEncoderRegistration::cleanup();
   DPCWTCleanupDecoders();
   if (!ran) return EXITCODE_FATAL;
@@ -130,5 +106,5 @@ int main(int argc, char *argv[])
     }
     COUT << OFendl;
   }
-  return RecompressExit(status, handles);
+  return status;
 }

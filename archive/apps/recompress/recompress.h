@@ -105,19 +105,8 @@ void RecompressRegisterCodecs(const RecompressOptions& o);
 
 /** walk, recompress, update the DICOMDIRs and report (run.cc)
  *  @param status set to EXITCODE_FILES_FAILED (or EXITCODE_FATAL for the report) as files fail
- *  @param handles the pipeline's handles and buffers once it is over (device and page-locked
- *         memory): the caller's to free, or to leave to the process's exit (RecompressExit)
  *  @return false (logged) when the run could not start: exit status EXITCODE_FATAL
  */
-bool RecompressRun(const RecompressOptions& o, const RecompressLocks& locks, int& status,
-                   std::shared_ptr<DPRCPipelineHandles>& handles);
-
-/** the end of a run that reported: standard output, standard error and the log flushed, then the
- *  process's exit with status, which frees the handles, the CUDA context, the page-locked memory,
- *  the heap and the locks (an open file description's lock ends with it) without freeing them one
- *  by one first: every output is committed by then. A sanitizer build frees them and returns
- *  status, so that its leak check sees the run's memory (main.cc).
- */
-int RecompressExit(int status, std::shared_ptr<DPRCPipelineHandles>& handles);
+bool RecompressRun(const RecompressOptions& o, const RecompressLocks& locks, int& status);
 
 #endif

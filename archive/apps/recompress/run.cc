@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdint>
 #include <cstdlib>
@@ -551,8 +552,7 @@ static void report(const RecompressOptions& o, DPRCSummary& sum, const DPRCPipel
   }
 }
 
-bool RecompressRun(const RecompressOptions& o, const RecompressLocks& locks, int& status,
-                   std::shared_ptr<DPRCPipelineHandles>& handles)
+bool RecompressRun(const RecompressOptions& o, const RecompressLocks& locks, int& status)
 {
   // the GPUs are checked (cuInit) and the CUDA context made on a thread of their own while the
   // folders are walked and the first files read; the pipeline waits for it before its devices'
@@ -611,7 +611,11 @@ bool RecompressRun(const RecompressOptions& o, const RecompressLocks& locks, int
   // each device after the first comes up with its context made beside the first's batches
   // (one GPU, or the CPU: nothing to wait for)
   if (o.devices.size() > 1) popt.deviceUp = [&contexts](int device) { contexts.wait(device); };
-  // the pipeline's handles and buffers, the caller's once everything is reported (RecompressExit)
+  // the pipeline's handles and buffers, freed together once everything is reported (freed one
+  // after another, or left to the process's exit, they took as long: the kernel unpinning the
+  // page-locked memory; bench/results/gpu-h200-2026-11-28-session6-host.md, and the _exit of
+  // gpu-h200-2026-11-29-session12-recompress.md)
+  std::shared_ptr<DPRCPipelineHandles> handles;
   popt.keepHandles = &handles;
   DPRCPipelineStats pstats;
   std::string perror;
@@ -660,5 +664,17 @@ bool RecompressRun(const RecompressOptions& o, const RecompressLocks& locks, int
   DPRCTimelineMark("summary");
   sum.timeline = DPRCTimeline();
   report(o, sum, popt, pstats, results, status);
+  if (handles)
+  {
+    const std::size_t parts = DPRCPipelineHandleParts(*handles);
+    const std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
+    handles.reset();
+    if (o.stats)
+    {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.3f", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      COUT << "handles freed after the summary: " << parts << " parts together in " << buf << " s" << OFendl;
+    }
+  }
   return true;
 }
