@@ -355,8 +355,11 @@ static DPRCPipelineOptions pipelineOptions(const RecompressOptions& o, std::size
   popt.j2kBatchBytes = static_cast<std::uint64_t>(o.j2kBatchMB) << 20;
   popt.j2kDecodersPerDevice = static_cast<unsigned>(o.j2kDecodersPerGpu);
   popt.maxSamplesPerFrame = kMaxSamplesPerFrame;
-  // for measurements (bench/recompress/probe-stages.sh), not options: the verifiers' minimum
-  // batch and its wait, the memory budget
+  // for measurements (bench/recompress/probe-stages.sh, docs/recompress.md), not options: the
+  // verifiers' minimum batch and its wait, the memory budget, the JPEG 2000 batches' ramp, and the
+  // two warm-ups apart, as their defaults differ: the GPU coders' and verifiers' off (no faster,
+  // pipeline.h), the JPEG 2000 batch decoders' on (their first batch's page-locked buffer made
+  // beside it)
   popt.verifyMinFrames = static_cast<unsigned>(envNumber("PCWT_RECOMPRESS_VERIFY_MIN_FRAMES", popt.verifyMinFrames));
   popt.verifyFillMs = static_cast<unsigned>(envNumber("PCWT_RECOMPRESS_VERIFY_FILL_MS", popt.verifyFillMs));
   popt.budgetBytes = static_cast<std::uint64_t>(envNumber("PCWT_RECOMPRESS_BUDGET_MB", 0)) << 20;
