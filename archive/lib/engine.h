@@ -465,6 +465,9 @@ void DPRCTimelineMark(const char *what);
 /// the moments noted so far, in order: name and seconds since the first mark
 std::vector<std::pair<std::string, double> > DPRCTimeline();
 
+/// seconds since the first mark (0 before it): a moment on DPRCTimeline()'s clock
+double DPRCTimelineNow();
+
 /// times the scope (or up to next()) into a stage
 class DPRCStageTimer
 {

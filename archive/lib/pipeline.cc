@@ -319,6 +319,13 @@ void readStage(Run& run, unsigned r)
   }
 }
 
+/// PCWT_GPU_TRACE: one batch call on the timeline's clock (the calls of all handles side by side)
+void traceCall(const char *what, std::size_t handle, double t0, std::uint64_t frames, std::uint64_t bytes)
+{
+  std::fprintf(stderr, "pcwt-recompress call %s %zu: %.4f-%.4f s, %llu frames, %.1f MB\n", what, handle, t0,
+               DPRCTimelineNow(), static_cast<unsigned long long>(frames), static_cast<double>(bytes) / 1e6);
+}
+
 /// a batch coder: gathers the files that come within the batch's limits and codes their frames
 /// in one call, then hands them to the writers
 void codeStage(Run& run, std::size_t c)
@@ -346,7 +353,9 @@ void codeStage(Run& run, std::size_t c)
     }
     timer.next(DPRCSG_code);
     if (!run.firstBatch.load(std::memory_order_relaxed)) DPRCTimelineMark("first batch in");
+    const double t0 = gpuTrace() ? DPRCTimelineNow() : 0.0;
     run.coders[c]->code(batch, local, run.opt.testFault == "backend");
+    if (gpuTrace()) traceCall("encode", c, t0, frames, bytes);
     once(run.firstBatch, "first batch coded");
     for (Work *x : batch) run.toWriter.push(x);
   }
@@ -560,7 +569,9 @@ void verifyStage(Run& run, std::size_t v)
     }
     if (filling.owns_lock()) filling.unlock();
     timer.next(DPRCSG_verifyBatch);
+    const double t0 = gpuTrace() ? DPRCTimelineNow() : 0.0;
     run.verifiers[v]->verify(batch, local, run.opt.testFault == "backend" || run.opt.testFault == "backend-verify");
+    if (gpuTrace()) traceCall("verify", v, t0, frames, bytes);
     once(run.firstVerdict, "first verdict");
     for (VerifyRequest *x : batch)
     {

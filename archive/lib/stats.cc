@@ -108,3 +108,10 @@ std::vector<std::pair<std::string, double> > DPRCTimeline()
     out.emplace_back(m.first, std::chrono::duration<double>(m.second - g_timeline.front().second).count());
   return out;
 }
+
+double DPRCTimelineNow()
+{
+  const std::chrono::steady_clock::time_point t = std::chrono::steady_clock::now();
+  std::lock_guard<std::mutex> lock(g_timelineMutex);
+  return g_timeline.empty() ? 0.0 : std::chrono::duration<double>(t - g_timeline.front().second).count();
+}
