@@ -42,7 +42,7 @@ for s in "${sets[@]}"; do
   rc=$?
   t1=$(date +%s.%N)
   pix=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"]["pixel_bytes"])' "$input.probe-$n.json" 2>/dev/null || echo 0)
-  echo "== set $n: $s (exit $rc)"
+  echo "== set $n: $s (exit $rc; started $(date -u -d @"$t0" +%H:%M:%S.%N | cut -c1-12) UTC)"
   line=$(awk -v a="$t0" -v b="$t1" -v p="$pix" 'BEGIN {printf "wall %.3f s, %.1f MB/s of raw pixels", b - a, p / 1048576 / (b - a)}')
   echo "$line"
   table+=("| $s | $line | $(grep -o ' code [0-9.]* ([0-9]*%)' "$log" | head -1) | $(grep -o 'verify-batch [0-9.]* ([0-9]*%)' "$log" | head -1) |")
