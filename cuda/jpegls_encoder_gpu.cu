@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <type_traits>
 #include <vector>
 
 extern "C" {
@@ -34,23 +35,33 @@ struct Staged {
     uint64_t off, size;
 };
 
+// The encoder's device buffers besides its inputs' (JlsIn), the one list of them: the members,
+// dev_view and device_buffers() (their release, jls_gpu_held's count) all come from it.
+// V: a JlsDev array of the same name; X: scratch the stages are given as void *.
+#define PCWT_JLS_DEVICE_BUFFERS(V, X)                                                              \
+    V(line_counts) V(frame_flags) V(ctx_key) V(key_alt) V(ctx_rec) V(ctx_runs_before) V(run_len)   \
+    V(run_attach) V(run_code) V(run_j) V(run_maps) V(order) V(order_alt) V(order_code) V(chain_key) \
+    V(chain_len) V(chain_off) V(chain_count) V(chunk_first) V(ctx_code) V(ctx_bits) V(run_bits)    \
+    V(words) V(out) X(stuff) X(tmp)
+#define PCWT_JLS_DEVBUF_MEMBER(b) DevBuf b;
+#define PCWT_JLS_DEVBUF_COUNT(b) +1
+#define PCWT_JLS_DEVBUF_ADDRESS(b) &b,
+constexpr size_t kJlsInBuffers = 3; // JlsIn's samples, segs, line_seg
+
 struct JlsGpu {
     JlsIn in[2];
-    DevBuf line_counts, frame_flags, ctx_key, key_alt, ctx_rec, runs_before, run_len, run_attach,
-        run_code, run_j, run_maps, order, order_alt, order_code, chain_key, chain_len, chain_off, chain_count,
-        chunk_first, ctx_code, ctx_bits, run_bits, words, out, stuff, tmp;
+    PCWT_JLS_DEVICE_BUFFERS(PCWT_JLS_DEVBUF_MEMBER, PCWT_JLS_DEVBUF_MEMBER)
     PinnedBuf h_segs, h_out, h_small;
     cudaEvent_t downloaded = nullptr; // the last chunk's scan data is on the host
     bool download_pending = false;
     std::vector<Staged> staged;
     uint64_t out_bytes = 0;  // extent of the output arena
-    std::array<DevBuf *, 32> device_buffers()
+    static constexpr size_t kDeviceBuffers =
+        2 * kJlsInBuffers PCWT_JLS_DEVICE_BUFFERS(PCWT_JLS_DEVBUF_COUNT, PCWT_JLS_DEVBUF_COUNT);
+    std::array<DevBuf *, kDeviceBuffers> device_buffers()
     {
-        return {&in[0].samples, &in[0].segs, &in[0].line_seg, &in[1].samples, &in[1].segs,
-                &in[1].line_seg, &line_counts, &frame_flags, &ctx_key, &key_alt, &ctx_rec,
-                &runs_before, &run_len, &run_attach, &run_code, &run_j, &run_maps, &order, &order_alt,
-                &order_code, &chain_key, &chain_len, &chain_off, &chain_count, &chunk_first, &ctx_code,
-                &ctx_bits, &run_bits, &words, &out, &stuff, &tmp};
+        return {&in[0].samples, &in[0].segs, &in[0].line_seg, &in[1].samples, &in[1].segs, &in[1].line_seg,
+                PCWT_JLS_DEVICE_BUFFERS(PCWT_JLS_DEVBUF_ADDRESS, PCWT_JLS_DEVBUF_ADDRESS)};
     }
     ~JlsGpu()
     {
@@ -66,6 +77,9 @@ struct JlsGpu {
                 cudaEventDestroy(e);
     }
 };
+#undef PCWT_JLS_DEVBUF_MEMBER
+#undef PCWT_JLS_DEVBUF_COUNT
+#undef PCWT_JLS_DEVBUF_ADDRESS
 
 void jls_gpu_free(JlsGpu *j) { delete j; }
 
@@ -159,30 +173,11 @@ JlsDev dev_view(JlsGpu &J, JlsIn &in)
     d.seg_count = (uint32_t)in.segs_host.size();
     d.line_count = (uint32_t)in.line_seg_host.size();
     d.line_seg = in.line_seg.as<uint32_t>();
-    d.line_counts = J.line_counts.as<uint64_t>();
-    d.frame_flags = J.frame_flags.as<uint32_t>();
-    d.ctx_key = J.ctx_key.as<uint32_t>();
-    d.ctx_rec = J.ctx_rec.as<uint64_t>();
-    d.ctx_runs_before = J.runs_before.as<uint32_t>();
-    d.run_len = J.run_len.as<uint32_t>();
-    d.run_attach = J.run_attach.as<uint32_t>();
-    d.run_code = J.run_code.as<uint32_t>();
-    d.run_j = J.run_j.as<uint8_t>();
-    d.run_maps = J.run_maps.as<uint8_t>();
-    d.key_alt = J.key_alt.as<uint32_t>();
-    d.order_alt = J.order_alt.as<uint32_t>();
-    d.order_code = J.order_code.as<uint32_t>();
-    d.order = J.order.as<uint32_t>();
-    d.chain_key = J.chain_key.as<uint32_t>();
-    d.chain_len = J.chain_len.as<uint32_t>();
-    d.chain_off = J.chain_off.as<uint32_t>();
-    d.chain_count = J.chain_count.as<uint32_t>();
-    d.chunk_first = J.chunk_first.as<uint32_t>();
-    d.ctx_code = J.ctx_code.as<uint32_t>();
-    d.ctx_bits = J.ctx_bits.as<uint64_t>();
-    d.run_bits = J.run_bits.as<uint64_t>();
-    d.words = J.words.as<uint32_t>();
-    d.out = J.out.as<uint8_t>();
+#define PCWT_JLS_DEVBUF_VIEW(b) d.b = J.b.as<std::remove_pointer_t<decltype(d.b)>>();
+#define PCWT_JLS_DEVBUF_NONE(b)
+    PCWT_JLS_DEVICE_BUFFERS(PCWT_JLS_DEVBUF_VIEW, PCWT_JLS_DEVBUF_NONE)
+#undef PCWT_JLS_DEVBUF_VIEW
+#undef PCWT_JLS_DEVBUF_NONE
     return d;
 }
 
@@ -225,7 +220,7 @@ void run_device_encode(pcwt_gpu *g, JlsGpu &J, JlsIn &in)
     J.ctx_key.ensure(4 * n1);
     J.key_alt.ensure(std::max(4 * n1, jls_gpu_chain_state_bytes((uint32_t)n1)));
     J.ctx_rec.ensure(8 * n1);
-    J.runs_before.ensure(4 * n1);
+    J.ctx_runs_before.ensure(4 * n1);
     J.order.ensure(4 * n1);
     J.order_alt.ensure(4 * n1);
     J.order_code.ensure(4 * n1);

@@ -42,6 +42,14 @@ __device__ inline void value_range(const GpuPlane &p, int32_t &lo, int32_t &hi)
     pcwt_sample_range(p.bits_stored, p.is_signed, &lo, &hi);
 }
 
+// What a stored word w gives plane p (not a colour-transformed one): the sample's value, or its
+// bits above bits_stored (kind 1).
+__device__ inline int32_t word_value(const GpuPlane &p, uint32_t w)
+{
+    const int32_t v = value_of(w, p.bits_stored, p.is_signed);
+    return p.kind ? pcwt_sample_high_bits(w, v, p.bits_alloc, p.bits_stored) : v;
+}
+
 // The value of plane p at pixel (i, j) of its frame, inside the image: the sample's value, its
 // bits above bits_stored (kind 1), or the colour transform of the pixel's components.
 __device__ inline int32_t plane_value(const GpuPlane &p, const uint8_t *samples, uint32_t i, uint32_t j)
@@ -55,9 +63,7 @@ __device__ inline int32_t plane_value(const GpuPlane &p, const uint8_t *samples,
                             p.bits_stored, p.is_signed);
         return pcwt_rct_forward(c[0], c[1], c[2], p.comp);
     }
-    const uint32_t w = load_word(s, p.bits_alloc, sample_index(p.components, p.planar, pixels, p.comp, px));
-    const int32_t v = value_of(w, p.bits_stored, p.is_signed);
-    return p.kind ? pcwt_sample_high_bits(w, v, p.bits_alloc, p.bits_stored) : v;
+    return word_value(p, load_word(s, p.bits_alloc, sample_index(p.components, p.planar, pixels, p.comp, px)));
 }
 
 // plane_value at N pixels (i[u], j[u]) of plane p, each where bit u of `in` is set (the others'
@@ -91,10 +97,8 @@ __device__ inline void plane_values(const GpuPlane &p, const uint8_t *samples, c
             w[u] = s16[k[u]];
     }
 #pragma unroll
-    for (uint32_t u = 0; u < N; u++) {
-        const int32_t x = value_of(w[u], p.bits_stored, p.is_signed);
-        v[u] = p.kind ? pcwt_sample_high_bits(w[u], x, p.bits_alloc, p.bits_stored) : x;
-    }
+    for (uint32_t u = 0; u < N; u++)
+        v[u] = word_value(p, w[u]);
 }
 
 // A plane's flag word in the value maps' arena (value_map_gpu.cu, offset_gpu.cu): bit 0, the plane
