@@ -1,8 +1,8 @@
 // GPU JPEG-LS encoder tests (ctest label "gpu"): the round encoder on the device must write the
 // CPU encoder's bytes (which tests/jpegls holds byte-identical to CharLS 2.4.1) for synthetic
 // images of every depth and many shapes, runs longer than 32768 samples, restart intervals,
-// colour, batches mixing all of these, and every corpus frame. Without CUDA or a device they skip
-// and say why.
+// colour, batches mixing all of these, the bench's radiograph batch, and every corpus frame.
+// Without CUDA or a device they skip and say why.
 #include "gpu_test_util.h"
 #include "pcwt.h"
 
@@ -241,6 +241,30 @@ TEST(GpuJpegls, LargeFramesThroughChunkedStages)
         c.check(descs.back(), imgs.back(), name(descs.back(), kind) + " kind " + std::to_string(kind));
     }
     // all of them as one batch, each frame's chains, runs and chunks after the others'
+    check_as_batch(c, descs, imgs);
+}
+
+// The geometry of pcwt_bench_gpu's radiograph batch (--batches b), on which issue 32's target is
+// set: 2000x2500 frames of 12 unsigned bits in 16-bit words, alone and as one batch. Collimated
+// borders (flat: long runs), smooth anatomy with noise of three widths, a saturated strip.
+TEST(GpuJpegls, RadiographBatch)
+{
+    SKIP_WITHOUT_GPU();
+    JlsPair c;
+    Rng rng(17);
+    const pcwt_image_desc d{2000, 2500, 1, 16, 12, 0, 0};
+    const std::vector<pcwt_image_desc> descs(6, d);
+    std::vector<std::vector<uint8_t>> imgs;
+    for (uint32_t f = 0; f < descs.size(); f++)
+        imgs.push_back(make_image(d, [&](uint32_t i, uint32_t j) -> uint32_t {
+            const uint32_t border = 60 + 40 * f;
+            if (i < border || j < border || i >= d.height - border || j >= d.width - border)
+                return 0;
+            if (j > 1700 && j < 1760)
+                return 4095;
+            return 1200 + (i * (f + 3) + j * 2) / 5 % 1800 + rng.next() % (8u << (f % 3));
+        }));
+    c.check(d, imgs[0], "2000x2500 12/16u radiograph");
     check_as_batch(c, descs, imgs);
 }
 
