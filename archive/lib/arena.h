@@ -188,6 +188,19 @@ public:
     return std::shared_ptr<unsigned char>(a.p, [self, a](unsigned char *) { self->put(a); });
   }
 
+  /// whether p lies in page-locked memory of this pool's region or slabs (the GPU reads it
+  /// without staging)
+  bool pinnedAt(const void *p)
+  {
+    const unsigned char *c = static_cast<const unsigned char *>(p);
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const std::unique_ptr<Part>& part : parts_)
+      if (part->mem.pinned && c >= part->mem.p && c < part->mem.p + part->mem.size) return true;
+    for (const Arena& s : slabs_)
+      if (s.pinned && c >= s.p && c < s.p + s.size) return true;
+    return false;
+  }
+
   /// buffers allocated so far besides the region and the milliseconds it took
   std::uint64_t allocations() const { return allocs_.load(); }
   double allocationMs() const { return static_cast<double>(allocNs_.load()) * 1e-6; }

@@ -194,8 +194,9 @@ void reserveInParts(ArenaPool& pool, std::size_t total, std::size_t first, std::
  *  the readers hold at once stay within the memory budget, the arenas hold the codestreams of
  *  those samples (a slot of 9/8 of each frame and 4 KB); a small run needs no more than its
  *  files (twice: input compressed before decodes to more). What the parts have no room for is
- *  allocated as before. The samples' first part is small, so that the readers have page-locked
- *  buffers soon; the arenas' parts hold several batches each.
+ *  allocated as before. Each region's first part is small, so that it is there soon: the readers'
+ *  page-locked buffers, and the first batches' arenas (each made on its own, on the coder's
+ *  thread, until a part is there); the arenas' later parts hold several batches each.
  */
 void startRegions(Run& run, std::vector<std::thread>& threads)
 {
@@ -208,7 +209,7 @@ void startRegions(Run& run, std::vector<std::thread>& threads)
   const std::size_t arenas = static_cast<std::size_t>(std::min(budget + (64u << 20), cap + cap / 8));
   std::shared_ptr<ArenaPool> s = run.samples, a = run.arenas;
   threads.emplace_back([s, samples]() { reserveInParts(*s, samples, 64u << 20, 128u << 20, true); });
-  if (run.batching) threads.emplace_back([a, arenas]() { reserveInParts(*a, arenas, 256u << 20, 256u << 20, false); });
+  if (run.batching) threads.emplace_back([a, arenas]() { reserveInParts(*a, arenas, 64u << 20, 256u << 20, false); });
 }
 
 /** on the starting thread while the readers read: the caller's checks (the GPUs), the devices'
@@ -326,6 +327,25 @@ void traceCall(const char *what, std::size_t handle, double t0, std::uint64_t fr
                DPRCTimelineNow(), static_cast<unsigned long long>(frames), static_cast<double>(bytes) / 1e6);
 }
 
+/** with GPU coders: the samples of files read before the page-locked region was made (the first
+ *  batches' files, read while the CUDA context came up) moved into the region where it has room,
+ *  so that neither the encoder nor the verifier stages them: their staging buffers, page locked
+ *  too, would grow to a batch each for these few batches and stay until the end
+ */
+void pinSamples(Run& run, const std::vector<Work *>& batch)
+{
+  for (Work *w : batch)
+  {
+    DPRCSamples& s = w->job.original;
+    if (s.empty() || run.samples->pinnedAt(s.data())) continue;
+    DPRCSamples pinned;
+    pinned.allocate(s.size(), run.samples.get());
+    if (!run.samples->pinnedAt(pinned.data())) continue; // no room: staged as before
+    std::memcpy(pinned.data(), s.data(), s.size());
+    s = std::move(pinned);
+  }
+}
+
 /// a batch coder: gathers the files that come within the batch's limits and codes their frames
 /// in one call, then hands them to the writers
 void codeStage(Run& run, std::size_t c)
@@ -353,6 +373,7 @@ void codeStage(Run& run, std::size_t c)
     }
     timer.next(DPRCSG_code);
     if (!run.firstBatch.load(std::memory_order_relaxed)) DPRCTimelineMark("first batch in");
+    if (run.gpuCoders) pinSamples(run, batch);
     const double t0 = gpuTrace() ? DPRCTimelineNow() : 0.0;
     run.coders[c]->code(batch, local, run.opt.testFault == "backend");
     if (gpuTrace()) traceCall("encode", c, t0, frames, bytes);

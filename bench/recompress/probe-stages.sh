@@ -46,7 +46,7 @@ for s in "${sets[@]}"; do
   line=$(awk -v a="$t0" -v b="$t1" -v p="$pix" 'BEGIN {printf "wall %.3f s, %.1f MB/s of raw pixels", b - a, p / 1048576 / (b - a)}')
   echo "$line"
   table+=("| $s | $line | $(grep -o ' code [0-9.]* ([0-9]*%)' "$log" | head -1) | $(grep -o 'verify-batch [0-9.]* ([0-9]*%)' "$log" | head -1) |")
-  grep -E '^ *(readers|batch coders|writers|verifiers) \(|^timeline|^verification|^batch (coder|verifier)|^recompressed:|^stage times|^memory: |^pcwt-recompress (samples|coder arenas|[a-z ]* region)|^page-locked regions|^frames per GPU' "$log"
+  grep -E '^ *(readers|batch coders|writers|verifiers) \(|^timeline|^verification|^batch (coder|verifier)|^recompressed:|^stage times|^memory: |^pcwt-recompress (samples|coder arenas|[a-z ]* region)|^page-locked regions|^frames per GPU|^handles freed' "$log"
   # PCWT_GPU_TRACE lines: "pcwt gpu encode host (ms): plan 0.9; layout 1.2; ...; total 65.7; 188 frames ..."
   awk '/^pcwt gpu [a-z]+ host \(ms\):/ {
          kind = $3; calls[kind]++; sub(/^[^:]*: /, "")
