@@ -14,6 +14,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <set>
+#include <sstream>
+#include <string>
 
 using dprc::ArenaPool;
 using dprc::RegionCutter;
@@ -237,6 +239,38 @@ TEST(RecompressGpu, RegionsHoldTheSamplesAndArenasWithinTheBudget)
         EXPECT_EQ(reportSummary(t.dir / ("f-" + fault + ".json"), "failed"), files) << fault << ": " << d.out;
         EXPECT_TRUE(snapshot(t.dir / ("f-" + fault)).empty()) << fault << ": a copy that failed was renamed into place";
     }
+}
+
+// files read before the page-locked region is there (a slow start: every file read first) are
+// moved into it before their batch: neither the encoder nor the verifier stages any of them
+// (PCWT_GPU_TRACE's host line of each call: "stage 0.0 (0 MB)"), and the outputs are the CPU's
+TEST(RecompressGpu, SamplesReadBeforeTheRegionAreNotStaged)
+{
+    REQUIRE_CORPUS();
+    if (!gpuDevice(0)) GTEST_SKIP() << "no GPU (a CUDA build with a device is needed): the staging is not tested";
+    Tree t(kPoolSet, 3);
+    auto go = [&](const std::string &name, const std::vector<std::string> &options, const std::vector<std::string> &env) {
+        std::vector<std::string> argv = {kTool, "--no-progress", "--report", t.dir / (name + ".json"), "--output",
+                                         t.dir / name};
+        argv.insert(argv.end(), options.begin(), options.end());
+        argv.push_back(t.root);
+        return run(argv, env);
+    };
+    const Proc cpu = go("cpu", {"--backend-cpu"}, {});
+    ASSERT_EQ(cpu.rc, 0) << cpu.out;
+    const Proc gpu = go("gpu", {"--gpus", "1"}, {"PCWT_RECOMPRESS_FAULT=slow-start", "PCWT_GPU_TRACE=1"});
+    ASSERT_EQ(gpu.rc, 0) << gpu.out;
+    EXPECT_TRUE(sameOutputs(snapshot(t.dir / "cpu"), snapshot(t.dir / "gpu")));
+    int calls[2] = {0, 0};
+    std::istringstream lines(gpu.out);
+    for (std::string l; std::getline(lines, l);)
+        for (int k = 0; k < 2; ++k)
+            if (l.rfind(k ? "pcwt gpu verify host (ms): " : "pcwt gpu encode host (ms): ", 0) == 0) {
+                ++calls[k];
+                EXPECT_NE(l.find("; stage 0.0 (0 MB);"), std::string::npos) << "samples staged: " << l;
+            }
+    EXPECT_GT(calls[0], 0) << gpu.out;
+    EXPECT_GT(calls[1], 0) << gpu.out;
 }
 
 // the handles' warm-up (a GPU run's, before the first batch): frames of two kinds in turn, all
