@@ -210,6 +210,16 @@ void startRegions(Run& run, std::vector<std::thread>& threads)
   std::shared_ptr<ArenaPool> s = run.samples, a = run.arenas;
   threads.emplace_back([s, samples]() { reserveInParts(*s, samples, 64u << 20, 128u << 20, true); });
   if (run.batching) threads.emplace_back([a, arenas]() { reserveInParts(*a, arenas, 64u << 20, 256u << 20, false); });
+  // the GPU verifier's codestreams, of the copies waiting for their verdicts, whose samples the
+  // budget holds: no more than the budget unless a copy is larger than its original (beyond it,
+  // the heap, which the verifier stages). Without it, slabs of 16 buffers were registered one by
+  // one on the writers' threads: some 200 registrations in a 4 GB run, each undone at the end
+  if (run.verifying && run.verifiers[0]->gpu())
+  {
+    std::shared_ptr<ArenaPool> c = run.codestreams;
+    const std::size_t codestreams = static_cast<std::size_t>(std::min(run.budgetBytes, cap));
+    threads.emplace_back([c, codestreams]() { reserveInParts(*c, codestreams, 32u << 20, 128u << 20, false); });
+  }
 }
 
 /** on the starting thread while the readers read: the caller's checks (the GPUs), the devices'
@@ -228,6 +238,11 @@ bool startDevices(Run& run, std::vector<std::thread>& threads, std::string& erro
     return false;
   }
   DPRCTimelineMark("handles made");
+  // the codestreams the writers read back and hand over, copied out of DCMTK's buffers on the
+  // writers' threads (not on the verifier's one thread), page locked with a GPU
+  run.codestreams =
+    std::make_shared<ArenaPool>(1, "codestreams", !run.verifiers.empty() && run.verifiers[0]->gpu());
+  run.codestreams->setSizeClasses();
   std::vector<std::thread> regions;
   startRegions(run, regions);
   startBringUp(run, threads);
@@ -238,11 +253,6 @@ bool startDevices(Run& run, std::vector<std::thread>& threads, std::string& erro
     if (t.joinable()) threads.push_back(std::move(t));
   run.budget->setLimit(run.budgetBytes);
   run.samples->setPinned(run.gpuCoders);
-  // the codestreams the writers read back and hand over, copied out of DCMTK's buffers on the
-  // writers' threads (not on the verifier's one thread), page locked with a GPU
-  run.codestreams =
-    std::make_shared<ArenaPool>(1, "codestreams", !run.verifiers.empty() && run.verifiers[0]->gpu());
-  run.codestreams->setSizeClasses();
   run.verifyClient.reset(
     new VerifyClient(run.toVerifier, run.p.maxSamplesPerFrame, run.codestreams.get(), run.p.verifySample));
   if (!run.finishersStarted) run.finishersLeft = static_cast<unsigned>(run.finishCoders.size());
@@ -648,6 +658,13 @@ void reportStages(Run& run)
     run.stats.arenaRegionBytes = a.bytes;
     run.stats.arenaRegionBuffers = a.lent;
     run.stats.arenaRegionBeyond = a.overflows;
+  }
+  if (run.codestreams)
+  {
+    const ArenaPool::RegionUse c = run.codestreams->regionUse();
+    run.stats.codestreamRegionBytes = c.bytes;
+    run.stats.codestreamRegionBuffers = c.lent;
+    run.stats.codestreamRegionBeyond = c.overflows;
   }
   for (const std::unique_ptr<ThreadCoder>& tc : run.lent)
   {

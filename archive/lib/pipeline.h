@@ -228,12 +228,14 @@ struct DPRCPipelineStats
   unsigned finishers = 0;
   /// the memory budget the readers waited for (bytes)
   std::uint64_t budgetBytes = 0;
-  /** with GPU coders: the page-locked regions made once that the files' samples and the batch
-   *  coders' output arenas were cut from (bytes; 0: none), the buffers cut from each, and the
-   *  requests each had no room for (allocated apart, as without a region)
+  /** with GPU coders: the page-locked regions made once that the files' samples, the batch
+   *  coders' output arenas and the GPU verifier's codestreams were cut from (bytes; 0: none), the
+   *  buffers cut from each, and the requests each had no room for (allocated apart, as without a
+   *  region)
    */
   std::uint64_t sampleRegionBytes = 0, sampleRegionBuffers = 0, sampleRegionBeyond = 0;
   std::uint64_t arenaRegionBytes = 0, arenaRegionBuffers = 0, arenaRegionBeyond = 0;
+  std::uint64_t codestreamRegionBytes = 0, codestreamRegionBuffers = 0, codestreamRegionBeyond = 0;
   /// the frames the batch coders and the verifiers of each device coded and verified (by device
   /// number; with several GPUs: how the work spread)
   std::map<int, std::uint64_t> framesCodedOn, framesVerifiedOn;

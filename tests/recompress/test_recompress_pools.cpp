@@ -258,9 +258,13 @@ TEST(RecompressGpu, SamplesReadBeforeTheRegionAreNotStaged)
     };
     const Proc cpu = go("cpu", {"--backend-cpu"}, {});
     ASSERT_EQ(cpu.rc, 0) << cpu.out;
-    const Proc gpu = go("gpu", {"--gpus", "1"}, {"PCWT_RECOMPRESS_FAULT=slow-start", "PCWT_GPU_TRACE=1"});
+    const Proc gpu = go("gpu", {"--gpus", "1", "--stats"}, {"PCWT_RECOMPRESS_FAULT=slow-start", "PCWT_GPU_TRACE=1"});
     ASSERT_EQ(gpu.rc, 0) << gpu.out;
     EXPECT_TRUE(sameOutputs(snapshot(t.dir / "cpu"), snapshot(t.dir / "gpu")));
+    // the verifier's codestreams have a region of their own, which had room for every request
+    const std::string line = "page-locked regions (memory budget ";
+    EXPECT_GT(numberAfter(gpu.out, "; codestreams ", line), 0) << gpu.out;
+    EXPECT_EQ(numberAfter(gpu.out, " buffers cut, ", "; codestreams "), 0) << gpu.out;
     int calls[2] = {0, 0};
     std::istringstream lines(gpu.out);
     for (std::string l; std::getline(lines, l);)

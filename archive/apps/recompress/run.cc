@@ -528,7 +528,9 @@ static void report(const RecompressOptions& o, DPRCSummary& sum, const DPRCPipel
       COUT << "page-locked regions (memory budget " << (pstats.budgetBytes >> 20) << " MB): samples "
            << (pstats.sampleRegionBytes >> 20) << " MB, " << pstats.sampleRegionBuffers << " buffers cut, "
            << pstats.sampleRegionBeyond << " beyond; coder arenas " << (pstats.arenaRegionBytes >> 20) << " MB, "
-           << pstats.arenaRegionBuffers << " buffers cut, " << pstats.arenaRegionBeyond << " beyond" << OFendl;
+           << pstats.arenaRegionBuffers << " buffers cut, " << pstats.arenaRegionBeyond << " beyond; codestreams "
+           << (pstats.codestreamRegionBytes >> 20) << " MB, " << pstats.codestreamRegionBuffers << " buffers cut, "
+           << pstats.codestreamRegionBeyond << " beyond" << OFendl;
     COUT << memoryText() << OFendl;
     if (!o.devices.empty() && !pstats.framesCodedOn.empty())
     {
