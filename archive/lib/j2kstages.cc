@@ -18,11 +18,17 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <future>
+#include <memory>
 #include <thread>
 
 namespace dprc {
 
 namespace {
+
+/// the JPEG 2000 batch buffers kept: one for each decoder's batch and one more, which the next
+/// batch takes while the files of the one before are finished
+std::size_t keptJ2KBuffers(const DPRCPipelineOptions& p) { return std::max(1u, p.j2kDecodersPerDevice) + 1u; }
 
 /// JPEG 2000 input on the GPU (DPRCJ2KOnGpu): batch decoders on each device
 bool makeDecoders(Run& run, std::string& error)
@@ -41,8 +47,9 @@ bool makeDecoders(Run& run, std::string& error)
     }
   run.stats.j2kGpu = true;
   run.j2kOnDevice = gpu;
-  // the decoded samples of a batch in one page-locked buffer (each file's until finished)
-  run.j2kSamples = std::make_shared<ArenaPool>(3, "j2k", true);
+  // the decoded samples of a batch in one page-locked buffer (each file's until finished; made at
+  // the start when startJ2KBuffers made its first ones)
+  if (!run.j2kSamples) run.j2kSamples = std::make_shared<ArenaPool>(keptJ2KBuffers(p), "j2k", true);
   return true;
 }
 
@@ -64,6 +71,7 @@ void j2kStage(Run& run, std::size_t k)
   auto pinBatch = [&]() {
     pinStarted = true;
     pin = std::thread([&run, &ready, &p]() {
+      if (run.j2kBuffers.valid()) run.j2kBuffers.wait(); // (those of the start first)
       ready = run.j2kSamples->get(static_cast<std::size_t>(p.j2kBatchBytes + p.j2kBatchBytes / 8));
     });
   };
@@ -238,6 +246,39 @@ void startJ2KFinishers(Run& run, std::vector<std::thread>& threads)
     threads.emplace_back(j2kPassStage, std::ref(run));
   }
   startFinishers(run, threads);
+}
+
+void startJ2KBuffers(Run& run, std::vector<std::thread>& threads)
+{
+  const DPRCPipelineOptions& p = run.p;
+  // (the registration makes the context of the calling thread's device, the first)
+  const bool firstDevice = p.devices.empty() || (p.devices.size() == 1 && p.devices[0] == 0);
+  if (!run.mayDeferJ2K || !p.j2kWarm || !firstDevice) return;
+  // as many as the decoders' first batches and the one after, fewer for a small run (decoded,
+  // lossless JPEG 2000 is about 2 to 4 times its size)
+  std::uint64_t total = 0;
+  for (const DPRCEntry& e : run.files) total += e.size;
+  const std::uint64_t batches = (4 * total + p.j2kBatchBytes - 1) / std::max<std::uint64_t>(p.j2kBatchBytes, 1);
+  const std::size_t count = static_cast<std::size_t>(std::max<std::uint64_t>(1, std::min<std::uint64_t>(keptJ2KBuffers(p), batches)));
+  const std::size_t bytes = static_cast<std::size_t>(p.j2kBatchBytes + p.j2kBatchBytes / 8);
+  run.j2kSamples = std::make_shared<ArenaPool>(keptJ2KBuffers(p), "j2k", true);
+  std::shared_ptr<std::promise<void> > made = std::make_shared<std::promise<void> >();
+  run.j2kBuffers = made->get_future().share();
+  threads.emplace_back([&run, made, count, bytes]() {
+    // once the first JPEG 2000 file is read (none: nothing made)
+    while (run.toJ2K.pushed() == 0 && run.readersLeft.load() > 0 && !run.gate.failed())
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    if (run.toJ2K.pushed() > 0 && !run.gate.failed())
+    {
+      // each on a thread of its own; given back to the pool at once, which keeps them
+      std::vector<std::shared_ptr<unsigned char> > held(count);
+      std::vector<std::thread> makers;
+      for (std::size_t k = 0; k < count; ++k)
+        makers.emplace_back([&run, &held, k, bytes]() { held[k] = run.j2kSamples->get(bytes); });
+      for (std::thread& t : makers) t.join();
+    }
+    made->set_value();
+  });
 }
 
 void dropJ2K(Run& run, std::vector<std::thread>& threads)

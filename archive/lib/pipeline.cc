@@ -695,6 +695,7 @@ bool DPRCRunPipeline(const std::vector<DPRCEntry>& files, const DPRCOptions& opt
   // the readers start at once, the devices come up beside them (startDevices)
   std::vector<std::thread> threads;
   for (unsigned r = 0; r < run.readers; ++r) threads.emplace_back(readStage, std::ref(run), r);
+  startJ2KBuffers(run, threads);
   if (!startDevices(run, threads, error))
   {
     // what the readers handed on is dropped, untouched

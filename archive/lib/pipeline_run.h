@@ -23,6 +23,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -98,6 +99,8 @@ struct Run
   std::mutex verifyFill;
   Queue<J2KWork> toJ2K, toFinish;
   std::shared_ptr<ArenaPool> j2kSamples;
+  /// ready once the first batch buffers made at the start are in j2kSamples (startJ2KBuffers)
+  std::shared_future<void> j2kBuffers;
   std::atomic<unsigned> j2kLeft{0}, finishersLeft{0}, j2kBatches{0};
   std::mutex statsMutex;
 };
@@ -120,6 +123,13 @@ bool startJ2K(Run& run, std::vector<std::thread>& threads, std::string& error);
 /// the JPEG 2000 stages after the gate opened: those not started yet (without the GPU's
 /// decoding: the stage handing on the files read before the gate) and the finishers
 void startJ2KFinishers(Run& run, std::vector<std::thread>& threads);
+/** with JPEG 2000 input that the GPU may decode, on the first device: its batch decoders'
+ *  first page-locked buffers made on threads of their own from the first JPEG 2000 file read,
+ *  so that their pages are committed while the CUDA context comes up (their registration,
+ *  a tenth of the time, follows it), and one more for the batch after (each about 70 ms when
+ *  the decoder waited for it: bench/results/gpu-h200-2026-11-29-session13-j2k-folder.md)
+ */
+void startJ2KBuffers(Run& run, std::vector<std::thread>& threads);
 /// when the run does not start: the decoders stopped and joined, what they held dropped
 void dropJ2K(Run& run, std::vector<std::thread>& threads);
 

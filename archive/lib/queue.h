@@ -42,6 +42,7 @@ public:
     {
       std::lock_guard<std::mutex> lock(mutex_);
       items_.push_back(w);
+      ++pushed_;
     }
     cv_.notify_one();
   }
@@ -76,6 +77,13 @@ public:
     return true;
   }
 
+  /// items pushed so far
+  std::size_t pushed()
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return pushed_;
+  }
+
   /// closed, and nothing left in it
   bool drained()
   {
@@ -96,6 +104,7 @@ private:
   std::mutex mutex_;
   std::condition_variable cv_;
   std::deque<T *> items_;
+  std::size_t pushed_ = 0;
   bool closed_ = false;
 };
 
