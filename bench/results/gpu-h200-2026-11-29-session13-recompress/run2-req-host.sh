@@ -5,16 +5,7 @@
 set -uo pipefail
 T0=$(date +%s)
 log() { echo "[$(( $(date +%s) - T0 )) s] $*" | tee -a "$O/log.txt"; }
-# the 4 GB tree exactly as run-bench.sh --size-gb 4 makes it (188 copies of the 15 source files)
-W=/dev/shm/hrc; rm -rf $W; mkdir -p $W/src
-for f in "$RC"/*.dcm; do
-  if dcmdump -q -Un +P 0002,0010 "$f" 2>/dev/null | grep -q "\[1\.2\.840\.10008\.1\.2\.4\.80\]"; then dcmdjpls "$f" "$W/src/$(basename "$f")"
-  else cp "$f" "$W/src/"; fi
-done
-chmod 644 $W/src/*.dcm
-sb=$(cat $W/src/*.dcm | wc -c); copies=$(( (4096 * 1048576 + sb - 1) / sb ))
-IN=$W/input-4096mb; mkdir -p $IN
-for ((i = 0; i < copies; i++)); do d=$IN/$(printf "study%05d" $i); mkdir -p $d; cp $W/src/*.dcm $d/; done
+# (the 4 GB tree made as in run1-req-host.sh: $IN)
 log "tree: $copies copies, $(find $IN -name '*.dcm' | wc -l) files"
 # the recompress tests (GPU and CPU), the new staging test among them
 timeout 40 ctest --test-dir "$B" -j8 -R '^recompress\.' --output-on-failure > "$O/ctest-recompress.txt" 2>&1
