@@ -67,10 +67,7 @@ __global__ void __launch_bounds__(kThreads, kThreadsPerSm / kThreads)
 J2kT1Plan j2k_t1_plan(int device)
 {
     J2kT1Plan p;
-    int sms = 0, blocks = 0;
-    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, t1_kernel, int(kThreads), 0));
-    p.warp_slots = uint32_t(sms > 0 ? sms : 1) * uint32_t(blocks > 0 ? blocks : 1) * (kThreads / 32);
+    p.warp_slots = j2k_warp_slots(device, reinterpret_cast<const void *>(t1_kernel), int(kThreads), 0);
     p.ht_slots = j2k_ht_warp_slots(device);
     return p;
 }
