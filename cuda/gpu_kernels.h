@@ -65,7 +65,8 @@ void gpu_export_planes(const DeviceBatch &b, uint32_t count, uint32_t kind, uint
 // thread per mapped plane reads its map's head (before gpu_group_walk, which starts after it),
 // gpu_vmap_read_values its values (any time after); a refused map becomes the plane's error
 // after the CRCs (gpu_vmap_refused, again once the values are read); after the inverse
-// transform, ranks back to values in the planes' images.
+// transform, ranks back to values in the images that the inverse colour transform reads
+// (gpu_export_planes looks up the other mapped planes' ranks as it writes their samples).
 void gpu_vmap_build(const DeviceBatch &b, const BatchLayout &L, cudaStream_t s);
 void gpu_vmap_code(const DeviceBatch &b, uint32_t plane_count, cudaStream_t s);
 void gpu_vmap_scan(const DeviceBatch &b, uint32_t plane_count, cudaStream_t s);

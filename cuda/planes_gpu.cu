@@ -82,13 +82,20 @@ __global__ void import_planes(const uint32_t *plane_ids, const GpuPlane *planes,
         i32[p.image + uint64_t(i) * W + j] = import_value(p, samples, vmap, i, j);
 }
 
+// The samples of the planes the inverse DWT does not write (gpu_types.h: exported_by_inverse):
+// value planes first (kind 0), each value from its image or the inverse colour transform of three,
+// then the high bits of kind-1 planes XORed in. A mapped plane without the transform (either kind)
+// holds ranks: each is looked up here (rank_values maps those with it).
 __global__ void export_planes(const uint32_t *plane_ids, const GpuPlane *planes, GpuPlaneState *state,
-                              uint32_t kind, const int32_t *i32, uint8_t *samples)
+                              uint32_t kind, const int32_t *i32, const uint32_t *vmap, uint8_t *samples)
 {
     const uint32_t pi = plane_ids[blockIdx.y];
     const GpuPlane p = planes[pi];
     if (p.kind != kind || state[pi].error)
         return; // a failed plane's frame is reported, its samples are not written
+    const bool ranked = p.vmap && !p.rct; // decode: vmap is 1 or 0
+    const uint32_t ranks = ranked ? state[pi].map_count : 0u;
+    const int32_t *values = reinterpret_cast<const int32_t *>(vmap + p.vmap_at);
     const uint32_t W = p.cols + (p.cols & 1);
     const TileSpot spot = tile_spot(p.cols);
     const uint32_t j = spot.j, i0 = spot.i0;
@@ -100,9 +107,16 @@ __global__ void export_planes(const uint32_t *plane_ids, const GpuPlane *planes,
     for (uint32_t r = 0, i = i0; r < RY && i < p.rows; r++, i += TY) {
         const uint64_t at = uint64_t(i) * W + j;
         // 64 bits: the inverse colour transform of hostile planes may leave the int32 range
-        const int64_t x = p.rct ? pcwt_rct_inverse(i32[p.rct_image[0] + at], i32[p.rct_image[1] + at],
-                                                   i32[p.rct_image[2] + at], p.comp)
-                                : i32[p.image + at];
+        int64_t x = p.rct ? pcwt_rct_inverse(i32[p.rct_image[0] + at], i32[p.rct_image[1] + at],
+                                             i32[p.rct_image[2] + at], p.comp)
+                          : i32[p.image + at];
+        if (ranked) {
+            if (x < 0 || x >= ranks) {
+                atomicCAS(&state[pi].error, 0u, uint32_t(GPU_ERR_RANK));
+                return;
+            }
+            x = values[x];
+        }
         bool ok = x >= 0 && x <= high;
         const int32_t v = kind == 0 ? stored_value(p, state[pi], x, ok) : int32_t(x);
         if (!ok) {
@@ -142,7 +156,7 @@ void gpu_export_planes(const DeviceBatch &b, uint32_t count, uint32_t kind, uint
 {
     gpu_for_entries(count, [&](uint32_t first, uint32_t n) {
         export_planes<<<dim3(plane_tiles(max_rows, max_cols), n), dim3(TX, TY), 0, s>>>(
-            b.export_planes + first, b.planes, b.state, kind, b.i32, b.samples);
+            b.export_planes + first, b.planes, b.state, kind, b.i32, b.vmap, b.samples);
         CUDA_CHECK_LAUNCH();
     });
 }

@@ -10,6 +10,8 @@
 // (gpu_vmap_read_values: beside the group decoding), and after the inverse transform the ranks go
 // back to values.
 #include "gpu_check.h"
+
+#include <algorithm>
 #include "gpu_kernels.h"
 #include "offset_gpu.h"
 #include "plane_tiles_gpu.h"
@@ -397,13 +399,15 @@ __global__ void refuse_maps(const GpuPlane *planes, uint32_t count, GpuPlaneStat
                   uint32_t(state[pi].map_refused == 2 ? GPU_ERR_OFFSET : GPU_ERR_VALUE_MAP));
 }
 
-// Decode: ranks back to values in the mapped planes' images (grid: y the plane from `first`).
+// Decode: ranks back to values in the images of the mapped planes that the inverse colour
+// transform reads (grid: y the plane from `first`); export_planes looks up the others' ranks as
+// it writes their samples.
 __global__ void rank_values(const GpuPlane *planes, uint32_t first, GpuPlaneState *state, const uint32_t *vmap,
                             int32_t *i32)
 {
     const uint32_t pi = first + blockIdx.y;
     const GpuPlane p = planes[pi];
-    if (!p.vmap || state[pi].error) // decode: vmap is 1 or 0
+    if (!p.vmap || !p.rct || state[pi].error) // decode: vmap is 1 or 0
         return;
     const uint32_t n = state[pi].map_count;
     const int32_t *values = reinterpret_cast<const int32_t *>(vmap + p.vmap_at);
@@ -504,6 +508,8 @@ void gpu_vmap_refused(const DeviceBatch &b, uint32_t plane_count, cudaStream_t s
 
 void gpu_vmap_values(const DeviceBatch &b, const BatchLayout &L, cudaStream_t s)
 {
+    if (std::none_of(L.planes.begin(), L.planes.end(), [](const GpuPlane &p) { return p.vmap && p.rct; }))
+        return;
     uint32_t rows, cols;
     vmap_extent(L, rows, cols);
     gpu_for_entries(uint32_t(L.planes.size()), [&](uint32_t first, uint32_t n) {
