@@ -64,14 +64,16 @@ std::uint64_t budgetFor(const Run& run, std::size_t coders)
   const DPRCPipelineOptions& p = run.p;
   // Batches the memory budget admits besides one in each coder: one being read and three being
   // written and verified (with one being written, the readers mostly waited for the budget), for
-  // each device: every GPU's batches are in flight at once
-  const std::size_t batchesBesideCoders = 4 * run.devices.size();
-  // a batch counts as at least 64 MB: with the default 32 MB batches, ten in flight
+  // each device: every GPU's batches are in flight at once. With GPU coders two: their samples,
+  // output and verified codestreams sit in page-locked regions of the budget's size, which the
+  // start pins and the process's end unpins, and on one H200 the 4 GB tree ran no slower with
+  // 256 MB than with 384 and ended earlier, 768 ended later still
+  // (bench/results/gpu-h200-2026-11-29-session13-recompress.md, session12-recompress.md)
+  const bool gpu = !run.coders.empty() ? run.coders[0]->gpu() : p.backend != PCWT_BACKEND_CPU;
+  const std::size_t batchesBesideCoders = (gpu ? 2 : 4) * run.devices.size();
+  // a batch counts as at least 64 MB: with the default 32 MB batches and two GPU coders, eight in flight
   std::uint64_t bytes = std::max<std::uint64_t>(p.batchBytes, 64u << 20) *
                         (batchesBesideCoders + std::max<std::size_t>(1, coders));
-  // The same with GPU coders: their samples and output sit in page-locked regions of the budget's
-  // size, which the start pins and the process's end unpins; a larger budget ran no faster there
-  // and ended later (bench/results/gpu-h200-2026-11-29-session12-recompress.md)
   return bytes;
 }
 
@@ -211,13 +213,13 @@ void startRegions(Run& run, std::vector<std::thread>& threads)
   threads.emplace_back([s, samples]() { reserveInParts(*s, samples, 64u << 20, 128u << 20, true); });
   if (run.batching) threads.emplace_back([a, arenas]() { reserveInParts(*a, arenas, 64u << 20, 256u << 20, false); });
   // the GPU verifier's codestreams, of the copies waiting for their verdicts, whose samples the
-  // budget holds: no more than the budget unless a copy is larger than its original (beyond it,
-  // the heap, which the verifier stages). Without it, slabs of 16 buffers were registered one by
-  // one on the writers' threads: some 200 registrations in a 4 GB run, each undone at the end
+  // budget holds: half of it holds them at a ratio of 2 and more (beyond it, the heap, which the
+  // verifier stages). Without it, slabs of 16 buffers were registered one by one on the writers'
+  // threads: some 200 registrations in a 4 GB run, each undone at the end
   if (run.verifying && run.verifiers[0]->gpu())
   {
     std::shared_ptr<ArenaPool> c = run.codestreams;
-    const std::size_t codestreams = static_cast<std::size_t>(std::min(run.budgetBytes, cap));
+    const std::size_t codestreams = static_cast<std::size_t>(std::min(run.budgetBytes / 2, cap));
     threads.emplace_back([c, codestreams]() { reserveInParts(*c, codestreams, 32u << 20, 128u << 20, false); });
   }
 }
