@@ -276,6 +276,7 @@ void startJ2KBuffers(Run& run, std::vector<std::thread>& threads)
       for (std::size_t k = 0; k < count; ++k)
         makers.emplace_back([&run, &held, k, bytes]() { held[k] = run.j2kSamples->get(bytes); });
       for (std::thread& t : makers) t.join();
+      DPRCTimelineMark("JPEG 2000 buffers made");
     }
     made->set_value();
   });

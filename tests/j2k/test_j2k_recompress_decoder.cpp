@@ -241,6 +241,7 @@ TEST(J2kRecompressDecoder, DecodersStartBeforeTheOtherHandles)
     ASSERT_NE(made, std::string::npos) << early.proc.out;
     EXPECT_LT(decoded, made) << early.proc.out;
     EXPECT_LT(mark(early, "JPEG 2000 decoder warm"), decoded) << early.proc.out;
+    EXPECT_NE(mark(early, "JPEG 2000 buffers made"), std::string::npos) << early.proc.out;
     EXPECT_LT(mark(early, "first JPEG 2000 file finished"), made) << early.proc.out;
     EXPECT_NE(early.proc.out.find("t_truncated.dcm"), std::string::npos) << early.proc.out;
 }
@@ -264,4 +265,25 @@ TEST(J2kRecompressDecoder, HandlesFailingAfterEarlyDecodingTouchNothing)
     EXPECT_FALSE(fs::exists(o.report)) << "a report was written";
     EXPECT_EQ(o.proc.out.find("recompressed"), std::string::npos) << o.proc.out;
     EXPECT_EQ(o.proc.out.find("t_truncated.dcm"), std::string::npos) << o.proc.out;
+}
+
+// With a GPU the batch decoders' first page-locked buffers are made from the first JPEG 2000 file
+// read, beside the CUDA context, and the first batch takes one of them (it waits for them): their
+// mark comes first; the outputs are the CPU path's.
+TEST(J2kRecompressGpu, FirstBatchBuffersMadeAtTheStart)
+{
+    REQUIRE_J2K_TOOLS();
+    TempDir dir;
+    Folder f;
+    ASSERT_EQ(makeFolder(dir.path(), false, f), "");
+    const Outcome gpu = recompress(dir.path(), "gpu", f.in, {"--j2k-decoder", "gpu", "--stats"});
+    if (gpu.proc.rc == 1 && gpu.proc.out.find("JPEG 2000 decoding on the GPU") != std::string::npos)
+        GTEST_SKIP() << "no GPU: " << gpu.proc.out;
+    const Outcome cpu = recompress(dir.path(), "cpu", f.in, {"--j2k-decoder", "cpu"});
+    EXPECT_EQ(gpu.proc.rc, 2) << gpu.proc.out;
+    EXPECT_TRUE(sameOutputs(snapshot(cpu.out), snapshot(gpu.out)));
+    const size_t made = mark(gpu, "JPEG 2000 buffers made"), in = mark(gpu, "first JPEG 2000 batch in");
+    ASSERT_NE(made, std::string::npos) << gpu.proc.out;
+    ASSERT_NE(in, std::string::npos) << gpu.proc.out;
+    EXPECT_LT(made, in) << gpu.proc.out;
 }
