@@ -228,10 +228,13 @@ void run_device_decode(pcwt_gpu *g, Slot &sl)
     gpu_mark(g, "export samples");
 }
 
-void compute_chunk(pcwt_gpu *g, Slot &sl, bool verify)
+// After `after` (an earlier chunk's compute: the pipeline's window), when not null.
+void compute_chunk(pcwt_gpu *g, Slot &sl, bool verify, cudaEvent_t after)
 {
     TraceScope timed(GpuHostTrace::LAUNCH);
     CUDA_CHECK(cudaStreamWaitEvent(sl.compute, sl.uploaded, 0));
+    if (after)
+        CUDA_CHECK(cudaStreamWaitEvent(sl.compute, after, 0));
     sl.times.mark(ChunkTimes::COMPUTE0, sl.compute);
     run_device_decode(g, sl);
     if (verify) {
@@ -360,16 +363,16 @@ DecodeSet validate(pcwt_decode_job *jobs, size_t count, uint64_t max_samples, ch
 // no chunk gets PCWT_ERR_OUT_OF_MEMORY (the caller's CPU path).
 std::vector<DecodeSet> cut_chunks(pcwt_gpu *g, const DecodeSet &all, bool verify, pcwt_decode_job *jobs)
 {
-    const size_t budget = gpu_memory_budget(g) / kSlots; // a chunk in flight in each slot
+    const size_t budget = gpu_memory_budget(g) / g->pipe.slots; // a chunk in flight in each slot
     uint64_t total_samples = 0;
     for (const pcwt_header_info &h : all.info)
         total_samples += pcwt_image_size(&h.desc);
-    // Two chunks when there are range-coded frames: a chunk's group decode takes, level by level,
-    // the serial time of its slowest group however few groups it holds.
+    // pipe.dec_parts chunks when there are range-coded frames: a chunk's group decode takes, level
+    // by level, the serial time of its slowest group however few groups it holds.
     bool entropy = false;
     for (const pcwt_header_info &h : all.info)
         entropy |= pcwt_profile_ranged(h.profile);
-    const uint64_t parts = entropy ? 2 : 8;
+    const uint64_t parts = entropy ? g->pipe.dec_parts : 8;
     const uint64_t target = gpu_chunk_target(g, total_samples, parts);
     ChunkPlan cut(budget, target, UINT64_MAX, target);
     OneFrameLayout layout;
@@ -442,19 +445,24 @@ pcwt_status decode_chunks(pcwt_gpu *g, uint64_t max_samples, pcwt_decode_job *jo
             for (const DecodeSet &c : chunks)
                 gpu_trace->frames += c.idx.size();
         }
-        const size_t lag = kDownloadLag; // as the encoder's
+        // Chunk c's download is issued after chunk c+lag's compute (it waits on the device for
+        // its own); chunk c's compute waits for chunk c-window's, so that chunks end one after
+        // another and their downloads overlap the compute of the next.
+        const PipeShape pipe = g->pipe.checked();
+        const size_t n = one ? 1 : pipe.slots, lag = one ? 0 : pipe.dec_lag, window = one ? 0 : pipe.window;
         for (size_t c = 0; c < chunks.size(); c++) {
-            Slot &sl = g->slot[c % kSlots];
-            finish_chunk(g, sl, jobs, verify, err, err_size); // chunk c-kSlots used this slot
+            Slot &sl = g->slot[c % n];
+            finish_chunk(g, sl, jobs, verify, err, err_size); // chunk c-n used this slot
             upload_chunk(sl, jobs, chunks[c], verify, in);
-            compute_chunk(g, sl, verify != nullptr);
+            compute_chunk(g, sl, verify != nullptr,
+                          window && c >= window ? g->slot[(c - window) % n].computed : nullptr);
             if (c >= lag && !verify)
-                download_chunk(g, g->slot[(c - lag) % kSlots], jobs, out);
+                download_chunk(g, g->slot[(c - lag) % n], jobs, out);
         }
         for (size_t c = chunks.size() > lag ? chunks.size() - lag : 0; c < chunks.size() && !verify; c++)
-            download_chunk(g, g->slot[c % kSlots], jobs, out);
-        for (size_t k = 0; k < kSlots; k++) // in the chunks' order
-            finish_chunk(g, g->slot[(chunks.size() + k) % kSlots], jobs, verify, err, err_size);
+            download_chunk(g, g->slot[c % n], jobs, out);
+        for (size_t k = 0; k < n; k++) // in the chunks' order
+            finish_chunk(g, g->slot[(chunks.size() + k) % n], jobs, verify, err, err_size);
     } catch (const pcwt_gpu_detail::CudaError &e) {
         std::snprintf(err, err_size, "%s", e.what.c_str());
         cudaGetLastError();

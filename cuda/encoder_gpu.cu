@@ -232,11 +232,14 @@ void upload_chunk(pcwt_gpu *g, Slot &sl, const pcwt_encode_params *p, pcwt_frame
     upload_tables(g, sl, s);
 }
 
-// Compute of a chunk, then its small result tables back to the host (compute stream).
-void compute_chunk(pcwt_gpu *g, Slot &sl)
+// Compute of a chunk, then its small result tables back to the host (compute stream); after
+// `after` (an earlier chunk's compute: the pipeline's window), when not null.
+void compute_chunk(pcwt_gpu *g, Slot &sl, cudaEvent_t after = nullptr)
 {
     TraceScope timed(GpuHostTrace::LAUNCH);
     CUDA_CHECK(cudaStreamWaitEvent(sl.compute, sl.uploaded, 0));
+    if (after)
+        CUDA_CHECK(cudaStreamWaitEvent(sl.compute, after, 0));
     sl.times.mark(ChunkTimes::COMPUTE0, sl.compute);
     run_device_encode(g, sl);
     const BatchLayout &L = sl.layout;
@@ -346,14 +349,14 @@ void finish_chunk(pcwt_gpu *g, Slot &sl, pcwt_frame_job *jobs)
 std::vector<std::vector<size_t>> plan_chunks(pcwt_gpu *g, const pcwt_encode_params *p,
                                              pcwt_frame_job *jobs, size_t count)
 {
-    const size_t budget = gpu_memory_budget(g) / kSlots; // a chunk in flight in each slot
+    const size_t budget = gpu_memory_budget(g) / g->pipe.slots; // a chunk in flight in each slot
     uint64_t total_samples = 0;
     for (size_t i = 0; i < count; i++)
         total_samples += jobs[i].samples_size;
-    // About eight chunks for a big batch, none smaller than 32 MB of samples; four for the
-    // entropy profile, whose range coders take a group's serial time however few groups a chunk
-    // holds (a chunk should fill the GPU's lanes).
-    const uint64_t parts = pcwt_profile_ranged(p->profile) ? 4 : 8;
+    // About eight chunks for a big batch, none smaller than pipe.min_mb of samples; pipe.enc_parts
+    // for the range-coded profiles, whose range coders take a group's serial time however few
+    // groups a chunk holds (a chunk should fill the GPU's lanes).
+    const uint64_t parts = pcwt_profile_ranged(p->profile) ? g->pipe.enc_parts : 8;
     const uint64_t target = gpu_chunk_target(g, total_samples, parts);
     ChunkPlan plan(budget, target, UINT64_MAX, target);
     OneFrameLayout layout;
@@ -406,40 +409,44 @@ extern "C" pcwt_status pcwt_gpu_encode_batch(pcwt_gpu *g, const pcwt_encode_para
                 gpu_trace->frames += c.size();
         }
         // A chunk's download waits (on the host) for its compute: issued `lag` chunks later, it
-        // leaves the device the chunks after it to compute meanwhile. Early: chunk c+1's samples
-        // go up before the host waits for chunk c's (its high-bit check and tables), so that the
-        // uploads follow each other; the slot they take was chunk c+1-kSlots's, whose download
-        // went at chunk c+1-kSlots+lag <= c-1.
-        const size_t lag = kDownloadLag;
-        const bool early = !one;
-        if (early && !chunks.empty()) {
-            finish_chunk(g, g->slot[0], jobs);
-            g->slot[0].idx = chunks[0];
-            upload_samples(g->slot[0], p, jobs, in);
+        // leaves the device the chunks after it to compute meanwhile. Chunk c+ahead's samples go
+        // up before the host waits for chunk c's (its high-bit check and tables), so that the
+        // uploads follow each other; the slot they take was chunk c+ahead-slots's, whose download
+        // went at chunk c+ahead-slots+lag <= c-1 (PipeShape::checked). Chunk c's compute waits
+        // for chunk c-window's: chunks end one after another and their downloads overlap the
+        // compute of the next.
+        const PipeShape pipe = g->pipe.checked();
+        const size_t n = one ? 1 : pipe.slots, lag = one ? 0 : pipe.enc_lag, ahead = one ? 0 : pipe.ahead;
+        const size_t window = one ? 0 : pipe.window;
+        for (size_t c = 0; c < std::min(ahead, chunks.size()); c++) {
+            Slot &sl = g->slot[c % n];
+            finish_chunk(g, sl, jobs);
+            sl.idx = chunks[c];
+            upload_samples(sl, p, jobs, in);
         }
         for (size_t c = 0; c < chunks.size(); c++) {
-            Slot &sl = g->slot[c % kSlots];
-            if (early) {
-                if (c + 1 < chunks.size()) {
-                    Slot &next = g->slot[(c + 1) % kSlots];
+            Slot &sl = g->slot[c % n];
+            if (!ahead) {
+                finish_chunk(g, sl, jobs); // chunk c-n used this slot
+                sl.idx = chunks[c];
+                upload_chunk(g, sl, p, jobs, in);
+            } else {
+                if (c + ahead < chunks.size()) {
+                    Slot &next = g->slot[(c + ahead) % n];
                     finish_chunk(g, next, jobs);
-                    next.idx = chunks[c + 1];
+                    next.idx = chunks[c + ahead];
                     upload_samples(next, p, jobs, in);
                 }
                 upload_tables(g, sl, sl.compute);
-            } else {
-                finish_chunk(g, sl, jobs); // chunk c-kSlots used this slot
-                sl.idx = chunks[c];
-                upload_chunk(g, sl, p, jobs, in);
             }
-            compute_chunk(g, sl);
+            compute_chunk(g, sl, window && c >= window ? g->slot[(c - window) % n].computed : nullptr);
             if (c >= lag)
-                download_chunk(g, g->slot[(c - lag) % kSlots], jobs, out);
+                download_chunk(g, g->slot[(c - lag) % n], jobs, out);
         }
         for (size_t c = chunks.size() > lag ? chunks.size() - lag : 0; c < chunks.size(); c++)
-            download_chunk(g, g->slot[c % kSlots], jobs, out);
-        for (size_t k = 0; k < kSlots; k++) // in the chunks' order
-            finish_chunk(g, g->slot[(chunks.size() + k) % kSlots], jobs);
+            download_chunk(g, g->slot[c % n], jobs, out);
+        for (size_t k = 0; k < n; k++) // in the chunks' order
+            finish_chunk(g, g->slot[(chunks.size() + k) % n], jobs);
     } catch (const pcwt_gpu_detail::CudaError &e) {
         std::snprintf(err, err_size, "%s", e.what.c_str());
         cudaGetLastError(); // clear a launch error where possible

@@ -151,7 +151,34 @@ uint64_t gpu_chunk_target(const pcwt_gpu *g, uint64_t total, uint64_t parts)
 {
     if (g->chunks)
         return std::max<uint64_t>(total / g->chunks, 1);
-    return std::max<uint64_t>(total / parts, 32u << 20);
+    return std::max<uint64_t>(total / parts, uint64_t(g->pipe.min_mb) << 20);
+}
+
+PipeShape PipeShape::standard()
+{
+    PipeShape p;
+    p.slots = 4;
+    p.window = 0;
+    p.ahead = 1;
+    p.enc_lag = 2;
+    p.dec_lag = 2;
+    p.enc_parts = 4;
+    p.dec_parts = 2;
+    p.min_mb = 32;
+    return p;
+}
+
+PipeShape PipeShape::checked() const
+{
+    PipeShape p = *this;
+    p.slots = std::min<uint32_t>(std::max<uint32_t>(p.slots, 2), kSlots);
+    p.ahead = std::min(std::max<uint32_t>(p.ahead, 1), p.slots - 1);
+    p.enc_lag = std::min(p.enc_lag, p.slots - 1 - p.ahead);
+    p.dec_lag = std::min(p.dec_lag, p.slots - 1);
+    p.window = std::min(p.window, p.slots - 1);
+    p.enc_parts = std::max<uint32_t>(p.enc_parts, 1);
+    p.dec_parts = std::max<uint32_t>(p.dec_parts, 1);
+    return p;
 }
 
 bool gpu_is_pinned(const void *ptr)

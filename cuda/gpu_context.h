@@ -184,13 +184,27 @@ using DevBuf = Buffer<DeviceMem>;
 using PinnedBuf = Buffer<PinnedMem>;
 
 // The per-batch state a pass needs: tables, samples, codestreams, arenas, and the host copies.
-// The slots' chunks overlap: one's upload, others' compute (each slot its own compute stream and
-// arenas, since a range-coded chunk's compute is bound by its groups' serial chains and leaves
-// the device room for the next) and another's download.
-constexpr int kSlots = 4;
-// How many chunks after a chunk are issued before its download (which the encoder's host waits
-// for): the encoder's early upload takes a slot one chunk ahead.
-constexpr size_t kDownloadLag = kSlots - 2;
+// A batch's chunks take the slots in turn: one's upload, others' compute (each slot its own
+// compute stream and arenas, since a range-coded chunk's compute is bound by its groups' serial
+// chains and leaves the device room for the next) and another's download overlap.
+constexpr int kSlots = 8;
+// The batch pipeline's shape (PipeShape::standard): how many slots a batch uses, how many chunks
+// compute at once, how far uploads run ahead and downloads lag, how many chunks a batch is cut
+// into.
+struct PipeShape {
+    uint32_t slots;     // slots in use, at most kSlots
+    uint32_t window;    // chunks computing at once (chunk c's compute waits for chunk c-window's); 0: no bound
+    uint32_t ahead;     // encode: chunk c+ahead's samples go up before the host waits for chunk c's
+    uint32_t enc_lag;   // encode: chunk c's download is issued (the host waiting for its compute) after chunk c+lag's compute
+    uint32_t dec_lag;   // decode: the same, without a host wait
+    uint32_t enc_parts; // chunks of a big batch, range-coded profiles (the others: 8)
+    uint32_t dec_parts;
+    uint32_t min_mb;    // no chunk under this many MB of samples
+    static PipeShape standard();
+    // ahead + lag + 1 slots at most (a slot is reused once its download was issued), the window
+    // below the slots
+    PipeShape checked() const;
+};
 // A slot's device buffers, the one list of them: the members, device_buffers() (their release,
 // their pool) and gpu_memory_budget's count of what the handle holds all come from it.
 #define PCWT_SLOT_DEVICE_BUFFERS(X)                                                                   \
@@ -251,6 +265,7 @@ struct pcwt_gpu {
     uint64_t bin_arena = 0;   // pcwt_gpu_set_bin_arena (bytes), 0: gpu_ec_bin_bytes of the batch
     uint32_t chunks = 0;      // pcwt_gpu_set_chunks: every batch in that many chunks, 0: by size
     Slot slot[kSlots];
+    PipeShape pipe = PipeShape::standard();
     JlsGpu *jls = nullptr;
     J2kGpu *j2k = nullptr;
     DevicePool pool; // the slots' device buffers (pool.pool null: cudaMalloc)
