@@ -15,6 +15,7 @@ extern "C" {
 }
 
 #include <algorithm>
+#include <cstring>
 
 namespace {
 
@@ -41,6 +42,24 @@ FrameSpec spec_of(const pcwt_encode_params *p, const pcwt_image_desc &d, uint64_
     f.sample_off = sample_off;
     return f;
 }
+
+// spec_of along a batch: like frames (a series of slices) resolve their coding once.
+struct SpecCache {
+    pcwt_image_desc desc{};
+    FrameSpec spec{};
+    bool have = false;
+    FrameSpec of(const pcwt_encode_params *p, const pcwt_image_desc &d, uint64_t sample_off)
+    {
+        if (!have || std::memcmp(&d, &desc, sizeof d) != 0) {
+            spec = spec_of(p, d, 0);
+            desc = d;
+            have = true;
+        }
+        FrameSpec f = spec;
+        f.sample_off = sample_off;
+        return f;
+    }
+};
 
 // The device work of one chunk, after its samples and tables are on the device.
 void run_device_encode(pcwt_gpu *g, Slot &sl)
@@ -131,8 +150,9 @@ void upload_samples(Slot &sl, const pcwt_encode_params *p, pcwt_frame_job *jobs,
     uint64_t off = 0;
     {
         TraceScope timed(GpuHostTrace::LAYOUT);
+        SpecCache spec;
         for (size_t i : sl.idx) {
-            specs.push_back(spec_of(p, jobs[i].desc, off));
+            specs.push_back(spec.of(p, jobs[i].desc, off));
             off = align_up(off + jobs[i].samples_size);
         }
     }
@@ -360,10 +380,19 @@ std::vector<std::vector<size_t>> plan_chunks(pcwt_gpu *g, const pcwt_encode_para
     const uint64_t target = gpu_chunk_target(g, total_samples, parts);
     ChunkPlan plan(budget, target, UINT64_MAX, target);
     OneFrameLayout layout;
+    SpecCache spec;
+    const pcwt_frame_job *last = nullptr; // the previous frame planned, and its need
+    size_t last_need = 0;
     for (size_t i = 0; i < count; i++) {
         if (jobs[i].status != PCWT_OK)
             continue;
-        FrameSpec f = spec_of(p, jobs[i].desc, 0);
+        if (last && last->samples_size == jobs[i].samples_size &&
+            std::memcmp(&last->desc, &jobs[i].desc, sizeof last->desc) == 0) {
+            if (!plan.add(i, last_need, jobs[i].samples_size))
+                jobs[i].status = PCWT_ERR_OUT_OF_MEMORY;
+            continue;
+        }
+        FrameSpec f = spec.of(p, jobs[i].desc, 0);
         f.high[0] = f.high[1] = f.high[2] = f.desc.bits_stored < f.desc.bits_allocated;
         const BatchLayout &one = layout.of(f);
         const uint64_t bound = pcwt_encode_bound(&f.desc);
@@ -373,6 +402,8 @@ std::vector<std::vector<size_t>> plan_chunks(pcwt_gpu *g, const pcwt_encode_para
                     sizeof(uint16_t) * one.i8_size + gpu_ec_bin_bytes(one.i32_size);
         if (!plan.add(i, need, jobs[i].samples_size))
             jobs[i].status = PCWT_ERR_OUT_OF_MEMORY;
+        last = &jobs[i];
+        last_need = need;
     }
     return plan.chunks();
 }
