@@ -481,8 +481,7 @@ pcwt_status decode_chunks(pcwt_gpu *g, uint64_t max_samples, pcwt_decode_job *jo
     } catch (const pcwt_gpu_detail::CudaError &e) {
         std::snprintf(err, err_size, "%s", e.what.c_str());
         cudaGetLastError();
-        for (Slot &sl : g->slot)
-            sl.busy = false;
+        gpu_drain(g);
         const pcwt_status st = e.code == cudaErrorMemoryAllocation ? PCWT_ERR_OUT_OF_MEMORY
                                                                    : PCWT_ERR_BACKEND_UNAVAILABLE;
         // no job passes that the device may not have finished (out of memory: the caller's CPU

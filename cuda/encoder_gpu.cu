@@ -481,8 +481,7 @@ extern "C" pcwt_status pcwt_gpu_encode_batch(pcwt_gpu *g, const pcwt_encode_para
     } catch (const pcwt_gpu_detail::CudaError &e) {
         std::snprintf(err, err_size, "%s", e.what.c_str());
         cudaGetLastError(); // clear a launch error where possible
-        for (Slot &sl : g->slot)
-            sl.busy = false;
+        gpu_drain(g);
         return e.code == cudaErrorMemoryAllocation ? PCWT_ERR_OUT_OF_MEMORY
                                                    : PCWT_ERR_BACKEND_UNAVAILABLE;
     }

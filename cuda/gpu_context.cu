@@ -58,7 +58,7 @@ void Slot::release()
 {
     for (DevBuf *b : device_buffers())
         b->release();
-    for (PinnedBuf *b : {&h_samples, &h_stream, &h_frames, &h_state, &h_first_diff})
+    for (PinnedBuf *b : {&h_samples, &h_stream, &h_frames, &h_state, &h_first_diff, &h_tables})
         b->release();
     for (cudaEvent_t e : {sampled, uploaded, computed, downloaded, side_fork, side_join})
         if (e)
@@ -128,6 +128,18 @@ void gpu_wait_event(cudaEvent_t e)
     if (st == cudaErrorNotReady)
         st = cudaEventSynchronize(e);
     CUDA_CHECK(st);
+}
+
+void gpu_drain(pcwt_gpu *g)
+{
+    for (cudaStream_t s : {g->stream, g->copy_in, g->copy_out})
+        cudaStreamSynchronize(s);
+    for (Slot &sl : g->slot) {
+        cudaStreamSynchronize(sl.compute);
+        cudaStreamSynchronize(sl.side);
+        sl.busy = false;
+    }
+    cudaGetLastError();
 }
 
 cudaStream_t gpu_side_fork(Slot &sl, bool beside)
@@ -283,12 +295,33 @@ extern "C" void pcwt_gpu_set_memory_budget(pcwt_gpu *g, uint64_t bytes)
 
 extern "C" void pcwt_gpu_set_bin_arena(pcwt_gpu *g, uint64_t bytes) { g->bin_arena = bytes; }
 
-template <typename T> static void upload(DevBuf &d, const std::vector<T> &v, cudaStream_t s)
-{
-    d.ensure(sizeof(T) * (v.size() ? v.size() : 1));
-    if (!v.empty())
-        CUDA_CHECK(cudaMemcpyAsync(d.p, v.data(), sizeof(T) * v.size(), cudaMemcpyHostToDevice, s));
-}
+// A slot's layout tables on their way up: gathered in its page-locked h_tables, so that their
+// copies are truly asynchronous (pageable ones stage through the driver, the host waiting).
+struct TableUpload {
+    struct Table {
+        DevBuf *dev;
+        const void *src;
+        size_t size, off;
+    };
+    std::vector<Table> tables;
+    size_t total = 0;
+    template <typename T> void add(DevBuf &d, const std::vector<T> &v)
+    {
+        d.ensure(sizeof(T) * (v.size() ? v.size() : 1));
+        tables.push_back({&d, v.data(), sizeof(T) * v.size(), total});
+        total = align_up(total + sizeof(T) * v.size());
+    }
+    // Copies the tables into h (free: its last copies have completed) and issues their uploads.
+    void issue(PinnedBuf &h, cudaStream_t s)
+    {
+        h.ensure(total ? total : 1);
+        for (const Table &t : tables)
+            if (t.size) {
+                std::memcpy(h.as<uint8_t>() + t.off, t.src, t.size);
+                CUDA_CHECK(cudaMemcpyAsync(t.dev->p, h.as<uint8_t>() + t.off, t.size, cudaMemcpyHostToDevice, s));
+            }
+    }
+};
 
 void gpu_grow_arena(Slot &sl, DevBuf &buf, size_t n)
 {
@@ -337,26 +370,22 @@ void gpu_upload_layout(Slot &sl, cudaStream_t s)
         std::memset(&x, 0, sizeof x);
         x.qmax = -1;
     }
-    // Pageable uploads of small tables; the stream is synchronised below, before the host
-    // vectors go away.
     TraceScope tables(GpuHostTrace::TABLES);
-    upload(sl.frames, L.frames, s);
-    upload(sl.planes, L.planes, s);
-    upload(sl.bands, L.bands, s);
-    upload(sl.levels, levels, s);
-    upload(sl.steps, steps, s);
-    upload(sl.step_groups, step_groups, s);
-    upload(sl.level0, L.level0_planes, s);
-    upload(sl.export_ids, L.export_planes, s);
-    upload(sl.state, st, s);
+    TableUpload up;
+    up.add(sl.frames, L.frames);
+    up.add(sl.planes, L.planes);
+    up.add(sl.bands, L.bands);
+    up.add(sl.levels, levels);
+    up.add(sl.steps, steps);
+    up.add(sl.step_groups, step_groups);
+    up.add(sl.level0, L.level0_planes);
+    up.add(sl.export_ids, L.export_planes);
+    up.add(sl.state, st);
+    up.issue(sl.h_tables, s);
     sl.groups.ensure(sizeof(GpuGroup) * (L.groups ? L.groups : 1));
     sl.group_size.ensure(sizeof(uint64_t) * (L.groups ? L.groups : 1));
     gpu_grow_arena(sl, sl.i32, sizeof(int32_t) * (L.i32_size ? L.i32_size : 1));
     gpu_grow_arena(sl, sl.i8, L.i8_size ? L.i8_size : 1);
-    {
-        TraceScope wait(GpuHostTrace::WAIT_UP);
-        CUDA_CHECK(cudaStreamSynchronize(s));
-    }
     DeviceBatch &d = sl.dev;
     d.frames = sl.frames.as<GpuFrame>();
     d.planes = sl.planes.as<GpuPlane>();

@@ -239,6 +239,7 @@ struct Slot {
     std::vector<size_t> idx;             // the jobs of the chunk in this slot
     PinnedBuf h_frames, h_state;         // written back by the device (pinned: truly async)
     PinnedBuf h_first_diff;              // verify: first_diff, written back
+    PinnedBuf h_tables;                  // the layout tables going up (gpu_upload_layout)
     std::vector<char> direct;            // output copied straight into the caller's pinned buffer
     bool busy = false;
     std::array<DevBuf *, kSlotDeviceBuffers> device_buffers();
@@ -279,7 +280,8 @@ struct pcwt_gpu {
 };
 
 
-// Uploads the slot's layout tables on stream s (and sizes its arenas); fills slot.dev.
+// Uploads the slot's layout tables on stream s (and sizes its arenas); fills slot.dev. The slot's
+// previous chunk must be done with its tables' host copy (h_tables).
 void gpu_upload_layout(Slot &slot, cudaStream_t s);
 // The sample bytes a chunk of a batch of `total` holds (ChunkPlan's target): a `parts`th, none
 // under 32 MB; with g->chunks N (pcwt_gpu_set_chunks) an Nth, however small.
@@ -397,6 +399,9 @@ template <typename Run> double gpu_median_ms(pcwt_gpu *g, Slot &sl, int repeats,
 // as with a spin, then sleeps in the driver (the slots' events are BlockingSync), leaving the core
 // to the caller's other threads.
 void gpu_wait_event(cudaEvent_t e);
+// After a failed batch call: waits for whatever of the handle's work is still queued (the slots'
+// host buffers are reused by the next call) and marks every slot free.
+void gpu_drain(pcwt_gpu *g);
 // Forks the slot's side stream from its compute stream (what is launched on the returned stream
 // runs beside it until gpu_side_join), or returns the compute stream itself when !beside.
 cudaStream_t gpu_side_fork(Slot &sl, bool beside);
