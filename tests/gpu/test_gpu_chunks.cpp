@@ -59,6 +59,29 @@ TEST_P(GpuChunks, MixedBatchCutUnevenlyMatchesCpu)
     pcwt_encoder_destroy(ecpu);
 }
 
+// A chunk a frame, many more chunks than slots, with sizes that grow and shrink along the batch (a
+// slot's buffers grow while the other slots' chunks are in flight), twice on the same handles:
+// every slot is reused several times through the pipeline's lead, lag and compute window.
+TEST_P(GpuChunks, ChunkPerFrameReusesEverySlot)
+{
+    SKIP_WITHOUT_GPU();
+    Rng rng(77);
+    std::vector<GpuCase> cases;
+    const uint32_t sides[] = {128, 512, 96, 384, 200};
+    for (int i = 0; i < 40; i++) {
+        const uint32_t w = sides[i % 5], h = sides[(i + 2) % 5];
+        const pcwt_image_desc d{w, h, 1, 16, 12, 1, 0};
+        cases.push_back({"slice " + std::to_string(i) + " " + std::to_string(w) + "x" + std::to_string(h), d,
+                         ct_like(d, rng, 40 + 10 * (i % 7))});
+    }
+    pcwt_encoder *ecpu = test_encoder(PCWT_BACKEND_CPU, GetParam());
+    pcwt_encoder *egpu = chunked_encoder(GetParam(), int(cases.size()));
+    for (int round = 0; round < 2; round++)
+        check_gpu_batch(ecpu, egpu, cases, "a chunk a frame, round " + std::to_string(round));
+    pcwt_encoder_destroy(egpu);
+    pcwt_encoder_destroy(ecpu);
+}
+
 // Frames that fail among frames that do not, in every chunk: each job gets the CPU batch's status
 // (and, where it succeeds, its bytes or samples); the failures are seen as failures.
 TEST_P(GpuChunks, FailingFramesKeepTheirStatusPerChunk)
