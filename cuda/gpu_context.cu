@@ -177,6 +177,7 @@ PipeShape PipeShape::standard()
     p.enc_parts = 4;
     p.dec_parts = 2;
     p.min_mb = 32;
+    p.ranked = 0;
     return p;
 }
 
@@ -234,14 +235,21 @@ extern "C" pcwt_status pcwt_gpu_create(pcwt_gpu **out, int device, char *err, si
         }
         g->device = device;
         CUDA_CHECK(cudaSetDevice(device));
-        CUDA_CHECK(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking));
+        // ranked: slot i's streams at the i-th highest priority (the lowest for the slots past
+        // the device's range)
+        int least = 0, greatest = 0;
+        if (g->pipe.ranked)
+            CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+        const auto priority = [&](int i) { return std::min(greatest + i, least); };
+        CUDA_CHECK(cudaStreamCreateWithPriority(&g->stream, cudaStreamNonBlocking, priority(0)));
         CUDA_CHECK(cudaStreamCreateWithFlags(&g->copy_in, cudaStreamNonBlocking));
         CUDA_CHECK(cudaStreamCreateWithFlags(&g->copy_out, cudaStreamNonBlocking));
         for (Slot &sl : g->slot) {
-            sl.compute = &sl == g->slot ? g->stream : nullptr;
+            const int i = int(&sl - g->slot);
+            sl.compute = i == 0 ? g->stream : nullptr;
             if (!sl.compute)
-                CUDA_CHECK(cudaStreamCreateWithFlags(&sl.compute, cudaStreamNonBlocking));
-            CUDA_CHECK(cudaStreamCreateWithFlags(&sl.side, cudaStreamNonBlocking));
+                CUDA_CHECK(cudaStreamCreateWithPriority(&sl.compute, cudaStreamNonBlocking, priority(i)));
+            CUDA_CHECK(cudaStreamCreateWithPriority(&sl.side, cudaStreamNonBlocking, priority(i)));
             CUDA_CHECK(cudaEventCreateWithFlags(&sl.side_fork, cudaEventDisableTiming));
             CUDA_CHECK(cudaEventCreateWithFlags(&sl.side_join, cudaEventDisableTiming));
         }

@@ -200,6 +200,8 @@ struct PipeShape {
     uint32_t enc_parts; // chunks of a big batch, range-coded profiles (the others: 8)
     uint32_t dec_parts;
     uint32_t min_mb;    // no chunk under this many MB of samples
+    uint32_t ranked;    // 1: the slots' compute streams in priority order, slot 0's first (pcwt_gpu_create):
+                        // an older chunk's kernels go before a younger one's, so that chunks end in turn
     static PipeShape standard();
     // ahead + lag + 1 slots at most (a slot is reused once its download was issued), the window
     // below the slots
