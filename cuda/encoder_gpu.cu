@@ -165,9 +165,9 @@ void upload_samples(Slot &sl, const pcwt_encode_params *p, pcwt_frame_job *jobs,
     CUDA_CHECK(cudaEventRecord(sl.sampled, s));
 }
 
-// Second half, on stream s once the samples are in (a batch: the slot's compute stream, so that
-// the next chunk's samples already go up on copy_in while the host waits here): the high-bit
-// check, the layout and its tables.
+// Second half, on stream s once the samples are in (a batch: the check stream, so that the next
+// chunk's samples already go up on copy_in while the host waits here, and the check does not
+// queue behind the other chunks' kernels): the high-bit check, the layout and its tables.
 void upload_tables(pcwt_gpu *g, Slot &sl, cudaStream_t s)
 {
     std::vector<FrameSpec> &specs = sl.specs;
@@ -468,7 +468,7 @@ extern "C" pcwt_status pcwt_gpu_encode_batch(pcwt_gpu *g, const pcwt_encode_para
                     next.idx = chunks[c + ahead];
                     upload_samples(next, p, jobs, in);
                 }
-                upload_tables(g, sl, sl.compute);
+                upload_tables(g, sl, g->check);
             }
             compute_chunk(g, sl, window && c >= window ? g->slot[(c - window) % n].computed : nullptr);
             if (c >= lag)

@@ -87,7 +87,7 @@ pcwt_gpu::~pcwt_gpu()
         cudaEventDestroy(e);
     if (ev_start) cudaEventDestroy(ev_start);
     if (ev_stop) cudaEventDestroy(ev_stop);
-    for (cudaStream_t s : {stream, copy_in, copy_out})
+    for (cudaStream_t s : {stream, copy_in, copy_out, check})
         if (s)
             cudaStreamDestroy(s);
 }
@@ -132,7 +132,7 @@ void gpu_wait_event(cudaEvent_t e)
 
 void gpu_drain(pcwt_gpu *g)
 {
-    for (cudaStream_t s : {g->stream, g->copy_in, g->copy_out})
+    for (cudaStream_t s : {g->stream, g->copy_in, g->copy_out, g->check})
         cudaStreamSynchronize(s);
     for (Slot &sl : g->slot) {
         cudaStreamSynchronize(sl.compute);
@@ -244,6 +244,7 @@ extern "C" pcwt_status pcwt_gpu_create(pcwt_gpu **out, int device, char *err, si
         CUDA_CHECK(cudaStreamCreateWithPriority(&g->stream, cudaStreamNonBlocking, priority(0)));
         CUDA_CHECK(cudaStreamCreateWithFlags(&g->copy_in, cudaStreamNonBlocking));
         CUDA_CHECK(cudaStreamCreateWithFlags(&g->copy_out, cudaStreamNonBlocking));
+        CUDA_CHECK(cudaStreamCreateWithPriority(&g->check, cudaStreamNonBlocking, priority(0)));
         for (Slot &sl : g->slot) {
             const int i = int(&sl - g->slot);
             sl.compute = i == 0 ? g->stream : nullptr;
@@ -254,7 +255,7 @@ extern "C" pcwt_status pcwt_gpu_create(pcwt_gpu **out, int device, char *err, si
             CUDA_CHECK(cudaEventCreateWithFlags(&sl.side_join, cudaEventDisableTiming));
         }
         if (g->pool.create(device)) {
-            for (cudaStream_t s : {g->stream, g->copy_in, g->copy_out})
+            for (cudaStream_t s : {g->stream, g->copy_in, g->copy_out, g->check})
                 g->pool.add_user(s);
             for (Slot &sl : g->slot) {
                 g->pool.add_user(sl.compute);

@@ -261,6 +261,8 @@ struct pcwt_gpu {
     cudaStream_t stream = nullptr;   // compute (slot 0's, the one-frame path's, JPEG-LS's, JPEG 2000's)
     cudaStream_t copy_in = nullptr;  // host to device
     cudaStream_t copy_out = nullptr; // device to host
+    cudaStream_t check = nullptr;    // a batch's host round trips before a chunk's compute (the encoder's
+                                     // high-bit check) and its tables; ranked: the highest priority
     cudaEvent_t ev_start = nullptr, ev_stop = nullptr;
     ChunkClock clock; // PCWT_GPU_TRACE: a batch call's start, for the slots' chunk times
     size_t total_mem = 0;
