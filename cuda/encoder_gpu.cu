@@ -43,19 +43,32 @@ FrameSpec spec_of(const pcwt_encode_params *p, const pcwt_image_desc &d, uint64_
     return f;
 }
 
-// spec_of along a batch: like frames (a series of slices) resolve their coding once.
+// spec_of along a batch: each kind of frame (a series of slices) resolves its coding once.
 struct SpecCache {
-    pcwt_image_desc desc{};
-    FrameSpec spec{};
-    bool have = false;
+    struct Seen {
+        pcwt_image_desc desc;
+        FrameSpec spec;
+    };
+    std::vector<Seen> seen; // the last few kinds
+    size_t next = 0;
     FrameSpec of(const pcwt_encode_params *p, const pcwt_image_desc &d, uint64_t sample_off)
     {
-        if (!have || std::memcmp(&d, &desc, sizeof d) != 0) {
-            spec = spec_of(p, d, 0);
-            desc = d;
-            have = true;
+        const Seen *hit = nullptr;
+        for (const Seen &e : seen)
+            if (std::memcmp(&d, &e.desc, sizeof d) == 0)
+                hit = &e;
+        if (!hit) {
+            const Seen e{d, spec_of(p, d, 0)};
+            if (seen.size() < 32) {
+                seen.push_back(e);
+                hit = &seen.back();
+            } else {
+                seen[next] = e;
+                hit = &seen[next];
+                next = (next + 1) % seen.size();
+            }
         }
-        FrameSpec f = spec;
+        FrameSpec f = hit->spec;
         f.sample_off = sample_off;
         return f;
     }

@@ -433,12 +433,21 @@ const BatchLayout &OneFrameLayout::of(const FrameSpec &f)
 {
     // the fields, not the padding after the last (which an aggregate's copy may leave unset)
     constexpr size_t fields = offsetof(FrameSpec, level1_511) + sizeof(FrameSpec::level1_511);
-    if (!built || std::memcmp(&f, &spec, fields) != 0) {
-        gpu_build_layout({f}, layout);
-        spec = f;
-        built = true;
+    for (const Seen &e : seen)
+        if (std::memcmp(&f, &e.spec, fields) == 0)
+            return e.layout;
+    Seen *e;
+    if (seen.empty())
+        seen.reserve(kMax); // the references handed out stay valid while entries are added
+    if (seen.size() < kMax) {
+        e = &seen.emplace_back();
+    } else {
+        e = &seen[next];
+        next = (next + 1) % kMax;
     }
-    return layout;
+    gpu_build_layout({f}, e->layout);
+    e->spec = f;
+    return e->layout;
 }
 
 size_t gpu_batch_bytes(const BatchLayout &L, size_t sample_bytes, size_t stream_bytes)

@@ -293,12 +293,17 @@ uint64_t gpu_chunk_target(const pcwt_gpu *g, uint64_t total, uint64_t parts);
 // Grows buf, one of the slot's arenas (i32, i8, ec_bins), to at least n bytes once the slot's
 // compute stream has finished with it.
 void gpu_grow_arena(Slot &sl, DevBuf &buf, size_t n);
-// The layout of one frame alone, for a chunk plan's memory estimate; kept for the next frame when
-// its spec is the same (a batch of 2048 like slices builds it once).
+// The layout of one frame alone, for a chunk plan's memory estimate; the last few kept, so that
+// a batch of like frames builds each kind once (2048 slices of 22 series alternating: 22 builds,
+// not one a slice).
 struct OneFrameLayout {
-    FrameSpec spec{};
-    BatchLayout layout;
-    bool built = false;
+    struct Seen {
+        FrameSpec spec;
+        BatchLayout layout;
+    };
+    std::vector<Seen> seen;
+    size_t next = 0; // the entry the next new spec replaces, once kMax are kept
+    static constexpr size_t kMax = 32;
     const BatchLayout &of(const FrameSpec &f);
 };
 // Device memory a batch would take (arenas + tables + samples + stream), for batch splitting.
