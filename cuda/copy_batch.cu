@@ -2,6 +2,8 @@
 #include "copy_batch.h"
 #include "gpu_check.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 
@@ -32,4 +34,70 @@ void CopyBatch::issue(cudaStream_t s)
     dst_.clear();
     src_.clear();
     size_.clear();
+}
+
+namespace {
+
+constexpr int kKernelPieces = 16; // a launch's pieces, passed by value
+
+struct Pieces {
+    KernelCopies::Piece p[kKernelPieces];
+};
+
+// blockIdx.y: the piece; its bytes 16 at a time where both ends allow, the rest one by one.
+__global__ void copy_pieces(Pieces ps)
+{
+    const KernelCopies::Piece c = ps.p[blockIdx.y];
+    const size_t stride = size_t(gridDim.x) * blockDim.x, t = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    const bool wide = ((reinterpret_cast<uintptr_t>(c.dst) | reinterpret_cast<uintptr_t>(c.src)) & 15) == 0;
+    const size_t vecs = wide ? c.size / 16 : 0;
+    for (size_t i = t; i < vecs; i += stride)
+        static_cast<uint4 *>(c.dst)[i] = static_cast<const uint4 *>(c.src)[i];
+    for (size_t i = vecs * 16 + t; i < c.size; i += stride)
+        static_cast<uint8_t *>(c.dst)[i] = static_cast<const uint8_t *>(c.src)[i];
+}
+
+// The device's address of p: p itself for device memory, the mapping of page-locked host memory;
+// null where the device cannot reach it.
+void *device_address(const void *p)
+{
+    cudaPointerAttributes a{};
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+        cudaGetLastError();
+        return nullptr;
+    }
+    if (a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged)
+        return const_cast<void *>(p);
+    return a.type == cudaMemoryTypeHost ? a.devicePointer : nullptr;
+}
+
+} // namespace
+
+void KernelCopies::add(void *dst, const void *src, size_t size)
+{
+    if (!size)
+        return;
+    void *d = device_address(dst);
+    const void *s = device_address(src);
+    (d && s ? pieces_ : by_engine_).push_back(d && s ? Piece{d, s, size} : Piece{dst, src, size});
+}
+
+void KernelCopies::issue(cudaStream_t s)
+{
+    for (size_t first = 0; first < pieces_.size(); first += kKernelPieces) {
+        const size_t n = std::min<size_t>(kKernelPieces, pieces_.size() - first);
+        Pieces ps{};
+        size_t largest = 0;
+        for (size_t k = 0; k < n; k++) {
+            ps.p[k] = pieces_[first + k];
+            largest = std::max(largest, ps.p[k].size);
+        }
+        const unsigned blocks = unsigned(std::min<size_t>((largest / 16 + 255) / 256 + 1, 64));
+        copy_pieces<<<dim3(blocks, unsigned(n)), 256, 0, s>>>(ps);
+        CUDA_CHECK(cudaGetLastError());
+    }
+    for (const Piece &p : by_engine_)
+        CUDA_CHECK(cudaMemcpyAsync(p.dst, p.src, p.size, cudaMemcpyDefault, s));
+    pieces_.clear();
+    by_engine_.clear();
 }

@@ -20,3 +20,24 @@ class CopyBatch {
     std::vector<const void *> src_;
     std::vector<size_t> size_;
 };
+
+// Small copies between device memory and mapped page-locked host memory done by one kernel: they
+// do not wait on a copy engine behind the large copies queued before them (a chunk's tables behind
+// the next chunk's samples). A host pointer with no device address (not mapped) is copied by
+// cudaMemcpyAsync instead.
+class KernelCopies {
+  public:
+    // dst or src may be page-locked host memory (gpu_pinned_alloc with mapped set).
+    void add(void *dst, const void *src, size_t size);
+    // Issues the copies on stream s and empties the list.
+    void issue(cudaStream_t s);
+
+    struct Piece {
+        void *dst;
+        const void *src;
+        size_t size;
+    };
+
+  private:
+    std::vector<Piece> pieces_, by_engine_;
+};

@@ -206,13 +206,16 @@ void upload_tables(pcwt_gpu *g, Slot &sl, cudaStream_t s)
         sl.flags.ensure(sizeof(uint32_t) * 3 * specs.size());
         sl.dev.flags = sl.flags.as<uint32_t>();
         gpu_high_bit_flags(sl.dev, nullptr, uint32_t(specs.size()), s);
-        std::vector<uint32_t> flags(3 * specs.size());
+        const size_t nflags = 3 * specs.size();
+        sl.h_flags.ensure(sizeof(uint32_t) * nflags);
         {
             TraceScope wait(GpuHostTrace::WAIT_UP);
-            CUDA_CHECK(cudaMemcpyAsync(flags.data(), sl.flags.p, sizeof(uint32_t) * flags.size(),
-                                       cudaMemcpyDeviceToHost, s));
+            KernelCopies back; // not behind the downloads on the copy engine
+            back.add(sl.h_flags.p, sl.flags.p, sizeof(uint32_t) * nflags);
+            back.issue(s);
             CUDA_CHECK(cudaStreamSynchronize(s));
         }
+        const uint32_t *flags = sl.h_flags.as<uint32_t>();
         for (size_t k = 0; k < specs.size(); k++)
             for (uint32_t c = 0; c < 3; c++)
                 specs[k].high[c] = flags[3 * k + c];
@@ -278,10 +281,10 @@ void compute_chunk(pcwt_gpu *g, Slot &sl, cudaEvent_t after = nullptr)
     const BatchLayout &L = sl.layout;
     sl.h_frames.ensure(sizeof(GpuFrame) * (L.frames.size() + 1));
     sl.h_state.ensure(sizeof(GpuPlaneState) * (L.planes.size() + 1));
-    CUDA_CHECK(cudaMemcpyAsync(sl.h_frames.p, sl.frames.p, sizeof(GpuFrame) * L.frames.size(),
-                               cudaMemcpyDeviceToHost, sl.compute));
-    CUDA_CHECK(cudaMemcpyAsync(sl.h_state.p, sl.state.p, sizeof(GpuPlaneState) * L.planes.size(),
-                               cudaMemcpyDeviceToHost, sl.compute));
+    KernelCopies back; // not behind the other chunks' downloads on the copy engine
+    back.add(sl.h_frames.p, sl.frames.p, sizeof(GpuFrame) * L.frames.size());
+    back.add(sl.h_state.p, sl.state.p, sizeof(GpuPlaneState) * L.planes.size());
+    back.issue(sl.compute);
     sl.times.mark(ChunkTimes::COMPUTE1, sl.compute);
     CUDA_CHECK(cudaEventRecord(sl.computed, sl.compute));
     sl.busy = true;

@@ -58,7 +58,9 @@ void Slot::release()
 {
     for (DevBuf *b : device_buffers())
         b->release();
-    for (PinnedBuf *b : {&h_samples, &h_stream, &h_frames, &h_state, &h_first_diff, &h_tables})
+    for (PinnedBuf *b : {&h_samples, &h_stream})
+        b->release();
+    for (MappedBuf *b : {&h_frames, &h_state, &h_first_diff, &h_tables, &h_flags})
         b->release();
     for (cudaEvent_t e : {sampled, uploaded, computed, downloaded, side_fork, side_join})
         if (e)
@@ -304,8 +306,9 @@ extern "C" void pcwt_gpu_set_memory_budget(pcwt_gpu *g, uint64_t bytes)
 
 extern "C" void pcwt_gpu_set_bin_arena(pcwt_gpu *g, uint64_t bytes) { g->bin_arena = bytes; }
 
-// A slot's layout tables on their way up: gathered in its page-locked h_tables, so that their
-// copies are truly asynchronous (pageable ones stage through the driver, the host waiting).
+// A slot's layout tables on their way up: gathered in its mapped page-locked h_tables and read by
+// a kernel (KernelCopies): no host wait (pageable copies stage through the driver), no copy engine
+// (where they would wait behind the next chunk's samples).
 struct TableUpload {
     struct Table {
         DevBuf *dev;
@@ -321,14 +324,16 @@ struct TableUpload {
         total = align_up(total + sizeof(T) * v.size());
     }
     // Copies the tables into h (free: its last copies have completed) and issues their uploads.
-    void issue(PinnedBuf &h, cudaStream_t s)
+    void issue(MappedBuf &h, cudaStream_t s)
     {
         h.ensure(total ? total : 1);
-        for (const Table &t : tables)
-            if (t.size) {
+        KernelCopies up;
+        for (const Table &t : tables) {
+            if (t.size)
                 std::memcpy(h.as<uint8_t>() + t.off, t.src, t.size);
-                CUDA_CHECK(cudaMemcpyAsync(t.dev->p, h.as<uint8_t>() + t.off, t.size, cudaMemcpyHostToDevice, s));
-            }
+            up.add(t.dev->p, h.as<uint8_t>() + t.off, t.size);
+        }
+        up.issue(s);
     }
 };
 

@@ -139,18 +139,21 @@ struct DeviceMem {
 // Page-locked host memory (host_pinned.cu): committed in 2 MB pages and registered with CUDA,
 // much cheaper to get and to give back than cudaMallocHost's; gpu_pinned_free refuses (with an
 // error) memory that gpu_pinned_alloc did not give.
-cudaError_t gpu_pinned_alloc(void **p, size_t n);
+// mapped: the device reaches it too (KernelCopies), at the address cudaPointerGetAttributes gives.
+cudaError_t gpu_pinned_alloc(void **p, size_t n, bool mapped = false);
 cudaError_t gpu_pinned_free(void *p);
-struct PinnedMem {
+template <bool Mapped> struct PinnedMemOf {
     void *alloc(size_t n)
     {
         void *p = nullptr;
-        CUDA_CHECK(gpu_pinned_alloc(&p, n));
+        CUDA_CHECK(gpu_pinned_alloc(&p, n, Mapped));
         return p;
     }
     void free(void *p) { gpu_pinned_free(p); }
     size_t grown(size_t n) const { return n + n / 8; } // headroom for the next, slightly larger batch
 };
+using PinnedMem = PinnedMemOf<false>;
+using MappedMem = PinnedMemOf<true>;
 
 // A grow-only buffer: device memory or page-locked host memory.
 template <typename Mem> struct Buffer {
@@ -182,6 +185,7 @@ template <typename Mem> struct Buffer {
 };
 using DevBuf = Buffer<DeviceMem>;
 using PinnedBuf = Buffer<PinnedMem>;
+using MappedBuf = Buffer<MappedMem>; // a slot's small host tables, copied by KernelCopies
 
 // The per-batch state a pass needs: tables, samples, codestreams, arenas, and the host copies.
 // A batch's chunks take the slots in turn: one's upload, others' compute (each slot its own
@@ -239,9 +243,10 @@ struct Slot {
     cudaEvent_t side_fork = nullptr, side_join = nullptr;
     ChunkTimes times; // PCWT_GPU_TRACE: when its copies and compute ran (chunk_times.cu)
     std::vector<size_t> idx;             // the jobs of the chunk in this slot
-    PinnedBuf h_frames, h_state;         // written back by the device (pinned: truly async)
-    PinnedBuf h_first_diff;              // verify: first_diff, written back
-    PinnedBuf h_tables;                  // the layout tables going up (gpu_upload_layout)
+    MappedBuf h_frames, h_state;         // written back by the device (KernelCopies)
+    MappedBuf h_first_diff;              // verify: first_diff, written back
+    MappedBuf h_tables;                  // the layout tables going up (gpu_upload_layout)
+    MappedBuf h_flags;                   // the encoder's high-bit flags, written back
     std::vector<char> direct;            // output copied straight into the caller's pinned buffer
     bool busy = false;
     std::array<DevBuf *, kSlotDeviceBuffers> device_buffers();

@@ -26,7 +26,7 @@ size_t round_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
 
 } // namespace
 
-cudaError_t gpu_pinned_alloc(void **out, size_t n)
+cudaError_t gpu_pinned_alloc(void **out, size_t n, bool mapped)
 {
     *out = nullptr;
 #ifdef __linux__
@@ -50,7 +50,7 @@ cudaError_t gpu_pinned_alloc(void **out, size_t n)
     // committed here, by this thread (registration would fault the pages in one at a time)
     for (size_t o = 0; o < length; o += kPage)
         static_cast<volatile uint8_t *>(base)[o] = 0;
-    const cudaError_t e = cudaHostRegister(base, length, cudaHostRegisterDefault);
+    const cudaError_t e = cudaHostRegister(base, length, mapped ? cudaHostRegisterMapped : cudaHostRegisterDefault);
     if (e != cudaSuccess) {
         cudaGetLastError();
         munmap(base, length);
@@ -61,7 +61,7 @@ cudaError_t gpu_pinned_alloc(void **out, size_t n)
     *out = base + kPage;
     return cudaSuccess;
 #else
-    return cudaMallocHost(out, n ? n : 1);
+    return mapped ? cudaHostAlloc(out, n ? n : 1, cudaHostAllocMapped) : cudaMallocHost(out, n ? n : 1);
 #endif
 }
 
