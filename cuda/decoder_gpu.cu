@@ -391,7 +391,7 @@ std::vector<DecodeSet> cut_chunks(pcwt_gpu *g, const DecodeSet &all, bool verify
         entropy |= pcwt_profile_ranged(h.profile);
     const uint64_t parts = entropy ? g->pipe.dec_parts : 8;
     const uint64_t target = gpu_chunk_target(g, total_samples, parts);
-    ChunkPlan cut(budget, target, UINT64_MAX, target);
+    ChunkPlan cut(budget, target, UINT64_MAX, gpu_first_chunk(g, target));
     OneFrameLayout layout;
     for (size_t k = 0; k < all.idx.size(); k++) {
         const pcwt_header_info &h = all.info[k];

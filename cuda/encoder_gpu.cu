@@ -394,7 +394,7 @@ std::vector<std::vector<size_t>> plan_chunks(pcwt_gpu *g, const pcwt_encode_para
     // groups a chunk holds (a chunk should fill the GPU's lanes).
     const uint64_t parts = pcwt_profile_ranged(p->profile) ? g->pipe.enc_parts : 8;
     const uint64_t target = gpu_chunk_target(g, total_samples, parts);
-    ChunkPlan plan(budget, target, UINT64_MAX, target);
+    ChunkPlan plan(budget, target, UINT64_MAX, gpu_first_chunk(g, target));
     OneFrameLayout layout;
     SpecCache spec;
     const pcwt_frame_job *last = nullptr; // the previous frame planned, and its need

@@ -161,6 +161,11 @@ void gpu_side_join(Slot &sl, bool beside)
     CUDA_CHECK(cudaStreamWaitEvent(sl.compute, sl.side_join, 0));
 }
 
+uint64_t gpu_first_chunk(const pcwt_gpu *g, uint64_t target)
+{
+    return g->chunks ? target : std::max<uint64_t>(target / 100 * g->pipe.checked().first_pct, 1);
+}
+
 uint64_t gpu_chunk_target(const pcwt_gpu *g, uint64_t total, uint64_t parts)
 {
     if (g->chunks)
@@ -179,6 +184,7 @@ PipeShape PipeShape::standard()
     p.enc_parts = 4;
     p.dec_parts = 2;
     p.min_mb = 32;
+    p.first_pct = 100;
     p.ranked = 0;
     return p;
 }
@@ -193,6 +199,7 @@ PipeShape PipeShape::checked() const
     p.window = std::min(p.window, p.slots - 1);
     p.enc_parts = std::max<uint32_t>(p.enc_parts, 1);
     p.dec_parts = std::max<uint32_t>(p.dec_parts, 1);
+    p.first_pct = std::max<uint32_t>(p.first_pct, 1);
     return p;
 }
 

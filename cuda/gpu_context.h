@@ -204,6 +204,7 @@ struct PipeShape {
     uint32_t enc_parts; // chunks of a big batch, range-coded profiles (the others: 8)
     uint32_t dec_parts;
     uint32_t min_mb;    // no chunk under this many MB of samples
+    uint32_t first_pct; // the first chunk's samples, in percent of the others' (a small first chunk starts the pipeline sooner)
     uint32_t ranked;    // 1: the slots' compute streams in priority order, slot 0's first (pcwt_gpu_create):
                         // an older chunk's kernels go before a younger one's, so that chunks end in turn
     static PipeShape standard();
@@ -295,6 +296,8 @@ void gpu_upload_layout(Slot &slot, cudaStream_t s);
 // The sample bytes a chunk of a batch of `total` holds (ChunkPlan's target): a `parts`th, none
 // under 32 MB; with g->chunks N (pcwt_gpu_set_chunks) an Nth, however small.
 uint64_t gpu_chunk_target(const pcwt_gpu *g, uint64_t total, uint64_t parts);
+// The first chunk's target (ChunkPlan's first) for chunks of `target` bytes: PipeShape::first_pct.
+uint64_t gpu_first_chunk(const pcwt_gpu *g, uint64_t target);
 // Grows buf, one of the slot's arenas (i32, i8, ec_bins), to at least n bytes once the slot's
 // compute stream has finished with it.
 void gpu_grow_arena(Slot &sl, DevBuf &buf, size_t n);
