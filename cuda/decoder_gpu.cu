@@ -380,17 +380,18 @@ DecodeSet validate(pcwt_decode_job *jobs, size_t count, uint64_t max_samples, ch
 // no chunk gets PCWT_ERR_OUT_OF_MEMORY (the caller's CPU path).
 std::vector<DecodeSet> cut_chunks(pcwt_gpu *g, const DecodeSet &all, bool verify, pcwt_decode_job *jobs)
 {
-    const size_t budget = gpu_memory_budget(g) / g->pipe.slots; // a chunk in flight in each slot
+    const size_t budget = gpu_memory_budget(g) / g->pipe.checked().slots; // a chunk in flight in each slot
     uint64_t total_samples = 0;
     for (const pcwt_header_info &h : all.info)
         total_samples += pcwt_image_size(&h.desc);
-    // pipe.dec_parts chunks when there are range-coded frames: a chunk's group decode takes, level
-    // by level, the serial time of its slowest group however few groups it holds.
+    // pipe.dec_parts chunks, none under pipe.dec_min_mb, when there are range-coded frames: a
+    // chunk's group decode takes, level by level, the serial time of its slowest group however few
+    // groups it holds.
     bool entropy = false;
     for (const pcwt_header_info &h : all.info)
         entropy |= pcwt_profile_ranged(h.profile);
-    const uint64_t parts = entropy ? g->pipe.dec_parts : 8;
-    const uint64_t target = gpu_chunk_target(g, total_samples, parts);
+    const uint64_t target = gpu_chunk_target(g, total_samples, entropy ? g->pipe.dec_parts : 8,
+                                             entropy ? g->pipe.dec_min_mb : 32);
     ChunkPlan cut(budget, target, UINT64_MAX, gpu_first_chunk(g, target));
     OneFrameLayout layout;
     for (size_t k = 0; k < all.idx.size(); k++) {

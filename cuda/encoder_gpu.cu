@@ -385,15 +385,16 @@ void finish_chunk(pcwt_gpu *g, Slot &sl, pcwt_frame_job *jobs)
 std::vector<std::vector<size_t>> plan_chunks(pcwt_gpu *g, const pcwt_encode_params *p,
                                              pcwt_frame_job *jobs, size_t count)
 {
-    const size_t budget = gpu_memory_budget(g) / g->pipe.slots; // a chunk in flight in each slot
+    const size_t budget = gpu_memory_budget(g) / g->pipe.checked().slots; // a chunk in flight in each slot
     uint64_t total_samples = 0;
     for (size_t i = 0; i < count; i++)
         total_samples += jobs[i].samples_size;
-    // About eight chunks for a big batch, none smaller than pipe.min_mb of samples; pipe.enc_parts
-    // for the range-coded profiles, whose range coders take a group's serial time however few
-    // groups a chunk holds (a chunk should fill the GPU's lanes).
-    const uint64_t parts = pcwt_profile_ranged(p->profile) ? g->pipe.enc_parts : 8;
-    const uint64_t target = gpu_chunk_target(g, total_samples, parts);
+    // About eight chunks for a big batch, none smaller than 32 MB of samples; pipe.enc_parts, none
+    // under pipe.enc_min_mb, for the range-coded profiles, whose range coders take a group's serial
+    // time however few groups a chunk holds (a chunk should fill the GPU's lanes).
+    const bool ranged = pcwt_profile_ranged(p->profile);
+    const uint64_t target = gpu_chunk_target(g, total_samples, ranged ? g->pipe.enc_parts : 8,
+                                             ranged ? g->pipe.enc_min_mb : 32);
     ChunkPlan plan(budget, target, UINT64_MAX, gpu_first_chunk(g, target));
     OneFrameLayout layout;
     SpecCache spec;

@@ -137,8 +137,9 @@ void gpu_drain(pcwt_gpu *g)
     for (cudaStream_t s : {g->stream, g->copy_in, g->copy_out, g->check})
         cudaStreamSynchronize(s);
     for (Slot &sl : g->slot) {
-        cudaStreamSynchronize(sl.compute);
-        cudaStreamSynchronize(sl.side);
+        for (cudaStream_t s : {sl.compute, sl.side})
+            if (s)
+                cudaStreamSynchronize(s);
         sl.busy = false;
     }
     cudaGetLastError();
@@ -166,27 +167,21 @@ uint64_t gpu_first_chunk(const pcwt_gpu *g, uint64_t target)
     return g->chunks ? target : std::max<uint64_t>(target / 100 * g->pipe.checked().first_pct, 1);
 }
 
-uint64_t gpu_chunk_target(const pcwt_gpu *g, uint64_t total, uint64_t parts)
+uint64_t gpu_chunk_target(const pcwt_gpu *g, uint64_t total, uint64_t parts, uint64_t min_mb)
 {
     if (g->chunks)
         return std::max<uint64_t>(total / g->chunks, 1);
-    return std::max<uint64_t>(total / parts, uint64_t(g->pipe.min_mb) << 20);
+    return std::max<uint64_t>(total / parts, min_mb << 20);
 }
 
+// Four slots, chunks computing side by side as their data comes in, 4 encode / 2 decode chunks of a
+// range-coded batch. Eight ranked slots with 6 / 4 chunks of at least 120 / 240 MB coded the CT
+// batch faster, but are not the default yet (bench/results/gpu-h200-2026-11-29-session13-e2e.md).
 PipeShape PipeShape::standard()
 {
-    PipeShape p;
-    p.slots = 4;
-    p.window = 0;
-    p.ahead = 1;
-    p.enc_lag = 2;
-    p.dec_lag = 2;
-    p.enc_parts = 4;
-    p.dec_parts = 2;
-    p.min_mb = 32;
-    p.first_pct = 100;
-    p.ranked = 0;
-    return p;
+    return PipeShape{/* slots */ 4, /* window */ 0, /* ahead */ 1, /* enc_lag */ 2, /* dec_lag */ 2,
+                     /* enc_parts */ 4, /* dec_parts */ 2, /* enc_min_mb */ 32, /* dec_min_mb */ 32,
+                     /* first_pct */ 100, /* ranked */ 0};
 }
 
 PipeShape PipeShape::checked() const
@@ -254,8 +249,10 @@ extern "C" pcwt_status pcwt_gpu_create(pcwt_gpu **out, int device, char *err, si
         CUDA_CHECK(cudaStreamCreateWithFlags(&g->copy_in, cudaStreamNonBlocking));
         CUDA_CHECK(cudaStreamCreateWithFlags(&g->copy_out, cudaStreamNonBlocking));
         CUDA_CHECK(cudaStreamCreateWithPriority(&g->check, cudaStreamNonBlocking, priority(0)));
-        for (Slot &sl : g->slot) {
-            const int i = int(&sl - g->slot);
+        // the slots the pipeline uses (the others stay empty: a handle costs what its shape needs)
+        const int used = int(g->pipe.checked().slots);
+        for (int i = 0; i < used; i++) {
+            Slot &sl = g->slot[i];
             sl.compute = i == 0 ? g->stream : nullptr;
             if (!sl.compute)
                 CUDA_CHECK(cudaStreamCreateWithPriority(&sl.compute, cudaStreamNonBlocking, priority(i)));
@@ -266,7 +263,8 @@ extern "C" pcwt_status pcwt_gpu_create(pcwt_gpu **out, int device, char *err, si
         if (g->pool.create(device)) {
             for (cudaStream_t s : {g->stream, g->copy_in, g->copy_out, g->check})
                 g->pool.add_user(s);
-            for (Slot &sl : g->slot) {
+            for (int i = 0; i < used; i++) {
+                Slot &sl = g->slot[i];
                 g->pool.add_user(sl.compute);
                 g->pool.add_user(sl.side);
                 for (DevBuf *b : sl.device_buffers())
@@ -276,8 +274,9 @@ extern "C" pcwt_status pcwt_gpu_create(pcwt_gpu **out, int device, char *err, si
         // A thread waiting for a chunk sleeps after a short poll (gpu_wait_event) instead of
         // spinning: pcwt-recompress's coder and verifier threads would otherwise spin a core
         // each, which its readers and writers need.
-        for (Slot &sl : g->slot)
-            for (cudaEvent_t *e : {&sl.sampled, &sl.uploaded, &sl.computed, &sl.downloaded})
+        for (int i = 0; i < used; i++)
+            for (cudaEvent_t *e : {&g->slot[i].sampled, &g->slot[i].uploaded, &g->slot[i].computed,
+                                   &g->slot[i].downloaded})
                 CUDA_CHECK(cudaEventCreateWithFlags(e, cudaEventDisableTiming | cudaEventBlockingSync));
         CUDA_CHECK(cudaEventCreate(&g->ev_start));
         CUDA_CHECK(cudaEventCreate(&g->ev_stop));
@@ -290,8 +289,8 @@ extern "C" pcwt_status pcwt_gpu_create(pcwt_gpu **out, int device, char *err, si
         g->trace = tr && *tr && *tr != '0';
         if (g->trace) {
             CUDA_CHECK(cudaEventCreate(&g->clock.origin));
-            for (Slot &sl : g->slot)
-                sl.times.create(&g->clock);
+            for (int i = 0; i < used; i++)
+                g->slot[i].times.create(&g->clock);
         }
     } catch (const pcwt_gpu_detail::CudaError &e) {
         std::snprintf(err, err_size, "%s", e.what.c_str());

@@ -201,10 +201,11 @@ struct PipeShape {
     uint32_t ahead;     // encode: chunk c+ahead's samples go up before the host waits for chunk c's
     uint32_t enc_lag;   // encode: chunk c's download is issued (the host waiting for its compute) after chunk c+lag's compute
     uint32_t dec_lag;   // decode: the same, without a host wait
-    uint32_t enc_parts; // chunks of a big batch, range-coded profiles (the others: 8)
+    uint32_t enc_parts; // chunks of a big batch, range-coded profiles (the others: 8, none under 32 MB)
     uint32_t dec_parts;
-    uint32_t min_mb;    // no chunk under this many MB of samples
-    uint32_t first_pct; // the first chunk's samples, in percent of the others' (a small first chunk starts the pipeline sooner)
+    uint32_t enc_min_mb; // range-coded profiles: no chunk under this many MB of samples (a chunk lasts its
+    uint32_t dec_min_mb; // groups' serial chains: few large frames do not fill the device in small chunks)
+    uint32_t first_pct; // the first chunk's samples, in percent of the others'
     uint32_t ranked;    // 1: the slots' compute streams in priority order, slot 0's first (pcwt_gpu_create):
                         // an older chunk's kernels go before a younger one's, so that chunks end in turn
     static PipeShape standard();
@@ -294,8 +295,8 @@ struct pcwt_gpu {
 // previous chunk must be done with its tables' host copy (h_tables).
 void gpu_upload_layout(Slot &slot, cudaStream_t s);
 // The sample bytes a chunk of a batch of `total` holds (ChunkPlan's target): a `parts`th, none
-// under 32 MB; with g->chunks N (pcwt_gpu_set_chunks) an Nth, however small.
-uint64_t gpu_chunk_target(const pcwt_gpu *g, uint64_t total, uint64_t parts);
+// under min_mb MB; with g->chunks N (pcwt_gpu_set_chunks) an Nth, however small.
+uint64_t gpu_chunk_target(const pcwt_gpu *g, uint64_t total, uint64_t parts, uint64_t min_mb);
 // The first chunk's target (ChunkPlan's first) for chunks of `target` bytes: PipeShape::first_pct.
 uint64_t gpu_first_chunk(const pcwt_gpu *g, uint64_t target);
 // Grows buf, one of the slot's arenas (i32, i8, ec_bins), to at least n bytes once the slot's
