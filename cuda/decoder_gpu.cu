@@ -231,13 +231,11 @@ void run_device_decode(pcwt_gpu *g, Slot &sl)
     gpu_mark(g, "export samples");
 }
 
-// After `after` (an earlier chunk's compute: the pipeline's window), when not null.
-void compute_chunk(pcwt_gpu *g, Slot &sl, bool verify, cudaEvent_t after)
+// Compute of a chunk on its compute stream, and with verify its comparison with the samples expected.
+void compute_chunk(pcwt_gpu *g, Slot &sl, bool verify)
 {
     TraceScope timed(GpuHostTrace::LAUNCH);
     CUDA_CHECK(cudaStreamWaitEvent(sl.compute, sl.uploaded, 0));
-    if (after)
-        CUDA_CHECK(cudaStreamWaitEvent(sl.compute, after, 0));
     sl.times.mark(ChunkTimes::COMPUTE0, sl.compute);
     run_device_decode(g, sl);
     if (verify) {
@@ -392,7 +390,7 @@ std::vector<DecodeSet> cut_chunks(pcwt_gpu *g, const DecodeSet &all, bool verify
         entropy |= pcwt_profile_ranged(h.profile);
     const uint64_t target = gpu_chunk_target(g, total_samples, entropy ? g->pipe.dec_parts : 8,
                                              entropy ? g->pipe.dec_min_mb : 32);
-    ChunkPlan cut(budget, target, UINT64_MAX, gpu_first_chunk(g, target));
+    ChunkPlan cut(budget, target, UINT64_MAX, target);
     OneFrameLayout layout;
     for (size_t k = 0; k < all.idx.size(); k++) {
         const pcwt_header_info &h = all.info[k];
@@ -464,16 +462,14 @@ pcwt_status decode_chunks(pcwt_gpu *g, uint64_t max_samples, pcwt_decode_job *jo
                 gpu_trace->frames += c.idx.size();
         }
         // Chunk c's download is issued after chunk c+lag's compute (it waits on the device for
-        // its own); chunk c's compute waits for chunk c-window's, so that chunks end one after
-        // another and their downloads overlap the compute of the next.
+        // its own).
         const PipeShape pipe = g->pipe.checked();
-        const size_t n = one ? 1 : pipe.slots, lag = one ? 0 : pipe.dec_lag, window = one ? 0 : pipe.window;
+        const size_t n = one ? 1 : pipe.slots, lag = one ? 0 : pipe.dec_lag;
         for (size_t c = 0; c < chunks.size(); c++) {
             Slot &sl = g->slot[c % n];
             finish_chunk(g, sl, jobs, verify, err, err_size); // chunk c-n used this slot
             upload_chunk(sl, jobs, chunks[c], verify, in);
-            compute_chunk(g, sl, verify != nullptr,
-                          window && c >= window ? g->slot[(c - window) % n].computed : nullptr);
+            compute_chunk(g, sl, verify != nullptr);
             if (c >= lag && !verify)
                 download_chunk(g, g->slot[(c - lag) % n], jobs, out);
         }

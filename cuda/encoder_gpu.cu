@@ -268,14 +268,11 @@ void upload_chunk(pcwt_gpu *g, Slot &sl, const pcwt_encode_params *p, pcwt_frame
     upload_tables(g, sl, s);
 }
 
-// Compute of a chunk, then its small result tables back to the host (compute stream); after
-// `after` (an earlier chunk's compute: the pipeline's window), when not null.
-void compute_chunk(pcwt_gpu *g, Slot &sl, cudaEvent_t after = nullptr)
+// Compute of a chunk, then its small result tables back to the host (compute stream).
+void compute_chunk(pcwt_gpu *g, Slot &sl)
 {
     TraceScope timed(GpuHostTrace::LAUNCH);
     CUDA_CHECK(cudaStreamWaitEvent(sl.compute, sl.uploaded, 0));
-    if (after)
-        CUDA_CHECK(cudaStreamWaitEvent(sl.compute, after, 0));
     sl.times.mark(ChunkTimes::COMPUTE0, sl.compute);
     run_device_encode(g, sl);
     const BatchLayout &L = sl.layout;
@@ -395,7 +392,7 @@ std::vector<std::vector<size_t>> plan_chunks(pcwt_gpu *g, const pcwt_encode_para
     const bool ranged = pcwt_profile_ranged(p->profile);
     const uint64_t target = gpu_chunk_target(g, total_samples, ranged ? g->pipe.enc_parts : 8,
                                              ranged ? g->pipe.enc_min_mb : 32);
-    ChunkPlan plan(budget, target, UINT64_MAX, gpu_first_chunk(g, target));
+    ChunkPlan plan(budget, target, UINT64_MAX, target);
     OneFrameLayout layout;
     SpecCache spec;
     const pcwt_frame_job *last = nullptr; // the previous frame planned, and its need
@@ -460,12 +457,9 @@ extern "C" pcwt_status pcwt_gpu_encode_batch(pcwt_gpu *g, const pcwt_encode_para
         // leaves the device the chunks after it to compute meanwhile. Chunk c+ahead's samples go
         // up before the host waits for chunk c's (its high-bit check and tables), so that the
         // uploads follow each other; the slot they take was chunk c+ahead-slots's, whose download
-        // went at chunk c+ahead-slots+lag <= c-1 (PipeShape::checked). Chunk c's compute waits
-        // for chunk c-window's: chunks end one after another and their downloads overlap the
-        // compute of the next.
+        // went at chunk c+ahead-slots+lag <= c-1 (PipeShape::checked).
         const PipeShape pipe = g->pipe.checked();
         const size_t n = one ? 1 : pipe.slots, lag = one ? 0 : pipe.enc_lag, ahead = one ? 0 : pipe.ahead;
-        const size_t window = one ? 0 : pipe.window;
         for (size_t c = 0; c < std::min(ahead, chunks.size()); c++) {
             Slot &sl = g->slot[c % n];
             finish_chunk(g, sl, jobs);
@@ -487,7 +481,7 @@ extern "C" pcwt_status pcwt_gpu_encode_batch(pcwt_gpu *g, const pcwt_encode_para
                 }
                 upload_tables(g, sl, g->check);
             }
-            compute_chunk(g, sl, window && c >= window ? g->slot[(c - window) % n].computed : nullptr);
+            compute_chunk(g, sl);
             if (c >= lag)
                 download_chunk(g, g->slot[(c - lag) % n], jobs, out);
         }

@@ -162,11 +162,6 @@ void gpu_side_join(Slot &sl, bool beside)
     CUDA_CHECK(cudaStreamWaitEvent(sl.compute, sl.side_join, 0));
 }
 
-uint64_t gpu_first_chunk(const pcwt_gpu *g, uint64_t target)
-{
-    return g->chunks ? target : std::max<uint64_t>(target / 100 * g->pipe.checked().first_pct, 1);
-}
-
 uint64_t gpu_chunk_target(const pcwt_gpu *g, uint64_t total, uint64_t parts, uint64_t min_mb)
 {
     if (g->chunks)
@@ -175,13 +170,11 @@ uint64_t gpu_chunk_target(const pcwt_gpu *g, uint64_t total, uint64_t parts, uin
 }
 
 // Four slots, chunks computing side by side as their data comes in, 4 encode / 2 decode chunks of a
-// range-coded batch. Eight ranked slots with 6 / 4 chunks of at least 120 / 240 MB coded the CT
-// batch faster, but are not the default yet (bench/results/gpu-h200-2026-11-29-session13-e2e.md).
+// range-coded batch (the shapes measured against it: bench/results/gpu-h200-2026-11-29-session13-e2e.md).
 PipeShape PipeShape::standard()
 {
-    return PipeShape{/* slots */ 4, /* window */ 0, /* ahead */ 1, /* enc_lag */ 2, /* dec_lag */ 2,
-                     /* enc_parts */ 4, /* dec_parts */ 2, /* enc_min_mb */ 32, /* dec_min_mb */ 32,
-                     /* first_pct */ 100, /* ranked */ 0};
+    return PipeShape{/* slots */ 4, /* ahead */ 1, /* enc_lag */ 2, /* dec_lag */ 2,
+                     /* enc_parts */ 4, /* dec_parts */ 2, /* enc_min_mb */ 32, /* dec_min_mb */ 32};
 }
 
 PipeShape PipeShape::checked() const
@@ -191,10 +184,8 @@ PipeShape PipeShape::checked() const
     p.ahead = std::min(std::max<uint32_t>(p.ahead, 1), p.slots - 1);
     p.enc_lag = std::min(p.enc_lag, p.slots - 1 - p.ahead);
     p.dec_lag = std::min(p.dec_lag, p.slots - 1);
-    p.window = std::min(p.window, p.slots - 1);
     p.enc_parts = std::max<uint32_t>(p.enc_parts, 1);
     p.dec_parts = std::max<uint32_t>(p.dec_parts, 1);
-    p.first_pct = std::max<uint32_t>(p.first_pct, 1);
     return p;
 }
 
@@ -239,24 +230,18 @@ extern "C" pcwt_status pcwt_gpu_create(pcwt_gpu **out, int device, char *err, si
         }
         g->device = device;
         CUDA_CHECK(cudaSetDevice(device));
-        // ranked: slot i's streams at the i-th highest priority (the lowest for the slots past
-        // the device's range)
-        int least = 0, greatest = 0;
-        if (g->pipe.ranked)
-            CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-        const auto priority = [&](int i) { return std::min(greatest + i, least); };
-        CUDA_CHECK(cudaStreamCreateWithPriority(&g->stream, cudaStreamNonBlocking, priority(0)));
+        CUDA_CHECK(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking));
         CUDA_CHECK(cudaStreamCreateWithFlags(&g->copy_in, cudaStreamNonBlocking));
         CUDA_CHECK(cudaStreamCreateWithFlags(&g->copy_out, cudaStreamNonBlocking));
-        CUDA_CHECK(cudaStreamCreateWithPriority(&g->check, cudaStreamNonBlocking, priority(0)));
+        CUDA_CHECK(cudaStreamCreateWithFlags(&g->check, cudaStreamNonBlocking));
         // the slots the pipeline uses (the others stay empty: a handle costs what its shape needs)
         const int used = int(g->pipe.checked().slots);
         for (int i = 0; i < used; i++) {
             Slot &sl = g->slot[i];
             sl.compute = i == 0 ? g->stream : nullptr;
             if (!sl.compute)
-                CUDA_CHECK(cudaStreamCreateWithPriority(&sl.compute, cudaStreamNonBlocking, priority(i)));
-            CUDA_CHECK(cudaStreamCreateWithPriority(&sl.side, cudaStreamNonBlocking, priority(i)));
+                CUDA_CHECK(cudaStreamCreateWithFlags(&sl.compute, cudaStreamNonBlocking));
+            CUDA_CHECK(cudaStreamCreateWithFlags(&sl.side, cudaStreamNonBlocking));
             CUDA_CHECK(cudaEventCreateWithFlags(&sl.side_fork, cudaEventDisableTiming));
             CUDA_CHECK(cudaEventCreateWithFlags(&sl.side_join, cudaEventDisableTiming));
         }

@@ -192,12 +192,10 @@ using MappedBuf = Buffer<MappedMem>; // a slot's small host tables, copied by Ke
 // compute stream and arenas, since a range-coded chunk's compute is bound by its groups' serial
 // chains and leaves the device room for the next) and another's download overlap.
 constexpr int kSlots = 8;
-// The batch pipeline's shape (PipeShape::standard): how many slots a batch uses, how many chunks
-// compute at once, how far uploads run ahead and downloads lag, how many chunks a batch is cut
-// into.
+// The batch pipeline's shape (PipeShape::standard): how many slots a batch uses, how far uploads
+// run ahead and downloads lag, how many chunks a batch is cut into.
 struct PipeShape {
     uint32_t slots;     // slots in use, at most kSlots
-    uint32_t window;    // chunks computing at once (chunk c's compute waits for chunk c-window's); 0: no bound
     uint32_t ahead;     // encode: chunk c+ahead's samples go up before the host waits for chunk c's
     uint32_t enc_lag;   // encode: chunk c's download is issued (the host waiting for its compute) after chunk c+lag's compute
     uint32_t dec_lag;   // decode: the same, without a host wait
@@ -205,12 +203,8 @@ struct PipeShape {
     uint32_t dec_parts;
     uint32_t enc_min_mb; // range-coded profiles: no chunk under this many MB of samples (a chunk lasts its
     uint32_t dec_min_mb; // groups' serial chains: few large frames do not fill the device in small chunks)
-    uint32_t first_pct; // the first chunk's samples, in percent of the others'
-    uint32_t ranked;    // 1: the slots' compute streams in priority order, slot 0's first (pcwt_gpu_create):
-                        // an older chunk's kernels go before a younger one's, so that chunks end in turn
     static PipeShape standard();
-    // ahead + lag + 1 slots at most (a slot is reused once its download was issued), the window
-    // below the slots
+    // ahead + lag + 1 slots at most (a slot is reused once its download was issued)
     PipeShape checked() const;
 };
 // A slot's device buffers, the one list of them: the members, device_buffers() (their release,
@@ -269,7 +263,7 @@ struct pcwt_gpu {
     cudaStream_t copy_in = nullptr;  // host to device
     cudaStream_t copy_out = nullptr; // device to host
     cudaStream_t check = nullptr;    // a batch's host round trips before a chunk's compute (the encoder's
-                                     // high-bit check) and its tables; ranked: the highest priority
+                                     // high-bit check) and its tables
     cudaEvent_t ev_start = nullptr, ev_stop = nullptr;
     ChunkClock clock; // PCWT_GPU_TRACE: a batch call's start, for the slots' chunk times
     size_t total_mem = 0;
@@ -297,8 +291,6 @@ void gpu_upload_layout(Slot &slot, cudaStream_t s);
 // The sample bytes a chunk of a batch of `total` holds (ChunkPlan's target): a `parts`th, none
 // under min_mb MB; with g->chunks N (pcwt_gpu_set_chunks) an Nth, however small.
 uint64_t gpu_chunk_target(const pcwt_gpu *g, uint64_t total, uint64_t parts, uint64_t min_mb);
-// The first chunk's target (ChunkPlan's first) for chunks of `target` bytes: PipeShape::first_pct.
-uint64_t gpu_first_chunk(const pcwt_gpu *g, uint64_t target);
 // Grows buf, one of the slot's arenas (i32, i8, ec_bins), to at least n bytes once the slot's
 // compute stream has finished with it.
 void gpu_grow_arena(Slot &sl, DevBuf &buf, size_t n);
