@@ -296,9 +296,10 @@ uint32_t gpu_ec_pipe_steps(const BatchLayout &L)
     // steps: the chain of levels costs about one group's decode.
     if (gpu_ec_decode_spread(uint32_t(std::min<uint64_t>(L.groups, UINT32_MAX))) == 32)
         return steps;
-    // A full batch: the coarse steps overlap in the pipe and the finest, which fills the device by
-    // itself, is launched after them (in the pipe too it gained nothing:
-    // bench/results/gpu-h200-2026-11-28-session10-decode.md).
+    // A full batch: every step but the last, which a step launch takes after the pipe. The layout
+    // puts a plane's finest level in step levels - 1 (level l is step levels - l), so for entropy
+    // planes the last step is empty and the pipe decodes every level, the finest included
+    // (bench/results/gpu-h200-2026-11-29-session13-decode.md).
     return steps - 1;
 }
 
