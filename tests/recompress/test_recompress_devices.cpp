@@ -468,6 +468,7 @@ TEST(RecompressDevices, HandlesAreFreedTogetherAfterTheSummary)
 {
     REQUIRE_CORPUS();
     Tree t(kDeviceSet, 2);
+    const auto originals = decodeAll(t.root);
     const std::vector<std::string> opts = {"--verify-gpu", "--verifiers-per-gpu", "3", "--threads", "2"};
     const std::string r = t.dir / "d.json";
     Proc p = recompressInto(t.root, t.dir / "d", r, opts);
@@ -485,4 +486,7 @@ TEST(RecompressDevices, HandlesAreFreedTogetherAfterTheSummary)
     EXPECT_GT(std::strtoul(p.out.c_str() + memory + std::strlen("memory: peak resident "), nullptr, 10), 0ul) << p.out;
     // at least the 2 readers' and 2 writers' coders, the batch coder and the 3 verifiers
     EXPECT_GE(std::strtoul(p.out.c_str() + freed + said.size(), nullptr, 10), 8ul) << p.out;
+    // nothing written is lost in the end: every output decodes to its original, nothing temporary left
+    expectVerified(t.dir / "d", originals, {}, kPcwtUid);
+    EXPECT_TRUE(tempFilesBelow(t.dir / "d").empty());
 }
