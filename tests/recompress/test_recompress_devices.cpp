@@ -36,6 +36,30 @@ Proc recompressInto(const std::string &root, const std::string &out, const std::
     return run(argv, env);
 }
 
+/** the PCWT codecs registered with the CPU backend while it lives (the in-process pipeline's
+ *  writers code with them), the test binary's own (CodecEnvironment's) again after it, also when
+ *  the test fails: the tests after it decode with those, whatever the order they run in
+ */
+struct CpuCodecs {
+    CpuCodecs()
+    {
+        DPCWTEncoderRegistration::cleanup();
+        DPCWTDecoderRegistration::cleanup();
+        DPCWTDecoderRegistration::registerCodecs();
+        DPCWTEncoderRegistration::registerCodecs(EPCUC_default, OFFalse, OFFalse, PCWT_DEFAULT_LEVELS, 0, 0,
+                                                 PCWT_BACKEND_CPU);
+    }
+    ~CpuCodecs()
+    {
+        DPCWTEncoderRegistration::cleanup();
+        DPCWTDecoderRegistration::cleanup();
+        DPCWTDecoderRegistration::registerCodecs();
+        DPCWTEncoderRegistration::registerCodecs();
+    }
+    CpuCodecs(const CpuCodecs &) = delete;
+    CpuCodecs &operator=(const CpuCodecs &) = delete;
+};
+
 } // namespace
 
 // --verifiers-per-gpu: several verifier threads take the copies from the same queue (here the CPU
@@ -100,9 +124,7 @@ TEST(RecompressDevices, FirstDeviceWorksWhileTheSecondComesUp)
     const auto originals = decodeAll(t.root);
     const DPRCWalkResult walk = DPRCWalk({t.root}, 0, 1);
     ASSERT_EQ(walk.files.size(), 3 * kDeviceSet.size());
-    DPCWTDecoderRegistration::registerCodecs();
-    DPCWTEncoderRegistration::registerCodecs(EPCUC_default, OFFalse, OFFalse, PCWT_DEFAULT_LEVELS, 0, 0,
-                                             PCWT_BACKEND_CPU);
+    const CpuCodecs codecs;
     DPRCOptions opt;
     opt.outputDir = t.dir / "out";
     DPRCPipelineOptions p;
@@ -153,8 +175,6 @@ TEST(RecompressDevices, FirstDeviceWorksWhileTheSecondComesUp)
     EXPECT_EQ(stats.framesVerifiedOn[0], stats.verifiedFrames);
     EXPECT_EQ(stats.framesVerifiedOn[1], 0u) << "a verifier of the device not up took copies";
     expectVerified(opt.outputDir, originals, {}, kPcwtUid);
-    DPCWTEncoderRegistration::cleanup();
-    DPCWTDecoderRegistration::cleanup();
 }
 
 // --gpus 2 and --gpus 0,1: a batch coder and a verifier on each device, sharing the readers and
