@@ -58,7 +58,14 @@ void makeHostHandles(Run& run)
     for (unsigned f = 0; f < run.readers; ++f) run.finishCoders.emplace_back(new J2KAheadCoder());
 }
 
-/// the memory budget with these batch coders (on a GPU or not)
+/// whether the batch coders are on a GPU: once made, what they are; until then, whether the
+/// backend may be one
+bool gpuCodersOf(const Run& run)
+{
+  return !run.coders.empty() ? run.coders[0]->gpu() : run.p.backend != PCWT_BACKEND_CPU;
+}
+
+/// the memory budget with these batch coders (on a GPU or not: gpuCodersOf)
 std::uint64_t budgetFor(const Run& run, std::size_t coders)
 {
   const DPRCPipelineOptions& p = run.p;
@@ -69,8 +76,7 @@ std::uint64_t budgetFor(const Run& run, std::size_t coders)
   // start pins and the process's end unpins, and on one H200 the 4 GB tree ran no slower with
   // 256 MB than with 384 and ended earlier, 768 ended later still
   // (bench/results/gpu-h200-2026-11-29-session13-recompress.md, session12-recompress.md)
-  const bool gpu = !run.coders.empty() ? run.coders[0]->gpu() : p.backend != PCWT_BACKEND_CPU;
-  const std::size_t batchesBesideCoders = (gpu ? 2 : 4) * run.devices.size();
+  const std::size_t batchesBesideCoders = (gpuCodersOf(run) ? 2 : 4) * run.devices.size();
   // a batch counts as at least 64 MB: with the default 32 MB batches and two GPU coders, eight in flight
   std::uint64_t bytes = std::max<std::uint64_t>(p.batchBytes, 64u << 20) *
                         (batchesBesideCoders + std::max<std::size_t>(1, coders));
@@ -94,8 +100,7 @@ std::uint64_t j2kShareFor(const Run& run)
 std::uint64_t plannedBudget(const Run& run)
 {
   const DPRCPipelineOptions& p = run.p;
-  const bool gpu = p.backend != PCWT_BACKEND_CPU;
-  const std::size_t perDevice = p.codersPerDevice ? p.codersPerDevice : (gpu ? kDPRCGpuCodersPerDevice : 1u);
+  const std::size_t perDevice = p.codersPerDevice ? p.codersPerDevice : (gpuCodersOf(run) ? kDPRCGpuCodersPerDevice : 1u);
   const std::size_t coders = run.batching ? perDevice * run.devices.size() : 0;
   return p.budgetBytes ? p.budgetBytes : budgetFor(run, coders);
 }
