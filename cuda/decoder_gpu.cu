@@ -378,18 +378,18 @@ DecodeSet validate(pcwt_decode_job *jobs, size_t count, uint64_t max_samples, ch
 // no chunk gets PCWT_ERR_OUT_OF_MEMORY (the caller's CPU path).
 std::vector<DecodeSet> cut_chunks(pcwt_gpu *g, const DecodeSet &all, bool verify, pcwt_decode_job *jobs)
 {
-    const size_t budget = gpu_memory_budget(g) / g->pipe.checked().slots; // a chunk in flight in each slot
+    const size_t budget = gpu_memory_budget(g) / kPipe.slots; // a chunk in flight in each slot
     uint64_t total_samples = 0;
     for (const pcwt_header_info &h : all.info)
         total_samples += pcwt_image_size(&h.desc);
-    // pipe.dec_parts chunks, none under pipe.dec_min_mb, when there are range-coded frames: a
+    // kPipe.dec_parts chunks, none under kPipe.dec_min_mb, when there are range-coded frames: a
     // chunk's group decode takes, level by level, the serial time of its slowest group however few
     // groups it holds.
     bool entropy = false;
     for (const pcwt_header_info &h : all.info)
         entropy |= pcwt_profile_ranged(h.profile);
-    const uint64_t target = gpu_chunk_target(g, total_samples, entropy ? g->pipe.dec_parts : 8,
-                                             entropy ? g->pipe.dec_min_mb : 32);
+    const uint64_t target = gpu_chunk_target(g, total_samples, entropy ? kPipe.dec_parts : 8,
+                                             entropy ? kPipe.dec_min_mb : 32);
     ChunkPlan cut(budget, target, UINT64_MAX, target);
     OneFrameLayout layout;
     for (size_t k = 0; k < all.idx.size(); k++) {
@@ -463,8 +463,7 @@ pcwt_status decode_chunks(pcwt_gpu *g, uint64_t max_samples, pcwt_decode_job *jo
         }
         // Chunk c's download is issued after chunk c+lag's compute (it waits on the device for
         // its own).
-        const PipeShape pipe = g->pipe.checked();
-        const size_t n = one ? 1 : pipe.slots, lag = one ? 0 : pipe.dec_lag;
+        const size_t n = one ? 1 : kPipe.slots, lag = one ? 0 : kPipe.dec_lag;
         for (size_t c = 0; c < chunks.size(); c++) {
             Slot &sl = g->slot[c % n];
             finish_chunk(g, sl, jobs, verify, err, err_size); // chunk c-n used this slot

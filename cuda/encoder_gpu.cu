@@ -382,16 +382,16 @@ void finish_chunk(pcwt_gpu *g, Slot &sl, pcwt_frame_job *jobs)
 std::vector<std::vector<size_t>> plan_chunks(pcwt_gpu *g, const pcwt_encode_params *p,
                                              pcwt_frame_job *jobs, size_t count)
 {
-    const size_t budget = gpu_memory_budget(g) / g->pipe.checked().slots; // a chunk in flight in each slot
+    const size_t budget = gpu_memory_budget(g) / kPipe.slots; // a chunk in flight in each slot
     uint64_t total_samples = 0;
     for (size_t i = 0; i < count; i++)
         total_samples += jobs[i].samples_size;
-    // About eight chunks for a big batch, none smaller than 32 MB of samples; pipe.enc_parts, none
-    // under pipe.enc_min_mb, for the range-coded profiles, whose range coders take a group's serial
+    // About eight chunks for a big batch, none smaller than 32 MB of samples; kPipe.enc_parts, none
+    // under kPipe.enc_min_mb, for the range-coded profiles, whose range coders take a group's serial
     // time however few groups a chunk holds (a chunk should fill the GPU's lanes).
     const bool ranged = pcwt_profile_ranged(p->profile);
-    const uint64_t target = gpu_chunk_target(g, total_samples, ranged ? g->pipe.enc_parts : 8,
-                                             ranged ? g->pipe.enc_min_mb : 32);
+    const uint64_t target = gpu_chunk_target(g, total_samples, ranged ? kPipe.enc_parts : 8,
+                                             ranged ? kPipe.enc_min_mb : 32);
     ChunkPlan plan(budget, target, UINT64_MAX, target);
     OneFrameLayout layout;
     SpecCache spec;
@@ -457,9 +457,8 @@ extern "C" pcwt_status pcwt_gpu_encode_batch(pcwt_gpu *g, const pcwt_encode_para
         // leaves the device the chunks after it to compute meanwhile. Chunk c+ahead's samples go
         // up before the host waits for chunk c's (its high-bit check and tables), so that the
         // uploads follow each other; the slot they take was chunk c+ahead-slots's, whose download
-        // went at chunk c+ahead-slots+lag <= c-1 (PipeShape::checked).
-        const PipeShape pipe = g->pipe.checked();
-        const size_t n = one ? 1 : pipe.slots, lag = one ? 0 : pipe.enc_lag, ahead = one ? 0 : pipe.ahead;
+        // went at chunk c+ahead-slots+lag <= c-1 (kPipe's static_assert).
+        const size_t n = one ? 1 : kPipe.slots, lag = one ? 0 : kPipe.enc_lag, ahead = one ? 0 : kPipe.ahead;
         for (size_t c = 0; c < std::min(ahead, chunks.size()); c++) {
             Slot &sl = g->slot[c % n];
             finish_chunk(g, sl, jobs);

@@ -169,26 +169,6 @@ uint64_t gpu_chunk_target(const pcwt_gpu *g, uint64_t total, uint64_t parts, uin
     return std::max<uint64_t>(total / parts, min_mb << 20);
 }
 
-// Four slots, chunks computing side by side as their data comes in, 4 encode / 2 decode chunks of a
-// range-coded batch (the shapes measured against it: bench/results/gpu-h200-2026-11-29-session13-e2e.md).
-PipeShape PipeShape::standard()
-{
-    return PipeShape{/* slots */ 4, /* ahead */ 1, /* enc_lag */ 2, /* dec_lag */ 2,
-                     /* enc_parts */ 4, /* dec_parts */ 2, /* enc_min_mb */ 32, /* dec_min_mb */ 32};
-}
-
-PipeShape PipeShape::checked() const
-{
-    PipeShape p = *this;
-    p.slots = std::min<uint32_t>(std::max<uint32_t>(p.slots, 2), kSlots);
-    p.ahead = std::min(std::max<uint32_t>(p.ahead, 1), p.slots - 1);
-    p.enc_lag = std::min(p.enc_lag, p.slots - 1 - p.ahead);
-    p.dec_lag = std::min(p.dec_lag, p.slots - 1);
-    p.enc_parts = std::max<uint32_t>(p.enc_parts, 1);
-    p.dec_parts = std::max<uint32_t>(p.dec_parts, 1);
-    return p;
-}
-
 bool gpu_is_pinned(const void *ptr)
 {
     cudaPointerAttributes a{};
@@ -234,9 +214,7 @@ extern "C" pcwt_status pcwt_gpu_create(pcwt_gpu **out, int device, char *err, si
         CUDA_CHECK(cudaStreamCreateWithFlags(&g->copy_in, cudaStreamNonBlocking));
         CUDA_CHECK(cudaStreamCreateWithFlags(&g->copy_out, cudaStreamNonBlocking));
         CUDA_CHECK(cudaStreamCreateWithFlags(&g->check, cudaStreamNonBlocking));
-        // the slots the pipeline uses (the others stay empty: a handle costs what its shape needs)
-        const int used = int(g->pipe.checked().slots);
-        for (int i = 0; i < used; i++) {
+        for (int i = 0; i < kSlots; i++) {
             Slot &sl = g->slot[i];
             sl.compute = i == 0 ? g->stream : nullptr;
             if (!sl.compute)
@@ -248,8 +226,7 @@ extern "C" pcwt_status pcwt_gpu_create(pcwt_gpu **out, int device, char *err, si
         if (g->pool.create(device)) {
             for (cudaStream_t s : {g->stream, g->copy_in, g->copy_out, g->check})
                 g->pool.add_user(s);
-            for (int i = 0; i < used; i++) {
-                Slot &sl = g->slot[i];
+            for (Slot &sl : g->slot) {
                 g->pool.add_user(sl.compute);
                 g->pool.add_user(sl.side);
                 for (DevBuf *b : sl.device_buffers())
@@ -259,9 +236,8 @@ extern "C" pcwt_status pcwt_gpu_create(pcwt_gpu **out, int device, char *err, si
         // A thread waiting for a chunk sleeps after a short poll (gpu_wait_event) instead of
         // spinning: pcwt-recompress's coder and verifier threads would otherwise spin a core
         // each, which its readers and writers need.
-        for (int i = 0; i < used; i++)
-            for (cudaEvent_t *e : {&g->slot[i].sampled, &g->slot[i].uploaded, &g->slot[i].computed,
-                                   &g->slot[i].downloaded})
+        for (Slot &sl : g->slot)
+            for (cudaEvent_t *e : {&sl.sampled, &sl.uploaded, &sl.computed, &sl.downloaded})
                 CUDA_CHECK(cudaEventCreateWithFlags(e, cudaEventDisableTiming | cudaEventBlockingSync));
         CUDA_CHECK(cudaEventCreate(&g->ev_start));
         CUDA_CHECK(cudaEventCreate(&g->ev_stop));
@@ -274,8 +250,8 @@ extern "C" pcwt_status pcwt_gpu_create(pcwt_gpu **out, int device, char *err, si
         g->trace = tr && *tr && *tr != '0';
         if (g->trace) {
             CUDA_CHECK(cudaEventCreate(&g->clock.origin));
-            for (int i = 0; i < used; i++)
-                g->slot[i].times.create(&g->clock);
+            for (Slot &sl : g->slot)
+                sl.times.create(&g->clock);
         }
     } catch (const pcwt_gpu_detail::CudaError &e) {
         std::snprintf(err, err_size, "%s", e.what.c_str());

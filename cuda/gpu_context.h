@@ -191,11 +191,10 @@ using MappedBuf = Buffer<MappedMem>; // a slot's small host tables, copied by Ke
 // A batch's chunks take the slots in turn: one's upload, others' compute (each slot its own
 // compute stream and arenas, since a range-coded chunk's compute is bound by its groups' serial
 // chains and leaves the device room for the next) and another's download overlap.
-constexpr int kSlots = 8;
-// The batch pipeline's shape (PipeShape::standard): how many slots a batch uses, how far uploads
-// run ahead and downloads lag, how many chunks a batch is cut into.
+// The batch pipeline's shape: how many slots a batch uses, how far uploads run ahead and downloads
+// lag, how many chunks a batch is cut into.
 struct PipeShape {
-    uint32_t slots;     // slots in use, at most kSlots
+    uint32_t slots;     // slots in use
     uint32_t ahead;     // encode: chunk c+ahead's samples go up before the host waits for chunk c's
     uint32_t enc_lag;   // encode: chunk c's download is issued (the host waiting for its compute) after chunk c+lag's compute
     uint32_t dec_lag;   // decode: the same, without a host wait
@@ -203,10 +202,16 @@ struct PipeShape {
     uint32_t dec_parts;
     uint32_t enc_min_mb; // range-coded profiles: no chunk under this many MB of samples (a chunk lasts its
     uint32_t dec_min_mb; // groups' serial chains: few large frames do not fill the device in small chunks)
-    static PipeShape standard();
-    // ahead + lag + 1 slots at most (a slot is reused once its download was issued)
-    PipeShape checked() const;
 };
+// Four slots, chunks computing side by side as their data comes in, 4 encode / 2 decode chunks of a
+// range-coded batch (the shapes measured against it: bench/results/gpu-h200-2026-11-29-session13-e2e.md).
+constexpr PipeShape kPipe{/* slots */ 4, /* ahead */ 1, /* enc_lag */ 2, /* dec_lag */ 2,
+                          /* enc_parts */ 4, /* dec_parts */ 2, /* enc_min_mb */ 32, /* dec_min_mb */ 32};
+// A slot is reused once its download was issued: ahead + lag + 1 slots at most.
+static_assert(kPipe.slots >= 2 && kPipe.ahead >= 1 && kPipe.ahead + kPipe.enc_lag + 1 <= kPipe.slots &&
+                  kPipe.dec_lag + 1 <= kPipe.slots && kPipe.enc_parts >= 1 && kPipe.dec_parts >= 1,
+              "the batch pipeline's shape");
+constexpr int kSlots = int(kPipe.slots);
 // A slot's device buffers, the one list of them: the members, device_buffers() (their release,
 // their pool) and gpu_memory_budget's count of what the handle holds all come from it.
 #define PCWT_SLOT_DEVICE_BUFFERS(X)                                                                   \
@@ -271,7 +276,6 @@ struct pcwt_gpu {
     uint64_t bin_arena = 0;   // pcwt_gpu_set_bin_arena (bytes), 0: gpu_ec_bin_bytes of the batch
     uint32_t chunks = 0;      // pcwt_gpu_set_chunks: every batch in that many chunks, 0: by size
     Slot slot[kSlots];
-    PipeShape pipe = PipeShape::standard();
     JlsGpu *jls = nullptr;
     J2kGpu *j2k = nullptr;
     DevicePool pool; // the slots' device buffers (pool.pool null: cudaMalloc)
