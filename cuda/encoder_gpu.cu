@@ -15,6 +15,7 @@ extern "C" {
 }
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 
 namespace {
@@ -44,34 +45,19 @@ FrameSpec spec_of(const pcwt_encode_params *p, const pcwt_image_desc &d, uint64_
 }
 
 // spec_of along a batch: each kind of frame (a series of slices) resolves its coding once.
-struct SpecCache {
-    struct Seen {
-        pcwt_image_desc desc;
-        FrameSpec spec;
-    };
-    std::vector<Seen> seen; // the last few kinds
-    size_t next = 0;
-    FrameSpec of(const pcwt_encode_params *p, const pcwt_image_desc &d, uint64_t sample_off)
+class SpecCache {
+  public:
+    explicit SpecCache(const pcwt_encode_params *p) : p_(p) {}
+    FrameSpec of(const pcwt_image_desc &d, uint64_t sample_off)
     {
-        const Seen *hit = nullptr;
-        for (const Seen &e : seen)
-            if (std::memcmp(&d, &e.desc, sizeof d) == 0)
-                hit = &e;
-        if (!hit) {
-            const Seen e{d, spec_of(p, d, 0)};
-            if (seen.size() < 32) {
-                seen.push_back(e);
-                hit = &seen.back();
-            } else {
-                seen[next] = e;
-                hit = &seen[next];
-                next = (next + 1) % seen.size();
-            }
-        }
-        FrameSpec f = hit->spec;
+        FrameSpec f = seen_.of(d, [&](const pcwt_image_desc &k, FrameSpec &v) { v = spec_of(p_, k, 0); });
         f.sample_off = sample_off;
         return f;
     }
+
+  private:
+    const pcwt_encode_params *p_;
+    RecentCache<pcwt_image_desc, FrameSpec> seen_;
 };
 
 // The device work of one chunk, after its samples and tables are on the device.
@@ -163,9 +149,9 @@ void upload_samples(Slot &sl, const pcwt_encode_params *p, pcwt_frame_job *jobs,
     uint64_t off = 0;
     {
         TraceScope timed(GpuHostTrace::LAYOUT);
-        SpecCache spec;
+        SpecCache spec(p);
         for (size_t i : sl.idx) {
-            specs.push_back(spec.of(p, jobs[i].desc, off));
+            specs.push_back(spec.of(jobs[i].desc, off));
             off = align_up(off + jobs[i].samples_size);
         }
     }
@@ -393,31 +379,29 @@ std::vector<std::vector<size_t>> plan_chunks(pcwt_gpu *g, const pcwt_encode_para
     const uint64_t target = gpu_chunk_target(g, total_samples, ranged ? kPipe.enc_parts : 8,
                                              ranged ? kPipe.enc_min_mb : 32);
     ChunkPlan plan(budget, target, UINT64_MAX, target);
-    OneFrameLayout layout;
-    SpecCache spec;
-    const pcwt_frame_job *last = nullptr; // the previous frame planned, and its need
-    size_t last_need = 0;
+    // a frame's need follows from its description and sample bytes: worked out once a kind
+    struct Kind {
+        uint64_t samples_size;
+        pcwt_image_desc desc;
+    };
+    RecentCache<Kind, size_t, offsetof(Kind, desc) + sizeof(pcwt_image_desc)> needs;
+    BatchLayout one;
+    auto need_of = [&](const Kind &k, size_t &need) {
+        FrameSpec f = spec_of(p, k.desc, 0);
+        f.high[0] = f.high[1] = f.high[2] = f.desc.bits_stored < f.desc.bits_allocated;
+        gpu_build_layout({f}, one);
+        const uint64_t bound = pcwt_encode_bound(&f.desc);
+        need = gpu_batch_bytes(one, k.samples_size, bound);
+        if (ranged) // scans, scratch, counts and bins of the range coder
+            need += 24 * one.groups + gpu_ec_scratch_bytes(bound, one.groups) +
+                    sizeof(uint16_t) * one.i8_size + gpu_ec_bin_bytes(one.i32_size);
+    };
     for (size_t i = 0; i < count; i++) {
         if (jobs[i].status != PCWT_OK)
             continue;
-        if (last && last->samples_size == jobs[i].samples_size &&
-            std::memcmp(&last->desc, &jobs[i].desc, sizeof last->desc) == 0) {
-            if (!plan.add(i, last_need, jobs[i].samples_size))
-                jobs[i].status = PCWT_ERR_OUT_OF_MEMORY;
-            continue;
-        }
-        FrameSpec f = spec.of(p, jobs[i].desc, 0);
-        f.high[0] = f.high[1] = f.high[2] = f.desc.bits_stored < f.desc.bits_allocated;
-        const BatchLayout &one = layout.of(f);
-        const uint64_t bound = pcwt_encode_bound(&f.desc);
-        size_t need = gpu_batch_bytes(one, jobs[i].samples_size, bound);
-        if (pcwt_profile_ranged(p->profile)) // scans, scratch, counts and bins of the range coder
-            need += 24 * one.groups + gpu_ec_scratch_bytes(bound, one.groups) +
-                    sizeof(uint16_t) * one.i8_size + gpu_ec_bin_bytes(one.i32_size);
+        const size_t need = needs.of(Kind{jobs[i].samples_size, jobs[i].desc}, need_of);
         if (!plan.add(i, need, jobs[i].samples_size))
             jobs[i].status = PCWT_ERR_OUT_OF_MEMORY;
-        last = &jobs[i];
-        last_need = need;
     }
     return plan.chunks();
 }

@@ -403,23 +403,7 @@ void gpu_prepare_crc_parts(Slot &sl, uint64_t max_payload)
 
 const BatchLayout &OneFrameLayout::of(const FrameSpec &f)
 {
-    // the fields, not the padding after the last (which an aggregate's copy may leave unset)
-    constexpr size_t fields = offsetof(FrameSpec, level1_511) + sizeof(FrameSpec::level1_511);
-    for (const Seen &e : seen)
-        if (std::memcmp(&f, &e.spec, fields) == 0)
-            return e.layout;
-    Seen *e;
-    if (seen.empty())
-        seen.reserve(kMax); // the references handed out stay valid while entries are added
-    if (seen.size() < kMax) {
-        e = &seen.emplace_back();
-    } else {
-        e = &seen[next];
-        next = (next + 1) % kMax;
-    }
-    gpu_build_layout({f}, e->layout);
-    e->spec = f;
-    return e->layout;
+    return seen_.of(f, [](const FrameSpec &k, BatchLayout &L) { gpu_build_layout({k}, L); });
 }
 
 size_t gpu_batch_bytes(const BatchLayout &L, size_t sample_bytes, size_t stream_bytes)

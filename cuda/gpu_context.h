@@ -8,10 +8,12 @@
 #include "gpu_check.h"
 #include "gpu_kernels.h"
 #include "gpu_layout.h"
+#include "recent_cache.h"
 
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cstddef>
 #include <cstring>
 #include <vector>
 
@@ -298,18 +300,15 @@ uint64_t gpu_chunk_target(const pcwt_gpu *g, uint64_t total, uint64_t parts, uin
 // Grows buf, one of the slot's arenas (i32, i8, ec_bins), to at least n bytes once the slot's
 // compute stream has finished with it.
 void gpu_grow_arena(Slot &sl, DevBuf &buf, size_t n);
-// The layout of one frame alone, for a chunk plan's memory estimate; the last few kept, so that
-// a batch of like frames builds each kind once (2048 slices of 22 series alternating: 22 builds,
-// not one a slice).
-struct OneFrameLayout {
-    struct Seen {
-        FrameSpec spec;
-        BatchLayout layout;
-    };
-    std::vector<Seen> seen;
-    size_t next = 0; // the entry the next new spec replaces, once kMax are kept
-    static constexpr size_t kMax = 32;
+// The layout of one frame alone, for a chunk plan's memory estimate; the last few kinds kept, so
+// that a batch of like frames builds each kind once (2048 slices of 22 series alternating: 22
+// builds, not one a slice).
+class OneFrameLayout {
+  public:
     const BatchLayout &of(const FrameSpec &f);
+
+  private:
+    RecentCache<FrameSpec, BatchLayout, offsetof(FrameSpec, level1_511) + sizeof(FrameSpec::level1_511)> seen_;
 };
 // Device memory a batch would take (arenas + tables + samples + stream), for batch splitting.
 size_t gpu_batch_bytes(const BatchLayout &L, size_t sample_bytes, size_t stream_bytes);

@@ -9,3 +9,6 @@ foreach(_t test_gpu test_gpu_jpegls test_gpu_entropy test_gpu_mqd test_gpu_compa
   gtest_discover_tests(${_t} DISCOVERY_TIMEOUT 60 PROPERTIES LABELS gpu)
 endforeach()
 include(${CMAKE_CURRENT_LIST_DIR}/j2k_gpu.cmake) # JPEG 2000 on the GPU (issue 34)
+# host code of the GPU path that needs no device (no label: CI runs it)
+pcwt_gtest(test_recent_cache ${CMAKE_CURRENT_LIST_DIR}/test_recent_cache.cpp)
+target_include_directories(test_recent_cache PRIVATE ${PROJECT_SOURCE_DIR}/cuda)
