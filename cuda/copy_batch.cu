@@ -57,29 +57,12 @@ __global__ void copy_pieces(Pieces ps)
         static_cast<uint8_t *>(c.dst)[i] = static_cast<const uint8_t *>(c.src)[i];
 }
 
-// The device's address of p: p itself for device memory, the mapping of page-locked host memory;
-// null where the device cannot reach it.
-void *device_address(const void *p)
-{
-    cudaPointerAttributes a{};
-    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
-        cudaGetLastError();
-        return nullptr;
-    }
-    if (a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged)
-        return const_cast<void *>(p);
-    return a.type == cudaMemoryTypeHost ? a.devicePointer : nullptr;
-}
-
 } // namespace
 
 void KernelCopies::add(void *dst, const void *src, size_t size)
 {
-    if (!size)
-        return;
-    void *d = device_address(dst);
-    const void *s = device_address(src);
-    (d && s ? pieces_ : by_engine_).push_back(d && s ? Piece{d, s, size} : Piece{dst, src, size});
+    if (size)
+        pieces_.push_back({dst, src, size});
 }
 
 void KernelCopies::issue(cudaStream_t s)
@@ -96,8 +79,5 @@ void KernelCopies::issue(cudaStream_t s)
         copy_pieces<<<dim3(blocks, unsigned(n)), 256, 0, s>>>(ps);
         CUDA_CHECK(cudaGetLastError());
     }
-    for (const Piece &p : by_engine_)
-        CUDA_CHECK(cudaMemcpyAsync(p.dst, p.src, p.size, cudaMemcpyDefault, s));
     pieces_.clear();
-    by_engine_.clear();
 }

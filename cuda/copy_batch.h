@@ -23,11 +23,11 @@ class CopyBatch {
 
 // Small copies between device memory and mapped page-locked host memory done by one kernel: they
 // do not wait on a copy engine behind the large copies queued before them (a chunk's tables behind
-// the next chunk's samples). A host pointer with no device address (not mapped) is copied by
-// cudaMemcpyAsync instead.
+// the next chunk's samples).
 class KernelCopies {
   public:
-    // dst or src may be page-locked host memory (gpu_pinned_alloc with mapped set).
+    // dst and src: addresses the device reaches (device memory; mapped host memory at its device
+    // address, MappedBuf::device_as).
     void add(void *dst, const void *src, size_t size);
     // Issues the copies on stream s and empties the list.
     void issue(cudaStream_t s);
@@ -39,5 +39,5 @@ class KernelCopies {
     };
 
   private:
-    std::vector<Piece> pieces_, by_engine_;
+    std::vector<Piece> pieces_;
 };

@@ -248,14 +248,14 @@ void compute_chunk(pcwt_gpu *g, Slot &sl, bool verify)
         gpu_first_difference(sl.samples.as<uint8_t>(), sl.expected.as<uint8_t>(), sl.dev.frames, nf, max_size,
                              sl.first_diff.as<uint64_t>(), sl.compute);
         KernelCopies back;
-        back.add(sl.h_first_diff.p, sl.first_diff.p, sizeof(uint64_t) * nf);
+        back.add(sl.h_first_diff.device_as(), sl.first_diff.p, sizeof(uint64_t) * nf);
         back.issue(sl.compute);
         gpu_mark(g, "compare");
     }
     const size_t np = sl.layout.planes.size();
     sl.h_state.ensure(sizeof(GpuPlaneState) * (np + 1));
     KernelCopies back; // not behind the other chunks' downloads on the copy engine
-    back.add(sl.h_state.p, sl.state.p, sizeof(GpuPlaneState) * np);
+    back.add(sl.h_state.device_as(), sl.state.p, sizeof(GpuPlaneState) * np);
     back.issue(sl.compute);
     sl.times.mark(ChunkTimes::COMPUTE1, sl.compute);
     CUDA_CHECK(cudaEventRecord(sl.computed, sl.compute));

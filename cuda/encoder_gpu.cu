@@ -197,7 +197,7 @@ void upload_tables(pcwt_gpu *g, Slot &sl, cudaStream_t s)
         {
             TraceScope wait(GpuHostTrace::WAIT_UP);
             KernelCopies back; // not behind the downloads on the copy engine
-            back.add(sl.h_flags.p, sl.flags.p, sizeof(uint32_t) * nflags);
+            back.add(sl.h_flags.device_as(), sl.flags.p, sizeof(uint32_t) * nflags);
             back.issue(s);
             CUDA_CHECK(cudaStreamSynchronize(s));
         }
@@ -265,8 +265,8 @@ void compute_chunk(pcwt_gpu *g, Slot &sl)
     sl.h_frames.ensure(sizeof(GpuFrame) * (L.frames.size() + 1));
     sl.h_state.ensure(sizeof(GpuPlaneState) * (L.planes.size() + 1));
     KernelCopies back; // not behind the other chunks' downloads on the copy engine
-    back.add(sl.h_frames.p, sl.frames.p, sizeof(GpuFrame) * L.frames.size());
-    back.add(sl.h_state.p, sl.state.p, sizeof(GpuPlaneState) * L.planes.size());
+    back.add(sl.h_frames.device_as(), sl.frames.p, sizeof(GpuFrame) * L.frames.size());
+    back.add(sl.h_state.device_as(), sl.state.p, sizeof(GpuPlaneState) * L.planes.size());
     back.issue(sl.compute);
     sl.times.mark(ChunkTimes::COMPUTE1, sl.compute);
     CUDA_CHECK(cudaEventRecord(sl.computed, sl.compute));

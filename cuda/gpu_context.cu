@@ -169,24 +169,14 @@ uint64_t gpu_chunk_target(const pcwt_gpu *g, uint64_t total, uint64_t parts, uin
     return std::max<uint64_t>(total / parts, min_mb << 20);
 }
 
-bool gpu_is_pinned(const void *ptr)
+cudaMemoryType gpu_memory_type(const void *ptr)
 {
     cudaPointerAttributes a{};
     if (cudaPointerGetAttributes(&a, ptr) != cudaSuccess) {
         cudaGetLastError();
-        return false;
+        return cudaMemoryTypeUnregistered;
     }
-    return a.type == cudaMemoryTypeHost;
-}
-
-bool gpu_is_direct(const void *ptr)
-{
-    cudaPointerAttributes a{};
-    if (cudaPointerGetAttributes(&a, ptr) != cudaSuccess) {
-        cudaGetLastError();
-        return false;
-    }
-    return a.type == cudaMemoryTypeHost || a.type == cudaMemoryTypeManaged;
+    return a.type;
 }
 
 extern "C" pcwt_status pcwt_gpu_create(pcwt_gpu **out, int device, char *err, size_t err_size)
@@ -298,7 +288,7 @@ struct TableUpload {
         for (const Table &t : tables) {
             if (t.size)
                 std::memcpy(h.as<uint8_t>() + t.off, t.src, t.size);
-            up.add(t.dev->p, h.as<uint8_t>() + t.off, t.size);
+            up.add(t.dev->p, h.device_as<uint8_t>() + t.off, t.size);
         }
         up.issue(s);
     }

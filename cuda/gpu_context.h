@@ -141,21 +141,41 @@ struct DeviceMem {
 // Page-locked host memory (host_pinned.cu): committed in 2 MB pages and registered with CUDA,
 // much cheaper to get and to give back than cudaMallocHost's; gpu_pinned_free refuses (with an
 // error) memory that gpu_pinned_alloc did not give.
-// mapped: the device reaches it too (KernelCopies), at the address cudaPointerGetAttributes gives.
+// mapped: the device reaches it too, at the address cudaHostGetDevicePointer gives.
 cudaError_t gpu_pinned_alloc(void **p, size_t n, bool mapped = false);
 cudaError_t gpu_pinned_free(void *p);
-template <bool Mapped> struct PinnedMemOf {
+struct PinnedMem {
     void *alloc(size_t n)
     {
         void *p = nullptr;
-        CUDA_CHECK(gpu_pinned_alloc(&p, n, Mapped));
+        CUDA_CHECK(gpu_pinned_alloc(&p, n));
         return p;
     }
     void free(void *p) { gpu_pinned_free(p); }
     size_t grown(size_t n) const { return n + n / 8; } // headroom for the next, slightly larger batch
 };
-using PinnedMem = PinnedMemOf<false>;
-using MappedMem = PinnedMemOf<true>;
+// Mapped page-locked memory, and the device's address of it (KernelCopies reads and writes it
+// there).
+struct MappedMem {
+    void *device = nullptr;
+    void *alloc(size_t n)
+    {
+        void *p = nullptr;
+        CUDA_CHECK(gpu_pinned_alloc(&p, n, true));
+        const cudaError_t e = cudaHostGetDevicePointer(&device, p, 0);
+        if (e != cudaSuccess) {
+            gpu_pinned_free(p);
+            CUDA_CHECK(e);
+        }
+        return p;
+    }
+    void free(void *p)
+    {
+        gpu_pinned_free(p);
+        device = nullptr;
+    }
+    size_t grown(size_t n) const { return n + n / 8; }
+};
 
 // A grow-only buffer: device memory or page-locked host memory.
 template <typename Mem> struct Buffer {
@@ -187,7 +207,10 @@ template <typename Mem> struct Buffer {
 };
 using DevBuf = Buffer<DeviceMem>;
 using PinnedBuf = Buffer<PinnedMem>;
-using MappedBuf = Buffer<MappedMem>; // a slot's small host tables, copied by KernelCopies
+// A slot's small host tables, copied by KernelCopies at their device address.
+struct MappedBuf : Buffer<MappedMem> {
+    template <typename T = void> T *device_as() const { return static_cast<T *>(mem.device); }
+};
 
 // The per-batch state a pass needs: tables, samples, codestreams, arenas, and the host copies.
 // A batch's chunks take the slots in turn: one's upload, others' compute (each slot its own
@@ -420,10 +443,14 @@ void gpu_drain(pcwt_gpu *g);
 cudaStream_t gpu_side_fork(Slot &sl, bool beside);
 void gpu_side_join(Slot &sl, bool beside);
 
-// True for page-locked host memory (cudaMallocHost / cudaHostRegister): direct DMA, no staging.
-bool gpu_is_pinned(const void *ptr);
-// Page-locked or managed memory (pcwt_gpu_managed_alloc): copied to and from without staging.
-bool gpu_is_direct(const void *ptr);
-
-
-
+// What the runtime knows of ptr: cudaMemoryTypeHost for page-locked memory (cudaMallocHost /
+// cudaHostRegister), Device, Managed (pcwt_gpu_managed_alloc), Unregistered for the rest.
+cudaMemoryType gpu_memory_type(const void *ptr);
+// True for page-locked host memory: direct DMA, no staging.
+inline bool gpu_is_pinned(const void *ptr) { return gpu_memory_type(ptr) == cudaMemoryTypeHost; }
+// Page-locked or managed memory: copied to and from without staging.
+inline bool gpu_is_direct(const void *ptr)
+{
+    const cudaMemoryType t = gpu_memory_type(ptr);
+    return t == cudaMemoryTypeHost || t == cudaMemoryTypeManaged;
+}
