@@ -94,8 +94,7 @@ __global__ void export_planes(const uint32_t *plane_ids, const GpuPlane *planes,
     if (p.kind != kind || state[pi].error)
         return; // a failed plane's frame is reported, its samples are not written
     const bool ranked = p.vmap && !p.rct; // decode: vmap is 1 or 0
-    const uint32_t ranks = ranked ? state[pi].map_count : 0u;
-    const int32_t *values = reinterpret_cast<const int32_t *>(vmap + p.vmap_at);
+    const RankMap map = ranked ? rank_map(p, state[pi], vmap) : RankMap{};
     const uint32_t W = p.cols + (p.cols & 1);
     const TileSpot spot = tile_spot(p.cols);
     const uint32_t j = spot.j, i0 = spot.i0;
@@ -110,13 +109,8 @@ __global__ void export_planes(const uint32_t *plane_ids, const GpuPlane *planes,
         int64_t x = p.rct ? pcwt_rct_inverse(i32[p.rct_image[0] + at], i32[p.rct_image[1] + at],
                                              i32[p.rct_image[2] + at], p.comp)
                           : i32[p.image + at];
-        if (ranked) {
-            if (x < 0 || x >= ranks) {
-                atomicCAS(&state[pi].error, 0u, uint32_t(GPU_ERR_RANK));
-                return;
-            }
-            x = values[x];
-        }
+        if (ranked && !map.value(x, state[pi].error))
+            return;
         bool ok = x >= 0 && x <= high;
         const int32_t v = kind == 0 ? stored_value(p, state[pi], x, ok) : int32_t(x);
         if (!ok) {

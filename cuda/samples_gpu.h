@@ -173,3 +173,24 @@ __device__ inline int32_t stored_value(const GpuPlane &p, const GpuPlaneState &s
     ok = x >= lo && x <= hi;
     return int32_t(x);
 }
+
+// Decode: a mapped plane's value map, its values in rank order (GpuPlane::vmap_at in the arena),
+// read by the export (planes without the colour transform) and by rank_values (with it).
+struct RankMap {
+    const int32_t *values;
+    uint32_t count;
+    // Rank x to its value; false, with the plane's error GPU_ERR_RANK, for a rank outside the map.
+    __device__ bool value(int64_t &x, uint32_t &error) const
+    {
+        if (x < 0 || x >= int64_t(count)) {
+            atomicCAS(&error, 0u, uint32_t(GPU_ERR_RANK));
+            return false;
+        }
+        x = values[x];
+        return true;
+    }
+};
+__device__ inline RankMap rank_map(const GpuPlane &p, const GpuPlaneState &st, const uint32_t *vmap)
+{
+    return {reinterpret_cast<const int32_t *>(vmap + p.vmap_at), st.map_count};
+}

@@ -409,20 +409,18 @@ __global__ void rank_values(const GpuPlane *planes, uint32_t first, GpuPlaneStat
     const GpuPlane p = planes[pi];
     if (!p.vmap || !p.rct || state[pi].error) // decode: vmap is 1 or 0
         return;
-    const uint32_t n = state[pi].map_count;
-    const int32_t *values = reinterpret_cast<const int32_t *>(vmap + p.vmap_at);
+    const RankMap map = rank_map(p, state[pi], vmap);
     const uint32_t W = p.cols + (p.cols & 1);
     const TileSpot spot = tile_spot(p.cols);
     const uint32_t j = spot.j, i0 = spot.i0;
     if (j >= p.cols)
         return;
     for (uint32_t r = 0, i = i0; r < RY && i < p.rows; r++, i += TY) {
-        int32_t &x = i32[p.image + uint64_t(i) * W + j];
-        if (x < 0 || uint32_t(x) >= n) {
-            atomicCAS(&state[pi].error, 0u, uint32_t(GPU_ERR_RANK));
+        int32_t &v = i32[p.image + uint64_t(i) * W + j];
+        int64_t x = v;
+        if (!map.value(x, state[pi].error))
             return;
-        }
-        x = values[x];
+        v = int32_t(x);
     }
 }
 
