@@ -294,6 +294,23 @@ struct TableUpload {
     }
 };
 
+namespace {
+
+// The lists end to end; first: where each starts, then their total.
+template <typename T> std::vector<T> flatten(const std::vector<std::vector<T>> &lists, std::vector<uint32_t> &first)
+{
+    std::vector<T> flat;
+    first.clear();
+    for (const std::vector<T> &l : lists) {
+        first.push_back(uint32_t(flat.size()));
+        flat.insert(flat.end(), l.begin(), l.end());
+    }
+    first.push_back(uint32_t(flat.size()));
+    return flat;
+}
+
+} // namespace
+
 void gpu_grow_arena(Slot &sl, DevBuf &buf, size_t n)
 {
     if (n <= buf.cap)
@@ -309,20 +326,8 @@ void gpu_upload_layout(Slot &sl, cudaStream_t s)
 {
     TraceScope timed(GpuHostTrace::LAYOUT);
     const BatchLayout &L = sl.layout;
-    std::vector<GpuLevel> levels;
-    sl.level_first.clear();
-    for (const auto &lv : L.levels) {
-        sl.level_first.push_back(uint32_t(levels.size()));
-        levels.insert(levels.end(), lv.begin(), lv.end());
-    }
-    sl.level_first.push_back(uint32_t(levels.size()));
-    std::vector<uint32_t> steps;
-    sl.step_first.clear();
-    for (const auto &st : L.decode_steps) {
-        sl.step_first.push_back(uint32_t(steps.size()));
-        steps.insert(steps.end(), st.begin(), st.end());
-    }
-    sl.step_first.push_back(uint32_t(steps.size()));
+    const std::vector<GpuLevel> levels = flatten(L.levels, sl.level_first);
+    const std::vector<uint32_t> steps = flatten(L.decode_steps, sl.step_first);
     // Profile 1: the groups of each step as one flat list, a thread each (a band's groups alone
     // would leave most of a block idle: the coarse bands have one group).
     std::vector<uint32_t> step_groups;
@@ -335,12 +340,7 @@ void gpu_upload_layout(Slot &sl, cudaStream_t s)
                     step_groups.push_back(uint32_t(L.bands[b].group_first + k));
     }
     sl.step_group_first.push_back(uint32_t(step_groups.size()));
-    // Fresh plane states: Qmax -1, no error.
-    std::vector<GpuPlaneState> st(L.planes.size());
-    for (auto &x : st) {
-        std::memset(&x, 0, sizeof x);
-        x.qmax = -1;
-    }
+    const std::vector<GpuPlaneState> st = gpu_fresh_states(L.planes.size());
     TraceScope tables(GpuHostTrace::TABLES);
     TableUpload up;
     up.add(sl.frames, L.frames);

@@ -413,14 +413,21 @@ double gpu_median_event_ms(pcwt_gpu *g, int repeats, const char *what, Prepare p
     return t.empty() ? 0 : t[t.size() / 2];
 }
 
-// The same for a PCWT slot: each run starts from fresh plane states.
-template <typename Run> double gpu_median_ms(pcwt_gpu *g, Slot &sl, int repeats, const char *what, Run run)
+// Plane states as a pass starts: Qmax -1, no error.
+inline std::vector<GpuPlaneState> gpu_fresh_states(size_t planes)
 {
-    std::vector<GpuPlaneState> fresh(sl.layout.planes.size());
-    for (auto &x : fresh) {
+    std::vector<GpuPlaneState> st(planes);
+    for (GpuPlaneState &x : st) {
         std::memset(&x, 0, sizeof x);
         x.qmax = -1;
     }
+    return st;
+}
+
+// gpu_median_event_ms for a PCWT slot: each run starts from fresh plane states.
+template <typename Run> double gpu_median_ms(pcwt_gpu *g, Slot &sl, int repeats, const char *what, Run run)
+{
+    const std::vector<GpuPlaneState> fresh = gpu_fresh_states(sl.layout.planes.size());
     return gpu_median_event_ms(
         g, repeats, what,
         [&]() {
