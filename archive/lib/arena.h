@@ -188,6 +188,9 @@ public:
     return std::shared_ptr<unsigned char>(a.p, [self, a](unsigned char *) { self->put(a); });
   }
 
+  /// whether the pool lends page-locked buffers now (setPinned)
+  bool pinned() const { return pinned_.load(); }
+
   /// whether p lies in page-locked memory of this pool's region or slabs (the GPU reads it
   /// without staging)
   bool pinnedAt(const void *p)

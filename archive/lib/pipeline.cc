@@ -300,6 +300,8 @@ void readStage(Run& run, unsigned r)
     }
     // before the gate opens, whether the GPU decodes JPEG 2000 is not known yet
     w->job.deferJ2K = open ? run.j2kGpu : run.mayDeferJ2K;
+    // (with GPU coders the pool turns page locked once: what is read after needs no pinSamples)
+    w->readUnpinned = !run.samples->pinned();
     if (!DPRCPrepare(w->job, run.files[i], run.opt, run.writers * run.group + r, run.samples.get()))
     {
       run.budget->release(w->reserved);
@@ -347,14 +349,16 @@ void traceCall(const char *what, std::size_t handle, double t0, std::uint64_t fr
 /** with GPU coders: the samples of files read before the page-locked region was made (the first
  *  batches' files, read while the CUDA context came up) moved into the region where it has room,
  *  so that neither the encoder nor the verifier stages them: their staging buffers, page locked
- *  too, would grow to a batch each for these few batches and stay until the end
+ *  too, would grow to a batch each for these few batches and stay until the end. Only those files
+ *  are looked at (Work::readUnpinned: the pool's lookup takes its lock and scans its parts); a
+ *  later file the region had no room for is staged
  */
 void pinSamples(Run& run, const std::vector<Work *>& batch)
 {
   for (Work *w : batch)
   {
     DPRCSamples& s = w->job.original;
-    if (s.empty() || run.samples->pinnedAt(s.data())) continue;
+    if (!w->readUnpinned || s.empty() || run.samples->pinnedAt(s.data())) continue;
     DPRCSamples pinned;
     pinned.allocate(s.size(), run.samples.get());
     if (!run.samples->pinnedAt(pinned.data())) continue; // no room: staged as before

@@ -30,6 +30,9 @@ struct Work
   std::uint64_t reserved = 0;
   /// a writer's slot of the temporary file, among its commit group's (engine.h's slot)
   unsigned slot = 0;
+  /// read while the samples' pool lent ordinary memory (before the page-locked region): the
+  /// batch coder moves its samples into the region (pinSamples)
+  bool readUnpinned = false;
 };
 
 /// a queue between stages; pop fails once it is closed and empty
