@@ -265,10 +265,9 @@ void startJ2KBuffers(Run& run, std::vector<std::thread>& threads)
   std::shared_ptr<std::promise<void> > made = std::make_shared<std::promise<void> >();
   run.j2kBuffers = made->get_future().share();
   threads.emplace_back([&run, made, count, bytes]() {
-    // once the first JPEG 2000 file is read (none: nothing made)
-    while (run.toJ2K.pushed() == 0 && run.readersLeft.load() > 0 && !run.gate.failed())
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    if (run.toJ2K.pushed() > 0 && !run.gate.failed())
+    // once the first JPEG 2000 file is read (none: nothing made; the readers close the queue
+    // when they are done, also when the start failed)
+    if (run.toJ2K.waitFirst() && !run.gate.failed())
     {
       // each on a thread of its own; given back to the pool at once, which keeps them
       std::vector<std::shared_ptr<unsigned char> > held(count);

@@ -42,12 +42,22 @@ class Queue
 public:
   void push(T *w)
   {
+    bool first = false;
     {
       std::lock_guard<std::mutex> lock(mutex_);
       items_.push_back(w);
-      ++pushed_;
+      first = ++pushed_ == 1;
     }
     cv_.notify_one();
+    if (first) firstCv_.notify_all();
+  }
+
+  /// waits for the first item pushed (true) or the close with none (false)
+  bool waitFirst()
+  {
+    std::unique_lock<std::mutex> lock(mutex_);
+    firstCv_.wait(lock, [this]() { return pushed_ > 0 || closed_; });
+    return pushed_ > 0;
   }
 
   bool pop(T *& w)
@@ -101,11 +111,14 @@ public:
       closed_ = true;
     }
     cv_.notify_all();
+    firstCv_.notify_all();
   }
 
 private:
   std::mutex mutex_;
-  std::condition_variable cv_;
+  /// items or the close (pop); the first item or the close (waitFirst: apart, so that a push's
+  /// one wake-up goes to a pop)
+  std::condition_variable cv_, firstCv_;
   std::deque<T *> items_;
   std::size_t pushed_ = 0;
   bool closed_ = false;
