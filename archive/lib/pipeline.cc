@@ -28,6 +28,15 @@ using namespace dprc;
 
 namespace {
 
+/// whether the run has a verifier stage (made when its device has one): by default only when the
+/// coding backend may be a GPU (the CPU coding, each writer decodes its copies with the CPU decoder)
+bool verifierWanted(const Run& run)
+{
+  const DPRCPipelineOptions& p = run.p;
+  return p.verify != DPRCVM_writers && run.writers > 0 && run.opt.target == DPRCT_pcwt &&
+         !(p.verify == DPRCVM_auto && p.backend == PCWT_BACKEND_CPU);
+}
+
 /// the stages' sizes from the options
 void planStages(Run& run)
 {
@@ -41,6 +50,8 @@ void planStages(Run& run)
                     (p.j2kDecoder == DPRCJD_gpu ||
                      (p.j2kDecoder == DPRCJD_auto && run.batching && p.backend != PCWT_BACKEND_CPU));
   run.copiesWhileReading = !run.opt.outputDir.empty() && run.opt.copyOthers && !run.opt.dryRun;
+  // the verifier stage's CPU sample: the files it draws read first (DPRCSampledFirst)
+  if (verifierWanted(run)) run.order = DPRCSampledFirst(run.files, p.verifySample);
 }
 
 /// the threads' coders (no device needed: their decoders are the CPU's, their decoders and
@@ -145,10 +156,8 @@ bool makeDeviceHandles(Run& run, std::vector<std::thread>& threads, std::string&
   // output arenas kept: one for each batch the budget admits, one spare (a batch being written
   // holds its arena until its last file is)
   run.arenas->setKeep(static_cast<std::size_t>(run.budgetBytes / std::max<std::uint64_t>(p.batchBytes, 1)) + 1);
-  // the verifier stage: a thread per device, decoding with the coding backend; by default only
-  // when that is a GPU (the CPU coding, each writer decodes its copies with the CPU decoder)
-  const bool wanted = p.verify != DPRCVM_writers && run.writers > 0 && run.opt.target == DPRCT_pcwt &&
-                      !(p.verify == DPRCVM_auto && p.backend == PCWT_BACKEND_CPU);
+  // the verifier stage: a thread per device, decoding with the coding backend (verifierWanted)
+  const bool wanted = verifierWanted(run);
   // A verifier batch takes at most about this much (and one file more): with a GPU the samples
   // decoded and the originals stay on the device, compared there (pcwt_verify_batch)
   run.verifyBytes = std::min<std::uint64_t>(p.batchBytes, 64u << 20);
@@ -281,8 +290,9 @@ void readStage(Run& run, unsigned r)
   DPCWTSetThreadCoder(&tc);
   for (;;)
   {
-    const std::size_t i = run.next.fetch_add(1);
-    if (i >= run.files.size()) break;
+    const std::size_t k = run.next.fetch_add(1);
+    if (k >= run.files.size()) break;
+    const std::size_t i = run.order.empty() ? k : run.order[k];
     std::unique_ptr<Work> w(new Work());
     w->index = i;
     w->reserved = std::max<std::uint64_t>(run.files[i].size, 1);

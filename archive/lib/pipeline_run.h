@@ -50,6 +50,8 @@ struct Run
 
   unsigned readers = 1;
   unsigned writers = 0;
+  /// the files' indices in the order they are read (empty: the walk's; planStages)
+  std::vector<std::size_t> order;
   bool batching = false;
   std::vector<int> devices;
   /** before the gate opens the readers stop before decoding JPEG 2000 when the GPU may decode it

@@ -16,6 +16,7 @@
 #include "walk.h"
 #include "pcwt.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <mutex>
@@ -40,6 +41,23 @@ inline bool DPRCSampledFrame(const std::string& key, std::uint64_t frame, unsign
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
   z ^= z >> 31;
   return z % every == 0;
+}
+
+/** the order to read files in when the CPU decoder checks a sample of one frame in every: the
+ *  files whose first frame is in the sample first, then the others, each part in the walk's order
+ *  (every 0 or 1: the walk's order). The CPU decodes a sampled frame on one thread (a radiograph's
+ *  in tens of milliseconds); a file read late held the run's end back by as long
+ *  (bench/results/gpu-h200-2026-11-29-session14-recompress.md). A later frame of a file is not
+ *  known before it is read: its sample stays where the file comes.
+ */
+inline std::vector<std::size_t> DPRCSampledFirst(const std::vector<DPRCEntry>& files, unsigned every)
+{
+  std::vector<std::size_t> order, rest;
+  order.reserve(files.size());
+  for (std::size_t i = 0; i < files.size(); ++i)
+    (every > 1 && DPRCSampledFrame(files[i].rel, 0, every) ? order : rest).push_back(i);
+  order.insert(order.end(), rest.begin(), rest.end());
+  return order;
 }
 
 namespace dprc {

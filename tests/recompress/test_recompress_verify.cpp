@@ -96,6 +96,39 @@ TEST(RecompressVerify, SampleIsDeterministicAndHonoursItsRate)
         EXPECT_GT(perShard[s], 0u) << "shard " << s << " has no frame in the sample";
 }
 
+// the read order with a sample (DPRCSampledFirst): the files whose first frame is drawn first, then
+// the others, each part in the walk's order, every file once; without a sample (0) or with every
+// frame in it (1), the walk's order
+TEST(RecompressVerify, FilesWhoseFirstFrameIsSampledAreReadFirst)
+{
+    std::vector<DPRCEntry> files;
+    for (int k = 0; k < 3000; ++k)
+        files.push_back(DPRCEntry{"in/s" + std::to_string(k % 17) + "/" + std::to_string(k) + ".dcm",
+                                  "s" + std::to_string(k % 17) + "/" + std::to_string(k) + ".dcm", 1000, false});
+    std::vector<size_t> walk(files.size());
+    for (size_t i = 0; i < walk.size(); ++i)
+        walk[i] = i;
+    EXPECT_EQ(DPRCSampledFirst(files, 0), walk);
+    EXPECT_EQ(DPRCSampledFirst(files, 1), walk);
+    for (const unsigned every : {2u, 64u}) {
+        SCOPED_TRACE(every);
+        const std::vector<size_t> order = DPRCSampledFirst(files, every);
+        ASSERT_EQ(order.size(), files.size());
+        std::vector<size_t> sorted = order;
+        std::sort(sorted.begin(), sorted.end());
+        EXPECT_EQ(sorted, walk) << "not every file once";
+        size_t drawn = 0;
+        while (drawn < order.size() && DPRCSampledFrame(files[order[drawn]].rel, 0, every))
+            ++drawn;
+        EXPECT_GT(drawn, 0u);
+        EXPECT_LT(drawn, files.size());
+        for (size_t k = drawn; k < order.size(); ++k)
+            EXPECT_FALSE(DPRCSampledFrame(files[order[k]].rel, 0, every)) << "a drawn file after the others: " << k;
+        EXPECT_TRUE(std::is_sorted(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(drawn)));
+        EXPECT_TRUE(std::is_sorted(order.begin() + static_cast<std::ptrdiff_t>(drawn), order.end()));
+    }
+}
+
 TEST(RecompressVerify, CpuStandsInForTheCodingBackendAndItsSampleIsTheSameEachRun)
 {
     REQUIRE_CORPUS();
