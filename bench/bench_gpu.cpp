@@ -2,9 +2,15 @@
 // run. Not a test. It measures what pcwt-bench, which times the user's own frames, does not: batches
 // built to the GPU's scale, page-locked end-to-end buffers, per-stage times (PCWT_GPU_TRACE=1). Inputs: a folder of CPU-made PCWT codestreams of the corpus
 // (tests/gpu/pack_corpus.sh), decoded on the CPU here:
-//   (a) 512x512 16-bit CT slices, replicated to at least --ct-bytes (default 1 GiB)
+//   (a) 512x512 16-bit CT slices, copied to at least --ct-bytes (default 1 GiB)
 //   (b) 2000x2500 12-bit radiographs, cut from the corpus's largest 10-16-bit images, --rad-frames
 //   (c) one 512x512 slice alone
+// The copies of a source frame in (a) and (b) are shifted (mirrored tiling from another origin), so
+// that no two frames of a batch are equal: equal frames give equal groups, which the GPU decoder's
+// longest-first order puts side by side in its warps, and flatter the decode (13.55 -> 11.05 Gpx/s
+// on (b), 25.56 -> 18.64 on (a): bench/results/gpu-h200-2026-11-29-session14-decode.md).
+// --copies equal repeats the source frames unchanged instead (the batches of the results before it;
+// default: --copies shifted).
 // For each: device-resident encode and decode (CUDA events, median of repeats, after warm-up),
 // end-to-end host-to-host (pcwt_encode_batch / pcwt_decode_batch, median), CharLS 2.4.1 with one
 // thread per frame on every core (median), compression ratios, and each round trip checked.
@@ -24,6 +30,7 @@
 //   pcwt_bench_gpu CORPUS_DIR [--ct-bytes N] [--rad-frames N] [--repeats N] [--codec pcwt|jpegls|j2k|htj2k]
 //                  [--profile baseline|entropy|compact|both] [--batches abc] [--level1-filter 53|auto|511]
 //                  [--offset auto|off|on] [--second-bit on|off] [--group RxC] [--only e2e|device|all]
+//                  [--copies shifted|equal]
 #include "pcwt.h"
 
 extern "C" {
@@ -169,17 +176,35 @@ std::vector<Frame> load_corpus(const std::string &dir)
     return out;
 }
 
-// A 2000x2500 frame cut from a larger-or-smaller source by mirrored tiling, masked to 12 bits.
-Frame radiograph_from(const Frame &s)
+// Position i of a mirrored tiling of n positions (0 .. n-1, n-1 .. 0, 0 ..).
+uint32_t mirrored(uint32_t i, uint32_t n)
+{
+    i %= 2 * n;
+    return i < n ? i : 2 * n - 1 - i;
+}
+
+// Copy c of a batch's source frame: c = 0 the frame itself, others its mirrored tiling from the
+// origin (c * 37, c * 61) (16-bit single-component frames).
+Frame shifted_copy(const Frame &s, uint32_t c)
+{
+    Frame f = s;
+    const uint32_t H = s.d.height, W = s.d.width, di = c * 37, dj = c * 61;
+    for (uint32_t i = 0; c && i < H; i++)
+        for (uint32_t j = 0; j < W; j++)
+            std::memcpy(&f.px[2 * (size_t(i) * W + j)],
+                        &s.px[2 * (size_t(mirrored(i + di, H)) * W + mirrored(j + dj, W))], 2);
+    return f;
+}
+
+// A 2000x2500 frame cut from a larger-or-smaller source by mirrored tiling from the origin
+// (c * 97, c * 131) (copy c of the source), masked to 12 bits.
+Frame radiograph_from(const Frame &s, uint32_t c)
 {
     Frame f{{2000, 2500, 1, 16, 12, 0, 0}, std::vector<uint8_t>(2000 * 2500 * 2)};
     auto at = [&](uint32_t i, uint32_t j) {
-        const uint32_t H = s.d.height, W = s.d.width;
-        uint32_t ii = i % (2 * H), jj = j % (2 * W);
-        if (ii >= H) ii = 2 * H - 1 - ii;
-        if (jj >= W) jj = 2 * W - 1 - jj;
+        const uint32_t ii = mirrored(i + c * 97, s.d.height), jj = mirrored(j + c * 131, s.d.width);
         uint16_t w;
-        std::memcpy(&w, &s.px[2 * (size_t(ii) * W + jj)], 2);
+        std::memcpy(&w, &s.px[2 * (size_t(ii) * s.d.width + jj)], 2);
         const uint32_t v = s.d.is_signed ? uint32_t(int32_t(int16_t(w)) + 32768) : w;
         return uint16_t((v >> (s.d.bits_stored > 12 ? s.d.bits_stored - 12 : 0)) & 0xFFF);
     };
@@ -404,17 +429,24 @@ int main(int argc, char **argv)
     if (argc < 2)
         die("usage: pcwt_bench_gpu CORPUS_DIR [--ct-bytes N] [--rad-frames N] [--repeats N] [--codec pcwt|jpegls|j2k|htj2k] "
             "[--profile baseline|entropy|compact|both] [--batches abc] [--level1-filter 53|auto|511] "
-            "[--offset auto|off|on] [--second-bit on|off] [--group RxC] [--only e2e|device|all]");
+            "[--offset auto|off|on] [--second-bit on|off] [--group RxC] [--only e2e|device|all] [--copies shifted|equal]");
     double ct_bytes = double(1u << 30);
     ExtraOptions extra;
     int rad_frames = 48, repeats = 5;
     pcwt_encode_params defaults;
     pcwt_encode_params_default(&defaults);
     std::string codec = "pcwt", profile = pcwt_profile_name(defaults.profile), batches = "abc";
+    bool shifted = true; // --copies
     for (int i = 2; i + 1 < argc; i += 2) {
         const std::string o = argv[i];
         if (o == "--ct-bytes") ct_bytes = std::atof(argv[i + 1]);
         else if (o == "--rad-frames") rad_frames = std::atoi(argv[i + 1]);
+        else if (o == "--copies") {
+            const std::string c = argv[i + 1];
+            if (c != "shifted" && c != "equal")
+                die("--copies takes shifted or equal");
+            shifted = c == "shifted";
+        }
         else if (o == "--repeats") repeats = std::atoi(argv[i + 1]);
         else if (o == "--codec") codec = argv[i + 1];
         else if (o == "--profile") profile = argv[i + 1];
@@ -484,13 +516,21 @@ int main(int argc, char **argv)
         die("corpus lacks 512x512 CT slices or large radiographs");
     one.push_back(ct.front());
     const size_t slices = ct.size();
-    for (size_t i = 0; double(ct.size()) * 512 * 512 * 2 < ct_bytes; i++)
-        ct.push_back(ct[i % slices]);
+    size_t copies = 0; // the batch's frames after the source slices
+    while (double(slices + copies) * 512 * 512 * 2 < ct_bytes)
+        copies++;
+    ct.resize(slices + copies);
+    benchgpu::parallel_for(copies, [&](size_t k) {
+        ct[slices + k] = shifted ? shifted_copy(ct[k % slices], uint32_t(k / slices + 1)) : ct[k % slices];
+    });
     std::vector<Frame> rad(size_t(std::max(rad_frames, 0)));
-    benchgpu::parallel_for(rad.size(), [&](size_t i) { rad[i] = radiograph_from(rad_src[i % rad_src.size()]); });
-    std::printf("pcwt_bench_gpu: %u CPU threads for CharLS; %zu distinct CT slices replicated to %zu; "
-                "%zu radiograph sources\n", std::max(1u, std::thread::hardware_concurrency()), slices, ct.size(),
-                rad_src.size());
+    benchgpu::parallel_for(rad.size(), [&](size_t i) {
+        rad[i] = radiograph_from(rad_src[i % rad_src.size()], shifted ? uint32_t(i / rad_src.size()) : 0u);
+    });
+    std::printf("pcwt_bench_gpu: %u CPU threads for CharLS; %zu CT slices copied to %zu and %zu radiograph "
+                "sources to %zu, %s\n", std::max(1u, std::thread::hardware_concurrency()), slices, ct.size(),
+                rad_src.size(), rad.size(),
+                shifted ? "each copy shifted (no two frames equal)" : "the copies equal (--copies equal)");
     { // PCIe ceiling: pinned 1 GiB copies each way, the bound on end-to-end throughput
         const size_t n = size_t(1) << 30;
         Pinned h(n);
