@@ -272,21 +272,10 @@ void download_chunk(pcwt_gpu *g, Slot &sl, pcwt_decode_job *jobs, cudaStream_t s
     uint64_t total = 0;
     for (const GpuFrame &f : L.frames)
         total = std::max(total, f.sample_off + f.sample_size);
-    sl.direct.assign(sl.idx.size(), 0);
-    bool staged = false;
-    CopyBatch copies;
-    for (size_t k = 0; k < sl.idx.size(); k++) {
-        pcwt_decode_job &j = jobs[sl.idx[k]];
-        sl.direct[k] = gpu_is_pinned(j.dst);
-        staged |= !sl.direct[k];
-        if (sl.direct[k])
-            copies.add(j.dst, sl.samples.as<uint8_t>() + L.frames[k].sample_off, L.frames[k].sample_size);
-    }
-    copies.issue(s);
-    if (staged) {
-        sl.h_samples.ensure(total ? total : 1);
-        CUDA_CHECK(cudaMemcpyAsync(sl.h_samples.p, sl.samples.p, total, cudaMemcpyDeviceToHost, s));
-    }
+    std::vector<DevicePiece> pieces;
+    for (size_t k = 0; k < sl.idx.size(); k++)
+        pieces.push_back({jobs[sl.idx[k]].dst, L.frames[k].sample_size, L.frames[k].sample_off, true});
+    gpu_download_pieces(sl.h_samples, sl.samples.as<uint8_t>(), pieces, total, sl.direct, s);
     sl.times.mark(ChunkTimes::DOWN1, s);
     CUDA_CHECK(cudaEventRecord(sl.downloaded, s));
 }

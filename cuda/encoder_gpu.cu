@@ -286,22 +286,14 @@ void download_chunk(pcwt_gpu *g, Slot &sl, pcwt_frame_job *jobs, cudaStream_t s)
     sl.times.mark(ChunkTimes::DOWN0, s);
     const size_t nf = sl.layout.frames.size();
     const uint64_t total = nf ? sl.frames_host()[nf - 1].out_end : 0;
-    sl.direct.assign(sl.idx.size(), 0);
-    bool staged = false;
-    CopyBatch copies;
+    std::vector<DevicePiece> pieces;
     for (size_t k = 0; k < sl.idx.size(); k++) {
         const GpuFrame &f = sl.frames_host()[k];
         const pcwt_frame_job &j = jobs[sl.idx[k]];
-        sl.direct[k] = gpu_is_pinned(j.dst) && f.out_end - f.out_start <= j.dst_capacity;
-        staged |= !sl.direct[k];
-        if (sl.direct[k])
-            copies.add(j.dst, sl.stream_buf.as<uint8_t>() + f.out_start, f.out_end - f.out_start);
+        const uint64_t n = f.out_end - f.out_start;
+        pieces.push_back({j.dst, n, f.out_start, n <= j.dst_capacity});
     }
-    copies.issue(s);
-    if (staged) {
-        sl.h_stream.ensure(total ? total : 1);
-        CUDA_CHECK(cudaMemcpyAsync(sl.h_stream.p, sl.stream_buf.p, total, cudaMemcpyDeviceToHost, s));
-    }
+    gpu_download_pieces(sl.h_stream, sl.stream_buf.as<uint8_t>(), pieces, total, sl.direct, s);
     sl.times.mark(ChunkTimes::DOWN1, s);
     CUDA_CHECK(cudaEventRecord(sl.downloaded, s));
 }

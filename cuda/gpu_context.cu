@@ -515,6 +515,26 @@ void gpu_upload_pieces(PinnedBuf &staging, uint8_t *dev, const std::vector<HostP
     copies.issue(s);
 }
 
+void gpu_download_pieces(PinnedBuf &staging, const uint8_t *dev, const std::vector<DevicePiece> &pieces,
+                         uint64_t total, std::vector<char> &direct, cudaStream_t s)
+{
+    direct.assign(pieces.size(), 0);
+    bool staged = false;
+    CopyBatch copies;
+    for (size_t k = 0; k < pieces.size(); k++) {
+        const DevicePiece &p = pieces[k];
+        direct[k] = p.fits && gpu_is_pinned(p.dst);
+        staged |= !direct[k];
+        if (direct[k])
+            copies.add(p.dst, dev + p.off, p.size);
+    }
+    copies.issue(s);
+    if (staged) {
+        staging.ensure(total ? total : 1);
+        CUDA_CHECK(cudaMemcpyAsync(staging.p, dev, total, cudaMemcpyDeviceToHost, s));
+    }
+}
+
 void gpu_host_copies(const std::vector<HostCopy> &copies)
 {
     size_t total = 0;

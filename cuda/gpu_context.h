@@ -346,6 +346,17 @@ struct HostPiece {
 };
 void gpu_upload_pieces(PinnedBuf &staging, uint8_t *dev, const std::vector<HostPiece> &pieces,
                        uint64_t total, cudaStream_t s);
+// The way back on stream s: device offsets to host buffers, each page-locked destination that
+// fits (DevicePiece::fits) directly, the others through staging, which takes [0, total) of dev in
+// one copy; direct[k]: piece k went directly (the others are the caller's to copy out of staging).
+struct DevicePiece {
+    void *dst;
+    size_t size;
+    uint64_t off;
+    bool fits;
+};
+void gpu_download_pieces(PinnedBuf &staging, const uint8_t *dev, const std::vector<DevicePiece> &pieces,
+                         uint64_t total, std::vector<char> &direct, cudaStream_t s);
 
 // Host-to-host copies in and out of the staging buffers, done together: split over a few threads
 // when they are large. One host thread stages (and, into fresh page-faulting destinations, copies
