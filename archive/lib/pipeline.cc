@@ -76,22 +76,32 @@ bool gpuCodersOf(const Run& run)
   return !run.coders.empty() ? run.coders[0]->gpu() : run.p.backend != PCWT_BACKEND_CPU;
 }
 
-/// the memory budget with these batch coders (on a GPU or not: gpuCodersOf)
-std::uint64_t budgetFor(const Run& run, std::size_t coders)
+/** the memory budget with these batch coders (on a GPU or not: gpuCodersOf) and GPU verifiers'
+ *  batches of `verifying` bytes in all
+ */
+std::uint64_t budgetFor(const Run& run, std::size_t coders, std::uint64_t verifying)
 {
   const DPRCPipelineOptions& p = run.p;
   // Batches the memory budget admits besides one in each coder: one being read and three being
   // written and verified (with one being written, the readers mostly waited for the budget), for
-  // each device: every GPU's batches are in flight at once. With GPU coders two: their samples,
-  // output and verified codestreams sit in page-locked regions of the budget's size, which the
-  // start pins and the process's end unpins, and on one H200 the 4 GB tree ran no slower with
-  // 256 MB than with 384 and ended earlier, 768 ended later still
-  // (bench/results/gpu-h200-2026-11-29-session13-recompress.md, session12-recompress.md)
+  // each device: every GPU's batches are in flight at once. With GPU coders two, and the GPU
+  // verifiers' batches on top: their samples, output and verified codestreams sit in page-locked
+  // regions of the budget's size, which the start pins and the process's end unpins. On one H200
+  // the 4 GB tree ran no slower with 256 MB than with 384 and ended earlier, 768 ended later
+  // still, and 512 alone was slower; 512 made of the two verifiers' 128 MB batches on top of
+  // 256 ended the coders 0.1 s earlier (bench/results/gpu-h200-2026-11-29-session14-recompress.md,
+  // session13-recompress.md, session12-recompress.md)
   const std::size_t batchesBesideCoders = (gpuCodersOf(run) ? 2 : 4) * run.devices.size();
   // a batch counts as at least 64 MB: with the default 32 MB batches and two GPU coders, eight in flight
   std::uint64_t bytes = std::max<std::uint64_t>(p.batchBytes, 64u << 20) *
                         (batchesBesideCoders + std::max<std::size_t>(1, coders));
-  return bytes;
+  return bytes + verifying;
+}
+
+/// the GPU verifiers' batches in all, once they are made (none on the CPU)
+std::uint64_t verifyingOf(const Run& run)
+{
+  return run.verifying && run.verifiers[0]->gpu() ? run.verifiers.size() * run.verifyBytes : 0;
 }
 
 /** what JPEG 2000 input decoded on the GPU adds to the budget, once the first such file comes
@@ -113,7 +123,10 @@ std::uint64_t plannedBudget(const Run& run)
   const DPRCPipelineOptions& p = run.p;
   const std::size_t perDevice = p.codersPerDevice ? p.codersPerDevice : (gpuCodersOf(run) ? kDPRCGpuCodersPerDevice : 1u);
   const std::size_t coders = run.batching ? perDevice * run.devices.size() : 0;
-  return p.budgetBytes ? p.budgetBytes : budgetFor(run, coders);
+  const std::size_t verifiers = verifierWanted(run) && gpuCodersOf(run)
+                                  ? (p.verifiersPerDevice ? p.verifiersPerDevice : kDPRCGpuVerifiersPerDevice) * run.devices.size()
+                                  : 0;
+  return p.budgetBytes ? p.budgetBytes : budgetFor(run, coders, verifiers * kDPRCGpuVerifyBatchBytes);
 }
 
 /** batch coders or verifiers (made by make()) on each device: `asked` on each, or with 0 `onGpu`
@@ -152,16 +165,8 @@ bool makeDeviceHandles(Run& run, std::vector<std::thread>& threads, std::string&
   run.gpuCoders = !run.coders.empty() && run.coders[0]->gpu();
   run.arenas->setPinned(run.gpuCoders);
   if (run.j2kDecoders.empty() && !startJ2K(run, threads, error)) return false;
-  run.budgetBytes = p.budgetBytes ? p.budgetBytes : budgetFor(run, run.coders.size());
-  // output arenas kept: one for each batch the budget admits, one spare (a batch being written
-  // holds its arena until its last file is)
-  run.arenas->setKeep(static_cast<std::size_t>(run.budgetBytes / std::max<std::uint64_t>(p.batchBytes, 1)) + 1);
   // the verifier stage: a thread per device, decoding with the coding backend (verifierWanted)
-  const bool wanted = verifierWanted(run);
-  // A verifier batch takes at most about this much (and one file more): with a GPU the samples
-  // decoded and the originals stay on the device, compared there (pcwt_verify_batch)
-  run.verifyBytes = std::min<std::uint64_t>(p.batchBytes, 64u << 20);
-  if (wanted)
+  if (verifierWanted(run))
   {
     if (!makePerDevice(run, p.verifiersPerDevice, kDPRCGpuVerifiersPerDevice, run.verifiers,
                        []() { return new BatchVerifier(); }, error))
@@ -170,6 +175,15 @@ bool makeDeviceHandles(Run& run, std::vector<std::thread>& threads, std::string&
     if (p.verify == DPRCVM_auto && !run.verifiers[0]->gpu()) run.verifiers.clear();
   }
   run.verifying = !run.verifiers.empty();
+  // A verifier batch takes at most about this much (and one file more): with a GPU the samples
+  // decoded and the originals stay on the device, compared there (pcwt_verify_batch), and two
+  // verifiers' calls of 128 MB ran faster than four's of 32 (with the budget for them)
+  run.verifyBytes = run.verifying && run.verifiers[0]->gpu() ? kDPRCGpuVerifyBatchBytes
+                                                             : std::min<std::uint64_t>(p.batchBytes, 64u << 20);
+  run.budgetBytes = p.budgetBytes ? p.budgetBytes : budgetFor(run, run.coders.size(), verifyingOf(run));
+  // output arenas kept: one for each batch the budget admits, one spare (a batch being written
+  // holds its arena until its last file is)
+  run.arenas->setKeep(static_cast<std::size_t>(run.budgetBytes / std::max<std::uint64_t>(p.batchBytes, 1)) + 1);
   run.stats.verifiers = static_cast<unsigned>(run.verifiers.size());
   run.stats.verifierGpu = run.verifying && run.verifiers[0]->gpu();
   run.stats.sampleEvery = run.verifying ? p.verifySample : 0;

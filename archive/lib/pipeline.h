@@ -41,7 +41,9 @@
 #include <vector>
 
 /// verifier threads per GPU by default (DPRCPipelineOptions::verifiersPerDevice)
-const unsigned kDPRCGpuVerifiersPerDevice = 4;
+const unsigned kDPRCGpuVerifiersPerDevice = 2;
+/// a GPU verifier's batch: about this many bytes of samples (and one file more)
+const std::uint64_t kDPRCGpuVerifyBatchBytes = std::uint64_t(128) << 20;
 /// batch coder threads per GPU by default (DPRCPipelineOptions::codersPerDevice)
 const unsigned kDPRCGpuCodersPerDevice = 2;
 
