@@ -353,6 +353,21 @@ static uint8_t *pinned_data(const pcwt_j2k_route *r, const pcwt_j2k_builder *bld
 #endif
 }
 
+/* pinned_data for a batch of at most `bytes` code-block bytes (its codestreams' size), on a thread
+ * of its own beside the parsing (tier2_jobs): a new room's commit took as long as the parsing. */
+typedef struct room_task {
+    const pcwt_j2k_route *r;
+    const pcwt_j2k_builder *bld;
+    size_t bytes;
+} room_task;
+
+static void *room_ahead(void *arg)
+{
+    const room_task *t = arg;
+    (void)pinned_data(t->r, t->bld, t->bytes + 1);
+    return NULL;
+}
+
 /* *p with room for n elements of elem bytes (its content not kept); 0 when out of memory. */
 static int room(void **p, size_t *cap, size_t n, size_t elem)
 {
@@ -407,7 +422,15 @@ size_t pcwt_j2k_tier2_jobs(const pcwt_j2k_route *r, pcwt_decode_job *jobs, const
             at += jobs[idx[k++]].src_size;
         w[i].count = k - w[i].first;
     }
+    /* the page-locked room for the code-block bytes (no more than the codestreams' bytes) made
+     * while the runs are parsed, when this batch needs a larger one than the last */
+    room_task rt = {r, bld, (size_t)bytes};
+    pthread_t room_th;
+    const int room_made = r->gpu && bld->pinned && bld->pinned->cap < rt.bytes + 1 &&
+                          pthread_create(&room_th, NULL, room_ahead, &rt) == 0;
     t2_each(w, nw, t2_parse);
+    if (room_made)
+        pthread_join(room_th, NULL);
     /* the batch's arrays, each run's place in them, and the message of the last failure */
     size_t data = 0, segs = 0, cblks = 0, tcs = 0, frames = 0, last = SIZE_MAX;
     uint64_t coefs = 0;
