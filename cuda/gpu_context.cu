@@ -80,9 +80,9 @@ pcwt_gpu::~pcwt_gpu()
             if (t)
                 cudaStreamDestroy(t);
     }
+    j2k_gpu_free(j2k); // its device buffers back to the pool first (no cudaFree each)
     pool.destroy();
     jls_gpu_free(jls);
-    j2k_gpu_free(j2k);
     if (clock.origin)
         cudaEventDestroy(clock.origin);
     for (cudaEvent_t e : marks)

@@ -114,7 +114,7 @@ struct DevicePool {
 
 // How a grow-only buffer gets and gives back its memory.
 struct DeviceMem {
-    DevicePool *pool = nullptr; // null: cudaMalloc / cudaFree (the JPEG-LS and JPEG 2000 buffers)
+    DevicePool *pool = nullptr; // null: cudaMalloc / cudaFree (the JPEG-LS buffers)
     void *alloc(size_t n)
     {
         if (pool)

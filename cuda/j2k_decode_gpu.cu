@@ -100,7 +100,7 @@ void j2k_gpu_free(J2kGpu *j)
     if (!j)
         return;
     for (J2kSlot &sl : j->slot) {
-        sl.release();
+        sl.release(); // (before the handle's pool goes: pcwt_gpu's end)
         for (cudaEvent_t e : {sl.uploaded, sl.done})
             if (e)
                 cudaEventDestroy(e);
@@ -344,6 +344,15 @@ J2kGpu &buffers(pcwt_gpu *g)
                 CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
         if (!sl.compute)
             CUDA_CHECK(cudaStreamCreateWithFlags(&sl.compute, cudaStreamNonBlocking));
+        // the slot's device buffers from the handle's stream-ordered pool: a growth (each buffer
+        // in the first batches after the warm-up) waits for no other stream, where cudaFree waits
+        // for the whole device, the other decoders' and coders' work too
+        if (g->pool.pool) {
+            g->pool.add_user(sl.compute);
+            for (DevBuf *d : sl.dev)
+                if (!d->mem.pool && !d->p)
+                    d->mem.pool = &g->pool;
+        }
     }
     return *g->j2k;
 }
