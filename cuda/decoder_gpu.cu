@@ -379,7 +379,7 @@ std::vector<DecodeSet> cut_chunks(pcwt_gpu *g, const DecodeSet &all, bool verify
         entropy |= pcwt_profile_ranged(h.profile);
     const uint64_t target = gpu_chunk_target(g, total_samples, entropy ? kPipe.dec_parts : 8,
                                              entropy ? kPipe.dec_min_mb : 32);
-    ChunkPlan cut(budget, target, UINT64_MAX, target);
+    ChunkPlan cut(budget, target);
     OneFrameLayout layout;
     for (size_t k = 0; k < all.idx.size(); k++) {
         const pcwt_header_info &h = all.info[k];

@@ -370,7 +370,7 @@ std::vector<std::vector<size_t>> plan_chunks(pcwt_gpu *g, const pcwt_encode_para
     const bool ranged = pcwt_profile_ranged(p->profile);
     const uint64_t target = gpu_chunk_target(g, total_samples, ranged ? kPipe.enc_parts : 8,
                                              ranged ? kPipe.enc_min_mb : 32);
-    ChunkPlan plan(budget, target, UINT64_MAX, target);
+    ChunkPlan plan(budget, target);
     // a frame's need follows from its description and sample bytes: worked out once a kind
     struct Kind {
         uint64_t samples_size;

@@ -474,7 +474,7 @@ bool ChunkPlan::add(size_t i, uint64_t need, uint64_t n)
     if (need > budget_ || n > max_samples_)
         return false;
     if (chunks_.empty() || used_ + need > budget_ || samples_ + n > max_samples_ ||
-        samples_ >= (chunks_.size() == 1 ? first_ : target_)) {
+        samples_ >= target_) {
         chunks_.emplace_back();
         used_ = samples_ = 0;
     }

@@ -382,18 +382,18 @@ size_t gpu_memory_budget(pcwt_gpu *g);
 // The chunks of a batch, cut as its items come in order (the encoders' and the decoder's rule):
 // an item that alone needs more than `budget` bytes of device memory, or more than `max_samples`
 // samples, goes to none; a chunk is closed before an item that would take it past either, or once
-// it holds `target` samples (the first chunk: `first`, when not 0).
+// it holds `target` samples.
 class ChunkPlan {
   public:
-    ChunkPlan(uint64_t budget, uint64_t target, uint64_t max_samples = UINT64_MAX, uint64_t first = 0)
-        : budget_(budget), target_(target), first_(first ? first : target), max_samples_(max_samples) {}
+    ChunkPlan(uint64_t budget, uint64_t target, uint64_t max_samples = UINT64_MAX)
+        : budget_(budget), target_(target), max_samples_(max_samples) {}
     // Adds item i (need bytes, n samples); false when it fits no chunk.
     bool add(size_t i, uint64_t need, uint64_t n);
     // The item indices of each chunk, none empty.
     const std::vector<std::vector<size_t>> &chunks() const { return chunks_; }
 
   private:
-    uint64_t budget_, target_, first_, max_samples_, used_ = 0, samples_ = 0;
+    uint64_t budget_, target_, max_samples_, used_ = 0, samples_ = 0;
     std::vector<std::vector<size_t>> chunks_;
 };
 void gpu_mark_begin(pcwt_gpu *g);
