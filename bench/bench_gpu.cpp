@@ -7,8 +7,8 @@
 //   (c) one 512x512 slice alone
 // The copies of a source frame in (a) and (b) are shifted (mirrored tiling from another origin), so
 // that no two frames of a batch are equal: equal frames give equal groups, which the GPU decoder's
-// longest-first order puts side by side in its warps, and flatter the decode (13.55 -> 11.05 Gpx/s
-// on (b), 25.56 -> 18.64 on (a): bench/results/gpu-h200-2026-11-29-session14-decode.md).
+// longest-first order puts side by side in its warps, and flatter the decode
+// (bench/results/gpu-h200-2026-11-29-session14-decode.md).
 // --copies equal repeats the source frames unchanged instead (the batches of the results before it;
 // default: --copies shifted).
 // For each: device-resident encode and decode (CUDA events, median of repeats, after warm-up),
